@@ -1,0 +1,1 @@
+"""The ``p2pgenius`` command line."""

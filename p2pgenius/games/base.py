@@ -1,0 +1,102 @@
+"""The small interface every rules engine implements.
+
+A game is a set of pure functions over immutable states. Nothing here reads the clock, the network or
+global randomness: the same setup and the same actions give byte-identical states everywhere, which
+is what lets two peers run the same engine and compare state hashes.
+
+Hidden information and simultaneous moves are part of the interface from the start:
+
+* ``to_act`` may name several seats at once (simultaneous moves). Their actions may be applied in
+  any order; the engine resolves the step once every named seat has acted. Over the network each of
+  those actions travels as a commitment and is applied only after all are opened.
+* ``public`` is what every peer can know, and therefore what peers hash and compare; ``full`` is
+  everything (what ``p2pgenius sim`` prints); ``view`` is what one seat may know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from p2pgenius.canonical import Plain, digest
+
+S = TypeVar("S")
+A = TypeVar("A")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a match ended. ``winner`` None is a draw; ``reason`` is a snake_case word."""
+
+    winner: int | None
+    reason: str
+    extra: Mapping[str, Plain] = field(default_factory=dict)
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form: {"winner": ..., "reason": ..., ...game-specific fields}."""
+        return {**self.extra, "winner": self.winner, "reason": self.reason}
+
+
+class Action(Protocol):
+    """An action value: immutable and convertible to its one plain-data form."""
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The action's JSON/msgpack form, as in contracts/SIM.md."""
+        ...
+
+
+class Game(Protocol, Generic[S, A]):
+    """A rules engine. Every method is pure; states and actions are immutable values."""
+
+    name: str
+
+    def initial(self, setup: Mapping[str, Any], options: Mapping[str, Any]) -> S:
+        """The state before the first action. Raises LocalMisuseError for a bad setup."""
+        ...
+
+    def seats(self, state: S) -> int:
+        """How many seats play."""
+        ...
+
+    def to_act(self, state: S) -> tuple[int, ...]:
+        """The seats that may act now (several at once for simultaneous moves; none when over)."""
+        ...
+
+    def legal_actions(self, state: S, seat: int) -> Sequence[A]:
+        """Every legal action of ``seat`` in a stable order (for games with huge action spaces, a
+        representative stable subset documented by the game, e.g. default targets only)."""
+        ...
+
+    def parse_action(self, data: Any) -> A:
+        """Build an action from its plain form. Raises IllegalActionError if malformed."""
+        ...
+
+    def apply(self, state: S, seat: int, action: A) -> S:
+        """The state after ``seat`` takes ``action``. Raises IllegalActionError, never mutates."""
+        ...
+
+    def outcome(self, state: S) -> Outcome | None:
+        """The result once the match is over, else None."""
+        ...
+
+    def full(self, state: S) -> dict[str, Plain]:
+        """Everything, hidden things included (what ``p2pgenius sim`` prints)."""
+        ...
+
+    def public(self, state: S) -> dict[str, Plain]:
+        """What every peer knows after a complete step; the data behind the state hash."""
+        ...
+
+    def view(self, state: S, seat: int) -> dict[str, Plain]:
+        """What ``seat`` may know."""
+        ...
+
+    def events(self, state: S) -> tuple[dict[str, Plain], ...]:
+        """What the last step did, in words and data, for players and the UI."""
+        ...
+
+
+def state_hash(game: Game[Any, Any], state: Any) -> bytes:
+    """The SHA-256 over the canonical encoding of the public state: what peers compare."""
+    return digest({"game": game.name, "state": game.public(state)})

@@ -1,0 +1,186 @@
+"""The wizard duel's actions, in their plain form from contracts/SIM.md, validated on parse."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from p2pgenius.canonical import Plain
+from p2pgenius.errors import IllegalActionError
+from p2pgenius.games.duel.spells import BY_NAME, GESTURES, HANDS
+
+_WIZARD: Final = re.compile(r"p([01])")
+_MONSTER: Final = re.compile(r"m([1-9][0-9]{0,5})")
+_SUMMONING: Final = re.compile(r"p([01])\.(left|right)")
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A target: a wizard (``p0``), an existing monster (``m3``) or a summon this turn (``p1.left``)."""
+
+    kind: str  # "wizard" | "monster" | "summoning"
+    seat: int = -1  # wizard seat, or the summoning seat
+    monster: int = 0  # monster number k of "m<k>"
+    hand: str = ""  # the summoning hand
+
+    @classmethod
+    def parse(cls, text: Any, what: str) -> Ref:
+        """Parse a target string; raises IllegalActionError naming ``what`` it was for."""
+        if not isinstance(text, str):
+            raise IllegalActionError(f"{what}: target must be a string like p1, m2 or p0.left")
+        if match := _WIZARD.fullmatch(text):
+            return cls("wizard", seat=int(match[1]))
+        if match := _MONSTER.fullmatch(text):
+            return cls("monster", monster=int(match[1]))
+        if match := _SUMMONING.fullmatch(text):
+            return cls("summoning", seat=int(match[1]), hand=match[2])
+        raise IllegalActionError(f"{what}: unknown target {text!r} (use p0, p1, m<k> or p<s>.left)")
+
+    def __str__(self) -> str:
+        if self.kind == "wizard":
+            return f"p{self.seat}"
+        if self.kind == "monster":
+            return f"m{self.monster}"
+        return f"p{self.seat}.{self.hand}"
+
+
+def _hand_map(data: Any, field: str) -> Mapping[str, Any]:
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise IllegalActionError(f"{field} must be an object keyed by hand")
+    for hand in data:
+        if hand not in HANDS:
+            raise IllegalActionError(f"{field}: unknown hand {hand!r} (use left or right)")
+    return data
+
+
+@dataclass(frozen=True, slots=True)
+class Gestures:
+    """One wizard's submission for a turn: a gesture per hand, plus optional targets, spell choices
+    and monster orders (each a sorted tuple of pairs, so the value is hashable and canonical)."""
+
+    left: str
+    right: str
+    targets: tuple[tuple[str, Ref], ...] = ()
+    spells: tuple[tuple[str, str], ...] = ()
+    monsters: tuple[tuple[Ref, Ref], ...] = ()
+
+    def gesture(self, hand: str) -> str:
+        """The gesture of ``hand`` as submitted."""
+        return self.left if hand == "left" else self.right
+
+    def target(self, hand: str) -> Ref | None:
+        """The named target of ``hand``, if any."""
+        return dict(self.targets).get(hand)
+
+    def spell(self, hand: str) -> str | None:
+        """The spell named for ``hand``, if any."""
+        return dict(self.spells).get(hand)
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        plain: dict[str, Plain] = {"type": "gestures", "left": self.left, "right": self.right}
+        if self.targets:
+            plain["targets"] = {hand: str(ref) for hand, ref in self.targets}
+        if self.spells:
+            plain["spells"] = dict(self.spells)
+        if self.monsters:
+            plain["monsters"] = {str(monster): str(ref) for monster, ref in self.monsters}
+        return plain
+
+    @classmethod
+    def from_plain(cls, data: Mapping[str, Any]) -> Gestures:
+        """Parse the contract form (``type`` already checked)."""
+        unknown = set(data) - {"type", "left", "right", "targets", "spells", "monsters"}
+        if unknown:
+            raise IllegalActionError(f"gestures: unknown field {sorted(unknown)[0]!r}")
+        hands = []
+        for hand in HANDS:
+            gesture = data.get(hand)
+            if gesture not in GESTURES:
+                raise IllegalActionError(
+                    f"{hand} hand: gesture must be one of C D P S W > -, got {gesture!r}"
+                )
+            hands.append(gesture)
+        targets = _hand_map(data.get("targets"), "targets")
+        spells = _hand_map(data.get("spells"), "spells")
+        for hand, name in spells.items():
+            if name not in BY_NAME:
+                raise IllegalActionError(f"{hand} hand: unknown spell {name!r}")
+        orders = data.get("monsters")
+        if orders is None:
+            orders = {}
+        if not isinstance(orders, Mapping):
+            raise IllegalActionError("monsters must be an object: monster -> target")
+        parsed_orders = []
+        for monster, target in orders.items():
+            ref = Ref.parse(monster, "monster order")
+            if ref.kind == "wizard":
+                raise IllegalActionError(f"monster order: {monster!r} is a wizard, not a monster")
+            parsed_orders.append((ref, Ref.parse(target, f"order for {monster}")))
+        return cls(
+            left=hands[0],
+            right=hands[1],
+            targets=tuple(
+                (hand, Ref.parse(targets[hand], f"{hand} hand")) for hand in HANDS if hand in targets
+            ),
+            spells=tuple((hand, spells[hand]) for hand in HANDS if hand in spells),
+            monsters=tuple(sorted(parsed_orders, key=lambda pair: str(pair[0]))),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Paralyze:
+    """The caster of a Paralysis on a wizard picks which of that wizard's hands it holds."""
+
+    target: int
+    hand: str
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        return {"type": "paralyze", "target": f"p{self.target}", "hand": self.hand}
+
+    @classmethod
+    def from_plain(cls, data: Mapping[str, Any]) -> Paralyze:
+        """Parse the contract form (``type`` already checked)."""
+        unknown = set(data) - {"type", "target", "hand"}
+        if unknown:
+            raise IllegalActionError(f"paralyze: unknown field {sorted(unknown)[0]!r}")
+        ref = Ref.parse(data.get("target"), "paralyze")
+        if ref.kind != "wizard":
+            raise IllegalActionError("paralyze: target must be a wizard (p0 or p1)")
+        hand = data.get("hand")
+        if hand not in HANDS:
+            raise IllegalActionError(f"paralyze: hand must be left or right, got {hand!r}")
+        return cls(ref.seat, hand)
+
+
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """The seat missed its submission; the engine repeats its previous one."""
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        return {"type": "timeout"}
+
+
+DuelAction = Gestures | Paralyze | Timeout
+
+
+def parse_action(data: Any) -> DuelAction:
+    """Build a duel action from its plain form; raises IllegalActionError if malformed."""
+    if not isinstance(data, Mapping):
+        raise IllegalActionError("action must be an object with a \"type\"")
+    kind = data.get("type")
+    if kind == "gestures":
+        return Gestures.from_plain(data)
+    if kind == "paralyze":
+        return Paralyze.from_plain(data)
+    if kind == "timeout":
+        if set(data) != {"type"}:
+            raise IllegalActionError("timeout takes no other fields")
+        return Timeout()
+    raise IllegalActionError(f"unknown action type {kind!r} for the duel")

@@ -1,0 +1,235 @@
+"""The wizard duel behind the common game interface."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Final
+
+from p2pgenius.canonical import Plain
+from p2pgenius.errors import IllegalActionError, LocalMisuseError
+from p2pgenius.games.base import Outcome
+from p2pgenius.games.duel import state as st
+from p2pgenius.games.duel.actions import DuelAction, Gestures, Paralyze, Ref, Timeout, parse_action
+from p2pgenius.games.duel.resolve import plan, resolve_turn
+from p2pgenius.games.duel.spells import GESTURES, HANDS, STAB
+from p2pgenius.games.duel.state import DuelState, Wizard
+
+DEFAULT_HP: Final = 15
+MAX_SETUP_HP: Final = 1000
+OPTION_KEYS: Final = ("turn_seconds", "fast")
+
+
+class Duel:
+    """The wizard duel (2 seats): simultaneous gestures, 16 spells, monsters."""
+
+    name = "duel"
+
+    def initial(self, setup: Mapping[str, Any], options: Mapping[str, Any]) -> DuelState:
+        """A new duel; setup may set ``hp`` for both wizards (default 15 each)."""
+        unknown = set(setup) - {"hp"}
+        if unknown:
+            raise LocalMisuseError(f"duel setup: unknown field {sorted(unknown)[0]!r}")
+        hp = setup.get("hp", [DEFAULT_HP, DEFAULT_HP])
+        if (not isinstance(hp, list) or len(hp) != 2
+                or not all(type(h) is int and 1 <= h <= MAX_SETUP_HP for h in hp)):
+            raise LocalMisuseError(f"duel setup: hp must be two whole numbers 1..{MAX_SETUP_HP}")
+        check_options(options)
+        return DuelState(turn=1, wizards=(Wizard(hp[0], hp[0]), Wizard(hp[1], hp[1])))
+
+    def seats(self, state: DuelState) -> int:
+        """Always two wizards."""
+        return 2
+
+    def to_act(self, state: DuelState) -> tuple[int, ...]:
+        """Casters choosing paralysed hands first; otherwise wizards yet to submit."""
+        if state.outcome is not None:
+            return ()
+        if state.paralysis_choices:
+            done = {target for target, _ in state.chosen}
+            return tuple(sorted({by for target, by in state.paralysis_choices if target not in done}))
+        return tuple(seat for seat in (0, 1) if state.submitted[seat] is None)
+
+    def legal_actions(self, state: DuelState, seat: int) -> Sequence[DuelAction]:
+        """Stable order. Gestures: all 49 pairs with default targets (other targets, named spells
+        and monster orders widen this set; see :func:`target_choices`). Paralysis: each hand."""
+        if seat not in self.to_act(state):
+            return ()
+        if state.paralysis_choices:
+            done = {target for target, _ in state.chosen}
+            return tuple(
+                Paralyze(target, hand)
+                for target, by in state.paralysis_choices
+                if by == seat and target not in done
+                for hand in HANDS
+            )
+        return tuple(Gestures(left, right) for left in GESTURES for right in GESTURES)
+
+    def parse_action(self, data: Any) -> DuelAction:
+        """See :func:`p2pgenius.games.duel.actions.parse_action`."""
+        return parse_action(data)
+
+    def apply(self, state: DuelState, seat: int, action: DuelAction) -> DuelState:
+        """Record a submission or a paralysis choice; resolve the turn once all are in."""
+        if seat not in (0, 1):
+            raise IllegalActionError(f"no seat p{seat} in a duel (seats are p0 and p1)")
+        if state.outcome is not None:
+            raise IllegalActionError("the duel is over")
+        if seat not in self.to_act(state):
+            if state.paralysis_choices:
+                raise IllegalActionError(f"p{seat} must wait: a paralysed hand is being chosen")
+            raise IllegalActionError(f"p{seat} has already submitted for turn {state.turn}")
+        if state.paralysis_choices:
+            return self._choose_paralysis(state, seat, action)
+        if isinstance(action, Paralyze):
+            raise IllegalActionError("no paralysis is waiting for a choice of hand")
+        if isinstance(action, Timeout):
+            action = repeat_submission(state, seat)
+        else:
+            validate(state, seat, action)
+        submitted = list(state.submitted)
+        submitted[seat] = action
+        pair = (submitted[0], submitted[1])
+        if pair[0] is None or pair[1] is None:
+            return replace(state, submitted=pair)
+        return resolve_turn(state, (pair[0], pair[1]))
+
+    def _choose_paralysis(self, state: DuelState, seat: int, action: DuelAction) -> DuelState:
+        open_choices = [
+            target for target, by in state.paralysis_choices
+            if by == seat and target not in {t for t, _ in state.chosen}
+        ]
+        if isinstance(action, Timeout):
+            # A missed choice takes the first legal one in the stable order: the left hand.
+            action = Paralyze(open_choices[0], "left")
+        if not isinstance(action, Paralyze):
+            raise IllegalActionError(f"p{seat} must first choose which hand the paralysis holds")
+        if action.target not in open_choices:
+            raise IllegalActionError(f"p{seat} has no paralysis on p{action.target} to place")
+        chosen = (*state.chosen, (action.target, action.hand))
+        if len(chosen) < len(state.paralysis_choices):
+            return replace(state, chosen=chosen)
+        wizards = list(state.wizards)
+        for target, hand in chosen:
+            wizards[target] = replace(wizards[target], paralysed=hand)
+        event: dict[str, Plain] = {
+            "type": "enchant",
+            "text": "; ".join(f"p{t}'s {h} hand is paralysed next turn" for t, h in chosen),
+            "blind_sees": [0, 1],
+        }
+        return replace(
+            state, wizards=(wizards[0], wizards[1]), paralysis_choices=(), chosen=(),
+            events=(*state.events, event),
+        )
+
+    def outcome(self, state: DuelState) -> Outcome | None:
+        """The result, once a wizard is down, someone surrendered or both drew."""
+        return state.outcome
+
+    def full(self, state: DuelState) -> dict[str, Plain]:
+        """Everything (sim output)."""
+        return st.full(state)
+
+    def public(self, state: DuelState) -> dict[str, Plain]:
+        """What both peers agree on."""
+        return st.public(state)
+
+    def view(self, state: DuelState, seat: int) -> dict[str, Plain]:
+        """What ``seat`` may know (blindness and unrevealed submissions hidden)."""
+        return st.view(state, seat)
+
+    def events(self, state: DuelState) -> tuple[dict[str, Plain], ...]:
+        """What the last turn did."""
+        return state.events
+
+
+def check_options(options: Mapping[str, Any]) -> None:
+    """Refuse unknown or malformed duel options (the engine itself never reads the clock)."""
+    for key, value in options.items():
+        if key not in OPTION_KEYS:
+            raise LocalMisuseError(f"duel options: unknown option {key!r}")
+        if key == "turn_seconds" and not (type(value) is int and value > 0):
+            raise LocalMisuseError("duel options: turn_seconds must be a positive whole number")
+        if key == "fast" and type(value) is not bool:
+            raise LocalMisuseError("duel options: fast must be true or false")
+
+
+def validate(state: DuelState, seat: int, action: Gestures) -> None:
+    """Refuse a submission whose named spells, targets or orders the rules do not allow."""
+    wizard = state.wizards[seat]
+    try:
+        intent = plan(wizard, action, strict=True)
+    except ValueError as exc:
+        raise IllegalActionError(str(exc)) from None
+    for hand, ref in action.targets:
+        _check_exists(state, ref, f"{hand} hand")
+        spell = intent.spell(hand)
+        if spell == "summon_fire_elemental" and ref.kind != "wizard":
+            raise IllegalActionError(f"{hand} hand: Summon Fire Elemental must target a wizard")
+        if spell in ("summon_goblin", "summon_ogre") and _is_elemental(state, ref):
+            raise IllegalActionError(f"{hand} hand: a summon cannot target an elemental ({ref})")
+        if intent.gesture(hand) == STAB and ref == Ref("wizard", seat=seat):
+            raise IllegalActionError(f"{hand} hand: a wizard cannot stab itself")
+    charming = intent.casts("charm_monster")
+    for monster, target in action.monsters:
+        _check_exists(state, target, f"order for {monster}")
+        if monster == target:
+            raise IllegalActionError(f"order for {monster}: a monster cannot attack itself")
+        if monster.kind == "monster":
+            found = state.monster(monster.monster)
+            if found is None:
+                raise IllegalActionError(f"order for {monster}: there is no monster {monster}")
+            if found.kind == "fire_elemental":
+                raise IllegalActionError(
+                    f"order for {monster}: a fire elemental attacks everyone and takes no orders"
+                )
+            if found.controller != seat and not charming:
+                raise IllegalActionError(f"order for {monster}: p{seat} does not control it")
+        elif monster.seat == seat and intent.spell(monster.hand) not in ("summon_goblin",
+                                                                        "summon_ogre"):
+            raise IllegalActionError(
+                f"order for {monster}: that hand is not summoning a goblin or ogre this turn"
+            )
+
+
+def _check_exists(state: DuelState, ref: Ref, what: str) -> None:
+    if ref.kind == "monster" and state.monster(ref.monster) is None:
+        raise IllegalActionError(f"{what}: there is no monster {ref}")
+
+
+def _is_elemental(state: DuelState, ref: Ref) -> bool:
+    found = state.monster(ref.monster) if ref.kind == "monster" else None
+    return found is not None and found.kind == "fire_elemental"
+
+
+def repeat_submission(state: DuelState, seat: int) -> Gestures:
+    """A missed turn repeats the previous submission, minus what no longer makes sense (spell
+    names that no longer complete, targets and orders naming monsters that are gone)."""
+    last = state.wizards[seat].last or Gestures("-", "-")
+    targets = tuple((h, r) for h, r in last.targets if r.kind != "monster"
+                    or state.monster(r.monster) is not None)
+    orders = tuple((m, r) for m, r in last.monsters
+                   if all(x.kind != "monster" or state.monster(x.monster) is not None
+                          for x in (m, r)))
+    candidate = replace(last, targets=targets, monsters=orders)
+    intent = plan(state.wizards[seat], candidate, strict=False)
+    spells = tuple((h, name) for h, name in candidate.spells
+                   if any(c.spell == name for _, opts in intent.options for c in opts))
+    candidate = replace(candidate, spells=spells)
+    try:
+        validate(state, seat, candidate)
+    except IllegalActionError:
+        # What was legal last turn may not be now (a hand no longer summons, say): keep the
+        # gestures, which are always legal, and let every target and order fall to its default.
+        candidate = Gestures(candidate.left, candidate.right)
+    return candidate
+
+
+def target_choices(state: DuelState, seat: int) -> tuple[str, ...]:
+    """Every target name that may be given this turn, in a stable order (for bots and the UI)."""
+    names = ["p0", "p1"] + [monster.name for monster in state.monsters]
+    names += [f"p{s}.{hand}" for s in (0, 1) for hand in HANDS]
+    return tuple(names)
+
+
+DUEL: Final = Duel()

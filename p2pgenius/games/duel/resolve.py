@@ -1,0 +1,662 @@
+"""Resolving one duel turn, step by step as numbered in shared/RULINGS.md.
+
+All effects of a turn are simultaneous: spells are gathered, then each step reads what the earlier
+steps decided, damage and heals go to one ledger per being, and deaths are decided at the end.
+Every step writes events that say what happened and why; each event also says which seats would
+still be told of it while blinded (``blind_sees``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Final
+
+from p2pgenius.canonical import Plain
+from p2pgenius.games.base import Outcome
+from p2pgenius.games.duel.actions import Gestures, Ref
+from p2pgenius.games.duel.spells import (
+    BY_NAME,
+    CLAP,
+    HANDS,
+    NOTHING,
+    STAB,
+    SUMMONS,
+    Completion,
+    completions,
+)
+from p2pgenius.games.duel.state import (
+    BLIND_TURNS,
+    MONSTER_HP,
+    REVIVE_HP,
+    DuelState,
+    Monster,
+    Wizard,
+)
+
+FIRE_DAMAGE: Final = 5
+MISSILE_DAMAGE: Final = 1
+STAB_DAMAGE: Final = 1
+CURE_HEAL: Final = 1
+
+Being = tuple[str, int]  # ("w", seat) or ("m", monster number)
+
+
+def effective_gestures(wizard: Wizard, submitted: Gestures) -> tuple[str, str]:
+    """Step 1: what the wizard's hands count as this turn, after last turn's effects."""
+    hands = {hand: submitted.gesture(hand) for hand in HANDS}
+    if wizard.paralysed is not None:
+        history = wizard.history(wizard.paralysed)
+        hands[wizard.paralysed] = history[-1] if history else NOTHING
+    if wizard.feared:
+        hands = {hand: NOTHING if g in ("C", "D", "S") else g for hand, g in hands.items()}
+    if hands["left"] == STAB and hands["right"] == STAB:
+        hands["right"] = NOTHING
+    if (hands["left"] == CLAP) != (hands["right"] == CLAP):
+        hands = {hand: NOTHING if g == CLAP else g for hand, g in hands.items()}
+    return hands["left"], hands["right"]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What one wizard's hands do this turn: counted gestures and the spell (if any) per hand."""
+
+    left: str
+    right: str
+    spells: tuple[tuple[str, Completion], ...]  # (hand, spell) for the hands that cast
+    options: tuple[tuple[str, tuple[Completion, ...]], ...]  # every completion, per hand
+
+    def gesture(self, hand: str) -> str:
+        """The counted gesture of ``hand``."""
+        return self.left if hand == "left" else self.right
+
+    def spell(self, hand: str) -> str | None:
+        """The spell ``hand`` casts, if any."""
+        for cast_hand, completion in self.spells:
+            if cast_hand == hand:
+                return completion.spell
+        return None
+
+    def casts(self, name: str) -> bool:
+        """Whether either hand casts spell ``name``."""
+        return any(completion.spell == name for _, completion in self.spells)
+
+
+def plan(wizard: Wizard, submitted: Gestures, *, strict: bool) -> Plan:
+    """Steps 1 and 3 for one wizard: counted gestures, then the spell each hand casts.
+
+    Longest spell by default; a named spell is cast instead if it completes on that hand. With
+    ``strict`` a named spell that does not complete raises ValueError (the caller words the error);
+    otherwise (a repeated submission after a timeout) the name is ignored.
+    """
+    left, right = effective_gestures(wizard, submitted)
+    counted = {"left": left, "right": right}
+    options = {
+        hand: completions(wizard.history(hand) + (counted[hand],), wizard.barrier) for hand in HANDS
+    }
+    for hand in HANDS:
+        name = submitted.spell(hand)
+        pool = options["left"] + options["right"] if left == right == CLAP else options[hand]
+        if strict and name is not None and all(c.spell != name for c in pool):
+            possible = ", ".join(sorted({c.spell for c in pool})) or "nothing"
+            raise ValueError(f"{hand} hand: {name} does not complete this turn (completes: {possible})")
+    chosen: list[tuple[str, Completion]] = []
+    if left == right == CLAP:
+        # One clap completing two-handed spells on both hands casts one spell only.
+        pooled = [(hand, c) for hand in HANDS for c in options[hand]]
+        wanted = [(h, c) for h, c in pooled if c.spell in (submitted.spell(h) for h in HANDS)]
+        pick = wanted[:1] or sorted(pooled, key=lambda hc: -hc[1].length)[:1]
+        chosen.extend(pick)
+    else:
+        for hand in HANDS:
+            if not options[hand]:
+                continue
+            named = [c for c in options[hand] if c.spell == submitted.spell(hand)]
+            chosen.append((hand, (named or list(options[hand]))[0]))
+    return Plan(left, right, tuple(chosen), tuple(options.items()))
+
+
+@dataclass(slots=True)
+class Cast:
+    """A spell cast this turn and what became of it."""
+
+    caster: int
+    hand: str
+    spell: str
+    target: Ref | None  # None: Fire Storm, or a Charm Monster left to its default
+    fizzled: bool = False
+
+
+def default_target(spell: str, caster: int) -> Ref | None:
+    """The rulings' default subject of ``spell`` cast by ``caster``."""
+    side = BY_NAME[spell].default_target
+    if side == "self":
+        return Ref("wizard", seat=caster)
+    if side == "opponent" and spell != "charm_monster":
+        return Ref("wizard", seat=1 - caster)
+    return None
+
+
+class Turn:
+    """The working data of one turn's resolution. Use :func:`resolve_turn`."""
+
+    def __init__(self, state: DuelState, submissions: tuple[Gestures, Gestures]) -> None:
+        self.state = state
+        self.t = state.turn
+        self.subs = submissions
+        self.events: list[dict[str, Plain]] = []
+        self.plans = tuple(plan(w, s, strict=False) for w, s in zip(state.wizards, submissions, strict=True))
+        self.monsters: dict[int, Monster] = {m.number: m for m in state.monsters}
+        self.next_monster = state.next_monster
+        self.summoned: dict[tuple[int, str], int] = {}  # (seat, hand) -> monster number
+        self.created: dict[int, tuple[int, str]] = {}
+        self.damage: dict[Being, int] = {}
+        self.heal: dict[Being, int] = {}
+        self.killed: set[Being] = set()  # by Power Word Kill
+        self.spell_hits: dict[int, set[Being]] = {0: set(), 1: set()}
+        self.shielded: set[Being] = set()
+        self.countered: set[Being] = set()
+        self.resistant: set[Being] = {("w", s) for s, w in enumerate(state.wizards) if w.resist_heat}
+        self.resistant |= {("m", m.number) for m in state.monsters if m.resist_heat}
+        self.removed: set[int] = set()
+        self.controller: dict[int, int] = {}
+        self.new_wizards = list(state.wizards)
+        self.paralysis: dict[int, int] = {}  # target wizard -> first caster
+        self.feared: set[int] = set()
+        self.blinded: set[int] = set()
+        self.anti_spell: set[int] = set()
+        self.new_resist: set[Being] = set()
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def say(self, event: str, text: str, sees: Iterable[int], /, **data: Plain) -> None:
+        """Record an event; ``sees`` are the seats told of it even while blinded."""
+        self.events.append({"type": event, "text": text, "blind_sees": sorted(set(sees)), **data})
+
+    def being(self, ref: Ref | None) -> Being | None:
+        """The being a target names now, or None if there is none (dead, or a failed summon)."""
+        if ref is None:
+            return None
+        if ref.kind == "wizard":
+            return ("w", ref.seat)
+        if ref.kind == "monster":
+            alive = ref.monster in self.monsters and ref.monster not in self.removed
+            return ("m", ref.monster) if alive else None
+        number = self.summoned.get((ref.seat, ref.hand))
+        return None if number is None or number in self.removed else ("m", number)
+
+    def owner(self, being: Being | None) -> set[int]:
+        """The seat a being belongs to (for who is told of things while blinded)."""
+        if being is None:
+            return set()
+        if being[0] == "w":
+            return {being[1]}
+        monster = self.monsters.get(being[1])
+        return set() if monster is None else {self.controller.get(being[1], monster.controller)}
+
+    def ref_owner(self, ref: Ref | None) -> set[int]:
+        """Like :meth:`owner` for a target that may name a summon still to come."""
+        if ref is not None and ref.kind == "summoning" and (ref.seat, ref.hand) not in self.summoned:
+            return {ref.seat}
+        return self.owner(self.being(ref))
+
+    def label(self, being: Being | None) -> str:
+        """A being's name for event texts."""
+        if being is None:
+            return "nothing"
+        if being[0] == "w":
+            return f"p{being[1]}"
+        monster = self.monsters[being[1]]
+        return f"{monster.name} ({monster.kind.replace('_', ' ')})"
+
+    def hurt(self, source: int | None, being: Being | None, amount: int, by_spell: bool) -> None:
+        """Add damage to the ledger; ``source`` is the seat to credit for the surrender rule."""
+        if being is None:
+            return
+        self.damage[being] = self.damage.get(being, 0) + amount
+        if by_spell and source is not None:
+            self.spell_hits[source].add(being)
+
+    # -- the steps ---------------------------------------------------------------------------
+
+    def gather(self) -> list[Cast]:
+        """Steps 1-3: record counted gestures, note surrenders, list the spells cast."""
+        casts: list[Cast] = []
+        for seat, (p, sub) in enumerate(zip(self.plans, self.subs, strict=True)):
+            wizard = self.new_wizards[seat]
+            for hand in HANDS:
+                if p.gesture(hand) != sub.gesture(hand):
+                    why = self.rewrite_reason(wizard, sub, hand, p.gesture(hand))
+                    self.say("rewrite", f"p{seat}'s {hand} hand counts as {p.gesture(hand)!s} "
+                             f"({why})", [seat], seat=seat, hand=hand,
+                             submitted=sub.gesture(hand), counted=p.gesture(hand))
+            self.new_wizards[seat] = replace(
+                wizard, left=wizard.left + (p.left,), right=wizard.right + (p.right,)
+            )
+            for hand, completion in p.spells:
+                explicit = sub.target(hand)
+                if explicit is None and p.left == p.right == CLAP:
+                    explicit = sub.target("right" if hand == "left" else "left")
+                target = explicit if explicit is not None else default_target(completion.spell, seat)
+                if completion.spell == "fire_storm":
+                    target = None
+                casts.append(Cast(seat, hand, completion.spell, target))
+        return casts
+
+    def rewrite_reason(self, wizard: Wizard, sub: Gestures, hand: str, counted: str) -> str:
+        """Why step 1 changed a hand's gesture, in words."""
+        if wizard.paralysed == hand:
+            return "paralysed: it repeats its last gesture"
+        if wizard.feared and sub.gesture(hand) in ("C", "D", "S"):
+            return "afraid: no C, D or S"
+        if sub.gesture(hand) == STAB and counted == NOTHING and hand == "right":
+            return "only one stab a turn"
+        return "a one-handed clap is nothing"
+
+    def announce(self, casts: list[Cast]) -> None:
+        """Say which spells were cast, with targets."""
+        for cast in casts:
+            title = BY_NAME[cast.spell].title
+            at = "" if cast.target is None else f" at {cast.target}"
+            sees = {cast.caster} | self.ref_owner(cast.target)
+            if cast.spell == "fire_storm":
+                sees = {0, 1}
+            self.say("cast", f"p{cast.caster} casts {title} ({cast.hand} hand){at}", sees,
+                     seat=cast.caster, hand=cast.hand, spell=cast.spell,
+                     target=None if cast.target is None else str(cast.target))
+
+    def counter(self, casts: list[Cast]) -> set[Ref]:
+        """Step 4: counter-spells shield their subject and stop every other spell at it but PWK."""
+        subjects = {c.target for c in casts if c.spell == "counter_spell" and c.target is not None}
+        for cast in casts:
+            if cast.spell in ("counter_spell", "power_word_kill", "fire_storm"):
+                continue
+            if cast.target is not None and cast.target in subjects:
+                cast.fizzled = True
+                title = BY_NAME[cast.spell].title
+                self.say("fizzle", f"p{cast.caster}'s {title} at {cast.target} is stopped by a "
+                         f"Counter-spell", self.ref_owner(cast.target),
+                         seat=cast.caster, hand=cast.hand, spell=cast.spell, by="counter_spell")
+        return subjects
+
+    def pwk_clash(self, casts: list[Cast]) -> None:
+        """Step 5: if both wizards complete Power Word Kill, every one of them fizzles."""
+        pwk = [c for c in casts if c.spell == "power_word_kill"]
+        if {c.caster for c in pwk} == {0, 1}:
+            for cast in pwk:
+                cast.fizzled = True
+            self.say("fizzle", "Both wizards speak Power Word Kill: the words clash and fizzle",
+                     [0, 1], spell="power_word_kill", by="power_word_kill")
+
+    def summon(self, casts: list[Cast]) -> None:
+        """Step 6: create the monsters, in seat order then left before right."""
+        order = {"left": 0, "right": 1}
+        for cast in sorted(casts, key=lambda c: (c.caster, order[c.hand])):
+            if cast.spell not in SUMMONS or cast.fizzled:
+                continue
+            controller = self.summon_controller(cast)
+            if controller is None:
+                cast.fizzled = True
+                self.say("miss", f"p{cast.caster}'s {BY_NAME[cast.spell].title} finds no one to "
+                         f"serve and fails", [cast.caster], seat=cast.caster, spell=cast.spell)
+                continue
+            kind = cast.spell.removeprefix("summon_")
+            existing = [m for m in self.monsters.values()
+                        if m.kind == "fire_elemental" and m.number not in self.removed]
+            if kind == "fire_elemental" and existing:
+                elemental = existing[0]
+                self.monsters[elemental.number] = replace(elemental, hp=MONSTER_HP[kind])
+                self.summoned[(cast.caster, cast.hand)] = elemental.number
+                self.say("merge", f"A second fire elemental merges into {elemental.name}: one "
+                         f"elemental, back to {MONSTER_HP[kind]} HP", [0, 1],
+                         monster=elemental.name)
+                continue
+            number = self.next_monster
+            self.next_monster += 1
+            self.monsters[number] = Monster(number, kind, controller, MONSTER_HP[kind])
+            self.summoned[(cast.caster, cast.hand)] = number
+            self.created[number] = (cast.caster, cast.hand)
+            sees = [0, 1] if kind == "fire_elemental" else [cast.caster, controller]
+            self.say("summon", f"m{number}, a {kind.replace('_', ' ')}, appears for p{controller}",
+                     sees, monster=f"m{number}", kind=kind, controller=controller)
+
+    def summon_controller(self, cast: Cast, depth: int = 0) -> int | None:
+        """Who a summon serves: its subject wizard, or a monster subject's controller."""
+        target = cast.target
+        if target is None or depth > 2:
+            return None
+        if target.kind == "wizard":
+            return target.seat
+        if cast.spell == "summon_fire_elemental":
+            return None
+        being = self.being(target)
+        if being is None:
+            return None
+        monster = self.monsters[being[1]]
+        return None if monster.kind == "fire_elemental" else monster.controller
+
+    def remove_instantly(self, casts: list[Cast]) -> None:
+        """Step 7: Blindness on a monster and Resist Heat on a fire elemental destroy it at once."""
+        for cast in casts:
+            if cast.fizzled or cast.spell not in ("blindness", "resist_heat"):
+                continue
+            being = self.being(cast.target)
+            if being is None or being[0] != "m":
+                continue
+            monster = self.monsters[being[1]]
+            if cast.spell == "resist_heat" and monster.kind != "fire_elemental":
+                continue
+            self.removed.add(monster.number)
+            self.say("destroyed", f"{monster.name} is destroyed by p{cast.caster}'s "
+                     f"{BY_NAME[cast.spell].title} before it can attack",
+                     {cast.caster, monster.controller}, monster=monster.name, spell=cast.spell)
+
+    def protect(self, casts: list[Cast], counter_subjects: set[Ref]) -> None:
+        """Step 8: shields (including every counter-spell's), and Resist Heat."""
+        for ref in counter_subjects:
+            being = self.being(ref)
+            if being is not None:
+                self.countered.add(being)
+                self.shielded.add(being)
+        for cast in casts:
+            if cast.fizzled:
+                continue
+            being = self.being(cast.target)
+            if cast.spell == "shield" and being is not None:
+                self.shielded.add(being)
+            elif cast.spell == "resist_heat" and being is not None:
+                self.resistant.add(being)
+                self.new_resist.add(being)
+
+    def enchant(self, casts: list[Cast]) -> None:
+        """Step 9: charm, paralysis, fear, anti-spell, blindness."""
+        charms: dict[int, set[int]] = {}
+        for cast in casts:
+            if cast.fizzled or cast.spell != "charm_monster":
+                continue
+            being = self.being(cast.target) if cast.target is not None else self.charm_default(cast)
+            if being is None or being[0] != "m" or self.monsters[being[1]].kind == "fire_elemental":
+                self.say("miss", f"p{cast.caster}'s Charm Monster finds no monster it can charm",
+                         [cast.caster], seat=cast.caster, spell="charm_monster")
+                continue
+            charms.setdefault(being[1], set()).add(cast.caster)
+        for number, casters in sorted(charms.items()):
+            monster = self.monsters[number]
+            if len(casters) > 1:
+                self.say("fizzle", f"Two charms on {monster.name} cancel out", [0, 1],
+                         monster=monster.name, spell="charm_monster")
+                continue
+            (caster,) = casters
+            self.controller[number] = caster
+            self.say("charm", f"{monster.name} now obeys p{caster}", {caster, monster.controller},
+                     monster=monster.name, controller=caster)
+        for cast in casts:
+            if cast.fizzled:
+                continue
+            being = self.being(cast.target)
+            if being is None:
+                continue
+            if cast.spell == "paralysis":
+                if being[0] == "w":
+                    self.paralysis.setdefault(being[1], cast.caster)
+                else:
+                    monster = self.monsters[being[1]]
+                    self.monsters[being[1]] = replace(monster, paralysed_turn=self.t + 1)
+                self.say("enchant", f"{self.label(being)} is paralysed", self.owner(being)
+                         | {cast.caster}, spell="paralysis", target=self.label(being))
+            elif cast.spell == "fear" and being[0] == "w":
+                self.feared.add(being[1])
+                self.say("enchant", f"p{being[1]} is afraid: no C, D or S next turn",
+                         {being[1], cast.caster}, spell="fear", target=f"p{being[1]}")
+            elif cast.spell == "anti_spell" and being[0] == "w":
+                self.anti_spell.add(being[1])
+                self.say("enchant", f"p{being[1]}'s spells in progress are wiped out",
+                         {being[1], cast.caster}, spell="anti_spell", target=f"p{being[1]}")
+            elif cast.spell == "blindness" and being[0] == "w":
+                self.blinded.add(being[1])
+                self.say("enchant", f"p{being[1]} is blinded for {BLIND_TURNS} turns",
+                         {being[1], cast.caster}, spell="blindness", target=f"p{being[1]}")
+
+    def charm_default(self, cast: Cast) -> Being | None:
+        """No target: the opponent's most recently created monster that is not an elemental."""
+        mine = [m.number for m in self.monsters.values()
+                if m.controller == 1 - cast.caster and m.kind != "fire_elemental"
+                and m.number not in self.removed]
+        return ("m", max(mine)) if mine else None
+
+    def strike(self, casts: list[Cast]) -> None:
+        """Step 10: spell damage, stabs and monster attacks go to the ledger; PWK kills."""
+        storms = [c for c in casts if c.spell == "fire_storm" and not c.fizzled]
+        for cast in casts:
+            if cast.fizzled:
+                continue
+            being = self.being(cast.target)
+            if cast.spell == "missile":
+                self.blockable(cast.caster, being, MISSILE_DAMAGE, "Missile", by_spell=True)
+            elif cast.spell == "fireball":
+                self.fire(cast.caster, being, "Fireball")
+            elif cast.spell == "power_word_kill" and being is not None:
+                self.killed.add(being)
+                self.spell_hits[cast.caster].add(being)
+                self.say("kill", f"Power Word Kill strikes {self.label(being)}",
+                         self.owner(being) | {cast.caster}, target=self.label(being))
+            elif cast.spell == "cure_light_wounds" and being is not None:
+                self.heal[being] = self.heal.get(being, 0) + CURE_HEAL
+        if storms:
+            casters = sorted({c.caster for c in storms})
+            for being in self.beings():
+                if being in self.countered or self.is_elemental(being):
+                    continue
+                self.fire(casters[0], being, "Fire Storm", also=casters[1:])
+        for seat, p in enumerate(self.plans):
+            for hand in HANDS:
+                if p.gesture(hand) != STAB:
+                    continue
+                ref = self.subs[seat].target(hand)
+                if ref is None or ref == Ref("wizard", seat=seat):
+                    ref = Ref("wizard", seat=1 - seat)
+                self.blockable(seat, self.being(ref), STAB_DAMAGE, f"p{seat}'s stab",
+                               by_spell=False)
+        self.attack()
+
+    def beings(self) -> list[Being]:
+        """Every wizard and every monster still on the field, in a stable order."""
+        return [("w", 0), ("w", 1)] + [
+            ("m", n) for n in sorted(self.monsters) if n not in self.removed
+        ]
+
+    def is_elemental(self, being: Being) -> bool:
+        """Whether ``being`` is a fire elemental."""
+        return being[0] == "m" and self.monsters[being[1]].kind == "fire_elemental"
+
+    def blockable(self, source: int, being: Being | None, amount: int, what: str,
+                  *, by_spell: bool) -> None:
+        """Damage that a shield blocks (missiles, stabs, monsters)."""
+        if being is None:
+            self.say("miss", f"{what} finds no target", [source])
+            return
+        sees = self.owner(being) | {source}
+        if being in self.shielded:
+            self.say("blocked", f"{what} at {self.label(being)} is blocked by a shield", sees,
+                     target=self.label(being))
+            return
+        self.hurt(source, being, amount, by_spell)
+        self.say("damage", f"{what} hits {self.label(being)} for {amount}", sees,
+                 target=self.label(being), amount=amount)
+
+    def fire(self, source: int, being: Being | None, what: str, also: Iterable[int] = ()) -> None:
+        """Fire damage: Resist Heat blocks it, shields do not."""
+        if being is None:
+            self.say("miss", f"{what} finds no target", [source])
+            return
+        sees = self.owner(being) | {source, *also}
+        if being in self.resistant:
+            self.say("blocked", f"{what} cannot burn {self.label(being)} (resists heat)", sees,
+                     target=self.label(being))
+            return
+        self.hurt(source, being, FIRE_DAMAGE, by_spell=True)
+        for other in also:
+            self.spell_hits[other].add(being)
+        self.say("damage", f"{what} burns {self.label(being)} for {FIRE_DAMAGE}", sees,
+                 target=self.label(being), amount=FIRE_DAMAGE)
+
+    def attack(self) -> None:
+        """Monster attacks: every monster not removed or paralysed attacks, the dying included."""
+        orders: dict[int, dict[Ref, Ref]] = {seat: dict(sub.monsters)
+                                             for seat, sub in enumerate(self.subs)}
+        for number in sorted(self.monsters):
+            monster = self.monsters[number]
+            if number in self.removed:
+                continue
+            if monster.paralysed_turn == self.t:
+                self.say("idle", f"{monster.name} is paralysed and does not attack",
+                         [monster.controller], monster=monster.name)
+                continue
+            controller = self.controller.get(number, monster.controller)
+            name = f"{monster.name} ({monster.kind.replace('_', ' ')})"
+            if monster.kind == "fire_elemental":
+                for being in self.beings():
+                    if being == ("m", number):
+                        continue
+                    if being in self.shielded or being in self.resistant:
+                        why = "a shield" if being in self.shielded else "resistance to heat"
+                        self.say("blocked", f"{name} cannot harm {self.label(being)} ({why})",
+                                 self.owner(being), target=self.label(being))
+                        continue
+                    self.hurt(controller, being, MONSTER_HP[monster.kind], by_spell=False)
+                    self.say("damage", f"{name} burns {self.label(being)} for "
+                             f"{MONSTER_HP[monster.kind]}", self.owner(being),
+                             target=self.label(being), amount=MONSTER_HP[monster.kind])
+                continue
+            mine = orders[controller]
+            order = mine.get(Ref("monster", monster=number))
+            if order is None and number in self.created:
+                seat, hand = self.created[number]
+                order = mine.get(Ref("summoning", seat=seat, hand=hand))
+            target = order if order is not None else Ref("wizard", seat=1 - controller)
+            self.blockable(controller, self.being(target), MONSTER_HP[monster.kind], name,
+                           by_spell=False)
+
+    def settle(self) -> DuelState:
+        """Steps 11-13: heals, deaths, the 5-HP rule, surrender; then the next turn's state."""
+        monsters: list[Monster] = []
+        for number in sorted(self.monsters):
+            monster = self.monsters[number]
+            being: Being = ("m", number)
+            if number in self.removed:
+                continue
+            hp = min(monster.hp - self.damage.get(being, 0) + self.heal.get(being, 0),
+                     MONSTER_HP[monster.kind])
+            if hp <= 0 or being in self.killed:
+                self.say("death", f"{monster.name} ({monster.kind.replace('_', ' ')}) dies",
+                         self.owner(being), monster=monster.name)
+                continue
+            monsters.append(replace(monster, hp=hp,
+                                    controller=self.controller.get(number, monster.controller),
+                                    resist_heat=monster.resist_heat or being in self.new_resist))
+        hps = []
+        for seat, wizard in enumerate(self.new_wizards):
+            being = ("w", seat)
+            hp = min(wizard.hp - self.damage.get(being, 0) + self.heal.get(being, 0),
+                     wizard.max_hp)
+            if hp != wizard.hp:
+                self.say("hp", f"p{seat} goes from {wizard.hp} to {hp} HP", [seat], seat=seat,
+                         hp=hp)
+            hps.append(hp)
+        down = [hps[s] <= 0 or ("w", s) in self.killed for s in (0, 1)]
+        by_pwk = [("w", s) in self.killed for s in (0, 1)]
+        outcome: Outcome | None = None
+        if all(down):
+            if all(by_pwk):
+                outcome = Outcome(None, "draw")
+            elif any(by_pwk):
+                survivor = by_pwk.index(False)
+                hps[survivor] = min(REVIVE_HP, self.new_wizards[survivor].max_hp)
+                outcome = Outcome(survivor, "power_word_kill")
+                self.say("revive", f"p{survivor} was knocked out too, but a Power Word Kill "
+                         f"victim cannot come back: p{survivor} rises with {hps[survivor]} HP "
+                         "and wins", [0, 1])
+            else:
+                for seat in (0, 1):
+                    hps[seat] = min(REVIVE_HP, self.new_wizards[seat].max_hp)
+                self.say("revive", f"Both wizards fall together: each rises again with "
+                         f"{REVIVE_HP} HP", [0, 1])
+        elif any(down):
+            loser = down.index(True)
+            outcome = Outcome(1 - loser, "power_word_kill" if by_pwk[loser] else "knocked_out")
+        surrendered = [p.left == p.right == "P" for p in self.plans]
+        if all(surrendered):
+            outcome = Outcome(None, "draw")
+            self.say("surrender", "Both wizards surrender: the duel is a draw", [0, 1])
+        elif any(surrendered):
+            quitter = surrendered.index(True)
+            other = 1 - quitter
+            if down[other] and ("w", other) in self.spell_hits[quitter]:
+                self.say("surrender", f"p{quitter} surrenders, but its spells already knocked "
+                         f"out p{other}", [0, 1])
+            else:
+                outcome = Outcome(other, "surrender")
+                self.say("surrender", f"p{quitter} surrenders", [0, 1])
+        if outcome is not None:
+            text = "draw" if outcome.winner is None else f"p{outcome.winner} wins"
+            self.say("outcome", f"The duel is over: {text} ({outcome.reason})", [0, 1])
+        return self.next_state(hps, tuple(monsters), outcome)
+
+    def next_state(self, hps: list[int], monsters: tuple[Monster, ...],
+                   outcome: Outcome | None) -> DuelState:
+        """Carry lasting effects into the next turn's wizards."""
+        t = self.t
+        choices: list[tuple[int, int]] = []
+        wizards = []
+        for seat, wizard in enumerate(self.new_wizards):
+            paralysed = None
+            if seat in self.paralysis and outcome is None:
+                if wizard.paralysed is not None:
+                    paralysed = wizard.paralysed  # forced: the hand already held
+                    self.say("enchant", f"p{seat}'s {paralysed} hand stays paralysed",
+                             [seat, self.paralysis[seat]], target=f"p{seat}")
+                else:
+                    choices.append((seat, self.paralysis[seat]))
+            blind_from, blind_until, mark = wizard.blind_from, wizard.blind_until, wizard.blind_mark
+            if seat in self.blinded:
+                if wizard.blind_at(t + 1):
+                    blind_until = max(blind_until, t + BLIND_TURNS)
+                else:
+                    blind_from, blind_until, mark = t + 1, t + BLIND_TURNS, self.next_monster
+            wizards.append(replace(
+                wizard,
+                hp=hps[seat],
+                barrier=t if seat in self.anti_spell else wizard.barrier,
+                paralysed=paralysed,
+                feared=seat in self.feared,
+                blind_from=blind_from,
+                blind_until=blind_until,
+                blind_mark=mark,
+                resist_heat=wizard.resist_heat or ("w", seat) in self.new_resist,
+                last=self.subs[seat],
+            ))
+        return DuelState(
+            turn=t + 1,
+            wizards=(wizards[0], wizards[1]),
+            monsters=monsters,
+            next_monster=self.next_monster,
+            paralysis_choices=tuple(choices),
+            outcome=outcome,
+            events=tuple(self.events),
+            events_turn=t,
+        )
+
+
+def resolve_turn(state: DuelState, submissions: tuple[Gestures, Gestures]) -> DuelState:
+    """Resolve the turn once both wizards' submissions are in; returns the next turn's state."""
+    turn = Turn(state, submissions)
+    casts = turn.gather()
+    turn.announce(casts)
+    subjects = turn.counter(casts)
+    turn.pwk_clash(casts)
+    turn.summon(casts)
+    turn.remove_instantly(casts)
+    turn.protect(casts, subjects)
+    turn.enchant(casts)
+    turn.strike(casts)
+    return turn.settle()

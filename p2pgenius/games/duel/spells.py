@@ -1,0 +1,103 @@
+"""The wizard duel's gestures and its 16 spells, and how spells are found in gesture histories.
+
+A spell is cast by one hand making its gestures on consecutive turns; the last gesture completes it.
+A ``C`` in a sequence is a clap and needs both hands to clap on that turn. Gestures the engine has
+rewritten (paralysis, fear, a second stab, a one-handed clap) are stored as rewritten, so a ``C`` in
+a hand's history is always a two-handed clap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+CLAP: Final = "C"
+STAB: Final = ">"
+NOTHING: Final = "-"
+GESTURES: Final = ("C", "D", "P", "S", "W", STAB, NOTHING)
+"""Every gesture in the stable order used by ``legal_actions`` and bots."""
+
+HANDS: Final = ("left", "right")
+
+
+@dataclass(frozen=True, slots=True)
+class Spell:
+    """One spell: its name, every gesture sequence that casts it, and its default target."""
+
+    name: str
+    sequences: tuple[str, ...]
+    default_target: str  # "self" or "opponent"; Fire Storm has no target at all ("none")
+    title: str
+
+
+SPELLS: Final[tuple[Spell, ...]] = (
+    Spell("shield", ("P",), "self", "Shield"),
+    Spell("counter_spell", ("WPP", "WWS"), "self", "Counter-spell"),
+    Spell("cure_light_wounds", ("DPW",), "self", "Cure Light Wounds"),
+    Spell("summon_goblin", ("SPW",), "self", "Summon Goblin"),
+    Spell("summon_ogre", ("PSPW",), "self", "Summon Ogre"),
+    Spell("summon_fire_elemental", ("CPSWW",), "self", "Summon Fire Elemental"),
+    Spell("missile", ("SD",), "opponent", "Missile"),
+    Spell("power_word_kill", ("PWPSSSD",), "opponent", "Power Word Kill"),
+    Spell("fireball", ("DSPSD",), "opponent", "Fireball"),
+    Spell("fire_storm", ("SWWC",), "none", "Fire Storm"),
+    Spell("charm_monster", ("PSDD",), "opponent", "Charm Monster"),
+    Spell("paralysis", ("DDD",), "opponent", "Paralysis"),
+    Spell("fear", ("SWD",), "opponent", "Fear"),
+    Spell("anti_spell", ("SPDP",), "opponent", "Anti-spell"),
+    Spell("resist_heat", ("CWWP",), "self", "Resist Heat"),
+    Spell("blindness", ("DWSSD",), "opponent", "Blindness"),
+)
+"""The spell table, in its stable order (the order used to break ties between equal lengths)."""
+
+BY_NAME: Final = {spell.name: spell for spell in SPELLS}
+SUMMONS: Final = ("summon_goblin", "summon_ogre", "summon_fire_elemental")
+_ORDER: Final = {spell.name: index for index, spell in enumerate(SPELLS)}
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """A spell that one hand completes this turn, and how many gestures it used."""
+
+    spell: str
+    length: int
+
+
+def completions(history: tuple[str, ...], barrier: int) -> tuple[Completion, ...]:
+    """Every spell whose sequence ends the hand's ``history`` (this turn's gesture last).
+
+    Gestures before index ``barrier`` (an anti-spell) cannot count. Longest first, then table order;
+    a spell with two sequences is listed once, with its longest matching one.
+    """
+    found: dict[str, int] = {}
+    end = len(history)
+    for spell in SPELLS:
+        for sequence in spell.sequences:
+            n = len(sequence)
+            start = end - n
+            if start < barrier or start < 0:
+                continue
+            if all(history[start + k] == sequence[k] for k in range(n)):
+                found[spell.name] = max(found.get(spell.name, 0), n)
+    ordered = sorted(found.items(), key=lambda item: (-item[1], _ORDER[item[0]]))
+    return tuple(Completion(name, length) for name, length in ordered)
+
+
+def progress(history: tuple[str, ...], barrier: int) -> tuple[tuple[str, int], ...]:
+    """Spells this hand is part-way through: (spell, gestures still needed), fewest first.
+
+    For players and the UI: which spells each hand can complete next.
+    """
+    found: dict[str, int] = {}
+    end = len(history)
+    for spell in SPELLS:
+        for sequence in spell.sequences:
+            for done in range(len(sequence) - 1, 0, -1):
+                start = end - done
+                if start < barrier or start < 0:
+                    continue
+                if all(history[start + k] == sequence[k] for k in range(done)):
+                    need = len(sequence) - done
+                    found[spell.name] = min(found.get(spell.name, need), need)
+                    break
+    return tuple(sorted(found.items(), key=lambda item: (item[1], _ORDER[item[0]])))

@@ -1,0 +1,27 @@
+"""Which games exist, and which this version can play."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.games.base import Game
+from p2pgenius.games.duel import DUEL
+
+GAME_NAMES: Final = ("duel", "magic-square", "hornswoggle")
+"""Every game name of the command line, in the order ``demo`` plays them."""
+
+_AVAILABLE: Final[dict[str, Game[Any, Any]]] = {"duel": DUEL}
+
+
+class GameUnavailableError(LocalMisuseError):
+    """A game that exists but that this version cannot play yet."""
+
+
+def get_game(name: str) -> Game[Any, Any]:
+    """The engine of game ``name``; raises LocalMisuseError for an unknown or unavailable game."""
+    if name in _AVAILABLE:
+        return _AVAILABLE[name]
+    if name in GAME_NAMES:
+        raise GameUnavailableError(f"the game {name!r} is not available in this version yet")
+    raise LocalMisuseError(f"unknown game {name!r} (choose one of: {', '.join(GAME_NAMES)})")
