@@ -35,7 +35,10 @@ class Duel:
                 or not all(type(h) is int and 1 <= h <= MAX_SETUP_HP for h in hp)):
             raise LocalMisuseError(f"duel setup: hp must be two whole numbers 1..{MAX_SETUP_HP}")
         check_options(options)
-        return DuelState(turn=1, wizards=(Wizard(hp[0], hp[0]), Wizard(hp[1], hp[1])))
+        # Setup HP is where the wizards start; healing caps at the normal maximum (or the setup
+        # HP if higher), so an analysis position "at 5 HP" can still be cured.
+        top = [max(h, DEFAULT_HP) for h in hp]
+        return DuelState(turn=1, wizards=(Wizard(hp[0], top[0]), Wizard(hp[1], top[1])))
 
     def seats(self, state: DuelState) -> int:
         """Always two wizards."""

@@ -153,6 +153,7 @@ class Turn:
         self.damage: dict[Being, int] = {}
         self.heal: dict[Being, int] = {}
         self.killed: set[Being] = set()  # by Power Word Kill
+        # What each wizard's magic (spells and the monsters they summoned) hit: the surrender rule.
         self.spell_hits: dict[int, set[Being]] = {0: set(), 1: set()}
         self.shielded: set[Being] = set()
         self.countered: set[Being] = set()
@@ -523,7 +524,7 @@ class Turn:
                         self.say("blocked", f"{name} cannot harm {self.label(being)} ({why})",
                                  self.owner(being), target=self.label(being))
                         continue
-                    self.hurt(controller, being, MONSTER_HP[monster.kind], by_spell=False)
+                    self.hurt(controller, being, MONSTER_HP[monster.kind], by_spell=True)
                     self.say("damage", f"{name} burns {self.label(being)} for "
                              f"{MONSTER_HP[monster.kind]}", self.owner(being),
                              target=self.label(being), amount=MONSTER_HP[monster.kind])
@@ -535,7 +536,7 @@ class Turn:
                 order = mine.get(Ref("summoning", seat=seat, hand=hand))
             target = order if order is not None else Ref("wizard", seat=1 - controller)
             self.blockable(controller, self.being(target), MONSTER_HP[monster.kind], name,
-                           by_spell=False)
+                           by_spell=True)
 
     def settle(self) -> DuelState:
         """Steps 11-13: heals, deaths, the 5-HP rule, surrender; then the next turn's state."""
@@ -571,14 +572,14 @@ class Turn:
                 outcome = Outcome(None, "draw")
             elif any(by_pwk):
                 survivor = by_pwk.index(False)
-                hps[survivor] = min(REVIVE_HP, self.new_wizards[survivor].max_hp)
+                hps[survivor] = REVIVE_HP
                 outcome = Outcome(survivor, "power_word_kill")
                 self.say("revive", f"p{survivor} was knocked out too, but a Power Word Kill "
                          f"victim cannot come back: p{survivor} rises with {hps[survivor]} HP "
                          "and wins", [0, 1])
             else:
                 for seat in (0, 1):
-                    hps[seat] = min(REVIVE_HP, self.new_wizards[seat].max_hp)
+                    hps[seat] = REVIVE_HP
                 self.say("revive", f"Both wizards fall together: each rises again with "
                          f"{REVIVE_HP} HP", [0, 1])
         elif any(down):

@@ -1,0 +1,354 @@
+"""The duel rulings (shared/RULINGS.md), step by step, each as a scenario checked turn by turn."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2pgenius.errors import IllegalActionError
+from p2pgenius.games.duel import DUEL
+from p2pgenius.games.duel.actions import Paralyze, Timeout
+
+from .helpers import action, cast, event_types, g, hps, idle, monsters, play
+
+# -- step 1: last turn's effects rewrite this turn's gestures -----------------------------------
+
+
+def paralysed_p1(p1_third_turn: str, hand: str = "left"):  # type: ignore[no-untyped-def]
+    """p0 paralyses p1 on turn 3 and picks ``hand``; returns the state before turn 4."""
+    state = play(cast("DDD"), ["--", "--", p1_third_turn])[-1]
+    return DUEL.apply(state, 0, Paralyze(1, hand))
+
+
+def test_a_paralysed_hand_repeats_its_previous_gesture_exactly() -> None:
+    state = play(["--"], ["PS"], state=paralysed_p1("W-"))[-1]
+    assert (state.wizards[1].left[-1], state.wizards[1].right[-1]) == ("W", "S")
+
+
+def test_a_paralysed_clap_becomes_a_one_handed_clap_which_is_nothing() -> None:
+    state = play(["--"], ["DS"], state=paralysed_p1("CC"))[-1]
+    assert (state.wizards[1].left[-1], state.wizards[1].right[-1]) == ("-", "S")
+
+
+def test_a_second_stab_becomes_nothing() -> None:
+    state = play([">>"], [])[-1]
+    assert hps(state) == (15, 14)
+    assert state.wizards[0].right == ("-",)
+
+
+def test_a_one_handed_clap_is_nothing() -> None:
+    state = play(["C-"], [])[-1]
+    assert state.wizards[0].left == ("-",)
+
+
+# -- step 2 and 13: surrender -------------------------------------------------------------------
+
+
+def test_p_on_both_hands_surrenders_and_still_casts_shield() -> None:
+    state = play(["-S", "PP"], ["S-", "D-"])[-1]
+    assert state.outcome is not None
+    assert (state.outcome.winner, state.outcome.reason) == (1, "surrender")
+    assert hps(state) == (15, 15)  # the P's shield blocked p1's missile
+    assert "blocked" in event_types(state)
+
+
+def test_both_surrendering_is_a_draw() -> None:
+    state = play(["PP"], ["PP"])[-1]
+    assert state.outcome is not None
+    assert (state.outcome.winner, state.outcome.reason) == (None, "draw")
+
+
+def test_surrendering_while_ones_goblin_knocks_out_the_opponent_does_not_lose() -> None:
+    states = play(cast("SPW") + ["PP"], [], setup={"hp": [15, 2]})
+    assert hps(states[2]) == (15, 1)
+    outcome = states[-1].outcome
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (0, "knocked_out")
+
+
+def test_surrendering_loses_even_if_the_opponent_falls_to_its_own_spell() -> None:
+    # p1 storms itself to death while p0 surrenders: p0's magic did not knock p1 out... but the
+    # storm burns p0 too, so give p0 enough HP to live.
+    states = play(["--", "--", "--", "PP"], cast("SWWC"), setup={"hp": [15, 5]})
+    outcome = states[-1].outcome
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (1, "surrender")
+
+
+# -- step 3: detecting spells -------------------------------------------------------------------
+
+
+def test_one_clap_starts_a_spell_on_each_hand() -> None:
+    # C-P-S-W-W on the left and C-W-W-P on the right share the opening clap.
+    states = play(["CC", "PW", "SW", "WP", "W-"], [])
+    assert states[3].wizards[0].resist_heat  # C-W-W-P: Resist Heat on turn 4
+    assert monsters(states[4]) == [("m1", "fire_elemental", 0, 3)]
+    assert hps(states[4]) == (15, 12)  # p0 resists its own elemental's heat
+
+
+def test_one_clap_completing_on_both_hands_casts_one_spell_only() -> None:
+    state = play(["SS", "WW", "WW", "CC"], [])[-1]
+    assert event_types(state).count("cast") == 1
+
+
+def test_the_longest_spell_is_cast_by_default() -> None:
+    state = play(cast("DSPSD"), [])[-1]
+    assert hps(state) == (15, 10)
+
+
+def test_a_named_shorter_spell_is_cast_instead() -> None:
+    moves = cast("DSPS") + [g("D-", spells={"left": "missile"})]
+    state = play(moves, [])[-1]
+    assert hps(state) == (15, 14)
+
+
+def test_naming_a_spell_that_does_not_complete_is_illegal() -> None:
+    state = play(cast("DSPS"), [])[-1]
+    with pytest.raises(IllegalActionError, match="does not complete"):
+        DUEL.apply(state, 0, action(g("D-", spells={"left": "fear"})))
+
+
+def test_anti_spell_still_lets_one_gesture_spells_work_next_turn() -> None:
+    # p0: Anti-spell (left) on turn 4 and a Missile (right) on turn 5; p1 shields on turn 5.
+    states = play(["S-", "P-", "D-", "PS", "-D"], ["--", "--", "--", "--", "P-"])
+    assert hps(states[-1]) == (15, 15)
+    assert "blocked" in event_types(states[-1])
+
+
+# -- step 4: counter-spells ---------------------------------------------------------------------
+
+
+def test_counter_spell_also_stops_spells_the_subject_casts_on_itself() -> None:
+    p1 = cast("SD") + ["W-", "P-", g("P-", targets={"left": "p0"})]
+    states = play(idle(2) + cast("DPW"), p1)
+    assert hps(states[-1]) == (14, 15)
+
+
+def test_counter_spell_does_not_stop_power_word_kill() -> None:
+    state = play(cast("PWPSSSD"), idle(4) + cast("WPP"))[-1]
+    assert state.outcome is not None
+    assert (state.outcome.winner, state.outcome.reason) == (0, "power_word_kill")
+
+
+def test_counter_spell_protects_only_its_subject_from_fire_storm() -> None:
+    state = play(cast("SWWC"), idle(1) + cast("WWS"))[-1]
+    assert hps(state) == (10, 15)
+
+
+def test_counter_on_the_summons_subject_stops_the_summon() -> None:
+    state = play(cast("SPW"), ["W-", "P-", g("P-", targets={"left": "p0"})])[-1]
+    assert monsters(state) == []
+    assert hps(state) == (15, 15)
+
+
+def test_counter_on_the_monster_being_summoned_does_not_stop_it() -> None:
+    state = play(cast("SPW"), ["W-", "P-", g("P-", targets={"left": "p0.left"})])[-1]
+    assert monsters(state) == [("m1", "goblin", 0, 1)]
+    assert hps(state) == (15, 14)
+
+
+# -- step 5: the Power Word Kill clash ----------------------------------------------------------
+
+
+def test_two_power_words_kill_clash_and_fizzle() -> None:
+    state = play(cast("PWPSSSD"), cast("PWPSSSD"))[-1]
+    assert state.outcome is None
+    assert hps(state) == (15, 15)
+
+
+# -- step 6: summons ----------------------------------------------------------------------------
+
+
+def test_a_summon_cast_at_the_opponent_serves_the_opponent() -> None:
+    moves = cast("SP") + [g("W-", targets={"left": "p1"})]
+    state = play(moves, [])[-1]
+    assert monsters(state) == [("m1", "goblin", 1, 1)]
+    assert hps(state) == (14, 15)
+
+
+def test_two_fire_elementals_summoned_together_merge_into_one() -> None:
+    state = play(cast("CPSWW"), cast("CPSWW"))[-1]
+    assert monsters(state) == [("m1", "fire_elemental", 0, 3)]
+    assert hps(state) == (12, 12)
+    assert "merge" in event_types(state)
+
+
+def test_a_later_fire_elemental_merges_and_resets_hp() -> None:
+    p0 = cast("CPSWW") + cast("CPSWW")
+    p1 = idle(5) + [g(">-", targets={"left": "m1"})]
+    states = play(p0, p1, setup={"hp": [100, 100]})
+    assert monsters(states[5]) == [("m1", "fire_elemental", 0, 2)]
+    assert monsters(states[9]) == [("m1", "fire_elemental", 0, 3)]
+
+
+def test_summon_fire_elemental_must_target_a_wizard() -> None:
+    state = play(cast("CPSW"), [])[-1]
+    with pytest.raises(IllegalActionError, match="must target a wizard"):
+        DUEL.apply(state, 0, action(g("W-", targets={"left": "p1.left"})))
+
+
+def test_a_summon_cannot_target_an_elemental() -> None:
+    state = play(cast("CPSWW"), idle(3) + cast("SP"), setup={"hp": [100, 100]})[-1]
+    with pytest.raises(IllegalActionError, match="cannot target an elemental"):
+        DUEL.apply(state, 1, action(g("W-", targets={"left": "m1"})))
+
+
+def test_a_monster_about_to_be_summoned_can_be_targeted() -> None:
+    p1 = ["--", "S-", g("D-", targets={"left": "p0.left"})]
+    state = play(cast("SPW"), p1)[-1]
+    assert monsters(state) == []  # the missile killed the new goblin...
+    assert hps(state) == (15, 14)  # ...which still attacked as it died
+
+
+def test_a_spell_at_a_summon_that_fails_misses() -> None:
+    p1 = ["S-", g("D-", targets={"left": "p0.left"})]
+    state = play([], p1)[-1]
+    assert hps(state) == (15, 15)
+    assert "miss" in event_types(state)
+
+
+# -- step 7: instant removals -------------------------------------------------------------------
+
+
+def test_blindness_destroys_a_monster_before_it_attacks() -> None:
+    p0 = cast("DWSS") + [g("D-", targets={"left": "p1.left"})]
+    state = play(p0, idle(2) + cast("SPW"))[-1]
+    assert monsters(state) == []
+    assert hps(state) == (15, 15)
+
+
+def test_resist_heat_destroys_a_fire_elemental_before_it_attacks() -> None:
+    p1 = ["--", "CC", "W-", "W-", g("P-", targets={"left": "p0.left"})]
+    state = play(cast("CPSWW"), p1)[-1]
+    assert monsters(state) == []
+    assert hps(state) == (15, 15)
+
+
+# -- step 8: protections ------------------------------------------------------------------------
+
+
+def test_shield_does_not_block_a_fireball() -> None:
+    state = play(cast("DSPSD"), idle(4) + ["P-"])[-1]
+    assert hps(state) == (15, 10)
+
+
+# -- step 9: enchantments -----------------------------------------------------------------------
+
+
+def test_charmer_orders_the_charmed_monster_this_very_turn() -> None:
+    # p1 summons goblins m1 (turn 3) and m2 (turn 6); on turn 6 p0 charms the newest, m2, and
+    # sends it at m1. m1 still attacks as it dies.
+    p0 = ["--", "--", "P-", "S-", "D-", g("D-", monsters={"p1.left": "m1"})]
+    states = play(p0, cast("SPW") + cast("SPW"))
+    assert monsters(states[-1]) == [("m2", "goblin", 0, 1)]
+
+
+def test_two_charms_from_different_casters_both_fizzle() -> None:
+    p0 = cast("SPW") + ["--", "--", "P-", "S-", "D-", g("D-", targets={"left": "m1"})]
+    p1 = idle(3) + ["P-", "S-", "D-", "D-"]
+    states = play(p0, p1, setup={"hp": [100, 100]})
+    assert monsters(states[-1]) == [("m1", "goblin", 0, 1)]
+
+
+def test_a_second_paralysis_is_forced_onto_the_already_paralysed_hand() -> None:
+    state = play(cast("DDD"), ["--", "--", "W-"])[-1]
+    state = DUEL.apply(state, 0, Paralyze(1, "left"))
+    state = play(["D-"], ["PS"], state=state)[-1]  # D-D-D again on turn 4
+    assert state.paralysis_choices == ()
+    assert state.wizards[1].paralysed == "left"
+    assert DUEL.to_act(state) == (0, 1)
+
+
+def test_paralysis_on_a_monster_stops_its_next_attack() -> None:
+    p0 = ["D-", "D-", g("D-", targets={"left": "p1.left"})]
+    states = play(p0 + idle(2), cast("SPW") + idle(2))
+    assert [hps(s)[0] for s in states] == [15, 15, 14, 14, 13]
+
+
+def test_every_enchantment_on_one_subject_in_one_turn_applies() -> None:
+    state = play(["DS", "DW", "DD"], ["--", "--", "W-"])[-1]  # Paralysis and Fear at p1
+    state = DUEL.apply(state, 0, Paralyze(1, "left"))
+    state = play(["--"], ["PS"], state=state)[-1]
+    assert (state.wizards[1].left[-1], state.wizards[1].right[-1]) == ("W", "-")
+
+
+def test_the_caster_must_choose_before_the_next_turn() -> None:
+    state = play(cast("DDD"), [])[-1]
+    with pytest.raises(IllegalActionError, match="must wait"):
+        DUEL.apply(state, 1, action("--"))
+
+
+# -- step 10: damage ----------------------------------------------------------------------------
+
+
+def test_two_fire_storms_act_as_one() -> None:
+    state = play(cast("SWWC"), cast("SWWC"))[-1]
+    assert hps(state) == (10, 10)
+
+
+def test_a_fire_elemental_takes_no_fire_damage() -> None:
+    state = play(cast("CPSWW"), ["--"] + cast("SWWC"))[-1]
+    assert monsters(state) == [("m1", "fire_elemental", 0, 3)]
+    assert hps(state) == (7, 7)
+
+
+# -- step 11: heals -----------------------------------------------------------------------------
+
+
+def test_cure_is_netted_with_the_same_turns_damage() -> None:
+    state = play(cast("DPW"), ["--", "S-", "D-"])[-1]
+    assert hps(state) == (15, 15)
+
+
+# -- step 12: deaths and the 5-HP rule ----------------------------------------------------------
+
+
+def test_both_knocked_out_together_each_rise_with_five_hp() -> None:
+    state = play([">-"], [">-"], setup={"hp": [1, 1]})[-1]
+    assert state.outcome is None
+    assert hps(state) == (5, 5)
+
+
+def test_a_power_word_kill_victim_cannot_rise_but_the_other_can() -> None:
+    state = play(idle(6) + [">-"], cast("PWPSSSD"), setup={"hp": [15, 1]})[-1]
+    assert state.outcome is not None
+    assert (state.outcome.winner, state.outcome.reason) == (1, "power_word_kill")
+    assert hps(state)[1] == 5
+
+
+def test_a_wizard_at_zero_is_knocked_out() -> None:
+    state = play(cast("DSPSD"), [], setup={"hp": [15, 5]})[-1]
+    assert state.outcome is not None
+    assert (state.outcome.winner, state.outcome.reason) == (0, "knocked_out")
+
+
+# -- timeouts -----------------------------------------------------------------------------------
+
+
+def test_a_timeout_repeats_the_previous_submission() -> None:
+    state = play([">-"], [])[-1]
+    state = DUEL.apply(state, 0, Timeout())
+    state = DUEL.apply(state, 1, action("--"))
+    assert hps(state) == (15, 13)
+
+
+def test_a_timeout_on_the_first_turn_does_nothing() -> None:
+    state = DUEL.apply(DUEL.initial({}, {}), 0, Timeout())
+    state = DUEL.apply(state, 1, Timeout())
+    assert state.wizards[0].left == ("-",)
+    assert state.turn == 2
+
+
+def test_a_repeated_p_p_surrenders_once_no_hand_is_held() -> None:
+    state = paralysed_p1("W-")
+    state = play(["--"], ["PP"], state=state)[-1]  # the held left hand makes it W/P: no surrender
+    assert state.outcome is None
+    state = DUEL.apply(state, 0, action("--"))
+    state = DUEL.apply(state, 1, Timeout())
+    assert state.outcome is not None
+    assert (state.outcome.winner, state.outcome.reason) == (0, "surrender")
+
+
+def test_a_timeout_while_choosing_a_paralysed_hand_picks_the_left() -> None:
+    state = play(cast("DDD"), [])[-1]
+    state = DUEL.apply(state, 0, Timeout())
+    assert state.wizards[1].paralysed == "left"
