@@ -50,16 +50,17 @@ def normalise(value: Plain, _depth: int = 0) -> Plain:
 
 def encode(value: Plain) -> bytes:
     """Encode plain data to its canonical msgpack bytes."""
-    packed: bytes = msgpack.packb(normalise(value), use_bin_type=True)
+    try:
+        packed: bytes = msgpack.packb(normalise(value), use_bin_type=True)
+    except (ValueError, OverflowError) as exc:  # e.g. a string with lone surrogates
+        raise EncodingError(f"cannot encode: {exc}") from exc
     return packed
 
 
 def decode(data: bytes) -> Plain:
     """Decode canonical msgpack bytes strictly: anything that would not re-encode identically fails."""
     try:
-        value = msgpack.unpackb(
-            data, raw=False, strict_map_key=True, use_list=True, max_buffer_size=len(data)
-        )
+        value = msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True)
     except Exception as exc:  # msgpack raises a zoo of types for bad input
         raise EncodingError(f"not valid msgpack: {exc}") from exc
     try:

@@ -62,7 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the last line of defence: never a traceback without --debug
         if args.debug:
             traceback.print_exc()
-        sys.stderr.write(f"error: internal error ({type(exc).__name__}: {exc}); "
-                         "rerun with --debug and report it\n")
+        sys.stderr.write(
+            f"error: internal error ({type(exc).__name__}: {exc}); rerun with --debug and report it\n"
+        )
         return 1
     return 2

@@ -40,17 +40,17 @@ def read_script(path: str) -> Mapping[str, Any]:
     except (ValueError, RecursionError) as exc:
         raise ScriptError(f"script {path} is not valid JSON: {exc}") from None
     if not isinstance(script, dict):
-        raise ScriptError("script must be a JSON object with \"game\" and \"actions\"")
+        raise ScriptError('script must be a JSON object with "game" and "actions"')
     unknown = set(script) - {"game", "options", "setup", "actions"}
     if unknown:
         raise ScriptError(f"script: unknown field {sorted(unknown)[0]!r}")
     if not isinstance(script.get("game"), str):
-        raise ScriptError("script: \"game\" must name a game (duel, magic-square, hornswoggle)")
+        raise ScriptError('script: "game" must name a game (duel, magic-square, hornswoggle)')
     for field in ("options", "setup"):
         if not isinstance(script.get(field, {}), dict):
-            raise ScriptError(f"script: \"{field}\" must be an object")
+            raise ScriptError(f'script: "{field}" must be an object')
     if not isinstance(script.get("actions", []), list):
-        raise ScriptError("script: \"actions\" must be a list")
+        raise ScriptError('script: "actions" must be a list')
     return script
 
 
@@ -90,14 +90,13 @@ def run(path: str, out: TextIO, err: TextIO) -> int:
             line["events"] = list(after)
         _line(out, line)
     outcome = game.outcome(state)
-    _line(out, {"outcome": None if outcome is None else outcome.to_plain(),
-                "state": game.full(state)})
+    _line(out, {"outcome": None if outcome is None else outcome.to_plain(), "state": game.full(state)})
     return 0
 
 
 def _entry(entry: Any, seats: int) -> tuple[int, Any]:
     if not isinstance(entry, dict):
-        raise ScriptError("each action must be an object {\"seat\": S, \"action\": {...}}")
+        raise ScriptError('each action must be an object {"seat": S, "action": {...}}')
     unknown = set(entry) - {"seat", "action"}
     if unknown:
         raise ScriptError(f"unknown field {sorted(unknown)[0]!r} beside seat and action")
@@ -107,5 +106,5 @@ def _entry(entry: Any, seats: int) -> tuple[int, Any]:
     if not 0 <= seat < seats:
         raise ScriptError(f"no seat {seat}: seats are 0..{seats - 1}")
     if "action" not in entry:
-        raise ScriptError("missing \"action\"")
+        raise ScriptError('missing "action"')
     return seat, entry["action"]

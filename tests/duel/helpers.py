@@ -7,6 +7,7 @@ hands clapping where it has a C.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from p2pgenius.games.duel import DUEL
@@ -21,9 +22,9 @@ def g(gestures: str, **extra: Any) -> dict[str, Any]:
     return {"type": "gestures", "left": gestures[0], "right": gestures[1], **extra}
 
 
-def cast(sequence: str, hand: str = "left") -> list[str]:
+def cast(sequence: str, hand: str = "left") -> list[Move]:
     """Turns that make ``sequence`` with one hand (the other idle except for claps)."""
-    turns = []
+    turns: list[Move] = []
     for gesture in sequence:
         if gesture == "C":
             turns.append("CC")
@@ -32,7 +33,7 @@ def cast(sequence: str, hand: str = "left") -> list[str]:
     return turns
 
 
-def idle(n: int) -> list[str]:
+def idle(n: int) -> list[Move]:
     """n turns of doing nothing with either hand."""
     return ["--"] * n
 
@@ -42,8 +43,13 @@ def action(move: Move) -> Any:
     return DUEL.parse_action(g(move) if isinstance(move, str) else move)
 
 
-def play(p0: list[Move], p1: list[Move], *, setup: dict[str, Any] | None = None,
-         state: DuelState | None = None) -> list[DuelState]:
+def play(
+    p0: Sequence[Move],
+    p1: Sequence[Move],
+    *,
+    setup: dict[str, Any] | None = None,
+    state: DuelState | None = None,
+) -> list[DuelState]:
     """Play both wizards' moves turn by turn (the shorter list padded with idle turns).
 
     Returns the state after each turn (index 0 = after turn 1). Stops early if the duel ends.
@@ -51,10 +57,10 @@ def play(p0: list[Move], p1: list[Move], *, setup: dict[str, Any] | None = None,
     if state is None:
         state = DUEL.initial(setup or {}, {})
     turns = max(len(p0), len(p1))
-    p0 = p0 + idle(turns - len(p0))
-    p1 = p1 + idle(turns - len(p1))
+    moves0 = list(p0) + idle(turns - len(p0))
+    moves1 = list(p1) + idle(turns - len(p1))
     states = []
-    for a0, a1 in zip(p0, p1, strict=True):
+    for a0, a1 in zip(moves0, moves1, strict=True):
         state = DUEL.apply(state, 0, action(a0))
         state = DUEL.apply(state, 1, action(a1))
         states.append(state)

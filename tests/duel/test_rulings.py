@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import pytest
-
 from p2pgenius.errors import IllegalActionError
 from p2pgenius.games.duel import DUEL
 from p2pgenius.games.duel.actions import Paralyze, Timeout
+from p2pgenius.games.duel.state import DuelState
 
-from .helpers import action, cast, event_types, g, hps, idle, monsters, play
+from .helpers import Move, action, cast, event_types, g, hps, idle, monsters, play
 
 # -- step 1: last turn's effects rewrite this turn's gestures -----------------------------------
 
 
-def paralysed_p1(p1_third_turn: str, hand: str = "left"):  # type: ignore[no-untyped-def]
+def paralysed_p1(p1_third_turn: str, hand: str = "left") -> DuelState:
     """p0 paralyses p1 on turn 3 and picks ``hand``; returns the state before turn 4."""
     state = play(cast("DDD"), ["--", "--", p1_third_turn])[-1]
     return DUEL.apply(state, 0, Paralyze(1, hand))
@@ -193,14 +193,14 @@ def test_a_summon_cannot_target_an_elemental() -> None:
 
 
 def test_a_monster_about_to_be_summoned_can_be_targeted() -> None:
-    p1 = ["--", "S-", g("D-", targets={"left": "p0.left"})]
+    p1: list[Move] = ["--", "S-", g("D-", targets={"left": "p0.left"})]
     state = play(cast("SPW"), p1)[-1]
     assert monsters(state) == []  # the missile killed the new goblin...
     assert hps(state) == (15, 14)  # ...which still attacked as it died
 
 
 def test_a_spell_at_a_summon_that_fails_misses() -> None:
-    p1 = ["S-", g("D-", targets={"left": "p0.left"})]
+    p1: list[Move] = ["S-", g("D-", targets={"left": "p0.left"})]
     state = play([], p1)[-1]
     assert hps(state) == (15, 15)
     assert "miss" in event_types(state)
@@ -217,7 +217,7 @@ def test_blindness_destroys_a_monster_before_it_attacks() -> None:
 
 
 def test_resist_heat_destroys_a_fire_elemental_before_it_attacks() -> None:
-    p1 = ["--", "CC", "W-", "W-", g("P-", targets={"left": "p0.left"})]
+    p1: list[Move] = ["--", "CC", "W-", "W-", g("P-", targets={"left": "p0.left"})]
     state = play(cast("CPSWW"), p1)[-1]
     assert monsters(state) == []
     assert hps(state) == (15, 15)
@@ -237,7 +237,7 @@ def test_shield_does_not_block_a_fireball() -> None:
 def test_charmer_orders_the_charmed_monster_this_very_turn() -> None:
     # p1 summons goblins m1 (turn 3) and m2 (turn 6); on turn 6 p0 charms the newest, m2, and
     # sends it at m1. m1 still attacks as it dies.
-    p0 = ["--", "--", "P-", "S-", "D-", g("D-", monsters={"p1.left": "m1"})]
+    p0: list[Move] = ["--", "--", "P-", "S-", "D-", g("D-", monsters={"p1.left": "m1"})]
     states = play(p0, cast("SPW") + cast("SPW"))
     assert monsters(states[-1]) == [("m2", "goblin", 0, 1)]
 
@@ -259,7 +259,7 @@ def test_a_second_paralysis_is_forced_onto_the_already_paralysed_hand() -> None:
 
 
 def test_paralysis_on_a_monster_stops_its_next_attack() -> None:
-    p0 = ["D-", "D-", g("D-", targets={"left": "p1.left"})]
+    p0: list[Move] = ["D-", "D-", g("D-", targets={"left": "p1.left"})]
     states = play(p0 + idle(2), cast("SPW") + idle(2))
     assert [hps(s)[0] for s in states] == [15, 15, 14, 14, 13]
 

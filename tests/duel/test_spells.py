@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from p2pgenius.games.duel import DUEL
 from p2pgenius.games.duel.actions import Paralyze
 from p2pgenius.games.duel.spells import SPELLS

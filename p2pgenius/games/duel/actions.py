@@ -173,7 +173,7 @@ DuelAction = Gestures | Paralyze | Timeout
 def parse_action(data: Any) -> DuelAction:
     """Build a duel action from its plain form; raises IllegalActionError if malformed."""
     if not isinstance(data, Mapping):
-        raise IllegalActionError("action must be an object with a \"type\"")
+        raise IllegalActionError('action must be an object with a "type"')
     kind = data.get("type")
     if kind == "gestures":
         return Gestures.from_plain(data)

@@ -31,8 +31,11 @@ class Duel:
         if unknown:
             raise LocalMisuseError(f"duel setup: unknown field {sorted(unknown)[0]!r}")
         hp = setup.get("hp", [DEFAULT_HP, DEFAULT_HP])
-        if (not isinstance(hp, list) or len(hp) != 2
-                or not all(type(h) is int and 1 <= h <= MAX_SETUP_HP for h in hp)):
+        if (
+            not isinstance(hp, list)
+            or len(hp) != 2
+            or not all(type(h) is int and 1 <= h <= MAX_SETUP_HP for h in hp)
+        ):
             raise LocalMisuseError(f"duel setup: hp must be two whole numbers 1..{MAX_SETUP_HP}")
         check_options(options)
         # Setup HP is where the wizards start; healing caps at the normal maximum (or the setup
@@ -99,7 +102,8 @@ class Duel:
 
     def _choose_paralysis(self, state: DuelState, seat: int, action: DuelAction) -> DuelState:
         open_choices = [
-            target for target, by in state.paralysis_choices
+            target
+            for target, by in state.paralysis_choices
             if by == seat and target not in {t for t, _ in state.chosen}
         ]
         if isinstance(action, Timeout):
@@ -121,7 +125,10 @@ class Duel:
             "blind_sees": [0, 1],
         }
         return replace(
-            state, wizards=(wizards[0], wizards[1]), paralysis_choices=(), chosen=(),
+            state,
+            wizards=(wizards[0], wizards[1]),
+            paralysis_choices=(),
+            chosen=(),
             events=(*state.events, event),
         )
 
@@ -188,8 +195,7 @@ def validate(state: DuelState, seat: int, action: Gestures) -> None:
                 )
             if found.controller != seat and not charming:
                 raise IllegalActionError(f"order for {monster}: p{seat} does not control it")
-        elif monster.seat == seat and intent.spell(monster.hand) not in ("summon_goblin",
-                                                                        "summon_ogre"):
+        elif monster.seat == seat and intent.spell(monster.hand) not in ("summon_goblin", "summon_ogre"):
             raise IllegalActionError(
                 f"order for {monster}: that hand is not summoning a goblin or ogre this turn"
             )
@@ -209,15 +215,21 @@ def repeat_submission(state: DuelState, seat: int) -> Gestures:
     """A missed turn repeats the previous submission, minus what no longer makes sense (spell
     names that no longer complete, targets and orders naming monsters that are gone)."""
     last = state.wizards[seat].last or Gestures("-", "-")
-    targets = tuple((h, r) for h, r in last.targets if r.kind != "monster"
-                    or state.monster(r.monster) is not None)
-    orders = tuple((m, r) for m, r in last.monsters
-                   if all(x.kind != "monster" or state.monster(x.monster) is not None
-                          for x in (m, r)))
+    targets = tuple(
+        (h, r) for h, r in last.targets if r.kind != "monster" or state.monster(r.monster) is not None
+    )
+    orders = tuple(
+        (m, r)
+        for m, r in last.monsters
+        if all(x.kind != "monster" or state.monster(x.monster) is not None for x in (m, r))
+    )
     candidate = replace(last, targets=targets, monsters=orders)
     intent = plan(state.wizards[seat], candidate, strict=False)
-    spells = tuple((h, name) for h, name in candidate.spells
-                   if any(c.spell == name for _, opts in intent.options for c in opts))
+    spells = tuple(
+        (h, name)
+        for h, name in candidate.spells
+        if any(c.spell == name for _, opts in intent.options for c in opts)
+    )
     candidate = replace(candidate, spells=spells)
     try:
         validate(state, seat, candidate)
@@ -228,7 +240,7 @@ def repeat_submission(state: DuelState, seat: int) -> Gestures:
     return candidate
 
 
-def target_choices(state: DuelState, seat: int) -> tuple[str, ...]:
+def target_choices(state: DuelState) -> tuple[str, ...]:
     """Every target name that may be given this turn, in a stable order (for bots and the UI)."""
     names = ["p0", "p1"] + [monster.name for monster in state.monsters]
     names += [f"p{s}.{hand}" for s in (0, 1) for hand in HANDS]

@@ -91,9 +91,7 @@ def plan(wizard: Wizard, submitted: Gestures, *, strict: bool) -> Plan:
     """
     left, right = effective_gestures(wizard, submitted)
     counted = {"left": left, "right": right}
-    options = {
-        hand: completions(wizard.history(hand) + (counted[hand],), wizard.barrier) for hand in HANDS
-    }
+    options = {hand: completions(wizard.history(hand) + (counted[hand],), wizard.barrier) for hand in HANDS}
     for hand in HANDS:
         name = submitted.spell(hand)
         pool = options["left"] + options["right"] if left == right == CLAP else options[hand]
@@ -228,9 +226,15 @@ class Turn:
             for hand in HANDS:
                 if p.gesture(hand) != sub.gesture(hand):
                     why = self.rewrite_reason(wizard, sub, hand, p.gesture(hand))
-                    self.say("rewrite", f"p{seat}'s {hand} hand counts as {p.gesture(hand)!s} "
-                             f"({why})", [seat], seat=seat, hand=hand,
-                             submitted=sub.gesture(hand), counted=p.gesture(hand))
+                    self.say(
+                        "rewrite",
+                        f"p{seat}'s {hand} hand counts as {p.gesture(hand)!s} ({why})",
+                        [seat],
+                        seat=seat,
+                        hand=hand,
+                        submitted=sub.gesture(hand),
+                        counted=p.gesture(hand),
+                    )
             self.new_wizards[seat] = replace(
                 wizard, left=wizard.left + (p.left,), right=wizard.right + (p.right,)
             )
@@ -262,9 +266,15 @@ class Turn:
             sees = {cast.caster} | self.ref_owner(cast.target)
             if cast.spell == "fire_storm":
                 sees = {0, 1}
-            self.say("cast", f"p{cast.caster} casts {title} ({cast.hand} hand){at}", sees,
-                     seat=cast.caster, hand=cast.hand, spell=cast.spell,
-                     target=None if cast.target is None else str(cast.target))
+            self.say(
+                "cast",
+                f"p{cast.caster} casts {title} ({cast.hand} hand){at}",
+                sees,
+                seat=cast.caster,
+                hand=cast.hand,
+                spell=cast.spell,
+                target=None if cast.target is None else str(cast.target),
+            )
 
     def counter(self, casts: list[Cast]) -> set[Ref]:
         """Step 4: counter-spells shield their subject and stop every other spell at it but PWK."""
@@ -275,9 +285,15 @@ class Turn:
             if cast.target is not None and cast.target in subjects:
                 cast.fizzled = True
                 title = BY_NAME[cast.spell].title
-                self.say("fizzle", f"p{cast.caster}'s {title} at {cast.target} is stopped by a "
-                         f"Counter-spell", self.ref_owner(cast.target),
-                         seat=cast.caster, hand=cast.hand, spell=cast.spell, by="counter_spell")
+                self.say(
+                    "fizzle",
+                    f"p{cast.caster}'s {title} at {cast.target} is stopped by a Counter-spell",
+                    self.ref_owner(cast.target),
+                    seat=cast.caster,
+                    hand=cast.hand,
+                    spell=cast.spell,
+                    by="counter_spell",
+                )
         return subjects
 
     def pwk_clash(self, casts: list[Cast]) -> None:
@@ -286,8 +302,13 @@ class Turn:
         if {c.caster for c in pwk} == {0, 1}:
             for cast in pwk:
                 cast.fizzled = True
-            self.say("fizzle", "Both wizards speak Power Word Kill: the words clash and fizzle",
-                     [0, 1], spell="power_word_kill", by="power_word_kill")
+            self.say(
+                "fizzle",
+                "Both wizards speak Power Word Kill: the words clash and fizzle",
+                [0, 1],
+                spell="power_word_kill",
+                by="power_word_kill",
+            )
 
     def summon(self, casts: list[Cast]) -> None:
         """Step 6: create the monsters, in seat order then left before right."""
@@ -298,19 +319,31 @@ class Turn:
             controller = self.summon_controller(cast)
             if controller is None:
                 cast.fizzled = True
-                self.say("miss", f"p{cast.caster}'s {BY_NAME[cast.spell].title} finds no one to "
-                         f"serve and fails", [cast.caster], seat=cast.caster, spell=cast.spell)
+                self.say(
+                    "miss",
+                    f"p{cast.caster}'s {BY_NAME[cast.spell].title} finds no one to serve and fails",
+                    [cast.caster],
+                    seat=cast.caster,
+                    spell=cast.spell,
+                )
                 continue
             kind = cast.spell.removeprefix("summon_")
-            existing = [m for m in self.monsters.values()
-                        if m.kind == "fire_elemental" and m.number not in self.removed]
+            existing = [
+                m
+                for m in self.monsters.values()
+                if m.kind == "fire_elemental" and m.number not in self.removed
+            ]
             if kind == "fire_elemental" and existing:
                 elemental = existing[0]
                 self.monsters[elemental.number] = replace(elemental, hp=MONSTER_HP[kind])
                 self.summoned[(cast.caster, cast.hand)] = elemental.number
-                self.say("merge", f"A second fire elemental merges into {elemental.name}: one "
-                         f"elemental, back to {MONSTER_HP[kind]} HP", [0, 1],
-                         monster=elemental.name)
+                self.say(
+                    "merge",
+                    f"A second fire elemental merges into {elemental.name}: one "
+                    f"elemental, back to {MONSTER_HP[kind]} HP",
+                    [0, 1],
+                    monster=elemental.name,
+                )
                 continue
             number = self.next_monster
             self.next_monster += 1
@@ -318,8 +351,14 @@ class Turn:
             self.summoned[(cast.caster, cast.hand)] = number
             self.created[number] = (cast.caster, cast.hand)
             sees = [0, 1] if kind == "fire_elemental" else [cast.caster, controller]
-            self.say("summon", f"m{number}, a {kind.replace('_', ' ')}, appears for p{controller}",
-                     sees, monster=f"m{number}", kind=kind, controller=controller)
+            self.say(
+                "summon",
+                f"m{number}, a {kind.replace('_', ' ')}, appears for p{controller}",
+                sees,
+                monster=f"m{number}",
+                kind=kind,
+                controller=controller,
+            )
 
     def summon_controller(self, cast: Cast, depth: int = 0) -> int | None:
         """Who a summon serves: its subject wizard, or a monster subject's controller."""
@@ -348,9 +387,14 @@ class Turn:
             if cast.spell == "resist_heat" and monster.kind != "fire_elemental":
                 continue
             self.removed.add(monster.number)
-            self.say("destroyed", f"{monster.name} is destroyed by p{cast.caster}'s "
-                     f"{BY_NAME[cast.spell].title} before it can attack",
-                     {cast.caster, monster.controller}, monster=monster.name, spell=cast.spell)
+            self.say(
+                "destroyed",
+                f"{monster.name} is destroyed by p{cast.caster}'s "
+                f"{BY_NAME[cast.spell].title} before it can attack",
+                {cast.caster, monster.controller},
+                monster=monster.name,
+                spell=cast.spell,
+            )
 
     def protect(self, casts: list[Cast], counter_subjects: set[Ref]) -> None:
         """Step 8: shields (including every counter-spell's), and Resist Heat."""
@@ -377,20 +421,35 @@ class Turn:
                 continue
             being = self.being(cast.target) if cast.target is not None else self.charm_default(cast)
             if being is None or being[0] != "m" or self.monsters[being[1]].kind == "fire_elemental":
-                self.say("miss", f"p{cast.caster}'s Charm Monster finds no monster it can charm",
-                         [cast.caster], seat=cast.caster, spell="charm_monster")
+                self.say(
+                    "miss",
+                    f"p{cast.caster}'s Charm Monster finds no monster it can charm",
+                    [cast.caster],
+                    seat=cast.caster,
+                    spell="charm_monster",
+                )
                 continue
             charms.setdefault(being[1], set()).add(cast.caster)
         for number, casters in sorted(charms.items()):
             monster = self.monsters[number]
             if len(casters) > 1:
-                self.say("fizzle", f"Two charms on {monster.name} cancel out", [0, 1],
-                         monster=monster.name, spell="charm_monster")
+                self.say(
+                    "fizzle",
+                    f"Two charms on {monster.name} cancel out",
+                    [0, 1],
+                    monster=monster.name,
+                    spell="charm_monster",
+                )
                 continue
             (caster,) = casters
             self.controller[number] = caster
-            self.say("charm", f"{monster.name} now obeys p{caster}", {caster, monster.controller},
-                     monster=monster.name, controller=caster)
+            self.say(
+                "charm",
+                f"{monster.name} now obeys p{caster}",
+                {caster, monster.controller},
+                monster=monster.name,
+                controller=caster,
+            )
         for cast in casts:
             if cast.fizzled:
                 continue
@@ -403,26 +462,48 @@ class Turn:
                 else:
                     monster = self.monsters[being[1]]
                     self.monsters[being[1]] = replace(monster, paralysed_turn=self.t + 1)
-                self.say("enchant", f"{self.label(being)} is paralysed", self.owner(being)
-                         | {cast.caster}, spell="paralysis", target=self.label(being))
+                self.say(
+                    "enchant",
+                    f"{self.label(being)} is paralysed",
+                    self.owner(being) | {cast.caster},
+                    spell="paralysis",
+                    target=self.label(being),
+                )
             elif cast.spell == "fear" and being[0] == "w":
                 self.feared.add(being[1])
-                self.say("enchant", f"p{being[1]} is afraid: no C, D or S next turn",
-                         {being[1], cast.caster}, spell="fear", target=f"p{being[1]}")
+                self.say(
+                    "enchant",
+                    f"p{being[1]} is afraid: no C, D or S next turn",
+                    {being[1], cast.caster},
+                    spell="fear",
+                    target=f"p{being[1]}",
+                )
             elif cast.spell == "anti_spell" and being[0] == "w":
                 self.anti_spell.add(being[1])
-                self.say("enchant", f"p{being[1]}'s spells in progress are wiped out",
-                         {being[1], cast.caster}, spell="anti_spell", target=f"p{being[1]}")
+                self.say(
+                    "enchant",
+                    f"p{being[1]}'s spells in progress are wiped out",
+                    {being[1], cast.caster},
+                    spell="anti_spell",
+                    target=f"p{being[1]}",
+                )
             elif cast.spell == "blindness" and being[0] == "w":
                 self.blinded.add(being[1])
-                self.say("enchant", f"p{being[1]} is blinded for {BLIND_TURNS} turns",
-                         {being[1], cast.caster}, spell="blindness", target=f"p{being[1]}")
+                self.say(
+                    "enchant",
+                    f"p{being[1]} is blinded for {BLIND_TURNS} turns",
+                    {being[1], cast.caster},
+                    spell="blindness",
+                    target=f"p{being[1]}",
+                )
 
     def charm_default(self, cast: Cast) -> Being | None:
         """No target: the opponent's most recently created monster that is not an elemental."""
-        mine = [m.number for m in self.monsters.values()
-                if m.controller == 1 - cast.caster and m.kind != "fire_elemental"
-                and m.number not in self.removed]
+        mine = [
+            m.number
+            for m in self.monsters.values()
+            if m.controller == 1 - cast.caster and m.kind != "fire_elemental" and m.number not in self.removed
+        ]
         return ("m", max(mine)) if mine else None
 
     def strike(self, casts: list[Cast]) -> None:
@@ -439,8 +520,12 @@ class Turn:
             elif cast.spell == "power_word_kill" and being is not None:
                 self.killed.add(being)
                 self.spell_hits[cast.caster].add(being)
-                self.say("kill", f"Power Word Kill strikes {self.label(being)}",
-                         self.owner(being) | {cast.caster}, target=self.label(being))
+                self.say(
+                    "kill",
+                    f"Power Word Kill strikes {self.label(being)}",
+                    self.owner(being) | {cast.caster},
+                    target=self.label(being),
+                )
             elif cast.spell == "cure_light_wounds" and being is not None:
                 self.heal[being] = self.heal.get(being, 0) + CURE_HEAL
         if storms:
@@ -456,34 +541,39 @@ class Turn:
                 ref = self.subs[seat].target(hand)
                 if ref is None or ref == Ref("wizard", seat=seat):
                     ref = Ref("wizard", seat=1 - seat)
-                self.blockable(seat, self.being(ref), STAB_DAMAGE, f"p{seat}'s stab",
-                               by_spell=False)
+                self.blockable(seat, self.being(ref), STAB_DAMAGE, f"p{seat}'s stab", by_spell=False)
         self.attack()
 
     def beings(self) -> list[Being]:
         """Every wizard and every monster still on the field, in a stable order."""
-        return [("w", 0), ("w", 1)] + [
-            ("m", n) for n in sorted(self.monsters) if n not in self.removed
-        ]
+        return [("w", 0), ("w", 1)] + [("m", n) for n in sorted(self.monsters) if n not in self.removed]
 
     def is_elemental(self, being: Being) -> bool:
         """Whether ``being`` is a fire elemental."""
         return being[0] == "m" and self.monsters[being[1]].kind == "fire_elemental"
 
-    def blockable(self, source: int, being: Being | None, amount: int, what: str,
-                  *, by_spell: bool) -> None:
+    def blockable(self, source: int, being: Being | None, amount: int, what: str, *, by_spell: bool) -> None:
         """Damage that a shield blocks (missiles, stabs, monsters)."""
         if being is None:
             self.say("miss", f"{what} finds no target", [source])
             return
         sees = self.owner(being) | {source}
         if being in self.shielded:
-            self.say("blocked", f"{what} at {self.label(being)} is blocked by a shield", sees,
-                     target=self.label(being))
+            self.say(
+                "blocked",
+                f"{what} at {self.label(being)} is blocked by a shield",
+                sees,
+                target=self.label(being),
+            )
             return
         self.hurt(source, being, amount, by_spell)
-        self.say("damage", f"{what} hits {self.label(being)} for {amount}", sees,
-                 target=self.label(being), amount=amount)
+        self.say(
+            "damage",
+            f"{what} hits {self.label(being)} for {amount}",
+            sees,
+            target=self.label(being),
+            amount=amount,
+        )
 
     def fire(self, source: int, being: Being | None, what: str, also: Iterable[int] = ()) -> None:
         """Fire damage: Resist Heat blocks it, shields do not."""
@@ -492,26 +582,38 @@ class Turn:
             return
         sees = self.owner(being) | {source, *also}
         if being in self.resistant:
-            self.say("blocked", f"{what} cannot burn {self.label(being)} (resists heat)", sees,
-                     target=self.label(being))
+            self.say(
+                "blocked",
+                f"{what} cannot burn {self.label(being)} (resists heat)",
+                sees,
+                target=self.label(being),
+            )
             return
         self.hurt(source, being, FIRE_DAMAGE, by_spell=True)
         for other in also:
             self.spell_hits[other].add(being)
-        self.say("damage", f"{what} burns {self.label(being)} for {FIRE_DAMAGE}", sees,
-                 target=self.label(being), amount=FIRE_DAMAGE)
+        self.say(
+            "damage",
+            f"{what} burns {self.label(being)} for {FIRE_DAMAGE}",
+            sees,
+            target=self.label(being),
+            amount=FIRE_DAMAGE,
+        )
 
     def attack(self) -> None:
         """Monster attacks: every monster not removed or paralysed attacks, the dying included."""
-        orders: dict[int, dict[Ref, Ref]] = {seat: dict(sub.monsters)
-                                             for seat, sub in enumerate(self.subs)}
+        orders: dict[int, dict[Ref, Ref]] = {seat: dict(sub.monsters) for seat, sub in enumerate(self.subs)}
         for number in sorted(self.monsters):
             monster = self.monsters[number]
             if number in self.removed:
                 continue
             if monster.paralysed_turn == self.t:
-                self.say("idle", f"{monster.name} is paralysed and does not attack",
-                         [monster.controller], monster=monster.name)
+                self.say(
+                    "idle",
+                    f"{monster.name} is paralysed and does not attack",
+                    [monster.controller],
+                    monster=monster.name,
+                )
                 continue
             controller = self.controller.get(number, monster.controller)
             name = f"{monster.name} ({monster.kind.replace('_', ' ')})"
@@ -521,13 +623,21 @@ class Turn:
                         continue
                     if being in self.shielded or being in self.resistant:
                         why = "a shield" if being in self.shielded else "resistance to heat"
-                        self.say("blocked", f"{name} cannot harm {self.label(being)} ({why})",
-                                 self.owner(being), target=self.label(being))
+                        self.say(
+                            "blocked",
+                            f"{name} cannot harm {self.label(being)} ({why})",
+                            self.owner(being),
+                            target=self.label(being),
+                        )
                         continue
                     self.hurt(controller, being, MONSTER_HP[monster.kind], by_spell=True)
-                    self.say("damage", f"{name} burns {self.label(being)} for "
-                             f"{MONSTER_HP[monster.kind]}", self.owner(being),
-                             target=self.label(being), amount=MONSTER_HP[monster.kind])
+                    self.say(
+                        "damage",
+                        f"{name} burns {self.label(being)} for {MONSTER_HP[monster.kind]}",
+                        self.owner(being),
+                        target=self.label(being),
+                        amount=MONSTER_HP[monster.kind],
+                    )
                 continue
             mine = orders[controller]
             order = mine.get(Ref("monster", monster=number))
@@ -535,8 +645,7 @@ class Turn:
                 seat, hand = self.created[number]
                 order = mine.get(Ref("summoning", seat=seat, hand=hand))
             target = order if order is not None else Ref("wizard", seat=1 - controller)
-            self.blockable(controller, self.being(target), MONSTER_HP[monster.kind], name,
-                           by_spell=True)
+            self.blockable(controller, self.being(target), MONSTER_HP[monster.kind], name, by_spell=True)
 
     def settle(self) -> DuelState:
         """Steps 11-13: heals, deaths, the 5-HP rule, surrender; then the next turn's state."""
@@ -546,23 +655,31 @@ class Turn:
             being: Being = ("m", number)
             if number in self.removed:
                 continue
-            hp = min(monster.hp - self.damage.get(being, 0) + self.heal.get(being, 0),
-                     MONSTER_HP[monster.kind])
+            hp = min(
+                monster.hp - self.damage.get(being, 0) + self.heal.get(being, 0), MONSTER_HP[monster.kind]
+            )
             if hp <= 0 or being in self.killed:
-                self.say("death", f"{monster.name} ({monster.kind.replace('_', ' ')}) dies",
-                         self.owner(being), monster=monster.name)
+                self.say(
+                    "death",
+                    f"{monster.name} ({monster.kind.replace('_', ' ')}) dies",
+                    self.owner(being),
+                    monster=monster.name,
+                )
                 continue
-            monsters.append(replace(monster, hp=hp,
-                                    controller=self.controller.get(number, monster.controller),
-                                    resist_heat=monster.resist_heat or being in self.new_resist))
+            monsters.append(
+                replace(
+                    monster,
+                    hp=hp,
+                    controller=self.controller.get(number, monster.controller),
+                    resist_heat=monster.resist_heat or being in self.new_resist,
+                )
+            )
         hps = []
         for seat, wizard in enumerate(self.new_wizards):
             being = ("w", seat)
-            hp = min(wizard.hp - self.damage.get(being, 0) + self.heal.get(being, 0),
-                     wizard.max_hp)
+            hp = min(wizard.hp - self.damage.get(being, 0) + self.heal.get(being, 0), wizard.max_hp)
             if hp != wizard.hp:
-                self.say("hp", f"p{seat} goes from {wizard.hp} to {hp} HP", [seat], seat=seat,
-                         hp=hp)
+                self.say("hp", f"p{seat} goes from {wizard.hp} to {hp} HP", [seat], seat=seat, hp=hp)
             hps.append(hp)
         down = [hps[s] <= 0 or ("w", s) in self.killed for s in (0, 1)]
         by_pwk = [("w", s) in self.killed for s in (0, 1)]
@@ -574,14 +691,19 @@ class Turn:
                 survivor = by_pwk.index(False)
                 hps[survivor] = REVIVE_HP
                 outcome = Outcome(survivor, "power_word_kill")
-                self.say("revive", f"p{survivor} was knocked out too, but a Power Word Kill "
-                         f"victim cannot come back: p{survivor} rises with {hps[survivor]} HP "
-                         "and wins", [0, 1])
+                self.say(
+                    "revive",
+                    f"p{survivor} was knocked out too, but a Power Word Kill "
+                    f"victim cannot come back: p{survivor} rises with {hps[survivor]} HP "
+                    "and wins",
+                    [0, 1],
+                )
             else:
                 for seat in (0, 1):
                     hps[seat] = REVIVE_HP
-                self.say("revive", f"Both wizards fall together: each rises again with "
-                         f"{REVIVE_HP} HP", [0, 1])
+                self.say(
+                    "revive", f"Both wizards fall together: each rises again with {REVIVE_HP} HP", [0, 1]
+                )
         elif any(down):
             loser = down.index(True)
             outcome = Outcome(1 - loser, "power_word_kill" if by_pwk[loser] else "knocked_out")
@@ -593,8 +715,9 @@ class Turn:
             quitter = surrendered.index(True)
             other = 1 - quitter
             if down[other] and ("w", other) in self.spell_hits[quitter]:
-                self.say("surrender", f"p{quitter} surrenders, but its spells already knocked "
-                         f"out p{other}", [0, 1])
+                self.say(
+                    "surrender", f"p{quitter} surrenders, but its spells already knocked out p{other}", [0, 1]
+                )
             else:
                 outcome = Outcome(other, "surrender")
                 self.say("surrender", f"p{quitter} surrenders", [0, 1])
@@ -603,8 +726,7 @@ class Turn:
             self.say("outcome", f"The duel is over: {text} ({outcome.reason})", [0, 1])
         return self.next_state(hps, tuple(monsters), outcome)
 
-    def next_state(self, hps: list[int], monsters: tuple[Monster, ...],
-                   outcome: Outcome | None) -> DuelState:
+    def next_state(self, hps: list[int], monsters: tuple[Monster, ...], outcome: Outcome | None) -> DuelState:
         """Carry lasting effects into the next turn's wizards."""
         t = self.t
         choices: list[tuple[int, int]] = []
@@ -614,8 +736,12 @@ class Turn:
             if seat in self.paralysis and outcome is None:
                 if wizard.paralysed is not None:
                     paralysed = wizard.paralysed  # forced: the hand already held
-                    self.say("enchant", f"p{seat}'s {paralysed} hand stays paralysed",
-                             [seat, self.paralysis[seat]], target=f"p{seat}")
+                    self.say(
+                        "enchant",
+                        f"p{seat}'s {paralysed} hand stays paralysed",
+                        [seat, self.paralysis[seat]],
+                        target=f"p{seat}",
+                    )
                 else:
                     choices.append((seat, self.paralysis[seat]))
             blind_from, blind_until, mark = wizard.blind_from, wizard.blind_until, wizard.blind_mark
@@ -624,18 +750,20 @@ class Turn:
                     blind_until = max(blind_until, t + BLIND_TURNS)
                 else:
                     blind_from, blind_until, mark = t + 1, t + BLIND_TURNS, self.next_monster
-            wizards.append(replace(
-                wizard,
-                hp=hps[seat],
-                barrier=t if seat in self.anti_spell else wizard.barrier,
-                paralysed=paralysed,
-                feared=seat in self.feared,
-                blind_from=blind_from,
-                blind_until=blind_until,
-                blind_mark=mark,
-                resist_heat=wizard.resist_heat or ("w", seat) in self.new_resist,
-                last=self.subs[seat],
-            ))
+            wizards.append(
+                replace(
+                    wizard,
+                    hp=hps[seat],
+                    barrier=t if seat in self.anti_spell else wizard.barrier,
+                    paralysed=paralysed,
+                    feared=seat in self.feared,
+                    blind_from=blind_from,
+                    blind_until=blind_until,
+                    blind_mark=mark,
+                    resist_heat=wizard.resist_heat or ("w", seat) in self.new_resist,
+                    last=self.subs[seat],
+                )
+            )
         return DuelState(
             turn=t + 1,
             wizards=(wizards[0], wizards[1]),

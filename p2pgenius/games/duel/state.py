@@ -153,16 +153,32 @@ def view(state: DuelState, seat: int) -> dict[str, Plain]:
     for hand in HANDS:
         seen = opponent[hand][:hidden_from]
         opponent[hand] = seen + HIDDEN * (len(opponent[hand]) - len(seen))
-    for key in ("hp", "paralysed", "feared", "blind_turns_left", "blind_from", "blind_until",
-                "resist_heat", "anti_spell_from"):
+    for key in (
+        "hp",
+        "paralysed",
+        "feared",
+        "blind_turns_left",
+        "blind_from",
+        "blind_until",
+        "resist_heat",
+        "anti_spell_from",
+    ):
         opponent[key] = None
     plain["monsters"] = [
-        (_monster_plain(monster) if monster.controller == seat
-         else {"id": monster.name, "kind": monster.kind, "controller": None, "hp": None})
+        (
+            _monster_plain(monster)
+            if monster.controller == seat
+            else {"id": monster.name, "kind": monster.kind, "controller": None, "hp": None}
+        )
         for monster in state.monsters
         if monster.controller == seat or monster.number < me.blind_mark
     ]
     plain["next_monster"] = None
+    plain["paralysis_choices"] = [
+        {"target": f"p{target}", "by": chooser}
+        for target, chooser in state.paralysis_choices
+        if seat in (target, chooser)
+    ]
     plain["outcome"] = None if state.outcome is None else state.outcome.to_plain()
     if state.events_turn >= me.blind_from:
         plain["events"] = [event for event in state.events if seat in event["blind_sees"]]

@@ -1,0 +1,55 @@
+"""The canonical encoding: one byte form per value, strict decoding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from p2pgenius.canonical import decode, digest, encode
+from p2pgenius.errors import EncodingError
+
+plain = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text() | st.binary(),
+    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    max_leaves=30,
+)
+
+
+@given(plain)
+def test_decode_inverts_encode(value: Any) -> None:
+    assert decode(encode(value)) == value
+
+
+def test_map_order_does_not_change_the_bytes() -> None:
+    assert encode({"b": 1, "a": 2}) == encode({"a": 2, "b": 1})
+    assert digest({"b": 1, "a": [1, 2]}) == digest({"a": (1, 2), "b": 1})
+
+
+def test_equal_but_different_values_encode_differently() -> None:
+    assert encode(1) != encode(True)
+
+
+@pytest.mark.parametrize("value", [1.5, {1: "x"}, {"a": {2.0}}, object()])
+def test_values_without_a_canonical_form_are_refused(value: Any) -> None:
+    with pytest.raises(EncodingError):
+        encode(value)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        msgpack.packb({"b": 1, "a": 2}),  # keys out of order
+        b"\xcd\x00\x01",  # the integer 1 in three bytes instead of one
+        b"\x82\xa1a\x01\xa1a\x02",  # a duplicate key
+        msgpack.packb(1.0),  # a float
+        b"\xc1",  # never used
+        b"\x92\x01",  # truncated
+        encode([1]) + b"\x00",  # trailing bytes
+    ],
+)
+def test_non_canonical_bytes_are_refused(data: bytes) -> None:
+    with pytest.raises(EncodingError):
+        decode(data)

@@ -1,0 +1,187 @@
+"""`p2pgenius sim` as contracts/SIM.md describes it: output lines, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from p2pgenius.cli.main import main
+
+
+def run_sim(tmp_path: Path, capsys: pytest.CaptureFixture[str], script: Any) -> tuple[int, list[Any], str]:
+    path = tmp_path / "script.json"
+    path.write_text(script if isinstance(script, str) else json.dumps(script), encoding="utf-8")
+    code = main(["sim", str(path)])
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    return code, lines, captured.err
+
+
+def gestures(left: str, right: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "gestures", "left": left, "right": right, **extra}
+
+
+MISSILE = {
+    "game": "duel",
+    "actions": [
+        {"seat": 0, "action": gestures("S", "-")},
+        {"seat": 1, "action": gestures("-", "-")},
+        {"seat": 1, "action": gestures("-", "-")},
+        {"seat": 0, "action": gestures("D", "-")},
+    ],
+}
+
+
+def test_sim_prints_a_line_per_action_and_a_last_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, lines, err = run_sim(tmp_path, capsys, MISSILE)
+    assert (code, err) == (0, "")
+    assert [line["step"] for line in lines[:-1]] == [1, 2, 3, 4]
+    assert [line["seat"] for line in lines[:-1]] == [0, 1, 1, 0]
+    assert lines[0]["action"] == gestures("S", "-")
+    last = lines[-1]
+    assert last["outcome"] is None
+    assert last["state"]["turn"] == 3
+    assert [w["hp"] for w in last["state"]["wizards"]] == [15, 14]
+    assert last["state"]["monsters"] == []
+
+
+def test_sim_reports_the_outcome(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = {
+        "game": "duel",
+        "setup": {"hp": [15, 1]},
+        "actions": [{"seat": 0, "action": gestures(">", "-")}, {"seat": 1, "action": gestures("-", "-")}],
+    }
+    code, lines, _ = run_sim(tmp_path, capsys, script)
+    assert code == 0
+    assert lines[-1]["outcome"] == {"winner": 0, "reason": "knocked_out"}
+
+
+def test_sim_lists_monsters_as_the_contract_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    actions = []
+    for gesture in "SPW":
+        actions += [{"seat": 0, "action": gestures(gesture, "-")}, {"seat": 1, "action": gestures("-", "-")}]
+    code, lines, _ = run_sim(tmp_path, capsys, {"game": "duel", "actions": actions})
+    assert code == 0
+    monster = lines[-1]["state"]["monsters"][0]
+    assert {k: monster[k] for k in ("id", "kind", "controller", "hp")} == {
+        "id": "m1",
+        "kind": "goblin",
+        "controller": 0,
+        "hp": 1,
+    }
+
+
+@pytest.mark.parametrize(
+    ("action", "seat", "reason"),
+    [
+        ({"type": "dance"}, 0, "unknown action type"),
+        (gestures("X", "-"), 0, "gesture must be one of"),
+        (gestures("S", "-", targets={"left": "p7"}), 0, "unknown target"),
+        (gestures("S", "-", targets={"left": "m4"}), 0, "there is no monster m4"),
+        (gestures(">", "-", targets={"left": "p0"}), 0, "cannot stab itself"),
+        (gestures("S", "-", spells={"left": "fireball"}), 0, "does not complete"),
+        (gestures("S", "-"), 5, "no seat 5"),
+        (gestures("S", "-"), "0", "seat must be a whole number"),
+        ("not an object", 0, "must be an object"),
+        ({"type": "paralyze", "target": "p1", "hand": "left"}, 0, "no paralysis is waiting"),
+    ],
+)
+def test_sim_refuses_bad_actions_with_one_line_and_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], action: Any, seat: Any, reason: str
+) -> None:
+    script = {
+        "game": "duel",
+        "actions": [{"seat": 1, "action": gestures("-", "-")}, {"seat": seat, "action": action}],
+    }
+    code, lines, err = run_sim(tmp_path, capsys, script)
+    assert code == 1
+    assert len(lines) == 1  # the accepted first step is still printed
+    assert err.startswith("error: step 2: ")
+    assert reason in err
+    assert err.count("\n") == 1
+
+
+def test_sim_refuses_a_second_submission_in_one_turn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = {
+        "game": "duel",
+        "actions": [{"seat": 0, "action": gestures("-", "-")}, {"seat": 0, "action": gestures("-", "-")}],
+    }
+    code, _, err = run_sim(tmp_path, capsys, script)
+    assert code == 1
+    assert err == "error: step 2: p0 has already submitted for turn 1\n"
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "{not json",
+        "[1, 2]",
+        json.dumps({"actions": []}),
+        json.dumps({"game": "duel", "actions": 3}),
+        json.dumps({"game": "chess", "actions": []}),
+    ],
+)
+def test_sim_exits_2_on_an_unreadable_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], script: str
+) -> None:
+    code, lines, err = run_sim(tmp_path, capsys, script)
+    assert code == 2
+    assert lines == []
+    assert err.startswith("error: ")
+    assert err.count("\n") == 1
+
+
+def test_sim_exits_2_on_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", str(tmp_path / "nope.json")]) == 2
+    assert "cannot read script" in capsys.readouterr().err
+
+
+def run_cli(*args: str, stdin: str = "", seed: str = "0") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    return subprocess.run(
+        [sys.executable, "-m", "p2pgenius", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_real_command_reads_stdin_and_never_shows_a_traceback() -> None:
+    done = run_cli("sim", "-", stdin=json.dumps(MISSILE))
+    assert done.returncode == 0
+    assert len(done.stdout.splitlines()) == 5
+    bad = run_cli("sim", "-", stdin='{"game": "duel", "actions": [{"seat": 0, "action": 7}]}')
+    assert bad.returncode == 1
+    assert "Traceback" not in bad.stderr
+    assert bad.stderr.startswith("error: step 1: ")
+
+
+def test_output_is_identical_whatever_the_hash_seed() -> None:
+    actions: list[dict[str, Any]] = []
+    for left, right in [tuple(pair) for pair in ["CC", "PW", "SW", "WP", "W-", "SD", "D-", ">S"]]:
+        actions += [
+            {"seat": 0, "action": gestures(left, right)},
+            {"seat": 1, "action": gestures(right, left if left != ">" else "-")},
+        ]
+    script = json.dumps({"game": "duel", "actions": actions})
+    outputs = {run_cli("sim", "-", stdin=script, seed=seed).stdout for seed in ("1", "2", "3")}
+    assert len(outputs) == 1
+    assert outputs.pop().count("\n") == len(actions) + 1
+
+
+def test_usage_errors_exit_2() -> None:
+    done = run_cli("frobnicate")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
