@@ -185,3 +185,28 @@ def test_usage_errors_exit_2() -> None:
     done = run_cli("frobnicate")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
+
+
+def test_sim_plays_the_magic_square(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    actions: list[dict[str, Any]] = [{"seat": 1, "action": {"type": "order", "first": 0}}]
+    for cell in range(16):
+        actions.append({"seat": cell % 2, "action": {"type": "colour", "cell": cell}})
+    actions.append({"seat": 1, "action": {"type": "order", "first": 1}})  # p1 coloured second
+    actions.append({"seat": 1, "action": {"type": "place", "cell": 5}})
+    actions.append({"seat": 0, "action": {"type": "challenge"}})
+    actions.append({"seat": 1, "action": {"type": "concede"}})
+    code, lines, err = run_sim(tmp_path, capsys, {"game": "magic-square", "actions": actions})
+    assert (code, err) == (0, "")
+    state = lines[-1]["state"]
+    assert state["colours"] == [0, 1] * 8
+    assert (state["round"], state["turn"], state["round_wins"]) == (2, 1, [1, 0])
+    assert state["last_round"]["reason"] == "challenge_upheld"
+    assert state["last_round"]["grid"][5] == 1
+
+
+def test_sim_says_hornswoggle_is_not_available_yet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_sim(tmp_path, capsys, {"game": "hornswoggle", "actions": []})
+    assert code == 1
+    assert "not available" in err

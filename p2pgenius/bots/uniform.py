@@ -18,6 +18,10 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def choose(self, state: Any, seat: int) -> Any:
-        """An action for ``seat``, which must be one of the seats to act."""
+        """An action for ``seat`` (one of the seats to act), or None to let an optional action
+        pass (half the time, when the game is not waiting on this seat)."""
         legal = self.game.legal_actions(state, seat)
+        optional = seat not in self.game.waiting_on(state)
+        if optional and self.rng.random() < 0.5:
+            return None
         return legal[self.rng.randrange(len(legal))]

@@ -12,8 +12,8 @@ import traceback
 from collections.abc import Sequence
 
 from p2pgenius import __version__
-from p2pgenius.cli import sim
-from p2pgenius.errors import P2PGeniusError
+from p2pgenius.cli import sim, solve
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         "object per accepted action, then the outcome. Exit 1 at the first illegal action.",
     )
     sim_parser.add_argument("script", metavar="SCRIPT.json", help="the script, or - for stdin")
+    solve.add_parser(commands)
     return parser
 
 
@@ -50,7 +51,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "sim":
             return sim.run(args.script, sys.stdout, sys.stderr)
+        if args.command == "solve":
+            return solve.run(args, sys.stdout)
         parser.error(f"unknown command {args.command!r}")
+    except LocalMisuseError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
     except P2PGeniusError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1

@@ -63,6 +63,11 @@ class Game(Protocol, Generic[S, A]):
         """The seats that may act now (several at once for simultaneous moves; none when over)."""
         ...
 
+    def waiting_on(self, state: S) -> tuple[int, ...]:
+        """The seats the game cannot go on without (a subset of ``to_act``); the others in
+        ``to_act`` hold an optional action, such as the Magic Square's challenge."""
+        ...
+
     def legal_actions(self, state: S, seat: int) -> Sequence[A]:
         """Every legal action of ``seat`` in a stable order (for games with huge action spaces, a
         representative stable subset documented by the game, e.g. default targets only)."""

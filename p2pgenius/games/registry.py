@@ -7,11 +7,12 @@ from typing import Any, Final
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.base import Game
 from p2pgenius.games.duel import DUEL
+from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
 
 GAME_NAMES: Final = ("duel", "magic-square", "hornswoggle")
 """Every game name of the command line, in the order ``demo`` plays them."""
 
-_AVAILABLE: Final[dict[str, Game[Any, Any]]] = {"duel": DUEL}
+_AVAILABLE: Final[dict[str, Game[Any, Any]]] = {"duel": DUEL, "magic-square": MAGIC_SQUARE}
 
 
 class GameUnavailableError(LocalMisuseError):

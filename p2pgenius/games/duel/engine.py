@@ -56,6 +56,10 @@ class Duel:
             return tuple(sorted({by for target, by in state.paralysis_choices if target not in done}))
         return tuple(seat for seat in (0, 1) if state.submitted[seat] is None)
 
+    def waiting_on(self, state: DuelState) -> tuple[int, ...]:
+        """Every seat to act must act (no optional actions in the duel)."""
+        return self.to_act(state)
+
     def legal_actions(self, state: DuelState, seat: int) -> Sequence[DuelAction]:
         """Stable order. Gestures: all 49 pairs with default targets (other targets, named spells
         and monster orders widen this set; see :func:`target_choices`). Paralysis: each hand."""

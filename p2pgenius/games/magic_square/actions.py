@@ -1,0 +1,157 @@
+"""The Magic Square's actions, in their plain form from contracts/SIM.md, validated on parse."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from p2pgenius.canonical import Plain
+from p2pgenius.errors import IllegalActionError
+
+CELL_COUNT: Final = 16
+
+
+def _int(data: Mapping[str, Any], field: str, low: int, high: int, what: str) -> int:
+    value = data.get(field)
+    if type(value) is not int or not low <= value <= high:
+        raise IllegalActionError(f"{what}: {field} must be a whole number {low}..{high}, got {value!r}")
+    return value
+
+
+def _only(data: Mapping[str, Any], *fields: str) -> None:
+    unknown = set(data) - {"type", *fields}
+    if unknown:
+        raise IllegalActionError(f"{data.get('type')}: unknown field {sorted(unknown)[0]!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    """Who goes first: who colours first (the Death Match Opponent), or who places first this
+    placement round (the Lead Player)."""
+
+    first: int
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        return {"type": "order", "first": self.first}
+
+
+@dataclass(frozen=True, slots=True)
+class Colour:
+    """Colour one cell in your colour."""
+
+    cell: int
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        return {"type": "colour", "cell": self.cell}
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Place the next number on an empty cell."""
+
+    cell: int
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        return {"type": "place", "cell": self.cell}
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """Claim the opponent's last placement left no magic completion."""
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        return {"type": "challenge"}
+
+
+@dataclass(frozen=True, slots=True)
+class Complete:
+    """Answer a challenge with a full magic square consistent with every placed number."""
+
+    grid: tuple[int, ...]
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        return {"type": "complete", "grid": list(self.grid)}
+
+
+@dataclass(frozen=True, slots=True)
+class Concede:
+    """Give up a challenge without showing a completion."""
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        return {"type": "concede"}
+
+
+@dataclass(frozen=True, slots=True)
+class Swap:
+    """Exchange the colours of one red cell and one blue cell (the previous round's loser)."""
+
+    red: int
+    blue: int
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        return {"type": "swap", "red": self.red, "blue": self.blue}
+
+
+@dataclass(frozen=True, slots=True)
+class SwapsDone:
+    """End the swap step (declining any further swaps)."""
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        return {"type": "swaps_done"}
+
+
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """The seat's clock ran out (agreed by both peers; the engine never reads time)."""
+
+    def to_plain(self) -> dict[str, Plain]:
+        """The contract form."""
+        return {"type": "timeout"}
+
+
+SquareAction = Order | Colour | Place | Challenge | Complete | Concede | Swap | SwapsDone | Timeout
+_BARE: Final[dict[str, SquareAction]] = {
+    "challenge": Challenge(),
+    "concede": Concede(),
+    "swaps_done": SwapsDone(),
+    "timeout": Timeout(),
+}
+
+
+def parse_action(data: Any) -> SquareAction:
+    """Build a Magic Square action from its plain form; raises IllegalActionError if malformed."""
+    if not isinstance(data, Mapping):
+        raise IllegalActionError('action must be an object with a "type"')
+    kind = data.get("type")
+    last = CELL_COUNT - 1
+    if kind in _BARE:
+        _only(data)
+        return _BARE[kind]
+    if kind == "order":
+        _only(data, "first")
+        return Order(_int(data, "first", 0, 1, "order"))
+    if kind == "colour":
+        _only(data, "cell")
+        return Colour(_int(data, "cell", 0, last, "colour"))
+    if kind == "place":
+        _only(data, "cell")
+        return Place(_int(data, "cell", 0, last, "place"))
+    if kind == "swap":
+        _only(data, "red", "blue")
+        return Swap(_int(data, "red", 0, last, "swap"), _int(data, "blue", 0, last, "swap"))
+    if kind == "complete":
+        _only(data, "grid")
+        grid = data.get("grid")
+        if not isinstance(grid, list) or len(grid) != CELL_COUNT or not all(type(n) is int for n in grid):
+            raise IllegalActionError("complete: grid must be a list of 16 whole numbers")
+        return Complete(tuple(grid))
+    raise IllegalActionError(f"unknown action type {kind!r} for the Magic Square")
