@@ -204,9 +204,35 @@ def test_sim_plays_the_magic_square(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert state["last_round"]["grid"][5] == 1
 
 
-def test_sim_says_hornswoggle_is_not_available_yet(
+def test_sim_plays_hornswoggle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    actions: list[dict[str, Any]] = [{"seat": 1, "action": {"type": "order", "first": 0}}]
+    actions += [{"seat": s, "action": {"type": "place", "card": "doubloon"}} for s in (2, 0, 3, 1)]
+    actions.append({"seat": 0, "action": {"type": "place", "card": "skull"}})
+    actions.append({"seat": 1, "action": {"type": "bid", "count": 5}})
+    actions += [{"seat": 1, "action": {"type": "flip", "pile": p}} for p in (1, 0)]
+    code, lines, err = run_sim(tmp_path, capsys, {"game": "hornswoggle", "actions": actions})
+    assert (code, err) == (0, "")
+    state = lines[-1]["state"]
+    assert state["round"] == 1
+    assert state["hands"] == [[4, 2]] * 4  # every pile went back to its owner
+    assert state["piles"] == [[], [], [], []]
+    assert state["out"] == [False] * 4
+    assert lines[-2]["state"]["piles"][0] == []
+    assert lines[7]["state"]["piles"][0] == ["doubloon", "skull"]
+    assert state["owing"] == [1]
+
+
+def test_sim_refuses_a_card_the_seat_does_not_hold(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = run_sim(tmp_path, capsys, {"game": "hornswoggle", "actions": []})
+    script = {
+        "game": "hornswoggle",
+        "setup": {"hands": [[4, 0], [4, 2], [4, 2], [4, 2]]},
+        "actions": [
+            {"seat": 1, "action": {"type": "order", "first": 0}},
+            {"seat": 0, "action": {"type": "place", "card": "skull"}},
+        ],
+    }
+    code, _, err = run_sim(tmp_path, capsys, script)
     assert code == 1
-    assert "not available" in err
+    assert err == "error: step 2: p0 has no skull in hand\n"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Final, Protocol
 
+from p2pgenius.bots.hornswoggle import PirateBot
 from p2pgenius.bots.magic_square import HeuristicSquareBot, PerfectSquareBot
 from p2pgenius.bots.uniform import RandomBot
 from p2pgenius.errors import LocalMisuseError
@@ -27,7 +28,7 @@ class Bot(Protocol):
 LEVELS: Final = {
     "duel": ("random",),
     "magic-square": ("perfect", "heuristic", "random"),
-    "hornswoggle": ("random",),
+    "hornswoggle": ("pirate", "random"),
 }
 """Bot levels per game; the first is the default."""
 
@@ -41,4 +42,6 @@ def make_bot(game: str, level: str | None, *, seed: int) -> Bot:
         raise LocalMisuseError(f"no bot level {chosen!r} for {game} (choose: {', '.join(levels)})")
     if chosen == "random":
         return RandomBot(engine, seed=seed)
+    if chosen == "pirate":
+        return PirateBot(seed=seed)
     return PerfectSquareBot(seed=seed) if chosen == "perfect" else HeuristicSquareBot(seed=seed)

@@ -7,12 +7,17 @@ from typing import Any, Final
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.base import Game
 from p2pgenius.games.duel import DUEL
+from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
 from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
 
 GAME_NAMES: Final = ("duel", "magic-square", "hornswoggle")
 """Every game name of the command line, in the order ``demo`` plays them."""
 
-_AVAILABLE: Final[dict[str, Game[Any, Any]]] = {"duel": DUEL, "magic-square": MAGIC_SQUARE}
+_AVAILABLE: Final[dict[str, Game[Any, Any]]] = {
+    "duel": DUEL,
+    "magic-square": MAGIC_SQUARE,
+    "hornswoggle": HORNSWOGGLE,
+}
 
 
 class GameUnavailableError(LocalMisuseError):
