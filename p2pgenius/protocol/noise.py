@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -82,8 +83,7 @@ class CipherState:
         try:
             plaintext = aead.decrypt(nonce, ciphertext, ad)
         except InvalidTag:
-            raise NoiseError("a message failed authentication (tampered, replayed or "
-                             "out of order)") from None
+            raise NoiseError("a message failed authentication (tampered, replayed or out of order)") from None
         self.nonce += 1
         return plaintext
 
@@ -158,12 +158,22 @@ class XXHandshake:
     """One side of a Noise XX handshake. Call write/read in turn; after the third message,
     ``split()`` gives (send, receive) cipher states for this side."""
 
-    def __init__(self, *, initiator: bool, static: X25519PrivateKey, prologue: bytes = b"",
-                 ephemeral: X25519PrivateKey | None = None,
-                 protocol_name: str = PROTOCOL_NAME) -> None:
+    def __init__(
+        self,
+        *,
+        initiator: bool,
+        static: X25519PrivateKey,
+        prologue: bytes = b"",
+        ephemeral: X25519PrivateKey | None = None,
+        protocol_name: str = PROTOCOL_NAME,
+    ) -> None:
         parts = protocol_name.split("_")
-        if len(parts) != 5 or parts[:3] != ["Noise", "XX", "25519"] or parts[4] not in _HASHES \
-                or parts[3] not in ("ChaChaPoly", "AESGCM"):
+        if (
+            len(parts) != 5
+            or parts[:3] != ["Noise", "XX", "25519"]
+            or parts[4] not in _HASHES
+            or parts[3] not in ("ChaChaPoly", "AESGCM")
+        ):
             raise ValueError(f"unsupported Noise protocol {protocol_name!r}")
         self.initiator = initiator
         self.symmetric = SymmetricState(parts[3], parts[4])
@@ -174,6 +184,7 @@ class XXHandshake:
         self.re: X25519PublicKey | None = None
         self.rs: X25519PublicKey | None = None
         self.message = 0  # how many handshake messages have been processed
+        self.payload_hash = b""  # h just before the last payload was encrypted or decrypted
 
     @property
     def handshake_hash(self) -> bytes:
@@ -197,8 +208,11 @@ class XXHandshake:
     def _writes(self) -> bool:
         return (self.message % 2 == 0) == self.initiator
 
-    def write(self, payload: bytes = b"") -> bytes:
-        """Produce the next handshake message (ours to send)."""
+    def write(self, payload: bytes | Callable[[bytes], bytes] = b"") -> bytes:
+        """Produce the next handshake message (ours to send).
+
+        ``payload`` may be a function of the handshake hash at the moment the payload is
+        encrypted, so that it can sign the transcript so far."""
         if self.done or not self._writes():
             raise NoiseError("not this side's turn to write a handshake message")
         sym = self.symmetric
@@ -218,7 +232,8 @@ class XXHandshake:
         else:
             out += sym.encrypt_and_hash(_raw_public(self.s.public_key()))
             sym.mix_key(self._dh(self.s, self.re))
-        out += sym.encrypt_and_hash(payload)
+        self.payload_hash = sym.h
+        out += sym.encrypt_and_hash(payload(sym.h) if callable(payload) else payload)
         self.message += 1
         if len(out) > MAX_MESSAGE:
             raise NoiseError("handshake message too large")
@@ -239,17 +254,18 @@ class XXHandshake:
                 self.re = X25519PublicKey.from_public_bytes(message[:DH_LEN])
                 sym.mix_hash(message[:DH_LEN])
                 sym.mix_key(self._dh(self.e, self.re))
-                encrypted_s = message[DH_LEN:DH_LEN + DH_LEN + TAG_LEN]
+                encrypted_s = message[DH_LEN : DH_LEN + DH_LEN + TAG_LEN]
                 self.rs = X25519PublicKey.from_public_bytes(sym.decrypt_and_hash(encrypted_s))
                 sym.mix_key(self._dh(self.e, self.rs))
-                rest = message[DH_LEN + DH_LEN + TAG_LEN:]
+                rest = message[DH_LEN + DH_LEN + TAG_LEN :]
             else:
-                encrypted_s = message[:DH_LEN + TAG_LEN]
+                encrypted_s = message[: DH_LEN + TAG_LEN]
                 self.rs = X25519PublicKey.from_public_bytes(sym.decrypt_and_hash(encrypted_s))
                 sym.mix_key(self._dh(self.e, self.rs))
-                rest = message[DH_LEN + TAG_LEN:]
+                rest = message[DH_LEN + TAG_LEN :]
         except ValueError as exc:  # a short message or a bad public key
             raise NoiseError(f"malformed handshake message: {exc}") from None
+        self.payload_hash = sym.h
         payload = sym.decrypt_and_hash(rest)
         self.message += 1
         return payload

@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from p2pgenius.protocol.noise import NoiseError, XXHandshake, private_key
 
 VECTORS = json.loads(
-    (Path(__file__).parents[2] / "protocol" / "vectors" / "noise-xx-25519-cacophony.json")
-    .read_text(encoding="utf-8"))["vectors"]
+    (Path(__file__).parents[2] / "protocol" / "vectors" / "noise-xx-25519-cacophony.json").read_text(
+        encoding="utf-8"
+    )
+)["vectors"]
 
 
 @pytest.mark.parametrize("vector", VECTORS, ids=[v["protocol_name"] for v in VECTORS])
@@ -62,7 +63,8 @@ def test_interoperates_with_the_noiseprotocol_package(we_initiate: bool) -> None
 
     theirs = noise_module.NoiseConnection.from_name(b"Noise_XX_25519_ChaChaPoly_SHA256")
     key = X25519PrivateKey.generate().private_bytes(
-        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
     theirs.set_keypair_from_private_bytes(noise_module.Keypair.STATIC, key)
     theirs.set_prologue(b"p2pgenius")
     if we_initiate:
@@ -70,8 +72,7 @@ def test_interoperates_with_the_noiseprotocol_package(we_initiate: bool) -> None
     else:
         theirs.set_as_initiator()
     theirs.start_handshake()
-    ours = XXHandshake(initiator=we_initiate, static=X25519PrivateKey.generate(),
-                       prologue=b"p2pgenius")
+    ours = XXHandshake(initiator=we_initiate, static=X25519PrivateKey.generate(), prologue=b"p2pgenius")
     for index in range(3):
         ours_writes = (index % 2 == 0) == we_initiate
         if ours_writes:

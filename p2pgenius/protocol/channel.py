@@ -1,0 +1,180 @@
+"""The secure channel, sans-IO: a Noise XX handshake that authenticates long-term Ed25519
+identities, then length-prefixed, AEAD-encrypted frames.
+
+Bytes from the network go in with :meth:`SecureChannel.receive_data`, which returns events;
+bytes to send come out of :meth:`SecureChannel.data_to_send`. Nothing here touches a socket.
+
+Wire format (protocol/SPEC.md, "Channel"): every record is a 4-byte big-endian length and that
+many bytes, at most 65535. The three handshake messages come first; after them every record is one
+ChaCha20-Poly1305 ciphertext under the Noise transport keys, with its own nonce counter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.protocol.identity import Identity, verify
+from p2pgenius.protocol.noise import MAX_MESSAGE, CipherState, NoiseError, XXHandshake
+
+PROTOCOL_VERSION: Final = 1
+PROLOGUE: Final = b"p2pgenius/1"
+LENGTH_BYTES: Final = 4
+MAX_RECORD: Final = MAX_MESSAGE
+HELLO_TAG: Final = "p2pgenius-hello"
+SIGN_TAGS: Final = {True: b"p2pgenius/1 handshake initiator", False: b"p2pgenius/1 handshake responder"}
+
+
+class ChannelError(P2PGeniusError):
+    """The peer broke the channel protocol (bad framing, a failed decryption, a bad signature)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Established:
+    """The handshake is done: the peer proved it holds ``peer_key``; ``peer_hello`` is its hello."""
+
+    peer_key: bytes
+    peer_hello: Mapping[str, Any]
+    binding: bytes  # the final handshake hash: unique to this channel
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """One application message (already decrypted and authenticated)."""
+
+    payload: bytes
+
+
+Event = Established | Received
+
+
+class SecureChannel:
+    """One end of a channel. The initiator (the joining peer) writes first."""
+
+    def __init__(
+        self,
+        *,
+        initiator: bool,
+        identity: Identity,
+        hello: Mapping[str, Any],
+        static: X25519PrivateKey | None = None,
+        ephemeral: X25519PrivateKey | None = None,
+    ) -> None:
+        self.initiator = initiator
+        self.identity = identity
+        self.hello = dict(hello)
+        self.handshake = XXHandshake(
+            initiator=initiator,
+            static=static or X25519PrivateKey.generate(),
+            prologue=PROLOGUE,
+            ephemeral=ephemeral,
+        )
+        self._in = bytearray()
+        self._out = bytearray()
+        self._send: CipherState | None = None
+        self._recv: CipherState | None = None
+        self.peer_key: bytes | None = None
+        self.broken: str | None = None
+        if initiator:
+            self._record(self.handshake.write(encode([HELLO_TAG, PROTOCOL_VERSION])))
+
+    # -- output ------------------------------------------------------------------------------
+
+    def _record(self, body: bytes) -> None:
+        self._out += len(body).to_bytes(LENGTH_BYTES, "big") + body
+
+    def data_to_send(self) -> bytes:
+        """Everything waiting to be written to the network (and forget it)."""
+        data = bytes(self._out)
+        self._out.clear()
+        return data
+
+    def send(self, payload: bytes) -> None:
+        """Queue one application message (the channel must be established)."""
+        if self._send is None:
+            raise ChannelError("the channel is not established yet")
+        if len(payload) + 16 > MAX_RECORD:
+            raise ChannelError(f"a message of {len(payload)} bytes is over the frame limit")
+        self._record(self._send.encrypt(b"", payload))
+
+    # -- input -------------------------------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> list[Event]:
+        """Feed bytes from the network; returns the events they complete.
+
+        Raises ChannelError (and stays broken) on any violation; the caller should close."""
+        if self.broken is not None:
+            raise ChannelError(f"the channel is already broken: {self.broken}")
+        self._in += data
+        events: list[Event] = []
+        try:
+            while len(self._in) >= LENGTH_BYTES:
+                length = int.from_bytes(self._in[:LENGTH_BYTES], "big")
+                if length == 0 or length > MAX_RECORD:
+                    raise ChannelError(f"a frame of {length} bytes (the limit is {MAX_RECORD})")
+                if len(self._in) < LENGTH_BYTES + length:
+                    break
+                body = bytes(self._in[LENGTH_BYTES : LENGTH_BYTES + length])
+                del self._in[: LENGTH_BYTES + length]
+                events += self._on_record(body)
+        except (NoiseError, EncodingError) as exc:
+            self.broken = str(exc)
+            raise ChannelError(str(exc)) from None
+        except ChannelError as exc:
+            self.broken = str(exc)
+            raise
+        return events
+
+    def _on_record(self, body: bytes) -> list[Event]:
+        if self._recv is not None:
+            return [Received(self._recv.decrypt(b"", body))]
+        hs = self.handshake
+        if hs.message == 0:  # the responder reads the initiator's clear hello
+            hello = decode(hs.read(body))
+            if not (isinstance(hello, list) and len(hello) == 2 and hello[0] == HELLO_TAG):
+                raise ChannelError("the peer does not speak the p2pgenius protocol")
+            if hello[1] != PROTOCOL_VERSION:
+                raise ChannelError(
+                    f"the peer speaks protocol version {hello[1]!r}; this "
+                    f"program speaks {PROTOCOL_VERSION}: upgrade the older one"
+                )
+            self._record(hs.write(self._signed_payload))
+            return []
+        if hs.message == 1:  # the initiator reads the responder's identity
+            key, hello = self._check_payload(hs.read(body))
+            self._record(hs.write(self._signed_payload))
+        else:  # the responder reads the initiator's identity, in the last message
+            key, hello = self._check_payload(hs.read(body))
+        self._send, self._recv = hs.split()
+        return [Established(key, hello, hs.handshake_hash)]
+
+    def _signed_payload(self, h: bytes) -> bytes:
+        # The signature covers the handshake hash so far (both ephemeral keys, both static keys,
+        # the clear hello) and this side's hello: the transcript is bound to the identity.
+        hello = encode(self.hello)
+        signature = self.identity.sign(SIGN_TAGS[self.initiator] + h + hello)
+        return encode([self.identity.public, self.hello, signature])
+
+    def _check_payload(self, payload: bytes) -> tuple[bytes, dict[str, Any]]:
+        h_before = self.handshake.payload_hash
+        value = decode(payload)
+        if not (
+            isinstance(value, list)
+            and len(value) == 3
+            and isinstance(value[0], bytes)
+            and isinstance(value[1], dict)
+            and isinstance(value[2], bytes)
+        ):
+            raise ChannelError("malformed handshake payload")
+        key, hello, signature = value
+        if not verify(key, signature, SIGN_TAGS[not self.initiator] + h_before + encode(hello)):
+            raise ChannelError(
+                "the peer's identity signature does not verify: it does not hold the key it claims"
+            )
+        self.peer_key = key
+        return key, hello

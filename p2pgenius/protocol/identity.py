@@ -1,0 +1,99 @@
+"""Long-term Ed25519 identities, their fingerprints, and trust on first use.
+
+Keys live in memory here; storing them (with safe file permissions) is the I/O layer's job.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from p2pgenius.errors import P2PGeniusError
+
+PUBLIC_LEN: Final = 32
+SIGNATURE_LEN: Final = 64
+
+
+class IdentityError(P2PGeniusError):
+    """A key that is malformed, or that does not match the one pinned for a peer."""
+
+
+def fingerprint(public: bytes) -> str:
+    """A short, human-comparable name for a public key: 16 base32 letters in groups of four."""
+    text = base64.b32encode(hashlib.sha256(b"p2pgenius fingerprint" + public).digest()).decode()
+    return "-".join(text[i : i + 4] for i in range(0, 16, 4))
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """A player's long-term signing key."""
+
+    private: Ed25519PrivateKey
+
+    @classmethod
+    def generate(cls) -> Identity:
+        """A fresh identity."""
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def from_seed(cls, seed: bytes) -> Identity:
+        """The identity with this 32-byte seed (how keys are stored, and how vectors are made)."""
+        if len(seed) != 32:
+            raise IdentityError("an identity seed is 32 bytes")
+        return cls(Ed25519PrivateKey.from_private_bytes(seed))
+
+    @property
+    def seed(self) -> bytes:
+        """The 32-byte private seed."""
+        return self.private.private_bytes(
+            serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+        )
+
+    @property
+    def public(self) -> bytes:
+        """The 32-byte public key."""
+        return self.private.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+
+    @property
+    def fingerprint(self) -> str:
+        """This identity's fingerprint."""
+        return fingerprint(self.public)
+
+    def sign(self, data: bytes) -> bytes:
+        """An Ed25519 signature of ``data``."""
+        return self.private.sign(data)
+
+
+def verify(public: bytes, signature: bytes, data: bytes) -> bool:
+    """Whether ``signature`` is ``public``'s signature of ``data`` (malformed input: False)."""
+    if len(public) != PUBLIC_LEN or len(signature) != SIGNATURE_LEN:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, data)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def check_pin(pins: Mapping[str, bytes], name: str, public: bytes) -> bool:
+    """Trust on first use: True if ``name`` is new (the caller should pin it), False if it is
+    already pinned to this key; raises IdentityError if it is pinned to another key."""
+    pinned = pins.get(name)
+    if pinned is None:
+        return True
+    if pinned != public:
+        raise IdentityError(
+            f"the key of peer {name!r} has changed: pinned {fingerprint(pinned)}, offered "
+            f"{fingerprint(public)}. Someone may be impersonating {name!r}; if the peer really "
+            "has a new key, remove it from known_peers and connect again"
+        )
+    return False
