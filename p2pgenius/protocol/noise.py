@@ -202,7 +202,8 @@ class XXHandshake:
         return self.message == 3
 
     def _dh(self, private: X25519PrivateKey | None, public: X25519PublicKey | None) -> bytes:
-        assert private is not None and public is not None
+        assert private is not None
+        assert public is not None
         return private.exchange(public)
 
     def _writes(self) -> bool:

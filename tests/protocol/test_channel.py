@@ -83,7 +83,7 @@ class Impostor(SecureChannel):
     def _signed_payload(self, h: bytes) -> bytes:
         from p2pgenius.canonical import decode, encode
 
-        key, hello, signature = decode(super()._signed_payload(h))
+        _, hello, signature = decode(super()._signed_payload(h))
         return encode([self.claimed, hello, signature])
 
 
