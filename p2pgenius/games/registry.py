@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from p2pgenius import __version__
+from p2pgenius.canonical import digest
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.base import Game
 from p2pgenius.games.duel import DUEL
@@ -31,3 +33,13 @@ def get_game(name: str) -> Game[Any, Any]:
     if name in GAME_NAMES:
         raise GameUnavailableError(f"the game {name!r} is not available in this version yet")
     raise LocalMisuseError(f"unknown game {name!r} (choose one of: {', '.join(GAME_NAMES)})")
+
+
+RULES_VERSIONS: Final = {"duel": 1, "magic-square": 1, "hornswoggle": 1}
+"""Bumped whenever a game's rules engine would compute anything differently."""
+
+
+def engine_fingerprint(name: str) -> str:
+    """What two peers compare before a match: the same fingerprint means the same rules engine."""
+    get_game(name)
+    return digest([name, RULES_VERSIONS[name], __version__]).hex()[:32]

@@ -19,7 +19,7 @@ def as_seen_by_others(state: HornState, seat: int, action: HornAction) -> HornAc
     """What another seat's engine receives: hidden cards stay commitments; a flip carries the
     card its owner opened."""
     if isinstance(action, Timeout):
-        action = HORNSWOGGLE._on_timeout(state, seat)
+        action = HORNSWOGGLE.timeout_action(state, seat)
     if isinstance(action, Place):
         return Place(None)
     if isinstance(action, Discard):

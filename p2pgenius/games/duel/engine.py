@@ -218,7 +218,13 @@ def _is_elemental(state: DuelState, ref: Ref) -> bool:
 def repeat_submission(state: DuelState, seat: int) -> Gestures:
     """A missed turn repeats the previous submission, minus what no longer makes sense (spell
     names that no longer complete, targets and orders naming monsters that are gone)."""
-    last = state.wizards[seat].last or Gestures("-", "-")
+    return sanitize(state, seat, state.wizards[seat].last or Gestures("-", "-"))
+
+
+def sanitize(state: DuelState, seat: int, last: Gestures) -> Gestures:
+    """``last`` made legal now: spell names that do not complete, targets and orders naming
+    monsters that are gone, and any other refused detail fall back to the defaults. (Used for
+    repeated submissions and for a blinded wizard's choices, made without seeing the field.)"""
     targets = tuple(
         (h, r) for h, r in last.targets if r.kind != "monster" or state.monster(r.monster) is not None
     )

@@ -165,7 +165,7 @@ class Hornswoggle:
         if seat not in self.to_act(state):
             raise IllegalActionError(self._not_your_turn(state, seat))
         if isinstance(action, Timeout):
-            action = self._on_timeout(state, seat)
+            action = self.timeout_action(state, seat)
         state = replace(state, events=())
         handler = {
             "order": self._order,
@@ -183,7 +183,9 @@ class Hornswoggle:
         waiting = ", ".join(f"p{s}" for s in self.to_act(state)) or "nobody"
         return f"not p{seat}'s turn ({state.phase}: waiting for {waiting})"
 
-    def _on_timeout(self, state: HornState, seat: int) -> HornAction:
+    def timeout_action(self, state: HornState, seat: int) -> HornAction:
+        """What a timeout plays for ``seat``: a pass where passing is allowed, else the first legal
+        action in the stable order."""
         legal = self.legal_actions(state, seat)
         if any(isinstance(a, Pass) for a in legal):
             return Pass()

@@ -1,0 +1,133 @@
+"""Signed, chained match messages and the commitments they carry (protocol/SPEC.md, "Messages").
+
+Every message is a canonical msgpack array, an *envelope*::
+
+    ["p2pg/1", match_id, author, seq, prev, body, signature]
+
+``author`` is the peer's index in the match, ``seq`` counts that author's messages from 0, ``prev``
+is the hash of that author's previous envelope (32 zero bytes for the first), ``body`` is the
+message itself (an array whose first element names its kind), and ``signature`` is the author's
+Ed25519 signature of ``b"p2pgenius/1 message" + encode([tag, match_id, author, seq, prev, body])``.
+A message's hash, for chaining and for reference, is SHA-256 of the whole envelope's bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Final
+
+from p2pgenius.canonical import Plain, decode, encode
+from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.protocol.identity import Identity, verify
+
+TAG: Final = "p2pg/1"
+SIGN_DOMAIN: Final = b"p2pgenius/1 message"
+COMMIT_DOMAIN: Final = "p2pgenius/1 commitment"
+COIN_DOMAIN: Final = "p2pgenius/1 coin"
+ZERO_HASH: Final = b"\x00" * 32
+NONCE_LEN: Final = 32
+MAX_MESSAGE_BYTES: Final = 60_000
+
+BODY_FIELDS: Final[dict[str, tuple[type, ...]]] = {
+    # kind: types of the fields after the kind
+    "terms": (dict,),
+    "accept": (bytes,),
+    "coin_commit": (bytes,),
+    "coin_reveal": (bytes,),
+    "act": (int, int, dict),
+    "commit": (int, int, bytes),
+    "reveal": (int, int, dict, bytes),
+    "decline": (int, int),
+    "hash": (int, bytes),
+    "blind": (int, int, dict),
+    "chat": (str,),
+    "audit": (list,),
+    "forfeit": (int, int, str),
+}
+"""Every message kind and the types of its fields (checked on receipt)."""
+
+
+class MessageError(P2PGeniusError):
+    """A message that is malformed, oversized, badly signed or out of its author's chain."""
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """A decoded, signature-checked message."""
+
+    match_id: bytes
+    author: int
+    seq: int
+    prev: bytes
+    body: tuple[Any, ...]
+    raw: bytes
+
+    @property
+    def kind(self) -> str:
+        """The message kind (the body's first element)."""
+        return str(self.body[0])
+
+    @property
+    def hash(self) -> bytes:
+        """SHA-256 of the envelope's bytes."""
+        return hashlib.sha256(self.raw).digest()
+
+
+def seal(identity: Identity, match_id: bytes, author: int, seq: int, prev: bytes, body: list[Plain]) -> bytes:
+    """Sign a body into envelope bytes."""
+    unsigned = [TAG, match_id, author, seq, prev, body]
+    signature = identity.sign(SIGN_DOMAIN + encode(unsigned))
+    return encode([*unsigned, signature])
+
+
+def open_envelope(raw: bytes, keys: list[bytes]) -> Envelope:
+    """Decode and check an envelope: canonical bytes, known author, valid signature, well-formed
+    body. Chain and sequence are the session's to check. Raises MessageError."""
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise MessageError(f"a message of {len(raw)} bytes (the limit is {MAX_MESSAGE_BYTES})")
+    try:
+        value = decode(raw)
+    except EncodingError as exc:
+        raise MessageError(f"not a canonical message: {exc}") from None
+    if not (isinstance(value, list) and len(value) == 7 and value[0] == TAG):
+        raise MessageError("not a p2pgenius/1 message envelope")
+    _, match_id, author, seq, prev, body, signature = value
+    if not (
+        isinstance(match_id, bytes)
+        and len(match_id) == 32
+        and isinstance(prev, bytes)
+        and len(prev) == 32
+        and type(author) is int
+        and type(seq) is int
+        and seq >= 0
+        and isinstance(signature, bytes)
+        and isinstance(body, list)
+        and body
+    ):
+        raise MessageError("malformed envelope fields")
+    if not 0 <= author < len(keys):
+        raise MessageError(f"unknown author {author}")
+    if not verify(keys[author], signature, SIGN_DOMAIN + encode(value[:6])):
+        raise MessageError(f"the signature of peer {author}'s message does not verify (forged)")
+    kind = body[0]
+    fields = BODY_FIELDS.get(kind) if isinstance(kind, str) else None
+    if fields is None:
+        raise MessageError(f"unknown message kind {kind!r}")
+    if len(body) != len(fields) + 1 or not all(
+        isinstance(item, t) and (t is not int or type(item) is int)
+        for item, t in zip(body[1:], fields, strict=True)
+    ):
+        raise MessageError(f"malformed {kind} message")
+    return Envelope(match_id, author, seq, prev, tuple(body), raw)
+
+
+def commitment(match_id: bytes, stage: int, seat: int, nonce: bytes, payload: Plain) -> bytes:
+    """The commitment to a hidden choice: SHA-256 of the canonical
+    ``[COMMIT_DOMAIN, match_id, stage, seat, nonce, payload]``."""
+    return hashlib.sha256(encode([COMMIT_DOMAIN, match_id, stage, seat, nonce, payload])).digest()
+
+
+def coin_commitment(match_id: bytes, author: int, nonce: bytes) -> bytes:
+    """The commitment to one peer's share of the coin flip."""
+    return hashlib.sha256(encode([COIN_DOMAIN, match_id, author, nonce])).digest()
