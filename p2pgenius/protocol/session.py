@@ -354,7 +354,8 @@ class Session:
 
     # -- stages ------------------------------------------------------------------------------------
 
-    def _open_stage(self, number: int) -> None:
+    def _open_stage(self, number: int, carry: Stage | None = None) -> None:
+        """Start stage ``number`` from the current state (keeping what ``carry`` already got)."""
         assert self.game is not None
         outcome = self.game.outcome(self.state)
         if outcome is not None:
@@ -362,14 +363,20 @@ class Session:
             return
         waiting = self.game.waiting_on(self.state)
         optional = tuple(s for s in self.game.to_act(self.state) if s not in waiting)
-        self.stage = Stage(number, waiting, optional)
-        mine = tuple(s for s in waiting if s in self.my_seats)
-        maybe = tuple(s for s in optional if s in self.my_seats)
+        stage = self.stage = Stage(number, waiting, optional)
+        if carry is not None:
+            stage.acts, stage.commits, stage.reveals = carry.acts, carry.commits, carry.reveals
+            stage.declined = carry.declined
+        done = set(stage.acts) | set(stage.commits) | stage.declined
+        mine = tuple(s for s in waiting if s in self.my_seats and s not in done)
+        maybe = tuple(s for s in optional if s in self.my_seats and s not in done)
         if mine or maybe:
             self.events.append(YourTurn(number, mine + maybe, maybe))
         backlog, self.backlog = self.backlog, []
         for env in backlog:
             self._dispatch(env)
+        if carry is not None:
+            self._progress()
 
     def _sealed(self) -> bool:
         assert self.terms is not None
@@ -406,6 +413,15 @@ class Session:
             )
         else:
             self._send(["act", stage.number, seat, plain])
+
+    def awaiting(self) -> tuple[int, ...]:
+        """The local seats that may still act in the current stage (drivers ask this rather than
+        trusting an older YourTurn event)."""
+        stage = self.stage
+        if stage is None or self.finished or self.fault is not None:
+            return ()
+        done = set(stage.acts) | set(stage.commits) | stage.declined
+        return tuple(s for s in stage.waiting + stage.optional if s in self.my_seats and s not in done)
 
     def _check_legal(self, seat: int, action: Any) -> None:
         """Raise IllegalActionError unless ``seat`` may take ``action`` now."""
@@ -562,7 +578,8 @@ class Session:
         if not 0 <= seat < len(self.owner):
             raise MessageError(f"no seat p{seat}")
         if kind == "blind":
-            self._on_blind(env, seat, body[3])
+            if env.author != self.me:  # our own claims are only records
+                self._on_blind(env, seat, body[3])
             return
         if self.owner[seat] != env.author:
             raise MessageError(f"peer {env.author} does not hold seat p{seat}")
@@ -578,6 +595,8 @@ class Session:
             stage.commits[seat] = body[3]
             self.commit_log[(number, seat)] = body[3]
         elif kind == "reveal":
+            if env.author == self.me and stage.reveals.get(seat) == body[3]:
+                return  # our own gestures, released after a blindness: a record only
             if seat in stage.reveals or seat not in stage.commits:
                 raise MessageError(f"an unexpected reveal for p{seat}")
             self._check_opening(env, number, seat, body[3], body[4], stage.commits[seat])
@@ -632,6 +651,8 @@ class Session:
         self._send(["reveal", ref[0], ref[1], action, nonce])
 
     def _on_late_reveal(self, env: Envelope) -> None:
+        if env.author == self.me and (self.stage is None or self._flip_of(self.stage) is None):
+            return  # our own gestures, kept from a blinded peer until now: a record only
         _, number, seat, action, nonce = env.body
         if not 0 <= seat < len(self.owner) or self.owner[seat] != env.author:
             raise MessageError(f"peer {env.author} does not hold seat p{seat}")
@@ -674,7 +695,15 @@ class Session:
     def _progress(self) -> None:
         """Apply the stage if everything it needs is in; send reveals once all commitments are."""
         stage = self.stage
-        if stage is None or self.behind or self.fault is not None:
+        if stage is None or self.fault is not None:
+            return
+        if self.behind:
+            # Blinded: the state is unknown until the reveals come, but our own sealed choices
+            # are still revealed once every commitment is in.
+            if self._sealed() and all(s in stage.commits for s in stage.waiting):
+                for seat in stage.waiting:
+                    if self.owner[seat] == self.me and seat not in stage.reveals:
+                        self._reveal_mine(stage, seat)
             return
         if stage.optional:  # the Magic Square's challenge window
             (window,) = stage.optional
@@ -854,12 +883,7 @@ class Session:
         # Pick up the stage in progress with the real state, keeping what was already received.
         current = self.stage
         assert current is not None
-        self._open_stage(current.number)
-        if self.stage is not None and self.stage is not current:
-            self.stage.commits.update(current.commits)
-            self.stage.reveals.update(current.reveals)
-            self.stage.acts.update(current.acts)
-            self._progress()
+        self._open_stage(current.number, carry=current)
 
     # -- hashes, the end, the audit ----------------------------------------------------------------
 

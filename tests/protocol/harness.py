@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,10 +42,10 @@ def play(
     tamper: Tamper | None = None,
     max_rounds: int = 20000,
     before_submit: Callable[[Table, int, int, Any], Any] | None = None,
+    bots: list[Bot] | None = None,
 ) -> Table:
     """Play a whole match between ``peers`` sessions with bots. Messages are delivered to every
     other peer in the order sent (a ``tamper`` function may change, drop or add them)."""
-    rng = random.Random(seed)
     identities = [Identity.from_seed(bytes([seed % 256, i]) * 16) for i in range(peers)]
     keys = [ident.public for ident in identities]
     sessions = [Session(keys=keys, me=i, identity=identities[i]) for i in range(peers)]
@@ -55,7 +54,8 @@ def play(
     )
     seats = 4 if game == "hornswoggle" else 2
     chosen = levels or ["random"] * seats
-    bots: list[Bot] = [make_bot(game, chosen[s], seed=seed * 10 + s) for s in range(seats)]
+    if bots is None:
+        bots = [make_bot(game, chosen[s], seed=seed * 10 + s) for s in range(seats)]
     inboxes: list[list[bytes]] = [[] for _ in sessions]
     pending: list[list[YourTurn]] = [[] for _ in sessions]
 
@@ -91,6 +91,8 @@ def play(
                 if session.stage is None or session.stage.number != turn.stage:
                     continue
                 for seat in turn.seats:
+                    if seat not in session.awaiting():
+                        continue
                     state = session.state
                     action = bots[seat].choose(state, seat)
                     if before_submit is not None:
@@ -101,8 +103,7 @@ def play(
                         session.submit(seat, action.to_plain() if hasattr(action, "to_plain") else action)
                     pump(index)
                 progressed = True
-        if not progressed or all(s.finished or s.fault for s in sessions):
-            if not any(inboxes) and not any(pending):
-                break
-    rng.random()
+        idle = not progressed or all(s.finished or s.fault for s in sessions)
+        if idle and not any(inboxes) and not any(pending):
+            break
     return table

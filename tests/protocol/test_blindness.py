@@ -1,0 +1,68 @@
+"""A blinded wizard's machine never receives the opponent's gestures of its blind turns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from p2pgenius.canonical import decode
+from p2pgenius.games.duel.actions import Gestures
+from p2pgenius.protocol.session import BlindClaim
+
+from .harness import Tamper, play
+
+
+class Script:
+    """Plays the given gestures in order, then does nothing."""
+
+    level = "script"
+
+    def __init__(self, moves: list[str]) -> None:
+        self.moves = list(moves)
+
+    def choose(self, state: Any, seat: int) -> Any:
+        if state.paralysis_choices:
+            return None
+        move = self.moves.pop(0) if self.moves else "--"
+        return Gestures(move[0], move[1])
+
+
+P0 = ["D-", "W-", "S-", "S-", "D-", "SP", "DW", "S-", "D-", "-D"]  # blinds p1 on turn 5
+P1 = ["--", "--", "--", "--", "P-", "S-", "D-", "--", "--", "--"]
+
+
+def reveals_to(table_log: list[tuple[int, int, bytes]], recipient: int) -> list[tuple[int, int]]:
+    """(stage, seat) of every reveal delivered to ``recipient``, in order."""
+    found = []
+    for _author, to, raw in table_log:
+        body = decode(raw)[5]
+        if to == recipient and body[0] == "reveal":
+            found.append((body[1], body[2]))
+    return found
+
+
+def test_blinded_peer_gets_claims_not_gestures_then_checks_them_all() -> None:
+    delivered: list[tuple[int, int, bytes]] = []
+
+    def record(author: int, to: int, raw: bytes) -> list[bytes]:
+        delivered.append((author, to, raw))
+        return [raw]
+
+    tamper: Tamper = record
+    table = play("duel", bots=[Script(P0), Script(P1)], tamper=tamper, max_rounds=60)
+    assert table.faults() == []
+    owner = table.sessions[0].owner
+    p0_peer = owner[0]
+    p1_peer = owner[1]
+    claims = [e for e in table.events[p1_peer] if isinstance(e, BlindClaim)]
+    assert [c.stage for c in claims] == [5, 6, 7]  # turns 6, 7, 8 are blind
+    # While blind, p1 is not even told p0's HP; the claim after its last blind turn shows all.
+    assert [c.view["wizards"][0]["hp"] is None for c in claims] == [True, True, False]  # type: ignore[index]
+    order = reveals_to(delivered, p1_peer)
+    # p0's reveals of stages 5-7 reach p1's machine only after the stage-7 claim...
+    first_withheld = order.index((5, 0))
+    assert order[first_withheld : first_withheld + 3] == [(5, 0), (6, 0), (7, 0)]
+    # ...and p1 re-checked every stage: both machines end with the same hashes.
+    blind_side, sighted = table.sessions[p1_peer].my_hashes, table.sessions[p0_peer].my_hashes
+    common = set(blind_side) & set(sighted)
+    assert len(common) >= 10
+    assert all(blind_side[n] == sighted[n] for n in common)
