@@ -56,7 +56,7 @@ def test_blinded_peer_gets_claims_not_gestures_then_checks_them_all() -> None:
     claims = [e for e in table.events[p1_peer] if isinstance(e, BlindClaim)]
     assert [c.stage for c in claims] == [5, 6, 7]  # turns 6, 7, 8 are blind
     # While blind, p1 is not even told p0's HP; the claim after its last blind turn shows all.
-    assert [c.view["wizards"][0]["hp"] is None for c in claims] == [True, True, False]  # type: ignore[index]
+    assert [c.view["wizards"][0]["hp"] is None for c in claims] == [True, True, False]
     order = reveals_to(delivered, p1_peer)
     # p0's reveals of stages 5-7 reach p1's machine only after the stage-7 claim...
     first_withheld = order.index((5, 0))
