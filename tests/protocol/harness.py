@@ -43,6 +43,7 @@ def play(
     max_rounds: int = 20000,
     before_submit: Callable[[Table, int, int, Any], Any] | None = None,
     bots: list[Bot] | None = None,
+    salt: bytes | None = None,
 ) -> Table:
     """Play a whole match between ``peers`` sessions with bots. Messages are delivered to every
     other peer in the order sent (a ``tamper`` function may change, drop or add them)."""
@@ -73,7 +74,7 @@ def play(
         table.events[index] += events
         pending[index] += [e for e in events if isinstance(e, YourTurn)]
 
-    sessions[0].propose(game, options=options or {}, setup=setup or {}, salt=bytes([seed % 256]) * 32)
+    sessions[0].propose(game, options=options or {}, setup=setup or {}, salt=salt or bytes([seed % 256]) * 32)
     pump(0)
     for _ in range(max_rounds):
         progressed = False
@@ -107,3 +108,11 @@ def play(
         if idle and not any(inboxes) and not any(pending):
             break
     return table
+
+
+def transcript(table: Table, index: int) -> bytes:
+    """Peer ``index``'s transcript file, as the I/O layer would have written it."""
+    from p2pgenius.protocol.transcript import frame, header
+
+    keys = [ident.public for ident in table.identities]
+    return header(keys, index) + b"".join(frame(r) for r in table.transcripts[index])

@@ -1,0 +1,59 @@
+"""``p2pgenius verify TRANSCRIPT``: a third-party check of a match, with the public keys alone."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, TextIO
+
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.protocol.transcript import verify
+
+
+def add_parser(commands: Any) -> None:
+    """Register the ``verify`` subcommand."""
+    parser = commands.add_parser(
+        "verify",
+        help="check a match transcript: signatures, hash chain, commitments, actions, hashes",
+        description="Check a finished or aborted match from its transcript alone. Prints the "
+        "result or the first fault (which peer, which stage, why). Exit 0 if the match is "
+        "complete and valid, 1 otherwise.",
+    )
+    parser.add_argument("transcript", metavar="TRANSCRIPT", help="the transcript file")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Verify and print; returns the exit code."""
+    try:
+        data = Path(args.transcript).read_bytes()
+    except OSError as exc:
+        raise LocalMisuseError(f"cannot read {args.transcript}: {exc.strerror}") from None
+    report = verify(data)
+    if args.json:
+        out.write(
+            json.dumps(
+                {
+                    "ok": report.ok,
+                    "summary": report.summary,
+                    "outcome": report.outcome,
+                    "messages": report.messages,
+                    "rejected": report.rejected,
+                    "fault": None
+                    if report.fault is None
+                    else {
+                        "kind": report.fault.kind,
+                        "peer": report.fault.peer,
+                        "stage": report.fault.stage,
+                        "reason": report.fault.reason,
+                    },
+                }
+            )
+            + "\n"
+        )
+    else:
+        out.write(report.summary + "\n")
+        for line in report.rejected:
+            out.write(f"  refused: {line}\n")
+    return 0 if report.ok else 1

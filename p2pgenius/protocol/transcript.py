@@ -1,0 +1,122 @@
+"""Transcripts: every message of a match as this peer sent or received it, and their verification.
+
+A transcript is a sequence of records, each a 4-byte big-endian length and a canonical msgpack
+array (protocol/SPEC.md, "Transcript"):
+
+* ``["p2pgenius-transcript", 1, {"peers": [keys], "me": index | null}]``: the header, first;
+* ``["msg", envelope]``: a message as sent or received, in the order this peer processed them;
+* ``["rejected", bytes, reason]``: something a peer sent that was refused (evidence);
+* ``["fault", kind, peer, stage, reason, evidence]``: why this peer stopped the match.
+
+:func:`verify` replays the messages in an observer :class:`Session` with the public keys alone:
+signatures, chains, commitments, every action's legality, every state hash, blindness claims and
+the Hornswoggle audit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from p2pgenius.canonical import Plain, decode, encode
+from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.protocol.session import Fault, MatchOver, Rejected, Session
+
+MAGIC: Final = "p2pgenius-transcript"
+VERSION: Final = 1
+MAX_RECORD: Final = 1 << 20
+
+
+class TranscriptError(P2PGeniusError):
+    """A transcript file that cannot be read."""
+
+
+def header(keys: list[bytes], me: int | None) -> bytes:
+    """The framed header record."""
+    return frame(encode([MAGIC, VERSION, {"peers": keys, "me": me}]))
+
+
+def frame(record: bytes) -> bytes:
+    """One record with its length prefix."""
+    return len(record).to_bytes(4, "big") + record
+
+
+def records(data: bytes) -> Iterator[list[Any]]:
+    """The decoded records of a transcript; raises TranscriptError on damage."""
+    offset = 0
+    while offset < len(data):
+        if offset + 4 > len(data):
+            raise TranscriptError(f"the transcript is cut short at byte {offset}")
+        length = int.from_bytes(data[offset : offset + 4], "big")
+        if length > MAX_RECORD or offset + 4 + length > len(data):
+            raise TranscriptError(f"a damaged record at byte {offset} (a crash mid-write?)")
+        try:
+            value = decode(data[offset + 4 : offset + 4 + length])
+        except EncodingError as exc:
+            raise TranscriptError(f"a record at byte {offset} is not canonical: {exc}") from None
+        if not isinstance(value, list) or not value:
+            raise TranscriptError(f"a record at byte {offset} is not a list")
+        yield value
+        offset += 4 + length
+
+
+@dataclass
+class Report:
+    """What ``verify`` found."""
+
+    ok: bool
+    summary: str
+    outcome: dict[str, Plain] | None = None
+    messages: int = 0
+    fault: Fault | None = None
+    rejected: list[str] = field(default_factory=list)
+    game: str | None = None
+
+
+def verify(data: bytes) -> Report:
+    """Check a transcript with the public keys it lists alone."""
+    items = iter(records(data))
+    first = next(items, None)
+    if not (isinstance(first, list) and len(first) == 3 and first[0] == MAGIC):
+        raise TranscriptError("not a p2pgenius transcript (no header)")
+    if first[1] != VERSION:
+        raise TranscriptError(f"transcript version {first[1]!r} (this program reads {VERSION})")
+    meta = first[2]
+    keys = meta.get("peers") if isinstance(meta, dict) else None
+    if not isinstance(keys, list) or not all(isinstance(k, bytes) for k in keys) or len(keys) < 2:
+        raise TranscriptError("the header does not list the peers' keys")
+    observer = Session(keys=keys, me=None)
+    report = Report(ok=False, summary="")
+    for index, record in enumerate(items, start=1):
+        if record[0] != "msg":
+            continue
+        report.messages += 1
+        for event in observer.receive(record[1]):
+            if isinstance(event, Rejected):
+                report.rejected.append(f"record {index}: {event.reason}")
+            elif isinstance(event, Fault) and report.fault is None:
+                report.fault = event
+            elif isinstance(event, MatchOver):
+                report.outcome = dict(event.outcome)
+    report.game = observer.terms["game"] if observer.terms else None
+    if report.fault is not None:
+        fault = report.fault
+        who = "nobody" if fault.peer is None else f"peer {fault.peer}"
+        report.summary = f"{fault.kind} at stage {fault.stage} by {who}: {fault.reason}"
+    elif report.outcome is not None:
+        report.ok = True
+        winner = report.outcome.get("winner")
+        result = "a draw" if winner is None else f"p{winner} wins"
+        report.summary = (
+            f"valid: {report.game}, {result} ({report.outcome.get('reason')}), "
+            f"{report.messages} messages, every signature, commitment, action and "
+            "state hash checked"
+        )
+    else:
+        stage = observer.stage.number if observer.stage else "setup"
+        report.summary = (
+            f"incomplete: the match stops at stage {stage} with no result "
+            f"({report.messages} messages checked, no fault found)"
+        )
+    return report

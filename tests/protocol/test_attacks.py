@@ -1,0 +1,202 @@
+"""Every promise of protocol/SPEC.md attacked by a peer that breaks it: each attack is detected,
+the honest side keeps its transcript, and the evidence is in it (and in `verify`)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+from p2pgenius.canonical import decode, encode
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.messages import MAX_MESSAGE_BYTES, seal
+from p2pgenius.protocol.session import Fault, Rejected
+from p2pgenius.protocol.transcript import verify
+
+from .harness import Table, play, transcript
+
+SEED = 7
+
+
+def identity(peer: int) -> Identity:
+    """The harness's deterministic identity of ``peer`` for SEED."""
+    return Identity.from_seed(bytes([SEED, peer]) * 16)
+
+
+def reseal(raw: bytes, change: Callable[[list[Any]], list[Any]], prev: bytes | None = None) -> bytes:
+    """The same message (same author and number) with its body changed, signed again by its
+    author, and chained after ``prev`` if given: what a lying peer can produce."""
+    _, match_id, author, seq, old_prev, body, _ = decode(raw)
+    return seal(identity(author), match_id, author, seq, prev or old_prev, change(list(body)))
+
+
+def liar(
+    peer: int, kind: str, change: Callable[[list[Any]], list[Any]]
+) -> Callable[[int, int, bytes], list[bytes]]:
+    """A tamper function making ``peer`` alter its first message of ``kind``, keeping its hash
+    chain whole (every later message re-chained and re-signed, as a real liar's would be)."""
+    rewritten: dict[bytes, bytes] = {}
+    prev: list[bytes | None] = [None]
+
+    def tamper(author: int, to: int, raw: bytes) -> list[bytes]:
+        del to
+        if author != peer:
+            return [raw]
+        if raw not in rewritten:  # (the same message goes to every other peer)
+            first = decode(raw)[5][0] == kind and not rewritten.get(b"done")
+            if first:
+                rewritten[b"done"] = b"1"
+            if first or prev[0] is not None:
+                out = reseal(raw, change if first else (lambda b: b), prev[0])
+                prev[0] = hashlib.sha256(out).digest()
+            else:
+                out = raw
+            rewritten[raw] = out
+        return [rewritten[raw]]
+
+    return tamper
+
+
+def attacked(
+    game: str, peer: int, kind: str, change: Callable[[list[Any]], list[Any]], **kwargs: Any
+) -> Table:
+    """Play with ``peer`` altering its first message of ``kind``."""
+    return play(game, seed=SEED, tamper=liar(peer, kind, change), **kwargs)
+
+
+def honest_fault(table: Table, honest: int) -> Fault:
+    faults = [e for e in table.events[honest] if isinstance(e, Fault)]
+    assert faults, "the honest peer did not notice"
+    return faults[0]
+
+
+def test_a_lying_state_hash_stops_the_match_as_a_desync() -> None:
+    table = attacked("magic-square", 1, "hash", lambda b: [b[0], b[1], os.urandom(32)])
+    fault = honest_fault(table, 0)
+    assert (fault.kind, fault.peer) == ("desync", 1)
+    assert any(decode(r)[0] == "fault" for r in table.transcripts[0])
+    report = verify(transcript(table, 0))
+    assert not report.ok
+    assert report.fault is not None
+    assert report.fault.kind == "desync"
+
+
+def test_a_commitment_opened_to_something_else_is_proof_of_cheating() -> None:
+    def other_gesture(body: list[Any]) -> list[Any]:
+        action = dict(body[3])
+        action["left"] = "P" if action["left"] != "P" else "W"
+        return [body[0], body[1], body[2], action, body[4]]
+
+    table = attacked("duel", 1, "reveal", other_gesture)
+    fault = honest_fault(table, 0)
+    assert (fault.kind, fault.peer) == ("cheat", 1)
+    assert "commitment" in fault.reason
+    report = verify(transcript(table, 0))
+    assert report.fault is not None
+    assert report.fault.peer == 1
+
+
+def test_equivocation_two_messages_with_one_number_is_caught() -> None:
+    def tamper(author: int, to: int, raw: bytes) -> list[bytes]:
+        del to
+        if author == 1 and decode(raw)[5][0] == "chat":
+            return [raw, reseal(raw, lambda b: ["chat", "I never said that"])]
+        return [raw]
+
+    said: list[bool] = []
+
+    def chatty(table: Table, peer: int, seat: int, action: Any) -> Any:
+        if peer == 1 and not said:
+            said.append(True)
+            table.sessions[1].chat("good luck")
+        return action
+
+    table = play("magic-square", seed=SEED, tamper=tamper, before_submit=chatty)
+    fault = honest_fault(table, 0)
+    assert (fault.kind, fault.peer) == ("cheat", 1)
+    assert "equivocation" in fault.reason
+
+
+def test_replayed_forged_and_foreign_messages_are_refused_and_recorded() -> None:
+    other_match = play("duel", seed=SEED, salt=b"another match".ljust(32, b"."))
+    foreign = other_match.transcripts[1][3]
+    sent: list[bytes] = []
+
+    def tamper(author: int, to: int, raw: bytes) -> list[bytes]:
+        del to
+        if author != 1:
+            return [raw]
+        sent.append(raw)
+        extra: list[bytes] = []
+        if len(sent) == 6:
+            extra.append(sent[2])  # a replay within the match
+            forged = bytearray(raw)
+            forged[-5] ^= 0xFF  # a signature that does not verify
+            extra.append(bytes(forged))
+            extra.append(decode(foreign)[1])  # a message from another match
+            extra.append(msgpack.packb(decode(raw), use_bin_type=True) + b"\x00")  # trailing
+            extra.append(b"\x00" * (MAX_MESSAGE_BYTES + 1))  # oversized
+        return extra + [raw]
+
+    table = play("duel", seed=SEED, tamper=tamper)
+    rejected = [e.reason for e in table.events[0] if isinstance(e, Rejected)]
+    assert len(rejected) == 5
+    assert any("replayed" in r for r in rejected)
+    assert any("forged" in r for r in rejected)
+    assert any("another match" in r for r in rejected)
+    assert any("canonical" in r for r in rejected)
+    assert any("limit" in r for r in rejected)
+    assert table.outcomes()[0] is not None  # the match went on and finished
+    assert sum(decode(r)[0] == "rejected" for r in table.transcripts[0]) == 5
+    assert verify(transcript(table, 0)).ok
+
+
+def test_an_illegal_action_is_proof_of_cheating() -> None:
+    def illegal(body: list[Any]) -> list[Any]:
+        return [body[0], body[1], body[2], {"type": "place", "cell": 99}]
+
+    table = attacked("magic-square", 1, "act", illegal)
+    fault = honest_fault(table, 0)
+    assert fault.peer == 1
+
+
+def test_a_false_blindness_claim_is_caught_when_the_gestures_are_opened() -> None:
+    from .test_blindness import P0, P1, Script
+
+    def lie(body: list[Any]) -> list[Any]:
+        view = dict(body[3])
+        wizards = [dict(w) for w in view["wizards"]]
+        wizards[1]["hp"] = 99
+        view["wizards"] = wizards
+        return [body[0], body[1], body[2], view]
+
+    # Which peer holds p0 depends on the coin flip; lie from whichever sends the claims.
+    table = play("duel", seed=SEED, bots=[Script(P0), Script(P1)], max_rounds=60)
+    sighted = table.sessions[0].owner[0]
+    table = attacked("duel", sighted, "blind", lie, bots=[Script(P0), Script(P1)], max_rounds=60)
+    fault = honest_fault(table, 1 - sighted)
+    assert (fault.kind, fault.peer) == ("cheat", sighted)
+    assert "blindness claim" in fault.reason
+
+
+def test_refusing_to_open_loses_with_a_signed_forfeit_in_the_transcript() -> None:
+    def tamper(author: int, to: int, raw: bytes) -> list[bytes]:
+        del to
+        return [] if author == 1 and decode(raw)[5][0] == "reveal" else [raw]
+
+    table = play("duel", seed=SEED, tamper=tamper)
+    honest = table.sessions[0]
+    assert honest.stage is not None  # stuck waiting for the reveal
+    silent_seat = next(s for s, p in enumerate(honest.owner) if p == 1)
+    honest.forfeit(silent_seat, "did not open its gestures in time")
+    out = honest.flush()
+    assert any(decode(m)[5][0] == "forfeit" for m in out.messages)
+    table.transcripts[0] += out.records
+    fault = next(e for e in honest.take_events() if isinstance(e, Fault))
+    assert (fault.kind, fault.peer) == ("forfeit", 1)
+    report = verify(transcript(table, 0))
+    assert report.fault is not None
+    assert report.fault.kind == "forfeit"
+    assert encode(["msg", out.messages[0]]) in table.transcripts[0]

@@ -1,0 +1,48 @@
+"""Transcripts verify with the public keys alone, and `p2pgenius verify` reports them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from p2pgenius.cli.main import main
+from p2pgenius.protocol.transcript import TranscriptError, verify
+
+from .harness import play, transcript
+
+
+@pytest.mark.parametrize(
+    ("game", "peers"), [("duel", 2), ("magic-square", 2), ("hornswoggle", 2), ("hornswoggle", 4)]
+)
+def test_every_peers_transcript_verifies_to_the_same_result(game: str, peers: int) -> None:
+    table = play(game, peers=peers, seed=5)
+    reports = [verify(transcript(table, i)) for i in range(peers)]
+    assert all(r.ok for r in reports), [r.summary for r in reports]
+    assert all(r.outcome == table.outcomes()[0] for r in reports)
+    assert reports[0].messages > 10
+
+
+def test_a_cut_transcript_is_incomplete_not_valid() -> None:
+    table = play("magic-square", seed=2)
+    data = transcript(table, 0)
+    records = table.transcripts[0]
+    from p2pgenius.protocol.transcript import frame, header
+
+    keys = [i.public for i in table.identities]
+    half = header(keys, 0) + b"".join(frame(r) for r in records[: len(records) // 2])
+    report = verify(half)
+    assert not report.ok
+    assert report.summary.startswith("incomplete")
+    with pytest.raises(TranscriptError, match=r"damaged|cut short"):
+        verify(data[:-3])
+
+
+def test_verify_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = play("duel", seed=1)
+    path = tmp_path / "match.p2pt"
+    path.write_bytes(transcript(table, 1))
+    assert main(["verify", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("valid: duel")
+    path.write_bytes(b"junk")
+    assert main(["verify", str(path)]) == 1
+    assert capsys.readouterr().err.startswith("error: ")
