@@ -1,4 +1,5 @@
-"""The pure layers stay pure: games/ (and what it imports) does no I/O and reads no clock."""
+"""The pure layers stay pure: games/ and protocol/ (and what they import) do no I/O, read no
+clock and use no global randomness."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import p2pgenius
 
 PACKAGE = Path(p2pgenius.__file__).parent
-PURE = ["games", "canonical.py", "errors.py"]
+PURE = ["games", "protocol", "canonical.py", "errors.py"]
 FORBIDDEN = {
     "trio",
     "asyncio",
@@ -50,7 +51,7 @@ def test_pure_modules_import_nothing_that_does_io_or_reads_time() -> None:
     assert offenders == []
 
 
-def test_importing_the_engines_loads_no_networking_or_ui() -> None:
+def test_importing_the_engines_and_protocol_loads_no_networking_or_ui() -> None:
     code = (
         "import sys, p2pgenius.games.registry; "
         "print(sorted(m for m in ('trio', 'asyncio', 'prompt_toolkit', 'socket') "

@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Sequence
 
 from p2pgenius import __version__
-from p2pgenius.cli import sim, solve, verify
+from p2pgenius.cli import identity, sim, solve, verify
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 
 
@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim_parser.add_argument("script", metavar="SCRIPT.json", help="the script, or - for stdin")
     solve.add_parser(commands)
     verify.add_parser(commands)
+    identity.add_parser(commands)
     return parser
 
 
@@ -56,6 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return solve.run(args, sys.stdout)
         if args.command == "verify":
             return verify.run(args, sys.stdout)
+        if args.command == "id":
+            return identity.run(args, sys.stdout)
         parser.error(f"unknown command {args.command!r}")
     except LocalMisuseError as exc:
         sys.stderr.write(f"error: {exc}\n")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets as random_source
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -181,12 +181,14 @@ class Session:
         me: int | None,
         identity: Identity | None = None,
         names: list[str] | None = None,
+        randomness: Callable[[int], bytes] = random_source.token_bytes,
     ) -> None:
         if (me is None) != (identity is None):
             raise LocalMisuseError("a player session needs both its peer index and identity")
         if me is not None and identity is not None and keys[me] != identity.public:
             raise LocalMisuseError("the identity does not match this peer's key")
         self.keys = list(keys)
+        self.randomness = randomness  # the only entropy: nonces and coin shares (injectable)
         self.me = me
         self.identity = identity
         self.names = names or [f"peer {i}" for i in range(len(keys))]
@@ -270,7 +272,7 @@ class Session:
             "peers": list(self.keys),
             "names": self.names,
             "groups": seat_groups(game, len(self.keys)),
-            "salt": salt if salt is not None else random_source.token_bytes(NONCE_LEN),
+            "salt": salt if salt is not None else self.randomness(NONCE_LEN),
         }
         self.match_id = hashlib.sha256(MATCH_DOMAIN + encode(terms)).digest()
         self._send(["terms", terms])
@@ -308,7 +310,7 @@ class Session:
             raise MessageError("an accept must name these terms")
         self.accepted.add(env.author)
         if len(self.accepted) == len(self.keys) and self.me is not None:
-            self.my_coin = random_source.token_bytes(NONCE_LEN)
+            self.my_coin = self.randomness(NONCE_LEN)
             self._secret(["coin", self.my_coin])
             self._send(["coin_commit", coin_commitment(self.match_id, self.me, self.my_coin)])
 
@@ -405,7 +407,7 @@ class Session:
             self._check_legal(seat, parsed)
         plain = parsed.to_plain()
         if self._sealed() or _hidden_card(plain):
-            nonce = random_source.token_bytes(NONCE_LEN)
+            nonce = self.randomness(NONCE_LEN)
             self._secret(["secret", stage.number, seat, plain, nonce])
             self.my_secrets[(stage.number, seat)] = (plain, nonce)
             self._send(

@@ -1,0 +1,29 @@
+"""``p2pgenius id``: show (creating on first use) this player's identity and fingerprint."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+from p2pgenius.net.keystore import IDENTITY_FILE, config_dir, load_identity
+
+
+def add_parser(commands: Any) -> None:
+    """Register the ``id`` subcommand."""
+    commands.add_parser(
+        "id",
+        help="show (create on first use) this player's identity key and fingerprint",
+        description="Show this player's long-term identity: the fingerprint to read out to a "
+        "peer, the public key, and where the private key is kept.",
+    )
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Print the identity."""
+    del args
+    identity, created = load_identity()
+    if created:
+        out.write(f"created a new identity in {config_dir() / IDENTITY_FILE}\n")
+    out.write(f"fingerprint: {identity.fingerprint}\n")
+    out.write(f"public key:  {identity.public.hex()}\n")
+    return 0

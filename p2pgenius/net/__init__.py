@@ -1,0 +1,1 @@
+"""The I/O layer: keys and transcripts on disk, and (with trio) the network."""
