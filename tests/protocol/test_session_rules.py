@@ -8,7 +8,6 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from p2pgenius.canonical import decode, encode
 from p2pgenius.protocol.channel import ChannelError, SecureChannel
 from p2pgenius.protocol.identity import Identity
