@@ -44,6 +44,7 @@ BODY_FIELDS: Final[dict[str, tuple[type, ...]]] = {
     "chat": (str,),
     "audit": (list,),
     "forfeit": (int, int, str),
+    "desync": (int, dict),
 }
 """Every message kind and the types of its fields (checked on receipt)."""
 

@@ -523,6 +523,8 @@ class Session:
 
     def _dispatch(self, env: Envelope) -> None:
         if self.fault is not None:
+            if env.kind == "desync":
+                self._on_desync(env)
             return
         kind = env.kind
         if kind == "terms":
@@ -537,6 +539,7 @@ class Session:
             "chat": self._on_chat,
             "hash": self._on_hash,
             "forfeit": self._on_forfeit,
+            "desync": self._on_desync,
             "audit": self._on_audit,
         }.get(kind)
         if handler is not None:
@@ -547,6 +550,12 @@ class Session:
     def _on_chat(self, env: Envelope) -> None:
         if env.author != self.me:
             self.events.append(ChatReceived(env.author, str(env.body[1])))
+
+    def _on_desync(self, env: Envelope) -> None:
+        """A peer found our hashes differ and sent the state it computed: keep it as evidence."""
+        if env.author != self.me:
+            _, number, state = env.body
+            self.flushing.records.append(encode(["desync_state", env.author, number, state]))
 
     def _on_forfeit(self, env: Envelope) -> None:
         _, stage, seat, reason = env.body
@@ -899,7 +908,10 @@ class Session:
         if mine is None:
             return
         for author, theirs in sorted(self.hashes.get(number, {}).items()):
-            if theirs != mine:
+            if theirs != mine and self.fault is None:
+                if self.me is not None and self.game is not None:
+                    # Tell the others what we computed, so every desync report holds both states.
+                    self._send(["desync", number, self.game.public(self.state)])
                 self._stop(
                     Fault(
                         "desync",

@@ -81,6 +81,10 @@ def test_a_lying_state_hash_stops_the_match_as_a_desync() -> None:
     fault = honest_fault(table, 0)
     assert (fault.kind, fault.peer) == ("desync", 1)
     assert any(decode(r)[0] == "fault" for r in table.transcripts[0])
+    # Both sides' transcripts hold both states: the liar received ours.
+    theirs = [decode(r) for r in table.transcripts[1] if decode(r)[0] == "desync_state"]
+    assert theirs
+    assert theirs[0][3] == fault.evidence["state"]
     report = verify(transcript(table, 0))
     assert not report.ok
     assert report.fault is not None

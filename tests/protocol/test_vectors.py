@@ -12,7 +12,6 @@ from typing import Any
 import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from p2pgenius.protocol.transcript import verify
 
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
@@ -47,9 +46,17 @@ def sorted_maps(value: Any) -> Any:
 
 def test_commitments_match_an_independent_computation() -> None:
     for case in load("commitments.json"):
-        preimage = msgpack.packb(["p2pgenius/1 commitment", bytes.fromhex(case["match_id"]),
-                                  case["stage"], case["seat"], bytes.fromhex(case["nonce"]),
-                                  sorted_maps(case["payload"])], use_bin_type=True)
+        preimage = msgpack.packb(
+            [
+                "p2pgenius/1 commitment",
+                bytes.fromhex(case["match_id"]),
+                case["stage"],
+                case["seat"],
+                bytes.fromhex(case["nonce"]),
+                sorted_maps(case["payload"]),
+            ],
+            use_bin_type=True,
+        )
         assert preimage.hex() == case["preimage"]
         assert hashlib.sha256(preimage).hexdigest() == case["commitment"]
 
@@ -67,6 +74,7 @@ def test_envelopes_verify_with_plain_ed25519_and_chain_by_hash() -> None:
         prev = hashlib.sha256(raw).digest()
 
 
+@pytest.mark.filterwarnings("ignore:One of ephemeral keypairs is already set")
 def test_the_handshake_is_byte_for_byte_noise_xx_per_an_independent_implementation() -> None:
     noise = pytest.importorskip("noise.connection")
     vector = load("handshake.json")

@@ -1,0 +1,178 @@
+"""Benchmark: the protocol's cost. One process; both sides measured in the same run.
+
+    .venv/bin/python bench/protocol.py [--matches N] [--handshakes N]
+
+* CPU per duel turn with all crypto (both peers' sessions: signing, verifying, hashing,
+  commitments), messages and bytes per turn, from whole bot matches over in-memory sessions;
+* the p2pgenius handshake (Noise XX + identity signatures) against a TLS 1.3 handshake (ECDSA P-256
+  certificate) over the same loopback TCP, connect included, with their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import socket
+import ssl
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+from p2pgenius.bots.local import play
+from p2pgenius.canonical import decode
+from p2pgenius.protocol.channel import SecureChannel
+from p2pgenius.protocol.identity import Identity
+
+
+def duel_turns(matches: int) -> tuple[float, float, float, int]:
+    """(CPU seconds per turn, messages per turn, bytes per turn, turns) over whole duels."""
+    cpu = 0.0
+    turns = messages = size = 0
+    for seed in range(matches):
+        start = time.process_time()
+        table = play("duel", seed=seed)
+        cpu += time.process_time() - start
+        turns += max(table.sessions[0].my_hashes, default=0) + 1
+        for record in table.transcripts[0]:
+            kind, raw = decode(record)[:2]
+            if kind == "msg":
+                messages += 1
+                size += len(raw)
+    return cpu / turns, messages / turns, size / turns, turns
+
+
+def _cert(directory: Path) -> tuple[Path, Path]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(1)
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return cert_path, key_path
+
+
+def _serve(listener: socket.socket, count: int, handle: object) -> threading.Thread:
+    def run() -> None:
+        for _ in range(count):
+            conn, _ = listener.accept()
+            with conn:
+                handle(conn)  # type: ignore[operator]
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def tls_handshakes(count: int) -> list[float]:
+    """Seconds per TLS 1.3 connect + handshake on loopback."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cert, key = _cert(Path(tmp))
+        server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server_ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+        server_ctx.load_cert_chain(cert, key)
+        client_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        client_ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+        client_ctx.load_verify_locations(cert)
+        listener = socket.create_server(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+
+        def handle(conn: socket.socket) -> None:
+            with server_ctx.wrap_socket(conn, server_side=True) as tls:
+                tls.recv(1)
+
+        _serve(listener, count, handle)
+        times = []
+        for _ in range(count):
+            start = time.perf_counter()
+            raw = socket.create_connection(("127.0.0.1", port))
+            with client_ctx.wrap_socket(raw, server_hostname="localhost") as tls:
+                times.append(time.perf_counter() - start)
+                tls.sendall(b"x")
+        listener.close()
+        return times
+
+
+def _pump(sock: socket.socket, channel: SecureChannel, until: object) -> None:
+    while not until():  # type: ignore[operator]
+        data = channel.data_to_send()
+        if data:
+            sock.sendall(data)
+        if until():  # type: ignore[operator]
+            break
+        channel.receive_data(sock.recv(65536))
+    data = channel.data_to_send()
+    if data:
+        sock.sendall(data)
+
+
+def noise_handshakes(count: int) -> list[float]:
+    """Seconds per p2pgenius connect + handshake on loopback."""
+    server_id, client_id = Identity.generate(), Identity.generate()
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def handle(conn: socket.socket) -> None:
+        channel = SecureChannel(initiator=False, identity=server_id, hello={"name": "host"})
+        _pump(conn, channel, lambda: channel.peer_key is not None)
+        conn.recv(1)
+
+    _serve(listener, count, handle)
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        channel = SecureChannel(initiator=True, identity=client_id, hello={"name": "guest"})
+        _pump(sock, channel, lambda ch=channel: ch.peer_key is not None)
+        times.append(time.perf_counter() - start)
+        sock.sendall(b"x")
+        sock.close()
+    listener.close()
+    return times
+
+
+def main() -> None:
+    """Run and print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=20)
+    parser.add_argument("--handshakes", type=int, default=200)
+    args = parser.parse_args()
+    cpu, messages, size, turns = duel_turns(args.matches)
+    print("| duel over the protocol (both peers, in memory) | value |")
+    print("|---|---|")
+    print(f"| turns measured | {turns} |")
+    print(f"| CPU per turn, all crypto included | {cpu * 1000:.2f} ms |")
+    print(f"| messages per turn | {messages:.1f} |")
+    print(f"| bytes per turn (signed envelopes) | {size:.0f} |")
+    tls = statistics.median(tls_handshakes(args.handshakes))
+    ours = statistics.median(noise_handshakes(args.handshakes))
+    print()
+    print("| loopback connect + handshake (median) | time |")
+    print("|---|---|")
+    print(f"| TLS 1.3, ECDSA P-256 | {tls * 1000:.2f} ms |")
+    print(f"| p2pgenius (Noise XX + Ed25519 identities) | {ours * 1000:.2f} ms |")
+    print(f"| ratio p2pgenius / TLS | {ours / tls:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
