@@ -782,6 +782,7 @@ class Session:
         for seat, action in actions:
             parsed = self.game.parse_action(action)
             blind = self._blind_in(state, seat)
+            before = self.game.events(state)
             try:
                 state = self.game.apply(state, seat, parsed)
             except IllegalActionError as exc:
@@ -792,7 +793,8 @@ class Session:
                 # A blinded wizard chose without seeing the field: its choice is made legal the
                 # way a repeated submission is, identically on every machine.
                 state = self.game.apply(state, seat, sanitize(state, seat, parsed))
-            events += list(self.game.events(state))
+            if self.game.events(state) is not before:  # a pending submission says nothing new
+                events += list(self.game.events(state))
             self.log.append((stage.number, seat, action))
             if isinstance(action, dict) and action.get("type") in ("place", "discard") and "card" in action:
                 if action["type"] == "place":

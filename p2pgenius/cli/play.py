@@ -1,0 +1,344 @@
+"""``p2pgenius host``, ``join`` and ``demo``: networked matches with bots at the seats.
+
+The terminal UI for people is a later issue; until it lands, ``host`` and ``join`` need ``--bot``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import trio
+
+from p2pgenius.bots import LEVELS, Bot, make_bot
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.games.registry import GAME_NAMES
+from p2pgenius.net.keystore import config_dir, load_identity
+from p2pgenius.net.peer import DEFAULT_GRACE_S, Files, Peer, PeerGoneError
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.session import (
+    Applied,
+    ChatReceived,
+    Event,
+    Fault,
+    Rejected,
+    SeatsDealt,
+    Session,
+)
+from p2pgenius.protocol.transcript import verify
+
+DEMO_OPTIONS: dict[str, dict[str, Any]] = {"duel": {"fast": True}}
+DEMO_LEVELS = {"duel": "random", "magic-square": "perfect", "hornswoggle": "pirate"}
+
+
+def add_parsers(commands: Any) -> None:
+    """Register ``host``, ``join`` and ``demo``."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--bot",
+        nargs="?",
+        const="",
+        metavar="LEVEL",
+        help="let a bot play this peer's seats (default level: the game's "
+        "strongest); required until the terminal UI lands",
+    )
+    common.add_argument(
+        "--transcript",
+        metavar="PATH",
+        help="where to write the transcript (default: a new file under the config directory's matches/)",
+    )
+    common.add_argument("--name", help="your name at the table (default: your fingerprint)")
+    common.add_argument(
+        "--grace",
+        type=float,
+        default=DEFAULT_GRACE_S,
+        metavar="SECONDS",
+        help="how long a silent peer is waited for before it forfeits",
+    )
+    common.add_argument("--log", metavar="PATH", help="write a debug log of every message")
+    host = commands.add_parser(
+        "host",
+        parents=[common],
+        help="host a match and wait for peers",
+        description="Listen for peers, then play a match with them.",
+    )
+    host.add_argument("game", choices=GAME_NAMES)
+    host.add_argument("--port", type=int, default=0, help="port to listen on (0: any free port)")
+    host.add_argument(
+        "--bind",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address to listen on (default 127.0.0.1; :: or 0.0.0.0 for all)",
+    )
+    host.add_argument(
+        "--peers",
+        type=int,
+        default=2,
+        help="peers at the table, host included (Hornswoggle: 2 to 4; bots fill the seats)",
+    )
+    join = commands.add_parser(
+        "join",
+        parents=[common],
+        help="join a hosted match",
+        description="Connect to a host and play the match it proposes.",
+    )
+    join.add_argument("address", metavar="HOST:PORT")
+    demo = commands.add_parser(
+        "demo",
+        help="watch bots play over the real protocol on loopback",
+        description="Two peers on loopback, bots in every seat, a whole match over the real "
+        "protocol (handshake, commitments, signed transcript), then the transcript verified.",
+    )
+    demo.add_argument("game", nargs="?", choices=GAME_NAMES, help="default: all three in turn")
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """HOST:PORT or [IPv6]:PORT."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit():
+        raise LocalMisuseError(f"expected HOST:PORT, got {text!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def match_files(path: str | None, label: str, log: str | None) -> Files:
+    """The transcript, secrets and log paths for a match."""
+    if path is None:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+        transcript = config_dir() / "matches" / f"{stamp}-{label}.p2pt"
+    else:
+        transcript = Path(path)
+    return Files(transcript, transcript.with_suffix(".secrets"), Path(log) if log else None)
+
+
+class Bots:
+    """Bots for the local seats, made once the game is known."""
+
+    def __init__(self, level: str | None, seed: int) -> None:
+        self.level = level or None
+        self.seed = seed
+        self.bots: dict[int, Bot] = {}
+
+    async def decide(self, session: Session, seat: int) -> Mapping[str, Any] | None:
+        """A bot's action for ``seat``."""
+        assert session.terms is not None
+        game = session.terms["game"]
+        if seat not in self.bots:
+            self.bots[seat] = make_bot(game, self.level, seed=self.seed * 10 + seat)
+        action = self.bots[seat].choose(session.state, seat)
+        await trio.sleep(0)
+        return None if action is None else action.to_plain()
+
+
+class Printer:
+    """Prints what happens, as it happens."""
+
+    def __init__(self, out: TextIO, *, moves: bool, prefix: str = "") -> None:
+        self.out = out
+        self.moves = moves
+        self.prefix = prefix
+
+    def line(self, text: str) -> None:
+        """One line of output."""
+        self.out.write(f"{self.prefix}{text}\n")
+        self.out.flush()
+
+    def event(self, session: Session, event: Event) -> None:
+        """Show a session event."""
+        if isinstance(event, SeatsDealt) and self.moves:
+            seats = ", ".join(f"p{s}: {session.names[p]}" for s, p in enumerate(event.owner))
+            self.line(f"seats by coin flip: {seats}")
+        elif isinstance(event, Applied) and self.moves:
+            for item in event.events:
+                if isinstance(item, dict) and item.get("text"):
+                    self.line(f"  {item['text']}")
+        elif isinstance(event, ChatReceived):
+            self.line(f"{session.names[event.author]}: {event.text}")
+        elif isinstance(event, Rejected):
+            self.line(f"refused a message: {event.reason}")
+        elif isinstance(event, Fault):
+            who = "" if event.peer is None else f" by {session.names[event.peer]}"
+            self.line(f"match stopped ({event.kind}{who}): {event.reason}")
+
+
+def outcome_text(outcome: Mapping[str, Any]) -> str:
+    """The result in words."""
+    winner = outcome.get("winner")
+    who = "a draw" if winner is None else f"p{winner} wins"
+    return f"{who} ({outcome.get('reason')})"
+
+
+def finish(peer: Peer, printer: Printer) -> int:
+    """Print the result of a finished peer; returns the exit code."""
+    session = peer.session
+    if session is None or (session.outcome is None and session.fault is None):
+        printer.line("the match did not finish")
+        return 1
+    if session.fault is not None:
+        printer.line(f"transcript (evidence): {peer.files.transcript}")
+        return 1
+    assert session.outcome is not None
+    printer.line(f"result: {outcome_text(session.outcome.to_plain())}")
+    printer.line(f"transcript: {peer.files.transcript}")
+    return 0
+
+
+def require_bot(args: argparse.Namespace) -> None:
+    """Until the terminal UI lands, a person cannot take a seat."""
+    if args.bot is None:
+        raise LocalMisuseError(
+            "the terminal UI is not in this version yet: add --bot to let a "
+            "bot play this peer's seats (try `p2pgenius demo` to watch)"
+        )
+
+
+def run_host(args: argparse.Namespace, out: TextIO) -> int:
+    """``p2pgenius host``."""
+    require_bot(args)
+    if args.bot and args.bot not in LEVELS[args.game]:
+        raise LocalMisuseError(
+            f"no bot level {args.bot!r} for {args.game} (choose: {', '.join(LEVELS[args.game])})"
+        )
+    if args.game != "hornswoggle" and args.peers != 2:
+        raise LocalMisuseError(f"{args.game} is played by exactly two peers")
+    if not 2 <= args.peers <= 4:
+        raise LocalMisuseError("hornswoggle is played by 2 to 4 peers")
+    identity, _ = load_identity()
+    printer = Printer(out, moves=True)
+    peer = Peer(
+        identity,
+        args.name or identity.fingerprint[:9],
+        match_files(args.transcript, f"{args.game}-host", args.log),
+        Bots(args.bot, 1).decide,
+        printer.event,
+        printer.line,
+        grace_s=args.grace,
+    )
+
+    async def main() -> None:
+        listeners = await trio.open_tcp_listeners(args.port, host=args.bind)
+        address = listeners[0].socket.getsockname()
+        host = f"[{address[0]}]" if ":" in address[0] else address[0]
+        printer.line(f"listening on {host}:{address[1]}")
+        printer.line(f"fingerprint: {identity.fingerprint}")
+        await peer.host(
+            listeners[0], game=args.game, options=DEMO_OPTIONS.get(args.game, {}), setup={}, peers=args.peers
+        )
+
+    trio.run(main)
+    return finish(peer, printer)
+
+
+def run_join(args: argparse.Namespace, out: TextIO) -> int:
+    """``p2pgenius join``."""
+    require_bot(args)
+    address, port = parse_address(args.address)
+    identity, _ = load_identity()
+    printer = Printer(out, moves=True)
+    peer = Peer(
+        identity,
+        args.name or identity.fingerprint[:9],
+        match_files(args.transcript, "join", args.log),
+        Bots(args.bot, 2).decide,
+        printer.event,
+        printer.line,
+        grace_s=args.grace,
+    )
+
+    async def main() -> None:
+        try:
+            stream = await trio.open_tcp_stream(address, port)
+        except OSError as exc:
+            raise PeerGoneError(f"cannot connect to {args.address}: {exc.strerror or exc}") from None
+        await peer.join(stream)
+
+    trio.run(main)
+    return finish(peer, printer)
+
+
+async def demo_match(
+    game: str, directory: Path, printer: Printer, *, grace_s: float = 30.0, seed: int = 1
+) -> tuple[Peer, Peer]:
+    """Host and join on loopback, bots everywhere; returns both peers once the match is over."""
+    pins = directory / "pins" / game
+    level = DEMO_LEVELS[game]
+    quiet = Printer(printer.out, moves=False, prefix="  (guest) ")
+
+    def make(name: str, bots: Bots, show: Printer) -> Peer:
+        files = Files(directory / f"{game}-{name}.p2pt", directory / f"{game}-{name}.secrets")
+        return Peer(
+            Identity.generate(),
+            name,
+            files,
+            bots.decide,
+            show.event,
+            show.line,
+            grace_s=grace_s,
+            pin_dir=pins / name,
+        )
+
+    host = make("host", Bots(level, seed), printer)
+    guest = make("guest", Bots(level, seed + 1), quiet)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    printer.line(f"{game}: host listening on 127.0.0.1:{port}; guest connecting")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            lambda: host.host(listeners[0], game=game, options=DEMO_OPTIONS.get(game, {}), setup={}, peers=2)
+        )
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        nursery.start_soon(guest.join, stream)
+    await listeners[0].aclose()
+    return host, guest
+
+
+def run_demo(args: argparse.Namespace, out: TextIO) -> int:
+    """``p2pgenius demo``."""
+    games: Sequence[str] = [args.game] if args.game else GAME_NAMES
+    home = config_dir() / "demo"
+    home.mkdir(parents=True, exist_ok=True)
+    directory = Path(tempfile.mkdtemp(prefix="match-", dir=home))
+    printer = Printer(out, moves=True)
+    code = 0
+    for game in games:
+        host, _guest = trio.run(demo_match, game, directory, printer)
+        if finish(host, printer) != 0:
+            code = 1
+            continue
+        report = verify(host.files.transcript.read_bytes())
+        printer.line(f"verified: {report.summary}")
+        printer.line("")
+        code |= 0 if report.ok else 1
+    return code
+
+
+def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """Dispatch ``host``, ``join`` or ``demo``; errors from inside trio come out as one line."""
+    try:
+        if args.command == "host":
+            return run_host(args, out)
+        if args.command == "join":
+            return run_join(args, out)
+        return run_demo(args, out)
+    except BaseExceptionGroup as group:
+        raise first_error(group) from None
+    except (PeerGoneError, trio.TooSlowError) as exc:
+        raise P2PGeniusError(str(exc) or "the peer took too long") from None
+
+
+def first_error(group: BaseExceptionGroup[Any]) -> BaseException:
+    """The first error worth showing in a group raised by a nursery."""
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            return first_error(exc)
+        if isinstance(exc, P2PGeniusError):
+            return exc
+        if isinstance(exc, (OSError, trio.TooSlowError)):
+            return P2PGeniusError(str(exc) or "the peer took too long")
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+    return group.exceptions[0]

@@ -1,0 +1,348 @@
+"""Networked play with trio: a thin shell around the sans-IO channel and session.
+
+Topology: the host listens; every other peer connects to it. After each secure handshake the host
+sends the lobby (every peer's key and name, and its index) over the channel; then match messages
+flow. The host relays each peer's match messages to the others, but integrity never depends on it:
+every match message is signed by its author and checked by every receiver.
+
+One reader task per connection feeds one inbox; a single loop owns the session, so the session is
+never touched concurrently. After every call into the session, :meth:`Peer._flush` appends the
+transcript records and secrets to disk first, then sends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import trio
+
+from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.net.keystore import trust
+from p2pgenius.protocol.channel import ChannelError, Established, Received, SecureChannel
+from p2pgenius.protocol.identity import Identity, IdentityError
+from p2pgenius.protocol.session import Event, Session
+from p2pgenius.protocol.transcript import frame, header
+
+READ_BYTES: Final = 65536
+HANDSHAKE_TIMEOUT_S: Final = 10.0
+DEFAULT_GRACE_S: Final = 120.0
+"""How long a peer may stay silent while the match waits on it before it forfeits."""
+
+Decide = Callable[[Session, int], Awaitable[Mapping[str, Any] | None]]
+"""Chooses an action for a local seat (None: let an optional action pass)."""
+Report = Callable[[Session, Event], None]
+"""Shows a session event to the person running this peer."""
+
+
+class PeerGoneError(P2PGeniusError):
+    """The other side closed the connection or broke the channel."""
+
+
+class Connection:
+    """A secure channel over a trio stream: one reader, one send lock."""
+
+    def __init__(self, stream: trio.abc.Stream, channel: SecureChannel) -> None:
+        self.stream = stream
+        self.channel = channel
+        self.send_lock = trio.Lock()
+        self.peer: Established | None = None
+
+    async def _write(self) -> None:
+        data = self.channel.data_to_send()
+        if data:
+            async with self.send_lock:
+                try:
+                    await self.stream.send_all(data)
+                except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                    raise PeerGoneError("the connection closed while sending") from exc
+
+    async def handshake(self) -> Established:
+        """Run the handshake to the end; returns who the peer proved to be."""
+        with trio.fail_after(HANDSHAKE_TIMEOUT_S):
+            await self._write()
+            while self.peer is None:
+                for event in await self._read():
+                    if isinstance(event, Established):
+                        self.peer = event
+                await self._write()
+        return self.peer
+
+    async def _read(self) -> list[Any]:
+        try:
+            data = await self.stream.receive_some(READ_BYTES)
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            raise PeerGoneError("the connection broke") from exc
+        if not data:
+            raise PeerGoneError("the peer closed the connection")
+        try:
+            return list(self.channel.receive_data(bytes(data)))
+        except ChannelError as exc:
+            raise PeerGoneError(f"the peer broke the protocol: {exc}") from exc
+
+    async def send(self, payload: bytes) -> None:
+        """Send one application payload."""
+        self.channel.send(payload)
+        await self._write()
+
+    async def messages(self, inbox: trio.MemorySendChannel[tuple[Connection, bytes | None]]) -> None:
+        """Read payloads into ``inbox`` until the connection ends (then send None)."""
+        try:
+            while True:
+                for event in await self._read():
+                    if isinstance(event, Received):
+                        await inbox.send((self, event.payload))
+        except PeerGoneError:
+            await inbox.send((self, None))
+
+    async def aclose(self) -> None:
+        """Close the stream."""
+        await self.stream.aclose()
+
+
+@dataclass
+class Files:
+    """Where this peer's transcript and secrets go."""
+
+    transcript: Path
+    secrets: Path
+    log: Path | None = None
+
+    def append(self, path: Path, records: list[bytes]) -> None:
+        """Append framed records and push them to the kernel before anything is sent."""
+        if not records:
+            return
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(descriptor, b"".join(frame(r) for r in records))
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+@dataclass
+class Peer:
+    """One peer of a networked match."""
+
+    identity: Identity
+    name: str
+    files: Files
+    decide: Decide
+    report: Report
+    say: Callable[[str], None]
+    grace_s: float = DEFAULT_GRACE_S
+    pin_dir: Path | None = None
+    connections: list[Connection] = field(default_factory=list)
+    session: Session | None = None
+    via: dict[int, Connection] = field(default_factory=dict)  # host: peer index -> connection
+
+    # -- connecting ------------------------------------------------------------------------
+
+    def channel(self, *, initiator: bool, hello: Mapping[str, Any]) -> SecureChannel:
+        """A fresh channel carrying our identity."""
+        return SecureChannel(initiator=initiator, identity=self.identity, hello=hello)
+
+    def pin(self, peer: Established) -> str:
+        """Trust on first use; returns the peer's name. Raises IdentityError on a changed key."""
+        name = peer.peer_hello.get("name")
+        if not isinstance(name, str) or not name:
+            raise PeerGoneError("the peer did not say its name")
+        trust(name, peer.peer_key, self.pin_dir)
+        return name
+
+    async def host(
+        self,
+        listener: trio.SocketListener,
+        *,
+        game: str,
+        options: Mapping[str, Any],
+        setup: Mapping[str, Any],
+        peers: int,
+    ) -> None:
+        """Accept ``peers - 1`` players, send them the lobby, propose the match, and play it."""
+        keys, names = [self.identity.public], [self.name]
+        hello = {"name": self.name, "game": game}
+        while len(keys) < peers:
+            stream = await listener.accept()
+            connection = Connection(stream, self.channel(initiator=False, hello=hello))
+            try:
+                established = await connection.handshake()
+                name = self.pin(established)
+            except (PeerGoneError, IdentityError, trio.TooSlowError) as exc:
+                self.report_line(f"refused a connection: {exc}")
+                await connection.aclose()
+                continue
+            if established.peer_key in keys:
+                self.report_line(f"refused {name}: already at the table")
+                await connection.aclose()
+                continue
+            self.via[len(keys)] = connection
+            keys.append(established.peer_key)
+            names.append(name)
+            self.connections.append(connection)
+            self.report_line(f"{name} joined ({established.peer_key.hex()[:8]}...)")
+        for index, connection in self.via.items():
+            await connection.send(encode(["lobby", keys, names, index]))
+        self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
+        await self._start_transcript()
+        self.session.propose(game, options=options, setup=setup)
+        await self.play()
+
+    async def join(self, stream: trio.abc.Stream) -> None:
+        """Handshake with the host, take our place from the lobby, and play."""
+        connection = Connection(stream, self.channel(initiator=True, hello={"name": self.name}))
+        established = await connection.handshake()
+        self.pin(established)
+        self.connections.append(connection)
+        with trio.fail_after(self.grace_s):
+            while True:
+                events = await connection._read()
+                payloads = [e.payload for e in events if isinstance(e, Received)]
+                if payloads:
+                    break
+        try:
+            lobby = decode(payloads[0])
+        except EncodingError as exc:
+            raise PeerGoneError(f"the host sent a malformed lobby: {exc}") from exc
+        if not (isinstance(lobby, list) and len(lobby) == 4 and lobby[0] == "lobby"):
+            raise PeerGoneError("the host did not send the lobby")
+        _, keys, names, index = lobby
+        if not (
+            isinstance(keys, list)
+            and 0 < index < len(keys)
+            and keys[index] == self.identity.public
+            and keys[0] == established.peer_key
+        ):
+            raise PeerGoneError("the lobby does not list us, or not the host first")
+        self.session = Session(keys=keys, me=index, identity=self.identity, names=names)
+        await self._start_transcript()
+        for extra in payloads[1:]:
+            self.session.receive(extra)
+        await self.play()
+
+    async def _start_transcript(self) -> None:
+        assert self.session is not None
+        self.files.transcript.parent.mkdir(parents=True, exist_ok=True)
+        self.files.transcript.write_bytes(header(self.session.keys, self.session.me))
+        self.files.secrets.touch(mode=0o600)
+
+    # -- playing ---------------------------------------------------------------------------
+
+    async def play(self) -> None:
+        """Run the match to its end (or a fault)."""
+        session = self.session
+        assert session is not None
+        send, inbox = trio.open_memory_channel[tuple[Connection, bytes | None]](math.inf)
+        async with trio.open_nursery() as nursery:
+            for connection in self.connections:
+                nursery.start_soon(connection.messages, send)
+            await self._flush()
+            await self._act()
+            while not session.finished and session.fault is None:
+                with trio.move_on_after(self.grace_s) as waited:
+                    connection, payload = await inbox.receive()
+                if waited.cancelled_caught:
+                    await self._silence()
+                    continue
+                if payload is None:
+                    await self._gone(connection)
+                    continue
+                await self._on_payload(connection, payload)
+                await self._act()
+            nursery.cancel_scope.cancel()
+        for connection in self.connections:
+            with trio.move_on_after(1):
+                await connection.aclose()
+
+    async def _on_payload(self, connection: Connection, payload: bytes) -> None:
+        session = self.session
+        assert session is not None
+        self._log(f"<- {payload.hex()}")
+        try:
+            kind, raw = decode(payload)
+        except (EncodingError, ValueError, TypeError):
+            kind, raw = "", payload
+        if kind != "m" or not isinstance(raw, bytes):
+            self.report_line("a peer sent something that is not a match message (ignored)")
+            return
+        if session.me == 0:  # relay to the others; each checks the author's signature itself
+            for other in self.connections:
+                if other is not connection:
+                    await other.send(payload)
+        for event in session.receive(raw):
+            self.report(session, event)
+        await self._flush()
+
+    async def _flush(self) -> None:
+        session = self.session
+        assert session is not None
+        out = session.flush()
+        self.files.append(self.files.transcript, out.records)
+        self.files.append(self.files.secrets, out.secrets)
+        for raw in out.messages:
+            payload = encode(["m", raw])
+            self._log(f"-> {payload.hex()}")
+            for connection in self.connections:
+                with contextlib.suppress(PeerGoneError):  # its reader notices and reports
+                    await connection.send(payload)
+        for event in session.take_events():
+            self.report(session, event)
+
+    async def _act(self) -> None:
+        """Let the local players decide for every local seat the match waits on."""
+        session = self.session
+        assert session is not None
+        while True:
+            seats = session.awaiting()
+            if not seats:
+                return
+            seat = seats[0]
+            action = await self.decide(session, seat)
+            try:
+                if action is None:
+                    session.decline(seat)
+                else:
+                    session.submit(seat, action)
+            except P2PGeniusError as exc:
+                self.report_line(f"p{seat}: {exc}")
+                continue
+            await self._flush()
+
+    async def _silence(self) -> None:
+        session = self.session
+        assert session is not None
+        if session.stage is None or session.awaiting():
+            return
+        waiting = [s for s in session.stage.waiting if s not in session.my_seats]
+        if not waiting:
+            return
+        session.forfeit(waiting[0], f"no answer for {self.grace_s:.0f} seconds")
+        await self._flush()
+
+    async def _gone(self, connection: Connection) -> None:
+        session = self.session
+        assert session is not None
+        self.connections.remove(connection)
+        self.report_line("a peer's connection closed")
+        if session.finished or session.fault is not None or session.stage is None:
+            return
+        gone = [i for i, c in self.via.items() if c is connection] if session.me == 0 else [0]
+        seats = [s for s, p in enumerate(session.owner) if p in gone]
+        if seats:
+            session.forfeit(seats[0], "the connection closed mid-match")
+            await self._flush()
+
+    def report_line(self, text: str) -> None:
+        """A line for the person running this peer."""
+        self.say(text)
+
+    def _log(self, text: str) -> None:
+        if self.files.log is not None:
+            with self.files.log.open("a", encoding="ascii") as handle:
+                handle.write(text + "\n")
