@@ -33,7 +33,13 @@ from p2pgenius.protocol.session import (
 from p2pgenius.protocol.transcript import verify
 
 DEMO_OPTIONS: dict[str, dict[str, Any]] = {"duel": {"fast": True}}
-DEMO_LEVELS = {"duel": "random", "magic-square": "perfect", "hornswoggle": "pirate"}
+DEMO_LEVELS = {
+    "duel": ("random", "random"),
+    "magic-square": ("perfect", "heuristic"),
+    "hornswoggle": ("pirate", "pirate"),
+}
+"""Bot levels of the demo's host and guest. Two perfect Magic Square bots can tie 68-68 forever
+(a tie is replayed, and perfect play may force one), so the guest plays the heuristic."""
 
 
 def add_parsers(commands: Any) -> None:
@@ -265,7 +271,7 @@ async def demo_match(
 ) -> tuple[Peer, Peer]:
     """Host and join on loopback, bots everywhere; returns both peers once the match is over."""
     pins = directory / "pins" / game
-    level = DEMO_LEVELS[game]
+    host_level, guest_level = DEMO_LEVELS[game]
     quiet = Printer(printer.out, moves=False, prefix="  (guest) ")
 
     def make(name: str, bots: Bots, show: Printer) -> Peer:
@@ -281,8 +287,8 @@ async def demo_match(
             pin_dir=pins / name,
         )
 
-    host = make("host", Bots(level, seed), printer)
-    guest = make("guest", Bots(level, seed + 1), quiet)
+    host = make("host", Bots(host_level, seed), printer)
+    guest = make("guest", Bots(guest_level, seed + 1), quiet)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     printer.line(f"{game}: host listening on 127.0.0.1:{port}; guest connecting")

@@ -158,7 +158,7 @@ class Peer:
 
     async def host(
         self,
-        listener: trio.SocketListener,
+        listener: trio.abc.Listener[trio.abc.Stream],
         *,
         game: str,
         options: Mapping[str, Any],

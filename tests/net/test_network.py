@@ -1,0 +1,145 @@
+"""Whole matches between peers over real loopback TCP (port 0), with bots at every seat."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+from p2pgenius.cli.play import Bots, Printer, demo_match
+from p2pgenius.net.peer import Files, Peer
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.session import Event, Fault, Session
+from p2pgenius.protocol.transcript import verify
+
+
+class Silent:
+    """Collects what a peer would print."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.events: list[Event] = []
+
+    def line(self, text: str) -> None:
+        self.lines.append(text)
+
+    def event(self, session: Session, event: Event) -> None:
+        del session
+        self.events.append(event)
+
+
+def peer(tmp: Path, name: str, bots: Bots, log: Silent, *, grace: float = 60.0) -> Peer:
+    files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets", tmp / f"{name}.log")
+    return Peer(
+        Identity.generate(),
+        name,
+        files,
+        bots.decide,
+        log.event,
+        log.line,
+        grace_s=grace,
+        pin_dir=tmp / "pins" / name,
+    )
+
+
+@pytest.mark.parametrize("game", ["duel", "magic-square", "hornswoggle"])
+async def test_a_whole_match_over_tcp_and_both_transcripts_verify(game: str, tmp_path: Path) -> None:
+    import io
+
+    printer = Printer(io.StringIO(), moves=True)
+    host, guest = await demo_match(game, tmp_path, printer, seed=3)
+    for side in (host, guest):
+        assert side.session is not None
+        assert side.session.finished
+        report = verify(side.files.transcript.read_bytes())
+        assert report.ok, report.summary
+    assert host.session is not None and guest.session is not None
+    assert host.session.outcome == guest.session.outcome
+    assert "verified" not in printer.out.getvalue()  # type: ignore[attr-defined]
+    assert "result" not in printer.out.getvalue()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("peers", [2, 4])
+async def test_hornswoggle_over_two_and_four_peers(peers: int, tmp_path: Path) -> None:
+    logs = [Silent() for _ in range(peers)]
+    sides = [peer(tmp_path, f"p{i}", Bots("pirate", i), logs[i]) for i in range(peers)]
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            lambda: sides[0].host(listeners[0], game="hornswoggle", options={}, setup={}, peers=peers)
+        )
+        for side in sides[1:]:
+            stream = await trio.open_tcp_stream("127.0.0.1", port)
+            nursery.start_soon(side.join, stream)
+    outcomes = [side.session.outcome for side in sides if side.session is not None]
+    assert len(outcomes) == peers
+    assert outcomes[0] is not None
+    assert all(o == outcomes[0] for o in outcomes)
+    for side in sides:
+        assert verify(side.files.transcript.read_bytes()).ok
+
+
+class OneStream(trio.abc.Listener[trio.abc.Stream]):
+    """A listener that hands out one in-memory stream (so the autojump clock is safe to use)."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream: trio.abc.Stream | None = stream
+
+    async def accept(self) -> trio.abc.Stream:
+        if self.stream is None:
+            await trio.sleep_forever()
+        stream, self.stream = self.stream, None
+        assert stream is not None
+        return stream
+
+    async def aclose(self) -> None:
+        self.stream = None
+
+
+async def test_a_silent_peer_loses_on_time(tmp_path: Path, autojump_clock: Any) -> None:
+    del autojump_clock
+
+    class Stalls(Bots):
+        async def decide(self, session: Session, seat: int) -> Any:
+            await trio.sleep_forever()
+
+    host_log, guest_log = Silent(), Silent()
+    host = peer(tmp_path, "host", Bots("random", 1), host_log, grace=30)
+    guest = peer(tmp_path, "guest", Stalls("random", 2), guest_log, grace=10_000)
+    host_end, guest_end = trio.testing.memory_stream_pair()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(guest.join, guest_end)
+        with trio.fail_after(120):  # the host's match ends by itself, on the fake clock
+            await host.host(OneStream(host_end), game="duel", options={}, setup={}, peers=2)
+        assert trio.current_time() >= 30  # the grace period really passed
+        nursery.cancel_scope.cancel()
+    faults = [e for e in host_log.events if isinstance(e, Fault)]
+    assert faults
+    assert faults[0].kind == "forfeit"
+    assert "no answer" in faults[0].reason
+    assert verify(host.files.transcript.read_bytes()).fault is not None
+
+
+async def test_a_peer_whose_key_changed_is_refused(tmp_path: Path) -> None:
+    pins = tmp_path / "pins" / "host"
+    log = Silent()
+    host = peer(tmp_path, "host", Bots("random", 1), log)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    # The host has met a "guest" before, with another key.
+    from p2pgenius.net.keystore import trust
+
+    trust("guest", Identity.generate().public, pins)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: host.host(listeners[0], game="duel", options={}, setup={}, peers=2))
+        impostor = peer(tmp_path, "guest", Bots("random", 2), Silent())
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        with pytest.raises(Exception):  # noqa: B017, PT011 - the host hangs up on it
+            await impostor.join(stream)
+        await trio.sleep(0.1)
+        nursery.cancel_scope.cancel()
+    assert any("has changed" in line for line in log.lines)
+    assert not host.files.transcript.exists()
