@@ -12,6 +12,7 @@ import argparse
 import statistics
 import time
 
+from p2pgenius.bots import make_bot
 from p2pgenius.bots.uniform import RandomBot
 from p2pgenius.games.duel import DUEL
 
@@ -50,5 +51,24 @@ def main() -> None:
     )
 
 
+def strength(matches: int) -> None:
+    """How the wizard bot fares against random play and against itself."""
+    print()
+    print("| line-up | matches | p0 wins | p1 wins | unfinished after 300 turns |")
+    print("|---|---|---|---|---|")
+    for levels in (("wizard", "random"), ("random", "wizard"), ("wizard", "wizard")):
+        tally = {0: 0, 1: 0, None: 0}
+        for seed in range(matches):
+            bots = [make_bot("duel", level, seed=seed * 2 + i) for i, level in enumerate(levels)]
+            state = DUEL.initial({}, {})
+            while state.outcome is None and state.turn <= 300:
+                for seat in DUEL.to_act(state):
+                    state = DUEL.apply(state, seat, bots[seat].choose(state, seat))
+            winner = None if state.outcome is None else state.outcome.winner
+            tally[winner] = tally.get(winner, 0) + 1
+        print(f"| {' vs '.join(levels)} | {matches} | {tally[0]} | {tally[1]} | {tally[None]} |")
+
+
 if __name__ == "__main__":
     main()
+    strength(100)

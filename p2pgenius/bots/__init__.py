@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Final, Protocol
 
+from p2pgenius.bots.duel import WizardBot
 from p2pgenius.bots.hornswoggle import PirateBot
 from p2pgenius.bots.magic_square import HeuristicSquareBot, PerfectSquareBot
 from p2pgenius.bots.uniform import RandomBot
@@ -26,7 +27,7 @@ class Bot(Protocol):
 
 
 LEVELS: Final = {
-    "duel": ("random",),
+    "duel": ("wizard", "random"),
     "magic-square": ("perfect", "heuristic", "random"),
     "hornswoggle": ("pirate", "random"),
 }
@@ -44,4 +45,6 @@ def make_bot(game: str, level: str | None, *, seed: int) -> Bot:
         return RandomBot(engine, seed=seed)
     if chosen == "pirate":
         return PirateBot(seed=seed)
+    if chosen == "wizard":
+        return WizardBot(seed=seed)
     return PerfectSquareBot(seed=seed) if chosen == "perfect" else HeuristicSquareBot(seed=seed)
