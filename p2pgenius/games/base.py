@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from p2pgenius.canonical import Plain, digest
+from p2pgenius.errors import IllegalActionError
 
 S = TypeVar("S")
 A = TypeVar("A")
@@ -105,3 +106,17 @@ class Game(Protocol, Generic[S, A]):
 def state_hash(game: Game[Any, Any], state: Any) -> bytes:
     """The SHA-256 over the canonical encoding of the public state: what peers compare."""
     return digest({"game": game.name, "state": game.public(state)})
+
+
+def only_fields(data: Mapping[str, Any], *fields: str) -> None:
+    """Refuse an action whose plain form has fields beyond ``type`` and ``fields``."""
+    unknown = set(data) - {"type", *fields}
+    if unknown:
+        raise IllegalActionError(f"{data.get('type')}: unknown field {sorted(unknown)[0]!r}")
+
+
+def expect(action: Action, kind: type[Any], name: str, what: str) -> Any:
+    """``action`` if it is a ``kind``; else an IllegalActionError saying what was expected."""
+    if not isinstance(action, kind):
+        raise IllegalActionError(f"expected {name} ({what}), got {action.to_plain()['type']}")
+    return action

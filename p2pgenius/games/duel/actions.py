@@ -9,6 +9,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError
+from p2pgenius.games.base import only_fields
 from p2pgenius.games.duel.spells import BY_NAME, GESTURES, HANDS
 
 _WIZARD: Final = re.compile(r"p([01])")
@@ -94,9 +95,7 @@ class Gestures:
     @classmethod
     def from_plain(cls, data: Mapping[str, Any]) -> Gestures:
         """Parse the contract form (``type`` already checked)."""
-        unknown = set(data) - {"type", "left", "right", "targets", "spells", "monsters"}
-        if unknown:
-            raise IllegalActionError(f"gestures: unknown field {sorted(unknown)[0]!r}")
+        only_fields(data, "left", "right", "targets", "spells", "monsters")
         hands = []
         for hand in HANDS:
             gesture = data.get(hand)
@@ -146,9 +145,7 @@ class Paralyze:
     @classmethod
     def from_plain(cls, data: Mapping[str, Any]) -> Paralyze:
         """Parse the contract form (``type`` already checked)."""
-        unknown = set(data) - {"type", "target", "hand"}
-        if unknown:
-            raise IllegalActionError(f"paralyze: unknown field {sorted(unknown)[0]!r}")
+        only_fields(data, "target", "hand")
         ref = Ref.parse(data.get("target"), "paralyze")
         if ref.kind != "wizard":
             raise IllegalActionError("paralyze: target must be a wizard (p0 or p1)")
@@ -180,7 +177,6 @@ def parse_action(data: Any) -> DuelAction:
     if kind == "paralyze":
         return Paralyze.from_plain(data)
     if kind == "timeout":
-        if set(data) != {"type"}:
-            raise IllegalActionError("timeout takes no other fields")
+        only_fields(data)
         return Timeout()
     raise IllegalActionError(f"unknown action type {kind!r} for the duel")

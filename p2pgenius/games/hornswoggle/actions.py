@@ -13,17 +13,12 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError
+from p2pgenius.games.base import only_fields
 
 DOUBLOON: Final = "doubloon"
 SKULL: Final = "skull"
 CARDS: Final = (DOUBLOON, SKULL)
 SEATS: Final = 4
-
-
-def _only(data: Mapping[str, Any], *fields: str) -> None:
-    unknown = set(data) - {"type", *fields}
-    if unknown:
-        raise IllegalActionError(f"{data.get('type')}: unknown field {sorted(unknown)[0]!r}")
 
 
 def _card(data: Mapping[str, Any], what: str, *, optional: bool = False) -> str | None:
@@ -132,28 +127,28 @@ def parse_action(data: Any) -> HornAction:
         raise IllegalActionError('action must be an object with a "type"')
     kind = data.get("type")
     if kind in _BARE:
-        _only(data)
+        only_fields(data)
         return _BARE[kind]
     if kind == "order":
-        _only(data, "first")
+        only_fields(data, "first")
         first = data.get("first")
         if type(first) is not int or not 0 <= first < SEATS:
             raise IllegalActionError(f"order: first must be a seat 0..3, got {first!r}")
         return Order(first)
     if kind == "place":
-        _only(data, "card")
+        only_fields(data, "card")
         return Place(_card(data, "place"))
     if kind == "discard":
-        _only(data, "card")
+        only_fields(data, "card")
         return Discard(_card(data, "discard"))
     if kind == "bid":
-        _only(data, "count")
+        only_fields(data, "count")
         count = data.get("count")
         if type(count) is not int or count < 1:
             raise IllegalActionError(f"bid: count must be a whole number from 1, got {count!r}")
         return Bid(count)
     if kind == "flip":
-        _only(data, "pile", "card")
+        only_fields(data, "pile", "card")
         pile = data.get("pile")
         if type(pile) is not int or not 0 <= pile < SEATS:
             raise IllegalActionError(f"flip: pile must be a seat 0..3, got {pile!r}")

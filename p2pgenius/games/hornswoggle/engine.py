@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
-from p2pgenius.games.base import Outcome
+from p2pgenius.games.base import Outcome, expect
 from p2pgenius.games.hornswoggle import state as st
 from p2pgenius.games.hornswoggle.actions import (
     CARDS,
@@ -194,12 +194,12 @@ class Hornswoggle:
     # -- phases ------------------------------------------------------------------------------
 
     def _order(self, state: HornState, seat: int, action: HornAction) -> HornState:
-        order = _expect(action, Order, "order", "pick the first player of round 1")
+        order = expect(action, Order, "order", "pick the first player of round 1")
         state = replace(state, phase="opening", first=order.first, current=order.first)
         return _say(state, f"p{seat} (Death Match Opponent) picks p{order.first} to start")
 
     def _opening(self, state: HornState, seat: int, action: HornAction) -> HornState:
-        place = _expect(action, Place, "place", "place your opening card face down")
+        place = expect(action, Place, "place", "place your opening card face down")
         state = _put(state, seat, place.card)
         state = _say(state, f"p{seat} places its opening card face down", seat=seat)
         if self.to_act(state):
@@ -216,7 +216,7 @@ class Hornswoggle:
                 raise IllegalActionError(f"p{seat} has no cards in hand and must bid")
             state = _say(_put(state, seat, action.card), f"p{seat} adds a card", seat=seat)
             return replace(state, current=_next_in(state, seat))
-        bid = _expect(action, Bid, "place or bid", "add a card or start the challenge")
+        bid = expect(action, Bid, "place or bid", "add a card or start the challenge")
         self._check_bid(state, bid)
         state = replace(state, phase="bidding", bid=bid.count, bidder=seat, passed=(False,) * 4)
         state = _say(state, f"p{seat} starts the challenge: {bid.count}", seat=seat)
@@ -232,7 +232,7 @@ class Hornswoggle:
                 seat=seat,
             )
             return self._after_bid(state, seat)
-        bid = _expect(action, Bid, "bid or pass", "raise the bid or pass")
+        bid = expect(action, Bid, "bid or pass", "raise the bid or pass")
         if bid.count <= state.bid:
             raise IllegalActionError(f"a raise must be more than {state.bid}")
         self._check_bid(state, bid)
@@ -279,7 +279,7 @@ class Hornswoggle:
                 replace(state, insured=True, pirates=pirates),
                 f"p{seat} spends a Hacked Garnet on Bluff Insurance",
             )
-        flip = _expect(action, Flip, "flip", "flip a card")
+        flip = expect(action, Flip, "flip", "flip a card")
         allowed = self._flippable(state)
         if flip.pile not in allowed:
             own = "its own pile first" if allowed == [seat] else "a pile with face-down cards"
@@ -325,7 +325,7 @@ class Hornswoggle:
         return state if owing else self._next_round(state)
 
     def _discard(self, state: HornState, seat: int, action: HornAction) -> HornState:
-        discard = _expect(action, Discard, "discard", "discard a card")
+        discard = expect(action, Discard, "discard", "discard a card")
         pirate = state.pirates[seat]
         if discard.card is not None and pirate.holds(discard.card) is False:
             raise IllegalActionError(f"p{seat} has no {discard.card} to discard")
@@ -445,12 +445,6 @@ def _with(
 def _say(state: HornState, text: str, **data: Plain) -> HornState:
     event: dict[str, Plain] = {"type": state.phase, "text": text, **data}
     return replace(state, events=(*state.events, event))
-
-
-def _expect(action: HornAction, kind: type[Any], name: str, what: str) -> Any:
-    if not isinstance(action, kind):
-        raise IllegalActionError(f"expected {name} ({what}), got {action.to_plain()['type']}")
-    return action
 
 
 HORNSWOGGLE: Final = Hornswoggle()

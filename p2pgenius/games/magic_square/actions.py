@@ -8,6 +8,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError
+from p2pgenius.games.base import only_fields
 
 CELL_COUNT: Final = 16
 
@@ -17,12 +18,6 @@ def _int(data: Mapping[str, Any], field: str, low: int, high: int, what: str) ->
     if type(value) is not int or not low <= value <= high:
         raise IllegalActionError(f"{what}: {field} must be a whole number {low}..{high}, got {value!r}")
     return value
-
-
-def _only(data: Mapping[str, Any], *fields: str) -> None:
-    unknown = set(data) - {"type", *fields}
-    if unknown:
-        raise IllegalActionError(f"{data.get('type')}: unknown field {sorted(unknown)[0]!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,22 +129,22 @@ def parse_action(data: Any) -> SquareAction:
     kind = data.get("type")
     last = CELL_COUNT - 1
     if kind in _BARE:
-        _only(data)
+        only_fields(data)
         return _BARE[kind]
     if kind == "order":
-        _only(data, "first")
+        only_fields(data, "first")
         return Order(_int(data, "first", 0, 1, "order"))
     if kind == "colour":
-        _only(data, "cell")
+        only_fields(data, "cell")
         return Colour(_int(data, "cell", 0, last, "colour"))
     if kind == "place":
-        _only(data, "cell")
+        only_fields(data, "cell")
         return Place(_int(data, "cell", 0, last, "place"))
     if kind == "swap":
-        _only(data, "red", "blue")
+        only_fields(data, "red", "blue")
         return Swap(_int(data, "red", 0, last, "swap"), _int(data, "blue", 0, last, "swap"))
     if kind == "complete":
-        _only(data, "grid")
+        only_fields(data, "grid")
         grid = data.get("grid")
         if not isinstance(grid, list) or len(grid) != CELL_COUNT or not all(type(n) is int for n in grid):
             raise IllegalActionError("complete: grid must be a list of 16 whole numbers")

@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
-from p2pgenius.games.base import Outcome
+from p2pgenius.games.base import Outcome, expect
 from p2pgenius.games.magic_square.actions import (
     Challenge,
     Colour,
@@ -137,29 +137,29 @@ class MagicSquare:
             return self._timeout(state, seat)
         phase = state.phase
         if phase == "colour_order":
-            order = _expect(action, Order, "order", "choose who colours first")
+            order = expect(action, Order, "order", "choose who colours first")
             return self._say(
                 replace(state, phase="colouring", colourer=order.first, first_lead=1 - order.first),
                 f"p{seat} (Death Match Opponent) lets p{order.first} colour first",
             )
         if phase == "colouring":
-            return self._colour(state, seat, _expect(action, Colour, "colour", "colour a cell"))
+            return self._colour(state, seat, expect(action, Colour, "colour", "colour a cell"))
         if phase == "swap":
             return self._swap(state, seat, action)
         if phase == "lead":
-            order = _expect(action, Order, "order", "choose who places first this placement round")
+            order = expect(action, Order, "order", "choose who places first this placement round")
             return self._say(
                 replace(state, phase="place", first_placer=order.first),
                 f"p{seat} (Lead Player) has p{order.first} place first",
             )
         if phase == "place":
-            return self._place(state, seat, _expect(action, Place, "place", "place a number"))
+            return self._place(state, seat, expect(action, Place, "place", "place a number"))
         # The challenge phase.
         if isinstance(action, Concede):
             return self._end_round(
                 state, state.challenger, "challenge_upheld", f"p{seat} concedes the challenge"
             )
-        answer = _expect(action, Complete, "complete", "complete the square or concede")
+        answer = expect(action, Complete, "complete", "complete the square or concede")
         return self._answer(state, answer.grid)
 
     def _colour(self, state: SquareState, seat: int, action: Colour) -> SquareState:
@@ -176,7 +176,7 @@ class MagicSquare:
     def _swap(self, state: SquareState, seat: int, action: SquareAction) -> SquareState:
         if isinstance(action, SwapsDone):
             return self._say(replace(state, phase="lead", swaps_left=0), f"p{seat} makes no more swaps")
-        swap = _expect(action, Swap, "swap", "swap a red and a blue cell, or end the swaps")
+        swap = expect(action, Swap, "swap", "swap a red and a blue cell, or end the swaps")
         if state.colours[swap.red] != 0 or state.colours[swap.blue] != 1:
             raise IllegalActionError(
                 f"swap: {cell_name(swap.red)} must be red and {cell_name(swap.blue)} blue"
@@ -313,12 +313,6 @@ def check_options(options: Mapping[str, Any]) -> None:
             raise LocalMisuseError(f"magic-square options: unknown option {key!r}")
         if type(value) is not int or value <= 0:
             raise LocalMisuseError(f"magic-square options: {key} must be a positive whole number")
-
-
-def _expect(action: SquareAction, kind: type[Any], name: str, what: str) -> Any:
-    if not isinstance(action, kind):
-        raise IllegalActionError(f"expected {name} ({what}), got {action.to_plain()['type']}")
-    return action
 
 
 MAGIC_SQUARE: Final = MagicSquare()

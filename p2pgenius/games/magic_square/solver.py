@@ -75,16 +75,13 @@ class PlacementSolver:
 
     def placing(self, lo: int, hi: int, k: int, placer: int) -> int:
         """Value with k numbers placed and ``placer`` to place number k+1."""
-        best: int | None = None
-        for _, clo, chi in self.index.children_of(lo, hi, k):
-            if (k + 1) % 2:
-                value = self.placing(clo, chi, k + 1, 1 - placer)
-            else:
-                value = self.round_start(clo, chi, k + 1)
-            if best is None or (value > best if placer == RED else value < best):
-                best = value
-        assert best is not None, "every prefix in the index has a child"
-        return best
+        return self._best_child(lo, hi, k, placer)[1]
+
+    def _after(self, lo: int, hi: int, k: int, placer: int) -> int:
+        """Value once ``placer`` has put number k (the slice [lo, hi) holds the squares left)."""
+        if k % 2:  # the placement round's second number comes next, by the other player
+            return self.placing(lo, hi, k, 1 - placer)
+        return self.round_start(lo, hi, k)
 
     # Decisions.
 
@@ -120,7 +117,7 @@ class PlacementSolver:
                 placer = options.index(wanted)
                 line.append({"type": "order", "first": placer})
             decided = False
-            cell, lo, hi = self._best_child(lo, hi, k, placer)
+            (cell, lo, hi), _ = self._best_child(lo, hi, k, placer)
             line.append({"type": "place", "cell": cell})
             k += 1
             if k % 2:
@@ -130,15 +127,13 @@ class PlacementSolver:
         winner = None if margin == 0 else (0 if margin > 0 else 1)
         return Solution(winner, margin, line[0], tuple(line), (red, 136 - red), to_move)
 
-    def _best_child(self, lo: int, hi: int, k: int, placer: int) -> tuple[int, int, int]:
+    def _best_child(self, lo: int, hi: int, k: int, placer: int) -> tuple[tuple[int, int, int], int]:
+        """The placer's best cell for number k+1 (with its slice of squares) and its value."""
         best: tuple[int, int, int] | None = None
         best_value = 0
         for cell, clo, chi in self.index.children_of(lo, hi, k):
-            if (k + 1) % 2:
-                value = self.placing(clo, chi, k + 1, 1 - placer)
-            else:
-                value = self.round_start(clo, chi, k + 1)
+            value = self._after(clo, chi, k + 1, placer)
             if best is None or (value > best_value if placer == RED else value < best_value):
                 best, best_value = (cell, clo, chi), value
-        assert best is not None
-        return best
+        assert best is not None, "every prefix in the index has a child"
+        return best, best_value
