@@ -1,0 +1,98 @@
+"""Benchmark: networked play over loopback TCP, against the physical floor, in one run.
+
+    .venv/bin/python bench/network.py [--matches N]
+
+* wall time per duel turn between two peers (bots, the whole protocol, transcripts on disk),
+  against the same number of plain trio round trips of the same message count on loopback;
+* whole matches per minute per game;
+* peak Python memory per match (tracemalloc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import tempfile
+import time
+import tracemalloc
+from functools import partial
+from pathlib import Path
+
+import trio
+
+from p2pgenius.cli.play import Printer, demo_match
+from p2pgenius.games.registry import GAME_NAMES
+
+
+async def round_trips(count: int, size: int) -> float:
+    """Seconds for ``count`` request/response exchanges of ``size`` bytes over loopback TCP."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+
+    async def echo(stream: trio.SocketStream) -> None:
+        while data := await stream.receive_some(65536):
+            await stream.send_all(data)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, echo, listeners)
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        payload = b"x" * size
+        start = time.perf_counter()
+        for _ in range(count):
+            await stream.send_all(payload)
+            got = 0
+            while got < size:
+                got += len(await stream.receive_some(65536))
+        elapsed = time.perf_counter() - start
+        nursery.cancel_scope.cancel()
+    return elapsed
+
+
+def match(game: str, seed: int, *, measure_memory: bool = False) -> tuple[float, int, int, int]:
+    """(seconds, stages, messages, peak bytes) of one networked match. Memory is measured only
+    when asked, in a run of its own: tracemalloc slows everything down."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if measure_memory:
+            tracemalloc.start()
+        start = time.perf_counter()
+        printer = Printer(io.StringIO(), moves=False)
+        host, _ = trio.run(partial(demo_match, game, Path(tmp), printer, seed=seed))
+        elapsed = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1] if measure_memory else 0
+        tracemalloc.stop()
+        assert host.session is not None
+        assert host.session.finished
+        stages = max(host.session.my_hashes) + 1
+        messages = host.files.transcript.read_bytes().count(b"\x92\xa3msg")
+    return elapsed, stages, messages, peak
+
+
+def main() -> None:
+    """Run and print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=5)
+    args = parser.parse_args()
+    print("| game | matches per minute | stages per match | peak memory per match |")
+    print("|---|---|---|---|")
+    duel_time = duel_stages = duel_messages = 0
+    for game in GAME_NAMES:
+        runs = [match(game, seed) for seed in range(args.matches)]
+        seconds = sum(r[0] for r in runs)
+        stages = sum(r[1] for r in runs)
+        peak = match(game, 0, measure_memory=True)[3]
+        if game == "duel":
+            duel_time, duel_stages, duel_messages = seconds, stages, sum(r[2] for r in runs)
+        print(f"| {game} | {60 * len(runs) / seconds:.1f} | {stages / len(runs):.0f} | {peak / 1e6:.1f} MB |")
+    # Each duel turn needs, at the least, one exchange each way: commitments, then reveals.
+    floor = trio.run(round_trips, duel_stages * 2, 300)
+    print()
+    print("| duel turn over loopback (bots, whole protocol, transcripts on disk) | time |")
+    print("|---|---|")
+    print(f"| p2pgenius, per turn (match set-up included) | {duel_time / duel_stages * 1000:.2f} ms |")
+    print(f"| two plain trio round trips of 300 bytes | {floor / duel_stages * 1000:.2f} ms |")
+    print(f"| ratio | {duel_time / floor:.1f}x |")
+    print(f"| messages per turn | {duel_messages / duel_stages:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
