@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Sequence
 
 from p2pgenius import __version__
-from p2pgenius.cli import identity, play, sim, solve, verify
+from p2pgenius.cli import identity, play, rules, sim, solve, verify
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 
 
@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_parser(commands)
     identity.add_parser(commands)
     play.add_parsers(commands)
+    rules.add_parser(commands)
     return parser
 
 
@@ -60,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return verify.run(args, sys.stdout)
         if args.command == "id":
             return identity.run(args, sys.stdout)
+        if args.command == "rules":
+            return rules.run(args, sys.stdout)
         if args.command in ("host", "join", "demo"):
             return play.run(args, sys.stdout)
         parser.error(f"unknown command {args.command!r}")
