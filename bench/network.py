@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 
 import trio
+
 from p2pgenius.cli.play import Printer, demo_match
 from p2pgenius.games.registry import GAME_NAMES
 

@@ -24,6 +24,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+
 from p2pgenius.bots.local import play
 from p2pgenius.canonical import decode
 from p2pgenius.protocol.channel import SecureChannel

@@ -8,6 +8,7 @@ import msgpack
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from p2pgenius.canonical import decode, digest, encode
 from p2pgenius.errors import EncodingError
 

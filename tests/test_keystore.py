@@ -6,6 +6,7 @@ import stat
 from pathlib import Path
 
 import pytest
+
 from p2pgenius.cli.main import main
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.net.keystore import load_identity, load_pins, trust

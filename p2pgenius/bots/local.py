@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,7 @@ def play(
     bots: list[Bot] | None = None,
     salt: bytes | None = None,
     deterministic: bool = False,
+    host_seats: Sequence[int] = (),
 ) -> Table:
     """Play a whole match between ``peers`` sessions with bots. Messages are delivered to every
     other peer in the order sent (a ``tamper`` function may change, drop or add them)."""
@@ -106,7 +107,13 @@ def play(
         table.events[index] += events
         pending[index] += [e for e in events if isinstance(e, YourTurn)]
 
-    sessions[0].propose(game, options=options or {}, setup=setup or {}, salt=salt or bytes([seed % 256]) * 32)
+    sessions[0].propose(
+        game,
+        options=options or {},
+        setup=setup or {},
+        salt=salt or bytes([seed % 256]) * 32,
+        seats=host_seats,
+    )
     pump(0)
     for _ in range(max_rounds):
         progressed = False

@@ -232,7 +232,12 @@ def run_host(args: argparse.Namespace, out: TextIO) -> int:
         printer.line(f"listening on {host}:{address[1]}")
         printer.line(f"fingerprint: {identity.fingerprint}")
         await peer.host(
-            listeners[0], game=args.game, options=DEMO_OPTIONS.get(args.game, {}), setup={}, peers=args.peers
+            listeners[0],
+            game=args.game,
+            options=DEMO_OPTIONS.get(args.game, {}),
+            setup={},
+            peers=args.peers,
+            seats=args.seat,
         )
 
     trio.run(main)

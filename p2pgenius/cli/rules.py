@@ -12,18 +12,21 @@ from p2pgenius.games.registry import GAME_NAMES
 
 def add_parser(commands: Any) -> None:
     """Register the ``rules`` subcommand."""
-    parser = commands.add_parser("rules", help="show the rules of a game",
-                                 description="Print the full rules of a game, rulings included.")
+    parser = commands.add_parser(
+        "rules",
+        help="show the rules of a game",
+        description="Print the full rules of a game, rulings included.",
+    )
     parser.add_argument("game", choices=GAME_NAMES)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Print the rules."""
     try:
-        text = resources.files("p2pgenius").joinpath("rules", f"{args.game}.md").read_text(
-            encoding="utf-8")
+        text = resources.files("p2pgenius").joinpath("rules", f"{args.game}.md").read_text(encoding="utf-8")
     except OSError as exc:
-        raise LocalMisuseError(f"the rules of {args.game} are missing from this installation: "
-                               f"{exc}") from None
+        raise LocalMisuseError(
+            f"the rules of {args.game} are missing from this installation: {exc}"
+        ) from None
     out.write(text)
     return 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -126,7 +126,7 @@ class Files:
         try:
             data = b"".join(frame(r) for r in records)
             while data:
-                data = data[os.write(descriptor, data):]
+                data = data[os.write(descriptor, data) :]
         finally:
             os.close(descriptor)
 
@@ -169,6 +169,7 @@ class Peer:
         options: Mapping[str, Any],
         setup: Mapping[str, Any],
         peers: int,
+        seats: Sequence[int] = (),
     ) -> None:
         """Accept ``peers - 1`` players, send them the lobby, propose the match, and play it."""
         keys, names = [self.identity.public], [self.name]
@@ -196,7 +197,7 @@ class Peer:
             await connection.send(encode(["lobby", keys, names, index]))
         self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
         await self._start_transcript()
-        self.session.propose(game, options=options, setup=setup)
+        self.session.propose(game, options=options, setup=setup, seats=seats)
         await self.play()
 
     async def join(self, stream: trio.abc.Stream) -> None:

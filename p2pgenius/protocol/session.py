@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets as random_source
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -257,13 +257,22 @@ class Session:
     # -- starting ----------------------------------------------------------------------------------
 
     def propose(
-        self, game: str, *, options: Mapping[str, Any], setup: Mapping[str, Any], salt: bytes | None = None
+        self,
+        game: str,
+        *,
+        options: Mapping[str, Any],
+        setup: Mapping[str, Any],
+        salt: bytes | None = None,
+        seats: Sequence[int] = (),
     ) -> None:
-        """The host (peer 0) proposes the match terms."""
+        """The host (peer 0) proposes the match terms; ``seats`` claims the host's seat group
+        (the one holding them) instead of leaving it to the coin."""
         if self.me != 0:
             raise LocalMisuseError("only the host (peer 0) proposes the terms")
         engine = get_game(game)
         engine.initial(setup, options)  # refuse bad terms before anyone sees them
+        if seats and _group_of(seat_groups(game, len(self.keys)), seats) is None:
+            raise LocalMisuseError(f"seats {sorted(seats)} are not one peer's group in {game}")
         terms = {
             "game": game,
             "options": dict(options),
@@ -272,6 +281,7 @@ class Session:
             "peers": list(self.keys),
             "names": self.names,
             "groups": seat_groups(game, len(self.keys)),
+            "host_seats": sorted(seats),
             "salt": salt if salt is not None else self.randomness(NONCE_LEN),
         }
         self.match_id = hashlib.sha256(MATCH_DOMAIN + encode(terms)).digest()
@@ -298,6 +308,9 @@ class Session:
             )
         if terms.get("groups") != seat_groups(game, len(self.keys)):
             raise MessageError("the seat groups are not the standard ones for this match")
+        claimed = terms.setdefault("host_seats", [])
+        if not isinstance(claimed, list) or (claimed and _group_of(terms["groups"], claimed) is None):
+            raise MessageError("the host claims seats that are not one group")
         self.terms = terms
         self.match_id = env.match_id
         self.game = engine
@@ -337,8 +350,13 @@ class Session:
         assert self.terms is not None and self.game is not None
         shared = encode([self.coin_reveals[a] for a in range(len(self.keys))])
         order = sorted(range(len(self.keys)), key=lambda a: hashlib.sha256(shared + bytes([a])).digest())
-        owner = [0] * sum(len(g) for g in self.terms["groups"])
-        for peer, group in zip(order, self.terms["groups"], strict=True):
+        groups = list(self.terms["groups"])
+        claimed = _group_of(groups, self.terms["host_seats"])
+        if claimed is not None:  # the host took a group; the coin deals the rest to the others
+            order = [0] + [a for a in order if a != 0]
+            groups = [groups[claimed]] + [g for i, g in enumerate(groups) if i != claimed]
+        owner = [0] * sum(len(g) for g in groups)
+        for peer, group in zip(order, groups, strict=True):
             for seat in group:
                 owner[seat] = peer
         self.owner = tuple(owner)
@@ -1012,6 +1030,14 @@ class CheatError(P2PGeniusError):
 def _hidden_card(action: Mapping[str, Plain] | Plain) -> bool:
     """A Hornswoggle card laid or discarded: it travels only as a commitment."""
     return isinstance(action, Mapping) and action.get("type") in ("place", "discard") and "card" in action
+
+
+def _group_of(groups: Sequence[Sequence[int]], seats: Sequence[int]) -> int | None:
+    """The index of the one group holding every seat in ``seats`` (None if none, or no seats)."""
+    for index, group in enumerate(groups):
+        if seats and all(seat in group for seat in seats):
+            return index
+    return None
 
 
 def _canonical(value: Plain) -> bytes:

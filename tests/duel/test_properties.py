@@ -7,6 +7,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from p2pgenius.errors import IllegalActionError
 from p2pgenius.games.base import state_hash
 from p2pgenius.games.duel import DUEL

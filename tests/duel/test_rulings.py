@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from p2pgenius.errors import IllegalActionError
 from p2pgenius.games.duel import DUEL
 from p2pgenius.games.duel.actions import Paralyze, Timeout

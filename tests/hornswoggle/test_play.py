@@ -6,6 +6,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from p2pgenius.bots import make_bot
 from p2pgenius.games.base import state_hash
 from p2pgenius.games.hornswoggle.actions import Discard, Flip, HornAction, Place, Timeout

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games.hornswoggle.actions import Discard, Place
 from p2pgenius.games.hornswoggle.audit import audit, audit_outcome

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games.magic_square.engine import MAGIC_SQUARE, clock
 from p2pgenius.games.magic_square.squares import index

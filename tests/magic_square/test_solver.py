@@ -6,6 +6,7 @@ import json
 import random
 
 import pytest
+
 from p2pgenius.cli.main import main
 from p2pgenius.games.magic_square.solver import PlacementSolver, lead_of
 from p2pgenius.games.magic_square.squares import Grid, index

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import p2pgenius.games.magic_square as package
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import p2pgenius.games.magic_square as package
 from p2pgenius.games.magic_square.squares import LINES, index, is_magic, packed_data, symmetries
 
 

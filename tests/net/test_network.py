@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
+
 from p2pgenius.cli.play import Bots, Printer, demo_match
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgpack
+
 from p2pgenius.canonical import decode, encode
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import MAX_MESSAGE_BYTES, seal

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from p2pgenius.protocol.channel import (
     ChannelError,
     Established,
@@ -98,6 +99,7 @@ def test_a_forged_identity_signature_is_refused() -> None:
 
 def test_a_different_protocol_version_is_refused_clearly() -> None:
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
     from p2pgenius.canonical import encode
     from p2pgenius.protocol.noise import XXHandshake
 

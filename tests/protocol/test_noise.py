@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from p2pgenius.protocol.noise import NoiseError, XXHandshake, private_key
 
 VECTORS = json.loads(

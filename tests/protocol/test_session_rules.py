@@ -8,6 +8,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from p2pgenius.canonical import decode, encode
 from p2pgenius.protocol.channel import ChannelError, SecureChannel
 from p2pgenius.protocol.identity import Identity
@@ -93,3 +94,13 @@ def test_the_decoder_refuses_anything_non_canonical_without_crashing(blob: bytes
     except EncodingError:
         return
     assert encode(value) == blob
+
+
+def test_the_host_may_claim_its_seat_and_the_coin_deals_the_rest() -> None:
+    for seed in range(4):
+        table = play("duel", seed=seed, host_seats=[1])
+        assert all(session.owner == (1, 0) for session in table.sessions)
+        assert table.outcomes()[0] is not None
+    table = play("hornswoggle", peers=4, seed=2, host_seats=[3])
+    assert all(session.owner[3] == 0 for session in table.sessions)
+    assert table.faults() == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from p2pgenius.cli.main import main
 from p2pgenius.protocol.transcript import TranscriptError, verify
 

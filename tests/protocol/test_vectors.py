@@ -12,6 +12,7 @@ from typing import Any
 import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from p2pgenius.protocol.transcript import verify
 
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
