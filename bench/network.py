@@ -74,7 +74,7 @@ def main() -> None:
     args = parser.parse_args()
     print("| game | matches per minute | stages per match | peak memory per match |")
     print("|---|---|---|---|")
-    duel_time = duel_stages = duel_messages = 0
+    duel_time, duel_stages, duel_messages = 0.0, 0, 0
     for game in GAME_NAMES:
         runs = [match(game, seed) for seed in range(args.matches)]
         seconds = sum(r[0] for r in runs)
