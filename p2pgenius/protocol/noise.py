@@ -192,11 +192,6 @@ class XXHandshake:
         return self.symmetric.h
 
     @property
-    def remote_static(self) -> bytes | None:
-        """The peer's static public key, once received."""
-        return None if self.rs is None else _raw_public(self.rs)
-
-    @property
     def done(self) -> bool:
         """Whether all three messages have been processed."""
         return self.message == 3

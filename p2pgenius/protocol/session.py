@@ -1038,7 +1038,3 @@ def _group_of(groups: Sequence[Sequence[int]], seats: Sequence[int]) -> int | No
         if seats and all(seat in group for seat in seats):
             return index
     return None
-
-
-def _canonical(value: Plain) -> bytes:
-    return digest(value)
