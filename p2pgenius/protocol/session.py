@@ -199,6 +199,8 @@ class Session:
         self.last_hash = [ZERO_HASH] * len(keys)
         self.seen: dict[tuple[int, int], bytes] = {}  # (author, seq) -> hash
         self.backlog: list[Envelope] = []  # messages for stages not reached yet
+        self.archive: list[tuple[int, int, bytes]] = []  # every accepted (author, seq, message)
+        self._replay: list[bytes] | None = None  # our own recorded messages, while restoring
         # match set-up
         self.terms: dict[str, Any] | None = None
         self.match_id = b""
@@ -240,6 +242,18 @@ class Session:
 
     def _send(self, body: list[Plain]) -> None:
         assert self.me is not None and self.identity is not None
+        if self._replay:
+            # Restoring: this message was sent before the crash; take it from the transcript.
+            raw = self._replay.pop(0)
+            recorded = open_envelope(raw, self.keys)
+            if recorded.kind != body[0]:
+                raise SessionError(
+                    f"the transcript's next message of ours is {recorded.kind}, "
+                    f"but the match now calls for {body[0]}: it does not fit"
+                )
+            self._accept_chain(recorded)
+            self._dispatch(recorded)
+            return
         raw = seal(
             self.identity, self.match_id, self.me, self.next_seq[self.me], self.last_hash[self.me], body
         )
@@ -252,7 +266,57 @@ class Session:
         self._dispatch(envelope)
 
     def _secret(self, record: list[Plain]) -> None:
-        self.flushing.secrets.append(encode(record))
+        if self._replay is None:  # while restoring, the secrets are already on disk
+            self.flushing.secrets.append(encode(record))
+
+    # -- resuming ----------------------------------------------------------------------------------
+
+    @classmethod
+    def restore(
+        cls,
+        *,
+        identity: Identity,
+        transcript: list[list[Any]],
+        secrets: list[list[Any]],
+        randomness: Callable[[int], bytes] = random_source.token_bytes,
+    ) -> Session:
+        """Rebuild a session after a crash from its transcript and secrets records (decoded,
+        header first): every message is replayed; our own are taken as recorded, not re-made."""
+        meta = transcript[0][2]
+        keys, me = meta["peers"], meta["me"]
+        session = cls(keys=keys, me=me, identity=identity, randomness=randomness)
+        for record in secrets:
+            if record[0] == "coin":
+                session.my_coin = record[1]
+            elif record[0] == "secret":
+                _, number, seat, action, nonce = record
+                session.my_secrets[(number, seat)] = (action, nonce)
+        messages = [r[1] for r in transcript[1:] if r[0] == "msg"]
+        session._replay = [raw for raw in messages if open_envelope(raw, keys).author == me]
+        for raw in messages:
+            if open_envelope(raw, keys).author != me:
+                session.receive(raw)
+            elif session._replay and session._replay[0] == raw:
+                # One of our own decisions (a move, a chat): the match did not make it for us.
+                session._replay.pop(0)
+                env = open_envelope(raw, keys)
+                session._accept_chain(env)
+                session._dispatch(env)
+        if session._replay:
+            raise SessionError(
+                f"{len(session._replay)} of our recorded messages do not fit the "
+                "match: the transcript is damaged"
+            )
+        session._replay = None
+        session.take_events()
+        return session
+
+    def missing_for(self, next_seq: Sequence[int]) -> list[bytes]:
+        """Every message we hold that a peer reporting ``next_seq`` (per author) has not seen,
+        in the order we accepted them: what to send it when it reconnects."""
+        return [
+            raw for author, seq, raw in self.archive if author < len(next_seq) and seq >= next_seq[author]
+        ]
 
     # -- starting ----------------------------------------------------------------------------------
 
@@ -323,8 +387,9 @@ class Session:
             raise MessageError("an accept must name these terms")
         self.accepted.add(env.author)
         if len(self.accepted) == len(self.keys) and self.me is not None:
-            self.my_coin = self.randomness(NONCE_LEN)
-            self._secret(["coin", self.my_coin])
+            if self.my_coin is None:  # (a restored session has it from its secrets)
+                self.my_coin = self.randomness(NONCE_LEN)
+                self._secret(["coin", self.my_coin])
             self._send(["coin_commit", coin_commitment(self.match_id, self.me, self.my_coin)])
 
     def _on_coin_commit(self, env: Envelope) -> None:
@@ -494,7 +559,8 @@ class Session:
         except CheatError as exc:
             self._cheat(exc)
             return self.take_events()
-        self.flushing.records.append(encode(["msg", raw]))
+        if self._replay is None:
+            self.flushing.records.append(encode(["msg", raw]))
         try:
             self._dispatch(env)
         except MessageError as exc:
@@ -519,11 +585,13 @@ class Session:
                 f"(expected {self.next_seq[env.author]})"
             )
         self.seen[key] = env.hash
+        self.archive.append((env.author, env.seq, env.raw))
         self.next_seq[env.author] += 1
         self.last_hash[env.author] = env.hash
 
     def _reject(self, raw: bytes, author: int | None, reason: str) -> None:
-        self.flushing.records.append(encode(["rejected", raw, reason]))
+        if self._replay is None:
+            self.flushing.records.append(encode(["rejected", raw, reason]))
         self.events.append(Rejected(author, reason))
 
     def _cheat(self, exc: CheatError) -> None:
@@ -534,6 +602,9 @@ class Session:
     def _stop(self, fault: Fault) -> None:
         if self.fault is None:
             self.fault = fault
+            if self._replay is not None:  # restoring: the record is already on disk
+                self.events.append(fault)
+                return
             self.flushing.records.append(
                 encode(["fault", fault.kind, fault.peer, fault.stage, fault.reason, dict(fault.evidence)])
             )
