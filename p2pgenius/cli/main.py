@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return identity.run(args, sys.stdout)
         if args.command == "rules":
             return rules.run(args, sys.stdout)
-        if args.command in ("host", "join", "demo"):
+        if args.command in ("host", "join", "resume", "demo"):
             return play.run(args, sys.stdout)
         parser.error(f"unknown command {args.command!r}")
     except LocalMisuseError as exc:

@@ -10,6 +10,7 @@ import datetime
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -94,6 +95,14 @@ def add_parsers(commands: Any) -> None:
         description="Connect to a host and play the match it proposes.",
     )
     join.add_argument("address", metavar="HOST:PORT")
+    resume = commands.add_parser(
+        "resume",
+        parents=[common],
+        help="carry on a match after a crash or a lost connection",
+        description="Rebuild a match from its transcript and the secrets kept beside it, "
+        "reconnect (a joiner to its host; a host listens again on its address), and play on.",
+    )
+    resume.add_argument("transcript", metavar="TRANSCRIPT")
     demo = commands.add_parser(
         "demo",
         help="watch bots play over the real protocol on loopback",
@@ -230,6 +239,7 @@ def run_host(args: argparse.Namespace, out: TextIO) -> int:
         address = listeners[0].socket.getsockname()
         host = f"[{address[0]}]" if ":" in address[0] else address[0]
         printer.line(f"listening on {host}:{address[1]}")
+        peer.address = f"{host}:{address[1]}"
         printer.line(f"fingerprint: {identity.fingerprint}")
         await peer.host(
             listeners[0],
@@ -259,6 +269,9 @@ def run_join(args: argparse.Namespace, out: TextIO) -> int:
         printer.line,
         grace_s=args.grace,
     )
+
+    peer.address = args.address
+    peer.reconnect = partial(trio.open_tcp_stream, address, port)
 
     async def main() -> None:
         try:
@@ -296,6 +309,8 @@ async def demo_match(
     guest = make("guest", Bots(guest_level, seed + 1), quiet)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
+    host.address = guest.address = f"127.0.0.1:{port}"
+    guest.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
     printer.line(f"{game}: host listening on 127.0.0.1:{port}; guest connecting")
     async with trio.open_nursery() as nursery:
         nursery.start_soon(
@@ -327,13 +342,56 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
     return code
 
 
+def run_resume(args: argparse.Namespace, out: TextIO) -> int:
+    """``p2pgenius resume TRANSCRIPT``."""
+    require_bot(args)
+    path = Path(args.transcript)
+    secrets = path.with_suffix(".secrets")
+    try:
+        transcript, kept = path.read_bytes(), secrets.read_bytes()
+    except OSError as exc:
+        raise LocalMisuseError(f"cannot read {exc.filename}: {exc.strerror}") from None
+    identity, _ = load_identity()
+    printer = Printer(out, moves=True)
+    peer = Peer(
+        identity,
+        args.name or identity.fingerprint[:9],
+        Files(path, secrets, Path(args.log) if args.log else None),
+        Bots(args.bot, 3).decide,
+        printer.event,
+        printer.line,
+        grace_s=args.grace,
+    )
+    meta = peer.resume(transcript, kept)
+    host, _, port = str(meta.get("address", "")).rpartition(":")
+    if not port.isdigit():
+        raise LocalMisuseError("the transcript does not say where the match was played")
+    host = host.strip("[]")
+
+    async def main() -> None:
+        if meta.get("role") == "host":
+            listeners = await trio.open_tcp_listeners(int(port), host=host)
+            printer.line(f"listening again on {meta['address']}; waiting for the others")
+            peer.listener = listeners[0]
+        else:
+            peer.reconnect = partial(trio.open_tcp_stream, host, int(port))
+            printer.line(f"reconnecting to {meta['address']}")
+        await peer.play()
+
+    trio.run(main)
+    return finish(peer, printer)
+
+
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    """Dispatch ``host``, ``join`` or ``demo``; errors from inside trio come out as one line."""
+    """Dispatch ``host``, ``join``, ``resume`` or ``demo``; errors from inside trio come out as
+    one line."""
     try:
         if args.command == "host":
             return run_host(args, out)
         if args.command == "join":
             return run_join(args, out)
+        if args.command == "resume":
+            return run_resume(args, out)
         return run_demo(args, out)
     except BaseExceptionGroup as group:
         raise first_error(group) from None

@@ -29,6 +29,7 @@ from p2pgenius.protocol.channel import ChannelError, Established, Received, Secu
 from p2pgenius.protocol.identity import Identity, IdentityError
 from p2pgenius.protocol.session import Event, Session
 from p2pgenius.protocol.transcript import frame, header
+from p2pgenius.protocol.transcript import records as read_records
 
 READ_BYTES: Final = 65536
 HANDSHAKE_TIMEOUT_S: Final = 10.0
@@ -146,6 +147,11 @@ class Peer:
     connections: list[Connection] = field(default_factory=list)
     session: Session | None = None
     via: dict[int, Connection] = field(default_factory=dict)  # host: peer index -> connection
+    address: str = ""  # recorded in the transcript so that a crashed peer can come back
+    reconnect: Callable[[], Awaitable[trio.abc.Stream]] | None = None  # a joiner's way back
+    listener: trio.abc.Listener[trio.abc.Stream] | None = None  # a host's door, kept open
+    _inbox: trio.MemorySendChannel[tuple[Connection, bytes | None]] | None = None
+    _nursery: trio.Nursery | None = None
 
     # -- connecting ------------------------------------------------------------------------
 
@@ -196,7 +202,8 @@ class Peer:
         for index, connection in self.via.items():
             await connection.send(encode(["lobby", keys, names, index]))
         self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
-        await self._start_transcript()
+        self.listener = listener
+        await self._start_transcript("host")
         self.session.propose(game, options=options, setup=setup, seats=seats)
         await self.play()
 
@@ -227,16 +234,107 @@ class Peer:
         ):
             raise PeerGoneError("the lobby does not list us, or not the host first")
         self.session = Session(keys=keys, me=index, identity=self.identity, names=names)
-        await self._start_transcript()
+        await self._start_transcript("join")
         for extra in payloads[1:]:
             self.session.receive(extra)
         await self.play()
 
-    async def _start_transcript(self) -> None:
+    def resume(self, transcript: bytes, secrets: bytes) -> dict[str, Any]:
+        """Rebuild the session of a crashed match from its files; returns the transcript's
+        header (role, address, name) so the caller can reconnect the right way."""
+        records = list(read_records(transcript))
+        meta = records[0][2]
+        if meta["peers"][meta["me"]] != self.identity.public:
+            raise PeerGoneError("this transcript belongs to another identity")
+        self.session = Session.restore(
+            identity=self.identity, transcript=records, secrets=list(read_records(secrets))
+        )
+        self.name = meta.get("name", self.name)
+        self.address = meta.get("address", "")
+        return dict(meta)
+
+    async def _start_transcript(self, role: str) -> None:
         assert self.session is not None
         self.files.transcript.parent.mkdir(parents=True, exist_ok=True)
-        self.files.transcript.write_bytes(header(self.session.keys, self.session.me))
+        self.files.transcript.write_bytes(
+            header(self.session.keys, self.session.me, role=role, address=self.address, name=self.name)
+        )
         self.files.secrets.touch(mode=0o600)
+
+    # -- coming back -----------------------------------------------------------------------
+
+    async def _sync(self, connection: Connection, *, speak_first: bool) -> None:
+        """Exchange how many messages of each author each side holds; send what the other
+        lacks. Both sides then carry on exactly where the match is."""
+        session = self.session
+        assert session is not None
+        if speak_first:
+            await connection.send(encode(["sync", session.next_seq]))
+        theirs = None
+        with trio.fail_after(HANDSHAKE_TIMEOUT_S):
+            while theirs is None:
+                for event in await connection._read():
+                    if isinstance(event, Received):
+                        value = decode(event.payload)
+                        if isinstance(value, list) and value and value[0] == "sync":
+                            theirs = value[1]
+        if not speak_first:
+            await connection.send(encode(["sync", session.next_seq]))
+        for raw in session.missing_for(theirs):
+            await connection.send(encode(["m", raw]))
+
+    async def _come_back(self) -> None:
+        """A joiner that lost the host: connect again and again until the grace period ends."""
+        assert self.reconnect is not None
+        deadline = trio.current_time() + self.grace_s
+        while trio.current_time() < deadline:
+            try:
+                stream = await self.reconnect()
+                connection = Connection(stream, self.channel(initiator=True, hello={"name": self.name}))
+                established = await connection.handshake()
+                assert self.session is not None
+                if established.peer_key != self.session.keys[0]:
+                    raise PeerGoneError("another host answered at that address")
+                await self._sync(connection, speak_first=True)
+            except (OSError, PeerGoneError, trio.TooSlowError) as exc:
+                self.report_line(f"reconnecting: {exc}")
+                await trio.sleep(1)
+                continue
+            self.report_line("reconnected to the host")
+            self._adopt(connection, index=0)
+            return
+
+    async def _welcome_back(self, listener: trio.abc.Listener[trio.abc.Stream]) -> None:
+        """A host keeps its door open: a peer of this match may come back after losing its
+        connection or restarting."""
+        session = self.session
+        assert session is not None
+        while True:
+            stream = await listener.accept()
+            connection = Connection(stream, self.channel(initiator=False, hello={"name": self.name}))
+            try:
+                established = await connection.handshake()
+                self.pin(established)
+                if established.peer_key not in session.keys[1:]:
+                    raise PeerGoneError("not a player of this match")
+                await self._sync(connection, speak_first=False)
+            except (PeerGoneError, IdentityError, trio.TooSlowError) as exc:
+                self.report_line(f"refused a connection: {exc}")
+                await connection.aclose()
+                continue
+            index = session.keys.index(established.peer_key)
+            old = self.via.get(index)
+            if old in self.connections:
+                self.connections.remove(old)
+            self.report_line(f"{session.names[index]} is back")
+            self._adopt(connection, index=index)
+
+    def _adopt(self, connection: Connection, *, index: int) -> None:
+        if self.session is not None and self.session.me == 0:
+            self.via[index] = connection
+        self.connections.append(connection)
+        assert self._inbox is not None and self._nursery is not None
+        self._nursery.start_soon(connection.messages, self._inbox)
 
     # -- playing ---------------------------------------------------------------------------
 
@@ -246,8 +344,13 @@ class Peer:
         assert session is not None
         send, inbox = trio.open_memory_channel[tuple[Connection, bytes | None]](math.inf)
         async with trio.open_nursery() as nursery:
+            self._inbox, self._nursery = send, nursery
             for connection in self.connections:
                 nursery.start_soon(connection.messages, send)
+            if self.listener is not None:
+                nursery.start_soon(self._welcome_back, self.listener)
+            if self.reconnect is not None and not self.connections:
+                nursery.start_soon(self._come_back)  # a restarted joiner finds its host again
             await self._flush()
             await self._act()
             while not session.finished and session.fault is None:
@@ -332,17 +435,17 @@ class Peer:
         await self._flush()
 
     async def _gone(self, connection: Connection) -> None:
+        """A connection closed. The match waits: a joiner tries to come back; a host keeps its
+        door open; a peer that stays away past the grace period forfeits (``_silence``)."""
         session = self.session
         assert session is not None
-        self.connections.remove(connection)
-        self.report_line("a peer's connection closed")
-        if session.finished or session.fault is not None or session.stage is None:
+        if connection in self.connections:
+            self.connections.remove(connection)
+        if session.finished or session.fault is not None:
             return
-        gone = [i for i, c in self.via.items() if c is connection] if session.me == 0 else [0]
-        seats = [s for s, p in enumerate(session.owner) if p in gone]
-        if seats:
-            session.forfeit(seats[0], "the connection closed mid-match")
-            await self._flush()
+        self.report_line("a peer's connection closed; waiting for it to come back")
+        if self.reconnect is not None and self._nursery is not None:
+            self._nursery.start_soon(self._come_back)
 
     def report_line(self, text: str) -> None:
         """A line for the person running this peer."""

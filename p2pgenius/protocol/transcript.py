@@ -32,9 +32,9 @@ class TranscriptError(P2PGeniusError):
     """A transcript file that cannot be read."""
 
 
-def header(keys: list[bytes], me: int | None) -> bytes:
-    """The framed header record."""
-    return frame(encode([MAGIC, VERSION, {"peers": keys, "me": me}]))
+def header(keys: list[bytes], me: int | None, **extra: Plain) -> bytes:
+    """The framed header record (``extra``: what a peer needs to resume, e.g. its address)."""
+    return frame(encode([MAGIC, VERSION, {**extra, "peers": keys, "me": me}]))
 
 
 def frame(record: bytes) -> bytes:
