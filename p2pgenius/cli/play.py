@@ -83,6 +83,15 @@ def add_parsers(commands: Any) -> None:
         help="address to listen on (default 127.0.0.1; :: or 0.0.0.0 for all)",
     )
     host.add_argument(
+        "--seat",
+        type=int,
+        action="append",
+        default=[],
+        metavar="S",
+        help="take seat S (repeat for several; they must be one peer's group, e.g. 0 and 2 in "
+        "Hornswoggle over two peers); the other seats go by coin flip",
+    )
+    host.add_argument(
         "--peers",
         type=int,
         default=2,

@@ -235,9 +235,8 @@ class Peer:
             raise PeerGoneError("the lobby does not list us, or not the host first")
         self.session = Session(keys=keys, me=index, identity=self.identity, names=names)
         await self._start_transcript("join")
-        for extra in payloads[1:]:
-            self.session.receive(extra)
-        await self.play()
+        # Whatever came in the same read as the lobby (the terms, often) goes first.
+        await self.play(first=[(connection, extra) for extra in payloads[1:]])
 
     def resume(self, transcript: bytes, secrets: bytes) -> dict[str, Any]:
         """Rebuild the session of a crashed match from its files; returns the transcript's
@@ -263,25 +262,30 @@ class Peer:
 
     # -- coming back -----------------------------------------------------------------------
 
-    async def _sync(self, connection: Connection, *, speak_first: bool) -> None:
+    async def _sync(self, connection: Connection, *, speak_first: bool) -> list[bytes]:
         """Exchange how many messages of each author each side holds; send what the other
-        lacks. Both sides then carry on exactly where the match is."""
+        lacks. Returns what arrived right behind the other's sync, to be handled first."""
         session = self.session
         assert session is not None
         if speak_first:
             await connection.send(encode(["sync", session.next_seq]))
         theirs = None
+        behind: list[bytes] = []
         with trio.fail_after(HANDSHAKE_TIMEOUT_S):
             while theirs is None:
                 for event in await connection._read():
-                    if isinstance(event, Received):
-                        value = decode(event.payload)
-                        if isinstance(value, list) and value and value[0] == "sync":
-                            theirs = value[1]
+                    if not isinstance(event, Received):
+                        continue
+                    value = decode(event.payload)
+                    if theirs is None and isinstance(value, list) and value[:1] == ["sync"]:
+                        theirs = value[1]
+                    elif theirs is not None:
+                        behind.append(event.payload)
         if not speak_first:
             await connection.send(encode(["sync", session.next_seq]))
         for raw in session.missing_for(theirs):
             await connection.send(encode(["m", raw]))
+        return behind
 
     async def _come_back(self) -> None:
         """A joiner that lost the host: connect again and again until the grace period ends."""
@@ -295,13 +299,13 @@ class Peer:
                 assert self.session is not None
                 if established.peer_key != self.session.keys[0]:
                     raise PeerGoneError("another host answered at that address")
-                await self._sync(connection, speak_first=True)
+                behind = await self._sync(connection, speak_first=True)
             except (OSError, PeerGoneError, trio.TooSlowError) as exc:
                 self.report_line(f"reconnecting: {exc}")
                 await trio.sleep(1)
                 continue
             self.report_line("reconnected to the host")
-            self._adopt(connection, index=0)
+            await self._adopt(connection, index=0, behind=behind)
             return
 
     async def _welcome_back(self, listener: trio.abc.Listener[trio.abc.Stream]) -> None:
@@ -317,7 +321,7 @@ class Peer:
                 self.pin(established)
                 if established.peer_key not in session.keys[1:]:
                     raise PeerGoneError("not a player of this match")
-                await self._sync(connection, speak_first=False)
+                behind = await self._sync(connection, speak_first=False)
             except (PeerGoneError, IdentityError, trio.TooSlowError) as exc:
                 self.report_line(f"refused a connection: {exc}")
                 await connection.aclose()
@@ -327,24 +331,28 @@ class Peer:
             if old in self.connections:
                 self.connections.remove(old)
             self.report_line(f"{session.names[index]} is back")
-            self._adopt(connection, index=index)
+            await self._adopt(connection, index=index, behind=behind)
 
-    def _adopt(self, connection: Connection, *, index: int) -> None:
+    async def _adopt(self, connection: Connection, *, index: int, behind: list[bytes]) -> None:
         if self.session is not None and self.session.me == 0:
             self.via[index] = connection
         self.connections.append(connection)
         assert self._inbox is not None and self._nursery is not None
+        for payload in behind:  # in order, before anything the reader picks up
+            await self._inbox.send((connection, payload))
         self._nursery.start_soon(connection.messages, self._inbox)
 
     # -- playing ---------------------------------------------------------------------------
 
-    async def play(self) -> None:
-        """Run the match to its end (or a fault)."""
+    async def play(self, first: Sequence[tuple[Connection, bytes]] = ()) -> None:
+        """Run the match to its end (or a fault); ``first``: payloads already read."""
         session = self.session
         assert session is not None
         send, inbox = trio.open_memory_channel[tuple[Connection, bytes | None]](math.inf)
         async with trio.open_nursery() as nursery:
             self._inbox, self._nursery = send, nursery
+            for item in first:
+                send.send_nowait(item)
             for connection in self.connections:
                 nursery.start_soon(connection.messages, send)
             if self.listener is not None:

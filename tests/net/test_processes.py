@@ -1,0 +1,97 @@
+"""The command line as players run it: real processes on loopback, one killed with SIGKILL and
+restarted with `p2pgenius resume`."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from p2pgenius.protocol.transcript import records, verify
+
+TIMEOUT_S = 60
+
+
+def spawn(home: Path, output: Path, *args: str) -> subprocess.Popen[str]:
+    """Start p2pgenius with its output going to a file (a pipe nobody reads would block it)."""
+    env = {**os.environ, "P2PGENIUS_HOME": str(home)}
+    with output.open("w") as sink:
+        return subprocess.Popen(
+            [sys.executable, "-m", "p2pgenius", *args],
+            env=env,
+            text=True,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def listening_port(output: Path) -> int:
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        if match := re.search(r"listening on .*:(\d+)", output.read_text()):
+            return int(match[1])
+        time.sleep(0.01)
+    raise AssertionError("the host never said where it listens")
+
+
+def messages_in(path: Path) -> int:
+    try:
+        return sum(1 for r in records(path.read_bytes()) if r[0] == "msg")
+    except Exception:
+        return 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_host_and_join_with_bots_survive_a_sigkill_and_resume(tmp_path: Path) -> None:
+    host_file, join_file = tmp_path / "host.p2pt", tmp_path / "join.p2pt"
+    host_out, join_out, resume_out = (tmp_path / f"{n}.txt" for n in ("host", "join", "resume"))
+    host = spawn(
+        tmp_path / "h",
+        host_out,
+        "host",
+        "duel",
+        "--port",
+        "0",
+        "--bot",
+        "--grace",
+        "60",
+        "--transcript",
+        str(host_file),
+    )
+    try:
+        port = listening_port(host_out)
+        joiner = spawn(
+            tmp_path / "j",
+            join_out,
+            "join",
+            f"127.0.0.1:{port}",
+            "--bot",
+            "--grace",
+            "60",
+            "--transcript",
+            str(join_file),
+        )
+        deadline = time.monotonic() + TIMEOUT_S
+        while messages_in(join_file) < 12 and joiner.poll() is None:
+            assert time.monotonic() < deadline, (host_out.read_text(), join_out.read_text())
+            time.sleep(0.005)
+        assert joiner.poll() is None, "the duel ended before the crash point"
+        if joiner.poll() is None:
+            joiner.send_signal(signal.SIGKILL)
+            joiner.wait()
+            resumed = spawn(tmp_path / "j", resume_out, "resume", str(join_file), "--bot", "--grace", "60")
+            assert resumed.wait(timeout=TIMEOUT_S) == 0, resume_out.read_text()
+            assert "reconnected to the host" in resume_out.read_text()
+        assert host.wait(timeout=TIMEOUT_S) == 0, host_out.read_text()
+        assert "result:" in host_out.read_text()
+    finally:
+        host.kill()
+    for path in (host_file, join_file):
+        report = verify(path.read_bytes())
+        assert report.ok, report.summary
