@@ -95,3 +95,51 @@ def test_host_and_join_with_bots_survive_a_sigkill_and_resume(tmp_path: Path) ->
     for path in (host_file, join_file):
         report = verify(path.read_bytes())
         assert report.ok, report.summary
+
+
+def ipv6_loopback() -> bool:
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback on this machine")
+def test_a_match_over_ipv6(tmp_path: Path) -> None:
+    host_out, join_out = tmp_path / "host.txt", tmp_path / "join.txt"
+    host = spawn(
+        tmp_path / "h",
+        host_out,
+        "host",
+        "magic-square",
+        "--bind",
+        "::1",
+        "--port",
+        "0",
+        "--bot",
+        "heuristic",
+        "--transcript",
+        str(tmp_path / "h.p2pt"),
+    )
+    try:
+        port = listening_port(host_out)
+        assert "listening on [::1]:" in host_out.read_text()
+        joiner = spawn(
+            tmp_path / "j",
+            join_out,
+            "join",
+            f"[::1]:{port}",
+            "--bot",
+            "random",
+            "--transcript",
+            str(tmp_path / "j.p2pt"),
+        )
+        assert joiner.wait(timeout=TIMEOUT_S) == 0, join_out.read_text()
+        assert host.wait(timeout=TIMEOUT_S) == 0, host_out.read_text()
+    finally:
+        host.kill()
+    assert verify((tmp_path / "j.p2pt").read_bytes()).ok
