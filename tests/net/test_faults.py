@@ -111,3 +111,59 @@ async def run_until_killed(peer: Peer, port: int, kill: trio.Event, dead: trio.E
         process.cancel_scope.cancel()
     await stream.aclose()
     dead.set()
+
+
+async def test_a_killed_host_restarts_from_its_files_and_the_joiner_comes_back(
+    tmp_path: Path,
+) -> None:
+    host, guest, _, guest_log = pair(tmp_path, "duel")
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    host.address = guest.address = f"127.0.0.1:{port}"
+    guest.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            kill, dead = trio.Event(), trio.Event()
+
+            async def host_until_killed() -> None:
+                async with trio.open_nursery() as process:
+                    process.start_soon(
+                        lambda: host.host(
+                            listeners[0], game="duel", options={}, setup={"hp": [60, 60]}, peers=2
+                        )
+                    )
+                    await kill.wait()
+                    process.cancel_scope.cancel()
+                for connection in host.connections:
+                    await connection.aclose()
+                await listeners[0].aclose()
+                dead.set()
+
+            nursery.start_soon(host_until_killed)
+            nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+            await wait_for_stage(host, 3)
+            kill.set()
+            await dead.wait()
+            assert host.session is not None
+            assert not host.session.finished
+            again = Peer(
+                host.identity,
+                "host",
+                host.files,
+                Bots("random", 8).decide,
+                Silent().event,
+                Silent().line,
+                grace_s=20,
+                pin_dir=tmp_path / "pins3",
+            )
+            meta = again.resume(host.files.transcript.read_bytes(), host.files.secrets.read_bytes())
+            assert meta["role"] == "host"
+            again.listener = (await trio.open_tcp_listeners(port, host="127.0.0.1"))[0]
+            nursery.start_soon(again.play)
+    assert again.session is not None and guest.session is not None
+    assert again.session.finished and guest.session.finished
+    assert again.session.outcome == guest.session.outcome
+    assert any("reconnected" in line for line in guest_log.lines)
+    for side in (again, guest):
+        report = verify(side.files.transcript.read_bytes())
+        assert report.ok, report.summary
