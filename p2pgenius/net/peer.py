@@ -54,6 +54,7 @@ class Connection:
         self.channel = channel
         self.send_lock = trio.Lock()
         self.peer: Established | None = None
+        self.early: list[Any] = []  # events read along with the end of the handshake
 
     async def _write(self) -> None:
         data = self.channel.data_to_send()
@@ -72,10 +73,15 @@ class Connection:
                 for event in await self._read():
                     if isinstance(event, Established):
                         self.peer = event
+                    else:  # a message that came in the same read: keep it for the next reader
+                        self.early.append(event)
                 await self._write()
         return self.peer
 
     async def _read(self) -> list[Any]:
+        if self.early:
+            early, self.early = self.early, []
+            return early
         try:
             data = await self.stream.receive_some(READ_BYTES)
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
