@@ -1,0 +1,56 @@
+"""Run every benchmark and write the tables to docs/performance.md (and print them).
+
+    .venv/bin/python bench/all.py [--quick]
+
+Each benchmark measures both sides of its comparison in the same run; the figures to read are the
+ratios. ``--quick`` runs fewer repetitions (for a smoke check, not for the record).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHES = [
+    ("Duel engine", "duel_turns.py", [], ["--matches", "60"]),
+    ("Magic Square index and solver", "magic_square.py", [], ["--queries", "2000", "--colourings", "2"]),
+    ("Hornswoggle bots", "hornswoggle_bots.py", [], ["--matches", "60"]),
+    ("Protocol", "protocol.py", [], ["--matches", "4", "--handshakes", "50"]),
+    ("Networked play", "network.py", [], ["--matches", "2"]),
+]
+
+
+def main() -> None:
+    """Run the benchmarks in turn."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    sections = [
+        "# Performance\n",
+        "Written by `bench/all.py` "
+        f"on {datetime.date.today().isoformat()} ({platform.python_implementation()} "
+        f"{platform.python_version()}, {platform.machine()}). Each comparison runs both sides in "
+        "one run; read the ratios, not the absolute times.\n",
+    ]
+    for title, script, full, quick in BENCHES:
+        print(f"== {title}", file=sys.stderr, flush=True)
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / script), *(quick if args.quick else full)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        )
+        sections.append(f"## {title}\n\n{done.stdout.strip()}\n")
+        print(done.stdout, flush=True)
+    (ROOT / "docs" / "performance.md").write_text("\n".join(sections), encoding="utf-8")
+    print("wrote docs/performance.md", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
