@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCHES = [
+BENCHES: list[tuple[str, str, list[str], list[str]]] = [
     ("Duel engine", "duel_turns.py", [], ["--matches", "60"]),
     ("Magic Square index and solver", "magic_square.py", [], ["--queries", "2000", "--colourings", "2"]),
     ("Hornswoggle bots", "hornswoggle_bots.py", [], ["--matches", "60"]),
