@@ -26,7 +26,7 @@ from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.net.keystore import trust
 from p2pgenius.protocol.channel import ChannelError, Established, Received, SecureChannel
-from p2pgenius.protocol.identity import Identity, IdentityError
+from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Event, Session
 from p2pgenius.protocol.transcript import frame, header
 from p2pgenius.protocol.transcript import records as read_records
@@ -192,7 +192,7 @@ class Peer:
             try:
                 established = await connection.handshake()
                 name = self.pin(established)
-            except (PeerGoneError, IdentityError, trio.TooSlowError) as exc:
+            except (P2PGeniusError, trio.TooSlowError) as exc:
                 self.report_line(f"refused a connection: {exc}")
                 await connection.aclose()
                 continue
@@ -232,6 +232,14 @@ class Peer:
         if not (isinstance(lobby, list) and len(lobby) == 4 and lobby[0] == "lobby"):
             raise PeerGoneError("the host did not send the lobby")
         _, keys, names, index = lobby
+        if not (
+            isinstance(names, list)
+            and isinstance(keys, list)
+            and len(names) == len(keys)
+            and all(isinstance(n, str) for n in names)
+            and type(index) is int
+        ):
+            raise PeerGoneError("the host sent a malformed lobby")
         if not (
             isinstance(keys, list)
             and 0 < index < len(keys)
@@ -282,9 +290,19 @@ class Peer:
                 for event in await connection._read():
                     if not isinstance(event, Received):
                         continue
-                    value = decode(event.payload)
+                    try:
+                        value = decode(event.payload)
+                    except EncodingError as exc:
+                        raise PeerGoneError(f"a malformed message while resyncing: {exc}") from None
                     if theirs is None and isinstance(value, list) and value[:1] == ["sync"]:
-                        theirs = value[1]
+                        counts = value[1] if len(value) == 2 else None
+                        if not (
+                            isinstance(counts, list)
+                            and len(counts) == len(session.keys)
+                            and all(type(n) is int and n >= 0 for n in counts)
+                        ):
+                            raise PeerGoneError("a malformed sync")
+                        theirs = counts
                     elif theirs is not None:
                         behind.append(event.payload)
         if not speak_first:
@@ -324,11 +342,11 @@ class Peer:
             connection = Connection(stream, self.channel(initiator=False, hello={"name": self.name}))
             try:
                 established = await connection.handshake()
-                self.pin(established)
                 if established.peer_key not in session.keys[1:]:
                     raise PeerGoneError("not a player of this match")
+                self.pin(established)
                 behind = await self._sync(connection, speak_first=False)
-            except (PeerGoneError, IdentityError, trio.TooSlowError) as exc:
+            except (P2PGeniusError, trio.TooSlowError) as exc:
                 self.report_line(f"refused a connection: {exc}")
                 await connection.aclose()
                 continue
@@ -406,8 +424,9 @@ class Peer:
         session = self.session
         assert session is not None
         out = session.flush()
-        self.files.append(self.files.transcript, out.records)
+        # Secrets first: a commitment on record whose nonce was lost could never be opened.
         self.files.append(self.files.secrets, out.secrets)
+        self.files.append(self.files.transcript, out.records)
         for raw in out.messages:
             payload = encode(["m", raw])
             self._log(f"-> {payload.hex()}")
@@ -438,14 +457,14 @@ class Peer:
             await self._flush()
 
     async def _silence(self) -> None:
+        """Nothing came for the grace period: the first seat of another peer that the match waits
+        on (a move, a reveal, an opened card, an audit) forfeits."""
         session = self.session
         assert session is not None
-        if session.stage is None or session.awaiting():
+        theirs = [s for s in session.owed() if s not in session.my_seats]
+        if not theirs or session.awaiting():
             return
-        waiting = [s for s in session.stage.waiting if s not in session.my_seats]
-        if not waiting:
-            return
-        session.forfeit(waiting[0], f"no answer for {self.grace_s:.0f} seconds")
+        session.forfeit(theirs[0], f"no answer for {self.grace_s:.0f} seconds")
         await self._flush()
 
     async def _gone(self, connection: Connection) -> None:

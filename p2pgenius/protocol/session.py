@@ -30,6 +30,7 @@ from typing import Any, Final
 from p2pgenius.canonical import Plain, digest, encode
 from p2pgenius.errors import IllegalActionError, LocalMisuseError, P2PGeniusError
 from p2pgenius.games.base import Game, Outcome, state_hash
+from p2pgenius.games.duel.actions import Gestures
 from p2pgenius.games.duel.engine import sanitize
 from p2pgenius.games.hornswoggle.audit import audit, audit_outcome
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
@@ -360,6 +361,12 @@ class Session:
         if terms.get("peers") != self.keys:
             raise MessageError("the terms list other peers than the ones connected")
         game = terms.get("game")
+        if not (
+            isinstance(game, str)
+            and isinstance(terms.get("options", {}), dict)
+            and isinstance(terms.get("setup", {}), dict)
+        ):
+            raise MessageError("malformed terms")
         try:
             engine = get_game(game)
             engine.initial(terms.get("setup", {}), terms.get("options", {}))
@@ -370,7 +377,11 @@ class Session:
                 f"the host runs a different {game} rules engine ({terms.get('engine')}; this "
                 f"program has {engine_fingerprint(game)}): both must run the same version"
             )
-        if terms.get("groups") != seat_groups(game, len(self.keys)):
+        try:
+            groups = seat_groups(game, len(self.keys))
+        except LocalMisuseError as exc:
+            raise MessageError(f"unplayable terms: {exc}") from None
+        if terms.get("groups") != groups:
             raise MessageError("the seat groups are not the standard ones for this match")
         claimed = terms.setdefault("host_seats", [])
         if not isinstance(claimed, list) or (claimed and _group_of(terms["groups"], claimed) is None):
@@ -459,7 +470,7 @@ class Session:
             self.events.append(YourTurn(number, mine + maybe, maybe))
         backlog, self.backlog = self.backlog, []
         for env in backlog:
-            self._dispatch(env)
+            self._guarded(env)
         if carry is not None:
             self._progress()
 
@@ -508,6 +519,26 @@ class Session:
         done = set(stage.acts) | set(stage.commits) | stage.declined
         return tuple(s for s in stage.waiting + stage.optional if s in self.my_seats and s not in done)
 
+    def owed(self) -> tuple[int, ...]:
+        """The seats the match is waiting on right now: a move, a commitment, a reveal, the
+        opening of a flipped card, or (Hornswoggle, after the end) an audit."""
+        stage = self.stage
+        if self.finished or self.fault is not None:
+            return ()
+        if stage is None:
+            if self.outcome is None or not self.owner:
+                return ()
+            return tuple(s for s, p in enumerate(self.owner) if p not in self.audits)
+        owed = [s for s in stage.waiting if s not in stage.acts and s not in stage.commits]
+        if self.terms is not None and self._sealed():
+            owed += [s for s in stage.waiting if s in stage.commits and s not in stage.reveals]
+        pile = None if self.behind else self._flip_of(stage)
+        if pile is not None and stage.opened_card is None:
+            owed.append(pile)
+        if stage.optional and not stage.acts and not stage.declined:
+            owed += list(stage.optional)
+        return tuple(sorted(set(owed)))
+
     def _check_legal(self, seat: int, action: Any) -> None:
         """Raise IllegalActionError unless ``seat`` may take ``action`` now."""
         assert self.game is not None
@@ -533,8 +564,10 @@ class Session:
 
     def forfeit(self, seat: int, reason: str) -> None:
         """Record, signed, that ``seat``'s peer failed to answer or open in time: it loses."""
-        stage = self._current()
-        self._send(["forfeit", stage.number, seat, reason])
+        if seat not in self.owed():
+            raise LocalMisuseError(f"p{seat} owes nothing now")
+        number = self.stage.number if self.stage is not None else -1
+        self._send(["forfeit", number, seat, reason])
 
     def _current(self) -> Stage:
         if self.stage is None or self.finished or self.fault is not None:
@@ -561,13 +594,20 @@ class Session:
             return self.take_events()
         if self._replay is None:
             self.flushing.records.append(encode(["msg", raw]))
+        self._guarded(env)
+        return self.take_events()
+
+    def _guarded(self, env: Envelope) -> None:
+        """Dispatch a peer's message; whatever is wrong with it is refused or convicted, and
+        never escapes (a peer's content must not be able to crash us)."""
         try:
             self._dispatch(env)
         except MessageError as exc:
-            self._reject(raw, env.author, str(exc))
+            self._reject(env.raw, env.author, str(exc))
         except CheatError as exc:
             self._cheat(exc)
-        return self.take_events()
+        except (P2PGeniusError, LookupError, TypeError, ValueError, AttributeError) as exc:
+            self._reject(env.raw, env.author, f"malformed content ({type(exc).__name__}: {exc})")
 
     def _accept_chain(self, env: Envelope) -> None:
         key = (env.author, env.seq)
@@ -650,6 +690,9 @@ class Session:
         _, stage, seat, reason = env.body
         if not 0 <= seat < len(self.owner) or self.owner[seat] == env.author:
             raise MessageError("a forfeit must name another peer's seat")
+        current = self.stage.number if self.stage is not None else -1
+        if stage != current or seat not in self.owed():
+            raise MessageError(f"a forfeit of p{seat}, which owes nothing now (stage {stage})")
         self._stop(
             Fault(
                 "forfeit",
@@ -690,6 +733,8 @@ class Session:
                 self._open_card(stage)  # its dispatch moves the stage on
                 return
         elif kind == "commit":
+            if not (self._sealed() or self._card_phase()):
+                raise MessageError("nothing is committed at this point of this game")
             if seat not in stage.waiting or seat in stage.commits or seat in stage.acts:
                 raise MessageError(f"an unexpected commitment for p{seat}")
             stage.commits[seat] = body[3]
@@ -843,6 +888,15 @@ class Session:
             return
         self._send(body)
 
+    def _card_phase(self) -> bool:
+        """Whether a Hornswoggle seat may be laying or discarding a hidden card now."""
+        return bool(
+            self.terms is not None
+            and self.terms["game"] == "hornswoggle"
+            and self.state is not None
+            and self.state.phase in ("opening", "turns", "discarding")
+        )
+
     def _blind(self, seat: int) -> bool:
         state = self.state
         if self.terms is None or self.terms["game"] != "duel" or state is None:
@@ -869,13 +923,14 @@ class Session:
         state = self.state
         events: list[Plain] = []
         for seat, action in actions:
-            parsed = self.game.parse_action(action)
             blind = self._blind_in(state, seat)
             before = self.game.events(state)
+            parsed: Any = None
             try:
+                parsed = self.game.parse_action(action)
                 state = self.game.apply(state, seat, parsed)
             except IllegalActionError as exc:
-                if not blind:
+                if not blind or not isinstance(parsed, Gestures):
                     raise CheatError(
                         self.owner[seat], f"an illegal action for p{seat}: {exc}", {"stage": stage.number}
                     ) from None
@@ -931,9 +986,9 @@ class Session:
         return bool(state.wizards[seat].blind_from <= state.turn - 1 <= state.wizards[seat].blind_until)
 
     def _release_withheld(self) -> None:
-        if not self.withheld or any(
-            self._blind(s) for s in range(len(self.owner)) if self.owner[s] != self.me
-        ):
+        over = self.game is not None and self.game.outcome(self.state) is not None
+        still_blind = any(self._blind(s) for s in range(len(self.owner)) if self.owner[s] != self.me)
+        if not self.withheld or (still_blind and not over):
             return
         for number in sorted(self.withheld):
             for body in self.withheld[number]:
@@ -945,6 +1000,15 @@ class Session:
         assert stage is not None
         if self.owner[seat] == env.author or not self._sealed():
             raise MessageError("a blind claim must be about another peer's wizard")
+        if not self.behind and not self._blind(seat):
+            raise MessageError(f"a blind claim about p{seat}, who is not blind")
+        if not all(s in stage.commits for s in stage.waiting):
+            raise MessageError("a blind claim before every commitment of the stage is in")
+        nxt = view.get("next")
+        if not (
+            isinstance(nxt, list) and nxt and all(type(s) is int and 0 <= s < len(self.owner) for s in nxt)
+        ):
+            raise MessageError("a blind claim without the seats to act next")
         if stage.claim is not None:
             raise MessageError(f"a second blind claim for stage {stage.number}")
         stage.claim = view
@@ -960,7 +1024,7 @@ class Session:
             self.events.append(YourTurn(self.stage.number, mine))
         backlog, self.backlog = self.backlog, []
         for queued in backlog:
-            self._dispatch(queued)
+            self._guarded(queued)
 
     def _catch_up(self) -> None:
         """Replay the stages seen only through claims once every reveal is in; check each claim."""
@@ -1040,6 +1104,14 @@ class Session:
             if not (isinstance(opening, list) and len(opening) == 4):
                 raise MessageError("a malformed audit opening")
             number, seat, action, nonce = opening
+            if not (
+                type(number) is int
+                and type(seat) is int
+                and 0 <= seat < len(self.owner)
+                and isinstance(action, dict)
+                and isinstance(nonce, bytes)
+            ):
+                raise MessageError("a malformed audit opening")
             if self.owner[seat] != env.author:
                 raise MessageError(f"peer {env.author} opened p{seat}'s card")
             committed = self.commit_log.get((number, seat))
