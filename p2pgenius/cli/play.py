@@ -167,8 +167,9 @@ class Printer:
         self.prefix = prefix
 
     def line(self, text: str) -> None:
-        """One line of output."""
-        self.out.write(f"{self.prefix}{text}\n")
+        """One line of output (control characters from peers never reach the terminal)."""
+        clean = "".join(c if c.isprintable() else "?" for c in text)
+        self.out.write(f"{self.prefix}{clean}\n")
         self.out.flush()
 
     def event(self, session: Session, event: Event) -> None:

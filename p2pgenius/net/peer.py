@@ -55,6 +55,7 @@ class Connection:
         self.send_lock = trio.Lock()
         self.peer: Established | None = None
         self.early: list[Any] = []  # events read along with the end of the handshake
+        self.caught_up = 0  # how much of the session's archive this peer was sent on resyncing
 
     async def _write(self) -> None:
         data = self.channel.data_to_send()
@@ -309,6 +310,9 @@ class Peer:
             await connection.send(encode(["sync", session.next_seq]))
         for raw in session.missing_for(theirs):
             await connection.send(encode(["m", raw]))
+        # Anything accepted from now until the connection is adopted must not fall between the
+        # snapshot above and the broadcasts that will include this connection.
+        connection.caught_up = len(session.archive)
         return behind
 
     async def _come_back(self) -> None:
@@ -362,6 +366,9 @@ class Peer:
             self.via[index] = connection
         self.connections.append(connection)
         assert self._inbox is not None and self._nursery is not None
+        assert self.session is not None
+        for _, _, raw in self.session.archive[connection.caught_up :]:
+            await connection.send(encode(["m", raw]))  # accepted while we were resyncing
         for payload in behind:  # in order, before anything the reader picks up
             await self._inbox.send((connection, payload))
         self._nursery.start_soon(connection.messages, self._inbox)

@@ -394,8 +394,8 @@ class Session:
             self._send(["accept", self.match_id])
 
     def _on_accept(self, env: Envelope) -> None:
-        if env.body[1] != self.match_id or env.author == 0:
-            raise MessageError("an accept must name these terms")
+        if env.body[1] != self.match_id or env.author == 0 or env.author in self.accepted:
+            raise MessageError("an accept must name these terms, once")
         self.accepted.add(env.author)
         if len(self.accepted) == len(self.keys) and self.me is not None:
             if self.my_coin is None:  # (a restored session has it from its secrets)
@@ -1055,6 +1055,8 @@ class Session:
 
     def _on_hash(self, env: Envelope) -> None:
         _, number, h = env.body
+        if env.author in self.hashes.get(number, {}):
+            raise MessageError(f"a second hash of stage {number} from peer {env.author}")
         self.hashes.setdefault(number, {})[env.author] = h
         self._compare_hashes(number)
 
