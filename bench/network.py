@@ -21,7 +21,7 @@ from pathlib import Path
 import trio
 
 from p2pgenius.cli.play import Printer, demo_match
-from p2pgenius.games.registry import GAME_NAMES
+from p2pgenius.games.names import GAME_NAMES
 
 
 async def round_trips(count: int, size: int) -> float:

@@ -3,19 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, TextIO
+from typing import TextIO
 
 from p2pgenius.net.keystore import IDENTITY_FILE, config_dir, load_identity
-
-
-def add_parser(commands: Any) -> None:
-    """Register the ``id`` subcommand."""
-    commands.add_parser(
-        "id",
-        help="show (create on first use) this player's identity key and fingerprint",
-        description="Show this player's long-term identity: the fingerprint to read out to a "
-        "peer, the public key, and where the private key is kept.",
-    )
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

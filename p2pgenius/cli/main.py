@@ -7,12 +7,13 @@ standard error, 2 bad usage. No traceback reaches the user unless ``--debug`` is
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import traceback
 from collections.abc import Sequence
 
 from p2pgenius import __version__
-from p2pgenius.cli import identity, play, rules, sim, solve, verify
+from p2pgenius.cli import commands
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 
 
@@ -31,21 +32,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"p2pgenius {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    commands.required = True
-    sim_parser = commands.add_parser(
+    commands_ = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands_.required = True
+    sim_parser = commands_.add_parser(
         "sim",
         help="run the rules engine over a JSON script of actions (see contracts/SIM.md)",
         description="Run the rules engine over a script of actions and print JSON Lines: one "
         "object per accepted action, then the outcome. Exit 1 at the first illegal action.",
     )
     sim_parser.add_argument("script", metavar="SCRIPT.json", help="the script, or - for stdin")
-    solve.add_parser(commands)
-    verify.add_parser(commands)
-    identity.add_parser(commands)
-    play.add_parsers(commands)
-    rules.add_parser(commands)
+    for add in (
+        commands.add_solve,
+        commands.add_verify,
+        commands.add_identity,
+        commands.add_play,
+        commands.add_rules,
+    ):
+        add(commands_)
     return parser
+
+
+MODULES = {
+    "sim": "sim",
+    "solve": "solve",
+    "verify": "verify",
+    "id": "identity",
+    "host": "play",
+    "join": "play",
+    "resume": "play",
+    "demo": "play",
+    "rules": "rules",
+}
+"""Which module runs each command (imported only when it runs)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -53,19 +71,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        module = importlib.import_module(f"p2pgenius.cli.{MODULES[args.command]}")
         if args.command == "sim":
-            return sim.run(args.script, sys.stdout, sys.stderr)
-        if args.command == "solve":
-            return solve.run(args, sys.stdout)
-        if args.command == "verify":
-            return verify.run(args, sys.stdout)
-        if args.command == "id":
-            return identity.run(args, sys.stdout)
-        if args.command == "rules":
-            return rules.run(args, sys.stdout)
-        if args.command in ("host", "join", "resume", "demo"):
-            return play.run(args, sys.stdout)
-        parser.error(f"unknown command {args.command!r}")
+            code: int = module.run(args.script, sys.stdout, sys.stderr)
+        else:
+            code = module.run(args, sys.stdout)
+        return code
     except LocalMisuseError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2

@@ -18,9 +18,9 @@ import trio
 
 from p2pgenius.bots import LEVELS, Bot, make_bot
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
-from p2pgenius.games.registry import GAME_NAMES
+from p2pgenius.games.names import GAME_NAMES
 from p2pgenius.net.keystore import config_dir, load_identity
-from p2pgenius.net.peer import DEFAULT_GRACE_S, Files, Peer, PeerGoneError
+from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import (
     Applied,
@@ -41,84 +41,6 @@ DEMO_LEVELS = {
 }
 """Bot levels of the demo's host and guest. Two perfect Magic Square bots can tie 68-68 forever
 (a tie is replayed, and perfect play may force one), so the guest plays the heuristic."""
-
-
-def add_parsers(commands: Any) -> None:
-    """Register ``host``, ``join`` and ``demo``."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--bot",
-        nargs="?",
-        const="",
-        metavar="LEVEL",
-        help="let a bot play this peer's seats (default level: the game's "
-        "strongest); required until the terminal UI lands",
-    )
-    common.add_argument(
-        "--transcript",
-        metavar="PATH",
-        help="where to write the transcript (default: a new file under the config directory's matches/)",
-    )
-    common.add_argument("--name", help="your name at the table (default: your fingerprint)")
-    common.add_argument(
-        "--grace",
-        type=float,
-        default=DEFAULT_GRACE_S,
-        metavar="SECONDS",
-        help="how long a silent peer is waited for before it forfeits",
-    )
-    common.add_argument("--log", metavar="PATH", help="write a debug log of every message")
-    host = commands.add_parser(
-        "host",
-        parents=[common],
-        help="host a match and wait for peers",
-        description="Listen for peers, then play a match with them.",
-    )
-    host.add_argument("game", choices=GAME_NAMES)
-    host.add_argument("--port", type=int, default=0, help="port to listen on (0: any free port)")
-    host.add_argument(
-        "--bind",
-        default="127.0.0.1",
-        metavar="ADDR",
-        help="address to listen on (default 127.0.0.1; :: or 0.0.0.0 for all)",
-    )
-    host.add_argument(
-        "--seat",
-        type=int,
-        action="append",
-        default=[],
-        metavar="S",
-        help="take seat S (repeat for several; they must be one peer's group, e.g. 0 and 2 in "
-        "Hornswoggle over two peers); the other seats go by coin flip",
-    )
-    host.add_argument(
-        "--peers",
-        type=int,
-        default=2,
-        help="peers at the table, host included (Hornswoggle: 2 to 4; bots fill the seats)",
-    )
-    join = commands.add_parser(
-        "join",
-        parents=[common],
-        help="join a hosted match",
-        description="Connect to a host and play the match it proposes.",
-    )
-    join.add_argument("address", metavar="HOST:PORT")
-    resume = commands.add_parser(
-        "resume",
-        parents=[common],
-        help="carry on a match after a crash or a lost connection",
-        description="Rebuild a match from its transcript and the secrets kept beside it, "
-        "reconnect (a joiner to its host; a host listens again on its address), and play on.",
-    )
-    resume.add_argument("transcript", metavar="TRANSCRIPT")
-    demo = commands.add_parser(
-        "demo",
-        help="watch bots play over the real protocol on loopback",
-        description="Two peers on loopback, bots in every seat, a whole match over the real "
-        "protocol (handshake, commitments, signed transcript), then the transcript verified.",
-    )
-    demo.add_argument("game", nargs="?", choices=GAME_NAMES, help="default: all three in turn")
 
 
 def parse_address(text: str) -> tuple[str, int]:

@@ -4,20 +4,9 @@ from __future__ import annotations
 
 import argparse
 from importlib import resources
-from typing import Any, TextIO
+from typing import TextIO
 
 from p2pgenius.errors import LocalMisuseError
-from p2pgenius.games.registry import GAME_NAMES
-
-
-def add_parser(commands: Any) -> None:
-    """Register the ``rules`` subcommand."""
-    parser = commands.add_parser(
-        "rules",
-        help="show the rules of a game",
-        description="Print the full rules of a game, rulings included.",
-    )
-    parser.add_argument("game", choices=GAME_NAMES)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

@@ -4,49 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, TextIO
+from typing import TextIO
 
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.magic_square.solver import PlacementSolver
 from p2pgenius.games.magic_square.state import cell_name
-
-
-def add_parser(commands: Any) -> None:
-    """Register the ``solve`` subcommand."""
-    parser = commands.add_parser(
-        "solve",
-        help="solve a Magic Square placement phase exactly",
-        description="The exact result of the Magic Square's placement phase under perfect play: "
-        "who wins the round, the best next decision, the final margin and the whole line.",
-    )
-    parser.add_argument("game", choices=["magic-square"], help="the game to solve")
-    parser.add_argument(
-        "--colours",
-        required=True,
-        metavar="RRBB...",
-        help="16 letters R (p0) or B (p1), cells row-major, eight of each",
-    )
-    parser.add_argument(
-        "--first-lead",
-        type=int,
-        choices=[0, 1],
-        default=0,
-        metavar="S",
-        help="the first Lead Player of the round (default 0)",
-    )
-    parser.add_argument(
-        "--placed", default="", metavar="C1,C2,...", help="the cells of 1, 2, ... placed so far (0..15)"
-    )
-    parser.add_argument(
-        "--next",
-        type=int,
-        choices=[0, 1],
-        default=None,
-        metavar="S",
-        help="who places next when an odd count is placed (default: the seat "
-        "that is not this placement round's Lead Player)",
-    )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def parse_colours(text: str) -> list[int]:

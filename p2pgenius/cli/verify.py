@@ -5,23 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.protocol.transcript import verify
-
-
-def add_parser(commands: Any) -> None:
-    """Register the ``verify`` subcommand."""
-    parser = commands.add_parser(
-        "verify",
-        help="check a match transcript: signatures, hash chain, commitments, actions, hashes",
-        description="Check a finished or aborted match from its transcript alone. Prints the "
-        "result or the first fault (which peer, which stage, why). Exit 0 if the match is "
-        "complete and valid, 1 otherwise.",
-    )
-    parser.add_argument("transcript", metavar="TRANSCRIPT", help="the transcript file")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

@@ -11,9 +11,7 @@ from p2pgenius.games.base import Game
 from p2pgenius.games.duel import DUEL
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
 from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
-
-GAME_NAMES: Final = ("duel", "magic-square", "hornswoggle")
-"""Every game name of the command line, in the order ``demo`` plays them."""
+from p2pgenius.games.names import GAME_NAMES
 
 _AVAILABLE: Final[dict[str, Game[Any, Any]]] = {
     "duel": DUEL,

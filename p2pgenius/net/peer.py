@@ -24,6 +24,7 @@ import trio
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.keystore import trust
 from p2pgenius.protocol.channel import ChannelError, Established, Received, SecureChannel
 from p2pgenius.protocol.identity import Identity
@@ -33,8 +34,6 @@ from p2pgenius.protocol.transcript import records as read_records
 
 READ_BYTES: Final = 65536
 HANDSHAKE_TIMEOUT_S: Final = 10.0
-DEFAULT_GRACE_S: Final = 120.0
-"""How long a peer may stay silent while the match waits on it before it forfeits."""
 
 Decide = Callable[[Session, int], Awaitable[Mapping[str, Any] | None]]
 """Chooses an action for a local seat (None: let an optional action pass)."""

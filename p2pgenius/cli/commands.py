@@ -1,0 +1,161 @@
+"""The command-line grammar, kept free of heavy imports so that ``--help`` starts at once.
+
+Each command's code lives in its own module and is imported only when that command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from p2pgenius.games.names import GAME_NAMES
+from p2pgenius.net import DEFAULT_GRACE_S
+
+
+def add_solve(commands: Any) -> None:
+    """Register the ``solve`` subcommand."""
+    parser = commands.add_parser(
+        "solve",
+        help="solve a Magic Square placement phase exactly",
+        description="The exact result of the Magic Square's placement phase under perfect play: "
+        "who wins the round, the best next decision, the final margin and the whole line.",
+    )
+    parser.add_argument("game", choices=["magic-square"], help="the game to solve")
+    parser.add_argument(
+        "--colours",
+        required=True,
+        metavar="RRBB...",
+        help="16 letters R (p0) or B (p1), cells row-major, eight of each",
+    )
+    parser.add_argument(
+        "--first-lead",
+        type=int,
+        choices=[0, 1],
+        default=0,
+        metavar="S",
+        help="the first Lead Player of the round (default 0)",
+    )
+    parser.add_argument(
+        "--placed", default="", metavar="C1,C2,...", help="the cells of 1, 2, ... placed so far (0..15)"
+    )
+    parser.add_argument(
+        "--next",
+        type=int,
+        choices=[0, 1],
+        default=None,
+        metavar="S",
+        help="who places next when an odd count is placed (default: the seat "
+        "that is not this placement round's Lead Player)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_verify(commands: Any) -> None:
+    """Register the ``verify`` subcommand."""
+    parser = commands.add_parser(
+        "verify",
+        help="check a match transcript: signatures, hash chain, commitments, actions, hashes",
+        description="Check a finished or aborted match from its transcript alone. Prints the "
+        "result or the first fault (which peer, which stage, why). Exit 0 if the match is "
+        "complete and valid, 1 otherwise.",
+    )
+    parser.add_argument("transcript", metavar="TRANSCRIPT", help="the transcript file")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_identity(commands: Any) -> None:
+    """Register the ``id`` subcommand."""
+    commands.add_parser(
+        "id",
+        help="show (create on first use) this player's identity key and fingerprint",
+        description="Show this player's long-term identity: the fingerprint to read out to a "
+        "peer, the public key, and where the private key is kept.",
+    )
+
+
+def add_rules(commands: Any) -> None:
+    """Register the ``rules`` subcommand."""
+    parser = commands.add_parser(
+        "rules",
+        help="show the rules of a game",
+        description="Print the full rules of a game, rulings included.",
+    )
+    parser.add_argument("game", choices=GAME_NAMES)
+
+
+def add_play(commands: Any) -> None:
+    """Register ``host``, ``join`` and ``demo``."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--bot",
+        nargs="?",
+        const="",
+        metavar="LEVEL",
+        help="let a bot play this peer's seats (default level: the game's "
+        "strongest); required until the terminal UI lands",
+    )
+    common.add_argument(
+        "--transcript",
+        metavar="PATH",
+        help="where to write the transcript (default: a new file under the config directory's matches/)",
+    )
+    common.add_argument("--name", help="your name at the table (default: your fingerprint)")
+    common.add_argument(
+        "--grace",
+        type=float,
+        default=DEFAULT_GRACE_S,
+        metavar="SECONDS",
+        help="how long a silent peer is waited for before it forfeits",
+    )
+    common.add_argument("--log", metavar="PATH", help="write a debug log of every message")
+    host = commands.add_parser(
+        "host",
+        parents=[common],
+        help="host a match and wait for peers",
+        description="Listen for peers, then play a match with them.",
+    )
+    host.add_argument("game", choices=GAME_NAMES)
+    host.add_argument("--port", type=int, default=0, help="port to listen on (0: any free port)")
+    host.add_argument(
+        "--bind",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address to listen on (default 127.0.0.1; :: or 0.0.0.0 for all)",
+    )
+    host.add_argument(
+        "--seat",
+        type=int,
+        action="append",
+        default=[],
+        metavar="S",
+        help="take seat S (repeat for several; they must be one peer's group, e.g. 0 and 2 in "
+        "Hornswoggle over two peers); the other seats go by coin flip",
+    )
+    host.add_argument(
+        "--peers",
+        type=int,
+        default=2,
+        help="peers at the table, host included (Hornswoggle: 2 to 4; bots fill the seats)",
+    )
+    join = commands.add_parser(
+        "join",
+        parents=[common],
+        help="join a hosted match",
+        description="Connect to a host and play the match it proposes.",
+    )
+    join.add_argument("address", metavar="HOST:PORT")
+    resume = commands.add_parser(
+        "resume",
+        parents=[common],
+        help="carry on a match after a crash or a lost connection",
+        description="Rebuild a match from its transcript and the secrets kept beside it, "
+        "reconnect (a joiner to its host; a host listens again on its address), and play on.",
+    )
+    resume.add_argument("transcript", metavar="TRANSCRIPT")
+    demo = commands.add_parser(
+        "demo",
+        help="watch bots play over the real protocol on loopback",
+        description="Two peers on loopback, bots in every seat, a whole match over the real "
+        "protocol (handshake, commitments, signed transcript), then the transcript verified.",
+    )
+    demo.add_argument("game", nargs="?", choices=GAME_NAMES, help="default: all three in turn")
