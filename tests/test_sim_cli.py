@@ -237,3 +237,14 @@ def test_sim_refuses_a_card_the_seat_does_not_hold(
     code, _, err = run_sim(tmp_path, capsys, script)
     assert code == 1
     assert err == "error: step 2: p0 has no skull in hand\n"
+
+
+def test_sim_ignores_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = {
+        "game": "hornswoggle",
+        "options": {"time_limit": 60, "anything": True},
+        "actions": [{"seat": 1, "action": {"type": "order", "first": 0}}],
+    }
+    code, lines, err = run_sim(tmp_path, capsys, script)
+    assert (code, err) == (0, "")
+    assert lines[-1]["state"]["phase"] == "opening"

@@ -63,7 +63,8 @@ def run(path: str, out: TextIO, err: TextIO) -> int:
     try:
         script = read_script(path)
         game = get_game(script["game"])
-        state = game.initial(script.get("setup", {}), script.get("options", {}))
+        # Options (time limits and the like) are ignored by sim, as contracts/SIM.md says.
+        state = game.initial(script.get("setup", {}), {})
     except GameUnavailableError as exc:
         err.write(f"error: {exc}\n")
         return EXIT_ILLEGAL

@@ -222,3 +222,14 @@ def test_the_worked_example_of_the_rules_page_plays_as_described() -> None:
             assert state.challenger == 2
     assert (state.round, state.first, state.phase) == (2, 3, "opening")
     assert [p.count for p in state.pirates] == [6, 5, 6, 5]
+
+
+def test_a_pirate_set_up_with_no_cards_is_out_from_the_start() -> None:
+    state = start(hands=[[4, 2], [0, 0], [4, 2], [4, 2]])
+    assert state.pirates[1].out
+    with pytest.raises(IllegalActionError, match="cannot start"):
+        act(state, 1, "order", first=1)
+    state = act(state, 1, "order", first=0)
+    assert HORNSWOGGLE.to_act(state) == (0, 2, 3)
+    with pytest.raises(LocalMisuseError, match="each team"):
+        start(hands=[[4, 2], [0, 0], [4, 2], [0, 0]])

@@ -69,18 +69,16 @@ class Hornswoggle:
             not isinstance(hands, list)
             or len(hands) != SEATS
             or any(
-                not isinstance(h, list)
-                or len(h) != 2
-                or any(type(n) is not int or n < 0 for n in h)
-                or sum(h) == 0
+                not isinstance(h, list) or len(h) != 2 or any(type(n) is not int or n < 0 for n in h)
                 for h in hands
             )
         ):
-            raise LocalMisuseError(
-                "hornswoggle setup: hands must be 4 pairs [doubloons, skulls], each with at least one card"
-            )
+            raise LocalMisuseError("hornswoggle setup: hands must be 4 pairs [doubloons, skulls]")
+        if any(sum(hands[a]) + sum(hands[b]) == 0 for a, b in ((0, 2), (1, 3))):
+            raise LocalMisuseError("hornswoggle setup: each team needs a pirate with cards")
+        # A pirate set up with no cards is out from the start (skipped, as after elimination).
         pirates = tuple(
-            Pirate(hand=(h[0], h[1]), count=h[0] + h[1], garnets=g)
+            Pirate(hand=(h[0], h[1]), count=h[0] + h[1], garnets=g, out=sum(h) == 0)
             for h, g in zip(hands, garnets, strict=True)
         )
         return HornState(opponent=opponent, pirates=(pirates[0], pirates[1], pirates[2], pirates[3]))
@@ -195,6 +193,8 @@ class Hornswoggle:
 
     def _order(self, state: HornState, seat: int, action: HornAction) -> HornState:
         order = expect(action, Order, "order", "pick the first player of round 1")
+        if state.pirates[order.first].out:
+            raise IllegalActionError(f"p{order.first} has no cards and cannot start")
         state = replace(state, phase="opening", first=order.first, current=order.first)
         return _say(state, f"p{seat} (Death Match Opponent) picks p{order.first} to start")
 
