@@ -898,10 +898,8 @@ class Session:
         )
 
     def _blind(self, seat: int) -> bool:
-        state = self.state
-        if self.terms is None or self.terms["game"] != "duel" or state is None:
-            return False
-        return bool(state.wizards[seat].blind_at(state.turn))
+        """Whether ``seat``'s wizard is blind during the turn being played now."""
+        return self.state is not None and self._blind_in(self.state, seat)
 
     def _hidden_or_mine(self, stage: Stage, seat: int) -> Plain:
         if self.owner[seat] == self.me:
@@ -950,10 +948,11 @@ class Session:
                 del self.pile_refs[seat][len(pirate.pile) :]  # piles went back to the hands
         return events
 
-    def _blind_in(self, state: Any, seat: int) -> bool:
+    def _blind_in(self, state: Any, seat: int, turns_ago: int = 0) -> bool:
+        """Whether ``seat``'s wizard is (or, ``turns_ago``, was) blind in ``state``."""
         if self.terms is None or self.terms["game"] != "duel":
             return False
-        return bool(state.wizards[seat].blind_at(state.turn))
+        return bool(state.wizards[seat].blind_at(state.turn - turns_ago))
 
     def _after_stage(self, stage: Stage) -> None:
         assert self.game is not None
@@ -977,13 +976,9 @@ class Session:
 
     def _send_blind_claims(self, stage: Stage) -> None:
         for seat in range(len(self.owner)):
-            if self.owner[seat] != self.me and seat in stage.waiting and self._was_blind(stage, seat):
+            blind = self._blind_in(self.state, seat, turns_ago=1)  # during the turn just played
+            if self.owner[seat] != self.me and seat in stage.waiting and blind:
                 self._send(["blind", stage.number, seat, self._claim(seat)])
-
-    def _was_blind(self, stage: Stage, seat: int) -> bool:
-        del stage
-        state = self.state
-        return bool(state.wizards[seat].blind_from <= state.turn - 1 <= state.wizards[seat].blind_until)
 
     def _release_withheld(self) -> None:
         over = self.game is not None and self.game.outcome(self.state) is not None
