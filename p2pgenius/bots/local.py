@@ -141,6 +141,8 @@ def play(
                         session.decline(seat)
                     else:
                         session.submit(seat, action.to_plain() if hasattr(action, "to_plain") else action)
+                    if seat in session.unsettled():  # no clocks here: the minute is up at once
+                        session.finalize(seat)
                     pump(index)
                 progressed = True
         idle = not progressed or all(s.finished or s.fault for s in sessions)

@@ -36,6 +36,7 @@ from p2pgenius.games.hornswoggle.audit import audit, audit_outcome
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
 from p2pgenius.games.hornswoggle.state import perspective
 from p2pgenius.games.registry import engine_fingerprint, get_game
+from p2pgenius.protocol.clocks import Period, period
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import (
     NONCE_LEN,
@@ -105,6 +106,28 @@ class BlindClaim:
 
 
 @dataclass(frozen=True, slots=True)
+class TimeoutClaimed:
+    """Peer ``author`` says ``seat`` ran out of time at ``stage``: ``observed_ms`` had passed on
+    its machine. The seat's own peer accepts (sends its timeout) or disputes (sends its decision,
+    declaring the time it measured); either way both messages stay in the transcript."""
+
+    stage: int
+    seat: int
+    observed_ms: int
+    author: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClockView:
+    """One seat's clock at the current stage: ``left_ms`` when it last stopped or started (the
+    stage's start, or the seat's last decision), and whether it is running now."""
+
+    kind: str
+    left_ms: int
+    running: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ChatReceived:
     """A chat line from a peer (signed, in the transcript, outside the game state)."""
 
@@ -139,7 +162,17 @@ class MatchOver:
     outcome: Mapping[str, Plain]
 
 
-Event = SeatsDealt | YourTurn | Applied | BlindClaim | ChatReceived | Rejected | Fault | MatchOver
+Event = (
+    SeatsDealt
+    | YourTurn
+    | Applied
+    | BlindClaim
+    | TimeoutClaimed
+    | ChatReceived
+    | Rejected
+    | Fault
+    | MatchOver
+)
 
 
 @dataclass(slots=True)
@@ -170,6 +203,9 @@ class Stage:
     claim: Mapping[str, Plain] | None = None  # a blind claim for this stage
     claim_author: int | None = None
     claim_seat: int | None = None
+    clocks: dict[int, tuple[Period, int]] = field(default_factory=dict)  # seat -> clock, ms left
+    ms: dict[int, int] = field(default_factory=dict)  # seat -> time its decision took (declared)
+    finals: set[int] = field(default_factory=set)  # a duel without "fast": choices that stand
 
 
 class Session:
@@ -183,6 +219,7 @@ class Session:
         identity: Identity | None = None,
         names: list[str] | None = None,
         randomness: Callable[[int], bytes] = random_source.token_bytes,
+        expected: Mapping[str, Any] | None = None,
     ) -> None:
         if (me is None) != (identity is None):
             raise LocalMisuseError("a player session needs both its peer index and identity")
@@ -193,6 +230,7 @@ class Session:
         self.me = me
         self.identity = identity
         self.names = names or [f"peer {i}" for i in range(len(keys))]
+        self.expected = expected  # what the lobby agreed: "game", "options", "claim" (ours)
         self.flushing = Flush()
         self.events: list[Event] = []
         # chains
@@ -222,6 +260,8 @@ class Session:
         self.unopened: set[tuple[int, int]] = set()
         self.opened: dict[tuple[int, int], Plain] = {}  # hidden cards opened so far
         self.log: list[tuple[int, int, Plain]] = []  # (stage, seat, action) as applied here
+        self.spent: dict[tuple[int, str, int], int] = {}  # (seat, clock kind, key) -> ms charged
+        self.round_key = 0  # the Magic Square: the stage at which the current round began
         self.behind: list[Stage] = []  # stages seen only through blind claims
         self.withheld: dict[int, list[list[Plain]]] = {}  # my reveals kept from a blind peer
         self.audits: dict[int, list[Any]] = {}
@@ -329,15 +369,21 @@ class Session:
         setup: Mapping[str, Any],
         salt: bytes | None = None,
         seats: Sequence[int] = (),
+        claims: Sequence[Sequence[int]] | None = None,
     ) -> None:
-        """The host (peer 0) proposes the match terms; ``seats`` claims the host's seat group
-        (the one holding them) instead of leaving it to the coin."""
+        """The host (peer 0) proposes the match terms. ``claims[p]``: seats peer ``p`` claims
+        (its group is the one holding them) instead of leaving it to the coin; ``seats`` is the
+        host's own claim, for short."""
         if self.me != 0:
             raise LocalMisuseError("only the host (peer 0) proposes the terms")
         engine = get_game(game)
         engine.initial(setup, options)  # refuse bad terms before anyone sees them
-        if seats and _group_of(seat_groups(game, len(self.keys)), seats) is None:
-            raise LocalMisuseError(f"seats {sorted(seats)} are not one peer's group in {game}")
+        wanted = [sorted(c) for c in claims] if claims is not None else [[] for _ in self.keys]
+        if seats:
+            wanted[0] = sorted(seats)
+        problem = _claims_problem(seat_groups(game, len(self.keys)), wanted)
+        if problem:
+            raise LocalMisuseError(problem)
         terms = {
             "game": game,
             "options": dict(options),
@@ -346,7 +392,7 @@ class Session:
             "peers": list(self.keys),
             "names": self.names,
             "groups": seat_groups(game, len(self.keys)),
-            "host_seats": sorted(seats),
+            "claims": wanted,
             "salt": salt if salt is not None else self.randomness(NONCE_LEN),
         }
         self.match_id = hashlib.sha256(MATCH_DOMAIN + encode(terms)).digest()
@@ -383,9 +429,20 @@ class Session:
             raise MessageError(f"unplayable terms: {exc}") from None
         if terms.get("groups") != groups:
             raise MessageError("the seat groups are not the standard ones for this match")
-        claimed = terms.setdefault("host_seats", [])
-        if not isinstance(claimed, list) or (claimed and _group_of(terms["groups"], claimed) is None):
-            raise MessageError("the host claims seats that are not one group")
+        claims = terms.get("claims")
+        if not (
+            isinstance(claims, list)
+            and len(claims) == len(self.keys)
+            and all(isinstance(c, list) and all(type(s) is int for s in c) for c in claims)
+        ):
+            raise MessageError("malformed seat claims")
+        problem = _claims_problem(groups, claims)
+        if problem:
+            raise MessageError(f"impossible seat claims: {problem}")
+        for key, wanted in sorted((self.expected or {}).items()):
+            have = claims[self.me] if key == "claim" and self.me is not None else terms.get(key)
+            if have != wanted:
+                raise MessageError(f"the terms' {key} ({have}) differ from the lobby's ({wanted})")
         self.terms = terms
         self.match_id = env.match_id
         self.game = engine
@@ -427,10 +484,15 @@ class Session:
         shared = encode([self.coin_reveals[a] for a in range(len(self.keys))])
         order = sorted(range(len(self.keys)), key=lambda a: hashlib.sha256(shared + bytes([a])).digest())
         groups = list(self.terms["groups"])
-        claimed = _group_of(groups, self.terms["host_seats"])
-        if claimed is not None:  # the host took a group; the coin deals the rest to the others
-            order = [0] + [a for a in order if a != 0]
-            groups = [groups[claimed]] + [g for i, g in enumerate(groups) if i != claimed]
+        claimed = {}  # peer -> the group its claim names; the coin deals the rest to the others
+        for peer, claim in enumerate(self.terms["claims"]):
+            group = _group_of(groups, claim)
+            if group is not None:
+                claimed[peer] = group
+        order = sorted(claimed) + [a for a in order if a not in claimed]
+        groups = [groups[claimed[p]] for p in sorted(claimed)] + [
+            g for i, g in enumerate(groups) if i not in claimed.values()
+        ]
         owner = [0] * sum(len(g) for g in groups)
         for peer, group in zip(order, groups, strict=True):
             for seat in group:
@@ -462,7 +524,8 @@ class Session:
         stage = self.stage = Stage(number, waiting, optional)
         if carry is not None:
             stage.acts, stage.commits, stage.reveals = carry.acts, carry.commits, carry.reveals
-            stage.declined = carry.declined
+            stage.declined, stage.ms, stage.finals = carry.declined, carry.ms, carry.finals
+        self._start_clocks(stage)
         done = set(stage.acts) | set(stage.commits) | stage.declined
         mine = tuple(s for s in waiting if s in self.my_seats and s not in done)
         maybe = tuple(s for s in optional if s in self.my_seats and s not in done)
@@ -478,16 +541,107 @@ class Session:
         assert self.terms is not None
         return bool(self.terms["game"] == "duel")
 
-    def submit(self, seat: int, action: Mapping[str, Plain]) -> None:
-        """A local decision for ``seat`` at the current stage. Raises IllegalActionError or
-        LocalMisuseError (nothing is sent) if it is not allowed."""
+    def _fast(self) -> bool:
+        """A sealed stage closes as soon as every commitment is in (the duel's "fast" option);
+        otherwise choices may change until each seat's peer sends ``final``."""
+        assert self.terms is not None
+        return not self._sealed() or bool(self.terms["options"].get("fast", False))
+
+    def _closed(self, stage: Stage) -> bool:
+        """Every sealed choice of the stage is in and stands: time to reveal."""
+        if not all(s in stage.commits for s in stage.waiting):
+            return False
+        return self._fast() or all(s in stage.finals for s in stage.waiting)
+
+    # -- clocks (see protocol/clocks.py) ----------------------------------------------------------
+
+    def _start_clocks(self, stage: Stage) -> None:
+        assert self.terms is not None
+        state = None if self.behind else self.state
+        for seat in stage.waiting + stage.optional:
+            clock = period(
+                self.terms["game"], self.terms["options"], state, stage.number, seat, self.round_key
+            )
+            used = self.spent.get((seat, clock.kind, clock.key), 0)
+            stage.clocks[seat] = (clock, max(clock.budget_ms - used, 0))
+
+    def _check_declared(self, stage: Stage, seat: int, ms: int) -> None:
+        """Refuse a decision declaring more time than its clock had (an honest peer sends its
+        timeout instead)."""
+        left = stage.clocks[seat][1] if seat in stage.clocks else 0
+        if not 0 <= ms <= left:
+            raise MessageError(f"p{seat}'s decision declares {ms} ms; its clock had {left} ms left")
+
+    def _declared(self, stage: Stage, seat: int, ms: int) -> None:
+        """Record the time a decision took, as its author declares it."""
+        self._check_declared(stage, seat, ms)
+        stage.ms[seat] = max(stage.ms.get(seat, 0), ms)
+
+    def _charge(self, stage: Stage) -> None:
+        for seat, ms in sorted(stage.ms.items()):
+            clock = stage.clocks[seat][0]
+            key = (seat, clock.kind, clock.key)
+            self.spent[key] = self.spent.get(key, 0) + ms
+
+    def clocks(self) -> dict[int, ClockView]:
+        """Every seat's clock at the current stage (none between stages or after the end)."""
+        stage = self.stage
+        if stage is None or self.finished or self.fault is not None:
+            return {}
+        views = {}
+        for seat, (clock, left) in sorted(stage.clocks.items()):
+            if self._sealed() and not self._fast():
+                running = seat not in stage.finals  # the whole minute runs, as the rules say
+            else:
+                running = seat in self.owed() and seat not in stage.commits
+            used = 0 if running and self._sealed() and not self._fast() else stage.ms.get(seat, 0)
+            views[seat] = ClockView(clock.kind, left - used, running)
+        return views
+
+    def time_out(self, seat: int) -> None:
+        """``seat``'s clock ran out on this (its own) peer: send what the rules make of it (the
+        game's timeout action; letting an optional challenge pass; a sealed choice standing)."""
+        stage = self._current()
+        left = stage.clocks[seat][1] if seat in stage.clocks else 0
+        if seat in stage.waiting:
+            if seat not in stage.commits and seat not in stage.acts:
+                self.submit(seat, {"type": "timeout"}, ms=left)
+            if self.stage is stage and self._sealed() and not self._fast() and seat not in stage.finals:
+                self.finalize(seat)
+        elif seat in stage.optional and seat not in stage.declined and seat not in stage.acts:
+            self.decline(seat, ms=left)
+
+    def finalize(self, seat: int) -> None:
+        """A duel without "fast": the minute is up on this peer; ``seat``'s last commitment
+        stands and may be revealed once every seat's does."""
+        stage = self._current()
+        if seat not in self.my_seats or seat not in stage.commits or seat in stage.finals:
+            raise LocalMisuseError(f"p{seat} has no commitment to let stand")
+        self._send(["final", stage.number, seat])
+
+    def claim_timeout(self, seat: int, observed_ms: int) -> None:
+        """Say, signed, that another peer's ``seat`` ran out of time here: ``observed_ms`` passed
+        on this machine since the stage began (lag allowance already waited out)."""
+        stage = self._current()
+        if seat in self.my_seats or seat not in self.owed():
+            raise LocalMisuseError(f"p{seat} owes nothing to time out")
+        self._send(["timeout", stage.number, seat, max(int(observed_ms), 0)])
+
+    def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0) -> None:
+        """A local decision for ``seat`` at the current stage, which took ``ms`` of its clock.
+        Raises IllegalActionError or LocalMisuseError (nothing is sent) if it is not allowed. In
+        a duel without "fast", a new choice replaces the last until :meth:`finalize`."""
         stage = self._current()
         if seat not in self.my_seats:
             raise LocalMisuseError(f"this peer does not hold seat p{seat}")
         if seat not in stage.waiting + stage.optional:
             raise LocalMisuseError(f"p{seat} has nothing to do now")
-        if seat in stage.acts or seat in stage.commits or seat in stage.declined:
+        changing = seat in stage.commits and not self._fast() and seat not in stage.finals
+        if (seat in stage.acts or seat in stage.commits or seat in stage.declined) and not changing:
             raise LocalMisuseError(f"p{seat} has already acted this stage")
+        left = stage.clocks[seat][1] if seat in stage.clocks else 0
+        if not 0 <= ms <= left:
+            raise LocalMisuseError(f"p{seat}'s clock has only {left} ms: time out instead")
         assert self.game is not None
         parsed = self.game.parse_action(action)
         if (
@@ -504,11 +658,10 @@ class Session:
             nonce = self.randomness(NONCE_LEN)
             self._secret(["secret", stage.number, seat, plain, nonce])
             self.my_secrets[(stage.number, seat)] = (plain, nonce)
-            self._send(
-                ["commit", stage.number, seat, commitment(self.match_id, stage.number, seat, nonce, plain)]
-            )
+            committed = commitment(self.match_id, stage.number, seat, nonce, plain)
+            self._send(["commit", stage.number, seat, committed, ms])
         else:
-            self._send(["act", stage.number, seat, plain])
+            self._send(["act", stage.number, seat, plain, ms])
 
     def awaiting(self) -> tuple[int, ...]:
         """The local seats that may still act in the current stage (drivers ask this rather than
@@ -518,6 +671,16 @@ class Session:
             return ()
         done = set(stage.acts) | set(stage.commits) | stage.declined
         return tuple(s for s in stage.waiting + stage.optional if s in self.my_seats and s not in done)
+
+    def unsettled(self) -> tuple[int, ...]:
+        """The local seats whose choice may still change (a duel without "fast": committed but
+        not final); the driver finalizes them when their minute is up."""
+        stage = self.stage
+        if stage is None or self.finished or self.fault is not None or self._fast():
+            return ()
+        return tuple(
+            s for s in stage.waiting if s in self.my_seats and s in stage.commits and s not in stage.finals
+        )
 
     def owed(self) -> tuple[int, ...]:
         """The seats the match is waiting on right now: a move, a commitment, a reveal, the
@@ -530,6 +693,8 @@ class Session:
                 return ()
             return tuple(s for s, p in enumerate(self.owner) if p not in self.audits)
         owed = [s for s in stage.waiting if s not in stage.acts and s not in stage.commits]
+        if self.terms is not None and not self._fast():
+            owed += [s for s in stage.waiting if s in stage.commits and s not in stage.finals]
         if self.terms is not None and self._sealed():
             owed += [s for s in stage.waiting if s in stage.commits and s not in stage.reveals]
         pile = None if self.behind else self._flip_of(stage)
@@ -549,12 +714,13 @@ class Session:
             return
         self.game.apply(self.state, seat, action)
 
-    def decline(self, seat: int) -> None:
-        """Let an optional action pass (the Magic Square: no challenge)."""
+    def decline(self, seat: int, *, ms: int = 0) -> None:
+        """Let an optional action pass (the Magic Square: no challenge), after ``ms``."""
         stage = self._current()
         if seat not in stage.optional or seat not in self.my_seats:
             raise LocalMisuseError(f"p{seat} has no optional action to let pass")
-        self._send(["decline", stage.number, seat])
+        left = stage.clocks[seat][1] if seat in stage.clocks else 0
+        self._send(["decline", stage.number, seat, min(max(ms, 0), left)])
 
     def chat(self, text: str) -> None:
         """Say something to the table."""
@@ -713,6 +879,9 @@ class Session:
         if kind == "reveal" and number < self.stage.number:
             self._on_late_reveal(env)
             return
+        if kind == "timeout":
+            self._on_timeout_claim(env)
+            return
         if number > self.stage.number:
             self.backlog.append(env)
             return
@@ -728,17 +897,25 @@ class Session:
             raise MessageError(f"peer {env.author} does not hold seat p{seat}")
         stage = self.stage
         if kind == "act":
+            self._check_declared(stage, seat, body[4])
             self._on_act(stage, env, seat, body[3])
+            self._declared(stage, seat, body[4])
             if self._flip_of(stage) is not None and self._holds_pile(stage):
                 self._open_card(stage)  # its dispatch moves the stage on
                 return
         elif kind == "commit":
             if not (self._sealed() or self._card_phase()):
                 raise MessageError("nothing is committed at this point of this game")
-            if seat not in stage.waiting or seat in stage.commits or seat in stage.acts:
+            changing = seat in stage.commits and not self._fast() and seat not in stage.finals
+            if seat not in stage.waiting or (seat in stage.commits and not changing) or seat in stage.acts:
                 raise MessageError(f"an unexpected commitment for p{seat}")
+            self._declared(stage, seat, body[4])
             stage.commits[seat] = body[3]
             self.commit_log[(number, seat)] = body[3]
+        elif kind == "final":
+            if self._fast() or seat not in stage.commits or seat in stage.finals:
+                raise MessageError(f"an unexpected final for p{seat}")
+            stage.finals.add(seat)
         elif kind == "reveal":
             if env.author == self.me and stage.reveals.get(seat) == body[3]:
                 return  # our own gestures, released after a blindness: a record only
@@ -749,6 +926,7 @@ class Session:
         else:  # decline
             if seat not in stage.optional or seat in stage.declined or seat in stage.acts:
                 raise MessageError(f"p{seat} has nothing to decline")
+            self._declared(stage, seat, body[3])
             stage.declined.add(seat)
         self._progress()
 
@@ -770,6 +948,15 @@ class Session:
                 env.author, f"an illegal action for p{seat}: {exc}", {"message": env.hash.hex()}
             ) from None
         stage.acts[seat] = parsed.to_plain()
+
+    def _on_timeout_claim(self, env: Envelope) -> None:
+        _, number, seat, observed = env.body
+        if not 0 <= seat < len(self.owner) or self.owner[seat] == env.author or observed < 0:
+            raise MessageError("a timeout claim must name another peer's seat and a time")
+        # A claim about a stage already played crossed the decision on the wire: it stays in the
+        # transcript (a dispute, if the decision declared much less) and changes nothing.
+        if env.author != self.me:
+            self.events.append(TimeoutClaimed(number, seat, observed, env.author))
 
     # Hornswoggle: a flip is opened by the pile's owner, from the commitment that laid the card.
 
@@ -845,7 +1032,7 @@ class Session:
         if self.behind:
             # Blinded: the state is unknown until the reveals come, but our own sealed choices
             # are still revealed once every commitment is in.
-            if self._sealed() and all(s in stage.commits for s in stage.waiting):
+            if self._sealed() and self._closed(stage):
                 for seat in stage.waiting:
                     if self.owner[seat] == self.me and seat not in stage.reveals:
                         self._reveal_mine(stage, seat)
@@ -860,6 +1047,8 @@ class Session:
         if not all(s in stage.acts or s in stage.commits for s in stage.waiting):
             return
         if self._sealed():
+            if not self._closed(stage):
+                return
             for seat in stage.waiting:
                 if self.owner[seat] == self.me and seat not in stage.reveals:
                     self._reveal_mine(stage, seat)
@@ -911,6 +1100,7 @@ class Session:
         """Apply a complete stage, check and send the state hash, and open the next stage."""
         assert self.game is not None
         events = self._apply_actions(stage, actions)
+        self._charge(stage)
         self.events.append(Applied(stage.number, tuple(actions), tuple(events)))
         self._after_stage(stage)
         if self.fault is None:
@@ -942,6 +1132,8 @@ class Session:
                 if action["type"] == "place":
                     self.pile_refs[seat].append((stage.number, seat))
                 self.unopened.add((stage.number, seat))
+        if getattr(state, "last_round", None) is not getattr(self.state, "last_round", None):
+            self.round_key = stage.number + 1  # the Magic Square: a new round, fresh clocks
         self.state = state
         if self.terms is not None and self.terms["game"] == "hornswoggle":
             for seat, pirate in enumerate(state.pirates):
@@ -997,8 +1189,8 @@ class Session:
             raise MessageError("a blind claim must be about another peer's wizard")
         if not self.behind and not self._blind(seat):
             raise MessageError(f"a blind claim about p{seat}, who is not blind")
-        if not all(s in stage.commits for s in stage.waiting):
-            raise MessageError("a blind claim before every commitment of the stage is in")
+        if not self._closed(stage):
+            raise MessageError("a blind claim before every commitment of the stage stands")
         nxt = view.get("next")
         if not (
             isinstance(nxt, list) and nxt and all(type(s) is int and 0 <= s < len(self.owner) for s in nxt)
@@ -1014,6 +1206,7 @@ class Session:
         nxt = view.get("next")
         waiting = tuple(int(s) for s in nxt) if isinstance(nxt, list) else ()
         self.stage = Stage(stage.number + 1, waiting, ())
+        self._start_clocks(self.stage)
         mine = tuple(s for s in waiting if s in self.my_seats)
         if mine and not view.get("outcome"):
             self.events.append(YourTurn(self.stage.number, mine))
@@ -1030,6 +1223,7 @@ class Session:
         for stage in behind:
             actions = [(s, stage.reveals[s]) for s in sorted(stage.waiting)]
             events = self._apply_actions(stage, actions)
+            self._charge(stage)
             self.events.append(Applied(stage.number, tuple(actions), tuple(events)))
             assert stage.claim is not None and stage.claim_seat is not None
             if digest(self._claim(stage.claim_seat)) != digest(dict(stage.claim)):
@@ -1170,6 +1364,21 @@ class CheatError(P2PGeniusError):
 def _hidden_card(action: Mapping[str, Plain] | Plain) -> bool:
     """A Hornswoggle card laid or discarded: it travels only as a commitment."""
     return isinstance(action, Mapping) and action.get("type") in ("place", "discard") and "card" in action
+
+
+def _claims_problem(groups: Sequence[Sequence[int]], claims: Sequence[Sequence[int]]) -> str:
+    """Why these per-peer seat claims cannot all be granted ("" if they can)."""
+    taken: dict[int, int] = {}
+    for peer, claim in enumerate(claims):
+        if not claim:
+            continue
+        group = _group_of(groups, claim)
+        if group is None:
+            return f"seats {', '.join(f'p{s}' for s in claim)} are not one peer's seats"
+        if group in taken:
+            return f"peers {taken[group]} and {peer} both claim seat p{groups[group][0]}"
+        taken[group] = peer
+    return ""
 
 
 def _group_of(groups: Sequence[Sequence[int]], seats: Sequence[int]) -> int | None:

@@ -34,11 +34,21 @@ def seed(label: str) -> bytes:
 
 def handshake() -> dict[str, Any]:
     """A full p2pgenius channel handshake and one message each way, with fixed keys."""
-    keys = {name: seed(name).hex() for name in (
-        "initiator identity", "responder identity", "initiator static", "responder static",
-        "initiator ephemeral", "responder ephemeral")}
-    hellos = {"initiator": {"name": "ann", "protocol": 1},
-              "responder": {"name": "bob", "protocol": 1, "terms": {"game": "duel"}}}
+    keys = {
+        name: seed(name).hex()
+        for name in (
+            "initiator identity",
+            "responder identity",
+            "initiator static",
+            "responder static",
+            "initiator ephemeral",
+            "responder ephemeral",
+        )
+    }
+    hellos = {
+        "initiator": {"name": "ann", "protocol": 1},
+        "responder": {"name": "bob", "protocol": 1, "terms": {"game": "duel"}},
+    }
 
     def side(role: str) -> SecureChannel:
         return SecureChannel(
@@ -60,16 +70,22 @@ def handshake() -> dict[str, Any]:
     resp.send(b"first message from the responder")
     return {
         "description": "p2pgenius/1 channel: Noise_XX_25519_ChaChaPoly_SHA256 with prologue "
-                       "'p2pgenius/1'; keys are raw 32-byte seeds (hex); records are the exact "
-                       "bytes on the wire (4-byte length prefix included)",
+        "'p2pgenius/1'; keys are raw 32-byte seeds (hex); records are the exact "
+        "bytes on the wire (4-byte length prefix included)",
         "keys": keys,
         "hellos": hellos,
         "records": [r.hex() for r in records],
         "handshake_hash": init.handshake.handshake_hash.hex(),
-        "transport": {"initiator": {"plaintext": b"first message from the initiator".hex(),
-                                    "record": init.data_to_send().hex()},
-                      "responder": {"plaintext": b"first message from the responder".hex(),
-                                    "record": resp.data_to_send().hex()}},
+        "transport": {
+            "initiator": {
+                "plaintext": b"first message from the initiator".hex(),
+                "record": init.data_to_send().hex(),
+            },
+            "responder": {
+                "plaintext": b"first message from the responder".hex(),
+                "record": resp.data_to_send().hex(),
+            },
+        },
     }
 
 
@@ -86,9 +102,17 @@ def commitments() -> list[dict[str, Any]]:
     for index, (stage, seat, payload) in enumerate(cases):
         nonce = seed(f"nonce {index}")
         preimage = encode(["p2pgenius/1 commitment", match_id, stage, seat, nonce, payload])
-        out.append({"match_id": match_id.hex(), "stage": stage, "seat": seat,
-                    "nonce": nonce.hex(), "payload": payload, "preimage": preimage.hex(),
-                    "commitment": commitment(match_id, stage, seat, nonce, payload).hex()})
+        out.append(
+            {
+                "match_id": match_id.hex(),
+                "stage": stage,
+                "seat": seat,
+                "nonce": nonce.hex(),
+                "payload": payload,
+                "preimage": preimage.hex(),
+                "commitment": commitment(match_id, stage, seat, nonce, payload).hex(),
+            }
+        )
     return out
 
 
@@ -97,14 +121,26 @@ def envelopes() -> list[dict[str, Any]]:
     author_seed = seed("envelope author")
     ident = Identity.from_seed(author_seed)
     match_id = seed("match id")
-    bodies: list[list[Any]] = [["chat", "good luck"], ["hash", 4, seed("state")],
-                               ["commit", 5, 1, seed("commit")]]
+    bodies: list[list[Any]] = [
+        ["chat", "good luck"],
+        ["hash", 4, seed("state")],
+        ["commit", 5, 1, seed("commit"), 1500],
+    ]
     out, prev = [], b"\x00" * 32
     for seq, body in enumerate(bodies):
         raw = seal(ident, match_id, 1, seq, prev, body)
-        out.append({"author_seed": author_seed.hex(), "public_key": ident.public.hex(),
-                    "match_id": match_id.hex(), "author": 1, "seq": seq, "prev": prev.hex(),
-                    "envelope": raw.hex(), "hash": hashlib.sha256(raw).hexdigest()})
+        out.append(
+            {
+                "author_seed": author_seed.hex(),
+                "public_key": ident.public.hex(),
+                "match_id": match_id.hex(),
+                "author": 1,
+                "seq": seq,
+                "prev": prev.hex(),
+                "envelope": raw.hex(),
+                "hash": hashlib.sha256(raw).hexdigest(),
+            }
+        )
         prev = hashlib.sha256(raw).digest()
     return out
 
@@ -127,12 +163,15 @@ def transcripts() -> dict[str, bytes]:
 
 def everything() -> dict[str, bytes]:
     """Every vector file's name and exact bytes."""
+
     def as_json(value: Any) -> bytes:
         return (json.dumps(value, indent=1, sort_keys=True) + "\n").encode()
 
-    files = {"handshake.json": as_json(handshake()),
-             "commitments.json": as_json(commitments()),
-             "envelopes.json": as_json(envelopes())}
+    files = {
+        "handshake.json": as_json(handshake()),
+        "commitments.json": as_json(commitments()),
+        "envelopes.json": as_json(envelopes()),
+    }
     files.update(transcripts())
     return files
 

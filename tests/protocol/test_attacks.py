@@ -164,7 +164,7 @@ def test_replayed_forged_and_foreign_messages_are_refused_and_recorded() -> None
 
 def test_an_illegal_action_is_proof_of_cheating() -> None:
     def illegal(body: list[Any]) -> list[Any]:
-        return [body[0], body[1], body[2], {"type": "place", "cell": 99}]
+        return [body[0], body[1], body[2], {"type": "place", "cell": 99}, body[4]]
 
     table = attacked("magic-square", 1, "act", illegal)
     fault = honest_fault(table, 0)

@@ -39,6 +39,8 @@ def test_a_crashed_peer_resumes_from_disk_and_the_match_finishes(game: str, cras
                 session.decline(seat)
             else:
                 session.submit(seat, action.to_plain())
+            for unsettled in session.unsettled():  # a duel's minute, at once
+                session.finalize(unsettled)
             flush(i)
 
     sessions[0].propose(game, options={}, setup={})

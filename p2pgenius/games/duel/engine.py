@@ -18,6 +18,7 @@ from p2pgenius.games.duel.state import DuelState, Wizard
 DEFAULT_HP: Final = 15
 MAX_SETUP_HP: Final = 1000
 OPTION_KEYS: Final = ("turn_seconds", "fast")
+TURN_SECONDS: Final = 60
 
 
 class Duel:

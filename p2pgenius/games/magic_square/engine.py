@@ -27,6 +27,8 @@ from p2pgenius.games.magic_square.state import COLOUR_NAMES, SquareState, cell_n
 
 ROUND_SECONDS: Final = 12 * 60
 CHALLENGE_SECONDS: Final = 5 * 60
+COLOUR_SECONDS: Final = 60
+"""Each colouring choice's own limit (colouring is outside the round clocks)."""
 WARNINGS_S: Final = (9 * 60, 6 * 60, 3 * 60, 2 * 60, 60)
 """Round-clock time left at which a player is warned."""
 WINS_NEEDED: Final = 2
@@ -307,9 +309,10 @@ def clock(state: SquareState) -> tuple[int, str] | None:
 
 
 def check_options(options: Mapping[str, Any]) -> None:
-    """Refuse unknown or malformed options: ``round_seconds`` and ``challenge_seconds``."""
+    """Refuse unknown or malformed options: ``round_seconds``, ``challenge_seconds`` and
+    ``colour_seconds``."""
     for key, value in options.items():
-        if key not in ("round_seconds", "challenge_seconds"):
+        if key not in ("round_seconds", "challenge_seconds", "colour_seconds"):
             raise LocalMisuseError(f"magic-square options: unknown option {key!r}")
         if type(value) is not int or value <= 0:
             raise LocalMisuseError(f"magic-square options: {key} must be a positive whole number")

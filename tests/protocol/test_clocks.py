@@ -1,0 +1,181 @@
+"""Agreed time (protocol/SPEC.md, section 6, "Time"): declared milliseconds, clocks that every
+peer computes alike, timeouts, timeout claims, the duel's minute, and seat claims in the terms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.session import (
+    Applied,
+    Event,
+    MatchOver,
+    Rejected,
+    Session,
+    TimeoutClaimed,
+)
+
+
+class Pair:
+    """Two sessions whose messages are delivered by hand, so tests choose when."""
+
+    def __init__(self, game: str, options: dict[str, Any], setup: dict[str, Any] | None = None, **kw: Any):
+        ids = [Identity.from_seed(bytes([77, i]) * 16) for i in range(2)]
+        keys = [i.public for i in ids]
+        self.s = [Session(keys=keys, me=i, identity=ids[i], **kw.get(f"kw{i}", {})) for i in range(2)]
+        self.events: list[list[Event]] = [[], []]
+        self.wire: list[list[bytes]] = [[], []]  # messages on their way to each peer
+        self.s[0].propose(game, options=options, setup=setup or {}, claims=kw.get("claims"))
+        self.pump()
+
+    def pump(self) -> None:
+        """Deliver everything until quiet."""
+        moved = True
+        while moved:
+            moved = False
+            for i in (0, 1):
+                out = self.s[i].flush()
+                self.wire[1 - i] += out.messages
+                self.events[i] += self.s[i].take_events()
+            for i in (0, 1):
+                while self.wire[i]:
+                    self.events[i] += self.s[i].receive(self.wire[i].pop(0))
+                    moved = True
+
+    def seat_peer(self, seat: int) -> Session:
+        return next(s for s in self.s if seat in s.my_seats)
+
+
+def ms_setup() -> dict[str, Any]:
+    return {"colours": [0, 1] * 8, "first_lead": 0}
+
+
+def test_declared_time_is_charged_alike_on_both_peers_and_the_round_clock_adds_up() -> None:
+    pair = Pair("magic-square", {"round_seconds": 60}, ms_setup())
+    lead = pair.seat_peer(0)
+    assert {v.kind for v in lead.clocks().values()} == {"round"}
+    lead.submit(0, {"type": "order", "first": 0}, ms=7_000)
+    pair.pump()
+    # Both peers charge exactly the declared 7 s to p0's round clock.
+    for session in pair.s:
+        assert session.spent == {(0, "round", 0): 7_000}
+    placer = pair.s[0].state.actor
+    peer = pair.seat_peer(placer)
+    peer.submit(placer, {"type": "place", "cell": 0}, ms=2_500)
+    pair.pump()
+    assert pair.s[0].clocks() == pair.s[1].clocks()
+    assert pair.s[0].spent == pair.s[1].spent
+    assert sum(pair.s[0].spent.values()) == 9_500
+
+
+def test_a_decision_declaring_more_than_its_clock_had_is_refused() -> None:
+    pair = Pair("magic-square", {"round_seconds": 60}, ms_setup())
+    lead = pair.seat_peer(0)
+    with pytest.raises(LocalMisuseError, match="time out instead"):
+        lead.submit(0, {"type": "order", "first": 0}, ms=60_001)
+    # A peer that lies anyway is refused by the other side, with the reason on record.
+    other = pair.s[1 - lead.me]  # type: ignore[operator]
+    original = lead._check_declared
+    lead._check_declared = lambda *a: None  # type: ignore[method-assign]
+    lead._send(["act", 0, 0, {"type": "order", "first": 0}, 90_000])
+    lead._check_declared = original  # type: ignore[method-assign]
+    pair.pump()
+    refused = [e for e in pair.events[other.me] if isinstance(e, Rejected)]  # type: ignore[index]
+    assert refused and "declares 90000 ms" in refused[0].reason
+    assert other.spent == {}
+
+
+def test_running_out_sends_the_games_timeout_and_loses_the_round_everywhere() -> None:
+    pair = Pair("magic-square", {"round_seconds": 60}, ms_setup())
+    lead = pair.seat_peer(0)
+    lead.time_out(0)
+    pair.pump()
+    for session in pair.s:
+        assert session.state.last_round["reason"] == "timeout"
+        assert session.state.last_round["winner"] == 1
+        assert session.spent[(0, "round", 0)] == 60_000
+    # The next round's clocks are fresh.
+    assert all(v.left_ms == 60_000 for v in pair.s[0].clocks().values())
+
+
+def test_a_timeout_claim_is_shown_to_the_accused_and_a_claim_on_ones_own_seat_is_refused() -> None:
+    pair = Pair("hornswoggle", {"decision_seconds": 5})
+    waiting = pair.s[0].owed()
+    seat = waiting[0]
+    accuser = next(s for s in pair.s if seat not in s.my_seats)
+    with pytest.raises(LocalMisuseError):
+        accuser.claim_timeout(accuser.my_seats[0], 6_000)
+    accuser.claim_timeout(seat, 6_200)
+    pair.pump()
+    accused = pair.seat_peer(seat)
+    claims = [e for e in pair.events[accused.me] if isinstance(e, TimeoutClaimed)]  # type: ignore[index]
+    assert claims == [TimeoutClaimed(0, seat, 6_200, accuser.me)]  # type: ignore[arg-type]
+    accused.time_out(seat)  # accepting the claim: the pirate passes or plays its first legal card
+    pair.pump()
+    assert pair.s[0].stage is not None and pair.s[0].stage.number == 1
+    assert pair.s[0].my_hashes == pair.s[1].my_hashes
+
+
+def test_without_fast_a_duel_choice_may_change_until_its_minute_is_up() -> None:
+    pair = Pair("duel", {"turn_seconds": 60})
+    a, b = pair.seat_peer(0), pair.seat_peer(1)
+    a.submit(0, {"type": "gestures", "left": "S", "right": "W"}, ms=1_000)
+    b.submit(1, {"type": "gestures", "left": "P", "right": "W"}, ms=2_000)
+    pair.pump()
+    # Both are in, but nothing is revealed: the minute runs on.
+    assert pair.s[0].stage is not None and pair.s[0].stage.number == 0
+    assert all(v.running for v in a.clocks().values())
+    a.submit(0, {"type": "gestures", "left": "D", "right": "W"}, ms=30_000)  # a change of mind
+    a.finalize(0)
+    with pytest.raises(LocalMisuseError):
+        a.submit(0, {"type": "gestures", "left": "W", "right": "W"}, ms=40_000)
+    pair.pump()
+    assert pair.s[1].stage is not None and pair.s[1].stage.number == 0
+    b.time_out(1)  # its minute is up: its last choice stands
+    pair.pump()
+    applied = [e for e in pair.events[1] if isinstance(e, Applied)]
+    assert applied[0].actions[0][1] == {"type": "gestures", "left": "D", "right": "W"}
+    assert pair.s[0].my_hashes == pair.s[1].my_hashes
+
+
+def test_with_fast_the_first_commitments_are_revealed_at_once() -> None:
+    pair = Pair("duel", {"fast": True})
+    pair.seat_peer(0).submit(0, {"type": "gestures", "left": "S", "right": "W"}, ms=10)
+    pair.seat_peer(1).submit(1, {"type": "gestures", "left": "P", "right": "W"}, ms=10)
+    pair.pump()
+    assert pair.s[0].stage is not None and pair.s[0].stage.number == 1
+
+
+def test_seat_claims_are_granted_and_checked_against_the_lobby() -> None:
+    pair = Pair("duel", {"fast": True}, claims=[[], [0]])
+    assert pair.s[1].my_seats == (0,)
+    assert pair.s[0].my_seats == (1,)
+    with pytest.raises(LocalMisuseError, match="both claim"):
+        Pair("duel", {}, claims=[[1], [1]])
+    # A joiner refuses terms that differ from what its lobby showed.
+    pair = Pair("duel", {"fast": True}, kw1={"expected": {"options": {"fast": False}}})
+    refused = [e for e in pair.events[1] if isinstance(e, Rejected)]
+    assert refused and "differ from the lobby" in refused[0].reason
+    assert pair.s[1].terms is None
+
+
+def test_a_whole_match_with_declared_times_verifies_and_ends_the_same() -> None:
+    from p2pgenius.bots import make_bot
+
+    pair = Pair("hornswoggle", {})
+    bots = [make_bot("hornswoggle", "pirate", seed=s) for s in range(4)]
+    for _ in range(5000):
+        moved = False
+        for session in pair.s:
+            for seat in session.awaiting():
+                session.submit(seat, bots[seat].choose(session.state, seat).to_plain(), ms=1_234)
+                moved = True
+        pair.pump()
+        if not moved:
+            break
+    outcomes = [next(e.outcome for e in evs if isinstance(e, MatchOver)) for evs in pair.events]
+    assert outcomes[0] == outcomes[1]
+    assert pair.s[0].spent == pair.s[1].spent and pair.s[0].spent
