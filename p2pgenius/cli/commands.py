@@ -83,6 +83,19 @@ def add_rules(commands: Any) -> None:
     parser.add_argument("game", choices=GAME_NAMES)
 
 
+def add_seat(parser: argparse.ArgumentParser) -> None:
+    """``--seat S``, for host and join."""
+    parser.add_argument(
+        "--seat",
+        type=int,
+        action="append",
+        default=[],
+        metavar="S",
+        help="claim seat S (repeat for several; they must be one peer's group, e.g. 0 and 2 in "
+        "Hornswoggle over two peers); unclaimed seats go by coin flip",
+    )
+
+
 def add_play(commands: Any) -> None:
     """Register ``host``, ``join`` and ``demo``."""
     common = argparse.ArgumentParser(add_help=False)
@@ -122,14 +135,21 @@ def add_play(commands: Any) -> None:
         metavar="ADDR",
         help="address to listen on (default 127.0.0.1; :: or 0.0.0.0 for all)",
     )
+    add_seat(host)
     host.add_argument(
-        "--seat",
-        type=int,
+        "--fast",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="duel: resolve a turn as soon as both have chosen (default with --bot; without it "
+        "each turn lasts its whole minute and choices may change until then)",
+    )
+    host.add_argument(
+        "--option",
         action="append",
         default=[],
-        metavar="S",
-        help="take seat S (repeat for several; they must be one peer's group, e.g. 0 and 2 in "
-        "Hornswoggle over two peers); the other seats go by coin flip",
+        metavar="KEY=SECONDS",
+        help="a time limit: turn_seconds (duel), round_seconds, challenge_seconds, "
+        "colour_seconds (magic-square), decision_seconds (hornswoggle)",
     )
     host.add_argument(
         "--peers",
@@ -144,6 +164,7 @@ def add_play(commands: Any) -> None:
         description="Connect to a host and play the match it proposes.",
     )
     join.add_argument("address", metavar="HOST:PORT")
+    add_seat(join)
     resume = commands.add_parser(
         "resume",
         parents=[common],

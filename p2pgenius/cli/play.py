@@ -134,6 +134,33 @@ def finish(peer: Peer, printer: Printer) -> int:
     return 0
 
 
+TIME_OPTIONS = {
+    "duel": ("turn_seconds",),
+    "magic-square": ("round_seconds", "challenge_seconds", "colour_seconds"),
+    "hornswoggle": ("decision_seconds",),
+}
+
+
+def match_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The game options from ``--fast`` and ``--option KEY=SECONDS``; bots play fast duels."""
+    options: dict[str, Any] = {}
+    for text in args.option:
+        key, sep, value = text.partition("=")
+        if key not in TIME_OPTIONS[args.game] or not sep:
+            raise LocalMisuseError(
+                f"--option {text!r}: {args.game} takes {', '.join(TIME_OPTIONS[args.game])} (KEY=SECONDS)"
+            )
+        if not value.isdigit() or int(value) <= 0:
+            raise LocalMisuseError(f"--option {text!r}: the seconds must be a positive whole number")
+        options[key] = int(value)
+    fast = args.fast if args.fast is not None else args.bot is not None
+    if args.game == "duel":
+        options["fast"] = bool(fast)
+    elif args.fast:
+        raise LocalMisuseError("--fast is a duel option")
+    return options
+
+
 def require_bot(args: argparse.Namespace) -> None:
     """Until the terminal UI lands, a person cannot take a seat."""
     if args.bot is None:
@@ -154,6 +181,7 @@ def run_host(args: argparse.Namespace, out: TextIO) -> int:
         raise LocalMisuseError(f"{args.game} is played by exactly two peers")
     if not 2 <= args.peers <= 4:
         raise LocalMisuseError("hornswoggle is played by 2 to 4 peers")
+    options = match_options(args)
     identity, _ = load_identity()
     printer = Printer(out, moves=True)
     peer = Peer(
@@ -176,7 +204,7 @@ def run_host(args: argparse.Namespace, out: TextIO) -> int:
         await peer.host(
             listeners[0],
             game=args.game,
-            options=DEMO_OPTIONS.get(args.game, {}),
+            options=options,
             setup={},
             peers=args.peers,
             seats=args.seat,
@@ -210,7 +238,7 @@ def run_join(args: argparse.Namespace, out: TextIO) -> int:
             stream = await trio.open_tcp_stream(address, port)
         except OSError as exc:
             raise PeerGoneError(f"cannot connect to {args.address}: {exc.strerror or exc}") from None
-        await peer.join(stream)
+        await peer.join(stream, seats=args.seat)
 
     trio.run(main)
     return finish(peer, printer)

@@ -23,18 +23,28 @@ from typing import Any, Final
 import trio
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
+from p2pgenius.games.names import GAME_NAMES
 from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.keystore import trust
 from p2pgenius.protocol.channel import ChannelError, Established, Received, SecureChannel
-from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Event, Session
+from p2pgenius.protocol.clocks import MS_WARNINGS
+from p2pgenius.protocol.identity import Identity, fingerprint
+from p2pgenius.protocol.session import Event, Session, TimeoutClaimed, claims_problem, seat_groups
 from p2pgenius.protocol.transcript import frame, header
 from p2pgenius.protocol.transcript import records as read_records
 
 READ_BYTES: Final = 65536
 HANDSHAKE_TIMEOUT_S: Final = 10.0
+PING_S: Final = 10.0
+"""How often a peer pings each connection (round-trip times for the lag allowance; liveness)."""
+LAG_FLOOR_S: Final = 1.0
+"""The least lag allowed before claiming another seat's timeout (plus twice the round trip)."""
+LOBBY_FIELDS: Final = ("game", "options", "names", "keys", "claims", "ready", "you", "needed", "start")
 
+Item = tuple[str, Any, Any]
+"""What the match loop reads: ("msg", connection, payload), ("gone", connection, None) or
+("decided", None, (stage, seat, action))."""
 Decide = Callable[[Session, int], Awaitable[Mapping[str, Any] | None]]
 """Chooses an action for a local seat (None: let an optional action pass)."""
 Report = Callable[[Session, Event], None]
@@ -98,19 +108,66 @@ class Connection:
         self.channel.send(payload)
         await self._write()
 
-    async def messages(self, inbox: trio.MemorySendChannel[tuple[Connection, bytes | None]]) -> None:
-        """Read payloads into ``inbox`` until the connection ends (then send None)."""
+    async def messages(self, inbox: trio.MemorySendChannel[Item]) -> None:
+        """Read payloads into ``inbox`` until the connection ends (then say it is gone)."""
         try:
             while True:
                 for event in await self._read():
                     if isinstance(event, Received):
-                        await inbox.send((self, event.payload))
+                        inbox.send_nowait(("msg", self, event.payload))
         except PeerGoneError:
-            await inbox.send((self, None))
+            inbox.send_nowait(("gone", self, None))
 
     async def aclose(self) -> None:
         """Close the stream."""
         await self.stream.aclose()
+
+
+@dataclass
+class Member:
+    """A player in the host's lobby: its connection and key, its name, its seat claim (None until
+    it says it is ready)."""
+
+    connection: Connection
+    key: bytes
+    name: str
+    claim: list[int] | None = None
+
+
+def _ready_claim(payload: bytes) -> list[int] | None:
+    """The seats a ``ready`` message claims (None if it is not a well-formed ready)."""
+    try:
+        value = decode(payload)
+    except EncodingError:
+        return None
+    if not (isinstance(value, list) and len(value) == 2 and value[0] == "ready"):
+        return None
+    seats = value[1].get("seats") if isinstance(value[1], dict) else None
+    if not (isinstance(seats, list) and len(seats) <= 4 and all(type(s) is int for s in seats)):
+        return None
+    return sorted(seats)
+
+
+def lobby_text(lobby: Mapping[str, Any]) -> str:
+    """The lobby in one line."""
+    options = ", ".join(f"{k}={v}" for k, v in sorted(lobby["options"].items())) or "default options"
+    people = []
+    for index, (name, key) in enumerate(zip(lobby["names"], lobby["keys"], strict=True)):
+        claim = lobby["claims"][index] if index < len(lobby.get("claims", [])) else []
+        ready = lobby["ready"][index] if index < len(lobby.get("ready", [])) else False
+        tags = [t for t in ("host" if index == 0 else "", "you" if index == lobby["you"] else "") if t]
+        if claim:
+            tags.append("seats " + " ".join(f"p{s}" for s in claim))
+        if not ready:
+            tags.append("not ready")
+        people.append(f"{name} {fingerprint(key)[:9]}" + (f" ({', '.join(tags)})" if tags else ""))
+    waiting = f"; waiting for {lobby['needed']} more" if lobby["needed"] else ""
+    start = "; starting" if lobby["start"] else ""
+    return f"lobby: {lobby['game']} ({options}): {'; '.join(people)}{waiting}{start}"
+
+
+def _minutes(seconds: int) -> str:
+    return f"{seconds // 60} minute{'s' if seconds != 60 else ''}" if seconds >= 60 else f"{seconds} s"
 
 
 @dataclass
@@ -155,9 +212,22 @@ class Peer:
     via: dict[int, Connection] = field(default_factory=dict)  # host: peer index -> connection
     address: str = ""  # recorded in the transcript so that a crashed peer can come back
     reconnect: Callable[[], Awaitable[trio.abc.Stream]] | None = None  # a joiner's way back
+    confirm: Callable[[Mapping[str, Any]], Awaitable[bool]] | None = None  # agree to a lobby
     listener: trio.abc.Listener[trio.abc.Stream] | None = None  # a host's door, kept open
-    _inbox: trio.MemorySendChannel[tuple[Connection, bytes | None]] | None = None
+    _inbox: trio.MemorySendChannel[Item] | None = None
     _nursery: trio.Nursery | None = None
+    _host_claim: list[int] = field(default_factory=list)
+    # clocks, measured here
+    _stage_number: int = -2
+    _stage_at: float = 0.0
+    _deciding: dict[int, tuple[int, trio.CancelScope]] = field(default_factory=dict)
+    _claimed: dict[int, float] = field(default_factory=dict)  # seat -> when we claimed its timeout
+    _warned: set[tuple[int, int, int]] = field(default_factory=set)
+    _heard: dict[int, float] = field(default_factory=dict)  # peer -> last time anything came
+    _rtts: list[float] = field(default_factory=list)
+    _pings: dict[int, float] = field(default_factory=dict)
+    _ping_count: int = 0
+    _next_ping: float = 0.0
 
     # -- connecting ------------------------------------------------------------------------
 
@@ -183,74 +253,199 @@ class Peer:
         peers: int,
         seats: Sequence[int] = (),
     ) -> None:
-        """Accept ``peers - 1`` players, send them the lobby, propose the match, and play it."""
-        keys, names = [self.identity.public], [self.name]
-        hello = {"name": self.name, "game": game}
-        while len(keys) < peers:
-            stream = await listener.accept()
-            connection = Connection(stream, self.channel(initiator=False, hello=hello))
+        """Hold the lobby until ``peers - 1`` players have joined and said they are ready, then
+        propose the match and play it."""
+        members = await self._lobby(listener, game, dict(options), peers, sorted(seats))
+        keys = [self.identity.public] + [m.key for m in members]
+        names = [self.name] + [m.name for m in members]
+        claims = [sorted(seats)] + [m.claim or [] for m in members]
+        for index, member in enumerate(members, start=1):
+            await member.connection.send(
+                encode(["lobby", self._lobby_view(game, options, members, peers, index, start=True)])
+            )
+            self.via[index] = member.connection
+            self.connections.append(member.connection)
+        self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
+        self.listener = listener
+        await self._start_transcript("host")
+        self.session.propose(game, options=options, setup=setup, claims=claims)
+        await self.play()
+
+    def _lobby_view(
+        self,
+        game: str,
+        options: Mapping[str, Any],
+        members: Sequence[Member],
+        peers: int,
+        you: int,
+        *,
+        start: bool = False,
+    ) -> dict[str, Any]:
+        return {
+            "game": game,
+            "options": dict(options),
+            "names": [self.name] + [m.name for m in members],
+            "keys": [self.identity.public] + [m.key for m in members],
+            "claims": [list(self._host_claim)] + [m.claim or [] for m in members],
+            "ready": [True] + [m.claim is not None for m in members],
+            "you": you,
+            "needed": peers - 1 - len(members),
+            "start": start,
+        }
+
+    async def _lobby(
+        self,
+        listener: trio.abc.Listener[trio.abc.Stream],
+        game: str,
+        options: dict[str, Any],
+        peers: int,
+        seats: list[int],
+    ) -> list[Member]:
+        """Greet players as they come, show everyone who is there, and take their seat claims
+        and readiness; returns the members once the table is full and everyone is ready."""
+        self._host_claim = seats
+        members: list[Member] = []
+        send, said = trio.open_memory_channel[tuple[str, Connection, Any]](math.inf)
+        groups = seat_groups(game, peers)
+
+        async def greet(stream: trio.abc.Stream) -> None:
+            connection = Connection(
+                stream, self.channel(initiator=False, hello={"name": self.name, "game": game})
+            )
             try:
                 established = await connection.handshake()
                 name = self.pin(established)
             except (P2PGeniusError, trio.TooSlowError) as exc:
                 self.report_line(f"refused a connection: {exc}")
                 await connection.aclose()
-                continue
-            if established.peer_key in keys:
-                self.report_line(f"refused {name}: already at the table")
-                await connection.aclose()
-                continue
-            self.via[len(keys)] = connection
-            keys.append(established.peer_key)
-            names.append(name)
-            self.connections.append(connection)
-            self.report_line(f"{name} joined ({established.peer_key.hex()[:8]}...)")
-        for index, connection in self.via.items():
-            await connection.send(encode(["lobby", keys, names, index]))
-        self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
-        self.listener = listener
-        await self._start_transcript("host")
-        self.session.propose(game, options=options, setup=setup, seats=seats)
-        await self.play()
+                return
+            send.send_nowait(("joined", connection, (established.peer_key, name)))
+            try:
+                while True:
+                    for event in await connection._read():
+                        if isinstance(event, Received):
+                            send.send_nowait(("said", connection, event.payload))
+            except PeerGoneError:
+                send.send_nowait(("left", connection, None))
 
-    async def join(self, stream: trio.abc.Stream) -> None:
-        """Handshake with the host, take our place from the lobby, and play."""
+        async def doors(nursery: trio.Nursery) -> None:
+            while True:
+                nursery.start_soon(greet, await listener.accept())
+
+        async def refuse(connection: Connection, reason: str) -> None:
+            with contextlib.suppress(PeerGoneError):
+                await connection.send(encode(["refused", reason]))
+            await connection.aclose()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(doors, nursery)
+            while len(members) < peers - 1 or any(m.claim is None for m in members):
+                what, connection, data = await said.receive()
+                member = next((m for m in members if m.connection is connection), None)
+                if what == "joined":
+                    key, name = data
+                    if key == self.identity.public or any(m.key == key for m in members):
+                        self.report_line(f"refused {name}: already at the table")
+                        await refuse(connection, "you are already at this table")
+                        continue
+                    if len(members) >= peers - 1:
+                        self.report_line(f"refused {name}: the table is full")
+                        await refuse(connection, "the table is full")
+                        continue
+                    members.append(Member(connection, key, name))
+                    self.report_line(f"{name} joined ({key.hex()[:8]}...)")
+                elif what == "left" and member is not None:
+                    members.remove(member)
+                    self.report_line(f"{member.name} left the lobby")
+                elif what == "said" and member is not None:
+                    claim = _ready_claim(data)
+                    taken = [seats] + [m.claim or [] for m in members if m is not member]
+                    problem = (
+                        "a malformed ready message"
+                        if claim is None
+                        else claims_problem(groups, [*taken, claim])
+                    )
+                    if problem:
+                        self.report_line(f"refused {member.name}: {problem}")
+                        members.remove(member)
+                        await refuse(member.connection, problem)
+                        continue
+                    member.claim = claim
+                    self.report_line(f"{member.name} is ready")
+                else:
+                    continue
+                for index, other in enumerate(members, start=1):
+                    view = self._lobby_view(game, options, members, peers, index)
+                    with contextlib.suppress(PeerGoneError):
+                        await other.connection.send(encode(["lobby", view]))
+            nursery.cancel_scope.cancel()
+        return members
+
+    async def join(self, stream: trio.abc.Stream, *, seats: Sequence[int] = ()) -> None:
+        """Handshake with the host, say we are ready (claiming ``seats``), follow the lobby until
+        the match starts, and play."""
         connection = Connection(stream, self.channel(initiator=True, hello={"name": self.name}))
         established = await connection.handshake()
         self.pin(established)
         self.connections.append(connection)
-        with trio.fail_after(self.grace_s):
-            while True:
-                events = await connection._read()
-                payloads = [e.payload for e in events if isinstance(e, Received)]
-                if payloads:
-                    break
+        shown = None
+        ready = False
+        while True:
+            events = await connection._read()
+            payloads = [e.payload for e in events if isinstance(e, Received)]
+            for position, payload in enumerate(payloads):
+                lobby = self._check_lobby(payload, established.peer_key)
+                if lobby != shown:
+                    shown = lobby
+                    self.report_line(lobby_text(lobby))
+                if not ready:  # the first lobby shows the options: agree to them, or leave
+                    if self.confirm is not None and not await self.confirm(lobby):
+                        raise PeerGoneError("left the lobby")
+                    await connection.send(encode(["ready", {"seats": sorted(seats)}]))
+                    ready = True
+                if lobby["start"]:
+                    expected = {"game": lobby["game"], "options": lobby["options"], "claim": sorted(seats)}
+                    self.session = Session(
+                        keys=lobby["keys"],
+                        me=lobby["you"],
+                        identity=self.identity,
+                        names=lobby["names"],
+                        expected=expected,
+                    )
+                    await self._start_transcript("join")
+                    # Whatever came in the same read as the start (the terms, often) goes first.
+                    await self.play(first=[(connection, extra) for extra in payloads[position + 1 :]])
+                    return
+
+    def _check_lobby(self, payload: bytes, host_key: bytes) -> dict[str, Any]:
+        """A lobby message from the host, checked; raises PeerGoneError on a refusal or junk."""
         try:
-            lobby = decode(payloads[0])
+            value = decode(payload)
         except EncodingError as exc:
-            raise PeerGoneError(f"the host sent a malformed lobby: {exc}") from exc
-        if not (isinstance(lobby, list) and len(lobby) == 4 and lobby[0] == "lobby"):
+            raise PeerGoneError(f"the host sent a malformed lobby: {exc}") from None
+        if isinstance(value, list) and len(value) == 2 and value[0] == "refused":
+            raise PeerGoneError(f"the host refused us: {value[1]}")
+        lobby = value[1] if isinstance(value, list) and len(value) == 2 and value[0] == "lobby" else None
+        if not (isinstance(lobby, dict) and set(LOBBY_FIELDS) <= set(lobby)):
             raise PeerGoneError("the host did not send the lobby")
-        _, keys, names, index = lobby
-        if not (
-            isinstance(names, list)
-            and isinstance(keys, list)
-            and len(names) == len(keys)
-            and all(isinstance(n, str) for n in names)
-            and type(index) is int
-        ):
-            raise PeerGoneError("the host sent a malformed lobby")
+        keys, names, you = lobby["keys"], lobby["names"], lobby["you"]
         if not (
             isinstance(keys, list)
-            and 0 < index < len(keys)
-            and keys[index] == self.identity.public
-            and keys[0] == established.peer_key
+            and isinstance(names, list)
+            and len(names) == len(keys)
+            and all(isinstance(k, bytes) for k in keys)
+            and all(isinstance(n, str) for n in names)
+            and type(you) is int
+            and 0 < you < len(keys)
+            and keys[you] == self.identity.public
+            and keys[0] == host_key
+            and lobby["game"] in GAME_NAMES
+            and isinstance(lobby["options"], dict)
+            and isinstance(lobby["start"], bool)
+            and type(lobby["needed"]) is int
         ):
-            raise PeerGoneError("the lobby does not list us, or not the host first")
-        self.session = Session(keys=keys, me=index, identity=self.identity, names=names)
-        await self._start_transcript("join")
-        # Whatever came in the same read as the lobby (the terms, often) goes first.
-        await self.play(first=[(connection, extra) for extra in payloads[1:]])
+            raise PeerGoneError("the host sent a malformed lobby (or one that does not list us)")
+        return lobby
 
     def resume(self, transcript: bytes, secrets: bytes) -> dict[str, Any]:
         """Rebuild the session of a crashed match from its files; returns the transcript's
@@ -369,20 +564,28 @@ class Peer:
         for _, _, raw in self.session.archive[connection.caught_up :]:
             await connection.send(encode(["m", raw]))  # accepted while we were resyncing
         for payload in behind:  # in order, before anything the reader picks up
-            await self._inbox.send((connection, payload))
+            self._inbox.send_nowait(("msg", connection, payload))
         self._nursery.start_soon(connection.messages, self._inbox)
 
     # -- playing ---------------------------------------------------------------------------
 
     async def play(self, first: Sequence[tuple[Connection, bytes]] = ()) -> None:
-        """Run the match to its end (or a fault); ``first``: payloads already read."""
+        """Run the match to its end (or a fault); ``first``: payloads already read.
+
+        One loop owns the session. Local players decide in their own tasks (so messages, chat
+        and clocks go on while someone thinks) and hand their decisions to the loop; between
+        items the loop keeps the clocks: its own seats' timeouts, claims against other seats,
+        forfeits after the grace period, Magic Square warnings, and pings."""
         session = self.session
         assert session is not None
-        send, inbox = trio.open_memory_channel[tuple[Connection, bytes | None]](math.inf)
+        send, inbox = trio.open_memory_channel[Item](math.inf)
+        now = trio.current_time()
+        self._heard = {peer: now for peer in range(len(session.keys)) if peer != session.me}
+        self._next_ping = now + PING_S
         async with trio.open_nursery() as nursery:
             self._inbox, self._nursery = send, nursery
-            for item in first:
-                send.send_nowait(item)
+            for connection, payload in first:
+                send.send_nowait(("msg", connection, payload))
             for connection in self.connections:
                 nursery.start_soon(connection.messages, send)
             if self.listener is not None:
@@ -390,40 +593,233 @@ class Peer:
             if self.reconnect is not None and not self.connections:
                 nursery.start_soon(self._come_back)  # a restarted joiner finds its host again
             await self._flush()
-            await self._act()
             while not session.finished and session.fault is None:
-                with trio.move_on_after(self.grace_s) as waited:
-                    connection, payload = await inbox.receive()
-                if waited.cancelled_caught:
-                    await self._silence()
+                self._follow_stage()
+                with trio.move_on_at(self._next_deadline()):
+                    item = await inbox.receive()
+                    await self._on_item(item)
                     continue
-                if payload is None:
-                    await self._gone(connection)
-                    continue
-                await self._on_payload(connection, payload)
-                await self._act()
+                await self._on_time()
             nursery.cancel_scope.cancel()
         for connection in self.connections:
             with trio.move_on_after(1):
                 await connection.aclose()
 
+    async def _on_item(self, item: Item) -> None:
+        kind, connection, data = item
+        if kind == "msg":
+            await self._on_payload(connection, data)
+        elif kind == "gone":
+            await self._gone(connection)
+        else:  # a local decision
+            await self._decided(*data)
+
+    def offer(self, seat: int, action: Mapping[str, Any] | None) -> None:
+        """A decision for a local seat from outside the ``decide`` callback (a terminal UI;
+        in a duel without "fast", a change of mind before the minute is up)."""
+        session = self.session
+        if self._inbox is not None and session is not None and session.stage is not None:
+            self._inbox.send_nowait(("decided", None, (session.stage.number, seat, action)))
+
+    # -- deciding ----------------------------------------------------------------------------
+
+    def _follow_stage(self) -> None:
+        """Notice a new stage: note when it began here and start the local deciders."""
+        session = self.session
+        assert session is not None and self._nursery is not None
+        number = session.stage.number if session.stage is not None else -1
+        if number != self._stage_number:
+            self._stage_number = number
+            self._stage_at = trio.current_time()
+            self._claimed.clear()
+        for seat, (stage, scope) in list(self._deciding.items()):
+            if stage != number or seat not in session.awaiting():
+                scope.cancel()
+                del self._deciding[seat]
+        for seat in session.awaiting():
+            if seat not in self._deciding:
+                scope = trio.CancelScope()
+                self._deciding[seat] = (number, scope)
+                self._nursery.start_soon(self._decider, number, seat, scope)
+
+    async def _decider(self, number: int, seat: int, scope: trio.CancelScope) -> None:
+        session = self.session
+        assert session is not None and self._inbox is not None
+        with scope:
+            action = await self.decide(session, seat)
+            self._inbox.send_nowait(("decided", None, (number, seat, action)))
+
+    async def _decided(self, number: int, seat: int, action: Mapping[str, Any] | None) -> None:
+        session = self.session
+        assert session is not None
+        stage = session.stage
+        if stage is None or stage.number != number or session.finished or session.fault is not None:
+            return  # too late: the stage moved on (a timeout, say)
+        if seat not in session.awaiting() and seat not in session.unsettled():
+            return
+        view = session.clocks().get(seat)
+        ms = int((trio.current_time() - self._stage_at) * 1000)
+        try:
+            if view is not None and ms >= view.left_ms:
+                self.report_line(f"p{seat}: out of time")
+                session.time_out(seat)
+            elif action is None:
+                session.decline(seat, ms=ms)
+            else:
+                session.submit(seat, action, ms=ms)
+        except P2PGeniusError as exc:
+            self.report_line(f"p{seat}: {exc}")
+            if seat in self._deciding and self._deciding[seat][0] == number:
+                del self._deciding[seat]  # ask again
+        await self._flush()
+
+    # -- clocks ------------------------------------------------------------------------------
+
+    def clock_readings(self) -> dict[int, tuple[str, float, bool]]:
+        """Every seat's clock as this peer shows it: (kind, seconds left, running)."""
+        session = self.session
+        if session is None:
+            return {}
+        elapsed = trio.current_time() - self._stage_at
+        return {
+            seat: (view.kind, max(view.left_ms / 1000 - (elapsed if view.running else 0), 0), view.running)
+            for seat, view in session.clocks().items()
+        }
+
+    def allowance(self) -> float:
+        """How late another seat may be before it is claimed to have run out: network lag."""
+        return LAG_FLOOR_S + 2 * max(self._rtts, default=0.0)
+
+    def _deadlines(self) -> list[tuple[float, str, int, int]]:
+        """(when, what, seat, detail) for every clock event still to come at this stage."""
+        session = self.session
+        assert session is not None
+        out: list[tuple[float, str, int, int]] = []
+        owed = session.owed()
+        for seat, view in session.clocks().items():
+            if not view.running:
+                continue
+            end = self._stage_at + view.left_ms / 1000
+            if seat in session.my_seats:
+                out.append((end, "expire", seat, 0))
+            elif seat in owed and seat not in self._claimed:
+                out.append((end + self.allowance(), "claim", seat, 0))
+            if view.kind == "round":
+                for mark in MS_WARNINGS:
+                    if (seat, view.key, mark) not in self._warned:
+                        out.append((end - mark, "warn", seat, mark))
+        for seat, at in self._claimed.items():
+            if seat in owed:
+                out.append((at + self.grace_s, "forfeit", seat, 0))
+        for seat in owed:
+            peer = session.owner[seat] if seat < len(session.owner) else None
+            if peer is not None and peer != session.me:
+                out.append((self._heard.get(peer, 0.0) + self.grace_s, "silent", seat, 0))
+        if session.stage is None and session.outcome is None:  # still setting up
+            out.append((max(self._heard.values(), default=0.0) + self.grace_s, "stuck", -1, 0))
+        return out
+
+    def _next_deadline(self) -> float:
+        return min([self._next_ping] + [when for when, *_ in self._deadlines()])
+
+    async def _on_time(self) -> None:
+        """A deadline passed: do what is due, in time order."""
+        session = self.session
+        assert session is not None
+        now = trio.current_time()
+        if now >= self._next_ping:
+            self._next_ping = now + PING_S
+            await self._ping()
+        for when, what, seat, mark in sorted(self._deadlines()):
+            if when > now or session.finished or session.fault is not None:
+                break
+            if what == "expire":
+                self.report_line(f"p{seat}: time is up")
+                with contextlib.suppress(LocalMisuseError):
+                    session.time_out(seat)
+            elif what == "claim":
+                observed = int((now - self._stage_at) * 1000)
+                self._claimed[seat] = now
+                self.report_line(f"p{seat} ran out of time here ({observed / 1000:.1f} s): claimed")
+                session.claim_timeout(seat, observed)
+            elif what == "warn":
+                view = session.clocks()[seat]
+                self._warned.update((seat, view.key, m) for m in MS_WARNINGS if m >= mark)
+                self.report_line(f"p{seat}: {_minutes(mark)} left on the round clock")
+            elif what == "forfeit":
+                session.forfeit(seat, f"no answer to a timeout claim for {self.grace_s:.0f} seconds")
+            elif what == "silent":
+                session.forfeit(seat, f"no answer for {self.grace_s:.0f} seconds")
+            else:
+                raise PeerGoneError(f"the match did not start: no answer for {self.grace_s:.0f} seconds")
+            await self._flush()
+            break  # the state changed: deadlines are computed afresh
+
+    async def _ping(self) -> None:
+        self._pings[self._ping_count] = trio.current_time()
+        payload = encode(["ping", self._ping_count])
+        self._ping_count += 1
+        for connection in list(self.connections):
+            with contextlib.suppress(PeerGoneError):
+                await connection.send(payload)
+
+    def _on_clock_event(self, event: Event) -> None:
+        """A timeout claim about one of our seats: accept it if our own clock agrees (within a
+        second), else dispute it by carrying on (our decision will declare our measure)."""
+        session = self.session
+        if not isinstance(event, TimeoutClaimed) or session is None or event.seat not in session.my_seats:
+            return
+        view = session.clocks().get(event.seat)
+        if view is None or event.stage != self._stage_number:
+            return
+        elapsed = trio.current_time() - self._stage_at
+        if elapsed + 1.0 >= view.left_ms / 1000:
+            with contextlib.suppress(LocalMisuseError):
+                session.time_out(event.seat)
+        else:
+            self.report_line(
+                f"p{event.seat}: {session.names[event.author]} claims it ran out of time "
+                f"({event.observed_ms / 1000:.1f} s there, {elapsed:.1f} s here): disputed"
+            )
+
+    # -- messages ----------------------------------------------------------------------------
+
     async def _on_payload(self, connection: Connection, payload: bytes) -> None:
         session = self.session
         assert session is not None
         self._log(f"<- {payload.hex()}")
+        now = trio.current_time()
+        if session.me == 0:
+            for index, known in self.via.items():
+                if known is connection:
+                    self._heard[index] = now
+        else:  # the host relays everyone: hearing it is hearing the table
+            for peer in self._heard:
+                self._heard[peer] = now
         try:
             kind, raw = decode(payload)
         except (EncodingError, ValueError, TypeError):
             kind, raw = "", payload
+        if kind == "ping" and type(raw) is int:
+            with contextlib.suppress(PeerGoneError):
+                await connection.send(encode(["pong", raw]))
+            return
+        if kind == "pong" and type(raw) is int:
+            sent = self._pings.pop(raw, None)
+            if sent is not None:
+                self._rtts = [*self._rtts[-4:], now - sent]
+            return
         if kind != "m" or not isinstance(raw, bytes):
             self.report_line("a peer sent something that is not a match message (ignored)")
             return
         if session.me == 0:  # relay to the others; each checks the author's signature itself
             for other in self.connections:
                 if other is not connection:
-                    await other.send(payload)
+                    with contextlib.suppress(PeerGoneError):
+                        await other.send(payload)
         for event in session.receive(raw):
             self.report(session, event)
+            self._on_clock_event(event)
         await self._flush()
 
     async def _flush(self) -> None:
@@ -436,46 +832,18 @@ class Peer:
         for raw in out.messages:
             payload = encode(["m", raw])
             self._log(f"-> {payload.hex()}")
-            for connection in self.connections:
+            for connection in list(self.connections):
                 with contextlib.suppress(PeerGoneError):  # its reader notices and reports
                     await connection.send(payload)
         for event in session.take_events():
             self.report(session, event)
-
-    async def _act(self) -> None:
-        """Let the local players decide for every local seat the match waits on."""
-        session = self.session
-        assert session is not None
-        while True:
-            seats = session.awaiting()
-            if not seats:
-                return
-            seat = seats[0]
-            action = await self.decide(session, seat)
-            try:
-                if action is None:
-                    session.decline(seat)
-                else:
-                    session.submit(seat, action)
-            except P2PGeniusError as exc:
-                self.report_line(f"p{seat}: {exc}")
-                continue
-            await self._flush()
-
-    async def _silence(self) -> None:
-        """Nothing came for the grace period: the first seat of another peer that the match waits
-        on (a move, a reveal, an opened card, an audit) forfeits."""
-        session = self.session
-        assert session is not None
-        theirs = [s for s in session.owed() if s not in session.my_seats]
-        if not theirs or session.awaiting():
-            return
-        session.forfeit(theirs[0], f"no answer for {self.grace_s:.0f} seconds")
-        await self._flush()
+            self._on_clock_event(event)
+        if session.flushing.messages or session.flushing.records:
+            await self._flush()  # accepting a claim sent something more
 
     async def _gone(self, connection: Connection) -> None:
         """A connection closed. The match waits: a joiner tries to come back; a host keeps its
-        door open; a peer that stays away past the grace period forfeits (``_silence``)."""
+        door open; a peer that stays away past the grace period forfeits."""
         session = self.session
         assert session is not None
         if connection in self.connections:

@@ -119,10 +119,11 @@ class TimeoutClaimed:
 
 @dataclass(frozen=True, slots=True)
 class ClockView:
-    """One seat's clock at the current stage: ``left_ms`` when it last stopped or started (the
-    stage's start, or the seat's last decision), and whether it is running now."""
+    """One seat's clock at the current stage: ``left_ms`` at the stage's start if it is running
+    (the driver subtracts the time since), else what the seat's decision left on it."""
 
     kind: str
+    key: int
     left_ms: int
     running: bool
 
@@ -381,7 +382,7 @@ class Session:
         wanted = [sorted(c) for c in claims] if claims is not None else [[] for _ in self.keys]
         if seats:
             wanted[0] = sorted(seats)
-        problem = _claims_problem(seat_groups(game, len(self.keys)), wanted)
+        problem = claims_problem(seat_groups(game, len(self.keys)), wanted)
         if problem:
             raise LocalMisuseError(problem)
         terms = {
@@ -436,7 +437,7 @@ class Session:
             and all(isinstance(c, list) and all(type(s) is int for s in c) for c in claims)
         ):
             raise MessageError("malformed seat claims")
-        problem = _claims_problem(groups, claims)
+        problem = claims_problem(groups, claims)
         if problem:
             raise MessageError(f"impossible seat claims: {problem}")
         for key, wanted in sorted((self.expected or {}).items()):
@@ -594,8 +595,8 @@ class Session:
                 running = seat not in stage.finals  # the whole minute runs, as the rules say
             else:
                 running = seat in self.owed() and seat not in stage.commits
-            used = 0 if running and self._sealed() and not self._fast() else stage.ms.get(seat, 0)
-            views[seat] = ClockView(clock.kind, left - used, running)
+            used = 0 if running else stage.ms.get(seat, 0)  # a running clock counts from the start
+            views[seat] = ClockView(clock.kind, clock.key, left - used, running)
         return views
 
     def time_out(self, seat: int) -> None:
@@ -1366,7 +1367,7 @@ def _hidden_card(action: Mapping[str, Plain] | Plain) -> bool:
     return isinstance(action, Mapping) and action.get("type") in ("place", "discard") and "card" in action
 
 
-def _claims_problem(groups: Sequence[Sequence[int]], claims: Sequence[Sequence[int]]) -> str:
+def claims_problem(groups: Sequence[Sequence[int]], claims: Sequence[Sequence[int]]) -> str:
     """Why these per-peer seat claims cannot all be granted ("" if they can)."""
     taken: dict[int, int] = {}
     for peer, claim in enumerate(claims):

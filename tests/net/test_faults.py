@@ -70,7 +70,9 @@ async def test_a_killed_peer_restarts_from_its_files_and_finishes(tmp_path: Path
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
-                lambda: host.host(listeners[0], game="duel", options={}, setup={"hp": [60, 60]}, peers=2)
+                lambda: host.host(
+                    listeners[0], game="duel", options={"fast": True}, setup={"hp": [60, 60]}, peers=2
+                )
             )
             kill, dead = trio.Event(), trio.Event()
             nursery.start_soon(run_until_killed, guest, port, kill, dead)
@@ -129,7 +131,7 @@ async def test_a_killed_host_restarts_from_its_files_and_the_joiner_comes_back(
                 async with trio.open_nursery() as process:
                     process.start_soon(
                         lambda: host.host(
-                            listeners[0], game="duel", options={}, setup={"hp": [60, 60]}, peers=2
+                            listeners[0], game="duel", options={"fast": True}, setup={"hp": [60, 60]}, peers=2
                         )
                     )
                     await kill.wait()

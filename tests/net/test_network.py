@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 import trio
@@ -12,7 +11,7 @@ import trio.testing
 from p2pgenius.cli.play import Bots, Printer, demo_match
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Event, Fault, Session
+from p2pgenius.protocol.session import Event, Session
 from p2pgenius.protocol.transcript import verify
 
 
@@ -98,30 +97,6 @@ class OneStream(trio.abc.Listener[trio.abc.Stream]):
 
     async def aclose(self) -> None:
         self.stream = None
-
-
-async def test_a_silent_peer_loses_on_time(tmp_path: Path, autojump_clock: Any) -> None:
-    del autojump_clock
-
-    class Stalls(Bots):
-        async def decide(self, session: Session, seat: int) -> Any:
-            await trio.sleep_forever()
-
-    host_log, guest_log = Silent(), Silent()
-    host = peer(tmp_path, "host", Bots("random", 1), host_log, grace=30)
-    guest = peer(tmp_path, "guest", Stalls("random", 2), guest_log, grace=10_000)
-    host_end, guest_end = trio.testing.memory_stream_pair()
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(guest.join, guest_end)
-        with trio.fail_after(120):  # the host's match ends by itself, on the fake clock
-            await host.host(OneStream(host_end), game="duel", options={}, setup={}, peers=2)
-        assert trio.current_time() >= 30  # the grace period really passed
-        nursery.cancel_scope.cancel()
-    faults = [e for e in host_log.events if isinstance(e, Fault)]
-    assert faults
-    assert faults[0].kind == "forfeit"
-    assert "no answer" in faults[0].reason
-    assert verify(host.files.transcript.read_bytes()).fault is not None
 
 
 async def test_a_peer_whose_key_changed_is_refused(tmp_path: Path) -> None:

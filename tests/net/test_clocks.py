@@ -1,0 +1,211 @@
+"""Clocks over the network (protocol/SPEC.md, "Time"), on trio's autojump clock and in-memory
+streams: a player's own peer times it out, a peer that does not is claimed against and loses
+after the grace period, a hung peer loses, and both sides show the same clocks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+import trio.testing
+
+from p2pgenius.canonical import decode
+from p2pgenius.cli.play import Bots
+from p2pgenius.net.peer import Peer
+from p2pgenius.protocol.session import Fault, Session
+from p2pgenius.protocol.transcript import verify
+
+from .test_network import OneStream, Silent, peer
+
+SQUARE = {"colours": [0, 1] * 8, "first_lead": 0}
+
+
+class Thinks(Bots):
+    """A bot that takes ``seconds`` (of the fake clock) per decision, or forever."""
+
+    def __init__(self, level: str | None, seed: int, seconds: float) -> None:
+        super().__init__(level, seed)
+        self.seconds = seconds
+
+    async def decide(self, session: Session, seat: int) -> Any:
+        await trio.sleep(self.seconds)
+        return await super().decide(session, seat)
+
+
+class Freezable(trio.abc.Stream):
+    """A stream that can hang like a stopped process: the connection stays open, nothing moves."""
+
+    def __init__(self, inner: trio.abc.Stream, after: int) -> None:
+        self.inner = inner
+        self.frozen = False
+        self.sends_left = after  # it hangs after this many writes
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        self.sends_left -= 1
+        self.frozen = self.frozen or self.sends_left < 0
+        if not self.frozen:
+            await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        data = await self.inner.receive_some(max_bytes)
+        while self.frozen:
+            await trio.sleep_forever()
+        return data
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def match(
+    host: Peer,
+    guest: Peer,
+    game: str,
+    options: dict[str, Any],
+    setup: dict[str, Any],
+    watch: Callable[[], Any] | None = None,
+    guest_stream: Callable[[trio.abc.Stream], trio.abc.Stream] = lambda s: s,
+) -> None:
+    host_end, guest_end = trio.testing.memory_stream_pair()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(guest.join, guest_stream(guest_end))
+        if watch is not None:
+            nursery.start_soon(watch)
+        with trio.fail_after(100_000):  # fake seconds
+            await host.host(OneStream(host_end), game=game, options=options, setup=setup, peers=2, seats=[0])
+        with trio.move_on_after(30):
+            while guest.session is None or not (guest.session.finished or guest.session.fault):
+                await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_player_who_runs_out_is_timed_out_by_its_own_peer(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    del autojump_clock
+    host_log, guest_log = Silent(), Silent()
+    host = peer(tmp_path, "host", Bots("heuristic", 1), host_log)
+    guest = peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), guest_log)
+    await match(host, guest, "magic-square", {"round_seconds": 30}, SQUARE)
+    assert host.session is not None and guest.session is not None
+    outcome = host.session.outcome
+    assert outcome is not None and outcome == guest.session.outcome
+    assert outcome.winner == 0
+    assert host.session.state.last_round["reason"] == "timeout"
+    assert any("time is up" in line for line in guest_log.lines)
+    # Two rounds of 30 s each (plus the lead decisions), on the fake clock.
+    assert 60 <= trio.current_time() < 200
+    for side in (host, guest):
+        assert verify(side.files.transcript.read_bytes()).ok
+
+
+class NeverTimesOut(Peer):
+    """A dishonest or broken peer: it never enforces its own clock."""
+
+    def _deadlines(self) -> list[tuple[float, str, int, int]]:
+        return [d for d in super()._deadlines() if d[1] != "expire"]
+
+
+def sent_kinds(peer: Peer) -> list[str]:
+    kinds = []
+    for record in decode_records(peer.files.transcript.read_bytes()):
+        if record[0] == "msg":
+            kinds.append(decode(record[1])[5][0])
+    return kinds
+
+
+def decode_records(data: bytes) -> list[Any]:
+    from p2pgenius.protocol.transcript import records
+
+    return list(records(data))[1:]
+
+
+async def test_a_timeout_claim_is_accepted_by_the_late_peer(tmp_path: Path, autojump_clock: Any) -> None:
+    del autojump_clock
+    host = peer(tmp_path, "host", Bots("heuristic", 1), Silent())
+    guest_log = Silent()
+    guest = NeverTimesOut(**vars(peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), guest_log)))
+    await match(host, guest, "magic-square", {"round_seconds": 20}, SQUARE)
+    assert host.session is not None and host.session.outcome is not None
+    assert host.session.outcome.winner == 0
+    kinds = sent_kinds(host)
+    assert kinds.count("timeout") >= 2  # the host claimed, in each round
+    assert host.session.state.last_round["reason"] == "timeout"
+    assert verify(host.files.transcript.read_bytes()).ok
+
+
+class IgnoresClaims(NeverTimesOut):
+    """Worse: it neither times itself out nor answers a claim."""
+
+    def _on_clock_event(self, event: Any) -> None:
+        del event
+
+
+async def test_a_peer_that_answers_no_claim_forfeits_after_the_grace_period(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    del autojump_clock
+    host_log = Silent()
+    host = peer(tmp_path, "host", Bots("heuristic", 1), host_log, grace=40)
+    guest = IgnoresClaims(**vars(peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), Silent())))
+    await match(host, guest, "magic-square", {"round_seconds": 20}, SQUARE)
+    faults = [e for e in host_log.events if isinstance(e, Fault)]
+    assert faults and faults[0].kind == "forfeit"
+    assert "timeout claim" in faults[0].reason
+    assert trio.current_time() >= 20 + 1 + 40
+    assert verify(host.files.transcript.read_bytes()).fault is not None
+
+
+async def test_a_hung_peer_loses_after_the_grace_period(tmp_path: Path, autojump_clock: Any) -> None:
+    del autojump_clock
+    host_log = Silent()
+    host = peer(tmp_path, "host", Bots("random", 1), host_log, grace=30)
+    guest = peer(tmp_path, "guest", Bots("random", 2), Silent(), grace=10**6)
+    streams: list[Freezable] = []
+
+    def freezable(stream: trio.abc.Stream) -> trio.abc.Stream:
+        streams.append(Freezable(stream, after=20))  # mid-match: a few turns in
+        return streams[0]
+
+    await match(host, guest, "duel", {"fast": True}, {"hp": [60, 60]}, None, freezable)
+    assert streams[0].frozen
+    faults = [e for e in host_log.events if isinstance(e, Fault)]
+    assert faults and faults[0].kind == "forfeit"
+    assert "no answer" in faults[0].reason
+    assert trio.current_time() >= 30
+    assert verify(host.files.transcript.read_bytes()).fault is not None
+
+
+async def test_both_sides_show_the_same_clocks(tmp_path: Path, autojump_clock: Any) -> None:
+    del autojump_clock
+    host = peer(tmp_path, "host", Thinks("heuristic", 1, 7.3), Silent())
+    guest = peer(tmp_path, "guest", Thinks("heuristic", 2, 4.1), Silent())
+    samples: list[tuple[dict[int, Any], dict[int, Any]]] = []
+    spent: list[tuple[Any, Any]] = []
+
+    async def watch() -> None:
+        while len(samples) < 150:  # about four minutes of play
+            await trio.sleep(1.7)
+            await trio.testing.wait_all_tasks_blocked()
+            samples.append((host.clock_readings(), guest.clock_readings()))
+            assert host.session is not None and guest.session is not None
+            spent.append((dict(host.session.spent), dict(guest.session.spent)))
+        enough.cancel()  # stop the match here
+
+    with trio.CancelScope() as enough:
+        await match(host, guest, "magic-square", {"round_seconds": 600}, SQUARE, watch)
+    assert len(samples) == 150
+    compared = 0
+    for ours, theirs in samples:
+        for seat in set(ours) & set(theirs):
+            kind, left, running = ours[seat]
+            assert theirs[seat][0] == kind and theirs[seat][2] == running
+            assert abs(theirs[seat][1] - left) < 1.0, (seat, ours, theirs)
+            compared += 1
+    assert compared > 100
+    # Between stages they agree to the millisecond.
+    assert all(a == b for a, b in spent) and spent[-1][0]

@@ -1,0 +1,61 @@
+"""The lobby before a match: who is there, the options, seat claims and readiness."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from p2pgenius.cli.play import Bots
+from p2pgenius.net.peer import PeerGoneError
+
+from .test_network import Silent, peer
+
+
+async def test_a_joiners_seat_claim_is_granted_and_everyone_sees_the_lobby(tmp_path: Path) -> None:
+    host_log, guest_log = Silent(), Silent()
+    host = peer(tmp_path, "host", Bots("random", 1), host_log)
+    guest = peer(tmp_path, "guest", Bots("random", 2), guest_log)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
+            )
+            stream = await trio.open_tcp_stream("127.0.0.1", port)
+            nursery.start_soon(lambda: guest.join(stream, seats=[0]))
+    assert guest.session is not None and guest.session.my_seats == (0,)
+    assert host.session is not None and host.session.my_seats == (1,)
+    assert host.session.outcome == guest.session.outcome
+    lobby = [line for line in guest_log.lines if line.startswith("lobby: duel (fast=True)")]
+    assert lobby and "starting" in lobby[-1] and "seats p0" in lobby[-1]
+    assert any("guest is ready" in line for line in host_log.lines)
+
+
+async def test_a_claim_on_a_taken_seat_and_a_full_table_are_refused_clearly(tmp_path: Path) -> None:
+    host_log = Silent()
+    host = peer(tmp_path, "host", Bots("pirate", 1), host_log)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    greedy = peer(tmp_path, "greedy", Bots("pirate", 2), Silent())
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(listeners[0], game="hornswoggle", options={}, setup={}, peers=3, seats=[0, 2])
+            )
+            with pytest.raises(PeerGoneError, match="both claim seat p0"):
+                await greedy.join(await trio.open_tcp_stream("127.0.0.1", port), seats=[2])
+            players = [peer(tmp_path, f"p{i}", Bots("pirate", i), Silent()) for i in (1, 3)]
+            for player in players:
+                stream = await trio.open_tcp_stream("127.0.0.1", port)
+                nursery.start_soon(player.join, stream)
+            while host.session is None:
+                await trio.sleep(0.01)
+            late = peer(tmp_path, "late", Bots("pirate", 4), Silent())
+            with pytest.raises(PeerGoneError, match="not a player of this match|closed|broke"):
+                await late.join(await trio.open_tcp_stream("127.0.0.1", port))
+    assert any("refused greedy" in line for line in host_log.lines)
+    assert host.session.my_seats == (0, 2)
+    assert all(p.session is not None and p.session.outcome == host.session.outcome for p in players)
