@@ -532,28 +532,34 @@ class Peer:
 
     async def _welcome_back(self, listener: trio.abc.Listener[trio.abc.Stream]) -> None:
         """A host keeps its door open: a peer of this match may come back after losing its
-        connection or restarting."""
+        connection or restarting. Each caller is greeted in its own task, so a slow or hostile
+        one cannot keep the door shut."""
+        assert self._nursery is not None
+        while True:
+            self._nursery.start_soon(self._greet_again, await listener.accept())
+
+    async def _greet_again(self, stream: trio.abc.Stream) -> None:
         session = self.session
         assert session is not None
-        while True:
-            stream = await listener.accept()
-            connection = Connection(stream, self.channel(initiator=False, hello={"name": self.name}))
-            try:
-                established = await connection.handshake()
-                if established.peer_key not in session.keys[1:]:
-                    raise PeerGoneError("not a player of this match")
-                self.pin(established)
-                behind = await self._sync(connection, speak_first=False)
-            except (P2PGeniusError, trio.TooSlowError) as exc:
-                self.report_line(f"refused a connection: {exc}")
-                await connection.aclose()
-                continue
-            index = session.keys.index(established.peer_key)
-            old = self.via.get(index)
-            if old in self.connections:
-                self.connections.remove(old)
-            self.report_line(f"{session.names[index]} is back")
-            await self._adopt(connection, index=index, behind=behind)
+        connection = Connection(stream, self.channel(initiator=False, hello={"name": self.name}))
+        try:
+            established = await connection.handshake()
+            if established.peer_key not in session.keys[1:]:
+                with contextlib.suppress(PeerGoneError):
+                    await connection.send(encode(["refused", "the match has started without you"]))
+                raise PeerGoneError("not a player of this match")
+            self.pin(established)
+            behind = await self._sync(connection, speak_first=False)
+        except (P2PGeniusError, trio.TooSlowError) as exc:
+            self.report_line(f"refused a connection: {exc}")
+            await connection.aclose()
+            return
+        index = session.keys.index(established.peer_key)
+        old = self.via.get(index)
+        if old in self.connections:
+            self.connections.remove(old)
+        self.report_line(f"{session.names[index]} is back")
+        await self._adopt(connection, index=index, behind=behind)
 
     async def _adopt(self, connection: Connection, *, index: int, behind: list[bytes]) -> None:
         if self.session is not None and self.session.me == 0:

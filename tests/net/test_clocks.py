@@ -209,3 +209,31 @@ async def test_both_sides_show_the_same_clocks(tmp_path: Path, autojump_clock: A
     assert compared > 100
     # Between stages they agree to the millisecond.
     assert all(a == b for a, b in spent) and spent[-1][0]
+
+
+async def test_a_duel_turn_lasts_its_minute_and_a_missed_turn_repeats(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    del autojump_clock
+
+    class Misses(Bots):
+        """Chooses in the first two turns, then never again: its clock must answer for it."""
+
+        async def decide(self, session: Session, seat: int) -> Any:
+            if session.stage is not None and session.stage.number >= 2:
+                await trio.sleep_forever()
+            return await super().decide(session, seat)
+
+    host = peer(tmp_path, "host", Bots("random", 1), Silent())
+    guest = peer(tmp_path, "guest", Misses("random", 2), Silent())
+    await match(host, guest, "duel", {"turn_seconds": 60}, {})
+    assert host.session is not None and guest.session is not None
+    assert host.session.outcome is not None and host.session.outcome == guest.session.outcome
+    turns = len(host.session.my_hashes)
+    # Not "fast": every turn lasted its whole minute, though the bots chose at once.
+    assert trio.current_time() >= 60 * turns
+    guest_moves = [a for _, seat, a in host.session.log if seat == 1]
+    assert turns > 2  # from the third turn on, the guest timed out: its last gestures repeated
+    assert all(a == {"type": "timeout"} for a in guest_moves[2:])
+    for side in (host, guest):
+        assert verify(side.files.transcript.read_bytes()).ok

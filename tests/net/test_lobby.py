@@ -43,7 +43,9 @@ async def test_a_claim_on_a_taken_seat_and_a_full_table_are_refused_clearly(tmp_
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
-                lambda: host.host(listeners[0], game="hornswoggle", options={}, setup={}, peers=3, seats=[0, 2])
+                lambda: host.host(
+                    listeners[0], game="hornswoggle", options={}, setup={}, peers=3, seats=[0, 2]
+                )
             )
             with pytest.raises(PeerGoneError, match="both claim seat p0"):
                 await greedy.join(await trio.open_tcp_stream("127.0.0.1", port), seats=[2])
@@ -54,7 +56,7 @@ async def test_a_claim_on_a_taken_seat_and_a_full_table_are_refused_clearly(tmp_
             while host.session is None:
                 await trio.sleep(0.01)
             late = peer(tmp_path, "late", Bots("pirate", 4), Silent())
-            with pytest.raises(PeerGoneError, match="not a player of this match|closed|broke"):
+            with pytest.raises(PeerGoneError, match="started without you"):
                 await late.join(await trio.open_tcp_stream("127.0.0.1", port))
     assert any("refused greedy" in line for line in host_log.lines)
     assert host.session.my_seats == (0, 2)
