@@ -105,7 +105,7 @@ def add_play(commands: Any) -> None:
         const="",
         metavar="LEVEL",
         help="let a bot play this peer's seats (default level: the game's "
-        "strongest); required until the terminal UI lands",
+        "strongest) instead of the terminal UI",
     )
     common.add_argument(
         "--transcript",
@@ -121,6 +121,18 @@ def add_play(commands: Any) -> None:
         help="how long a silent peer is waited for before it forfeits",
     )
     common.add_argument("--log", metavar="PATH", help="write a debug log of every message")
+    common.add_argument("--ascii", action="store_true", help="terminal UI: ASCII symbols only")
+    common.add_argument(
+        "--hints",
+        action="store_true",
+        help="terminal UI: start with hints on (Magic Square: cells that keep a magic square possible)",
+    )
+    common.add_argument(
+        "--partner",
+        metavar="LEVEL",
+        help="terminal UI, Hornswoggle: the bot level of a partner seat this peer holds "
+        "(default: the strongest)",
+    )
     host = commands.add_parser(
         "host",
         parents=[common],

@@ -122,10 +122,14 @@ def outcome_text(outcome: Mapping[str, Any]) -> str:
 def finish(peer: Peer, printer: Printer) -> int:
     """Print the result of a finished peer; returns the exit code."""
     session = peer.session
-    if session is None or (session.outcome is None and session.fault is None):
-        printer.line("the match did not finish")
+    if session is None:
+        printer.line("the match did not start")
+        return 1
+    if session.outcome is None and session.fault is None:
+        printer.line(f"the match did not finish; carry on with: p2pgenius resume {peer.files.transcript}")
         return 1
     if session.fault is not None:
+        printer.line(f"the match stopped: {session.fault.reason}")
         printer.line(f"transcript (evidence): {peer.files.transcript}")
         return 1
     assert session.outcome is not None
@@ -162,45 +166,48 @@ def match_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def require_bot(args: argparse.Namespace) -> None:
-    """Until the terminal UI lands, a person cannot take a seat."""
+    """``resume`` still needs a bot (the terminal UI resumes a match only through host/join)."""
     if args.bot is None:
-        raise LocalMisuseError(
-            "the terminal UI is not in this version yet: add --bot to let a "
-            "bot play this peer's seats (try `p2pgenius demo` to watch)"
-        )
+        raise LocalMisuseError("resume needs --bot for now: a bot plays this peer's seats to the end")
 
 
-def run_host(args: argparse.Namespace, out: TextIO) -> int:
-    """``p2pgenius host``."""
-    require_bot(args)
-    if args.bot and args.bot not in LEVELS[args.game]:
-        raise LocalMisuseError(
-            f"no bot level {args.bot!r} for {args.game} (choose: {', '.join(LEVELS[args.game])})"
-        )
-    if args.game != "hornswoggle" and args.peers != 2:
-        raise LocalMisuseError(f"{args.game} is played by exactly two peers")
-    if not 2 <= args.peers <= 4:
-        raise LocalMisuseError("hornswoggle is played by 2 to 4 peers")
-    options = match_options(args)
+def check_level(game: str | None, level: str | None) -> None:
+    if game is not None and level and level not in LEVELS[game]:
+        raise LocalMisuseError(f"no bot level {level!r} for {game} (choose: {', '.join(LEVELS[game])})")
+
+
+def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer) -> Peer:
+    """The peer for ``host`` or ``join``: bots at its seats (``--bot``) or, for now, a printer."""
     identity, _ = load_identity()
-    printer = Printer(out, moves=True)
-    peer = Peer(
+    return Peer(
         identity,
         args.name or identity.fingerprint[:9],
-        match_files(args.transcript, f"{args.game}-host", args.log),
-        Bots(args.bot, 1).decide,
+        match_files(args.transcript, label, args.log),
+        Bots(args.bot, seed).decide,
         printer.event,
         printer.line,
         grace_s=args.grace,
     )
 
+
+def run_host(args: argparse.Namespace, out: TextIO) -> int:
+    """``p2pgenius host``."""
+    check_level(args.game, args.bot)
+    if args.game != "hornswoggle" and args.peers != 2:
+        raise LocalMisuseError(f"{args.game} is played by exactly two peers")
+    if not 2 <= args.peers <= 4:
+        raise LocalMisuseError("hornswoggle is played by 2 to 4 peers")
+    options = match_options(args)
+    printer = Printer(out, moves=True)
+    peer = make_peer(args, f"{args.game}-host", 1, printer)
+
     async def main() -> None:
         listeners = await trio.open_tcp_listeners(args.port, host=args.bind)
         address = listeners[0].socket.getsockname()
         host = f"[{address[0]}]" if ":" in address[0] else address[0]
-        printer.line(f"listening on {host}:{address[1]}")
+        peer.report_line(f"listening on {host}:{address[1]}")
         peer.address = f"{host}:{address[1]}"
-        printer.line(f"fingerprint: {identity.fingerprint}")
+        peer.report_line(f"fingerprint: {peer.identity.fingerprint}")
         await peer.host(
             listeners[0],
             game=args.game,
@@ -210,26 +217,17 @@ def run_host(args: argparse.Namespace, out: TextIO) -> int:
             seats=args.seat,
         )
 
+    if args.bot is None:
+        return in_terminal(args, peer, main, printer)
     trio.run(main)
     return finish(peer, printer)
 
 
 def run_join(args: argparse.Namespace, out: TextIO) -> int:
     """``p2pgenius join``."""
-    require_bot(args)
     address, port = parse_address(args.address)
-    identity, _ = load_identity()
     printer = Printer(out, moves=True)
-    peer = Peer(
-        identity,
-        args.name or identity.fingerprint[:9],
-        match_files(args.transcript, "join", args.log),
-        Bots(args.bot, 2).decide,
-        printer.event,
-        printer.line,
-        grace_s=args.grace,
-    )
-
+    peer = make_peer(args, "join", 2, printer)
     peer.address = args.address
     peer.reconnect = partial(trio.open_tcp_stream, address, port)
 
@@ -240,7 +238,26 @@ def run_join(args: argparse.Namespace, out: TextIO) -> int:
             raise PeerGoneError(f"cannot connect to {args.address}: {exc.strerror or exc}") from None
         await peer.join(stream, seats=args.seat)
 
+    if args.bot is None:
+        return in_terminal(args, peer, main, printer)
     trio.run(main)
+    return finish(peer, printer)
+
+
+def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printer) -> int:
+    """Play ``peer``'s match in the full-screen terminal UI; afterwards print the result."""
+    # Imported here: prompt_toolkit costs start-up time that bot and demo runs do not need.
+    from p2pgenius.ui.app import build  # noqa: PLC0415
+    from p2pgenius.ui.bridge import run as run_ui  # noqa: PLC0415
+    from p2pgenius.ui.table import Table  # noqa: PLC0415
+
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        raise LocalMisuseError("the terminal UI needs a terminal: run it in one, or add --bot")
+    table = Table(ascii_only=args.ascii, hints=args.hints, partner_level=args.partner)
+    table.peer = peer
+    peer.decide, peer.report, peer.say = table.decide, table.report, table.line
+    peer.confirm = table.confirm_lobby
+    run_ui(table, build(table), main)
     return finish(peer, printer)
 
 

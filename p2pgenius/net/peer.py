@@ -43,8 +43,8 @@ LAG_FLOOR_S: Final = 1.0
 LOBBY_FIELDS: Final = ("game", "options", "names", "keys", "claims", "ready", "you", "needed", "start")
 
 Item = tuple[str, Any, Any]
-"""What the match loop reads: ("msg", connection, payload), ("gone", connection, None) or
-("decided", None, (stage, seat, action))."""
+"""What the match loop reads: ("msg", connection, payload), ("gone", connection, None),
+("decided", None, (stage, seat, action)) or ("chat", None, text)."""
 Decide = Callable[[Session, int], Awaitable[Mapping[str, Any] | None]]
 """Chooses an action for a local seat (None: let an optional action pass)."""
 Report = Callable[[Session, Event], None]
@@ -617,6 +617,14 @@ class Peer:
             await self._on_payload(connection, data)
         elif kind == "gone":
             await self._gone(connection)
+        elif kind == "chat":
+            session = self.session
+            assert session is not None
+            try:
+                session.chat(data)
+            except P2PGeniusError as exc:
+                self.report_line(str(exc))
+            await self._flush()
         else:  # a local decision
             await self._decided(*data)
 
@@ -626,6 +634,11 @@ class Peer:
         session = self.session
         if self._inbox is not None and session is not None and session.stage is not None:
             self._inbox.send_nowait(("decided", None, (session.stage.number, seat, action)))
+
+    def chat(self, text: str) -> None:
+        """Say something to the table (from outside the loop, like :meth:`offer`)."""
+        if self._inbox is not None:
+            self._inbox.send_nowait(("chat", None, text))
 
     # -- deciding ----------------------------------------------------------------------------
 

@@ -1,0 +1,119 @@
+"""Drive the terminal UI headless: prompt_toolkit's pipe input for keystrokes, a dummy output, the
+real trio network layer as the UI's guest, and a bot peer on the other side of a loopback socket."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from p2pgenius.cli.play import Bots
+from p2pgenius.net.peer import Files, Peer
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.ui import bridge
+from p2pgenius.ui.app import build
+from p2pgenius.ui.table import Table
+
+
+def make_peer(tmp: Path, name: str, table: Table | None, bots: Bots | None = None) -> Peer:
+    files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets")
+    if table is not None:
+        peer = Peer(
+            Identity.generate(),
+            name,
+            files,
+            table.decide,
+            table.report,
+            table.line,
+            pin_dir=tmp / "pins" / name,
+        )
+        table.peer = peer
+        peer.confirm = table.confirm_lobby
+        return peer
+    assert bots is not None
+    heard: list[Any] = []
+    peer = Peer(
+        Identity.generate(),
+        name,
+        files,
+        bots.decide,
+        lambda s, e: heard.append(e),
+        lambda t: None,
+        pin_dir=tmp / "pins" / name,
+    )
+    peer.heard = heard  # type: ignore[attr-defined]
+    return peer
+
+
+Driver = Callable[[Table, Callable[[str], None]], Any]
+
+
+def play(
+    tmp: Path,
+    game: str,
+    options: dict[str, Any],
+    driver: Driver,
+    *,
+    ui_hosts: bool = True,
+    bot_level: str | None = None,
+    seats: tuple[int, ...] = (0,),
+    table: Table | None = None,
+    output: Any = None,
+) -> tuple[Table, Peer, Peer]:
+    """A match between a person at the UI (typing what ``driver`` sends) and a bot."""
+    table = table or Table()
+    person = make_peer(tmp, "person", table)
+    bot = make_peer(tmp, "bot", None, Bots(bot_level, 5))
+    host, guest = (person, bot) if ui_hosts else (bot, person)
+
+    async def match() -> None:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        port = listeners[0].socket.getsockname()[1]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(
+                    listeners[0],
+                    game=game,
+                    options=options,
+                    setup={},
+                    peers=2,
+                    seats=seats if ui_hosts else (),
+                )
+            )
+            stream = await trio.open_tcp_stream("127.0.0.1", port)
+            await guest.join(stream, seats=() if ui_hosts else seats)
+        await listeners[0].aclose()
+
+    async def main() -> None:
+        with create_pipe_input() as keys:
+            app = build(table, input=keys, output=output or DummyOutput())
+            drive = asyncio.ensure_future(driver(table, keys.send_text))
+            screen = asyncio.ensure_future(bridge._main(table, app, match))
+            done, _ = await asyncio.wait([drive, screen], timeout=120, return_when=asyncio.FIRST_EXCEPTION)
+            if drive in done and drive.exception() is not None:
+                if app.is_running:
+                    app.exit()
+                await asyncio.wait([screen], timeout=10)
+                said = f"{table.message!r}; log: {list(table.log)[-6:]}"
+                raise AssertionError(f"the driver failed; the screen said: {said}") from drive.exception()
+            if screen not in done:
+                raise AssertionError(f"the UI did not finish; the screen said: {table.message!r}")
+            screen.result()
+            drive.cancel()
+
+    asyncio.run(main())
+    return table, person, bot
+
+
+async def until(condition: Callable[[], bool], seconds: float = 30) -> None:
+    """Wait (on the asyncio loop, where the UI lives) until ``condition`` holds."""
+    for _ in range(int(seconds / 0.005)):
+        if condition():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("timed out waiting for the UI")

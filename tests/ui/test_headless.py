@@ -1,0 +1,161 @@
+"""The terminal UI, headless: keystrokes in through prompt_toolkit's pipe input, the screen's
+state out, with the real network layer underneath and a bot on the other side of a socket."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from p2pgenius.protocol.session import ChatReceived
+from p2pgenius.protocol.transcript import verify
+from p2pgenius.ui.render import plain
+from p2pgenius.ui.table import Table
+
+from .harness import play, until
+
+CTRL_Q = "\x11"
+
+
+def by_first_choice(max_moves: int = 400) -> Callable[[Table, Callable[[str], None]], Any]:
+    """A driver that plays the first legal move the completion offers, typed like a person."""
+
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        for _ in range(max_moves):
+            await until(lambda: bool(table.asking) or table.finished, 60)
+            if table.finished:
+                break
+            choices = table.completions("")
+            assert choices, "a move is asked for but none is offered"
+            answered = dict(table.asking)
+            send(choices[0].text + "\r")
+            await until(
+                lambda answered=answered: (
+                    table.asking != answered or table.finished or table.confirming is not None
+                )
+            )
+            if table.confirming is not None:  # a challenge, say: yes, really
+                send("y\r")
+                await until(lambda answered=answered: table.asking != answered or table.finished)
+        await until(lambda: table.finished, 60)
+        send(CTRL_Q)
+
+    return drive
+
+
+def test_a_whole_duel_typed_at_the_keyboard(tmp_path: Path) -> None:
+    typed: list[str] = []
+    boards: list[str] = []
+
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        for gestures in itertools.cycle(["S D", "D S", "W W", "> S", "P W", "S W", "D D"]):
+            await until(lambda: bool(table.asking) or table.finished, 60)
+            if table.finished or len(typed) > 300:
+                break
+            boards.append(plain(table.board_lines()))
+            typed.append(gestures)
+            answered = dict(table.asking)
+            send(gestures + "\r")
+            await until(lambda answered=answered: table.asking != answered or table.finished)
+        send(CTRL_Q)
+
+    table, person, bot = play(tmp_path, "duel", {"fast": True}, drive, bot_level="random")
+    assert table.result is not None
+    assert person.session is not None and bot.session is not None
+    assert person.session.outcome == bot.session.outcome
+    assert "Turn 1" in boards[0] and "HP 15/15" in boards[0]
+    assert "Your hands can complete next" in boards[0]
+    # What was typed is what was played: the first turn's gestures are p0's first in history.
+    wizard = person.session.state.wizards[0]
+    assert (wizard.left[0], wizard.right[0]) == ("S", "D")
+    assert any("casts" in line for line in table.log)
+    for side in (person, bot):
+        assert verify(side.files.transcript.read_bytes()).ok
+
+
+def test_bad_input_gets_one_line_and_a_surrender_asks_first(tmp_path: Path) -> None:
+    seen: dict[str, str] = {}
+
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        await until(lambda: bool(table.asking))
+        send("Q Q\r")
+        await until(lambda: bool(table.message))
+        seen["nonsense"] = table.message
+        send("P P\r")
+        await until(lambda: table.confirming is not None)
+        seen["surrender"] = table.message
+        send("n\r")
+        await until(lambda: table.confirming is None)
+        seen["declined"] = table.message
+        seen["still asked"] = str(bool(table.asking))
+        send("? ")  # "?" on an empty line opens the help
+        await until(lambda: table.help_open)
+        send("\x1b")
+        await until(lambda: not table.help_open)
+        send("P P\r")
+        await until(lambda: table.confirming is not None)
+        send("y\r")
+        await until(lambda: table.finished, 30)
+        send(CTRL_Q)
+
+    table, person, _ = play(tmp_path, "duel", {"fast": True}, drive, bot_level="random")
+    assert "gestures for the left and right hand" in seen["nonsense"]
+    assert "\n" not in seen["nonsense"]
+    assert "surrender" in seen["surrender"] and "(y/n)" in seen["surrender"]
+    assert seen["declined"] == "not sent" and seen["still asked"] == "True"
+    assert table.result is not None and table.result["reason"] in ("surrender", "draw")
+    assert person.session is not None and person.session.outcome is not None
+
+
+def test_a_whole_magic_square_and_chat_through_the_ui(tmp_path: Path) -> None:
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        await until(lambda: bool(table.asking))
+        send("say good luck\r")
+        await by_first_choice()(table, send)
+
+    table, person, bot = play(
+        tmp_path, "magic-square", {}, drive, bot_level="heuristic", table=Table(hints=True)
+    )
+    assert table.result is not None
+    assert person.session is not None and bot.session is not None
+    assert person.session.outcome == bot.session.outcome
+    heard = [e for e in bot.heard if isinstance(e, ChatReceived)]  # type: ignore[attr-defined]
+    assert [e.text for e in heard] == ["good luck"]
+    assert any("good luck" in line for line in table.chat_lines)
+    assert verify(person.files.transcript.read_bytes()).ok
+
+
+def test_hornswoggle_with_a_bot_partner_and_a_joining_person_who_accepts_the_lobby(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        await until(lambda: table.lobby_answered is not None)
+        asked.append(table.message)
+        asked.append(plain(table.board_lines()))
+        send("y\r")
+        await by_first_choice(2000)(table, send)
+
+    table, person, bot = play(
+        tmp_path, "hornswoggle", {}, drive, ui_hosts=False, bot_level="pirate", seats=(0, 2)
+    )
+    assert "join this match" in asked[0]
+    assert "Lobby" in asked[1] and "hornswoggle" in asked[1]
+    assert person.session is not None and person.session.my_seats == (0, 2)
+    assert table.result is not None
+    assert person.session.outcome == bot.session.outcome  # type: ignore[union-attr]
+    assert verify(person.files.transcript.read_bytes()).ok
+
+
+def test_leaving_mid_match_keeps_the_files_for_resume(tmp_path: Path) -> None:
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        await until(lambda: bool(table.asking))
+        send(CTRL_Q)
+        await until(lambda: table.leaving)
+        send(CTRL_Q)
+
+    table, person, _ = play(tmp_path, "duel", {"fast": True}, drive)
+    assert table.result is None
+    assert person.session is not None and not person.session.finished
+    records = person.files.transcript.read_bytes()
+    assert verify(records).summary.startswith("incomplete")

@@ -1,0 +1,178 @@
+"""The UI is a view of state: boards, hidden information, blindness, ASCII, completions, the
+fault screen and both layouts, checked as the text a player would see."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, ClassVar
+
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from p2pgenius.bots.local import play
+from p2pgenius.games.duel.engine import DUEL
+from p2pgenius.games.registry import get_game
+from p2pgenius.protocol.session import Fault
+from p2pgenius.ui import moves
+from p2pgenius.ui.app import MoveCompleter, build
+from p2pgenius.ui.render import board, plain
+from p2pgenius.ui.table import Table
+
+
+def test_hornswoggle_shows_your_cards_and_only_counts_of_everyone_elses() -> None:
+    seen: list[Any] = []
+
+    def snapshot(table: Any, peer: int, seat: int, action: Any) -> Any:
+        session = table.sessions[peer]
+        if not seen and 0 in session.my_seats and all(p.pile for p in session.state.pirates):
+            seen.append((session.state, session.game.view(session.state, 0)))  # mid-round
+        return action
+
+    play("hornswoggle", seed=1, levels=["pirate"] * 4, peers=4, before_submit=snapshot)
+    state, view = seen[0]
+    text = plain(
+        board(
+            "hornswoggle",
+            view,
+            {0: "ann", 1: "bob", 2: "cy", 3: "di"},
+            ascii_only=True,
+            hints=False,
+            mine=(0,),
+        )
+    )
+    mine = next(line for line in text.splitlines() if "ann (p0)" in line)
+    doubloons, skulls = view["hand"]
+    assert f"hand: {doubloons} doubloon" in mine and f"{skulls} skull" in mine
+    faces = " ".join("D" if c == "doubloon" else "S" for c in view["my_pile"])
+    assert f"pile: {faces}" in mine
+    for seat in (1, 2, 3):
+        line = next(line for line in text.splitlines() if f"(p{seat})" in line)
+        assert "cards in hand" in line and "pile: ?" in line
+    # This machine never had the others' cards: its state holds them as unknown.
+    unflipped = [card for card in state.pirates[1].pile if not card.flipped]
+    assert unflipped and all(card.card is None for card in unflipped)
+
+
+def test_a_blinded_wizard_sees_the_opponents_gestures_hidden() -> None:
+    state = DUEL.initial({}, {})
+    view = DUEL.view(state, 0)
+    view["wizards"][1]["left"] = "SD??"
+    view["wizards"][1]["right"] = "PW??"
+    view["wizards"][1]["hp"] = "?"
+    unicode_text = plain(board("duel", view, {0: "ann", 1: "bob"}, ascii_only=False, hints=False, mine=(0,)))
+    assert "S D \u25a0 \u25a0" in unicode_text
+    assert "you are blind" in unicode_text
+    ascii_text = plain(board("duel", view, {0: "ann", 1: "bob"}, ascii_only=True, hints=False, mine=(0,)))
+    assert "S D ? ?" in ascii_text
+
+
+def test_the_ascii_fallback_has_no_character_beyond_ascii() -> None:
+    for game in ("duel", "magic-square", "hornswoggle"):
+        engine = get_game(game)
+        state = engine.initial({"colours": [0, 1] * 8} if game == "magic-square" else {}, {})
+        view = engine.view(state, 0)
+        text = plain(board(game, view, {0: "ann", 1: "bob"}, ascii_only=True, hints=True, mine=(0,)))
+        assert text.isascii(), game
+        fancy = plain(board(game, view, {0: "ann", 1: "bob"}, ascii_only=False, hints=True, mine=(0,)))
+        assert len(fancy.splitlines()) == len(text.splitlines())
+
+
+def test_the_magic_square_hint_marks_exactly_the_cells_that_keep_a_square_possible() -> None:
+    engine = get_game("magic-square")
+    state = engine.initial({"colours": [0, 1] * 8}, {})
+    state = engine.apply(state, 0, engine.parse_action({"type": "order", "first": 0}))
+    state = engine.apply(state, 0, engine.parse_action({"type": "place", "cell": 0}))
+    view = engine.view(state, 1)
+    hinted = plain(board("magic-square", view, {}, ascii_only=True, hints=True, mine=(1,)))
+    plain_board = plain(board("magic-square", view, {}, ascii_only=True, hints=False, mine=(1,)))
+    assert "*" in hinted and "*" not in plain_board
+    from p2pgenius.games.magic_square.squares import index
+
+    good = set(index().next_cells([0]))
+    offered = moves.square_choices(state, 1, hints=True)
+    marked = {moves.parse_cell(c.text) for c in offered if "keeps a magic square possible" in c.meta}
+    assert marked == good
+
+
+def test_completion_offers_legal_duel_moves_with_what_they_cast() -> None:
+    state = DUEL.initial({}, {})
+    state = DUEL.apply(state, 0, DUEL.parse_action({"type": "gestures", "left": "S", "right": "W"}))
+    state = DUEL.apply(state, 1, DUEL.parse_action({"type": "gestures", "left": "W", "right": "W"}))
+    pairs = moves.duel_choices(state, 0, "")
+    assert len(pairs) == 49
+    first = pairs[0]
+    assert "Missile" in first.meta or "Shield" in first.meta  # spells first
+    surrender = next(c for c in pairs if c.text == "P P")
+    assert "SURRENDER" in surrender.meta
+    targets = moves.duel_choices(state, 0, "S D ")
+    assert any(c.text == "left=p1" for c in targets)
+
+
+class Wide(DummyOutput):
+    def get_size(self) -> Size:
+        return Size(rows=40, columns=160)
+
+
+def render_once(table: Table, output: Any) -> None:
+    async def draw() -> None:
+        with create_pipe_input() as keys:
+            app = build(table, input=keys, output=output)
+            app.renderer.render(app, app.layout)  # the whole layout, once, without a terminal
+
+    asyncio.run(draw())
+
+
+def test_both_layouts_and_the_fault_screen_render(tmp_path: Path) -> None:
+    match = play("duel", seed=2, max_rounds=6)
+    table = Table()
+
+    class FakePeer:
+        session = match.sessions[0]
+        files = type("F", (), {"transcript": tmp_path / "x.p2pt"})()
+
+        def clock_readings(self) -> dict[int, Any]:
+            return {0: ("turn", 42.0, True), 1: ("turn", 60.0, False)}
+
+    table.peer = FakePeer()  # type: ignore[assignment]
+    table.clocks = FakePeer().clock_readings()
+    render_once(table, DummyOutput())  # 80 columns: narrow, stacked
+    render_once(table, Wide())
+    assert "0:42" in plain([table.clock_line()])
+    table.report(
+        match.sessions[0], Fault("cheat", 1, 3, "opened p1's stage-3 commitment to something else", {})
+    )
+    story = table.fault_text()
+    assert "broke the rules" in story and "p2pgenius verify" in story and str(tmp_path / "x.p2pt") in story
+    render_once(table, Wide())
+
+
+def test_the_completer_completes_the_word_being_typed() -> None:
+    table = Table()
+    engine = get_game("magic-square")
+    state = engine.initial({"colours": [0, 1] * 8}, {})
+    state = engine.apply(state, 0, engine.parse_action({"type": "order", "first": 0}))
+
+    class Session:
+        terms: ClassVar[dict[str, str]] = {"game": "magic-square"}
+        behind: ClassVar[list[Any]] = []
+        my_seats = (0,)
+        owner = (0, 1)
+
+        def __init__(self) -> None:
+            self.state = state
+
+        def unsettled(self) -> tuple[int, ...]:
+            return ()
+
+    class FakePeer:
+        session = Session()
+
+    table.peer = FakePeer()  # type: ignore[assignment]
+    table.asking = {0: 1}
+    found = list(MoveCompleter(table).get_completions(Document("b"), CompleteEvent()))
+    assert [c.text for c in found] == ["b1", "b2", "b3", "b4"]
+    assert all(c.display_meta_text.startswith("put 1 on b") for c in found)
