@@ -253,7 +253,9 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
 
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise LocalMisuseError("the terminal UI needs a terminal: run it in one, or add --bot")
-    table = Table(ascii_only=args.ascii, hints=args.hints, partner_level=args.partner)
+    table = Table(
+        ascii_only=args.ascii, hints=args.hints, partner_level=args.partner, game=getattr(args, "game", None)
+    )
     table.peer = peer
     peer.decide, peer.report, peer.say = table.decide, table.report, table.line
     peer.confirm = table.confirm_lobby

@@ -753,7 +753,8 @@ class Peer:
             if when > now or session.finished or session.fault is not None:
                 break
             if what == "expire":
-                self.report_line(f"p{seat}: time is up")
+                if seat in session.awaiting():  # (not a duel's minute ending on a choice)
+                    self.report_line(f"p{seat}: out of time; the rules' timeout is played")
                 with contextlib.suppress(LocalMisuseError):
                     session.time_out(seat)
             elif what == "claim":

@@ -163,9 +163,10 @@ def _gesture_pairs(state: Any, seat: int) -> list[Choice]:
                 if found:
                     cast.append(f"{hand}: {BY_NAME[found[0].spell].title}")
             meta = "; ".join(cast) if cast else "completes nothing"
+            rank = 0 if cast else 1
             if (left, right) == ("P", "P"):
-                meta = "SURRENDER (P with both hands)"
-            out.append((0 if cast else 1, Choice(f"{left} {right}", meta)))
+                meta, rank = "SURRENDER (P with both hands)", 2
+            out.append((rank, Choice(f"{left} {right}", meta)))
     return [choice for _, choice in sorted(out, key=lambda item: item[0])]
 
 

@@ -40,8 +40,15 @@ class Table:
     """What one player sees and may do."""
 
     def __init__(
-        self, *, ascii_only: bool = False, hints: bool = False, partner_level: str | None = None
+        self,
+        *,
+        ascii_only: bool = False,
+        hints: bool = False,
+        partner_level: str | None = None,
+        game: str | None = None,
     ) -> None:
+        self.game_name = game  # known before the terms when hosting
+        self.address = ""  # where a host listens
         self.ascii_only = ascii_only
         self.hints = hints
         self.partner_level = partner_level
@@ -88,8 +95,8 @@ class Table:
             return None if action is None else action.to_plain()
         number = session.stage.number if session.stage is not None else -1
         self.asking[seat] = number
-        if self.chosen.get(seat, "").startswith("stage "):
-            self.chosen.pop(seat, None)
+        if self.message.startswith("sent: "):
+            self.message = ""
         self.invalidate()
         try:
             await trio.sleep_forever()  # the decision arrives through Peer.offer
@@ -134,6 +141,9 @@ class Table:
     def line(self, text: str) -> None:
         """A line for the log (what the network layer says, too)."""
         clean = "".join(c if c.isprintable() else "?" for c in text)
+        if clean.startswith("listening on "):
+            self.address = clean.removeprefix("listening on ")
+            self.connection = "waiting for players"
         if clean.startswith("lobby: "):
             self.connection = "in the lobby"
         elif "reconnect" in clean or "closed" in clean:
@@ -167,7 +177,9 @@ class Table:
 
     def game(self) -> str | None:
         session = self.session
-        return None if session is None or session.terms is None else str(session.terms["game"])
+        if session is None or session.terms is None:
+            return self.game_name or (str(self.lobby["game"]) if self.lobby else None)
+        return str(session.terms["game"])
 
     def enter(self, text: str) -> None:
         """What the person typed and sent with Enter."""
@@ -287,7 +299,20 @@ class Table:
     def waiting_lines(self) -> list[Line]:
         if self.lobby is not None:
             return [[("class:title", " Lobby")], [("", " " + lobby_text(self.lobby))]]
-        return [[("class:title", " Waiting for the other players")], [("class:dim", " " + self.connection)]]
+        lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
+        if self.address and self.peer is not None:
+            lines += [
+                [("", " Tell them to run:")],
+                [("class:gestures", f"   p2pgenius join {self.address}")],
+                [],
+                [("", " and to check that the fingerprint they see for you is")],
+                [("class:gestures", f"   {self.peer.identity.fingerprint}")],
+                [],
+                [("class:dim", " (only the host needs a port the others can reach: see --bind)")],
+            ]
+        else:
+            lines.append([("class:dim", " " + self.connection)])
+        return lines
 
     def status_line(self) -> Line:
         session = self.session
@@ -321,6 +346,8 @@ class Table:
         seat = self.person_seat(session)
         if seat is not None and seat in self.asking:
             return f"p{seat} move> "
+        if seat is not None and seat in session.unsettled():
+            return f"p{seat} change> "
         return "chat> "
 
     def expected(self) -> str:

@@ -96,7 +96,7 @@ async def test_a_player_who_runs_out_is_timed_out_by_its_own_peer(
     assert outcome is not None and outcome == guest.session.outcome
     assert outcome.winner == 0
     assert host.session.state.last_round["reason"] == "timeout"
-    assert any("time is up" in line for line in guest_log.lines)
+    assert any("out of time" in line for line in guest_log.lines)
     # Two rounds of 30 s each (plus the lead decisions), on the fake clock.
     assert 60 <= trio.current_time() < 200
     for side in (host, guest):

@@ -18,6 +18,13 @@ from .harness import play, until
 CTRL_Q = "\x11"
 
 
+def moved(table: Table, answered: dict[int, int], *, or_confirming: bool = False) -> Callable[[], bool]:
+    """Whether the UI went past the question just answered (or asks to confirm the answer)."""
+    return lambda: (
+        table.asking != answered or table.finished or (or_confirming and table.confirming is not None)
+    )
+
+
 def by_first_choice(max_moves: int = 400) -> Callable[[Table, Callable[[str], None]], Any]:
     """A driver that plays the first legal move the completion offers, typed like a person."""
 
@@ -30,14 +37,10 @@ def by_first_choice(max_moves: int = 400) -> Callable[[Table, Callable[[str], No
             assert choices, "a move is asked for but none is offered"
             answered = dict(table.asking)
             send(choices[0].text + "\r")
-            await until(
-                lambda answered=answered: (
-                    table.asking != answered or table.finished or table.confirming is not None
-                )
-            )
+            await until(moved(table, answered, or_confirming=True))
             if table.confirming is not None:  # a challenge, say: yes, really
                 send("y\r")
-                await until(lambda answered=answered: table.asking != answered or table.finished)
+                await until(moved(table, answered))
         await until(lambda: table.finished, 60)
         send(CTRL_Q)
 
@@ -57,7 +60,7 @@ def test_a_whole_duel_typed_at_the_keyboard(tmp_path: Path) -> None:
             typed.append(gestures)
             answered = dict(table.asking)
             send(gestures + "\r")
-            await until(lambda answered=answered: table.asking != answered or table.finished)
+            await until(moved(table, answered))
         send(CTRL_Q)
 
     table, person, bot = play(tmp_path, "duel", {"fast": True}, drive, bot_level="random")
