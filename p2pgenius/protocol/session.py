@@ -701,8 +701,8 @@ class Session:
         pile = None if self.behind else self._flip_of(stage)
         if pile is not None and stage.opened_card is None:
             owed.append(pile)
-        if stage.optional and not stage.acts and not stage.declined:
-            owed += list(stage.optional)
+        # The Magic Square's challenge window stays open until its seat challenges or declines.
+        owed += [s for s in stage.optional if s not in stage.acts and s not in stage.declined]
         return tuple(sorted(set(owed)))
 
     def _check_legal(self, seat: int, action: Any) -> None:

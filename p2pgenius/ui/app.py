@@ -184,6 +184,20 @@ def build(table: Table, **app_args: Any) -> Application[None]:
     keys = KeyBindings()
     empty = Condition(lambda: not buffer.text)
 
+    @keys.add("tab")
+    def _complete(event: KeyPressEvent) -> None:
+        """Tab shows the legal moves with the first one chosen; again, the next one."""
+        if buffer.complete_state is not None:
+            buffer.complete_next()
+        else:
+            buffer.start_completion(select_first=True)
+
+    @keys.add("enter", filter=Condition(lambda: buffer.complete_state is not None))
+    def _take(event: KeyPressEvent) -> None:
+        """Enter on a chosen completion sends it (one key less for the common case)."""
+        buffer.complete_state = None
+        buffer.validate_and_handle()
+
     @keys.add("f1")
     @keys.add("?", filter=empty)
     def _help(event: KeyPressEvent) -> None:

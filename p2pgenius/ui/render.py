@@ -179,7 +179,7 @@ def magic_board(
             ("", f"  (round wins {view['round_wins'][0]}-{view['round_wins'][1]})"),
             ("class:dim", f"  phase: {view['phase'].replace('_', ' ')}"),
         ],
-        [("class:dim", "      " + "    ".join(COLUMNS))],
+        [("class:dim", "    " + "".join(f"  {c}   " for c in COLUMNS))],
     ]
     for row in range(4):
         line: Line = [("class:dim", f"  {row + 1} ")]

@@ -179,3 +179,28 @@ def test_a_whole_match_with_declared_times_verifies_and_ends_the_same() -> None:
     outcomes = [next(e.outcome for e in evs if isinstance(e, MatchOver)) for evs in pair.events]
     assert outcomes[0] == outcomes[1]
     assert pair.s[0].spent == pair.s[1].spent and pair.s[0].spent
+
+
+def test_the_challenge_window_is_owed_and_its_clock_runs_until_it_is_answered() -> None:
+    pair = Pair("magic-square", {"round_seconds": 600}, ms_setup())
+    for _ in range(40):  # play until a stage has a challenge window beside the next mover
+        stage = pair.s[0].stage
+        assert stage is not None
+        if stage.optional:
+            break
+        for session in pair.s:
+            for seat in session.awaiting():
+                action = session.game.legal_actions(session.state, seat)[0]  # type: ignore[union-attr]
+                session.submit(seat, action.to_plain(), ms=100)
+        pair.pump()
+    (window,) = stage.optional
+    (actor,) = stage.waiting
+    mover = pair.seat_peer(actor)
+    mover.submit(actor, mover.game.legal_actions(mover.state, actor)[0].to_plain(), ms=100)  # type: ignore[union-attr]
+    pair.pump()
+    for session in pair.s:
+        assert window in session.owed()  # the match still waits on the challenge decision
+        assert session.clocks()[window].running
+    pair.seat_peer(window).decline(window, ms=200)
+    pair.pump()
+    assert pair.s[0].stage is not None and pair.s[0].stage.number == stage.number + 1

@@ -1,0 +1,93 @@
+"""End to end in a real terminal: tmux runs `p2pgenius host duel` (the full-screen UI), a bot
+joins from another process, and keystrokes sent with tmux play a whole duel; the screen is read
+back with capture-pane."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from p2pgenius.protocol.transcript import verify
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+BIN = Path(sys.executable).parent / "p2pgenius"
+
+
+def tmux(*args: str) -> str:
+    done = subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=10, check=False)
+    return done.stdout
+
+
+def screen(session: str) -> str:
+    return tmux("capture-pane", "-p", "-t", session)
+
+
+def wait_for(session: str, pattern: str, seconds: float = 30) -> re.Match[str]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = re.search(pattern, screen(session))
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"never saw {pattern!r}; the screen:\n{screen(session)}")
+
+
+def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
+    session = f"p2pg-{os.getpid()}"
+    transcript = tmp_path / "duel.p2pt"
+    env = f"P2PGENIUS_HOME={tmp_path / 'host-home'} TERM=xterm-256color"
+    command = f"{env} {BIN} host duel --port 0 --fast --seat 0 --name ann --transcript {transcript}"
+    tmux("new-session", "-d", "-s", session, "-x", "140", "-y", "45", command)
+    tmux("set-option", "-t", session, "remain-on-exit", "on")
+    guest = None
+    try:
+        port = wait_for(session, r"p2pgenius join 127\.0\.0\.1:(\d+)").group(1)
+        assert "check that the fingerprint" in screen(session)
+        guest = subprocess.Popen(
+            [str(BIN), "join", f"127.0.0.1:{port}", "--bot", "random", "--name", "bob"],
+            env={**os.environ, "P2PGENIUS_HOME": str(tmp_path / "guest-home")},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        wait_for(session, r"Turn 1")
+        turns = 0
+        for gestures in itertools.cycle(["S D", "D S", "W W", "> S", "P W", "S W", "D D"]):
+            now = screen(session)
+            if "match over" in now or turns > 200:
+                break
+            if "p0 move>" in now:
+                before = re.search(r"Turn (\d+)", now)
+                tmux("send-keys", "-t", session, gestures, "Enter")
+                turns += 1
+                # wait until this turn is answered (the next one asks again, or the match ends)
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    again = screen(session)
+                    after = re.search(r"Turn (\d+)", again)
+                    if "match over" in again or (after and before and after.group(1) != before.group(1)):
+                        break
+                    time.sleep(0.05)
+            else:
+                time.sleep(0.05)
+        final = wait_for(session, r"match over: (.+?)\. Press Ctrl-Q", 30).group(1)
+        assert turns >= 1
+        assert "casts" in screen(session) or "stab" in screen(session)
+        tmux("send-keys", "-t", session, "C-q")
+        result = wait_for(session, r"result: (.+)", 15).group(1)
+        assert final.split(" (")[0] in result
+        assert guest.wait(timeout=30) == 0
+        assert verify(transcript.read_bytes()).ok
+        # The terminal is left clean: the shell's output is plain lines again.
+        assert "transcript: " in screen(session)
+    finally:
+        tmux("kill-session", "-t", session)
+        if guest is not None and guest.poll() is None:
+            guest.kill()
