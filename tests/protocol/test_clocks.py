@@ -193,6 +193,7 @@ def test_the_challenge_window_is_owed_and_its_clock_runs_until_it_is_answered() 
                 action = session.game.legal_actions(session.state, seat)[0]  # type: ignore[union-attr]
                 session.submit(seat, action.to_plain(), ms=100)
         pair.pump()
+    assert stage is not None and stage.optional
     (window,) = stage.optional
     (actor,) = stage.waiting
     mover = pair.seat_peer(actor)

@@ -21,8 +21,13 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 BIN = Path(sys.executable).parent / "p2pgenius"
 
 
+SOCKET = f"p2pgenius-test-{os.getpid()}"  # a tmux server of our own, away from the user's
+
+
 def tmux(*args: str) -> str:
-    done = subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=10, check=False)
+    done = subprocess.run(
+        ["tmux", "-L", SOCKET, *args], capture_output=True, text=True, timeout=10, check=False
+    )
     return done.stdout
 
 
@@ -88,6 +93,6 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
         # The terminal is left clean: the shell's output is plain lines again.
         assert "transcript: " in screen(session)
     finally:
-        tmux("kill-session", "-t", session)
+        tmux("kill-server")
         if guest is not None and guest.poll() is None:
             guest.kill()
