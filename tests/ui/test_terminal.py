@@ -32,7 +32,7 @@ def tmux(*args: str) -> str:
 
 
 def screen(session: str) -> str:
-    return tmux("capture-pane", "-p", "-t", session)
+    return tmux("capture-pane", "-p", "-S", "-200", "-t", session)  # with what scrolled away
 
 
 def wait_for(session: str, pattern: str, seconds: float = 30) -> re.Match[str]:
