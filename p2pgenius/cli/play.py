@@ -1,6 +1,7 @@
-"""``p2pgenius host``, ``join`` and ``demo``: networked matches with bots at the seats.
+"""``p2pgenius host``, ``join``, ``resume`` and ``demo``: networked matches.
 
-The terminal UI for people is a later issue; until it lands, ``host`` and ``join`` need ``--bot``.
+With ``--bot`` a bot plays the peer's seats and moves are printed; without it, ``host`` and ``join``
+open the terminal UI (``p2pgenius.ui``), imported only then.
 """
 
 from __future__ import annotations
@@ -253,8 +254,12 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
 
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise LocalMisuseError("the terminal UI needs a terminal: run it in one, or add --bot")
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
     table = Table(
-        ascii_only=args.ascii, hints=args.hints, partner_level=args.partner, game=getattr(args, "game", None)
+        ascii_only=args.ascii or encoding != "utf8",
+        hints=args.hints,
+        partner_level=args.partner,
+        game=getattr(args, "game", None),
     )
     table.peer = peer
     peer.decide, peer.report, peer.say = table.decide, table.report, table.line

@@ -141,6 +141,11 @@ class Table:
     def line(self, text: str) -> None:
         """A line for the log (what the network layer says, too)."""
         clean = "".join(c if c.isprintable() else "?" for c in text)
+        session = self.session
+        if "left on the round clock" in clean and session is not None:
+            seat = self.person_seat(session)
+            if seat is not None and clean.startswith(f"p{seat}:"):
+                self.message = f"clock: {clean.split(': ', 1)[1]}"  # under the board, not only the log
         if clean.startswith("listening on "):
             self.address = clean.removeprefix("listening on ")
             self.connection = "waiting for players"

@@ -1,0 +1,51 @@
+"""`host` and `join` on the command line: options, usage errors (exit 2, one line, no traceback)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2pgenius.cli.main import main
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["host", "duel", "--option", "round_seconds=30", "--bot"], "duel takes turn_seconds"),
+        (["host", "magic-square", "--option", "round_seconds=soon", "--bot"], "positive whole number"),
+        (["host", "magic-square", "--fast", "--bot"], "--fast is a duel option"),
+        (["host", "duel", "--bot", "perfect"], "no bot level 'perfect' for duel"),
+        (["host", "duel"], "the terminal UI needs a terminal"),
+        (["join", "127.0.0.1:9"], "the terminal UI needs a terminal"),
+        (["join", "nowhere", "--bot"], "expected HOST:PORT"),
+    ],
+)
+def test_bad_play_usage_exits_2_with_one_line(
+    argv: list[str],
+    said: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert said in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_time_options_reach_the_match_options() -> None:
+    from argparse import Namespace
+
+    from p2pgenius.cli.play import match_options
+
+    args = Namespace(game="duel", option=["turn_seconds=30"], fast=None, bot=None)
+    assert match_options(args) == {"turn_seconds": 30, "fast": False}
+    args = Namespace(game="duel", option=[], fast=None, bot="wizard")
+    assert match_options(args) == {"fast": True}  # bots play fast duels unless told otherwise
+    args = Namespace(
+        game="magic-square", option=["round_seconds=300", "challenge_seconds=60"], fast=None, bot=None
+    )
+    assert match_options(args) == {"round_seconds": 300, "challenge_seconds": 60}
