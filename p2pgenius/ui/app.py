@@ -153,6 +153,16 @@ def build(table: Table, **app_args: Any) -> Application[None]:
         )
     )
     fault_screen = Window(text(lambda: [("class:fault", table.fault_text())]), wrap_lines=True)
+    rules_scroll = [0]
+
+    def rules_lines() -> str:
+        lines = table.rules.splitlines()
+        start = min(rules_scroll[0], max(len(lines) - 5, 0))
+        rules_scroll[0] = start
+        return "\n".join(lines[start:])
+
+    rules_window = Window(text(rules_lines), wrap_lines=True)
+    rules_shown = Condition(lambda: table.rules_open)
     root = FloatContainer(
         content=HSplit(
             [
@@ -170,6 +180,15 @@ def build(table: Table, **app_args: Any) -> Application[None]:
         floats=[
             Float(content=CompletionsMenu(max_height=12, scroll_offset=1), xcursor=True, ycursor=True),
             Float(ConditionalContainer(Frame(help_text, title="help"), Condition(lambda: table.help_open))),
+            Float(
+                ConditionalContainer(
+                    Frame(rules_window, title="rules (PageUp/PageDown, Esc closes)"), rules_shown
+                ),
+                left=2,
+                right=2,
+                top=1,
+                bottom=3,
+            ),
             Float(
                 ConditionalContainer(
                     Frame(fault_screen, title="stopped"), Condition(lambda: table.fault is not None)
@@ -203,9 +222,25 @@ def build(table: Table, **app_args: Any) -> Application[None]:
     def _help(event: KeyPressEvent) -> None:
         table.help_open = not table.help_open
 
+    @keys.add("f2")
+    def _rules(event: KeyPressEvent) -> None:
+        if table.rules_open:
+            table.rules_open = False
+        else:
+            table.show_rules()
+
+    @keys.add("pagedown", filter=rules_shown)
+    def _down(event: KeyPressEvent) -> None:
+        rules_scroll[0] += 15
+
+    @keys.add("pageup", filter=rules_shown)
+    def _up(event: KeyPressEvent) -> None:
+        rules_scroll[0] = max(rules_scroll[0] - 15, 0)
+
     @keys.add("escape", eager=True)
     def _close(event: KeyPressEvent) -> None:
         table.help_open = False
+        table.rules_open = False
         if table.leaving:
             table.leaving = False
             table.message = ""

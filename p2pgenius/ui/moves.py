@@ -337,5 +337,6 @@ HELP: Mapping[str, str] = {
 
 COMMON_HELP = (
     "Tab: legal moves, each with what it does.  say TEXT (or 'TEXT): chat to the table.\n"
-    "F1 or ?: this help.  rules: the rules page.  Ctrl-C / Ctrl-Q: leave (asks first)."
+    "F1 or ?: this help.  rules (or F2): the rules page, PageUp/PageDown to scroll.\n"
+    "Ctrl-C / Ctrl-Q: leave (asks first)."
 )

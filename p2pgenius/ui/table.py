@@ -16,6 +16,8 @@ from typing import Any
 import trio
 
 from p2pgenius.bots import Bot, make_bot
+from p2pgenius.cli.rules import rules_text
+from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net.peer import Peer, lobby_text
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.session import (
@@ -67,6 +69,8 @@ class Table:
         self.lobby: Mapping[str, Any] | None = None
         self.clocks: dict[int, tuple[str, float, bool]] = {}
         self.help_open = False
+        self.rules_open = False
+        self.rules = ""
         self.leaving = False  # Ctrl-Q pressed once: a second one leaves
         self.lobby_answered: trio.Event | None = None  # a joiner's question about the lobby
         self.answer: bool | None = None
@@ -208,6 +212,8 @@ class Table:
         lowered = text.lower()
         if lowered in ("help", "?"):
             self.help_open = not self.help_open
+        elif lowered == "rules":
+            self.show_rules()
         elif lowered == "hint":
             self.hints = not self.hints
             self.message = f"hints {'on' if self.hints else 'off'}"
@@ -217,6 +223,20 @@ class Table:
         else:
             self._move(text)
         self.invalidate()
+
+    def show_rules(self) -> None:
+        """Open the rules page of this game over the board (Esc closes it)."""
+        game = self.game()
+        if game is None:
+            self.message = "the rules show once the game is known"
+            return
+        try:
+            self.rules = rules_text(game)
+        except P2PGeniusError as exc:
+            self.message = str(exc)
+            return
+        self.help_open = False
+        self.rules_open = True
 
     def _chat(self, text: str) -> None:
         if not text or len(text) > 500:

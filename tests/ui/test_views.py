@@ -176,3 +176,13 @@ def test_the_completer_completes_the_word_being_typed() -> None:
     found = list(MoveCompleter(table).get_completions(Document("b"), CompleteEvent()))
     assert [c.text for c in found] == ["b1", "b2", "b3", "b4"]
     assert all(c.display_meta_text.startswith("put 1 on b") for c in found)
+
+
+def test_the_rules_open_inside_the_ui_and_a_chat_before_the_match_is_refused_in_one_line() -> None:
+    table = Table(game="duel")
+    table.enter("rules")
+    assert table.rules_open and "Fireball" in table.rules
+    table.enter("say hello")
+    assert table.message == "chat opens when the match starts"
+    table.enter("S D")
+    assert table.message == "the match has not started yet"
