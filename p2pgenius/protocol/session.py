@@ -756,7 +756,9 @@ class Session:
         except MessageError as exc:
             self._reject(raw, None, str(exc))
             return self.take_events()
-        except CheatError as exc:
+        except CheatError as exc:  # equivocation: keep the second message, it is the proof
+            if self._replay is None:
+                self.flushing.records.append(encode(["rejected", raw, exc.reason]))
             self._cheat(exc)
             return self.take_events()
         if self._replay is None:

@@ -88,9 +88,21 @@ def verify(data: bytes) -> Report:
         raise TranscriptError("the header does not list the peers' keys")
     observer = Session(keys=keys, me=None)
     report = Report(ok=False, summary="")
+    last_msg = b""
     for index, record in enumerate(items, start=1):
+        if record[0] == "rejected" and isinstance(record[1], bytes):
+            # A message the peer refused: judged again here, unless it is the "msg" just above
+            # (its envelope was accepted and its content refused: replaying it said why already).
+            if record[1] != last_msg:
+                for event in observer.receive(record[1]):
+                    if isinstance(event, Rejected):
+                        report.rejected.append(f"record {index}: {event.reason}")
+                    elif isinstance(event, Fault) and report.fault is None:
+                        report.fault = event  # (equivocation: the second message is the proof)
+            continue
         if record[0] != "msg":
             continue
+        last_msg = record[1]
         report.messages += 1
         for event in observer.receive(record[1]):
             if isinstance(event, Rejected):

@@ -1,0 +1,211 @@
+"""Every attack of the hostile-peer suite, with what the honest peer must make of it. The tests
+(test_tcp.py) and bench/hostile.py's table both run these."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2pgenius.errors import P2PGeniusError
+from p2pgenius.net.keystore import trust
+from p2pgenius.net.peer import Peer
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.session import Fault, Rejected
+from p2pgenius.protocol.transcript import Report, verify
+
+from .villain import Chain, Seen, frame_header, honest, raw_call, villain
+
+
+@dataclass
+class Result:
+    """What the honest host showed and kept."""
+
+    seen: Seen
+    host: Peer
+    report: Report
+
+    def rejected(self) -> list[str]:
+        return [e.reason for e in self.seen.events if isinstance(e, Rejected)]
+
+    def fault(self) -> Fault | None:
+        return next((e for e in self.seen.events if isinstance(e, Fault)), None)
+
+
+async def _match(tmp: Path, rewrite: Any, game: str, grace: float, options: dict[str, Any]) -> Result:
+    seen = Seen()
+    host = honest(tmp, "host", seen, grace=grace)
+    bad = villain(tmp, rewrite)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            lambda: host.host(listeners[0], game=game, options=options, setup={}, peers=2, seats=[0])
+        )
+        nursery.start_soon(bad.join, await trio.open_tcp_stream("127.0.0.1", port))
+        with trio.fail_after(60):
+            while host.session is None or not (host.session.finished or host.session.fault):
+                await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+    await listeners[0].aclose()
+    return Result(seen, host, verify(host.files.transcript.read_bytes()))
+
+
+def in_match(
+    kind: str,
+    change: Callable[[list[Any]], list[Any]] | None = None,
+    *,
+    nth: int = 1,
+    mode: str = "change",
+    game: str = "duel",
+    grace: float = 60,
+) -> Callable[[Path], Awaitable[Result]]:
+    options = {"fast": True} if game == "duel" else {}
+    return lambda tmp: _match(
+        tmp, Chain(kind, change or (lambda b: b), nth=nth, mode=mode), game, grace, options
+    )
+
+
+async def _at_the_door(tmp: Path, attack: Callable[[int, Path], Awaitable[Any]]) -> Result:
+    """Run ``attack`` against a host waiting in its lobby; then an honest player joins and the
+    match must be played to the end as if nothing happened."""
+    seen = Seen()
+    host = honest(tmp, "host", seen)
+    friend = honest(tmp, "friend", Seen())
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
+            )
+            nursery.start_soon(attack, port, tmp)
+            await trio.sleep(0.3)  # the attack is under way
+            await friend.join(await trio.open_tcp_stream("127.0.0.1", port))
+            nursery.cancel_scope.cancel()
+    await listeners[0].aclose()
+    return Result(seen, host, verify(host.files.transcript.read_bytes()))
+
+
+def at_the_door(attack: Callable[[int, Path], Awaitable[Any]]) -> Callable[[Path], Awaitable[Result]]:
+    return lambda tmp: _at_the_door(tmp, attack)
+
+
+async def flood(port: int, tmp: Path) -> None:
+    del tmp
+    streams = []
+    for _ in range(100):
+        streams.append(await trio.open_tcp_stream("127.0.0.1", port))
+    await trio.sleep_forever()  # hold them all open
+
+
+async def wrong_key(port: int, tmp: Path) -> None:
+    """A caller using the name of someone the host pinned, with another key."""
+    trust("mallory", Identity.generate().public, tmp / "pins" / "host")
+    liar = honest(tmp, "mallory", Seen())
+    with contextlib.suppress(P2PGeniusError):  # the host refuses it: that is the point
+        await liar.join(await trio.open_tcp_stream("127.0.0.1", port))
+
+
+async def junk_ready(port: int, tmp: Path) -> None:
+    """A real handshake, then a malformed ready message in the lobby."""
+    liar = honest(tmp, "junky", Seen())
+    original = Peer.join
+
+    async def join(self: Peer, stream: Any, *, seats: Any = ()) -> None:
+        del seats
+        await original(self, stream, seats=[7, 8, 9])  # seats that do not exist
+
+    with contextlib.suppress(P2PGeniusError):  # refused, as it should be
+        await join(liar, await trio.open_tcp_stream("127.0.0.1", port))
+
+
+@dataclass(frozen=True)
+class Attack:
+    name: str
+    run: Callable[[Path], Awaitable[Result]]
+    expect: str
+    """"rejected: <words>" (refused, recorded, the match goes on), "fault <kind>: <words>" (the
+    match stops with that fault), "refused: <words>" (the caller is turned away with these words in
+    the host's log) or "served" (the caller gets nowhere; the honest player still plays)."""
+
+
+def _reveal_other(body: list[Any]) -> list[Any]:
+    action = dict(body[3])
+    action["left"] = "P" if action.get("left") != "P" else "W"
+    return [body[0], body[1], body[2], action, body[4]]
+
+
+ATTACKS: list[Attack] = [
+    Attack(
+        "garbage bytes instead of a handshake",
+        at_the_door(lambda p, t: raw_call(p, os.urandom(300))),
+        "refused: ",
+    ),
+    Attack(
+        "a truncated record, then silence",
+        at_the_door(lambda p, t: raw_call(p, frame_header(1000) + b"x" * 10, read=True)),
+        "served",
+    ),
+    Attack(
+        "an oversized record header",
+        at_the_door(lambda p, t: raw_call(p, frame_header(70_000) + b"x" * 100)),
+        "refused: ",
+    ),
+    Attack(
+        "slow-loris: a byte every 0.2 s",
+        at_the_door(lambda p, t: raw_call(p, os.urandom(40), trickle=0.2)),
+        "served",
+    ),
+    Attack("a connection flood (100 idle connections)", at_the_door(flood), "served"),
+    Attack("a known name with another key", at_the_door(wrong_key), "refused: has changed"),
+    Attack(
+        "a seat claim for seats that do not exist", at_the_door(junk_ready), "refused: not one peer's seats"
+    ),
+    Attack("a forged signature", in_match("hash", nth=1, mode="forge"), "rejected: forged"),
+    Attack("a replayed message", in_match("commit", nth=1, mode="replay"), "rejected: replayed"),
+    Attack(
+        "a message from another match", in_match("commit", nth=1, mode="foreign"), "rejected: another match"
+    ),
+    Attack("an oversized message", in_match("hash", nth=1, mode="oversize"), "rejected: limit"),
+    Attack(
+        "a decision declaring more time than its clock had",
+        in_match("commit", lambda b: [*b[:4], 10**9], nth=1, grace=3),
+        "rejected+forfeit: declares",
+    ),
+    Attack(
+        "equivocation (two messages, one number)",
+        in_match("hash", lambda b: [b[0], b[1], bytes(32)], mode="equivocate"),
+        "fault cheat: equivocation",
+    ),
+    Attack(
+        "a commitment opened to another value",
+        in_match("reveal", _reveal_other, nth=1),
+        "fault cheat: opened",
+    ),
+    Attack(
+        "a lying state hash",
+        in_match("hash", lambda b: [b[0], b[1], bytes(32)], nth=1),
+        "fault desync: differs",
+    ),
+    Attack(
+        "an illegal action",
+        in_match(
+            "act",
+            lambda b: [b[0], b[1], b[2], {"type": "place", "cell": 99}, b[4]],
+            nth=1,
+            game="magic-square",
+        ),
+        "fault cheat: illegal",
+    ),
+    Attack(
+        "refusing to open a commitment",
+        in_match("reveal", nth=1, mode="drop", grace=3),
+        "fault forfeit: no answer",
+    ),
+]

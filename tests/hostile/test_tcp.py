@@ -1,0 +1,38 @@
+"""The hostile-peer suite over real TCP: a scripted malicious peer does every wrong thing of
+scenarios.ATTACKS; each time the honest peer answers clearly, keeps a transcript that verifies to
+the fault (or with the refused message recorded), and stays responsive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .scenarios import ATTACKS, Attack
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])
+async def test_the_honest_peer_holds(attack: Attack, tmp_path: Path) -> None:
+    result = await attack.run(tmp_path)
+    kind, _, words = attack.expect.partition(": ")
+    report = result.report
+    session = result.host.session
+    assert session is not None
+    if kind == "rejected":
+        assert any(words in reason for reason in result.rejected()), result.rejected()
+        assert any(words in reason for reason in report.rejected), report.rejected  # on the record
+        assert session.finished and report.ok, report.summary  # and the match went on to its end
+    elif kind == "rejected+forfeit":  # refused; the seat still owes its move, and forfeits
+        assert any(words in reason for reason in result.rejected()), result.rejected()
+        assert any(words in reason for reason in report.rejected), report.rejected
+        fault = result.fault()
+        assert fault is not None and fault.kind == "forfeit" and report.fault is not None
+    elif kind.startswith("fault"):
+        fault = result.fault()
+        assert fault is not None, "the honest peer did not notice"
+        assert fault.kind == kind.split()[1] and words in fault.reason, fault
+        assert report.fault is not None and report.fault.kind == fault.kind  # verify shows it too
+    else:  # at the door: the caller got nowhere, and the honest player played a whole match
+        if kind == "refused":
+            assert any("refused" in line and words in line for line in result.seen.lines), result.seen.lines
+        assert session.finished and report.ok, report.summary
