@@ -40,7 +40,20 @@ PING_S: Final = 10.0
 """How often a peer pings each connection (round-trip times for the lag allowance; liveness)."""
 LAG_FLOOR_S: Final = 1.0
 """The least lag allowed before claiming another seat's timeout (plus twice the round trip)."""
-LOBBY_FIELDS: Final = ("game", "options", "names", "keys", "claims", "ready", "you", "needed", "start")
+MAX_ALLOWANCE_S: Final = 10.0
+"""The most lag allowed, however slow a peer's pongs."""
+LOBBY_FIELDS: Final = (
+    "game",
+    "options",
+    "setup",
+    "names",
+    "keys",
+    "claims",
+    "ready",
+    "you",
+    "needed",
+    "start",
+)
 
 Item = tuple[str, Any, Any]
 """What the match loop reads: ("msg", connection, payload), ("gone", connection, None),
@@ -217,6 +230,7 @@ class Peer:
     _inbox: trio.MemorySendChannel[Item] | None = None
     _nursery: trio.Nursery | None = None
     _host_claim: list[int] = field(default_factory=list)
+    _setup: dict[str, Any] = field(default_factory=dict)
     # clocks, measured here
     _stage_number: int = -2
     _stage_at: float = 0.0
@@ -224,6 +238,7 @@ class Peer:
     _claimed: dict[int, float] = field(default_factory=dict)  # seat -> when we claimed its timeout
     _warned: set[tuple[int, int, int]] = field(default_factory=set)
     _heard: dict[int, float] = field(default_factory=dict)  # peer -> last time anything came
+    _progress: dict[int, float] = field(default_factory=dict)  # peer -> its last accepted message
     _rtts: list[float] = field(default_factory=list)
     _pings: dict[int, float] = field(default_factory=dict)
     _ping_count: int = 0
@@ -255,6 +270,7 @@ class Peer:
     ) -> None:
         """Hold the lobby until ``peers - 1`` players have joined and said they are ready, then
         propose the match and play it."""
+        self._setup = dict(setup)
         members = await self._lobby(listener, game, dict(options), peers, sorted(seats))
         keys = [self.identity.public] + [m.key for m in members]
         names = [self.name] + [m.name for m in members]
@@ -284,6 +300,7 @@ class Peer:
         return {
             "game": game,
             "options": dict(options),
+            "setup": self._setup,
             "names": [self.name] + [m.name for m in members],
             "keys": [self.identity.public] + [m.key for m in members],
             "claims": [list(self._host_claim)] + [m.claim or [] for m in members],
@@ -389,7 +406,7 @@ class Peer:
         self.pin(established)
         self.connections.append(connection)
         shown = None
-        ready = False
+        agreed: dict[str, Any] | None = None  # what the player said yes to
         while True:
             events = await connection._read()
             payloads = [e.payload for e in events if isinstance(e, Received)]
@@ -398,13 +415,16 @@ class Peer:
                 if lobby != shown:
                     shown = lobby
                     self.report_line(lobby_text(lobby))
-                if not ready:  # the first lobby shows the options: agree to them, or leave
+                if agreed is None:  # the first lobby shows the terms: agree to them, or leave
                     if self.confirm is not None and not await self.confirm(lobby):
                         raise PeerGoneError("left the lobby")
                     await connection.send(encode(["ready", {"seats": sorted(seats)}]))
-                    ready = True
+                    agreed = {key: lobby[key] for key in ("game", "options", "setup")}
+                changed = [key for key in agreed if lobby[key] != agreed[key]]
+                if changed:
+                    raise PeerGoneError(f"the host changed the {' and '.join(changed)} after we agreed")
                 if lobby["start"]:
-                    expected = {"game": lobby["game"], "options": lobby["options"], "claim": sorted(seats)}
+                    expected = {**agreed, "claim": sorted(seats)}
                     self.session = Session(
                         keys=lobby["keys"],
                         me=lobby["you"],
@@ -441,8 +461,16 @@ class Peer:
             and keys[0] == host_key
             and lobby["game"] in GAME_NAMES
             and isinstance(lobby["options"], dict)
+            and all(isinstance(k, str) and type(v) in (int, bool) for k, v in lobby["options"].items())
+            and isinstance(lobby["setup"], dict)
             and isinstance(lobby["start"], bool)
             and type(lobby["needed"]) is int
+            and isinstance(lobby["claims"], list)
+            and len(lobby["claims"]) == len(keys)
+            and all(isinstance(c, list) and all(type(x) is int for x in c) for c in lobby["claims"])
+            and isinstance(lobby["ready"], list)
+            and len(lobby["ready"]) == len(keys)
+            and all(type(r) is bool for r in lobby["ready"])
         ):
             raise PeerGoneError("the host sent a malformed lobby (or one that does not list us)")
         return lobby
@@ -500,13 +528,14 @@ class Peer:
                         theirs = counts
                     elif theirs is not None:
                         behind.append(event.payload)
+        missing = session.missing_for(theirs)
+        # Anything accepted from now until the connection is adopted (even while the sends below
+        # wait) must not fall between this snapshot and the broadcasts that will include it.
+        connection.caught_up = len(session.archive)
         if not speak_first:
             await connection.send(encode(["sync", session.next_seq]))
-        for raw in session.missing_for(theirs):
+        for raw in missing:
             await connection.send(encode(["m", raw]))
-        # Anything accepted from now until the connection is adopted must not fall between the
-        # snapshot above and the broadcasts that will include this connection.
-        connection.caught_up = len(session.archive)
         return behind
 
     async def _come_back(self) -> None:
@@ -587,6 +616,7 @@ class Peer:
         send, inbox = trio.open_memory_channel[Item](math.inf)
         now = trio.current_time()
         self._heard = {peer: now for peer in range(len(session.keys)) if peer != session.me}
+        self._progress = dict(self._heard)
         self._next_ping = now + PING_S
         async with trio.open_nursery() as nursery:
             self._inbox, self._nursery = send, nursery
@@ -601,11 +631,13 @@ class Peer:
             await self._flush()
             while not session.finished and session.fault is None:
                 self._follow_stage()
+                item: Item | None = None
                 with trio.move_on_at(self._next_deadline()):
                     item = await inbox.receive()
+                if item is not None:  # (handled outside the deadline: a send is never cut short)
                     await self._on_item(item)
-                    continue
-                await self._on_time()
+                else:
+                    await self._on_time()
             nursery.cancel_scope.cancel()
         for connection in self.connections:
             with trio.move_on_after(1):
@@ -689,7 +721,7 @@ class Peer:
         except P2PGeniusError as exc:
             self.report_line(f"p{seat}: {exc}")
             if seat in self._deciding and self._deciding[seat][0] == number:
-                del self._deciding[seat]  # ask again
+                self._deciding.pop(seat)[1].cancel()  # ask again, with a fresh decider
         await self._flush()
 
     # -- clocks ------------------------------------------------------------------------------
@@ -706,8 +738,9 @@ class Peer:
         }
 
     def allowance(self) -> float:
-        """How late another seat may be before it is claimed to have run out: network lag."""
-        return LAG_FLOOR_S + 2 * max(self._rtts, default=0.0)
+        """How late another seat may be before it is claimed to have run out: network lag
+        (capped, so a peer cannot buy time by answering pings late)."""
+        return min(LAG_FLOOR_S + 2 * max(self._rtts, default=0.0), MAX_ALLOWANCE_S)
 
     def _deadlines(self) -> list[tuple[float, str, int, int]]:
         """(when, what, seat, detail) for every clock event still to come at this stage."""
@@ -724,18 +757,27 @@ class Peer:
             elif seat in owed and seat not in self._claimed:
                 out.append((end + self.allowance(), "claim", seat, 0))
             if view.kind == "round":
-                for mark in MS_WARNINGS:
-                    if (seat, view.key, mark) not in self._warned:
+                budget = session.stage.clocks[seat][0].budget_ms / 1000 if session.stage else 0
+                for mark in MS_WARNINGS:  # (a mark the round never had is no warning)
+                    if mark < budget and (seat, view.key, mark) not in self._warned:
                         out.append((end - mark, "warn", seat, mark))
         for seat, at in self._claimed.items():
             if seat in owed:
                 out.append((at + self.grace_s, "forfeit", seat, 0))
+        views = session.clocks()
         for seat in owed:
             peer = session.owner[seat] if seat < len(session.owner) else None
-            if peer is not None and peer != session.me:
-                out.append((self._heard.get(peer, 0.0) + self.grace_s, "silent", seat, 0))
+            if peer is None or peer == session.me:
+                continue
+            # A dead connection: nothing at all (not even a ping) for the grace period.
+            out.append((self._heard.get(peer, 0.0) + self.grace_s, "silent", seat, 0))
+            if seat not in views or not views[seat].running:
+                # Something owed with no clock of its own (a reveal, an opening, a final, an
+                # audit): pings do not count, only the signed message that pays the debt.
+                since = max(self._progress.get(peer, 0.0), self._stage_at)
+                out.append((since + self.grace_s, "silent", seat, 0))
         if session.stage is None and session.outcome is None:  # still setting up
-            out.append((max(self._heard.values(), default=0.0) + self.grace_s, "stuck", -1, 0))
+            out.append((max(self._progress.values(), default=0.0) + self.grace_s, "stuck", -1, 0))
         return out
 
     def _next_deadline(self) -> float:
@@ -764,8 +806,10 @@ class Peer:
                 session.claim_timeout(seat, observed)
             elif what == "warn":
                 view = session.clocks()[seat]
-                self._warned.update((seat, view.key, m) for m in MS_WARNINGS if m >= mark)
-                self.report_line(f"p{seat}: {_minutes(mark)} left on the round clock")
+                left = view.left_ms / 1000 - (now - self._stage_at)
+                passed = [m for m in MS_WARNINGS if m >= left and (seat, view.key, m) not in self._warned]
+                self._warned.update((seat, view.key, m) for m in MS_WARNINGS if m >= left)
+                self.report_line(f"p{seat}: {_minutes(min(passed or [mark]))} left on the round clock")
             elif what == "forfeit":
                 session.forfeit(seat, f"no answer to a timeout claim for {self.grace_s:.0f} seconds")
             elif what == "silent":
@@ -837,9 +881,13 @@ class Peer:
                 if other is not connection:
                     with contextlib.suppress(PeerGoneError):
                         await other.send(payload)
+        before = list(session.next_seq)
         for event in session.receive(raw):
             self.report(session, event)
             self._on_clock_event(event)
+        for author, (old, new) in enumerate(zip(before, session.next_seq, strict=True)):
+            if new > old:
+                self._progress[author] = now
         await self._flush()
 
     async def _flush(self) -> None:

@@ -265,6 +265,7 @@ class Session:
         self.round_key = 0  # the Magic Square: the stage at which the current round began
         self.behind: list[Stage] = []  # stages seen only through blind claims
         self.withheld: dict[int, list[list[Plain]]] = {}  # my reveals kept from a blind peer
+        self.blind_during: dict[int, set[int]] = {}  # stage -> the seats it was withheld from
         self.audits: dict[int, list[Any]] = {}
         self.outcome: Outcome | None = None
         self.finished = False
@@ -327,12 +328,14 @@ class Session:
         meta = transcript[0][2]
         keys, me = meta["peers"], meta["me"]
         session = cls(keys=keys, me=me, identity=identity, randomness=randomness)
+        candidates: dict[tuple[int, int], list[tuple[Plain, bytes]]] = {}
         for record in secrets:
             if record[0] == "coin":
                 session.my_coin = record[1]
             elif record[0] == "secret":
                 _, number, seat, action, nonce = record
                 session.my_secrets[(number, seat)] = (action, nonce)
+                candidates.setdefault((number, seat), []).append((action, nonce))
         messages = [r[1] for r in transcript[1:] if r[0] == "msg"]
         session._replay = [raw for raw in messages if open_envelope(raw, keys).author == me]
         for raw in messages:
@@ -350,6 +353,13 @@ class Session:
                 "match: the transcript is damaged"
             )
         session._replay = None
+        # A duel choice replaced just before a crash: its secret reached the disk, its commitment
+        # maybe not. Keep the secret that opens the commitment on record.
+        for ref, options in candidates.items():
+            committed = session.commit_log.get(ref)
+            for action, nonce in options:
+                if committed == commitment(session.match_id, ref[0], ref[1], nonce, action):
+                    session.my_secrets[ref] = (action, nonce)
         session.take_events()
         return session
 
@@ -1073,9 +1083,11 @@ class Session:
     def _reveal_mine(self, stage: Stage, seat: int) -> None:
         action, nonce = self.my_secrets[(stage.number, seat)]
         body: list[Plain] = ["reveal", stage.number, seat, action, nonce]
-        if any(self.owner[s] != self.me and self._blind(s) for s in range(len(self.owner))):
+        blind = {s for s in range(len(self.owner)) if self.owner[s] != self.me and self._blind(s)}
+        if blind:
             # Keep the gestures from a blinded wizard's machine until its blindness ends.
             self.withheld.setdefault(stage.number, []).append(body)
+            self.blind_during[stage.number] = blind
             stage.reveals[seat] = action
             return
         self._send(body)
@@ -1170,9 +1182,11 @@ class Session:
         return view
 
     def _send_blind_claims(self, stage: Stage) -> None:
-        for seat in range(len(self.owner)):
-            blind = self._blind_in(self.state, seat, turns_ago=1)  # during the turn just played
-            if self.owner[seat] != self.me and seat in stage.waiting and blind:
+        # Exactly the seats whose blindness made us withhold this stage's reveal (as judged before
+        # the stage was applied), whether or not they had anything to do in it: a blinded peer
+        # waiting out a paralysis choice needs its claim as much as after a turn.
+        for seat in sorted(self.blind_during.get(stage.number, ())):
+            if self.owner[seat] != self.me:
                 self._send(["blind", stage.number, seat, self._claim(seat)])
 
     def _release_withheld(self) -> None:
@@ -1199,6 +1213,8 @@ class Session:
             isinstance(nxt, list) and nxt and all(type(s) is int and 0 <= s < len(self.owner) for s in nxt)
         ):
             raise MessageError("a blind claim without the seats to act next")
+        if not _claim_shaped(view):
+            raise MessageError("a blind claim that is not a duel view")
         if stage.claim is not None:
             raise MessageError(f"a second blind claim for stage {stage.number}")
         stage.claim = view
@@ -1367,6 +1383,34 @@ class CheatError(P2PGeniusError):
 def _hidden_card(action: Mapping[str, Plain] | Plain) -> bool:
     """A Hornswoggle card laid or discarded: it travels only as a commitment."""
     return isinstance(action, Mapping) and action.get("type") in ("place", "discard") and "card" in action
+
+
+def _claim_shaped(view: Mapping[str, Plain]) -> bool:
+    """Whether a blind claim has the shape of a duel view (its truth is checked when the blindness
+    ends; its shape now, so that nothing shows a malformed claim)."""
+    wizards, monsters = view.get("wizards"), view.get("monsters")
+    return (
+        type(view.get("turn")) is int
+        and isinstance(wizards, list)
+        and len(wizards) == 2
+        and all(
+            isinstance(w, dict)
+            and isinstance(w.get("left"), str)
+            and isinstance(w.get("right"), str)
+            and type(w.get("max_hp")) is int
+            and (w.get("hp") is None or type(w.get("hp")) is int)
+            for w in wizards
+        )
+        and isinstance(monsters, list)
+        and all(
+            isinstance(m, dict)
+            and isinstance(m.get("id"), str)
+            and isinstance(m.get("kind"), str)
+            and (m.get("controller") is None or type(m.get("controller")) is int)  # None: unseen
+            and (m.get("hp") is None or type(m.get("hp")) is int)
+            for m in monsters
+        )
+    )
 
 
 def claims_problem(groups: Sequence[Sequence[int]], claims: Sequence[Sequence[int]]) -> str:

@@ -193,7 +193,7 @@ def _square(words: list[str], state: Any, seat: int) -> Parsed:
         return Parsed({"type": "swap", "red": red, "blue": blue})
     if head == "complete":
         numbers = words[1:]
-        if len(numbers) != 16 or not all(n.isdigit() for n in numbers):
+        if len(numbers) != 16 or not all(n.isascii() and n.isdigit() for n in numbers):
             raise InputError("complete takes the 16 numbers of the finished square, row by row")
         return Parsed({"type": "complete", "grid": [int(n) for n in numbers]})
     if len(words) == 1:
@@ -270,7 +270,7 @@ def _horn(words: list[str], state: Any, seat: int) -> Parsed:
     del state, seat
     if head in ("place", "discard") and len(words) == 2 and words[1].lower() in CARD_WORDS:
         return Parsed({"type": head, "card": CARD_WORDS[words[1].lower()]})
-    if head == "bid" and len(words) == 2 and words[1].isdigit():
+    if head == "bid" and len(words) == 2 and words[1].isascii() and words[1].isdigit():
         return Parsed({"type": "bid", "count": int(words[1])})
     if head == "pass" and len(words) == 1:
         return Parsed({"type": "pass"})
@@ -278,7 +278,7 @@ def _horn(words: list[str], state: Any, seat: int) -> Parsed:
         return Parsed({"type": "insure"}, "insuring cannot be taken back")
     if head in ("flip", "first") and len(words) == 2:
         who = words[1].lower().lstrip("p")
-        if who.isdigit():
+        if who.isascii() and who.isdigit():
             key = "pile" if head == "flip" else "first"
             return Parsed({"type": "flip" if head == "flip" else "order", key: int(who)})
     raise InputError("place doubloon|skull, bid N, pass, insure, flip pN, discard doubloon|skull, first pN")

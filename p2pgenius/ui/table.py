@@ -221,7 +221,12 @@ class Table:
             words = text[4:] if lowered.startswith("say ") else text[1:]
             self._chat(words.strip())
         else:
-            self._move(text)
+            try:
+                self._move(text)
+            except P2PGeniusError as exc:  # (moves.parse says InputError; anything else, too)
+                self.message = str(exc)
+            except (LookupError, TypeError, ValueError) as exc:
+                self.message = f"not understood: {exc}"
         self.invalidate()
 
     def show_rules(self) -> None:
@@ -317,9 +322,13 @@ class Table:
         session = self.session
         if game is None or view is None or session is None:
             return self.waiting_lines()
-        return board(
-            game, view, self.names(), ascii_only=self.ascii_only, hints=self.hints, mine=session.my_seats
-        )
+        try:
+            return board(
+                game, view, self.names(), ascii_only=self.ascii_only, hints=self.hints, mine=session.my_seats
+            )
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
+            # Only a peer's claim can be malformed (it is checked in full when the blindness ends).
+            return [[("class:effect", f" the board cannot be drawn from what the peer sent ({exc!r})")]]
 
     def waiting_lines(self) -> list[Line]:
         if self.lobby is not None:

@@ -66,3 +66,46 @@ def test_blinded_peer_gets_claims_not_gestures_then_checks_them_all() -> None:
     common = set(blind_side) & set(sighted)
     assert len(common) >= 10
     assert all(blind_side[n] == sighted[n] for n in common)
+
+
+def test_a_blind_claim_with_the_opponents_monsters_unseen_is_accepted() -> None:
+    # p0 summons a goblin with the right hand while its left blinds p1: the claims p1 gets show
+    # that goblin with its controller and HP unknown (found by the load benchmark: the shape
+    # check refused such genuine claims, and both sides waited).
+    script = ["DS", "WP", "SW", "S-", "D-", "--", "--", "--", "--"]
+    table = play("duel", bots=[Script(script), Script([])], max_rounds=400)
+    assert table.faults() == []
+    p1_peer = table.sessions[0].owner[1]
+    claims = [e for e in table.events[p1_peer] if isinstance(e, BlindClaim)]
+    assert [c.stage for c in claims] == [5, 6, 7]
+    unseen = [m for c in claims[:2] for m in c.view["monsters"] if m["controller"] is None]
+    assert unseen and all(m["hp"] is None for m in unseen)
+    rejected = [e for evs in table.events for e in evs if type(e).__name__ == "Rejected"]
+    assert rejected == []
+
+
+class Paralyser(Script):
+    """A script that, when its Paralysis resolves, holds the target's left hand."""
+
+    def choose(self, state: Any, seat: int) -> Any:
+        if state.paralysis_choices:
+            from p2pgenius.games.duel.actions import Paralyze
+
+            target = next(t for t, by in state.paralysis_choices if by == seat)
+            return Paralyze(target, "left")
+        return super().choose(state, seat)
+
+
+def test_a_paralysis_choice_during_the_opponents_blindness_reaches_the_blind_peer() -> None:
+    # p0 blinds p1 (turn 5, blind 6-8) and paralyses it on turn 7 with the other hand: the
+    # paralysis choice is a stage in which only p0 acts, but p1's machine still needs its claim
+    # (found by the load benchmark: no claim was sent, and both sides waited).
+    script = ["D-", "W-", "S-", "S-", "DD", "-D", "-D", "--", "--", "--"]
+    table = play("duel", bots=[Paralyser(script), Script([])], max_rounds=400)
+    assert table.faults() == []
+    p1_peer = table.sessions[0].owner[1]
+    claims = [e.stage for e in table.events[p1_peer] if isinstance(e, BlindClaim)]
+    assert len(claims) == 4  # three blind turns and the paralysis choice among them
+    paralysed = [a for _, seat, a in table.sessions[p1_peer].log if a.get("type") == "paralyze"]
+    assert paralysed == [{"type": "paralyze", "target": "p1", "hand": "left"}]
+    assert table.sessions[0].state.turn > 9
