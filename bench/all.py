@@ -22,6 +22,12 @@ BENCHES: list[tuple[str, str, list[str], list[str]]] = [
     ("Hornswoggle bots", "hornswoggle_bots.py", [], ["--matches", "60"]),
     ("Protocol", "protocol.py", [], ["--matches", "4", "--handshakes", "50"]),
     ("Networked play", "network.py", [], ["--matches", "2"]),
+    (
+        "Load: matches at once in one host process",
+        "load.py",
+        ["--matches", "200", "--waves", "2"],
+        ["--matches", "40", "--waves", "1"],
+    ),
     ("Transcript verification", "verify.py", [], ["--matches", "1"]),
     ("Start-up", "startup.py", [], ["--runs", "5"]),
 ]
