@@ -43,7 +43,8 @@ def main() -> None:
         "Written by `bench/all.py` "
         f"on {datetime.date.today().isoformat()} ({platform.python_implementation()} "
         f"{platform.python_version()}, {platform.machine()}). Each comparison runs both sides in "
-        "one run; read the ratios, not the absolute times.\n",
+        "one run; read the ratios, not the absolute times. What the profiles showed and what was "
+        "changed: [profiling.md](profiling.md).\n",
     ]
     for title, script, full, quick in BENCHES:
         print(f"== {title}", file=sys.stderr, flush=True)

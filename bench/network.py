@@ -67,6 +67,55 @@ def match(game: str, seed: int, *, measure_memory: bool = False) -> tuple[float,
     return elapsed, stages, messages, peak
 
 
+async def steady_turns(turns: int) -> float:
+    """Seconds per duel turn once the match is under way (set-up excluded): two peers over
+    loopback TCP, both choosing at once, the whole protocol, transcripts on disk."""
+    from p2pgenius.net.peer import Files, Peer  # noqa: PLC0415
+    from p2pgenius.protocol.identity import Identity  # noqa: PLC0415
+
+    async def idle(session: object, seat: int) -> dict[str, str]:
+        return {"type": "gestures", "left": "W", "right": "-"}  # a duel that never ends
+
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+
+        def make(name: str) -> Peer:
+            files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets")
+            return Peer(
+                Identity.generate(),
+                name,
+                files,
+                idle,
+                lambda s, e: None,
+                lambda t: None,
+                pin_dir=tmp / "pins" / name,
+            )
+
+        host, guest = make("host"), make("guest")
+        listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+        port = listener.socket.getsockname()[1]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                partial(
+                    host.host,
+                    listener,
+                    game="duel",
+                    options={"fast": True},
+                    setup={"hp": [1000, 1000]},
+                    peers=2,
+                )
+            )
+            nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+            while host.session is None or host.session.stage is None or host.session.stage.number < 20:
+                await trio.sleep(0.001)
+            start, first = time.perf_counter(), host.session.stage.number
+            while host.session.stage.number < first + turns:
+                await trio.sleep(0.005)
+            elapsed = time.perf_counter() - start
+            nursery.cancel_scope.cancel()
+    return elapsed / turns
+
+
 def main() -> None:
     """Run and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -92,6 +141,14 @@ def main() -> None:
     print(f"| two plain trio round trips of 300 bytes | {floor / duel_stages * 1000:.2f} ms |")
     print(f"| ratio | {duel_time / floor:.1f}x |")
     print(f"| messages per turn | {duel_messages / duel_stages:.1f} |")
+    steady = trio.run(steady_turns, 1000)
+    trips = trio.run(round_trips, 3000, 300) / 1000  # six messages a turn: three exchanges
+    print()
+    print("| duel turn once under way (1,000 turns, set-up excluded) | time |")
+    print("|---|---|")
+    print(f"| p2pgenius, per turn | {steady * 1000:.2f} ms |")
+    print(f"| three plain trio round trips of 300 bytes (its six messages) | {trips * 1000:.2f} ms |")
+    print(f"| ratio | {steady / trips:.1f}x |")
 
 
 if __name__ == "__main__":

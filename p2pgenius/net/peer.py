@@ -190,22 +190,29 @@ class Files:
     transcript: Path
     secrets: Path
     log: Path | None = None
+    _open: dict[Path, int] = field(default_factory=dict, repr=False)
 
     def append(self, path: Path, records: list[bytes]) -> None:
         """Append framed records and hand them to the kernel before anything is sent.
 
         Once ``write`` returns, a crash of this process (even SIGKILL) cannot lose them. They
         are not fsynced record by record: that costs milliseconds a step and only guards
-        against the whole machine losing power mid-match."""
+        against the whole machine losing power mid-match. Each file stays open (in append
+        mode) until :meth:`close`: opening it for every step cost more than the writing."""
         if not records:
             return
-        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            data = b"".join(frame(r) for r in records)
-            while data:
-                data = data[os.write(descriptor, data) :]
-        finally:
+        descriptor = self._open.get(path)
+        if descriptor is None:
+            descriptor = self._open[path] = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        data = b"".join(frame(r) for r in records)
+        while data:
+            data = data[os.write(descriptor, data) :]
+
+    def close(self) -> None:
+        """Close the files (appending again reopens them)."""
+        for descriptor in self._open.values():
             os.close(descriptor)
+        self._open.clear()
 
 
 @dataclass
@@ -611,6 +618,12 @@ class Peer:
         and clocks go on while someone thinks) and hand their decisions to the loop; between
         items the loop keeps the clocks: its own seats' timeouts, claims against other seats,
         forfeits after the grace period, Magic Square warnings, and pings."""
+        try:
+            await self._play(first)
+        finally:
+            self.files.close()
+
+    async def _play(self, first: Sequence[tuple[Connection, bytes]]) -> None:
         session = self.session
         assert session is not None
         send, inbox = trio.open_memory_channel[Item](math.inf)

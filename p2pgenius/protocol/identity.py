@@ -6,6 +6,7 @@ Keys live in memory here; storing them (with safe file permissions) is the I/O l
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,6 +24,11 @@ SIGNATURE_LEN: Final = 64
 
 class IdentityError(P2PGeniusError):
     """A key that is malformed, or that does not match the one pinned for a peer."""
+
+
+@functools.lru_cache(maxsize=64)
+def _public_bytes(private: Ed25519PrivateKey) -> bytes:
+    return private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
 
 def fingerprint(public: bytes) -> str:
@@ -59,9 +65,7 @@ class Identity:
     @property
     def public(self) -> bytes:
         """The 32-byte public key."""
-        return self.private.public_key().public_bytes(
-            serialization.Encoding.Raw, serialization.PublicFormat.Raw
-        )
+        return _public_bytes(self.private)
 
     @property
     def fingerprint(self) -> str:
@@ -73,12 +77,18 @@ class Identity:
         return self.private.sign(data)
 
 
+@functools.lru_cache(maxsize=256)
+def _public_key(public: bytes) -> Ed25519PublicKey:
+    """The key object for ``public`` (parsed once: a match verifies hundreds of messages)."""
+    return Ed25519PublicKey.from_public_bytes(public)
+
+
 def verify(public: bytes, signature: bytes, data: bytes) -> bool:
     """Whether ``signature`` is ``public``'s signature of ``data`` (malformed input: False)."""
     if len(public) != PUBLIC_LEN or len(signature) != SIGNATURE_LEN:
         return False
     try:
-        Ed25519PublicKey.from_public_bytes(public).verify(signature, data)
+        _public_key(public).verify(signature, data)
     except (InvalidSignature, ValueError):
         return False
     return True

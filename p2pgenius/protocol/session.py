@@ -600,11 +600,13 @@ class Session:
         if stage is None or self.finished or self.fault is not None:
             return {}
         views = {}
+        owed = self.owed()
+        minute = self._sealed() and not self._fast()
         for seat, (clock, left) in sorted(stage.clocks.items()):
-            if self._sealed() and not self._fast():
+            if minute:
                 running = seat not in stage.finals  # the whole minute runs, as the rules say
             else:
-                running = seat in self.owed() and seat not in stage.commits
+                running = seat in owed and seat not in stage.commits
             used = 0 if running else stage.ms.get(seat, 0)  # a running clock counts from the start
             views[seat] = ClockView(clock.kind, clock.key, left - used, running)
         return views

@@ -16,7 +16,7 @@ from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net.keystore import trust
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Fault, Rejected
+from p2pgenius.protocol.session import Fault, MatchOver, Rejected
 from p2pgenius.protocol.transcript import Report, verify
 
 from .villain import Chain, Seen, frame_header, honest, raw_call, villain
@@ -48,8 +48,8 @@ async def _match(tmp: Path, rewrite: Any, game: str, grace: float, options: dict
             lambda: host.host(listeners[0], game=game, options=options, setup={}, peers=2, seats=[0])
         )
         nursery.start_soon(bad.join, await trio.open_tcp_stream("127.0.0.1", port))
-        with trio.fail_after(60):
-            while host.session is None or not (host.session.finished or host.session.fault):
+        with trio.fail_after(60):  # until the host has *shown* the end (events follow the sends)
+            while not any(isinstance(e, Fault | MatchOver) for e in seen.events):
                 await trio.sleep(0.01)
         nursery.cancel_scope.cancel()
     await listeners[0].aclose()

@@ -29,8 +29,8 @@ async def test_the_honest_peer_holds(attack: Attack, tmp_path: Path) -> None:
         assert fault is not None and fault.kind == "forfeit" and report.fault is not None
     elif kind.startswith("fault"):
         fault = result.fault()
-        assert fault is not None, "the honest peer did not notice"
-        assert fault.kind == kind.split()[1] and words in fault.reason, fault
+        assert fault is not None, f"the honest peer did not notice: {result.rejected()} {result.seen.lines}"
+        assert fault.kind == kind.split()[1] and words in fault.reason, (fault, result.seen.lines)
         assert report.fault is not None and report.fault.kind == fault.kind  # verify shows it too
     else:  # at the door: the caller got nowhere, and the honest player played a whole match
         if kind == "refused":
