@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from p2pgenius.protocol.transcript import verify  # noqa: E402
 from tests.net.faults import cut_after  # noqa: E402
-from tests.net.test_processes import listening_port, messages_in, spawn  # noqa: E402
+from tests.net.test_processes import listening_port, messages_in, spawn, spawn_bot_host  # noqa: E402
 
 
 def cuts(per_game: int) -> list[tuple[str, int, int, int]]:
@@ -62,19 +62,7 @@ def kills(count: int, seed: int) -> tuple[int, int, int]:
             host_file, join_file = run / "host.p2pt", run / "join.p2pt"
             host_out = run / "host.txt"
             run.mkdir()
-            host = spawn(
-                run / "h",
-                host_out,
-                "host",
-                "duel",
-                "--port",
-                "0",
-                "--bot",
-                "--grace",
-                "60",
-                "--transcript",
-                str(host_file),
-            )
+            host = spawn_bot_host(run / "h", host_out, host_file)
             try:
                 port = listening_port(host_out)
                 args = ["join", f"127.0.0.1:{port}", "--bot", "--grace", "60", "--transcript", str(join_file)]

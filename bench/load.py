@@ -25,23 +25,8 @@ import trio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from p2pgenius.cli.play import Bots  # noqa: E402
-from p2pgenius.net.peer import Files, Peer  # noqa: E402
-from p2pgenius.protocol.identity import Identity  # noqa: E402
-
-
-def peer(tmp: Path, name: str, seed: int) -> Peer:
-    files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets")
-    return Peer(
-        Identity.generate(),
-        name,
-        files,
-        Bots("random", seed).decide,
-        lambda s, e: None,
-        lambda t: None,
-        grace_s=60,
-        pin_dir=tmp / "pins" / name,
-    )
+from p2pgenius.net.peer import Peer  # noqa: E402
+from tests.net.test_load import peer, tasks  # noqa: E402  (the same helpers as the leak test)
 
 
 def rss_mb() -> float:
@@ -54,14 +39,6 @@ def rss_mb() -> float:
 
 def fds() -> int:
     return len(os.listdir("/proc/self/fd"))
-
-
-def tasks() -> int:
-    def count(task: trio.lowlevel.Task) -> int:
-        return 1 + sum(count(child) for nursery in task.child_nurseries for child in nursery.child_tasks)
-
-    root = trio.lowlevel.current_root_task()
-    return 0 if root is None else count(root)
 
 
 async def wave(tmp: Path, matches: int, game: str, number: int) -> tuple[float, int]:

@@ -31,6 +31,12 @@ def spawn(home: Path, output: Path, *args: str) -> subprocess.Popen[str]:
         )
 
 
+def spawn_bot_host(home: Path, output: Path, transcript: Path) -> subprocess.Popen[str]:
+    """``p2pgenius host duel`` with a bot, any free port, and a long grace period."""
+    args = ["host", "duel", "--port", "0", "--bot", "--grace", "60", "--transcript", str(transcript)]
+    return spawn(home, output, *args)
+
+
 def listening_port(output: Path) -> int:
     deadline = time.monotonic() + TIMEOUT_S
     while time.monotonic() < deadline:
@@ -51,19 +57,7 @@ def messages_in(path: Path) -> int:
 def test_host_and_join_with_bots_survive_a_sigkill_and_resume(tmp_path: Path) -> None:
     host_file, join_file = tmp_path / "host.p2pt", tmp_path / "join.p2pt"
     host_out, join_out, resume_out = (tmp_path / f"{n}.txt" for n in ("host", "join", "resume"))
-    host = spawn(
-        tmp_path / "h",
-        host_out,
-        "host",
-        "duel",
-        "--port",
-        "0",
-        "--bot",
-        "--grace",
-        "60",
-        "--transcript",
-        str(host_file),
-    )
+    host = spawn_bot_host(tmp_path / "h", host_out, host_file)
     try:
         port = listening_port(host_out)
         joiner = spawn(
