@@ -11,6 +11,7 @@ ChaCha20-Poly1305 ciphertext under the Noise transport keys, with its own nonce 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -53,6 +54,14 @@ class Received:
 Event = Established | Received
 
 
+@functools.lru_cache(maxsize=16)
+def _static_for(identity: Identity) -> X25519PrivateKey:
+    """One Noise static key per identity for the life of the process (Noise's static is meant to
+    last; making one per connection cost a key generation on each side of every handshake). It
+    is not the identity: the identity signs the handshake hash, which covers this key."""
+    return X25519PrivateKey.generate()
+
+
 class SecureChannel:
     """One end of a channel. The initiator (the joining peer) writes first."""
 
@@ -70,7 +79,7 @@ class SecureChannel:
         self.hello = dict(hello)
         self.handshake = XXHandshake(
             initiator=initiator,
-            static=static or X25519PrivateKey.generate(),
+            static=static or _static_for(identity),
             prologue=PROLOGUE,
             ephemeral=ephemeral,
         )

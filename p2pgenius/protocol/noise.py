@@ -120,11 +120,11 @@ class SymmetricState:
     def hkdf(self, ikm: bytes, outputs: int) -> list[bytes]:
         """Noise's HKDF over HMAC-HASH."""
         digest = _HASHES[self.hash_name]
-        temp = hmac.new(self.ck, ikm, digest).digest()
-        out = [hmac.new(temp, b"\x01", digest).digest()]
-        out.append(hmac.new(temp, out[0] + b"\x02", digest).digest())
+        temp = hmac.digest(self.ck, ikm, digest)  # (the one-shot C function: no HMAC objects)
+        out = [hmac.digest(temp, b"\x01", digest)]
+        out.append(hmac.digest(temp, out[0] + b"\x02", digest))
         if outputs == 3:
-            out.append(hmac.new(temp, out[1] + b"\x03", digest).digest())
+            out.append(hmac.digest(temp, out[1] + b"\x03", digest))
         return out
 
     def mix_key(self, ikm: bytes) -> None:
