@@ -251,22 +251,29 @@ def horn_board(
             status.append("challenger")
         pile = view["piles"][seat]
         flipped = view["flipped"][seat]
-        if seat == me:
-            faces = list(view.get("my_pile", []))
-            hand = view.get("hand") or [0, 0]
+        own = view if seat == me else dict(view.get("partners", {})).get(seat)
+        if own is not None:  # a seat this machine holds (a bot partner's, too): its faces
+            faces = list(own.get("my_pile", []))
+            hand = own.get("hand") or [0, 0]
             holding = f"hand: {_count(hand[0], 'doubloon')}, {_count(hand[1], 'skull')}"
         else:
             faces = [card if up else glyphs.hidden for card, up in zip(pile, flipped, strict=False)]
             holding = f"{view['hand_counts'][seat]} cards in hand"
         shown = " ".join(_card(face, glyphs) for face in faces) or "(empty)"
+        partner = " (bot partner)" if seat in mine and seat != me else ""
+        lines.append(
+            [(style, f" {turn} {seat_name(names, seat)}{partner}"), ("class:dim", f"  team {team}")]
+            + ([("class:effect", "  " + ", ".join(status))] if status else [])
+        )
         lines.append(
             [
-                (style, f" {turn} {seat_name(names, seat):<16} team {team}"),
-                ("class:dim", f"  {holding}"),
-                ("", f"  pile: {shown}"),
-                ("class:dim", f"  discards {view['discard_counts'][seat]}  garnets {view['garnets'][seat]}"),
+                ("class:dim", f"     {holding}"),
+                ("", f"   pile: {shown}"),
+                (
+                    "class:dim",
+                    f"   discards {view['discard_counts'][seat]}   garnets {view['garnets'][seat]}",
+                ),
             ]
-            + ([("class:effect", "  " + ", ".join(status))] if status else [])
         )
     if view.get("owing"):
         lines.append([("class:dim", " discards owed by " + ", ".join(f"p{s}" for s in view["owing"]))])

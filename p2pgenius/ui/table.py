@@ -308,6 +308,8 @@ class Table:
             view = dict(self.blind_view)
         else:
             view = dict(session.game.view(session.state, seat))
+        if self.game() == "hornswoggle":  # the other seats this machine holds show their cards
+            view["partners"] = {s: session.game.view(session.state, s) for s in session.my_seats if s != seat}
         if self.game() == "duel" and session.stage is not None:
             stage = session.stage
             mine = self.chosen.get(seat)

@@ -44,13 +44,19 @@ def test_hornswoggle_shows_your_cards_and_only_counts_of_everyone_elses() -> Non
             mine=(0,),
         )
     )
-    mine = next(line for line in text.splitlines() if "ann (p0)" in line)
+    rows = text.splitlines()
+
+    def about(seat: int) -> str:  # a pirate's two lines: name, then hand and pile
+        at = next(i for i, line in enumerate(rows) if f"(p{seat})" in line)
+        return rows[at] + rows[at + 1]
+
+    mine = about(0)
     doubloons, skulls = view["hand"]
     assert f"hand: {doubloons} doubloon" in mine and f"{skulls} skull" in mine
     faces = " ".join("D" if c == "doubloon" else "S" for c in view["my_pile"])
     assert f"pile: {faces}" in mine
     for seat in (1, 2, 3):
-        line = next(line for line in text.splitlines() if f"(p{seat})" in line)
+        line = about(seat)
         assert "cards in hand" in line and "pile: ?" in line
     # This machine never had the others' cards: its state holds them as unknown.
     unflipped = [card for card in state.pirates[1].pile if not card.flipped]
@@ -186,3 +192,22 @@ def test_the_rules_open_inside_the_ui_and_a_chat_before_the_match_is_refused_in_
     assert table.message == "chat opens when the match starts"
     table.enter("S D")
     assert table.message == "the match has not started yet"
+
+
+def test_a_bot_partner_held_by_this_machine_shows_its_cards() -> None:
+    seen: list[Any] = []
+
+    def snapshot(table: Any, peer: int, seat: int, action: Any) -> Any:
+        session = table.sessions[peer]
+        if not seen and session.my_seats == (0, 2) and all(p.pile for p in session.state.pirates):
+            seen.append({s: session.game.view(session.state, s) for s in (0, 2)})
+        return action
+
+    play("hornswoggle", seed=1, levels=["pirate"] * 4, peers=2, host_seats=[0, 2], before_submit=snapshot)
+    views = seen[0]
+    view = {**views[0], "partners": {2: views[2]}}
+    text = plain(board("hornswoggle", view, {0: "ann", 2: "ann"}, ascii_only=True, hints=False, mine=(0, 2)))
+    rows = text.splitlines()
+    at = next(i for i, line in enumerate(rows) if "(p2) (bot partner)" in line)
+    faces = " ".join("D" if c == "doubloon" else "S" for c in views[2]["my_pile"])
+    assert f"pile: {faces}" in rows[at + 1] and "hand: " in rows[at + 1]
