@@ -36,7 +36,7 @@ from p2pgenius.protocol.transcript import verify
 
 DEMO_OPTIONS: dict[str, dict[str, Any]] = {"duel": {"fast": True}}
 DEMO_LEVELS = {
-    "duel": ("random", "random"),
+    "duel": ("wizard", "wizard"),
     "magic-square": ("perfect", "heuristic"),
     "hornswoggle": ("pirate", "pirate"),
 }
@@ -390,6 +390,8 @@ def first_error(group: BaseExceptionGroup[Any]) -> BaseException:
             return first_error(exc)
         if isinstance(exc, P2PGeniusError):
             return exc
+        if isinstance(exc, BrokenPipeError):
+            return exc  # the reader went away (``| head``): nothing to say
         if isinstance(exc, (OSError, trio.TooSlowError)):
             return P2PGeniusError(str(exc) or "the peer took too long")
         if isinstance(exc, KeyboardInterrupt):

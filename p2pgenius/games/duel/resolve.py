@@ -353,7 +353,7 @@ class Turn:
             sees = [0, 1] if kind == "fire_elemental" else [cast.caster, controller]
             self.say(
                 "summon",
-                f"m{number}, a {kind.replace('_', ' ')}, appears for p{controller}",
+                f"m{number}, {_article(kind)} {kind.replace('_', ' ')}, appears for p{controller}",
                 sees,
                 monster=f"m{number}",
                 kind=kind,
@@ -789,3 +789,8 @@ def resolve_turn(state: DuelState, submissions: tuple[Gestures, Gestures]) -> Du
     turn.enchant(casts)
     turn.strike(casts)
     return turn.settle()
+
+
+def _article(noun: str) -> str:
+    """ "an ogre", "a goblin"."""
+    return "an" if noun[:1] in "aeiou" else "a"
