@@ -19,6 +19,7 @@ from p2pgenius.cli.main import main
         (["host", "duel"], "the terminal UI needs a terminal"),
         (["join", "127.0.0.1:9"], "the terminal UI needs a terminal"),
         (["join", "nowhere", "--bot"], "expected HOST:PORT"),
+        (["resume", "/nonexistent/match.p2pt"], "cannot read /nonexistent/match.p2pt"),
     ],
 )
 def test_bad_play_usage_exits_2_with_one_line(

@@ -166,12 +166,6 @@ def match_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def require_bot(args: argparse.Namespace) -> None:
-    """``resume`` still needs a bot (the terminal UI resumes a match only through host/join)."""
-    if args.bot is None:
-        raise LocalMisuseError("resume needs --bot for now: a bot plays this peer's seats to the end")
-
-
 def check_level(game: str | None, level: str | None) -> None:
     if game is not None and level and level not in LEVELS[game]:
         raise LocalMisuseError(f"no bot level {level!r} for {game} (choose: {', '.join(LEVELS[game])})")
@@ -327,8 +321,7 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run_resume(args: argparse.Namespace, out: TextIO) -> int:
-    """``p2pgenius resume TRANSCRIPT``."""
-    require_bot(args)
+    """``p2pgenius resume TRANSCRIPT``: with ``--bot`` a bot plays on; without, the terminal UI."""
     path = Path(args.transcript)
     secrets = path.with_suffix(".secrets")
     try:
@@ -355,13 +348,15 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
     async def main() -> None:
         if meta.get("role") == "host":
             listeners = await trio.open_tcp_listeners(int(port), host=host)
-            printer.line(f"listening again on {meta['address']}; waiting for the others")
+            peer.report_line(f"listening again on {meta['address']}; waiting for the others")
             peer.listener = listeners[0]
         else:
             peer.reconnect = partial(trio.open_tcp_stream, host, int(port))
-            printer.line(f"reconnecting to {meta['address']}")
+            peer.report_line(f"reconnecting to {meta['address']}")
         await peer.play()
 
+    if args.bot is None:
+        return in_terminal(args, peer, main, printer)
     trio.run(main)
     return finish(peer, printer)
 

@@ -1,0 +1,124 @@
+"""A person who leaves the terminal UI mid-match (or whose process dies) comes back with
+`p2pgenius resume` in the UI and finishes the match: a bot host in another process waits for them."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable, Coroutine
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import trio
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from p2pgenius.net.peer import Files, Peer
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.transcript import verify
+from p2pgenius.ui import bridge
+from p2pgenius.ui.app import build
+from p2pgenius.ui.table import Table
+from tests.net.test_processes import listening_port, spawn
+
+from .harness import until
+
+CTRL_Q = "\x11"
+ME = Identity.from_seed(b"\x07" * 32)
+
+
+Driver = Callable[[Table, Callable[[str], None]], Coroutine[Any, Any, None]]
+
+
+def screen(table: Table, main: Callable[[], Awaitable[None]], drive: Driver) -> None:
+    async def run() -> None:
+        with create_pipe_input() as keys:
+            app = build(table, input=keys, output=DummyOutput())
+            driver = asyncio.ensure_future(drive(table, keys.send_text))
+            await asyncio.wait_for(bridge._main(table, app, main), 60)
+            driver.cancel()
+
+    asyncio.run(run())
+
+
+def person(tmp: Path, table: Table) -> Peer:
+    peer = Peer(
+        ME,
+        "ann",
+        Files(tmp / "ann.p2pt", tmp / "ann.secrets"),
+        table.decide,
+        table.report,
+        table.line,
+        pin_dir=tmp / "pins",
+    )
+    table.peer = peer
+    peer.confirm = table.confirm_lobby
+    return peer
+
+
+def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
+    host_out = tmp_path / "host.txt"
+    host = spawn(
+        tmp_path / "h",
+        host_out,
+        "host",
+        "duel",
+        "--port",
+        "0",
+        "--bot",
+        "--fast",
+        "--grace",
+        "60",
+        "--seat",
+        "1",
+        "--transcript",
+        str(tmp_path / "host.p2pt"),
+    )
+    try:
+        port = listening_port(host_out)
+        gestures = itertools.cycle(["S D", "D S", "W W", "> S", "P W", "S W", "D D"])
+
+        async def two_turns_then_leave(table: Table, send: Callable[[str], None]) -> None:
+            await until(lambda: table.lobby_answered is not None)
+            send("y\r")
+            for _ in range(2):
+                await until(lambda: bool(table.asking))
+                asked = dict(table.asking)
+                send(next(gestures) + "\r")
+                await until(lambda asked=asked: table.asking != asked)  # type: ignore[misc]
+            send(CTRL_Q)
+            await until(lambda: table.leaving)
+            send(CTRL_Q)
+
+        first = Table()
+        peer = person(tmp_path, first)
+
+        async def join() -> None:
+            await peer.join(await trio.open_tcp_stream("127.0.0.1", port))
+
+        screen(first, join, two_turns_then_leave)
+        assert peer.session is not None and not peer.session.finished
+
+        async def play_to_the_end(table: Table, send: Callable[[str], None]) -> None:
+            while not table.finished:
+                await until(lambda: bool(table.asking) or table.finished, 30)
+                if table.finished:
+                    break
+                asked = dict(table.asking)
+                send(next(gestures) + "\r")
+                await until(lambda asked=asked: table.asking != asked or table.finished)  # type: ignore[misc]
+            send(CTRL_Q)
+
+        again = Table()
+        back = person(tmp_path, again)
+        back.resume((tmp_path / "ann.p2pt").read_bytes(), (tmp_path / "ann.secrets").read_bytes())
+        back.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
+        screen(again, back.play, play_to_the_end)
+        assert again.result is not None
+        assert host.wait(timeout=30) == 0, host_out.read_text()
+    finally:
+        host.kill()
+    for path in (tmp_path / "ann.p2pt", tmp_path / "host.p2pt"):
+        report = verify(path.read_bytes())
+        assert report.ok, report.summary
