@@ -164,6 +164,8 @@ def _ready_claim(payload: bytes) -> list[int] | None:
 def lobby_text(lobby: Mapping[str, Any]) -> str:
     """The lobby in one line."""
     options = ", ".join(f"{k}={v}" for k, v in sorted(lobby["options"].items())) or "default options"
+    if lobby.get("setup"):
+        options += "; setup " + ", ".join(f"{k}={v}" for k, v in sorted(lobby["setup"].items()))
     people = []
     for index, (name, key) in enumerate(zip(lobby["names"], lobby["keys"], strict=True)):
         claim = lobby["claims"][index] if index < len(lobby.get("claims", [])) else []
