@@ -29,6 +29,8 @@ def normalise(value: Plain, _depth: int = 0) -> Plain:
 
     Raises EncodingError for floats, non-string map keys and types with no canonical form.
     """
+    if _depth > _MAX_DEPTH:
+        raise EncodingError("value nests too deeply")
     kind = type(value)
     if kind is str or kind is bytes or kind is bool or value is None:  # the common leaves, first
         return value
@@ -36,14 +38,9 @@ def normalise(value: Plain, _depth: int = 0) -> Plain:
         if not -(2**63) <= value < 2**64:
             raise EncodingError(f"integer out of range: {value}")
         return value
-    if _depth > _MAX_DEPTH:
-        raise EncodingError("value nests too deeply")
     if kind is list or kind is tuple:
         return [normalise(item, _depth + 1) for item in value]
-    if kind is dict:
-        for key in value:
-            if type(key) is not str:
-                raise EncodingError(f"map key must be a string, got {type(key).__name__}")
+    if kind is dict and all(type(key) is str for key in value):
         return {key: normalise(value[key], _depth + 1) for key in sorted(value)}
     if isinstance(value, bool | str | bytes):  # subclasses: the general path below
         return value

@@ -54,3 +54,18 @@ def test_values_without_a_canonical_form_are_refused(value: Any) -> None:
 def test_non_canonical_bytes_are_refused(data: bytes) -> None:
     with pytest.raises(EncodingError):
         decode(data)
+
+
+def test_a_leaf_nested_too_deep_is_refused_and_str_subclass_keys_still_encode() -> None:
+    # The fast path for leaves must not skip the depth limit (a review finding): what one version
+    # refuses, every version must refuse, or peers would disagree on which bytes are canonical.
+    deep: Any = 1
+    for _ in range(66):
+        deep = [deep]
+    with pytest.raises(EncodingError, match="nests too deeply"):
+        encode(deep)
+
+    class Key(str):
+        pass
+
+    assert encode({Key("a"): 1}) == encode({"a": 1})

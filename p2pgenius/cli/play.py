@@ -365,17 +365,24 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Dispatch ``host``, ``join``, ``resume`` or ``demo``; errors from inside trio come out as
     one line."""
     try:
-        if args.command == "host":
-            return run_host(args, out)
-        if args.command == "join":
-            return run_join(args, out)
-        if args.command == "resume":
-            return run_resume(args, out)
-        return run_demo(args, out)
-    except BaseExceptionGroup as group:
-        raise first_error(group) from None
+        try:
+            if args.command == "host":
+                return run_host(args, out)
+            if args.command == "join":
+                return run_join(args, out)
+            if args.command == "resume":
+                return run_resume(args, out)
+            return run_demo(args, out)
+        except BaseExceptionGroup as group:
+            raise first_error(group) from None
     except (PeerGoneError, trio.TooSlowError) as exc:
         raise P2PGeniusError(str(exc) or "the peer took too long") from None
+    except BrokenPipeError:
+        if args.command == "demo":
+            raise  # nothing was at stake: quietly done
+        raise P2PGeniusError(
+            "the output closed mid-match; the transcript is kept: carry on with p2pgenius resume"
+        ) from None
 
 
 def first_error(group: BaseExceptionGroup[Any]) -> BaseException:
@@ -386,7 +393,7 @@ def first_error(group: BaseExceptionGroup[Any]) -> BaseException:
         if isinstance(exc, P2PGeniusError):
             return exc
         if isinstance(exc, BrokenPipeError):
-            return exc  # the reader went away (``| head``): nothing to say
+            return exc  # the reader went away (``| head``): see ``run``
         if isinstance(exc, (OSError, trio.TooSlowError)):
             return P2PGeniusError(str(exc) or "the peer took too long")
         if isinstance(exc, KeyboardInterrupt):

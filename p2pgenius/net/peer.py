@@ -504,7 +504,10 @@ class Peer:
         self.files.transcript.write_bytes(
             header(self.session.keys, self.session.me, role=role, address=self.address, name=self.name)
         )
-        self.files.secrets.touch(mode=0o600)
+        # Empty, not merely there: a reused path must not hand an old match's coin or nonces to
+        # a restore of this one.
+        descriptor = os.open(self.files.secrets, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.close(descriptor)
 
     # -- coming back -----------------------------------------------------------------------
 

@@ -150,8 +150,8 @@ class Table:
             seat = self.person_seat(session)
             if seat is not None and clean.startswith(f"p{seat}:"):
                 self.message = f"clock: {clean.split(': ', 1)[1]}"  # under the board, not only the log
-        if clean.startswith("listening on "):
-            self.address = clean.removeprefix("listening on ")
+        if clean.startswith(("listening on ", "listening again on ")):
+            self.address = clean.split(" on ", 1)[1].split(";")[0]
             self.connection = "waiting for players"
         if clean.startswith("lobby: "):
             self.connection = "in the lobby"
@@ -304,8 +304,9 @@ class Table:
         seat = self.person_seat(session)
         if seat is None:
             return None
-        if self.blind_view is not None and session.behind:
-            view = dict(self.blind_view)
+        if session.behind:  # blind: the latest claim (also right after a resume)
+            claim = self.blind_view or session.behind[-1].claim
+            view = dict(claim) if claim is not None else dict(session.game.view(session.state, seat))
         else:
             view = dict(session.game.view(session.state, seat))
         if self.game() == "hornswoggle":  # the other seats this machine holds show their cards

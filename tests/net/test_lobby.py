@@ -61,3 +61,16 @@ async def test_a_claim_on_a_taken_seat_and_a_full_table_are_refused_clearly(tmp_
     assert any("refused greedy" in line for line in host_log.lines)
     assert host.session.my_seats == (0, 2)
     assert all(p.session is not None and p.session.outcome == host.session.outcome for p in players)
+
+
+async def test_a_reused_transcript_path_starts_with_empty_secrets(tmp_path: Path) -> None:
+    # An old match's coin share and nonces must not survive into a new match's secrets file
+    # (a restore after a crash would reuse an already revealed coin share).
+    host = peer(tmp_path, "host", Bots("random", 1), Silent())
+    host.files.secrets.write_bytes(b"old match's secrets")
+    from p2pgenius.protocol.session import Session
+
+    host.session = Session(keys=[host.identity.public, bytes(32)], me=0, identity=host.identity)
+    await host._start_transcript("host")
+    assert host.files.secrets.read_bytes() == b""
+    assert host.files.transcript.read_bytes()  # (a fresh header)
