@@ -48,7 +48,9 @@ class Table:
         hints: bool = False,
         partner_level: str | None = None,
         game: str | None = None,
+        partner_delay: float = 0.3,
     ) -> None:
+        self.partner_delay = partner_delay  # a pause before a bot partner moves, to follow it
         self.game_name = game  # known before the terms when hosting
         self.address = ""  # where a host listens
         self.ascii_only = ascii_only
@@ -94,7 +96,7 @@ class Table:
             assert session.terms is not None
             if seat not in self.bots:
                 self.bots[seat] = make_bot(session.terms["game"], self.partner_level, seed=seat)
-            await trio.sleep(0.3)  # let the person follow what the partner does
+            await trio.sleep(self.partner_delay)  # let the person follow what the partner does
             action = self.bots[seat].choose(session.state, seat)
             return None if action is None else action.to_plain()
         number = session.stage.number if session.stage is not None else -1

@@ -140,7 +140,14 @@ def test_hornswoggle_with_a_bot_partner_and_a_joining_person_who_accepts_the_lob
         await by_first_choice(2000)(table, send)
 
     table, person, bot = play(
-        tmp_path, "hornswoggle", {}, drive, ui_hosts=False, bot_level="pirate", seats=(0, 2)
+        tmp_path,
+        "hornswoggle",
+        {},
+        drive,
+        ui_hosts=False,
+        bot_level="pirate",
+        seats=(0, 2),
+        table=Table(partner_delay=0),
     )
     assert "join this match" in asked[0]
     assert "Lobby" in asked[1] and "hornswoggle" in asked[1]
