@@ -211,3 +211,29 @@ def test_a_bot_partner_held_by_this_machine_shows_its_cards() -> None:
     at = next(i for i, line in enumerate(rows) if "(p2) (bot partner)" in line)
     faces = " ".join("D" if c == "doubloon" else "S" for c in views[2]["my_pile"])
     assert f"pile: {faces}" in rows[at + 1] and "hand: " in rows[at + 1]
+
+
+def test_a_blinded_players_screen_is_drawn_from_the_claims_with_the_opponent_hidden() -> None:
+    from tests.protocol.test_blindness import P0, P1, Script
+
+    screens: list[str] = []
+
+    class Holder:
+        session: Any = None
+
+    def look(table_: Any, peer: int, seat: int, action: Any) -> Any:
+        session = table_.sessions[peer]
+        if seat == 1 and session.behind and len(screens) < 3:
+            holder = Holder()
+            holder.session = session
+            ui = Table(ascii_only=True)
+            ui.peer = holder  # type: ignore[assignment]
+            screens.append(plain(ui.board_lines()))
+        return action
+
+    play("duel", bots=[Script(P0), Script(P1)], before_submit=look, max_rounds=60)
+    assert screens, "the blinded seat was asked to move while blind"
+    for text in screens:
+        assert "you are blind" in text  # the opponent's HP is not on this machine
+        opponent = text.split("opponent")[1]
+        assert "?" in opponent  # its gestures of the blind turns show as hidden
