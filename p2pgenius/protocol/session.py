@@ -30,7 +30,7 @@ from typing import Any, Final
 from p2pgenius.canonical import Plain, digest, encode
 from p2pgenius.errors import IllegalActionError, LocalMisuseError, P2PGeniusError
 from p2pgenius.games.base import Game, Outcome, state_hash
-from p2pgenius.games.duel.actions import Gestures
+from p2pgenius.games.duel.actions import Gestures, Paralyze, Timeout
 from p2pgenius.games.duel.engine import sanitize
 from p2pgenius.games.hornswoggle.audit import audit, audit_outcome
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
@@ -1116,6 +1116,9 @@ class Session:
     def _apply(self, stage: Stage, actions: list[tuple[int, Plain]]) -> None:
         """Apply a complete stage, check and send the state hash, and open the next stage."""
         assert self.game is not None
+        blind = {s for s in range(len(self.owner)) if self.owner[s] != self.me and self._blind(s)}
+        if blind and self.me is not None:  # a blinded peer needs a claim for every such stage
+            self.blind_during[stage.number] = blind
         events = self._apply_actions(stage, actions)
         self._charge(stage)
         self.events.append(Applied(stage.number, tuple(actions), tuple(events)))
@@ -1128,20 +1131,30 @@ class Session:
         state = self.state
         events: list[Plain] = []
         for seat, action in actions:
-            blind = self._blind_in(state, seat)
+            # Blind now, or in the turn just played: a choice asked for right after a blind turn
+            # (its own Paralysis asking which hand) was made from the claims, without the field.
+            blind = self._blind_in(state, seat) or self._blind_in(state, seat, turns_ago=1)
             before = self.game.events(state)
             parsed: Any = None
             try:
                 parsed = self.game.parse_action(action)
                 state = self.game.apply(state, seat, parsed)
             except IllegalActionError as exc:
-                if not blind or not isinstance(parsed, Gestures):
+                if not blind:
                     raise CheatError(
                         self.owner[seat], f"an illegal action for p{seat}: {exc}", {"stage": stage.number}
                     ) from None
-                # A blinded wizard chose without seeing the field: its choice is made legal the
-                # way a repeated submission is, identically on every machine.
-                state = self.game.apply(state, seat, sanitize(state, seat, parsed))
+                # A blinded wizard chose without seeing the field: its choice is made legal,
+                # identically on every machine. Gestures the way a repeated submission is; where
+                # its own Paralysis asks which hand, the first hand; anything else repeats.
+                legal = list(self.game.legal_actions(state, seat))
+                if legal and all(isinstance(a, Paralyze) for a in legal):
+                    fixed: Any = legal[0]
+                elif isinstance(parsed, Gestures):
+                    fixed = sanitize(state, seat, parsed)
+                else:
+                    fixed = Timeout()
+                state = self.game.apply(state, seat, fixed)
             if self.game.events(state) is not before:  # a pending submission says nothing new
                 events += list(self.game.events(state))
             self.log.append((stage.number, seat, action))
@@ -1168,7 +1181,7 @@ class Session:
         h = state_hash(self.game, self.state)
         self.my_hashes[stage.number] = h
         if self.me is not None:
-            if stage.number in self.withheld:
+            if self.blind_during.get(stage.number):
                 self._send_blind_claims(stage)
             self._send(["hash", stage.number, h])
             self._release_withheld()
@@ -1184,9 +1197,9 @@ class Session:
         return view
 
     def _send_blind_claims(self, stage: Stage) -> None:
-        # Exactly the seats whose blindness made us withhold this stage's reveal (as judged before
-        # the stage was applied), whether or not they had anything to do in it: a blinded peer
-        # waiting out a paralysis choice needs its claim as much as after a turn.
+        # Exactly the seats that were blind when the stage was played (judged before it was
+        # applied), whether or not they or we had anything to do in it: a blinded peer cannot
+        # apply any stage of its blindness and needs a claim for each.
         for seat in sorted(self.blind_during.get(stage.number, ())):
             if self.owner[seat] != self.me:
                 self._send(["blind", stage.number, seat, self._claim(seat)])

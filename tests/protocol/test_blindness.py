@@ -109,3 +109,25 @@ def test_a_paralysis_choice_during_the_opponents_blindness_reaches_the_blind_pee
     paralysed = [a for _, seat, a in table.sessions[p1_peer].log if a.get("type") == "paralyze"]
     assert paralysed == [{"type": "paralyze", "target": "p1", "hand": "left"}]
     assert table.sessions[0].state.turn > 9
+
+
+def test_a_blind_wizards_own_paralysis_choice_made_without_sight_is_made_legal_alike() -> None:
+    # p1 blinds p0 (turn 5: blind on 6-8); p0, blind, completes a Paralysis on turn 7 and must
+    # say which of p1's hands it holds. p0's machine does not know the field; its bot sends
+    # gestures. On every peer that choice becomes the first legal one, as a blind wizard's
+    # impossible gestures are made legal (found by the demo with wizard bots: an honest blind
+    # peer was convicted of cheating).
+    blind_caster = ["--", "--", "--", "--", "D-", "D-", "D-", "--", "--", "--", "--"]
+    blinder = ["D-", "W-", "S-", "S-", "D-", "--", "--", "--", "--", "--", "--"]
+    table = play("duel", bots=[Script(blind_caster), Script(blinder)], max_rounds=400)
+    assert table.faults() == []
+    ours, theirs = table.sessions[0].my_hashes, table.sessions[1].my_hashes
+    common = set(ours) & set(theirs)  # (the harness stops the endless duel at some point)
+    assert len(common) > 10 and all(ours[n] == theirs[n] for n in common)
+    state = table.sessions[0].state
+    assert state.turn > 8  # past the blindness and the paralysis: the match went on
+    assert (
+        state.wizards[1].paralysed is not None
+        or any(e.get("type") == "paralysed" for e in state.events)
+        or state.turn > 9
+    )  # (the paralysis held one of p1's hands on the turn after)
