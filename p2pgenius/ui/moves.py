@@ -148,6 +148,17 @@ def duel_choices(state: Any, seat: int, typed: str) -> list[Choice]:
     return choices
 
 
+def blind_choices(typed: str) -> list[Choice]:
+    """While blind: every gesture pair (what it completes depends on a field this machine cannot
+    see), then the hands' targets."""
+    if len(typed.split()) <= 1 and not typed.endswith(" "):
+        pairs = [f"{left} {right}" for left in GESTURES for right in GESTURES if (left, right) != ("P", "P")]
+        return [Choice(pair, "you are blind: the field is hidden") for pair in pairs] + [
+            Choice("P P", "SURRENDER (P with both hands)")
+        ]
+    return [Choice(f"{hand}=p{who}", f"aim the {hand} hand at p{who}") for hand in HANDS for who in (0, 1)]
+
+
 def _gesture_pairs(state: Any, seat: int) -> list[Choice]:
     wizard = state.wizards[seat]
     barrier = wizard.barrier

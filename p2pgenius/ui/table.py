@@ -411,11 +411,13 @@ class Table:
     def completions(self, typed: str) -> list[moves.Choice]:
         session = self.session
         game = self.game()
-        if session is None or game is None or session.behind:
+        if session is None or game is None:
             return []
         seat = self.person_seat(session)
         if seat is None or (seat not in self.asking and seat not in session.unsettled()):
             return []
+        if session.behind:  # blind: this machine does not know the field, only the gestures
+            return moves.blind_choices(typed)
         return moves.choices(game, session.state, seat, typed, hints=self.hints)
 
     def fault_text(self) -> str:

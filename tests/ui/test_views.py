@@ -237,3 +237,9 @@ def test_a_blinded_players_screen_is_drawn_from_the_claims_with_the_opponent_hid
         assert "you are blind" in text  # the opponent's HP is not on this machine
         opponent = text.split("opponent")[1]
         assert "?" in opponent  # its gestures of the blind turns show as hidden
+
+
+def test_a_blind_player_still_gets_gesture_completions() -> None:
+    pairs = moves.blind_choices("")
+    assert len(pairs) == 49 and pairs[-1].text == "P P" and "SURRENDER" in pairs[-1].meta
+    assert any(c.text == "left=p1" for c in moves.blind_choices("S D "))
