@@ -12,7 +12,7 @@ from p2pgenius.errors import IllegalActionError
 from p2pgenius.games.base import state_hash
 from p2pgenius.games.duel import DUEL
 from p2pgenius.games.duel.engine import target_choices
-from p2pgenius.games.duel.spells import BY_NAME, GESTURES, HANDS, SPELLS, progress
+from p2pgenius.games.duel.spells import BY_NAME, GESTURES, HANDS, SPELLS, completions, progress
 from p2pgenius.games.duel.state import DuelState
 
 MAX_TURNS = 40
@@ -148,3 +148,33 @@ def test_a_match_ends_or_goes_on_legally(rng: random.Random) -> None:
 def test_every_gesture_pair_is_legal_on_the_first_turn() -> None:
     state = DUEL.initial({}, {})
     assert len(DUEL.legal_actions(state, 0)) == len(GESTURES) ** 2
+
+
+def _completions_by_definition(history: tuple[str, ...], barrier: int) -> list[tuple[str, int]]:
+    """The spells completed at the end of ``history``, found the slow, obvious way."""
+    found: dict[str, int] = {}
+    for spell in SPELLS:
+        for sequence in spell.sequences:
+            start = len(history) - len(sequence)
+            if start >= max(barrier, 0) and "".join(history[start:]) == sequence:
+                found[spell.name] = max(found.get(spell.name, 0), len(sequence))
+    order = [spell.name for spell in SPELLS]
+    return sorted(found.items(), key=lambda item: (-item[1], order.index(item[0])))
+
+
+_SEQUENCES = [sequence for spell in SPELLS for sequence in spell.sequences]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from([g for g in GESTURES if g != ">"]), max_size=8),
+    st.sampled_from(["", *_SEQUENCES]),
+    st.integers(min_value=0, max_value=16),
+)
+def test_remembered_completions_match_the_definition(gestures: list[str], ending: str, barrier: int) -> None:
+    # completions() remembers answers by the history's last few gestures; the answer must be the
+    # one a full scan of the history gives, wherever the anti-spell barrier falls. Histories often
+    # end in a whole spell, the longest ones included, so that the tail's length is tested.
+    history = (*gestures, *ending)
+    got = [(c.spell, c.length) for c in completions(history, barrier)]
+    assert got == _completions_by_definition(history, barrier)

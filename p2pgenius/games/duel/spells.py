@@ -9,6 +9,7 @@ a hand's history is always a two-handed clap.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 CLAP: Final = "C"
@@ -63,21 +64,29 @@ class Completion:
     length: int
 
 
+_LONGEST: Final = max(len(sequence) for spell in SPELLS for sequence in spell.sequences)
+
+
 def completions(history: tuple[str, ...], barrier: int) -> tuple[Completion, ...]:
     """Every spell whose sequence ends the hand's ``history`` (this turn's gesture last).
 
     Gestures before index ``barrier`` (an anti-spell) cannot count. Longest first, then table order;
     a spell with two sequences is listed once, with its longest matching one.
     """
+    # Only the gestures a spell could reach matter, so the answer depends on a short tail alone:
+    # remembering tails makes the engine's most frequent question a dictionary lookup.
+    return _tail_completions(history[max(barrier, len(history) - _LONGEST, 0) :])
+
+
+@lru_cache(maxsize=16_384)
+def _tail_completions(tail: tuple[str, ...]) -> tuple[Completion, ...]:
     found: dict[str, int] = {}
-    end = len(history)
+    end = len(tail)
     for spell in SPELLS:
         for sequence in spell.sequences:
             n = len(sequence)
             start = end - n
-            if start < barrier or start < 0:
-                continue
-            if all(history[start + k] == sequence[k] for k in range(n)):
+            if start >= 0 and all(tail[start + k] == sequence[k] for k in range(n)):
                 found[spell.name] = max(found.get(spell.name, 0), n)
     ordered = sorted(found.items(), key=lambda item: (-item[1], _ORDER[item[0]]))
     return tuple(Completion(name, length) for name, length in ordered)
