@@ -766,7 +766,8 @@ class Peer:
         assert session is not None
         out: list[tuple[float, str, int, int]] = []
         owed = session.owed()
-        for seat, view in session.clocks().items():
+        views = session.clocks()
+        for seat, view in views.items():
             if not view.running:
                 continue
             end = self._stage_at + view.left_ms / 1000
@@ -782,7 +783,6 @@ class Peer:
         for seat, at in self._claimed.items():
             if seat in owed:
                 out.append((at + self.grace_s, "forfeit", seat, 0))
-        views = session.clocks()
         for seat in owed:
             peer = session.owner[seat] if seat < len(session.owner) else None
             if peer is None or peer == session.me:

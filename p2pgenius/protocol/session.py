@@ -249,6 +249,7 @@ class Session:
         self.coin_reveals: dict[int, bytes] = {}
         self.my_coin: bytes | None = None
         self.owner: tuple[int, ...] = ()
+        self._mine: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         # play
         self.game: Game[Any, Any] | None = None
         self.state: Any = None
@@ -519,7 +520,9 @@ class Session:
     @property
     def my_seats(self) -> tuple[int, ...]:
         """The seats this peer holds (none for an observer)."""
-        return tuple(s for s, p in enumerate(self.owner) if p == self.me)
+        if self._mine[0] is not self.owner:  # worked out again only when the seats change
+            self._mine = (self.owner, tuple(s for s, p in enumerate(self.owner) if p == self.me))
+        return self._mine[1]
 
     # -- stages ------------------------------------------------------------------------------------
 
