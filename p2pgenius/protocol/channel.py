@@ -1,6 +1,9 @@
 """The secure channel, sans-IO: a Noise XX handshake that authenticates long-term Ed25519
 identities, then length-prefixed, AEAD-encrypted frames.
 
+Each side's Noise static key is its identity's own scalar on Curve25519 (identity.agreement_key),
+so the handshake's Diffie-Hellman proves the identity: no signature, no second key.
+
 Bytes from the network go in with :meth:`SecureChannel.receive_data`, which returns events;
 bytes to send come out of :meth:`SecureChannel.data_to_send`. Nothing here touches a socket.
 
@@ -11,7 +14,7 @@ ChaCha20-Poly1305 ciphertext under the Noise transport keys, with its own nonce 
 
 from __future__ import annotations
 
-import functools
+import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -20,15 +23,14 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
-from p2pgenius.protocol.identity import Identity, verify
+from p2pgenius.protocol.identity import Identity, IdentityError, agreement_key, agreement_public
 from p2pgenius.protocol.noise import MAX_MESSAGE, CipherState, NoiseError, XXHandshake
 
-PROTOCOL_VERSION: Final = 1
-PROLOGUE: Final = b"p2pgenius/1"
+PROTOCOL_VERSION: Final = 2  # of the channel; match messages have their own (messages.TAG)
+PROLOGUE: Final = b"p2pgenius/2"
 LENGTH_BYTES: Final = 4
 MAX_RECORD: Final = MAX_MESSAGE
 HELLO_TAG: Final = "p2pgenius-hello"
-SIGN_TAGS: Final = {True: b"p2pgenius/1 handshake initiator", False: b"p2pgenius/1 handshake responder"}
 
 
 class ChannelError(P2PGeniusError):
@@ -54,14 +56,6 @@ class Received:
 Event = Established | Received
 
 
-@functools.lru_cache(maxsize=16)
-def _static_for(identity: Identity) -> X25519PrivateKey:
-    """One Noise static key per identity for the life of the process (Noise's static is meant to
-    last; making one per connection cost a key generation on each side of every handshake). It
-    is not the identity: the identity signs the handshake hash, which covers this key."""
-    return X25519PrivateKey.generate()
-
-
 class SecureChannel:
     """One end of a channel. The initiator (the joining peer) writes first."""
 
@@ -71,7 +65,6 @@ class SecureChannel:
         initiator: bool,
         identity: Identity,
         hello: Mapping[str, Any],
-        static: X25519PrivateKey | None = None,
         ephemeral: X25519PrivateKey | None = None,
     ) -> None:
         self.initiator = initiator
@@ -79,7 +72,7 @@ class SecureChannel:
         self.hello = dict(hello)
         self.handshake = XXHandshake(
             initiator=initiator,
-            static=static or _static_for(identity),
+            static=agreement_key(identity),
             prologue=PROLOGUE,
             ephemeral=ephemeral,
         )
@@ -152,38 +145,40 @@ class SecureChannel:
                     f"the peer speaks protocol version {hello[1]!r}; this "
                     f"program speaks {PROTOCOL_VERSION}: upgrade the older one"
                 )
-            self._record(hs.write(self._signed_payload))
+            self._record(hs.write(self._payload()))
             return []
         if hs.message == 1:  # the initiator reads the responder's identity
             key, hello = self._check_payload(hs.read(body))
-            self._record(hs.write(self._signed_payload))
+            self._record(hs.write(self._payload()))
         else:  # the responder reads the initiator's identity, in the last message
             key, hello = self._check_payload(hs.read(body))
         self._send, self._recv = hs.split()
         return [Established(key, hello, hs.handshake_hash)]
 
-    def _signed_payload(self, h: bytes) -> bytes:
-        # The signature covers the handshake hash so far (both ephemeral keys, both static keys,
-        # the clear hello) and this side's hello: the transcript is bound to the identity.
-        hello = encode(self.hello)
-        signature = self.identity.sign(SIGN_TAGS[self.initiator] + h + hello)
-        return encode([self.identity.public, self.hello, signature])
+    def _payload(self) -> bytes:
+        # Noise encrypts and authenticates this under keys that only the holder of our static
+        # key (our identity's scalar) can have made, so the claim needs no signature.
+        return encode([self.identity.public, self.hello])
 
     def _check_payload(self, payload: bytes) -> tuple[bytes, dict[str, Any]]:
-        h_before = self.handshake.payload_hash
         value = decode(payload)
         if not (
             isinstance(value, list)
-            and len(value) == 3
+            and len(value) == 2
             and isinstance(value[0], bytes)
             and isinstance(value[1], dict)
-            and isinstance(value[2], bytes)
         ):
             raise ChannelError("malformed handshake payload")
-        key, hello, signature = value
-        if not verify(key, signature, SIGN_TAGS[not self.initiator] + h_before + encode(hello)):
+        key, hello = value
+        remote = self.handshake.rs
+        assert remote is not None  # read() has just decrypted it
+        try:
+            expected = agreement_public(key)
+        except IdentityError as exc:
+            raise ChannelError(f"the peer's identity key is malformed: {exc}") from None
+        if not hmac.compare_digest(expected, remote.public_bytes_raw()):
             raise ChannelError(
-                "the peer's identity signature does not verify: it does not hold the key it claims"
+                "the peer's handshake key is not its identity's: it does not hold the key it claims"
             )
         self.peer_key = key
         return key, hello

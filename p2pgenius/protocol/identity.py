@@ -15,11 +15,13 @@ from typing import Final
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pgenius.errors import P2PGeniusError
 
 PUBLIC_LEN: Final = 32
 SIGNATURE_LEN: Final = 64
+_P: Final = 2**255 - 19  # the field of Curve25519 and of its twin, edwards25519
 
 
 class IdentityError(P2PGeniusError):
@@ -75,6 +77,33 @@ class Identity:
     def sign(self, data: bytes) -> bytes:
         """An Ed25519 signature of ``data``."""
         return self.private.sign(data)
+
+
+@functools.lru_cache(maxsize=16)
+def agreement_key(identity: Identity) -> X25519PrivateKey:
+    """The X25519 key that goes with an identity: the same secret scalar.
+
+    An Ed25519 secret scalar is the first half of SHA-512 of the seed, clamped (RFC 8032, 5.1.5);
+    X25519 clamps its 32 bytes the same way (RFC 7748, 5). So this key's public half is the
+    identity's public point on the twin curve (:func:`agreement_public`), and a Noise handshake
+    with it proves the identity without a signature. (libsodium's ``sk_to_curve25519``.)"""
+    return X25519PrivateKey.from_private_bytes(hashlib.sha512(identity.seed).digest()[:32])
+
+
+@functools.lru_cache(maxsize=256)
+def agreement_public(public: bytes) -> bytes:
+    """The X25519 public key of an Ed25519 public key: the Montgomery ``u = (1 + y) / (1 - y)``
+    of its point (RFC 7748, 4.1). Raises IdentityError for bytes that are no public key.
+
+    The x sign bit is dropped, so a key and its negation share ``u``; but whoever holds one's
+    scalar holds the other's (its negation), so this lets nobody claim a key it does not hold."""
+    if len(public) != PUBLIC_LEN:
+        raise IdentityError(f"an identity key is {PUBLIC_LEN} bytes, not {len(public)}")
+    y = int.from_bytes(public, "little") & ((1 << 255) - 1)
+    if y >= _P or y == 1:  # a non-canonical encoding, or the neutral point (no u at all)
+        raise IdentityError("not an Ed25519 public key")
+    u = (1 + y) * pow(1 - y, -1, _P) % _P
+    return u.to_bytes(32, "little")
 
 
 @functools.lru_cache(maxsize=256)

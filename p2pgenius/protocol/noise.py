@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -184,11 +183,10 @@ class XXHandshake:
         self.re: X25519PublicKey | None = None
         self.rs: X25519PublicKey | None = None
         self.message = 0  # how many handshake messages have been processed
-        self.payload_hash = b""  # h just before the last payload was encrypted or decrypted
 
     @property
     def handshake_hash(self) -> bytes:
-        """h: what the signatures in the payloads bind to (and, at the end, the channel binding)."""
+        """h: the hash of the handshake so far (at the end, the channel binding)."""
         return self.symmetric.h
 
     @property
@@ -204,11 +202,8 @@ class XXHandshake:
     def _writes(self) -> bool:
         return (self.message % 2 == 0) == self.initiator
 
-    def write(self, payload: bytes | Callable[[bytes], bytes] = b"") -> bytes:
-        """Produce the next handshake message (ours to send).
-
-        ``payload`` may be a function of the handshake hash at the moment the payload is
-        encrypted, so that it can sign the transcript so far."""
+    def write(self, payload: bytes = b"") -> bytes:
+        """Produce the next handshake message (ours to send)."""
         if self.done or not self._writes():
             raise NoiseError("not this side's turn to write a handshake message")
         sym = self.symmetric
@@ -228,8 +223,7 @@ class XXHandshake:
         else:
             out += sym.encrypt_and_hash(_raw_public(self.s.public_key()))
             sym.mix_key(self._dh(self.s, self.re))
-        self.payload_hash = sym.h
-        out += sym.encrypt_and_hash(payload(sym.h) if callable(payload) else payload)
+        out += sym.encrypt_and_hash(payload)
         self.message += 1
         if len(out) > MAX_MESSAGE:
             raise NoiseError("handshake message too large")
@@ -261,7 +255,6 @@ class XXHandshake:
                 rest = message[DH_LEN + TAG_LEN :]
         except ValueError as exc:  # a short message or a bad public key
             raise NoiseError(f"malformed handshake message: {exc}") from None
-        self.payload_hash = sym.h
         payload = sym.decrypt_and_hash(rest)
         self.message += 1
         return payload

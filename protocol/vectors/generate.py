@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from p2pgenius.bots.local import play, transcript
 from p2pgenius.canonical import encode
 from p2pgenius.protocol.channel import SecureChannel
-from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.identity import Identity, agreement_public
 from p2pgenius.protocol.messages import commitment, seal
 
 HERE = Path(__file__).parent
@@ -36,18 +36,17 @@ def handshake() -> dict[str, Any]:
     """A full p2pgenius channel handshake and one message each way, with fixed keys."""
     keys = {
         name: seed(name).hex()
-        for name in (
-            "initiator identity",
-            "responder identity",
-            "initiator static",
-            "responder static",
-            "initiator ephemeral",
-            "responder ephemeral",
-        )
+        for name in ("initiator identity", "responder identity", "initiator ephemeral", "responder ephemeral")
     }
+    for role in ("initiator", "responder"):
+        identity = Identity.from_seed(bytes.fromhex(keys[f"{role} identity"]))
+        # Not a free choice: the Noise static key is the identity's own scalar (SPEC section 4).
+        keys[f"{role} identity public"] = identity.public.hex()
+        keys[f"{role} static"] = hashlib.sha512(identity.seed).digest()[:32].hex()
+        keys[f"{role} static public"] = agreement_public(identity.public).hex()
     hellos = {
-        "initiator": {"name": "ann", "protocol": 1},
-        "responder": {"name": "bob", "protocol": 1, "terms": {"game": "duel"}},
+        "initiator": {"name": "ann"},
+        "responder": {"name": "bob", "terms": {"game": "duel"}},
     }
 
     def side(role: str) -> SecureChannel:
@@ -55,7 +54,6 @@ def handshake() -> dict[str, Any]:
             initiator=role == "initiator",
             identity=Identity.from_seed(bytes.fromhex(keys[f"{role} identity"])),
             hello=hellos[role],
-            static=X25519PrivateKey.from_private_bytes(bytes.fromhex(keys[f"{role} static"])),
             ephemeral=X25519PrivateKey.from_private_bytes(bytes.fromhex(keys[f"{role} ephemeral"])),
         )
 
@@ -69,9 +67,10 @@ def handshake() -> dict[str, Any]:
     init.send(b"first message from the initiator")
     resp.send(b"first message from the responder")
     return {
-        "description": "p2pgenius/1 channel: Noise_XX_25519_ChaChaPoly_SHA256 with prologue "
-        "'p2pgenius/1'; keys are raw 32-byte seeds (hex); records are the exact "
-        "bytes on the wire (4-byte length prefix included)",
+        "description": "p2pgenius channel, version 2: Noise_XX_25519_ChaChaPoly_SHA256 with prologue "
+        "'p2pgenius/2'; identity and ephemeral keys are raw 32-byte seeds (hex); each static "
+        "key is the first half of SHA-512 of its identity seed, its public half the identity "
+        "key's Montgomery u; records are the exact bytes on the wire (4-byte length prefix included)",
         "keys": keys,
         "hellos": hellos,
         "records": [r.hex() for r in records],

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from p2pgenius.canonical import encode
 from p2pgenius.protocol.channel import (
     ChannelError,
     Established,
     Received,
     SecureChannel,
 )
-from p2pgenius.protocol.identity import Identity, IdentityError, check_pin, fingerprint
+from p2pgenius.protocol.identity import (
+    Identity,
+    IdentityError,
+    agreement_key,
+    agreement_public,
+    check_pin,
+    fingerprint,
+)
 
 
 def pair(
@@ -77,24 +87,65 @@ def test_garbage_instead_of_a_handshake_is_refused() -> None:
 
 
 class Impostor(SecureChannel):
-    """Claims someone else's public key but can only sign with its own."""
+    """Claims someone else's identity key; its Noise key can only be its own."""
 
     claimed: bytes = b""
 
-    def _signed_payload(self, h: bytes) -> bytes:
-        from p2pgenius.canonical import decode, encode
-
-        _, hello, signature = decode(super()._signed_payload(h))
-        return encode([self.claimed, hello, signature])
+    def _payload(self) -> bytes:
+        return encode([self.claimed, self.hello])
 
 
-def test_a_forged_identity_signature_is_refused() -> None:
-    a = SecureChannel(initiator=True, identity=Identity.generate(), hello={"name": "ann"})
-    mallory = Impostor(initiator=False, identity=Identity.generate(), hello={"name": "bob"})
+def refusal(first: SecureChannel, second: SecureChannel) -> tuple[SecureChannel, ChannelError]:
+    """Run a handshake (``first`` initiates) until one side refuses: (that side, its error)."""
+    for reader, writer in ((second, first), (first, second), (second, first)):
+        try:
+            reader.receive_data(writer.data_to_send())
+        except ChannelError as exc:
+            return reader, exc
+    raise AssertionError("the handshake went through")
+
+
+@pytest.mark.parametrize("initiator", [True, False], ids=["joiner", "host"])
+def test_a_peer_claiming_a_key_it_does_not_hold_is_refused(initiator: bool) -> None:
+    honest = SecureChannel(initiator=not initiator, identity=Identity.generate(), hello={"name": "ann"})
+    mallory = Impostor(initiator=initiator, identity=Identity.generate(), hello={"name": "bob"})
     mallory.claimed = Identity.generate().public  # the real Bob's key
-    mallory.receive_data(a.data_to_send())
-    with pytest.raises(ChannelError, match="does not hold the key"):
-        a.receive_data(mallory.data_to_send())
+    side, error = refusal(mallory, honest) if initiator else refusal(honest, mallory)
+    assert side is honest
+    assert "does not hold the key it claims" in str(error)
+    assert honest.peer_key is None
+
+
+NEUTRAL = b"\x01" + bytes(31)  # y = 1: the neutral point, which has no Montgomery u
+MINUS_ONE = b"\xec" + b"\xff" * 30 + b"\x7f"  # y = -1: a point of order 2 (u = 0)
+
+
+@pytest.mark.parametrize(
+    ("claimed", "expected"),
+    [
+        (NEUTRAL, "identity key is malformed"),
+        (bytes(31), "identity key is malformed"),
+        ((2**255 - 19 + 3).to_bytes(32, "little"), "identity key is malformed"),  # y >= p
+        (MINUS_ONE, "does not hold the key"),
+    ],
+    ids=["the-neutral-point", "too-short", "non-canonical", "small-order"],
+)
+def test_a_malformed_identity_key_is_refused_with_a_clear_error(claimed: bytes, expected: str) -> None:
+    honest = SecureChannel(initiator=True, identity=Identity.generate(), hello={"name": "ann"})
+    mallory = Impostor(initiator=False, identity=Identity.generate(), hello={"name": "bob"})
+    mallory.claimed = claimed
+    side, error = refusal(honest, mallory)
+    assert side is honest
+    assert expected in str(error)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.binary(min_size=32, max_size=32))
+def test_an_identitys_noise_key_is_its_own_point_on_the_twin_curve(seed: bytes) -> None:
+    # Two ways to the same u: X25519 scalar multiplication with the identity's scalar, and the
+    # birational map from the Ed25519 public point.
+    identity = Identity.from_seed(seed)
+    assert agreement_key(identity).public_key().public_bytes_raw() == agreement_public(identity.public)
 
 
 def test_a_different_protocol_version_is_refused_clearly() -> None:

@@ -11,7 +11,8 @@ from typing import Any
 
 import msgpack
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pgenius.protocol.transcript import verify
 
@@ -85,7 +86,7 @@ def test_the_handshake_is_byte_for_byte_noise_xx_per_an_independent_implementati
         conn = noise.NoiseConnection.from_name(b"Noise_XX_25519_ChaChaPoly_SHA256")
         conn.set_keypair_from_private_bytes(noise.Keypair.STATIC, keys[f"{role} static"])
         conn.set_keypair_from_private_bytes(noise.Keypair.EPHEMERAL, keys[f"{role} ephemeral"])
-        conn.set_prologue(b"p2pgenius/1")
+        conn.set_prologue(b"p2pgenius/2")
         if role == "initiator":
             conn.set_as_initiator()
         else:
@@ -95,11 +96,16 @@ def test_the_handshake_is_byte_for_byte_noise_xx_per_an_independent_implementati
 
     init, resp = connection("initiator"), connection("responder")
     bodies = [bytes.fromhex(r)[4:] for r in vector["records"]]
+    payloads = []
     for index, body in enumerate(bodies):
         assert int.from_bytes(bytes.fromhex(vector["records"][index])[:4], "big") == len(body)
         writer, reader = (init, resp) if index % 2 == 0 else (resp, init)
         payload = reader.read_message(body)
+        payloads.append(msgpack.unpackb(bytes(payload), raw=False))
         assert bytes(writer.write_message(bytes(payload))) == body  # the same bytes, recomputed
+    # Messages 2 and 3 carry [identity key, hello] and nothing else: Noise itself proves the key.
+    for role, payload in (("responder", payloads[1]), ("initiator", payloads[2])):
+        assert payload == [bytes.fromhex(vector["keys"][f"{role} identity public"]), vector["hellos"][role]]
     assert init.get_handshake_hash().hex() == vector["handshake_hash"]
     transport = vector["transport"]
     record = bytes.fromhex(transport["initiator"]["record"])[4:]
@@ -111,3 +117,16 @@ def test_the_transcript_vectors_verify(game: str) -> None:
     report = verify((VECTORS / f"transcript-{game}.p2pt").read_bytes())
     assert report.ok, report.summary
     assert report.game == game
+
+
+def test_each_static_key_is_its_identitys_scalar_by_an_independent_computation() -> None:
+    # The Ed25519 scalar is the first half of SHA-512 of the seed (RFC 8032); X25519 of that
+    # scalar must land on the u the vector gives, and the identity key must be the seed's.
+    keys = {k: bytes.fromhex(v) for k, v in load("handshake.json")["keys"].items()}
+    for role in ("initiator", "responder"):
+        seed = keys[f"{role} identity"]
+        identity = Ed25519PrivateKey.from_private_bytes(seed).public_key()
+        assert identity.public_bytes_raw() == keys[f"{role} identity public"]
+        assert hashlib.sha512(seed).digest()[:32] == keys[f"{role} static"]
+        static = X25519PrivateKey.from_private_bytes(keys[f"{role} static"]).public_key()
+        assert static.public_bytes_raw() == keys[f"{role} static public"]
