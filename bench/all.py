@@ -17,6 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHES: list[tuple[str, str, list[str], list[str]]] = [
+    ("Engine throughput", "engines.py", [], ["--matches", "5", "--slow-matches", "1"]),
     ("Duel engine", "duel_turns.py", [], ["--matches", "60"]),
     ("Magic Square index and solver", "magic_square.py", [], ["--queries", "2000", "--colourings", "2"]),
     ("Hornswoggle bots", "hornswoggle_bots.py", [], ["--matches", "60"]),

@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import argparse
 import io
+import multiprocessing
 import tempfile
 import time
 import tracemalloc
 from functools import partial
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import trio
 
 from p2pgenius.cli.play import Printer, demo_match
 from p2pgenius.games.names import GAME_NAMES
+from p2pgenius.net.peer import Files, Peer
+from p2pgenius.protocol.identity import Identity
 
 
 async def round_trips(count: int, size: int) -> float:
@@ -67,53 +71,120 @@ def match(game: str, seed: int, *, measure_memory: bool = False) -> tuple[float,
     return elapsed, stages, messages, peak
 
 
+async def _idle(session: object, seat: int) -> dict[str, str]:
+    return {"type": "gestures", "left": "W", "right": "-"}  # a duel that never ends
+
+
+def _peer(tmp: Path, name: str) -> Peer:
+    files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets")
+    return Peer(Identity.generate(), name, files, _idle, _quiet, _silent, pin_dir=tmp / "pins" / name)
+
+
+def _quiet(session: object, event: object) -> None:
+    pass
+
+
+def _silent(text: str) -> None:
+    pass
+
+
+async def _host_turns(host: Peer, turns: int) -> float:
+    """Seconds per turn the host sees over ``turns`` turns, once 20 turns are behind it."""
+    while host.session is None or host.session.stage is None or host.session.stage.number < 20:
+        await trio.sleep(0.001)
+    start, first = time.perf_counter(), host.session.stage.number
+    while host.session.stage.number < first + turns:
+        await trio.sleep(0.005)
+    return (time.perf_counter() - start) / turns
+
+
+async def _serve_duel(host: Peer, listener: trio.SocketListener) -> None:
+    await host.host(listener, game="duel", options={"fast": True}, setup={"hp": [1000, 1000]}, peers=2)
+
+
 async def steady_turns(turns: int) -> float:
-    """Seconds per duel turn once the match is under way (set-up excluded): two peers over
-    loopback TCP, both choosing at once, the whole protocol, transcripts on disk."""
-    from p2pgenius.net.peer import Files, Peer  # noqa: PLC0415
-    from p2pgenius.protocol.identity import Identity  # noqa: PLC0415
-
-    async def idle(session: object, seat: int) -> dict[str, str]:
-        return {"type": "gestures", "left": "W", "right": "-"}  # a duel that never ends
-
+    """Seconds per duel turn once the match is under way (set-up excluded): two peers in this
+    process over loopback TCP, both choosing at once, the whole protocol, transcripts on disk."""
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-
-        def make(name: str) -> Peer:
-            files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets")
-            return Peer(
-                Identity.generate(),
-                name,
-                files,
-                idle,
-                lambda s, e: None,
-                lambda t: None,
-                pin_dir=tmp / "pins" / name,
-            )
-
-        host, guest = make("host"), make("guest")
+        host, guest = _peer(tmp, "host"), _peer(tmp, "guest")
         listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
         port = listener.socket.getsockname()[1]
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(
-                partial(
-                    host.host,
-                    listener,
-                    game="duel",
-                    options={"fast": True},
-                    setup={"hp": [1000, 1000]},
-                    peers=2,
-                )
-            )
+            nursery.start_soon(_serve_duel, host, listener)
             nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
-            while host.session is None or host.session.stage is None or host.session.stage.number < 20:
-                await trio.sleep(0.001)
-            start, first = time.perf_counter(), host.session.stage.number
-            while host.session.stage.number < first + turns:
-                await trio.sleep(0.005)
-            elapsed = time.perf_counter() - start
+            per_turn = await _host_turns(host, turns)
             nursery.cancel_scope.cancel()
-    return elapsed / turns
+    return per_turn
+
+
+def _guest_process(port: int) -> None:
+    """A joining peer in a process of its own (until it is terminated)."""
+
+    async def run() -> None:
+        with tempfile.TemporaryDirectory() as tmp_name:
+            await _peer(Path(tmp_name), "guest").join(await trio.open_tcp_stream("127.0.0.1", port))
+
+    trio.run(run)
+
+
+def _echo_process(ports: Connection) -> None:
+    """An echo server in a process of its own: the far end of the plain round trips."""
+
+    async def run() -> None:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        ports.send(listeners[0].socket.getsockname()[1])
+
+        async def echo(stream: trio.SocketStream) -> None:
+            while data := await stream.receive_some(65536):
+                await stream.send_all(data)
+
+        await trio.serve_listeners(echo, listeners)
+
+    trio.run(run)
+
+
+async def steady_turns_apart(turns: int) -> float:
+    """The same as :func:`steady_turns` with the two peers in two processes, as two players
+    are (each on its own core here)."""
+    with tempfile.TemporaryDirectory() as tmp_name:
+        host = _peer(Path(tmp_name), "host")
+        listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+        port = listener.socket.getsockname()[1]
+        guest = multiprocessing.get_context("spawn").Process(target=_guest_process, args=(port,))
+        guest.start()
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_serve_duel, host, listener)
+                per_turn = await _host_turns(host, turns)
+                nursery.cancel_scope.cancel()
+        finally:
+            guest.terminate()
+            guest.join()
+    return per_turn
+
+
+async def round_trips_apart(count: int, size: int) -> float:
+    """:func:`round_trips` with the echoing end in another process."""
+    ours, theirs = multiprocessing.get_context("spawn").Pipe()
+    server = multiprocessing.get_context("spawn").Process(target=_echo_process, args=(theirs,))
+    server.start()
+    try:
+        port = await trio.to_thread.run_sync(ours.recv)
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        payload = b"x" * size
+        start = time.perf_counter()
+        for _ in range(count):
+            await stream.send_all(payload)
+            got = 0
+            while got < size:
+                got += len(await stream.receive_some(65536))
+        elapsed = time.perf_counter() - start
+        await stream.aclose()
+    finally:
+        server.terminate()
+        server.join()
+    return elapsed
 
 
 def main() -> None:
@@ -143,12 +214,17 @@ def main() -> None:
     print(f"| messages per turn | {duel_messages / duel_stages:.1f} |")
     steady = trio.run(steady_turns, 1000)
     trips = trio.run(round_trips, 3000, 300) / 1000  # six messages a turn: three exchanges
+    apart = trio.run(steady_turns_apart, 1000)
+    trips_apart = trio.run(round_trips_apart, 3000, 300) / 1000
     print()
-    print("| duel turn once under way (1,000 turns, set-up excluded) | time |")
-    print("|---|---|")
-    print(f"| p2pgenius, per turn | {steady * 1000:.2f} ms |")
-    print(f"| three plain trio round trips of 300 bytes (its six messages) | {trips * 1000:.2f} ms |")
-    print(f"| ratio | {steady / trips:.1f}x |")
+    print("| duel turn once under way (1,000 turns, set-up excluded) | one process | two processes |")
+    print("|---|---|---|")
+    print(f"| p2pgenius, per turn | {steady * 1000:.2f} ms | {apart * 1000:.2f} ms |")
+    print(
+        "| three plain trio round trips of 300 bytes (its six messages) "
+        f"| {trips * 1000:.2f} ms | {trips_apart * 1000:.2f} ms |"
+    )
+    print(f"| ratio | {steady / trips:.1f}x | {apart / trips_apart:.1f}x |")
 
 
 if __name__ == "__main__":

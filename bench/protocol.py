@@ -4,31 +4,38 @@
 
 * CPU per duel turn with all crypto (both peers' sessions: signing, verifying, hashing,
   commitments), messages and bytes per turn, from whole bot matches over in-memory sessions;
-* the p2pgenius handshake (Noise XX + identity signatures) against a TLS 1.3 handshake (ECDSA P-256
+* where that CPU goes: each primitive's calls per turn (counted by cProfile) times its cost per
+  call (timed alone on a message of the typical size), the AEAD of the wire added;
+* the p2pgenius handshake (Noise XX, static keys from the identities) against a TLS 1.3 handshake (ECDSA P-256
   certificate) over the same loopback TCP, connect included, with their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import datetime
+import hashlib
+import pstats
 import socket
 import ssl
 import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.x509.oid import NameOID
 
 from p2pgenius.bots.local import play
 from p2pgenius.canonical import decode
 from p2pgenius.protocol.channel import SecureChannel
-from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.identity import Identity, verify
 
 
 def duel_turns(matches: int) -> tuple[float, float, float, int]:
@@ -37,7 +44,7 @@ def duel_turns(matches: int) -> tuple[float, float, float, int]:
     turns = messages = size = 0
     for seed in range(matches):
         start = time.process_time()
-        table = play("duel", seed=seed)
+        table = play("duel", seed=seed, levels=["random", "random"])  # bots that hardly think
         cpu += time.process_time() - start
         turns += max(table.sessions[0].my_hashes, default=0) + 1
         for record in table.transcripts[0]:
@@ -46,6 +53,70 @@ def duel_turns(matches: int) -> tuple[float, float, float, int]:
                 messages += 1
                 size += len(raw)
     return cpu / turns, messages / turns, size / turns, turns
+
+
+SHA = "SHA-256 (chains, commitments, state hashes)"
+
+
+def _calls_per_turn(matches: int) -> dict[str, float]:
+    """How often each primitive runs per duel turn (both peers), counted by the profiler."""
+    names = {
+        "sign": "Ed25519 sign",
+        "verify": "Ed25519 verify",
+        "openssl_sha256": SHA,
+    }
+    counts = dict.fromkeys(names.values(), 0)
+    turns = 0
+    for seed in range(matches):
+        profile = cProfile.Profile()
+        profile.enable()
+        table = play("duel", seed=seed, levels=["random", "random"])
+        profile.disable()
+        turns += max(table.sessions[0].my_hashes, default=0) + 1
+        for (_, _, function), row in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
+            for key, name in names.items():
+                if f"'{key}' of 'cryptography" in function or function.endswith(f"_hashlib.{key}>"):
+                    counts[name] += row[1]
+    return {name: count / turns for name, count in counts.items()}
+
+
+def _unit_seconds(function: Callable[[], object], runs: int = 2000) -> float:
+    start = time.perf_counter()
+    for _ in range(runs):
+        function()
+    return (time.perf_counter() - start) / runs
+
+
+def crypto_breakdown(matches: int, cpu_per_turn: float, messages: float, size: float) -> None:
+    """Print where a duel turn's CPU goes: each primitive's calls per turn times its cost."""
+    identity = Identity.generate()
+    message = bytes(int(size / messages))  # a typical signed envelope
+    signature = identity.sign(message)
+    aead = ChaCha20Poly1305(bytes(32))
+    nonce = bytes(12)
+    sealed = aead.encrypt(nonce, message, b"")
+    units = {
+        "Ed25519 sign": _unit_seconds(lambda: identity.sign(message)),
+        "Ed25519 verify": _unit_seconds(lambda: verify(identity.public, signature, message)),
+        SHA: _unit_seconds(lambda: hashlib.sha256(message).digest()),
+    }
+    calls = _calls_per_turn(matches)
+    aead_name = "ChaCha20-Poly1305 seal + open (on the wire only)"
+    calls[aead_name] = messages  # each message sealed by its sender and opened by one receiver
+    units[aead_name] = _unit_seconds(lambda: aead.encrypt(nonce, message, b"")) + _unit_seconds(
+        lambda: aead.decrypt(nonce, sealed, b"")
+    )
+    total = cpu_per_turn + calls[aead_name] * units[aead_name]
+    print("| where a duel turn's CPU goes (both peers) | calls/turn | us per call | us per turn | share |")
+    print("|---|---|---|---|---|")
+    spent = 0.0
+    for name, count in calls.items():
+        cost = count * units[name]
+        spent += cost
+        print(f"| {name} | {count:.1f} | {units[name] * 1e6:.1f} | {cost * 1e6:.0f} | {cost / total:.0%} |")
+    rest = total - spent
+    print(f"| everything else: engine, encoding, bookkeeping | | | {rest * 1e6:.0f} | {rest / total:.0%} |")
+    print(f"| total | | | {total * 1e6:.0f} | 100% |")
 
 
 def _cert(directory: Path) -> tuple[Path, Path]:
@@ -168,6 +239,8 @@ def main() -> None:
     print(f"| CPU per turn, all crypto included | {cpu * 1000:.2f} ms |")
     print(f"| messages per turn | {messages:.1f} |")
     print(f"| bytes per turn (signed envelopes) | {size:.0f} |")
+    print()
+    crypto_breakdown(max(args.matches // 4, 1), cpu, messages, size)
     # Interleaved in rounds, so that a change in the machine's load hits both sides alike.
     tls_times: list[float] = []
     our_times: list[float] = []
