@@ -20,6 +20,7 @@ from p2pgenius.protocol.identity import (
     agreement_public,
     check_pin,
     fingerprint,
+    verify,
 )
 
 
@@ -168,3 +169,21 @@ def test_trust_on_first_use_pins_and_refuses_a_changed_key() -> None:
     with pytest.raises(IdentityError, match="has changed"):
         check_pin({"ann": ann.public}, "ann", other.public)
     assert len(fingerprint(ann.public)) == 19
+
+
+L = 2**252 + 27742317777372353535851937790883648493  # the order of edwards25519's base point
+
+
+def test_signatures_are_checked_by_the_strict_rules() -> None:
+    identity = Identity.generate()
+    signature = identity.sign(b"message")
+    assert verify(identity.public, signature, b"message")
+    assert not verify(identity.public, signature, b"massage")
+    # The same signature with S + L satisfies the equation but is not canonical: refused.
+    s = int.from_bytes(signature[32:], "little") + L
+    assert not verify(identity.public, signature[:32] + s.to_bytes(32, "little"), b"message")
+    # The neutral point as a key, R the neutral point and S = 0: the equation holds for every
+    # message, so such a "signature" would prove nothing. Plain RFC 8032 verification (OpenSSL's)
+    # accepts it; ours refuses small-order keys.
+    neutral = b"\x01" + bytes(31)
+    assert not verify(neutral, neutral + bytes(32), b"any message at all")
