@@ -28,26 +28,32 @@ from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 
 
+async def _echo(stream: trio.SocketStream) -> None:
+    while data := await stream.receive_some(65536):
+        await stream.send_all(data)
+
+
+async def _exchanges(port: int, count: int, size: int) -> float:
+    """Seconds for ``count`` request/response exchanges of ``size`` bytes with an echo server."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    payload = b"x" * size
+    start = time.perf_counter()
+    for _ in range(count):
+        await stream.send_all(payload)
+        got = 0
+        while got < size:
+            got += len(await stream.receive_some(65536))
+    elapsed = time.perf_counter() - start
+    await stream.aclose()
+    return elapsed
+
+
 async def round_trips(count: int, size: int) -> float:
     """Seconds for ``count`` request/response exchanges of ``size`` bytes over loopback TCP."""
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-    port = listeners[0].socket.getsockname()[1]
-
-    async def echo(stream: trio.SocketStream) -> None:
-        while data := await stream.receive_some(65536):
-            await stream.send_all(data)
-
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.serve_listeners, echo, listeners)
-        stream = await trio.open_tcp_stream("127.0.0.1", port)
-        payload = b"x" * size
-        start = time.perf_counter()
-        for _ in range(count):
-            await stream.send_all(payload)
-            got = 0
-            while got < size:
-                got += len(await stream.receive_some(65536))
-        elapsed = time.perf_counter() - start
+        nursery.start_soon(trio.serve_listeners, _echo, listeners)
+        elapsed = await _exchanges(listeners[0].socket.getsockname()[1], count, size)
         nursery.cancel_scope.cancel()
     return elapsed
 
@@ -134,12 +140,7 @@ def _echo_process(ports: Connection) -> None:
     async def run() -> None:
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
         ports.send(listeners[0].socket.getsockname()[1])
-
-        async def echo(stream: trio.SocketStream) -> None:
-            while data := await stream.receive_some(65536):
-                await stream.send_all(data)
-
-        await trio.serve_listeners(echo, listeners)
+        await trio.serve_listeners(_echo, listeners)
 
     trio.run(run)
 
@@ -170,17 +171,7 @@ async def round_trips_apart(count: int, size: int) -> float:
     server = multiprocessing.get_context("spawn").Process(target=_echo_process, args=(theirs,))
     server.start()
     try:
-        port = await trio.to_thread.run_sync(ours.recv)
-        stream = await trio.open_tcp_stream("127.0.0.1", port)
-        payload = b"x" * size
-        start = time.perf_counter()
-        for _ in range(count):
-            await stream.send_all(payload)
-            got = 0
-            while got < size:
-                got += len(await stream.receive_some(65536))
-        elapsed = time.perf_counter() - start
-        await stream.aclose()
+        elapsed = await _exchanges(await trio.to_thread.run_sync(ours.recv), count, size)
     finally:
         server.terminate()
         server.join()
