@@ -7,7 +7,8 @@ the best one. Claps need both hands to agree, so it only claps when both hands w
 It does not race a Power Word Kill the opponent is also speaking (two clash and fizzle). When the
 opponent is one gesture from a damaging spell, or its monsters are at our throat, and a
 hand is free, it raises a Shield; it never shows P on both hands (that would surrender). As the
-caster of a Paralysis it holds the opponent's hand that is furthest into a spell.
+caster of a Paralysis it holds the opponent's hand whose forced repetition gains the opponent least
+(never one that would cast Paralysis back), and of those the one furthest into a spell.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import random
 from typing import Final
 
 from p2pgenius.games.duel.actions import DuelAction, Gestures, Paralyze
-from p2pgenius.games.duel.spells import BY_NAME, HANDS, SPELLS, progress
+from p2pgenius.games.duel.spells import BY_NAME, HANDS, SPELLS, completions, progress
 from p2pgenius.games.duel.state import DuelState, Wizard
 
 VALUE: Final = {
@@ -116,8 +117,19 @@ class WizardBot:
         return near or biting >= 2
 
     def _hand_to_hold(self, wizard: Wizard) -> str:
+        # A held hand repeats its last gesture, which may complete a spell for its owner (a
+        # hand at "DD" held casts Paralysis back at us, and two wizards doing that to each other
+        # lock the duel for hundreds of turns). Hold the hand whose repetition gains its owner
+        # least, and of those the one furthest into a spell.
+        def gain(hand: str) -> float:
+            history = wizard.history(hand)
+            if not history:
+                return 0.0
+            cast = completions((*history, history[-1]), wizard.barrier)
+            return max((VALUE[c.spell] for c in cast), default=0.0)
+
         def furthest(hand: str) -> int:
             going = progress(wizard.history(hand), wizard.barrier)
             return -min((need for _, need in going), default=99)
 
-        return max(HANDS, key=furthest)
+        return min(HANDS, key=lambda hand: (gain(hand), -furthest(hand)))
