@@ -27,7 +27,7 @@ from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
 from p2pgenius.games.names import GAME_NAMES
 from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.keystore import trust
-from p2pgenius.protocol.channel import ChannelError, Established, Received, SecureChannel
+from p2pgenius.protocol.channel import PROTOCOL_VERSION, ChannelError, Established, Received, SecureChannel
 from p2pgenius.protocol.clocks import MS_WARNINGS
 from p2pgenius.protocol.identity import Identity, fingerprint
 from p2pgenius.protocol.session import Event, Session, TimeoutClaimed, claims_problem, seat_groups
@@ -110,6 +110,13 @@ class Connection:
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             raise PeerGoneError("the connection broke") from exc
         if not data:
+            if self.peer is None and self.channel.initiator and self.channel.handshake.message == 1:
+                # A host that speaks another channel version closes on reading our hello; the
+                # hello is all it can read, so it cannot tell us (SPEC section 8).
+                raise PeerGoneError(
+                    "the host closed the connection at the start of the handshake: it may run "
+                    f"another version of p2pgenius (this one speaks channel version {PROTOCOL_VERSION})"
+                )
             raise PeerGoneError("the peer closed the connection")
         try:
             return list(self.channel.receive_data(bytes(data)))

@@ -34,7 +34,8 @@ HELLO_TAG: Final = "p2pgenius-hello"
 
 
 class ChannelError(P2PGeniusError):
-    """The peer broke the channel protocol (bad framing, a failed decryption, a bad signature)."""
+    """The peer broke the channel protocol (bad framing, a failed decryption, a key that is not
+    the identity it claims, another channel version)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +143,8 @@ class SecureChannel:
                 raise ChannelError("the peer does not speak the p2pgenius protocol")
             if hello[1] != PROTOCOL_VERSION:
                 raise ChannelError(
-                    f"the peer speaks protocol version {hello[1]!r}; this "
-                    f"program speaks {PROTOCOL_VERSION}: upgrade the older one"
+                    f"the peer speaks channel version {hello[1]!r} of the p2pgenius protocol; "
+                    f"this program speaks {PROTOCOL_VERSION}: upgrade the older one"
                 )
             self._record(hs.write(self._payload()))
             return []

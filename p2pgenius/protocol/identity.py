@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 
 import nacl.bindings
+import nacl.exceptions
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
@@ -102,30 +103,37 @@ def agreement_key(identity: Identity) -> X25519PrivateKey:
 @functools.lru_cache(maxsize=256)
 def agreement_public(public: bytes) -> bytes:
     """The X25519 public key of an Ed25519 public key: the Montgomery ``u = (1 + y) / (1 - y)``
-    of its point (RFC 7748, 4.1). Raises IdentityError for bytes that are no public key.
+    of its point (RFC 7748, 4.1), by libsodium's ``crypto_sign_ed25519_pk_to_curve25519``.
 
-    The x sign bit is dropped, so a key and its negation share ``u``; but whoever holds one's
-    scalar holds the other's (its negation), so this lets nobody claim a key it does not hold."""
-    if len(public) != PUBLIC_LEN:
-        raise IdentityError(f"an identity key is {PUBLIC_LEN} bytes, not {len(public)}")
-    y = int.from_bytes(public, "little") & ((1 << 255) - 1)
-    if y >= _P or y == 1:  # a non-canonical encoding, or the neutral point (no u at all)
-        raise IdentityError("not an Ed25519 public key")
-    u = (1 + y) * pow(1 - y, -1, _P) % _P
-    return u.to_bytes(32, "little")
+    Raises IdentityError unless ``public`` is a proper identity: a canonical encoding of a point
+    on the curve, in the prime-order subgroup (so neither of small nor of mixed order; a key
+    ``A + T`` with ``T`` of small order would let the holder of ``A`` answer to 16 keys). The x
+    sign bit is not in ``u``, so ``A`` and ``-A`` share it; whoever holds the scalar of one holds
+    the other's (its negation), so this lets nobody claim a key it does not hold."""
+    if type(public) is not bytes or len(public) != PUBLIC_LEN:
+        raise IdentityError(f"an identity key is {PUBLIC_LEN} bytes")
+    if int.from_bytes(public, "little") & ((1 << 255) - 1) >= _P:  # libsodium would reduce y
+        raise IdentityError("not a canonical Ed25519 public key")
+    try:
+        u: bytes = nacl.bindings.crypto_sign_ed25519_pk_to_curve25519(public)
+    except (nacl.exceptions.RuntimeError, nacl.exceptions.ValueError):
+        raise IdentityError("not an Ed25519 public key of prime order") from None
+    return u
 
 
 def verify(public: bytes, signature: bytes, data: bytes) -> bool:
     """Whether ``signature`` is ``public``'s signature of ``data`` (malformed input: False).
 
-    libsodium's rules (``crypto_sign_verify_detached``), stricter than RFC 8032 demands: S must be
-    canonical, and neither the key nor R may be a point of small order. An honest signer is never
-    refused; a signature crafted to pass one library and fail another is refused everywhere."""
-    if len(public) != PUBLIC_LEN or len(signature) != SIGNATURE_LEN:
+    By libsodium's rules (``crypto_sign_verify_detached``; SPEC section 5), stricter than RFC 8032
+    demands, and only under a proper identity key (:func:`agreement_public`). An honest signer is
+    never refused; a signature crafted to pass one library and fail another is refused."""
+    # The length checks guard libsodium too: crypto_sign_open reads 32 bytes of key unchecked.
+    if type(signature) is not bytes or len(signature) != SIGNATURE_LEN or type(data) is not bytes:
         return False
     try:
+        agreement_public(public)  # remembered: a match checks hundreds of messages per key
         nacl.bindings.crypto_sign_open(signature + data, public)
-    except (BadSignatureError, ValueError):
+    except (IdentityError, BadSignatureError):
         return False
     return True
 

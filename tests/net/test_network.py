@@ -9,7 +9,9 @@ import trio
 import trio.testing
 
 from p2pgenius.cli.play import Bots, Printer, demo_match
-from p2pgenius.net.peer import Files, Peer
+from p2pgenius.net.peer import Connection, Files, Peer, PeerGoneError
+from p2pgenius.protocol import channel
+from p2pgenius.protocol.channel import PROTOCOL_VERSION, SecureChannel
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Event, Session
 from p2pgenius.protocol.transcript import verify
@@ -119,3 +121,26 @@ async def test_a_peer_whose_key_changed_is_refused(tmp_path: Path) -> None:
         nursery.cancel_scope.cancel()
     assert any("has changed" in line for line in log.lines)
     assert not host.files.transcript.exists()
+
+
+async def test_a_joiner_is_told_the_host_may_speak_another_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A host of another channel version reads the joiner's hello, refuses it and hangs up: it has
+    # no way to say why in words the joiner can read, so the joiner must say it.
+    joiner_end, host_end = trio.testing.memory_stream_pair()
+    joiner = Connection(
+        joiner_end, SecureChannel(initiator=True, identity=Identity.generate(), hello={"name": "ann"})
+    )
+    monkeypatch.setattr(channel, "PROTOCOL_VERSION", PROTOCOL_VERSION - 1)  # this process: the old host
+
+    async def old_host() -> None:
+        hosting = SecureChannel(initiator=False, identity=Identity.generate(), hello={"name": "old"})
+        with pytest.raises(PeerGoneError, match=f"speaks channel version {PROTOCOL_VERSION} "):
+            await Connection(host_end, hosting).handshake()
+        await host_end.aclose()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(old_host)
+        with pytest.raises(
+            PeerGoneError, match=f"another version of p2pgenius .*speaks channel version {PROTOCOL_VERSION}"
+        ):
+            await joiner.handshake()

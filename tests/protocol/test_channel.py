@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import nacl.bindings
 import pytest
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -119,25 +121,58 @@ def test_a_peer_claiming_a_key_it_does_not_hold_is_refused(initiator: bool) -> N
 
 NEUTRAL = b"\x01" + bytes(31)  # y = 1: the neutral point, which has no Montgomery u
 MINUS_ONE = b"\xec" + b"\xff" * 30 + b"\x7f"  # y = -1: a point of order 2 (u = 0)
+ZERO = bytes(32)  # y = 0: a point of order 4 (u = 1)
+ORDER_8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
+NOT_A_POINT = (2).to_bytes(32, "little")  # y = 2 is on no point of the curve
 
 
 @pytest.mark.parametrize(
-    ("claimed", "expected"),
-    [
-        (NEUTRAL, "identity key is malformed"),
-        (bytes(31), "identity key is malformed"),
-        ((2**255 - 19 + 3).to_bytes(32, "little"), "identity key is malformed"),  # y >= p
-        (MINUS_ONE, "does not hold the key"),
-    ],
-    ids=["the-neutral-point", "too-short", "non-canonical", "small-order"],
+    "claimed",
+    [NEUTRAL, MINUS_ONE, ZERO, ORDER_8, NOT_A_POINT, bytes(31), (2**255 - 19 + 3).to_bytes(32, "little")],
+    ids=["neutral", "order-2", "order-4", "order-8", "not-a-point", "too-short", "non-canonical"],
 )
-def test_a_malformed_identity_key_is_refused_with_a_clear_error(claimed: bytes, expected: str) -> None:
+def test_a_malformed_identity_key_is_refused_with_a_clear_error(claimed: bytes) -> None:
     honest = SecureChannel(initiator=True, identity=Identity.generate(), hello={"name": "ann"})
     mallory = Impostor(initiator=False, identity=Identity.generate(), hello={"name": "bob"})
     mallory.claimed = claimed
     side, error = refusal(honest, mallory)
     assert side is honest
-    assert expected in str(error)
+    assert "identity key is malformed" in str(error)
+
+
+class Twisted:
+    """A Noise static key that shows one public key and computes with another's scalar."""
+
+    def __init__(self, real: X25519PrivateKey, shown: bytes) -> None:
+        self.real, self.shown = real, shown
+
+    def public_key(self) -> X25519PublicKey:
+        return X25519PublicKey.from_public_bytes(self.shown)
+
+    def exchange(self, peer: X25519PublicKey) -> bytes:
+        return self.real.exchange(peer)
+
+
+def test_a_key_of_mixed_order_is_refused() -> None:
+    # A + T, with T of order 8: its u differs from A's, but X25519 clamps every scalar to a
+    # multiple of 8, so the holder of A's scalar computes every shared secret with it. Were such
+    # keys accepted, one secret would answer to 16 identities.
+    identity = Identity.generate()
+    mixed = nacl.bindings.crypto_core_ed25519_add(identity.public, ORDER_8)
+    u = nacl.bindings.crypto_sign_ed25519_pk_to_curve25519(identity.public)
+    mixed_u = (
+        (1 + int.from_bytes(mixed, "little") & ((1 << 255) - 1))
+        * pow(1 - (int.from_bytes(mixed, "little") & ((1 << 255) - 1)), -1, 2**255 - 19)
+        % (2**255 - 19)
+    )
+    assert mixed_u.to_bytes(32, "little") != u
+    honest = SecureChannel(initiator=True, identity=Identity.generate(), hello={"name": "ann"})
+    mallory = Impostor(initiator=False, identity=identity, hello={"name": "bob"})
+    mallory.claimed = mixed
+    mallory.handshake.s = Twisted(agreement_key(identity), mixed_u.to_bytes(32, "little"))  # type: ignore[assignment]
+    side, error = refusal(honest, mallory)
+    assert side is honest
+    assert "identity key is malformed" in str(error)
 
 
 @settings(max_examples=50, deadline=None)
@@ -187,3 +222,13 @@ def test_signatures_are_checked_by_the_strict_rules() -> None:
     # accepts it; ours refuses small-order keys.
     neutral = b"\x01" + bytes(31)
     assert not verify(neutral, neutral + bytes(32), b"any message at all")
+
+
+def test_a_static_key_of_small_order_breaks_the_handshake() -> None:
+    # u = 0 makes every X25519 result zero, whatever the scalar: a "shared" secret anyone knows.
+    honest = SecureChannel(initiator=True, identity=Identity.generate(), hello={"name": "ann"})
+    mallory = SecureChannel(initiator=False, identity=Identity.generate(), hello={"name": "bob"})
+    mallory.handshake.s = Twisted(agreement_key(mallory.identity), bytes(32))  # type: ignore[assignment]
+    side, error = refusal(honest, mallory)
+    assert side is honest
+    assert "malformed handshake message" in str(error)
