@@ -14,17 +14,16 @@ ChaCha20-Poly1305 ciphertext under the Noise transport keys, with its own nonce 
 
 from __future__ import annotations
 
+import functools
 import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
-
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.identity import Identity, IdentityError, agreement_key, agreement_public
-from p2pgenius.protocol.noise import MAX_MESSAGE, CipherState, NoiseError, XXHandshake
+from p2pgenius.protocol.noise import MAX_MESSAGE, CipherState, KeyPair, NoiseError, XXHandshake
 
 PROTOCOL_VERSION: Final = 2  # of the channel; match messages have their own (messages.TAG)
 PROLOGUE: Final = b"p2pgenius/2"
@@ -57,6 +56,12 @@ class Received:
 Event = Established | Received
 
 
+@functools.lru_cache(maxsize=16)
+def _static_for(identity: Identity) -> KeyPair:
+    """The Noise static key pair of an identity (worked out once per process)."""
+    return KeyPair.from_private(agreement_key(identity))
+
+
 class SecureChannel:
     """One end of a channel. The initiator (the joining peer) writes first."""
 
@@ -66,14 +71,14 @@ class SecureChannel:
         initiator: bool,
         identity: Identity,
         hello: Mapping[str, Any],
-        ephemeral: X25519PrivateKey | None = None,
+        ephemeral: KeyPair | None = None,
     ) -> None:
         self.initiator = initiator
         self.identity = identity
         self.hello = dict(hello)
         self.handshake = XXHandshake(
             initiator=initiator,
-            static=agreement_key(identity),
+            static=_static_for(identity),
             prologue=PROLOGUE,
             ephemeral=ephemeral,
         )
@@ -177,7 +182,7 @@ class SecureChannel:
             expected = agreement_public(key)
         except IdentityError as exc:
             raise ChannelError(f"the peer's identity key is malformed: {exc}") from None
-        if not hmac.compare_digest(expected, remote.public_bytes_raw()):
+        if not hmac.compare_digest(expected, remote):
             raise ChannelError(
                 "the peer's handshake key is not its identity's: it does not hold the key it claims"
             )

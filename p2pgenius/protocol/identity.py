@@ -16,7 +16,6 @@ import nacl.bindings
 import nacl.exceptions
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from nacl.exceptions import BadSignatureError
 
 from p2pgenius.errors import P2PGeniusError
@@ -89,15 +88,15 @@ def _secret_key(identity: Identity) -> bytes:
     return identity.seed + identity.public
 
 
-@functools.lru_cache(maxsize=16)
-def agreement_key(identity: Identity) -> X25519PrivateKey:
-    """The X25519 key that goes with an identity: the same secret scalar.
+def agreement_key(identity: Identity) -> bytes:
+    """The X25519 private key that goes with an identity (32 bytes): the same secret scalar.
 
     An Ed25519 secret scalar is the first half of SHA-512 of the seed, clamped (RFC 8032, 5.1.5);
     X25519 clamps its 32 bytes the same way (RFC 7748, 5). So this key's public half is the
     identity's public point on the twin curve (:func:`agreement_public`), and a Noise handshake
-    with it proves the identity without a signature. (libsodium's ``sk_to_curve25519``.)"""
-    return X25519PrivateKey.from_private_bytes(hashlib.sha512(identity.seed).digest()[:32])
+    with it proves the identity without a signature. (libsodium's ``sk_to_curve25519`` returns
+    the same bytes, clamped.)"""
+    return hashlib.sha512(identity.seed).digest()[:32]
 
 
 @functools.lru_cache(maxsize=256)

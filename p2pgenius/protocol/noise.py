@@ -1,9 +1,12 @@
-"""The Noise Protocol Framework's XX handshake, built from the cryptography package's primitives.
+"""The Noise Protocol Framework's XX handshake: X25519 from libsodium (PyNaCl), the ciphers from
+the cryptography package, the hashes from hashlib.
 
 This follows the Noise specification (revision 34) sections 5 (processing rules) and 7.5 (the XX
 pattern) to the letter, for DH 25519 with the ChaChaPoly or AESGCM cipher and the SHA256, SHA512,
 BLAKE2s or BLAKE2b hash; p2pgenius itself uses ``Noise_XX_25519_ChaChaPoly_SHA256``. It is checked
-against the published cacophony test vectors and against an independent implementation.
+against the published cacophony test vectors and against an independent implementation. Unlike
+the specification, which allows it, an all-zero X25519 result is never used: it breaks the
+handshake (see :func:`dh`).
 
 XX:
     -> e
@@ -15,12 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
 from dataclasses import dataclass, field
 from typing import Final
 
+import nacl.bindings
+import nacl.exceptions
 from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 
 from p2pgenius.errors import P2PGeniusError
@@ -38,13 +42,38 @@ class NoiseError(P2PGeniusError):
     """A handshake or transport message that does not decrypt or is malformed."""
 
 
-def _raw_public(key: X25519PublicKey) -> bytes:
-    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+@dataclass(frozen=True, slots=True)
+class KeyPair:
+    """An X25519 key pair as raw bytes. The private half is taken as RFC 7748 takes it (clamped
+    when used), so any 32 bytes will do. libsodium does the arithmetic: making a key pair costs
+    half what the cryptography package's key objects cost, which counts in a handshake."""
+
+    private: bytes
+    public: bytes
+
+    @classmethod
+    def from_private(cls, private: bytes) -> KeyPair:
+        """The key pair of 32 private bytes."""
+        if len(private) != DH_LEN:
+            raise ValueError(f"an X25519 private key is {DH_LEN} bytes")
+        return cls(private, nacl.bindings.crypto_scalarmult_base(private))
+
+    @classmethod
+    def generate(cls) -> KeyPair:
+        """A fresh key pair from the operating system's randomness."""
+        return cls.from_private(secrets.token_bytes(DH_LEN))
 
 
-def private_key(raw: bytes) -> X25519PrivateKey:
-    """An X25519 private key from its 32 raw bytes."""
-    return X25519PrivateKey.from_private_bytes(raw)
+def dh(private: bytes, public: bytes) -> bytes:
+    """X25519. Raises NoiseError for a public key of the wrong size, or one of small order (the
+    result would be all zeros, a secret anyone knows: Noise lets this go unchecked, we do not)."""
+    if len(public) != DH_LEN:
+        raise NoiseError(f"malformed handshake message: a public key of {len(public)} bytes")
+    try:
+        shared: bytes = nacl.bindings.crypto_scalarmult(private, public)
+    except nacl.exceptions.RuntimeError:  # libsodium refuses an all-zero result
+        raise NoiseError("malformed handshake message: a public key of small order") from None
+    return shared
 
 
 @dataclass(slots=True)
@@ -161,9 +190,9 @@ class XXHandshake:
         self,
         *,
         initiator: bool,
-        static: X25519PrivateKey,
+        static: KeyPair,
         prologue: bytes = b"",
-        ephemeral: X25519PrivateKey | None = None,
+        ephemeral: KeyPair | None = None,
         protocol_name: str = PROTOCOL_NAME,
     ) -> None:
         parts = protocol_name.split("_")
@@ -180,8 +209,8 @@ class XXHandshake:
         self.symmetric.mix_hash(prologue)
         self.s = static
         self.e = ephemeral
-        self.re: X25519PublicKey | None = None
-        self.rs: X25519PublicKey | None = None
+        self.re: bytes | None = None
+        self.rs: bytes | None = None
         self.message = 0  # how many handshake messages have been processed
 
     @property
@@ -194,10 +223,11 @@ class XXHandshake:
         """Whether all three messages have been processed."""
         return self.message == 3
 
-    def _dh(self, private: X25519PrivateKey | None, public: X25519PublicKey | None) -> bytes:
-        assert private is not None
-        assert public is not None
-        return private.exchange(public)
+    @staticmethod
+    def _dh(mine: KeyPair | None, theirs: bytes | None) -> bytes:
+        assert mine is not None
+        assert theirs is not None
+        return dh(mine.private, theirs)
 
     def _writes(self) -> bool:
         return (self.message % 2 == 0) == self.initiator
@@ -209,19 +239,18 @@ class XXHandshake:
         sym = self.symmetric
         out = b""
         if self.message == 0:
-            self.e = self.e or X25519PrivateKey.generate()
-            out += _raw_public(self.e.public_key())
+            self.e = self.e or KeyPair.generate()
+            out += self.e.public
             sym.mix_hash(out)
         elif self.message == 1:
-            self.e = self.e or X25519PrivateKey.generate()
-            e_pub = _raw_public(self.e.public_key())
-            sym.mix_hash(e_pub)
-            out += e_pub
+            self.e = self.e or KeyPair.generate()
+            sym.mix_hash(self.e.public)
+            out += self.e.public
             sym.mix_key(self._dh(self.e, self.re))
-            out += sym.encrypt_and_hash(_raw_public(self.s.public_key()))
+            out += sym.encrypt_and_hash(self.s.public)
             sym.mix_key(self._dh(self.s, self.re))
         else:
-            out += sym.encrypt_and_hash(_raw_public(self.s.public_key()))
+            out += sym.encrypt_and_hash(self.s.public)
             sym.mix_key(self._dh(self.s, self.re))
         out += sym.encrypt_and_hash(payload)
         self.message += 1
@@ -235,26 +264,26 @@ class XXHandshake:
             raise NoiseError("not this side's turn to read a handshake message")
         sym = self.symmetric
         message = bytes(message)
-        try:
-            if self.message == 0:
-                self.re = X25519PublicKey.from_public_bytes(message[:DH_LEN])
-                sym.mix_hash(message[:DH_LEN])
-                rest = message[DH_LEN:]
-            elif self.message == 1:
-                self.re = X25519PublicKey.from_public_bytes(message[:DH_LEN])
-                sym.mix_hash(message[:DH_LEN])
-                sym.mix_key(self._dh(self.e, self.re))
-                encrypted_s = message[DH_LEN : DH_LEN + DH_LEN + TAG_LEN]
-                self.rs = X25519PublicKey.from_public_bytes(sym.decrypt_and_hash(encrypted_s))
-                sym.mix_key(self._dh(self.e, self.rs))
-                rest = message[DH_LEN + DH_LEN + TAG_LEN :]
-            else:
-                encrypted_s = message[: DH_LEN + TAG_LEN]
-                self.rs = X25519PublicKey.from_public_bytes(sym.decrypt_and_hash(encrypted_s))
-                sym.mix_key(self._dh(self.e, self.rs))
-                rest = message[DH_LEN + TAG_LEN :]
-        except ValueError as exc:  # a short message or a bad public key
-            raise NoiseError(f"malformed handshake message: {exc}") from None
+        needed = {0: DH_LEN, 1: 2 * DH_LEN + TAG_LEN, 2: DH_LEN + TAG_LEN}[self.message] + (
+            TAG_LEN if self.message else 0  # the payload's tag, once a key is in use
+        )
+        if len(message) < needed:
+            raise NoiseError(f"malformed handshake message: {len(message)} bytes, too short")
+        if self.message == 0:
+            self.re = message[:DH_LEN]
+            sym.mix_hash(self.re)
+            rest = message[DH_LEN:]
+        elif self.message == 1:
+            self.re = message[:DH_LEN]
+            sym.mix_hash(self.re)
+            sym.mix_key(self._dh(self.e, self.re))
+            self.rs = sym.decrypt_and_hash(message[DH_LEN : DH_LEN + DH_LEN + TAG_LEN])
+            sym.mix_key(self._dh(self.e, self.rs))
+            rest = message[DH_LEN + DH_LEN + TAG_LEN :]
+        else:
+            self.rs = sym.decrypt_and_hash(message[: DH_LEN + TAG_LEN])
+            sym.mix_key(self._dh(self.e, self.rs))
+            rest = message[DH_LEN + TAG_LEN :]
         payload = sym.decrypt_and_hash(rest)
         self.message += 1
         return payload

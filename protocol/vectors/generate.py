@@ -16,13 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
-
 from p2pgenius.bots.local import play, transcript
 from p2pgenius.canonical import encode
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity, agreement_public
 from p2pgenius.protocol.messages import commitment, seal
+from p2pgenius.protocol.noise import KeyPair
 
 HERE = Path(__file__).parent
 
@@ -46,7 +45,7 @@ def handshake() -> dict[str, Any]:
         keys[f"{role} static public"] = agreement_public(identity.public).hex()
     hellos = {
         "initiator": {"name": "ann"},
-        "responder": {"name": "bob", "terms": {"game": "duel"}},
+        "responder": {"name": "bob", "game": "duel"},
     }
 
     def side(role: str) -> SecureChannel:
@@ -54,7 +53,7 @@ def handshake() -> dict[str, Any]:
             initiator=role == "initiator",
             identity=Identity.from_seed(bytes.fromhex(keys[f"{role} identity"])),
             hello=hellos[role],
-            ephemeral=X25519PrivateKey.from_private_bytes(bytes.fromhex(keys[f"{role} ephemeral"])),
+            ephemeral=KeyPair.from_private(bytes.fromhex(keys[f"{role} ephemeral"])),
         )
 
     init, resp = side("initiator"), side("responder")
