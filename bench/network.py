@@ -5,7 +5,7 @@
 * wall time per duel turn between two peers (bots, the whole protocol, transcripts on disk),
   against the same number of plain trio round trips of the same message count on loopback;
 * whole matches per minute per game;
-* peak Python memory per match (tracemalloc).
+* peak Python heap per match (tracemalloc: both peers and their bots, in one process).
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import io
 import multiprocessing
+import os
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Awaitable, Callable
 from functools import partial
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -77,6 +79,9 @@ def match(game: str, seed: int, *, measure_memory: bool = False) -> tuple[float,
     return elapsed, stages, messages, peak
 
 
+STALL_S = 60.0  # set-up and start-up allowance before a stalled benchmark gives up
+
+
 async def _idle(session: object, seat: int) -> dict[str, str]:
     return {"type": "gestures", "left": "W", "right": "-"}  # a duel that never ends
 
@@ -94,14 +99,23 @@ def _silent(text: str) -> None:
     pass
 
 
-async def _host_turns(host: Peer, turns: int) -> float:
-    """Seconds per turn the host sees over ``turns`` turns, once 20 turns are behind it."""
-    while host.session is None or host.session.stage is None or host.session.stage.number < 20:
-        await trio.sleep(0.001)
-    start, first = time.perf_counter(), host.session.stage.number
-    while host.session.stage.number < first + turns:
-        await trio.sleep(0.005)
+async def _host_turns(host: Peer, turns: int, alive: Callable[[], bool] = lambda: True) -> float:
+    """Seconds per turn the host sees over ``turns`` turns, once 20 turns are behind it (a
+    guest that dies or a match that stalls ends the benchmark with an error, not a hang)."""
+    with trio.fail_after(STALL_S + turns * 0.05):
+        while host.session is None or host.session.stage is None or host.session.stage.number < 20:
+            _check(alive)
+            await trio.sleep(0.001)
+        start, first = time.perf_counter(), host.session.stage.number
+        while host.session.stage.number < first + turns:
+            _check(alive)
+            await trio.sleep(0.005)
     return (time.perf_counter() - start) / turns
+
+
+def _check(alive: Callable[[], bool]) -> None:
+    if not alive():
+        raise RuntimeError("the other process of the benchmark died")
 
 
 async def _serve_duel(host: Peer, listener: trio.SocketListener) -> None:
@@ -124,25 +138,45 @@ async def steady_turns(turns: int) -> float:
     return per_turn
 
 
-def _guest_process(port: int) -> None:
-    """A joining peer in a process of its own (until it is terminated)."""
+def _child(parent: int, main: Callable[[], Awaitable[None]]) -> None:
+    """Run ``main`` in a child process until it ends or the parent is gone (however the parent
+    went: a child must never outlive its benchmark)."""
 
     async def run() -> None:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                while os.getppid() == parent:
+                    await trio.sleep(0.2)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(watch)
+            await main()
+            nursery.cancel_scope.cancel()
+
+    trio.run(run)
+
+
+def _guest_process(parent: int, port: int) -> None:
+    """A joining peer in a process of its own (until it is terminated)."""
+
+    async def guest() -> None:
         with tempfile.TemporaryDirectory() as tmp_name:
             await _peer(Path(tmp_name), "guest").join(await trio.open_tcp_stream("127.0.0.1", port))
 
-    trio.run(run)
+    _child(parent, guest)
 
 
-def _echo_process(ports: Connection) -> None:
+def _echo_process(parent: int, ports: Connection) -> None:
     """An echo server in a process of its own: the far end of the plain round trips."""
 
-    async def run() -> None:
+    async def serve() -> None:
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
         ports.send(listeners[0].socket.getsockname()[1])
+        ports.close()
         await trio.serve_listeners(_echo, listeners)
 
-    trio.run(run)
+    _child(parent, serve)
 
 
 async def steady_turns_apart(turns: int) -> float:
@@ -152,12 +186,12 @@ async def steady_turns_apart(turns: int) -> float:
         host = _peer(Path(tmp_name), "host")
         listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
         port = listener.socket.getsockname()[1]
-        guest = multiprocessing.get_context("spawn").Process(target=_guest_process, args=(port,))
+        guest = multiprocessing.get_context("spawn").Process(target=_guest_process, args=(os.getpid(), port))
         guest.start()
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_serve_duel, host, listener)
-                per_turn = await _host_turns(host, turns)
+                per_turn = await _host_turns(host, turns, guest.is_alive)
                 nursery.cancel_scope.cancel()
         finally:
             guest.terminate()
@@ -168,10 +202,15 @@ async def steady_turns_apart(turns: int) -> float:
 async def round_trips_apart(count: int, size: int) -> float:
     """:func:`round_trips` with the echoing end in another process."""
     ours, theirs = multiprocessing.get_context("spawn").Pipe()
-    server = multiprocessing.get_context("spawn").Process(target=_echo_process, args=(theirs,))
+    server = multiprocessing.get_context("spawn").Process(target=_echo_process, args=(os.getpid(), theirs))
     server.start()
+    theirs.close()  # the child's end: if the child dies, ours sees the end of the pipe
     try:
-        elapsed = await _exchanges(await trio.to_thread.run_sync(ours.recv), count, size)
+        with trio.fail_after(STALL_S):
+            while not ours.poll():
+                _check(server.is_alive)
+                await trio.sleep(0.01)
+        elapsed = await _exchanges(ours.recv(), count, size)
     finally:
         server.terminate()
         server.join()
@@ -185,7 +224,7 @@ def main() -> None:
     args = parser.parse_args()
     # Bots with seeds, but the coin flip and nonces are truly random, so who sits where and how long
     # a match runs vary between runs: per stage is the steady figure, and memory the worst of three.
-    print("| game | matches per minute | stages per match | ms per stage | peak memory per match |")
+    print("| game | matches per minute | stages per match | ms per stage | peak Python heap per match |")
     print("|---|---|---|---|---|")
     duel_time, duel_stages, duel_messages = 0.0, 0, 0
     for game in GAME_NAMES:

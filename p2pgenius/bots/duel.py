@@ -8,7 +8,8 @@ It does not race a Power Word Kill the opponent is also speaking (two clash and 
 opponent is one gesture from a damaging spell, or its monsters are at our throat, and a
 hand is free, it raises a Shield; it never shows P on both hands (that would surrender). As the
 caster of a Paralysis it holds the opponent's hand whose forced repetition gains the opponent least
-(never one that would cast Paralysis back), and of those the one furthest into a spell.
+(so not one that would cast Paralysis back while the other would not), and of those the one
+furthest into a spell.
 """
 
 from __future__ import annotations

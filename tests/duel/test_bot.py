@@ -37,7 +37,7 @@ def test_the_wizard_is_the_default_duel_bot() -> None:
     assert make_bot("duel", None, seed=1).level == "wizard"
 
 
-def test_a_paralysing_wizard_never_holds_a_hand_that_would_paralyse_it_back() -> None:
+def test_a_paralysing_wizard_holds_the_hand_that_would_not_paralyse_it_back() -> None:
     # The opponent's right hand is at "DD": held, it would repeat D and cast Paralysis at us.
     # Holding it is how two wizards locked each other for hundreds of turns; hold the other.
     me = Wizard(hp=15, max_hp=15, left=("S", "D", "D", "D"), right=("P", "P", "W", "P"))
