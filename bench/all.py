@@ -53,9 +53,12 @@ def main() -> None:
             [sys.executable, str(ROOT / "bench" / script), *(quick if args.quick else full)],
             capture_output=True,
             text=True,
-            check=True,
+            check=False,
             cwd=ROOT,
         )
+        if done.returncode != 0:
+            sys.stderr.write(done.stderr)
+            sys.exit(f"bench/{script} failed (exit {done.returncode}); docs/performance.md was not written")
         sections.append(f"## {title}\n\n{done.stdout.strip()}\n")
         print(done.stdout, flush=True)
     (ROOT / "docs" / "performance.md").write_text("\n".join(sections), encoding="utf-8")

@@ -128,7 +128,7 @@ def _cert(directory: Path) -> tuple[Path, Path]:
         .issuer_name(name)
         .public_key(key.public_key())
         .serial_number(1)
-        .not_valid_before(now)
+        .not_valid_before(now - datetime.timedelta(days=1))  # clear of any clock rounding
         .not_valid_after(now + datetime.timedelta(days=1))
         .sign(key, hashes.SHA256())
     )
