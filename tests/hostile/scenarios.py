@@ -12,9 +12,11 @@ from typing import Any
 
 import trio
 
+from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net.keystore import trust
 from p2pgenius.net.peer import Peer
+from p2pgenius.protocol.channel import PROTOCOL_VERSION
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Fault, MatchOver, Rejected
 from p2pgenius.protocol.transcript import Report, verify
@@ -141,6 +143,13 @@ def _reveal_other(body: list[Any]) -> list[Any]:
     return [body[0], body[1], body[2], action, body[4]]
 
 
+def _small_order_hello() -> bytes:
+    """Handshake message 1 with u = 0 as the ephemeral key: every X25519 result with it is zero.
+    (Answering it once raised a bare ValueError that stopped the host.)"""
+    message = bytes(32) + encode(["p2pgenius-hello", PROTOCOL_VERSION])
+    return frame_header(len(message)) + message
+
+
 ATTACKS: list[Attack] = [
     Attack(
         "garbage bytes instead of a handshake",
@@ -163,6 +172,11 @@ ATTACKS: list[Attack] = [
         "served",
     ),
     Attack("a connection flood (100 idle connections)", at_the_door(flood), "served"),
+    Attack(
+        "a hello with an ephemeral key of small order",
+        at_the_door(lambda p, t: raw_call(p, _small_order_hello(), read=True)),
+        "refused: small order",
+    ),
     Attack("a known name with another key", at_the_door(wrong_key), "refused: has changed"),
     Attack(
         "a seat claim for seats that do not exist", at_the_door(junk_ready), "refused: not one peer's seats"
