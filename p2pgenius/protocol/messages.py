@@ -14,7 +14,7 @@ A message's hash, for chaining and for reference, is SHA-256 of the whole envelo
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain, decode, encode
@@ -67,16 +67,17 @@ class Envelope:
     prev: bytes
     body: tuple[Any, ...]
     raw: bytes
+    hash: bytes = field(init=False)
+    """SHA-256 of the envelope's bytes (taken once: the chain, the archive and the transcript
+    each ask for it)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hash", hashlib.sha256(self.raw).digest())
 
     @property
     def kind(self) -> str:
         """The message kind (the body's first element)."""
         return str(self.body[0])
-
-    @property
-    def hash(self) -> bytes:
-        """SHA-256 of the envelope's bytes."""
-        return hashlib.sha256(self.raw).digest()
 
 
 def seal(identity: Identity, match_id: bytes, author: int, seq: int, prev: bytes, body: list[Plain]) -> bytes:
