@@ -1,9 +1,10 @@
 """Run every benchmark and write the tables to docs/performance.md (and print them).
 
-    .venv/bin/python bench/all.py [--quick]
+    .venv/bin/python bench/all.py [--quick] [--out FILE]
 
 Each benchmark measures both sides of its comparison in the same run; the figures to read are the
-ratios. ``--quick`` runs fewer repetitions (for a smoke check, not for the record).
+ratios. ``--quick`` runs fewer repetitions (for a smoke check, not for the record); ``--out`` writes
+the tables elsewhere (the test suite's smoke check does).
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHES: list[tuple[str, str, list[str], list[str]]] = [
-    ("Engine throughput", "engines.py", [], ["--matches", "5", "--slow-matches", "1"]),
+    ("Engine throughput", "engines.py", [], ["--matches", "2", "--slow-matches", "1"]),
     ("Duel engine", "duel_turns.py", [], ["--matches", "60"]),
     ("Magic Square index and solver", "magic_square.py", [], ["--queries", "2000", "--colourings", "2"]),
     ("Hornswoggle bots", "hornswoggle_bots.py", [], ["--matches", "60"]),
     ("Protocol", "protocol.py", [], ["--matches", "4", "--handshakes", "50"]),
-    ("Networked play", "network.py", [], ["--matches", "2"]),
+    ("Networked play", "network.py", [], ["--matches", "1", "--turns", "100", "--memory-runs", "1"]),
     (
         "Load: matches at once in one host process",
         "load.py",
@@ -38,6 +39,9 @@ def main() -> None:
     """Run the benchmarks in turn."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "docs" / "performance.md", help="where to write the tables"
+    )
     args = parser.parse_args()
     sections = [
         "# Performance\n",
@@ -58,11 +62,11 @@ def main() -> None:
         )
         if done.returncode != 0:
             sys.stderr.write(done.stderr)
-            sys.exit(f"bench/{script} failed (exit {done.returncode}); docs/performance.md was not written")
+            sys.exit(f"bench/{script} failed (exit {done.returncode}); {args.out} was not written")
         sections.append(f"## {title}\n\n{done.stdout.strip()}\n")
         print(done.stdout, flush=True)
-    (ROOT / "docs" / "performance.md").write_text("\n".join(sections), encoding="utf-8")
-    print("wrote docs/performance.md", file=sys.stderr)
+    args.out.write_text("\n".join(sections), encoding="utf-8")
+    print(f"wrote {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

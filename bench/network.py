@@ -221,9 +221,11 @@ def main() -> None:
     """Run and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=1000, help="turns of the steady-state measurement")
+    parser.add_argument("--memory-runs", type=int, default=3, help="matches traced for peak memory (slow)")
     args = parser.parse_args()
     # Bots with seeds, but the coin flip and nonces are truly random, so who sits where and how long
-    # a match runs vary between runs: per stage is the steady figure, and memory the worst of three.
+    # a match runs vary between runs: per stage is the steady figure, and memory the worst of a few.
     print("| game | matches per minute | stages per match | ms per stage | peak Python heap per match |")
     print("|---|---|---|---|---|")
     duel_time, duel_stages, duel_messages = 0.0, 0, 0
@@ -231,7 +233,7 @@ def main() -> None:
         runs = [match(game, seed) for seed in range(args.matches)]
         seconds = sum(r[0] for r in runs)
         stages = sum(r[1] for r in runs)
-        peak = max(match(game, seed, measure_memory=True)[3] for seed in range(3))
+        peak = max(match(game, seed, measure_memory=True)[3] for seed in range(args.memory_runs))
         if game == "duel":
             duel_time, duel_stages, duel_messages = seconds, stages, sum(r[2] for r in runs)
         print(
@@ -247,12 +249,13 @@ def main() -> None:
     print(f"| two plain trio round trips of 300 bytes | {floor / duel_stages * 1000:.2f} ms |")
     print(f"| ratio | {duel_time / floor:.1f}x |")
     print(f"| messages per turn | {duel_messages / duel_stages:.1f} |")
-    steady = trio.run(steady_turns, 1000)
-    trips = trio.run(round_trips, 3000, 300) / 1000  # six messages a turn: three exchanges
-    apart = trio.run(steady_turns_apart, 1000)
-    trips_apart = trio.run(round_trips_apart, 3000, 300) / 1000
+    turns = args.turns
+    steady = trio.run(steady_turns, turns)
+    trips = trio.run(round_trips, 3 * turns, 300) / turns  # six messages a turn: three exchanges
+    apart = trio.run(steady_turns_apart, turns)
+    trips_apart = trio.run(round_trips_apart, 3 * turns, 300) / turns
     print()
-    print("| duel turn once under way (1,000 turns, set-up excluded) | one process | two processes |")
+    print(f"| duel turn once under way ({turns:,} turns, set-up excluded) | one process | two processes |")
     print("|---|---|---|")
     print(f"| p2pgenius, per turn | {steady * 1000:.2f} ms | {apart * 1000:.2f} ms |")
     print(
