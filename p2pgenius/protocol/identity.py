@@ -16,7 +16,6 @@ import nacl.bindings
 import nacl.exceptions
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from nacl.exceptions import BadSignatureError
 
 from p2pgenius.errors import P2PGeniusError
 
@@ -126,13 +125,14 @@ def verify(public: bytes, signature: bytes, data: bytes) -> bool:
     By libsodium's rules (``crypto_sign_verify_detached``; SPEC section 5), stricter than RFC 8032
     demands, and only under a proper identity key (:func:`agreement_public`). An honest signer is
     never refused; a signature crafted to pass one library and fail another is refused."""
-    # The length checks guard libsodium too: crypto_sign_open reads 32 bytes of key unchecked.
+    # These checks guard libsodium too: crypto_sign_open reads 32 bytes of key unchecked (the
+    # key's own are agreement_public's).
     if type(signature) is not bytes or len(signature) != SIGNATURE_LEN or type(data) is not bytes:
         return False
     try:
         agreement_public(public)  # remembered: a match checks hundreds of messages per key
         nacl.bindings.crypto_sign_open(signature + data, public)
-    except (IdentityError, BadSignatureError):
+    except (IdentityError, nacl.exceptions.BadSignatureError):
         return False
     return True
 
