@@ -34,6 +34,20 @@ def pair(tmp: Path, game: str) -> tuple[Peer, Peer, Silent, Silent]:
     return peers[0], peers[1], logs[0], logs[1]
 
 
+def restarted(old: Peer, seed: int, pins: Path) -> Peer:
+    """A new process for a killed peer: the same identity and files, nothing else."""
+    return Peer(
+        old.identity,
+        old.name,
+        old.files,
+        Bots("random", seed).decide,
+        Silent().event,
+        Silent().line,
+        grace_s=20,
+        pin_dir=pins,
+    )
+
+
 async def wait_for_stage(peer: Peer, stage: int) -> None:
     while peer.session is None or peer.session.stage is None or peer.session.stage.number < stage:
         if peer.session is not None and peer.session.finished:
@@ -82,16 +96,7 @@ async def test_a_killed_peer_restarts_from_its_files_and_finishes(tmp_path: Path
             assert guest.session is not None
             assert not guest.session.finished  # 60 HP each: the duel is far from over
             # A new process: the same identity and files, nothing else.
-            again = Peer(
-                guest.identity,
-                "guest",
-                guest.files,
-                Bots("random", 7).decide,
-                Silent().event,
-                Silent().line,
-                grace_s=20,
-                pin_dir=tmp_path / "pins2",
-            )
+            again = restarted(guest, 7, tmp_path / "pins2")
             meta = again.resume(guest.files.transcript.read_bytes(), guest.files.secrets.read_bytes())
             assert meta["role"] == "join"
             again.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
@@ -148,16 +153,7 @@ async def test_a_killed_host_restarts_from_its_files_and_the_joiner_comes_back(
             await dead.wait()
             assert host.session is not None
             assert not host.session.finished
-            again = Peer(
-                host.identity,
-                "host",
-                host.files,
-                Bots("random", 8).decide,
-                Silent().event,
-                Silent().line,
-                grace_s=20,
-                pin_dir=tmp_path / "pins3",
-            )
+            again = restarted(host, 8, tmp_path / "pins3")
             meta = again.resume(host.files.transcript.read_bytes(), host.files.secrets.read_bytes())
             assert meta["role"] == "host"
             again.listener = (await trio.open_tcp_listeners(port, host="127.0.0.1"))[0]
