@@ -1,4 +1,4 @@
-"""`p2pgenius sim` as contracts/SIM.md describes it: output lines, exit codes, one-line errors."""
+"""`p2pgenius sim` as docs/sim.md describes it: output lines, exit codes, one-line errors."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from p2pgenius.cli.main import main
+from p2pgenius.games.duel.spells import BY_NAME
 
 
 def run_sim(tmp_path: Path, capsys: pytest.CaptureFixture[str], script: Any) -> tuple[int, list[Any], str]:
@@ -64,9 +65,9 @@ def test_sim_reports_the_outcome(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert lines[-1]["outcome"] == {"winner": 0, "reason": "knocked_out"}
 
 
-def test_sim_lists_monsters_as_the_contract_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sim_lists_monsters_as_docs_sim_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     actions = []
-    for gesture in "SPW":
+    for gesture in BY_NAME["summon_goblin"].sequences[0]:  # whatever the spell table's sequence
         actions += [{"seat": 0, "action": gestures(gesture, "-")}, {"seat": 1, "action": gestures("-", "-")}]
     code, lines, _ = run_sim(tmp_path, capsys, {"game": "duel", "actions": actions})
     assert code == 0

@@ -119,7 +119,7 @@ class WizardBot:
 
     def _hand_to_hold(self, wizard: Wizard) -> str:
         # A held hand repeats its last gesture, which may complete a spell for its owner (a
-        # hand at "DD" held casts Paralysis back at us, and two wizards doing that to each other
+        # hand at "WW" held casts Paralysis back at us, and two wizards doing that to each other
         # lock the duel for hundreds of turns). Hold the hand whose repetition gains its owner
         # least, and of those the one furthest into a spell.
         def gain(hand: str) -> float:

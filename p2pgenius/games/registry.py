@@ -33,7 +33,7 @@ def get_game(name: str) -> Game[Any, Any]:
     raise LocalMisuseError(f"unknown game {name!r} (choose one of: {', '.join(GAME_NAMES)})")
 
 
-RULES_VERSIONS: Final = {"duel": 1, "magic-square": 1, "hornswoggle": 1}
+RULES_VERSIONS: Final = {"duel": 2, "magic-square": 2, "hornswoggle": 1}
 """Bumped whenever a game's rules engine would compute anything differently."""
 
 

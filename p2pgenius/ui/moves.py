@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from p2pgenius.errors import P2PGeniusError
+from p2pgenius.games.duel.actions import NOBODY
 from p2pgenius.games.duel.engine import target_choices
 from p2pgenius.games.duel.spells import BY_NAME, GESTURES, HANDS, completions
 from p2pgenius.games.magic_square.squares import index as magic_index
@@ -129,7 +130,7 @@ def duel_choices(state: Any, seat: int, typed: str) -> list[Choice]:
     wizard = state.wizards[seat]
     names = target_choices(state)
     choices = [
-        Choice(f"{hand}={name}", f"aim the {hand} hand's spell or stab at {name}")
+        Choice(f"{hand}={name}", f"aim the {hand} hand's spell or stab at {_target_words(name)}")
         for hand in HANDS
         for name in names
     ]
@@ -139,7 +140,7 @@ def duel_choices(state: Any, seat: int, typed: str) -> list[Choice]:
         for spell in BY_NAME
     ]
     choices += [
-        Choice(f"{monster.name}={name}", f"order {monster.name} to attack {name}")
+        Choice(f"{monster.name}={name}", f"order {monster.name} to attack {_target_words(name)}")
         for monster in state.monsters
         if monster.controller == seat
         for name in names
@@ -156,7 +157,16 @@ def blind_choices(typed: str) -> list[Choice]:
         return [Choice(pair, "you are blind: the field is hidden") for pair in pairs] + [
             Choice("P P", "SURRENDER (P with both hands)")
         ]
-    return [Choice(f"{hand}=p{who}", f"aim the {hand} hand at p{who}") for hand in HANDS for who in (0, 1)]
+    return [
+        Choice(f"{hand}={who}", f"aim the {hand} hand at {_target_words(who)}")
+        for hand in HANDS
+        for who in ("p0", "p1", NOBODY)
+    ]
+
+
+def _target_words(name: str) -> str:
+    """A target as a player reads it."""
+    return "nobody (a deliberate miss)" if name == NOBODY else name
 
 
 def _gesture_pairs(state: Any, seat: int) -> list[Choice]:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from p2pgenius.games.duel.spells import BY_NAME, HANDS, progress
+from p2pgenius.games.duel.spells import BY_NAME, HANDS, next_gestures
 from p2pgenius.games.magic_square.squares import index as magic_index
 
 Fragment = tuple[str, str]
@@ -134,10 +134,8 @@ def duel_board(view: Mapping[str, Any], names: Mapping[int, str], glyphs: Glyphs
     wizard = view["wizards"][me]
     barrier = int(wizard.get("anti_spell_from", 0))
     for hand in HANDS:
-        near = progress(tuple(str(wizard.get(hand, ""))), barrier)[:4]
-        text = ", ".join(
-            f"{BY_NAME[name].title} (+{need}: {BY_NAME[name].sequences[0][-need:]})" for name, need in near
-        )
+        near = next_gestures(tuple(str(wizard.get(hand, ""))), barrier)[:4]
+        text = ", ".join(f"{BY_NAME[name].title} (+{len(rest)}: {rest})" for name, rest in near)
         lines.append([("class:dim", f"   {hand:<5} "), ("", text or "any spell from its first gesture")])
     return lines
 

@@ -1,4 +1,4 @@
-"""The duel rulings (shared/RULINGS.md), step by step, each as a scenario checked turn by turn."""
+"""The duel rulings (docs/rules/duel.md), step by step, each as a scenario checked turn by turn."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from .helpers import Move, action, cast, event_types, g, hps, idle, monsters, pl
 
 def paralysed_p1(p1_third_turn: str, hand: str = "left") -> DuelState:
     """p0 paralyses p1 on turn 3 and picks ``hand``; returns the state before turn 4."""
-    state = play(cast("DDD"), ["--", "--", p1_third_turn])[-1]
+    state = play(cast("WWW"), ["--", "--", p1_third_turn])[-1]
     return DUEL.apply(state, 0, Paralyze(1, hand))
 
 
@@ -59,7 +59,7 @@ def test_both_surrendering_is_a_draw() -> None:
 
 
 def test_surrendering_while_ones_goblin_knocks_out_the_opponent_does_not_lose() -> None:
-    states = play(cast("SPW") + ["PP"], [], setup={"hp": [15, 2]})
+    states = play(cast("WWS") + ["PP"], [], setup={"hp": [15, 2]})
     assert hps(states[2]) == (15, 1)
     outcome = states[-1].outcome
     assert outcome is not None
@@ -109,8 +109,10 @@ def test_naming_a_spell_that_does_not_complete_is_illegal() -> None:
 
 
 def test_anti_spell_still_lets_one_gesture_spells_work_next_turn() -> None:
-    # p0: Anti-spell (left) on turn 4 and a Missile (right) on turn 5; p1 shields on turn 5.
-    states = play(["S-", "P-", "D-", "PS", "-D"], ["--", "--", "--", "--", "P-"])
+    # p0: Anti-spell (left, S-P-P) at p1 on turn 4 and a Missile (right) on turn 5; p1's Shield
+    # on turn 5 is a one-gesture spell begun after the barrier, so it still works.
+    states = play(["--", "S-", "P-", "PS", "-D"], ["--", "--", "--", "--", "P-"])
+    assert states[3].wizards[1].barrier == 4
     assert hps(states[-1]) == (15, 15)
     assert "blocked" in event_types(states[-1])
 
@@ -119,30 +121,31 @@ def test_anti_spell_still_lets_one_gesture_spells_work_next_turn() -> None:
 
 
 def test_counter_spell_also_stops_spells_the_subject_casts_on_itself() -> None:
-    p1 = cast("SD") + ["W-", "P-", g("P-", targets={"left": "p0"})]
-    states = play(idle(2) + cast("DPW"), p1)
+    # p1: a Missile on turn 2, then Counter-spell (D-P-P) at p0 on turn 6, when p0 cures itself.
+    p1 = cast("SD") + ["--", "D-", "P-", g("P-", targets={"left": "p0"})]
+    states = play(idle(3) + cast("SPW"), p1)
     assert hps(states[-1]) == (14, 15)
 
 
 def test_counter_spell_does_not_stop_power_word_kill() -> None:
-    state = play(cast("PWPSSSD"), idle(4) + cast("WPP"))[-1]
+    state = play(cast("PWPWSSSD"), idle(5) + cast("DPP"))[-1]
     assert state.outcome is not None
     assert (state.outcome.winner, state.outcome.reason) == (0, "power_word_kill")
 
 
 def test_counter_spell_protects_only_its_subject_from_fire_storm() -> None:
-    state = play(cast("SWWC"), idle(1) + cast("WWS"))[-1]
+    state = play(cast("SWWC"), idle(1) + cast("DDS"))[-1]
     assert hps(state) == (10, 15)
 
 
 def test_counter_on_the_summons_subject_stops_the_summon() -> None:
-    state = play(cast("SPW"), ["W-", "P-", g("P-", targets={"left": "p0"})])[-1]
+    state = play(cast("WWS"), ["D-", "P-", g("P-", targets={"left": "p0"})])[-1]
     assert monsters(state) == []
     assert hps(state) == (15, 15)
 
 
 def test_counter_on_the_monster_being_summoned_does_not_stop_it() -> None:
-    state = play(cast("SPW"), ["W-", "P-", g("P-", targets={"left": "p0.left"})])[-1]
+    state = play(cast("WWS"), ["D-", "P-", g("P-", targets={"left": "p0.left"})])[-1]
     assert monsters(state) == [("m1", "goblin", 0, 1)]
     assert hps(state) == (15, 14)
 
@@ -151,7 +154,7 @@ def test_counter_on_the_monster_being_summoned_does_not_stop_it() -> None:
 
 
 def test_two_power_words_kill_clash_and_fizzle() -> None:
-    state = play(cast("PWPSSSD"), cast("PWPSSSD"))[-1]
+    state = play(cast("PWPWSSSD"), cast("PWPWSSSD"))[-1]
     assert state.outcome is None
     assert hps(state) == (15, 15)
 
@@ -160,7 +163,7 @@ def test_two_power_words_kill_clash_and_fizzle() -> None:
 
 
 def test_a_summon_cast_at_the_opponent_serves_the_opponent() -> None:
-    moves = cast("SP") + [g("W-", targets={"left": "p1"})]
+    moves = cast("WW") + [g("S-", targets={"left": "p1"})]
     state = play(moves, [])[-1]
     assert monsters(state) == [("m1", "goblin", 1, 1)]
     assert hps(state) == (14, 15)
@@ -188,14 +191,14 @@ def test_summon_fire_elemental_must_target_a_wizard() -> None:
 
 
 def test_a_summon_cannot_target_an_elemental() -> None:
-    state = play(cast("CPSWW"), idle(3) + cast("SP"), setup={"hp": [100, 100]})[-1]
+    state = play(cast("CPSWW"), idle(3) + cast("WW"), setup={"hp": [100, 100]})[-1]
     with pytest.raises(IllegalActionError, match="cannot target an elemental"):
-        DUEL.apply(state, 1, action(g("W-", targets={"left": "m1"})))
+        DUEL.apply(state, 1, action(g("S-", targets={"left": "m1"})))
 
 
 def test_a_monster_about_to_be_summoned_can_be_targeted() -> None:
     p1: list[Move] = ["--", "S-", g("D-", targets={"left": "p0.left"})]
-    state = play(cast("SPW"), p1)[-1]
+    state = play(cast("WWS"), p1)[-1]
     assert monsters(state) == []  # the missile killed the new goblin...
     assert hps(state) == (15, 14)  # ...which still attacked as it died
 
@@ -211,8 +214,8 @@ def test_a_spell_at_a_summon_that_fails_misses() -> None:
 
 
 def test_blindness_destroys_a_monster_before_it_attacks() -> None:
-    p0 = cast("DWSS") + [g("D-", targets={"left": "p1.left"})]
-    state = play(p0, idle(2) + cast("SPW"))[-1]
+    p0 = cast("DWSW") + [g("CC", targets={"left": "p1.left"})]
+    state = play(p0, idle(2) + cast("WWS"))[-1]
     assert monsters(state) == []
     assert hps(state) == (15, 15)
 
@@ -238,42 +241,49 @@ def test_shield_does_not_block_a_fireball() -> None:
 def test_charmer_orders_the_charmed_monster_this_very_turn() -> None:
     # p1 summons goblins m1 (turn 3) and m2 (turn 6); on turn 6 p0 charms the newest, m2, and
     # sends it at m1. m1 still attacks as it dies.
-    p0: list[Move] = ["--", "--", "P-", "S-", "D-", g("D-", monsters={"p1.left": "m1"})]
-    states = play(p0, cast("SPW") + cast("SPW"))
+    p0: list[Move] = ["--", "--", "P-", "W-", "W-", g("D-", monsters={"p1.left": "m1"})]
+    states = play(p0, cast("WWS") + cast("WWS"))
     assert monsters(states[-1]) == [("m2", "goblin", 0, 1)]
 
 
 def test_two_charms_from_different_casters_both_fizzle() -> None:
-    p0 = cast("SPW") + ["--", "--", "P-", "S-", "D-", g("D-", targets={"left": "m1"})]
-    p1 = idle(3) + ["P-", "S-", "D-", "D-"]
+    # p0's goblin m1 appears on turn 3; on turn 7 both wizards complete Charm Monster (P-W-W-D) at
+    # it: p0 to keep it, p1 (by default: the opponent's newest monster) to take it.
+    p0 = cast("WWS") + cast("PWW") + [g("D-", targets={"left": "m1"})]
+    p1 = idle(3) + cast("PWWD")
     states = play(p0, p1, setup={"hp": [100, 100]})
+    assert [e["type"] for e in states[-1].events if e.get("spell") == "charm_monster"] == [
+        "cast",
+        "cast",
+        "fizzle",
+    ]
     assert monsters(states[-1]) == [("m1", "goblin", 0, 1)]
 
 
 def test_a_second_paralysis_is_forced_onto_the_already_paralysed_hand() -> None:
-    state = play(cast("DDD"), ["--", "--", "W-"])[-1]
+    state = play(cast("WWW"), ["--", "--", "W-"])[-1]
     state = DUEL.apply(state, 0, Paralyze(1, "left"))
-    state = play(["D-"], ["PS"], state=state)[-1]  # D-D-D again on turn 4
+    state = play(["W-"], ["PS"], state=state)[-1]  # W-W-W again on turn 4 (a chain)
     assert state.paralysis_choices == ()
     assert state.wizards[1].paralysed == "left"
     assert DUEL.to_act(state) == (0, 1)
 
 
 def test_paralysis_on_a_monster_stops_its_next_attack() -> None:
-    p0: list[Move] = ["D-", "D-", g("D-", targets={"left": "p1.left"})]
-    states = play(p0 + idle(2), cast("SPW") + idle(2))
+    p0: list[Move] = ["W-", "W-", g("W-", targets={"left": "p1.left"})]
+    states = play(p0 + idle(2), cast("WWS") + idle(2))
     assert [hps(s)[0] for s in states] == [15, 15, 14, 14, 13]
 
 
 def test_every_enchantment_on_one_subject_in_one_turn_applies() -> None:
-    state = play(["DS", "DW", "DD"], ["--", "--", "W-"])[-1]  # Paralysis and Fear at p1
+    state = play(["WS", "WW", "WD"], ["--", "--", "W-"])[-1]  # Paralysis and Fear at p1
     state = DUEL.apply(state, 0, Paralyze(1, "left"))
     state = play(["--"], ["PS"], state=state)[-1]
     assert (state.wizards[1].left[-1], state.wizards[1].right[-1]) == ("W", "-")
 
 
 def test_the_caster_must_choose_before_the_next_turn() -> None:
-    state = play(cast("DDD"), [])[-1]
+    state = play(cast("WWW"), [])[-1]
     with pytest.raises(IllegalActionError, match="must wait"):
         DUEL.apply(state, 1, action("--"))
 
@@ -296,7 +306,7 @@ def test_a_fire_elemental_takes_no_fire_damage() -> None:
 
 
 def test_cure_is_netted_with_the_same_turns_damage() -> None:
-    state = play(cast("DPW"), ["--", "S-", "D-"])[-1]
+    state = play(cast("SPW"), ["--", "S-", "D-"])[-1]
     assert hps(state) == (15, 15)
 
 
@@ -310,7 +320,7 @@ def test_both_knocked_out_together_each_rise_with_five_hp() -> None:
 
 
 def test_a_power_word_kill_victim_cannot_rise_but_the_other_can() -> None:
-    state = play(idle(6) + [">-"], cast("PWPSSSD"), setup={"hp": [15, 1]})[-1]
+    state = play(idle(7) + [">-"], cast("PWPWSSSD"), setup={"hp": [15, 1]})[-1]
     assert state.outcome is not None
     assert (state.outcome.winner, state.outcome.reason) == (1, "power_word_kill")
     assert hps(state)[1] == 5
@@ -350,6 +360,6 @@ def test_a_repeated_p_p_surrenders_once_no_hand_is_held() -> None:
 
 
 def test_a_timeout_while_choosing_a_paralysed_hand_picks_the_left() -> None:
-    state = play(cast("DDD"), [])[-1]
+    state = play(cast("WWW"), [])[-1]
     state = DUEL.apply(state, 0, Timeout())
     assert state.wizards[1].paralysed == "left"

@@ -10,7 +10,7 @@ from .helpers import action, cast, g, idle, play
 
 def blinded_p1() -> list[DuelState]:
     """p0 blinds p1 on turn 5; p0 keeps gesturing; returns the states after each turn."""
-    return play(cast("DWSSD") + ["PW", "S-", "WD", "P-"], idle(5) + ["W-", "W-", "W-", "W-"])
+    return play(cast("DWSWC") + ["PW", "S-", "WD", "P-"], idle(5) + ["D-", "D-", "D-", "D-"])
 
 
 def test_the_opponents_submission_shows_only_as_chosen() -> None:
@@ -28,12 +28,12 @@ def test_a_blinded_wizard_sees_none_of_the_opponents_gestures_of_its_blind_turns
     states = blinded_p1()
     during = DUEL.view(states[6], 1)  # after turn 7: p1 blind during turns 6, 7 and 8
     opponent = during["wizards"][0]
-    assert opponent["left"] == "DWSSD??"
-    assert opponent["right"] == "-----??"
+    assert opponent["left"] == "DWSWC??"
+    assert opponent["right"] == "----C??"
     assert opponent["hp"] is None
     # p0 sees everything, and p1 sees its own hands.
-    assert DUEL.view(states[6], 0)["wizards"][0]["left"] == "DWSSDPS"
-    assert during["wizards"][1]["left"] == "-----WW"
+    assert DUEL.view(states[6], 0)["wizards"][0]["left"] == "DWSWCPS"
+    assert during["wizards"][1]["left"] == "-----DD"
 
 
 def test_a_blinded_wizard_is_told_only_what_concerns_it() -> None:
@@ -46,7 +46,7 @@ def test_a_blinded_wizard_is_told_only_what_concerns_it() -> None:
 def test_everything_is_revealed_when_the_blindness_ends() -> None:
     states = blinded_p1()
     after = DUEL.view(states[7], 1)  # after turn 8, the last blind turn
-    assert after["wizards"][0]["left"] == "DWSSDPSW"
+    assert after["wizards"][0]["left"] == "DWSWCPSW"
     assert after["wizards"][0]["hp"] == 15
 
 
@@ -54,4 +54,4 @@ def test_the_turn_that_casts_blindness_is_still_seen() -> None:
     states = blinded_p1()
     events = DUEL.view(states[4], 1)["events"]  # after turn 5: p1 already blind for turn 6
     assert any(event["type"] == "enchant" for event in events)
-    assert DUEL.view(states[4], 1)["wizards"][0]["left"] == "DWSSD"
+    assert DUEL.view(states[4], 1)["wizards"][0]["left"] == "DWSWC"

@@ -2,31 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from p2pgenius.canonical import decode
-from p2pgenius.games.duel.actions import Gestures
+from p2pgenius.games.duel.actions import Gestures, Ref
 from p2pgenius.protocol.session import BlindClaim
 
 from .harness import Tamper, play
 
 
 class Script:
-    """Plays the given gestures in order, then does nothing."""
+    """Plays the given gestures ("LR", or a whole submission) in order, then does nothing."""
 
     level = "script"
 
-    def __init__(self, moves: list[str]) -> None:
+    def __init__(self, moves: Sequence[str | Gestures]) -> None:
         self.moves = list(moves)
 
     def choose(self, state: Any, seat: int) -> Any:
         if state.paralysis_choices:
             return None
         move = self.moves.pop(0) if self.moves else "--"
-        return Gestures(move[0], move[1])
+        return move if isinstance(move, Gestures) else Gestures(move[0], move[1])
 
 
-P0 = ["D-", "W-", "S-", "S-", "D-", "SP", "DW", "S-", "D-", "-D"]  # blinds p1 on turn 5
+P0 = ["D-", "W-", "S-", "W-", "CC", "SP", "DW", "S-", "D-", "-D"]  # blinds p1 on turn 5
 P1 = ["--", "--", "--", "--", "P-", "S-", "D-", "--", "--", "--"]
 
 
@@ -72,7 +73,7 @@ def test_a_blind_claim_with_the_opponents_monsters_unseen_is_accepted() -> None:
     # p0 summons a goblin with the right hand while its left blinds p1: the claims p1 gets show
     # that goblin with its controller and HP unknown (found by the load benchmark: the shape
     # check refused such genuine claims, and both sides waited).
-    script = ["DS", "WP", "SW", "S-", "D-", "--", "--", "--", "--"]
+    script = ["D-", "WW", "SW", "WS", "CC", "--", "--", "--", "--"]
     table = play("duel", bots=[Script(script), Script([])], max_rounds=400)
     assert table.faults() == []
     p1_peer = table.sessions[0].owner[1]
@@ -97,11 +98,14 @@ class Paralyser(Script):
 
 
 def test_a_paralysis_choice_during_the_opponents_blindness_reaches_the_blind_peer() -> None:
-    # p0 blinds p1 (turn 5, blind 6-8) and paralyses it on turn 7 with the other hand: the
-    # paralysis choice is a stage in which only p0 acts, but p1's machine still needs its claim
-    # (found by the load benchmark: no claim was sent, and both sides waited).
-    script = ["D-", "W-", "S-", "S-", "DD", "-D", "-D", "--", "--", "--"]
-    table = play("duel", bots=[Paralyser(script), Script([])], max_rounds=400)
+    # p1 blinds itself (turn 5, blind 6-8) and p0 paralyses it on turn 7: the paralysis choice
+    # is a stage in which only p0 acts, but p1's machine still needs its claim (found by the
+    # load benchmark: no claim was sent, and both sides waited). (Blindness ends in a clap of
+    # both hands, so its own caster cannot also complete a Paralysis during the blind turns.)
+    script = ["--", "--", "--", "--", "W-", "W-", "W-", "--", "--", "--"]
+    self_blind: list[str | Gestures] = ["D-", "W-", "S-", "W-"]
+    self_blind.append(Gestures("C", "C", targets=(("left", Ref("wizard", seat=1)),)))
+    table = play("duel", bots=[Paralyser(script), Script(self_blind)], max_rounds=400)
     assert table.faults() == []
     p1_peer = table.sessions[0].owner[1]
     claims = [e.stage for e in table.events[p1_peer] if isinstance(e, BlindClaim)]
@@ -117,8 +121,8 @@ def test_a_blind_wizards_own_paralysis_choice_made_without_sight_is_made_legal_a
     # gestures. On every peer that choice becomes the first legal one, as a blind wizard's
     # impossible gestures are made legal (found by the demo with wizard bots: an honest blind
     # peer was convicted of cheating).
-    blind_caster = ["--", "--", "--", "--", "D-", "D-", "D-", "--", "--", "--", "--"]
-    blinder = ["D-", "W-", "S-", "S-", "D-", "--", "--", "--", "--", "--", "--"]
+    blind_caster = ["--", "--", "--", "--", "W-", "W-", "W-", "--", "--", "--", "--"]
+    blinder = ["D-", "W-", "S-", "W-", "CC", "--", "--", "--", "--", "--", "--"]
     table = play("duel", bots=[Script(blind_caster), Script(blinder)], max_rounds=400)
     assert table.faults() == []
     ours, theirs = table.sessions[0].my_hashes, table.sessions[1].my_hashes

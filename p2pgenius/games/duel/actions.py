@@ -1,4 +1,4 @@
-"""The wizard duel's actions, in their plain form from contracts/SIM.md, validated on parse."""
+"""The wizard duel's actions, in their plain form (docs/sim.md), validated on parse."""
 
 from __future__ import annotations
 
@@ -15,13 +15,17 @@ from p2pgenius.games.duel.spells import BY_NAME, GESTURES, HANDS
 _WIZARD: Final = re.compile(r"p([01])")
 _MONSTER: Final = re.compile(r"m([1-9][0-9]{0,5})")
 _SUMMONING: Final = re.compile(r"p([01])\.(left|right)")
+NOBODY: Final = "nobody"
+"""The target of a deliberate miss: every targeted spell, stab and monster order accepts it, except
+Summon Fire Elemental, which must be cast on a wizard."""
 
 
 @dataclass(frozen=True, slots=True)
 class Ref:
-    """A target: a wizard (``p0``), an existing monster (``m3``) or a summon this turn (``p1.left``)."""
+    """A target: a wizard (``p0``), an existing monster (``m3``), a summon this turn (``p1.left``)
+    or ``nobody`` (a deliberate miss)."""
 
-    kind: str  # "wizard" | "monster" | "summoning"
+    kind: str  # "wizard" | "monster" | "summoning" | "nobody"
     seat: int = -1  # wizard seat, or the summoning seat
     monster: int = 0  # monster number k of "m<k>"
     hand: str = ""  # the summoning hand
@@ -30,16 +34,20 @@ class Ref:
     def parse(cls, text: Any, what: str) -> Ref:
         """Parse a target string; raises IllegalActionError naming ``what`` it was for."""
         if not isinstance(text, str):
-            raise IllegalActionError(f"{what}: target must be a string like p1, m2 or p0.left")
+            raise IllegalActionError(f"{what}: target must be a string like p1, m2, p0.left or nobody")
+        if text == NOBODY:
+            return cls("nobody")
         if match := _WIZARD.fullmatch(text):
             return cls("wizard", seat=int(match[1]))
         if match := _MONSTER.fullmatch(text):
             return cls("monster", monster=int(match[1]))
         if match := _SUMMONING.fullmatch(text):
             return cls("summoning", seat=int(match[1]), hand=match[2])
-        raise IllegalActionError(f"{what}: unknown target {text!r} (use p0, p1, m<k> or p<s>.left)")
+        raise IllegalActionError(f"{what}: unknown target {text!r} (use p0, p1, m<k>, p<s>.left or nobody)")
 
     def __str__(self) -> str:
+        if self.kind == "nobody":
+            return NOBODY
         if self.kind == "wizard":
             return f"p{self.seat}"
         if self.kind == "monster":
@@ -117,8 +125,8 @@ class Gestures:
         parsed_orders = []
         for monster, target in orders.items():
             ref = Ref.parse(monster, "monster order")
-            if ref.kind == "wizard":
-                raise IllegalActionError(f"monster order: {monster!r} is a wizard, not a monster")
+            if ref.kind in ("wizard", "nobody"):
+                raise IllegalActionError(f"monster order: {monster!r} is not a monster")
             parsed_orders.append((ref, Ref.parse(target, f"order for {monster}")))
         return cls(
             left=hands[0],

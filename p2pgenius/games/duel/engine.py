@@ -10,7 +10,7 @@ from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games.base import Outcome
 from p2pgenius.games.duel import state as st
-from p2pgenius.games.duel.actions import DuelAction, Gestures, Paralyze, Ref, Timeout, parse_action
+from p2pgenius.games.duel.actions import NOBODY, DuelAction, Gestures, Paralyze, Ref, Timeout, parse_action
 from p2pgenius.games.duel.resolve import plan, resolve_turn
 from p2pgenius.games.duel.spells import GESTURES, HANDS, STAB
 from p2pgenius.games.duel.state import DuelState, Wizard
@@ -255,7 +255,7 @@ def target_choices(state: DuelState) -> tuple[str, ...]:
     """Every target name that may be given this turn, in a stable order (for bots and the UI)."""
     names = ["p0", "p1"] + [monster.name for monster in state.monsters]
     names += [f"p{s}.{hand}" for s in (0, 1) for hand in HANDS]
-    return tuple(names)
+    return (*names, NOBODY)
 
 
 DUEL: Final = Duel()

@@ -1,4 +1,4 @@
-"""Resolving one duel turn, step by step as numbered in shared/RULINGS.md.
+"""Resolving one duel turn, step by step as numbered in docs/rules/duel.md ("A turn, step by step").
 
 All effects of a turn are simultaneous: spells are gathered, then each step reads what the earlier
 steps decided, damage and heals go to one ledger per being, and deaths are decided at the end.
@@ -174,7 +174,7 @@ class Turn:
 
     def being(self, ref: Ref | None) -> Being | None:
         """The being a target names now, or None if there is none (dead, or a failed summon)."""
-        if ref is None:
+        if ref is None or ref.kind == "nobody":
             return None
         if ref.kind == "wizard":
             return ("w", ref.seat)
@@ -259,7 +259,8 @@ class Turn:
         return "a one-handed clap is nothing"
 
     def announce(self, casts: list[Cast]) -> None:
-        """Say which spells were cast, with targets."""
+        """Say which spells were cast, with targets. A spell cast at ``nobody`` misses on purpose:
+        it is cast (its gestures are spent) and does nothing more."""
         for cast in casts:
             title = BY_NAME[cast.spell].title
             at = "" if cast.target is None else f" at {cast.target}"
@@ -275,10 +276,21 @@ class Turn:
                 spell=cast.spell,
                 target=None if cast.target is None else str(cast.target),
             )
+            if cast.target is not None and cast.target.kind == "nobody":
+                cast.fizzled = True
+                self.say(
+                    "miss",
+                    f"p{cast.caster}'s {title} is aimed at nobody and misses on purpose",
+                    [cast.caster],
+                    seat=cast.caster,
+                    spell=cast.spell,
+                )
 
     def counter(self, casts: list[Cast]) -> set[Ref]:
         """Step 4: counter-spells shield their subject and stop every other spell at it but PWK."""
-        subjects = {c.target for c in casts if c.spell == "counter_spell" and c.target is not None}
+        subjects = {
+            c.target for c in casts if c.spell == "counter_spell" and not c.fizzled and c.target is not None
+        }
         for cast in casts:
             if cast.spell in ("counter_spell", "power_word_kill", "fire_storm"):
                 continue
@@ -541,6 +553,9 @@ class Turn:
                 ref = self.subs[seat].target(hand)
                 if ref is None or ref == Ref("wizard", seat=seat):
                     ref = Ref("wizard", seat=1 - seat)
+                if ref.kind == "nobody":
+                    self.say("miss", f"p{seat}'s stab is aimed at nobody", [seat], seat=seat)
+                    continue
                 self.blockable(seat, self.being(ref), STAB_DAMAGE, f"p{seat}'s stab", by_spell=False)
         self.attack()
 
@@ -576,15 +591,16 @@ class Turn:
         )
 
     def fire(self, source: int, being: Being | None, what: str, also: Iterable[int] = ()) -> None:
-        """Fire damage: Resist Heat blocks it, shields do not."""
+        """Fire damage: Resist Heat blocks it, shields do not, and a fire elemental takes none."""
         if being is None:
             self.say("miss", f"{what} finds no target", [source])
             return
         sees = self.owner(being) | {source, *also}
-        if being in self.resistant:
+        if being in self.resistant or self.is_elemental(being):
+            why = "it is made of fire" if self.is_elemental(being) else "resists heat"
             self.say(
                 "blocked",
-                f"{what} cannot burn {self.label(being)} (resists heat)",
+                f"{what} cannot burn {self.label(being)} ({why})",
                 sees,
                 target=self.label(being),
             )
@@ -645,6 +661,14 @@ class Turn:
                 seat, hand = self.created[number]
                 order = mine.get(Ref("summoning", seat=seat, hand=hand))
             target = order if order is not None else Ref("wizard", seat=1 - controller)
+            if target.kind == "nobody":
+                self.say(
+                    "idle",
+                    f"{name} is ordered to attack nobody",
+                    [controller],
+                    monster=monster.name,
+                )
+                continue
             self.blockable(controller, self.being(target), MONSTER_HP[monster.kind], name, by_spell=True)
 
     def settle(self) -> DuelState:

@@ -33,23 +33,24 @@ class Spell:
 
 SPELLS: Final[tuple[Spell, ...]] = (
     Spell("shield", ("P",), "self", "Shield"),
-    Spell("counter_spell", ("WPP", "WWS"), "self", "Counter-spell"),
-    Spell("cure_light_wounds", ("DPW",), "self", "Cure Light Wounds"),
-    Spell("summon_goblin", ("SPW",), "self", "Summon Goblin"),
-    Spell("summon_ogre", ("PSPW",), "self", "Summon Ogre"),
+    Spell("counter_spell", ("DPP", "DDS"), "self", "Counter-spell"),
+    Spell("cure_light_wounds", ("SPW",), "self", "Cure Light Wounds"),
+    Spell("summon_goblin", ("WWS",), "self", "Summon Goblin"),
+    Spell("summon_ogre", ("PWWS",), "self", "Summon Ogre"),
     Spell("summon_fire_elemental", ("CPSWW",), "self", "Summon Fire Elemental"),
     Spell("missile", ("SD",), "opponent", "Missile"),
-    Spell("power_word_kill", ("PWPSSSD",), "opponent", "Power Word Kill"),
+    Spell("power_word_kill", ("PWPWSSSD",), "opponent", "Power Word Kill"),
     Spell("fireball", ("DSPSD",), "opponent", "Fireball"),
     Spell("fire_storm", ("SWWC",), "none", "Fire Storm"),
-    Spell("charm_monster", ("PSDD",), "opponent", "Charm Monster"),
-    Spell("paralysis", ("DDD",), "opponent", "Paralysis"),
+    Spell("charm_monster", ("PWWD",), "opponent", "Charm Monster"),
+    Spell("paralysis", ("WWW",), "opponent", "Paralysis"),
     Spell("fear", ("SWD",), "opponent", "Fear"),
-    Spell("anti_spell", ("SPDP",), "opponent", "Anti-spell"),
+    Spell("anti_spell", ("SPP",), "opponent", "Anti-spell"),
     Spell("resist_heat", ("CWWP",), "self", "Resist Heat"),
-    Spell("blindness", ("DWSSD",), "opponent", "Blindness"),
+    Spell("blindness", ("DWSWC",), "opponent", "Blindness"),
 )
-"""The spell table, in its stable order (the order used to break ties between equal lengths)."""
+"""The spell table of the game's rule text (docs/rules/duel.md), in a stable order. No two spells
+share a sequence, so the longest completed spell on a hand is always unique."""
 
 BY_NAME: Final = {spell.name: spell for spell in SPELLS}
 SUMMONS: Final = ("summon_goblin", "summon_ogre", "summon_fire_elemental")
@@ -95,9 +96,16 @@ def _tail_completions(tail: tuple[str, ...]) -> tuple[Completion, ...]:
 def progress(history: tuple[str, ...], barrier: int) -> tuple[tuple[str, int], ...]:
     """Spells this hand is part-way through: (spell, gestures still needed), fewest first.
 
-    For players and the UI: which spells each hand can complete next.
+    For players, bots and the UI: which spells each hand can complete next.
     """
-    found: dict[str, int] = {}
+    return tuple((name, len(rest)) for name, rest in next_gestures(history, barrier))
+
+
+def next_gestures(history: tuple[str, ...], barrier: int) -> tuple[tuple[str, str], ...]:
+    """Spells this hand is part-way through, each with the gestures that would complete it
+    (of a spell with two sequences, the one nearer completion), fewest first, then table order.
+    Counter-spell after ``D-D`` needs ``S``; after ``D-P`` it needs ``P``."""
+    found: dict[str, str] = {}
     end = len(history)
     for spell in SPELLS:
         for sequence in spell.sequences:
@@ -106,7 +114,8 @@ def progress(history: tuple[str, ...], barrier: int) -> tuple[tuple[str, int], .
                 if start < barrier or start < 0:
                     continue
                 if all(history[start + k] == sequence[k] for k in range(done)):
-                    need = len(sequence) - done
-                    found[spell.name] = min(found.get(spell.name, need), need)
+                    rest = sequence[done:]
+                    if spell.name not in found or len(rest) < len(found[spell.name]):
+                        found[spell.name] = rest
                     break
-    return tuple(sorted(found.items(), key=lambda item: (item[1], _ORDER[item[0]])))
+    return tuple(sorted(found.items(), key=lambda item: (len(item[1]), _ORDER[item[0]])))
