@@ -160,8 +160,8 @@ def add_play(commands: Any) -> None:
         action="append",
         default=[],
         metavar="KEY=SECONDS",
-        help="a time limit: turn_seconds (duel), round_seconds, challenge_seconds, "
-        "colour_seconds (magic-square), decision_seconds (hornswoggle)",
+        help="a time limit: turn_seconds (duel), round_seconds, challenge_seconds "
+        "(magic-square), decision_seconds (hornswoggle)",
     )
     host.add_argument(
         "--peers",

@@ -141,7 +141,7 @@ def finish(peer: Peer, printer: Printer) -> int:
 
 TIME_OPTIONS = {
     "duel": ("turn_seconds",),
-    "magic-square": ("round_seconds", "challenge_seconds", "colour_seconds"),
+    "magic-square": ("round_seconds", "challenge_seconds"),
     "hornswoggle": ("decision_seconds",),
 }
 

@@ -16,7 +16,6 @@ from p2pgenius.games.duel.engine import TURN_SECONDS
 from p2pgenius.games.hornswoggle.engine import DECISION_SECONDS
 from p2pgenius.games.magic_square.engine import (
     CHALLENGE_SECONDS,
-    COLOUR_SECONDS,
     ROUND_SECONDS,
     WARNINGS_S,
 )
@@ -40,13 +39,14 @@ def period(
 ) -> Period:
     """The clock ``seat``'s decision at ``stage`` runs on. ``state`` may be None (a blinded duel
     peer does not know it; duel clocks do not need it). ``round_key``: the stage at which the
-    current Magic Square round began."""
+    current Magic Square round began (0 for the first round, so the first round's colouring, from
+    the choice of who colours first, and its placements are charged to one clock)."""
     if game == "duel":
         return Period("turn", stage, 1000 * int(options.get("turn_seconds", TURN_SECONDS)))
     if game == "hornswoggle":
         return Period("decision", stage, 1000 * int(options.get("decision_seconds", DECISION_SECONDS)))
     if state.phase == "challenge" and seat == state.actor:
         return Period("challenge", stage, 1000 * int(options.get("challenge_seconds", CHALLENGE_SECONDS)))
-    if state.phase in ("colour_order", "colouring"):
-        return Period("decision", stage, 1000 * int(options.get("colour_seconds", COLOUR_SECONDS)))
+    # Everything else, round 1's colouring included (it is a portion of the first round), runs on
+    # the player's round clock.
     return Period("round", round_key, 1000 * int(options.get("round_seconds", ROUND_SECONDS)))

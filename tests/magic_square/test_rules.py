@@ -246,11 +246,43 @@ def test_running_out_of_round_time_loses_the_round() -> None:
     assert (state.last_round["winner"], state.last_round["reason"]) == (0, "timeout")
 
 
-def test_a_timeout_while_colouring_takes_the_first_free_cell() -> None:
-    state = act(start(), 1, {"type": "timeout"})  # the opponent's order: p0 colours first
-    assert state.colourer == 0
-    state = act(state, 0, {"type": "timeout"})
-    assert state.colours[0] == 0
+def test_colouring_runs_on_the_round_clock() -> None:
+    state = start()
+    assert clock(state) == (1, "round")  # the opponent's choice of who colours first
+    state = act(state, 1, {"type": "order", "first": 0})
+    assert clock(state) == (0, "round")
+    state = act(state, 0, {"type": "colour", "cell": 0})
+    assert clock(state) == (1, "round")
+
+
+def test_running_out_while_colouring_loses_round_1_and_the_blank_cells_are_coloured() -> None:
+    state = act(start(), 1, {"type": "order", "first": 0})
+    for seat, cell in ((0, 15), (1, 14), (0, 5)):
+        state = act(state, seat, {"type": "colour", "cell": cell})
+    state = act(state, 1, {"type": "timeout"})  # p1, to colour next, runs out
+    assert state.last_round is not None
+    assert (state.last_round["winner"], state.last_round["reason"]) == (0, "timeout")
+    assert state.last_round["round"] == 1 and state.round_wins == (1, 0)
+    # The colouring is kept for round 2: the blank cells in a1..d4 order, alternately from p1.
+    blank = [c for c in range(16) if c not in (15, 14, 5)]
+    expected: list[int | None] = [None] * 16
+    expected[15], expected[14], expected[5] = 0, 1, 0
+    for i, cell in enumerate(blank):
+        expected[cell] = 1 if i % 2 == 0 else 0
+    assert state.colours == tuple(expected)
+    assert state.colours.count(0) == state.colours.count(1) == 8
+    assert "ran out of time while colouring" in str(state.events)
+    # Round 2 starts as after any lost round: the loser may swap and leads first.
+    assert (state.round, state.phase, state.first_lead, state.swaps_left) == (2, "swap", 1, 2)
+    assert MAGIC_SQUARE.to_act(state) == (1,)
+
+
+def test_an_opponent_who_never_chooses_the_colouring_order_loses_round_1() -> None:
+    state = act(start(), 1, {"type": "timeout"})
+    assert state.last_round is not None
+    assert (state.last_round["winner"], state.last_round["reason"]) == (0, "timeout")
+    assert state.colours == (0, 1) * 8  # coloured in board order, alternately from p0
+    assert (state.round, state.phase, state.first_lead) == (2, "swap", 1)
 
 
 def test_a_seat_whose_clock_is_not_running_cannot_time_out() -> None:
@@ -263,3 +295,9 @@ def test_time_limits_are_options() -> None:
     assert MAGIC_SQUARE.initial({}, {"round_seconds": 60, "challenge_seconds": 30}).phase
     with pytest.raises(LocalMisuseError):
         MAGIC_SQUARE.initial({}, {"round_seconds": 0})
+
+
+def test_colouring_has_no_time_limit_of_its_own() -> None:
+    # colour_seconds was an option once; colouring now counts on the round clock.
+    with pytest.raises(LocalMisuseError, match="unknown option 'colour_seconds'"):
+        MAGIC_SQUARE.initial({}, {"colour_seconds": 60})

@@ -11,6 +11,7 @@ from p2pgenius.errors import LocalMisuseError
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import (
     Applied,
+    ClockView,
     Event,
     MatchOver,
     Rejected,
@@ -99,6 +100,77 @@ def test_running_out_sends_the_games_timeout_and_loses_the_round_everywhere() ->
         assert session.spent[(0, "round", 0)] == 60_000
     # The next round's clocks are fresh.
     assert all(v.left_ms == 60_000 for v in pair.s[0].clocks().values())
+
+
+def colour_all(pair: Pair, ms: dict[int, int]) -> None:
+    """Colour the grid, each seat declaring ``ms[seat]`` per cell (first free cell each time)."""
+    while pair.s[0].state.phase == "colouring":
+        seat = pair.s[0].state.colourer
+        cell = pair.s[0].state.colours.index(None)
+        pair.seat_peer(seat).submit(seat, {"type": "colour", "cell": cell}, ms=ms[seat])
+        pair.pump()
+
+
+def test_colouring_time_is_charged_to_the_first_rounds_round_clock() -> None:
+    pair = Pair("magic-square", {"round_seconds": 60})  # no colours in the setup: round 1 colours
+    for session in pair.s:
+        assert session.clocks()[1] == ClockView("round", 0, 60_000, True)
+    pair.seat_peer(1).submit(1, {"type": "order", "first": 0}, ms=5_000)
+    pair.pump()
+    colour_all(pair, {0: 4_000, 1: 3_000})
+    for session in pair.s:
+        assert session.state.phase == "lead"
+        # One clock per player for the whole of round 1: colouring and placements add up.
+        assert session.spent == {(0, "round", 0): 32_000, (1, "round", 0): 29_000}
+        assert session.clocks()[1] == ClockView("round", 0, 31_000, True)  # p1 coloured second: it leads
+    lead = pair.seat_peer(1)
+    with pytest.raises(LocalMisuseError, match="only 31000 ms"):
+        lead.submit(1, {"type": "order", "first": 0}, ms=31_001)
+    lead.submit(1, {"type": "order", "first": 0}, ms=1_000)
+    pair.pump()
+    pair.seat_peer(0).submit(0, {"type": "place", "cell": 0}, ms=500)
+    pair.pump()
+    for session in pair.s:
+        assert session.spent == {(0, "round", 0): 32_500, (1, "round", 0): 30_000}
+        assert session.clocks()[1].left_ms == 30_000
+
+
+def test_running_the_round_clock_out_while_colouring_loses_round_1() -> None:
+    pair = Pair("magic-square", {"round_seconds": 60})
+    pair.seat_peer(1).submit(1, {"type": "order", "first": 0}, ms=1_000)
+    pair.pump()
+    pair.seat_peer(0).submit(0, {"type": "colour", "cell": 0}, ms=58_000)  # p0 thinks long
+    pair.pump()
+    pair.seat_peer(1).submit(1, {"type": "colour", "cell": 1}, ms=1_000)
+    pair.pump()
+    assert pair.s[0].clocks()[0] == ClockView("round", 0, 2_000, True)
+    pair.seat_peer(0).time_out(0)
+    pair.pump()
+    for session in pair.s:
+        assert session.state.last_round["reason"] == "timeout"
+        assert session.state.last_round["winner"] == 1
+        assert session.spent[(0, "round", 0)] == 60_000
+        assert None not in session.state.colours  # kept for round 2, the blank cells filled in
+        assert (session.state.round, session.state.phase) == (2, "swap")
+    # Round 2's clocks are fresh; the loser swaps first.
+    assert pair.s[0].clocks() == {0: ClockView("round", pair.s[0].round_key, 60_000, True)}
+    assert pair.s[0].round_key > 0 and pair.s[0].my_hashes == pair.s[1].my_hashes
+
+
+def test_terms_offering_a_colouring_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(LocalMisuseError, match="unknown option 'colour_seconds'"):
+        Pair("magic-square", {"colour_seconds": 60})
+    # A host that still offers it (an older version): the joiner refuses the terms, saying why.
+    from p2pgenius.games.magic_square import engine
+
+    monkeypatch.setattr(engine, "check_options", lambda options: None)  # the host's old engine
+    monkeypatch.setattr(Pair, "pump", lambda self: None)  # nothing reaches the joiner yet
+    pair = Pair("magic-square", {"colour_seconds": 60})
+    monkeypatch.undo()
+    pair.pump()
+    refused = [e for e in pair.events[1] if isinstance(e, Rejected)]
+    assert refused and "unknown option 'colour_seconds'" in refused[0].reason
+    assert pair.s[1].terms is None
 
 
 def test_a_timeout_claim_is_shown_to_the_accused_and_a_claim_on_ones_own_seat_is_refused() -> None:

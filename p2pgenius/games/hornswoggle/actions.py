@@ -1,4 +1,4 @@
-"""Hornswoggle's actions, in their plain form from contracts/SIM.md, validated on parse.
+"""Hornswoggle's actions, in their plain form (docs/sim.md), validated on parse.
 
 A card is ``"doubloon"`` or ``"skull"``. Over the network a card another seat placed or discarded
 is a commitment, so an engine run from one seat's point of view sees ``None`` (JSON ``null``) for it;
@@ -37,7 +37,7 @@ class Order:
     first: int
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "order", "first": self.first}
 
 
@@ -48,7 +48,7 @@ class Place:
     card: str | None
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "place", "card": self.card}
 
 
@@ -59,7 +59,7 @@ class Bid:
     count: int
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "bid", "count": self.count}
 
 
@@ -68,7 +68,7 @@ class Pass:
     """Drop out of this round's bidding."""
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "pass"}
 
 
@@ -77,7 +77,7 @@ class Insure:
     """Bluff Insurance: spend a Hacked Garnet so a failed challenge costs no card."""
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "insure"}
 
 
@@ -90,7 +90,7 @@ class Flip:
     card: str | None = None
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         plain: dict[str, Plain] = {"type": "flip", "pile": self.pile}
         if self.card is not None:
             plain["card"] = self.card
@@ -104,7 +104,7 @@ class Discard:
     card: str | None
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "discard", "card": self.card}
 
 
@@ -113,7 +113,7 @@ class Timeout:
     """The seat's decision time ran out: it passes, or plays the first legal action."""
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "timeout"}
 
 

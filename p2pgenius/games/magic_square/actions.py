@@ -1,4 +1,4 @@
-"""The Magic Square's actions, in their plain form from contracts/SIM.md, validated on parse."""
+"""The Magic Square's actions, in their plain form (docs/sim.md), validated on parse."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class Order:
     first: int
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "order", "first": self.first}
 
 
@@ -39,7 +39,7 @@ class Colour:
     cell: int
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "colour", "cell": self.cell}
 
 
@@ -50,7 +50,7 @@ class Place:
     cell: int
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "place", "cell": self.cell}
 
 
@@ -59,7 +59,7 @@ class Challenge:
     """Claim the opponent's last placement left no magic completion."""
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "challenge"}
 
 
@@ -70,7 +70,7 @@ class Complete:
     grid: tuple[int, ...]
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "complete", "grid": list(self.grid)}
 
 
@@ -79,7 +79,7 @@ class Concede:
     """Give up a challenge without showing a completion."""
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "concede"}
 
 
@@ -91,7 +91,7 @@ class Swap:
     blue: int
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "swap", "red": self.red, "blue": self.blue}
 
 
@@ -100,7 +100,7 @@ class SwapsDone:
     """End the swap step (declining any further swaps)."""
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "swaps_done"}
 
 
@@ -109,7 +109,7 @@ class Timeout:
     """The seat's clock ran out (agreed by both peers; the engine never reads time)."""
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form."""
+        """The plain form (docs/sim.md)."""
         return {"type": "timeout"}
 
 

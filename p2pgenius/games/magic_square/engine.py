@@ -26,9 +26,8 @@ from p2pgenius.games.magic_square.squares import index, is_magic
 from p2pgenius.games.magic_square.state import COLOUR_NAMES, SquareState, cell_name, full
 
 ROUND_SECONDS: Final = 12 * 60
+"""Each player's thinking time per round (round 1's colouring included)."""
 CHALLENGE_SECONDS: Final = 5 * 60
-COLOUR_SECONDS: Final = 60
-"""Each colouring choice's own limit (colouring is outside the round clocks)."""
 WARNINGS_S: Final = (9 * 60, 6 * 60, 3 * 60, 2 * 60, 60)
 """Round-clock time left at which a player is warned."""
 WINS_NEEDED: Final = 2
@@ -234,10 +233,23 @@ class MagicSquare:
 
     def _timeout(self, state: SquareState, seat: int) -> SquareState:
         if state.phase in ("colour_order", "colouring"):
-            # Colouring is outside the round clocks (our ruling): a stalled choice takes the first
-            # legal one in the stable order.
-            first = self._moves(state)[0]
-            return self.apply(state, seat, first)
+            # Colouring is a portion of round 1 and runs on the round clocks: running out loses
+            # round 1 like any round-clock timeout. Round 2 keeps the colouring, so the blank cells
+            # are coloured now: in a1..d4 order, alternately from the player whose turn it was (p0
+            # if the order was never chosen), so each player has eight.
+            first = state.colourer if state.phase == "colouring" else 0
+            blank = [cell for cell in range(16) if state.colours[cell] is None]
+            colours = list(state.colours)
+            for i, cell in enumerate(blank):
+                colours[cell] = first if i % 2 == 0 else 1 - first
+            names = ", ".join(cell_name(cell) for cell in blank)
+            return self._end_round(
+                replace(state, colours=tuple(colours)),
+                1 - seat,
+                "timeout",
+                f"p{seat} ran out of time while colouring; the blank cells are coloured in board "
+                f"order, alternately from p{first}: {names}",
+            )
         reason = "challenge_upheld" if state.phase == "challenge" else "timeout"
         return self._end_round(state, 1 - seat, reason, f"p{seat} ran out of time")
 
@@ -300,19 +312,20 @@ class MagicSquare:
 
 
 def clock(state: SquareState) -> tuple[int, str] | None:
-    """Whose clock runs now and which: ("round" or "challenge"); None while colouring or over."""
+    """Whose clock runs now and which: ("round" or "challenge"; round 1's colouring is on the
+    round clock); None when the match is over."""
     if state.phase == "challenge" and state.actor is not None:
         return state.actor, "challenge"
-    if state.phase in ("swap", "lead", "place") and state.actor is not None:
+    if state.phase in ("colour_order", "colouring", "swap", "lead", "place") and state.actor is not None:
         return state.actor, "round"
     return None
 
 
 def check_options(options: Mapping[str, Any]) -> None:
-    """Refuse unknown or malformed options: ``round_seconds``, ``challenge_seconds`` and
-    ``colour_seconds``."""
+    """Refuse unknown or malformed options: there are only ``round_seconds`` and
+    ``challenge_seconds`` (colouring runs on the round clock; it has no limit of its own)."""
     for key, value in options.items():
-        if key not in ("round_seconds", "challenge_seconds", "colour_seconds"):
+        if key not in ("round_seconds", "challenge_seconds"):
             raise LocalMisuseError(f"magic-square options: unknown option {key!r}")
         if type(value) is not int or value <= 0:
             raise LocalMisuseError(f"magic-square options: {key} must be a positive whole number")

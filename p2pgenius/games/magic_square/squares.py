@@ -1,7 +1,8 @@
 """All 7040 magic squares of order 4, and fast questions about partly filled ones.
 
-Magic here means (shared/RULINGS.md): each of 1..16 once, and all 4 rows, all 4 columns and both main
-diagonals summing to 34. There are exactly 7040 such squares, 880 up to rotation and reflection.
+Magic here means (docs/rules/magic-square.md): each of 1..16 once, and all 4 rows, all 4 columns
+and both main diagonals summing to 34. There are exactly 7040 such squares, 880 up to rotation and
+reflection.
 
 In the game the numbers go in in order, 1 first, so a position is the list of cells of 1, 2, ..., k.
 Each square is keyed by the cells of 1..16, packed 4 bits a cell into one 64-bit integer with the
