@@ -1,7 +1,8 @@
 """The ``p2pgenius`` entry point: parse the command line, run a subcommand, map errors to exits.
 
-Exit codes (contracts/CLI.md): 0 success, 1 a game or protocol failure explained in one line on
-standard error, 2 bad usage. No traceback reaches the user unless ``--debug`` is given.
+Exit codes, the same for every command (docs/user-guide.md, "Exit status"): 0 success, 1 a game or
+protocol failure explained in one line on standard error, 2 bad usage. No traceback reaches the user
+unless ``--debug`` is given.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands_.required = True
     sim_parser = commands_.add_parser(
         "sim",
-        help="run the rules engine over a JSON script of actions (see contracts/SIM.md)",
+        help="run the rules engine over a JSON script of actions (the format: docs/sim.md)",
         description="Run the rules engine over a script of actions and print JSON Lines: one "
         "object per accepted action, then the outcome. Exit 1 at the first illegal action.",
     )

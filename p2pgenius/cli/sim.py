@@ -1,4 +1,4 @@
-"""``p2pgenius sim``: run the pure engine over a script of actions (contracts/SIM.md)."""
+"""``p2pgenius sim``: run the pure engine over a script of actions (docs/sim.md)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def run(path: str, out: TextIO, err: TextIO) -> int:
     try:
         script = read_script(path)
         game = get_game(script["game"])
-        # Options (time limits and the like) are ignored by sim, as contracts/SIM.md says.
+        # Options (time limits and the like) are ignored by sim, as docs/sim.md says.
         state = game.initial(script.get("setup", {}), {})
     except GameUnavailableError as exc:
         err.write(f"error: {exc}\n")

@@ -43,7 +43,7 @@ class Action(Protocol):
     """An action value: immutable and convertible to its one plain-data form."""
 
     def to_plain(self) -> dict[str, Plain]:
-        """The action's JSON/msgpack form, as in contracts/SIM.md."""
+        """The action's JSON/msgpack form, as in docs/sim.md."""
         ...
 
 
