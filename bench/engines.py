@@ -17,7 +17,7 @@ import random
 import time
 from typing import Any
 
-from p2pgenius.bots import LEVELS, make_bot
+from p2pgenius.bots import levels, make_bot
 from p2pgenius.games.names import GAME_NAMES
 from p2pgenius.games.registry import get_game
 
@@ -66,7 +66,7 @@ def main() -> None:
     print("| game | bots | matches | actions | actions/s, engine alone | actions/s, bots included |")
     print("|---|---|---|---|---|---|")
     for game in GAME_NAMES:
-        for level in ("random", LEVELS[game][0]):
+        for level in ("random", levels(game)[0]):
             count = args.slow_matches if level == "perfect" else args.matches
             runs = [match(game, level, seed) for seed in range(count)]
             actions = sum(r[0] for r in runs)

@@ -34,8 +34,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.x509.oid import NameOID
 
-from p2pgenius.bots.local import play
 from p2pgenius.canonical import decode
+from p2pgenius.inmemory import play
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity, agreement_public, verify
 

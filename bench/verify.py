@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from p2pgenius.bots.local import play, transcript
 from p2pgenius.games.names import GAME_NAMES
+from p2pgenius.inmemory import play, transcript
 from p2pgenius.protocol.transcript import verify
 
 

@@ -61,3 +61,85 @@ def test_importing_the_engines_and_protocol_loads_no_networking_or_ui() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+LAYER_OF = {
+    "__init__": 0,
+    "canonical": 0,
+    "errors": 0,
+    "games": 1,
+    "protocol": 2,
+    "wording": 3,
+    "rules_pages": 2,
+    "net": 3,
+    "bots": 3,
+    "inmemory": 4,
+    "ui": 4,
+    "cli": 5,
+    "__main__": 6,
+}
+"""The layers of docs/architecture.md, bottom up. A module may import from lower layers and from
+its own package; net and bots sit side by side and do not import each other."""
+
+
+def _part(module: str) -> str:
+    return module.split(".")[1] if module.count(".") >= 1 else "__init__"
+
+
+def test_every_module_imports_only_from_the_layers_below_it() -> None:
+    offenders = []
+    packages = sorted(
+        {path.stem for path in PACKAGE.glob("*.py")}
+        | {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()}
+    )
+    unknown = [p for p in packages if p not in LAYER_OF]
+    assert unknown == [], f"place these in LAYER_OF (and in docs/architecture.md): {unknown}"
+    for path in sorted(PACKAGE.rglob("*.py")):
+        own = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            for name in names:
+                if not name.startswith("p2pgenius"):
+                    continue
+                other = _part(name)
+                if other in (own, "__init__"):
+                    continue
+                if LAYER_OF[other] > LAYER_OF[own] or (LAYER_OF[other] == LAYER_OF[own] > 0):
+                    offenders.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert offenders == []
+
+
+def test_no_module_outside_games_names_a_game() -> None:
+    # Every game-specific decision goes through the game's spec and the registries; the game
+    # packages themselves (and the registration of bots and front ends) are the only places
+    # that know a game. `p2pgenius solve magic-square` is the Magic Square's own command.
+    registrations = {"bots/registry.py", "ui/frontends/__init__.py", "cli/solve.py", "cli/commands.py"}
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = str(path.relative_to(PACKAGE))
+        if relative.startswith("games/") or relative in registrations:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for game in (
+            '"duel"',
+            '"magic-square"',
+            '"hornswoggle"',
+            "games.duel",
+            "games.hornswoggle",
+            "games.magic_square",
+        ):
+            if game in text and not _game_module(relative, game):
+                offenders.append(f"{relative}: {game}")
+    assert offenders == []
+
+
+def _game_module(relative: str, name: str) -> bool:
+    """A game's own bots or front end may name its game."""
+    for game, stem in (("duel", "duel"), ("hornswoggle", "hornswoggle"), ("magic", "magic_square")):
+        if game in name and relative in (f"bots/{stem}.py", f"ui/frontends/{stem}.py"):
+            return True
+    return False

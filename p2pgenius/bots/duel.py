@@ -17,7 +17,9 @@ from __future__ import annotations
 import random
 from typing import Final
 
+from p2pgenius.bots.registry import register_bots
 from p2pgenius.games.duel.actions import DuelAction, Gestures, Paralyze
+from p2pgenius.games.duel.engine import DUEL
 from p2pgenius.games.duel.spells import BY_NAME, HANDS, SPELLS, completions, progress
 from p2pgenius.games.duel.state import DuelState, Wizard
 
@@ -134,3 +136,6 @@ class WizardBot:
             return -min((need for _, need in going), default=99)
 
         return min(HANDS, key=lambda hand: (gain(hand), -furthest(hand)))
+
+
+register_bots(DUEL.name, {"wizard": WizardBot})

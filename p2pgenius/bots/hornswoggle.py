@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from typing import Final
 
+from p2pgenius.bots.registry import register_bots
 from p2pgenius.games.hornswoggle.actions import (
     DOUBLOON,
     SKULL,
@@ -179,3 +180,6 @@ class PirateBot:
             return DOUBLOON
         # Keep one skull to bluff with while doubloons are plenty; doubloons win challenges.
         return SKULL if skulls > 1 or doubloons <= 2 else DOUBLOON
+
+
+register_bots(HORNSWOGGLE.name, {"pirate": PirateBot})

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import Final
 
+from p2pgenius.bots.registry import register_bots
 from p2pgenius.games.magic_square.actions import (
     Challenge,
     Colour,
@@ -23,6 +24,7 @@ from p2pgenius.games.magic_square.actions import (
     Swap,
     SwapsDone,
 )
+from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
 from p2pgenius.games.magic_square.solver import PlacementSolver
 from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import SquareState
@@ -157,3 +159,12 @@ class PerfectSquareBot(HeuristicSquareBot):
             if value > best_value:
                 best, best_value = Swap(red_cell, blue_cell), value
         return best
+
+
+# Two perfect bots can tie 68-68 forever (a tie is replayed, and perfect play may force one), so
+# the demo's guest plays the heuristic.
+register_bots(
+    MAGIC_SQUARE.name,
+    {"perfect": PerfectSquareBot, "heuristic": HeuristicSquareBot},
+    demo=("perfect", "heuristic"),
+)

@@ -10,38 +10,24 @@ import argparse
 import datetime
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
 import trio
 
-from p2pgenius.bots import LEVELS, Bot, make_bot
+from p2pgenius import wording
+from p2pgenius.bots import demo_levels, level_of
+from p2pgenius.bots.driver import BotDriver
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
-from p2pgenius.games.names import GAME_NAMES
+from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net.keystore import config_dir, load_identity
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
+from p2pgenius.protocol.events import Event
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import (
-    Applied,
-    ChatReceived,
-    Event,
-    Fault,
-    Rejected,
-    SeatsDealt,
-    Session,
-)
+from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.transcript import verify
-
-DEMO_OPTIONS: dict[str, dict[str, Any]] = {"duel": {"fast": True}}
-DEMO_LEVELS = {
-    "duel": ("wizard", "wizard"),
-    "magic-square": ("perfect", "heuristic"),
-    "hornswoggle": ("pirate", "pirate"),
-}
-"""Bot levels of the demo's host and guest. Two perfect Magic Square bots can tie 68-68 forever
-(a tie is replayed, and perfect play may force one), so the guest plays the heuristic."""
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -62,27 +48,11 @@ def match_files(path: str | None, label: str, log: str | None) -> Files:
     return Files(transcript, transcript.with_suffix(".secrets"), Path(log) if log else None)
 
 
-class Bots:
-    """Bots for the local seats, made once the game is known."""
-
-    def __init__(self, level: str | None, seed: int) -> None:
-        self.level = level or None
-        self.seed = seed
-        self.bots: dict[int, Bot] = {}
-
-    async def decide(self, session: Session, seat: int) -> Mapping[str, Any] | None:
-        """A bot's action for ``seat``."""
-        assert session.terms is not None
-        game = session.terms["game"]
-        if seat not in self.bots:
-            self.bots[seat] = make_bot(game, self.level, seed=self.seed * 10 + seat)
-        action = self.bots[seat].choose(session.state, seat)
-        await trio.sleep(0)
-        return None if action is None else action.to_plain()
-
-
 class Printer:
     """Prints what happens, as it happens."""
+
+    SHOWN = (wording.CHAT, wording.REFUSED, wording.FAULT)
+    """What is printed always; with ``moves``, the seats and the moves too."""
 
     def __init__(self, out: TextIO, *, moves: bool, prefix: str = "") -> None:
         self.out = out
@@ -91,33 +61,16 @@ class Printer:
 
     def line(self, text: str) -> None:
         """One line of output (control characters from peers never reach the terminal)."""
-        clean = "".join(c if c.isprintable() else "?" for c in text)
-        self.out.write(f"{self.prefix}{clean}\n")
+        self.out.write(f"{self.prefix}{wording.printable(text)}\n")
         self.out.flush()
 
     def event(self, session: Session, event: Event) -> None:
         """Show a session event."""
-        if isinstance(event, SeatsDealt) and self.moves:
-            seats = ", ".join(f"p{s}: {session.names[p]}" for s, p in enumerate(event.owner))
-            self.line(f"seats by coin flip: {seats}")
-        elif isinstance(event, Applied) and self.moves:
-            for item in event.events:
-                if isinstance(item, dict) and item.get("text"):
-                    self.line(f"  {item['text']}")
-        elif isinstance(event, ChatReceived):
-            self.line(f"{session.names[event.author]}: {event.text}")
-        elif isinstance(event, Rejected):
-            self.line(f"refused a message: {event.reason}")
-        elif isinstance(event, Fault):
-            who = "" if event.peer is None else f" by {session.names[event.peer]}"
-            self.line(f"match stopped ({event.kind}{who}): {event.reason}")
-
-
-def outcome_text(outcome: Mapping[str, Any]) -> str:
-    """The result in words."""
-    winner = outcome.get("winner")
-    who = "a draw" if winner is None else f"p{winner} wins"
-    return f"{who} ({outcome.get('reason')})"
+        for told in wording.tell(session, event):
+            if told.kind in self.SHOWN or (self.moves and told.kind == wording.SEATS):
+                self.line(told.text)
+            elif self.moves and told.kind == wording.MOVE:
+                self.line(f"  {told.text}")
 
 
 def finish(peer: Peer, printer: Printer) -> int:
@@ -134,41 +87,38 @@ def finish(peer: Peer, printer: Printer) -> int:
         printer.line(f"transcript (evidence): {peer.files.transcript}")
         return 1
     assert session.outcome is not None
-    printer.line(f"result: {outcome_text(session.outcome.to_plain())}")
+    printer.line(f"result: {wording.outcome_words(session.outcome.to_plain())}")
     printer.line(f"transcript: {peer.files.transcript}")
     return 0
 
 
-TIME_OPTIONS = {
-    "duel": ("turn_seconds",),
-    "magic-square": ("round_seconds", "challenge_seconds"),
-    "hornswoggle": ("decision_seconds",),
-}
-
-
 def match_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The game options from ``--fast`` and ``--option KEY=SECONDS``; bots play fast duels."""
+    """The game options from ``--fast`` and ``--option KEY=SECONDS`` (the game's time options);
+    ``fast`` is an option of games whose moves are sealed, and bots play them fast."""
+    spec = get_spec(args.game)
+    allowed = [option.name for option in spec.time_options]
     options: dict[str, Any] = {}
     for text in args.option:
         key, sep, value = text.partition("=")
-        if key not in TIME_OPTIONS[args.game] or not sep:
-            raise LocalMisuseError(
-                f"--option {text!r}: {args.game} takes {', '.join(TIME_OPTIONS[args.game])} (KEY=SECONDS)"
-            )
+        if key not in allowed or not sep:
+            takes = ", ".join(allowed) if allowed else "no time options"
+            raise LocalMisuseError(f"--option {text!r}: {args.game} takes {takes} (KEY=SECONDS)")
         if not value.isdigit() or int(value) <= 0:
             raise LocalMisuseError(f"--option {text!r}: the seconds must be a positive whole number")
         options[key] = int(value)
     fast = args.fast if args.fast is not None else args.bot is not None
-    if args.game == "duel":
+    if spec.sealed:
         options["fast"] = bool(fast)
     elif args.fast:
-        raise LocalMisuseError("--fast is a duel option")
+        sealed = " or ".join(name for name in names() if get_spec(name).sealed) or "sealed-move game's"
+        raise LocalMisuseError(f"--fast is a {sealed} option")
     return options
 
 
 def check_level(game: str | None, level: str | None) -> None:
-    if game is not None and level and level not in LEVELS[game]:
-        raise LocalMisuseError(f"no bot level {level!r} for {game} (choose: {', '.join(LEVELS[game])})")
+    """Refuse a bot level ``game`` does not have (before anything connects)."""
+    if game is not None and level:
+        level_of(game, level)
 
 
 def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer) -> Peer:
@@ -178,7 +128,7 @@ def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer)
         identity,
         args.name or identity.fingerprint[:9],
         match_files(args.transcript, label, args.log),
-        Bots(args.bot, seed).decide,
+        BotDriver(args.bot, seed).decide,
         printer.event,
         printer.line,
         grace_s=args.grace,
@@ -188,10 +138,7 @@ def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer)
 def run_host(args: argparse.Namespace, out: TextIO) -> int:
     """``p2pgenius host``."""
     check_level(args.game, args.bot)
-    if args.game != "hornswoggle" and args.peers != 2:
-        raise LocalMisuseError(f"{args.game} is played by exactly two peers")
-    if not 2 <= args.peers <= 4:
-        raise LocalMisuseError("hornswoggle is played by 2 to 4 peers")
+    get_spec(args.game).seat_groups(args.peers)  # refuses a number of peers the game is not for
     options = match_options(args)
     printer = Printer(out, moves=True)
     peer = make_peer(args, f"{args.game}-host", 1, printer)
@@ -267,10 +214,11 @@ async def demo_match(
 ) -> tuple[Peer, Peer]:
     """Host and join on loopback, bots everywhere; returns both peers once the match is over."""
     pins = directory / "pins" / game
-    host_level, guest_level = DEMO_LEVELS[game]
+    host_level, guest_level = demo_levels(game)
+    options = dict(get_spec(game).demo_options)
     quiet = Printer(printer.out, moves=False, prefix="  (guest) ")
 
-    def make(name: str, bots: Bots, show: Printer) -> Peer:
+    def make(name: str, bots: BotDriver, show: Printer) -> Peer:
         files = Files(directory / f"{game}-{name}.p2pt", directory / f"{game}-{name}.secrets")
         return Peer(
             Identity.generate(),
@@ -283,17 +231,15 @@ async def demo_match(
             pin_dir=pins / name,
         )
 
-    host = make("host", Bots(host_level, seed), printer)
-    guest = make("guest", Bots(guest_level, seed + 1), quiet)
+    host = make("host", BotDriver(host_level, seed), printer)
+    guest = make("guest", BotDriver(guest_level, seed + 1), quiet)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     host.address = guest.address = f"127.0.0.1:{port}"
     guest.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
     printer.line(f"{game}: host listening on 127.0.0.1:{port}; guest connecting")
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(
-            lambda: host.host(listeners[0], game=game, options=DEMO_OPTIONS.get(game, {}), setup={}, peers=2)
-        )
+        nursery.start_soon(lambda: host.host(listeners[0], game=game, options=options, setup={}, peers=2))
         stream = await trio.open_tcp_stream("127.0.0.1", port)
         nursery.start_soon(guest.join, stream)
     await listeners[0].aclose()
@@ -302,7 +248,7 @@ async def demo_match(
 
 def run_demo(args: argparse.Namespace, out: TextIO) -> int:
     """``p2pgenius demo``."""
-    games: Sequence[str] = [args.game] if args.game else GAME_NAMES
+    games: Sequence[str] = [args.game] if args.game else names()
     home = config_dir() / "demo"
     home.mkdir(parents=True, exist_ok=True)
     directory = Path(tempfile.mkdtemp(prefix="match-", dir=home))
@@ -334,7 +280,7 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
         identity,
         args.name or identity.fingerprint[:9],
         Files(path, secrets, Path(args.log) if args.log else None),
-        Bots(args.bot, 3).decide,
+        BotDriver(args.bot, 3).decide,
         printer.event,
         printer.line,
         grace_s=args.grace,

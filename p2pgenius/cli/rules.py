@@ -3,18 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from importlib import resources
 from typing import TextIO
 
-from p2pgenius.errors import LocalMisuseError
-
-
-def rules_text(game: str) -> str:
-    """The rules page of ``game`` (also shown inside the terminal UI)."""
-    try:
-        return resources.files("p2pgenius").joinpath("rules", f"{game}.md").read_text(encoding="utf-8")
-    except OSError as exc:
-        raise LocalMisuseError(f"the rules of {game} are missing from this installation: {exc}") from None
+from p2pgenius.rules_pages import rules_text
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

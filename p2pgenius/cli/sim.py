@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 from p2pgenius.errors import P2PGeniusError
-from p2pgenius.games.registry import GameUnavailableError, get_game
+from p2pgenius.games.registry import get_game
 
 EXIT_ILLEGAL = 1
 EXIT_UNREADABLE = 2
@@ -65,9 +65,6 @@ def run(path: str, out: TextIO, err: TextIO) -> int:
         game = get_game(script["game"])
         # Options (time limits and the like) are ignored by sim, as docs/sim.md says.
         state = game.initial(script.get("setup", {}), {})
-    except GameUnavailableError as exc:
-        err.write(f"error: {exc}\n")
-        return EXIT_ILLEGAL
     except P2PGeniusError as exc:
         err.write(f"error: {exc}\n")
         return EXIT_UNREADABLE

@@ -3,35 +3,18 @@
 Pure functions of the terms and the game state: every peer computes the same clocks. The time a
 decision took is what its author declares in the decision message (its own measure); the session
 charges exactly that, so the clocks shown on every machine are a function of the transcript.
-Nothing here reads a clock.
+Nothing here reads a clock. Each game's spec says which clock its decisions run on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
-from p2pgenius.games.duel.engine import TURN_SECONDS
-from p2pgenius.games.hornswoggle.engine import DECISION_SECONDS
-from p2pgenius.games.magic_square.engine import (
-    CHALLENGE_SECONDS,
-    ROUND_SECONDS,
-    WARNINGS_S,
-)
+from p2pgenius.games.registry import get_spec
+from p2pgenius.games.spec import Period
 
-MS_WARNINGS: Final = WARNINGS_S
-"""Seconds left on a Magic Square round clock at which its player is warned."""
-
-
-@dataclass(frozen=True, slots=True)
-class Period:
-    """One clock: ``kind`` ("turn", "round", "challenge" or "decision"), ``key`` (which round,
-    turn or stage it belongs to; time spent under one key adds up) and its whole budget."""
-
-    kind: str
-    key: int
-    budget_ms: int
+__all__ = ["Period", "period"]
 
 
 def period(
@@ -39,14 +22,6 @@ def period(
 ) -> Period:
     """The clock ``seat``'s decision at ``stage`` runs on. ``state`` may be None (a blinded duel
     peer does not know it; duel clocks do not need it). ``round_key``: the stage at which the
-    current Magic Square round began (0 for the first round, so the first round's colouring, from
-    the choice of who colours first, and its placements are charged to one clock)."""
-    if game == "duel":
-        return Period("turn", stage, 1000 * int(options.get("turn_seconds", TURN_SECONDS)))
-    if game == "hornswoggle":
-        return Period("decision", stage, 1000 * int(options.get("decision_seconds", DECISION_SECONDS)))
-    if state.phase == "challenge" and seat == state.actor:
-        return Period("challenge", stage, 1000 * int(options.get("challenge_seconds", CHALLENGE_SECONDS)))
-    # Everything else, round 1's colouring included (it is a portion of the first round), runs on
-    # the player's round clock.
-    return Period("round", round_key, 1000 * int(options.get("round_seconds", ROUND_SECONDS)))
+    current round began (0 for the first round, so a first round's colouring and its placements
+    are charged to one clock)."""
+    return get_spec(game).period(options, state, stage, seat, round_key)

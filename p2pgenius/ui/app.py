@@ -9,6 +9,7 @@ evidence is; Ctrl-C or Ctrl-Q leaves after asking.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -34,10 +35,11 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth
-from prompt_toolkit.styles import Style
+from prompt_toolkit.styles import BaseStyle, DynamicStyle, Style, merge_styles
 from prompt_toolkit.widgets import Frame
 
 from p2pgenius.ui import moves
+from p2pgenius.ui.frontends import frontend
 from p2pgenius.ui.render import Line
 from p2pgenius.ui.table import Table
 
@@ -55,14 +57,8 @@ STYLE = Style.from_dict(
         "label": "bold",
         "seat": "",
         "seat.me": "bold ansicyan",
-        "hp": "bold",
-        "hp.bar": "ansired",
         "effect": "ansiyellow",
-        "gestures": "bold",
-        "monster": "ansimagenta",
-        "red": "bg:ansired ansiwhite",
-        "blue": "bg:ansiblue ansiwhite",
-        "uncoloured": "reverse",
+        "strong": "bold",
         "clock": "",
         "clock.running": "bold ansigreen",
         "clock.low": "bold ansired",
@@ -72,6 +68,18 @@ STYLE = Style.from_dict(
         "help": "bg:ansiblack ansiwhite",
     }
 )
+
+
+def style(game: str | None) -> BaseStyle:
+    """The common styles, and those of ``game``'s board once the game is known."""
+    if game is None:
+        return STYLE
+    return _with_board(tuple(sorted(frontend(game).styles.items())))
+
+
+@functools.lru_cache(maxsize=8)
+def _with_board(board: tuple[tuple[str, str], ...]) -> BaseStyle:
+    return merge_styles([STYLE, Style.from_dict(dict(board))]) if board else STYLE
 
 
 def lines_text(lines: Iterable[Line]) -> StyleAndTextTuples:
@@ -147,7 +155,7 @@ def build(table: Table, **app_args: Any) -> Application[None]:
     help_text = Window(
         text(
             lambda: [
-                ("class:help", "\n " + moves.HELP.get(table.game() or "", "").replace("\n", "\n ") + "\n\n "),
+                ("class:help", "\n " + moves.help_text(table.game()).replace("\n", "\n ") + "\n\n "),
                 ("class:help", moves.COMMON_HELP.replace("\n", "\n ") + "\n\n  Esc closes this help.\n"),
             ]
         )
@@ -262,7 +270,7 @@ def build(table: Table, **app_args: Any) -> Application[None]:
     app: Application[None] = Application(
         layout=Layout(root, focused_element=buffer),
         key_bindings=keys,
-        style=STYLE,
+        style=DynamicStyle(lambda: style(table.game())),
         full_screen=True,
         mouse_support=False,
         color_depth=colour_depth(),

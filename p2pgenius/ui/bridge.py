@@ -8,6 +8,7 @@ directly, and hands decisions back through trio's token (``run_sync_soon``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -71,6 +72,8 @@ async def _main(table: Table, app: Application[None], trio_main: Callable[[], Aw
         closer.cancel()
         if not finished.is_set():
             if table.token is not None and scopes:
-                table.token.run_sync_soon(scopes[0].cancel)
+                # (trio may be done already, its done callback still on its way)
+                with contextlib.suppress(trio.RunFinishedError):
+                    table.token.run_sync_soon(scopes[0].cancel)
             await finished.wait()
     return result[0].unwrap()

@@ -15,25 +15,28 @@ from typing import Any
 
 import trio
 
-from p2pgenius.bots import Bot, make_bot
-from p2pgenius.cli.rules import rules_text
+from p2pgenius import wording
+from p2pgenius.bots.driver import BotDriver
 from p2pgenius.errors import P2PGeniusError
-from p2pgenius.net.peer import Peer, lobby_text
-from p2pgenius.protocol.identity import fingerprint
-from p2pgenius.protocol.session import (
-    Applied,
-    BlindClaim,
-    ChatReceived,
-    Event,
-    Fault,
-    MatchOver,
-    Rejected,
-    SeatsDealt,
-    Session,
-    TimeoutClaimed,
+from p2pgenius.games.registry import get_spec
+from p2pgenius.net.events import (
+    ClockWarning,
+    ConnectionLost,
+    Listening,
+    LobbyShown,
+    NetEvent,
+    PeerBack,
+    Reconnected,
+    Reconnecting,
 )
+from p2pgenius.net.peer import Peer, lobby_text
+from p2pgenius.protocol.events import Applied, BlindClaim, Event, Fault, MatchOver, SeatsDealt
+from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.protocol.session import Session
+from p2pgenius.rules_pages import rules_text
 from p2pgenius.ui import moves
-from p2pgenius.ui.render import Glyphs, Line, board, clocks_line, gestures_text, seat_name
+from p2pgenius.ui.frontends import frontend
+from p2pgenius.ui.render import Glyphs, Line, board, clocks_line, seat_name
 
 LOG_LINES = 400
 
@@ -50,18 +53,16 @@ class Table:
         game: str | None = None,
         partner_delay: float = 0.3,
     ) -> None:
-        self.partner_delay = partner_delay  # a pause before a bot partner moves, to follow it
         self.game_name = game  # known before the terms when hosting
         self.address = ""  # where a host listens
         self.ascii_only = ascii_only
         self.hints = hints
-        self.partner_level = partner_level
-        self.peer: Peer | None = None
+        self._peer: Peer | None = None  # see the property: it takes the peer's typed events
         self.token: trio.lowlevel.TrioToken | None = None
         self.log: deque[str] = deque(maxlen=LOG_LINES)
         self.chat_lines: deque[str] = deque(maxlen=LOG_LINES)
         self.asking: dict[int, int] = {}  # the person's seats asked to decide -> stage
-        self.chosen: dict[int, str] = {}  # what the person chose this stage (a duel may change it)
+        self.chosen: dict[int, str] = {}  # what the person chose this stage (a sealed choice may change)
         self.message = ""  # one line of feedback under the board
         self.confirming: tuple[str, int, moves.Parsed] | None = None
         self.fault: Fault | None = None
@@ -77,10 +78,23 @@ class Table:
         self.lobby_answered: trio.Event | None = None  # a joiner's question about the lobby
         self.answer: bool | None = None
         self.finished = False
-        self.bots: dict[int, Bot] = {}
+        # Bots in this peer's other seats (a pause before each move lets the person follow it).
+        self.partners = BotDriver(partner_level, delay=partner_delay)
         self.invalidate: Callable[[], None] = lambda: None
 
     # -- the trio side -------------------------------------------------------------------------
+
+    @property
+    def peer(self) -> Peer | None:
+        return self._peer
+
+    @peer.setter
+    def peer(self, peer: Peer | None) -> None:
+        """The peer this screen shows; its network events (status, clock warnings) come to
+        :meth:`net_event`."""
+        self._peer = peer
+        if peer is not None:
+            peer.notify = self.net_event
 
     @property
     def session(self) -> Session | None:
@@ -93,12 +107,7 @@ class Table:
     async def decide(self, session: Session, seat: int) -> Mapping[str, Any] | None:
         """A decision for a local seat: the person's (typed), or a bot partner's."""
         if seat != self.person_seat(session):
-            assert session.terms is not None
-            if seat not in self.bots:
-                self.bots[seat] = make_bot(session.terms["game"], self.partner_level, seed=seat)
-            await trio.sleep(self.partner_delay)  # let the person follow what the partner does
-            action = self.bots[seat].choose(session.state, seat)
-            return None if action is None else action.to_plain()
+            return await self.partners.decide(session, seat)
         number = session.stage.number if session.stage is not None else -1
         self.asking[seat] = number
         if self.message.startswith("sent: "):
@@ -113,55 +122,50 @@ class Table:
         raise AssertionError("unreachable")
 
     def report(self, session: Session, event: Event) -> None:
-        """A session event, in words."""
+        """A session event: what it changes on the screen, and its words in the log (chat beside
+        it)."""
         if isinstance(event, SeatsDealt):
             self.connection = "connected"
-            seats = ", ".join(f"p{s}: {session.names[p]}" for s, p in enumerate(event.owner))
-            self.line(f"seats by fair coin flip: {seats}")
         elif isinstance(event, Applied):
             self.chosen.clear()
             if not session.behind:
                 self.blind_view = None
-            for item in event.events:
-                if isinstance(item, dict) and item.get("text"):
-                    self.line(str(item["text"]))
         elif isinstance(event, BlindClaim):
             self.blind_view = event.view
-            self.line("you are blind: you see only what affects you (the rest is shown when it ends)")
-        elif isinstance(event, TimeoutClaimed):
-            self.line(f"{session.names[event.author]} says p{event.seat} ran out of time")
-        elif isinstance(event, ChatReceived):
-            self.chat_lines.append(f"{session.names[event.author]}: {event.text}")
-        elif isinstance(event, Rejected):
-            who = "a peer" if event.author is None else session.names[event.author]
-            self.line(f"refused a message from {who}: {event.reason}")
         elif isinstance(event, Fault):
             self.fault = event
             self.finished = True
         elif isinstance(event, MatchOver):
             self.result = event.outcome
             self.finished = True
-            self.line(f"the match is over: {outcome_words(event.outcome)}")
+        for told in wording.tell(session, event):
+            if told.kind == wording.CHAT:
+                self.chat_lines.append(wording.printable(told.text))
+            else:
+                self.line(told.text)
         self.invalidate()
 
     def line(self, text: str) -> None:
         """A line for the log (what the network layer says, too)."""
-        clean = "".join(c if c.isprintable() else "?" for c in text)
-        session = self.session
-        if "left on the round clock" in clean and session is not None:
-            seat = self.person_seat(session)
-            if seat is not None and clean.startswith(f"p{seat}:"):
-                self.message = f"clock: {clean.split(': ', 1)[1]}"  # under the board, not only the log
-        if clean.startswith(("listening on ", "listening again on ")):
-            self.address = clean.split(" on ", 1)[1].split(";")[0]
+        self.log.append(wording.printable(text))
+        self.invalidate()
+
+    def net_event(self, event: NetEvent) -> None:
+        """What the network layer tells the screen as data (its words come to :meth:`line`):
+        the connection status, a host's address, and the person's clock warnings."""
+        if isinstance(event, Listening):
+            self.address = event.address
             self.connection = "waiting for players"
-        if clean.startswith("lobby: "):
+        elif isinstance(event, LobbyShown):
             self.connection = "in the lobby"
-        elif "reconnect" in clean or "closed" in clean:
-            self.connection = clean
-        elif "is back" in clean or "reconnected" in clean:
+        elif isinstance(event, ConnectionLost | Reconnecting):
+            self.connection = wording.printable(event.text)
+        elif isinstance(event, Reconnected | PeerBack):
             self.connection = "connected"
-        self.log.append(clean)
+        elif isinstance(event, ClockWarning):
+            session = self.session
+            if session is not None and event.seat == self.person_seat(session):
+                self.message = f"clock: {event.words}"  # under the board, not only the log
         self.invalidate()
 
     async def confirm_lobby(self, lobby: Mapping[str, Any]) -> bool:
@@ -252,8 +256,12 @@ class Table:
         if self.peer is None or self.token is None or self.session is None or self.session.terms is None:
             self.message = "chat opens when the match starts"
             return
+        try:
+            self.token.run_sync_soon(self.peer.chat, text)
+        except trio.RunFinishedError:  # the match is over and the connections are closed
+            self.message = "the match is over: nobody is listening any more"
+            return
         self.chat_lines.append(f"{self.session.names[self.session.me or 0]} (you): {text}")
-        self.token.run_sync_soon(self.peer.chat, text)
 
     def _move(self, text: str) -> None:
         session = self.session
@@ -282,13 +290,14 @@ class Table:
         if self.peer is None or self.token is None:
             return
         self.token.run_sync_soon(self.peer.offer, seat, parsed.action)
-        shown = "pass" if parsed.action is None else describe(parsed.action)
+        game = self.game()
+        shown = "pass" if parsed.action is None or game is None else frontend(game).describe(parsed.action)
         self.chosen[seat] = shown
         self.asking.pop(seat, None)
         self.message = f"sent: {shown}"
         session = self.session
-        if session is not None and session.terms is not None and not session._fast():
-            self.message += " (you may change it until the minute is up)"
+        if session is not None and session.terms is not None and not session.fast:
+            self.message += " (you may change it until the time is up)"
 
     # -- what to show --------------------------------------------------------------------------
 
@@ -311,14 +320,15 @@ class Table:
             view = dict(claim) if claim is not None else dict(session.game.view(session.state, seat))
         else:
             view = dict(session.game.view(session.state, seat))
-        if self.game() == "hornswoggle":  # the other seats this machine holds show their cards
+        if len(session.my_seats) > 1:  # the other seats this machine holds (their cards show)
             view["partners"] = {s: session.game.view(session.state, s) for s in session.my_seats if s != seat}
-        if self.game() == "duel" and session.stage is not None:
-            stage = session.stage
+        game = self.game()
+        if game is not None and get_spec(game).sealed and session.stage is not None:
+            stage = session.stage  # who has chosen this stage (and what the person chose)
             mine = self.chosen.get(seat)
             view["submitted"] = [
                 (mine if s == seat and mine else ("chosen" if s in stage.commits and s != seat else None))
-                for s in (0, 1)
+                for s in range(len(session.owner))
             ]
         return view
 
@@ -342,10 +352,10 @@ class Table:
         if self.address and self.peer is not None:
             lines += [
                 [("", " Tell them to run:")],
-                [("class:gestures", f"   p2pgenius join {self.address}")],
+                [("class:strong", f"   p2pgenius join {self.address}")],
                 [],
                 [("", " and to check that the fingerprint they see for you is")],
-                [("class:gestures", f"   {self.peer.identity.fingerprint}")],
+                [("class:strong", f"   {self.peer.identity.fingerprint}")],
                 [],
                 [("class:dim", " (only the host needs a port the others can reach: see --bind)")],
             ]
@@ -396,13 +406,13 @@ class Table:
             return ""
         if self.finished:
             if self.result is not None:
-                return f"match over: {outcome_words(self.result)}. Press Ctrl-Q to leave."
+                return f"match over: {wording.outcome_words(self.result)}. Press Ctrl-Q to leave."
             return "the match stopped. Press Ctrl-Q to leave."
         seat = self.person_seat(session)
         if seat is not None and seat in self.asking:
             return f"your move (p{seat}): Tab lists the legal ones"
         if seat is not None and seat in session.unsettled():
-            return "chosen; you may change it until the minute is up"
+            return "chosen; you may change it until the time is up"
         waiting = [s for s in session.owed() if s not in session.my_seats]
         if waiting:
             return "waiting for " + ", ".join(seat_name(self.names(), s) for s in waiting)
@@ -416,8 +426,8 @@ class Table:
         seat = self.person_seat(session)
         if seat is None or (seat not in self.asking and seat not in session.unsettled()):
             return []
-        if session.behind:  # blind: this machine does not know the field, only the gestures
-            return moves.blind_choices(typed)
+        if session.behind:  # blind: this machine does not know the state
+            return moves.blind_choices(game, typed, seat)
         return moves.choices(game, session.state, seat, typed, hints=self.hints)
 
     def fault_text(self) -> str:
@@ -440,20 +450,3 @@ class Table:
             f"Anyone can check it:\n  p2pgenius verify {path}\n\n"
             "Press Ctrl-Q to leave."
         )
-
-
-def describe(action: Mapping[str, Any]) -> str:
-    """An action in the words a player would type."""
-    if action.get("type") == "gestures":
-        return gestures_text(action)
-    words = [str(action.get("type"))]
-    for key, value in action.items():
-        if key != "type":
-            words.append(f"{key}={value}")
-    return " ".join(words)
-
-
-def outcome_words(outcome: Mapping[str, Any]) -> str:
-    winner = outcome.get("winner")
-    who = "a draw" if winner is None else f"p{winner} wins"
-    return f"{who} ({str(outcome.get('reason')).replace('_', ' ')})"

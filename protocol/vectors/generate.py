@@ -3,7 +3,7 @@
     .venv/bin/python protocol/vectors/generate.py
 
 Every input is fixed (keys from fixed seeds; nonces and coin shares from a counter hashed with
-SHA-256, see ``p2pgenius.bots.local.randomness``), so the output is byte-for-byte reproducible; the
+SHA-256, see ``p2pgenius.inmemory.randomness``), so the output is byte-for-byte reproducible; the
 test suite regenerates everything and compares it with the files, and separately re-checks the
 files with independent code (hashlib, msgpack, cryptography and the noiseprotocol package).
 """
@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from p2pgenius.bots.local import play, transcript
 from p2pgenius.canonical import encode
+from p2pgenius.inmemory import play, transcript
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity, agreement_public
 from p2pgenius.protocol.messages import commitment, seal

@@ -14,8 +14,8 @@ from typing import Any
 
 import trio
 
+from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
-from p2pgenius.cli.play import Bots
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import MAX_MESSAGE_BYTES, seal
@@ -112,7 +112,7 @@ def honest(tmp: Path, name: str, seen: Seen, level: str | None = None, grace: fl
         Identity.generate(),
         name,
         files,
-        Bots(level, 1).decide,
+        BotDriver(level, 1).decide,
         seen.event,
         seen.line,
         grace_s=grace,
@@ -126,7 +126,7 @@ def villain(tmp: Path, rewrite: Rewrite, level: str | None = None) -> Villain:
         Identity.generate(),
         "villain",
         files,
-        Bots(level, 2).decide,
+        BotDriver(level, 2).decide,
         lambda s, e: None,
         lambda t: None,
         grace_s=math.inf,

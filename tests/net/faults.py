@@ -9,7 +9,7 @@ from pathlib import Path
 
 import trio
 
-from p2pgenius.cli.play import Bots
+from p2pgenius.bots.driver import BotDriver
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.transcript import verify
@@ -59,7 +59,7 @@ def pair(tmp: Path, seed: int) -> tuple[Peer, Peer]:
             Identity.from_seed(bytes([seed % 256, index]) * 16),
             name,
             files,
-            Bots("random", seed + index).decide,
+            BotDriver("random", seed + index).decide,
             lambda s, e: None,
             lambda t: None,
             grace_s=20,

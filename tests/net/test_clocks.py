@@ -11,8 +11,8 @@ from typing import Any
 import trio
 import trio.testing
 
+from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
-from p2pgenius.cli.play import Bots
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.session import Fault, Session
 from p2pgenius.protocol.transcript import verify
@@ -22,7 +22,7 @@ from .test_network import OneStream, Silent, peer
 SQUARE = {"colours": [0, 1] * 8, "first_lead": 0}
 
 
-class Thinks(Bots):
+class Thinks(BotDriver):
     """A bot that takes ``seconds`` (of the fake clock) per decision, or forever."""
 
     def __init__(self, level: str | None, seed: int, seconds: float) -> None:
@@ -88,7 +88,7 @@ async def test_a_player_who_runs_out_is_timed_out_by_its_own_peer(
 ) -> None:
     del autojump_clock
     host_log, guest_log = Silent(), Silent()
-    host = peer(tmp_path, "host", Bots("heuristic", 1), host_log)
+    host = peer(tmp_path, "host", BotDriver("heuristic", 1), host_log)
     guest = peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), guest_log)
     await match(host, guest, "magic-square", {"round_seconds": 30}, SQUARE)
     assert host.session is not None and guest.session is not None
@@ -126,7 +126,7 @@ def decode_records(data: bytes) -> list[Any]:
 
 async def test_a_timeout_claim_is_accepted_by_the_late_peer(tmp_path: Path, autojump_clock: Any) -> None:
     del autojump_clock
-    host = peer(tmp_path, "host", Bots("heuristic", 1), Silent())
+    host = peer(tmp_path, "host", BotDriver("heuristic", 1), Silent())
     guest_log = Silent()
     guest = NeverTimesOut(**vars(peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), guest_log)))
     await match(host, guest, "magic-square", {"round_seconds": 20}, SQUARE)
@@ -150,7 +150,7 @@ async def test_a_peer_that_answers_no_claim_forfeits_after_the_grace_period(
 ) -> None:
     del autojump_clock
     host_log = Silent()
-    host = peer(tmp_path, "host", Bots("heuristic", 1), host_log, grace=40)
+    host = peer(tmp_path, "host", BotDriver("heuristic", 1), host_log, grace=40)
     guest = IgnoresClaims(**vars(peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), Silent())))
     await match(host, guest, "magic-square", {"round_seconds": 20}, SQUARE)
     faults = [e for e in host_log.events if isinstance(e, Fault)]
@@ -163,8 +163,8 @@ async def test_a_peer_that_answers_no_claim_forfeits_after_the_grace_period(
 async def test_a_hung_peer_loses_after_the_grace_period(tmp_path: Path, autojump_clock: Any) -> None:
     del autojump_clock
     host_log = Silent()
-    host = peer(tmp_path, "host", Bots("random", 1), host_log, grace=30)
-    guest = peer(tmp_path, "guest", Bots("random", 2), Silent(), grace=10**6)
+    host = peer(tmp_path, "host", BotDriver("random", 1), host_log, grace=30)
+    guest = peer(tmp_path, "guest", BotDriver("random", 2), Silent(), grace=10**6)
     streams: list[Freezable] = []
 
     def freezable(stream: trio.abc.Stream) -> trio.abc.Stream:
@@ -216,7 +216,7 @@ async def test_a_duel_turn_lasts_its_minute_and_a_missed_turn_repeats(
 ) -> None:
     del autojump_clock
 
-    class Misses(Bots):
+    class Misses(BotDriver):
         """Chooses in the first two turns, then never again: its clock must answer for it."""
 
         async def decide(self, session: Session, seat: int) -> Any:
@@ -224,7 +224,7 @@ async def test_a_duel_turn_lasts_its_minute_and_a_missed_turn_repeats(
                 await trio.sleep_forever()
             return await super().decide(session, seat)
 
-    host = peer(tmp_path, "host", Bots("random", 1), Silent())
+    host = peer(tmp_path, "host", BotDriver("random", 1), Silent())
     guest = peer(tmp_path, "guest", Misses("random", 2), Silent())
     await match(host, guest, "duel", {"turn_seconds": 60}, {})
     assert host.session is not None and guest.session is not None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import trio
 
-from p2pgenius.cli.play import Bots
+from p2pgenius.bots.driver import BotDriver
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.transcript import verify
@@ -23,7 +23,7 @@ def pair(tmp: Path, game: str) -> tuple[Peer, Peer, Silent, Silent]:
             Identity.from_seed(bytes([5, i]) * 16),
             name,
             Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets"),
-            Bots("random" if game == "duel" else None, i).decide,
+            BotDriver("random" if game == "duel" else None, i).decide,
             logs[i].event,
             logs[i].line,
             grace_s=20,
@@ -40,7 +40,7 @@ def restarted(old: Peer, seed: int, pins: Path) -> Peer:
         old.identity,
         old.name,
         old.files,
-        Bots("random", seed).decide,
+        BotDriver("random", seed).decide,
         Silent().event,
         Silent().line,
         grace_s=20,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import trio
 
-from p2pgenius.cli.play import Bots
+from p2pgenius.bots.driver import BotDriver
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 
@@ -20,7 +20,7 @@ def peer(tmp: Path, name: str, seed: int) -> Peer:
         Identity.generate(),
         name,
         files,
-        Bots("random", seed).decide,
+        BotDriver("random", seed).decide,
         lambda s, e: None,
         lambda t: None,
         grace_s=60,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from p2pgenius.cli.play import Bots
+from p2pgenius.bots.driver import BotDriver
 from p2pgenius.net.peer import PeerGoneError
 
 from .test_network import Silent, peer
@@ -15,8 +15,8 @@ from .test_network import Silent, peer
 
 async def test_a_joiners_seat_claim_is_granted_and_everyone_sees_the_lobby(tmp_path: Path) -> None:
     host_log, guest_log = Silent(), Silent()
-    host = peer(tmp_path, "host", Bots("random", 1), host_log)
-    guest = peer(tmp_path, "guest", Bots("random", 2), guest_log)
+    host = peer(tmp_path, "host", BotDriver("random", 1), host_log)
+    guest = peer(tmp_path, "guest", BotDriver("random", 2), guest_log)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     with trio.fail_after(30):
@@ -36,10 +36,10 @@ async def test_a_joiners_seat_claim_is_granted_and_everyone_sees_the_lobby(tmp_p
 
 async def test_a_claim_on_a_taken_seat_and_a_full_table_are_refused_clearly(tmp_path: Path) -> None:
     host_log = Silent()
-    host = peer(tmp_path, "host", Bots("pirate", 1), host_log)
+    host = peer(tmp_path, "host", BotDriver("pirate", 1), host_log)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    greedy = peer(tmp_path, "greedy", Bots("pirate", 2), Silent())
+    greedy = peer(tmp_path, "greedy", BotDriver("pirate", 2), Silent())
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
@@ -49,13 +49,13 @@ async def test_a_claim_on_a_taken_seat_and_a_full_table_are_refused_clearly(tmp_
             )
             with pytest.raises(PeerGoneError, match="both claim seat p0"):
                 await greedy.join(await trio.open_tcp_stream("127.0.0.1", port), seats=[2])
-            players = [peer(tmp_path, f"p{i}", Bots("pirate", i), Silent()) for i in (1, 3)]
+            players = [peer(tmp_path, f"p{i}", BotDriver("pirate", i), Silent()) for i in (1, 3)]
             for player in players:
                 stream = await trio.open_tcp_stream("127.0.0.1", port)
                 nursery.start_soon(player.join, stream)
             while host.session is None:
                 await trio.sleep(0.01)
-            late = peer(tmp_path, "late", Bots("pirate", 4), Silent())
+            late = peer(tmp_path, "late", BotDriver("pirate", 4), Silent())
             with pytest.raises(PeerGoneError, match="started without you"):
                 await late.join(await trio.open_tcp_stream("127.0.0.1", port))
     assert any("refused greedy" in line for line in host_log.lines)
@@ -66,7 +66,7 @@ async def test_a_claim_on_a_taken_seat_and_a_full_table_are_refused_clearly(tmp_
 async def test_a_reused_transcript_path_starts_with_empty_secrets(tmp_path: Path) -> None:
     # An old match's coin share and nonces must not survive into a new match's secrets file
     # (a restore after a crash would reuse an already revealed coin share).
-    host = peer(tmp_path, "host", Bots("random", 1), Silent())
+    host = peer(tmp_path, "host", BotDriver("random", 1), Silent())
     host.files.secrets.write_bytes(b"old match's secrets")
     from p2pgenius.protocol.session import Session
 

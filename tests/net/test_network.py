@@ -8,7 +8,8 @@ import pytest
 import trio
 import trio.testing
 
-from p2pgenius.cli.play import Bots, Printer, demo_match
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.cli.play import Printer, demo_match
 from p2pgenius.net.peer import Connection, Files, Peer, PeerGoneError
 from p2pgenius.protocol import channel
 from p2pgenius.protocol.channel import PROTOCOL_VERSION, SecureChannel
@@ -32,7 +33,7 @@ class Silent:
         self.events.append(event)
 
 
-def peer(tmp: Path, name: str, bots: Bots, log: Silent, *, grace: float = 60.0) -> Peer:
+def peer(tmp: Path, name: str, bots: BotDriver, log: Silent, *, grace: float = 60.0) -> Peer:
     files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets", tmp / f"{name}.log")
     return Peer(
         Identity.generate(),
@@ -66,7 +67,7 @@ async def test_a_whole_match_over_tcp_and_both_transcripts_verify(game: str, tmp
 @pytest.mark.parametrize("peers", [2, 4])
 async def test_hornswoggle_over_two_and_four_peers(peers: int, tmp_path: Path) -> None:
     logs = [Silent() for _ in range(peers)]
-    sides = [peer(tmp_path, f"p{i}", Bots("pirate", i), logs[i]) for i in range(peers)]
+    sides = [peer(tmp_path, f"p{i}", BotDriver("pirate", i), logs[i]) for i in range(peers)]
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     async with trio.open_nursery() as nursery:
@@ -104,7 +105,7 @@ class OneStream(trio.abc.Listener[trio.abc.Stream]):
 async def test_a_peer_whose_key_changed_is_refused(tmp_path: Path) -> None:
     pins = tmp_path / "pins" / "host"
     log = Silent()
-    host = peer(tmp_path, "host", Bots("random", 1), log)
+    host = peer(tmp_path, "host", BotDriver("random", 1), log)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     # The host has met a "guest" before, with another key.
@@ -113,7 +114,7 @@ async def test_a_peer_whose_key_changed_is_refused(tmp_path: Path) -> None:
     trust("guest", Identity.generate().public, pins)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(lambda: host.host(listeners[0], game="duel", options={}, setup={}, peers=2))
-        impostor = peer(tmp_path, "guest", Bots("random", 2), Silent())
+        impostor = peer(tmp_path, "guest", BotDriver("random", 2), Silent())
         stream = await trio.open_tcp_stream("127.0.0.1", port)
         with pytest.raises(Exception):  # noqa: B017, PT011 - the host hangs up on it
             await impostor.join(stream)

@@ -1,5 +1,5 @@
-"""The in-memory table (p2pgenius.bots.local), as the protocol tests use it."""
+"""The in-memory table (p2pgenius.inmemory), as the protocol tests use it."""
 
-from p2pgenius.bots.local import Table, Tamper, play, transcript
+from p2pgenius.inmemory import Table, Tamper, play, transcript
 
 __all__ = ["Table", "Tamper", "play", "transcript"]

@@ -79,10 +79,10 @@ def test_a_decision_declaring_more_than_its_clock_had_is_refused() -> None:
         lead.submit(0, {"type": "order", "first": 0}, ms=60_001)
     # A peer that lies anyway is refused by the other side, with the reason on record.
     other = pair.s[1 - lead.me]  # type: ignore[operator]
-    original = lead._check_declared
-    lead._check_declared = lambda *a: None  # type: ignore[method-assign]
+    original = lead.clockbook.check_declared
+    lead.clockbook.check_declared = lambda *a: None  # type: ignore[method-assign]
     lead._send(["act", 0, 0, {"type": "order", "first": 0}, 90_000])
-    lead._check_declared = original  # type: ignore[method-assign]
+    lead.clockbook.check_declared = original  # type: ignore[method-assign]
     pair.pump()
     refused = [e for e in pair.events[other.me] if isinstance(e, Rejected)]  # type: ignore[index]
     assert refused and "declares 90000 ms" in refused[0].reason

@@ -12,7 +12,7 @@ import trio
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2pgenius.cli.play import Bots
+from p2pgenius.bots.driver import BotDriver
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.ui import bridge
@@ -20,7 +20,7 @@ from p2pgenius.ui.app import build
 from p2pgenius.ui.table import Table
 
 
-def make_peer(tmp: Path, name: str, table: Table | None, bots: Bots | None = None) -> Peer:
+def make_peer(tmp: Path, name: str, table: Table | None, bots: BotDriver | None = None) -> Peer:
     files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets")
     if table is not None:
         peer = Peer(
@@ -68,7 +68,7 @@ def play(
     """A match between a person at the UI (typing what ``driver`` sends) and a bot."""
     table = table or Table()
     person = make_peer(tmp, "person", table)
-    bot = make_peer(tmp, "bot", None, Bots(bot_level, 5))
+    bot = make_peer(tmp, "bot", None, BotDriver(bot_level, 5))
     host, guest = (person, bot) if ui_hosts else (bot, person)
 
     async def match() -> None:

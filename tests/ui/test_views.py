@@ -13,12 +13,13 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2pgenius.bots.local import play
 from p2pgenius.games.duel.engine import DUEL
 from p2pgenius.games.registry import get_game
+from p2pgenius.inmemory import play
 from p2pgenius.protocol.session import Fault
-from p2pgenius.ui import moves
 from p2pgenius.ui.app import MoveCompleter, build
+from p2pgenius.ui.frontends import duel as duel_front
+from p2pgenius.ui.frontends import magic_square as square_front
 from p2pgenius.ui.render import board, plain
 from p2pgenius.ui.table import Table
 
@@ -99,8 +100,8 @@ def test_the_magic_square_hint_marks_exactly_the_cells_that_keep_a_square_possib
     from p2pgenius.games.magic_square.squares import index
 
     good = set(index().next_cells([0]))
-    offered = moves.square_choices(state, 1, hints=True)
-    marked = {moves.parse_cell(c.text) for c in offered if "keeps a magic square possible" in c.meta}
+    offered = square_front.square_choices(state, 1, hints=True)
+    marked = {square_front.parse_cell(c.text) for c in offered if "keeps a magic square possible" in c.meta}
     assert marked == good
 
 
@@ -108,13 +109,13 @@ def test_completion_offers_legal_duel_moves_with_what_they_cast() -> None:
     state = DUEL.initial({}, {})
     state = DUEL.apply(state, 0, DUEL.parse_action({"type": "gestures", "left": "S", "right": "W"}))
     state = DUEL.apply(state, 1, DUEL.parse_action({"type": "gestures", "left": "W", "right": "W"}))
-    pairs = moves.duel_choices(state, 0, "")
+    pairs = duel_front.duel_choices(state, 0, "")
     assert len(pairs) == 49
     first = pairs[0]
     assert "Missile" in first.meta or "Shield" in first.meta  # spells first
     surrender = next(c for c in pairs if c.text == "P P")
     assert "SURRENDER" in surrender.meta
-    targets = moves.duel_choices(state, 0, "S D ")
+    targets = duel_front.duel_choices(state, 0, "S D ")
     assert any(c.text == "left=p1" for c in targets)
 
 
@@ -240,6 +241,6 @@ def test_a_blinded_players_screen_is_drawn_from_the_claims_with_the_opponent_hid
 
 
 def test_a_blind_player_still_gets_gesture_completions() -> None:
-    pairs = moves.blind_choices("")
+    pairs = duel_front.blind_choices("")
     assert len(pairs) == 49 and pairs[-1].text == "P P" and "SURRENDER" in pairs[-1].meta
-    assert any(c.text == "left=p1" for c in moves.blind_choices("S D "))
+    assert any(c.text == "left=p1" for c in duel_front.blind_choices("S D "))

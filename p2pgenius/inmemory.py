@@ -1,7 +1,9 @@
-"""A whole match between sessions wired back to back in memory, with bots in every seat.
+"""The in-memory table: a whole match between sessions wired back to back in memory, with bots in
+every seat.
 
 No network: each peer's messages go straight to every other peer, in order. Used by the tests
-(which may tamper with the messages), by the protocol test vectors, and by benchmarks.
+(which may tamper with the messages), by the protocol test vectors, and by benchmarks. The bots are
+driven by the same :class:`~p2pgenius.bots.driver.BotDriver` as over the network.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2pgenius.bots import Bot, make_bot
+from p2pgenius.bots import Bot
+from p2pgenius.bots.driver import BotDriver, plain
+from p2pgenius.protocol.events import Event, Fault, MatchOver, YourTurn
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Event, Fault, MatchOver, Session, YourTurn
+from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.transcript import frame, header
 
 Tamper = Callable[[int, int, bytes], list[bytes]]
@@ -86,10 +90,7 @@ def play(
     table = Table(
         sessions, identities, [[] for _ in sessions], [[] for _ in sessions], [[] for _ in sessions]
     )
-    seats = 4 if game == "hornswoggle" else 2
-    chosen = levels or ["random"] * seats
-    if bots is None:
-        bots = [make_bot(game, chosen[s], seed=seed * 10 + s) for s in range(seats)]
+    driver = BotDriver("random", seed, levels=levels or (), bots=bots)  # levels, bots: by seat
     inboxes: list[list[bytes]] = [[] for _ in sessions]
     pending: list[list[YourTurn]] = [[] for _ in sessions]
 
@@ -133,14 +134,13 @@ def play(
                 for seat in turn.seats:
                     if seat not in session.awaiting():
                         continue
-                    state = session.state
-                    action = bots[seat].choose(state, seat)
+                    action = driver.choose(game, session.state, seat)
                     if before_submit is not None:
                         action = before_submit(table, index, seat, action)
                     if action is None:
                         session.decline(seat)
                     else:
-                        session.submit(seat, action.to_plain() if hasattr(action, "to_plain") else action)
+                        session.submit(seat, plain(action))
                     if seat in session.unsettled():  # no clocks here: the minute is up at once
                         session.finalize(seat)
                     pump(index)

@@ -1,0 +1,67 @@
+"""The one bot driver: bots playing a peer's seats over a match session.
+
+The command line (``--bot``, ``demo``), the terminal UI (a bot partner in a seat the person's peer
+holds beside the person's own) and the in-memory table (``p2pgenius.inmemory``) all play bots
+through :class:`BotDriver`. Each seat's bot is made the first time that seat must act (the game
+is known by then), seeded with ``seed * 10 + seat`` so that a match can be replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from p2pgenius.bots.registry import Bot, make_bot
+
+if TYPE_CHECKING:
+    from p2pgenius.protocol.session import Session
+
+
+class BotDriver:
+    """Bots for one peer's seats.
+
+    ``level``: every seat's bot level (None or "": the game's default); ``levels``: per seat,
+    overriding it; ``bots``: ready-made bots by seat, overriding both; ``delay``: seconds each bot
+    waits before it decides over the network (so that a person can follow a partner's moves)."""
+
+    def __init__(
+        self,
+        level: str | None = None,
+        seed: int = 0,
+        *,
+        levels: Sequence[str | None] = (),
+        bots: Mapping[int, Bot] | Sequence[Bot] | None = None,
+        delay: float = 0.0,
+    ) -> None:
+        self.level = level or None
+        self.levels = list(levels)
+        self.seed = seed
+        self.delay = delay
+        self.bots: dict[int, Bot] = dict(enumerate(bots) if isinstance(bots, Sequence) else bots or {})
+
+    def bot(self, game: str, seat: int) -> Bot:
+        """The bot at ``seat`` (made now if it has not played yet)."""
+        if seat not in self.bots:
+            level = self.levels[seat] if seat < len(self.levels) else self.level
+            self.bots[seat] = make_bot(game, level, seed=self.seed * 10 + seat)
+        return self.bots[seat]
+
+    def choose(self, game: str, state: Any, seat: int) -> Any:
+        """The bot's action for ``seat`` in ``state`` (an engine action, or None to let an
+        optional action pass)."""
+        return self.bot(game, seat).choose(state, seat)
+
+    async def decide(self, session: Session, seat: int) -> Mapping[str, Any] | None:
+        """A decision for ``seat`` as a networked peer asks for it (``Peer``'s ``decide``): the
+        action's plain form, or None to let an optional action pass."""
+        import trio  # noqa: PLC0415  (only a networked peer decides here; the in-memory table needs no trio)
+
+        assert session.terms is not None
+        await trio.sleep(self.delay)  # also a checkpoint: a stage that moved on cancels this
+        action = self.choose(session.terms["game"], session.state, seat)
+        return None if action is None else plain(action)
+
+
+def plain(action: Any) -> Any:
+    """An action's plain form (a bot may return an engine action or plain data)."""
+    return action.to_plain() if hasattr(action, "to_plain") else action

@@ -1,0 +1,66 @@
+"""Hornswoggle as peers play it: hidden cards on piles, flipped open by their owners, an audit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Final
+
+from p2pgenius.canonical import Plain
+from p2pgenius.games.base import Outcome
+from p2pgenius.games.hornswoggle.audit import audit, audit_outcome
+from p2pgenius.games.hornswoggle.engine import DECISION_SECONDS, HORNSWOGGLE
+from p2pgenius.games.hornswoggle.state import HornState, perspective
+from p2pgenius.games.spec import GameSpec, TimeOption
+
+
+class HornswoggleSpec(GameSpec):
+    """Four seats among two to four peers; cards laid and discarded travel as commitments, a
+    flipped card is opened by its pile's owner, and every seat opens the rest at the end."""
+
+    name = "hornswoggle"
+    title = "Hornswoggle"
+    groups_by_peers: ClassVar[Mapping[int, tuple[tuple[int, ...], ...]]] = {
+        2: ((0, 2), (1, 3)),
+        3: ((0, 2), (1,), (3,)),
+        4: ((0,), (1,), (2,), (3,)),
+    }
+    hidden_types = ("place", "discard")
+    flip_type = "flip"
+    audited = True
+    time_options = (TimeOption("decision_seconds", DECISION_SECONDS, "each decision"),)
+
+    def perspective(self, state: HornState, seats: Sequence[int]) -> HornState:
+        """Other peers' hands are unknown."""
+        return perspective(state, seats)
+
+    def committing(self, state: HornState) -> bool:
+        """Cards are laid or discarded in these phases."""
+        return state.phase in ("opening", "turns", "discarding")
+
+    def placeholder(self, state: HornState, seat: int) -> Plain:
+        """Another peer's card, unseen."""
+        return {"type": "discard" if state.phase == "discarding" else "place", "card": None}
+
+    def own_timeout(self, state: HornState, seat: int) -> Any:
+        """The seat's own peer resolves its timeout, so a card it lays is committed like any
+        other."""
+        return HORNSWOGGLE.timeout_action(state, seat)
+
+    def lays_on_pile(self, action: Mapping[str, Plain] | Plain) -> bool:
+        """A card placed face down."""
+        return isinstance(action, Mapping) and action.get("type") == "place" and "card" in action
+
+    def pile(self, state: HornState, seat: int) -> tuple[int, int]:
+        """(cards, face up) on the seat's pile."""
+        cards = state.pirates[seat].pile
+        return len(cards), sum(1 for card in cards if card.flipped)
+
+    def audit(
+        self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
+    ) -> Outcome | None:
+        """The other team wins if a seat played a card it did not hold."""
+        failure = audit(setup, options, log)
+        return None if failure is None else audit_outcome(state, failure)
+
+
+HORNSWOGGLE_SPEC: Final = HornswoggleSpec(HORNSWOGGLE)

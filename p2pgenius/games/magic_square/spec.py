@@ -1,0 +1,51 @@
+"""The Magic Square as peers play it: public moves, a challenge window, round clocks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from p2pgenius.games.magic_square.engine import (
+    CHALLENGE_SECONDS,
+    MAGIC_SQUARE,
+    ROUND_SECONDS,
+    WARNINGS_S,
+    clock,
+)
+from p2pgenius.games.magic_square.state import SquareState
+from p2pgenius.games.spec import GameSpec, Period, TimeOption
+
+
+class MagicSquareSpec(GameSpec):
+    """Two players; every move is public; after a placement the opponent may challenge."""
+
+    name = "magic-square"
+    title = "The Magic Square"
+    rules_version = 2
+    optional_types = ("challenge",)
+    time_options = (
+        TimeOption("round_seconds", ROUND_SECONDS, "each player's thinking time per round"),
+        TimeOption("challenge_seconds", CHALLENGE_SECONDS, "a challenged player's completion"),
+    )
+    warnings = WARNINGS_S
+
+    def period(
+        self, options: Mapping[str, Any], state: SquareState, stage: int, seat: int, round_key: int
+    ) -> Period:
+        """A challenged player's completion has its own clock; everything else, round 1's
+        colouring included, runs on the player's round clock."""
+        if state.phase == "challenge" and seat == state.actor:
+            seconds = options.get("challenge_seconds", CHALLENGE_SECONDS)
+            return Period("challenge", stage, 1000 * int(seconds))
+        return Period("round", round_key, 1000 * int(options.get("round_seconds", ROUND_SECONDS)))
+
+    def new_round(self, before: SquareState, after: SquareState) -> bool:
+        """A round ended (or was voided) in between."""
+        return after.last_round is not before.last_round
+
+    def running_clock(self, state: SquareState) -> tuple[int, str] | None:
+        """Whose clock runs and which ("round" or "challenge")."""
+        return clock(state)
+
+
+MAGIC_SQUARE_SPEC: Final = MagicSquareSpec(MAGIC_SQUARE)

@@ -1,0 +1,217 @@
+"""The match's clocks as one peer keeps them, on trio's clock.
+
+The session says how much time each seat's clock had when the stage began (a function of the
+transcript); this measures the time since, here. From the two come the deadlines: a local seat's
+own timeout, a claim against another seat that is late by more than the network's lag, the
+forfeit of a claim left unanswered or of a peer silent for the grace period, the game's warnings
+on "round" clocks, and the pings that measure the lag and keep connections alive.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+import trio
+
+from p2pgenius.canonical import encode
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.games.registry import get_spec
+from p2pgenius.net.connection import PeerGoneError
+from p2pgenius.net.events import ClockWarning, Notify, OutOfTime, TimeoutClaimSent, TimeoutDisputed
+from p2pgenius.protocol.session import Event, Session, TimeoutClaimed
+
+PING_S: Final = 10.0
+"""How often a peer pings each connection (round-trip times for the lag allowance; liveness)."""
+LAG_FLOOR_S: Final = 1.0
+"""The least lag allowed before claiming another seat's timeout (plus twice the round trip)."""
+MAX_ALLOWANCE_S: Final = 10.0
+"""The most lag allowed, however slow a peer's pongs."""
+
+Deadline = tuple[float, str, int, int]
+"""(when, what, seat, detail): what is "expire", "claim", "warn" (detail: the mark, in seconds),
+"forfeit", "silent" or "stuck" (seat -1)."""
+
+
+def warnings(session: Session) -> tuple[int, ...]:
+    """The seconds left on a "round" clock at which the match's game warns its player."""
+    return get_spec(session.terms["game"]).warnings if session.terms is not None else ()
+
+
+@dataclass
+class Clocks:
+    """What this peer measures: when the current stage began here, what it claimed and warned
+    of, when it last heard from each peer, and the round trips of its pings."""
+
+    stage_number: int = -2
+    stage_at: float = 0.0
+    claimed: dict[int, float] = field(default_factory=dict)  # seat -> when we claimed its timeout
+    warned: set[tuple[int, int, int]] = field(default_factory=set)
+    heard: dict[int, float] = field(default_factory=dict)  # peer -> last time anything came
+    progress: dict[int, float] = field(default_factory=dict)  # peer -> its last accepted message
+    rtts: list[float] = field(default_factory=list)
+    pings: dict[int, float] = field(default_factory=dict)
+    ping_count: int = 0
+    next_ping: float = 0.0
+
+    def start(self, session: Session) -> None:
+        """Play begins (or begins again after a restart): every other peer counts as just heard."""
+        now = trio.current_time()
+        self.heard = {peer: now for peer in range(len(session.keys)) if peer != session.me}
+        self.progress = dict(self.heard)
+        self.next_ping = now + PING_S
+
+    def follow(self, number: int) -> None:
+        """The session is at stage ``number``: if it is a new one, it began now."""
+        if number != self.stage_number:
+            self.stage_number = number
+            self.stage_at = trio.current_time()
+            self.claimed.clear()
+
+    def elapsed(self) -> float:
+        """Seconds since the current stage began here."""
+        return trio.current_time() - self.stage_at
+
+    def readings(self, session: Session) -> dict[int, tuple[str, float, bool]]:
+        """Every seat's clock as this peer shows it: (kind, seconds left, running)."""
+        elapsed = self.elapsed()
+        return {
+            seat: (view.kind, max(view.left_ms / 1000 - (elapsed if view.running else 0), 0), view.running)
+            for seat, view in session.clocks().items()
+        }
+
+    def allowance(self) -> float:
+        """How late another seat may be before it is claimed to have run out: network lag
+        (capped, so a peer cannot buy time by answering pings late)."""
+        return min(LAG_FLOOR_S + 2 * max(self.rtts, default=0.0), MAX_ALLOWANCE_S)
+
+    # -- what the network says ---------------------------------------------------------------
+
+    def hear(self, peers: Iterable[int] | None, now: float) -> None:
+        """Something came from ``peers`` (None: from the host, which relays the whole table)."""
+        for peer in list(self.heard) if peers is None else peers:
+            self.heard[peer] = now
+
+    def progressed(self, before: Sequence[int], after: Sequence[int], now: float) -> None:
+        """The session accepted messages: ``before``/``after`` are its counts per author."""
+        for author, (old, new) in enumerate(zip(before, after, strict=True)):
+            if new > old:
+                self.progress[author] = now
+
+    def ping(self) -> bytes:
+        """The next ping to send to every connection."""
+        self.pings[self.ping_count] = trio.current_time()
+        payload = encode(["ping", self.ping_count])
+        self.ping_count += 1
+        return payload
+
+    def pong(self, number: int, now: float) -> None:
+        """The answer to ping ``number`` came: one more round trip."""
+        sent = self.pings.pop(number, None)
+        if sent is not None:
+            self.rtts = [*self.rtts[-4:], now - sent]
+
+    # -- deadlines ---------------------------------------------------------------------------
+
+    def deadlines(self, session: Session, grace_s: float) -> list[Deadline]:
+        """Every clock event still to come at this stage."""
+        out: list[Deadline] = []
+        owed = session.owed()
+        views = session.clocks()
+        for seat, view in views.items():
+            if not view.running:
+                continue
+            end = self.stage_at + view.left_ms / 1000
+            if seat in session.my_seats:
+                out.append((end, "expire", seat, 0))
+            elif seat in owed and seat not in self.claimed:
+                out.append((end + self.allowance(), "claim", seat, 0))
+            if view.kind == "round":
+                budget = session.stage.clocks[seat][0].budget_ms / 1000 if session.stage else 0
+                for mark in warnings(session):  # (a mark the round never had is no warning)
+                    if mark < budget and (seat, view.key, mark) not in self.warned:
+                        out.append((end - mark, "warn", seat, mark))
+        for seat, at in self.claimed.items():
+            if seat in owed:
+                out.append((at + grace_s, "forfeit", seat, 0))
+        for seat in owed:
+            peer = session.owner[seat] if seat < len(session.owner) else None
+            if peer is None or peer == session.me:
+                continue
+            # A dead connection: nothing at all (not even a ping) for the grace period.
+            out.append((self.heard.get(peer, 0.0) + grace_s, "silent", seat, 0))
+            if seat not in views or not views[seat].running:
+                # Something owed with no clock of its own (a reveal, an opening, a final, an
+                # audit): pings do not count, only the signed message that pays the debt.
+                since = max(self.progress.get(peer, 0.0), self.stage_at)
+                out.append((since + grace_s, "silent", seat, 0))
+        if session.stage is None and session.outcome is None:  # still setting up
+            out.append((max(self.progress.values(), default=0.0) + grace_s, "stuck", -1, 0))
+        return out
+
+    def next_deadline(self, deadlines: Iterable[Deadline]) -> float:
+        """When the match loop must look at the clocks next (the next ping at the latest)."""
+        return min([self.next_ping] + [when for when, *_ in deadlines])
+
+    def ping_due(self) -> bool:
+        """Whether it is time for the next ping (then the one after is scheduled)."""
+        now = trio.current_time()
+        if now < self.next_ping:
+            return False
+        self.next_ping = now + PING_S
+        return True
+
+    def act(self, session: Session, deadlines: Iterable[Deadline], grace_s: float, tell: Notify) -> bool:
+        """Do the first deadline that has passed; returns whether the session changed (the
+        deadlines must then be worked out afresh). Raises PeerGoneError if the match never
+        started."""
+        now = trio.current_time()
+        for when, what, seat, mark in sorted(deadlines):
+            if when > now or session.finished or session.fault is not None:
+                break
+            if what == "expire":
+                if seat in session.awaiting():  # (not a changeable choice's time running out)
+                    tell(OutOfTime(seat, timeout_played=True))
+                with contextlib.suppress(LocalMisuseError):
+                    session.time_out(seat)
+            elif what == "claim":
+                observed = int((now - self.stage_at) * 1000)
+                self.claimed[seat] = now
+                tell(TimeoutClaimSent(seat, observed))
+                session.claim_timeout(seat, observed)
+            elif what == "warn":
+                view = session.clocks()[seat]
+                left = view.left_ms / 1000 - (now - self.stage_at)
+                marks = warnings(session)
+                passed = [m for m in marks if m >= left and (seat, view.key, m) not in self.warned]
+                self.warned.update((seat, view.key, m) for m in marks if m >= left)
+                tell(ClockWarning(seat, 1000 * min(passed or [mark]), view.kind))
+            elif what == "forfeit":
+                session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
+            elif what == "silent":
+                session.forfeit(seat, f"no answer for {grace_s:.0f} seconds")
+            else:
+                raise PeerGoneError(f"the match did not start: no answer for {grace_s:.0f} seconds")
+            return True
+        return False
+
+    def answer_claim(self, session: Session, event: Event, tell: Notify) -> None:
+        """A timeout claim about one of our seats: accept it if our own clock agrees (within a
+        second), else dispute it by carrying on (our decision will declare our measure)."""
+        if not isinstance(event, TimeoutClaimed) or event.seat not in session.my_seats:
+            return
+        view = session.clocks().get(event.seat)
+        if view is None or event.stage != self.stage_number:
+            return
+        elapsed = self.elapsed()
+        if elapsed + 1.0 >= view.left_ms / 1000:
+            with contextlib.suppress(LocalMisuseError):
+                session.time_out(event.seat)
+        else:
+            tell(
+                TimeoutDisputed(
+                    event.seat, session.names[event.author], event.observed_ms, int(elapsed * 1000)
+                )
+            )

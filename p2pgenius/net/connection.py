@@ -1,0 +1,101 @@
+"""One connection to another peer: a secure channel over a trio stream, with one reader and a send
+lock. Everything above it sees application payloads only; the channel's own events stay in here."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import trio
+
+from p2pgenius.errors import P2PGeniusError
+from p2pgenius.protocol.channel import PROTOCOL_VERSION, ChannelError, Established, Received, SecureChannel
+
+READ_BYTES: Final = 65536
+HANDSHAKE_TIMEOUT_S: Final = 10.0
+
+Item = tuple[str, Any, Any]
+"""What the match loop reads: ("msg", connection, payload), ("gone", connection, None),
+("decided", None, (stage, seat, action)) or ("chat", None, text)."""
+
+
+class PeerGoneError(P2PGeniusError):
+    """The other side closed the connection or broke the channel."""
+
+
+class Connection:
+    """A secure channel over a trio stream: one reader, one send lock."""
+
+    def __init__(self, stream: trio.abc.Stream, channel: SecureChannel) -> None:
+        self.stream = stream
+        self.channel = channel
+        self.send_lock = trio.Lock()
+        self.peer: Established | None = None
+        self.early: list[Any] = []  # events read along with the end of the handshake
+        self.caught_up = 0  # how much of the session's archive this peer was sent on resyncing
+
+    async def _write(self) -> None:
+        data = self.channel.data_to_send()
+        if data:
+            async with self.send_lock:
+                try:
+                    await self.stream.send_all(data)
+                except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                    raise PeerGoneError("the connection closed while sending") from exc
+
+    async def handshake(self) -> Established:
+        """Run the handshake to the end; returns who the peer proved to be."""
+        with trio.fail_after(HANDSHAKE_TIMEOUT_S):
+            await self._write()
+            while self.peer is None:
+                for event in await self._read():
+                    if isinstance(event, Established):
+                        self.peer = event
+                    else:  # a message that came in the same read: keep it for the next reader
+                        self.early.append(event)
+                await self._write()
+        return self.peer
+
+    async def _read(self) -> list[Any]:
+        if self.early:
+            early, self.early = self.early, []
+            return early
+        try:
+            data = await self.stream.receive_some(READ_BYTES)
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            raise PeerGoneError("the connection broke") from exc
+        if not data:
+            if self.peer is None and self.channel.initiator and self.channel.handshake.message == 1:
+                # A host that speaks another channel version closes on reading our hello; the
+                # hello is all it can read, so it cannot tell us (SPEC section 8).
+                raise PeerGoneError(
+                    "the host closed the connection at the start of the handshake: it may run "
+                    f"another version of p2pgenius (this one speaks channel version {PROTOCOL_VERSION})"
+                )
+            raise PeerGoneError("the peer closed the connection")
+        try:
+            return list(self.channel.receive_data(bytes(data)))
+        except ChannelError as exc:
+            raise PeerGoneError(f"the peer broke the protocol: {exc}") from exc
+
+    async def receive(self) -> list[bytes]:
+        """The application payloads of the next read, in order (possibly none: a read may end
+        in the middle of a record). Raises PeerGoneError once the connection has ended."""
+        return [event.payload for event in await self._read() if isinstance(event, Received)]
+
+    async def send(self, payload: bytes) -> None:
+        """Send one application payload."""
+        self.channel.send(payload)
+        await self._write()
+
+    async def messages(self, inbox: trio.MemorySendChannel[Item]) -> None:
+        """Read payloads into ``inbox`` until the connection ends (then say it is gone)."""
+        try:
+            while True:
+                for payload in await self.receive():
+                    inbox.send_nowait(("msg", self, payload))
+        except PeerGoneError:
+            inbox.send_nowait(("gone", self, None))
+
+    async def aclose(self) -> None:
+        """Close the stream."""
+        await self.stream.aclose()

@@ -1,0 +1,278 @@
+"""What the network layer tells the person running a peer, as data.
+
+:class:`~p2pgenius.net.peer.Peer` hands each of these to its ``notify`` callback (a screen keeps
+its connection status and clock warnings from them) and says its ``text`` through its ``say``
+callback (the line the command line prints and the screen logs). The session's own events (seats,
+moves, the outcome) come separately, through ``report``. None of these name a game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from p2pgenius.protocol.identity import fingerprint
+
+
+def lobby_text(lobby: Mapping[str, Any]) -> str:
+    """The lobby in one line."""
+    options = ", ".join(f"{k}={v}" for k, v in sorted(lobby["options"].items())) or "default options"
+    if lobby.get("setup"):
+        options += "; setup " + ", ".join(f"{k}={v}" for k, v in sorted(lobby["setup"].items()))
+    people = []
+    for index, (name, key) in enumerate(zip(lobby["names"], lobby["keys"], strict=True)):
+        claim = lobby["claims"][index] if index < len(lobby.get("claims", [])) else []
+        ready = lobby["ready"][index] if index < len(lobby.get("ready", [])) else False
+        tags = [t for t in ("host" if index == 0 else "", "you" if index == lobby["you"] else "") if t]
+        if claim:
+            tags.append("seats " + " ".join(f"p{s}" for s in claim))
+        if not ready:
+            tags.append("not ready")
+        people.append(f"{name} {fingerprint(key)[:9]}" + (f" ({', '.join(tags)})" if tags else ""))
+    waiting = f"; waiting for {lobby['needed']} more" if lobby["needed"] else ""
+    start = "; starting" if lobby["start"] else ""
+    return f"lobby: {lobby['game']} ({options}): {'; '.join(people)}{waiting}{start}"
+
+
+def minutes(seconds: int) -> str:
+    """A time left, in words: "5 minutes", "1 minute", "30 s"."""
+    return f"{seconds // 60} minute{'s' if seconds != 60 else ''}" if seconds >= 60 else f"{seconds} s"
+
+
+# -- the lobby -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Listening:
+    """A host's door is open at ``address`` (``again``: a restarted host of a match under way).
+    The caller that opened the door says where; this event says it to a screen."""
+
+    address: str
+    again: bool = False
+
+    @property
+    def text(self) -> str:
+        return f"listening {'again ' if self.again else ''}on {self.address}"
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyShown:
+    """A joiner: the host's lobby, as it stands now (who is there, the terms, whether it starts)."""
+
+    lobby: Mapping[str, Any]
+
+    @property
+    def text(self) -> str:
+        return lobby_text(self.lobby)
+
+
+@dataclass(frozen=True, slots=True)
+class PeerJoined:
+    """A host: a player came into the lobby (``key``: its public key)."""
+
+    name: str
+    key: bytes
+
+    @property
+    def text(self) -> str:
+        return f"{self.name} joined ({self.key.hex()[:8]}...)"
+
+
+@dataclass(frozen=True, slots=True)
+class PeerReady:
+    """A host: a player in the lobby agreed to the terms and claimed its seats."""
+
+    name: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.name} is ready"
+
+
+@dataclass(frozen=True, slots=True)
+class PeerLeft:
+    """A host: a player left the lobby before the match began."""
+
+    name: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.name} left the lobby"
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A host turned a caller away (``name``: who it said it was, None if it never got that far)."""
+
+    reason: str
+    name: str | None = None
+
+    @property
+    def text(self) -> str:
+        return f"refused {self.name if self.name is not None else 'a connection'}: {self.reason}"
+
+
+# -- connections during the match --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLost:
+    """A connection closed mid-match (``peer``: whose, if known); the match waits for it."""
+
+    peer: int | None = None
+
+    @property
+    def text(self) -> str:
+        return "a peer's connection closed; waiting for it to come back"
+
+
+@dataclass(frozen=True, slots=True)
+class Reconnecting:
+    """A joiner is on its way back to the host at ``address`` (``reason``: why the last try
+    failed; None on setting out)."""
+
+    address: str
+    reason: str | None = None
+
+    @property
+    def text(self) -> str:
+        return (
+            f"reconnecting: {self.reason}" if self.reason is not None else f"reconnecting to {self.address}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Reconnected:
+    """A joiner is connected to its host again, and caught up."""
+
+    @property
+    def text(self) -> str:
+        return "reconnected to the host"
+
+
+@dataclass(frozen=True, slots=True)
+class PeerBack:
+    """A host: a player of the match came back (after a lost connection or a restart)."""
+
+    name: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.name} is back"
+
+
+# -- clocks and decisions ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ClockWarning:
+    """``seat``'s clock of kind ``kind`` has ``left_ms`` left (one of the game's warning marks)."""
+
+    seat: int
+    left_ms: int
+    kind: str = "round"
+
+    @property
+    def words(self) -> str:
+        return f"{minutes(self.left_ms // 1000)} left on the {self.kind} clock"
+
+    @property
+    def text(self) -> str:
+        return f"p{self.seat}: {self.words}"
+
+
+@dataclass(frozen=True, slots=True)
+class OutOfTime:
+    """One of this peer's seats ran out of time (``timeout_played``: its clock ran out while the
+    match waited on it, so the rules' timeout is sent; else a decision came too late)."""
+
+    seat: int
+    timeout_played: bool = False
+
+    @property
+    def text(self) -> str:
+        return f"p{self.seat}: out of time" + (
+            "; the rules' timeout is played" if self.timeout_played else ""
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TimeoutClaimSent:
+    """Another peer's seat ran out of time as measured here (``observed_ms``): claimed."""
+
+    seat: int
+    observed_ms: int
+
+    @property
+    def text(self) -> str:
+        return f"p{self.seat} ran out of time here ({self.observed_ms / 1000:.1f} s): claimed"
+
+
+@dataclass(frozen=True, slots=True)
+class TimeoutDisputed:
+    """``claimant`` claims one of our seats ran out of time; our own clock says otherwise."""
+
+    seat: int
+    claimant: str
+    observed_ms: int
+    here_ms: int
+
+    @property
+    def text(self) -> str:
+        return (
+            f"p{self.seat}: {self.claimant} claims it ran out of time "
+            f"({self.observed_ms / 1000:.1f} s there, {self.here_ms / 1000:.1f} s here): disputed"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRefused:
+    """A local seat's decision was refused (``reason``); the seat is asked again."""
+
+    seat: int
+    reason: str
+
+    @property
+    def text(self) -> str:
+        return f"p{self.seat}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Anything else worth a line: a chat line refused, a stray message ignored."""
+
+    message: str
+
+    @property
+    def text(self) -> str:
+        return self.message
+
+
+NetEvent = (
+    Listening
+    | LobbyShown
+    | PeerJoined
+    | PeerReady
+    | PeerLeft
+    | Refused
+    | ConnectionLost
+    | Reconnecting
+    | Reconnected
+    | PeerBack
+    | ClockWarning
+    | OutOfTime
+    | TimeoutClaimSent
+    | TimeoutDisputed
+    | DecisionRefused
+    | Notice
+)
+"""Everything :class:`~p2pgenius.net.peer.Peer` tells its ``notify`` callback."""
+
+Notify = Callable[[NetEvent], None]
+"""Takes the network layer's events (a screen's status line)."""
+
+
+def ignore(event: NetEvent) -> None:
+    """A ``notify`` for a peer that only prints lines."""
+    del event

@@ -1,0 +1,57 @@
+"""A peer's files: the transcript and the secrets of its match (and, optionally, a wire log)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from p2pgenius.protocol.transcript import frame
+
+
+@dataclass
+class Files:
+    """Where this peer's transcript and secrets go."""
+
+    transcript: Path
+    secrets: Path
+    log: Path | None = None
+    _open: dict[Path, int] = field(default_factory=dict, repr=False)
+
+    def start(self, header: bytes) -> None:
+        """Begin a match's files: the transcript holds only ``header``, the secrets file is empty.
+
+        Empty, not merely there: a reused path must not hand an old match's coin or nonces to a
+        restore of this one."""
+        self.transcript.parent.mkdir(parents=True, exist_ok=True)
+        self.transcript.write_bytes(header)
+        descriptor = os.open(self.secrets, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.close(descriptor)
+
+    def append(self, path: Path, records: list[bytes]) -> None:
+        """Append framed records and hand them to the kernel before anything is sent.
+
+        Once ``write`` returns, a crash of this process (even SIGKILL) cannot lose them. They
+        are not fsynced record by record: that costs milliseconds a step and only guards
+        against the whole machine losing power mid-match. Each file stays open (in append
+        mode) until :meth:`close`: opening it for every step cost more than the writing."""
+        if not records:
+            return
+        descriptor = self._open.get(path)
+        if descriptor is None:
+            descriptor = self._open[path] = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        data = b"".join(frame(r) for r in records)
+        while data:
+            data = data[os.write(descriptor, data) :]
+
+    def note(self, text: str) -> None:
+        """A line for the wire log, if there is one."""
+        if self.log is not None:
+            with self.log.open("a", encoding="ascii") as handle:
+                handle.write(text + "\n")
+
+    def close(self) -> None:
+        """Close the files (appending again reopens them)."""
+        for descriptor in self._open.values():
+            os.close(descriptor)
+        self._open.clear()

@@ -1,0 +1,138 @@
+"""Coming back to a match under way: a joiner that lost its host connects again and again until
+the grace period ends; a host keeps its door open for the players of its match. Either way the two
+sides then exchange how many messages of each author they hold, and send what the other lacks
+(``sync``), before the connection joins the match loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+import trio
+
+from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, PeerGoneError
+from p2pgenius.net.events import PeerBack, Reconnected, Reconnecting, Refused
+from p2pgenius.protocol.session import Session
+
+if TYPE_CHECKING:
+    from p2pgenius.net.peer import Peer
+
+
+async def sync(session: Session, connection: Connection, *, speak_first: bool) -> list[bytes]:
+    """Exchange how many messages of each author each side holds; send what the other lacks.
+    Returns what arrived right behind the other's sync, to be handled first."""
+    if speak_first:
+        await connection.send(encode(["sync", session.next_seq]))
+    theirs = None
+    behind: list[bytes] = []
+    with trio.fail_after(HANDSHAKE_TIMEOUT_S):
+        while theirs is None:
+            for payload in await connection.receive():
+                try:
+                    value = decode(payload)
+                except EncodingError as exc:
+                    raise PeerGoneError(f"a malformed message while resyncing: {exc}") from None
+                if theirs is None and isinstance(value, list) and value[:1] == ["sync"]:
+                    counts = value[1] if len(value) == 2 else None
+                    if not (
+                        isinstance(counts, list)
+                        and len(counts) == len(session.keys)
+                        and all(type(n) is int and n >= 0 for n in counts)
+                    ):
+                        raise PeerGoneError("a malformed sync")
+                    theirs = counts
+                elif theirs is not None:
+                    behind.append(payload)
+    missing = session.missing_for(theirs)
+    # Anything accepted from now until the connection is adopted (even while the sends below
+    # wait) must not fall between this snapshot and the broadcasts that will include it.
+    connection.caught_up = len(session.archive)
+    if not speak_first:
+        await connection.send(encode(["sync", session.next_seq]))
+    for raw in missing:
+        await connection.send(encode(["m", raw]))
+    return behind
+
+
+class Reconnection:
+    """The ways back into ``peer``'s match while it is played: new connections are greeted and
+    read in ``nursery``, and what they bring goes to the match loop's ``inbox``."""
+
+    def __init__(self, peer: Peer, inbox: trio.MemorySendChannel[Item], nursery: trio.Nursery) -> None:
+        self.peer = peer
+        self.inbox = inbox
+        self.nursery = nursery
+
+    def come_back_soon(self) -> None:
+        """A joiner lost its host (or restarted): find it again, in the background."""
+        self.nursery.start_soon(self.come_back)
+
+    async def come_back(self) -> None:
+        """A joiner that lost the host: connect again and again until the grace period ends."""
+        peer = self.peer
+        assert peer.reconnect is not None
+        deadline = trio.current_time() + peer.grace_s
+        while trio.current_time() < deadline:
+            try:
+                stream = await peer.reconnect()
+                connection = Connection(stream, peer.channel(initiator=True, hello={"name": peer.name}))
+                established = await connection.handshake()
+                assert peer.session is not None
+                if established.peer_key != peer.session.keys[0]:
+                    raise PeerGoneError("another host answered at that address")
+                behind = await sync(peer.session, connection, speak_first=True)
+            except (OSError, PeerGoneError, trio.TooSlowError) as exc:
+                peer.tell(Reconnecting(peer.address, str(exc)))
+                await trio.sleep(1)
+                continue
+            peer.tell(Reconnected())
+            await self.adopt(connection, index=0, behind=behind)
+            return
+
+    async def welcome_back(self, listener: trio.abc.Listener[trio.abc.Stream]) -> None:
+        """A host keeps its door open: a peer of this match may come back after losing its
+        connection or restarting. Each caller is greeted in its own task, so a slow or hostile
+        one cannot keep the door shut."""
+        while True:
+            self.nursery.start_soon(self.greet_again, await listener.accept())
+
+    async def greet_again(self, stream: trio.abc.Stream) -> None:
+        """A caller at a host's door mid-match: a player of this match is let back in."""
+        peer, session = self.peer, self.peer.session
+        assert session is not None
+        connection = Connection(stream, peer.channel(initiator=False, hello={"name": peer.name}))
+        try:
+            established = await connection.handshake()
+            if established.peer_key not in session.keys[1:]:
+                with contextlib.suppress(PeerGoneError):
+                    await connection.send(encode(["refused", "the match has started without you"]))
+                raise PeerGoneError("not a player of this match")
+            peer.pin(established)
+            behind = await sync(session, connection, speak_first=False)
+        except (P2PGeniusError, trio.TooSlowError) as exc:
+            peer.tell(Refused(str(exc)))
+            await connection.aclose()
+            return
+        index = session.keys.index(established.peer_key)
+        old = peer.via.get(index)
+        if old in peer.connections:
+            peer.connections.remove(old)
+        peer.tell(PeerBack(session.names[index]))
+        await self.adopt(connection, index=index, behind=behind)
+
+    async def adopt(self, connection: Connection, *, index: int, behind: list[bytes]) -> None:
+        """Make a resynced connection one of the match's: send what was accepted meanwhile,
+        queue what came behind its sync, and read it in the match loop."""
+        peer, session = self.peer, self.peer.session
+        assert session is not None
+        if session.me == 0:
+            peer.via[index] = connection
+        peer.connections.append(connection)
+        for _, _, raw in session.archive[connection.caught_up :]:
+            await connection.send(encode(["m", raw]))  # accepted while we were resyncing
+        for payload in behind:  # in order, before anything the reader picks up
+            self.inbox.send_nowait(("msg", connection, payload))
+        self.nursery.start_soon(connection.messages, self.inbox)

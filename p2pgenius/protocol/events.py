@@ -1,0 +1,127 @@
+"""What a match session tells its driver: typed events, and what to persist and send (Flush).
+
+The session (``p2pgenius.protocol.session``) is sans-IO: each call returns or queues these, and the
+I/O layer (``p2pgenius.net``) and the UI act on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from p2pgenius.canonical import Plain
+
+
+@dataclass(frozen=True, slots=True)
+class SeatsDealt:
+    """The coin flip is done: ``owner[seat]`` is the peer holding each seat."""
+
+    owner: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class YourTurn:
+    """The game waits on (or allows) these local seats to act at ``stage``."""
+
+    stage: int
+    seats: tuple[int, ...]
+    optional: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A stage was applied: the actions in order, and what the engine said happened."""
+
+    stage: int
+    actions: tuple[tuple[int, Plain], ...]
+    events: tuple[Plain, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BlindClaim:
+    """While a local seat is blinded: the signed claim of what it may know after ``stage``."""
+
+    stage: int
+    seat: int
+    view: Mapping[str, Plain]
+
+
+@dataclass(frozen=True, slots=True)
+class TimeoutClaimed:
+    """Peer ``author`` says ``seat`` ran out of time at ``stage``: ``observed_ms`` had passed on
+    its machine. The seat's own peer accepts (sends its timeout) or disputes (sends its decision,
+    declaring the time it measured); either way both messages stay in the transcript."""
+
+    stage: int
+    seat: int
+    observed_ms: int
+    author: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClockView:
+    """One seat's clock at the current stage: ``left_ms`` at the stage's start if it is running
+    (the driver subtracts the time since), else what the seat's decision left on it."""
+
+    kind: str
+    key: int
+    left_ms: int
+    running: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReceived:
+    """A chat line from a peer (signed, in the transcript, outside the game state)."""
+
+    author: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A peer's message was refused (recorded as evidence; the match goes on)."""
+
+    author: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """The match is stopped: a peer cheated (``kind`` "cheat"), states diverged ("desync") or a
+    peer stopped answering ("forfeit"). ``evidence`` names the messages that prove it."""
+
+    kind: str
+    peer: int | None
+    stage: int
+    reason: str
+    evidence: Mapping[str, Plain]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOver:
+    """The match is over and every check passed."""
+
+    outcome: Mapping[str, Plain]
+
+
+Event = (
+    SeatsDealt
+    | YourTurn
+    | Applied
+    | BlindClaim
+    | TimeoutClaimed
+    | ChatReceived
+    | Rejected
+    | Fault
+    | MatchOver
+)
+
+
+@dataclass(slots=True)
+class Flush:
+    """What the I/O layer must do now: append ``records`` to the transcript and ``secrets`` to
+    the secrets file (durably), *then* send ``messages`` to every other peer."""
+
+    records: list[bytes] = field(default_factory=list)
+    secrets: list[bytes] = field(default_factory=list)
+    messages: list[bytes] = field(default_factory=list)

@@ -1,0 +1,241 @@
+"""The session's shared state and its plumbing: the message chain, sending, recording, stopping.
+
+The concerns of a match live in their own modules, each a part of :class:`Session` built on this
+base (setup: terms and the coin flip; core: stages; blindness; ending: hashes, the audit,
+forfeits). The base declares the few steps one concern asks of another; ``Session`` provides them.
+"""
+
+from __future__ import annotations
+
+import secrets as random_source
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from p2pgenius.canonical import Plain, encode
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.games.base import Game, Outcome
+from p2pgenius.games.spec import GameSpec
+from p2pgenius.protocol.events import Event, Fault, Flush, Rejected
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.messages import ZERO_HASH, Envelope, MessageError, open_envelope, seal
+from p2pgenius.protocol.session.cards import HiddenCards
+from p2pgenius.protocol.session.phase import Phase, advance
+from p2pgenius.protocol.session.stage import Stage
+from p2pgenius.protocol.session.timing import ClockBook
+
+
+class SessionError(P2PGeniusError):
+    """The session cannot go on (the peer cheated, desynchronised, or forfeited)."""
+
+
+class CheatError(P2PGeniusError):
+    """Proof that a peer broke the rules (internal: becomes a Fault event)."""
+
+    def __init__(self, peer: int | None, reason: str, evidence: Mapping[str, Plain]) -> None:
+        super().__init__(reason)
+        self.peer = peer
+        self.reason = reason
+        self.evidence = evidence
+
+
+class SessionBase:
+    """One peer's (or an observer's) view of a match: the state every concern shares."""
+
+    def __init__(
+        self,
+        *,
+        keys: list[bytes],
+        me: int | None,
+        identity: Identity | None = None,
+        names: list[str] | None = None,
+        randomness: Callable[[int], bytes] = random_source.token_bytes,
+        expected: Mapping[str, Any] | None = None,
+    ) -> None:
+        if (me is None) != (identity is None):
+            raise LocalMisuseError("a player session needs both its peer index and identity")
+        if me is not None and identity is not None and keys[me] != identity.public:
+            raise LocalMisuseError("the identity does not match this peer's key")
+        self.keys = list(keys)
+        self.randomness = randomness  # the only entropy: nonces and coin shares (injectable)
+        self.me = me
+        self.identity = identity
+        self.names = names or [f"peer {i}" for i in range(len(keys))]
+        self.expected = expected  # what the lobby agreed: "game", "options", "claim" (ours)
+        self.flushing = Flush()
+        self.events: list[Event] = []
+        # chains
+        self.next_seq = [0] * len(keys)
+        self.last_hash = [ZERO_HASH] * len(keys)
+        self.seen: dict[tuple[int, int], bytes] = {}  # (author, seq) -> hash
+        self.backlog: list[Envelope] = []  # messages for stages not reached yet
+        self.archive: list[tuple[int, int, bytes]] = []  # every accepted (author, seq, message)
+        self._replay: list[bytes] | None = None  # our own recorded messages, while restoring
+        # match set-up
+        self.terms: dict[str, Any] | None = None
+        self.match_id = b""
+        self.accepted: set[int] = set()
+        self.coin_commits: dict[int, bytes] = {}
+        self.coin_reveals: dict[int, bytes] = {}
+        self.my_coin: bytes | None = None
+        self.owner: tuple[int, ...] = ()
+        self._mine: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+        # play
+        self.game: Game[Any, Any] | None = None
+        self.spec: GameSpec | None = None
+        self.state: Any = None
+        self.stage: Stage | None = None
+        self.hashes: dict[int, dict[int, bytes]] = {}  # stage -> author -> hash
+        self.my_hashes: dict[int, bytes] = {}
+        self.my_secrets: dict[tuple[int, int], tuple[Plain, bytes]] = {}  # (stage, seat) -> ...
+        self.commit_log: dict[tuple[int, int], bytes] = {}  # every commitment: (stage, seat)
+        self.cards = HiddenCards(0)  # dealt anew with the seats
+        self.log: list[tuple[int, int, Plain]] = []  # (stage, seat, action) as applied here
+        self.clockbook = ClockBook()
+        self.behind: list[Stage] = []  # stages seen only through blind claims
+        self.withheld: dict[int, list[list[Plain]]] = {}  # my reveals kept from a blind peer
+        self.blind_during: dict[int, set[int]] = {}  # stage -> the seats it was withheld from
+        self.audits: dict[int, list[Any]] = {}
+        self.outcome: Outcome | None = None
+        self.fault: Fault | None = None
+        self.phase = Phase.TERMS
+
+    def _enter(self, phase: Phase) -> None:
+        """Move the match to ``phase`` (only along the transitions phase.py allows)."""
+        self.phase = advance(self.phase, phase)
+
+    @property
+    def finished(self) -> bool:
+        """The match is over and every check passed."""
+        return self.phase is Phase.OVER
+
+    @property
+    def spent(self) -> dict[tuple[int, str, int], int]:
+        """Time charged so far: (seat, clock kind, clock key) -> ms."""
+        return self.clockbook.spent
+
+    @property
+    def round_key(self) -> int:
+        """The stage at which the current round began (the key of the round clocks)."""
+        return self.clockbook.round_key
+
+    @property
+    def my_seats(self) -> tuple[int, ...]:
+        """The seats this peer holds (none for an observer)."""
+        if self._mine[0] is not self.owner:  # worked out again only when the seats change
+            self._mine = (self.owner, tuple(s for s, p in enumerate(self.owner) if p == self.me))
+        return self._mine[1]
+
+    def flush(self) -> Flush:
+        """Take what must be persisted and sent since the last flush."""
+        out, self.flushing = self.flushing, Flush()
+        return out
+
+    def take_events(self) -> list[Event]:
+        """Take the events produced since the last call."""
+        events, self.events = self.events, []
+        return events
+
+    def _send(self, body: list[Plain]) -> None:
+        assert self.me is not None and self.identity is not None
+        if self._replay:
+            # Restoring: this message was sent before the crash; take it from the transcript.
+            raw = self._replay.pop(0)
+            recorded = open_envelope(raw, self.keys)
+            if recorded.kind != body[0]:
+                raise SessionError(
+                    f"the transcript's next message of ours is {recorded.kind}, "
+                    f"but the match now calls for {body[0]}: it does not fit"
+                )
+            self._accept_chain(recorded)
+            self._dispatch(recorded)
+            return
+        raw = seal(
+            self.identity, self.match_id, self.me, self.next_seq[self.me], self.last_hash[self.me], body
+        )
+        envelope = Envelope(
+            self.match_id, self.me, self.next_seq[self.me], self.last_hash[self.me], tuple(body), raw
+        )
+        self._accept_chain(envelope)
+        self.flushing.records.append(encode(["msg", raw]))
+        self.flushing.messages.append(raw)
+        self._dispatch(envelope)
+
+    def _secret(self, record: list[Plain]) -> None:
+        if self._replay is None:  # while restoring, the secrets are already on disk
+            self.flushing.secrets.append(encode(record))
+
+    def _accept_chain(self, env: Envelope) -> None:
+        key = (env.author, env.seq)
+        if key in self.seen:
+            if self.seen[key] == env.hash:
+                raise MessageError(f"peer {env.author}'s message {env.seq} again (replayed)")
+            raise CheatError(
+                env.author,
+                f"sent two different messages numbered {env.seq} (equivocation)",
+                {"first": self.seen[key].hex(), "second": env.hash.hex()},
+            )
+        if env.seq != self.next_seq[env.author] or env.prev != self.last_hash[env.author]:
+            raise MessageError(
+                f"peer {env.author}'s message {env.seq} is out of its chain "
+                f"(expected {self.next_seq[env.author]})"
+            )
+        self.seen[key] = env.hash
+        self.archive.append((env.author, env.seq, env.raw))
+        self.next_seq[env.author] += 1
+        self.last_hash[env.author] = env.hash
+
+    def _reject(self, raw: bytes, author: int | None, reason: str) -> None:
+        if self._replay is None:
+            self.flushing.records.append(encode(["rejected", raw, reason]))
+        self.events.append(Rejected(author, reason))
+
+    def _cheat(self, exc: CheatError) -> None:
+        self._stop(
+            Fault("cheat", exc.peer, self.stage.number if self.stage else -1, exc.reason, exc.evidence)
+        )
+
+    def _stop(self, fault: Fault) -> None:
+        if self.fault is None:
+            self.fault = fault
+            self._enter(Phase.FAULT)
+            if self._replay is not None:  # restoring: the record is already on disk
+                self.events.append(fault)
+                return
+            self.flushing.records.append(
+                encode(["fault", fault.kind, fault.peer, fault.stage, fault.reason, dict(fault.evidence)])
+            )
+            self.events.append(fault)
+
+    # -- steps one concern asks of another (Session provides them) ------------------------------
+
+    def _dispatch(self, env: Envelope) -> None:
+        raise NotImplementedError
+
+    def _guarded(self, env: Envelope) -> None:
+        raise NotImplementedError
+
+    def _open_stage(self, number: int, carry: Stage | None = None) -> None:
+        raise NotImplementedError
+
+    def _after_stage(self, stage: Stage) -> None:
+        raise NotImplementedError
+
+    def _apply_actions(self, stage: Stage, actions: list[tuple[int, Plain]]) -> list[Plain]:
+        raise NotImplementedError
+
+    def _closed(self, stage: Stage) -> bool:
+        raise NotImplementedError
+
+    def _sealed(self) -> bool:
+        raise NotImplementedError
+
+    def _start_clocks(self, stage: Stage) -> None:
+        raise NotImplementedError
+
+    def _check_opening(
+        self, env: Envelope, number: int, seat: int, action: Plain, nonce: bytes, committed: bytes
+    ) -> None:
+        raise NotImplementedError
+
+    def owed(self) -> tuple[int, ...]:
+        raise NotImplementedError

@@ -1,0 +1,117 @@
+"""Blindness: a blinded seat's peer is sent signed claims instead of the other's choices, plays
+on from the claims, and checks every claim once the withheld choices are opened
+(protocol/SPEC.md, section 6, "Blindness (duel)"). Which seats are blind is the game spec's call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from p2pgenius.canonical import Plain, digest
+from p2pgenius.games.base import state_hash
+from p2pgenius.protocol.events import Applied, BlindClaim, YourTurn
+from p2pgenius.protocol.messages import Envelope, MessageError
+from p2pgenius.protocol.session.base import CheatError, SessionBase
+from p2pgenius.protocol.session.phase import Phase
+from p2pgenius.protocol.session.stage import Stage
+
+
+class Blindness(SessionBase):
+    """Claims for blind peers, sent and checked."""
+
+    def _blind_in(self, state: Any, seat: int, turns_ago: int = 0) -> bool:
+        """Whether ``seat`` is (or, ``turns_ago``, was) blind in ``state``."""
+        return self.spec is not None and self.spec.blind(state, seat, turns_ago)
+
+    def _blind(self, seat: int) -> bool:
+        """Whether ``seat``'s wizard is blind during the turn being played now."""
+        return self.state is not None and self._blind_in(self.state, seat)
+
+    def _claim(self, seat: int) -> dict[str, Plain]:
+        assert self.game is not None
+        view = dict(self.game.view(self.state, seat))
+        view["next"] = list(self.game.to_act(self.state))
+        view["state_hash"] = state_hash(self.game, self.state)
+        return view
+
+    def _send_blind_claims(self, stage: Stage) -> None:
+        # Exactly the seats that were blind when the stage was played (judged before it was
+        # applied), whether or not they or we had anything to do in it: a blinded peer cannot
+        # apply any stage of its blindness and needs a claim for each.
+        for seat in sorted(self.blind_during.get(stage.number, ())):
+            if self.owner[seat] != self.me:
+                self._send(["blind", stage.number, seat, self._claim(seat)])
+
+    def _release_withheld(self) -> None:
+        over = self.game is not None and self.game.outcome(self.state) is not None
+        still_blind = any(self._blind(s) for s in range(len(self.owner)) if self.owner[s] != self.me)
+        if not self.withheld or (still_blind and not over):
+            return
+        for number in sorted(self.withheld):
+            for body in self.withheld[number]:
+                self._send(body)
+        self.withheld.clear()
+
+    def _on_blind(self, env: Envelope, seat: int, view: Mapping[str, Plain]) -> None:
+        stage = self.stage
+        assert stage is not None
+        if self.owner[seat] == env.author or not self._sealed():
+            raise MessageError("a blind claim must be about another peer's wizard")
+        if not self.behind and not self._blind(seat):
+            raise MessageError(f"a blind claim about p{seat}, who is not blind")
+        if not self._closed(stage):
+            raise MessageError("a blind claim before every commitment of the stage stands")
+        nxt = view.get("next")
+        if not (
+            isinstance(nxt, list) and nxt and all(type(s) is int and 0 <= s < len(self.owner) for s in nxt)
+        ):
+            raise MessageError("a blind claim without the seats to act next")
+        assert self.spec is not None
+        if not self.spec.claim_shaped(view):
+            raise MessageError(f"a blind claim that is not a {self.spec.name} view")
+        if stage.claim is not None:
+            raise MessageError(f"a second blind claim for stage {stage.number}")
+        stage.claim = view
+        stage.claim_author = env.author
+        stage.claim_seat = seat
+        self.behind.append(stage)
+        self._enter(Phase.BEHIND)
+        self.events.append(BlindClaim(stage.number, seat, view))
+        nxt = view.get("next")
+        waiting = tuple(int(s) for s in nxt) if isinstance(nxt, list) else ()
+        self.stage = Stage(stage.number + 1, waiting, ())
+        self._start_clocks(self.stage)
+        mine = tuple(s for s in waiting if s in self.my_seats)
+        if mine and not view.get("outcome"):
+            self.events.append(YourTurn(self.stage.number, mine))
+        backlog, self.backlog = self.backlog, []
+        for queued in backlog:
+            self._guarded(queued)
+
+    def _catch_up(self) -> None:
+        """Replay the stages seen only through claims once every reveal is in; check each claim."""
+        if not all(all(s in b.reveals for s in b.waiting) for b in self.behind):
+            return
+        assert self.game is not None
+        behind, self.behind = self.behind, []
+        self._enter(Phase.PLAYING)
+        for stage in behind:
+            actions = [(s, stage.reveals[s]) for s in sorted(stage.waiting)]
+            events = self._apply_actions(stage, actions)
+            self.clockbook.charge(stage)
+            self.events.append(Applied(stage.number, tuple(actions), tuple(events)))
+            assert stage.claim is not None and stage.claim_seat is not None
+            if digest(self._claim(stage.claim_seat)) != digest(dict(stage.claim)):
+                raise CheatError(
+                    stage.claim_author,
+                    f"its blindness claim for stage {stage.number} was false",
+                    {"stage": stage.number},
+                )
+            self._after_stage(stage)
+            if self.fault is not None:
+                return
+        # Pick up the stage in progress with the real state, keeping what was already received.
+        current = self.stage
+        assert current is not None
+        self._open_stage(current.number, carry=current)

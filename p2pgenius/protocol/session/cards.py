@@ -1,0 +1,62 @@
+"""Hidden cards: which commitment lies where on each seat's pile, and which are still unopened
+(for games whose spec has hidden cards, such as Hornswoggle's doubloons and skulls)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from p2pgenius.canonical import Plain
+from p2pgenius.games.spec import GameSpec
+
+Ref = tuple[int, int]  # (stage, seat): the commitment that holds a card
+
+
+class HiddenCards:
+    """The bookkeeping of one match's hidden cards, on one peer."""
+
+    def __init__(self, seats: int) -> None:
+        self.piles: list[list[Ref]] = [[] for _ in range(seats)]
+        self.unopened: set[Ref] = set()
+        self.opened: dict[Ref, Plain] = {}
+
+    def played(self, spec: GameSpec, ref: Ref, action: Plain) -> None:
+        """Note a hidden card just played (laid on its seat's pile, or discarded)."""
+        if spec.hidden(action):
+            if spec.lays_on_pile(action):
+                self.piles[ref[1]].append(ref)
+            self.unopened.add(ref)
+
+    def settle(self, spec: GameSpec, state: Any) -> None:
+        """Cards no longer on a pile in ``state`` went back to their owners' hands."""
+        for seat, refs in enumerate(self.piles):
+            del refs[spec.pile(state, seat)[0] :]
+
+    def top(self, spec: GameSpec, state: Any, pile: int) -> Ref:
+        """The commitment of the top face-down card of ``pile``."""
+        return self.piles[pile][-1 - spec.pile(state, pile)[1]]
+
+    def open(self, ref: Ref, action: Plain) -> None:
+        """A flipped card was opened."""
+        self.unopened.discard(ref)
+        self.opened[ref] = action
+
+    def with_openings(
+        self, spec: GameSpec, log: Iterable[tuple[int, int, Plain]], audits: Iterable[list[Any]]
+    ) -> tuple[list[tuple[int, Plain]], list[Ref]]:
+        """The whole match's actions with every hidden card opened (flips and ``audits``), and the
+        commitments nobody opened."""
+        opened: dict[Ref, Plain] = dict(self.opened)
+        for openings in audits:
+            opened.update({(o[0], o[1]): o[2] for o in openings})
+        full = []
+        for number, seat, action in log:
+            if spec.unopened(action):
+                action = opened.get((number, seat), action)
+            full.append((seat, action))
+        return full, sorted(ref for ref in self.unopened if ref not in opened)
+
+
+def openings_of(cards: HiddenCards, owner: Mapping[int, int] | tuple[int, ...], me: int) -> list[Ref]:
+    """The unopened commitments of seats ``me`` holds, in order (what this peer opens at the end)."""
+    return [ref for ref in sorted(cards.unopened) if owner[ref[1]] == me]

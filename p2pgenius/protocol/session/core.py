@@ -1,0 +1,648 @@
+"""The match session, sans-IO: signed messages in, events and messages out (protocol/SPEC.md).
+
+One :class:`Session` per peer drives the game engine in lockstep with the others. It never touches a
+socket, a clock or a disk: the I/O layer feeds it messages (:meth:`receive`) and local decisions
+(:meth:`submit`, :meth:`decline`, :meth:`chat`, :meth:`forfeit`), and after each call takes
+:meth:`flush`, which says what to append to the transcript and the secrets file (first, durably)
+and which messages to send to every other peer (after).
+
+A match goes: terms (the host's proposal) and accepts; a commit-reveal coin flip that deals the
+seat groups to the peers; then *stages*. A stage is one engine decision point: the seats the game
+waits on each send one message (a public ``act``, or a ``commit`` to a hidden choice), plus, where
+the game merely allows a seat to act (its spec's optional actions, such as a challenge), that
+action or a ``decline``. Sealed choices (a sealed game's every stage) are revealed once all
+commitments are in; hidden cards stay committed until flipped or audited. When a stage is complete
+every peer applies it, in seat order, and sends the hash of the public state. A blinded seat's peer
+is sent signed claims instead of the other's reveals, and checks every claim once the reveals come.
+What differs between games comes from the game's spec (``p2pgenius.games.spec``).
+
+A :class:`Session` with no identity is an *observer*: fed a transcript's messages in order it
+re-checks everything (``p2pgenius verify``).
+"""
+
+from __future__ import annotations
+
+import secrets as random_source
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from p2pgenius.canonical import Plain, encode
+from p2pgenius.errors import IllegalActionError, LocalMisuseError, P2PGeniusError
+from p2pgenius.games.base import state_hash
+from p2pgenius.protocol.events import (
+    Applied,
+    ChatReceived,
+    ClockView,
+    Event,
+    TimeoutClaimed,
+    YourTurn,
+)
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.messages import (
+    NONCE_LEN,
+    Envelope,
+    MessageError,
+    commitment,
+    open_envelope,
+)
+from p2pgenius.protocol.session.base import CheatError, SessionBase, SessionError
+from p2pgenius.protocol.session.blindness import Blindness
+from p2pgenius.protocol.session.ending import Ending
+from p2pgenius.protocol.session.setup import MatchSetup
+from p2pgenius.protocol.session.stage import Stage
+from p2pgenius.protocol.session.timing import ClockBook
+
+
+class Session(MatchSetup, Blindness, Ending, SessionBase):
+    """One peer's (or an observer's) view of a match: stages, as they are played."""
+
+    @classmethod
+    def restore(
+        cls,
+        *,
+        identity: Identity,
+        transcript: list[list[Any]],
+        secrets: list[list[Any]],
+        randomness: Callable[[int], bytes] = random_source.token_bytes,
+    ) -> Session:
+        """Rebuild a session after a crash from its transcript and secrets records (decoded,
+        header first): every message is replayed; our own are taken as recorded, not re-made."""
+        meta = transcript[0][2]
+        keys, me = meta["peers"], meta["me"]
+        session = cls(keys=keys, me=me, identity=identity, randomness=randomness)
+        candidates: dict[tuple[int, int], list[tuple[Plain, bytes]]] = {}
+        for record in secrets:
+            if record[0] == "coin":
+                session.my_coin = record[1]
+            elif record[0] == "secret":
+                _, number, seat, action, nonce = record
+                session.my_secrets[(number, seat)] = (action, nonce)
+                candidates.setdefault((number, seat), []).append((action, nonce))
+        messages = [r[1] for r in transcript[1:] if r[0] == "msg"]
+        session._replay = [raw for raw in messages if open_envelope(raw, keys).author == me]
+        for raw in messages:
+            if open_envelope(raw, keys).author != me:
+                session.receive(raw)
+            elif session._replay and session._replay[0] == raw:
+                # One of our own decisions (a move, a chat): the match did not make it for us.
+                session._replay.pop(0)
+                env = open_envelope(raw, keys)
+                session._accept_chain(env)
+                session._dispatch(env)
+        if session._replay:
+            raise SessionError(
+                f"{len(session._replay)} of our recorded messages do not fit the "
+                "match: the transcript is damaged"
+            )
+        session._replay = None
+        # A sealed choice replaced just before a crash: its secret reached the disk, its commitment
+        # maybe not. Keep the secret that opens the commitment on record.
+        for ref, options in candidates.items():
+            committed = session.commit_log.get(ref)
+            for action, nonce in options:
+                if committed == commitment(session.match_id, ref[0], ref[1], nonce, action):
+                    session.my_secrets[ref] = (action, nonce)
+        session.take_events()
+        return session
+
+    def missing_for(self, next_seq: Sequence[int]) -> list[bytes]:
+        """Every message we hold that a peer reporting ``next_seq`` (per author) has not seen,
+        in the order we accepted them: what to send it when it reconnects."""
+        return [
+            raw for author, seq, raw in self.archive if author < len(next_seq) and seq >= next_seq[author]
+        ]
+
+    def _open_stage(self, number: int, carry: Stage | None = None) -> None:
+        """Start stage ``number`` from the current state (keeping what ``carry`` already got)."""
+        assert self.game is not None
+        outcome = self.game.outcome(self.state)
+        if outcome is not None:
+            self._game_over(outcome)
+            return
+        waiting = self.game.waiting_on(self.state)
+        optional = tuple(s for s in self.game.to_act(self.state) if s not in waiting)
+        stage = self.stage = Stage(number, waiting, optional)
+        if carry is not None:
+            stage.acts, stage.commits, stage.reveals = carry.acts, carry.commits, carry.reveals
+            stage.declined, stage.ms, stage.finals = carry.declined, carry.ms, carry.finals
+        self._start_clocks(stage)
+        done = set(stage.acts) | set(stage.commits) | stage.declined
+        mine = tuple(s for s in waiting if s in self.my_seats and s not in done)
+        maybe = tuple(s for s in optional if s in self.my_seats and s not in done)
+        if mine or maybe:
+            self.events.append(YourTurn(number, mine + maybe, maybe))
+        backlog, self.backlog = self.backlog, []
+        for env in backlog:
+            self._guarded(env)
+        if carry is not None:
+            self._progress()
+
+    def _sealed(self) -> bool:
+        assert self.spec is not None
+        return self.spec.sealed
+
+    def _fast(self) -> bool:
+        """A sealed stage closes as soon as every commitment is in (the "fast" option);
+        otherwise choices may change until each seat's peer sends ``final``."""
+        assert self.terms is not None
+        return not self._sealed() or bool(self.terms["options"].get("fast", False))
+
+    @property
+    def fast(self) -> bool:
+        """Whether a stage closes as soon as every choice is in (no choice can change after)."""
+        return self._fast()
+
+    def _closed(self, stage: Stage) -> bool:
+        """Every sealed choice of the stage is in and stands: time to reveal."""
+        if not all(s in stage.commits for s in stage.waiting):
+            return False
+        return self._fast() or all(s in stage.finals for s in stage.waiting)
+
+    def _start_clocks(self, stage: Stage) -> None:
+        assert self.terms is not None and self.spec is not None
+        state = None if self.behind else self.state
+        self.clockbook.start(stage, self.spec, self.terms["options"], state)
+
+    def clocks(self) -> dict[int, ClockView]:
+        """Every seat's clock at the current stage (none between stages or after the end)."""
+        stage = self.stage
+        if stage is None or self.finished or self.fault is not None:
+            return {}
+        return ClockBook.views(stage, self.owed(), self._sealed() and not self._fast())
+
+    def time_out(self, seat: int) -> None:
+        """``seat``'s clock ran out on this (its own) peer: send what the rules make of it (the
+        game's timeout action; letting an optional challenge pass; a sealed choice standing)."""
+        stage = self._current()
+        left = ClockBook.left(stage, seat)
+        if seat in stage.waiting:
+            if seat not in stage.commits and seat not in stage.acts:
+                self.submit(seat, {"type": "timeout"}, ms=left)
+            if self.stage is stage and self._sealed() and not self._fast() and seat not in stage.finals:
+                self.finalize(seat)
+        elif seat in stage.optional and seat not in stage.declined and seat not in stage.acts:
+            self.decline(seat, ms=left)
+
+    def finalize(self, seat: int) -> None:
+        """A sealed game without "fast": the time is up on this peer; ``seat``'s last commitment
+        stands and may be revealed once every seat's does."""
+        stage = self._current()
+        if seat not in self.my_seats or seat not in stage.commits or seat in stage.finals:
+            raise LocalMisuseError(f"p{seat} has no commitment to let stand")
+        self._send(["final", stage.number, seat])
+
+    def claim_timeout(self, seat: int, observed_ms: int) -> None:
+        """Say, signed, that another peer's ``seat`` ran out of time here: ``observed_ms`` passed
+        on this machine since the stage began (lag allowance already waited out)."""
+        stage = self._current()
+        if seat in self.my_seats or seat not in self.owed():
+            raise LocalMisuseError(f"p{seat} owes nothing to time out")
+        self._send(["timeout", stage.number, seat, max(int(observed_ms), 0)])
+
+    def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0) -> None:
+        """A local decision for ``seat`` at the current stage, which took ``ms`` of its clock.
+        Raises IllegalActionError or LocalMisuseError (nothing is sent) if it is not allowed. In
+        a sealed game without "fast", a new choice replaces the last until :meth:`finalize`."""
+        stage = self._current()
+        if seat not in self.my_seats:
+            raise LocalMisuseError(f"this peer does not hold seat p{seat}")
+        if seat not in stage.waiting + stage.optional:
+            raise LocalMisuseError(f"p{seat} has nothing to do now")
+        changing = seat in stage.commits and not self._fast() and seat not in stage.finals
+        if (seat in stage.acts or seat in stage.commits or seat in stage.declined) and not changing:
+            raise LocalMisuseError(f"p{seat} has already acted this stage")
+        left = ClockBook.left(stage, seat)
+        if not 0 <= ms <= left:
+            raise LocalMisuseError(f"p{seat}'s clock has only {left} ms: time out instead")
+        assert self.game is not None
+        assert self.spec is not None
+        parsed = self.game.parse_action(action)
+        if parsed.to_plain() == {"type": "timeout"}:
+            # Where the seat's own peer must resolve its timeout (a card it lays from its hidden
+            # hand, say), it does, and what it sends is committed like any other choice.
+            parsed = self.spec.own_timeout(self.state, seat) or parsed
+        if not self.behind:  # a blinded wizard cannot check against a field it cannot see
+            self._check_legal(seat, parsed)
+        plain = parsed.to_plain()
+        if self._sealed() or self.spec.hidden(plain):
+            nonce = self.randomness(NONCE_LEN)
+            self._secret(["secret", stage.number, seat, plain, nonce])
+            self.my_secrets[(stage.number, seat)] = (plain, nonce)
+            committed = commitment(self.match_id, stage.number, seat, nonce, plain)
+            self._send(["commit", stage.number, seat, committed, ms])
+        else:
+            self._send(["act", stage.number, seat, plain, ms])
+
+    def awaiting(self) -> tuple[int, ...]:
+        """The local seats that may still act in the current stage (drivers ask this rather than
+        trusting an older YourTurn event)."""
+        stage = self.stage
+        if stage is None or self.finished or self.fault is not None:
+            return ()
+        done = set(stage.acts) | set(stage.commits) | stage.declined
+        return tuple(s for s in stage.waiting + stage.optional if s in self.my_seats and s not in done)
+
+    def unsettled(self) -> tuple[int, ...]:
+        """The local seats whose choice may still change (sealed, without "fast": committed but
+        not final); the driver finalizes them when their minute is up."""
+        stage = self.stage
+        if stage is None or self.finished or self.fault is not None or self._fast():
+            return ()
+        return tuple(
+            s for s in stage.waiting if s in self.my_seats and s in stage.commits and s not in stage.finals
+        )
+
+    def owed(self) -> tuple[int, ...]:
+        """The seats the match is waiting on right now: a move, a commitment, a reveal, the
+        opening of a flipped card, or (an audited game, after the end) an audit."""
+        stage = self.stage
+        if self.finished or self.fault is not None:
+            return ()
+        if stage is None:
+            if self.outcome is None or not self.owner:
+                return ()
+            return tuple(s for s, p in enumerate(self.owner) if p not in self.audits)
+        owed = [s for s in stage.waiting if s not in stage.acts and s not in stage.commits]
+        if self.terms is not None and not self._fast():
+            owed += [s for s in stage.waiting if s in stage.commits and s not in stage.finals]
+        if self.terms is not None and self._sealed():
+            owed += [s for s in stage.waiting if s in stage.commits and s not in stage.reveals]
+        pile = None if self.behind else self._flip_of(stage)
+        if pile is not None and stage.opened is None:
+            owed.append(pile)
+        # An optional action's window stays open until its seat acts or declines.
+        owed += [s for s in stage.optional if s not in stage.acts and s not in stage.declined]
+        return tuple(sorted(set(owed)))
+
+    def _check_legal(self, seat: int, action: Any) -> None:
+        """Raise IllegalActionError unless ``seat`` may take ``action`` now."""
+        assert self.game is not None and self.spec is not None
+        pile = self.spec.flipped_pile(action.to_plain())
+        if pile is not None:
+            # The card is not known until its owner opens it: only the pile choice is checked.
+            if action not in self.game.legal_actions(self.state, seat):
+                raise IllegalActionError(f"p{seat} cannot flip pile {pile} now")
+            return
+        self.game.apply(self.state, seat, action)
+
+    def decline(self, seat: int, *, ms: int = 0) -> None:
+        """Let an optional action pass (say, no challenge), after ``ms``."""
+        stage = self._current()
+        if seat not in stage.optional or seat not in self.my_seats:
+            raise LocalMisuseError(f"p{seat} has no optional action to let pass")
+        left = ClockBook.left(stage, seat)
+        self._send(["decline", stage.number, seat, min(max(ms, 0), left)])
+
+    def chat(self, text: str) -> None:
+        """Say something to the table."""
+        if not text or len(text) > 500:
+            raise LocalMisuseError("a chat line has 1 to 500 characters")
+        self._send(["chat", text])
+
+    def _current(self) -> Stage:
+        if self.stage is None or self.finished or self.fault is not None:
+            raise LocalMisuseError("the match is not at a stage where anyone can act")
+        return self.stage
+
+    def receive(self, raw: bytes) -> list[Event]:
+        """A message from a peer (or from a transcript). Returns the events it caused; a bad
+        message is refused and recorded, and never raises."""
+        try:
+            env = open_envelope(raw, self.keys)
+            if self.match_id and env.match_id != self.match_id:
+                raise MessageError("a message from another match (replayed across matches)")
+            if env.author == self.me:
+                raise MessageError("a message claiming to be our own")
+            self._accept_chain(env)
+        except MessageError as exc:
+            self._reject(raw, None, str(exc))
+            return self.take_events()
+        except CheatError as exc:  # equivocation: keep the second message, it is the proof
+            if self._replay is None:
+                self.flushing.records.append(encode(["rejected", raw, exc.reason]))
+            self._cheat(exc)
+            return self.take_events()
+        if self._replay is None:
+            self.flushing.records.append(encode(["msg", raw]))
+        self._guarded(env)
+        return self.take_events()
+
+    def _guarded(self, env: Envelope) -> None:
+        """Dispatch a peer's message; whatever is wrong with it is refused or convicted, and
+        never escapes (a peer's content must not be able to crash us)."""
+        try:
+            self._dispatch(env)
+        except MessageError as exc:
+            self._reject(env.raw, env.author, str(exc))
+        except CheatError as exc:
+            self._cheat(exc)
+        except (P2PGeniusError, LookupError, TypeError, ValueError, AttributeError) as exc:
+            self._reject(env.raw, env.author, f"malformed content ({type(exc).__name__}: {exc})")
+
+    def _dispatch(self, env: Envelope) -> None:
+        if self.fault is not None:
+            if env.kind == "desync":
+                self._on_desync(env)
+            return
+        kind = env.kind
+        if kind == "terms":
+            self._on_terms(env)
+            return
+        if self.terms is None:
+            raise MessageError(f"a {kind} message before the terms")
+        handler = {
+            "accept": self._on_accept,
+            "coin_commit": self._on_coin_commit,
+            "coin_reveal": self._on_coin_reveal,
+            "chat": self._on_chat,
+            "hash": self._on_hash,
+            "forfeit": self._on_forfeit,
+            "desync": self._on_desync,
+            "audit": self._on_audit,
+        }.get(kind)
+        if handler is not None:
+            handler(env)
+            return
+        self._on_stage_message(env)
+
+    def _on_chat(self, env: Envelope) -> None:
+        if env.author != self.me:
+            self.events.append(ChatReceived(env.author, str(env.body[1])))
+
+    def _on_desync(self, env: Envelope) -> None:
+        """A peer found our hashes differ and sent the state it computed: keep it as evidence."""
+        if env.author != self.me:
+            _, number, state = env.body
+            self.flushing.records.append(encode(["desync_state", env.author, number, state]))
+
+    def _on_stage_message(self, env: Envelope) -> None:
+        body = env.body
+        kind, number, seat = body[0], body[1], body[2]
+        if self.stage is None:
+            raise MessageError(f"a {kind} message before the seats are dealt")
+        if kind == "reveal" and number < self.stage.number:
+            self._on_late_reveal(env)
+            return
+        if kind == "timeout":
+            self._on_timeout_claim(env)
+            return
+        if number > self.stage.number:
+            self.backlog.append(env)
+            return
+        if number < self.stage.number:
+            raise MessageError(f"a {kind} message for stage {number}, already played")
+        if not 0 <= seat < len(self.owner):
+            raise MessageError(f"no seat p{seat}")
+        if kind == "blind":
+            if env.author != self.me:  # our own claims are only records
+                self._on_blind(env, seat, body[3])
+            return
+        if self.owner[seat] != env.author:
+            raise MessageError(f"peer {env.author} does not hold seat p{seat}")
+        stage = self.stage
+        if kind == "act":
+            self.clockbook.check_declared(stage, seat, body[4])
+            self._on_act(stage, env, seat, body[3])
+            self.clockbook.declare(stage, seat, body[4])
+            if self._flip_of(stage) is not None and self._holds_pile(stage):
+                self._open_card(stage)  # its dispatch moves the stage on
+                return
+        elif kind == "commit":
+            if self.spec is None or not self.spec.committing(self.state):
+                raise MessageError("nothing is committed at this point of this game")
+            changing = seat in stage.commits and not self._fast() and seat not in stage.finals
+            if seat not in stage.waiting or (seat in stage.commits and not changing) or seat in stage.acts:
+                raise MessageError(f"an unexpected commitment for p{seat}")
+            self.clockbook.declare(stage, seat, body[4])
+            stage.commits[seat] = body[3]
+            self.commit_log[(number, seat)] = body[3]
+        elif kind == "final":
+            if self._fast() or seat not in stage.commits or seat in stage.finals:
+                raise MessageError(f"an unexpected final for p{seat}")
+            stage.finals.add(seat)
+        elif kind == "reveal":
+            if env.author == self.me and stage.reveals.get(seat) == body[3]:
+                return  # our own gestures, released after a blindness: a record only
+            if seat in stage.reveals or seat not in stage.commits:
+                raise MessageError(f"an unexpected reveal for p{seat}")
+            self._check_opening(env, number, seat, body[3], body[4], stage.commits[seat])
+            stage.reveals[seat] = body[3]
+        else:  # decline
+            if seat not in stage.optional or seat in stage.declined or seat in stage.acts:
+                raise MessageError(f"p{seat} has nothing to decline")
+            self.clockbook.declare(stage, seat, body[3])
+            stage.declined.add(seat)
+        self._progress()
+
+    def _on_act(self, stage: Stage, env: Envelope, seat: int, action: Plain) -> None:
+        if seat in stage.acts or seat in stage.commits or seat in stage.declined:
+            raise MessageError(f"p{seat} acted twice in stage {stage.number}")
+        if seat not in stage.waiting + stage.optional:
+            raise MessageError(f"p{seat} has nothing to do in stage {stage.number}")
+        assert self.game is not None and self.spec is not None
+        if self._sealed() or self.spec.hidden(action):
+            raise MessageError(f"p{seat} must commit to this action, not show it")
+        try:
+            parsed = self.game.parse_action(action)
+            if seat in stage.optional and parsed.to_plain().get("type") not in self.spec.optional_types:
+                allowed = " or ".join(self.spec.optional_types) or "nothing"
+                raise IllegalActionError(f"only {allowed} is allowed here")
+            self._check_legal(seat, parsed)
+        except IllegalActionError as exc:
+            raise CheatError(
+                env.author, f"an illegal action for p{seat}: {exc}", {"message": env.hash.hex()}
+            ) from None
+        stage.acts[seat] = parsed.to_plain()
+
+    def _on_timeout_claim(self, env: Envelope) -> None:
+        _, number, seat, observed = env.body
+        if not 0 <= seat < len(self.owner) or self.owner[seat] == env.author or observed < 0:
+            raise MessageError("a timeout claim must name another peer's seat and a time")
+        # A claim about a stage already played crossed the decision on the wire: it stays in the
+        # transcript (a dispute, if the decision declared much less) and changes nothing.
+        if env.author != self.me:
+            self.events.append(TimeoutClaimed(number, seat, observed, env.author))
+
+    # Hidden cards: a flip is opened by the pile's owner, from the commitment that laid the card.
+
+    def _flip_of(self, stage: Stage) -> int | None:
+        assert self.spec is not None
+        for act in stage.acts.values():
+            pile = self.spec.flipped_pile(act)
+            if pile is not None:
+                return pile
+        return None
+
+    def _holds_pile(self, stage: Stage) -> bool:
+        pile = self._flip_of(stage)
+        return pile is not None and self.me is not None and self.owner[pile] == self.me
+
+    def _top_card(self, pile: int) -> tuple[int, int]:
+        assert self.spec is not None
+        return self.cards.top(self.spec, self.state, pile)
+
+    def _open_card(self, stage: Stage) -> None:
+        pile = self._flip_of(stage)
+        assert pile is not None
+        ref = self._top_card(pile)
+        action, nonce = self.my_secrets[ref]
+        self._send(["reveal", ref[0], ref[1], action, nonce])
+
+    def _on_late_reveal(self, env: Envelope) -> None:
+        if env.author == self.me and (self.stage is None or self._flip_of(self.stage) is None):
+            return  # our own gestures, kept from a blinded peer until now: a record only
+        _, number, seat, action, nonce = env.body
+        if not 0 <= seat < len(self.owner) or self.owner[seat] != env.author:
+            raise MessageError(f"peer {env.author} does not hold seat p{seat}")
+        committed = self.commit_log.get((number, seat))
+        if committed is None:
+            raise MessageError(f"no commitment of p{seat} at stage {number} to open")
+        self._check_opening(env, number, seat, action, nonce, committed)
+        for behind in self.behind:
+            if behind.number == number and seat in behind.commits:
+                if seat in behind.reveals:
+                    raise MessageError(f"p{seat}'s stage {number} is already open")
+                behind.reveals[seat] = action
+                self._catch_up()
+                return
+        stage = self.stage
+        pile = None if stage is None or self.behind else self._flip_of(stage)
+        if stage is None or pile is None or stage.opened is not None:
+            raise MessageError(f"nothing waits for p{seat}'s stage-{number} opening")
+        if self._top_card(pile) != (number, seat):
+            raise CheatError(
+                env.author,
+                "opened another card than the one on top of the flipped pile",
+                {"message": env.hash.hex()},
+            )
+        stage.opened = action
+        self.cards.open((number, seat), action)
+        self._progress()
+
+    def _check_opening(
+        self, env: Envelope, number: int, seat: int, action: Plain, nonce: bytes, committed: bytes
+    ) -> None:
+        if len(nonce) != NONCE_LEN or commitment(self.match_id, number, seat, nonce, action) != committed:
+            raise CheatError(
+                env.author,
+                f"opened p{seat}'s stage-{number} commitment to something else",
+                {"message": env.hash.hex()},
+            )
+
+    def _progress(self) -> None:
+        """Apply the stage if everything it needs is in; send reveals once all commitments are."""
+        stage = self.stage
+        if stage is None or self.fault is not None:
+            return
+        if self.behind:
+            # Blinded: the state is unknown until the reveals come, but our own sealed choices
+            # are still revealed once every commitment is in.
+            if self._sealed() and self._closed(stage):
+                for seat in stage.waiting:
+                    if self.owner[seat] == self.me and seat not in stage.reveals:
+                        self._reveal_mine(stage, seat)
+            return
+        if stage.optional:  # an optional action's window (a challenge, say)
+            (window,) = stage.optional
+            if window in stage.acts:
+                self._apply(stage, [(window, stage.acts[window])])
+                return
+            if window not in stage.declined:
+                return
+        if not all(s in stage.acts or s in stage.commits for s in stage.waiting):
+            return
+        if self._sealed():
+            if not self._closed(stage):
+                return
+            for seat in stage.waiting:
+                if self.owner[seat] == self.me and seat not in stage.reveals:
+                    self._reveal_mine(stage, seat)
+            if self.stage is not stage or not all(s in stage.reveals for s in stage.waiting):
+                return
+            actions = [(s, stage.reveals[s]) for s in sorted(stage.waiting)]
+        elif (pile := self._flip_of(stage)) is not None:
+            if stage.opened is None:
+                return
+            (seat,) = stage.acts
+            assert self.spec is not None
+            actions = [(seat, self.spec.flip_with(pile, stage.opened))]
+        else:
+            actions = [
+                (s, stage.acts[s] if s in stage.acts else self._hidden_or_mine(stage, s))
+                for s in sorted(stage.waiting)
+            ]
+        self._apply(stage, actions)
+
+    def _reveal_mine(self, stage: Stage, seat: int) -> None:
+        action, nonce = self.my_secrets[(stage.number, seat)]
+        body: list[Plain] = ["reveal", stage.number, seat, action, nonce]
+        blind = {s for s in range(len(self.owner)) if self.owner[s] != self.me and self._blind(s)}
+        if blind:
+            # Keep the gestures from a blinded wizard's machine until its blindness ends.
+            self.withheld.setdefault(stage.number, []).append(body)
+            self.blind_during[stage.number] = blind
+            stage.reveals[seat] = action
+            return
+        self._send(body)
+
+    def _hidden_or_mine(self, stage: Stage, seat: int) -> Plain:
+        if self.owner[seat] == self.me:
+            return self.my_secrets[(stage.number, seat)][0]
+        assert self.spec is not None
+        return self.spec.placeholder(self.state, seat)
+
+    def _apply(self, stage: Stage, actions: list[tuple[int, Plain]]) -> None:
+        """Apply a complete stage, check and send the state hash, and open the next stage."""
+        assert self.game is not None
+        blind = {s for s in range(len(self.owner)) if self.owner[s] != self.me and self._blind(s)}
+        if blind and self.me is not None:  # a blinded peer needs a claim for every such stage
+            self.blind_during[stage.number] = blind
+        events = self._apply_actions(stage, actions)
+        self.clockbook.charge(stage)
+        self.events.append(Applied(stage.number, tuple(actions), tuple(events)))
+        self._after_stage(stage)
+        if self.fault is None:
+            self._open_stage(stage.number + 1)
+
+    def _apply_actions(self, stage: Stage, actions: list[tuple[int, Plain]]) -> list[Plain]:
+        assert self.game is not None and self.spec is not None
+        spec = self.spec
+        state = self.state
+        events: list[Plain] = []
+        for seat, action in actions:
+            # Blind now, or in the turn just played: a choice asked for right after a blind turn
+            # (its own Paralysis asking which hand) was made from the claims, without the field.
+            blind = self._blind_in(state, seat) or self._blind_in(state, seat, turns_ago=1)
+            before = self.game.events(state)
+            parsed: Any = None
+            try:
+                parsed = self.game.parse_action(action)
+                state = self.game.apply(state, seat, parsed)
+            except IllegalActionError as exc:
+                if not blind:
+                    raise CheatError(
+                        self.owner[seat], f"an illegal action for p{seat}: {exc}", {"stage": stage.number}
+                    ) from None
+                # A blinded player chose without seeing the field: its choice is made legal, the
+                # game's way, identically on every machine.
+                state = self.game.apply(state, seat, spec.blind_fix(state, seat, parsed))
+            if self.game.events(state) is not before:  # a pending submission says nothing new
+                events += list(self.game.events(state))
+            self.log.append((stage.number, seat, action))
+            self.cards.played(spec, (stage.number, seat), action)
+        if spec.new_round(self.state, state):
+            self.clockbook.new_round(stage.number)
+        self.state = state
+        self.cards.settle(spec, state)
+        return events
+
+    def _after_stage(self, stage: Stage) -> None:
+        assert self.game is not None
+        h = state_hash(self.game, self.state)
+        self.my_hashes[stage.number] = h
+        if self.me is not None:
+            if self.blind_during.get(stage.number):
+                self._send_blind_claims(stage)
+            self._send(["hash", stage.number, h])
+            self._release_withheld()
+        self._compare_hashes(stage.number)

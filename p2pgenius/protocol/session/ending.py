@@ -1,0 +1,135 @@
+"""The end of a match, and how it can stop early: state hashes compared after every stage, the
+end-of-match audit of hidden cards, forfeits."""
+
+from __future__ import annotations
+
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.games.base import Outcome
+from p2pgenius.protocol.events import Fault, MatchOver
+from p2pgenius.protocol.messages import Envelope, MessageError
+from p2pgenius.protocol.session.base import SessionBase
+from p2pgenius.protocol.session.cards import openings_of
+from p2pgenius.protocol.session.phase import Phase
+
+
+class Ending(SessionBase):
+    """Hashes, the audit, forfeits, the match's end."""
+
+    def forfeit(self, seat: int, reason: str) -> None:
+        """Record, signed, that ``seat``'s peer failed to answer or open in time: it loses."""
+        if seat not in self.owed():
+            raise LocalMisuseError(f"p{seat} owes nothing now")
+        number = self.stage.number if self.stage is not None else -1
+        self._send(["forfeit", number, seat, reason])
+
+    def _on_forfeit(self, env: Envelope) -> None:
+        _, stage, seat, reason = env.body
+        if not 0 <= seat < len(self.owner) or self.owner[seat] == env.author:
+            raise MessageError("a forfeit must name another peer's seat")
+        current = self.stage.number if self.stage is not None else -1
+        if stage != current or seat not in self.owed():
+            raise MessageError(f"a forfeit of p{seat}, which owes nothing now (stage {stage})")
+        self._stop(
+            Fault(
+                "forfeit",
+                self.owner[seat],
+                stage,
+                f"p{seat} forfeits: {reason}",
+                {"claim": env.hash.hex(), "claimed_by": env.author},
+            )
+        )
+
+    def _on_hash(self, env: Envelope) -> None:
+        _, number, h = env.body
+        if env.author in self.hashes.get(number, {}):
+            raise MessageError(f"a second hash of stage {number} from peer {env.author}")
+        self.hashes.setdefault(number, {})[env.author] = h
+        self._compare_hashes(number)
+
+    def _compare_hashes(self, number: int) -> None:
+        mine = self.my_hashes.get(number)
+        if mine is None:
+            return
+        for author, theirs in sorted(self.hashes.get(number, {}).items()):
+            if theirs != mine and self.fault is None:
+                if self.me is not None and self.game is not None:
+                    # Tell the others what we computed, so every desync report holds both states.
+                    self._send(["desync", number, self.game.public(self.state)])
+                self._stop(
+                    Fault(
+                        "desync",
+                        author,
+                        number,
+                        f"peer {author}'s state after stage {number} differs from ours",
+                        {
+                            "ours": mine.hex(),
+                            "theirs": theirs.hex(),
+                            "state": self.game.public(self.state) if self.game else None,
+                        },
+                    )
+                )
+
+    def _game_over(self, outcome: Outcome) -> None:
+        self.stage = None
+        self.outcome = outcome
+        if self.spec is not None and self.spec.audited:
+            self._enter(Phase.AUDIT)
+            if self.me is not None:
+                mine = openings_of(self.cards, self.owner, self.me)
+                self._send(["audit", [[n, s, *self.my_secrets[(n, s)]] for n, s in mine]])
+            self._finish_audit()
+            return
+        self._finish()
+
+    def _on_audit(self, env: Envelope) -> None:
+        if self.phase is not Phase.AUDIT or env.author in self.audits:
+            raise MessageError("an audit before the end of the match, or twice")
+        openings = env.body[1]
+        for opening in openings:
+            if not (isinstance(opening, list) and len(opening) == 4):
+                raise MessageError("a malformed audit opening")
+            number, seat, action, nonce = opening
+            if not (
+                type(number) is int
+                and type(seat) is int
+                and 0 <= seat < len(self.owner)
+                and isinstance(action, dict)
+                and isinstance(nonce, bytes)
+            ):
+                raise MessageError("a malformed audit opening")
+            if self.owner[seat] != env.author:
+                raise MessageError(f"peer {env.author} opened p{seat}'s card")
+            committed = self.commit_log.get((number, seat))
+            if committed is None:
+                raise MessageError(f"no commitment of p{seat} at stage {number}")
+            self._check_opening(env, number, seat, action, nonce, committed)
+        self.audits[env.author] = openings
+        self._finish_audit()
+
+    def _finish_audit(self) -> None:
+        if self.phase is not Phase.AUDIT or len(self.audits) != len(self.keys):
+            return
+        assert self.terms is not None and self.game is not None and self.spec is not None
+        opened, missing = self.cards.with_openings(self.spec, self.log, self.audits.values())
+        full_log = [(seat, self.game.parse_action(action)) for seat, action in opened]
+        if missing:
+            number, seat = missing[0]
+            self._stop(
+                Fault(
+                    "forfeit",
+                    self.owner[seat],
+                    number,
+                    f"p{seat} did not open its stage-{number} card at the audit",
+                    {},
+                )
+            )
+            return
+        audited = self.spec.audit(self.terms["setup"], self.terms["options"], full_log, self.state)
+        if audited is not None:
+            self.outcome = audited
+        self._finish()
+
+    def _finish(self) -> None:
+        self._enter(Phase.OVER)
+        assert self.outcome is not None
+        self.events.append(MatchOver(self.outcome.to_plain()))

@@ -1,0 +1,60 @@
+"""A match's phase, explicit: one enum and the transitions allowed between its values.
+
+Every change of phase goes through :func:`advance`, which refuses any move the table does not
+list, so the session can never be, say, playing a stage before the seats were dealt, or finish a
+match that a fault already stopped. (In the manner of h11's ``_state.py``.)
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Final
+
+
+class Phase(Enum):
+    """Where a match stands."""
+
+    TERMS = "terms"
+    """Waiting for the host's terms."""
+    ACCEPTING = "accepting"
+    """The terms are known; waiting for every other peer's accept."""
+    COIN_COMMIT = "coin_commit"
+    """Everyone accepted; waiting for every peer's committed coin share."""
+    COIN_REVEAL = "coin_reveal"
+    """Every coin is committed; waiting for every share to be opened (then seats are dealt)."""
+    PLAYING = "playing"
+    """Stages are being played."""
+    BEHIND = "behind"
+    """Playing, but this peer's seat is blind: stages are seen only through signed claims until
+    the withheld choices are opened and every claim is checked."""
+    AUDIT = "audit"
+    """The game is over; waiting for every peer to open what it kept hidden."""
+    OVER = "over"
+    """The match finished and every check passed."""
+    FAULT = "fault"
+    """The match was stopped: a peer cheated, the states diverged, or a peer forfeited."""
+
+
+TRANSITIONS: Final[dict[Phase, frozenset[Phase]]] = {
+    Phase.TERMS: frozenset({Phase.ACCEPTING, Phase.FAULT}),
+    Phase.ACCEPTING: frozenset({Phase.COIN_COMMIT, Phase.FAULT}),
+    Phase.COIN_COMMIT: frozenset({Phase.COIN_REVEAL, Phase.FAULT}),
+    Phase.COIN_REVEAL: frozenset({Phase.PLAYING, Phase.FAULT}),
+    Phase.PLAYING: frozenset({Phase.BEHIND, Phase.AUDIT, Phase.OVER, Phase.FAULT}),
+    Phase.BEHIND: frozenset({Phase.PLAYING, Phase.FAULT}),
+    Phase.AUDIT: frozenset({Phase.OVER, Phase.FAULT}),
+    Phase.OVER: frozenset({Phase.FAULT}),  # a peer's last state hash may still disagree
+    Phase.FAULT: frozenset(),
+}
+"""From each phase, the phases a match may move to."""
+
+
+class PhaseError(AssertionError):
+    """A transition the table does not allow: a bug in the session, never a peer's doing."""
+
+
+def advance(current: Phase, to: Phase) -> Phase:
+    """``to``, if the table allows moving there from ``current`` (staying put is allowed)."""
+    if to is not current and to not in TRANSITIONS[current]:
+        raise PhaseError(f"a match cannot go from {current.value} to {to.value}")
+    return to

@@ -1,0 +1,232 @@
+"""Setting a match up: the terms and their checks, seat groups and claims, and the coin flip's
+deal (protocol/SPEC.md, sections 5 and 6). Pure functions: no state, no I/O."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from p2pgenius.canonical import encode
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.games.registry import engine_fingerprint, get_spec
+from p2pgenius.games.spec import GameSpec
+from p2pgenius.protocol.events import SeatsDealt
+from p2pgenius.protocol.messages import NONCE_LEN, Envelope, MessageError, coin_commitment
+from p2pgenius.protocol.session.base import CheatError, SessionBase
+from p2pgenius.protocol.session.cards import HiddenCards
+from p2pgenius.protocol.session.phase import Phase
+
+MATCH_DOMAIN: Final = b"p2pgenius/1 match"
+
+
+def match_id(terms: Mapping[str, Any]) -> bytes:
+    """The match id: H("p2pgenius/1 match" || encode(terms))."""
+    return hashlib.sha256(MATCH_DOMAIN + encode(dict(terms))).digest()
+
+
+def seat_groups(game: str, peers: int) -> list[list[int]]:
+    """How the seats are grouped for the coin flip to deal one group to each peer."""
+    return get_spec(game).seat_groups(peers)
+
+
+def check_terms(
+    terms: Any, keys: Sequence[bytes], expected: Mapping[str, Any] | None, me: int | None
+) -> GameSpec:
+    """The game of terms that this peer can play and that match what the lobby agreed;
+    raises MessageError saying why not."""
+    if not isinstance(terms, dict):
+        raise MessageError("malformed terms")
+    if terms.get("peers") != list(keys):
+        raise MessageError("the terms list other peers than the ones connected")
+    game = terms.get("game")
+    if not (
+        isinstance(game, str)
+        and isinstance(terms.get("options", {}), dict)
+        and isinstance(terms.get("setup", {}), dict)
+    ):
+        raise MessageError("malformed terms")
+    try:
+        spec = get_spec(game)
+        spec.engine.initial(terms.get("setup", {}), terms.get("options", {}))
+    except P2PGeniusError as exc:
+        raise MessageError(f"unplayable terms: {exc}") from None
+    if terms.get("engine") != engine_fingerprint(game):
+        raise MessageError(
+            f"the host runs a different {game} rules engine ({terms.get('engine')}; this "
+            f"program has {engine_fingerprint(game)}): both must run the same version"
+        )
+    try:
+        groups = spec.seat_groups(len(keys))
+    except LocalMisuseError as exc:
+        raise MessageError(f"unplayable terms: {exc}") from None
+    if terms.get("groups") != groups:
+        raise MessageError("the seat groups are not the standard ones for this match")
+    claims = terms.get("claims")
+    if not (
+        isinstance(claims, list)
+        and len(claims) == len(keys)
+        and all(isinstance(c, list) and all(type(s) is int for s in c) for c in claims)
+    ):
+        raise MessageError("malformed seat claims")
+    problem = claims_problem(groups, claims)
+    if problem:
+        raise MessageError(f"impossible seat claims: {problem}")
+    for key, wanted in sorted((expected or {}).items()):
+        have = claims[me] if key == "claim" and me is not None else terms.get(key)
+        if have != wanted:
+            raise MessageError(f"the terms' {key} ({have}) differ from the lobby's ({wanted})")
+    return spec
+
+
+def deal(
+    reveals: Sequence[bytes], groups: Sequence[Sequence[int]], claims: Sequence[Sequence[int]]
+) -> tuple[int, ...]:
+    """``owner[seat]``: the peer dealt each seat. Claimed groups go to their claimants; the coin
+    (every peer's opened share, in peer order) deals the rest: peers ordered by H(shares || peer)."""
+    shared = encode(list(reveals))
+    order = sorted(range(len(reveals)), key=lambda a: hashlib.sha256(shared + bytes([a])).digest())
+    claimed = {}  # peer -> the group its claim names
+    for peer, claim in enumerate(claims):
+        group = group_of(groups, claim)
+        if group is not None:
+            claimed[peer] = group
+    order = sorted(claimed) + [a for a in order if a not in claimed]
+    dealt = [groups[claimed[p]] for p in sorted(claimed)] + [
+        g for i, g in enumerate(groups) if i not in claimed.values()
+    ]
+    owner = [0] * sum(len(g) for g in dealt)
+    for peer, seats in zip(order, dealt, strict=True):
+        for seat in seats:
+            owner[seat] = peer
+    return tuple(owner)
+
+
+def claims_problem(groups: Sequence[Sequence[int]], claims: Sequence[Sequence[int]]) -> str:
+    """Why these per-peer seat claims cannot all be granted ("" if they can)."""
+    taken: dict[int, int] = {}
+    for peer, claim in enumerate(claims):
+        if not claim:
+            continue
+        group = group_of(groups, claim)
+        if group is None:
+            return f"seats {', '.join(f'p{s}' for s in claim)} are not one peer's seats"
+        if group in taken:
+            return f"peers {taken[group]} and {peer} both claim seat p{groups[group][0]}"
+        taken[group] = peer
+    return ""
+
+
+def group_of(groups: Sequence[Sequence[int]], seats: Sequence[int]) -> int | None:
+    """The index of the one group holding every seat in ``seats`` (None if none, or no seats)."""
+    for index, group in enumerate(groups):
+        if seats and all(seat in group for seat in seats):
+            return index
+    return None
+
+
+class MatchSetup(SessionBase):
+    """The session's set-up messages: terms, accepts, the coin flip, the deal."""
+
+    def propose(
+        self,
+        game: str,
+        *,
+        options: Mapping[str, Any],
+        setup: Mapping[str, Any],
+        salt: bytes | None = None,
+        seats: Sequence[int] = (),
+        claims: Sequence[Sequence[int]] | None = None,
+    ) -> None:
+        """The host (peer 0) proposes the match terms. ``claims[p]``: seats peer ``p`` claims
+        (its group is the one holding them) instead of leaving it to the coin; ``seats`` is the
+        host's own claim, for short."""
+        if self.me != 0:
+            raise LocalMisuseError("only the host (peer 0) proposes the terms")
+        spec = get_spec(game)
+        spec.engine.initial(setup, options)  # refuse bad terms before anyone sees them
+        wanted = [sorted(c) for c in claims] if claims is not None else [[] for _ in self.keys]
+        if seats:
+            wanted[0] = sorted(seats)
+        problem = claims_problem(spec.seat_groups(len(self.keys)), wanted)
+        if problem:
+            raise LocalMisuseError(problem)
+        terms = {
+            "game": game,
+            "options": dict(options),
+            "setup": dict(setup),
+            "engine": engine_fingerprint(game),
+            "peers": list(self.keys),
+            "names": self.names,
+            "groups": spec.seat_groups(len(self.keys)),
+            "claims": wanted,
+            "salt": salt if salt is not None else self.randomness(NONCE_LEN),
+        }
+        self.match_id = match_id(terms)
+        self._send(["terms", terms])
+
+    def _on_terms(self, env: Envelope) -> None:
+        terms = env.body[1]
+        if env.author != 0 or self.phase is not Phase.TERMS:
+            raise MessageError("terms come once, from the host")
+        if not isinstance(terms, dict) or match_id(terms) != env.match_id:
+            raise MessageError("the match id is not the hash of the terms")
+        spec = check_terms(terms, self.keys, self.expected, self.me)
+        self.terms = terms
+        self.match_id = env.match_id
+        self.game = spec.engine
+        self.spec = spec
+        self.accepted.add(0)
+        self._enter(Phase.ACCEPTING)
+        if self.me is not None and self.me != 0:
+            self._send(["accept", self.match_id])
+        self._all_accepted()
+
+    def _on_accept(self, env: Envelope) -> None:
+        if env.body[1] != self.match_id or env.author == 0 or env.author in self.accepted:
+            raise MessageError("an accept must name these terms, once")
+        self.accepted.add(env.author)
+        self._all_accepted()
+
+    def _all_accepted(self) -> None:
+        if len(self.accepted) < len(self.keys) or self.phase is not Phase.ACCEPTING:
+            return
+        self._enter(Phase.COIN_COMMIT)
+        if self.me is not None:
+            if self.my_coin is None:  # (a restored session has it from its secrets)
+                self.my_coin = self.randomness(NONCE_LEN)
+                self._secret(["coin", self.my_coin])
+            self._send(["coin_commit", coin_commitment(self.match_id, self.me, self.my_coin)])
+
+    def _on_coin_commit(self, env: Envelope) -> None:
+        if self.phase is not Phase.COIN_COMMIT or env.author in self.coin_commits:
+            raise MessageError("a coin commitment out of place")
+        self.coin_commits[env.author] = env.body[1]
+        if len(self.coin_commits) == len(self.keys):
+            self._enter(Phase.COIN_REVEAL)
+            if self.my_coin is not None:
+                self._send(["coin_reveal", self.my_coin])
+
+    def _on_coin_reveal(self, env: Envelope) -> None:
+        nonce = env.body[1]
+        if self.phase is not Phase.COIN_REVEAL or env.author in self.coin_reveals:
+            raise MessageError("a coin reveal out of place")
+        if coin_commitment(self.match_id, env.author, nonce) != self.coin_commits[env.author]:
+            raise CheatError(
+                env.author, "opened its coin commitment to another value", {"message": env.hash.hex()}
+            )
+        self.coin_reveals[env.author] = nonce
+        if len(self.coin_reveals) == len(self.keys):
+            self._deal()
+
+    def _deal(self) -> None:
+        assert self.terms is not None and self.game is not None and self.spec is not None
+        reveals = [self.coin_reveals[a] for a in range(len(self.keys))]
+        self.owner = deal(reveals, self.terms["groups"], self.terms["claims"])
+        self.events.append(SeatsDealt(self.owner))
+        self.cards = HiddenCards(len(self.owner))
+        self.state = self.spec.perspective(
+            self.game.initial(self.terms["setup"], self.terms["options"]), self.my_seats
+        )
+        self._enter(Phase.PLAYING)
+        self._open_stage(0)

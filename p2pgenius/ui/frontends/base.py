@@ -1,0 +1,192 @@
+"""A game's front end: how people see and play it in the terminal UI, and the registry of them.
+
+:class:`FrontEnd` is also the *generic* front end, the one a game without a registered front end
+is played through: its state is shown as its view (plain JSON), moves are typed as an action's
+type and fields (``place cell=5``) or as JSON, and Tab lists ``legal_actions``. A game's own front
+end subclasses it and overrides what it does better (a real board, a move syntax, completions
+that say what each move does, help). Everything here is a pure function of the game, the state
+this machine knows and the seat; nothing touches the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.games.base import Game
+from p2pgenius.games.registry import get_game, get_spec
+from p2pgenius.games.spec import GameSpec
+from p2pgenius.ui.lines import Glyphs, Line, seat_name
+
+
+class InputError(P2PGeniusError):
+    """What the player typed is not a move (the message says what is)."""
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A move to send, and, for an irreversible or self-defeating one, the question to confirm."""
+
+    action: dict[str, Any] | None  # None: let an optional action pass
+    confirm: str = ""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A completion: the text to type and a one-line explanation."""
+
+    text: str
+    meta: str
+    extra: tuple[str, ...] = field(default=())
+
+
+GENERIC_HELP: Final = (
+    "Type a move as its type and fields: place cell=5 (a field's value is JSON when it reads as\n"
+    'JSON: 5, true, [1,2], "5"; otherwise text), or the whole action as JSON: {"type": "place"}.\n'
+    "pass lets a move you may make but need not pass."
+)
+
+
+class FrontEnd:
+    """How people see and play one game. These defaults are the generic front end."""
+
+    help: str = GENERIC_HELP
+    """What to type, for the help window (the common keys are added by the UI)."""
+    styles: Mapping[str, str] = {}
+    """The styles of the board's own classes (``{"hp": "bold"}`` styles ``class:hp``), added to
+    the UI's common ones (title, dim, effect, seat, seat.me, ...)."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+
+    @property
+    def spec(self) -> GameSpec:
+        return get_spec(self.game)
+
+    @property
+    def engine(self) -> Game[Any, Any]:
+        return get_game(self.game)
+
+    # -- what the player sees ------------------------------------------------------------------
+
+    def board(
+        self,
+        view: Mapping[str, Any],
+        names: Mapping[int, str],
+        glyphs: Glyphs,
+        *,
+        hints: bool,
+        mine: Sequence[int],
+    ) -> list[Line]:
+        """The board from the seat's ``view`` (``mine``: the seats this machine holds, the first
+        being the person's; ``view["partners"]``, if there, the views of the others)."""
+        del glyphs, hints
+        spec = self.spec
+        lines: list[Line] = [[("class:title", f" {spec.title or spec.name}")]]
+        players = [seat_name(names, seat) for seat in sorted(names)]
+        if players:
+            you = f"   (you are p{mine[0]})" if mine else ""
+            lines.append([("", " " + ", ".join(players)), ("class:dim", you)])
+        text = json.dumps(view, indent=2, sort_keys=True, default=str)  # ASCII: non-ASCII escaped
+        lines += [[("", " " + row)] for row in text.splitlines()]
+        return lines
+
+    def describe(self, action: Mapping[str, Any]) -> str:
+        """An action in the words a player would type (what :meth:`parse` reads back)."""
+        words = [str(action.get("type"))]
+        for key, value in action.items():
+            if key != "type":
+                words.append(f"{key}={_field_text(value)}")
+        return " ".join(words)
+
+    # -- what the player types -----------------------------------------------------------------
+
+    def parse(self, text: str, state: Any, seat: int) -> Parsed:
+        """The move ``text`` means for ``seat`` (not yet checked against the rules: the caller
+        does that); raises InputError."""
+        text = text.strip()
+        if text.startswith("{"):
+            try:
+                data = json.loads(text)
+            except ValueError as exc:
+                raise InputError(f"not JSON: {exc}") from None
+            if not isinstance(data, dict):
+                raise InputError("an action is a JSON object with a type")
+            return Parsed(data)
+        words = text.split()
+        legal_types = {str(a.to_plain().get("type")) for a in self._legal(state, seat)}
+        if words == ["pass"] and "pass" not in legal_types:
+            if state is not None and seat in self.engine.waiting_on(state):
+                raise InputError("the game waits for your move: you cannot pass")
+            return Parsed(None)
+        action: dict[str, Any] = {"type": words[0]}
+        for word in words[1:]:
+            key, sep, value = word.partition("=")
+            if not sep or not key:
+                raise InputError(f"{word!r}: expected FIELD=VALUE, like cell=5 (or type the action as JSON)")
+            action[key] = _field_value(value)
+        return Parsed(action)
+
+    def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
+        """The completions for what is typed so far: the legal moves."""
+        del typed, hints
+        if state is None:
+            return []
+        legal = self._legal(state, seat)
+        out = [Choice(self.describe(action.to_plain()), "a legal move") for action in legal]
+        if seat not in self.engine.waiting_on(state) and not any(c.text == "pass" for c in out):
+            out.append(Choice("pass", "let it pass"))
+        return out
+
+    def blind_choices(self, typed: str, seat: int) -> list[Choice]:
+        """The completions while this machine does not know the state (blind): none by default."""
+        del typed, seat
+        return []
+
+    def _legal(self, state: Any, seat: int) -> list[Any]:
+        if state is None:
+            return []
+        try:
+            return list(self.engine.legal_actions(state, seat))
+        except P2PGeniusError:
+            return []
+
+
+def _field_text(value: Any) -> str:
+    """A field's value as typed: text as is when it reads back as the same text, else JSON."""
+    readable = isinstance(value, str) and value and not any(c.isspace() for c in value)
+    if readable and _field_value(value) == value:
+        return str(value)
+    return json.dumps(value, separators=(",", ":"), default=str)
+
+
+def _field_value(text: str) -> Any:
+    """A typed field's value: JSON if it reads as JSON, else the text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+_FRONT_ENDS: Final[dict[str, FrontEnd]] = {}
+
+
+def register_frontend(name: str, front_end: FrontEnd) -> None:
+    """Make ``front_end`` the way game ``name`` is shown and played in the terminal UI."""
+    if front_end.game != name:
+        raise LocalMisuseError(f"the front end of {front_end.game!r} registered as {name!r}")
+    _FRONT_ENDS[name] = front_end
+
+
+def unregister_frontend(name: str) -> None:
+    """Forget a game's front end (for tests that register one of their own)."""
+    _FRONT_ENDS.pop(name, None)
+
+
+def frontend(name: str) -> FrontEnd:
+    """The front end of game ``name``: its own, or the generic one."""
+    found = _FRONT_ENDS.get(name)
+    return found if found is not None else FrontEnd(name)

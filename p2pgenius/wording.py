@@ -1,0 +1,88 @@
+"""What a match says to people, in one wording for the command line and the terminal UI.
+
+:func:`tell` turns a session event into lines, each with its :class:`Told` kind, so that each
+front chooses what to show and where (the command line prints moves only when asked; the UI puts
+chat beside the log); :func:`outcome_words` is a result in words; :func:`printable` keeps control
+characters (from peers' names, chat and reasons) away from the terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from p2pgenius.protocol.events import (
+    Applied,
+    BlindClaim,
+    ChatReceived,
+    Event,
+    Fault,
+    MatchOver,
+    Rejected,
+    SeatsDealt,
+    TimeoutClaimed,
+)
+
+if TYPE_CHECKING:
+    from p2pgenius.protocol.session import Session
+
+SEATS: Final = "seats"
+MOVE: Final = "move"
+BLIND: Final = "blind"
+TIMEOUT: Final = "timeout"
+CHAT: Final = "chat"
+REFUSED: Final = "refused"
+FAULT: Final = "fault"
+OVER: Final = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """One line about an event: what it is about (``SEATS``, ``MOVE``, ``BLIND``, ``TIMEOUT``,
+    ``CHAT``, ``REFUSED``, ``FAULT`` or ``OVER``) and its words (not yet made printable)."""
+
+    kind: str
+    text: str
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character shown as "?": nothing a peer sends drives the
+    terminal."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def outcome_words(outcome: Mapping[str, Any]) -> str:
+    """A result in words: "p0 wins (knocked out)", "a draw (...)"."""
+    winner = outcome.get("winner")
+    who = "a draw" if winner is None else f"p{winner} wins"
+    return f"{who} ({str(outcome.get('reason')).replace('_', ' ')})"
+
+
+def tell(session: Session, event: Event) -> list[Told]:
+    """What ``event`` of ``session`` says, line by line (nothing for events that say nothing)."""
+    names = session.names
+    if isinstance(event, SeatsDealt):
+        seats = ", ".join(f"p{s}: {names[p]}" for s, p in enumerate(event.owner))
+        return [Told(SEATS, f"seats by fair coin flip: {seats}")]
+    if isinstance(event, Applied):
+        return [
+            Told(MOVE, str(item["text"]))
+            for item in event.events
+            if isinstance(item, dict) and item.get("text")
+        ]
+    if isinstance(event, BlindClaim):
+        return [Told(BLIND, "you are blind: you see only what affects you (the rest is shown when it ends)")]
+    if isinstance(event, TimeoutClaimed):
+        return [Told(TIMEOUT, f"{names[event.author]} says p{event.seat} ran out of time")]
+    if isinstance(event, ChatReceived):
+        return [Told(CHAT, f"{names[event.author]}: {event.text}")]
+    if isinstance(event, Rejected):
+        who = "a peer" if event.author is None else names[event.author]
+        return [Told(REFUSED, f"refused a message from {who}: {event.reason}")]
+    if isinstance(event, Fault):
+        by = "" if event.peer is None else f" by {names[event.peer]}"
+        return [Told(FAULT, f"match stopped ({event.kind}{by}): {event.reason}")]
+    if isinstance(event, MatchOver):
+        return [Told(OVER, f"the match is over: {outcome_words(event.outcome)}")]
+    return []

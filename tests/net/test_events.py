@@ -1,0 +1,89 @@
+"""The network layer's typed events (p2pgenius.net.events): a peer hands each to ``notify`` and
+says its text, so a screen never has to read the log to know the connection's state or a clock's
+warning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import trio
+import trio.testing
+
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.net.events import (
+    ClockWarning,
+    Listening,
+    LobbyShown,
+    NetEvent,
+    OutOfTime,
+    PeerJoined,
+    PeerReady,
+)
+
+from .test_clocks import SQUARE, Thinks, match
+from .test_network import Silent, peer
+
+
+class Heard(Silent):
+    """Collects what a peer says and what it notifies."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.told: list[NetEvent] = []
+
+    def notify(self, event: NetEvent) -> None:
+        self.told.append(event)
+
+
+async def test_the_lobby_is_told_as_events_and_as_lines(tmp_path: Path, autojump_clock: Any) -> None:
+    del autojump_clock
+    host_log, guest_log = Heard(), Heard()
+    host = peer(tmp_path, "host", BotDriver("random", 1), host_log)
+    guest = peer(tmp_path, "guest", BotDriver("random", 2), guest_log)
+    host.notify, guest.notify = host_log.notify, guest_log.notify
+    host.address = "127.0.0.1:9"
+    await match(host, guest, "duel", {"fast": True}, {"hp": [5, 5]})
+    assert host_log.told[0] == Listening("127.0.0.1:9")
+    assert "listening on 127.0.0.1:9" not in host_log.lines  # the caller that opened the door says it
+    joined = [e for e in host_log.told if isinstance(e, PeerJoined)]
+    assert [e.name for e in joined] == ["guest"] and joined[0].key == guest.identity.public
+    assert PeerReady("guest") in host_log.told
+    lobbies = [e for e in guest_log.told if isinstance(e, LobbyShown)]
+    assert lobbies and lobbies[-1].lobby["start"] and lobbies[-1].lobby["game"] == "duel"
+    # Every event that is not quiet is also a line, in the same words.
+    for log in (host_log, guest_log):
+        said = [e.text for e in log.told if not isinstance(e, Listening)]
+        assert said == [line for line in log.lines if line in said]
+        assert all(text in log.lines for text in said)
+
+
+async def test_round_clock_warnings_come_from_the_game_spec(tmp_path: Path, autojump_clock: Any) -> None:
+    del autojump_clock
+    host_log, guest_log = Heard(), Heard()
+    host = peer(tmp_path, "host", BotDriver("heuristic", 1), host_log)
+    guest = peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), guest_log)  # never decides
+    host.notify, guest.notify = host_log.notify, guest_log.notify
+    await match(host, guest, "magic-square", {"round_seconds": 200}, SQUARE)
+    assert guest.session is not None and guest.session.outcome is not None
+    mine = guest.session.my_seats
+    warned = [e for e in guest_log.told if isinstance(e, ClockWarning) and e.seat in mine]
+    # 200 s rounds: of the game's marks (9, 6, 3, 2 and 1 minutes left) the last three apply.
+    assert [e.left_ms for e in warned][:3] == [180_000, 120_000, 60_000]
+    assert all(e.kind == "round" for e in warned)
+    assert f"p{warned[0].seat}: 3 minutes left on the round clock" in guest_log.lines
+    assert any(isinstance(e, OutOfTime) and e.timeout_played for e in guest_log.told)
+    # The other peer keeps the same clock and warns of it too.
+    assert any(isinstance(e, ClockWarning) and e.seat in mine for e in host_log.told)
+
+
+async def test_a_game_without_warnings_gets_none(tmp_path: Path, autojump_clock: Any) -> None:
+    del autojump_clock
+    host_log, guest_log = Heard(), Heard()
+    host = peer(tmp_path, "host", BotDriver("random", 1), host_log)
+    guest = peer(tmp_path, "guest", Thinks("random", 2, 50), guest_log)
+    host.notify, guest.notify = host_log.notify, guest_log.notify
+    await match(host, guest, "duel", {"fast": True, "turn_seconds": 600}, {"hp": [3, 3]})
+    assert not [e for e in host_log.told + guest_log.told if isinstance(e, ClockWarning)]
+    assert not [line for line in host_log.lines + guest_log.lines if "left on the" in line]
+    assert trio.current_time() > 50

@@ -1,0 +1,163 @@
+"""A game registered later, with no front end and no bots of its own, is still shown, typed, completed
+and played by bots through the generic front end and ``random``, never through another game's
+rules; and the command line takes its time options from its spec."""
+
+from __future__ import annotations
+
+from argparse import Namespace
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+
+from p2pgenius.bots import demo_levels, levels, make_bot, unregister_bots
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.bots.uniform import RandomBot
+from p2pgenius.errors import IllegalActionError, LocalMisuseError
+from p2pgenius.games.base import Outcome
+from p2pgenius.games.registry import register, unregister
+from p2pgenius.games.spec import GameSpec, TimeOption
+from p2pgenius.ui import moves
+from p2pgenius.ui.frontends import FrontEnd, frontend
+from p2pgenius.ui.frontends.duel import DuelFrontEnd
+from p2pgenius.ui.render import board, plain
+from p2pgenius.wording import outcome_words, printable
+
+NAME = "countdown"
+
+
+@dataclass(frozen=True)
+class Take:
+    count: int
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"type": "take", "count": self.count}
+
+
+@dataclass(frozen=True)
+class Pile:
+    left: int
+    turn: int = 0
+    taken_by: int | None = None
+
+
+class Countdown:
+    """Two players take one or two from a pile of seven in turn; who takes the last wins."""
+
+    name = NAME
+
+    def initial(self, setup: Mapping[str, Any], options: Mapping[str, Any]) -> Pile:
+        return Pile(int(setup.get("left", 7)))
+
+    def seats(self, state: Pile) -> int:
+        return 2
+
+    def to_act(self, state: Pile) -> tuple[int, ...]:
+        return () if state.left == 0 else (state.turn,)
+
+    def waiting_on(self, state: Pile) -> tuple[int, ...]:
+        return self.to_act(state)
+
+    def legal_actions(self, state: Pile, seat: int) -> list[Take]:
+        if seat not in self.to_act(state):
+            return []
+        return [Take(n) for n in (1, 2) if n <= state.left]
+
+    def parse_action(self, data: Any) -> Take:
+        if not isinstance(data, dict) or data.get("type") != "take" or set(data) != {"type", "count"}:
+            raise IllegalActionError("expected {type: take, count: 1 or 2}")
+        if data["count"] not in (1, 2):
+            raise IllegalActionError("take 1 or 2")
+        return Take(data["count"])
+
+    def apply(self, state: Pile, seat: int, action: Take) -> Pile:
+        if seat not in self.to_act(state) or action.count > state.left:
+            raise IllegalActionError(f"p{seat} cannot take {action.count} now")
+        return replace(state, left=state.left - action.count, turn=1 - seat, taken_by=seat)
+
+    def outcome(self, state: Pile) -> Outcome | None:
+        return Outcome(state.taken_by, "took_the_last") if state.left == 0 else None
+
+    def full(self, state: Pile) -> dict[str, Any]:
+        return {"left": state.left, "turn": state.turn}
+
+    def public(self, state: Pile) -> dict[str, Any]:
+        return self.full(state)
+
+    def view(self, state: Pile, seat: int) -> dict[str, Any]:
+        return {**self.full(state), "seat": seat}
+
+    def events(self, state: Pile) -> tuple[dict[str, Any], ...]:
+        return ()
+
+
+class CountdownSpec(GameSpec):
+    name = NAME
+    title = "Countdown"
+    time_options = (TimeOption("move_seconds", 30, "each move"),)
+
+
+@pytest.fixture
+def countdown() -> Iterator[Countdown]:
+    engine = Countdown()
+    register(CountdownSpec(engine))
+    try:
+        yield engine
+    finally:
+        unregister(NAME)
+        unregister_bots(NAME)
+
+
+def test_a_game_without_a_front_end_is_shown_and_typed_through_the_generic_one(countdown: Countdown) -> None:
+    front = frontend(NAME)
+    assert type(front) is FrontEnd and isinstance(frontend("duel"), DuelFrontEnd)
+    state = countdown.initial({}, {})
+    text = plain(
+        board(NAME, countdown.view(state, 0), {0: "ann", 1: "bob"}, ascii_only=True, hints=False, mine=(0,))
+    )
+    assert "Countdown" in text and '"left": 7' in text and "ann (p0)" in text and text.isascii()
+    offered = [c.text for c in moves.choices(NAME, state, 0, "", hints=False)]
+    assert offered == ["take count=1", "take count=2"]
+    for typed in offered:  # what is offered is what is read back
+        assert moves.parse(NAME, typed, state, 0).action == {"type": "take", "count": int(typed[-1])}
+    assert moves.parse(NAME, '{"type": "take", "count": 2}', state, 0).action == {"type": "take", "count": 2}
+    with pytest.raises(moves.InputError, match="take 1 or 2"):
+        moves.parse(NAME, "take count=3", state, 0)  # the engine's own words
+    with pytest.raises(moves.InputError, match="cannot take"):
+        moves.parse(NAME, "take count=1", state, 1)
+    with pytest.raises(moves.InputError, match="not JSON"):
+        moves.parse(NAME, "{take", state, 0)
+    with pytest.raises(moves.InputError, match="the game waits for your move"):
+        moves.parse(NAME, "pass", state, 0)
+    assert moves.blind_choices(NAME, "", 0) == []
+    assert "JSON" in moves.help_text(NAME) and moves.help_text(None) == ""
+    assert front.describe({"type": "say", "word": "5", "n": 5, "all": [1, 2]}) == 'say word="5" n=5 all=[1,2]'
+
+
+def test_a_game_without_bots_of_its_own_is_played_by_random_bots(countdown: Countdown) -> None:
+    assert levels(NAME) == ("random",) and demo_levels(NAME) == ("random", "random")
+    assert isinstance(make_bot(NAME, None, seed=1), RandomBot)
+    with pytest.raises(LocalMisuseError, match="no bot level 'wizard' for countdown"):
+        make_bot(NAME, "wizard", seed=1)
+    driver = BotDriver(seed=4)
+    state = countdown.initial({}, {})
+    while (outcome := countdown.outcome(state)) is None:
+        seat = countdown.to_act(state)[0]
+        state = countdown.apply(state, seat, driver.choose(NAME, state, seat))
+    assert outcome_words(outcome.to_plain()) in ("p0 wins (took the last)", "p1 wins (took the last)")
+
+
+def test_the_command_line_takes_a_games_time_options_from_its_spec(countdown: Countdown) -> None:
+    from p2pgenius.cli.play import match_options
+
+    args = Namespace(game=NAME, option=["move_seconds=5"], fast=None, bot="")
+    assert match_options(args) == {"move_seconds": 5}  # not sealed: no "fast"
+    with pytest.raises(LocalMisuseError, match="countdown takes move_seconds"):
+        match_options(Namespace(game=NAME, option=["turn_seconds=5"], fast=None, bot=None))
+    with pytest.raises(LocalMisuseError, match="--fast is a duel option"):
+        match_options(Namespace(game=NAME, option=[], fast=True, bot=None))
+
+
+def test_control_characters_from_peers_never_reach_the_terminal() -> None:
+    assert printable("bob\x1b[2J\x07 says\thi") == "bob?[2J? says?hi"
