@@ -83,7 +83,7 @@ STALL_S = 60.0  # set-up and start-up allowance before a stalled benchmark gives
 
 
 async def _idle(session: object, seat: int) -> dict[str, str]:
-    return {"type": "gestures", "left": "W", "right": "-"}  # a duel that never ends
+    return {"type": "gestures", "left": "D", "right": "-"}  # a duel that never ends (D casts nothing)
 
 
 def _peer(tmp: Path, name: str) -> Peer:
