@@ -9,7 +9,7 @@ import pytest
 
 from p2pgenius.cli.main import main
 from p2pgenius.errors import LocalMisuseError
-from p2pgenius.net.keystore import load_identity, load_pins, trust
+from p2pgenius.net.keystore import check_known, load_identity, load_pins, trust
 from p2pgenius.protocol.identity import Identity, IdentityError
 
 
@@ -36,7 +36,48 @@ def test_peers_are_pinned_on_first_use_and_a_changed_key_is_refused(tmp_path: Pa
     assert trust("ann", ann.public, tmp_path) is False
     with pytest.raises(IdentityError, match="changed"):
         trust("ann", impostor.public, tmp_path)
-    assert load_pins(tmp_path) == {"ann": ann.public}
+    assert load_pins(tmp_path) == {ann.public: "ann"}
+
+
+def test_names_are_any_printable_unicode_and_are_kept_as_written(tmp_path: Path) -> None:
+    jose = Identity.generate()
+    assert trust("José", jose.public, tmp_path) is True
+    assert trust("Zoë van Dijk", Identity.generate().public, tmp_path) is True
+    assert load_pins(tmp_path)[jose.public] == "José"
+    for bad in ("", " ann", "ann\n", "a" * 33, "bell\x07"):
+        with pytest.raises(LocalMisuseError):
+            check_known(bad, jose.public, tmp_path)
+
+
+def test_a_known_key_under_a_new_name_is_still_known(tmp_path: Path) -> None:
+    ann = Identity.generate()
+    trust("ann", ann.public, tmp_path)
+    assert check_known("annie", ann.public, tmp_path) is True
+
+
+def test_two_processes_pinning_at_once_both_land(tmp_path: Path) -> None:
+    # Host and join on one account write known_peers at the same moment: a fixed temporary name
+    # once made one process's rename fail. Each now writes its own temporary file, under a lock.
+    import multiprocessing
+
+    keys = [Identity.generate().public for _ in range(8)]
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=trust, args=(f"p{i}", key, tmp_path)) for i, key in enumerate(keys)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=30)
+    assert [worker.exitcode for worker in workers] == [0] * len(workers)
+    assert set(load_pins(tmp_path)) == set(keys)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_older_known_peers_file_is_read(tmp_path: Path) -> None:
+    ann = Identity.generate()
+    from p2pgenius.protocol.identity import fingerprint
+
+    (tmp_path / "known_peers").write_text(f"ann {fingerprint(ann.public)} {ann.public.hex()}\n")
+    assert load_pins(tmp_path) == {ann.public: "ann"}
 
 
 def test_id_command_shows_the_fingerprint(

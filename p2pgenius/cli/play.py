@@ -22,7 +22,7 @@ from p2pgenius.bots import demo_levels, level_of
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
-from p2pgenius.net.keystore import config_dir, load_identity
+from p2pgenius.net.keystore import check_name, config_dir, load_identity
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.events import Event
 from p2pgenius.protocol.identity import Identity
@@ -126,7 +126,7 @@ def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer)
     identity, _ = load_identity()
     return Peer(
         identity,
-        args.name or identity.fingerprint[:9],
+        check_name(args.name) if args.name else identity.fingerprint[:9],
         match_files(args.transcript, label, args.log),
         BotDriver(args.bot, seed).decide,
         printer.event,
@@ -278,7 +278,7 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
     printer = Printer(out, moves=True)
     peer = Peer(
         identity,
-        args.name or identity.fingerprint[:9],
+        check_name(args.name) if args.name else identity.fingerprint[:9],
         Files(path, secrets, Path(args.log) if args.log else None),
         BotDriver(args.bot, 3).decide,
         printer.event,

@@ -2,23 +2,44 @@
 
 Files live in the user's config directory (``$P2PGENIUS_HOME``, else ``$XDG_CONFIG_HOME/p2pgenius``,
 else ``~/.config/p2pgenius``): ``identity.key`` (the 32-byte Ed25519 seed, hex, mode 0600, in a
-directory of mode 0700) and ``known_peers`` (one ``name fingerprint public-key-hex`` line per peer,
-like SSH's known_hosts). Files are written to a temporary name and renamed, so a crash never leaves
-half a key.
+directory of mode 0700) and ``known_peers`` (UTF-8, one ``fingerprint public-key-hex name`` line per
+key, like SSH's known_hosts: pins are keyed by key, and the name is the one the key was admitted
+under). Files are written to a unique temporary name and renamed, under a lock, so a crash never
+leaves half a file and two processes of one account (host and join in two terminals) never write
+over each other.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import stat
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 from p2pgenius.errors import LocalMisuseError
-from p2pgenius.protocol.identity import Identity, check_pin, fingerprint
+from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 
 IDENTITY_FILE: Final = "identity.key"
 KNOWN_PEERS_FILE: Final = "known_peers"
+LOCK_FILE: Final = ".lock"
+NAME_LIMIT: Final = 32
+"""The longest player name, in characters."""
+
+
+def check_name(name: object) -> str:
+    """A player name: any printable Unicode, 1 to NAME_LIMIT characters, no space at either end;
+    raises LocalMisuseError saying what is wrong."""
+    if not isinstance(name, str) or not name or name != name.strip():
+        raise LocalMisuseError("a player name has 1 to 32 characters and no space at either end")
+    if len(name) > NAME_LIMIT:
+        raise LocalMisuseError(f"a player name has at most {NAME_LIMIT} characters")
+    if not name.isprintable():
+        raise LocalMisuseError("a player name has only printable characters")
+    return name
 
 
 def config_dir() -> Path:
@@ -29,59 +50,106 @@ def config_dir() -> Path:
     return Path(base) / "p2pgenius"
 
 
+@contextlib.contextmanager
+def locked(directory: Path) -> Iterator[None]:
+    """Hold the config directory's lock (other p2pgenius processes of this account wait)."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    descriptor = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # (closing releases the lock)
+
+
 def _write_private(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all: a unique temporary file, synced, then renamed."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="ascii") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def load_identity(directory: Path | None = None) -> tuple[Identity, bool]:
     """This player's identity, created on first use; returns (identity, created)."""
-    path = (directory or config_dir()) / IDENTITY_FILE
-    if path.exists():
-        mode = stat.S_IMODE(path.stat().st_mode)
-        if mode & 0o077:
-            raise LocalMisuseError(f"{path} can be read by others (mode {mode:o}); run: chmod 600 {path}")
-        try:
-            return Identity.from_seed(bytes.fromhex(path.read_text(encoding="ascii").strip())), False
-        except ValueError:
-            raise LocalMisuseError(f"{path} is damaged: it should hold 64 hex digits") from None
-    identity = Identity.generate()
-    _write_private(path, identity.seed.hex() + "\n")
-    return identity, True
+    folder = directory or config_dir()
+    path = folder / IDENTITY_FILE
+    with locked(folder):  # two first uses at once make one key, not two
+        if path.exists():
+            mode = stat.S_IMODE(path.stat().st_mode)
+            if mode & 0o077:
+                raise LocalMisuseError(f"{path} can be read by others (mode {mode:o}); run: chmod 600 {path}")
+            try:
+                return Identity.from_seed(bytes.fromhex(path.read_text(encoding="ascii").strip())), False
+            except ValueError:
+                raise LocalMisuseError(f"{path} is damaged: it should hold 64 hex digits") from None
+        identity = Identity.generate()
+        _write_private(path, identity.seed.hex() + "\n")
+        return identity, True
 
 
-def load_pins(directory: Path | None = None) -> dict[str, bytes]:
-    """The pinned keys of known peers, by name."""
+def load_pins(directory: Path | None = None) -> dict[bytes, str]:
+    """The pinned keys of known peers, each with the name it was admitted under. (Files of the
+    older ``name fingerprint key`` form are read too.)"""
     path = (directory or config_dir()) / KNOWN_PEERS_FILE
-    pins: dict[str, bytes] = {}
+    pins: dict[bytes, str] = {}
     if not path.exists():
         return pins
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        parts = line.split()
+        parts = line.split(maxsplit=2)
         if not parts or parts[0].startswith("#"):
             continue
         try:
-            pins[parts[0]] = bytes.fromhex(parts[2])
+            if len(parts) == 3 and _is_fingerprint(parts[0]):
+                pins[bytes.fromhex(parts[1])] = parts[2]
+            else:
+                old = line.split()
+                pins[bytes.fromhex(old[2])] = old[0]
         except (IndexError, ValueError):
             raise LocalMisuseError(f"{path} line {number} is damaged") from None
     return pins
 
 
-def trust(name: str, public: bytes, directory: Path | None = None) -> bool:
-    """Trust on first use: pin ``name``'s key if it is new (returns True), accept it if it is the
-    pinned one (False), refuse a changed key (IdentityError)."""
-    if not name or any(c.isspace() for c in name):
-        raise LocalMisuseError("a peer name has no spaces")
+def _is_fingerprint(word: str) -> bool:
+    groups = word.split("-")
+    return len(groups) > 1 and all(len(g) == 4 and g.isalnum() and g.isupper() for g in groups)
+
+
+def check_known(name: str, public: bytes, directory: Path | None = None) -> bool:
+    """Whether ``public`` is a key met before. Refuses (IdentityError) a new key offered under a
+    name that a pinned key was admitted under: someone may be impersonating that player. Nothing
+    is written: a key is pinned only once it is admitted to a match (:func:`trust`)."""
+    check_name(name)
     pins = load_pins(directory)
-    if not check_pin(pins, name, public):
-        return False
-    pins[name] = public
-    lines = [f"{n} {fingerprint(k)} {k.hex()}" for n, k in sorted(pins.items())]
-    _write_private((directory or config_dir()) / KNOWN_PEERS_FILE, "\n".join(lines) + "\n")
-    return True
+    if public in pins:
+        return True
+    for pinned, pinned_name in sorted(pins.items()):
+        if pinned_name == name:
+            raise IdentityError(
+                f"the key of peer {name!r} has changed: pinned {fingerprint(pinned)}, offered "
+                f"{fingerprint(public)}. Someone may be impersonating {name!r}; if the peer really "
+                "has a new key, remove it from known_peers and connect again"
+            )
+    return False
+
+
+def trust(name: str, public: bytes, directory: Path | None = None) -> bool:
+    """Pin ``public`` under ``name`` once it was admitted to a match (trust on first use);
+    returns True if it was new. Refuses a changed key as :func:`check_known` does."""
+    folder = directory or config_dir()
+    with locked(folder):
+        if check_known(name, public, folder):
+            return False
+        pins = load_pins(folder)
+        pins[public] = name
+        lines = [f"{fingerprint(k)} {k.hex()} {n}" for k, n in sorted(pins.items())]
+        _write_private(folder / KNOWN_PEERS_FILE, "\n".join(lines) + "\n")
+        return True

@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -135,18 +134,3 @@ def verify(public: bytes, signature: bytes, data: bytes) -> bool:
     except (IdentityError, nacl.exceptions.BadSignatureError):
         return False
     return True
-
-
-def check_pin(pins: Mapping[str, bytes], name: str, public: bytes) -> bool:
-    """Trust on first use: True if ``name`` is new (the caller should pin it), False if it is
-    already pinned to this key; raises IdentityError if it is pinned to another key."""
-    pinned = pins.get(name)
-    if pinned is None:
-        return True
-    if pinned != public:
-        raise IdentityError(
-            f"the key of peer {name!r} has changed: pinned {fingerprint(pinned)}, offered "
-            f"{fingerprint(public)}. Someone may be impersonating {name!r}; if the peer really "
-            "has a new key, remove it from known_peers and connect again"
-        )
-    return False
