@@ -63,8 +63,19 @@ def tell(session: Session, event: Event) -> list[Told]:
     """What ``event`` of ``session`` says, line by line (nothing for events that say nothing)."""
     names = session.names
     if isinstance(event, SeatsDealt):
-        seats = ", ".join(f"p{s}: {names[p]}" for s, p in enumerate(event.owner))
-        return [Told(SEATS, f"seats by fair coin flip: {seats}")]
+        claims = session.terms.get("claims", []) if session.terms is not None else []
+        claimed = {seat for claim in claims for seat in claim}
+        seats = ", ".join(
+            f"p{s}: {names[p]}{' (claimed)' if s in claimed else ''}" for s, p in enumerate(event.owner)
+        )
+        left_to_chance = sum(1 for claim in claims if not claim)  # peers the coin deals to
+        if not claimed:
+            how = "by fair coin flip"
+        elif left_to_chance <= 1:
+            how = "as claimed"
+        else:
+            how = "as claimed, the rest by fair coin flip"
+        return [Told(SEATS, f"seats {how}: {seats}")]
     if isinstance(event, Applied):
         return [
             Told(MOVE, str(item["text"]))

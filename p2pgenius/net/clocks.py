@@ -21,7 +21,7 @@ from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.events import ClockWarning, Notify, OutOfTime, TimeoutClaimSent, TimeoutDisputed
-from p2pgenius.protocol.session import Event, Session, TimeoutClaimed
+from p2pgenius.protocol.session import ClaimDisputed, Event, Session, TimeoutClaimed
 
 PING_S: Final = 10.0
 """How often a peer pings each connection (round-trip times for the lag allowance; liveness)."""
@@ -32,7 +32,8 @@ MAX_ALLOWANCE_S: Final = 10.0
 
 Deadline = tuple[float, str, int, int]
 """(when, what, seat, detail): what is "expire", "claim", "warn" (detail: the mark, in seconds),
-"forfeit", "silent" or "stuck" (seat -1)."""
+"forfeit", "silent", "walking" and "walked" (before the deal: seat is a peer that has not opened
+its coin share; claimed, then forfeited) or "stuck" (seat -1)."""
 
 
 def warnings(session: Session) -> tuple[int, ...]:
@@ -48,6 +49,8 @@ class Clocks:
     stage_number: int = -2
     stage_at: float = 0.0
     claimed: dict[int, float] = field(default_factory=dict)  # seat -> when we claimed its timeout
+    disputed: dict[int, float] = field(default_factory=dict)  # seat -> no new claim before then
+    walk_claimed: dict[int, float] = field(default_factory=dict)  # peer -> claimed: its coin share
     warned: set[tuple[int, int, int]] = field(default_factory=set)
     heard: dict[int, float] = field(default_factory=dict)  # peer -> last time anything came
     progress: dict[int, float] = field(default_factory=dict)  # peer -> its last accepted message
@@ -69,6 +72,7 @@ class Clocks:
             self.stage_number = number
             self.stage_at = trio.current_time()
             self.claimed.clear()
+            self.disputed.clear()
 
     def elapsed(self) -> float:
         """Seconds since the current stage began here."""
@@ -127,7 +131,7 @@ class Clocks:
             if seat in session.my_seats:
                 out.append((end, "expire", seat, 0))
             elif seat in owed and seat not in self.claimed:
-                out.append((end + self.allowance(), "claim", seat, 0))
+                out.append((max(end, self.disputed.get(seat, 0.0)) + self.allowance(), "claim", seat, 0))
             if view.kind == "round":
                 budget = session.stage.clocks[seat][0].budget_ms / 1000 if session.stage else 0
                 for mark in warnings(session):  # (a mark the round never had is no warning)
@@ -138,8 +142,8 @@ class Clocks:
                 out.append((at + grace_s, "forfeit", seat, 0))
         for seat in owed:
             peer = session.owner[seat] if seat < len(session.owner) else None
-            if peer is None or peer == session.me:
-                continue
+            if peer is None or peer == session.me or seat in self.claimed:
+                continue  # (a claimed seat forfeits when its claim goes unanswered)
             # A dead connection: nothing at all (not even a ping) for the grace period.
             out.append((self.heard.get(peer, 0.0) + grace_s, "silent", seat, 0))
             if seat not in views or not views[seat].running:
@@ -147,7 +151,16 @@ class Clocks:
                 # audit): pings do not count, only the signed message that pays the debt.
                 since = max(self.progress.get(peer, 0.0), self.stage_at)
                 out.append((since + grace_s, "silent", seat, 0))
-        if session.stage is None and session.outcome is None:  # still setting up
+        for peer in session.unrevealed():  # the coin flip: a share seen, and not opened
+            if peer == session.me:
+                continue
+            if peer in self.walk_claimed:
+                out.append((self.walk_claimed[peer] + grace_s, "walked", peer, 0))
+            else:
+                since = max(self.progress.get(peer, 0.0), self.stage_at)
+                out.append((since + grace_s, "walking", peer, 0))
+        walking = [peer for peer in session.unrevealed() if peer != session.me]
+        if session.stage is None and session.outcome is None and not walking:  # still setting up
             out.append((max(self.progress.values(), default=0.0) + grace_s, "stuck", -1, 0))
         return out
 
@@ -190,8 +203,19 @@ class Clocks:
                 tell(ClockWarning(seat, 1000 * min(passed or [mark]), view.kind))
             elif what == "forfeit":
                 session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
+            elif what == "walking":  # (seat: a peer) claim first, signed, as for any silence
+                self.walk_claimed[seat] = now
+                session.claim_walkaway(seat, int((now - self.stage_at) * 1000))
+            elif what == "walked":
+                session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
             elif what == "silent":
-                session.forfeit(seat, f"no answer for {grace_s:.0f} seconds")
+                # Silent past the grace period: claim first, signed; the seat's peer, if it is
+                # there at all, answers it, and a claim left unanswered for the grace period
+                # becomes a forfeit. A forfeit is never a bare assertion.
+                observed = int((now - self.stage_at) * 1000)
+                self.claimed[seat] = now
+                tell(TimeoutClaimSent(seat, observed))
+                session.claim_timeout(seat, observed)
             else:
                 raise PeerGoneError(f"the match did not start: no answer for {grace_s:.0f} seconds")
             return True
@@ -199,7 +223,13 @@ class Clocks:
 
     def answer_claim(self, session: Session, event: Event, tell: Notify) -> None:
         """A timeout claim about one of our seats: accept it if our own clock agrees (within a
-        second), else dispute it by carrying on (our decision will declare our measure)."""
+        second), else dispute it, signed, with the time our clock has left (once a stage: the
+        next claim comes after that time, when our clock agrees). A dispute of our claim: no new
+        claim before the time its peer says it has left."""
+        if isinstance(event, ClaimDisputed) and event.stage == self.stage_number:
+            self.claimed.pop(event.seat, None)
+            self.disputed[event.seat] = trio.current_time() + event.left_ms / 1000
+            return
         if not isinstance(event, TimeoutClaimed) or event.seat not in session.my_seats:
             return
         view = session.clocks().get(event.seat)
@@ -210,6 +240,8 @@ class Clocks:
             with contextlib.suppress(LocalMisuseError):
                 session.time_out(event.seat)
         else:
+            with contextlib.suppress(LocalMisuseError):
+                session.dispute(event.seat, int((view.left_ms / 1000 - elapsed) * 1000))
             tell(
                 TimeoutDisputed(
                     event.seat, session.names[event.author], event.observed_ms, int(elapsed * 1000)

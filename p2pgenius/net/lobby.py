@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any, Final
 import trio
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.net.door import Door
 from p2pgenius.net.events import LobbyShown, Notify, PeerJoined, PeerLeft, PeerReady, Refused
+from p2pgenius.net.keystore import check_name
 from p2pgenius.protocol.session import claims_problem
 
 if TYPE_CHECKING:
@@ -109,12 +111,13 @@ class Lobby:
         send, said = trio.open_memory_channel[tuple[str, Connection, Any]](math.inf)
         groups = get_spec(self.game).seat_groups(self.peers)
 
-        async def greet(stream: trio.abc.Stream) -> None:
+        async def greet(stream: trio.abc.Stream, shown_key: Callable[[], None]) -> None:
             connection = Connection(
                 stream, peer.channel(initiator=False, hello={"name": peer.name, "game": self.game})
             )
             try:
                 established = await connection.handshake()
+                shown_key()
                 name = peer.pin(established)
             except (P2PGeniusError, trio.TooSlowError) as exc:
                 tell(Refused(str(exc)))
@@ -129,8 +132,7 @@ class Lobby:
                 send.send_nowait(("left", connection, None))
 
         async def doors(nursery: trio.Nursery) -> None:
-            while True:
-                nursery.start_soon(greet, await listener.accept())
+            await Door(listener).serve(nursery, greet)
 
         async def refuse(connection: Connection, reason: str) -> None:
             with contextlib.suppress(PeerGoneError):
@@ -199,7 +201,7 @@ def check_lobby(payload: bytes, host_key: bytes, me: bytes) -> dict[str, Any]:
         and isinstance(peer_names, list)
         and len(peer_names) == len(keys)
         and all(isinstance(k, bytes) for k in keys)
-        and all(isinstance(n, str) for n in peer_names)
+        and all(_good_name(n) for n in peer_names)
         and type(you) is int
         and 0 < you < len(keys)
         and keys[you] == me
@@ -248,8 +250,30 @@ async def await_start(
                     raise PeerGoneError("left the lobby")
                 await connection.send(encode(["ready", {"seats": sorted(seats)}]))
                 agreed = {key: lobby[key] for key in ("game", "options", "setup")}
-            changed = [key for key in agreed if lobby[key] != agreed[key]]
+                agreed["host claim"] = lobby["claims"][0]
+            now = {
+                **{key: lobby[key] for key in ("game", "options", "setup")},
+                "host claim": lobby["claims"][0],
+            }
+            changed = [key for key in agreed if now[key] != agreed[key]]
             if changed:
                 raise PeerGoneError(f"the host changed the {' and '.join(changed)} after we agreed")
             if lobby["start"]:
-                return lobby, {**agreed, "claim": sorted(seats)}, payloads[position + 1 :]
+                # The terms must carry exactly the seat claims this lobby showed: the host's, ours
+                # and everyone's (else the host could sit where it likes while we read "coin flip").
+                expected = {key: agreed[key] for key in ("game", "options", "setup")}
+                expected["claims"] = [sorted(c) for c in lobby["claims"]]
+                return lobby, {**expected, "claim": sorted(seats)}, payloads[position + 1 :]
+
+
+def _terms_shown(lobby: Mapping[str, Any]) -> dict[str, Any]:
+    """What a joiner agrees to: the game, options, setup, and the host's own seat claim."""
+    return {**{key: lobby[key] for key in ("game", "options", "setup")}, "host claim": lobby["claims"][0]}
+
+
+def _good_name(name: object) -> bool:
+    try:
+        check_name(name)
+    except LocalMisuseError:
+        return False
+    return True

@@ -31,7 +31,7 @@ from typing import Any
 import trio
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
 from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.clocks import LAG_FLOOR_S, MAX_ALLOWANCE_S, PING_S, Clocks, Deadline
 from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, READ_BYTES, Connection, Item, PeerGoneError
@@ -48,7 +48,7 @@ from p2pgenius.net.events import (
     lobby_text,
 )
 from p2pgenius.net.files import Files
-from p2pgenius.net.keystore import trust
+from p2pgenius.net.keystore import check_known, check_name, trust
 from p2pgenius.net.lobby import LOBBY_FIELDS, Lobby, Member, await_start, check_lobby
 from p2pgenius.net.reconnect import Reconnection
 from p2pgenius.protocol.channel import Established, SecureChannel
@@ -115,12 +115,22 @@ class Peer:
         return SecureChannel(initiator=initiator, identity=self.identity, hello=hello)
 
     def pin(self, peer: Established) -> str:
-        """Trust on first use; returns the peer's name. Raises IdentityError on a changed key."""
+        """The peer's name, checked against the pinned keys (IdentityError: a known name with
+        another key). Nothing is written: keys are pinned once admitted (:meth:`admitted`)."""
         name = peer.peer_hello.get("name")
-        if not isinstance(name, str) or not name:
-            raise PeerGoneError("the peer did not say its name")
-        trust(name, peer.peer_key, self.pin_dir)
+        try:
+            check_known(check_name(name), peer.peer_key, self.pin_dir)
+        except LocalMisuseError as exc:
+            raise PeerGoneError(f"the peer's name is refused: {exc}") from None
+        assert isinstance(name, str)
         return name
+
+    def admitted(self, keys: Sequence[bytes], names: Sequence[str]) -> None:
+        """Pin the keys of a match's players, now that the match admitted them (trust on first
+        use: a stranger who only knocked is never pinned)."""
+        for key, name in zip(keys, names, strict=True):
+            if key != self.identity.public:
+                trust(name, key, self.pin_dir)
 
     async def host(
         self,
@@ -144,6 +154,7 @@ class Peer:
             await member.connection.send(encode(["lobby", lobby.view(index, start=True)]))
             self.via[index] = member.connection
             self.connections.append(member.connection)
+        self.admitted(keys, names)
         self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
         self.listener = listener
         await self._start_transcript("host")
@@ -165,6 +176,7 @@ class Peer:
             confirm=self.confirm,
             tell=self.tell,
         )
+        self.admitted([established.peer_key], [str(established.peer_hello.get("name"))])
         self.session = Session(
             keys=lobby["keys"],
             me=lobby["you"],

@@ -7,6 +7,7 @@ sides then exchange how many messages of each author they hold, and send what th
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import trio
@@ -14,6 +15,7 @@ import trio
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, PeerGoneError
+from p2pgenius.net.door import Door
 from p2pgenius.net.events import PeerBack, Reconnected, Reconnecting, Refused
 from p2pgenius.protocol.session import Session
 
@@ -57,6 +59,10 @@ async def sync(session: Session, connection: Connection, *, speak_first: bool) -
     return behind
 
 
+def _nothing() -> None:
+    """No one to tell."""
+
+
 class Reconnection:
     """The ways back into ``peer``'s match while it is played: new connections are greeted and
     read in ``nursery``, and what they bring goes to the match loop's ``inbox``."""
@@ -96,16 +102,18 @@ class Reconnection:
         """A host keeps its door open: a peer of this match may come back after losing its
         connection or restarting. Each caller is greeted in its own task, so a slow or hostile
         one cannot keep the door shut."""
-        while True:
-            self.nursery.start_soon(self.greet_again, await listener.accept())
+        await Door(listener).serve(self.nursery, self.greet_again)
 
-    async def greet_again(self, stream: trio.abc.Stream) -> None:
+    async def greet_again(
+        self, stream: trio.abc.Stream, shown_key: Callable[[], None] = lambda: None
+    ) -> None:
         """A caller at a host's door mid-match: a player of this match is let back in."""
         peer, session = self.peer, self.peer.session
         assert session is not None
         connection = Connection(stream, peer.channel(initiator=False, hello={"name": peer.name}))
         try:
             established = await connection.handshake()
+            shown_key()
             if established.peer_key not in session.keys[1:]:
                 with contextlib.suppress(PeerGoneError):
                     await connection.send(encode(["refused", "the match has started without you"]))

@@ -59,6 +59,17 @@ class TimeoutClaimed:
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimDisputed:
+    """The peer holding ``seat`` says its clock at ``stage`` had not run out: ``left_ms`` were
+    still left by its own measure. The timeout claims about that seat no longer stand."""
+
+    stage: int
+    seat: int
+    left_ms: int
+    author: int
+
+
+@dataclass(frozen=True, slots=True)
 class ClockView:
     """One seat's clock at the current stage: ``left_ms`` at the stage's start if it is running
     (the driver subtracts the time since), else what the seat's decision left on it."""
@@ -110,6 +121,7 @@ Event = (
     | Applied
     | BlindClaim
     | TimeoutClaimed
+    | ClaimDisputed
     | ChatReceived
     | Rejected
     | Fault

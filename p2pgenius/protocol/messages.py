@@ -43,6 +43,7 @@ BODY_FIELDS: Final[dict[str, tuple[type, ...]]] = {
     "decline": (int, int, int),
     "final": (int, int),
     "timeout": (int, int, int),
+    "dispute": (int, int, int),
     "hash": (int, bytes),
     "blind": (int, int, dict),
     "chat": (str,),

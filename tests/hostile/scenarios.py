@@ -218,6 +218,25 @@ ATTACKS: list[Attack] = [
         "fault cheat: illegal",
     ),
     Attack(
+        "a forfeit of the honest seat, no claim first, while it is answering",
+        in_match("commit", lambda b: ["forfeit", b[1], 0, "no answer for 120 seconds"], mode="inject"),
+        "rejected: a forfeit of p0",
+    ),
+    Attack(
+        "a forfeit of the honest seat after a claim, no grace period",
+        in_match(
+            "commit",
+            lambda b: [["timeout", b[1], 0, 130_000], ["forfeit", b[1], 0, "no answer to a claim"]],
+            mode="inject",
+        ),
+        "rejected: a forfeit of p0",
+    ),
+    Attack(
+        "walking away from the coin flip, its share never opened (a free re-roll of the seats)",
+        in_match("coin_reveal", nth=0, mode="drop", grace=3),
+        "fault forfeit: coin share",
+    ),
+    Attack(
         "refusing to open a commitment",
         in_match("reveal", nth=1, mode="drop", grace=3),
         "fault forfeit: no answer",

@@ -51,16 +51,17 @@ class Chain:
     kind: str
     change: Callable[[list[Any]], list[Any]]
     nth: int = 0
-    mode: str = "change"  # change | replay | equivocate | forge | oversize | drop | foreign
+    mode: str = "change"  # change | replay | equivocate | forge | oversize | drop | foreign | inject
     seen: int = 0
+    shift: int = 0  # messages injected so far: later ones are numbered after them
     prev: bytes | None = None
     done: bool = False
     log: list[str] = field(default_factory=list)
 
     def __call__(self, identity: Identity, raw: bytes) -> list[bytes]:
         _, match_id, author, seq, prev, body, _ = decode(raw)
-        if self.prev is not None and self.mode == "change":  # re-chain everything after the lie
-            out = seal(identity, match_id, author, seq, self.prev, list(body))
+        if self.prev is not None and self.mode in ("change", "inject"):  # re-chain after the lie
+            out = seal(identity, match_id, author, seq + self.shift, self.prev, list(body))
             self.prev = hashlib.sha256(out).digest()
             return [out]
         if self.done or body[0] != self.kind:
@@ -72,6 +73,15 @@ class Chain:
         self.log.append(f"{self.mode} {body[0]} #{seq}")
         if self.mode == "replay":
             return [raw, raw]
+        if self.mode == "inject":  # messages of its own making after this one, chained in
+            made = self.change(list(body))
+            sent: list[bytes] = [raw]
+            self.prev = hashlib.sha256(raw).digest()
+            for extra in made if made and isinstance(made[0], list) else [made]:
+                self.shift += 1
+                sent.append(seal(identity, match_id, author, seq + self.shift, self.prev, extra))
+                self.prev = hashlib.sha256(sent[-1]).digest()
+            return sent
         if self.mode == "drop":
             self.done = False  # keep refusing
             return []

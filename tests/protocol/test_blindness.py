@@ -135,3 +135,33 @@ def test_a_blind_wizards_own_paralysis_choice_made_without_sight_is_made_legal_a
         or any(e.get("type") == "paralysed" for e in state.events)
         or state.turn > 9
     )  # (the paralysis held one of p1's hands on the turn after)
+
+
+def test_nothing_a_blind_peer_receives_lets_it_test_a_guess_of_the_withheld_gestures() -> None:
+    # A blind turn has only 49 gesture pairs: a hash of the whole state after it, sent while the
+    # peer is blind, would let it try each. Neither the claims nor anything else may carry one
+    # until the withheld gestures themselves are opened.
+    delivered: list[tuple[int, int, bytes]] = []
+
+    def record(author: int, to: int, raw: bytes) -> list[bytes]:
+        delivered.append((author, to, raw))
+        return [raw]
+
+    table = play("duel", bots=[Script(P0), Script(P1)], tamper=record, max_rounds=60)
+    assert table.faults() == []
+    sighted, blind = table.sessions[0].owner[0], table.sessions[0].owner[1]
+    claims = [e for e in table.events[blind] if isinstance(e, BlindClaim)]
+    blind_stages = {c.stage for c in claims[:-1]}  # (the last claim comes as the blindness ends)
+    assert blind_stages
+    secret_hashes = {table.sessions[sighted].my_hashes[n] for n in blind_stages}
+    first_reveal = next(
+        i
+        for i, (_, to, raw) in enumerate(delivered)
+        if to == blind and decode(raw)[5][0] == "reveal" and decode(raw)[5][1] in blind_stages
+    )
+    before = [raw for _, to, raw in delivered[:first_reveal] if to == blind]
+    assert all(h not in raw for h in secret_hashes for raw in before)
+    assert all("state_hash" not in c.view for c in claims)
+    # ...and once the gestures are opened, the hashes come and both machines agree on them.
+    later = [decode(raw)[5] for _, to, raw in delivered[first_reveal:] if to == blind]
+    assert {b[1] for b in later if b[0] == "hash"} >= blind_stages

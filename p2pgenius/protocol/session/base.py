@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets as random_source
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from p2pgenius.canonical import Plain, encode
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
@@ -22,6 +22,10 @@ from p2pgenius.protocol.session.cards import HiddenCards
 from p2pgenius.protocol.session.phase import Phase, advance
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.timing import ClockBook
+
+SETUP: Final = -2
+"""The stage number of a timeout claim or forfeit before the seats are dealt (the coin flip), whose
+"seat" field then names a peer: there are no seats yet."""
 
 
 class SessionError(P2PGeniusError):
@@ -95,6 +99,8 @@ class SessionBase:
         self.withheld: dict[int, list[list[Plain]]] = {}  # my reveals kept from a blind peer
         self.blind_during: dict[int, set[int]] = {}  # stage -> the seats it was withheld from
         self.audits: dict[int, list[Any]] = {}
+        self.claims: dict[tuple[int, int], set[int]] = {}  # (stage, seat) -> peers claiming it timed out
+        self.disputes: set[tuple[int, int]] = set()  # (stage, seat) whose peer disputed a claim
         self.outcome: Outcome | None = None
         self.fault: Fault | None = None
         self.phase = Phase.TERMS
@@ -238,4 +244,7 @@ class SessionBase:
         raise NotImplementedError
 
     def owed(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def unrevealed(self) -> tuple[int, ...]:
         raise NotImplementedError

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from p2pgenius.canonical import Plain, digest
-from p2pgenius.games.base import state_hash
 from p2pgenius.protocol.events import Applied, BlindClaim, YourTurn
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.base import CheatError, SessionBase
@@ -29,10 +28,12 @@ class Blindness(SessionBase):
         return self.state is not None and self._blind_in(self.state, seat)
 
     def _claim(self, seat: int) -> dict[str, Plain]:
+        """What a blind seat may know after a stage: its view and who acts next. Nothing that
+        depends on what it may not know (no hash of the whole state: the blind peer could test
+        guesses of the withheld choices against it, a turn having only so many)."""
         assert self.game is not None
         view = dict(self.game.view(self.state, seat))
         view["next"] = list(self.game.to_act(self.state))
-        view["state_hash"] = state_hash(self.game, self.state)
         return view
 
     def _send_blind_claims(self, stage: Stage) -> None:

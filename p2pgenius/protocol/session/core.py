@@ -32,6 +32,7 @@ from p2pgenius.games.base import state_hash
 from p2pgenius.protocol.events import (
     Applied,
     ChatReceived,
+    ClaimDisputed,
     ClockView,
     Event,
     TimeoutClaimed,
@@ -45,9 +46,10 @@ from p2pgenius.protocol.messages import (
     commitment,
     open_envelope,
 )
-from p2pgenius.protocol.session.base import CheatError, SessionBase, SessionError
+from p2pgenius.protocol.session.base import SETUP, CheatError, SessionBase, SessionError
 from p2pgenius.protocol.session.blindness import Blindness
 from p2pgenius.protocol.session.ending import Ending
+from p2pgenius.protocol.session.phase import Phase
 from p2pgenius.protocol.session.setup import MatchSetup
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.timing import ClockBook
@@ -194,10 +196,11 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     def claim_timeout(self, seat: int, observed_ms: int) -> None:
         """Say, signed, that another peer's ``seat`` ran out of time here: ``observed_ms`` passed
         on this machine since the stage began (lag allowance already waited out)."""
-        stage = self._current()
+        if self.finished or self.fault is not None or not self.owner:
+            raise LocalMisuseError("the match is not at a stage where anyone can time out")
         if seat in self.my_seats or seat not in self.owed():
             raise LocalMisuseError(f"p{seat} owes nothing to time out")
-        self._send(["timeout", stage.number, seat, max(int(observed_ms), 0)])
+        self._send(["timeout", self._number(), seat, max(int(observed_ms), 0)])
 
     def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0) -> None:
         """A local decision for ``seat`` at the current stage, which took ``ms`` of its clock.
@@ -378,13 +381,16 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     def _on_stage_message(self, env: Envelope) -> None:
         body = env.body
         kind, number, seat = body[0], body[1], body[2]
+        if kind == "timeout" and number == SETUP:
+            self._on_setup_claim(env)
+            return
+        if kind in ("timeout", "dispute") and self.owner:  # (also about an audit, after the end)
+            self._on_timeout_claim(env) if kind == "timeout" else self._on_dispute(env)
+            return
         if self.stage is None:
             raise MessageError(f"a {kind} message before the seats are dealt")
         if kind == "reveal" and number < self.stage.number:
             self._on_late_reveal(env)
-            return
-        if kind == "timeout":
-            self._on_timeout_claim(env)
             return
         if number > self.stage.number:
             self.backlog.append(env)
@@ -432,6 +438,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
                 raise MessageError(f"p{seat} has nothing to decline")
             self.clockbook.declare(stage, seat, body[3])
             stage.declined.add(seat)
+        self.claims.pop((number, seat), None)  # the seat answered: no claim about it stands
         self._progress()
 
     def _on_act(self, stage: Stage, env: Envelope, seat: int, action: Plain) -> None:
@@ -460,8 +467,72 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             raise MessageError("a timeout claim must name another peer's seat and a time")
         # A claim about a stage already played crossed the decision on the wire: it stays in the
         # transcript (a dispute, if the decision declared much less) and changes nothing.
+        if number == self._number() and seat in self.owed():
+            self.claims.setdefault((number, seat), set()).add(env.author)
         if env.author != self.me:
             self.events.append(TimeoutClaimed(number, seat, observed, env.author))
+
+    def unrevealed(self) -> tuple[int, ...]:
+        """The peers the coin flip waits on: each committed its share and has not opened it. One
+        that walks away here (having seen the others' shares, and so the deal) forfeits."""
+        if self.phase is not Phase.COIN_REVEAL:
+            return ()
+        return tuple(p for p in range(len(self.keys)) if p not in self.coin_reveals)
+
+    def claim_walkaway(self, peer: int, observed_ms: int) -> None:
+        """Say, signed, that ``peer`` has not opened its coin share: ``observed_ms`` passed here."""
+        if peer == self.me or peer not in self.unrevealed():
+            raise LocalMisuseError(f"peer {peer} owes no coin share")
+        self._send(["timeout", SETUP, peer, max(int(observed_ms), 0)])
+
+    def _on_setup_claim(self, env: Envelope) -> None:
+        _, _, peer, observed = env.body
+        if not 0 <= peer < len(self.keys) or peer == env.author or observed < 0:
+            raise MessageError("a timeout claim before the deal must name another peer and a time")
+        if peer in self.unrevealed():
+            self.claims.setdefault((SETUP, peer), set()).add(env.author)
+        if env.author != self.me:
+            self.events.append(TimeoutClaimed(SETUP, peer, observed, env.author))
+
+    def _on_dispute(self, env: Envelope) -> None:
+        """The seat's own peer answers a timeout claim: by its clock, time is left. Every claim
+        about that seat at that stage stops standing (a forfeit needs a claim that stands)."""
+        _, number, seat, left = env.body
+        if not 0 <= seat < len(self.owner) or self.owner[seat] != env.author or left < 0:
+            raise MessageError("a dispute must name one of its author's seats and the time left")
+        problem = self._dispute_problem(number, seat)
+        if problem:
+            raise MessageError(problem)
+        self.claims.pop((number, seat))
+        self.disputes.add((number, seat))
+        if env.author != self.me:
+            self.events.append(ClaimDisputed(number, seat, left, env.author))
+
+    def _number(self) -> int:
+        """The current stage's number; -1 between stages (after the end: the audit)."""
+        return self.stage.number if self.stage is not None else -1
+
+    def dispute(self, seat: int, left_ms: int) -> None:
+        """Answer a timeout claim about our ``seat``: by our clock ``left_ms`` are still left."""
+        problem = self._dispute_problem(self._number(), seat)
+        if seat not in self.my_seats or problem:
+            raise LocalMisuseError(problem or f"p{seat} is not ours")
+        self._send(["dispute", self._number(), seat, max(int(left_ms), 0)])
+
+    def _dispute_problem(self, number: int, seat: int) -> str:
+        """Why ``seat`` may not dispute a claim now ("" if it may): a dispute answers a standing
+        claim about a decision still on its clock, once per stage. Anything else owed (a reveal,
+        an opening, a final, an audit) can be sent at once instead, so it is no time to argue."""
+        stage = self.stage
+        if (number, seat) not in self.claims:
+            return f"a dispute with no timeout claim about p{seat} standing"
+        if stage is None or number != stage.number or seat not in stage.waiting + stage.optional:
+            return f"p{seat} owes no decision on its clock: it can pay what it owes instead"
+        if seat in stage.acts or seat in stage.commits or seat in stage.declined:
+            return f"p{seat} has decided this stage: it can pay what it owes instead"
+        if (number, seat) in self.disputes:
+            return f"p{seat} already disputed a claim this stage (once is all an honest clock needs)"
+        return ""
 
     # Hidden cards: a flip is opened by the pile's owner, from the commitment that laid the card.
 
@@ -641,8 +712,13 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         h = state_hash(self.game, self.state)
         self.my_hashes[stage.number] = h
         if self.me is not None:
+            body: list[Plain] = ["hash", stage.number, h]
             if self.blind_during.get(stage.number):
                 self._send_blind_claims(stage)
-            self._send(["hash", stage.number, h])
+                # The hash covers the withheld choices: it waits with them until the blindness
+                # ends (a blind peer could otherwise test its guesses against it).
+                self.withheld.setdefault(stage.number, []).append(body)
+            else:
+                self._send(body)
             self._release_withheld()
         self._compare_hashes(stage.number)

@@ -7,7 +7,7 @@ from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.base import Outcome
 from p2pgenius.protocol.events import Fault, MatchOver
 from p2pgenius.protocol.messages import Envelope, MessageError
-from p2pgenius.protocol.session.base import SessionBase
+from p2pgenius.protocol.session.base import SETUP, SessionBase
 from p2pgenius.protocol.session.cards import openings_of
 from p2pgenius.protocol.session.phase import Phase
 
@@ -16,25 +16,70 @@ class Ending(SessionBase):
     """Hashes, the audit, forfeits, the match's end."""
 
     def forfeit(self, seat: int, reason: str) -> None:
-        """Record, signed, that ``seat``'s peer failed to answer or open in time: it loses."""
-        if seat not in self.owed():
+        """Record, signed, that ``seat``'s peer failed to answer our timeout claim in time: it
+        loses. (A forfeit needs our claim about that seat at this stage, still standing.)"""
+        number, owes = self._owing(seat)
+        if not owes:
             raise LocalMisuseError(f"p{seat} owes nothing now")
-        number = self.stage.number if self.stage is not None else -1
+        if self.me not in self.claims.get((number, seat), ()):
+            raise LocalMisuseError(f"claim p{seat}'s timeout first (a forfeit needs a standing claim)")
         self._send(["forfeit", number, seat, reason])
 
     def _on_forfeit(self, env: Envelope) -> None:
         _, stage, seat, reason = env.body
+        if stage == SETUP:
+            self._on_walkaway(env)
+            return
         if not 0 <= seat < len(self.owner) or self.owner[seat] == env.author:
             raise MessageError("a forfeit must name another peer's seat")
+        if self.owner[seat] == self.me:
+            # We hold that seat and are reading this: we are here and answering. Whatever we
+            # owe, our own clock decides (and answers the claim); a forfeit is never taken on
+            # another peer's word.
+            raise MessageError(f"a forfeit of p{seat}, whose peer (this one) is here and answering")
         current = self.stage.number if self.stage is not None else -1
         if stage != current or seat not in self.owed():
             raise MessageError(f"a forfeit of p{seat}, which owes nothing now (stage {stage})")
+        if env.author not in self.claims.get((stage, seat), ()):
+            raise MessageError(
+                f"a forfeit of p{seat} with no timeout claim of its author standing (a claim must "
+                "come first, and stay unanswered)"
+            )
         self._stop(
             Fault(
                 "forfeit",
                 self.owner[seat],
                 stage,
                 f"p{seat} forfeits: {reason}",
+                {"claim": env.hash.hex(), "claimed_by": env.author},
+            )
+        )
+
+    def _owing(self, seat: int) -> tuple[int, bool]:
+        """(the stage number a claim about ``seat`` names now, whether it owes something). Before
+        the deal ``seat`` names a peer that owes its coin share."""
+        if self.phase is Phase.COIN_REVEAL:
+            return SETUP, seat in self.unrevealed()
+        return (self.stage.number if self.stage is not None else -1), seat in self.owed()
+
+    def _on_walkaway(self, env: Envelope) -> None:
+        """A forfeit before the deal: ``peer`` saw the others' coin shares and did not open its
+        own. Walking away then (and re-rolling the seats in a new match) must not be free."""
+        _, _, peer, reason = env.body
+        if not 0 <= peer < len(self.keys) or peer == env.author:
+            raise MessageError("a forfeit must name another peer")
+        if peer == self.me:
+            raise MessageError(f"a forfeit of peer {peer}, which (this one) is here and answering")
+        if peer not in self.unrevealed() or env.author not in self.claims.get((SETUP, peer), ()):
+            raise MessageError(
+                f"a forfeit of peer {peer} before the deal without a standing claim that it owes its coin"
+            )
+        self._stop(
+            Fault(
+                "forfeit",
+                peer,
+                SETUP,
+                f"{self.names[peer]} forfeits: did not open its coin share ({reason})",
                 {"claim": env.hash.hex(), "claimed_by": env.author},
             )
         )
