@@ -27,6 +27,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                     "outcome": report.outcome,
                     "messages": report.messages,
                     "rejected": report.rejected,
+                    "disputed_time": report.disputed_time,
                     "fault": None
                     if report.fault is None
                     else {
@@ -43,4 +44,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         out.write(report.summary + "\n")
         for line in report.rejected:
             out.write(f"  refused: {line}\n")
+        for line in report.disputed_time:
+            out.write(f"  time disputed: {line}\n")
     return 0 if report.ok else 1

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from p2pgenius.canonical import Plain
-from p2pgenius.errors import LocalMisuseError
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.base import Game, Outcome
 
 
@@ -163,6 +163,22 @@ class GameSpec:
     def pile(self, state: Any, seat: int) -> tuple[int, int]:
         """(cards on ``seat``'s pile, of which face up) in ``state``."""
         return (0, 0)
+
+    def opens(self, applied: Plain, opened: Plain) -> bool:
+        """Whether ``opened`` is a true opening of a hidden card that was applied as ``applied``
+        (the same kind of action, with the same fields, a real card in it, and legal in form).
+        Anything else convicts the peer that committed it."""
+        if not (isinstance(applied, Mapping) and isinstance(opened, Mapping)):
+            return False
+        if opened.get("type") != applied.get("type") or set(opened) != set(applied):
+            return False
+        if opened.get("card") is None:
+            return False
+        try:
+            self.engine.parse_action(opened)
+        except P2PGeniusError:
+            return False
+        return True
 
     def flip_with(self, pile: int, opened: Plain) -> Plain:
         """The flip of ``pile`` as applied, with the card its owner opened (``opened``: the

@@ -20,8 +20,15 @@ from p2pgenius.canonical import encode
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.connection import PeerGoneError
-from p2pgenius.net.events import ClockWarning, Notify, OutOfTime, TimeoutClaimSent, TimeoutDisputed
-from p2pgenius.protocol.session import ClaimDisputed, Event, Session, TimeoutClaimed
+from p2pgenius.net.events import (
+    ClockWarning,
+    Notify,
+    OutOfTime,
+    TimeoutClaimSent,
+    TimeoutDisputed,
+    TimeUnderDeclared,
+)
+from p2pgenius.protocol.session import ClaimDisputed, Decided, Event, Session, TimeoutClaimed
 
 PING_S: Final = 10.0
 """How often a peer pings each connection (round-trip times for the lag allowance; liveness)."""
@@ -220,6 +227,18 @@ class Clocks:
                 raise PeerGoneError(f"the match did not start: no answer for {grace_s:.0f} seconds")
             return True
         return False
+
+    def check_declared(self, session: Session, event: Event, tell: Notify) -> None:
+        """Another seat's decision declared less time than we saw pass before it (less the lag
+        allowance): say so, signed, on the record. Every peer still charges the declared time, so
+        the clocks agree; a peer that under-declares is shown, decision by decision."""
+        if not isinstance(event, Decided) or event.stage != self.stage_number:
+            return
+        seen = int((self.elapsed() - self.allowance()) * 1000)
+        if seen > event.declared_ms:
+            with contextlib.suppress(LocalMisuseError):
+                session.note_observed(event.stage, event.seat, seen)
+                tell(TimeUnderDeclared(event.seat, event.declared_ms, seen))
 
     def answer_claim(self, session: Session, event: Event, tell: Notify) -> None:
         """A timeout claim about one of our seats: accept it if our own clock agrees (within a

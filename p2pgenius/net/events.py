@@ -210,6 +210,22 @@ class TimeoutClaimSent:
 
 
 @dataclass(frozen=True, slots=True)
+class TimeUnderDeclared:
+    """A decision of another seat declared less time than passed here before it."""
+
+    seat: int
+    declared_ms: int
+    seen_ms: int
+
+    @property
+    def text(self) -> str:
+        return (
+            f"p{self.seat}'s decision declared {self.declared_ms / 1000:.1f} s; "
+            f"{self.seen_ms / 1000:.1f} s passed here (lag allowed for): disputed on the record"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class TimeoutDisputed:
     """``claimant`` claims one of our seats ran out of time; our own clock says otherwise."""
 
@@ -264,6 +280,7 @@ NetEvent = (
     | OutOfTime
     | TimeoutClaimSent
     | TimeoutDisputed
+    | TimeUnderDeclared
     | DecisionRefused
     | Notice
 )

@@ -371,10 +371,11 @@ class Peer:
             await self._flush()
 
     def _on_clock_event(self, event: Event) -> None:
-        """A timeout claim about one of our seats: accept it if our own clock agrees (within a
-        second), else dispute it by carrying on (our decision will declare our measure)."""
+        """Timeout claims about our seats answered, disputes of our claims heeded, and other seats'
+        declared times checked against what we saw pass (see ``Clocks``)."""
         if self.session is not None:
             self._clocks.answer_claim(self.session, event, self.tell)
+            self._clocks.check_declared(self.session, event, self.tell)
 
     # -- messages (relaying) -----------------------------------------------------------------
 

@@ -70,6 +70,29 @@ class ClaimDisputed:
 
 
 @dataclass(frozen=True, slots=True)
+class Decided:
+    """Another peer's decision for ``seat`` at ``stage`` arrived, declaring ``declared_ms``: the
+    driver compares it with the time it saw pass, and records a larger one (``note_observed``)."""
+
+    stage: int
+    seat: int
+    declared_ms: int
+    author: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimeObserved:
+    """Peer ``author`` saw ``observed_ms`` pass before ``seat``'s decision at ``stage``, more than
+    the decision declared (``declared_ms``): a dispute of the declared time, on the record."""
+
+    stage: int
+    seat: int
+    observed_ms: int
+    declared_ms: int
+    author: int
+
+
+@dataclass(frozen=True, slots=True)
 class ClockView:
     """One seat's clock at the current stage: ``left_ms`` at the stage's start if it is running
     (the driver subtracts the time since), else what the seat's decision left on it."""
@@ -122,6 +145,8 @@ Event = (
     | BlindClaim
     | TimeoutClaimed
     | ClaimDisputed
+    | Decided
+    | TimeObserved
     | ChatReceived
     | Rejected
     | Fault

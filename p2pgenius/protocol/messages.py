@@ -44,6 +44,7 @@ BODY_FIELDS: Final[dict[str, tuple[type, ...]]] = {
     "final": (int, int),
     "timeout": (int, int, int),
     "dispute": (int, int, int),
+    "observed": (int, int, int),
     "hash": (int, bytes),
     "blind": (int, int, dict),
     "chat": (str,),

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
-from p2pgenius.protocol.session import Fault, MatchOver, Rejected, Session
+from p2pgenius.protocol.session import Fault, MatchOver, Rejected, Session, TimeObserved
 
 MAGIC: Final = "p2pgenius-transcript"
 VERSION: Final = 1
@@ -72,6 +72,8 @@ class Report:
     fault: Fault | None = None
     rejected: list[str] = field(default_factory=list)
     game: str | None = None
+    disputed_time: list[str] = field(default_factory=list)
+    """Decisions whose declared time another peer disputed on the record (``observed``)."""
 
 
 def verify(data: bytes) -> Report:
@@ -111,6 +113,12 @@ def verify(data: bytes) -> Report:
                 report.fault = event
             elif isinstance(event, MatchOver):
                 report.outcome = dict(event.outcome)
+            elif isinstance(event, TimeObserved):
+                report.disputed_time.append(
+                    f"record {index}: peer {event.author} saw {event.observed_ms / 1000:.1f} s pass "
+                    f"before p{event.seat}'s decision at stage {event.stage}, which declared "
+                    f"{event.declared_ms / 1000:.1f} s"
+                )
     report.game = observer.terms["game"] if observer.terms else None
     if report.fault is not None:
         fault = report.fault
@@ -125,6 +133,10 @@ def verify(data: bytes) -> Report:
             f"{report.messages} messages, every signature, commitment, action and "
             "state hash checked"
         )
+        if report.disputed_time:
+            report.summary += (
+                f"; the declared time of {len(report.disputed_time)} decision(s) disputed on the record"
+            )
     else:
         stage = observer.stage.number if observer.stage else "setup"
         report.summary = (

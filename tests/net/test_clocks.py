@@ -237,3 +237,33 @@ async def test_a_duel_turn_lasts_its_minute_and_a_missed_turn_repeats(
     assert all(a == {"type": "timeout"} for a in guest_moves[2:])
     for side in (host, guest):
         assert verify(side.files.transcript.read_bytes()).ok
+
+
+class DeclaresNothing(Peer):
+    """A dishonest peer: every decision declares 0 ms, however long it took."""
+
+    async def _start_transcript(self, role: str) -> None:
+        await super()._start_transcript(role)
+        session = self.session
+        assert session is not None
+        submit, decline = session.submit, session.decline
+        session.submit = lambda seat, action, *, ms=0: submit(seat, action, ms=0)  # type: ignore[method-assign]
+        session.decline = lambda seat, *, ms=0: decline(seat, ms=0)  # type: ignore[method-assign]
+
+
+async def test_a_peer_declaring_no_time_is_disputed_decision_by_decision(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    del autojump_clock
+    host = peer(tmp_path, "host", BotDriver("wizard", 1), Silent())
+    liar = DeclaresNothing(**vars(peer(tmp_path, "guest", Thinks("wizard", 2, 3.0), Silent())))
+    await match(host, liar, "duel", {"fast": True}, {})
+    assert host.session is not None and liar.session is not None
+    assert liar.session.spent == host.session.spent  # the clocks still agree...
+    liar_seats = liar.session.my_seats
+    assert all(ms == 0 for (seat, _, _), ms in host.session.spent.items() if seat in liar_seats)
+    disputes = [(n, s) for (n, s, by), ms in host.session.observed.items() if by == 0 and ms >= 1_500]
+    assert len(disputes) >= 5  # ...and each 3-second decision declared as 0 ms is on the record
+    report = verify(host.files.transcript.read_bytes())
+    assert report.ok and len(report.disputed_time) == len(host.session.observed)
+    assert "disputed on the record" in report.summary

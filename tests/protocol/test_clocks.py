@@ -277,3 +277,27 @@ def test_the_challenge_window_is_owed_and_its_clock_runs_until_it_is_answered() 
     pair.seat_peer(window).decline(window, ms=200)
     pair.pump()
     assert pair.s[0].stage is not None and pair.s[0].stage.number == stage.number + 1
+
+
+def test_an_under_declared_decision_is_disputed_on_the_record_and_verify_reports_it() -> None:
+    from p2pgenius.canonical import encode
+    from p2pgenius.protocol.session import TimeObserved
+    from p2pgenius.protocol.transcript import frame, header, verify
+
+    pair = Pair("magic-square", {"round_seconds": 600}, ms_setup())
+    lead = pair.seat_peer(0)
+    other = pair.s[1 - lead.me]  # type: ignore[operator]
+    lead.submit(0, {"type": "order", "first": 0}, ms=0)  # it says 0 ms; the other saw 28 s pass
+    pair.pump()
+    with pytest.raises(LocalMisuseError, match="nothing to dispute"):
+        other.note_observed(0, 0, 0)  # not more than declared
+    other.note_observed(0, 0, 28_000)
+    pair.pump()
+    seen = [e for e in pair.events[lead.me] if isinstance(e, TimeObserved)]  # type: ignore[index]
+    assert [(e.seat, e.observed_ms, e.declared_ms) for e in seen] == [(0, 28_000, 0)]
+    assert lead.spent == other.spent  # the charge stays the declared time: the clocks agree
+    with pytest.raises(LocalMisuseError):
+        lead.note_observed(0, 0, 30_000)  # nobody disputes its own time
+    records = [header(lead.keys, lead.me)] + [frame(encode(["msg", raw])) for _, _, raw in lead.archive]
+    report = verify(b"".join(records))
+    assert report.disputed_time and "saw 28.0 s" in report.disputed_time[0]

@@ -101,6 +101,8 @@ class SessionBase:
         self.audits: dict[int, list[Any]] = {}
         self.claims: dict[tuple[int, int], set[int]] = {}  # (stage, seat) -> peers claiming it timed out
         self.disputes: set[tuple[int, int]] = set()  # (stage, seat) whose peer disputed a claim
+        self.declared: dict[tuple[int, int], int] = {}  # (stage, seat) -> ms its decision declared
+        self.observed: dict[tuple[int, int, int], int] = {}  # (stage, seat, by peer) -> ms seen
         self.outcome: Outcome | None = None
         self.fault: Fault | None = None
         self.phase = Phase.TERMS
@@ -247,4 +249,7 @@ class SessionBase:
         raise NotImplementedError
 
     def unrevealed(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def _check_card(self, env: Envelope, number: int, seat: int, action: Plain) -> None:
         raise NotImplementedError

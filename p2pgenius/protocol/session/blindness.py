@@ -23,6 +23,15 @@ class Blindness(SessionBase):
         """Whether ``seat`` is (or, ``turns_ago``, was) blind in ``state``."""
         return self.spec is not None and self.spec.blind(state, seat, turns_ago)
 
+    def _blind_others(self) -> set[int]:
+        """The other peers' seats that are blind now, whose peers must not be sent what they
+        may not see. None when a seat of ours is blind too: with everyone blind nobody could
+        apply a stage and claim it for the others, so the choices are exchanged as usual (each
+        screen still hides what its player may not see)."""
+        if self.me is None or any(self._blind(s) for s in self.my_seats):
+            return set()
+        return {s for s in range(len(self.owner)) if self.owner[s] != self.me and self._blind(s)}
+
     def _blind(self, seat: int) -> bool:
         """Whether ``seat``'s wizard is blind during the turn being played now."""
         return self.state is not None and self._blind_in(self.state, seat)

@@ -19,10 +19,12 @@ class HiddenCards:
         self.piles: list[list[Ref]] = [[] for _ in range(seats)]
         self.unopened: set[Ref] = set()
         self.opened: dict[Ref, Plain] = {}
+        self.applied: dict[Ref, Plain] = {}  # each hidden card as this peer applied it
 
     def played(self, spec: GameSpec, ref: Ref, action: Plain) -> None:
         """Note a hidden card just played (laid on its seat's pile, or discarded)."""
         if spec.hidden(action):
+            self.applied[ref] = action
             if spec.lays_on_pile(action):
                 self.piles[ref[1]].append(ref)
             self.unopened.add(ref)

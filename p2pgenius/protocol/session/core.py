@@ -34,7 +34,9 @@ from p2pgenius.protocol.events import (
     ChatReceived,
     ClaimDisputed,
     ClockView,
+    Decided,
     Event,
+    TimeObserved,
     TimeoutClaimed,
     YourTurn,
 )
@@ -369,6 +371,8 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         self._on_stage_message(env)
 
     def _on_chat(self, env: Envelope) -> None:
+        if not 1 <= len(env.body[1]) <= 500:
+            raise MessageError("a chat line has 1 to 500 characters")
         if env.author != self.me:
             self.events.append(ChatReceived(env.author, str(env.body[1])))
 
@@ -381,6 +385,9 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     def _on_stage_message(self, env: Envelope) -> None:
         body = env.body
         kind, number, seat = body[0], body[1], body[2]
+        if kind == "observed":
+            self._on_observed(env)
+            return
         if kind == "timeout" and number == SETUP:
             self._on_setup_claim(env)
             return
@@ -439,6 +446,11 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             self.clockbook.declare(stage, seat, body[3])
             stage.declined.add(seat)
         self.claims.pop((number, seat), None)  # the seat answered: no claim about it stands
+        if kind in ("act", "commit", "decline"):
+            declared = int(body[3] if kind == "decline" else body[4])
+            self.declared[(number, seat)] = max(self.declared.get((number, seat), 0), declared)
+            if env.author != self.me:
+                self.events.append(Decided(number, seat, declared, env.author))
         self._progress()
 
     def _on_act(self, stage: Stage, env: Envelope, seat: int, action: Plain) -> None:
@@ -494,13 +506,33 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         if env.author != self.me:
             self.events.append(TimeoutClaimed(SETUP, peer, observed, env.author))
 
+    def note_observed(self, stage: int, seat: int, observed_ms: int) -> None:
+        """Say, signed, that more time passed here before ``seat``'s decision at ``stage`` than it
+        declared (``observed_ms``: this machine's measure, less the lag allowance). Nothing is
+        charged differently (every peer charges the declared time, so every clock agrees): the
+        dispute is on the record, for the players and for anyone who verifies the transcript."""
+        declared = self.declared.get((stage, seat))
+        if seat in self.my_seats or declared is None or observed_ms <= declared:
+            raise LocalMisuseError(f"nothing to dispute about p{seat}'s time at stage {stage}")
+        self._send(["observed", stage, seat, int(observed_ms)])
+
+    def _on_observed(self, env: Envelope) -> None:
+        _, number, seat, ms = env.body
+        if not 0 <= seat < len(self.owner) or self.owner[seat] == env.author or ms < 0:
+            raise MessageError("an observed time must be about another peer's seat")
+        declared = self.declared.get((number, seat))
+        if declared is None or (number, seat, env.author) in self.observed:
+            raise MessageError(f"an observed time for p{seat} at stage {number}, which decided nothing then")
+        self.observed[(number, seat, env.author)] = ms
+        self.events.append(TimeObserved(number, seat, ms, declared, env.author))
+
     def _on_dispute(self, env: Envelope) -> None:
         """The seat's own peer answers a timeout claim: by its clock, time is left. Every claim
         about that seat at that stage stops standing (a forfeit needs a claim that stands)."""
         _, number, seat, left = env.body
         if not 0 <= seat < len(self.owner) or self.owner[seat] != env.author or left < 0:
             raise MessageError("a dispute must name one of its author's seats and the time left")
-        problem = self._dispute_problem(number, seat)
+        problem = self._dispute_problem(number, seat, left)
         if problem:
             raise MessageError(problem)
         self.claims.pop((number, seat))
@@ -514,12 +546,12 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
 
     def dispute(self, seat: int, left_ms: int) -> None:
         """Answer a timeout claim about our ``seat``: by our clock ``left_ms`` are still left."""
-        problem = self._dispute_problem(self._number(), seat)
+        problem = self._dispute_problem(self._number(), seat, left_ms)
         if seat not in self.my_seats or problem:
             raise LocalMisuseError(problem or f"p{seat} is not ours")
         self._send(["dispute", self._number(), seat, max(int(left_ms), 0)])
 
-    def _dispute_problem(self, number: int, seat: int) -> str:
+    def _dispute_problem(self, number: int, seat: int, left_ms: int) -> str:
         """Why ``seat`` may not dispute a claim now ("" if it may): a dispute answers a standing
         claim about a decision still on its clock, once per stage. Anything else owed (a reveal,
         an opening, a final, an audit) can be sent at once instead, so it is no time to argue."""
@@ -532,6 +564,9 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             return f"p{seat} has decided this stage: it can pay what it owes instead"
         if (number, seat) in self.disputes:
             return f"p{seat} already disputed a claim this stage (once is all an honest clock needs)"
+        had = ClockBook.left(stage, seat)
+        if left_ms > had:
+            return f"p{seat}'s dispute says {left_ms} ms are left; its clock had {had} ms"
         return ""
 
     # Hidden cards: a flip is opened by the pile's owner, from the commitment that laid the card.
@@ -569,6 +604,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         if committed is None:
             raise MessageError(f"no commitment of p{seat} at stage {number} to open")
         self._check_opening(env, number, seat, action, nonce, committed)
+        self._check_card(env, number, seat, action)
         for behind in self.behind:
             if behind.number == number and seat in behind.commits:
                 if seat in behind.reveals:
@@ -589,6 +625,18 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         stage.opened = action
         self.cards.open((number, seat), action)
         self._progress()
+
+    def _check_card(self, env: Envelope, number: int, seat: int, action: Plain) -> None:
+        """A hidden card's opening must be a card, of the kind it was played as: a commitment to
+        anything else (a bid, a ruby) convicts the peer that made it, not the one who flipped."""
+        assert self.spec is not None
+        applied = self.cards.applied.get((number, seat))
+        if applied is not None and not self.spec.opens(applied, action):
+            raise CheatError(
+                env.author,
+                f"opened p{seat}'s stage-{number} card to something that is not one ({action!r})",
+                {"message": env.hash.hex()},
+            )
 
     def _check_opening(
         self, env: Envelope, number: int, seat: int, action: Plain, nonce: bytes, committed: bytes
@@ -647,7 +695,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     def _reveal_mine(self, stage: Stage, seat: int) -> None:
         action, nonce = self.my_secrets[(stage.number, seat)]
         body: list[Plain] = ["reveal", stage.number, seat, action, nonce]
-        blind = {s for s in range(len(self.owner)) if self.owner[s] != self.me and self._blind(s)}
+        blind = self._blind_others()
         if blind:
             # Keep the gestures from a blinded wizard's machine until its blindness ends.
             self.withheld.setdefault(stage.number, []).append(body)
@@ -665,7 +713,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     def _apply(self, stage: Stage, actions: list[tuple[int, Plain]]) -> None:
         """Apply a complete stage, check and send the state hash, and open the next stage."""
         assert self.game is not None
-        blind = {s for s in range(len(self.owner)) if self.owner[s] != self.me and self._blind(s)}
+        blind = self._blind_others()
         if blind and self.me is not None:  # a blinded peer needs a claim for every such stage
             self.blind_during[stage.number] = blind
         events = self._apply_actions(stage, actions)

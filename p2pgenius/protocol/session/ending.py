@@ -148,6 +148,7 @@ class Ending(SessionBase):
             if committed is None:
                 raise MessageError(f"no commitment of p{seat} at stage {number}")
             self._check_opening(env, number, seat, action, nonce, committed)
+            self._check_card(env, number, seat, action)
         self.audits[env.author] = openings
         self._finish_audit()
 

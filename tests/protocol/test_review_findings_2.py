@@ -1,0 +1,118 @@
+"""Holes found by a review of every message kind (docs/security.md), each closed and tried here."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.messages import NONCE_LEN, commitment
+from p2pgenius.protocol.session import Fault, Rejected, Session
+
+from .harness import play
+from .test_blindness import Script
+from .test_clocks import Pair, ms_setup
+from .test_forfeits import forged
+
+
+def test_a_hidden_card_opened_to_something_else_convicts_its_owner_not_the_flipper() -> None:
+    # A hostile commits to a "ruby" as its opening card; an honest challenger flips its pile.
+    ids = [Identity.from_seed(bytes([9, i]) * 16) for i in range(2)]
+    keys = [i.public for i in ids]
+    peers = [Session(keys=keys, me=i, identity=ids[i]) for i in range(2)]
+    observer = Session(keys=keys, me=None)
+
+    def pump() -> None:
+        moved = True
+        while moved:
+            moved = False
+            for i in (0, 1):
+                for raw in peers[i].flush().messages:
+                    peers[1 - i].receive(raw)
+                    observer.receive(raw)
+                    moved = True
+
+    peers[0].propose("hornswoggle", options={}, setup={})
+    pump()
+    owner = peers[0].owner
+    hostile = owner[1]
+    ruby = {"type": "place", "card": "ruby"}
+    swapped: list[tuple[Session, tuple[int, int], bytes]] = []
+    for _ in range(60):
+        stage = peers[0].stage
+        if stage is None or any(p.fault for p in peers):
+            break
+        for seat in stage.waiting:
+            session = peers[owner[seat]]
+            if seat not in session.awaiting():
+                continue
+            phase = session.state.phase
+            if owner[seat] == hostile and phase == "opening":
+                nonce = secrets.token_bytes(NONCE_LEN)
+                session.my_secrets[(stage.number, seat)] = ({"type": "place", "card": "doubloon"}, nonce)
+                session._send(
+                    [
+                        "commit",
+                        stage.number,
+                        seat,
+                        commitment(session.match_id, stage.number, seat, nonce, ruby),
+                        0,
+                    ]
+                )
+                swapped.append((session, (stage.number, seat), nonce))
+            elif phase == "order":
+                session.submit(seat, {"type": "order", "first": 0})
+            elif phase == "opening":
+                session.submit(seat, {"type": "place", "card": "doubloon"})
+            elif phase == "turns":
+                session.submit(seat, {"type": "bid", "count": session.state.table})
+            elif phase == "bidding":
+                session.submit(seat, {"type": "pass"})
+            elif phase == "flipping":
+                assert session.game is not None
+                legal = session.game.legal_actions(session.state, seat)
+                session.submit(seat, next(a for a in legal if type(a).__name__ == "Flip").to_plain())
+            else:
+                session.submit(seat, {"type": "timeout"})
+            pump()
+            for hostile_session, ref, nonce in swapped:  # it opens what it really committed to
+                if hostile_session.stage is None or hostile_session.stage.number > ref[0]:
+                    hostile_session.my_secrets[ref] = (ruby, nonce)
+    honest = peers[1 - hostile]
+    assert honest.fault is not None and (honest.fault.kind, honest.fault.peer) == ("cheat", hostile)
+    assert "not one" in honest.fault.reason
+    assert observer.fault is not None and observer.fault.peer == hostile  # verify says the same
+
+
+def test_a_dispute_cannot_claim_more_time_than_the_clock_had() -> None:
+    pair = Pair("magic-square", {"round_seconds": 60}, ms_setup())
+    mover = pair.seat_peer(0)
+    other = pair.s[1 - mover.me]  # type: ignore[operator]
+    other.claim_timeout(0, 61_000)
+    pair.pump()
+    with pytest.raises(LocalMisuseError, match="its clock had"):
+        mover.dispute(0, 2**62)  # a stall for ever, if it were believed
+    events = other.receive(forged(mover, ["dispute", 0, 0, 2**62]))
+    assert any(isinstance(e, Rejected) and "its clock had" in e.reason for e in events)
+    assert (0, 0) in other.claims  # the claim still stands
+
+
+def test_both_wizards_blinding_each_other_at_once_play_on() -> None:
+    # Each peer withheld its gestures from the other's blind machine, so neither could apply the
+    # turn and the duel stuck; with everyone blind the choices are exchanged as usual.
+    both = ["D-", "W-", "S-", "W-", "CC", "--", "--", "--", "--", "--"]
+    table = play("duel", bots=[Script(both), Script(both)], max_rounds=200)
+    assert table.faults() == []
+    assert all(session.state.turn > 9 for session in table.sessions)
+    assert table.sessions[0].my_hashes == {
+        n: h for n, h in table.sessions[1].my_hashes.items() if n in table.sessions[0].my_hashes
+    }
+
+
+def test_a_chat_line_over_the_limit_is_refused_on_receipt() -> None:
+    pair = Pair("magic-square", {"round_seconds": 60}, ms_setup())
+    events = pair.s[0].receive(forged(pair.s[1], ["chat", "x" * 501]))
+    assert any(isinstance(e, Rejected) and "500" in e.reason for e in events)
+    assert not any(isinstance(e, Fault) for e in events)
