@@ -92,3 +92,23 @@ def test_id_command_shows_the_fingerprint(
     assert "created" not in second
     fingerprint_line = next(line for line in second.splitlines() if line.startswith("fingerprint"))
     assert fingerprint_line in first
+
+
+def test_a_second_process_of_one_account_plays_with_a_key_of_its_own(tmp_path: Path) -> None:
+    # Host in one terminal, join in another, one account: each process holds its own key (the
+    # second a key derived from the account's), so they can play each other and resume later.
+    from p2pgenius.net.keystore import account_identities, claim_identity
+
+    first, created, number = claim_identity(tmp_path)
+    second, created_again, number_again = claim_identity(tmp_path)
+    assert (created, number) == (True, 0) and (created_again, number_again) == (False, 1)
+    assert first.public != second.public
+    assert [i.public for i in account_identities(tmp_path)[:2]] == [first.public, second.public]
+
+
+def test_a_fingerprint_group_of_digits_alone_is_still_read() -> None:
+    # base32 groups such as "2345" have no letter: the file's first word is still a fingerprint.
+    from p2pgenius.net.keystore import _is_fingerprint
+
+    assert _is_fingerprint("2345-ABCD-7Q2Z-WXYZ")
+    assert not _is_fingerprint("ann")

@@ -22,11 +22,12 @@ from p2pgenius.bots import demo_levels, level_of
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
-from p2pgenius.net.keystore import check_name, config_dir, load_identity
+from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.events import Event
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.protocol.transcript import verify
 
 
@@ -121,9 +122,25 @@ def check_level(game: str | None, level: str | None) -> None:
         level_of(game, level)
 
 
+def identity_of(transcript: bytes) -> Identity:
+    """The account identity a transcript was played with (the account's own key, or the key of
+    a second process of the account); the account's own key if none matches."""
+    try:
+        meta = next(iter(read_records(transcript)))[2]
+        wanted = meta["peers"][meta["me"]]
+    except (P2PGeniusError, StopIteration, LookupError, TypeError):
+        wanted = None
+    return next((i for i in account_identities() if i.public == wanted), load_identity()[0])
+
+
 def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer) -> Peer:
     """The peer for ``host`` or ``join``: bots at its seats (``--bot``) or, for now, a printer."""
-    identity, _ = load_identity()
+    identity, _, number = claim_identity()
+    if number:
+        printer.line(
+            f"another p2pgenius of this account is playing: this one plays as the account's "
+            f"process {number} key, {identity.fingerprint}"
+        )
     return Peer(
         identity,
         check_name(args.name) if args.name else identity.fingerprint[:9],
@@ -274,7 +291,7 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
         transcript, kept = path.read_bytes(), secrets.read_bytes()
     except OSError as exc:
         raise LocalMisuseError(f"cannot read {exc.filename}: {exc.strerror}") from None
-    identity, _ = load_identity()
+    identity = identity_of(transcript)
     printer = Printer(out, moves=True)
     peer = Peer(
         identity,

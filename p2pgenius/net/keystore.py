@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -96,6 +98,41 @@ def load_identity(directory: Path | None = None) -> tuple[Identity, bool]:
         return identity, True
 
 
+SEATS_PER_ACCOUNT: Final = 16
+"""How many p2pgenius processes of one account can play at once (each with its own key)."""
+_HELD: list[int] = []  # descriptors of the in-use locks this process holds, for its lifetime
+
+
+def account_identities(directory: Path | None = None) -> list[Identity]:
+    """This account's identities: its own key, then one derived from it for each further
+    p2pgenius process that plays at the same time (host in one terminal, join in another)."""
+    main, _ = load_identity(directory)
+    derived = [
+        Identity.from_seed(hashlib.sha256(b"p2pgenius/1 another process" + main.seed + bytes([n])).digest())
+        for n in range(1, SEATS_PER_ACCOUNT)
+    ]
+    return [main, *derived]
+
+
+def claim_identity(directory: Path | None = None) -> tuple[Identity, bool, int]:
+    """The identity this process plays as, held until it exits: the account's own key unless
+    another p2pgenius process of the account holds it, then the next free derived one. Returns
+    (identity, created: the account's key was made just now, which one: 0 is the account's own).
+    Two processes of one account can so play each other, each with its own key and files."""
+    folder = directory or config_dir()
+    _, created = load_identity(folder)
+    for number, identity in enumerate(account_identities(folder)):
+        descriptor = os.open(folder / f".in-use-{number}", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(descriptor)
+            continue
+        _HELD.append(descriptor)
+        return identity, created, number
+    raise LocalMisuseError(f"{SEATS_PER_ACCOUNT} p2pgenius processes of this account are already playing")
+
+
 def load_pins(directory: Path | None = None) -> dict[bytes, str]:
     """The pinned keys of known peers, each with the name it was admitted under. (Files of the
     older ``name fingerprint key`` form are read too.)"""
@@ -119,8 +156,8 @@ def load_pins(directory: Path | None = None) -> dict[bytes, str]:
 
 
 def _is_fingerprint(word: str) -> bool:
-    groups = word.split("-")
-    return len(groups) > 1 and all(len(g) == 4 and g.isalnum() and g.isupper() for g in groups)
+    """Groups of four base32 letters and digits (A-Z, 2-7) joined by dashes."""
+    return re.fullmatch(r"[A-Z2-7]{4}(?:-[A-Z2-7]{4})+", word) is not None
 
 
 def check_known(name: str, public: bytes, directory: Path | None = None) -> bool:
