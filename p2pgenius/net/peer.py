@@ -26,7 +26,7 @@ import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import trio
 
@@ -81,6 +81,10 @@ Report = Callable[[Session, Event], None]
 """Shows a session event to the person running this peer."""
 
 
+MAX_REFUSED: Final = 5
+"""Refused decisions for one seat and stage before its decider is given the game's timeout."""
+
+
 @dataclass
 class Peer:
     """One peer of a networked match."""
@@ -106,6 +110,7 @@ class Peer:
     _clocks: Clocks = field(default_factory=Clocks, repr=False)
     _reconnection: Reconnection | None = None  # while playing
     _deciding: dict[int, tuple[int, trio.CancelScope]] = field(default_factory=dict)
+    _refused: dict[tuple[int, int], int] = field(default_factory=dict)  # (stage, seat) -> times
     _told_listening: bool = False
 
     # -- connecting ------------------------------------------------------------------------
@@ -318,6 +323,9 @@ class Peer:
         session = self.session
         assert session is not None and self._inbox is not None
         with scope:
+            refused = self._refused.get((number, seat), 0)
+            if refused:  # asked again after a refusal: not at once (a bot would spin)
+                await trio.sleep(min(0.05 * 2**refused, 2.0))
             action = await self.decide(session, seat)
             self._inbox.send_nowait(("decided", None, (number, seat, action)))
 
@@ -341,7 +349,16 @@ class Peer:
                 session.submit(seat, action, ms=ms)
         except P2PGeniusError as exc:
             self.tell(DecisionRefused(seat, str(exc)))
-            if seat in self._deciding and self._deciding[seat][0] == number:
+            refused = self._refused[(number, seat)] = self._refused.get((number, seat), 0) + 1
+            if refused >= MAX_REFUSED:
+                # A decider that keeps choosing what the rules refuse (a broken bot) gets the
+                # game's timeout, as if its time had run out, instead of being asked for ever.
+                self.tell(
+                    Notice(f"p{seat}: {refused} choices refused in a row; the rules' timeout is played")
+                )
+                with contextlib.suppress(P2PGeniusError):
+                    session.time_out(seat)
+            elif seat in self._deciding and self._deciding[seat][0] == number:
                 self._deciding.pop(seat)[1].cancel()  # ask again, with a fresh decider
         await self._flush()
 

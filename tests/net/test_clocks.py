@@ -267,3 +267,25 @@ async def test_a_peer_declaring_no_time_is_disputed_decision_by_decision(
     report = verify(host.files.transcript.read_bytes())
     assert report.ok and len(report.disputed_time) == len(host.session.observed)
     assert "disputed on the record" in report.summary
+
+
+class Stubborn(BotDriver):
+    """A broken bot: it always chooses the same illegal move."""
+
+    async def decide(self, session: Session, seat: int) -> Any:
+        await trio.sleep(0)
+        return {"type": "gestures", "left": "Q", "right": "-"}
+
+
+async def test_a_decider_that_keeps_choosing_illegal_moves_gets_the_timeout_not_a_busy_loop(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    del autojump_clock
+    host = peer(tmp_path, "host", BotDriver("wizard", 1), Silent())
+    log = Silent()
+    broken = peer(tmp_path, "guest", Stubborn("wizard", 2), log)
+    await match(host, broken, "duel", {"fast": True}, {})
+    assert host.session is not None and host.session.outcome is not None  # the duel was played out
+    assert any("choices refused in a row" in line for line in log.lines)
+    assert sum("refused" in line for line in log.lines) <= 6 * host.session.state.turn
+    assert verify(host.files.transcript.read_bytes()).ok
