@@ -144,9 +144,12 @@ class Clocks:
                 for mark in warnings(session):  # (a mark the round never had is no warning)
                     if mark < budget and (seat, view.key, mark) not in self.warned:
                         out.append((end - mark, "warn", seat, mark))
-        for seat, at in self.claimed.items():
-            if seat in owed:
+        number = session.stage.number if session.stage is not None else -1
+        for seat, at in list(self.claimed.items()):
+            if seat in owed and session.me in session.claims.get((number, seat), ()):
                 out.append((at + grace_s, "forfeit", seat, 0))
+            else:  # answered (a decision, a dispute) though something is still owed: claim anew
+                del self.claimed[seat]
         for seat in owed:
             peer = session.owner[seat] if seat < len(session.owner) else None
             if peer is None or peer == session.me or seat in self.claimed:
@@ -209,12 +212,14 @@ class Clocks:
                 self.warned.update((seat, view.key, m) for m in marks if m >= left)
                 tell(ClockWarning(seat, 1000 * min(passed or [mark]), view.kind))
             elif what == "forfeit":
-                session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
+                with contextlib.suppress(LocalMisuseError):
+                    session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
             elif what == "walking":  # (seat: a peer) claim first, signed, as for any silence
                 self.walk_claimed[seat] = now
                 session.claim_walkaway(seat, int((now - self.stage_at) * 1000))
             elif what == "walked":
-                session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
+                with contextlib.suppress(LocalMisuseError):
+                    session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
             elif what == "silent":
                 # Silent past the grace period: claim first, signed; the seat's peer, if it is
                 # there at all, answers it, and a claim left unanswered for the grace period

@@ -116,3 +116,50 @@ def test_a_chat_line_over_the_limit_is_refused_on_receipt() -> None:
     events = pair.s[0].receive(forged(pair.s[1], ["chat", "x" * 501]))
     assert any(isinstance(e, Rejected) and "500" in e.reason for e in events)
     assert not any(isinstance(e, Fault) for e in events)
+
+
+def test_blindness_that_becomes_mutual_part_way_does_not_stall_the_duel() -> None:
+    # One wizard is blinded a turn before the other: the first peer is behind on claims when
+    # the second goes blind too, and stopped sending claims; what it kept back is now released.
+    first = ["D-", "W-", "S-", "W-", "CC"] + ["--"] * 8
+    second = ["--", "D-", "W-", "S-", "W-", "CC"] + ["--"] * 8
+    table = play("duel", bots=[Script(first), Script(second)], max_rounds=300)
+    assert table.faults() == []
+    assert all(session.state.turn > 12 for session in table.sessions)
+    assert all(not session.withheld for session in table.sessions)
+
+
+def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_anew() -> None:
+    # The claim was answered (a commitment), the seat still owes its reveal: the forfeit deadline
+    # must not fire on the answered claim (it raised and stopped the peer's match loop).
+    import trio
+    import trio.testing
+
+    from p2pgenius.net.clocks import Clocks
+
+    pair = Pair("duel", {"fast": True})
+    a, b = pair.s
+    seat_b = b.my_seats[0]
+    a.claim_timeout(seat_b, 70_000)
+    pair.pump()
+    b.submit(seat_b, {"type": "timeout"}, ms=0)  # it answers with a commitment; its reveal waits
+    pair.pump()
+    assert seat_b in a.owed() and (a.stage.number if a.stage else -1, seat_b) not in a.claims
+    seen: list[str] = []
+
+    async def main() -> None:
+        clocks = Clocks()
+        clocks.start(a)
+        clocks.follow(a.stage.number if a.stage else -1)
+        clocks.claimed[seat_b] = trio.current_time()
+        clock.jump(500)
+        for _ in range(3):
+            deadlines = clocks.deadlines(a, 120.0)
+            seen.extend(what for when, what, *_ in deadlines if when <= trio.current_time())
+            clocks.act(a, deadlines, 120.0, lambda event: None)
+            a.flush()
+
+    clock = trio.testing.MockClock()
+    trio.run(main, clock=clock)
+    assert seen and seen[0] != "forfeit"  # the answered claim is dropped, not forfeited...
+    assert a.claims  # ...and a new claim is made about what is still owed

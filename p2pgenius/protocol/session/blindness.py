@@ -55,7 +55,9 @@ class Blindness(SessionBase):
 
     def _release_withheld(self) -> None:
         over = self.game is not None and self.game.outcome(self.state) is not None
-        still_blind = any(self._blind(s) for s in range(len(self.owner)) if self.owner[s] != self.me)
+        # Released when no other seat is blind, or when ours is too: then no claims are sent, so
+        # a peer behind on claims would wait for ever for what we keep.
+        still_blind = bool(self._blind_others())
         if not self.withheld or (still_blind and not over):
             return
         for number in sorted(self.withheld):

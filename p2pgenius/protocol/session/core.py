@@ -51,7 +51,7 @@ from p2pgenius.protocol.messages import (
 from p2pgenius.protocol.session.base import SETUP, CheatError, SessionBase, SessionError
 from p2pgenius.protocol.session.blindness import Blindness
 from p2pgenius.protocol.session.ending import Ending
-from p2pgenius.protocol.session.phase import Phase
+from p2pgenius.protocol.session.phase import Phase, PhaseError
 from p2pgenius.protocol.session.setup import MatchSetup
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.timing import ClockBook
@@ -341,7 +341,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             self._reject(env.raw, env.author, str(exc))
         except CheatError as exc:
             self._cheat(exc)
-        except (P2PGeniusError, LookupError, TypeError, ValueError, AttributeError) as exc:
+        except (P2PGeniusError, LookupError, TypeError, ValueError, AttributeError, PhaseError) as exc:
             self._reject(env.raw, env.author, f"malformed content ({type(exc).__name__}: {exc})")
 
     def _dispatch(self, env: Envelope) -> None:
@@ -514,6 +514,8 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         declared = self.declared.get((stage, seat))
         if seat in self.my_seats or declared is None or observed_ms <= declared:
             raise LocalMisuseError(f"nothing to dispute about p{seat}'s time at stage {stage}")
+        if (stage, seat, self.me) in self.observed:
+            raise LocalMisuseError(f"p{seat}'s time at stage {stage} is already disputed")
         self._send(["observed", stage, seat, int(observed_ms)])
 
     def _on_observed(self, env: Envelope) -> None:
