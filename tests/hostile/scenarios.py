@@ -114,6 +114,20 @@ async def wrong_key(port: int, tmp: Path) -> None:
         await liar.join(await trio.open_tcp_stream("127.0.0.1", port))
 
 
+async def knock_and_leave(port: int, tmp: Path, name: str) -> None:
+    """A caller that says ``name``, sees the lobby, and leaves (a stranger's key, never admitted)."""
+    caller = honest(tmp, "caller", Seen())
+    caller.name = name
+
+    async def leave(lobby: Any) -> bool:
+        del lobby
+        return False  # it does not say ready: it goes
+
+    caller.confirm = leave
+    with trio.move_on_after(0.5), contextlib.suppress(P2PGeniusError):
+        await caller.join(await trio.open_tcp_stream("127.0.0.1", port))
+
+
 async def junk_ready(port: int, tmp: Path) -> None:
     """A real handshake, then a malformed ready message in the lobby."""
     liar = honest(tmp, "junky", Seen())
@@ -178,6 +192,16 @@ ATTACKS: list[Attack] = [
         "refused: small order",
     ),
     Attack("a known name with another key", at_the_door(wrong_key), "refused: has changed"),
+    Attack(
+        "a name the host's pin file once could not store (José), knocking and leaving",
+        at_the_door(lambda p, t: knock_and_leave(p, t, "José")),
+        "served",
+    ),
+    Attack(
+        "a stranger taking the next player's name (friend), knocking and leaving first",
+        at_the_door(lambda p, t: knock_and_leave(p, t, "friend")),
+        "served",
+    ),
     Attack(
         "a seat claim for seats that do not exist", at_the_door(junk_ready), "refused: not one peer's seats"
     ),
