@@ -37,16 +37,21 @@ def pure_files() -> list[Path]:
     return files
 
 
+def imported(path: Path) -> list[str]:
+    """Every absolute module name ``path`` imports, wherever in the file."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
 def test_pure_modules_import_nothing_that_does_io_or_reads_time() -> None:
     offenders = []
     for path in pure_files():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in FORBIDDEN]
+        offenders += [f"{path.name}: {n}" for n in imported(path) if n.split(".")[0] in FORBIDDEN]
     assert pure_files(), "no pure modules found: the test would prove nothing"
     assert offenders == []
 
@@ -96,20 +101,14 @@ def test_every_module_imports_only_from_the_layers_below_it() -> None:
     assert unknown == [], f"place these in LAYER_OF (and in docs/architecture.md): {unknown}"
     for path in sorted(PACKAGE.rglob("*.py")):
         own = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-            for name in names:
-                if not name.startswith("p2pgenius"):
-                    continue
-                other = _part(name)
-                if other in (own, "__init__"):
-                    continue
-                if LAYER_OF[other] > LAYER_OF[own] or (LAYER_OF[other] == LAYER_OF[own] > 0):
-                    offenders.append(f"{path.relative_to(PACKAGE)} imports {name}")
+        for name in imported(path):
+            if not name.startswith("p2pgenius"):
+                continue
+            other = _part(name)
+            if other in (own, "__init__"):
+                continue
+            if LAYER_OF[other] > LAYER_OF[own] or (LAYER_OF[other] == LAYER_OF[own] > 0):
+                offenders.append(f"{path.relative_to(PACKAGE)} imports {name}")
     assert offenders == []
 
 

@@ -128,10 +128,6 @@ class GameSpec:
         clocks)."""
         return False
 
-    def running_clock(self, state: Any) -> tuple[int, str] | None:
-        """Whose clock runs now and which kind, for a screen (None: per decision, or over)."""
-        return None
-
     # -- blindness -----------------------------------------------------------------------------
 
     def blind(self, state: Any, seat: int, turns_ago: int = 0) -> bool:

@@ -171,18 +171,7 @@ def make_peer(tmp: Path, name: str, thrower: Thrower) -> Peer:
 
 async def test_a_game_defined_in_a_test_plays_over_tcp_and_verifies(rps: RPSSpec, tmp_path: Path) -> None:
     # p0 throws paper, scissors, rock, ...; p1 rock, paper, scissors, ...: whoever has p0 wins.
-    host = make_peer(tmp_path, "host", Thrower(0))
-    guest = make_peer(tmp_path, "guest", Thrower(2))
-    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-    port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(
-                lambda: host.host(listeners[0], game="rps", options=dict(rps.demo_options), setup={}, peers=2)
-            )
-            stream = await trio.open_tcp_stream("127.0.0.1", port)
-            nursery.start_soon(guest.join, stream)
-    await listeners[0].aclose()
+    host, guest = await _play_to_file(tmp_path, dict(rps.demo_options))
     for side in (host, guest):
         assert side.session is not None and side.session.finished
         assert side.session.terms is not None and side.session.terms["game"] == "rps"
@@ -216,19 +205,20 @@ def test_verify_refuses_a_transcript_of_a_game_it_does_not_know(tmp_path: Path) 
     assert "unknown game 'rps'" in out.getvalue()
 
 
-async def _play_to_file(tmp: Path) -> None:
+async def _play_to_file(tmp: Path, options: dict[str, Any] | None = None) -> tuple[Peer, Peer]:
+    """Host against join over loopback TCP, to the end; the host's transcript is host.p2pt."""
+    terms = options if options is not None else {"fast": True}
     host = make_peer(tmp, "host", Thrower(0))
     guest = make_peer(tmp, "guest", Thrower(2))
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(
-                lambda: host.host(listeners[0], game="rps", options={"fast": True}, setup={}, peers=2)
-            )
+            nursery.start_soon(lambda: host.host(listeners[0], game="rps", options=terms, setup={}, peers=2))
             stream = await trio.open_tcp_stream("127.0.0.1", port)
             nursery.start_soon(guest.join, stream)
     await listeners[0].aclose()
+    return host, guest
 
 
 def _bodies(session: Session) -> list[tuple[int, int, list[Any]]]:

@@ -10,7 +10,6 @@ from p2pgenius.games.magic_square.engine import (
     MAGIC_SQUARE,
     ROUND_SECONDS,
     WARNINGS_S,
-    clock,
 )
 from p2pgenius.games.magic_square.state import SquareState
 from p2pgenius.games.spec import GameSpec, Period, TimeOption
@@ -42,10 +41,6 @@ class MagicSquareSpec(GameSpec):
     def new_round(self, before: SquareState, after: SquareState) -> bool:
         """A round ended (or was voided) in between."""
         return after.last_round is not before.last_round
-
-    def running_clock(self, state: SquareState) -> tuple[int, str] | None:
-        """Whose clock runs and which ("round" or "challenge")."""
-        return clock(state)
 
 
 MAGIC_SQUARE_SPEC: Final = MagicSquareSpec(MAGIC_SQUARE)

@@ -25,11 +25,6 @@ def match_id(terms: Mapping[str, Any]) -> bytes:
     return hashlib.sha256(MATCH_DOMAIN + encode(dict(terms))).digest()
 
 
-def seat_groups(game: str, peers: int) -> list[list[int]]:
-    """How the seats are grouped for the coin flip to deal one group to each peer."""
-    return get_spec(game).seat_groups(peers)
-
-
 def check_terms(
     terms: Any, keys: Sequence[bytes], expected: Mapping[str, Any] | None, me: int | None
 ) -> GameSpec:
