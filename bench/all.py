@@ -24,6 +24,7 @@ BENCHES: list[tuple[str, str, list[str], list[str]]] = [
     ("Hornswoggle bots", "hornswoggle_bots.py", [], ["--matches", "60"]),
     ("Protocol", "protocol.py", [], ["--matches", "4", "--handshakes", "50"]),
     ("Networked play", "network.py", [], ["--matches", "1", "--turns", "100", "--memory-runs", "1"]),
+    ("Wide-area link: round trips", "wan.py", [], ["--delays", "25", "--turns", "5"]),
     (
         "Load: matches at once in one host process",
         "load.py",

@@ -18,7 +18,7 @@ from p2pgenius.bots import Bot
 from p2pgenius.bots.driver import BotDriver, plain
 from p2pgenius.protocol.events import Event, Fault, MatchOver, YourTurn
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.session import Session, start_table
 from p2pgenius.protocol.transcript import frame, header
 
 Tamper = Callable[[int, int, bytes], list[bytes]]
@@ -108,7 +108,8 @@ def play(
         table.events[index] += events
         pending[index] += [e for e in events if isinstance(e, YourTurn)]
 
-    sessions[0].propose(
+    start_table(
+        sessions,
         game,
         options=options or {},
         setup=setup or {},

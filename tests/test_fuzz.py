@@ -79,7 +79,7 @@ def lobby_peer() -> Peer:
 @given(
     lobby=st.dictionaries(
         st.sampled_from(
-            ["game", "options", "setup", "names", "keys", "claims", "ready", "you", "needed", "start"]
+            ["game", "options", "setup", "names", "keys", "claims", "ready", "you", "needed", "start", "salt"]
         ),
         json_values | st.binary(max_size=40),
         max_size=3,
@@ -98,6 +98,7 @@ def test_a_hostile_lobby_is_refused_in_one_line(lobby: dict[str, Any]) -> None:
         "you": 1,
         "needed": 0,
         "start": False,
+        "salt": b"\x01" * 32,
     }
     assert peer._check_lobby(encode(["lobby", valid]), b"\x00" * 32) == valid  # the base is fine
     try:

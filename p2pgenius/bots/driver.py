@@ -58,7 +58,11 @@ class BotDriver:
 
         assert session.terms is not None
         await trio.sleep(self.delay)  # also a checkpoint: a stage that moved on cancels this
-        action = self.choose(session.terms["game"], session.state, seat)
+        # The bot thinks in a worker thread, never on the event loop: a strong bot may think for
+        # a second or more, and meanwhile messages and pings must still be read and answered.
+        # (States are immutable, so the thread reads a state nothing else changes; one seat's bot
+        # thinks in one thread at a time, since a cancelled decision waits for its thought.)
+        action = await trio.to_thread.run_sync(self.choose, session.terms["game"], session.state, seat)
         return None if action is None else plain(action)
 
 

@@ -60,6 +60,9 @@ class GameSpec:
     unless the ``fast`` option is on, they may change until each seat's time is up)."""
     hidden_types: tuple[str, ...] = ()
     """Action types that travel only as commitments when they carry a ``card`` (hidden cards)."""
+    owner_resolves_timeout: bool = False
+    """A seat's timeout is resolved by its own peer (:meth:`own_timeout`): a bare "timeout" action
+    from a peer is then refused (its card would not be committed)."""
     optional_types: tuple[str, ...] = ()
     """The actions a seat may take when the game merely allows it to act (others let it pass)."""
     flip_type: str = ""

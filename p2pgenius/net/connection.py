@@ -3,6 +3,7 @@ lock. Everything above it sees application payloads only; the channel's own even
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import trio
@@ -42,13 +43,19 @@ class Connection:
                 except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
                     raise PeerGoneError("the connection closed while sending") from exc
 
-    async def handshake(self) -> Established:
-        """Run the handshake to the end; returns who the peer proved to be."""
+    async def handshake(self, prepare: Callable[[Established], None] | None = None) -> Established:
+        """Run the handshake to the end; returns who the peer proved to be.
+
+        ``prepare`` sees the peer's identity and hello as soon as they are known and before our
+        last handshake message leaves: a joiner refuses a host there without showing who it is,
+        or queues its first messages to travel with that last handshake message."""
         with trio.fail_after(HANDSHAKE_TIMEOUT_S):
             await self._write()
             while self.peer is None:
                 for event in await self._read():
                     if isinstance(event, Established):
+                        if prepare is not None:
+                            prepare(event)
                         self.peer = event
                     else:  # a message that came in the same read: keep it for the next reader
                         self.early.append(event)

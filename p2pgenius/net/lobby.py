@@ -2,14 +2,19 @@
 and takes their seat claims; a joiner follows the host's lobby, agrees to the terms once and
 waits for the start.
 
-The host's lobby message (section 8 of the SPEC) lists every peer's key and name, their claims
-and readiness, the terms, and ``you`` (the receiver's index); a joiner checks all of it.
+The lobby travels inside the handshake where it can (SPEC section 4a): the host's second
+handshake message carries the table as it stands (with the table's ``salt``), so a joiner that
+agrees at once (a bot, or a player who said yes beforehand) sends its signed ``ready`` with its
+committed coin share right behind its last handshake message. The host's later lobby messages list
+every peer's key and name, their claims and readiness, the terms, and ``you`` (the receiver's
+index); a joiner checks all of it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -23,7 +28,11 @@ from p2pgenius.net.connection import Connection, PeerGoneError
 from p2pgenius.net.door import Door
 from p2pgenius.net.events import LobbyShown, Notify, PeerJoined, PeerLeft, PeerReady, Refused
 from p2pgenius.net.keystore import check_name
+from p2pgenius.protocol.channel import Established
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.messages import NONCE_LEN
 from p2pgenius.protocol.session import claims_problem
+from p2pgenius.protocol.session.setup import make_ready, ready_problem
 
 if TYPE_CHECKING:
     from p2pgenius.net.peer import Peer
@@ -39,7 +48,10 @@ LOBBY_FIELDS: Final = (
     "you",
     "needed",
     "start",
+    "salt",
 )
+AGREED: Final = ("game", "options", "setup", "host claim", "salt")
+"""What a joiner agrees to when it says it is ready, and holds the host to."""
 
 
 @dataclass
@@ -51,20 +63,30 @@ class Member:
     key: bytes
     name: str
     claim: list[int] | None = None
+    ready: dict[str, Any] | None = None  # its signed ready: seats, coin commitment, signature
 
 
-def ready_claim(payload: bytes) -> list[int] | None:
-    """The seats a ``ready`` message claims (None if it is not a well-formed ready)."""
+def ready_map(payload: bytes) -> dict[str, Any] | None:
+    """A ``ready`` message's map (None if it is not a well-formed ready)."""
     try:
         value = decode(payload)
     except EncodingError:
         return None
     if not (isinstance(value, list) and len(value) == 2 and value[0] == "ready"):
         return None
-    seats = value[1].get("seats") if isinstance(value[1], dict) else None
+    ready = value[1]
+    seats = ready.get("seats") if isinstance(ready, dict) else None
     if not (isinstance(seats, list) and len(seats) <= 4 and all(type(s) is int for s in seats)):
         return None
-    return sorted(seats)
+    assert isinstance(ready, dict)
+    return ready
+
+
+def agreed_of(lobby: Mapping[str, Any]) -> dict[str, Any]:
+    """What a joiner agrees to in ``lobby``: the game, options, setup, the host's own seat claim
+    and the table's salt."""
+    agreed = {key: lobby[key] for key in ("game", "options", "setup", "salt")}
+    return {**agreed, "host claim": lobby["claims"][0]}
 
 
 class Lobby:
@@ -87,6 +109,7 @@ class Lobby:
         self.peers = peers
         self.seats = sorted(seats)  # the host's own claim
         self.members: list[Member] = []
+        self.salt = secrets.token_bytes(NONCE_LEN)  # this table's: in every lobby and the terms
 
     def view(self, you: int, *, start: bool = False) -> dict[str, Any]:
         """The lobby message for peer ``you``."""
@@ -102,6 +125,24 @@ class Lobby:
             "you": you,
             "needed": self.peers - 1 - len(members),
             "start": start,
+            "salt": self.salt,
+        }
+
+    def greeting(self) -> dict[str, Any]:
+        """The table as it stands, for the handshake's hello (the caller is not at it yet, so
+        there is no ``you``)."""
+        view = self.view(0)
+        del view["you"]
+        return view
+
+    def agreed(self) -> dict[str, Any]:
+        """What each joiner signs when it says it is ready."""
+        return {
+            "game": self.game,
+            "options": self.options,
+            "setup": self.setup,
+            "host claim": self.seats,
+            "salt": self.salt,
         }
 
     async def gather(self, listener: trio.abc.Listener[trio.abc.Stream]) -> list[Member]:
@@ -113,15 +154,23 @@ class Lobby:
 
         async def greet(stream: trio.abc.Stream, shown_key: Callable[[], None]) -> None:
             connection = Connection(
-                stream, peer.channel(initiator=False, hello={"name": peer.name, "game": self.game})
+                stream,
+                peer.channel(
+                    initiator=False, hello={"name": peer.name, "game": self.game, "lobby": self.greeting()}
+                ),
             )
             try:
                 established = await connection.handshake()
-                shown_key()
-                name = peer.pin(established)
             except (P2PGeniusError, trio.TooSlowError) as exc:
-                tell(Refused(str(exc)))
+                tell(Refused(str(exc) or "the handshake took too long"))
                 await connection.aclose()
+                return
+            shown_key()
+            try:
+                name = peer.pin(established)
+            except P2PGeniusError as exc:  # a known name with another key: say so, then close
+                tell(Refused(str(exc)))
+                await refuse(connection, str(exc))
                 return
             send.send_nowait(("joined", connection, (established.peer_key, name)))
             try:
@@ -160,19 +209,24 @@ class Lobby:
                     members.remove(member)
                     tell(PeerLeft(member.name))
                 elif what == "said" and member is not None:
-                    claim = ready_claim(data)
+                    if member.ready is not None:
+                        continue  # (said once; anything else before the start means nothing)
+                    ready = ready_map(data)
                     taken = [self.seats] + [m.claim or [] for m in members if m is not member]
                     problem = (
                         "a malformed ready message"
-                        if claim is None
-                        else claims_problem(groups, [*taken, claim])
+                        if ready is None
+                        else ready_problem(member.key, ready, salt=self.salt, agreed=self.agreed())
+                        or claims_problem(groups, [*taken, sorted(ready["seats"])])
                     )
                     if problem:
                         tell(Refused(problem, member.name))
                         members.remove(member)
                         await refuse(member.connection, problem)
                         continue
-                    member.claim = claim
+                    assert ready is not None
+                    member.ready = ready
+                    member.claim = sorted(ready["seats"])
                     tell(PeerReady(member.name))
                 else:
                     continue
@@ -191,8 +245,14 @@ def check_lobby(payload: bytes, host_key: bytes, me: bytes) -> dict[str, Any]:
     except EncodingError as exc:
         raise PeerGoneError(f"the host sent a malformed lobby: {exc}") from None
     if isinstance(value, list) and len(value) == 2 and value[0] == "refused":
-        raise PeerGoneError(f"the host refused us: {value[1]}")
+        reason = value[1] if isinstance(value[1], str) and value[1].strip() else "it gave no reason"
+        raise PeerGoneError(f"the host refused us: {reason[:200]}")
     lobby = value[1] if isinstance(value, list) and len(value) == 2 and value[0] == "lobby" else None
+    return checked_lobby(lobby, host_key, me)
+
+
+def checked_lobby(lobby: object, host_key: bytes, me: bytes) -> dict[str, Any]:
+    """A lobby map, checked (PeerGoneError if it is malformed or does not list us)."""
     if not (isinstance(lobby, dict) and set(LOBBY_FIELDS) <= set(lobby)):
         raise PeerGoneError("the host did not send the lobby")
     keys, peer_names, you = lobby["keys"], lobby["names"], lobby["you"]
@@ -218,57 +278,123 @@ def check_lobby(payload: bytes, host_key: bytes, me: bytes) -> dict[str, Any]:
         and isinstance(lobby["ready"], list)
         and len(lobby["ready"]) == len(keys)
         and all(type(r) is bool for r in lobby["ready"])
+        and isinstance(lobby["salt"], bytes)
+        and len(lobby["salt"]) == NONCE_LEN
     ):
         raise PeerGoneError("the host sent a malformed lobby (or one that does not list us)")
     return lobby
 
 
-async def await_start(
-    connection: Connection,
-    *,
-    host_key: bytes,
-    me: bytes,
-    seats: Sequence[int],
-    confirm: Callable[[Mapping[str, Any]], Awaitable[bool]] | None,
-    tell: Notify,
-) -> tuple[dict[str, Any], dict[str, Any], list[bytes]]:
-    """A joiner follows the host's lobby until the match starts: it shows each new lobby, agrees
-    to the terms of the first (``confirm``; or leaves) by saying it is ready (claiming ``seats``),
-    and holds the host to them. Returns the starting lobby, what was agreed (with our claim), and
-    whatever came in the same read right behind the start (the terms, often)."""
-    shown = None
-    agreed: dict[str, Any] | None = None  # what the player said yes to
-    while True:
-        payloads = await connection.receive()
-        for position, payload in enumerate(payloads):
-            lobby = check_lobby(payload, host_key, me)
-            if lobby != shown:
-                shown = lobby
-                tell(LobbyShown(lobby))
-            if agreed is None:  # the first lobby shows the terms: agree to them, or leave
-                if confirm is not None and not await confirm(lobby):
-                    raise PeerGoneError("left the lobby")
-                await connection.send(encode(["ready", {"seats": sorted(seats)}]))
-                agreed = {key: lobby[key] for key in ("game", "options", "setup")}
-                agreed["host claim"] = lobby["claims"][0]
-            now = {
-                **{key: lobby[key] for key in ("game", "options", "setup")},
-                "host claim": lobby["claims"][0],
+class Joining:
+    """A joiner's side of the lobby, from the host's hello to the start.
+
+    :meth:`greeted` runs inside the handshake, as soon as the host's hello is read: it checks the
+    host (``check_host``: an invite's key, the pins) and the table, and when nobody needs to be
+    asked (``confirm`` is None) it queues our signed ready to leave with our last handshake
+    message. :meth:`await_start` asks the player if that is still to do, then follows the host's
+    lobbies until the start. ``check_peer`` is asked about every other player at the table (a
+    known name with another key is refused)."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        name: str,
+        seats: Sequence[int],
+        *,
+        confirm: Callable[[Mapping[str, Any]], Awaitable[bool]] | None,
+        tell: Notify,
+        check_host: Callable[[Established], None],
+        check_peer: Callable[[str, bytes], None],
+    ) -> None:
+        self.identity = identity
+        self.name = name
+        self.seats = sorted(seats)
+        self.confirm = confirm
+        self.tell = tell
+        self.check_host = check_host
+        self.check_peer = check_peer
+        self.nonce = secrets.token_bytes(NONCE_LEN)  # our coin share, committed in the ready
+        self.host_key = b""
+        self.shown: dict[str, Any] | None = None
+        self.agreed: dict[str, Any] | None = None
+        self.sent = False
+
+    def greeted(self, connection: Connection, host: Established) -> None:
+        """The host's hello is in (our last handshake message has not left yet)."""
+        self.check_host(host)
+        self.host_key = host.peer_key
+        table = host.peer_hello.get("lobby")
+        if table is None:
+            return  # a host whose match is under way: it says why it turns us away, after this
+        if not isinstance(table, dict):
+            raise PeerGoneError("the host sent a malformed table")
+        # The table as it will be with us at it.
+        try:
+            lobby = {
+                **table,
+                "names": [*table["names"], self.name],
+                "keys": [*table["keys"], self.identity.public],
+                "claims": [*table["claims"], self.seats],
+                "ready": [*table["ready"], False],
+                "you": len(table["keys"]),
+                "needed": table["needed"] - 1,
             }
-            changed = [key for key in agreed if now[key] != agreed[key]]
-            if changed:
-                raise PeerGoneError(f"the host changed the {' and '.join(changed)} after we agreed")
-            if lobby["start"]:
-                # The terms must carry exactly the seat claims this lobby showed: the host's, ours
-                # and everyone's (else the host could sit where it likes while we read "coin flip").
-                expected = {key: agreed[key] for key in ("game", "options", "setup")}
-                expected["claims"] = [sorted(c) for c in lobby["claims"]]
-                return lobby, {**expected, "claim": sorted(seats)}, payloads[position + 1 :]
+        except (KeyError, TypeError) as exc:
+            raise PeerGoneError(f"the host sent a malformed table ({exc!r})") from None
+        self._show(checked_lobby(lobby, self.host_key, self.identity.public))
+        if self.confirm is None:
+            connection.channel.send(self._ready())
 
+    def _ready(self) -> bytes:
+        assert self.shown is not None
+        self.agreed = agreed_of(self.shown)
+        self.sent = True
+        ready = make_ready(
+            self.identity, self.nonce, salt=self.agreed["salt"], agreed=self.agreed, claim=self.seats
+        )
+        return encode(["ready", ready])
 
-def _terms_shown(lobby: Mapping[str, Any]) -> dict[str, Any]:
-    """What a joiner agrees to: the game, options, setup, and the host's own seat claim."""
-    return {**{key: lobby[key] for key in ("game", "options", "setup")}, "host claim": lobby["claims"][0]}
+    def _show(self, lobby: dict[str, Any]) -> None:
+        for index, (name, key) in enumerate(zip(lobby["names"], lobby["keys"], strict=True)):
+            if index not in (0, lobby["you"]):
+                self.check_peer(name, key)
+        if lobby != self.shown:
+            self.shown = lobby
+            self.tell(LobbyShown(lobby))
+
+    async def await_start(self, connection: Connection) -> tuple[dict[str, Any], dict[str, Any], list[bytes]]:
+        """Agree to the table (asking the player if that is still to do), then follow the host's
+        lobby until the match starts, holding the host to what we agreed. Returns the starting
+        lobby, what the terms must carry, and whatever came in the same read right behind the
+        start (the terms, often)."""
+        if self.shown is None:  # no table in the hello: the host turns us away (or breaks off)
+            for payload in await connection.receive():
+                check_lobby(payload, self.host_key, self.identity.public)
+            raise PeerGoneError("the host has no table open: its match is under way")
+        if not self.sent:
+            assert self.confirm is not None
+            if not await self.confirm(self.shown):
+                raise PeerGoneError("left the lobby")
+            await connection.send(self._ready())
+        while True:
+            payloads = await connection.receive()
+            for position, payload in enumerate(payloads):
+                lobby = check_lobby(payload, self.host_key, self.identity.public)
+                self._show(lobby)
+                assert self.agreed is not None
+                now = agreed_of(lobby)
+                changed = [key for key in AGREED if now[key] != self.agreed[key]]
+                if changed:
+                    raise PeerGoneError(f"the host changed the {' and '.join(changed)} after we agreed")
+                if lobby["ready"][lobby["you"]] and lobby["claims"][lobby["you"]] != self.seats:
+                    raise PeerGoneError("the host changed our seat claim after we agreed")
+                if lobby["start"]:
+                    # The terms must carry exactly the seat claims this lobby showed: the host's,
+                    # ours and everyone's (else the host could sit where it likes while we read
+                    # "coin flip"), and the salt our coin share is bound to.
+                    expected = {key: self.agreed[key] for key in ("game", "options", "setup", "salt")}
+                    expected["claims"] = [sorted(c) for c in lobby["claims"]]
+                    return lobby, {**expected, "claim": self.seats}, payloads[position + 1 :]
 
 
 def _good_name(name: object) -> bool:

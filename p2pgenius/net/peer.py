@@ -25,6 +25,7 @@ import contextlib
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -49,10 +50,10 @@ from p2pgenius.net.events import (
 )
 from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_known, check_name, trust
-from p2pgenius.net.lobby import LOBBY_FIELDS, Lobby, Member, await_start, check_lobby
+from p2pgenius.net.lobby import LOBBY_FIELDS, Joining, Lobby, Member, check_lobby
 from p2pgenius.net.reconnect import Reconnection
 from p2pgenius.protocol.channel import Established, SecureChannel
-from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 from p2pgenius.protocol.session import Event, Session
 from p2pgenius.protocol.transcript import header
 from p2pgenius.protocol.transcript import records as read_records
@@ -105,6 +106,7 @@ class Peer:
     confirm: Callable[[Mapping[str, Any]], Awaitable[bool]] | None = None  # agree to a lobby
     listener: trio.abc.Listener[trio.abc.Stream] | None = None  # a host's door, kept open
     notify: Notify = ignore  # the network layer's events, as data (a screen's status line)
+    expect_key: bytes | None = None  # a joiner's host key known in advance (an invite): pinned exactly
     _inbox: trio.MemorySendChannel[Item] | None = None
     _nursery: trio.Nursery | None = None
     _clocks: Clocks = field(default_factory=Clocks, repr=False)
@@ -129,6 +131,15 @@ class Peer:
             raise PeerGoneError(f"the peer's name is refused: {exc}") from None
         assert isinstance(name, str)
         return name
+
+    def check_expected(self, key: bytes) -> None:
+        """Refuse a host whose key is not the one an invite named (IdentityError)."""
+        if self.expect_key is not None and key != self.expect_key:
+            raise IdentityError(
+                f"the host's key is not the invite's: the invite names {fingerprint(self.expect_key)}, "
+                f"the host at this address has {fingerprint(key)}. Someone may be in the middle; "
+                "do not play, and ask your friend for a fresh invite"
+            )
 
     def admitted(self, keys: Sequence[bytes], names: Sequence[str]) -> None:
         """Pin the keys of a match's players, now that the match admitted them (trust on first
@@ -163,24 +174,33 @@ class Peer:
         self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
         self.listener = listener
         await self._start_transcript("host")
-        self.session.propose(game, options=options, setup=setup, claims=claims)
+        self.session.propose(
+            game,
+            options=options,
+            setup=setup,
+            claims=claims,
+            salt=lobby.salt,
+            readies=[None] + [m.ready for m in members],
+        )
         await self.play()
 
     async def join(self, stream: trio.abc.Stream, *, seats: Sequence[int] = ()) -> None:
         """Handshake with the host, say we are ready (claiming ``seats``), follow the lobby until
-        the match starts, and play."""
-        connection = Connection(stream, self.channel(initiator=True, hello={"name": self.name}))
-        established = await connection.handshake()
-        self.pin(established)
-        self.connections.append(connection)
-        lobby, expected, behind = await await_start(
-            connection,
-            host_key=established.peer_key,
-            me=self.identity.public,
-            seats=seats,
+        the match starts, and play. The host's table comes in its handshake message; a joiner
+        that need not ask anyone (no ``confirm``) says it is ready with its last one."""
+        joining = Joining(
+            self.identity,
+            self.name,
+            seats,
             confirm=self.confirm,
             tell=self.tell,
+            check_host=self._check_host,
+            check_peer=self._check_peer,
         )
+        connection = Connection(stream, self.channel(initiator=True, hello={"name": self.name}))
+        established = await connection.handshake(prepare=partial(joining.greeted, connection))
+        self.connections.append(connection)
+        lobby, expected, behind = await joining.await_start(connection)
         self.admitted([established.peer_key], [str(established.peer_hello.get("name"))])
         self.session = Session(
             keys=lobby["keys"],
@@ -189,9 +209,22 @@ class Peer:
             names=lobby["names"],
             expected=expected,
         )
+        self.session.my_coin = joining.nonce
         await self._start_transcript("join")
         # Whatever came in the same read as the start (the terms, often) goes first.
         await self.play(first=[(connection, extra) for extra in behind])
+
+    def _check_host(self, host: Established) -> None:
+        """The host, as soon as its hello is read: the invite's key, if any, and the pins."""
+        self.check_expected(host.peer_key)
+        self.pin(host)
+
+    def _check_peer(self, name: str, key: bytes) -> None:
+        """Another player at the table: a name pinned to another key is refused."""
+        try:
+            check_known(name, key, self.pin_dir)
+        except IdentityError as exc:
+            raise PeerGoneError(f"another player at the table is refused: {exc}") from None
 
     def _check_lobby(self, payload: bytes, host_key: bytes) -> dict[str, Any]:
         """A lobby message from the host, checked; raises PeerGoneError on a refusal or junk."""

@@ -2,7 +2,7 @@
 
 Every message is a canonical msgpack array, an *envelope*::
 
-    ["p2pg/1", match_id, author, seq, prev, body, signature]
+    ["p2pg/2", match_id, author, seq, prev, body, signature]
 
 ``author`` is the peer's index in the match, ``seq`` counts that author's messages from 0, ``prev``
 is the hash of that author's previous envelope (32 zero bytes for the first), ``body`` is the
@@ -21,10 +21,11 @@ from p2pgenius.canonical import Plain, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.identity import Identity, verify
 
-TAG: Final = "p2pg/1"
+TAG: Final = "p2pg/2"
 SIGN_DOMAIN: Final = b"p2pgenius/1 message"
 COMMIT_DOMAIN: Final = "p2pgenius/1 commitment"
-COIN_DOMAIN: Final = "p2pgenius/1 coin"
+COIN_DOMAIN: Final = "p2pgenius/2 coin"
+READY_DOMAIN: Final = b"p2pgenius/2 ready"
 ZERO_HASH: Final = b"\x00" * 32
 NONCE_LEN: Final = 32
 MAX_MESSAGE_BYTES: Final = 60_000
@@ -35,7 +36,6 @@ BODY_FIELDS: Final[dict[str, tuple[type, ...]]] = {
     # kind: types of the fields after the kind
     "terms": (dict,),
     "accept": (bytes,),
-    "coin_commit": (bytes,),
     "coin_reveal": (bytes,),
     "act": (int, int, dict, int),
     "commit": (int, int, bytes, int),
@@ -140,6 +140,8 @@ def commitment(match_id: bytes, stage: int, seat: int, nonce: bytes, payload: Pl
     return hashlib.sha256(encode([COMMIT_DOMAIN, match_id, stage, seat, nonce, payload])).digest()
 
 
-def coin_commitment(match_id: bytes, author: int, nonce: bytes) -> bytes:
-    """The commitment to one peer's share of the coin flip."""
-    return hashlib.sha256(encode([COIN_DOMAIN, match_id, author, nonce])).digest()
+def coin_commitment(salt: bytes, key: bytes, nonce: bytes) -> bytes:
+    """The commitment to one peer's share of the coin flip: bound to the table (the terms'
+    ``salt``, which the host shows in its lobby) and to the author's identity ``key``, so that
+    nobody can copy another peer's commitment, nor reuse one at another table."""
+    return hashlib.sha256(encode([COIN_DOMAIN, salt, key, nonce])).digest()

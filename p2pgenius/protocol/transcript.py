@@ -3,10 +3,14 @@
 A transcript is a sequence of records, each a 4-byte big-endian length and a canonical msgpack
 array (protocol/SPEC.md, "Transcript"):
 
-* ``["p2pgenius-transcript", 1, {"peers": [keys], "me": index | null}]``: the header, first;
-* ``["msg", envelope]``: a message as sent or received, in the order this peer processed them;
+* ``["p2pgenius-transcript", 1, {"peers": [keys], "me": index | null, ...}]``: the header, first;
+* ``["msg", envelope]``: a message as sent or received (its bytes, as ``bin``), in the order this
+  peer processed them;
 * ``["rejected", bytes, reason]``: something a peer sent that was refused (evidence);
-* ``["fault", kind, peer, stage, reason, evidence]``: why this peer stopped the match.
+* ``["fault", kind, peer, stage, reason, evidence]``: why this peer stopped the match;
+* ``["desync_state", author, stage, state]``: the public state another peer sent in its desync.
+
+Every field, and each kind of fault's evidence, is in protocol/SPEC.md section 7.
 
 :func:`verify` replays the messages in an observer :class:`Session` with the public keys alone:
 signatures, chains, commitments, every action's legality, every state hash, blindness claims and
@@ -24,7 +28,7 @@ from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.session import Fault, MatchOver, Rejected, Session, TimeObserved
 
 MAGIC: Final = "p2pgenius-transcript"
-VERSION: Final = 1
+VERSION: Final = 2  # the match messages' version (2: coin shares committed in the lobby)
 MAX_RECORD: Final = 1 << 20
 
 
@@ -83,7 +87,10 @@ def verify(data: bytes) -> Report:
     if not (isinstance(first, list) and len(first) == 3 and first[0] == MAGIC):
         raise TranscriptError("not a p2pgenius transcript (no header)")
     if first[1] != VERSION:
-        raise TranscriptError(f"transcript version {first[1]!r} (this program reads {VERSION})")
+        raise TranscriptError(
+            f"a transcript of match version {first[1]!r}; this program reads version {VERSION} (a "
+            "transcript is verified by the p2pgenius version that played it)"
+        )
     meta = first[2]
     keys = meta.get("peers") if isinstance(meta, dict) else None
     if not isinstance(keys, list) or not all(isinstance(k, bytes) for k in keys) or len(keys) < 2:

@@ -10,20 +10,39 @@ files with independent code (hashlib, msgpack, cryptography and the noiseprotoco
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from p2pgenius.canonical import encode
-from p2pgenius.inmemory import play, transcript
-from p2pgenius.protocol.channel import SecureChannel
+from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import EncodingError
+from p2pgenius.games.base import state_hash
+from p2pgenius.games.registry import get_spec
+from p2pgenius.inmemory import Table, play, transcript
+from p2pgenius.protocol.channel import PROLOGUE, PROTOCOL_VERSION, SecureChannel
+from p2pgenius.protocol.events import Applied
 from p2pgenius.protocol.identity import Identity, agreement_public
-from p2pgenius.protocol.messages import commitment, seal
+from p2pgenius.protocol.messages import SIGN_DOMAIN, TAG, commitment, seal
 from p2pgenius.protocol.noise import KeyPair
+from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.transcript import records
 
 HERE = Path(__file__).parent
+
+
+def as_json(value: Any) -> Any:
+    """Plain data as the JSON vectors write it: a byte string becomes ``{"bin": "<hex>"}`` (no
+    map in the protocol has a "bin" key, so this cannot be mistaken for data)."""
+    if isinstance(value, bytes):
+        return {"bin": value.hex()}
+    if isinstance(value, list | tuple):
+        return [as_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: as_json(item) for key, item in value.items()}
+    return value
 
 
 def seed(label: str) -> bytes:
@@ -63,24 +82,31 @@ def handshake() -> dict[str, Any]:
     init.receive_data(records[1])
     records.append(init.data_to_send())
     resp.receive_data(records[2])
-    init.send(b"first message from the initiator")
-    resp.send(b"first message from the responder")
+    # One channel message each way (SPEC section 4a): the initiator pings, the responder answers.
+    messages = {"initiator": ["ping", 1], "responder": ["pong", 1]}
+    init.send(encode(messages["initiator"]))
+    resp.send(encode(messages["responder"]))
     return {
-        "description": "p2pgenius channel, version 2: Noise_XX_25519_ChaChaPoly_SHA256 with prologue "
-        "'p2pgenius/2'; identity and ephemeral keys are raw 32-byte seeds (hex); each static "
-        "key is the first half of SHA-512 of its identity seed, its public half the identity "
-        "key's Montgomery u; records are the exact bytes on the wire (4-byte length prefix included)",
+        "prologue": PROLOGUE.decode(),
+        "description": f"p2pgenius channel, version {PROTOCOL_VERSION}: "
+        f"Noise_XX_25519_ChaChaPoly_SHA256 with prologue '{PROLOGUE.decode()}'; identity and "
+        "ephemeral keys are raw 32-byte seeds (hex); each static key is the first half of SHA-512 "
+        "of its identity seed, its public half the identity key's Montgomery u; records are the "
+        "exact bytes on the wire (4-byte length prefix included); each transport record carries "
+        "one canonical channel message (message: its plain form, plaintext: its canonical bytes)",
         "keys": keys,
         "hellos": hellos,
         "records": [r.hex() for r in records],
         "handshake_hash": init.handshake.handshake_hash.hex(),
         "transport": {
             "initiator": {
-                "plaintext": b"first message from the initiator".hex(),
+                "message": messages["initiator"],
+                "plaintext": encode(messages["initiator"]).hex(),
                 "record": init.data_to_send().hex(),
             },
             "responder": {
-                "plaintext": b"first message from the responder".hex(),
+                "message": messages["responder"],
+                "plaintext": encode(messages["responder"]).hex(),
                 "record": resp.data_to_send().hex(),
             },
         },
@@ -127,6 +153,7 @@ def envelopes() -> list[dict[str, Any]]:
     out, prev = [], b"\x00" * 32
     for seq, body in enumerate(bodies):
         raw = seal(ident, match_id, 1, seq, prev, body)
+        signed = SIGN_DOMAIN + encode([TAG, match_id, 1, seq, prev, body])
         out.append(
             {
                 "author_seed": author_seed.hex(),
@@ -135,6 +162,10 @@ def envelopes() -> list[dict[str, Any]]:
                 "author": 1,
                 "seq": seq,
                 "prev": prev.hex(),
+                "body": as_json(body),
+                "body_bytes": encode(body).hex(),
+                "signed": signed.hex(),
+                "signature": decode(raw)[6].hex(),
                 "envelope": raw.hex(),
                 "hash": hashlib.sha256(raw).hexdigest(),
             }
@@ -143,34 +174,302 @@ def envelopes() -> list[dict[str, Any]]:
     return out
 
 
+def canonical() -> dict[str, Any]:
+    """Values with their one canonical encoding, and encodings a receiver must refuse."""
+    values: list[tuple[str, Any]] = [
+        (
+            "keys sort by their UTF-8 bytes: 'aa' before 'b' (not shorter encoded keys first)",
+            {"b": 1, "aa": 2},
+        ),
+        ("U+FF61 (ef bd a1) before U+1F600 (f0 9f 98 80): UTF-8, not UTF-16, order", {"😀": 1, "｡": 2}),
+        (
+            "the terms' keys in canonical order",
+            {
+                "game": "duel",
+                "salt": b"",
+                "names": [],
+                "peers": [],
+                "setup": {},
+                "claims": [],
+                "engine": "",
+                "groups": [],
+                "options": {},
+            },
+        ),
+        ("a prefix sorts first", {"ab": 0, "a": 1, "": 2}),
+        ("positive fixint", 127),
+        ("uint 8", 128),
+        ("uint 8, largest", 255),
+        ("uint 16", 256),
+        ("uint 32", 65536),
+        ("uint 64", 2**32),
+        ("uint 64, largest", 2**64 - 1),
+        ("negative fixint", -32),
+        ("int 8", -33),
+        ("int 16", -129),
+        ("int 64, smallest", -(2**63)),
+        ("nil, false, true", [None, False, True]),
+        ("fixstr of 31 bytes", "x" * 31),
+        ("str 8 from 32 bytes", "x" * 32),
+        ("text is str, UTF-8", "José ♞"),
+        ("empty bin", b""),
+        ("bin 8 of 32 bytes", bytes(range(32))),
+        ("fixarray of 15", list(range(15))),
+        ("array 16 from 16 elements", list(range(16))),
+        ("fixmap of 15", {f"k{i:02}": i for i in range(15)}),
+        ("map 16 from 16 pairs", {f"k{i:02}": i for i in range(16)}),
+    ]
+    refused: list[tuple[str, bytes]] = [
+        ("map keys in the order of their encoded bytes ('b' before 'aa')", bytes.fromhex("82a16201a2616102")),
+        ("map keys out of order ('b' before 'a')", bytes.fromhex("82a16201a16102")),
+        ("a duplicate key", bytes.fromhex("82a16101a16102")),
+        ("an integer not in its shortest form (uint 8 for 5)", bytes.fromhex("cc05")),
+        ("a negative integer not in its shortest form (int 8 for -1)", bytes.fromhex("d0ff")),
+        ("a positive integer in a signed type (int 8 for 5)", bytes.fromhex("d005")),
+        ("a string not in its shortest form (str 8 for 1 byte)", bytes.fromhex("d90161")),
+        ("a byte string not in its shortest form (bin 16 for 1 byte)", bytes.fromhex("c5000161")),
+        ("an array not in its shortest form (array 16 of 1)", bytes.fromhex("dc000101")),
+        ("a float 64", bytes.fromhex("cb3ff0000000000000")),
+        ("a float 32", bytes.fromhex("ca3f800000")),
+        ("an extension type", bytes.fromhex("d40100")),
+        ("an integer map key", bytes.fromhex("810102")),
+        ("a byte-string map key", bytes.fromhex("81c4016101")),
+        ("a str that is not UTF-8", bytes.fromhex("a1ff")),
+        ("a trailing byte", bytes.fromhex("c0c0")),
+        ("cut short", bytes.fromhex("92a161")),
+        ("an int 64 for -129, which fits an int 16", bytes.fromhex("d3ffffffffffffff7f")),
+        ("a uint 16 for 200, which fits a uint 8", bytes.fromhex("cd00c8")),
+    ]
+    cases = []
+    for note, value in values:
+        data = encode(value)
+        assert decode(data) == value, note
+        cases.append({"note": note, "value": as_json(value), "bytes": data.hex()})
+    refusals = []
+    for note, data in refused:
+        try:
+            decode(data)
+        except EncodingError:
+            refusals.append({"note": note, "bytes": data.hex()})
+            continue
+        raise AssertionError(f"the decoder accepts {note}")
+    return {
+        "description": "canonical msgpack (SPEC section 3): each value's one encoding (values in "
+        'JSON, byte strings as {"bin": hex}), and byte strings a decoder must refuse',
+        "values": cases,
+        "refused": refusals,
+    }
+
+
 TRANSCRIPTS: list[tuple[str, dict[str, Any]]] = [
     ("duel", {"setup": {"hp": [3, 3]}}),
     ("magic-square", {"levels": ["perfect", "heuristic"]}),
     ("hornswoggle", {"setup": {"hands": [[1, 1], [1, 1], [1, 1], [1, 1]]}}),
 ]
+STAGE_KINDS = ("act", "commit", "final", "reveal", "decline", "hash", "blind")
 
 
-def transcripts() -> dict[str, bytes]:
-    """A short, complete match of each game, as peer 0's transcript."""
+class Script:
+    """A bot that plays a fixed list of duel gestures ("LR": left and right), then nothing."""
+
+    level = "script"
+
+    def __init__(self, moves: list[str]) -> None:
+        self.moves = list(moves)
+
+    def choose(self, state: Any, seat: int) -> Any:
+        """The next gestures of the script."""
+        move = self.moves.pop(0) if self.moves else "--"
+        return {"type": "gestures", "left": move[0], "right": move[1]}
+
+
+# p0 blinds p1 on turn 5 (p1 is blind on turns 6 to 8, stages 5 to 7), then stabs it to death.
+BLIND_SETUP: dict[str, Any] = {"hp": [15, 2]}
+BLIND_SCRIPT: list[list[str]] = [
+    ["D-", "W-", "S-", "W-", "CC", "-W", "-S", "--", ">-", ">-"],
+    ["--"] * 10,
+]
+
+
+def matches() -> dict[str, tuple[Table, int]]:
+    """The matches behind the transcript vectors: each table and the peer whose transcript it is."""
     out = {}
     for game, extra in TRANSCRIPTS:
-        table = play(game, seed=11, deterministic=True, **extra)
-        out[f"transcript-{game}.p2pt"] = transcript(table, 0)
+        out[game] = (play(game, seed=11, deterministic=True, **extra), 0)
+    blind = play(
+        "duel",
+        seed=11,
+        deterministic=True,
+        setup=BLIND_SETUP,
+        bots=[Script(BLIND_SCRIPT[0]), Script(BLIND_SCRIPT[1])],
+    )
+    out["duel-blind"] = (blind, blind.sessions[0].owner[1])  # the blinded wizard's peer
     return out
+
+
+def transcripts(tables: dict[str, tuple[Table, int]]) -> dict[str, bytes]:
+    """A short, complete match of each game as peer 0's transcript, and a duel with a blinded
+    wizard as its peer's."""
+    return {f"transcript-{name}.p2pt": transcript(table, peer) for name, (table, peer) in tables.items()}
+
+
+Message = tuple[bytes, int | None, int]
+"""A message of a transcript: its bytes, the stage being played when it came, its record's index."""
+
+
+@functools.cache
+def replay(data: bytes) -> tuple[dict[str, Any], list[Message], dict[int, Any]]:
+    """A transcript read by an observer: the terms, every message with the stage that was being
+    played when it came, and per stage (public state before, actions applied, public after)."""
+    items = list(records(data))
+    observer = Session(keys=items[0][2]["peers"], me=None)
+    messages: list[Message] = []
+    applied: list[Applied] = []
+    for index, record in enumerate(items):
+        if record[0] != "msg":
+            continue
+        messages.append((record[1], observer.stage.number if observer.stage is not None else None, index))
+        applied += [e for e in observer.receive(record[1]) if isinstance(e, Applied)]
+    assert observer.terms is not None and observer.finished, "the match must end cleanly"
+    terms = observer.terms
+    spec = get_spec(terms["game"])
+    game = spec.engine
+    state = spec.perspective(game.initial(terms["setup"], terms["options"]), ())
+    stages = {}
+    for event in applied:
+        before = game.public(state)
+        for seat, action in event.actions:
+            state = game.apply(state, seat, game.parse_action(action))
+        stages[event.stage] = (before, event.actions, game.public(state), state_hash(game, state))
+    return terms, messages, stages
+
+
+def stage_messages(messages: list[Message], number: int, sealed: bool) -> list[dict[str, Any]]:
+    """The messages of stage ``number``: those naming it, except that in a game that is not
+    ``sealed`` a reveal opens a flipped card, laid at an earlier stage, and belongs to the stage
+    it came in. ``record``: the message's place in the transcript (the header is record 0)."""
+    out = []
+    for raw, current, index in messages:
+        envelope = decode(raw)
+        body = envelope[5]
+        if body[0] not in STAGE_KINDS:
+            continue
+        flip_opening = body[0] == "reveal" and not sealed
+        if (current if flip_opening else body[1]) == number:
+            out.append(
+                {
+                    "record": index,
+                    "author": envelope[2],
+                    "seq": envelope[3],
+                    "body": as_json(body),
+                    "envelope": raw.hex(),
+                }
+            )
+    return out
+
+
+def stage_vector(data: bytes, number: int, note: str) -> dict[str, Any]:
+    """One whole stage of the match in transcript ``data``."""
+    terms, messages, stages = replay(data)
+    before, actions, after, digest = stages[number]
+    found = stage_messages(messages, number, get_spec(terms["game"]).sealed)
+    hashes = [m for m in found if m["body"][0] == "hash"]
+    assert hashes and all(m["body"][2] == {"bin": digest.hex()} for m in hashes), note
+    return {
+        "note": note,
+        "game": terms["game"],
+        "peers": [key.hex() for key in terms["peers"]],
+        "match_id": decode(messages[0][0])[1].hex(),
+        "stage": number,
+        "public_before": as_json(before),
+        "messages": found,
+        "applied": [[seat, as_json(action)] for seat, action in actions],
+        "public_after": as_json(after),
+        "hash": digest.hex(),
+    }
+
+
+def first_stage(data: bytes, found: Any) -> int:
+    """The first stage one of whose messages' bodies satisfies ``found``."""
+    terms, messages, stages = replay(data)
+    sealed = get_spec(terms["game"]).sealed
+    for number in sorted(stages):
+        if any(found(m["body"]) for m in stage_messages(messages, number, sealed)):
+            return number
+    raise AssertionError("no such stage")
+
+
+def stages(files: dict[str, bytes]) -> list[dict[str, Any]]:
+    """One whole stage of each game (two of Hornswoggle's: cards laid face down, and a flip)."""
+    duel, square, horn = (files[f"transcript-{g}.p2pt"] for g in ("duel", "magic-square", "hornswoggle"))
+    declined = first_stage(square, lambda body: body[0] == "decline")
+    laid = first_stage(horn, lambda body: body[0] == "commit")
+    flipped = first_stage(horn, lambda body: body[0] == "act" and body[3].get("type") == "flip")
+    return [
+        stage_vector(duel, 0, "a duel turn: two commitments, each made final, two reveals, two hashes"),
+        stage_vector(square, declined, "a public act while the other seat lets its challenge pass (decline)"),
+        stage_vector(horn, laid, "cards laid face down at once: commitments, applied as hidden cards"),
+        stage_vector(horn, flipped, "a flip (act) and its opening by the pile's owner (a reveal)"),
+    ]
+
+
+def blindness(files: dict[str, bytes], tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
+    """The stages of a duel played while a wizard was blind, as its peer received them: the claims
+    exactly as sent, and the withheld reveals and hashes that came after."""
+    table, blinded_peer = tables["duel-blind"]
+    data = files["transcript-duel-blind.p2pt"]
+    terms, messages, stage_states = replay(data)
+    claims = [decode(raw) for raw, _, _ in messages if decode(raw)[5][0] == "blind"]
+    blind_stages = sorted({envelope[5][1] for envelope in claims})
+    assert blind_stages == [5, 6, 7], blind_stages  # as the description says
+    out = []
+    for number in blind_stages:
+        envelope = next(e for e in claims if e[5][1] == number)
+        _, _, seat, claim = envelope[5]
+        out.append(
+            {
+                "stage": number,
+                "seat": seat,
+                "author": envelope[2],
+                "claim": as_json(claim),
+                "claim_bytes": encode(claim).hex(),
+                "messages": stage_messages(messages, number, True),
+                "applied": [[s, as_json(a)] for s, a in stage_states[number][1]],
+                "hash": stage_states[number][3].hex(),
+            }
+        )
+    return {
+        "description": "a duel in which p0 blinds p1 (turns 6 to 8 are stages 5 to 7), from the "
+        "transcript of p1's peer (transcript-duel-blind.p2pt): for each stage played while p1 was "
+        "blind, the claim exactly as the sighted peer sent it (the blind message's map), the stage's "
+        "messages in the order the blinded peer received them (the sighted peer's reveal and hash "
+        "come only after the last claim), the actions applied and the state hash",
+        "setup": BLIND_SETUP,
+        "gestures": BLIND_SCRIPT,
+        "peers": [key.hex() for key in terms["peers"]],
+        "match_id": decode(messages[0][0])[1].hex(),
+        "owner": list(table.sessions[0].owner),
+        "blinded_peer": blinded_peer,
+        "stages": out,
+    }
 
 
 def everything() -> dict[str, bytes]:
     """Every vector file's name and exact bytes."""
 
-    def as_json(value: Any) -> bytes:
-        return (json.dumps(value, indent=1, sort_keys=True) + "\n").encode()
+    def dump(value: Any) -> bytes:
+        return (json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
+    tables = matches()
     files = {
-        "handshake.json": as_json(handshake()),
-        "commitments.json": as_json(commitments()),
-        "envelopes.json": as_json(envelopes()),
+        "handshake.json": dump(handshake()),
+        "canonical.json": dump(canonical()),
+        "commitments.json": dump(commitments()),
+        "envelopes.json": dump(envelopes()),
     }
-    files.update(transcripts())
+    files.update(transcripts(tables))
+    files["stages.json"] = dump(stages(files))
+    files["blindness.json"] = dump(blindness(files, tables))
     return files
 
 

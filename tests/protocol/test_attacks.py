@@ -189,6 +189,20 @@ def test_a_false_blindness_claim_is_caught_when_the_gestures_are_opened() -> Non
     fault = honest_fault(table, 1 - sighted)
     assert (fault.kind, fault.peer) == ("cheat", sighted)
     assert "blindness claim" in fault.reason
+    # The evidence shows what was claimed against what the blinded peer computed, field by field.
+    evidence = fault.evidence
+    assert evidence["stage"] == 5 and evidence["seat"] == 1
+    claimed, expected = evidence["claimed"], evidence["expected"]
+    assert isinstance(claimed, dict) and isinstance(expected, dict)
+    assert claimed["wizards"][1]["hp"] == 99 != expected["wizards"][1]["hp"]
+    assert {k: v for k, v in claimed.items() if k != "wizards"} == {
+        k: v for k, v in expected.items() if k != "wizards"
+    }
+    records = [decode(r) for r in table.transcripts[1 - sighted]]
+    claims = [r[1] for r in records if r[0] == "msg" and decode(r[1])[5][:2] == ["blind", 5]]
+    assert [hashlib.sha256(raw).hexdigest() for raw in claims] == [evidence["message"]]  # the signed lie
+    report = verify(transcript(table, 1 - sighted))
+    assert report.fault is not None and report.fault.evidence == evidence  # verify finds the same
 
 
 def test_refusing_to_open_loses_with_a_signed_forfeit_in_the_transcript() -> None:

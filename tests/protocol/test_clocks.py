@@ -17,6 +17,7 @@ from p2pgenius.protocol.session import (
     Rejected,
     Session,
     TimeoutClaimed,
+    start_table,
 )
 
 
@@ -29,7 +30,7 @@ class Pair:
         self.s = [Session(keys=keys, me=i, identity=ids[i], **kw.get(f"kw{i}", {})) for i in range(2)]
         self.events: list[list[Event]] = [[], []]
         self.wire: list[list[bytes]] = [[], []]  # messages on their way to each peer
-        self.s[0].propose(game, options=options, setup=setup or {}, claims=kw.get("claims"))
+        start_table(self.s, game, options=options, setup=setup or {}, claims=kw.get("claims"))
         self.pump()
 
     def pump(self) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.protocol.messages import open_envelope, seal
-from p2pgenius.protocol.session import ClaimDisputed, Fault, Rejected, Session
+from p2pgenius.protocol.session import ClaimDisputed, Fault, Rejected, Session, start_table
 from p2pgenius.protocol.transcript import verify
 
 from .test_clocks import Pair, ms_setup
@@ -135,7 +135,7 @@ def test_walking_away_from_the_coin_flip_after_seeing_the_others_share_forfeits(
     ids = [Identity.from_seed(bytes([91, i]) * 16) for i in range(2)]
     keys = [i.public for i in ids]
     s = [Session(keys=keys, me=i, identity=ids[i]) for i in range(2)]
-    s[0].propose("duel", options={"fast": True}, setup={})
+    start_table(s, "duel", options={"fast": True}, setup={})
     for _ in range(6):  # deliver all but peer 1's coin share
         for i in (0, 1):
             for raw in s[i].flush().messages:

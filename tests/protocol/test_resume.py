@@ -7,7 +7,7 @@ import pytest
 from p2pgenius.bots import make_bot
 from p2pgenius.canonical import decode
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.session import Session, start_table
 from p2pgenius.protocol.transcript import frame, header, verify
 
 
@@ -43,7 +43,7 @@ def test_a_crashed_peer_resumes_from_disk_and_the_match_finishes(game: str, cras
                 session.finalize(unsettled)
             flush(i)
 
-    sessions[0].propose(game, options={}, setup={})
+    start_table(sessions, game, options={}, setup={})
     flush(0)
     delivered = 0
     crashed = False

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 
 import pytest
 
-from p2pgenius.errors import LocalMisuseError
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import NONCE_LEN, commitment
-from p2pgenius.protocol.session import Fault, Rejected, Session
+from p2pgenius.protocol.session import Fault, Rejected, Session, start_table
 
 from .harness import play
 from .test_blindness import Script
@@ -34,7 +35,7 @@ def test_a_hidden_card_opened_to_something_else_convicts_its_owner_not_the_flipp
                     observer.receive(raw)
                     moved = True
 
-    peers[0].propose("hornswoggle", options={}, setup={})
+    start_table(peers, "hornswoggle", options={}, setup={})
     pump()
     owner = peers[0].owner
     hostile = owner[1]
@@ -163,3 +164,36 @@ def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_
     trio.run(main, clock=clock)
     assert seen and seen[0] != "forfeit"  # the answered claim is dropped, not forfeited...
     assert a.claims  # ...and a new claim is made about what is still owed
+
+
+def test_a_bare_timeout_instead_of_a_committed_card_is_refused_and_the_match_goes_on() -> None:
+    # A Hornswoggle seat's timeout is played by its own peer as a committed card. A hostile peer
+    # that sends a bare "timeout" act where a card is due would lay a card nobody committed to: the
+    # first flip to meet it used to crash the flipper's session. It is refused on receipt.
+    ids = [Identity.from_seed(bytes([19, i]) * 16) for i in range(2)]
+    keys = [i.public for i in ids]
+    peers = [Session(keys=keys, me=i, identity=ids[i]) for i in range(2)]
+    start_table(peers, "hornswoggle", options={}, setup={})
+    for _ in range(4):
+        for i in (0, 1):
+            for raw in peers[i].flush().messages:
+                peers[1 - i].receive(raw)
+    honest = peers[0]
+    assert honest.owner, "seats dealt"
+    hostile = peers[1]
+    while honest.state.phase != "opening":  # someone picks who starts
+        stage = honest.stage
+        assert stage is not None
+        seat = stage.waiting[0]
+        peers[honest.owner[seat]].submit(seat, {"type": "order", "first": 0})
+        for i in (0, 1):
+            for raw in peers[i].flush().messages:
+                peers[1 - i].receive(raw)
+    stage = honest.stage
+    assert stage is not None
+    seat = next(s for s in stage.waiting if honest.owner[s] == 1)
+    with contextlib.suppress(P2PGeniusError):  # (its own session refuses it too; it is sent anyway)
+        hostile._send(["act", stage.number, seat, {"type": "timeout"}, 0])
+    events = [e for raw in hostile.flush().messages for e in honest.receive(raw)]
+    assert any(isinstance(e, Rejected) and "played by its own peer" in e.reason for e in events), events
+    assert honest.fault is None and honest.stage is not None and seat in honest.stage.waiting

@@ -1,19 +1,65 @@
-"""protocol/SPEC.md's message table is the code's table."""
+"""protocol/SPEC.md's tables and worked examples are the code's."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
+from p2pgenius import __version__
+from p2pgenius.canonical import encode
+from p2pgenius.games.names import GAME_NAMES
+from p2pgenius.games.registry import engine_fingerprint, get_spec
 from p2pgenius.protocol.messages import BODY_FIELDS
 
 SPEC = Path(__file__).parents[2] / "protocol" / "SPEC.md"
 NAMES = {int: "int", bytes: "bin", dict: "map", str: "str", list: "array"}
 
 
-def test_the_spec_lists_every_message_kind_with_its_field_types() -> None:
+def between(start: str, end: str) -> str:
     text = SPEC.read_text(encoding="utf-8")
-    table = text.split("<!-- message-table -->")[1].split("<!-- /message-table -->")[0]
-    rows = [line.split("|")[1:3] for line in table.strip().splitlines()[2:]]
-    documented = {kind.strip().strip("`"): fields.strip() for kind, fields in rows}
+    return text.split(start)[1].split(end)[0]
+
+
+def rows(table: str) -> list[list[str]]:
+    """The cells of a markdown table's body rows (backticks stripped)."""
+    return [
+        [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
+        for line in table.strip().splitlines()[2:]
+    ]
+
+
+def test_the_spec_lists_every_message_kind_with_its_field_types() -> None:
+    table = between("<!-- message-table -->", "<!-- /message-table -->")
+    cells = [line.split("|")[1:3] for line in table.strip().splitlines()[2:]]
+    documented = {kind.strip().strip("`"): fields.strip() for kind, fields in cells}
     expected = {kind: ", ".join(NAMES[t] for t in types) for kind, types in BODY_FIELDS.items()}
     assert documented == expected
+
+
+def test_the_spec_gives_each_games_engine_fingerprint_as_the_code_computes_it() -> None:
+    documented = {
+        game: (int(version), package, encoded.replace(" ", ""), engine)
+        for game, version, package, encoded, engine in rows(
+            between("<!-- engine-fingerprints -->", "<!-- /engine-fingerprints -->")
+        )
+    }
+    expected = {}
+    for game in GAME_NAMES:
+        version = get_spec(game).rules_version
+        encoded = encode([game, version, __version__])
+        # The formula as the SPEC states it, computed here, and the code's own fingerprint.
+        assert hashlib.sha256(encoded).digest()[:16].hex() == engine_fingerprint(game)
+        expected[game] = (version, __version__, encoded.hex(), engine_fingerprint(game))
+    assert documented == expected
+
+
+def test_the_key_order_example_is_the_canonical_encoding() -> None:
+    section = between("## 3. Encoding", "## 4. The channel")
+    assert "`82 a2 61 61 02 a1 62 01`" in section
+    assert encode({"b": 1, "aa": 2}).hex(" ") == "82 a2 61 61 02 a1 62 01"
+    terms_keys = "claims, engine, game, groups, names, options, peers, salt, setup"
+    assert f"`{terms_keys}`" in section.replace("\n  ", " ")
+    keys = terms_keys.split(", ")
+    # Whatever order a map is built in, its keys are written in exactly the order the SPEC gives.
+    written = b"\x89" + b"".join(encode(key) + b"\x00" for key in keys)
+    assert encode(dict.fromkeys(reversed(keys), 0)) == written

@@ -38,12 +38,56 @@ def test_our_code_makes_exactly_the_vector_files() -> None:
 
 
 def sorted_maps(value: Any) -> Any:
-    """An independent canonical form: maps sorted by key, recursively."""
+    """An independent canonical form: maps sorted by the UTF-8 bytes of their keys, recursively."""
     if isinstance(value, dict):
-        return {k: sorted_maps(value[k]) for k in sorted(value)}
+        return {k: sorted_maps(value[k]) for k in sorted(value, key=lambda k: k.encode())}
     if isinstance(value, list):
         return [sorted_maps(v) for v in value]
     return value
+
+
+def from_json(value: Any) -> Any:
+    """A vector's JSON value as plain data: ``{"bin": hex}`` is a byte string."""
+    if isinstance(value, dict):
+        if set(value) == {"bin"}:
+            return bytes.fromhex(value["bin"])
+        return {k: from_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [from_json(v) for v in value]
+    return value
+
+
+def pack(value: Any) -> bytes:
+    """Canonical msgpack by independent code: msgpack with sorted maps."""
+    packed: bytes = msgpack.packb(sorted_maps(value), use_bin_type=True)
+    return packed
+
+
+def plainly_canonical(data: bytes) -> bool:
+    """Whether ``data`` is canonical by independent code: msgpack of plain types (no floats, no
+    extension types, string keys) that packs back to the same bytes."""
+    try:
+        value = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except Exception:  # not msgpack at all (cut short, bad UTF-8, trailing bytes)
+        return False
+
+    def plain(item: Any) -> bool:
+        if isinstance(item, dict):
+            return all(isinstance(k, str) and plain(v) for k, v in item.items())
+        if isinstance(item, list):
+            return all(plain(v) for v in item)
+        return item is None or isinstance(item, bool | int | str | bytes)
+
+    return plain(value) and pack(value) == data
+
+
+def test_canonical_encodings_match_plain_msgpack_with_sorted_maps() -> None:
+    vector = load("canonical.json")
+    for case in vector["values"]:
+        assert pack(from_json(case["value"])).hex() == case["bytes"], case["note"]
+        assert plainly_canonical(bytes.fromhex(case["bytes"])), case["note"]
+    for case in vector["refused"]:
+        assert not plainly_canonical(bytes.fromhex(case["bytes"])), case["note"]
 
 
 def test_commitments_match_an_independent_computation() -> None:
@@ -68,12 +112,52 @@ def test_envelopes_verify_with_plain_ed25519_and_chain_by_hash() -> None:
     for case in load("envelopes.json"):
         raw = bytes.fromhex(case["envelope"])
         tag, match_id, author, seq, chained, body, signature = msgpack.unpackb(raw, raw=False)
-        assert (tag, author, seq, chained) == ("p2pg/1", case["author"], case["seq"], prev)
+        assert (tag, author, seq, chained) == ("p2pg/2", case["author"], case["seq"], prev)
+        assert body == from_json(case["body"])
+        assert pack(body).hex() == case["body_bytes"]
         unsigned = msgpack.packb([tag, match_id, author, seq, chained, body], use_bin_type=True)
+        assert (b"p2pgenius/1 message" + unsigned).hex() == case["signed"]
+        assert signature.hex() == case["signature"]
         key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(case["public_key"]))
         key.verify(signature, b"p2pgenius/1 message" + unsigned)  # raises if it does not
         assert hashlib.sha256(raw).hexdigest() == case["hash"]
         prev = hashlib.sha256(raw).digest()
+
+
+def test_each_stage_hashes_its_public_state_as_plain_msgpack_says() -> None:
+    for case in load("stages.json"):
+        state = from_json(case["public_after"])
+        digest = hashlib.sha256(pack({"game": case["game"], "state": state})).hexdigest()
+        assert digest == case["hash"], case["note"]
+        hashes = [m["body"][2] for m in case["messages"] if m["body"][0] == "hash"]
+        assert hashes and all(from_json(h).hex() == digest for h in hashes)
+        for message in case["messages"]:
+            assert msgpack.unpackb(bytes.fromhex(message["envelope"]), raw=False)[5] == from_json(
+                message["body"]
+            )
+
+
+def test_every_blindness_claim_is_the_engines_view_and_next_exactly() -> None:
+    # Replayed with the engine alone from the setup and the scripted gestures: after each blind
+    # stage the claim is view(state, blinded seat) with "next" (to_act), byte for byte.
+    from p2pgenius.games.duel.engine import DUEL
+
+    vector = load("blindness.json")
+    state = DUEL.initial(vector["setup"], {})
+    claims = {case["stage"]: case for case in vector["stages"]}
+    for stage in range(max(claims) + 1):
+        for seat in (0, 1):
+            move = vector["gestures"][seat][stage]
+            action = DUEL.parse_action({"type": "gestures", "left": move[0], "right": move[1]})
+            state = DUEL.apply(state, seat, action)
+        if stage in claims:
+            case = claims[stage]
+            expected = {**DUEL.view(state, case["seat"]), "next": list(DUEL.to_act(state))}
+            assert pack(expected).hex() == case["claim_bytes"]
+            assert from_json(case["claim"]) == expected
+            assert [s for s, _ in case["applied"]] == [0, 1]
+    assert [c["seat"] for c in claims.values()] == [1, 1, 1]
+    assert claims[5]["claim"]["wizards"][0]["hp"] is None  # blind: not even the opponent's HP
 
 
 @pytest.mark.filterwarnings("ignore:One of ephemeral keypairs is already set")
@@ -86,7 +170,7 @@ def test_the_handshake_is_byte_for_byte_noise_xx_per_an_independent_implementati
         conn = noise.NoiseConnection.from_name(b"Noise_XX_25519_ChaChaPoly_SHA256")
         conn.set_keypair_from_private_bytes(noise.Keypair.STATIC, keys[f"{role} static"])
         conn.set_keypair_from_private_bytes(noise.Keypair.EPHEMERAL, keys[f"{role} ephemeral"])
-        conn.set_prologue(b"p2pgenius/2")
+        conn.set_prologue(vector["prologue"].encode())
         if role == "initiator":
             conn.set_as_initiator()
         else:
@@ -110,13 +194,18 @@ def test_the_handshake_is_byte_for_byte_noise_xx_per_an_independent_implementati
     transport = vector["transport"]
     record = bytes.fromhex(transport["initiator"]["record"])[4:]
     assert resp.decrypt(record).hex() == transport["initiator"]["plaintext"]
+    record = bytes.fromhex(transport["responder"]["record"])[4:]
+    assert init.decrypt(record).hex() == transport["responder"]["plaintext"]
+    for role in ("initiator", "responder"):  # each a canonical channel message (SPEC section 4a)
+        assert pack(transport[role]["message"]).hex() == transport[role]["plaintext"]
 
 
-@pytest.mark.parametrize("game", ["duel", "magic-square", "hornswoggle"])
-def test_the_transcript_vectors_verify(game: str) -> None:
-    report = verify((VECTORS / f"transcript-{game}.p2pt").read_bytes())
+@pytest.mark.parametrize("name", ["duel", "magic-square", "hornswoggle", "duel-blind"])
+def test_the_transcript_vectors_verify(name: str) -> None:
+    report = verify((VECTORS / f"transcript-{name}.p2pt").read_bytes())
     assert report.ok, report.summary
-    assert report.game == game
+    assert report.game == name.removesuffix("-blind")
+    assert report.rejected == []
 
 
 def test_each_static_key_is_its_identitys_scalar_by_an_independent_computation() -> None:

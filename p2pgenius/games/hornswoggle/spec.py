@@ -27,6 +27,7 @@ class HornswoggleSpec(GameSpec):
     hidden_types = ("place", "discard")
     flip_type = "flip"
     audited = True
+    owner_resolves_timeout = True
     time_options = (TimeOption("decision_seconds", DECISION_SECONDS, "each decision"),)
 
     def perspective(self, state: HornState, seats: Sequence[int]) -> HornState:

@@ -35,7 +35,7 @@ from p2pgenius.protocol.events import (
 from p2pgenius.protocol.session.base import CheatError, SessionError
 from p2pgenius.protocol.session.core import Session
 from p2pgenius.protocol.session.phase import Phase
-from p2pgenius.protocol.session.setup import MATCH_DOMAIN, claims_problem
+from p2pgenius.protocol.session.setup import MATCH_DOMAIN, claims_problem, start_table
 from p2pgenius.protocol.session.stage import Stage
 
 __all__ = [
@@ -61,4 +61,5 @@ __all__ = [
     "TimeoutClaimed",
     "YourTurn",
     "claims_problem",
+    "start_table",
 ]

@@ -78,7 +78,6 @@ class SessionBase:
         self.terms: dict[str, Any] | None = None
         self.match_id = b""
         self.accepted: set[int] = set()
-        self.coin_commits: dict[int, bytes] = {}
         self.coin_reveals: dict[int, bytes] = {}
         self.my_coin: bytes | None = None
         self.owner: tuple[int, ...] = ()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from p2pgenius.canonical import Plain, digest
+from p2pgenius.canonical import Plain, encode
 from p2pgenius.protocol.events import Applied, BlindClaim, YourTurn
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.base import CheatError, SessionBase
@@ -87,6 +87,7 @@ class Blindness(SessionBase):
         stage.claim = view
         stage.claim_author = env.author
         stage.claim_seat = seat
+        stage.claim_message = env.hash
         self.behind.append(stage)
         self._enter(Phase.BEHIND)
         self.events.append(BlindClaim(stage.number, seat, view))
@@ -114,11 +115,19 @@ class Blindness(SessionBase):
             self.clockbook.charge(stage)
             self.events.append(Applied(stage.number, tuple(actions), tuple(events)))
             assert stage.claim is not None and stage.claim_seat is not None
-            if digest(self._claim(stage.claim_seat)) != digest(dict(stage.claim)):
+            expected, claimed = self._claim(stage.claim_seat), dict(stage.claim)
+            # Exact equality: the canonical bytes, every field and ``next`` included.
+            if encode(expected) != encode(claimed):
                 raise CheatError(
                     stage.claim_author,
-                    f"its blindness claim for stage {stage.number} was false",
-                    {"stage": stage.number},
+                    f"its blindness claim about p{stage.claim_seat} for stage {stage.number} was false",
+                    {
+                        "stage": stage.number,
+                        "seat": stage.claim_seat,
+                        "message": stage.claim_message.hex(),
+                        "expected": expected,
+                        "claimed": claimed,
+                    },
                 )
             self._after_stage(stage)
             if self.fault is not None:

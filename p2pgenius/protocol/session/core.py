@@ -357,7 +357,6 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             raise MessageError(f"a {kind} message before the terms")
         handler = {
             "accept": self._on_accept,
-            "coin_commit": self._on_coin_commit,
             "coin_reveal": self._on_coin_reveal,
             "chat": self._on_chat,
             "hash": self._on_hash,
@@ -461,6 +460,10 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         assert self.game is not None and self.spec is not None
         if self._sealed() or self.spec.hidden(action):
             raise MessageError(f"p{seat} must commit to this action, not show it")
+        if self.spec.owner_resolves_timeout and isinstance(action, dict) and action.get("type") == "timeout":
+            # Its own peer plays what the rules' timeout plays, committed like any card: a bare
+            # timeout would lay a card nobody committed to (and break the flip that meets it).
+            raise MessageError(f"p{seat}'s timeout is played by its own peer as the card the rules choose")
         try:
             parsed = self.game.parse_action(action)
             if seat in stage.optional and parsed.to_plain().get("type") not in self.spec.optional_types:

@@ -16,12 +16,10 @@ class Phase(Enum):
 
     TERMS = "terms"
     """Waiting for the host's terms."""
-    ACCEPTING = "accepting"
-    """The terms are known; waiting for every other peer's accept."""
-    COIN_COMMIT = "coin_commit"
-    """Everyone accepted; waiting for every peer's committed coin share."""
     COIN_REVEAL = "coin_reveal"
-    """Every coin is committed; waiting for every share to be opened (then seats are dealt)."""
+    """The terms are known, and with them every peer's committed coin share (each joiner signed
+    its own in the lobby); waiting for every other peer's accept and for every share to be
+    opened (then seats are dealt)."""
     PLAYING = "playing"
     """Stages are being played."""
     BEHIND = "behind"
@@ -36,9 +34,7 @@ class Phase(Enum):
 
 
 TRANSITIONS: Final[dict[Phase, frozenset[Phase]]] = {
-    Phase.TERMS: frozenset({Phase.ACCEPTING, Phase.FAULT}),
-    Phase.ACCEPTING: frozenset({Phase.COIN_COMMIT, Phase.FAULT}),
-    Phase.COIN_COMMIT: frozenset({Phase.COIN_REVEAL, Phase.FAULT}),
+    Phase.TERMS: frozenset({Phase.COIN_REVEAL, Phase.FAULT}),
     Phase.COIN_REVEAL: frozenset({Phase.PLAYING, Phase.FAULT}),
     Phase.PLAYING: frozenset({Phase.BEHIND, Phase.AUDIT, Phase.OVER, Phase.FAULT}),
     Phase.BEHIND: frozenset({Phase.PLAYING, Phase.FAULT}),

@@ -12,7 +12,8 @@ from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import engine_fingerprint, get_spec
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.protocol.events import SeatsDealt
-from p2pgenius.protocol.messages import NONCE_LEN, Envelope, MessageError, coin_commitment
+from p2pgenius.protocol.identity import Identity, verify
+from p2pgenius.protocol.messages import NONCE_LEN, READY_DOMAIN, Envelope, MessageError, coin_commitment
 from p2pgenius.protocol.session.base import CheatError, SessionBase
 from p2pgenius.protocol.session.cards import HiddenCards
 from p2pgenius.protocol.session.phase import Phase
@@ -120,8 +121,110 @@ def group_of(groups: Sequence[Sequence[int]], seats: Sequence[int]) -> int | Non
     return None
 
 
+def ready_statement(
+    salt: bytes,
+    agreed: Mapping[str, Any],
+    claim: Sequence[int],
+    coin: bytes,
+) -> bytes:
+    """What a joiner signs when it says it is ready: ``READY_DOMAIN || encode([salt, game,
+    options, setup, host claim, claim, coin])``. It binds the joiner to the table it saw (the
+    host's salt), to the match it agreed to and to its committed coin share, before it can know
+    the deal: walking away from the coin flip after seeing the host's share then forfeits."""
+    return READY_DOMAIN + encode(
+        [
+            salt,
+            agreed["game"],
+            dict(agreed["options"]),
+            dict(agreed["setup"]),
+            sorted(agreed["host claim"]),
+            sorted(claim),
+            coin,
+        ]
+    )
+
+
+def make_ready(
+    identity: Identity, nonce: bytes, *, salt: bytes, agreed: Mapping[str, Any], claim: Sequence[int]
+) -> dict[str, Any]:
+    """A joiner's ``ready``: its seat claim, its committed coin share (of ``nonce``) and its
+    signature of both with what it agreed to (``agreed``: game, options, setup, host claim)."""
+    coin = coin_commitment(salt, identity.public, nonce)
+    return {
+        "seats": sorted(claim),
+        "coin": coin,
+        "signature": identity.sign(ready_statement(salt, agreed, claim, coin)),
+    }
+
+
+def ready_problem(key: bytes, ready: Mapping[str, Any], *, salt: bytes, agreed: Mapping[str, Any]) -> str:
+    """Why a joiner's ``ready`` (from the holder of ``key``) does not hold ("" if it does)."""
+    coin, signature, seats = ready.get("coin"), ready.get("signature"), ready.get("seats")
+    if not (
+        isinstance(coin, bytes)
+        and len(coin) == 32
+        and isinstance(signature, bytes)
+        and isinstance(seats, list)
+        and all(type(s) is int for s in seats)
+    ):
+        return "a malformed ready message"
+    if not verify(key, signature, ready_statement(salt, agreed, seats, coin)):
+        return "a ready message whose signature does not verify"
+    return ""
+
+
+def _agreed(terms: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "game": terms["game"],
+        "options": terms.get("options", {}),
+        "setup": terms.get("setup", {}),
+        "host claim": terms["claims"][0],
+    }
+
+
+def check_coins(terms: Mapping[str, Any], keys: Sequence[bytes]) -> None:
+    """The terms' coin commitments: one per peer, each joiner's with its signed ready (so the
+    host cannot put a commitment in a joiner's name). Raises MessageError."""
+    coins, readies, salt = terms.get("coins"), terms.get("readies"), terms.get("salt")
+    if not (
+        isinstance(salt, bytes)
+        and len(salt) == NONCE_LEN
+        and isinstance(coins, list)
+        and isinstance(readies, list)
+        and len(coins) == len(readies) == len(keys)
+        and all(isinstance(c, bytes) and len(c) == 32 for c in coins)
+        and all(isinstance(r, bytes) for r in readies)
+        and readies[0] == b""
+    ):
+        raise MessageError("malformed coin commitments in the terms")
+    agreed = _agreed(terms)
+    for peer in range(1, len(keys)):
+        ready = {"seats": terms["claims"][peer], "coin": coins[peer], "signature": readies[peer]}
+        problem = ready_problem(keys[peer], ready, salt=salt, agreed=agreed)
+        if problem:
+            raise MessageError(f"peer {peer}'s coin commitment in the terms: {problem}")
+
+
 class MatchSetup(SessionBase):
-    """The session's set-up messages: terms, accepts, the coin flip, the deal."""
+    """The session's set-up messages: terms (with every coin commitment), accepts, the coin's
+    openings, the deal."""
+
+    def ready(
+        self,
+        salt: bytes,
+        game: str,
+        *,
+        options: Mapping[str, Any],
+        setup: Mapping[str, Any],
+        host_claim: Sequence[int] = (),
+        claim: Sequence[int] = (),
+    ) -> dict[str, Any]:
+        """A joiner's signed ready for the table of ``salt`` (a fresh coin share of ours,
+        committed; the network layer makes the same with :func:`make_ready`)."""
+        assert self.identity is not None
+        self.my_coin = self.randomness(NONCE_LEN)
+        agreed = {"game": game, "options": options, "setup": setup, "host claim": host_claim}
+        return make_ready(self.identity, self.my_coin, salt=salt, agreed=agreed, claim=claim)
 
     def propose(
         self,
@@ -132,10 +235,12 @@ class MatchSetup(SessionBase):
         salt: bytes | None = None,
         seats: Sequence[int] = (),
         claims: Sequence[Sequence[int]] | None = None,
+        readies: Sequence[Mapping[str, Any] | None] = (),
     ) -> None:
         """The host (peer 0) proposes the match terms. ``claims[p]``: seats peer ``p`` claims
         (its group is the one holding them) instead of leaving it to the coin; ``seats`` is the
-        host's own claim, for short."""
+        host's own claim, for short. ``readies[p]``: each joiner's signed ready (index 0, the
+        host's, is ignored), made over ``salt`` (a joiner's claim in it is the one granted)."""
         if self.me != 0:
             raise LocalMisuseError("only the host (peer 0) proposes the terms")
         spec = get_spec(game)
@@ -146,6 +251,16 @@ class MatchSetup(SessionBase):
         problem = claims_problem(spec.seat_groups(len(self.keys)), wanted)
         if problem:
             raise LocalMisuseError(problem)
+        salt = salt if salt is not None else self.randomness(NONCE_LEN)
+        if self.my_coin is None:
+            self.my_coin = self.randomness(NONCE_LEN)
+        coins, signatures = [coin_commitment(salt, self.keys[0], self.my_coin)], [b""]
+        for peer in range(1, len(self.keys)):
+            ready = readies[peer] if peer < len(readies) else None
+            if ready is None:
+                raise LocalMisuseError(f"peer {peer} has not said it is ready")
+            coins.append(ready["coin"])
+            signatures.append(ready["signature"])
         terms = {
             "game": game,
             "options": dict(options),
@@ -155,8 +270,11 @@ class MatchSetup(SessionBase):
             "names": self.names,
             "groups": spec.seat_groups(len(self.keys)),
             "claims": wanted,
-            "salt": salt if salt is not None else self.randomness(NONCE_LEN),
+            "salt": salt,
+            "coins": coins,
+            "readies": signatures,
         }
+        check_coins(terms, self.keys)  # a joiner's ready that does not hold is refused here
         self.match_id = match_id(terms)
         self._send(["terms", terms])
 
@@ -167,46 +285,37 @@ class MatchSetup(SessionBase):
         if not isinstance(terms, dict) or match_id(terms) != env.match_id:
             raise MessageError("the match id is not the hash of the terms")
         spec = check_terms(terms, self.keys, self.expected, self.me)
+        check_coins(terms, self.keys)
         self.terms = terms
         self.match_id = env.match_id
         self.game = spec.engine
         self.spec = spec
         self.accepted.add(0)
-        self._enter(Phase.ACCEPTING)
-        if self.me is not None and self.me != 0:
+        self._enter(Phase.COIN_REVEAL)
+        if self.me is None:
+            return
+        if self.my_coin is not None:
+            self._secret(["coin", self.my_coin])
+        if self.me != 0:
             self._send(["accept", self.match_id])
-        self._all_accepted()
+        # Every share is committed (in the terms): ours can be opened at once.
+        if self.my_coin is not None and self.me not in self.coin_reveals:
+            self._send(["coin_reveal", self.my_coin])
 
     def _on_accept(self, env: Envelope) -> None:
         if env.body[1] != self.match_id or env.author == 0 or env.author in self.accepted:
             raise MessageError("an accept must name these terms, once")
         self.accepted.add(env.author)
-        self._all_accepted()
-
-    def _all_accepted(self) -> None:
-        if len(self.accepted) < len(self.keys) or self.phase is not Phase.ACCEPTING:
-            return
-        self._enter(Phase.COIN_COMMIT)
-        if self.me is not None:
-            if self.my_coin is None:  # (a restored session has it from its secrets)
-                self.my_coin = self.randomness(NONCE_LEN)
-                self._secret(["coin", self.my_coin])
-            self._send(["coin_commit", coin_commitment(self.match_id, self.me, self.my_coin)])
-
-    def _on_coin_commit(self, env: Envelope) -> None:
-        if self.phase is not Phase.COIN_COMMIT or env.author in self.coin_commits:
-            raise MessageError("a coin commitment out of place")
-        self.coin_commits[env.author] = env.body[1]
-        if len(self.coin_commits) == len(self.keys):
-            self._enter(Phase.COIN_REVEAL)
-            if self.my_coin is not None:
-                self._send(["coin_reveal", self.my_coin])
 
     def _on_coin_reveal(self, env: Envelope) -> None:
         nonce = env.body[1]
         if self.phase is not Phase.COIN_REVEAL or env.author in self.coin_reveals:
             raise MessageError("a coin reveal out of place")
-        if coin_commitment(self.match_id, env.author, nonce) != self.coin_commits[env.author]:
+        if env.author not in self.accepted:
+            raise MessageError("a coin share opened before its author accepted the terms")
+        assert self.terms is not None
+        committed = self.terms["coins"][env.author]
+        if coin_commitment(self.terms["salt"], self.keys[env.author], nonce) != committed:
             raise CheatError(
                 env.author, "opened its coin commitment to another value", {"message": env.hash.hex()}
             )
@@ -225,3 +334,28 @@ class MatchSetup(SessionBase):
         )
         self._enter(Phase.PLAYING)
         self._open_stage(0)
+
+
+def start_table(
+    sessions: Sequence[MatchSetup],
+    game: str,
+    *,
+    options: Mapping[str, Any],
+    setup: Mapping[str, Any],
+    salt: bytes | None = None,
+    seats: Sequence[int] = (),
+    claims: Sequence[Sequence[int]] | None = None,
+) -> None:
+    """Start a match between sessions held in one place (tests, the in-memory table): each
+    joiner (``sessions[1:]``) says it is ready, then the host (``sessions[0]``) proposes."""
+    host = sessions[0]
+    salt = salt if salt is not None else host.randomness(NONCE_LEN)
+    wanted = [sorted(c) for c in claims] if claims is not None else [[] for _ in sessions]
+    if seats:
+        wanted[0] = sorted(seats)
+    readies: list[Mapping[str, Any] | None] = [None]
+    for peer, joiner in enumerate(sessions[1:], start=1):
+        readies.append(
+            joiner.ready(salt, game, options=options, setup=setup, host_claim=wanted[0], claim=wanted[peer])
+        )
+    host.propose(game, options=options, setup=setup, salt=salt, claims=wanted, readies=readies)

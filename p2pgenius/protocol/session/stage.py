@@ -24,6 +24,7 @@ class Stage:
     claim: Mapping[str, Plain] | None = None  # a blind claim for this stage
     claim_author: int | None = None
     claim_seat: int | None = None
+    claim_message: bytes = b""  # the hash of the blind message that carried the claim
     clocks: dict[int, tuple[Period, int]] = field(default_factory=dict)  # seat -> clock, ms left
     ms: dict[int, int] = field(default_factory=dict)  # seat -> time its decision took (declared)
     finals: set[int] = field(default_factory=set)  # sealed, without "fast": choices that stand

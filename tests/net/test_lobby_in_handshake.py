@@ -1,0 +1,141 @@
+"""The lobby inside the handshake (SPEC section 4a): the table in the host's hello, a signed ready
+with a coin commitment right behind the joiner's last handshake message, the key of an invite
+checked before the joiner shows who it is, and bots that think off the event loop."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.canonical import decode, encode
+from p2pgenius.net.connection import Connection
+from p2pgenius.net.keystore import trust
+from p2pgenius.net.peer import PeerGoneError
+from p2pgenius.protocol.channel import SecureChannel
+from p2pgenius.protocol.identity import Identity, IdentityError
+from p2pgenius.protocol.session import Session
+
+from .test_network import Silent, peer
+
+
+async def _hosting(tmp_path: Path, host_log: Silent) -> tuple[Any, int, Any]:
+    host = peer(tmp_path, "host", BotDriver("random", 1), host_log)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    return host, listeners[0].socket.getsockname()[1], listeners[0]
+
+
+async def _serve(host: Any, listener: Any) -> None:
+    await host.host(listener, game="duel", options={"fast": True}, setup={}, peers=2)
+
+
+async def _everything(connection: Connection) -> list[Any]:
+    """Every message until the other side closes."""
+    said: list[Any] = []
+    try:
+        while True:
+            said += [decode(p) for p in await connection.receive()]
+    except PeerGoneError:
+        return said
+
+
+async def test_a_joiner_holding_an_invite_refuses_another_key_before_it_shows_who_it_is(
+    tmp_path: Path,
+) -> None:
+    host_log = Silent()
+    host, port, listener = await _hosting(tmp_path, host_log)
+    guest = peer(tmp_path, "guest", BotDriver("random", 2), Silent())
+    guest.expect_key = Identity.generate().public  # the invite names someone else
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_serve, host, listener)
+        with trio.fail_after(10), pytest.raises(IdentityError, match="not the invite's"):
+            await guest.join(await trio.open_tcp_stream("127.0.0.1", port))
+        await trio.sleep(0.2)
+        nursery.cancel_scope.cancel()
+    # The host never learnt the joiner's key: the third handshake message never left.
+    assert not any("guest" in line for line in host_log.lines), host_log.lines
+    assert not any(guest.identity.fingerprint[:9] in line for line in host_log.lines)
+
+
+async def test_a_joiner_with_the_invites_key_plays(tmp_path: Path) -> None:
+    host, port, listener = await _hosting(tmp_path, Silent())
+    guest = peer(tmp_path, "guest", BotDriver("random", 2), Silent())
+    guest.expect_key = host.identity.public
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(listener, game="duel", options={"fast": True}, setup={}, peers=2)
+            )
+            nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+    assert guest.session is not None and guest.session.finished
+    assert guest.session.outcome == host.session.outcome
+
+
+async def test_the_table_comes_in_the_hello_and_a_forged_ready_is_refused_with_a_reason(
+    tmp_path: Path,
+) -> None:
+    host_log = Silent()
+    host, port, listener = await _hosting(tmp_path, host_log)
+    caller = Identity.generate()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_serve, host, listener)
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        channel = SecureChannel(initiator=True, identity=caller, hello={"name": "forger"})
+        connection = Connection(stream, channel)
+        with trio.fail_after(10):
+            established = await connection.handshake()
+            table = established.peer_hello["lobby"]
+            assert table["game"] == "duel" and table["options"] == {"fast": True}
+            assert len(table["salt"]) == 32 and table["needed"] == 1
+            # A ready whose signature is not the caller's (here: signed by someone else).
+            other = Identity.generate()
+            ready = {"seats": [], "coin": bytes(32), "signature": other.sign(b"anything")}
+            await connection.send(encode(["ready", ready]))
+            said = await _everything(connection)
+        assert ["refused", "a ready message whose signature does not verify"] in said, said
+        nursery.cancel_scope.cancel()
+    assert any("refused forger" in line and "signature" in line for line in host_log.lines), host_log.lines
+
+
+async def test_a_bot_thinks_off_the_event_loop() -> None:
+    # A bot that cannot finish until another task on the loop runs: on the loop it would hang
+    # (and give up after 5 s); in a worker thread the other task lets it finish at once.
+    go = threading.Event()
+
+    class Waiting:
+        def choose(self, state: Any, seat: int) -> Any:
+            return {"type": "gestures", "left": "D", "right": "-"} if go.wait(5) else None
+
+    session = Session(keys=[Identity.generate().public] * 2, me=None)
+    session.terms = {"game": "duel"}
+    driver = BotDriver(bots={0: Waiting()})  # type: ignore[dict-item]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_release, go)
+        decision = await driver.decide(session, 0)
+    assert decision == {"type": "gestures", "left": "D", "right": "-"}
+
+
+async def _release(go: threading.Event) -> None:
+    await trio.sleep(0)
+    go.set()
+
+
+async def test_a_joiner_refuses_a_table_where_a_known_name_has_another_key(tmp_path: Path) -> None:
+    # B knows "alice" by her key; someone else takes the name "alice" at this table first.
+    host, port, listener = await _hosting(tmp_path, Silent())
+    impostor = peer(tmp_path, "alice", BotDriver("pirate", 3), Silent())
+    bob = peer(tmp_path, "bob", BotDriver("pirate", 4), Silent())
+    trust("alice", Identity.generate().public, bob.pin_dir)  # the real alice, met before
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            lambda: host.host(listener, game="hornswoggle", options={}, setup={}, peers=3)
+        )
+        nursery.start_soon(impostor.join, await trio.open_tcp_stream("127.0.0.1", port))
+        await trio.sleep(0.3)
+        with trio.fail_after(10), pytest.raises(PeerGoneError, match="key of peer 'alice' has changed"):
+            await bob.join(await trio.open_tcp_stream("127.0.0.1", port))
+        nursery.cancel_scope.cancel()

@@ -1,0 +1,438 @@
+"""Conformance: every vector in protocol/vectors/ replayed through the decoder alone.
+
+This is what an independent implementation of protocol/SPEC.md checks, and nothing more: the
+canonical decoder (decode, then re-encode to the same bytes), envelopes (their fields, signatures
+and chains), commitments and coin shares recomputed from their openings, state hashes as the
+hashes of the states the vectors give, blindness claims as the exact maps sent, and the Noise
+handshake replayed message by message. No Session and no rules engine runs here: the transcripts
+are read record by record as section 7 lays them out. Every file in the folder must have a check
+(a new vector file without one fails the last test).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import EncodingError
+from p2pgenius.protocol.identity import Identity, agreement_public, verify
+from p2pgenius.protocol.messages import Envelope, open_envelope
+from p2pgenius.protocol.noise import KeyPair, XXHandshake
+
+VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
+ZERO = bytes(32)
+SIGN_DOMAIN = b"p2pgenius/1 message"  # SPEC section 5, written out: not taken from the code
+MATCH_DOMAIN = b"p2pgenius/1 match"
+COMMIT_DOMAIN = "p2pgenius/1 commitment"
+COIN_DOMAIN = "p2pgenius/2 coin"
+READY_DOMAIN = b"p2pgenius/2 ready"
+NOT_GENERATED = {"noise-xx-25519-cacophony.json"}  # published vectors, kept as they are
+
+
+def load(name: str) -> Any:
+    return json.loads((VECTORS / name).read_text(encoding="utf-8"))
+
+
+def h(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def from_json(value: Any) -> Any:
+    """A vector's JSON value as plain data: ``{"bin": hex}`` is a byte string."""
+    if isinstance(value, dict):
+        if set(value) == {"bin"}:
+            return bytes.fromhex(value["bin"])
+        return {k: from_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [from_json(v) for v in value]
+    return value
+
+
+def canonical(data: bytes) -> Any:
+    """Decode ``data`` and insist that it is the one encoding of its value."""
+    value = decode(data)
+    assert encode(value) == data
+    return value
+
+
+def commitment(match_id: bytes, stage: int, seat: int, nonce: bytes, payload: Any) -> bytes:
+    return h(encode([COMMIT_DOMAIN, match_id, stage, seat, nonce, payload]))
+
+
+def state_hash(game: str, state: Any) -> bytes:
+    return h(encode({"game": game, "state": state}))
+
+
+# -- section 3: the canonical encoding ---------------------------------------------------------
+
+
+def test_canonical_values_decode_and_encode_to_exactly_their_bytes() -> None:
+    vector = load("canonical.json")
+    assert vector["values"] and vector["refused"]
+    for case in vector["values"]:
+        data = bytes.fromhex(case["bytes"])
+        assert canonical(data) == from_json(case["value"]), case["note"]
+        assert encode(from_json(case["value"])) == data, case["note"]
+
+
+def test_non_canonical_bytes_are_refused() -> None:
+    for case in load("canonical.json")["refused"]:
+        with pytest.raises(EncodingError):
+            decode(bytes.fromhex(case["bytes"]))
+
+
+# -- section 4: the channel ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "vector",
+    load("noise-xx-25519-cacophony.json")["vectors"],
+    ids=lambda v: str(v["protocol_name"]),
+)
+def test_the_cacophony_noise_vectors_replay(vector: dict[str, Any]) -> None:
+    def side(prefix: str, initiator: bool) -> XXHandshake:
+        return XXHandshake(
+            initiator=initiator,
+            static=KeyPair.from_private(bytes.fromhex(vector[f"{prefix}_static"])),
+            ephemeral=KeyPair.from_private(bytes.fromhex(vector[f"{prefix}_ephemeral"])),
+            prologue=bytes.fromhex(vector[f"{prefix}_prologue"]),
+            protocol_name=vector["protocol_name"],
+        )
+
+    init, resp = side("init", True), side("resp", False)
+    messages = vector["messages"]
+    for index, message in enumerate(messages[:3]):
+        writer, reader = (init, resp) if index % 2 == 0 else (resp, init)
+        wire = writer.write(bytes.fromhex(message["payload"]))
+        assert wire.hex() == message["ciphertext"]
+        assert reader.read(wire).hex() == message["payload"]
+    assert init.handshake_hash.hex() == resp.handshake_hash.hex() == vector["handshake_hash"]
+    init_send, init_recv = init.split()
+    resp_send, resp_recv = resp.split()
+    for index, message in enumerate(messages[3:], start=3):
+        send, recv = (init_send, resp_recv) if index % 2 == 0 else (resp_send, init_recv)
+        wire = send.encrypt(b"", bytes.fromhex(message["payload"]))
+        assert wire.hex() == message["ciphertext"]
+        assert recv.decrypt(b"", wire).hex() == message["payload"]
+
+
+def test_the_p2pgenius_handshake_replays_record_by_record() -> None:
+    vector = load("handshake.json")
+    keys = {name: bytes.fromhex(value) for name, value in vector["keys"].items()}
+    for role in ("initiator", "responder"):
+        # The static key is the identity's own scalar (section 4), derived here from the seed.
+        seed = keys[f"{role} identity"]
+        assert Identity.from_seed(seed).public == keys[f"{role} identity public"]
+        assert hashlib.sha512(seed).digest()[:32] == keys[f"{role} static"]
+        assert agreement_public(keys[f"{role} identity public"]) == keys[f"{role} static public"]
+        assert KeyPair.from_private(keys[f"{role} static"]).public == keys[f"{role} static public"]
+
+    def side(role: str) -> XXHandshake:
+        return XXHandshake(
+            initiator=role == "initiator",
+            static=KeyPair.from_private(keys[f"{role} static"]),
+            ephemeral=KeyPair.from_private(keys[f"{role} ephemeral"]),
+            prologue=vector["prologue"].encode(),
+        )
+
+    init, resp = side("initiator"), side("responder")
+    payloads = []
+    for index, text in enumerate(vector["records"]):
+        record = bytes.fromhex(text)
+        length = int.from_bytes(record[:4], "big")
+        assert 1 <= length <= 65535 and length == len(record) - 4  # one whole record
+        writer, reader = (init, resp) if index % 2 == 0 else (resp, init)
+        payload = reader.read(record[4:])
+        assert writer.write(payload) == record[4:]  # the same bytes, recomputed
+        payloads.append(canonical(payload))
+    hello, version = payloads[0]
+    assert hello == "p2pgenius-hello" and type(version) is int
+    assert vector["prologue"] == f"p2pgenius/{version}"
+    for role, payload in (("responder", payloads[1]), ("initiator", payloads[2])):
+        assert payload == [keys[f"{role} identity public"], vector["hellos"][role]]
+    assert init.handshake_hash.hex() == resp.handshake_hash.hex() == vector["handshake_hash"]
+    _, init_recv = init.split()
+    _, resp_recv = resp.split()
+    for role, recv in (("initiator", resp_recv), ("responder", init_recv)):
+        case = vector["transport"][role]
+        record = bytes.fromhex(case["record"])
+        assert int.from_bytes(record[:4], "big") == len(record) - 4
+        plaintext = recv.decrypt(b"", record[4:])  # the first record each way: nonce 0
+        assert plaintext.hex() == case["plaintext"]
+        message = canonical(plaintext)  # one channel message: a canonical array, its kind first
+        assert message == case["message"] and isinstance(message, list) and isinstance(message[0], str)
+
+
+# -- section 5: envelopes and commitments -------------------------------------------------------
+
+
+def test_commitments_recompute_from_their_openings() -> None:
+    for case in load("commitments.json"):
+        match_id, nonce = bytes.fromhex(case["match_id"]), bytes.fromhex(case["nonce"])
+        preimage = encode([COMMIT_DOMAIN, match_id, case["stage"], case["seat"], nonce, case["payload"]])
+        assert preimage.hex() == case["preimage"]
+        assert canonical(preimage)[5] == case["payload"]
+        assert h(preimage).hex() == case["commitment"]
+
+
+def test_envelopes_parse_verify_and_chain() -> None:
+    prev = ZERO
+    for case in load("envelopes.json"):
+        raw = bytes.fromhex(case["envelope"])
+        key = bytes.fromhex(case["public_key"])
+        assert Identity.from_seed(bytes.fromhex(case["author_seed"])).public == key
+        fields = canonical(raw)
+        assert len(fields) == 7 and fields[0] == "p2pg/2"
+        _, match_id, author, seq, chained, body, signature = fields
+        assert (match_id.hex(), author, seq, chained) == (case["match_id"], case["author"], case["seq"], prev)
+        assert body == from_json(case["body"]) and encode(body).hex() == case["body_bytes"]
+        signed = SIGN_DOMAIN + encode(fields[:6])
+        assert signed.hex() == case["signed"] and signature.hex() == case["signature"]
+        assert verify(key, signature, signed)
+        assert not verify(key, signature, signed + b"x")
+        envelope = open_envelope(raw, [key] * (author + 1))
+        assert (envelope.author, envelope.seq, list(envelope.body)) == (author, seq, body)
+        assert h(raw).hex() == case["hash"] == envelope.hash.hex()
+        prev = h(raw)
+
+
+# -- section 7: transcripts, read as the section lays them out ----------------------------------
+
+
+def frames(data: bytes) -> list[Any]:
+    """A transcript file's records: each a 4-byte big-endian length and a canonical array."""
+    out, offset = [], 0
+    while offset < len(data):
+        length = int.from_bytes(data[offset : offset + 4], "big")
+        assert 0 < length <= 1 << 20 and offset + 4 + length <= len(data), f"a damaged record at {offset}"
+        record = canonical(data[offset + 4 : offset + 4 + length])
+        assert isinstance(record, list) and record and isinstance(record[0], str)
+        out.append(record)
+        offset += 4 + length
+    return out
+
+
+class Match:
+    """One match's messages, checked as they are read: envelopes, chains, the match id, the coin
+    flip, commitments (and their openings) and every peer's state hashes."""
+
+    def __init__(self, keys: list[bytes]) -> None:
+        self.keys = keys
+        self.match_id = b""
+        self.terms: dict[str, Any] = {}
+        self.next_seq = [0] * len(keys)
+        self.last = [ZERO] * len(keys)
+        self.commits: dict[tuple[int, int], bytes] = {}  # (stage, seat) -> the latest commitment
+        self.opened: dict[tuple[int, int], Any] = {}  # (stage, seat) -> the action opened
+        self.coins: dict[int, bytes] = {}  # author -> coin commitment
+        self.shares: dict[int, bytes] = {}  # author -> its opened coin share
+        self.hashes: dict[int, dict[int, bytes]] = {}  # stage -> author -> hash
+        self.claims: dict[int, Any] = {}  # stage -> the blind claim's map
+        self.kinds: list[str] = []
+
+    def read(self, raw: bytes) -> Envelope:
+        envelope = open_envelope(raw, self.keys)  # canonical, a known author, a true signature
+        author = envelope.author
+        assert (envelope.seq, envelope.prev) == (self.next_seq[author], self.last[author]), "chain"
+        self.next_seq[author] += 1
+        self.last[author] = h(raw)
+        body = list(envelope.body)
+        kind = body[0]
+        self.kinds.append(kind)
+        if kind == "terms":
+            self.terms = body[1]
+            self.match_id = h(MATCH_DOMAIN + encode(self.terms))
+            assert author == 0 and self.terms["peers"] == self.keys
+            self.check_readies()
+        assert envelope.match_id == self.match_id, "every message names the match"
+        if kind == "accept":
+            assert body[1] == self.match_id  # the match id, not a hash of the terms alone
+        elif kind == "coin_reveal":
+            self.coin(author, body[1])
+        elif kind == "commit":
+            self.commits[(body[1], body[2])] = body[3]  # a sealed choice may be replaced
+        elif kind == "reveal":
+            self.open(*body[1:])
+        elif kind == "audit":
+            for opening in body[1]:
+                self.open(*opening)
+        elif kind == "hash":
+            self.hashes.setdefault(body[1], {})[author] = body[2]
+        elif kind == "blind":
+            assert isinstance(body[3], dict) and body[3]["next"], "a claim names who acts next"
+            self.claims[body[1]] = body[3]
+        return envelope
+
+    def check_readies(self) -> None:
+        """Section 4a, "The lobby": the terms carry every peer's coin commitment; each joiner's
+        with its signature of the table it said ready to (salt, game, options, setup, the host's
+        claim, its own claim, its commitment)."""
+        terms = self.terms
+        assert len(terms["coins"]) == len(terms["readies"]) == len(self.keys)
+        assert terms["readies"][0] == b""
+        for peer in range(1, len(self.keys)):
+            statement = READY_DOMAIN + encode(
+                [
+                    terms["salt"],
+                    terms["game"],
+                    terms["options"],
+                    terms["setup"],
+                    terms["claims"][0],
+                    terms["claims"][peer],
+                    terms["coins"][peer],
+                ]
+            )
+            assert verify(self.keys[peer], terms["readies"][peer], statement), f"peer {peer}'s ready"
+        self.coins = dict(enumerate(terms["coins"]))
+
+    def coin(self, author: int, value: bytes) -> None:
+        """The coin flip (section 6, "Set-up"): each peer's share opens its commitment."""
+        assert len(value) == 32
+        key = self.keys[author]
+        assert h(encode([COIN_DOMAIN, self.terms["salt"], key, value])) == self.coins[author]
+        self.shares[author] = value
+
+    def open(self, stage: int, seat: int, action: Any, nonce: bytes) -> None:
+        assert len(nonce) == 32
+        assert commitment(self.match_id, stage, seat, nonce, action) == self.commits[(stage, seat)]
+        self.opened[(stage, seat)] = action
+
+
+def read_transcript(data: bytes) -> tuple[dict[str, Any], Match, list[list[Any]]]:
+    records = frames(data)
+    magic, version, meta = records[0]
+    assert (magic, version) == ("p2pgenius-transcript", 2)
+    assert isinstance(meta["peers"], list) and all(len(key) == 32 for key in meta["peers"])
+    assert meta["me"] is None or 0 <= meta["me"] < len(meta["peers"])
+    match = Match(meta["peers"])
+    for record in records[1:]:
+        assert record[0] in ("msg", "rejected", "fault", "desync_state"), record[0]
+        if record[0] == "msg":
+            assert isinstance(record[1], bytes)
+            match.read(record[1])
+    return meta, match, records
+
+
+TRANSCRIPTS = sorted(path.name for path in VECTORS.glob("transcript-*.p2pt"))
+
+
+@pytest.mark.parametrize("name", TRANSCRIPTS)
+def test_a_transcript_reads_record_by_record_and_every_check_holds(name: str) -> None:
+    meta, match, records = read_transcript((VECTORS / name).read_bytes())
+    # A clean match: nothing refused, no fault; terms, accepts and the coin flip come first.
+    assert [r[0] for r in records[1:]] == ["msg"] * (len(records) - 1)
+    peers = len(meta["peers"])
+    assert match.kinds[0] == "terms" and match.kinds.count("accept") == peers - 1
+    assert len(match.shares) == peers  # every share of the coin flip opened, and checked
+    # Every commitment was opened (a sealed choice by its reveal; a hidden card by a flip or at the
+    # audit), and every peer that hashed a stage agrees on it.
+    assert set(match.opened) == set(match.commits)
+    for stage, by_author in match.hashes.items():
+        assert len(set(by_author.values())) == 1, f"stage {stage}"
+    assert set(match.hashes) == set(range(len(match.hashes)))  # stages are numbered from 0
+    if match.terms["game"] == "hornswoggle":  # audited: every peer opens what it still hides
+        assert match.kinds.count("audit") == peers
+    if match.terms["game"] == "duel":  # sealed: every choice travels as a commitment
+        assert match.commits and "act" not in match.kinds
+
+
+# -- whole stages and blindness claims -----------------------------------------------------------
+
+
+def transcript_of(match_id: str) -> Match:
+    """The transcript vector of the match ``match_id`` (for openings of earlier commitments)."""
+    for name in TRANSCRIPTS:
+        _, match, _ = read_transcript((VECTORS / name).read_bytes())
+        if match.match_id.hex() == match_id:
+            return match
+    raise AssertionError(f"no transcript vector of match {match_id}")
+
+
+def test_each_stage_vector_reproduces_its_messages_and_its_hash() -> None:
+    cases = load("stages.json")
+    assert sorted({case["game"] for case in cases}) == ["duel", "hornswoggle", "magic-square"]
+    for case in cases:
+        keys = [bytes.fromhex(key) for key in case["peers"]]
+        match = transcript_of(case["match_id"])
+        assert match.keys == keys
+        digest = state_hash(case["game"], from_json(case["public_after"]))
+        assert digest.hex() == case["hash"], case["note"]
+        kinds = set()
+        for message in case["messages"]:
+            envelope = open_envelope(bytes.fromhex(message["envelope"]), keys)
+            assert envelope.match_id.hex() == case["match_id"]
+            assert (envelope.author, envelope.seq) == (message["author"], message["seq"])
+            body = list(envelope.body)
+            assert body == from_json(message["body"])
+            kinds.add(body[0])
+            if body[0] == "hash":
+                assert body[1:] == [case["stage"], digest]
+            elif body[0] == "reveal":  # the commitment it opens is in the match's transcript
+                _, stage, seat, action, nonce = body
+                assert commitment(match.match_id, stage, seat, nonce, action) == match.commits[(stage, seat)]
+            elif body[0] != "final":
+                assert body[1] == case["stage"]
+        assert {"hash"} < kinds, case["note"]
+        applied = [seat for seat, _ in case["applied"]]
+        assert applied == sorted(applied)  # in ascending seat order
+        if case["game"] == "duel":  # sealed: what is applied is what was revealed
+            reveals = {
+                b[2]: b[3] for b in (from_json(m["body"]) for m in case["messages"]) if b[0] == "reveal"
+            }
+            assert [[seat, reveals[seat]] for seat in applied] == from_json(case["applied"])
+
+
+def test_each_blindness_claim_is_the_map_sent_and_the_withheld_messages_come_after() -> None:
+    vector = load("blindness.json")
+    keys = [bytes.fromhex(key) for key in vector["peers"]]
+    match = transcript_of(vector["match_id"])
+    blinded_peer, owner = vector["blinded_peer"], vector["owner"]
+    last_claim = max(
+        m["record"] for case in vector["stages"] for m in case["messages"] if m["body"][0] == "blind"
+    )
+    for case in vector["stages"]:
+        claim = from_json(case["claim"])
+        assert encode(claim).hex() == case["claim_bytes"]
+        assert match.claims[case["stage"]] == claim
+        assert claim["seat"] == case["seat"] and owner[case["seat"]] == blinded_peer
+        assert claim["next"] == [0, 1]
+        digest = bytes.fromhex(case["hash"])
+        for message in case["messages"]:
+            envelope = open_envelope(bytes.fromhex(message["envelope"]), keys)
+            body = list(envelope.body)
+            assert body == from_json(message["body"])
+            if body[0] == "blind":
+                assert envelope.author == case["author"] != blinded_peer
+                assert body == ["blind", case["stage"], case["seat"], claim]
+            if body[0] == "hash":
+                assert body[2] == digest
+            if envelope.author != blinded_peer and body[0] in ("reveal", "hash"):
+                assert message["record"] > last_claim, "withheld until the blindness ended"
+
+
+# -- every file is checked ------------------------------------------------------------------------
+
+CHECKED: dict[str, Callable[..., None]] = {
+    "canonical.json": test_canonical_values_decode_and_encode_to_exactly_their_bytes,
+    "noise-xx-25519-cacophony.json": test_the_cacophony_noise_vectors_replay,
+    "handshake.json": test_the_p2pgenius_handshake_replays_record_by_record,
+    "commitments.json": test_commitments_recompute_from_their_openings,
+    "envelopes.json": test_envelopes_parse_verify_and_chain,
+    "stages.json": test_each_stage_vector_reproduces_its_messages_and_its_hash,
+    "blindness.json": test_each_blindness_claim_is_the_map_sent_and_the_withheld_messages_come_after,
+}
+
+
+def test_every_vector_file_has_a_conformance_check() -> None:
+    present = {path.name for path in VECTORS.iterdir() if path.is_file()} - {"generate.py"}
+    unchecked = present - set(CHECKED) - set(TRANSCRIPTS)
+    assert not unchecked, f"vector files with no conformance check: {sorted(unchecked)}"
+    assert set(CHECKED) <= present, f"missing vector files: {sorted(set(CHECKED) - present)}"
+    assert TRANSCRIPTS
+    assert present >= NOT_GENERATED
