@@ -19,6 +19,13 @@ Item = tuple[str, Any, Any]
 ("decided", None, (stage, seat, action)) or ("chat", None, text)."""
 
 
+def why(exc: BaseException) -> str:
+    """An error's reason in words, never empty (a timeout's own text is)."""
+    if str(exc):
+        return str(exc)
+    return "it took too long" if isinstance(exc, trio.TooSlowError) else type(exc).__name__
+
+
 class PeerGoneError(P2PGeniusError):
     """The other side closed the connection or broke the channel."""
 

@@ -24,7 +24,7 @@ import trio
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
-from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.net.connection import Connection, PeerGoneError, why
 from p2pgenius.net.door import Door
 from p2pgenius.net.events import LobbyShown, Notify, PeerJoined, PeerLeft, PeerReady, Refused
 from p2pgenius.net.keystore import check_name
@@ -162,7 +162,7 @@ class Lobby:
             try:
                 established = await connection.handshake()
             except (P2PGeniusError, trio.TooSlowError) as exc:
-                tell(Refused(str(exc) or "the handshake took too long"))
+                tell(Refused(why(exc)))
                 await connection.aclose()
                 return
             shown_key()

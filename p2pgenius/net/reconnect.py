@@ -14,7 +14,7 @@ import trio
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
-from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, PeerGoneError
+from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, PeerGoneError, why
 from p2pgenius.net.door import Door
 from p2pgenius.net.events import PeerBack, Reconnected, Reconnecting, Refused
 from p2pgenius.protocol.session import Session
@@ -91,7 +91,7 @@ class Reconnection:
                     raise PeerGoneError("another host answered at that address")
                 behind = await sync(peer.session, connection, speak_first=True)
             except (OSError, PeerGoneError, trio.TooSlowError) as exc:
-                peer.tell(Reconnecting(peer.address, str(exc)))
+                peer.tell(Reconnecting(peer.address, why(exc)))
                 await trio.sleep(1)
                 continue
             peer.tell(Reconnected())
@@ -121,7 +121,7 @@ class Reconnection:
             peer.pin(established)
             behind = await sync(session, connection, speak_first=False)
         except (P2PGeniusError, trio.TooSlowError) as exc:
-            peer.tell(Refused(str(exc)))
+            peer.tell(Refused(why(exc)))
             await connection.aclose()
             return
         index = session.keys.index(established.peer_key)

@@ -13,7 +13,8 @@ import trio
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode, encode
-from p2pgenius.net.connection import Connection
+from p2pgenius.net.connection import Connection, why
+from p2pgenius.net.events import Refused
 from p2pgenius.net.keystore import trust
 from p2pgenius.net.peer import PeerGoneError
 from p2pgenius.protocol.channel import SecureChannel
@@ -139,3 +140,9 @@ async def test_a_joiner_refuses_a_table_where_a_known_name_has_another_key(tmp_p
         with trio.fail_after(10), pytest.raises(PeerGoneError, match="key of peer 'alice' has changed"):
             await bob.join(await trio.open_tcp_stream("127.0.0.1", port))
         nursery.cancel_scope.cancel()
+
+
+def test_a_refusal_always_says_why() -> None:
+    # A timeout's own text is empty: "refused a connection: " told the host's player nothing.
+    assert Refused(why(trio.TooSlowError())).text == "refused a connection: it took too long"
+    assert why(PeerGoneError("the peer closed the connection")) == "the peer closed the connection"
