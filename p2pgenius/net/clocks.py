@@ -58,6 +58,7 @@ class Clocks:
     claimed: dict[int, float] = field(default_factory=dict)  # seat -> when we claimed its timeout
     disputed: dict[int, float] = field(default_factory=dict)  # seat -> no new claim before then
     walk_claimed: dict[int, float] = field(default_factory=dict)  # peer -> claimed: its coin share
+    forfeit_seen: dict[tuple[int, int], float] = field(default_factory=dict)  # another's forfeit: read
     warned: set[tuple[int, int, int]] = field(default_factory=set)
     heard: dict[int, float] = field(default_factory=dict)  # peer -> last time anything came
     progress: dict[int, float] = field(default_factory=dict)  # peer -> its last accepted message
@@ -169,6 +170,9 @@ class Clocks:
             else:
                 since = max(self.progress.get(peer, 0.0), self.stage_at)
                 out.append((since + grace_s, "walking", peer, 0))
+        for stage, seat in session.forfeits_pending():  # another peer's forfeit: check it ourselves
+            seen = self.forfeit_seen.setdefault((stage, seat), trio.current_time())
+            out.append((seen + grace_s, "confirm", seat, stage))
         walking = [peer for peer in session.unrevealed() if peer != session.me]
         if session.stage is None and session.outcome is None and not walking:  # still setting up
             out.append((max(self.progress.values(), default=0.0) + grace_s, "stuck", -1, 0))
@@ -214,6 +218,8 @@ class Clocks:
             elif what == "forfeit":
                 with contextlib.suppress(LocalMisuseError):
                     session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
+            elif what == "confirm":  # (mark: the stage) silent for our own grace period too
+                session.confirm_forfeit(mark, seat)
             elif what == "walking":  # (seat: a peer) claim first, signed, as for any silence
                 self.walk_claimed[seat] = now
                 session.claim_walkaway(seat, int((now - self.stage_at) * 1000))

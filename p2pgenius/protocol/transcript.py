@@ -126,6 +126,10 @@ def verify(data: bytes) -> Report:
                     f"before p{event.seat}'s decision at stage {event.stage}, which declared "
                     f"{event.declared_ms / 1000:.1f} s"
                 )
+    observer.settle_forfeits()  # a forfeit that nothing after it answered stands
+    for event in observer.take_events():
+        if isinstance(event, Fault) and report.fault is None:
+            report.fault = event
     report.game = observer.terms["game"] if observer.terms else None
     if report.fault is not None:
         fault = report.fault

@@ -99,6 +99,8 @@ class SessionBase:
         self.blind_during: dict[int, set[int]] = {}  # stage -> the seats it was withheld from
         self.audits: dict[int, list[Any]] = {}
         self.claims: dict[tuple[int, int], set[int]] = {}  # (stage, seat) -> peers claiming it timed out
+        # (stage, seat) -> (author, the fault): others' forfeits this peer has not checked itself yet
+        self.pending_forfeits: dict[tuple[int, int], tuple[int, Fault]] = {}
         self.disputes: set[tuple[int, int]] = set()  # (stage, seat) whose peer disputed a claim
         self.declared: dict[tuple[int, int], int] = {}  # (stage, seat) -> ms its decision declared
         self.observed: dict[tuple[int, int, int], int] = {}  # (stage, seat, by peer) -> ms seen

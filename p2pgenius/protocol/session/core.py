@@ -390,6 +390,11 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         if kind == "timeout" and number == SETUP:
             self._on_setup_claim(env)
             return
+        if kind in ("timeout", "dispute") and self.stage is not None and number > self.stage.number:
+            # From a peer ahead of us (with three or four peers, messages reach us through the
+            # host in another order): it counts when we get there, not never.
+            self.backlog.append(env)
+            return
         if kind in ("timeout", "dispute") and self.owner:  # (also about an audit, after the end)
             self._on_timeout_claim(env) if kind == "timeout" else self._on_dispute(env)
             return

@@ -37,6 +37,9 @@ class Ending(SessionBase):
             # owe, our own clock decides (and answers the claim); a forfeit is never taken on
             # another peer's word.
             raise MessageError(f"a forfeit of p{seat}, whose peer (this one) is here and answering")
+        if self.stage is not None and stage > self.stage.number:
+            self.backlog.append(env)  # from a peer ahead of us: judged when we get there
+            return
         current = self.stage.number if self.stage is not None else -1
         if stage != current or seat not in self.owed():
             raise MessageError(f"a forfeit of p{seat}, which owes nothing now (stage {stage})")
@@ -45,15 +48,61 @@ class Ending(SessionBase):
                 f"a forfeit of p{seat} with no timeout claim of its author standing (a claim must "
                 "come first, and stay unanswered)"
             )
-        self._stop(
+        self._forfeited(
+            env,
+            (stage, seat),
             Fault(
                 "forfeit",
                 self.owner[seat],
                 stage,
                 f"p{seat} forfeits: {reason}",
                 {"claim": env.hash.hex(), "claimed_by": env.author},
-            )
+            ),
         )
+
+    def _forfeited(self, env: Envelope, key: tuple[int, int], fault: Fault) -> None:
+        """A forfeit that holds on its face. Its author's stops the match at once. Anyone else's
+        (a bystander's, with three or four peers, or an observer's reading a transcript) cannot
+        check its author's clock, so it waits: it stands once this peer's own grace period has
+        passed with the seat still silent (:meth:`confirm_forfeit`), or, for an observer, once the
+        transcript ends without an answer (:meth:`settle_forfeits`); an answer voids it."""
+        if env.author == self.me:
+            self._stop(fault)
+            return
+        self.pending_forfeits.setdefault(key, (env.author, fault))
+
+    def _forfeit_stands(self, key: tuple[int, int], author: int) -> bool:
+        """Whether the claim under a pending forfeit still stands unanswered."""
+        stage, seat = key
+        if author not in self.claims.get(key, ()):
+            return False
+        if stage == SETUP:
+            return seat in self.unrevealed()
+        current = self.stage.number if self.stage is not None else -1
+        return stage == current and seat in self.owed()
+
+    def forfeits_pending(self) -> list[tuple[int, int]]:
+        """The (stage, seat) of others' forfeits waiting for this peer's own check (a pending
+        forfeit whose seat answered is dropped here)."""
+        for key, (author, _) in sorted(self.pending_forfeits.items()):
+            if not self._forfeit_stands(key, author):
+                del self.pending_forfeits[key]
+        return sorted(self.pending_forfeits)
+
+    def confirm_forfeit(self, stage: int, seat: int) -> bool:
+        """This peer's own grace period passed after another peer's forfeit of ``seat`` (a peer,
+        at stage -2): if the seat is still silent, the forfeit stands and stops the match."""
+        entry = self.pending_forfeits.pop((stage, seat), None)
+        if entry is None or self.fault is not None or not self._forfeit_stands((stage, seat), entry[0]):
+            return False
+        self._stop(entry[1])
+        return True
+
+    def settle_forfeits(self) -> None:
+        """The end of a transcript (an observer): a forfeit never answered stands."""
+        for stage, seat in self.forfeits_pending():
+            if self.confirm_forfeit(stage, seat):
+                return
 
     def _owing(self, seat: int) -> tuple[int, bool]:
         """(the stage number a claim about ``seat`` names now, whether it owes something). Before
@@ -74,14 +123,16 @@ class Ending(SessionBase):
             raise MessageError(
                 f"a forfeit of peer {peer} before the deal without a standing claim that it owes its coin"
             )
-        self._stop(
+        self._forfeited(
+            env,
+            (SETUP, peer),
             Fault(
                 "forfeit",
                 peer,
                 SETUP,
                 f"{self.names[peer]} forfeits: did not open its coin share ({reason})",
                 {"claim": env.hash.hex(), "claimed_by": env.author},
-            )
+            ),
         )
 
     def _on_hash(self, env: Envelope) -> None:
