@@ -14,9 +14,10 @@ import trio
 
 from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
+from p2pgenius.net.connection import Connection
 from p2pgenius.net.keystore import trust
 from p2pgenius.net.peer import Peer
-from p2pgenius.protocol.channel import PROTOCOL_VERSION
+from p2pgenius.protocol.channel import PROTOCOL_VERSION, SecureChannel
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Fault, MatchOver, Rejected
 from p2pgenius.protocol.transcript import Report, verify
@@ -141,6 +142,21 @@ async def junk_ready(port: int, tmp: Path) -> None:
         await join(liar, await trio.open_tcp_stream("127.0.0.1", port))
 
 
+async def forged_ready(port: int, tmp: Path) -> None:
+    """A ready whose coin commitment is signed by another key than the caller's: it would put a
+    commitment in the terms that the caller could later disown."""
+    caller = Identity.generate()
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    connection = Connection(stream, SecureChannel(initiator=True, identity=caller, hello={"name": "forger"}))
+    with contextlib.suppress(P2PGeniusError, trio.TooSlowError):
+        await connection.handshake()
+        ready = {"seats": [], "coin": bytes(32), "signature": Identity.generate().sign(b"not this")}
+        await connection.send(encode(["ready", ready]))
+        with trio.fail_after(5):
+            while True:
+                await connection.receive()
+
+
 @dataclass(frozen=True)
 class Attack:
     name: str
@@ -204,6 +220,11 @@ ATTACKS: list[Attack] = [
     ),
     Attack(
         "a seat claim for seats that do not exist", at_the_door(junk_ready), "refused: not one peer's seats"
+    ),
+    Attack(
+        "a ready whose coin commitment another key signed",
+        at_the_door(forged_ready),
+        "refused: signature does not verify",
     ),
     Attack("a forged signature", in_match("hash", nth=1, mode="forge"), "rejected: forged"),
     Attack("a replayed message", in_match("commit", nth=1, mode="replay"), "rejected: replayed"),
