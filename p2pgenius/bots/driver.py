@@ -38,6 +38,7 @@ class BotDriver:
         self.seed = seed
         self.delay = delay
         self.bots: dict[int, Bot] = dict(enumerate(bots) if isinstance(bots, Sequence) else bots or {})
+        self._thinking: dict[int, Any] = {}  # seat -> a trio.Lock: one thought at a time per seat
 
     def bot(self, game: str, seat: int) -> Bot:
         """The bot at ``seat`` (made now if it has not played yet)."""
@@ -60,9 +61,14 @@ class BotDriver:
         await trio.sleep(self.delay)  # also a checkpoint: a stage that moved on cancels this
         # The bot thinks in a worker thread, never on the event loop: a strong bot may think for
         # a second or more, and meanwhile messages and pings must still be read and answered.
-        # (States are immutable, so the thread reads a state nothing else changes; one seat's bot
-        # thinks in one thread at a time, since a cancelled decision waits for its thought.)
-        action = await trio.to_thread.run_sync(self.choose, session.terms["game"], session.state, seat)
+        # States are immutable, so the thread reads a state nothing else changes. A decision
+        # cancelled mid-thought (its stage moved on) still waits for the thought to end, and the
+        # seat's lock keeps the next decision from starting a second thought beside it: a bot's
+        # seeded randomness and caches are used by one thread at a time, and replays stay exact.
+        lock = self._thinking.setdefault(seat, trio.Lock())
+        async with lock:
+            game, state = session.terms["game"], session.state
+            action = await trio.to_thread.run_sync(self.choose, game, state, seat)
         return None if action is None else plain(action)
 
 

@@ -171,8 +171,15 @@ class Clocks:
                 since = max(self.progress.get(peer, 0.0), self.stage_at)
                 out.append((since + grace_s, "walking", peer, 0))
         for stage, seat in session.forfeits_pending():  # another peer's forfeit: check it ourselves
-            seen = self.forfeit_seen.setdefault((stage, seat), trio.current_time())
-            out.append((seen + grace_s, "confirm", seat, stage))
+            # Not before the seat's own clock (as we keep it) has run out and any time its peer
+            # said it still had (a dispute) has passed: then our own grace period.
+            since = self.forfeit_seen.setdefault((stage, seat), trio.current_time())
+            shown = views.get(seat) if stage >= 0 else None
+            if shown is not None and shown.running:
+                since = max(since, self.stage_at + shown.left_ms / 1000 + self.allowance())
+            if stage >= 0 and seat in self.disputed:
+                since = max(since, self.disputed[seat] + self.allowance())
+            out.append((since + grace_s, "confirm", seat, stage))
         walking = [peer for peer in session.unrevealed() if peer != session.me]
         if session.stage is None and session.outcome is None and not walking:  # still setting up
             out.append((max(self.progress.values(), default=0.0) + grace_s, "stuck", -1, 0))

@@ -86,7 +86,7 @@ def agreed_of(lobby: Mapping[str, Any]) -> dict[str, Any]:
     """What a joiner agrees to in ``lobby``: the game, options, setup, the host's own seat claim
     and the table's salt."""
     agreed = {key: lobby[key] for key in ("game", "options", "setup", "salt")}
-    return {**agreed, "host claim": lobby["claims"][0]}
+    return {**agreed, "host claim": lobby["claims"][0], "host": lobby["keys"][0]}
 
 
 class Lobby:
@@ -138,6 +138,7 @@ class Lobby:
     def agreed(self) -> dict[str, Any]:
         """What each joiner signs when it says it is ready."""
         return {
+            "host": self.peer.identity.public,
             "game": self.game,
             "options": self.options,
             "setup": self.setup,
@@ -190,8 +191,16 @@ class Lobby:
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(doors, nursery)
-            while len(members) < self.peers - 1 or any(m.claim is None for m in members):
-                what, connection, data = await said.receive()
+            while True:
+                if len(members) == self.peers - 1 and all(m.claim is not None for m in members):
+                    # Full and ready: but a player may have left (or said something) at the same
+                    # moment. Only once nothing more is waiting does the table start.
+                    try:
+                        what, connection, data = said.receive_nowait()
+                    except trio.WouldBlock:
+                        break
+                else:
+                    what, connection, data = await said.receive()
                 member = next((m for m in members if m.connection is connection), None)
                 if what == "joined":
                     key, name = data

@@ -106,6 +106,7 @@ class Peer:
     confirm: Callable[[Mapping[str, Any]], Awaitable[bool]] | None = None  # agree to a lobby
     listener: trio.abc.Listener[trio.abc.Stream] | None = None  # a host's door, kept open
     notify: Notify = ignore  # the network layer's events, as data (a screen's status line)
+    agreed: dict[str, Any] | None = None  # a joiner: what the terms must carry (the lobby it agreed to)
     expect_key: bytes | None = None  # a joiner's host key known in advance (an invite): pinned exactly
     _inbox: trio.MemorySendChannel[Item] | None = None
     _nursery: trio.Nursery | None = None
@@ -167,7 +168,10 @@ class Peer:
         names = [self.name] + [m.name for m in members]
         claims = [sorted(seats)] + [m.claim or [] for m in members]
         for index, member in enumerate(members, start=1):
-            await member.connection.send(encode(["lobby", lobby.view(index, start=True)]))
+            # A player whose connection died this instant is bound by its signed ready: it may
+            # come back (the door stays open to the match's players) or forfeit its coin share.
+            with contextlib.suppress(PeerGoneError):
+                await member.connection.send(encode(["lobby", lobby.view(index, start=True)]))
             self.via[index] = member.connection
             self.connections.append(member.connection)
         self.admitted(keys, names)
@@ -210,7 +214,11 @@ class Peer:
             expected=expected,
         )
         self.session.my_coin = joining.nonce
+        self.agreed = expected
         await self._start_transcript("join")
+        # Our coin share is committed (in our ready) before the terms come: on disk now, so that a
+        # crash before the terms does not leave us unable to open it (and so forfeit).
+        self.files.append(self.files.secrets, [encode(["coin", joining.nonce])])
         # Whatever came in the same read as the start (the terms, often) goes first.
         await self.play(first=[(connection, extra) for extra in behind])
 
@@ -245,10 +253,13 @@ class Peer:
         return dict(meta)
 
     async def _start_transcript(self, role: str) -> None:
+        """Begin the match's files; the header says how to come back (and, for a joiner, what
+        the terms must carry)."""
         assert self.session is not None
-        self.files.start(
-            header(self.session.keys, self.session.me, role=role, address=self.address, name=self.name)
-        )
+        meta: dict[str, Any] = {"role": role, "address": self.address, "name": self.name}
+        if self.agreed is not None:
+            meta["expected"] = self.agreed
+        self.files.start(header(self.session.keys, self.session.me, **meta))
 
     def _tell_listening(self, *, again: bool) -> None:
         # The caller that opened the door says where (it knows the address it bound).

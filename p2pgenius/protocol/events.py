@@ -93,6 +93,17 @@ class TimeObserved:
 
 
 @dataclass(frozen=True, slots=True)
+class ForfeitVoided:
+    """Peer ``author`` signed that ``seat`` (a peer, at stage -2) forfeited at ``stage``, and the
+    seat answered before this peer saw its silence for itself: the forfeit did not stand here, and
+    stays on the record as contested."""
+
+    stage: int
+    seat: int
+    author: int
+
+
+@dataclass(frozen=True, slots=True)
 class ClockView:
     """One seat's clock at the current stage: ``left_ms`` at the stage's start if it is running
     (the driver subtracts the time since), else what the seat's decision left on it."""
@@ -147,6 +158,7 @@ Event = (
     | ClaimDisputed
     | Decided
     | TimeObserved
+    | ForfeitVoided
     | ChatReceived
     | Rejected
     | Fault

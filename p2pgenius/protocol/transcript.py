@@ -3,7 +3,7 @@
 A transcript is a sequence of records, each a 4-byte big-endian length and a canonical msgpack
 array (protocol/SPEC.md, "Transcript"):
 
-* ``["p2pgenius-transcript", 1, {"peers": [keys], "me": index | null, ...}]``: the header, first;
+* ``["p2pgenius-transcript", 2, {"peers": [keys], "me": index | null, ...}]``: the header, first;
 * ``["msg", envelope]``: a message as sent or received (its bytes, as ``bin``), in the order this
   peer processed them;
 * ``["rejected", bytes, reason]``: something a peer sent that was refused (evidence);
@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
-from p2pgenius.protocol.session import Fault, MatchOver, Rejected, Session, TimeObserved
+from p2pgenius.protocol.session import Fault, ForfeitVoided, MatchOver, Rejected, Session, TimeObserved
 
 MAGIC: Final = "p2pgenius-transcript"
 VERSION: Final = 2  # the match messages' version (2: coin shares committed in the lobby)
@@ -130,6 +130,11 @@ def verify(data: bytes) -> Report:
     for event in observer.take_events():
         if isinstance(event, Fault) and report.fault is None:
             report.fault = event
+        elif isinstance(event, ForfeitVoided):
+            report.disputed_time.append(
+                f"peer {event.author} signed that {'peer' if event.stage < 0 else 'p'}{event.seat} "
+                f"forfeited at stage {event.stage}, and it answered after: contested, not taken"
+            )
     report.game = observer.terms["game"] if observer.terms else None
     if report.fault is not None:
         fault = report.fault

@@ -280,6 +280,7 @@ class Match:
             statement = READY_DOMAIN + encode(
                 [
                     terms["salt"],
+                    terms["peers"][0],
                     terms["game"],
                     terms["options"],
                     terms["setup"],

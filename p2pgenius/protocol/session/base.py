@@ -226,6 +226,9 @@ class SessionBase:
     def _open_stage(self, number: int, carry: Stage | None = None) -> None:
         raise NotImplementedError
 
+    def _hold(self, env: Envelope) -> None:
+        raise NotImplementedError
+
     def _after_stage(self, stage: Stage) -> None:
         raise NotImplementedError
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import secrets as random_source
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from p2pgenius.canonical import Plain, encode
 from p2pgenius.errors import IllegalActionError, LocalMisuseError, P2PGeniusError
@@ -56,6 +56,9 @@ from p2pgenius.protocol.session.setup import MatchSetup
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.timing import ClockBook
 
+MAX_HELD: Final = 256
+"""Messages of one author held for stages this peer has not reached yet, at most."""
+
 
 class Session(MatchSetup, Blindness, Ending, SessionBase):
     """One peer's (or an observer's) view of a match: stages, as they are played."""
@@ -73,7 +76,14 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         header first): every message is replayed; our own are taken as recorded, not re-made."""
         meta = transcript[0][2]
         keys, me = meta["peers"], meta["me"]
-        session = cls(keys=keys, me=me, identity=identity, randomness=randomness)
+        expected = meta.get("expected")  # what a joiner agreed to in the lobby (terms to come)
+        session = cls(
+            keys=keys,
+            me=me,
+            identity=identity,
+            randomness=randomness,
+            expected=expected if isinstance(expected, dict) else None,
+        )
         candidates: dict[tuple[int, int], list[tuple[Plain, bytes]]] = {}
         for record in secrets:
             if record[0] == "coin":
@@ -140,6 +150,13 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             self._guarded(env)
         if carry is not None:
             self._progress()
+
+    def _hold(self, env: Envelope) -> None:
+        """Keep a message for a stage not reached yet (a bounded number per author: a peer can be
+        a few stages ahead, never hundreds of messages)."""
+        if sum(1 for held in self.backlog if held.author == env.author) >= MAX_HELD:
+            raise MessageError(f"more than {MAX_HELD} messages for stages not reached yet")
+        self.backlog.append(env)
 
     def _sealed(self) -> bool:
         assert self.spec is not None
@@ -393,7 +410,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         if kind in ("timeout", "dispute") and self.stage is not None and number > self.stage.number:
             # From a peer ahead of us (with three or four peers, messages reach us through the
             # host in another order): it counts when we get there, not never.
-            self.backlog.append(env)
+            self._hold(env)
             return
         if kind in ("timeout", "dispute") and self.owner:  # (also about an audit, after the end)
             self._on_timeout_claim(env) if kind == "timeout" else self._on_dispute(env)
@@ -404,7 +421,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             self._on_late_reveal(env)
             return
         if number > self.stage.number:
-            self.backlog.append(env)
+            self._hold(env)
             return
         if number < self.stage.number:
             raise MessageError(f"a {kind} message for stage {number}, already played")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.base import Outcome
-from p2pgenius.protocol.events import Fault, MatchOver
+from p2pgenius.protocol.events import Fault, ForfeitVoided, MatchOver
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.base import SETUP, SessionBase
 from p2pgenius.protocol.session.cards import openings_of
@@ -38,7 +38,7 @@ class Ending(SessionBase):
             # another peer's word.
             raise MessageError(f"a forfeit of p{seat}, whose peer (this one) is here and answering")
         if self.stage is not None and stage > self.stage.number:
-            self.backlog.append(env)  # from a peer ahead of us: judged when we get there
+            self._hold(env)  # from a peer ahead of us: judged when we get there
             return
         current = self.stage.number if self.stage is not None else -1
         if stage != current or seat not in self.owed():
@@ -65,8 +65,11 @@ class Ending(SessionBase):
         (a bystander's, with three or four peers, or an observer's reading a transcript) cannot
         check its author's clock, so it waits: it stands once this peer's own grace period has
         passed with the seat still silent (:meth:`confirm_forfeit`), or, for an observer, once the
-        transcript ends without an answer (:meth:`settle_forfeits`); an answer voids it."""
-        if env.author == self.me:
+        transcript ends without an answer (:meth:`settle_forfeits`); an answer voids it (and is
+        told, :class:`ForfeitVoided`: the forfeit is contested on the record)."""
+        if env.author == self.me or len(self.keys) == 2:
+            # (With two peers a reader is the author, the accused, which refused it already,
+            # or an observer, for which the transcript's forfeit is what happened.)
             self._stop(fault)
             return
         self.pending_forfeits.setdefault(key, (env.author, fault))
@@ -87,6 +90,7 @@ class Ending(SessionBase):
         for key, (author, _) in sorted(self.pending_forfeits.items()):
             if not self._forfeit_stands(key, author):
                 del self.pending_forfeits[key]
+                self.events.append(ForfeitVoided(key[0], key[1], author))
         return sorted(self.pending_forfeits)
 
     def confirm_forfeit(self, stage: int, seat: int) -> bool:

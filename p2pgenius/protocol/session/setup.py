@@ -134,6 +134,7 @@ def ready_statement(
     return READY_DOMAIN + encode(
         [
             salt,
+            agreed["host"],
             agreed["game"],
             dict(agreed["options"]),
             dict(agreed["setup"]),
@@ -148,7 +149,8 @@ def make_ready(
     identity: Identity, nonce: bytes, *, salt: bytes, agreed: Mapping[str, Any], claim: Sequence[int]
 ) -> dict[str, Any]:
     """A joiner's ``ready``: its seat claim, its committed coin share (of ``nonce``) and its
-    signature of both with what it agreed to (``agreed``: game, options, setup, host claim)."""
+    signature of both with what it agreed to (``agreed``: the host's key, game, options, setup,
+    host claim)."""
     coin = coin_commitment(salt, identity.public, nonce)
     return {
         "seats": sorted(claim),
@@ -175,6 +177,7 @@ def ready_problem(key: bytes, ready: Mapping[str, Any], *, salt: bytes, agreed: 
 
 def _agreed(terms: Mapping[str, Any]) -> dict[str, Any]:
     return {
+        "host": terms["peers"][0],
         "game": terms["game"],
         "options": terms.get("options", {}),
         "setup": terms.get("setup", {}),
@@ -223,7 +226,13 @@ class MatchSetup(SessionBase):
         committed; the network layer makes the same with :func:`make_ready`)."""
         assert self.identity is not None
         self.my_coin = self.randomness(NONCE_LEN)
-        agreed = {"game": game, "options": options, "setup": setup, "host claim": host_claim}
+        agreed = {
+            "host": self.keys[0],
+            "game": game,
+            "options": options,
+            "setup": setup,
+            "host claim": host_claim,
+        }
         return make_ready(self.identity, self.my_coin, salt=salt, agreed=agreed, claim=claim)
 
     def propose(
@@ -286,6 +295,13 @@ class MatchSetup(SessionBase):
             raise MessageError("the match id is not the hash of the terms")
         spec = check_terms(terms, self.keys, self.expected, self.me)
         check_coins(terms, self.keys)
+        if self.me is not None and self.me != 0 and self._replay is None:
+            mine = self.my_coin
+            ours = None if mine is None else coin_commitment(terms["salt"], self.keys[self.me], mine)
+            if terms["coins"][self.me] != ours:
+                # (An old ready of ours, replayed by the host: opening our new share would look
+                # like cheating. We refuse before accepting anything.)
+                raise MessageError("the terms do not carry the coin commitment we made for this table")
         self.terms = terms
         self.match_id = env.match_id
         self.game = spec.engine
