@@ -344,7 +344,7 @@ class Joining:
                 "names": [*table["names"], self.name],
                 "keys": [*table["keys"], self.identity.public],
                 "claims": [*table["claims"], self.seats],
-                "ready": [*table["ready"], False],
+                "ready": [*table["ready"], self.confirm is None],  # (no one to ask: ready at once)
                 "you": len(table["keys"]),
                 "needed": table["needed"] - 1,
             }
