@@ -1,11 +1,21 @@
 """The games' rules pages, shipped in the package as ``p2pgenius/rules/GAME.md`` (the same text
-as docs/rules/): ``p2pgenius rules GAME`` prints one, the terminal UI shows one over the board."""
+as docs/rules/): ``p2pgenius rules GAME`` prints one as it is; the terminal UI shows one over the
+board as text for reading on a screen (:func:`rules_page`: headings, paragraphs, lists and tables
+without Markdown's marks, and without the asides that point into the source tree)."""
 
 from __future__ import annotations
 
+import re
 from importlib import resources
+from typing import Final
 
 from p2pgenius.errors import LocalMisuseError
+
+HEADING: Final = "heading"
+SUBHEADING: Final = "subheading"
+TEXT: Final = "text"
+TABLE: Final = "table"
+"""The kinds of the lines of :func:`rules_page`."""
 
 
 def rules_text(game: str) -> str:
@@ -14,3 +24,118 @@ def rules_text(game: str) -> str:
         return resources.files("p2pgenius").joinpath("rules", f"{game}.md").read_text(encoding="utf-8")
     except OSError as exc:
         raise LocalMisuseError(f"the rules of {game} are missing from this installation: {exc}") from None
+
+
+def rules_page(game: str, *, ascii_only: bool = False) -> list[tuple[str, str]]:
+    """The rules of ``game`` as lines to read on a screen, each with its kind (``HEADING``,
+    ``SUBHEADING``, ``TEXT``, ``TABLE``): a paragraph or a list item is one line (the screen
+    wraps it), tables are aligned, and asides naming files of the source tree are left out."""
+    return render(rules_text(game), ascii_only=ascii_only)
+
+
+def render(markdown: str, *, ascii_only: bool = False) -> list[tuple[str, str]]:
+    """Markdown (the subset the rules pages use) as readable lines; see :func:`rules_page`."""
+    bullet = "- " if ascii_only else "\u2022 "
+    out: list[tuple[str, str]] = []
+    paragraph: list[str] = []
+    table: list[list[str]] = []
+
+    def flush() -> None:
+        if paragraph:
+            out.append((TEXT, inline(" ".join(paragraph))))
+            paragraph.clear()
+        if table:
+            out.extend((TABLE, row) for row in _table(table))
+            out.append((TEXT, ""))
+            table.clear()
+
+    for raw in _without_source_asides(markdown).splitlines():
+        line = raw.rstrip()
+        stripped = line.strip()
+        if stripped.startswith("|"):
+            if paragraph:
+                flush()
+            cells = [inline(cell.strip()) for cell in stripped.strip("|").split("|")]
+            if not all(re.fullmatch(r":?-+:?", cell.replace(" ", "")) for cell in cells if cell):
+                table.append(cells)
+            continue
+        if table:
+            flush()
+        if not stripped:
+            flush()
+            if out and out[-1] != (TEXT, ""):
+                out.append((TEXT, ""))
+            continue
+        heading = re.match(r"(#+)\s+(.*)", stripped)
+        if heading:
+            flush()
+            level = len(heading.group(1))
+            title = inline(heading.group(2))
+            out.append((HEADING if level <= 2 else SUBHEADING, title.upper() if level == 1 else title))
+            continue
+        item = re.match(r"(\s*)([*-]|\d+\.)\s+(.*)", line)
+        if item:
+            flush()
+            depth = len(item.group(1)) // 2
+            mark = bullet if item.group(2) in "*-" else item.group(2) + " "
+            paragraph.append("  " * depth + mark + item.group(3))
+            continue
+        paragraph.append(stripped)
+    flush()
+    while out and out[-1] == (TEXT, ""):
+        out.pop()
+    return out
+
+
+def inline(text: str) -> str:
+    """A line without Markdown's inline marks: emphasis, code, links."""
+    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)  # [words](where) -> words
+    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
+    text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", text)
+    return text.replace("`", "")
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    """Rows of cells as aligned text (the last column is not padded: it may wrap)."""
+    count = max(len(row) for row in rows)
+    rows = [row + [""] * (count - len(row)) for row in rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(count)]
+    out = []
+    for index, row in enumerate(rows):
+        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] + [row[-1]]
+        out.append("  ".join(cells).rstrip())
+        if index == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return out
+
+
+def _without_source_asides(text: str) -> str:
+    """``text`` without the parenthesised asides that send a reader to a file of the source tree
+    ("(protocol/SPEC.md, section 6)", "(see `squares.py`)"): a player has no such files."""
+    out: list[str] = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "(":
+            end = _closing(text, index)
+            if end is not None and re.search(r"[\w/-]+\.(?:md|py)\b", text[index:end]):
+                while out and out[-1] in " \t":
+                    out.pop()
+                index = end + 1
+                continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _closing(text: str, start: int) -> int | None:
+    """The index of the parenthesis closing the one at ``start`` (None if none does)."""
+    depth = 0
+    for index in range(start, len(text)):
+        if text[index] == "(":
+            depth += 1
+        elif text[index] == ")":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None

@@ -8,7 +8,7 @@ characters (from peers' names, chat and reasons) away from the terminal.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -57,6 +57,51 @@ def outcome_words(outcome: Mapping[str, Any]) -> str:
     winner = outcome.get("winner")
     who = "a draw" if winner is None else f"p{winner} wins"
     return f"{who} ({str(outcome.get('reason')).replace('_', ' ')})"
+
+
+LOSER_WORDS: Final = {
+    "surrender": ("you surrendered", "{loser} surrendered"),
+    "knocked_out": ("you were knocked out", "{loser} was knocked out"),
+    "power_word_kill": ("Power Word Kill killed you", "Power Word Kill killed {loser}"),
+    "team_eliminated": ("your team is out of cards", "{loser} are out of cards"),
+    "audit_failed": ("your team failed the end-of-match audit", "{loser} failed the end-of-match audit"),
+}
+"""A result's reason, said of the losing side: when it is the person's, and when it is not."""
+
+
+def outcome_for(outcome: Mapping[str, Any], mine: Sequence[int], names: Mapping[int, str]) -> str:
+    """A result told to the person holding seats ``mine`` (the first being theirs): "you win
+    (bob (p1) surrendered)", "you lose, 1-2 in rounds", "your team wins (p1 and p3 are out of
+    cards)", "a draw (...)"."""
+    winner = outcome.get("winner")
+    reason = str(outcome.get("reason"))
+    if winner is None:
+        why = "both surrendered, or both fell to Power Word Kill" if reason == "draw" else reason
+        return f"a draw ({why.replace('_', ' ')})"
+    if not mine:
+        return outcome_words(outcome)
+    team = outcome.get("winning_seats")
+    seats = sorted(set(names) | {0, 1})
+    if isinstance(team, list):
+        won = mine[0] in team
+        losers = " and ".join(_named(names, s) for s in seats if s not in team)
+        head = "your team wins" if won else "your team loses"
+    else:
+        won = winner == mine[0]
+        losers = " and ".join(_named(names, s) for s in seats if s != winner)
+        head = "you win" if won else "you lose"
+    rounds = outcome.get("round_wins")
+    if isinstance(rounds, list) and len(rounds) == 2 and mine[0] in (0, 1):
+        return f"{head}, {rounds[mine[0]]}-{rounds[1 - mine[0]]} in rounds"
+    words = LOSER_WORDS.get(reason)
+    if words is None:
+        return f"{head} ({reason.replace('_', ' ')})"
+    return f"{head} ({words[1].format(loser=losers) if won else words[0]})"
+
+
+def _named(names: Mapping[int, str], seat: int) -> str:
+    name = names.get(seat)
+    return f"{name} (p{seat})" if name else f"p{seat}"
 
 
 def tell(session: Session, event: Event) -> list[Told]:

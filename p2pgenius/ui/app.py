@@ -1,28 +1,37 @@
 """The full-screen terminal application: a prompt_toolkit view of a :class:`Table`.
 
 Layout, top to bottom: a status bar (game, you, the other players' fingerprints, the connection),
-the board beside the log and the chat (stacked on a narrow terminal), the clocks, a line saying
-what the match waits for, a feedback line, and the input line with completion of legal moves.
-F1 or ? opens the help; a stopped match covers the screen with what happened and where the
-evidence is; Ctrl-C or Ctrl-Q leaves after asking.
+the board beside the log and the chat (on a narrow terminal: the board, then the log with the chat
+in it), every seat's clock, what is being decided, the input line with completion of legal moves,
+and a feedback line under it. The layout is worked out from the terminal's size at every redraw:
+the board gets the rows it needs (a board draws more when it has room), the log the rest, and the
+lines that say what to do are wrapped, never cut.
+
+Keys: Tab lists the legal moves; PageUp/PageDown scroll the log (and the rules page), End returns
+to the newest lines; F1 or ? opens the help, F2 the rules; Esc closes them; Ctrl-C or Ctrl-Q
+leaves after asking. A stopped match covers the screen with what happened and where the evidence
+is.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Final
 
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    Dimension,
     DynamicContainer,
     Float,
     FloatContainer,
@@ -38,13 +47,16 @@ from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import BaseStyle, DynamicStyle, Style, merge_styles
 from prompt_toolkit.widgets import Frame
 
+from p2pgenius import rules_pages
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.render import Line
+from p2pgenius.ui.lines import Glyphs, Line, wrap, wrap_all
 from p2pgenius.ui.table import Table
 
-NARROW = 100
-"""Below this many columns the log and chat go under the board instead of beside it."""
+WIDE: Final = 110
+"""From this many columns on, the log and the chat stand beside the board; below, under it."""
+MIN_LOG: Final = 3
+"""Rows of the log kept on a narrow screen, whatever the board needs."""
 
 STYLE = Style.from_dict(
     {
@@ -64,6 +76,8 @@ STYLE = Style.from_dict(
         "clock.low": "bold ansired",
         "message": "ansiyellow",
         "expected": "bold",
+        "chat": "ansicyan",
+        "rule": "ansigray",
         "fault": "bg:ansired ansiwhite bold",
         "help": "bg:ansiblack ansiwhite",
     }
@@ -84,9 +98,10 @@ def _with_board(board: tuple[tuple[str, str], ...]) -> BaseStyle:
 
 def lines_text(lines: Iterable[Line]) -> StyleAndTextTuples:
     out: StyleAndTextTuples = []
-    for line in lines:
+    for index, line in enumerate(lines):
+        if index:
+            out.append(("", "\n"))
         out.extend(line)
-        out.append(("", "\n"))
     return out
 
 
@@ -117,6 +132,86 @@ def colour_depth() -> ColorDepth | None:
     return None
 
 
+@dataclass(frozen=True)
+class Geometry:
+    """Where things go on a screen of ``columns`` x ``rows``."""
+
+    columns: int
+    rows: int
+    wide: bool
+    board_width: int  # inside the board's frame (wide) or the whole width (narrow)
+    board_height: int  # the most rows the board may have
+    side_width: int  # the log and chat column (wide)
+
+
+def geometry(columns: int, rows: int, chrome: int) -> Geometry:
+    """The layout of a ``columns`` x ``rows`` screen whose fixed lines take ``chrome`` rows."""
+    body = max(rows - chrome, 4)
+    if columns >= WIDE:
+        side = min(max(columns * 3 // 10, 36), 64)
+        return Geometry(columns, rows, True, columns - side - 2, body - 2, side)
+    return Geometry(columns, rows, False, columns, max(body - MIN_LOG - 1, 1), 0)
+
+
+class Screen:
+    """The application's pieces that depend on the size of the terminal, worked out once at each
+    redraw (the layout asks for them several times)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self._memo: dict[str, Any] = {}
+        self._drawn: tuple[int, tuple[int, int]] | None = None
+
+    def size(self) -> tuple[int, int]:
+        size = get_app().output.get_size()
+        return size.columns, size.rows
+
+    def _once(self, name: str, make: Callable[[], Any]) -> Any:
+        drawn = (get_app().render_counter, self.size())
+        if drawn != self._drawn:
+            self._memo.clear()
+            self._drawn = drawn
+        if name not in self._memo:
+            self._memo[name] = make()
+        return self._memo[name]
+
+    def status(self) -> list[Line]:
+        columns, _ = self.size()
+        return self._once("status", lambda: wrap_all(self.table.status_lines(columns), columns))  # type: ignore[no-any-return]
+
+    def question(self) -> list[Line]:
+        columns, _ = self.size()
+
+        def make() -> list[Line]:
+            text = self.table.expected()
+            return wrap([("class:expected", " " + text)], columns) if text else [[]]
+
+        return self._once("question", make)  # type: ignore[no-any-return]
+
+    def message(self) -> list[Line]:
+        columns, _ = self.size()
+        text = self.table.message
+        return wrap([("class:message", " " + text)], columns) if text else [[]]
+
+    def chrome(self) -> int:
+        """Rows taken by everything but the board, the log and the chat."""
+        return len(self.status()) + 1 + len(self.question()) + 1 + len(self.message())
+
+    def geometry(self) -> Geometry:
+        columns, rows = self.size()
+        return self._once("geometry", lambda: geometry(columns, rows, self.chrome()))  # type: ignore[no-any-return]
+
+    def board(self) -> list[Line]:
+        geo = self.geometry()
+        return self._once("board", lambda: self.table.board_lines(geo.board_width, geo.board_height))  # type: ignore[no-any-return]
+
+    def log_under(self) -> bool:
+        """On a wide screen, whether the board leaves room under it for the log (the chat then
+        has the column beside them), rather than the log and chat sharing that column."""
+        geo = self.geometry()
+        return geo.wide and geo.board_height - len(self.board()) >= 10
+
+
 def build(table: Table, **app_args: Any) -> Application[None]:
     """The application for ``table`` (``app_args``: input, output, for tests)."""
     buffer = Buffer(
@@ -130,64 +225,156 @@ def build(table: Table, **app_args: Any) -> Application[None]:
         return False  # clear the line
 
     buffer.accept_handler = accept
+    screen = Screen(table)
 
-    def text(make: Any) -> FormattedTextControl:
-        return FormattedTextControl(make, focusable=False)
+    def text(make: Callable[[], Any], **more: Any) -> FormattedTextControl:
+        return FormattedTextControl(make, focusable=False, **more)
 
-    board = Frame(Window(text(lambda: lines_text(table.board_lines())), wrap_lines=True), title="board")
-    status = text(table.status_line)
-    clocks = text(table.clock_line)
-    log = Frame(
-        Window(text(lambda: "\n".join(table.log)), wrap_lines=True, get_vertical_scroll=lambda w: 10**6),
-        title="what happened",
-    )
-    chat = Frame(
-        Window(text(lambda: "\n".join(table.chat_lines) or "(say TEXT to chat)"), wrap_lines=True),
-        title="chat",
-    )
+    logs: dict[str, Window] = {}
+
+    def log_window(chat: bool | None) -> Window:
+        """A log that follows its newest line, or stays where PageUp put it (its lines wrapped
+        at spaces here, so that the scrolling counts what is on the screen)."""
+
+        def lines() -> list[Line]:
+            geo = screen.geometry()
+            width = (
+                geo.columns
+                if not geo.wide
+                else (geo.board_width if screen.log_under() else geo.side_width - 2)
+            )
+            shown = table.feed_lines(chat=chat) or [[("class:dim", "(say TEXT to chat)" if chat else "")]]
+            return wrap_all(shown, width)
+
+        def cursor() -> Point:
+            # prompt_toolkit scrolls a window to show its cursor: on the newest line the log
+            # follows; scrolled back, the cursor is the top line shown.
+            if table.follow or chat:
+                return Point(0, max(len(lines()) - 1, 0))
+            return Point(0, max(table.log_top, 0))
+
+        def scroll(window: Window) -> int:
+            if table.follow or chat:
+                return window.vertical_scroll
+            info = window.render_info
+            height = info.window_height if info is not None else 1
+            table.log_top = max(min(table.log_top, len(lines()) - height), 0)
+            return table.log_top
+
+        return Window(
+            text(lambda: lines_text(lines()), get_cursor_position=cursor),
+            wrap_lines=False,
+            get_vertical_scroll=scroll,
+        )
+
+    logs["log"] = log_window(False)
+    logs["feed"] = log_window(None)
+    chat_window = log_window(True)
+
+    def board_title() -> str:
+        return table.game() or "p2pgenius"
+
+    def log_title() -> str:
+        return "what happened" if table.follow else "what happened: End for the newest"
+
+    board_window = Window(text(lambda: lines_text(screen.board())), wrap_lines=False)
+
+    def rule() -> StyleAndTextTuples:
+        columns, _ = screen.size()
+        glyph = Glyphs.pick(table.ascii_only).rule
+        title = f" what happened, and the chat ({'End: newest' if not table.follow else 'PgUp/PgDn'}) "
+        return [("class:rule", (glyph * 2 + title).ljust(columns, glyph)[:columns])]
 
     def body() -> Any:
-        columns = get_app().output.get_size().columns
-        if columns < NARROW:
-            return HSplit([board, HSplit([log, chat], height=12)])
-        return VSplit([board, HSplit([log, chat], width=max(columns // 3, 36))])
-
-    help_text = Window(
-        text(
-            lambda: [
-                ("class:help", "\n " + moves.help_text(table.game()).replace("\n", "\n ") + "\n\n "),
-                ("class:help", moves.COMMON_HELP.replace("\n", "\n ") + "\n\n  Esc closes this help.\n"),
+        geo = screen.geometry()
+        if geo.wide:
+            if screen.log_under():  # room under the board: the log grows there
+                need = len(screen.board()) + 2
+                left = HSplit(
+                    [
+                        Frame(board_window, title=board_title, height=Dimension.exact(need)),
+                        Frame(logs["log"], title=log_title),
+                    ]
+                )
+                chat = Frame(chat_window, title="chat (say TEXT)", width=Dimension.exact(geo.side_width))
+                return VSplit([left, chat])
+            chat_rows = max(4, min(12, geo.board_height // 4))
+            side = HSplit(
+                [
+                    Frame(logs["log"], title=log_title),
+                    Frame(chat_window, title="chat (say TEXT)", height=Dimension.exact(chat_rows + 2)),
+                ],
+                width=Dimension.exact(geo.side_width),
+            )
+            return VSplit([Frame(board_window, title=board_title), side])
+        # The board asked to fit above MIN_LOG rows of log; one that cannot takes rows of the log
+        # rather than lose its own, down to a single line of log.
+        height = min(len(screen.board()), geo.rows - screen.chrome() - 2)
+        return HSplit(
+            [
+                Window(text(lambda: lines_text(screen.board())), height=Dimension.exact(height)),
+                Window(text(rule), height=1),
+                logs["feed"],
             ]
         )
-    )
+
+    def active_log() -> Window:
+        return logs["log"] if screen.geometry().wide else logs["feed"]
+
+    def help_lines() -> list[Line]:
+        columns, _ = screen.size()
+        words = moves.help_text(table.game()) + "\n\n" + moves.COMMON_HELP + "\n\nEsc closes this help."
+        lines: list[Line] = [[]]
+        for line in words.splitlines():
+            lines += wrap([("class:help", " " + line)], columns - 6, 2) if line else [[]]
+        return lines
+
+    help_text = Window(text(lambda: lines_text(help_lines())), style="class:help")
     fault_screen = Window(text(lambda: [("class:fault", table.fault_text())]), wrap_lines=True)
-    rules_scroll = [0]
 
-    def rules_lines() -> str:
-        lines = table.rules.splitlines()
-        start = min(rules_scroll[0], max(len(lines) - 5, 0))
-        rules_scroll[0] = start
-        return "\n".join(lines[start:])
+    def rules_lines() -> list[Line]:
+        columns, _ = screen.size()
+        return rules_view(table.rules, columns - 6)
 
-    rules_window = Window(text(rules_lines), wrap_lines=True)
+    def rules_scroll(window: Window) -> int:
+        info = window.render_info
+        height = info.window_height if info is not None else 10
+        top = max(min(table.rules_scroll, len(rules_lines()) - height), 0)
+        table.rules_scroll = top
+        return top
+
+    def rules_cursor() -> Point:  # (prompt_toolkit keeps a window's cursor in view: the top line)
+        return Point(0, max(min(table.rules_scroll, len(rules_lines()) - 1), 0))
+
+    rules_window = Window(
+        text(lambda: lines_text(rules_lines()), get_cursor_position=rules_cursor),
+        get_vertical_scroll=rules_scroll,
+    )
     rules_shown = Condition(lambda: table.rules_open)
     root = FloatContainer(
         content=HSplit(
             [
-                Window(status, height=1, style="class:status"),
-                DynamicContainer(body),
-                Window(clocks, height=1),
-                Window(text(lambda: [("class:expected", " " + table.expected())]), height=1),
-                Window(text(lambda: [("class:message", " " + table.message)]), height=1),
                 Window(
-                    BufferControl(buffer, input_processors=[BeforeInput(table.prompt)]),
-                    height=1,
+                    text(lambda: lines_text(screen.status())),
+                    height=lambda: len(screen.status()),
+                    style="class:status",
                 ),
+                DynamicContainer(body),
+                Window(text(lambda: table.clock_line(screen.size()[0])), height=1),
+                Window(text(lambda: lines_text(screen.question())), height=lambda: len(screen.question())),
+                Window(BufferControl(buffer, input_processors=[BeforeInput(table.prompt)]), height=1),
+                Window(text(lambda: lines_text(screen.message())), height=lambda: len(screen.message())),
             ]
         ),
         floats=[
             Float(content=CompletionsMenu(max_height=12, scroll_offset=1), xcursor=True, ycursor=True),
-            Float(ConditionalContainer(Frame(help_text, title="help"), Condition(lambda: table.help_open))),
+            Float(
+                ConditionalContainer(Frame(help_text, title="help"), Condition(lambda: table.help_open)),
+                left=2,
+                right=2,
+                top=1,
+                bottom=2,
+            ),
             Float(
                 ConditionalContainer(
                     Frame(rules_window, title="rules (PageUp/PageDown, Esc closes)"), rules_shown
@@ -195,7 +382,7 @@ def build(table: Table, **app_args: Any) -> Application[None]:
                 left=2,
                 right=2,
                 top=1,
-                bottom=3,
+                bottom=2,
             ),
             Float(
                 ConditionalContainer(
@@ -210,6 +397,7 @@ def build(table: Table, **app_args: Any) -> Application[None]:
     )
     keys = KeyBindings()
     empty = Condition(lambda: not buffer.text)
+    at_end = Condition(lambda: buffer.cursor_position >= len(buffer.text))
 
     @keys.add("tab")
     def _complete(event: KeyPressEvent) -> None:
@@ -238,12 +426,46 @@ def build(table: Table, **app_args: Any) -> Application[None]:
             table.show_rules()
 
     @keys.add("pagedown", filter=rules_shown)
-    def _down(event: KeyPressEvent) -> None:
-        rules_scroll[0] += 15
+    @keys.add("down", filter=rules_shown)
+    def _rules_down(event: KeyPressEvent) -> None:
+        table.rules_scroll += 15 if event.key_sequence[0].key == "pagedown" else 1
 
     @keys.add("pageup", filter=rules_shown)
-    def _up(event: KeyPressEvent) -> None:
-        rules_scroll[0] = max(rules_scroll[0] - 15, 0)
+    @keys.add("up", filter=rules_shown)
+    def _rules_up(event: KeyPressEvent) -> None:
+        table.rules_scroll = max(table.rules_scroll - (15 if event.key_sequence[0].key == "pageup" else 1), 0)
+
+    def page() -> tuple[int, int, int]:
+        """The log's top line now, its height, and how many lines it holds."""
+        info = active_log().render_info
+        count = info.content_height if info is not None else 0
+        if info is None:
+            return 0, 10, count
+        return active_log().vertical_scroll, max(info.window_height - 1, 1), count
+
+    @keys.add("pageup", filter=~rules_shown)
+    def _log_up(event: KeyPressEvent) -> None:
+        top, height, _ = page()
+        table.log_top = max(top - height, 0)
+        table.follow = False
+
+    @keys.add("pagedown", filter=~rules_shown)
+    def _log_down(event: KeyPressEvent) -> None:
+        top, height, count = page()
+        if table.follow:
+            return
+        table.log_top = top + height
+        if table.log_top + height >= count:
+            table.follow = True
+
+    @keys.add("end", filter=~rules_shown & at_end)
+    def _log_end(event: KeyPressEvent) -> None:
+        table.follow = True
+
+    @keys.add("home", filter=~rules_shown & empty)
+    def _log_home(event: KeyPressEvent) -> None:
+        table.follow = False
+        table.log_top = 0
 
     @keys.add("escape", eager=True)
     def _close(event: KeyPressEvent) -> None:
@@ -278,3 +500,25 @@ def build(table: Table, **app_args: Any) -> Application[None]:
     )
     table.invalidate = app.invalidate
     return app
+
+
+def rules_view(page: list[tuple[str, str]], width: int) -> list[Line]:
+    """The rules page as wrapped, styled lines: headings stand out, a table's last column wraps
+    under itself."""
+    out: list[Line] = []
+    indent = 4
+    for kind, text in page:
+        if kind == rules_pages.HEADING:
+            out.append([("class:title", " " + text)])
+        elif kind == rules_pages.SUBHEADING:
+            out.append([("class:strong", " " + text)])
+        elif kind == rules_pages.TABLE:
+            if text and set(text) <= {"-", " "}:  # the rule under a table's header
+                last = text.rstrip().rfind("  ")
+                indent = last + 3 if 0 < last < width * 2 // 3 else 4
+                continue
+            out += wrap([("", " " + text)], width, indent)
+        else:
+            bullet = len(text) - len(text.lstrip(" ")) + 2 if text.lstrip()[:2] in ("\u2022 ", "- ") else 1
+            out += wrap([("", " " + text)], width, bullet + 1) if text else [[]]
+    return wrap_all(out, width)

@@ -1,10 +1,13 @@
 """Styled text lines, the stuff every board is made of: prompt_toolkit fragments ``(style, text)``,
-the few glyphs boards use (in Unicode and in ASCII), and seat names. Pure: no terminal, no game."""
+the few glyphs boards use (in Unicode and in ASCII), seat names, and the fitting of lines to a
+width (wrapped at spaces, never cut). Pure: no terminal, no game."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from prompt_toolkit.utils import get_cwidth
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
@@ -20,12 +23,21 @@ class Glyphs:
     stopped: str
     sep: str
     hidden: str
+    rule: str = "-"
 
     @classmethod
     def pick(cls, ascii_only: bool) -> Glyphs:
         if ascii_only:
-            return cls(bar="#", gap=".", running=">", stopped=" ", sep="|", hidden="?")
-        return cls(bar="\u2588", gap="\u00b7", running="\u25b6", stopped=" ", sep="\u2502", hidden="\u25a0")
+            return cls(bar="#", gap=".", running=">", stopped=" ", sep="|", hidden="?", rule="-")
+        return cls(
+            bar="\u2588",
+            gap="\u00b7",
+            running="\u25b6",
+            stopped=" ",
+            sep="\u2502",
+            hidden="\u25a0",
+            rule="\u2500",
+        )
 
 
 def plain(lines: Sequence[Line]) -> str:
@@ -37,3 +49,113 @@ def seat_name(names: Mapping[int, str], seat: int) -> str:
     """ "alice (p0)"."""
     name = names.get(seat)
     return f"{name} (p{seat})" if name else f"p{seat}"
+
+
+def width_of(line: Line | str) -> int:
+    """How many terminal columns ``line`` takes (wide characters count twice)."""
+    if isinstance(line, str):
+        return sum(get_cwidth(c) for c in line)
+    return sum(get_cwidth(c) for _, text in line for c in text)
+
+
+def wrap(line: Line, width: int, indent: int | None = None) -> list[Line]:
+    """``line`` as lines of at most ``width`` columns, broken at spaces where it can be (a word
+    longer than a whole line is broken where it must). Continuation lines start with ``indent``
+    spaces (default: the line's own leading spaces, plus one)."""
+    if width <= 0 or width_of(line) <= width:
+        return [line]
+    if indent is None:
+        text = "".join(t for _, t in line)
+        indent = min(len(text) - len(text.lstrip(" ")) + 1, width // 3)
+    words: list[tuple[str, str]] = []  # (style, piece): pieces are words and runs of spaces
+    for style, text in line:
+        piece = ""
+        for char in text:
+            if piece and (char == " ") != (piece[-1] == " "):
+                words.append((style, piece))
+                piece = ""
+            piece += char
+        if piece:
+            words.append((style, piece))
+    out: list[Line] = []
+    current: Line = []
+    used = start = 0  # columns used on this line; how many of them are the indent
+
+    def new_line() -> None:
+        nonlocal current, used, start
+        while len(current) > 1 and not current[-1][1].strip():
+            current.pop()  # no trailing spaces
+        out.append(current)
+        current, used, start = [("", " " * indent)], indent, indent
+
+    for style, piece in words:
+        size = width_of(piece)
+        if used + size <= width:
+            current.append((style, piece))
+            used += size
+            continue
+        if piece.startswith(" "):  # spaces at a break vanish
+            new_line()
+            continue
+        if used > start:
+            new_line()
+        while used + width_of(piece) > width:  # a word longer than a line: break it
+            cut, taken = 0, 0
+            while cut < len(piece) and used + taken + get_cwidth(piece[cut]) <= width:
+                taken += get_cwidth(piece[cut])
+                cut += 1
+            cut = max(cut, 1)
+            current.append((style, piece[:cut]))
+            new_line()
+            piece = piece[cut:]
+        current.append((style, piece))
+        used += width_of(piece)
+    if used > start:
+        out.append(current)
+    return out or [[]]
+
+
+def wrap_all(lines: Sequence[Line], width: int) -> list[Line]:
+    """Every line wrapped to ``width`` (see :func:`wrap`)."""
+    return [piece for line in lines for piece in wrap(line, width)]
+
+
+def pad(line: Line, width: int) -> Line:
+    """``line`` filled with spaces to ``width`` columns (or cut to it, for side-by-side columns
+    whose content was already fitted)."""
+    used = width_of(line)
+    if used <= width:
+        return [*line, ("", " " * (width - used))]
+    out: Line = []
+    left = width
+    for style, text in line:
+        if left <= 0:
+            break
+        piece = ""
+        for char in text:
+            if get_cwidth(char) > left:
+                break
+            piece += char
+            left -= get_cwidth(char)
+        out.append((style, piece))
+    return out + [("", " " * left)] if left > 0 else out
+
+
+def side_by_side(columns: Sequence[Sequence[Line]], widths: Sequence[int], gap: int = 2) -> list[Line]:
+    """Columns of lines next to each other, each wrapped to its width."""
+    fitted = [wrap_all(list(column), width) for column, width in zip(columns, widths, strict=True)]
+    rows = max((len(column) for column in fitted), default=0)
+    out: list[Line] = []
+    for row in range(rows):
+        line: Line = []
+        for index, (column, width) in enumerate(zip(fitted, widths, strict=True)):
+            last = index == len(fitted) - 1
+            cell = column[row] if row < len(column) else []
+            line += cell if last else pad(cell, width) + [("", " " * gap)]
+        out.append(line)
+    return out
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """ "1 card", "2 cards", "0 cards"."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.lines import Fragment, Glyphs, Line, plain, seat_name
+from p2pgenius.ui.lines import Fragment, Glyphs, Line, plain, seat_name, width_of
 
 __all__ = ["Fragment", "Glyphs", "Line", "board", "clock_text", "clocks_line", "plain", "seat_name"]
 
@@ -28,16 +28,26 @@ def clock_text(seconds: float) -> str:
 
 
 def clocks_line(
-    readings: Mapping[int, tuple[str, float, bool]], names: Mapping[int, str], glyphs: Glyphs
+    readings: Mapping[int, tuple[str, float, bool]],
+    names: Mapping[int, str],
+    glyphs: Glyphs,
+    width: int = 200,
 ) -> Line:
-    """Every seat's clock: kind, time left, and a mark on the running ones."""
-    line: Line = [("class:label", " clocks ")]
-    for seat, (kind, left, running) in sorted(readings.items()):
-        style = "class:clock.low" if left < 60 else ("class:clock.running" if running else "class:clock")
-        mark = glyphs.running if running else glyphs.stopped
-        line.append((style, f" {mark}{seat_name(names, seat)} {kind} {clock_text(left)} "))
-    if len(line) == 1:
-        line.append(("class:dim", " (no clock running)"))
+    """Every seat's clock: time left, and a mark on the running ones; their kind ("turn",
+    "round") once if all share it. Names are left out when they do not fit in ``width``."""
+    kinds = {kind for kind, _, _ in readings.values()}
+    shared = next(iter(kinds)) if len(kinds) == 1 else ""
+    for named in (True, False):
+        line: Line = [("class:label", f" {shared} clocks " if shared else " clocks ")]
+        for seat, (kind, left, running) in sorted(readings.items()):
+            style = "class:clock.low" if left < 60 else ("class:clock.running" if running else "class:clock")
+            mark = glyphs.running if running else glyphs.stopped
+            who = seat_name(names, seat) if named else f"p{seat}"
+            line.append((style, f" {mark}{who}{'' if shared else ' ' + kind} {clock_text(left)} "))
+        if len(line) == 1:
+            line.append(("class:dim", " (no clock running)"))
+        if width_of(line) <= width:
+            break
     return line
 
 
@@ -52,6 +62,19 @@ def board(
     ascii_only: bool,
     hints: bool,
     mine: Sequence[int],
+    width: int = 80,
+    height: int = 40,
+    memory: Mapping[str, Any] | None = None,
 ) -> list[Line]:
-    """The board of ``game`` from ``view``, as its front end draws it."""
-    return frontend(game).board(view, names, Glyphs.pick(ascii_only), hints=hints, mine=mine)
+    """The board of ``game`` from ``view``, as its front end draws it for ``width`` columns and
+    about ``height`` rows (``memory``: what the front end kept of the match on this screen)."""
+    return frontend(game).board(
+        view,
+        names,
+        Glyphs.pick(ascii_only),
+        hints=hints,
+        mine=mine,
+        width=width,
+        height=height,
+        memory=memory,
+    )

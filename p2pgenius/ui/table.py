@@ -3,15 +3,17 @@
 Both sides call in on one thread: the trio network layer (in guest mode on the asyncio loop) reports
 events and asks for decisions; the prompt_toolkit application reads the text to show and hands over
 what the player typed. Calls the other way go through ``run_sync_soon`` of trio's token, so a key
-press never runs trio code outside trio.
+press never runs trio code outside trio (and once the match is over and trio has finished, a key
+press says so instead of failing).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import trio
 
@@ -22,23 +24,31 @@ from p2pgenius.games.registry import get_spec
 from p2pgenius.net.events import (
     ClockWarning,
     ConnectionLost,
+    DecisionRefused,
     Listening,
     LobbyShown,
     NetEvent,
     PeerBack,
+    PeerJoined,
     Reconnected,
     Reconnecting,
 )
-from p2pgenius.net.peer import Peer, lobby_text
+from p2pgenius.net.keystore import load_pins
+from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.events import Applied, BlindClaim, Event, Fault, MatchOver, SeatsDealt
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.session import Session
-from p2pgenius.rules_pages import rules_text
+from p2pgenius.protocol.transcript import records as read_records
+from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui import moves
-from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.render import Glyphs, Line, board, clocks_line, seat_name
+from p2pgenius.ui.frontends import Question, frontend
+from p2pgenius.ui.lines import Line, plural, width_of, wrap_all
+from p2pgenius.ui.render import Glyphs, board, clocks_line, seat_name
 
-LOG_LINES = 400
+LOG_LINES: Final = 400
+LOG: Final = "log"
+CHAT: Final = "chat"
+"""The kinds of the lines of :attr:`Table.feed`."""
 
 
 class Table:
@@ -61,9 +71,10 @@ class Table:
         self.token: trio.lowlevel.TrioToken | None = None
         self.log: deque[str] = deque(maxlen=LOG_LINES)
         self.chat_lines: deque[str] = deque(maxlen=LOG_LINES)
+        self.feed: deque[tuple[str, str]] = deque(maxlen=LOG_LINES)  # the log and the chat, in order
         self.asking: dict[int, int] = {}  # the person's seats asked to decide -> stage
         self.chosen: dict[int, str] = {}  # what the person chose this stage (a sealed choice may change)
-        self.message = ""  # one line of feedback under the board
+        self.message = ""  # one line of feedback under the input
         self.confirming: tuple[str, int, moves.Parsed] | None = None
         self.fault: Fault | None = None
         self.result: Mapping[str, Any] | None = None
@@ -73,11 +84,18 @@ class Table:
         self.clocks: dict[int, tuple[str, float, bool]] = {}
         self.help_open = False
         self.rules_open = False
-        self.rules = ""
+        self.rules: list[tuple[str, str]] = []
+        self.rules_scroll = 0
+        self.follow = True  # the log shows its newest lines (PageUp stops that, End resumes it)
+        self.log_top = 0  # the first line shown while not following
         self.leaving = False  # Ctrl-Q pressed once: a second one leaves
         self.lobby_answered: trio.Event | None = None  # a joiner's question about the lobby
         self.answer: bool | None = None
         self.finished = False
+        self.memory: dict[str, Any] = {}  # what the game's front end keeps (a round's reckoning)
+        self._shown: tuple[Any, ...] = ()  # the engine events of the last step, as shown
+        self._quiet: list[str] = []  # lines of the network layer shown elsewhere than the log
+        self._adopted: Session | None = None  # the session whose history the log holds
         # Bots in this peer's other seats (a pause before each move lets the person follow it).
         self.partners = BotDriver(partner_level, delay=partner_delay)
         self.invalidate: Callable[[], None] = lambda: None
@@ -98,7 +116,10 @@ class Table:
 
     @property
     def session(self) -> Session | None:
-        return self.peer.session if self.peer is not None else None
+        session = self.peer.session if self.peer is not None else None
+        if session is not None and session is not self._adopted:
+            self._adopt(session)
+        return session
 
     def person_seat(self, session: Session) -> int | None:
         """The seat the person plays: the first of this peer's; bots fill the others."""
@@ -124,12 +145,17 @@ class Table:
     def report(self, session: Session, event: Event) -> None:
         """A session event: what it changes on the screen, and its words in the log (chat beside
         it)."""
+        if session is not self._adopted:
+            self._adopt(session)
         if isinstance(event, SeatsDealt):
             self.connection = "connected"
         elif isinstance(event, Applied):
             self.chosen.clear()
             if not session.behind:
                 self.blind_view = None
+            self._applied(session, event)
+            self.invalidate()
+            return
         elif isinstance(event, BlindClaim):
             self.blind_view = event.view
         elif isinstance(event, Fault):
@@ -138,41 +164,95 @@ class Table:
         elif isinstance(event, MatchOver):
             self.result = event.outcome
             self.finished = True
+            self.asking.clear()
+            self.message = ""
+            self._log(f"the match is over: {self.outcome_text()}")
+            self.invalidate()
+            return
+        self._tell(session, event)
+        self.invalidate()
+
+    def _tell(self, session: Session, event: Event) -> None:
         for told in wording.tell(session, event):
             if told.kind == wording.CHAT:
-                self.chat_lines.append(wording.printable(told.text))
+                text = wording.printable(told.text)
+                self.chat_lines.append(text)
+                self.feed.append((CHAT, text))
             else:
-                self.line(told.text)
-        self.invalidate()
+                self._log(told.text)
+
+    def _applied(self, session: Session, event: Applied) -> None:
+        """A step's engine events in the log, each once: a step that re-reports the events of
+        the step before (a choice asked for after a turn resolved) adds only what is new. The
+        very same event objects, not equal ones: a turn may well say what the turn before said."""
+        events = tuple(item for item in event.events if isinstance(item, Mapping))
+        fresh = events
+        again = self._shown and len(events) >= len(self._shown)
+        if again and all(a is b for a, b in zip(events, self._shown, strict=False)):
+            fresh = events[len(self._shown) :]
+        self._shown = events
+        game = self.game()
+        view = self.view()
+        if game is None:
+            return
+        front = frontend(game)
+        with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
+            front.remember(self.memory, fresh, view)
+        for text in front.log_lines(fresh, view):
+            self._log(text)
+
+    def _log(self, text: str) -> None:
+        text = wording.printable(text)
+        self.log.append(text)
+        self.feed.append((LOG, text))
 
     def line(self, text: str) -> None:
         """A line for the log (what the network layer says, too)."""
-        self.log.append(wording.printable(text))
+        if text in self._quiet:
+            self._quiet.remove(text)  # shown elsewhere: the board, or under the input
+        else:
+            self._log(text)
         self.invalidate()
 
     def net_event(self, event: NetEvent) -> None:
         """What the network layer tells the screen as data (its words come to :meth:`line`):
-        the connection status, a host's address, and the person's clock warnings."""
+        the connection status, a host's address, the person's clock warnings and refused
+        choices (under the input, not in the log), the lobby (on the board)."""
+        session = self.peer.session if self.peer is not None else None
+        person = self.person_seat(session) if session is not None else None
         if isinstance(event, Listening):
             self.address = event.address
             self.connection = "waiting for players"
         elif isinstance(event, LobbyShown):
             self.connection = "in the lobby"
+            if self.lobby is None:
+                self._log(
+                    "the host's lobby: who is there, their fingerprints and the options are on the board"
+                )
+            self.lobby = event.lobby
+            with contextlib.suppress(LookupError, TypeError, ValueError):
+                self._quiet.append(event.text)
+        elif isinstance(event, PeerJoined):
+            self._quiet.append(event.text)
+            self._log(f"{event.name} joined; fingerprint {fingerprint(event.key)}")
         elif isinstance(event, ConnectionLost | Reconnecting):
             self.connection = wording.printable(event.text)
         elif isinstance(event, Reconnected | PeerBack):
             self.connection = "connected"
         elif isinstance(event, ClockWarning):
-            session = self.session
-            if session is not None and event.seat == self.person_seat(session):
-                self.message = f"clock: {event.words}"  # under the board, not only the log
+            if event.seat == person:
+                self.message = f"clock: {event.words}"  # under the input, not only the log
+        elif isinstance(event, DecisionRefused) and event.seat == person:
+            self.message = f"refused: {wording.printable(event.reason)}; choose again"
+            self._quiet.append(event.text)
+        del self._quiet[:-20]  # (a line told quietly never comes)
         self.invalidate()
 
     async def confirm_lobby(self, lobby: Mapping[str, Any]) -> bool:
         """A joiner sees the table and the options first, and says whether it plays."""
         self.lobby = lobby
         self.answer = None
-        self.message = "join this match, with these options? (y/n)"
+        self.message = ""
         self.invalidate()
         answered = self.lobby_answered = trio.Event()
         await answered.wait()
@@ -188,6 +268,67 @@ class Table:
                 self.invalidate()
             await trio.sleep(0.25)
 
+    def _to_trio(self, function: Callable[..., Any], *args: Any) -> bool:
+        """Run ``function`` in trio soon; False if trio has finished (the match is over and its
+        connections are closed)."""
+        if self.token is None:
+            return False
+        try:
+            self.token.run_sync_soon(function, *args)
+        except trio.RunFinishedError:
+            return False
+        return True
+
+    # -- after a resume: who is who, and what happened before --------------------------------
+
+    def _adopt(self, session: Session) -> None:
+        """The first sight of ``session``. A session rebuilt from its files (``p2pgenius resume``)
+        already holds stages: its players' names come back from the pinned keys and this
+        machine's own name, and the log and the chat from the transcript."""
+        self._adopted = session
+        peer = self.peer
+        if peer is None or session.terms is None or not getattr(session, "log", None):
+            return
+        pins: dict[bytes, str] = {}
+        with contextlib.suppress(P2PGeniusError, OSError):
+            pins = load_pins(getattr(peer, "pin_dir", None))
+        for index, key in enumerate(session.keys):
+            if session.names[index] == f"peer {index}":
+                name = getattr(peer, "name", None) if index == session.me else pins.get(key)
+                if name:
+                    session.names[index] = name
+        try:
+            transcript = peer.files.transcript.read_bytes()
+        except (OSError, AttributeError):
+            return
+        self._replay(session, transcript)
+
+    def _replay(self, session: Session, transcript: bytes) -> None:
+        """The log and chat of a match so far, from its transcript (read as an observer would:
+        what this machine received, nothing more)."""
+        observer = Session(keys=list(session.keys), me=None, names=list(session.names))
+        seat = self.person_seat(session)
+        game = None
+        try:
+            for record in read_records(transcript):
+                if record[0] != "msg" or not isinstance(record[1], bytes):
+                    continue
+                for event in observer.receive(record[1]):
+                    if isinstance(event, Applied) and observer.game is not None and seat is not None:
+                        game = game or frontend(str(observer.terms["game"]) if observer.terms else "")
+                        view = observer.game.view(observer.state, seat)
+                        events = [item for item in event.events if isinstance(item, Mapping)]
+                        with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
+                            game.remember(self.memory, events, view)
+                        for text in game.log_lines(events, view):
+                            self._log(text)
+                        self._shown = tuple(events)
+                    elif not isinstance(event, MatchOver | Fault):
+                        self._tell(observer, event)
+        except (P2PGeniusError, LookupError, TypeError, ValueError) as exc:
+            self._log(f"(the history stops here: {exc})")
+        self._log("-- resumed: the match goes on from here --")
+
     # -- the person's side ---------------------------------------------------------------------
 
     def game(self) -> str | None:
@@ -200,9 +341,10 @@ class Table:
         """What the person typed and sent with Enter."""
         text = text.strip()
         self.message = ""
-        if self.lobby_answered is not None and self.token is not None:
+        if self.lobby_answered is not None:
             self.answer = text.lower() in ("y", "yes")
-            self.token.run_sync_soon(self.lobby_answered.set)
+            if not self._to_trio(self.lobby_answered.set):
+                self.message = "the host has gone"
             return
         if self.confirming is not None:
             _, seat, parsed = self.confirming
@@ -223,8 +365,8 @@ class Table:
         elif lowered == "hint":
             self.hints = not self.hints
             self.message = f"hints {'on' if self.hints else 'off'}"
-        elif lowered.startswith("say ") or text.startswith("'"):
-            words = text[4:] if lowered.startswith("say ") else text[1:]
+        elif lowered.startswith("say ") or text.startswith("'") or lowered == "say":
+            words = text[3:] if lowered.startswith("say") else text[1:]
             self._chat(words.strip())
         else:
             try:
@@ -242,37 +384,45 @@ class Table:
             self.message = "the rules show once the game is known"
             return
         try:
-            self.rules = rules_text(game)
+            self.rules = rules_page(game, ascii_only=self.ascii_only)
         except P2PGeniusError as exc:
             self.message = str(exc)
             return
         self.help_open = False
         self.rules_open = True
+        self.rules_scroll = 0
 
     def _chat(self, text: str) -> None:
         if not text or len(text) > 500:
-            self.message = "a chat line has 1 to 500 characters"
+            self.message = "a chat line has 1 to 500 characters (say TEXT)"
             return
-        if self.peer is None or self.token is None or self.session is None or self.session.terms is None:
+        session = self.session
+        if self.peer is None or session is None or session.terms is None:
             self.message = "chat opens when the match starts"
             return
-        try:
-            self.token.run_sync_soon(self.peer.chat, text)
-        except trio.RunFinishedError:  # the match is over and the connections are closed
-            self.message = "the match is over: nobody is listening any more"
+        if self.finished or session.finished or session.fault is not None:
+            self.message = "the match is over: the chat has closed"
             return
-        self.chat_lines.append(f"{self.session.names[self.session.me or 0]} (you): {text}")
+        if not self._to_trio(self.peer.chat, text):
+            self.message = "the match is over: the chat has closed"
+            return
+        me = session.names[session.me or 0]
+        self.chat_lines.append(f"{me} (you): {text}")
+        self.feed.append((CHAT, f"{me} (you): {wording.printable(text)}"))
 
     def _move(self, text: str) -> None:
         session = self.session
         game = self.game()
-        if session is None or game is None:
+        if session is None or game is None or session.terms is None:
             self.message = "the match has not started yet"
+            return
+        if self.finished:
+            self.message = "the match is over (say TEXT no longer reaches anyone; Ctrl-Q leaves)"
             return
         seat = self.person_seat(session)
         changing = seat is not None and seat in session.unsettled()
         if seat is None or (seat not in self.asking and not changing):
-            self.message = "not your move now (say TEXT chats)"
+            self.message = "not your move now: " + (self.expected() or "wait") + " (say TEXT chats)"
             return
         state = None if session.behind else session.state
         try:
@@ -287,17 +437,32 @@ class Table:
         self._send(seat, parsed)
 
     def _send(self, seat: int, parsed: moves.Parsed) -> None:
-        if self.peer is None or self.token is None:
+        if self.peer is None or not self._to_trio(self.peer.offer, seat, parsed.action):
+            self.message = "the match is over: nothing was sent"
             return
-        self.token.run_sync_soon(self.peer.offer, seat, parsed.action)
         game = self.game()
         shown = "pass" if parsed.action is None or game is None else frontend(game).describe(parsed.action)
         self.chosen[seat] = shown
         self.asking.pop(seat, None)
         self.message = f"sent: {shown}"
+        if self._changeable():
+            self.message += f"; you may change it until {self.time_words()}"
+
+    def _changeable(self) -> bool:
         session = self.session
-        if session is not None and session.terms is not None and not session.fast:
-            self.message += " (you may change it until the time is up)"
+        return session is not None and session.terms is not None and not session.fast
+
+    def time_words(self) -> str:
+        """When this match's main time limit runs out, in words: "the turn's time is up (20 s a
+        turn)"."""
+        game = self.game()
+        session = self.session
+        if game is None or session is None or session.terms is None or not get_spec(game).time_options:
+            return "the time is up"
+        option = get_spec(game).time_options[0]
+        seconds = int(session.terms.get("options", {}).get(option.name, option.seconds))
+        kind = option.name.removesuffix("_seconds")
+        return f"the {kind}'s time is up ({duration(seconds)} a {kind})"
 
     # -- what to show --------------------------------------------------------------------------
 
@@ -332,87 +497,143 @@ class Table:
             ]
         return view
 
-    def board_lines(self) -> list[Line]:
+    def board_lines(self, width: int = 80, height: int = 40) -> list[Line]:
+        """The board for ``width`` columns and about ``height`` rows (the lobby, or the wait for
+        players, before the match)."""
         game, view = self.game(), self.view()
         session = self.session
         if game is None or view is None or session is None:
-            return self.waiting_lines()
+            return wrap_all(self.waiting_lines(), width)
         try:
-            return board(
-                game, view, self.names(), ascii_only=self.ascii_only, hints=self.hints, mine=session.my_seats
+            lines = board(
+                game,
+                view,
+                self.names(),
+                ascii_only=self.ascii_only,
+                hints=self.hints,
+                mine=session.my_seats,
+                width=width,
+                height=height,
+                memory=self.memory,
             )
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
             # Only a peer's claim can be malformed (it is checked in full when the blindness ends).
-            return [[("class:effect", f" the board cannot be drawn from what the peer sent ({exc!r})")]]
+            lines = [[("class:effect", f" the board cannot be drawn from what the peer sent ({exc!r})")]]
+        return wrap_all(lines, width)
 
     def waiting_lines(self) -> list[Line]:
         if self.lobby is not None:
-            return [[("class:title", " Lobby")], [("", " " + lobby_text(self.lobby))]]
+            return lobby_lines(self.lobby)
         lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
         if self.address and self.peer is not None:
             lines += [
                 [("", " Tell them to run:")],
                 [("class:strong", f"   p2pgenius join {self.address}")],
-                [],
                 [("", " and to check that the fingerprint they see for you is")],
                 [("class:strong", f"   {self.peer.identity.fingerprint}")],
-                [],
                 [("class:dim", " (only the host needs a port the others can reach: see --bind)")],
             ]
         else:
             lines.append([("class:dim", " " + self.connection)])
         return lines
 
-    def status_line(self) -> Line:
+    def status_lines(self, width: int = 80) -> list[Line]:
+        """The status bar: the game, you, the others with their fingerprints, the connection; on
+        two lines when one is too narrow for them."""
         session = self.session
-        game = self.game() or "p2pgenius"
-        parts: Line = [("class:status.title", f" p2pgenius {game} ")]
+        game = self.game()
+        title = get_spec(game).title if game is not None else ""
+        first: Line = [("class:status.title", f" p2pgenius {game or ''} ".replace("  ", " "))]
+        others: Line = []
         if session is not None and session.owner:
             seat = self.person_seat(session)
             if seat is not None:
-                parts.append(("class:status", f" you: {seat_name(self.names(), seat)} "))
-            others = [
-                f"{session.names[p]} {fingerprint(session.keys[p])}"
-                for p in range(len(session.keys))
-                if p != session.me
-            ]
-            parts.append(("class:status", " vs " + ", ".join(others) + " "))
-        state = "class:status.good" if self.connection == "connected" else "class:status.warn"
-        parts.append((state, f" {self.connection} "))
-        parts.append(("class:status", " F1 help "))
-        return parts
+                first.append(("class:status", f" you: {seat_name(self.names(), seat)} "))
+            for p in range(len(session.keys)):
+                if p == session.me:
+                    continue
+                seats = "/".join(f"p{s}" for s, owner in enumerate(session.owner) if owner == p)
+                others.append(
+                    ("class:status", f" {session.names[p]} ({seats}) {fingerprint(session.keys[p])} ")
+                )
+        elif title:
+            first.append(("class:status", f" {title} "))
+        good = self.connection == "connected"
+        tail: Line = [
+            ("class:status.good" if good else "class:status.warn", f" {self.connection} "),
+            ("class:status", " F1 help "),
+        ]
+        one = first + others + tail
+        if width_of(one) <= width:
+            return [one]
+        short = [("class:status.title", f" {game} " if game else " p2pgenius "), *first[1:]]
+        if width_of(short + others + tail) <= width:
+            return [short + others + tail]
+        return [first + tail, others] if others else [first + tail]
 
-    def clock_line(self) -> Line:
-        return clocks_line(self.clocks, self.names(), Glyphs.pick(self.ascii_only))
+    def clock_line(self, width: int = 200) -> Line:
+        """Every seat's clock, fitted to ``width``; stopped once the match is over."""
+        if self.finished:  # nothing runs once the match is over
+            return [("class:label", " clocks "), ("class:dim", " stopped: the match is over")]
+        return clocks_line(self.clocks, self.names(), Glyphs.pick(self.ascii_only), width)
 
     def prompt(self) -> str:
         """What the input line is waiting for."""
         if self.confirming is not None or self.lobby_answered is not None:
-            return "confirm (y/n)> "
+            return "y/n> "
         session = self.session
         if session is None or self.finished:
             return "chat> " if session is not None and session.terms is not None else "> "
         seat = self.person_seat(session)
         if seat is not None and seat in self.asking:
-            return f"p{seat} move> "
+            question = self.question()
+            return f"{question.prompt}> " if question is not None else "move> "
         if seat is not None and seat in session.unsettled():
-            return f"p{seat} change> "
+            return "change> "
         return "chat> "
 
+    def question(self) -> Question | None:
+        """What the person is being asked now (None when nothing is)."""
+        session = self.session
+        game = self.game()
+        view = self.view()
+        seat = self.person_seat(session) if session is not None else None
+        if session is None or game is None or view is None or seat is None or seat not in self.asking:
+            return None
+        try:
+            return frontend(game).question(view, seat, self.names())
+        except (LookupError, TypeError, ValueError, AttributeError):
+            return Question("move", "your move: Tab lists the legal ones")
+
+    def outcome_text(self) -> str:
+        """The result, told to the person: "you win (...)", "your team loses (...)"."""
+        if self.result is None:
+            return ""
+        session = self.session
+        mine = session.my_seats if session is not None else ()
+        return wording.outcome_for(self.result, mine, self.names())
+
     def expected(self) -> str:
-        """One line: what the match waits for, in words."""
+        """What is being decided now, in words (what the match waits for when it is not you)."""
+        if self.lobby_answered is not None:
+            return "join this match, with these players and options? y or n"
+        if self.confirming is not None:
+            return f"{self.confirming[0]}: send it? y or n"
         session = self.session
         if session is None or session.terms is None:
             return ""
         if self.finished:
             if self.result is not None:
-                return f"match over: {wording.outcome_words(self.result)}. Press Ctrl-Q to leave."
-            return "the match stopped. Press Ctrl-Q to leave."
+                return f"match over: {self.outcome_text()}. Ctrl-Q leaves."
+            return "the match stopped. Ctrl-Q leaves."
         seat = self.person_seat(session)
-        if seat is not None and seat in self.asking:
-            return f"your move (p{seat}): Tab lists the legal ones"
+        question = self.question()
+        if question is not None:
+            return question.text
         if seat is not None and seat in session.unsettled():
-            return "chosen; you may change it until the time is up"
+            chosen = self.chosen.get(seat)
+            did = f"you chose {chosen}" if chosen else "chosen"
+            return f"{did}; you may change it until {self.time_words()}"
         waiting = [s for s in session.owed() if s not in session.my_seats]
         if waiting:
             return "waiting for " + ", ".join(seat_name(self.names(), s) for s in waiting)
@@ -450,3 +671,84 @@ class Table:
             f"Anyone can check it:\n  p2pgenius verify {path}\n\n"
             "Press Ctrl-Q to leave."
         )
+
+    def feed_lines(self, *, chat: bool | None = None) -> list[Line]:
+        """The log (``chat`` False), the chat (True), or both in order (None), as lines."""
+        out: list[Line] = []
+        for kind, text in self.feed:
+            if chat is None or chat == (kind == CHAT):
+                out.append([("class:chat" if kind == CHAT else "", text)])
+        return out
+
+
+def duration(seconds: int) -> str:
+    """60 s, 12 min, 1 min 30 s."""
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, rest = divmod(seconds, 60)
+    return f"{minutes} min" + (f" {rest} s" if rest else "")
+
+
+def lobby_lines(lobby: Mapping[str, Any]) -> list[Line]:
+    """A joiner's view of the host's lobby: the game, every player with their whole fingerprint,
+    their seats and readiness, the time limits and options in words, and what to check."""
+    game = str(lobby.get("game"))
+    try:
+        spec = get_spec(game)
+        title, time_options = spec.title or game, spec.time_options
+    except P2PGeniusError:
+        title, time_options = game, ()
+    names, keys = list(lobby.get("names", [])), list(lobby.get("keys", []))
+    you = lobby.get("you")
+    lines: list[Line] = [[("class:title", f" Lobby: {title}, hosted by {names[0] if names else '?'}")], []]
+    labels = []
+    for index, name in enumerate(names):
+        tags = [t for t in ("host" if index == 0 else "", "you" if index == you else "") if t]
+        labels.append(wording.printable(str(name)) + (f" ({', '.join(tags)})" if tags else ""))
+    column = max((width_of(label) for label in labels), default=0)
+    for index, key in enumerate(keys[: len(labels)]):
+        claims = list(lobby.get("claims", []))
+        claim = claims[index] if index < len(claims) else []
+        ready = list(lobby.get("ready", []))
+        line: Line = [
+            ("class:strong", "   " + labels[index] + " " * (column - width_of(labels[index]))),
+            ("", f"  {fingerprint(key)}"),
+        ]
+        if claim:
+            line.append(("class:dim", "  seat " + " ".join(f"p{s}" for s in claim)))
+        if index < len(ready) and not ready[index]:
+            line.append(("class:effect", "  not ready"))
+        lines.append(line)
+    lines += [
+        [("class:dim", " Check the host's fingerprint with them (by phone, or a chat you trust)")],
+        [("class:dim", " before you answer y: the same name with another fingerprint is someone else.")],
+        [],
+        [("class:title", " Options")],
+    ]
+    options = dict(lobby.get("options", {}))
+    for option in time_options:
+        seconds = int(options.pop(option.name, option.seconds))
+        lines.append([("", f"   {option.what}: {duration(seconds)}")])
+    if "fast" in options:
+        fast = options.pop("fast")
+        lines.append(
+            [
+                (
+                    "",
+                    "   fast: a turn resolves as soon as everyone has chosen"
+                    if fast
+                    else "   not fast: each turn lasts its whole time, and a choice may change until then",
+                )
+            ]
+        )
+    for key, value in sorted(options.items()):
+        lines.append([("", f"   {key}: {value}")])
+    if lobby.get("setup"):
+        lines.append([("", "   setup: " + ", ".join(f"{k}={v}" for k, v in sorted(lobby["setup"].items())))])
+    needed = int(lobby.get("needed", 0) or 0)
+    lines.append([])
+    if lobby.get("start"):
+        lines.append([("class:strong", " Starting.")])
+    elif needed:
+        lines.append([("class:dim", f" Waiting for {plural(needed, 'more player')}.")])
+    return lines

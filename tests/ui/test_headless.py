@@ -68,7 +68,7 @@ def test_a_whole_duel_typed_at_the_keyboard(tmp_path: Path) -> None:
     assert person.session is not None and bot.session is not None
     assert person.session.outcome == bot.session.outcome
     assert "Turn 1" in boards[0] and "HP 15/15" in boards[0]
-    assert "Your hands can complete next" in boards[0]
+    assert "L next" in boards[0] and "Spell book" in boards[0]
     # What was typed is what was played: the first turn's gestures are p0's first in history.
     wizard = person.session.state.wizards[0]
     assert (wizard.left[0], wizard.right[0]) == ("S", "D")
@@ -134,7 +134,7 @@ def test_hornswoggle_with_a_bot_partner_and_a_joining_person_who_accepts_the_lob
 
     async def drive(table: Table, send: Callable[[str], None]) -> None:
         await until(lambda: table.lobby_answered is not None)
-        asked.append(table.message)
+        asked.append(table.expected())
         asked.append(plain(table.board_lines()))
         send("y\r")
         await by_first_choice(2000)(table, send)
@@ -150,7 +150,11 @@ def test_hornswoggle_with_a_bot_partner_and_a_joining_person_who_accepts_the_lob
         table=Table(partner_delay=0),
     )
     assert "join this match" in asked[0]
-    assert "Lobby" in asked[1] and "hornswoggle" in asked[1]
+    # The lobby: the host's whole fingerprint (once), the time limit in words, no wire format.
+    assert "Lobby: Hornswoggle" in asked[1]
+    assert asked[1].count(bot.identity.fingerprint) == 1
+    assert person.identity.fingerprint in asked[1]
+    assert "each decision: 1 min" in asked[1] and "=" not in asked[1]
     assert person.session is not None and person.session.my_seats == (0, 2)
     assert table.result is not None
     assert person.session.outcome == bot.session.outcome  # type: ignore[union-attr]

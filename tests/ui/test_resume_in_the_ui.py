@@ -87,6 +87,9 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
                 asked = dict(table.asking)
                 send(next(gestures) + "\r")
                 await until(lambda asked=asked: table.asking != asked)  # type: ignore[misc]
+            send("say see you after the crash\r")
+            await until(lambda: any("see you" in line for line in table.chat_lines))
+            await asyncio.sleep(0.2)  # (on its way to the transcript)
             send(CTRL_Q)
             await until(lambda: table.leaving)
             send(CTRL_Q)
@@ -101,6 +104,10 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
         assert peer.session is not None and not peer.session.finished
 
         async def play_to_the_end(table: Table, send: Callable[[str], None]) -> None:
+            await until(lambda: bool(table.asking) or table.finished, 30)
+            resumed["names"] = table.names()
+            resumed["log"] = list(table.log)
+            resumed["chat"] = list(table.chat_lines)
             while not table.finished:
                 await until(lambda: bool(table.asking) or table.finished, 30)
                 if table.finished:
@@ -110,6 +117,8 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
                 await until(lambda asked=asked: table.asking != asked or table.finished)  # type: ignore[misc]
             send(CTRL_Q)
 
+        resumed: dict[str, Any] = {}
+        before = list(first.log)
         again = Table()
         back = person(tmp_path, again)
         back.resume((tmp_path / "ann.p2pt").read_bytes(), (tmp_path / "ann.secrets").read_bytes())
@@ -117,6 +126,13 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
         screen(again, back.play, play_to_the_end)
         assert again.result is not None
         assert host.wait(timeout=30) == 0, host_out.read_text()
+        # Who is who, and what happened before the resume, come back with it.
+        host_name = next(n for s, n in first.names().items() if s == 1)
+        assert resumed["names"] == {0: "ann", 1: host_name} and "peer" not in host_name
+        kept = [line for line in before if line.startswith(("seats ", "turn 1:", "turn 2:"))]
+        assert kept and all(line in resumed["log"] for line in kept), (kept, resumed["log"])
+        assert "-- resumed: the match goes on from here --" in resumed["log"]
+        assert resumed["chat"] == ["ann: see you after the crash"]
     finally:
         host.kill()
     for path in (tmp_path / "ann.p2pt", tmp_path / "host.p2pt"):

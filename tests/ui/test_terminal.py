@@ -54,7 +54,7 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
     tmux("set-option", "-t", session, "remain-on-exit", "on")
     guest = None
     try:
-        port = wait_for(session, r"p2pgenius join 127\.0\.0\.1:(\d+)").group(1)
+        port = wait_for(session, r"listening on 127\.0\.0\.1:(\d+)").group(1)
         assert "check that the fingerprint" in screen(session)
         guest = subprocess.Popen(
             [str(BIN), "join", f"127.0.0.1:{port}", "--bot", "random", "--name", "bob"],
@@ -64,30 +64,36 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
         )
         wait_for(session, r"Turn 1")
         turns = 0
+        give_up = time.monotonic() + 240
         for gestures in itertools.cycle(["S D", "D S", "W W", "> S", "P W", "S W", "D D"]):
             now = screen(session)
-            if "match over" in now or turns > 200:
+            if "match over" in now or turns > 200 or time.monotonic() > give_up:
                 break
-            if "p0 move>" in now:
-                before = re.search(r"Turn (\d+)", now)
-                tmux("send-keys", "-t", session, gestures, "Enter")
+            asked = re.search(r"^(gestures|paralyse)>", now, re.MULTILINE)
+            if asked:
+                before = (re.search(r"Turn (\d+)", now) or [""])[0], asked.group(1)
+                typed = gestures if asked.group(1) == "gestures" else "paralyze p1 left"
+                tmux("send-keys", "-t", session, typed, "Enter")
                 turns += 1
-                # wait until this turn is answered (the next one asks again, or the match ends)
+                # wait until this question is answered (the next one is asked, or the match ends)
                 deadline = time.monotonic() + 20
                 while time.monotonic() < deadline:
                     again = screen(session)
-                    after = re.search(r"Turn (\d+)", again)
-                    if "match over" in again or (after and before and after.group(1) != before.group(1)):
+                    prompt = re.search(r"^(gestures|paralyse)>", again, re.MULTILINE)
+                    after = (re.search(r"Turn (\d+)", again) or [""])[0], prompt.group(1) if prompt else ""
+                    if "match over" in again or (prompt and after != before):
                         break
                     time.sleep(0.05)
             else:
                 time.sleep(0.05)
-        final = wait_for(session, r"match over: (.+?)\. Press Ctrl-Q", 30).group(1)
+        final = wait_for(session, r"match over: (.+?)\. Ctrl-Q leaves", 30).group(1)
         assert turns >= 1
         assert "casts" in screen(session) or "stab" in screen(session)
         tmux("send-keys", "-t", session, "C-q")
         result = wait_for(session, r"result: (.+)", 15).group(1)
-        assert final.split(" (")[0] in result
+        # The screen said it to ann (p0); the command line says it by seat.
+        said = {"you win": "p0 wins", "you lose": "p1 wins", "a draw": "a draw"}
+        assert said[final.split(" (")[0]] in result
         assert guest.wait(timeout=30) == 0
         assert verify(transcript.read_bytes()).ok
         # The terminal is left clean: the shell's output is plain lines again.

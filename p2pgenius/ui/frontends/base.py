@@ -11,6 +11,7 @@ this machine knows and the seat; nothing touches the terminal.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -32,6 +33,15 @@ class Parsed:
 
     action: dict[str, Any] | None  # None: let an optional action pass
     confirm: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a seat is being asked: a short ``prompt`` for the input line ("gestures") and a
+    sentence saying what is being decided ("choose both hands' gestures for turn 3")."""
+
+    prompt: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -80,10 +90,16 @@ class FrontEnd:
         *,
         hints: bool,
         mine: Sequence[int],
+        width: int = 80,
+        height: int = 40,
+        memory: Mapping[str, Any] | None = None,
     ) -> list[Line]:
         """The board from the seat's ``view`` (``mine``: the seats this machine holds, the first
-        being the person's; ``view["partners"]``, if there, the views of the others)."""
-        del glyphs, hints
+        being the person's; ``view["partners"]``, if there, the views of the others), for a
+        space of ``width`` columns and about ``height`` rows: a board uses what it is given
+        (more detail when there is room) and never needs more columns than ``width``.
+        ``memory``: what :meth:`remember` kept of the match so far on this screen."""
+        del glyphs, hints, width, height, memory
         spec = self.spec
         lines: list[Line] = [[("class:title", f" {spec.title or spec.name}")]]
         players = [seat_name(names, seat) for seat in sorted(names)]
@@ -93,6 +109,32 @@ class FrontEnd:
         text = json.dumps(view, indent=2, sort_keys=True, default=str)  # ASCII: non-ASCII escaped
         lines += [[("", " " + row)] for row in text.splitlines()]
         return lines
+
+    def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
+        """What ``seat`` is asked to decide now, seen from its ``view``."""
+        del view, seat, names
+        return Question("move", "your move: type it, or press Tab for the legal moves")
+
+    def remember(
+        self, memory: dict[str, Any], events: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None
+    ) -> None:
+        """Keep what the board should go on showing after the state moved past it (a round's
+        reckoning, say): called with each step's new ``events`` and the ``view`` after it."""
+        del memory, events, view
+
+    def log_lines(self, events: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None) -> list[str]:
+        """The log's lines for one step's ``events`` (``view``: the seat's view after it); a
+        reason code in parentheses reads as words ("(challenge_failed)": "(challenge failed)")."""
+        del view
+        return [
+            re.sub(
+                r"\(([a-z]+(?:_[a-z]+)+)\)",
+                lambda m: "(" + m.group(1).replace("_", " ") + ")",
+                str(e["text"]),
+            )
+            for e in events
+            if isinstance(e, Mapping) and e.get("text")
+        ]
 
     def describe(self, action: Mapping[str, Any]) -> str:
         """An action in the words a player would type (what :meth:`parse` reads back)."""

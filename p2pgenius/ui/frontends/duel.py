@@ -8,9 +8,10 @@ from typing import Any, Final
 
 from p2pgenius.games.duel.actions import NOBODY
 from p2pgenius.games.duel.engine import DUEL, target_choices
-from p2pgenius.games.duel.spells import BY_NAME, GESTURES, HANDS, completions, next_gestures
-from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, register_frontend
-from p2pgenius.ui.lines import Glyphs, Line, seat_name
+from p2pgenius.games.duel.spells import BY_NAME, GESTURES, HANDS, SPELLS, completions, next_gestures
+from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question, register_frontend
+from p2pgenius.ui.lines import Glyphs, Line, seat_name, side_by_side, width_of, wrap_all
+from p2pgenius.wording import outcome_for
 
 HELP: Final = (
     "Type both hands' gestures, left then right: S D, or SD.  C clap (both hands), D digit,\n"
@@ -29,6 +30,7 @@ class DuelFrontEnd(FrontEnd):
         "hp.bar": "ansired",
         "gestures": "bold",
         "monster": "ansimagenta",
+        "spell": "bold",
     }
 
     def board(
@@ -39,13 +41,29 @@ class DuelFrontEnd(FrontEnd):
         *,
         hints: bool,
         mine: Sequence[int],
+        width: int = 80,
+        height: int = 40,
+        memory: Mapping[str, Any] | None = None,
     ) -> list[Line]:
-        return duel_board(view, names, glyphs)
+        return duel_board(view, names, glyphs, width=width, height=height)
+
+    def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
+        return duel_question(view, seat, names)
+
+    def log_lines(self, events: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None) -> list[str]:
+        """A turn's events under its number: "turn 4: p1 casts ...", the rest indented."""
+        texts = super().log_lines(events, view)
+        if not texts or view is None:
+            return texts
+        label = f"turn {int(view.get('turn', 1)) - 1}: "
+        return [label + texts[0]] + [" " * len(label) + text for text in texts[1:]]
 
     def describe(self, action: Mapping[str, Any]) -> str:
         """Gestures in the input syntax ("S D left=p1"); anything else as the generic words."""
         if action.get("type") == "gestures":
             return gestures_text(action)
+        if action.get("type") == "paralyze":
+            return f"paralyze {action.get('target')} {action.get('hand')}"
         return super().describe(action)
 
     def parse(self, text: str, state: Any, seat: int) -> Parsed:
@@ -60,71 +78,226 @@ class DuelFrontEnd(FrontEnd):
 
 # -- the board ------------------------------------------------------------------------------------
 
+SHORT: Final = {
+    "counter_spell": "Counter",
+    "cure_light_wounds": "Cure",
+    "summon_goblin": "Goblin",
+    "summon_ogre": "Ogre",
+    "summon_fire_elemental": "Elemental",
+    "power_word_kill": "PW Kill",
+    "charm_monster": "Charm",
+    "resist_heat": "Res. Heat",
+}
+"""Short spell names for the spell book of a narrow screen."""
 
-def duel_board(view: Mapping[str, Any], names: Mapping[int, str], glyphs: Glyphs) -> list[Line]:
-    """Both wizards (HP, effects, both gesture histories), the monsters, what each of your hands
-    can complete next, and whether each side has chosen this turn."""
+BOOK_WIDE: Final = 40
+"""Columns of the spell book as a column of its own (full names, gestures with dashes)."""
+
+
+def duel_board(
+    view: Mapping[str, Any],
+    names: Mapping[int, str],
+    glyphs: Glyphs,
+    *,
+    width: int = 80,
+    height: int = 40,
+) -> list[Line]:
+    """Both wizards (HP, effects, both hands' gestures, what each hand can complete next and in
+    how many gestures), the monsters, whether each side has chosen, the last turn's events when
+    there is room, and the spell book: beside the wizards on a wide board, under them on a
+    narrow one."""
     me = int(view.get("seat", 0))
-    lines: list[Line] = [[("class:title", f" Turn {view['turn']}")]]
-    for seat in (me, 1 - me):
-        wizard = view["wizards"][seat]
-        who = "you" if seat == me else "opponent"
-        hp, top = wizard.get("hp"), wizard.get("max_hp", 15)
-        if isinstance(hp, int):
-            bar = glyphs.bar * max(hp, 0) + glyphs.gap * max(top - hp, 0)
-            health: Line = [("class:hp", f" HP {hp:>2}/{top} "), ("class:hp.bar", bar)]
-        else:
-            health = [("class:dim", f" HP {glyphs.hidden} (you are blind)")]
-        effects = [
-            label
-            for label, on in (
-                (f"paralysed ({wizard.get('paralysed')})", wizard.get("paralysed")),
-                ("afraid", wizard.get("feared")),
-                (f"blind {wizard.get('blind_turns_left')}", wizard.get("blind_turns_left")),
-                ("resists heat", wizard.get("resist_heat")),
-            )
-            if on
+    book_beside = width >= 100
+    left_width = width - BOOK_WIDE - 3 if book_beside else width
+    lines: list[Line] = [_turn_line(view, me, names)]
+    if left_width >= 64:
+        half = (left_width - 2) // 2
+        widths = [half, left_width - 2 - half]
+        columns = [
+            _wizard(view, seat, names, glyphs, me, w) for seat, w in zip((me, 1 - me), widths, strict=True)
         ]
+        lines += side_by_side(columns, widths, gap=2)
+    else:
+        for seat in (me, 1 - me):
+            lines += wrap_all(_wizard(view, seat, names, glyphs, me, left_width), left_width)
+    lines += wrap_all(_monsters(view, me), left_width)
+    events = [str(e.get("text")) for e in view.get("events", []) if isinstance(e, Mapping) and e.get("text")]
+    last = []
+    if events:
+        last = [[("class:title", " Last turn")]] + [[("class:dim", "  " + text)] for text in events]
+    if book_beside:
+        left = lines + ([[]] + wrap_all(last, left_width) if last else [])
+        book = spell_book(width=BOOK_WIDE, full=True)
+        return side_by_side([left, book], [left_width, BOOK_WIDE], gap=3)
+    book = spell_book(width=width, full=False)
+    if len(lines) + len(book) + len(last) + 1 <= height and last:
+        lines += wrap_all(last, width)
+    if len(lines) + len(book) + 1 <= height:
         lines.append(
-            [
-                ("class:seat.me" if seat == me else "class:seat", f" {who:<8} {seat_name(names, seat)}"),
-                *health,
-            ]
-            + ([("class:effect", "  " + ", ".join(effects))] if effects else [])
+            [("class:title", " Spell book"), ("class:dim", "  (gestures in order; C: both hands clap)")]
         )
-        for hand in HANDS:
-            history = str(wizard.get(hand, ""))
-            shown = " ".join(g if g != "?" else glyphs.hidden for g in history[-12:]) or "(none yet)"
-            lines.append([("class:dim", f"   {hand:<5} "), ("class:gestures", shown)])
-        submitted = view.get("submitted", [None, None])[seat]
-        if submitted == "chosen":
-            lines.append([("class:dim", "   has chosen this turn")])
-        elif isinstance(submitted, str):
-            lines.append([("class:dim", f"   your choice: {submitted}")])
-        elif isinstance(submitted, dict):
-            lines.append([("class:dim", f"   your choice: {gestures_text(submitted)}")])
-    monsters = view.get("monsters", [])
-    if monsters:
-        lines.append([("class:title", " Monsters")])
-        for monster in monsters:
-            owner = "yours" if monster.get("controller") == me else "theirs"
-            lines.append(
-                [
-                    (
-                        "class:monster",
-                        f"   {monster['id']} {monster['kind'].replace('_', ' ')} ({owner}), "
-                        f"{monster['hp']} HP",
-                    )
-                ]
-            )
-    lines.append([("class:title", " Your hands can complete next")])
-    wizard = view["wizards"][me]
-    barrier = int(wizard.get("anti_spell_from", 0))
+    return lines + book
+
+
+def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Line:
+    outcome = view.get("outcome")
+    if isinstance(outcome, Mapping):
+        return [
+            ("class:title", f" Turn {int(view['turn']) - 1}: the duel is over: "),
+            ("class:strong", outcome_for(outcome, (me,), names)),
+        ]
+    line: Line = [("class:title", f" Turn {view['turn']}")]
+    pending = view.get("paralysis_choices") or []
+    if pending:
+        by = [int(p.get("by", 0)) for p in pending if isinstance(p, Mapping)]
+        who = "you" if me in by else ", ".join(seat_name(names, s) for s in by)
+        line.append(("class:effect", f"   Paralysis: {who} to choose the hand it holds"))
+        return line
+    submitted = view.get("submitted", [None, None])
+    mine = submitted[me] if len(submitted) > me else None
+    theirs = submitted[1 - me] if len(submitted) > 1 - me else None
+    if isinstance(mine, dict):
+        mine = gestures_text(mine)
+    line.append(("class:dim", "   you: "))
+    line.append(("class:strong", f"chose {mine}") if mine else ("", "choosing"))
+    line.append(("class:dim", f"   {names.get(1 - me) or 'opponent'}: "))
+    line.append(("", "has chosen" if theirs == "chosen" else "choosing"))
+    return line
+
+
+def _wizard(
+    view: Mapping[str, Any], seat: int, names: Mapping[int, str], glyphs: Glyphs, me: int, width: int
+) -> list[Line]:
+    wizard = view["wizards"][seat]
+    who = "you" if seat == me else "opponent"
+    out: list[Line] = [
+        [("class:seat.me" if seat == me else "class:seat", f" {who}: {seat_name(names, seat)}")]
+    ]
+    hp, top = wizard.get("hp"), int(wizard.get("max_hp") or 15)
+    if isinstance(hp, int):
+        full = min(max(hp, 0), top)
+        bar = glyphs.bar * full + glyphs.gap * (top - full)
+        out.append([("class:hp", f" HP {hp:>2}/{top} "), ("class:hp.bar", bar)])
+    else:
+        out.append([("class:dim", f" HP {glyphs.hidden} (hidden while you are blind)")])
+    effects = [
+        label
+        for label, on in (
+            (f"paralysed: {wizard.get('paralysed')} hand repeats", wizard.get("paralysed")),
+            ("afraid: no C, D or S", wizard.get("feared")),
+            (f"blind {wizard.get('blind_turns_left')} more turns", wizard.get("blind_turns_left")),
+            ("resists heat", wizard.get("resist_heat")),
+        )
+        if on
+    ]
+    if effects:
+        out.append([("class:effect", " " + "; ".join(effects))])
+    barrier = wizard.get("anti_spell_from")
     for hand in HANDS:
-        near = next_gestures(tuple(str(wizard.get(hand, ""))), barrier)[:4]
-        text = ", ".join(f"{BY_NAME[name].title} (+{len(rest)}: {rest})" for name, rest in near)
-        lines.append([("class:dim", f"   {hand:<5} "), ("", text or "any spell from its first gesture")])
-    return lines
+        history = str(wizard.get(hand, ""))
+        shown = " ".join(g if g != "?" else glyphs.hidden for g in history[-12:]) or "(none yet)"
+        out.append([("class:dim", f"  {hand:<6}"), ("class:gestures", shown)])
+    for hand in HANDS:
+        label = f"  {hand[0].upper()} next "
+        spells = _next_spells(str(wizard.get(hand, "")), barrier, width - len(label))
+        out.append([("class:dim", label), *spells])
+    return out
+
+
+def _next_spells(history: str, barrier: Any, room: int) -> Line:
+    """What a hand can complete next, nearest first, each with how many gestures it still needs
+    and which: as many as fit in ``room`` columns (short names when full ones do not fit)."""
+    if "?" in history[-8:] or barrier is None:
+        return [("class:dim", "unknown while you are blind")]
+    near = next_gestures(tuple(history), int(barrier))
+    if not near:
+        return [("class:dim", "nothing under way")]
+    for names in (
+        {n: BY_NAME[n].title for n, _ in near},
+        {n: SHORT.get(n, BY_NAME[n].title) for n, _ in near},
+    ):
+        out: Line = []
+        used = 0
+        for name, rest in near:
+            item = [
+                ("", ", " if out else ""),
+                ("class:spell", names[name]),
+                ("class:dim", f" +{len(rest)} {rest}"),
+            ]
+            size = width_of(item)
+            if used + size > room:
+                break
+            out += item
+            used += size
+        if len(out) >= 3 * min(len(near), 2):  # at least the two nearest fit
+            return out
+    return out or [("class:spell", SHORT.get(near[0][0], near[0][0])), ("class:dim", f" +{len(near[0][1])}")]
+
+
+def _monsters(view: Mapping[str, Any], me: int) -> list[Line]:
+    monsters = [m for m in view.get("monsters", []) if isinstance(m, Mapping)]
+    if not monsters:
+        return []
+    out: Line = [("class:title", " Monsters ")]
+    for index, monster in enumerate(monsters):
+        controller = monster.get("controller")
+        owner = "yours" if controller == me else ("theirs" if controller is not None else "unseen")
+        hp = monster.get("hp")
+        what = f"{monster['id']} {str(monster['kind']).replace('_', ' ')} ({owner}" + (
+            f", {hp} HP)" if hp is not None else ")"
+        )
+        out.append(("", "; " if index else ""))
+        out.append(("class:monster", what))
+    return [out]
+
+
+def spell_book(*, width: int, full: bool) -> list[Line]:
+    """The 16 spells with their gestures: one a line (``full``: names in full, gestures with
+    dashes), or in as many columns as ``width`` takes, shortly named."""
+    if full:
+        out: list[Line] = [[("class:title", " Spell book"), ("class:dim", "  (C: both hands clap)")]]
+        for spell in SPELLS:
+            gestures = "/".join("-".join(seq) for seq in spell.sequences)
+            out.append([("class:spell", f" {spell.title:<21}"), ("", f" {gestures}")])
+        return out
+    cells = [(SHORT.get(spell.name, spell.title), "/".join(spell.sequences)) for spell in SPELLS]
+    cell = 19  # 10 for the name, a space, 8 for the gestures
+    count = max(1, min(4, width // (cell + 1)))
+    rows = -(-len(cells) // count)
+    out = []
+    for row in range(rows):
+        line: Line = [("", " ")]
+        for column in range(count):
+            index = column * rows + row
+            if index >= len(cells):
+                break
+            name, gestures = cells[index]
+            line += [
+                ("class:spell", f"{name:<10}"),
+                ("", f" {gestures:<8}" + (" " if column < count - 1 else "")),
+            ]
+        out.append(line)
+    return out
+
+
+def duel_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
+    """What the wizard at ``seat`` decides now."""
+    pending = [p for p in view.get("paralysis_choices") or [] if isinstance(p, Mapping)]
+    mine = [p for p in pending if p.get("by") == seat]
+    if mine:
+        target = str(mine[0].get("target", "p1"))
+        number = int(target.lstrip("p") or 0)
+        wizard = view["wizards"][number]
+        repeats = ", ".join(f"{hand} repeats {str(wizard.get(hand, ''))[-1:] or '-'}" for hand in HANDS)
+        return Question(
+            "paralyse",
+            f"choose the hand to paralyse: {seat_name(names, number)}'s {repeats} next turn "
+            f"(paralyze {target} left, or right)",
+        )
+    return Question(
+        "gestures",
+        f"turn {view.get('turn')}: choose your gestures, left hand then right, like S D (Tab lists them)",
+    )
 
 
 def gestures_text(action: Mapping[str, Any]) -> str:

@@ -3,16 +3,20 @@ moves typed as "place skull" or "bid 3", the legal moves in words."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from p2pgenius.games.hornswoggle.actions import Flip
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
-from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, register_frontend
-from p2pgenius.ui.lines import Glyphs, Line, seat_name
+from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question, register_frontend
+from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, side_by_side, wrap_all
 
 HELP: Final = (
     "place doubloon | place skull (d / s for short), bid N, pass, insure, flip pN,\n"
-    "discard doubloon | discard skull, first pN.  Your cards show; others' only as counts."
+    "discard doubloon | discard skull, first pN.\n"
+    "Piles read bottom to top: D S flipped face up, d s your own cards face down, and a square\n"
+    "(? in ASCII) anyone else's card face down. The challenger flips its own pile first."
 )
 
 
@@ -20,6 +24,7 @@ class HornFrontEnd(FrontEnd):
     """Hornswoggle in the terminal UI."""
 
     help = HELP
+    styles: Mapping[str, str] = {"card.up": "bold", "card.mine": "ansicyan", "partner": "ansigreen"}
 
     def board(
         self,
@@ -29,11 +34,67 @@ class HornFrontEnd(FrontEnd):
         *,
         hints: bool,
         mine: Sequence[int],
+        width: int = 80,
+        height: int = 40,
+        memory: Mapping[str, Any] | None = None,
     ) -> list[Line]:
-        return horn_board(view, names, glyphs, mine)
+        return horn_board(view, names, glyphs, mine, width=width, height=height, memory=memory)
+
+    def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
+        return horn_question(view, seat, names)
+
+    def remember(
+        self, memory: dict[str, Any], events: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None
+    ) -> None:
+        """Each challenge's flips and how it ended: the reckoning stays on the board until the
+        next round's adding and bidding begins (the piles themselves go back to the hands)."""
+        if view is None:
+            return
+        if view.get("phase") == "flipping" and memory.get("challenge", {}).get("round") != view.get("round"):
+            memory["challenge"] = {
+                "round": view.get("round"),
+                "challenger": view.get("challenger"),
+                "bid": view.get("bid"),
+            }
+            memory["flips"] = []
+        for event in events:
+            if not isinstance(event, Mapping):
+                continue
+            if "pile" in event and "card" in event:
+                memory.setdefault("flips", []).append((int(event["pile"]), str(event["card"])))
+            elif event.get("type") == "discarding" and "seat" not in event and "challenge" in memory:
+                memory["reckoning"] = {
+                    **memory["challenge"],
+                    "flips": list(memory.get("flips", [])),
+                    "result": str(event.get("text", "")),
+                    "after": [],
+                }
+            elif event.get("type") == "discarding" and "reckoning" in memory:
+                memory["reckoning"]["after"].append(str(event.get("text", "")))
+        reckoning = memory.get("reckoning")
+        if reckoning and view.get("phase") == "turns" and view.get("round") != reckoning.get("round"):
+            del memory["reckoning"]
+
+    def log_lines(self, events: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None) -> list[str]:
+        return [
+            re.sub(r"\b1 (doubloon|skull|card)s\b", r"1 \1", text) for text in super().log_lines(events, view)
+        ]
+
+    def describe(self, action: Mapping[str, Any]) -> str:
+        """An action as typed ("place doubloon", "bid 3", "flip p2")."""
+        kind = action.get("type")
+        if kind in ("place", "discard"):
+            return f"{kind} {action.get('card')}"
+        if kind == "bid":
+            return f"bid {action.get('count')}"
+        if kind == "flip":
+            return f"flip p{action.get('pile')}"
+        if kind == "order":
+            return f"first p{action.get('first')}"
+        return str(kind)
 
     def parse(self, text: str, state: Any, seat: int) -> Parsed:
-        return parse_horn(text.split())
+        return parse_horn(text.split(), state, seat)
 
     def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
         return horn_choices(state, seat)
@@ -41,76 +102,242 @@ class HornFrontEnd(FrontEnd):
 
 # -- the board ------------------------------------------------------------------------------------
 
+PHASES: Final = {
+    "order": "choosing who starts",
+    "opening": "opening cards",
+    "turns": "adding cards or bidding",
+    "bidding": "bidding",
+    "flipping": "flipping",
+    "discarding": "discards",
+    "over": "the match is over",
+}
+
 
 def horn_board(
-    view: Mapping[str, Any], names: Mapping[int, str], glyphs: Glyphs, mine: Sequence[int]
+    view: Mapping[str, Any],
+    names: Mapping[int, str],
+    glyphs: Glyphs,
+    mine: Sequence[int],
+    *,
+    width: int = 80,
+    height: int = 40,
+    memory: Mapping[str, Any] | None = None,
 ) -> list[Line]:
-    """The four pirates (hands, piles, discards, garnets), the bid, and whose move it is. Cards
-    you hold show their faces; everyone else's show only as counts, or as their faces once flipped."""
+    """The four pirates (hands, piles, discards, garnets), who is whose partner, the bid and how
+    far the flipping got, and the last reckoning until the next round's bidding. Cards you hold
+    show their faces (small letters while face down); everyone else's are counts, or faces once
+    flipped (capitals)."""
     me = int(view.get("seat", 0))
-    lines: list[Line] = [
-        [
-            ("class:title", f" Round {view['round']}"),
-            ("class:dim", f"  phase: {view['phase']}"),
-            (
-                "",
-                f"  bid: {view['bid'] or 'none'}"
-                + (f" by p{view['bidder']}" if view.get("bidder") is not None else ""),
-            ),
-        ]
+    lines: list[Line] = [_header(view, names, me)]
+    progress = _progress(view, names, me)
+    if progress:
+        lines.append(progress)
+    wide = width >= 96 and height >= 20
+    blocks = [_pirate(view, seat, names, glyphs, me, mine, wide=wide) for seat in range(4)]
+    if wide:
+        half = (width - 3) // 2
+        for row in (0, 2):  # a team a column: p0 and p2 on the left, p1 and p3 on the right
+            lines += side_by_side([blocks[row], blocks[row + 1]], [half, width - 3 - half], gap=3)
+            lines.append([])
+    else:
+        lines += [block[0] for block in blocks]
+    reckoning = (memory or {}).get("reckoning")
+    legend: Line = [
+        ("class:dim", " piles bottom to top: "),
+        ("class:card.up", "D S"),
+        ("class:dim", " flipped, "),
+        ("class:card.mine", "d s"),
+        ("class:dim", f" yours face down, {glyphs.hidden} face down"),
     ]
-    for seat in range(4):
-        team = "A" if seat % 2 == 0 else "B"
-        style = "class:seat.me" if seat in mine else "class:seat"
-        turn = glyphs.running if view.get("current") == seat and view.get("phase") not in ("over",) else " "
-        status = []
-        if view["out"][seat]:
-            status.append("out")
-        if view["passed"][seat]:
-            status.append("passed")
-        if view.get("challenger") == seat:
-            status.append("challenger")
-        pile = view["piles"][seat]
-        flipped = view["flipped"][seat]
-        own = view if seat == me else dict(view.get("partners", {})).get(seat)
-        if own is not None:  # a seat this machine holds (a bot partner's, too): its faces
-            faces = list(own.get("my_pile", []))
-            hand = own.get("hand") or [0, 0]
-            holding = f"hand: {_count(hand[0], 'doubloon')}, {_count(hand[1], 'skull')}"
-        else:
-            faces = [card if up else glyphs.hidden for card, up in zip(pile, flipped, strict=False)]
-            holding = f"{view['hand_counts'][seat]} cards in hand"
-        shown = " ".join(_card(face, glyphs) for face in faces) or "(empty)"
-        partner = " (bot partner)" if seat in mine and seat != me else ""
-        lines.append(
-            [(style, f" {turn} {seat_name(names, seat)}{partner}"), ("class:dim", f"  team {team}")]
-            + ([("class:effect", "  " + ", ".join(status))] if status else [])
-        )
-        lines.append(
-            [
-                ("class:dim", f"     {holding}"),
-                ("", f"   pile: {shown}"),
-                (
-                    "class:dim",
-                    f"   discards {view['discard_counts'][seat]}   garnets {view['garnets'][seat]}",
-                ),
-            ]
-        )
+    if len(wrap_all(lines, width)) + 1 + (4 if reckoning else 0) <= height:
+        lines.append(legend)
+    if reckoning:
+        lines += _reckoning(reckoning, names, me)
     if view.get("owing"):
-        lines.append([("class:dim", " discards owed by " + ", ".join(f"p{s}" for s in view["owing"]))])
-    return lines
+        owing = ", ".join(_who(names, me, s) for s in view["owing"])
+        lines.append([("class:dim", f" discards owed by: {owing}")])
+    return wrap_all(lines, width)
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'s' if n != 1 else ''}"
+def _who(names: Mapping[int, str], me: int, seat: int) -> str:
+    return "you" if seat == me else seat_name(names, seat)
 
 
-def _card(face: Any, glyphs: Glyphs) -> str:
+def _header(view: Mapping[str, Any], names: Mapping[int, str], me: int) -> Line:
+    line: Line = [
+        ("class:title", f" Round {view['round']}"),
+        ("class:dim", f"   {PHASES.get(view['phase'], view['phase'])}"),
+    ]
+    if view.get("bid"):
+        bidder = view.get("bidder")
+        by = f" by {_who(names, me, int(bidder))}" if bidder is not None else ""
+        line.append(("", f"   bid: {view['bid']}{by}"))
+    table = sum(len(pile) for pile in view["piles"])
+    if table:
+        line.append(("class:dim", f"   {plural(table, 'card')} on the table"))
+    return line
+
+
+def _progress(view: Mapping[str, Any], names: Mapping[int, str], me: int) -> Line:
+    """How far the flipping got: doubloons found, still to find, and where."""
+    challenger = view.get("challenger")
+    if view.get("phase") != "flipping" or challenger is None:
+        return []
+    found, bid = int(view.get("doubloons_flipped", 0)), int(view.get("bid", 0))
+    own = list(view["flipped"][challenger])
+    down = own.count(False)
+    where = f"own pile first ({down} face down)" if down else "any pile now, top card first"
+    insured = "; insured" if view.get("insured") else ""
+    verb = "flip" if challenger == me else "flips"
+    return [
+        ("class:effect", f" {_who(names, me, int(challenger))} {verb} for {bid}: "),
+        ("", f"{found} found, {bid - found} to go; {where}{insured}"),
+    ]
+
+
+def _pirate(
+    view: Mapping[str, Any],
+    seat: int,
+    names: Mapping[int, str],
+    glyphs: Glyphs,
+    me: int,
+    mine: Sequence[int],
+    *,
+    wide: bool,
+) -> list[Line]:
+    """One pirate: a block of lines (``wide``) or a single line: who (you, your partner, an
+    opponent), its hand, its pile (flipped and face-down cards told apart), its discards, and
+    where it stands in the round."""
+    if seat == me:
+        role = "you"
+    elif seat % 2 == me % 2:
+        role = "your partner" + (" (a bot here)" if seat in mine else "")
+    else:
+        role = "opponent"
+    if wide:
+        role += f", team {'A' if seat % 2 == 0 else 'B'}"
+    turn = (
+        glyphs.running if view.get("current") == seat and view.get("phase") in ("turns", "bidding") else " "
+    )
+    if view.get("phase") == "flipping" and view.get("challenger") == seat:
+        turn = glyphs.running
+    status = [
+        word
+        for word, on in (
+            ("out", view["out"][seat]),
+            ("passed", view["passed"][seat]),
+            ("challenger", view.get("challenger") == seat),
+            ("owes a discard", seat in (view.get("owing") or [])),
+        )
+        if on
+    ]
+    style = "class:seat.me" if seat == me else ("class:partner" if seat % 2 == me % 2 else "class:seat")
+    head: Line = [(style, f" {turn} {seat_name(names, seat)}"), ("class:dim", f"  {role}")]
+    pile, flipped = view["piles"][seat], view["flipped"][seat]
+    own = view if seat == me else dict(view.get("partners", {})).get(seat)
+    cards: Line = []
+    if own is not None:  # a seat this machine holds (a bot partner's, too): its faces
+        faces = list(own.get("my_pile", []))
+        hand = own.get("hand") or [0, 0]
+        holding = (
+            f"hand {plural(hand[0], 'doubloon')}, {plural(hand[1], 'skull')}" if sum(hand) else "hand empty"
+        )
+        for face, up in zip(faces, flipped, strict=False):
+            cards.append(("class:card.up" if up else "class:card.mine", " " + _card(face, glyphs, up=up)))
+    else:
+        holding = f"hand {plural(view['hand_counts'][seat], 'card')}"
+        for face, up in zip(pile, flipped, strict=False):
+            cards.append(
+                ("class:card.up" if up else "", " " + (_card(face, glyphs, up=True) if up else glyphs.hidden))
+            )
+    down = list(flipped).count(False)
+    counts = f" ({down} face down)" if down and any(flipped) else ""
+    extra = [f"{view['discard_counts'][seat]} discarded"] if view["discard_counts"][seat] else []
+    if any(view["garnets"]):
+        extra.append(plural(view["garnets"][seat], "garnet"))
+    pile_line: Line = [("", "pile"), *(cards or [("class:dim", " empty")]), ("class:dim", counts)]
+    if wide:
+        out = [head + ([("class:effect", "  " + ", ".join(status))] if status else [])]
+        out += [[("", "   "), ("class:dim", holding)], [("", "   "), *pile_line]]
+        if extra:
+            out.append([("", "   "), ("class:dim", ", ".join(extra))])
+        return out
+    line: Line = head + [("class:dim", f"  {holding}  ")] + pile_line
+    if extra:
+        line.append(("class:dim", "  " + ", ".join(extra)))
+    if status:
+        line.append(("class:effect", "  " + ", ".join(status)))
+    return [line]
+
+
+def _reckoning(reckoning: Mapping[str, Any], names: Mapping[int, str], me: int) -> list[Line]:
+    challenger = reckoning.get("challenger")
+    who = _who(names, me, int(challenger)) if challenger is not None else "?"
+    flips = ", ".join(
+        f"p{pile} {_card(card, Glyphs.pick(True), up=True)}" for pile, card in reckoning.get("flips", [])
+    )
+    out: list[Line] = [
+        [
+            ("class:title", f" Round {reckoning.get('round')}'s reckoning: "),
+            ("", f"{who} bid {reckoning.get('bid')}; flipped {flips or 'nothing'}"),
+        ],
+        [("class:effect", f"   {reckoning.get('result')}")],
+    ]
+    out += [[("class:dim", f"   {text}")] for text in reckoning.get("after", [])]
+    return out
+
+
+def _card(face: Any, glyphs: Glyphs, *, up: bool) -> str:
     if face == "doubloon":
-        return "D"
+        return "D" if up else "d"
     if face == "skull":
-        return "S"
+        return "S" if up else "s"
     return glyphs.hidden
+
+
+def horn_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
+    """What the pirate at ``seat`` decides now."""
+    phase = view.get("phase")
+    hand = view.get("hand") or [0, 0]
+    holding = f"you hold {plural(hand[0], 'doubloon')} and {plural(hand[1], 'skull')}"
+    table = sum(len(pile) for pile in view["piles"])
+    if phase == "order":
+        return Question("who starts", "choose the pirate who starts round 1: first p0, p1, p2 or p3")
+    if phase == "opening":
+        return Question(
+            "opening card", f"place your opening card face down: place doubloon or place skull ({holding})"
+        )
+    if phase == "turns":
+        if sum(hand) == 0:
+            return Question("bid", f"no cards left in hand: start the challenge, bid 1 to {table}")
+        return Question(
+            "add or bid",
+            f"add a card to your pile (place doubloon or skull; {holding}) "
+            f"or start the challenge: bid 1 to {table}",
+        )
+    if phase == "bidding":
+        bid = int(view.get("bid", 0))
+        if bid >= table:
+            return Question("pass", f"the bid is {bid}, every card on the table: pass")
+        return Question("raise or pass", f"raise the bid of {bid} (bid {bid + 1} to {table}) or pass")
+    if phase == "flipping":
+        down = list(view["flipped"][seat]).count(False)
+        found, bid = int(view.get("doubloons_flipped", 0)), int(view.get("bid", 0))
+        insure = ""
+        if view["garnets"][seat] and not view.get("insured") and not any(any(f) for f in view["flipped"]):
+            insure = "; or first insure (a Hacked Garnet saves your card if you meet a skull)"
+        if down:
+            return Question(
+                "flip", f"flip your own pile first: flip p{seat} ({plural(down, 'card')} face down){insure}"
+            )
+        others = [s for s in range(4) if s != seat and list(view["flipped"][s]).count(False)]
+        piles = ", ".join(f"p{s}" for s in others)
+        return Question(
+            "flip", f"flip the top card of another pile ({piles}): {bid - found} more doubloons to find"
+        )
+    if phase == "discarding":
+        return Question("discard", f"discard a card face down: discard doubloon or discard skull ({holding})")
+    return FrontEnd.question(HORN_FRONT, view, seat, names)
 
 
 # -- moves ----------------------------------------------------------------------------------------
@@ -118,8 +345,9 @@ def _card(face: Any, glyphs: Glyphs) -> str:
 CARD_WORDS = {"d": "doubloon", "doubloon": "doubloon", "s": "skull", "skull": "skull"}
 
 
-def parse_horn(words: list[str]) -> Parsed:
-    """The move typed as ``words``."""
+def parse_horn(words: list[str], state: Any = None, seat: int = 0) -> Parsed:
+    """The move typed as ``words`` (a flip is checked here against the flipping order, since
+    the engine cannot check a flip before its card is opened)."""
     head = words[0].lower()
     if head in ("place", "discard") and len(words) == 2 and words[1].lower() in CARD_WORDS:
         return Parsed({"type": head, "card": CARD_WORDS[words[1].lower()]})
@@ -132,9 +360,30 @@ def parse_horn(words: list[str]) -> Parsed:
     if head in ("flip", "first") and len(words) == 2:
         who = words[1].lower().lstrip("p")
         if who.isascii() and who.isdigit():
-            key = "pile" if head == "flip" else "first"
-            return Parsed({"type": "flip" if head == "flip" else "order", key: int(who)})
+            if head == "flip":
+                _check_flip(state, seat, int(who))
+                return Parsed({"type": "flip", "pile": int(who)})
+            return Parsed({"type": "order", "first": int(who)})
     raise InputError("place doubloon|skull, bid N, pass, insure, flip pN, discard doubloon|skull, first pN")
+
+
+def _check_flip(state: Any, seat: int, pile: int) -> None:
+    """Refuse a flip the flipping order does not allow, saying which piles it does."""
+    if (
+        state is None
+        or getattr(state, "phase", None) != "flipping"
+        or getattr(state, "challenger", None) != seat
+    ):
+        return
+    allowed = [a.pile for a in HORNSWOGGLE.legal_actions(state, seat) if isinstance(a, Flip)]
+    if pile in allowed:
+        return
+    if allowed == [seat]:
+        raise InputError(f"flip your own pile first: flip p{seat}")
+    if not 0 <= pile < 4:
+        raise InputError(f"there is no p{pile}: the piles are p0 to p3")
+    piles = ", ".join(f"flip p{s}" for s in allowed)
+    raise InputError(f"p{pile}'s pile has no face-down card left; you may: {piles}")
 
 
 def horn_choices(state: Any, seat: int) -> list[Choice]:
@@ -160,4 +409,5 @@ def horn_choices(state: Any, seat: int) -> list[Choice]:
     return out
 
 
-register_frontend(HORNSWOGGLE.name, HornFrontEnd(HORNSWOGGLE.name))
+HORN_FRONT: Final = HornFrontEnd(HORNSWOGGLE.name)
+register_frontend(HORNSWOGGLE.name, HORN_FRONT)

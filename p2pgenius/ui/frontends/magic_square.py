@@ -9,8 +9,8 @@ from typing import Any, Final
 from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
 from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import cell_name
-from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, register_frontend
-from p2pgenius.ui.lines import Glyphs, Line, seat_name
+from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question, register_frontend
+from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, wrap_all
 
 HELP: Final = (
     "A cell (a1..d4) colours it or places the next number.  first / second: who starts.\n"
@@ -28,6 +28,7 @@ class SquareFrontEnd(FrontEnd):
         "red": "bg:ansired ansiwhite",
         "blue": "bg:ansiblue ansiwhite",
         "uncoloured": "reverse",
+        "last": "bold underline",
     }
 
     def board(
@@ -38,8 +39,29 @@ class SquareFrontEnd(FrontEnd):
         *,
         hints: bool,
         mine: Sequence[int],
+        width: int = 80,
+        height: int = 40,
+        memory: Mapping[str, Any] | None = None,
     ) -> list[Line]:
-        return magic_board(view, names, glyphs, hints=hints)
+        return magic_board(view, names, glyphs, hints=hints, width=width, height=height)
+
+    def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
+        return square_question(view, seat, names)
+
+    def describe(self, action: Mapping[str, Any]) -> str:
+        """An action as the player typed it ("b3", "swap a1 b2", "done")."""
+        kind = action.get("type")
+        if kind in ("place", "colour"):
+            return cell_name(int(action["cell"]))
+        if kind == "order":
+            return f"p{action.get('first')} first"
+        if kind == "swap":
+            return f"swap {cell_name(int(action['red']))} {cell_name(int(action['blue']))}"
+        if kind == "swaps_done":
+            return "done"
+        if kind == "complete":
+            return "complete " + " ".join(str(n) for n in action.get("grid", []))
+        return str(kind)
 
     def parse(self, text: str, state: Any, seat: int) -> Parsed:
         return parse_square(text.split(), state, seat)
@@ -51,47 +73,61 @@ class SquareFrontEnd(FrontEnd):
 # -- the board ------------------------------------------------------------------------------------
 
 COLUMNS = "abcd"
+PHASE_WORDS: Final = {
+    "colour_order": "choosing who colours first",
+    "colouring": "colouring",
+    "swap": "swaps",
+    "lead": "choosing who places first",
+    "place": "placing",
+    "challenge": "a challenge",
+    "over": "the match is over",
+}
 
 
 def magic_board(
-    view: Mapping[str, Any], names: Mapping[int, str], glyphs: Glyphs, *, hints: bool
+    view: Mapping[str, Any],
+    names: Mapping[int, str],
+    glyphs: Glyphs,
+    *,
+    hints: bool,
+    width: int = 80,
+    height: int = 40,
 ) -> list[Line]:
     """The grid with colours and numbers, the scores, the round and the phase; with ``hints``,
-    the cells where the next number still allows a magic completion."""
+    the cells where the next number still allows a magic completion. When the match is over, the
+    last round's final grid and score (the state has cleared its numbers). Bigger cells when
+    there is room."""
     me = int(view.get("seat", 0))
     colours = view["colours"]
-    grid = view["grid"]
+    grid = list(view["grid"])
+    scores = list(view["scores"])
+    last = view.get("last_round") if isinstance(view.get("last_round"), dict) else None
+    over = view.get("phase") == "over"
+    if over and last is not None:  # the final position, not the cleared grid of a next round
+        grid, scores = list(last.get("grid", grid)), list(last.get("scores", scores))
     placed = [cell for _, cell in sorted((n, c) for c, n in enumerate(grid) if n)]
     good: set[int] = set()
     if hints and view.get("phase") == "place" and len(placed) < 16:
         good = set(index().next_cells(placed))
+    wins = view["round_wins"]
+    phase = PHASE_WORDS.get(str(view["phase"]), str(view["phase"]).replace("_", " "))
+    if view.get("phase") == "place":
+        phase = f"placing {view.get('turn')}"
     lines: list[Line] = [
         [
-            ("class:title", f" Round {view['round']}"),
-            ("", f"  (round wins {view['round_wins'][0]}-{view['round_wins'][1]})"),
-            ("class:dim", f"  phase: {view['phase'].replace('_', ' ')}"),
-        ],
-        [("class:dim", "    " + "".join(f"  {c}   " for c in COLUMNS))],
+            ("class:title", " Final position" if over else f" Round {view['round']}"),
+            ("", f"   rounds won: {_who(names, me, 0)} {wins[0]}, {_who(names, me, 1)} {wins[1]}"),
+            ("class:dim", f"   {phase}"),
+        ]
     ]
-    for row in range(4):
-        line: Line = [("class:dim", f"  {row + 1} ")]
-        for col in range(4):
-            cell = 4 * row + col
-            owner = colours[cell]
-            style = "class:red" if owner == 0 else ("class:blue" if owner == 1 else "class:uncoloured")
-            number = grid[cell]
-            mark = "R" if owner == 0 else ("B" if owner == 1 else glyphs.gap)
-            text = f"{number:>2}" if number else (" *" if cell in good else "  ")
-            line.append((style, f" {mark}{text} "))
-            line.append(("", " "))
-        lines.append(line)
-    scores = view["scores"]
+    big = height >= 24 and width >= 44
+    lines += _grid(colours, grid, glyphs, good, placed[-1] if placed else None, big=big)
     lines.append(
         [
-            ("class:red", f" {seat_name(names, 0)} red {scores[0]}"),
-            ("", "   "),
-            ("class:blue", f" {seat_name(names, 1)} blue {scores[1]}"),
-            ("class:dim", f"   (you are p{me})"),
+            ("class:red", f" red: {seat_name(names, 0)} {scores[0]} "),
+            ("", "  "),
+            ("class:blue", f" blue: {seat_name(names, 1)} {scores[1]} "),
+            ("class:dim", f"   you are {'red' if me == 0 else 'blue'}"),
         ]
     )
     if good:
@@ -100,14 +136,112 @@ def magic_board(
         )
     elif hints and view.get("phase") == "place" and len(placed) < 16:
         lines.append([("class:effect", " no cell keeps a magic square possible: challenge!")])
-    if view.get("challenge_window") is not None:
-        lines.append([("class:dim", f" p{view['challenge_window']} may challenge the last placement")])
-    last = view.get("last_round")
-    if isinstance(last, dict):
+    window = view.get("challenge_window")
+    if window == me and placed:  # the note only for the player it concerns
+        number = len(placed)
+        lines.append(
+            [
+                (
+                    "class:effect",
+                    f" you may challenge {_who(names, me, 1 - me)}'s {number} on "
+                    f"{cell_name(placed[-1])} until the next move",
+                )
+            ]
+        )
+    if last is not None:
         winner = last.get("winner")
-        won = "a tie" if winner is None else f"p{winner} won"
-        lines.append([("class:dim", f" last round: {won} ({str(last.get('reason')).replace('_', ' ')})")])
+        won = "a tie: replayed" if winner is None else f"{_who(names, me, int(winner))} won"
+        score = "-".join(str(n) for n in last.get("scores", []))
+        reason = str(last.get("reason")).replace("_", " ")
+        label = f"round {last.get('round')}" if not over else "the last round"
+        lines.append([("class:dim", f" {label}: {won}, {score} ({reason})")])
+    return wrap_all(lines, width)
+
+
+def _who(names: Mapping[int, str], me: int, seat: int) -> str:
+    return "you" if seat == me else seat_name(names, seat)
+
+
+def _grid(
+    colours: Sequence[Any],
+    grid: Sequence[int],
+    glyphs: Glyphs,
+    good: set[int],
+    last: int | None,
+    *,
+    big: bool,
+) -> list[Line]:
+    """The 4x4 grid, a cell as one line of 5 columns, or (``big``) as three lines of 9."""
+    cell_width = 9 if big else 5
+    lines: list[Line] = [
+        [("class:dim", "    " + "".join(f"{c:^{cell_width}} " for c in COLUMNS))],
+    ]
+    for row in range(4):
+        rows: list[Line] = [[] for _ in range(3 if big else 1)]
+        for col in range(4):
+            cell = 4 * row + col
+            owner = colours[cell]
+            style = "class:red" if owner == 0 else ("class:blue" if owner == 1 else "class:uncoloured")
+            number = grid[cell]
+            mark = "R" if owner == 0 else ("B" if owner == 1 else glyphs.gap)
+            text = f"{number:>2}" if number else (" *" if cell in good else "  ")
+            numbered = style + (" class:last" if cell == last else "")
+            if big:
+                rows[0] += [(style, f"{mark:<{cell_width}}"), ("", " ")]
+                rows[1] += [(numbered, f"{text:^{cell_width}}"), ("", " ")]
+                rows[2] += [(style, " " * cell_width), ("", " ")]
+            else:
+                rows[0] += [(style, f" {mark}"), (numbered, text), (style, " "), ("", " ")]
+        for at, line in enumerate(rows):
+            label = f"  {row + 1} " if at == len(rows) // 2 else "    "
+            lines.append([("class:dim", label), *line])
+        if big and row < 3:
+            lines.append([])
     return lines
+
+
+def square_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
+    """What the player at ``seat`` decides now."""
+    phase = view.get("phase")
+    other = _who(names, seat, 1 - seat)
+    grid = list(view["grid"])
+    placed = [cell for _, cell in sorted((n, c) for c, n in enumerate(grid) if n)]
+    actor = view.get("to_move")
+    window = view.get("challenge_window") == seat and placed
+    last = f"{other}'s {len(placed)} on {cell_name(placed[-1])}" if placed else ""
+    if phase == "challenge" and actor == seat:
+        return Question(
+            "answer",
+            f"{other} challenges your {len(placed)}: show a magic completion (complete and the 16 "
+            "numbers row by row) or concede; a valid completion wins the round",
+        )
+    if window and actor != seat:
+        return Question("challenge?", f"you may challenge {last} (challenge), or let it stand (pass)")
+    if phase == "colour_order":
+        return Question("who colours first", f"choose who colours first: first (you) or second ({other})")
+    if phase == "colouring":
+        mine = sum(1 for c in view["colours"] if c == seat)
+        colour = "red" if seat == 0 else "blue"
+        return Question("colour", f"colour a cell {colour}, like b3 ({8 - mine} of your 8 cells left)")
+    if phase == "swap":
+        left = int(view.get("swaps_left", 0))
+        return Question(
+            "swap",
+            f"swap one red and one blue cell (swap a1 b2), or done; {plural(left, 'swap')} left",
+        )
+    if phase == "lead":
+        return Question(
+            "who places first",
+            f"you lead: choose who places {len(placed) + 1} first: first (you) or second ({other})",
+        )
+    if phase == "place":
+        place = f"place {len(placed) + 1} on an empty cell, like b3"
+        if window:
+            return Question(
+                "challenge or place", f"you may challenge {last} (challenge), or play on: {place}"
+            )
+        return Question("place", place)
+    return FrontEnd.question(SQUARE_FRONT, view, seat, names)
 
 
 # -- moves ----------------------------------------------------------------------------------------
@@ -130,6 +264,8 @@ def parse_square(words: list[str], state: Any, seat: int) -> Parsed:
     if head == "challenge":
         return Parsed({"type": "challenge"}, "a challenge cannot be taken back")
     if head in ("pass", "no"):
+        if state is not None and getattr(state, "actor", None) == seat:
+            raise InputError("it is your move: playing it lets the last placement stand (or: challenge)")
         return Parsed(None)
     if head == "concede":
         return Parsed({"type": "concede"}, "conceding loses this round")
@@ -204,9 +340,10 @@ def square_choices(state: Any, seat: int, hints: bool) -> list[Choice]:
             )
         elif kind == "swaps_done":
             out.append((0, Choice("done", "no more swaps")))
-    if seat == state.window:
-        out.append((1, Choice("pass", "do not challenge")))
+    if seat == state.window and seat != state.actor:  # (the actor lets it stand by playing on)
+        out.append((1, Choice("pass", "let the placement stand (no challenge)")))
     return [choice for _, choice in sorted(out, key=lambda item: item[0])]
 
 
-register_frontend(MAGIC_SQUARE.name, SquareFrontEnd(MAGIC_SQUARE.name))
+SQUARE_FRONT: Final = SquareFrontEnd(MAGIC_SQUARE.name)
+register_frontend(MAGIC_SQUARE.name, SQUARE_FRONT)

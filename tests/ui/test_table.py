@@ -1,0 +1,370 @@
+"""The screen's state and words, headless: what the log shows once, where a refusal is said, the
+lobby, the result in the person's words, the question being asked, the boards at their edges
+(negative HP, a finished Magic Square, a Hornswoggle reckoning), and the rules page."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+
+from p2pgenius.games.duel.engine import DUEL
+from p2pgenius.games.registry import get_game
+from p2pgenius.inmemory import play
+from p2pgenius.net.events import DecisionRefused, LobbyShown
+from p2pgenius.protocol.events import Applied, MatchOver
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.rules_pages import rules_page
+from p2pgenius.ui import moves
+from p2pgenius.ui.app import build, rules_view
+from p2pgenius.ui.frontends import frontend
+from p2pgenius.ui.lines import plain, wrap
+from p2pgenius.ui.render import board
+from p2pgenius.ui.table import Table, lobby_lines
+from p2pgenius.wording import outcome_for
+
+from .screen import Terminal, seen, settled
+
+NAMES = {0: "ann", 1: "bob"}
+
+
+@dataclass
+class FakeSession:
+    """Just what the screen reads of a session, over a real engine state."""
+
+    game_name: str
+    state: Any
+    my_seats: tuple[int, ...] = (0,)
+    owner: tuple[int, ...] = (0, 1)
+    names: list[str] = field(default_factory=lambda: ["ann", "bob"])
+    options: dict[str, Any] = field(default_factory=dict)
+    me: int = 0
+    stage: Any = None
+    behind: list[Any] = field(default_factory=list)
+    finished: bool = False
+    fault: Any = None
+    keys: list[bytes] = field(default_factory=list)
+    log: list[Any] = field(default_factory=list)
+    fast: bool = True
+
+    @property
+    def terms(self) -> dict[str, Any]:
+        return {"game": self.game_name, "options": self.options}
+
+    @property
+    def game(self) -> Any:
+        return get_game(self.game_name)
+
+    def unsettled(self) -> tuple[int, ...]:
+        return ()
+
+    def owed(self) -> tuple[int, ...]:
+        return ()
+
+
+@dataclass
+class FakePeer:
+    session: Any
+    name: str = "ann"
+    notify: Any = None
+
+
+def seated(game: str, state: Any, **more: Any) -> tuple[Table, FakeSession]:
+    table = Table()
+    session = FakeSession(game, state, **more)
+    table.peer = FakePeer(session)  # type: ignore[assignment]
+    return table, session
+
+
+def gestures(state: Any, seat: int, left: str, right: str) -> Any:
+    return DUEL.apply(state, seat, DUEL.parse_action({"type": "gestures", "left": left, "right": right}))
+
+
+def test_the_events_of_a_turn_are_logged_once_when_a_paralysis_choice_follows() -> None:
+    state = DUEL.initial({}, {})
+    for _ in range(3):
+        state = gestures(gestures(state, 0, "W", "-"), 1, "-", "-")
+    assert state.paralysis_choices == ((1, 0),)
+    table, session = seated("duel", state)
+    turn = DUEL.events(state)
+    table.report(session, Applied(5, (), turn))  # type: ignore[arg-type]
+    state = DUEL.apply(state, 0, DUEL.parse_action({"type": "paralyze", "target": "p1", "hand": "left"}))
+    session.state = state
+    again = DUEL.events(state)
+    assert again[: len(turn)] == turn and len(again) == len(turn) + 1  # the engine says it all again
+    table.report(session, Applied(6, (), again))  # type: ignore[arg-type]
+    logged = list(table.log)
+    assert logged.count("turn 3: p0 casts Paralysis (left hand) at p1") == 1
+    assert sum("is paralysed" in line and "next turn" not in line for line in logged) == 1
+    assert logged[-1].endswith("p1's left hand is paralysed next turn")
+
+
+def test_a_refused_choice_is_said_under_the_input_not_in_the_log() -> None:
+    table, _ = seated("duel", DUEL.initial({}, {}))
+    event = DecisionRefused(0, "p0 cannot flip pile 1 now")
+    table.net_event(event)
+    table.line(event.text)  # the network layer says its line too
+    assert table.message == "refused: p0 cannot flip pile 1 now; choose again"
+    assert not table.log
+    other = DecisionRefused(1, "a partner's choice")  # another seat's: the log
+    table.net_event(other)
+    table.line(other.text)
+    assert list(table.log) == ["p1: a partner's choice"]
+
+
+def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> None:
+    host, me = Identity.generate(), Identity.generate()
+    lobby = {
+        "game": "duel",
+        "options": {"turn_seconds": 20, "fast": False},
+        "setup": {},
+        "names": ["bob", "ann"],
+        "keys": [host.public, me.public],
+        "claims": [[1], []],
+        "ready": [True, False],
+        "you": 1,
+        "needed": 0,
+        "start": False,
+    }
+    text = plain(lobby_lines(lobby))
+    assert text.count(host.fingerprint) == 1 and me.fingerprint in text
+    assert "each turn: 20 s" in text and "not fast: each turn lasts its whole time" in text
+    assert "=" not in text and "True" not in text and "fast=" not in text
+    assert re.search(r"bob \(host\)\s+" + host.fingerprint + r"\s+seat p1", text)
+    table = Table()
+    table.net_event(LobbyShown(lobby))
+    table.line(LobbyShown(lobby).text)  # the half-fingerprint line of the network layer
+    assert table.lobby == lobby and not any("lobby: duel" in line for line in table.log)
+
+
+def test_the_result_is_told_to_the_person() -> None:
+    assert outcome_for({"winner": 1, "reason": "surrender"}, (0,), NAMES) == "you lose (you surrendered)"
+    assert outcome_for({"winner": 0, "reason": "knocked_out"}, (0,), NAMES) == (
+        "you win (bob (p1) was knocked out)"
+    )
+    rounds = {"winner": 1, "reason": "round_wins", "round_wins": [1, 2]}
+    assert outcome_for(rounds, (1,), NAMES) == "you win, 2-1 in rounds"
+    team = {"winner": 1, "reason": "team_eliminated", "winning_seats": [1, 3]}
+    assert outcome_for(team, (0, 2), {0: "ann", 1: "bob", 2: "ann", 3: "bob"}).startswith("your team loses")
+    assert outcome_for(team, (3,), {0: "ann", 1: "bob", 2: "cy", 3: "di"}) == (
+        "your team wins (ann (p0) and cy (p2) are out of cards)"
+    )
+    table, session = seated("duel", DUEL.initial({}, {}))
+    table.clocks = {0: ("turn", 30.0, True), 1: ("turn", 60.0, False)}
+    assert "\u25b6" in plain([table.clock_line()])
+    table.report(session, MatchOver({"winner": 1, "reason": "surrender"}))  # type: ignore[arg-type]
+    assert table.expected() == "match over: you lose (you surrendered). Ctrl-Q leaves."
+    assert "\u25b6" not in plain([table.clock_line()]) and "stopped" in plain([table.clock_line()])
+
+
+def test_the_questions_say_what_is_being_decided() -> None:
+    square = get_game("magic-square")
+    state = square.initial({}, {})
+    assert (
+        "choose who colours first: first (you) or second"
+        in frontend("magic-square").question(square.view(state, 1), 1, NAMES).text
+    )
+    coloured = square.initial({"colours": [0, 1] * 8}, {})
+    placed = square.apply(coloured, 0, square.parse_action({"type": "order", "first": 0}))
+    placed = square.apply(placed, 0, square.parse_action({"type": "place", "cell": 0}))
+    question = frontend("magic-square").question(square.view(placed, 1), 1, NAMES)
+    assert question.text.startswith("you may challenge ann (p0)'s 1 on a1 (challenge), or play on: place 2")
+    with_note = plain(
+        board("magic-square", square.view(placed, 1), NAMES, ascii_only=True, hints=False, mine=(1,))
+    )
+    without = plain(
+        board("magic-square", square.view(placed, 0), NAMES, ascii_only=True, hints=False, mine=(0,))
+    )
+    assert "you may challenge" in with_note and "challenge" not in without  # only where it applies
+    assert "pass" not in [c.text for c in moves.choices("magic-square", placed, 1, "", hints=False)]
+    swap = {**square.view(coloured, 0), "phase": "swap", "swaps_left": 2}
+    assert (
+        frontend("magic-square")
+        .question(swap, 0, NAMES)
+        .text.startswith("swap one red and one blue cell (swap a1 b2), or done; 2 swaps left")
+    )
+    duel = DUEL.initial({}, {})
+    for _ in range(3):
+        duel = gestures(gestures(duel, 0, "W", "-"), 1, "S", "D")
+    asked = frontend("duel").question(DUEL.view(duel, 0), 0, NAMES)
+    assert asked.prompt == "paralyse"
+    assert asked.text.startswith("choose the hand to paralyse: bob (p1)'s left repeats S, right repeats D")
+
+
+def test_sent_moves_are_in_the_words_typed_and_the_time_is_the_matchs() -> None:
+    square = get_game("magic-square")
+    state = square.apply(
+        square.initial({"colours": [0, 1] * 8}, {}), 0, square.parse_action({"type": "order", "first": 0})
+    )
+    table, _ = seated("magic-square", state)
+    table.token = type("Token", (), {"run_sync_soon": lambda self, *a: None})()
+    table.peer.offer = lambda seat, action: None  # type: ignore[union-attr, method-assign]
+    table.asking = {0: 1}
+    table.enter("b3")
+    assert table.message == "sent: b3"
+    duel_table, duel_session = seated("duel", DUEL.initial({}, {}), options={"turn_seconds": 20})
+    duel_session.fast = False
+    assert duel_table.time_words() == "the turn's time is up (20 s a turn)"
+    duel_table.asking = {0: 3}
+    duel_table.token = table.token
+    duel_table.peer.offer = lambda seat, action: None  # type: ignore[union-attr, method-assign]
+    duel_table.enter("S D")
+    assert duel_table.message == "sent: S D; you may change it until the turn's time is up (20 s a turn)"
+    assert "minute" not in duel_table.message
+
+
+def test_hp_bars_stay_in_their_box_and_a_blind_wizard_sees_no_next_spells() -> None:
+    state = DUEL.initial({"hp": [2, 15]}, {})
+    view = DUEL.view(state, 0)
+    view["wizards"][0]["hp"] = -3
+    text = plain(board("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20))
+    row = next(line for line in text.splitlines() if "HP -3/15" in line)
+    assert re.search(r"HP -3/15 \.{15}(\s|$)", row), row  # 15 wide, no overflow
+    assert all(len(line) <= 80 for line in text.splitlines())
+    view["wizards"][1]["left"] = "SD??"
+    view["wizards"][1]["anti_spell_from"] = None
+    blind = plain(board("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20))
+    assert "unknown while you are blind" in blind
+
+
+def test_the_magic_squares_final_screen_keeps_the_last_grid_and_score() -> None:
+    square = get_game("magic-square")
+    view = square.view(square.initial({"colours": [0, 1] * 8}, {}), 0)
+    grid = [16, 3, 2, 13, 5, 10, 11, 8, 9, 6, 7, 12, 4, 15, 14, 1]
+    view.update(
+        phase="over",
+        round_wins=[2, 1],
+        last_round={"winner": 0, "reason": "score", "scores": [72, 64], "grid": grid, "round": 3},
+    )
+    text = plain(board("magic-square", view, NAMES, ascii_only=True, hints=False, mine=(0,), height=14))
+    assert "Final position" in text and "red: ann (p0) 72" in text and "blue: bob (p1) 64" in text
+    assert "the last round: you won, 72-64 (score)" in text
+    for number in grid:
+        assert re.search(rf"[RB]\s*{number}\b", text)
+
+
+def test_hornswoggle_keeps_the_reckoning_until_the_next_round_bids() -> None:
+    front = frontend("hornswoggle")
+    memory: dict[str, Any] = {}
+    flipping = {"phase": "flipping", "round": 2, "challenger": 1, "bid": 2}
+    front.remember(
+        memory,
+        [{"type": "flipping", "text": "p1 flips p1's card: a doubloon", "pile": 1, "card": "doubloon"}],
+        flipping,
+    )
+    settle: list[dict[str, Any]] = [
+        {"type": "flipping", "text": "p1 flips p0's card: a skull", "pile": 0, "card": "skull"},
+        {"type": "discarding", "text": "a skull! p1 fails and discards a card"},
+    ]
+    front.remember(memory, settle, {"phase": "discarding", "round": 2})
+    front.remember(
+        memory,
+        [{"type": "discarding", "text": "p1 discards a card face down", "seat": 1}],
+        {"phase": "opening", "round": 3},
+    )
+    reckoning = memory["reckoning"]
+    assert reckoning["flips"] == [(1, "doubloon"), (0, "skull")] and reckoning["bid"] == 2
+    assert reckoning["after"] == ["p1 discards a card face down"]
+    front.remember(memory, [], {"phase": "opening", "round": 3})
+    assert "reckoning" in memory  # still there while the next round opens
+    front.remember(memory, [], {"phase": "turns", "round": 3})
+    assert "reckoning" not in memory
+    assert front.log_lines([{"text": "p3 flips 1 doubloons: success!"}], None) == [
+        "p3 flips 1 doubloon: success!"
+    ]
+
+
+def test_a_flip_out_of_order_is_refused_before_it_is_sent() -> None:
+    seen_states: list[Any] = []
+
+    def snapshot(table: Any, peer: int, seat: int, action: Any) -> Any:
+        session = table.sessions[peer]
+        state = session.state
+        if not seen_states and seat in session.my_seats and state.phase == "flipping":
+            own = state.pirates[seat].pile
+            if any(not card.flipped for card in own) and state.challenger == seat:
+                seen_states.append((state, seat))
+        return action
+
+    play("hornswoggle", seed=2, levels=["pirate"] * 4, peers=4, before_submit=snapshot)
+    state, seat = seen_states[0]
+    other = (seat + 1) % 4
+    with pytest.raises(moves.InputError, match=rf"^flip your own pile first: flip p{seat}$"):
+        moves.parse("hornswoggle", f"flip p{other}", state, seat)
+    assert moves.parse("hornswoggle", f"flip p{seat}", state, seat).action == {"type": "flip", "pile": seat}
+
+
+def test_the_rules_page_reads_as_text_and_names_no_source_file() -> None:
+    for game in ("duel", "magic-square", "hornswoggle"):
+        page = rules_page(game)
+        text = "\n".join(line for _, line in page)
+        assert "**" not in text and "`" not in text and "|---" not in text and "# " not in text
+        assert not re.search(r"[\w/]+\.(md|py)\b", text), game
+        lines = plain(rules_view(page, 74)).splitlines()
+        assert all(len(line) <= 74 for line in lines)
+    duel = "\n".join(line for _, line in rules_page("duel"))
+    assert "Fireball               D-S-P-S-D" in duel and "SPEC" not in duel
+    assert "(see squares" not in "\n".join(line for _, line in rules_page("magic-square"))
+
+
+def test_long_lines_wrap_at_spaces_instead_of_being_cut() -> None:
+    text = "add a card to your pile (place doubloon or skull; you hold 3 doubloons and 2 skulls) or bid"
+    lines = wrap([("", " " + text)], 40)
+    assert len(lines) == 3 and all(len(plain([line])) <= 40 for line in lines)
+    assert " ".join(plain([line]).strip() for line in lines) == text
+
+
+def show(table: Table, terminal: Terminal, keys: str = "", *, until: tuple[str, ...] = ()) -> str:
+    """The screen of ``table`` (no match: a screen of its own), after ``keys``."""
+
+    async def run() -> str:
+        with create_pipe_input() as pipe:
+            app = build(table, input=pipe, output=terminal.output())
+            task = asyncio.ensure_future(app.run_async())
+            await settled(terminal)
+            if keys:
+                pipe.send_text(keys)
+            shown = await seen(terminal, *until) if until else await settled(terminal)
+            app.exit()
+            await task
+            return shown
+
+    return asyncio.run(run())
+
+
+def test_the_log_follows_its_newest_line_and_pages_back_and_forth() -> None:
+    table = Table(game="duel")
+    for number in range(1, 101):
+        table.line(f"event number {number}")
+    terminal = Terminal(80, 24)
+    first = show(table, terminal)
+    assert "event number 100" in first and "event number 80" not in first
+    back = show(table, Terminal(80, 24), "\x1b[5~", until=("End: newest",))  # PageUp
+    assert "event number 100" not in back and re.search(r"event number [6-9]\d\b", back)
+    table.line("event number 101")  # while scrolled back, the view stays
+    still = show(table, Terminal(80, 24))
+    assert "event number 101" not in still
+    end = show(table, Terminal(80, 24), "\x1b[F", until=("event number 101",))  # End
+    assert "event number 101" in end and "End: newest" not in end
+
+
+def test_a_long_message_wraps_under_the_input_at_80_columns() -> None:
+    table = Table(game="duel")
+    table.message = (
+        "gestures for the left and right hand, like: S D  (C D P S W, > to stab, - for nothing); "
+        "then targets like left=p1"
+    )
+    shown = show(table, Terminal(80, 24))
+    rows = shown.splitlines()
+    assert rows[-2].startswith(" gestures for the left") and rows[-1].strip().endswith("targets like left=p1")
+
+
+def test_the_rules_window_opens_with_f2_and_scrolls() -> None:
+    top = show(Table(game="duel"), Terminal(80, 24), "\x1bOQ", until=("THE WIZARD DUEL",))
+    assert "rules (PageUp/PageDown, Esc closes)" in top
+    scrolled = show(Table(game="duel"), Terminal(80, 24), "\x1bOQ\x1b[6~\x1b[6~", until=("rules \\(PageUp",))
+    assert "THE WIZARD DUEL" not in scrolled and "rules (PageUp/PageDown, Esc closes)" in scrolled
