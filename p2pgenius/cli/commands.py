@@ -140,12 +140,40 @@ def add_play(commands: Any) -> None:
         description="Listen for peers, then play a match with them.",
     )
     host.add_argument("game", choices=GAME_NAMES)
-    host.add_argument("--port", type=int, default=0, help="port to listen on (0: any free port)")
+    host.add_argument("--port", type=int, default=0, help="port to listen on (default 0: any free port)")
+    host.add_argument(
+        "--lan",
+        action="store_true",
+        help="let other machines join: listen on every interface, IPv4 and IPv6 (as --bind ::), "
+        "show every address, and announce the match on the local network. Without it (or --bind, "
+        "--upnp) only this machine can join",
+    )
     host.add_argument(
         "--bind",
-        default="127.0.0.1",
+        default=None,
         metavar="ADDR",
-        help="address to listen on (default 127.0.0.1; :: or 0.0.0.0 for all)",
+        help="listen on ADDR alone (default 127.0.0.1, this machine only; :: is every interface, "
+        "IPv4 and IPv6, as --lan; 0.0.0.0 every IPv4 interface)",
+    )
+    host.add_argument(
+        "--upnp",
+        action="store_true",
+        help="ask the home router (UPnP) to forward the port from the internet while this host "
+        "runs, and put its public address in the invite; implies --lan",
+    )
+    host.add_argument(
+        "--advertise",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="also put ADDR (an IP address or a host name) in the invite, first: the public "
+        "address of a port forwarded by hand, or this machine's name on a VPN (repeatable)",
+    )
+    host.add_argument(
+        "--no-announce",
+        dest="announce",
+        action="store_false",
+        help="do not announce the match on the local network (with --lan or --upnp)",
     )
     add_seat(host)
     host.add_argument(
@@ -173,9 +201,22 @@ def add_play(commands: Any) -> None:
         "join",
         parents=[common],
         help="join a hosted match",
-        description="Connect to a host and play the match it proposes.",
+        description="Connect to a host and play the match it proposes. With an invite, the host "
+        "must have the key the invite names; with no address, choose among the matches announced "
+        "on the local network.",
     )
-    join.add_argument("address", metavar="HOST:PORT")
+    join.add_argument(
+        "address",
+        nargs="?",
+        metavar="INVITE | HOST:PORT",
+        help="the invite the host showed (p2pgenius://...), or HOST:PORT; without it: look for "
+        "matches on the local network and choose one",
+    )
+    join.add_argument(
+        "--first",
+        action="store_true",
+        help="with no address: join the first match found on the local network without asking",
+    )
     add_seat(join)
     resume = commands.add_parser(
         "resume",
@@ -184,7 +225,13 @@ def add_play(commands: Any) -> None:
         description="Rebuild a match from its transcript and the secrets kept beside it, "
         "reconnect (a joiner to its host; a host listens again on its address), and play on.",
     )
-    resume.add_argument("transcript", metavar="TRANSCRIPT")
+    resume.add_argument(
+        "transcript",
+        nargs="?",
+        metavar="TRANSCRIPT",
+        help="the match's transcript; without it, the unfinished match among the newest in the "
+        "config directory's matches/ (or, if there are several, a list of them to choose from)",
+    )
     demo = commands.add_parser(
         "demo",
         help="watch bots play over the real protocol on loopback",

@@ -10,7 +10,8 @@ import argparse
 import datetime
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
@@ -22,6 +23,19 @@ from p2pgenius.bots import demo_levels, level_of
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
+from p2pgenius.net import discovery, upnp
+from p2pgenius.net import invite as invite_codec
+from p2pgenius.net.addresses import (
+    EVERY_INTERFACE,
+    HELP,
+    LOOPBACK,
+    connect,
+    hostport,
+    listen,
+    reachable_addresses,
+)
+from p2pgenius.net.events import Listening, NetEvent, PeerJoined, PeerLeft
+from p2pgenius.net.invite import Invite
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.events import Event
@@ -34,8 +48,8 @@ from p2pgenius.protocol.transcript import verify
 def parse_address(text: str) -> tuple[str, int]:
     """HOST:PORT or [IPv6]:PORT."""
     host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit():
-        raise LocalMisuseError(f"expected HOST:PORT, got {text!r}")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise LocalMisuseError(f"expected HOST:PORT or an invite (p2pgenius://...), not {text!r}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
@@ -152,55 +166,291 @@ def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer)
     )
 
 
+def bind_address(args: argparse.Namespace) -> str:
+    """Where ``host`` listens: 127.0.0.1 unless asked to let others in (``--lan``, ``--upnp``:
+    every interface) or told an address (``--bind``)."""
+    others = args.lan or args.upnp
+    if args.bind is None:
+        return EVERY_INTERFACE if others else LOOPBACK
+    loopback = args.bind in ("localhost", "::1") or args.bind.startswith("127.")
+    if others and loopback:
+        raise LocalMisuseError(
+            f"--bind {args.bind} lets only this machine join, --lan and --upnp others: choose one"
+        )
+    if args.lan and args.bind != EVERY_INTERFACE:
+        raise LocalMisuseError("--lan listens on every interface, --bind on one address: give one of them")
+    return str(args.bind)
+
+
+class Seats:
+    """What the host's announcement says of the table: its free seats (from the lobby's events)."""
+
+    def __init__(self, peers: int) -> None:
+        self.peers = peers
+        self.joined = 0
+
+    def seen(self, event: NetEvent) -> None:
+        if isinstance(event, PeerJoined):
+            self.joined += 1
+        elif isinstance(event, PeerLeft):
+            self.joined = max(0, self.joined - 1)
+
+    @property
+    def free(self) -> int:
+        return max(0, self.peers - 1 - self.joined)
+
+
+async def host_match(
+    args: argparse.Namespace,
+    peer: Peer,
+    options: dict[str, Any],
+    *,
+    upnp_target: tuple[str, int] | None = None,
+    interfaces: list[str] | None = None,
+    task_status: trio.TaskStatus[Invite] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Listen, say every address a joiner can use and the invite (forwarding the port on the
+    router first with ``--upnp``, announcing the match on the local network beside), and play.
+    ``task_status`` gets the invite; ``upnp_target`` and ``interfaces`` aim UPnP's search and
+    the announcement elsewhere (tests)."""
+    say = peer.report_line
+    bound = await listen(bind_address(args), args.port)
+    peer.address = bound.address
+    if bound.loopback:
+        say(f"listening on {bound.address}: this machine only (--lan lets other machines join)")
+    elif bound.everywhere:
+        say(f"listening on {bound.address}: every interface, {bound.families()}")
+    else:
+        say(f"listening on {bound.address}")
+    addresses = reachable_addresses(bound)
+    if bound.everywhere:
+        say(f"addresses on this network: {', '.join(hostport(a, bound.port) for a in addresses)}")
+    mapping = await forward(bound.port, say, upnp_target) if args.upnp else None
+    first = list(args.advertise) + ([mapping.public] if mapping is not None and mapping.public else [])
+    if args.advertise:
+        say(f"also in the invite: {', '.join(hostport(a, bound.port) for a in args.advertise)}")
+    shown = list(dict.fromkeys(first + addresses))[: invite_codec.MAX_ADDRESSES]
+    invite = Invite(peer.identity.public, bound.port, tuple(shown))
+    say(f"fingerprint: {peer.identity.fingerprint}")
+    say("invite, to send to whoever joins (it carries the addresses and this host's key):")
+    say(f"  p2pgenius join {invite}")
+    seats = Seats(args.peers)
+    screen = peer.notify
+
+    def notify(event: NetEvent) -> None:
+        seats.seen(event)
+        if isinstance(event, Listening) and not bound.loopback:
+            # A screen tells joiners what to run: for another machine, the invite (the addresses
+            # to try and the key to insist on) rather than the address bound (``[::]:7780``).
+            event = Listening(str(invite), event.again)
+        screen(event)
+
+    peer.notify = notify
+    task_status.started(invite)
+    try:
+        async with trio.open_nursery() as nursery:
+            if mapping is not None:
+                nursery.start_soon(upnp.keep, mapping, say)
+            if args.announce and not bound.loopback:
+                announcement = discovery.Announcement(
+                    game=args.game,
+                    name=peer.name,
+                    key=peer.identity.public,
+                    port=bound.port,
+                    addresses=addresses,
+                    seats=seats.free,
+                    interfaces=interfaces or [a for a in addresses if ":" not in a] or None,
+                )
+                nursery.start_soon(discovery.announce, announcement, partial(table_state, seats, peer), say)
+            await peer.host(
+                bound.listener, game=args.game, options=options, setup={}, peers=args.peers, seats=args.seat
+            )
+            nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            await bound.listener.aclose()
+        if mapping is not None:
+            with trio.CancelScope(shield=True), trio.move_on_after(upnp.REQUEST_S + 1) as scope:
+                try:
+                    await upnp.close_port(mapping)
+                    say(f"UPnP: the router no longer forwards port {mapping.port}")
+                except upnp.UpnpError as exc:
+                    say(f"UPnP: {exc}")
+            if scope.cancelled_caught:
+                until = "its lease runs out" if mapping.lease_s else "the router restarts"
+                say(f"UPnP: the router did not answer: it forwards port {mapping.port} until {until}")
+
+
+def table_state(seats: Seats, peer: Peer) -> tuple[int, bool]:
+    """What the announcement follows: the free seats, and whether the match has started."""
+    return seats.free, peer.session is not None
+
+
+async def forward(
+    port: int, say: Callable[[str], None], target: tuple[str, int] | None
+) -> upnp.PortMapping | None:
+    """``--upnp``: the port forwarded on the router, said in words (None, and why, if not)."""
+    say(f"UPnP: asking the router to forward port {port} (up to {upnp.SEARCH_S:g} s)")
+    try:
+        mapping = await upnp.open_port(port, target=target)
+    except upnp.UpnpError as exc:
+        say(f"UPnP: {exc}; friends outside this network cannot reach this host that way ({HELP})")
+        return None
+    lease = f"renewed every {mapping.lease_s // 120} minutes" if mapping.lease_s else "permanent"
+    if mapping.public:
+        say(
+            f"public address: {hostport(mapping.public, port)} (router {mapping.router!r} forwards it to "
+            f"{mapping.internal_client} while this host runs; lease {lease})"
+        )
+    else:
+        seen = mapping.external_ip or "none"
+        say(
+            f"UPnP: the router forwards port {port}, but its own address ({seen}) is not public: another "
+            f"router or the provider's NAT is in front of it; try IPv6 or a VPN ({HELP})"
+        )
+    return mapping
+
+
 def run_host(args: argparse.Namespace, out: TextIO) -> int:
     """``p2pgenius host``."""
     check_level(args.game, args.bot)
     get_spec(args.game).seat_groups(args.peers)  # refuses a number of peers the game is not for
     options = match_options(args)
+    bind_address(args)  # refuses contradictory options before anything is opened
+    for address in args.advertise:
+        invite_codec.check_address(address)
     printer = Printer(out, moves=True)
     peer = make_peer(args, f"{args.game}-host", 1, printer)
-
-    async def main() -> None:
-        listeners = await trio.open_tcp_listeners(args.port, host=args.bind)
-        address = listeners[0].socket.getsockname()
-        host = f"[{address[0]}]" if ":" in address[0] else address[0]
-        peer.report_line(f"listening on {host}:{address[1]}")
-        peer.address = f"{host}:{address[1]}"
-        peer.report_line(f"fingerprint: {peer.identity.fingerprint}")
-        await peer.host(
-            listeners[0],
-            game=args.game,
-            options=options,
-            setup={},
-            peers=args.peers,
-            seats=args.seat,
-        )
-
+    main = partial(host_match, args, peer, options)
     if args.bot is None:
         return in_terminal(args, peer, main, printer)
     trio.run(main)
     return finish(peer, printer)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a joiner connects: addresses to try, and the host key it must have (None: trust on
+    first use, as with HOST:PORT)."""
+
+    targets: list[tuple[str, int]]
+    key: bytes | None
+    what: str
+    source: str = "the invite"  # where the key came from, in words
+
+
+def target_of(text: str) -> Target:
+    """An invite or HOST:PORT (LocalMisuseError if it is neither, saying what is wrong)."""
+    if invite_codec.is_invite(text):
+        invite = invite_codec.parse(text)
+        return Target(invite.targets(), invite.key, f"the invite's host, fingerprint {invite.fingerprint}")
+    host, port = parse_address(text)
+    return Target([(host, port)], None, hostport(host, port))
+
+
+async def discover(
+    args: argparse.Namespace, printer: Printer, interfaces: list[str] | None = None
+) -> list[discovery.Found]:
+    """``join`` with no address: the matches announced on the local network (an error saying
+    what to do if there is none). ``interfaces``: where to look (tests: loopback)."""
+    printer.line(f"looking for matches on the local network ({discovery.LOOK_S:g} s)")
+    found, unusable = await discovery.find(first=args.first, interfaces=interfaces)
+    for reason in unusable:
+        printer.line(f"  (cannot join {reason})")
+    if not found:
+        raise P2PGeniusError(
+            f"no match found on the local network in {discovery.LOOK_S:g} s (the host must use --lan, "
+            "and the network must let multicast through): ask the host for its invite"
+        )
+    return found
+
+
+def choose(found: Sequence[discovery.Found], args: argparse.Namespace, printer: Printer) -> Target:
+    """The match to join: the first (``--first``) or the one the person picks from a numbered list."""
+    if args.first:
+        chosen = found[0]
+        printer.line(f"joining the first match found: {chosen.line()}")
+    else:
+        for number, match in enumerate(found, start=1):
+            printer.line(f"  {number}. {match.line()}")
+        chosen = found[pick(len(found), printer) - 1]
+    printer.line(f"check with the host that its fingerprint is {chosen.fingerprint}")
+    return Target(
+        chosen.targets(),
+        chosen.key,
+        f"{chosen.name}'s match, fingerprint {chosen.fingerprint}",
+        "the match's announcement",
+    )
+
+
+def interactive() -> bool:
+    """Whether a person can answer questions here."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def pick(count: int, printer: Printer) -> int:
+    """A number from 1 to ``count``, asked on the terminal (Enter: 1)."""
+    while True:
+        printer.out.write(f"join which? (1-{count}, Enter for 1, q to give up) ")
+        printer.out.flush()
+        try:
+            answer = input().strip().lower()
+        except EOFError:
+            answer = "q"
+        if answer in ("q", "quit"):
+            raise P2PGeniusError("no match chosen")
+        if not answer:
+            return 1
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return int(answer)
+        printer.line(f"a number from 1 to {count}, please")
+
+
+async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> None:
+    """Connect to the first of ``target``'s addresses that answers (pinning its key, if it names
+    one) and play; the same addresses are tried again if the connection drops."""
+
+    async def again() -> trio.abc.Stream:
+        return (await connect(target.targets))[0]
+
+    peer.expect_key = target.key
+    peer.expect_from = target.source
+    peer.reconnect = again
+    places = ", ".join(hostport(h, p) for h, p in target.targets)
+    peer.report_line(f"connecting to {target.what}" + (f" at {places}" if target.key else ""))
+    stream, where = await connect(target.targets)
+    peer.address = where
+    peer.report_line(f"connected to {where}")
+    await peer.join(stream, seats=args.seat)
 
 
 def run_join(args: argparse.Namespace, out: TextIO) -> int:
-    """``p2pgenius join``."""
-    address, port = parse_address(args.address)
+    """``p2pgenius join [INVITE | HOST:PORT]``."""
     printer = Printer(out, moves=True)
+    if args.address is not None:
+        target = target_of(args.address)
+    else:
+        if args.bot is None:
+            check_terminal()
+        if not args.first and not interactive():
+            raise LocalMisuseError(
+                "join with no address lists the matches on the local network and asks which: run it "
+                "in a terminal, add --first to join the first one found, or give the host's invite"
+            )
+        target = choose(trio.run(discover, args, printer), args, printer)
     peer = make_peer(args, "join", 2, printer)
-    peer.address = args.address
-    peer.reconnect = partial(trio.open_tcp_stream, address, port)
-
-    async def main() -> None:
-        try:
-            stream = await trio.open_tcp_stream(address, port)
-        except OSError as exc:
-            raise PeerGoneError(f"cannot connect to {args.address}: {exc.strerror or exc}") from None
-        await peer.join(stream, seats=args.seat)
-
+    peer.address = hostport(*target.targets[0])
+    main = partial(join_match, args, peer, target)
     if args.bot is None:
         return in_terminal(args, peer, main, printer)
     trio.run(main)
     return finish(peer, printer)
+
+
+def check_terminal() -> None:
+    """Refuse to open the terminal UI without a terminal."""
+    if not interactive():
+        raise LocalMisuseError("the terminal UI needs a terminal: run it in one, or add --bot")
 
 
 def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printer) -> int:
@@ -210,8 +460,7 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
     from p2pgenius.ui.bridge import run as run_ui  # noqa: PLC0415
     from p2pgenius.ui.table import Table  # noqa: PLC0415
 
-    if not sys.stdin.isatty() or not sys.stdout.isatty():
-        raise LocalMisuseError("the terminal UI needs a terminal: run it in one, or add --bot")
+    check_terminal()
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
     table = Table(
         ascii_only=args.ascii or encoding != "utf8",
@@ -284,15 +533,45 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run_resume(args: argparse.Namespace, out: TextIO) -> int:
-    """``p2pgenius resume TRANSCRIPT``: with ``--bot`` a bot plays on; without, the terminal UI."""
-    path = Path(args.transcript)
+    """``p2pgenius resume [TRANSCRIPT]``: with ``--bot`` a bot plays on; without, the terminal
+    UI. Without TRANSCRIPT, the unfinished match among this account's newest transcripts (or,
+    if there are several, a list of them to choose from)."""
+    printer = Printer(out, moves=True)
+    if args.transcript is not None:
+        path = Path(args.transcript)
+    else:
+        folder = match_files(None, "resume", None).transcript.parent
+        newest = sorted(folder.glob("*.p2pt"), key=lambda p: p.stat().st_mtime, reverse=True)[:20]
+        unfinished = []
+        for candidate in newest:
+            if not candidate.with_suffix(".secrets").exists():
+                continue
+            try:
+                report = verify(candidate.read_bytes())
+            except (P2PGeniusError, OSError):
+                continue
+            if report.outcome is None and report.fault is None:
+                unfinished.append((candidate, report.game or "a match"))
+        if not unfinished:
+            raise LocalMisuseError(
+                f"no unfinished match among the newest transcripts in {folder}: "
+                "name one (p2pgenius resume PATH)"
+            )
+        if len(unfinished) > 1:
+            listed = "\n".join(
+                f"  p2pgenius resume {found}   ({game}, "
+                f"{datetime.datetime.fromtimestamp(found.stat().st_mtime):%Y-%m-%d %H:%M})"
+                for found, game in unfinished
+            )
+            raise LocalMisuseError(f"{len(unfinished)} unfinished matches; choose one:\n{listed}")
+        path = unfinished[0][0]
+        printer.line(f"resuming {path} ({unfinished[0][1]})")
     secrets = path.with_suffix(".secrets")
     try:
         transcript, kept = path.read_bytes(), secrets.read_bytes()
     except OSError as exc:
         raise LocalMisuseError(f"cannot read {exc.filename}: {exc.strerror}") from None
     identity = identity_of(transcript)
-    printer = Printer(out, moves=True)
     peer = Peer(
         identity,
         check_name(args.name) if args.name else identity.fingerprint[:9],
@@ -310,11 +589,14 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
 
     async def main() -> None:
         if meta.get("role") == "host":
-            listeners = await trio.open_tcp_listeners(int(port), host=host)
+            peer.listener = (await listen(host, int(port))).listener
             peer.report_line(f"listening again on {meta['address']}; waiting for the others")
-            peer.listener = listeners[0]
         else:
-            peer.reconnect = partial(trio.open_tcp_stream, host, int(port))
+
+            async def again() -> trio.abc.Stream:
+                return (await connect([(host, int(port))]))[0]
+
+            peer.reconnect = again
             peer.report_line(f"reconnecting to {meta['address']}")
         await peer.play()
 

@@ -231,6 +231,7 @@ class Lobby:
                     if problem:
                         tell(Refused(problem, member.name))
                         members.remove(member)
+                        self.peer.tell(PeerLeft(member.name), quiet=True)  # (its place is free)
                         await refuse(member.connection, problem)
                         continue
                     assert ready is not None

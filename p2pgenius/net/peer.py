@@ -108,6 +108,7 @@ class Peer:
     notify: Notify = ignore  # the network layer's events, as data (a screen's status line)
     agreed: dict[str, Any] | None = None  # a joiner: what the terms must carry (the lobby it agreed to)
     expect_key: bytes | None = None  # a joiner's host key known in advance (an invite): pinned exactly
+    expect_from: str = "the invite"  # where expect_key came from, in words ("the announcement")
     _inbox: trio.MemorySendChannel[Item] | None = None
     _nursery: trio.Nursery | None = None
     _clocks: Clocks = field(default_factory=Clocks, repr=False)
@@ -134,12 +135,13 @@ class Peer:
         return name
 
     def check_expected(self, key: bytes) -> None:
-        """Refuse a host whose key is not the one an invite named (IdentityError)."""
+        """Refuse a host whose key is not the one an invite (or an announcement) named
+        (IdentityError)."""
         if self.expect_key is not None and key != self.expect_key:
             raise IdentityError(
-                f"the host's key is not the invite's: the invite names {fingerprint(self.expect_key)}, "
-                f"the host at this address has {fingerprint(key)}. Someone may be in the middle; "
-                "do not play, and ask your friend for a fresh invite"
+                f"the host's key is not the one {self.expect_from} names: {self.expect_from} names "
+                f"{fingerprint(self.expect_key)}, the host at this address has {fingerprint(key)}. "
+                "Someone may be in the middle; do not play, and ask your friend for a fresh invite"
             )
 
     def admitted(self, keys: Sequence[bytes], names: Sequence[str]) -> None:

@@ -53,7 +53,7 @@ async def test_a_joiner_holding_an_invite_refuses_another_key_before_it_shows_wh
     guest.expect_key = Identity.generate().public  # the invite names someone else
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_serve, host, listener)
-        with trio.fail_after(10), pytest.raises(IdentityError, match="not the invite's"):
+        with trio.fail_after(10), pytest.raises(IdentityError, match="not the one the invite names"):
             await guest.join(await trio.open_tcp_stream("127.0.0.1", port))
         await trio.sleep(0.2)
         nursery.cancel_scope.cancel()

@@ -1,0 +1,187 @@
+"""Invites: one line a host sends a friend, carrying where to connect and whom to expect there.
+
+An invite is ``p2pgenius://`` followed by lower-case base32 (RFC 4648, no padding: letters and the
+digits 2 to 7, so it survives chat programs that change case) of these bytes:
+
+====================  ======================================================================
+version (1 byte)      1; a newer p2pgenius may write another, and this one says so
+port (2 bytes)        the host's TCP port, big-endian
+key (32 bytes)        the host's whole Ed25519 public key: the joiner pins exactly this key
+count (1 byte)        how many addresses follow (1 to ``MAX_ADDRESSES``)
+addresses             each a kind byte and its body: 4 and 4 bytes (IPv4), 6 and 16 bytes
+                      (IPv6), or ``N`` (a DNS name), a length byte and that many ASCII bytes
+check (4 bytes)       the first 4 bytes of SHA-256 over ``CHECK_LABEL`` and everything above
+====================  ======================================================================
+
+A changed, lost or added character fails the check (a random typo slips through once in four
+billion), so a joiner never connects on a damaged invite: it is told to copy it again.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import ipaddress
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.protocol.identity import fingerprint
+
+PREFIX: Final = "p2pgenius://"
+VERSION: Final = 1
+CHECK_LABEL: Final = b"p2pgenius invite"
+CHECK_LEN: Final = 4
+KEY_LEN: Final = 32
+MAX_ADDRESSES: Final = 16
+KIND_IPV4: Final = 4
+KIND_IPV6: Final = 6
+KIND_NAME: Final = ord("N")
+_ALPHABET: Final = frozenset("abcdefghijklmnopqrstuvwxyz234567")
+_LABEL: Final = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+_NAME: Final = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(\.{_LABEL})*\.?$")
+
+
+class InviteError(LocalMisuseError):
+    """An invite that cannot be used: the message says what is wrong and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Invite:
+    """Where a host listens (``addresses``, in the order to try, and ``port``) and its ``key``."""
+
+    key: bytes
+    port: int
+    addresses: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.key) != KEY_LEN:
+            raise InviteError(f"an invite carries a {KEY_LEN}-byte key, not {len(self.key)} bytes")
+        if not 0 < self.port < 65536:
+            raise InviteError(f"an invite's port is 1 to 65535, not {self.port}")
+        if not 0 < len(self.addresses) <= MAX_ADDRESSES:
+            raise InviteError(f"an invite carries 1 to {MAX_ADDRESSES} addresses, not {len(self.addresses)}")
+        for address in self.addresses:
+            _address_bytes(address)  # refuses what cannot be written
+
+    @property
+    def fingerprint(self) -> str:
+        """The host's fingerprint (the one its ``p2pgenius id`` shows)."""
+        return fingerprint(self.key)
+
+    def targets(self) -> list[tuple[str, int]]:
+        """(address, port) to try, in order."""
+        return [(address, self.port) for address in self.addresses]
+
+    def text(self) -> str:
+        """The invite as one line: ``p2pgenius://`` and base32."""
+        body = bytes([VERSION]) + self.port.to_bytes(2, "big") + self.key + bytes([len(self.addresses)])
+        body += b"".join(_address_bytes(address) for address in self.addresses)
+        body += _check(body)
+        return PREFIX + base64.b32encode(body).decode("ascii").rstrip("=").lower()
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def is_invite(text: str) -> bool:
+    """Whether ``text`` is meant as an invite (it may still be damaged: see :func:`parse`)."""
+    return _unwrap(text).lower().startswith(PREFIX[:-1])
+
+
+def parse(text: str) -> Invite:
+    """The invite ``text`` carries; :class:`InviteError` says what is wrong with a bad one."""
+    clean = _unwrap(text)
+    if not clean.lower().startswith(PREFIX):
+        raise InviteError(f"not an invite: an invite starts with {PREFIX}")
+    code = clean[len(PREFIX) :].rstrip("/").lower()
+    for position, char in enumerate(code, start=len(PREFIX) + 1):
+        if char not in _ALPHABET:
+            raise InviteError(
+                f"the invite has {char!r} at character {position}, which no invite has (only letters "
+                "and the digits 2 to 7): copy it again, whole"
+            )
+    damaged = InviteError(
+        "the invite is damaged (its check does not match: a character was changed, lost or added): "
+        "copy it again, whole, or ask the host for it again"
+    )
+    try:
+        raw = base64.b32decode(code.upper() + "=" * (-len(code) % 8))
+    except binascii.Error:
+        raise damaged from None
+    body, check = raw[:-CHECK_LEN], raw[-CHECK_LEN:]
+    canonical = base64.b32encode(raw).decode("ascii").rstrip("=").lower() == code
+    if len(raw) <= CHECK_LEN or _check(body) != check or not canonical:
+        raise damaged
+    if body[0] != VERSION:
+        raise InviteError(
+            f"this invite is for another version of p2pgenius (invite version {body[0]}; this one "
+            f"reads version {VERSION}): upgrade p2pgenius, or ask the host for an invite this one reads"
+        )
+    return _read(body)
+
+
+def check_address(text: str) -> str:
+    """``text`` if an invite can carry it (an IP address or a host name), else InviteError."""
+    _address_bytes(text)
+    return text
+
+
+def _unwrap(text: str) -> str:
+    """``text`` without the spaces, quotes or angle brackets that mail and chat put around links."""
+    return text.strip().strip("<>\"'`").strip()
+
+
+def _check(body: bytes) -> bytes:
+    return hashlib.sha256(CHECK_LABEL + body).digest()[:CHECK_LEN]
+
+
+def _read(body: bytes) -> Invite:
+    """The fields of a checked body of version 1."""
+    malformed = InviteError("the invite is malformed (the program that made it is broken): ask for another")
+    if len(body) < 1 + 2 + KEY_LEN + 1:
+        raise malformed
+    port = int.from_bytes(body[1:3], "big")
+    key = body[3 : 3 + KEY_LEN]
+    count = body[3 + KEY_LEN]
+    at = 4 + KEY_LEN
+    addresses: list[str] = []
+    try:
+        for _ in range(count):
+            kind = body[at]
+            if kind == KIND_IPV4:
+                addresses.append(str(ipaddress.IPv4Address(body[at + 1 : at + 5])))
+                at += 5
+            elif kind == KIND_IPV6:
+                addresses.append(str(ipaddress.IPv6Address(body[at + 1 : at + 17])))
+                at += 17
+            elif kind == KIND_NAME:
+                length = body[at + 1]
+                name = body[at + 2 : at + 2 + length].decode("ascii")
+                if len(name) != length or not _NAME.match(name):
+                    raise malformed
+                addresses.append(name)
+                at += 2 + length
+            else:
+                raise malformed
+        if at != len(body):
+            raise malformed
+        return Invite(key, port, tuple(addresses))
+    except (IndexError, ValueError, InviteError):
+        raise malformed from None
+
+
+def _address_bytes(address: str) -> bytes:
+    """One address as the invite writes it."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        name = address.lower()
+        if not _NAME.match(name):
+            raise InviteError(f"{address!r} is neither an IP address nor a host name") from None
+        return bytes([KIND_NAME, len(name)]) + name.encode("ascii")
+    if ip.version == 4:
+        return bytes([KIND_IPV4]) + ip.packed
+    return bytes([KIND_IPV6]) + ip.packed
