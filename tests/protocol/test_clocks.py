@@ -254,30 +254,53 @@ def test_a_whole_match_with_declared_times_verifies_and_ends_the_same() -> None:
     assert pair.s[0].spent == pair.s[1].spent and pair.s[0].spent
 
 
-def test_the_challenge_window_is_owed_and_its_clock_runs_until_it_is_answered() -> None:
-    pair = Pair("magic-square", {"round_seconds": 600}, ms_setup())
-    for _ in range(40):  # play until a stage has a challenge window beside the next mover
+def _window_stage(pair: Pair) -> Any:
+    """Play until a stage has a challenge window beside the next mover; returns the stage."""
+    for _ in range(40):
         stage = pair.s[0].stage
         assert stage is not None
         if stage.optional:
-            break
+            return stage
         for session in pair.s:
             for seat in session.awaiting():
                 action = session.game.legal_actions(session.state, seat)[0]  # type: ignore[union-attr]
                 session.submit(seat, action.to_plain(), ms=100)
         pair.pump()
-    assert stage is not None and stage.optional
+    raise AssertionError("no challenge window beside the next mover")
+
+
+def test_a_challenge_window_lapses_at_the_next_action_and_costs_no_time() -> None:
+    # The rules: a challenge only "before the next action". Once the mover acts, the window's
+    # holder declines at once (its peer does it, nobody types "pass"), and the window took
+    # nothing off its clock.
+    pair = Pair("magic-square", {"round_seconds": 600}, ms_setup())
+    stage = _window_stage(pair)
     (window,) = stage.optional
     (actor,) = stage.waiting
+    for session in pair.s:
+        assert window in session.owed()  # the window is open until the mover acts
+        assert not session.clocks()[window].running  # and not on its holder's clock
+    holder = pair.seat_peer(window)
+    left_before = holder.clocks()[window].left_ms
     mover = pair.seat_peer(actor)
     mover.submit(actor, mover.game.legal_actions(mover.state, actor)[0].to_plain(), ms=100)  # type: ignore[union-attr]
     pair.pump()
     for session in pair.s:
-        assert window in session.owed()  # the match still waits on the challenge decision
-        assert session.clocks()[window].running
-    pair.seat_peer(window).decline(window, ms=200)
+        assert session.stage is not None and session.stage.number > stage.number
+    assert holder.clocks()[window].left_ms == left_before
+
+
+def test_a_challenge_sent_before_the_next_action_still_counts() -> None:
+    pair = Pair("magic-square", {"round_seconds": 600}, ms_setup())
+    stage = _window_stage(pair)
+    (window,) = stage.optional
+    (actor,) = stage.waiting
+    holder, mover = pair.seat_peer(window), pair.seat_peer(actor)
+    holder.submit(window, {"type": "challenge"})  # crosses the mover's action on the wire
+    mover.submit(actor, mover.game.legal_actions(mover.state, actor)[0].to_plain(), ms=100)  # type: ignore[union-attr]
     pair.pump()
-    assert pair.s[0].stage is not None and pair.s[0].stage.number == stage.number + 1
+    for session in pair.s:
+        assert session.state.phase == "challenge"  # the same on both sides: the challenge won
 
 
 def test_an_under_declared_decision_is_disputed_on_the_record_and_verify_reports_it() -> None:

@@ -308,12 +308,13 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         self.game.apply(self.state, seat, action)
 
     def decline(self, seat: int, *, ms: int = 0) -> None:
-        """Let an optional action pass (say, no challenge), after ``ms``."""
+        """Let an optional action pass (say, no challenge). A window is not on the clock: the
+        decline declares no time (``ms`` is ignored)."""
+        del ms
         stage = self._current()
         if seat not in stage.optional or seat not in self.my_seats:
             raise LocalMisuseError(f"p{seat} has no optional action to let pass")
-        left = ClockBook.left(stage, seat)
-        self._send(["decline", stage.number, seat, min(max(ms, 0), left)])
+        self._send(["decline", stage.number, seat, 0])
 
     def chat(self, text: str) -> None:
         """Say something to the table."""
@@ -470,9 +471,22 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         if kind in ("act", "commit", "decline"):
             declared = int(body[3] if kind == "decline" else body[4])
             self.declared[(number, seat)] = max(self.declared.get((number, seat), 0), declared)
-            if env.author != self.me:
+            if env.author != self.me and seat not in stage.optional:  # (a window is off the clock)
                 self.events.append(Decided(number, seat, declared, env.author))
+        self._lapse_windows(stage)
         self._progress()
+
+    def _lapse_windows(self, stage: Stage) -> None:
+        """An optional action (a challenge) is allowed only before the next action: once every
+        seat the stage waits on has acted, a window of ours still open lapses, declined at once
+        (no one has to type "pass", and it costs no time)."""
+        if self.stage is not stage or not stage.optional or self.fault is not None:
+            return
+        if not all(s in stage.acts or s in stage.commits for s in stage.waiting):
+            return
+        for seat in stage.optional:
+            if seat in self.my_seats and seat not in stage.acts and seat not in stage.declined:
+                self._send(["decline", stage.number, seat, 0])
 
     def _on_act(self, stage: Stage, env: Envelope, seat: int, action: Plain) -> None:
         if seat in stage.acts or seat in stage.commits or seat in stage.declined:

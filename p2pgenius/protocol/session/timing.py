@@ -67,8 +67,8 @@ class ClockBook:
         for seat, (clock, left) in sorted(stage.clocks.items()):
             if whole_period:
                 running = seat not in stage.finals
-            else:
-                running = seat in owed and seat not in stage.commits
+            else:  # (a seat with only an optional action, a challenge window, is not on the clock)
+                running = seat in owed and seat not in stage.commits and seat in stage.waiting
             used = 0 if running else stage.ms.get(seat, 0)  # a running clock counts from the start
             views[seat] = ClockView(clock.kind, clock.key, left - used, running)
         return views

@@ -216,7 +216,10 @@ def square_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]
             "numbers row by row) or concede; a valid completion wins the round",
         )
     if window and actor != seat:
-        return Question("challenge?", f"you may challenge {last} (challenge), or let it stand (pass)")
+        return Question(
+            "challenge?",
+            f"you may challenge {last} (challenge) until {other} moves; or let it stand (pass)",
+        )
     if phase == "colour_order":
         return Question("who colours first", f"choose who colours first: first (you) or second ({other})")
     if phase == "colouring":
