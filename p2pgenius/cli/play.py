@@ -7,6 +7,7 @@ open the terminal UI (``p2pgenius.ui``), imported only then.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import sys
 import tempfile
@@ -234,15 +235,19 @@ async def host_match(
     say(f"fingerprint: {peer.identity.fingerprint}")
     say("invite, to send to whoever joins (it carries the addresses and this host's key):")
     say(f"  p2pgenius join {invite}")
+    saved = peer.files.transcript.with_suffix(".invite")
+    with contextlib.suppress(OSError):  # (a screen shows it too; the file only helps copying)
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(f"p2pgenius join {invite}\n", encoding="utf-8")
     seats = Seats(args.peers)
     screen = peer.notify
 
     def notify(event: NetEvent) -> None:
         seats.seen(event)
-        if isinstance(event, Listening) and not bound.loopback:
-            # A screen tells joiners what to run: for another machine, the invite (the addresses
-            # to try and the key to insist on) rather than the address bound (``[::]:7780``).
-            event = Listening(str(invite), event.again)
+        if isinstance(event, Listening):
+            # A screen tells joiners what to run: the invite (the addresses to try and the key to
+            # insist on) rather than the address bound (``[::]:7780``), and where it is saved.
+            event = Listening(event.address, event.again, invite=str(invite), saved=str(saved))
         screen(event)
 
     peer.notify = notify

@@ -50,6 +50,8 @@ class Listening:
 
     address: str
     again: bool = False
+    invite: str = ""  # the line a joiner runs (an invite: addresses and this host's key), if any
+    saved: str = ""  # a file holding the invite (easier to copy than a line wider than a screen)
 
     @property
     def text(self) -> str:

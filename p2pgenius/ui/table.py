@@ -65,6 +65,8 @@ class Table:
     ) -> None:
         self.game_name = game  # known before the terms when hosting
         self.address = ""  # where a host listens
+        self.invite = ""  # a host's invite, to show joiners
+        self.saved = ""  # the file the invite is saved in
         self.ascii_only = ascii_only
         self.hints = hints
         self._peer: Peer | None = None  # see the property: it takes the peer's typed events
@@ -222,6 +224,7 @@ class Table:
         person = self.person_seat(session) if session is not None else None
         if isinstance(event, Listening):
             self.address = event.address
+            self.invite, self.saved = event.invite, event.saved
             self.connection = "waiting for players"
         elif isinstance(event, LobbyShown):
             self.connection = "in the lobby"
@@ -525,13 +528,25 @@ class Table:
         if self.lobby is not None:
             return lobby_lines(self.lobby)
         lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
-        if self.address and self.peer is not None:
+        if self.invite and self.peer is not None:
+            lines += [
+                [("", " Send whoever joins this line (it carries your addresses and your key):")],
+                [("class:strong", f"p2pgenius join {self.invite}")],
+            ]
+            if self.saved:
+                lines.append([("class:dim", f" (it is also in {self.saved}, to copy whole)")])
+            lines += [
+                [("", " They will see your fingerprint:")],
+                [("class:strong", f"   {self.peer.identity.fingerprint}")],
+                [("class:dim", " (other machines can join only with --lan, or --upnp across a router)")],
+            ]
+        elif self.address and self.peer is not None:
             lines += [
                 [("", " Tell them to run:")],
                 [("class:strong", f"   p2pgenius join {self.address}")],
                 [("", " and to check that the fingerprint they see for you is")],
                 [("class:strong", f"   {self.peer.identity.fingerprint}")],
-                [("class:dim", " (only the host needs a port the others can reach: see --bind)")],
+                [("class:dim", " (other machines can join only with --lan, or --upnp across a router)")],
             ]
         else:
             lines.append([("class:dim", " " + self.connection)])

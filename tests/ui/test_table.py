@@ -368,3 +368,20 @@ def test_the_rules_window_opens_with_f2_and_scrolls() -> None:
     assert "rules (PageUp/PageDown, Esc closes)" in top
     scrolled = show(Table(game="duel"), Terminal(80, 24), "\x1bOQ\x1b[6~\x1b[6~", until=("rules \\(PageUp",))
     assert "THE WIZARD DUEL" not in scrolled and "rules (PageUp/PageDown, Esc closes)" in scrolled
+
+
+def test_a_waiting_host_shows_its_invite_whole_on_a_line_of_its_own() -> None:
+    # The invite is wider than many screens; indented inside a sentence it was cut in two when
+    # copied. It stands alone, and the file it is saved in is named.
+    from types import SimpleNamespace
+
+    from p2pgenius.net.events import Listening
+
+    table = Table()
+    table.peer = SimpleNamespace(identity=Identity.generate(), session=None)  # type: ignore[assignment]
+    invite = "p2pgenius://" + "a" * 80
+    table.net_event(Listening("[::]:7780", invite=invite, saved="/tmp/m.invite"))
+    lines = plain(table.waiting_lines()).splitlines()
+    assert f"p2pgenius join {invite}" in lines
+    assert any("/tmp/m.invite" in line for line in lines)
+    assert not any("[::]:7780" in line for line in lines)  # not the address bound
