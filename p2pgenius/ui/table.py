@@ -530,13 +530,13 @@ class Table:
         lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
         if self.invite and self.peer is not None:
             lines += [
-                [("", " Send whoever joins this line (it carries your addresses and your key):")],
-                [("class:strong", f"p2pgenius join {self.invite}")],
+                [("", " Whoever joins runs p2pgenius join and this invite (your addresses and your key):")],
+                [("class:strong", self.invite)],
             ]
             if self.saved:
                 lines.append([("class:dim", f" (it is also in {self.saved}, to copy whole)")])
             lines += [
-                [("", " They will see your fingerprint:")],
+                [("", " They join with it; by phone or in person, check that the fingerprint they see is")],
                 [("class:strong", f"   {self.peer.identity.fingerprint}")],
                 [("class:dim", " (other machines can join only with --lan, or --upnp across a router)")],
             ]

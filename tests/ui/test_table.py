@@ -382,6 +382,6 @@ def test_a_waiting_host_shows_its_invite_whole_on_a_line_of_its_own() -> None:
     invite = "p2pgenius://" + "a" * 80
     table.net_event(Listening("[::]:7780", invite=invite, saved="/tmp/m.invite"))
     lines = plain(table.waiting_lines()).splitlines()
-    assert f"p2pgenius join {invite}" in lines
+    assert invite in lines  # alone on its line (it is wider than many screens)
     assert any("/tmp/m.invite" in line for line in lines)
     assert not any("[::]:7780" in line for line in lines)  # not the address bound

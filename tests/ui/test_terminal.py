@@ -55,7 +55,9 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
     guest = None
     try:
         port = wait_for(session, r"listening on 127\.0\.0\.1:(\d+)").group(1)
-        assert "check that the fingerprint" in screen(session)
+        shown = screen(session)
+        assert "check that the fingerprint" in shown
+        assert "\n│p2pgenius://" in shown  # the invite, alone at the start of a line
         guest = subprocess.Popen(
             [str(BIN), "join", f"127.0.0.1:{port}", "--bot", "random", "--name", "bob"],
             env={**os.environ, "P2PGENIUS_HOME": str(tmp_path / "guest-home")},
