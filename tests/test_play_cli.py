@@ -50,3 +50,23 @@ def test_time_options_reach_the_match_options() -> None:
         game="magic-square", option=["round_seconds=300", "challenge_seconds=60"], fast=None, bot=None
     )
     assert match_options(args) == {"round_seconds": 300, "challenge_seconds": 60}
+
+
+def test_a_turn_told_again_after_a_paralysis_choice_is_printed_once() -> None:
+    # The duel engine tells a whole turn again when a Paralysis choice finishes it; the printed
+    # moves showed the turn twice.
+    import io
+
+    from p2pgenius.cli.play import Printer
+    from p2pgenius.protocol.events import Applied
+    from p2pgenius.protocol.session import Session
+
+    out = io.StringIO()
+    printer = Printer(out, moves=True)
+    session = Session(keys=[bytes(32), bytes(32)], me=None)
+    cast = {"type": "cast", "text": "p0 casts Paralysis (left hand) at p1"}
+    choice = {"type": "paralysis", "text": "p0 paralyses p1's left hand"}
+    printer.event(session, Applied(3, (), (cast,)))
+    printer.event(session, Applied(4, (), (cast, choice)))
+    assert out.getvalue().count("casts Paralysis") == 1
+    assert "paralyses p1's left hand" in out.getvalue()

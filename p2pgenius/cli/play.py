@@ -12,7 +12,7 @@ import datetime
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
@@ -39,7 +39,7 @@ from p2pgenius.net.events import Listening, NetEvent, PeerJoined, PeerLeft
 from p2pgenius.net.invite import Invite
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
-from p2pgenius.protocol.events import Event
+from p2pgenius.protocol.events import Applied, Event
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.transcript import records as read_records
@@ -74,6 +74,7 @@ class Printer:
         self.out = out
         self.moves = moves
         self.prefix = prefix
+        self.last_events: list[Any] = []  # the events of the last stage applied
 
     def line(self, text: str) -> None:
         """One line of output (control characters from peers never reach the terminal)."""
@@ -81,7 +82,13 @@ class Printer:
         self.out.flush()
 
     def event(self, session: Session, event: Event) -> None:
-        """Show a session event."""
+        """Show a session event (a stage that tells its turn again, as a duel turn finished by a
+        Paralysis choice does, prints only what is new)."""
+        if isinstance(event, Applied):
+            events, seen = list(event.events), self.last_events
+            self.last_events = events
+            if seen and events[: len(seen)] == seen:
+                event = replace(event, events=tuple(events[len(seen) :]))
         for told in wording.tell(session, event):
             if told.kind in self.SHOWN or (self.moves and told.kind == wording.SEATS):
                 self.line(told.text)
