@@ -125,3 +125,16 @@ def test_messages_for_stages_far_ahead_are_held_only_up_to_a_bound() -> None:
     assert len(host.backlog) <= 256
     assert refused and "stages not reached yet" in refused[-1].reason
     assert host.fault is None
+
+
+def test_a_session_that_knew_no_names_learns_them_from_the_terms() -> None:
+    # A resumed peer (or an observer) showed "peer 1" for everyone but itself.
+    ids = [Identity.from_seed(bytes([78, i]) * 16) for i in range(2)]
+    keys = [i.public for i in ids]
+    host = Session(keys=keys, me=0, identity=ids[0], names=["ann", "bob"])
+    joiner = Session(keys=keys, me=1, identity=ids[1], names=["ann", "bob"])
+    observer = Session(keys=keys, me=None)
+    start_table([host, joiner], "duel", options={"fast": True}, setup={})
+    for raw in host.flush().messages:
+        observer.receive(raw)
+    assert observer.names == ["ann", "bob"]

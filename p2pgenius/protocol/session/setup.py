@@ -305,6 +305,9 @@ class MatchSetup(SessionBase):
         self.terms = terms
         self.match_id = env.match_id
         self.game = spec.engine
+        names = terms.get("names")
+        if isinstance(names, list) and len(names) == len(self.keys) and all(type(n) is str for n in names):
+            self.names = [n[:32] for n in names]  # (a restored or observing session knew none)
         self.spec = spec
         self.accepted.add(0)
         self._enter(Phase.COIN_REVEAL)
