@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from p2pgenius.canonical import Plain
 
@@ -35,6 +36,7 @@ class Applied:
     stage: int
     actions: tuple[tuple[int, Plain], ...]
     events: tuple[Plain, ...]
+    state: Any = field(default=None, compare=False, repr=False)  # the engine state after it
 
 
 @dataclass(frozen=True, slots=True)

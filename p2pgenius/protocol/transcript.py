@@ -25,7 +25,15 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
-from p2pgenius.protocol.session import Fault, ForfeitVoided, MatchOver, Rejected, Session, TimeObserved
+from p2pgenius.protocol.session import (
+    Applied,
+    Fault,
+    ForfeitVoided,
+    MatchOver,
+    Rejected,
+    Session,
+    TimeObserved,
+)
 
 MAGIC: Final = "p2pgenius-transcript"
 VERSION: Final = 2  # the match messages' version (2: coin shares committed in the lobby)
@@ -65,6 +73,17 @@ def records(data: bytes) -> Iterator[list[Any]]:
         offset += 4 + length
 
 
+@dataclass(frozen=True)
+class Step:
+    """One stage of a match as a transcript holds it: the actions applied (a hidden card as it was
+    opened, once the transcript opens it), what the engine said happened, the state after."""
+
+    stage: int
+    actions: tuple[tuple[int, Plain], ...]
+    events: tuple[Plain, ...]
+    state: Any
+
+
 @dataclass
 class Report:
     """What ``verify`` found."""
@@ -78,6 +97,16 @@ class Report:
     game: str | None = None
     disputed_time: list[str] = field(default_factory=list)
     """Decisions whose declared time another peer disputed on the record (``observed``)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """The transcript's header (peers, me, role, address, name...)."""
+    terms: dict[str, Any] | None = None
+    names: list[str] = field(default_factory=list)
+    owner: tuple[int, ...] = ()
+    """The peer holding each seat (empty before the deal)."""
+    initial: Any = None
+    """The engine state before stage 0 (None before the deal)."""
+    steps: list[Step] = field(default_factory=list)
+    """Every stage played, in order (``p2pgenius replay`` and ``export`` read these)."""
 
 
 def verify(data: bytes) -> Report:
@@ -120,6 +149,8 @@ def verify(data: bytes) -> Report:
                 report.fault = event
             elif isinstance(event, MatchOver):
                 report.outcome = dict(event.outcome)
+            elif isinstance(event, Applied):
+                report.steps.append(Step(event.stage, event.actions, event.events, event.state))
             elif isinstance(event, TimeObserved):
                 report.disputed_time.append(
                     f"record {index}: peer {event.author} saw {event.observed_ms / 1000:.1f} s pass "
@@ -136,6 +167,11 @@ def verify(data: bytes) -> Report:
                 f"forfeited at stage {event.stage}, and it answered after: contested, not taken"
             )
     report.game = observer.terms["game"] if observer.terms else None
+    report.meta, report.terms, report.names = dict(meta), observer.terms, list(observer.names)
+    report.owner = tuple(observer.owner)
+    if observer.terms is not None and observer.game is not None and observer.owner:
+        report.initial = observer.game.initial(observer.terms["setup"], observer.terms["options"])
+        report.steps = _opened(observer, report.initial, report.steps)
     if report.fault is not None:
         fault = report.fault
         who = "nobody" if fault.peer is None else f"peer {fault.peer}"
@@ -160,3 +196,33 @@ def verify(data: bytes) -> Report:
             f"({report.messages} messages checked, no fault found)"
         )
     return report
+
+
+def _opened(observer: Session, initial: Any, steps: list[Step]) -> list[Step]:
+    """The steps with every hidden card the transcript opens (flips and the audit) shown, each
+    state worked out again from the start; the steps as seen if that cannot be done."""
+    assert observer.game is not None and observer.spec is not None
+    if not any(observer.spec.unopened(action) for _, _, action in observer.log):
+        return steps  # nothing was hidden (or nothing stayed hidden)
+    opened, _ = observer.cards.with_openings(observer.spec, observer.log, observer.audits.values())
+    if any(observer.spec.unopened(action) for _, action in opened):
+        return steps  # (a card nobody opened: the match did not reach its audit)
+    game, state = observer.game, initial
+    by_stage: dict[int, list[tuple[int, Plain]]] = {}
+    after: dict[int, Any] = {}
+    try:
+        for (number, _, _), (seat, action) in zip(observer.log, opened, strict=True):
+            state = game.apply(state, seat, game.parse_action(action))
+            by_stage.setdefault(number, []).append((seat, action))
+            after[number] = state
+    except P2PGeniusError:
+        return steps
+    return [
+        Step(
+            step.stage,
+            tuple(by_stage.get(step.stage, step.actions)),
+            step.events,
+            after.get(step.stage, step.state),
+        )
+        for step in steps
+    ]

@@ -759,7 +759,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             self.blind_during[stage.number] = blind
         events = self._apply_actions(stage, actions)
         self.clockbook.charge(stage)
-        self.events.append(Applied(stage.number, tuple(actions), tuple(events)))
+        self.events.append(Applied(stage.number, tuple(actions), tuple(events), self.state))
         self._after_stage(stage)
         if self.fault is None:
             self._open_stage(stage.number + 1)
