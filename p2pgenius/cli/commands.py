@@ -170,6 +170,11 @@ def add_play(commands: Any) -> None:
         "address of a port forwarded by hand, or this machine's name on a VPN (repeatable)",
     )
     host.add_argument(
+        "--spectators",
+        action="store_true",
+        help="let others watch the match live (p2pgenius watch); every player sees it in the lobby",
+    )
+    host.add_argument(
         "--no-announce",
         dest="announce",
         action="store_false",
@@ -218,6 +223,19 @@ def add_play(commands: Any) -> None:
         help="with no address: join the first match found on the local network without asking",
     )
     add_seat(join)
+    watch = commands.add_parser(
+        "watch",
+        help="watch a match live as a spectator, checking every message",
+        description="Connect to a host that admits spectators (host --spectators) and watch its "
+        "match live: every signature, chain link, opening and state hash is checked as it comes, "
+        "and only what the table sees is shown. The messages are kept as a transcript, verified "
+        "at the end.",
+    )
+    watch.add_argument("address", metavar="INVITE | HOST:PORT", help="the host's invite, or HOST:PORT")
+    watch.add_argument("--name", help="your name, as the host's screen shows it")
+    watch.add_argument(
+        "--transcript", metavar="PATH", help="where to keep the messages (default: under matches/)"
+    )
     resume = commands.add_parser(
         "resume",
         parents=[common],

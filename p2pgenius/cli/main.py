@@ -62,6 +62,7 @@ MODULES = {
     "join": "play",
     "resume": "play",
     "demo": "play",
+    "watch": "watch",
     "rules": "rules",
 }
 """Which module runs each command (imported only when it runs)."""

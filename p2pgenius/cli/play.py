@@ -275,7 +275,13 @@ async def host_match(
                 )
                 nursery.start_soon(discovery.announce, announcement, partial(table_state, seats, peer), say)
             await peer.host(
-                bound.listener, game=args.game, options=options, setup={}, peers=args.peers, seats=args.seat
+                bound.listener,
+                game=args.game,
+                options=options,
+                setup={},
+                peers=args.peers,
+                seats=args.seat,
+                spectators=args.spectators,
             )
             nursery.cancel_scope.cancel()
     finally:

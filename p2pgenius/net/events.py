@@ -31,7 +31,8 @@ def lobby_text(lobby: Mapping[str, Any]) -> str:
             tags.append("not ready")
         people.append(f"{name} {fingerprint(key)[:9]}" + (f" ({', '.join(tags)})" if tags else ""))
     waiting = f"; waiting for {lobby['needed']} more" if lobby["needed"] else ""
-    start = "; starting" if lobby["start"] else ""
+    start = "; spectators may watch" if lobby.get("spectators") else ""
+    start += "; starting" if lobby["start"] else ""
     return f"lobby: {lobby['game']} ({options}): {'; '.join(people)}{waiting}{start}"
 
 

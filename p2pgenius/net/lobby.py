@@ -28,8 +28,9 @@ from p2pgenius.net.connection import Connection, PeerGoneError, why
 from p2pgenius.net.door import Door
 from p2pgenius.net.events import LobbyShown, Notify, PeerJoined, PeerLeft, PeerReady, Refused
 from p2pgenius.net.keystore import check_name
+from p2pgenius.net.spectators import is_spectator
 from p2pgenius.protocol.channel import Established
-from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.identity import Identity, fingerprint
 from p2pgenius.protocol.messages import NONCE_LEN
 from p2pgenius.protocol.session import claims_problem
 from p2pgenius.protocol.session.setup import make_ready, ready_problem
@@ -50,7 +51,7 @@ LOBBY_FIELDS: Final = (
     "start",
     "salt",
 )
-AGREED: Final = ("game", "options", "setup", "host claim", "salt")
+AGREED: Final = ("game", "options", "setup", "host claim", "salt", "spectators")
 """What a joiner agrees to when it says it is ready, and holds the host to."""
 
 
@@ -86,7 +87,8 @@ def agreed_of(lobby: Mapping[str, Any]) -> dict[str, Any]:
     """What a joiner agrees to in ``lobby``: the game, options, setup, the host's own seat claim
     and the table's salt."""
     agreed = {key: lobby[key] for key in ("game", "options", "setup", "salt")}
-    return {**agreed, "host claim": lobby["claims"][0], "host": lobby["keys"][0]}
+    watched = lobby.get("spectators") is True
+    return {**agreed, "host claim": lobby["claims"][0], "host": lobby["keys"][0], "spectators": watched}
 
 
 class Lobby:
@@ -126,6 +128,7 @@ class Lobby:
             "needed": self.peers - 1 - len(members),
             "start": start,
             "salt": self.salt,
+            "spectators": self.peer.spectators is not None and self.peer.spectators.allowed,
         }
 
     def greeting(self) -> dict[str, Any]:
@@ -167,6 +170,9 @@ class Lobby:
                 await connection.aclose()
                 return
             shown_key()
+            if is_spectator(established) and peer.spectators is not None:
+                peer.spectators.admit(connection, _name_of(established))
+                return
             try:
                 name = peer.pin(established)
             except P2PGeniusError as exc:  # a known name with another key: say so, then close
@@ -405,6 +411,12 @@ class Joining:
                     expected = {key: self.agreed[key] for key in ("game", "options", "setup", "salt")}
                     expected["claims"] = [sorted(c) for c in lobby["claims"]]
                     return lobby, {**expected, "claim": self.seats}, payloads[position + 1 :]
+
+
+def _name_of(caller: Established) -> str:
+    """A caller's name from its hello (its fingerprint's start if the name is no good)."""
+    name = caller.peer_hello.get("name")
+    return name if isinstance(name, str) and _good_name(name) else fingerprint(caller.peer_key)[:9]
 
 
 def _good_name(name: object) -> bool:

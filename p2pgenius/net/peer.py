@@ -52,6 +52,7 @@ from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_known, check_name, trust
 from p2pgenius.net.lobby import LOBBY_FIELDS, Joining, Lobby, Member, check_lobby
 from p2pgenius.net.reconnect import Reconnection
+from p2pgenius.net.spectators import Spectators
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 from p2pgenius.protocol.session import Event, Session
@@ -108,6 +109,7 @@ class Peer:
     notify: Notify = ignore  # the network layer's events, as data (a screen's status line)
     agreed: dict[str, Any] | None = None  # a joiner: what the terms must carry (the lobby it agreed to)
     expect_key: bytes | None = None  # a joiner's host key known in advance (an invite): pinned exactly
+    spectators: Spectators | None = None  # a host's watchers (``host(spectators=True)``)
     expect_from: str = "the invite"  # where expect_key came from, in words ("the announcement")
     _inbox: trio.MemorySendChannel[Item] | None = None
     _nursery: trio.Nursery | None = None
@@ -160,9 +162,27 @@ class Peer:
         setup: Mapping[str, Any],
         peers: int,
         seats: Sequence[int] = (),
+        spectators: bool = False,
     ) -> None:
         """Hold the lobby until ``peers - 1`` players have joined and said they are ready, then
-        propose the match and play it."""
+        propose the match and play it (``spectators``: admit read-only watchers, as the lobby
+        shows every player)."""
+        async with trio.open_nursery() as watching:
+            self.spectators = Spectators(self, allowed=spectators, nursery=watching)
+            await self._host(listener, game=game, options=options, setup=setup, peers=peers, seats=seats)
+            await self.spectators.finish()
+            watching.cancel_scope.cancel()
+
+    async def _host(
+        self,
+        listener: trio.abc.Listener[trio.abc.Stream],
+        *,
+        game: str,
+        options: Mapping[str, Any],
+        setup: Mapping[str, Any],
+        peers: int,
+        seats: Sequence[int],
+    ) -> None:
         self._tell_listening(again=False)
         lobby = Lobby(self, game=game, options=options, setup=setup, peers=peers, seats=seats)
         members = await lobby.gather(listener)
@@ -490,6 +510,8 @@ class Peer:
             payload = encode(["m", raw])
             self.files.note(f"-> {payload.hex()}")
             await self._broadcast(payload)
+        if self.spectators is not None:
+            self.spectators.feed()  # (queued, never waited for)
         for event in session.take_events():
             self.report(session, event)
             self._on_clock_event(event)

@@ -760,6 +760,8 @@ def lobby_lines(lobby: Mapping[str, Any]) -> list[Line]:
         lines.append([("", f"   {key}: {value}")])
     if lobby.get("setup"):
         lines.append([("", "   setup: " + ", ".join(f"{k}={v}" for k, v in sorted(lobby["setup"].items())))])
+    if lobby.get("spectators"):
+        lines.append([("", "   spectators: others may watch this match live (they see what the table sees)")])
     needed = int(lobby.get("needed", 0) or 0)
     lines.append([])
     if lobby.get("start"):

@@ -1,0 +1,232 @@
+"""Spectators: read-only peers that watch a match live and check it as it goes (SPEC section 4b).
+
+A host whose lobby admits spectators (``host --spectators``, shown to every player before they
+agree) lets a caller whose hello says ``"role": "spectator"`` in, at the lobby or mid-match. The
+spectator is sent ``["watching", {...}]`` (the players' keys and names) once the match starts,
+then every match message the host has accepted, in the order it accepted them, from the first
+(a spectator that comes late catches up) and then as they come. It sees exactly what the host
+relays: commitments, not hidden cards; nothing a blinded wizard's machine may not see yet (the
+host never holds a withheld gesture before the blinded peer may have it, or, blinded itself, at
+all). It sends nothing but pongs: anything else, and it is dropped.
+
+Nobody waits for a spectator: each has a bounded queue, written by its own task; one that falls
+behind by more than :data:`QUEUE` messages is dropped, and the match never notices.
+
+:func:`watch` is the spectator's side: it checks every signature, chain link, opening and state
+hash as the messages come (an observer session), and gives each event to its caller.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+import trio
+
+from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import EncodingError
+from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.protocol.channel import Established, SecureChannel
+from p2pgenius.protocol.events import Event
+from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
+from p2pgenius.protocol.session import Session
+
+if TYPE_CHECKING:
+    from p2pgenius.net.peer import Peer
+
+QUEUE: Final = 4096
+"""Messages a spectator may fall behind by before the host drops it."""
+ROLE: Final = "spectator"
+
+
+@dataclass
+class Watcher:
+    """One spectator at the host: its connection, its queue, how much of the archive it was sent."""
+
+    connection: Connection
+    name: str
+    send: trio.MemorySendChannel[bytes]
+    sent: int = -1  # archive entries queued (-1: not even the "watching" header yet)
+    done: trio.Event = field(default_factory=trio.Event)  # its writer has finished
+
+
+@dataclass
+class Spectators:
+    """A host's spectators."""
+
+    peer: Peer
+    allowed: bool = False
+    watchers: list[Watcher] = field(default_factory=list)
+    nursery: trio.Nursery | None = None
+    dropped: list[str] = field(default_factory=list)  # (name, why), for the host's screen
+
+    def admit(self, connection: Connection, name: str) -> None:
+        """A spectator at the door (the handshake done): let it in, or tell it why not."""
+        if self.nursery is None:
+            return
+        if not self.allowed:
+            self.nursery.start_soon(_refuse, connection, "this match does not admit spectators")
+            return
+        send, receive = trio.open_memory_channel[bytes](QUEUE)
+        watcher = Watcher(connection, name, send)
+        self.watchers.append(watcher)
+        self.nursery.start_soon(self._write, watcher, receive)
+        self.nursery.start_soon(self._read, watcher)
+        key = connection.peer.peer_key if connection.peer is not None else b""
+        self.peer.report_line(f"{name} is watching (fingerprint {fingerprint(key)})")
+        self.feed()
+
+    def feed(self) -> None:
+        """Queue for every spectator what the host accepted since (never waiting for one)."""
+        session = self.peer.session
+        if session is None or (session.terms is None and not session.archive):
+            return
+        for watcher in list(self.watchers):
+            try:
+                if watcher.sent < 0:
+                    players = {"keys": list(session.keys), "names": list(session.names)}
+                    watcher.send.send_nowait(encode(["watching", players]))
+                    watcher.sent = 0
+                for _, _, raw in session.archive[watcher.sent :]:
+                    watcher.send.send_nowait(encode(["m", raw]))
+                    watcher.sent += 1
+            except trio.WouldBlock:
+                self.drop(watcher, f"fell more than {QUEUE} messages behind")
+            except trio.BrokenResourceError:
+                self.drop(watcher, "gone")
+
+    def drop(self, watcher: Watcher, why: str) -> None:
+        """Let a spectator go (the match goes on)."""
+        if watcher in self.watchers:
+            self.watchers.remove(watcher)
+            watcher.send.close()
+            session = self.peer.session
+            if session is not None and (session.finished or session.fault is not None):
+                return  # (the match is over: leaving is what a spectator does then)
+            self.dropped.append(f"{watcher.name}: {why}")
+            self.peer.report_line(f"spectator {watcher.name} dropped: {why}")
+
+    async def finish(self, within: float = 2.0) -> None:
+        """The match is over: let each spectator's queue drain (for a while), then close."""
+        self.feed()
+        watchers = list(self.watchers)
+        for watcher in watchers:
+            watcher.send.close()
+        with trio.move_on_after(within):
+            for watcher in watchers:
+                await watcher.done.wait()
+
+    async def _write(self, watcher: Watcher, receive: trio.MemoryReceiveChannel[bytes]) -> None:
+        try:
+            async with receive:
+                async for payload in receive:
+                    await watcher.connection.send(payload)
+        except PeerGoneError:
+            self.drop(watcher, "gone")
+        finally:
+            if watcher in self.watchers:
+                self.watchers.remove(watcher)
+            watcher.done.set()
+            with contextlib.suppress(Exception):
+                await watcher.connection.aclose()
+
+    async def _read(self, watcher: Watcher) -> None:
+        """A spectator only answers pings; anything else it says, and it is dropped."""
+        try:
+            while watcher in self.watchers:
+                for payload in await watcher.connection.receive():
+                    try:
+                        kind = decode(payload)[0]
+                    except (EncodingError, LookupError, TypeError):
+                        kind = None
+                    if kind != "pong":
+                        self.drop(watcher, "a spectator may not send anything")
+                        return
+        except PeerGoneError:
+            self.drop(watcher, "gone")
+
+
+async def _refuse(connection: Connection, reason: str) -> None:
+    with contextlib.suppress(PeerGoneError):
+        await connection.send(encode(["refused", reason]))
+    await connection.aclose()
+
+
+def is_spectator(host_side: Established) -> bool:
+    """Whether a caller's hello says it comes to watch."""
+    return host_side.peer_hello.get("role") == ROLE
+
+
+async def watch(
+    stream: trio.abc.Stream,
+    identity: Identity,
+    name: str,
+    on_event: Callable[[Session, Event], None],
+    *,
+    expect_key: bytes | None = None,
+    on_message: Callable[[bytes], None] = lambda raw: None,
+) -> Session | None:
+    """Watch the match of the host at the other end of ``stream``: every message is checked as it
+    comes (an observer session), each event goes to ``on_event`` and each accepted message's
+    bytes to ``on_message`` (to keep a transcript). Returns the session when the match is over or
+    the host closes (None if the match never started); raises PeerGoneError if refused."""
+
+    def check(host: Established) -> None:
+        if expect_key is not None and host.peer_key != expect_key:
+            raise IdentityError(
+                f"the host's key is not the one the invite names: the invite names "
+                f"{fingerprint(expect_key)}, the host at this address has {fingerprint(host.peer_key)}"
+            )
+
+    channel = SecureChannel(initiator=True, identity=identity, hello={"name": name, "role": ROLE})
+    connection = Connection(stream, channel)
+    await connection.handshake(prepare=check)
+    session: Session | None = None
+    try:
+        while not finished(session):
+            for payload in await connection.receive():
+                session = _take(connection, payload, session, on_event, on_message)
+                if finished(session):
+                    break
+    except PeerGoneError:
+        if session is None:
+            raise
+    finally:
+        with contextlib.suppress(Exception):
+            await connection.aclose()
+    return session
+
+
+def _take(
+    connection: Connection,
+    payload: bytes,
+    session: Session | None,
+    on_event: Callable[[Session, Event], None],
+    on_message: Callable[[bytes], None],
+) -> Session | None:
+    try:
+        value = decode(payload)
+        kind, body = value[0], value[1]
+    except (EncodingError, LookupError, TypeError, ValueError):
+        raise PeerGoneError("the host sent something that is not a message") from None
+    if kind == "refused":
+        raise PeerGoneError(f"the host refused us: {str(body)[:200] or 'it gave no reason'}")
+    if kind == "watching" and session is None:
+        keys, names = body.get("keys"), body.get("names")
+        if not (isinstance(keys, list) and all(isinstance(k, bytes) for k in keys) and len(keys) >= 2):
+            raise PeerGoneError("the host sent a malformed list of players")
+        return Session(keys=keys, me=None, names=[str(n)[:32] for n in names or []] or None)
+    if kind == "m" and isinstance(body, bytes) and session is not None:
+        for event in session.receive(body):
+            on_event(session, event)
+        on_message(body)
+        return session
+    return session
+
+
+def finished(session: Session | None) -> bool:
+    """Whether a watched match came to its end (its result, every audit done; or a fault)."""
+    return session is not None and (session.finished or session.fault is not None)
+

@@ -1,0 +1,206 @@
+"""Spectators over loopback TCP: one from the start and one that comes late both follow the match
+to the verdict verify gives; a stalled one never slows the match; one that speaks is dropped; a
+host that does not admit spectators says so; and a spectator never holds a hidden card before the
+table does (checked on the bytes it receives)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import trio
+
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.canonical import decode, encode
+from p2pgenius.net import spectators as spectators_module
+from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.net.files import Files
+from p2pgenius.net.peer import Peer
+from p2pgenius.net.spectators import watch
+from p2pgenius.protocol.channel import SecureChannel
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.transcript import frame, header, verify
+
+
+def player(tmp: Path, name: str, seed: int, lines: list[str]) -> Peer:
+    return Peer(
+        Identity.generate(),
+        name,
+        Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets"),
+        BotDriver("random", seed).decide,
+        lambda session, event: None,
+        lines.append,
+        pin_dir=tmp / "pins" / name,
+    )
+
+
+class Spectator:
+    def __init__(self) -> None:
+        self.messages: list[bytes] = []
+        self.session: Session | None = None
+
+    async def run(self, port: int) -> None:
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        self.session = await watch(
+            stream, Identity.generate(), "wendy", lambda s, e: None, on_message=self.messages.append
+        )
+
+    def verdict(self) -> Any:
+        assert self.session is not None
+        records = b"".join(frame(encode(["msg", raw])) for raw in self.messages)
+        return verify(header(list(self.session.keys), None) + records)
+
+
+async def _host(tmp: Path, game: str, *, allowed: bool = True) -> tuple[Peer, Any, int, list[str]]:
+    lines: list[str] = []
+    host = player(tmp, "host", 1, lines)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    return host, listeners[0], listeners[0].socket.getsockname()[1], lines
+
+
+async def test_a_spectator_from_the_start_and_one_that_comes_late_reach_verifys_verdict(
+    tmp_path: Path,
+) -> None:
+    host, listener, port, _ = await _host(tmp_path, "hornswoggle")
+    guest = player(tmp_path, "guest", 2, [])
+    early, late = Spectator(), Spectator()
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(
+                    listener, game="hornswoggle", options={}, setup={}, peers=2, spectators=True
+                )
+            )
+            nursery.start_soon(early.run, port)
+            await trio.sleep(0.2)  # in the lobby before the match starts
+            nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+            while host.session is None or len(host.session.archive) < 40:
+                await trio.sleep(0.01)
+            nursery.start_soon(late.run, port)  # mid-match: it is sent the match so far
+    truth = verify(host.files.transcript.read_bytes())
+    assert truth.ok
+    for spectator in (early, late):
+        assert spectator.session is not None and spectator.session.finished
+        assert spectator.session.outcome == host.session.outcome
+        seen = spectator.verdict()
+        assert seen.ok and seen.outcome == truth.outcome, seen.summary
+
+
+async def test_a_spectator_never_holds_a_hidden_card_before_the_table_does(tmp_path: Path) -> None:
+    host, listener, port, _ = await _host(tmp_path, "hornswoggle")
+    guest = player(tmp_path, "guest", 2, [])
+    spectator = Spectator()
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(
+                    listener, game="hornswoggle", options={}, setup={}, peers=2, spectators=True
+                )
+            )
+            nursery.start_soon(spectator.run, port)
+            await trio.sleep(0.2)
+            nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+    bodies = [decode(raw)[5] for raw in spectator.messages]
+    kinds = [body[0] for body in bodies]
+    assert "commit" in kinds and "audit" in kinds
+    for body in bodies:
+        if body[0] == "act":  # a card laid or discarded only ever travels as a commitment
+            assert "card" not in body[3] or body[3].get("type") not in ("place", "discard"), body
+        if body[0] == "commit":
+            assert isinstance(body[3], bytes) and len(body[3]) == 32
+    # Every message it got is one the host accepted, in the same order: nothing more.
+    assert host.session is not None
+    assert spectator.messages == [raw for _, _, raw in host.session.archive]
+
+
+async def test_a_stalled_spectator_never_holds_up_the_match(tmp_path: Path) -> None:
+    # It says hello and never reads a byte: the match is played to its end all the same, and the
+    # host is done soon after (it waits a moment for a spectator's queue, never for ever).
+    host, listener, port, _ = await _host(tmp_path, "duel")
+    guest = player(tmp_path, "guest", 2, [])
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(
+                    listener, game="duel", options={"fast": True}, setup={}, peers=2, spectators=True
+                )
+            )
+            stalled = await trio.open_tcp_stream("127.0.0.1", port)
+            hello = {"name": "slow", "role": "spectator"}
+            channel = SecureChannel(initiator=True, identity=Identity.generate(), hello=hello)
+            await Connection(stalled, channel).handshake()  # and then it never reads a byte
+            nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+    assert host.session is not None and host.session.finished
+
+
+class Stuck(trio.abc.Stream):
+    """A connection whose other end never reads: every send waits for ever."""
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await trio.sleep_forever()
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.sleep_forever()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        await trio.sleep_forever()
+        return b""
+
+    async def aclose(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+
+async def test_a_spectator_that_falls_too_far_behind_is_dropped(
+    monkeypatch: pytest.MonkeyPatch, autojump_clock: Any
+) -> None:
+    monkeypatch.setattr(spectators_module, "QUEUE", 8)
+    ids = [Identity.generate(), Identity.generate()]
+    session = Session(keys=[i.public for i in ids], me=0, identity=ids[0])
+    session.archive = [(0, n, bytes([n])) for n in range(30)]
+    lines: list[str] = []
+    peer = SimpleNamespace(session=session, report_line=lines.append)
+    channel = SecureChannel(initiator=False, identity=ids[0], hello={})
+    connection = Connection(Stuck(), channel)
+    async with trio.open_nursery() as nursery:
+        watchers = spectators_module.Spectators(peer, allowed=True, nursery=nursery)  # type: ignore[arg-type]
+        connection.channel._send = SimpleNamespace(encrypt=lambda ad, data: data)  # type: ignore[assignment]
+        watchers.admit(connection, "slow")
+        await trio.sleep(1)
+        assert watchers.watchers == []
+        nursery.cancel_scope.cancel()
+    assert any("spectator slow dropped: fell more than 8 messages behind" in line for line in lines), lines
+
+
+async def test_a_spectator_that_speaks_is_dropped(tmp_path: Path) -> None:
+    host, listener, port, lines = await _host(tmp_path, "duel")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            lambda: host.host(
+                listener, game="duel", options={"fast": True}, setup={}, peers=2, spectators=True
+            )
+        )
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        channel = SecureChannel(
+            initiator=True, identity=Identity.generate(), hello={"name": "loud", "role": "spectator"}
+        )
+        connection = Connection(stream, channel)
+        await connection.handshake()
+        await connection.send(encode(["chat", "hello everyone"]))
+        with trio.fail_after(5):
+            while not any("loud dropped" in line for line in lines):
+                await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_host_that_does_not_admit_spectators_says_so(tmp_path: Path) -> None:
+    host, listener, port, _ = await _host(tmp_path, "duel")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            lambda: host.host(listener, game="duel", options={"fast": True}, setup={}, peers=2)
+        )
+        with trio.fail_after(10), pytest.raises(PeerGoneError, match="does not admit spectators"):
+            await Spectator().run(port)
+        nursery.cancel_scope.cancel()
