@@ -169,26 +169,17 @@ class Peer:
         shows every player)."""
         async with trio.open_nursery() as watching:
             self.spectators = Spectators(self, allowed=spectators, nursery=watching)
-            await self._host(listener, game=game, options=options, setup=setup, peers=peers, seats=seats)
+            lobby = Lobby(self, game=game, options=options, setup=setup, peers=peers, seats=seats)
+            await self._host(listener, lobby)
             await self.spectators.finish()
             watching.cancel_scope.cancel()
 
-    async def _host(
-        self,
-        listener: trio.abc.Listener[trio.abc.Stream],
-        *,
-        game: str,
-        options: Mapping[str, Any],
-        setup: Mapping[str, Any],
-        peers: int,
-        seats: Sequence[int],
-    ) -> None:
+    async def _host(self, listener: trio.abc.Listener[trio.abc.Stream], lobby: Lobby) -> None:
         self._tell_listening(again=False)
-        lobby = Lobby(self, game=game, options=options, setup=setup, peers=peers, seats=seats)
         members = await lobby.gather(listener)
         keys = [self.identity.public] + [m.key for m in members]
         names = [self.name] + [m.name for m in members]
-        claims = [sorted(seats)] + [m.claim or [] for m in members]
+        claims = [list(lobby.seats)] + [m.claim or [] for m in members]
         for index, member in enumerate(members, start=1):
             # A player whose connection died this instant is bound by its signed ready: it may
             # come back (the door stays open to the match's players) or forfeit its coin share.
@@ -201,9 +192,9 @@ class Peer:
         self.listener = listener
         await self._start_transcript("host")
         self.session.propose(
-            game,
-            options=options,
-            setup=setup,
+            lobby.game,
+            options=lobby.options,
+            setup=lobby.setup,
             claims=claims,
             salt=lobby.salt,
             readies=[None] + [m.ready for m in members],

@@ -113,6 +113,16 @@ def claims_problem(groups: Sequence[Sequence[int]], claims: Sequence[Sequence[in
     return ""
 
 
+def wanted_claims(
+    peers: int, claims: Sequence[Sequence[int]] | None, seats: Sequence[int]
+) -> list[list[int]]:
+    """Each peer's seat claim, sorted (``seats``: the host's own, for short)."""
+    wanted = [sorted(c) for c in claims] if claims is not None else [[] for _ in range(peers)]
+    if seats:
+        wanted[0] = sorted(seats)
+    return wanted
+
+
 def group_of(groups: Sequence[Sequence[int]], seats: Sequence[int]) -> int | None:
     """The index of the one group holding every seat in ``seats`` (None if none, or no seats)."""
     for index, group in enumerate(groups):
@@ -254,9 +264,7 @@ class MatchSetup(SessionBase):
             raise LocalMisuseError("only the host (peer 0) proposes the terms")
         spec = get_spec(game)
         spec.engine.initial(setup, options)  # refuse bad terms before anyone sees them
-        wanted = [sorted(c) for c in claims] if claims is not None else [[] for _ in self.keys]
-        if seats:
-            wanted[0] = sorted(seats)
+        wanted = wanted_claims(len(self.keys), claims, seats)
         problem = claims_problem(spec.seat_groups(len(self.keys)), wanted)
         if problem:
             raise LocalMisuseError(problem)
@@ -369,9 +377,7 @@ def start_table(
     joiner (``sessions[1:]``) says it is ready, then the host (``sessions[0]``) proposes."""
     host = sessions[0]
     salt = salt if salt is not None else host.randomness(NONCE_LEN)
-    wanted = [sorted(c) for c in claims] if claims is not None else [[] for _ in sessions]
-    if seats:
-        wanted[0] = sorted(seats)
+    wanted = wanted_claims(len(sessions), claims, seats)
     readies: list[Mapping[str, Any] | None] = [None]
     for peer, joiner in enumerate(sessions[1:], start=1):
         readies.append(
