@@ -42,6 +42,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
     printer = Printer(out, moves=True)
     path = transcript_path(args)
+    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     received: list[bytes] = []
 
     def on_event(session: Session, event: Event) -> None:
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         printer.line("the match did not start")
         return 1
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"role": "watch", "address": args.address}
+    meta = {"role": "watch", "address": args.address, "date": started}
     records = b"".join(frame(encode(["msg", raw])) for raw in received)
     path.write_bytes(header(list(session.keys), None, **meta) + records)
     report = verify(path.read_bytes())

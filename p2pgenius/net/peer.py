@@ -22,6 +22,7 @@ transcript records and secrets to disk first, then sends.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -270,6 +271,8 @@ class Peer:
         the terms must carry)."""
         assert self.session is not None
         meta: dict[str, Any] = {"role": role, "address": self.address, "name": self.name}
+        # When the match began here, in UTC (for a reader: export's Date; nothing checks it).
+        meta["date"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         if self.agreed is not None:
             meta["expected"] = self.agreed
         self.files.start(header(self.session.keys, self.session.me, **meta))
