@@ -60,7 +60,27 @@ def add_verify(commands: Any) -> None:
         "complete and valid, 1 otherwise.",
     )
     parser.add_argument("transcript", metavar="TRANSCRIPT", help="the transcript file")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON object")
+    output.add_argument(
+        "--text",
+        action="store_true",
+        help="after the verdict, print the match's record as `p2pgenius export` does",
+    )
+
+
+def add_export(commands: Any) -> None:
+    """Register the ``export`` subcommand."""
+    parser = commands.add_parser(
+        "export",
+        help="write a match's record for people (PGN-like) from its transcript",
+        description="Verify a transcript and write the match's record: a header of [Tag "
+        '"value"] lines (game, players with their fingerprints, options, result, verdict), '
+        "then one numbered line per move in the game's notation, then the result "
+        "(docs/export.md). Exit 0 once written, also for a match that ended in a fault.",
+    )
+    parser.add_argument("transcript", metavar="TRANSCRIPT", help="the transcript file")
+    parser.add_argument("--out", metavar="PATH", help="write the record to PATH (default: standard output)")
 
 
 def add_identity(commands: Any) -> None:
@@ -81,6 +101,20 @@ def add_rules(commands: Any) -> None:
         description="Print the full rules of a game, rulings included.",
     )
     parser.add_argument("game", choices=GAME_NAMES)
+
+
+def add_replay(commands: Any) -> None:
+    """Register the ``replay`` subcommand."""
+    parser = commands.add_parser(
+        "replay",
+        help="step through a match from its transcript in the terminal UI",
+        description="Verify a transcript, then show the match step by step in the terminal: the "
+        "board after each step beside the log of what happened, every hidden card the "
+        "transcript opens shown. Right/Space/n and Left/p/Backspace step, Home/End go to the "
+        "start and the end, `go N` to stage N (the duel: turn N), q leaves. Needs a terminal.",
+    )
+    parser.add_argument("transcript", metavar="TRANSCRIPT", help="the transcript file")
+    parser.add_argument("--ascii", action="store_true", help="ASCII symbols only")
 
 
 def add_seat(parser: argparse.ArgumentParser) -> None:

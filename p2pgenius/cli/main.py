@@ -45,9 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (
         commands.add_solve,
         commands.add_verify,
+        commands.add_export,
         commands.add_identity,
         commands.add_play,
         commands.add_rules,
+        commands.add_replay,
     ):
         add(commands_)
     return parser
@@ -57,6 +59,7 @@ MODULES = {
     "sim": "sim",
     "solve": "solve",
     "verify": "verify",
+    "export": "export",
     "id": "identity",
     "host": "play",
     "join": "play",
@@ -64,6 +67,7 @@ MODULES = {
     "demo": "play",
     "watch": "watch",
     "rules": "rules",
+    "replay": "replay",
 }
 """Which module runs each command (imported only when it runs)."""
 

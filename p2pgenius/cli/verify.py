@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import TextIO
 
+from p2pgenius.cli.export import record
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.protocol.transcript import verify
 
@@ -46,4 +47,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             out.write(f"  refused: {line}\n")
         for line in report.disputed_time:
             out.write(f"  time disputed: {line}\n")
+        if getattr(args, "text", False):
+            out.write("\n" + record(report))
     return 0 if report.ok else 1

@@ -15,9 +15,10 @@ hidden cards, no audit. Everything here is pure: no clock, no randomness, no I/O
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
@@ -41,6 +42,26 @@ class Period:
     kind: str
     key: int
     budget_ms: int
+
+
+class Played(Protocol):
+    """One stage of a match as a transcript holds it (``p2pgenius.protocol.transcript.Step``):
+    the actions applied, what the engine said happened, and the state after."""
+
+    @property
+    def actions(self) -> Sequence[tuple[int, Plain]]:
+        """(seat, action in its plain form), in the order applied."""
+        ...
+
+    @property
+    def events(self) -> Sequence[Plain]:
+        """The engine's events of the stage."""
+        ...
+
+    @property
+    def state(self) -> Any:
+        """The engine state after the stage."""
+        ...
 
 
 class GameSpec:
@@ -185,6 +206,14 @@ class GameSpec:
         card = opened.get("card") if isinstance(opened, Mapping) else None
         return {"type": self.flip_type, "pile": pile, "card": card}
 
+    # -- the record of a match ---------------------------------------------------------------
+
+    def notation(self, initial: Any, steps: Sequence[Played]) -> list[str]:
+        """Every stage of a match in one line for people, without its number (``p2pgenius
+        export``, docs/export.md). ``initial`` is the state before the first stage. By default,
+        each action as ``p<seat> <type>`` and its other fields as ``key=value``, joined by ", "."""
+        return [", ".join(_plain_action(seat, action) for seat, action in step.actions) for step in steps]
+
     # -- the end -------------------------------------------------------------------------------
 
     def audit(
@@ -193,3 +222,18 @@ class GameSpec:
         """Replay the whole match with every hidden card open (``log``: (seat, parsed action));
         the outcome instead of the game's if a seat played a card it did not hold, else None."""
         return None
+
+
+def _plain_action(seat: int, action: Plain) -> str:
+    """An action in the default notation: ``p0 bid count=3``."""
+    if not isinstance(action, Mapping):
+        return f"p{seat} {_words(action)}"
+    fields = " ".join(f"{key}={_words(value)}" for key, value in sorted(action.items()) if key != "type")
+    return f"p{seat} {action.get('type')}" + (f" {fields}" if fields else "")
+
+
+def _words(value: Plain) -> str:
+    """A plain value in compact text: a string as it is, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=lambda b: b.hex())

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.games.duel.actions import Gestures, Paralyze, Timeout
 from p2pgenius.games.duel.engine import DUEL, TURN_SECONDS, sanitize
+from p2pgenius.games.duel.notation import moves
 from p2pgenius.games.duel.state import DuelState
-from p2pgenius.games.spec import GameSpec, Period, TimeOption
+from p2pgenius.games.spec import GameSpec, Period, Played, TimeOption
 
 
 class DuelSpec(GameSpec):
@@ -67,6 +68,10 @@ class DuelSpec(GameSpec):
                 for m in monsters
             )
         )
+
+    def notation(self, initial: DuelState, steps: Sequence[Played]) -> list[str]:
+        """One line per stage for ``p2pgenius export`` (docs/export.md)."""
+        return moves(initial, steps)
 
 
 DUEL_SPEC: Final = DuelSpec(DUEL)

@@ -9,8 +9,9 @@ from p2pgenius.canonical import Plain
 from p2pgenius.games.base import Outcome
 from p2pgenius.games.hornswoggle.audit import audit, audit_outcome
 from p2pgenius.games.hornswoggle.engine import DECISION_SECONDS, HORNSWOGGLE
+from p2pgenius.games.hornswoggle.notation import moves
 from p2pgenius.games.hornswoggle.state import HornState, perspective
-from p2pgenius.games.spec import GameSpec, TimeOption
+from p2pgenius.games.spec import GameSpec, Played, TimeOption
 
 
 class HornswoggleSpec(GameSpec):
@@ -62,6 +63,10 @@ class HornswoggleSpec(GameSpec):
         """The other team wins if a seat played a card it did not hold."""
         failure = audit(setup, options, log)
         return None if failure is None else audit_outcome(state, failure)
+
+    def notation(self, initial: HornState, steps: Sequence[Played]) -> list[str]:
+        """One line per stage for ``p2pgenius export`` (docs/export.md)."""
+        return moves(initial, steps)
 
 
 HORNSWOGGLE_SPEC: Final = HornswoggleSpec(HORNSWOGGLE)

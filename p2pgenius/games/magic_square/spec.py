@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from p2pgenius.games.magic_square.engine import (
@@ -11,8 +11,9 @@ from p2pgenius.games.magic_square.engine import (
     ROUND_SECONDS,
     WARNINGS_S,
 )
+from p2pgenius.games.magic_square.notation import moves
 from p2pgenius.games.magic_square.state import SquareState
-from p2pgenius.games.spec import GameSpec, Period, TimeOption
+from p2pgenius.games.spec import GameSpec, Period, Played, TimeOption
 
 
 class MagicSquareSpec(GameSpec):
@@ -41,6 +42,10 @@ class MagicSquareSpec(GameSpec):
     def new_round(self, before: SquareState, after: SquareState) -> bool:
         """A round ended (or was voided) in between."""
         return after.last_round is not before.last_round
+
+    def notation(self, initial: SquareState, steps: Sequence[Played]) -> list[str]:
+        """One line per stage for ``p2pgenius export`` (docs/export.md)."""
+        return moves(initial, steps)
 
 
 MAGIC_SQUARE_SPEC: Final = MagicSquareSpec(MAGIC_SQUARE)

@@ -1,0 +1,155 @@
+"""``p2pgenius export TRANSCRIPT``: the record of a match for people, PGN-like (docs/export.md).
+
+:func:`record` turns what :func:`p2pgenius.protocol.transcript.verify` found into text: a header
+of ``[Tag "value"]`` lines (the game, who held each seat with their full fingerprints, the options,
+the result, the verdict), a blank line, one numbered line per stage in the game's own notation
+(its spec's ``notation``), and the result. It reads nothing but the report, so the same transcript
+always gives the same text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.games.registry import get_spec
+from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.protocol.transcript import Report, verify
+from p2pgenius.wording import printable
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Export one transcript to ``args.out`` (default: ``out``); returns the exit code."""
+    text = record(verify(read(args.transcript)))
+    if args.out is None:
+        out.write(text)
+        return 0
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise LocalMisuseError(f"cannot write {args.out}: {exc.strerror}") from None
+    return 0
+
+
+def read(path: str) -> bytes:
+    """A transcript's bytes; a file that cannot be read is the user's to fix (exit 2)."""
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise LocalMisuseError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def record(report: Report) -> str:
+    """The whole record: tags, a blank line, the moves, the result line (ends with a newline)."""
+    result = result_words(report)
+    lines = [_tag(name, value) for name, value in tags(report, result)]
+    lines.append("")
+    lines += moves(report)
+    lines.append(f"Result: {result}")
+    return "\n".join(printable(line) for line in lines) + "\n"
+
+
+def tags(report: Report, result: str) -> list[tuple[str, str]]:
+    """The header's tags, in their fixed order."""
+    terms: Mapping[str, Any] = report.terms or {}
+    game = report.game
+    title = _title(game)
+    found: list[tuple[str, str]] = [("Event", f"p2pgenius: {title or game or 'a match'}")]
+    found.append(("Game", game or "?"))
+    date = report.meta.get("date")
+    if isinstance(date, str) and date:
+        found.append(("Date", date))
+    keys = terms.get("peers") or report.meta.get("peers") or []
+    names = report.names or [f"peer {peer}" for peer in range(len(keys))]
+    players = [f"{_name(names, peer)} (peer {peer}, {_fingerprint(keys, peer)})" for peer in range(len(keys))]
+    if report.owner:
+        found += [(f"P{seat}", players[peer]) for seat, peer in enumerate(report.owner)]
+    else:  # before the deal: no seats yet, only the peers at the table
+        found += [(f"Peer{peer}", player) for peer, player in enumerate(players)]
+    if report.terms is not None:
+        found.append(("Options", _settings(terms.get("options"))))
+        found.append(("Setup", _settings(terms.get("setup"))))
+    found.append(("Result", result))
+    found.append(("Verified", report.summary))
+    return found
+
+
+def moves(report: Report) -> list[str]:
+    """One numbered line per stage played: ``N. ...`` with N the stage number plus one."""
+    if not report.steps or report.game is None:
+        return []
+    lines = get_spec(report.game).notation(report.initial, report.steps)
+    return [f"{step.stage + 1}. {line}" for step, line in zip(report.steps, lines, strict=True)]
+
+
+def result_words(report: Report) -> str:
+    """The result: the winner and why, or the fault and whose, or "incomplete"."""
+    fault = report.fault
+    if fault is not None:
+        who = "no peer named" if fault.peer is None else f"peer {fault.peer}"
+        if fault.peer is not None:
+            seats = [f"p{seat}" for seat, peer in enumerate(report.owner) if peer == fault.peer]
+            held = f": {' and '.join(seats)}" if seats else ""
+            who += f" ({_name(report.names, fault.peer)}{held})"
+        at = f" at step {fault.stage + 1}" if fault.stage >= 0 else ""
+        return f"{fault.kind} by {who}{at}"
+    if report.outcome is None:
+        return "incomplete"
+    return outcome_words(report.outcome)
+
+
+def outcome_words(outcome: Mapping[str, Any]) -> str:
+    """``p0 wins (knocked out)``, ``p1 and p3 win (team eliminated)``, ``p0 wins (round wins
+    2-0)``, ``a draw (draw)``."""
+    reason = str(outcome.get("reason")).replace("_", " ")
+    rounds = outcome.get("round_wins")
+    if isinstance(rounds, list) and rounds and all(type(n) is int for n in rounds):
+        reason += " " + "-".join(str(n) for n in rounds)
+    winner = outcome.get("winner")
+    if winner is None:
+        return f"a draw ({reason})"
+    team = outcome.get("winning_seats")
+    if isinstance(team, list) and len(team) > 1:
+        return f"{' and '.join(f'p{seat}' for seat in team)} win ({reason})"
+    return f"p{winner} wins ({reason})"
+
+
+def _tag(name: str, value: str) -> str:
+    """``[Name "value"]``, with backslashes and double quotes escaped by a backslash."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'[{name} "{escaped}"]'
+
+
+def _title(game: str | None) -> str:
+    """The game's title for people ("" for a game this program does not know)."""
+    try:
+        return get_spec(game).title if game is not None else ""
+    except LocalMisuseError:
+        return ""
+
+
+def _name(names: Sequence[str], peer: int) -> str:
+    return names[peer] if 0 <= peer < len(names) else f"peer {peer}"
+
+
+def _fingerprint(keys: Sequence[Any], peer: int) -> str:
+    key = keys[peer]
+    return fingerprint(key) if isinstance(key, bytes) else "?"
+
+
+def _settings(values: Any) -> str:
+    """``key=value`` pairs in key order (a value other than text as compact JSON), or
+    ``defaults``."""
+    if not isinstance(values, Mapping) or not values:
+        return "defaults"
+    return " ".join(f"{key}={_value(values[key])}" for key in sorted(values))
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=lambda b: b.hex())
