@@ -148,6 +148,10 @@ def test_the_magic_square_from_colouring_to_the_final_grid(tmp_path: Path) -> No
                 terminal.resize(80, 24)
                 table.invalidate()
             offered = [c.text for c in table.completions("")]
+            if not offered:  # a challenge window that lapsed meanwhile: the question goes by itself
+                asked = dict(table.asking)
+                await until(lambda: table.asking != asked or table.finished, 2)  # noqa: B023
+                continue
             await answer(table, send, "pass" if "pass" in offered else offered[0])
         screens["end"] = await settled(terminal)
         send(CTRL_Q)

@@ -68,6 +68,8 @@ class FrontEnd:
     styles: Mapping[str, str] = {}
     """The styles of the board's own classes (``{"hp": "bold"}`` styles ``class:hp``), added to
     the UI's common ones (title, dim, effect, seat, seat.me, ...)."""
+    replay_unit: str = "stage"
+    """What ``go N`` counts in a replay (``p2pgenius replay``): see :meth:`replay_number`."""
 
     def __init__(self, game: str) -> None:
         self.game = game
@@ -109,6 +111,23 @@ class FrontEnd:
         text = json.dumps(view, indent=2, sort_keys=True, default=str)  # ASCII: non-ASCII escaped
         lines += [[("", " " + row)] for row in text.splitlines()]
         return lines
+
+    def spectator_view(self, state: Any) -> dict[str, Any]:
+        """Everything in ``state``, for someone who plays no seat (a replay): the first seat's
+        view with every other seat's as ``partners`` (so every hand and face-down card shows, as
+        far as ``state`` knows them) and ``"spectator": True``, which tells :meth:`board` to call
+        nobody "you"."""
+        engine = self.engine
+        view = dict(engine.view(state, 0))
+        view["partners"] = {seat: engine.view(state, seat) for seat in range(1, engine.seats(state))}
+        view["spectator"] = True
+        return view
+
+    def replay_number(self, stage: int, view: Mapping[str, Any]) -> int:
+        """The number ``go N`` finds a replay's step by (in :attr:`replay_unit`), from the step's
+        ``stage`` and the :meth:`spectator_view` after it: the stage itself by default."""
+        del view
+        return stage
 
     def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
         """What ``seat`` is asked to decide now, seen from its ``view``."""

@@ -32,6 +32,7 @@ class DuelFrontEnd(FrontEnd):
         "monster": "ansimagenta",
         "spell": "bold",
     }
+    replay_unit = "turn"
 
     def board(
         self,
@@ -49,6 +50,16 @@ class DuelFrontEnd(FrontEnd):
 
     def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
         return duel_question(view, seat, names)
+
+    def spectator_view(self, state: Any) -> dict[str, Any]:
+        """The whole field (a seat's own view hides the other wizard while it is blind)."""
+        view: dict[str, Any] = dict(self.engine.full(state))
+        view.update(seat=0, events=list(self.engine.events(state)), spectator=True)
+        return view
+
+    def replay_number(self, stage: int, view: Mapping[str, Any]) -> int:
+        """The turn a step played (a Paralysis choice belongs to the turn that cast it)."""
+        return int(view.get("turn", 1)) - 1
 
     def log_lines(self, events: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None) -> list[str]:
         """A turn's events under its number: "turn 4: p1 casts ...", the rest indented."""
@@ -141,17 +152,20 @@ def duel_board(
 
 def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Line:
     outcome = view.get("outcome")
+    spectator = bool(view.get("spectator"))
     if isinstance(outcome, Mapping):
         return [
             ("class:title", f" Turn {int(view['turn']) - 1}: the duel is over: "),
-            ("class:strong", outcome_for(outcome, (me,), names)),
+            ("class:strong", outcome_for(outcome, () if spectator else (me,), names)),
         ]
     line: Line = [("class:title", f" Turn {view['turn']}")]
     pending = view.get("paralysis_choices") or []
     if pending:
         by = [int(p.get("by", 0)) for p in pending if isinstance(p, Mapping)]
-        who = "you" if me in by else ", ".join(seat_name(names, s) for s in by)
+        who = "you" if me in by and not spectator else ", ".join(seat_name(names, s) for s in by)
         line.append(("class:effect", f"   Paralysis: {who} to choose the hand it holds"))
+        return line
+    if spectator:
         return line
     submitted = view.get("submitted", [None, None])
     mine = submitted[me] if len(submitted) > me else None
@@ -169,10 +183,11 @@ def _wizard(
     view: Mapping[str, Any], seat: int, names: Mapping[int, str], glyphs: Glyphs, me: int, width: int
 ) -> list[Line]:
     wizard = view["wizards"][seat]
-    who = "you" if seat == me else "opponent"
-    out: list[Line] = [
-        [("class:seat.me" if seat == me else "class:seat", f" {who}: {seat_name(names, seat)}")]
-    ]
+    if view.get("spectator"):
+        out: list[Line] = [[("class:seat", f" {seat_name(names, seat)}")]]
+    else:
+        who = "you" if seat == me else "opponent"
+        out = [[("class:seat.me" if seat == me else "class:seat", f" {who}: {seat_name(names, seat)}")]]
     hp, top = wizard.get("hp"), int(wizard.get("max_hp") or 15)
     if isinstance(hp, int):
         full = min(max(hp, 0), top)
@@ -242,6 +257,8 @@ def _monsters(view: Mapping[str, Any], me: int) -> list[Line]:
     for index, monster in enumerate(monsters):
         controller = monster.get("controller")
         owner = "yours" if controller == me else ("theirs" if controller is not None else "unseen")
+        if view.get("spectator") and controller is not None:
+            owner = f"p{controller}'s"
         hp = monster.get("hp")
         what = f"{monster['id']} {str(monster['kind']).replace('_', ' ')} ({owner}" + (
             f", {hp} HP)" if hp is not None else ")"

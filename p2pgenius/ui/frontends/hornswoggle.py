@@ -126,8 +126,10 @@ def horn_board(
     """The four pirates (hands, piles, discards, garnets), who is whose partner, the bid and how
     far the flipping got, and the last reckoning until the next round's bidding. Cards you hold
     show their faces (small letters while face down); everyone else's are counts, or faces once
-    flipped (capitals)."""
-    me = int(view.get("seat", 0))
+    flipped (capitals). A spectator's view (a replay) shows every card it knows, and calls
+    nobody "you"."""
+    spectator = bool(view.get("spectator"))
+    me = -1 if spectator else int(view.get("seat", 0))
     lines: list[Line] = [_header(view, names, me)]
     progress = _progress(view, names, me)
     if progress:
@@ -147,7 +149,12 @@ def horn_board(
         ("class:card.up", "D S"),
         ("class:dim", " flipped, "),
         ("class:card.mine", "d s"),
-        ("class:dim", f" yours face down, {glyphs.hidden} face down"),
+        (
+            "class:dim",
+            f" face down, {glyphs.hidden} not opened"
+            if spectator
+            else f" yours face down, {glyphs.hidden} face down",
+        ),
     ]
     if len(wrap_all(lines, width)) + 1 + (4 if reckoning else 0) <= height:
         lines.append(legend)
@@ -208,13 +215,16 @@ def _pirate(
     """One pirate: a block of lines (``wide``) or a single line: who (you, your partner, an
     opponent), its hand, its pile (flipped and face-down cards told apart), its discards, and
     where it stands in the round."""
-    if seat == me:
+    spectator = bool(view.get("spectator"))
+    if spectator:
+        role = f"team {'A' if seat % 2 == 0 else 'B'}"
+    elif seat == me:
         role = "you"
     elif seat % 2 == me % 2:
         role = "your partner" + (" (a bot here)" if seat in mine else "")
     else:
         role = "opponent"
-    if wide:
+    if wide and not spectator:
         role += f", team {'A' if seat % 2 == 0 else 'B'}"
     turn = (
         glyphs.running if view.get("current") == seat and view.get("phase") in ("turns", "bidding") else " "
@@ -232,16 +242,22 @@ def _pirate(
         if on
     ]
     style = "class:seat.me" if seat == me else ("class:partner" if seat % 2 == me % 2 else "class:seat")
+    if spectator:
+        style = "class:seat"
     head: Line = [(style, f" {turn} {seat_name(names, seat)}"), ("class:dim", f"  {role}")]
     pile, flipped = view["piles"][seat], view["flipped"][seat]
-    own = view if seat == me else dict(view.get("partners", {})).get(seat)
+    viewer = int(view.get("seat", 0))
+    own = view if seat == viewer else dict(view.get("partners", {})).get(seat)
     cards: Line = []
     if own is not None:  # a seat this machine holds (a bot partner's, too): its faces
         faces = list(own.get("my_pile", []))
-        hand = own.get("hand") or [0, 0]
-        holding = (
-            f"hand {plural(hand[0], 'doubloon')}, {plural(hand[1], 'skull')}" if sum(hand) else "hand empty"
-        )
+        hand = own.get("hand")
+        if hand is None:  # (a spectator's view of a hand nobody opened)
+            holding = f"hand {plural(view['hand_counts'][seat], 'card')}"
+        elif sum(hand):
+            holding = f"hand {plural(hand[0], 'doubloon')}, {plural(hand[1], 'skull')}"
+        else:
+            holding = "hand empty"
         for face, up in zip(faces, flipped, strict=False):
             cards.append(("class:card.up" if up else "class:card.mine", " " + _card(face, glyphs, up=up)))
     else:
@@ -253,6 +269,8 @@ def _pirate(
     down = list(flipped).count(False)
     counts = f" ({down} face down)" if down and any(flipped) else ""
     extra = [f"{view['discard_counts'][seat]} discarded"] if view["discard_counts"][seat] else []
+    if extra and spectator and own is not None:  # which cards, as far as they were opened
+        extra = [f"discarded {' '.join(_card(card, glyphs, up=True) for card in own.get('my_discards', []))}"]
     if any(view["garnets"]):
         extra.append(plural(view["garnets"][seat], "garnet"))
     pile_line: Line = [("", "pile"), *(cards or [("class:dim", " empty")]), ("class:dim", counts)]

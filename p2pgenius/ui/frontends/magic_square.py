@@ -96,8 +96,9 @@ def magic_board(
     """The grid with colours and numbers, the scores, the round and the phase; with ``hints``,
     the cells where the next number still allows a magic completion. When the match is over, the
     last round's final grid and score (the state has cleared its numbers). Bigger cells when
-    there is room."""
-    me = int(view.get("seat", 0))
+    there is room. A spectator's view (a replay) names the players, nobody "you"."""
+    spectator = bool(view.get("spectator"))
+    me = -1 if spectator else int(view.get("seat", 0))
     colours = view["colours"]
     grid = list(view["grid"])
     scores = list(view["scores"])
@@ -127,7 +128,7 @@ def magic_board(
             ("class:red", f" red: {seat_name(names, 0)} {scores[0]} "),
             ("", "  "),
             ("class:blue", f" blue: {seat_name(names, 1)} {scores[1]} "),
-            ("class:dim", f"   you are {'red' if me == 0 else 'blue'}"),
+            ("class:dim", "" if spectator else f"   you are {'red' if me == 0 else 'blue'}"),
         ]
     )
     if good:

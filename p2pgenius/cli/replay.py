@@ -1,0 +1,42 @@
+"""``p2pgenius replay TRANSCRIPT``: step through a match in the terminal UI.
+
+The transcript is read and verified first, so a damaged file (or one with no match in it) is a
+one-line error before any screen opens; without a terminal the command says so and points to
+``p2pgenius export``, which writes the match out as text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.protocol.transcript import verify
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Replay ``args.transcript`` until the person leaves; returns the exit code."""
+    path = args.transcript
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise LocalMisuseError(f"cannot read {path}: {exc.strerror}") from None
+    # Imported here: prompt_toolkit costs start-up time the other commands do not need.
+    from p2pgenius.ui.replay import Replay  # noqa: PLC0415
+    from p2pgenius.ui.replay import run as show  # noqa: PLC0415
+
+    try:
+        report = verify(data)
+        encoding = (getattr(out, "encoding", None) or "").lower().replace("-", "")
+        replay = Replay(report, ascii_only=args.ascii or encoding != "utf8")
+    except P2PGeniusError as exc:
+        raise P2PGeniusError(f"cannot replay {path}: {exc}") from None
+    if not (sys.stdin.isatty() and out.isatty()):
+        raise LocalMisuseError(
+            f"replay shows the match in the terminal UI and needs a terminal; without one, "
+            f"try: p2pgenius export {path}"
+        )
+    show(replay)
+    return 0

@@ -1,0 +1,611 @@
+"""``p2pgenius replay``: a match stepped through from its transcript, in the terminal.
+
+:class:`Replay` is the model, kept apart from prompt_toolkit so it can be tested headless: the
+verified transcript's steps (``p2pgenius.protocol.transcript.verify``), the position shown (0 is
+the start, before the first stage; ``k`` is the state after the ``k``-th step), and the lines to
+draw there: the status bar, the board (the game's own front end, from a spectator's view of the
+whole state, hidden cards shown as far as the transcript opens them) and the log (every step up
+to this one, the newest last, this one highlighted). :func:`build` is the full-screen
+application around it, laid out like the match screen (``p2pgenius.ui.app``): the board beside
+the log on a wide terminal, above it on a narrow one.
+
+Keys: Right, Space or n the next step; Left, p or Backspace the one before; Home and End the
+first and the last; ``go N`` (typed, then Enter) jumps to stage N (the game's front end may count
+otherwise: the duel counts turns); F1 or ? the help; q, Ctrl-C or Ctrl-Q leave.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from prompt_toolkit.application import Application, get_app
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Dimension,
+    DynamicContainer,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.styles import BaseStyle, DynamicStyle, Style, merge_styles
+from prompt_toolkit.widgets import Frame
+
+from p2pgenius import wording
+from p2pgenius.errors import P2PGeniusError
+from p2pgenius.games.registry import get_spec
+from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.protocol.transcript import Report
+from p2pgenius.ui.app import MIN_LOG, colour_depth, geometry, lines_text, style
+from p2pgenius.ui.frontends import frontend
+from p2pgenius.ui.lines import Glyphs, Line, seat_name, width_of, wrap, wrap_all
+from p2pgenius.ui.render import board
+
+REPLAY_STYLE: Final = Style.from_dict(
+    {
+        "current": "reverse bold",  # the current step's first line in the log
+        "current-text": "bold",  # the rest of the current step (no dot: a dotted class is also its parent)
+        "old": "",
+        "old-head": "ansigray",
+    }
+)
+
+HELP: Final = """Replaying a match from its transcript (nothing is sent anywhere).
+
+Right, Space or n     the next step
+Left, p or Backspace  the step before
+Home / End            the start / the last step
+go N, then Enter      {unit} N (a number alone does the same)
+first, last, next, back: the same, typed
+F1 or ?               this help (Esc closes it)
+q, Ctrl-C or Ctrl-Q   leave
+
+The board shows the whole state after the step, with every card the transcript opens; the \
+log, every step up to it, the one shown highlighted; the status bar, the players with their \
+fingerprints, the step, whether the transcript verified (valid, a fault, or incomplete) and \
+the result."""
+
+
+class ReplayError(P2PGeniusError):
+    """A transcript with no match in it to replay."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One position's lines in the log: a head (the step, and what each seat did) and the rest
+    (what the engine said happened; after the last step, how the match ended)."""
+
+    head: str
+    lines: tuple[str, ...]
+
+
+def result_words(outcome: Mapping[str, Any], names: Mapping[int, str]) -> str:
+    """A result told to an onlooker: "alice (p0) wins (knocked out)", "bob (p1/p3) wins (team
+    eliminated)" (a team of one peer's seats), "bob (p1) and carol (p3) win (...)", "alice (p0)
+    wins, 2-0 in rounds", "a draw (...)"."""
+    winner = outcome.get("winner")
+    if winner is None:
+        return wording.outcome_words(outcome)
+    reason = str(outcome.get("reason")).replace("_", " ")
+    team = outcome.get("winning_seats")
+    if isinstance(team, list) and team:
+        seats = [int(s) for s in team]
+        if len({names.get(s) for s in seats}) == 1 and names.get(seats[0]):
+            return f"{names[seats[0]]} ({'/'.join(f'p{s}' for s in seats)}) wins ({reason})"
+        return f"{' and '.join(seat_name(names, s) for s in seats)} win ({reason})"
+    rounds = outcome.get("round_wins")
+    if isinstance(rounds, list) and len(rounds) == 2 and winner in (0, 1):
+        return f"{seat_name(names, int(winner))} wins, {rounds[winner]}-{rounds[1 - winner]} in rounds"
+    return f"{seat_name(names, int(winner))} wins ({reason})"
+
+
+class Replay:
+    """A verified transcript, the position shown, and what to draw there."""
+
+    def __init__(self, report: Report, *, ascii_only: bool = False) -> None:
+        if report.game is None or report.initial is None or not report.owner:
+            raise ReplayError("nothing to replay: the transcript stops before the seats were dealt")
+        self.report = report
+        self.game: str = report.game
+        self.ascii_only = ascii_only
+        self.front = frontend(self.game)
+        spec = get_spec(self.game)
+        self.title = spec.title or self.game
+        self.names: dict[int, str] = {
+            seat: wording.printable(str(report.names[peer])) for seat, peer in enumerate(report.owner)
+        }
+        self.states: list[Any] = [report.initial] + [step.state for step in report.steps]
+        self.views: list[Mapping[str, Any]] = [self.front.spectator_view(state) for state in self.states]
+        self.numbers: list[int | None] = [None] + [
+            self.front.replay_number(step.stage, self.views[k])
+            for k, step in enumerate(report.steps, start=1)
+        ]
+        self.unit = self.front.replay_unit
+        self.hidden = any(spec.unopened(action) for step in report.steps for _, action in step.actions)
+        self.memories: list[Mapping[str, Any]] = []
+        self.entries: list[Entry] = []
+        self._read_steps()
+        self.index = 0
+        self.message = ""
+        self.help_open = False
+        self._boards: dict[tuple[int, int, int], list[Line]] = {}
+
+    # -- what each step says -------------------------------------------------------------------
+
+    def _read_steps(self) -> None:
+        """Each position's log entry and the front end's memory after it (a step that tells the
+        events of the step before again, as a duel turn finished by a Paralysis choice does,
+        adds only what is new: the very same event objects, as the session reported them)."""
+        memory: dict[str, Any] = {}
+        shown: tuple[Any, ...] = ()
+        seats = ", ".join(f"p{seat} {name}" for seat, name in sorted(self.names.items()))
+        self.entries.append(Entry("the start", (f"seats: {seats}",)))
+        self.memories.append(copy.deepcopy(memory))
+        for k, step in enumerate(self.report.steps, start=1):
+            events = tuple(item for item in step.events if isinstance(item, Mapping))
+            fresh = events
+            again = shown and len(events) >= len(shown)
+            if again and all(a is b for a, b in zip(events, shown, strict=False)):
+                fresh = events[len(shown) :]
+            shown = events
+            view = self.views[k]
+            with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
+                self.front.remember(memory, fresh, view)
+            self.memories.append(copy.deepcopy(memory))
+            try:
+                said = self.front.log_lines(fresh, view)
+            except (LookupError, TypeError, ValueError, AttributeError):
+                said = [str(e.get("text")) for e in fresh if e.get("text")]
+            moves = "; ".join(f"p{seat}: {self._move(action)}" for seat, action in step.actions)
+            head = f"step {k} ({self.unit} {self.numbers[k]})" + (f"  {moves}" if moves else "")
+            self.entries.append(Entry(wording.printable(head), tuple(wording.printable(t) for t in said)))
+        last = self.entries[-1]
+        self.entries[-1] = Entry(last.head, last.lines + tuple(self._ending()))
+
+    def _move(self, action: Any) -> str:
+        """An action in the words a player types; a hidden card nobody opened, as such."""
+        if get_spec(self.game).unopened(action):
+            return f"{action.get('type')} (face down)"
+        try:
+            return self.front.describe(action) if isinstance(action, Mapping) else str(action)
+        except (LookupError, TypeError, ValueError, AttributeError):
+            return str(action)
+
+    def _ending(self) -> list[str]:
+        """How the transcript ends: the result, the fault, or no result yet."""
+        report = self.report
+        out = []
+        if report.fault is not None:
+            fault = report.fault
+            out.append(
+                f"the match stopped ({fault.kind}, {self._peer_words(fault.peer)}, at stage {fault.stage}): "
+                f"{fault.reason}"
+            )
+        elif report.outcome is not None:
+            out.append(f"the match is over: {result_words(report.outcome, self.names)}")
+        else:
+            out.append("the transcript ends here, with no result")
+        if self.hidden:
+            out.append("(face-down cards the transcript never opens stay hidden)")
+        return [wording.printable(text) for text in out]
+
+    def _peer_words(self, peer: int | None) -> str:
+        if peer is None or not 0 <= peer < len(self.report.names):
+            return "nobody's fault in particular"
+        return f"by {wording.printable(str(self.report.names[peer]))}"
+
+    # -- moving ---------------------------------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        """How many steps the transcript holds (positions run from 0, the start, to this)."""
+        return len(self.states) - 1
+
+    def jump(self, index: int) -> None:
+        """Show position ``index`` (kept within the start and the last step)."""
+        self.index = max(0, min(index, self.count))
+        self.message = ""
+
+    def forward(self) -> None:
+        if self.index >= self.count:
+            self.message = "this is the last step (Home goes back to the start)"
+            return
+        self.jump(self.index + 1)
+
+    def back(self) -> None:
+        if self.index <= 0:
+            self.message = "this is the start (End goes to the last step)"
+            return
+        self.jump(self.index - 1)
+
+    def first(self) -> None:
+        self.jump(0)
+
+    def last(self) -> None:
+        self.jump(self.count)
+
+    def go(self, number: int) -> bool:
+        """Jump to the first step of ``unit`` ``number`` (stage N; the duel's turn N); False,
+        with a message saying what there is, if there is none."""
+        for index, mark in enumerate(self.numbers):
+            if mark == number:
+                self.jump(index)
+                return True
+        marks = [mark for mark in self.numbers if mark is not None]
+        there = f"{self.unit}s {min(marks)} to {max(marks)}" if marks else f"no {self.unit}s at all"
+        self.message = f"no {self.unit} {number} in this match: {there}"
+        return False
+
+    def enter(self, text: str) -> bool:
+        """A typed command; True when it says to leave."""
+        words = text.strip().lower().split()
+        self.message = ""
+        if not words:
+            return False
+        head = words[0]
+        if head in ("q", "quit", "exit"):
+            return True
+        if head in ("n", "next"):
+            self.forward()
+        elif head in ("p", "prev", "back"):
+            self.back()
+        elif head in ("first", "start", "home"):
+            self.first()
+        elif head in ("last", "end"):
+            self.last()
+        elif head in ("help", "?"):
+            self.help_open = True
+        elif head == "go" and len(words) == 2 and _number(words[1]) is not None:
+            self.go(_number(words[1]) or 0)
+        elif len(words) == 1 and _number(head) is not None:
+            self.go(_number(head) or 0)
+        else:
+            self.message = f"{text.strip()[:40]!r}: type go N ({self.unit} N), first, last, next, back or q"
+        return False
+
+    # -- what to show ---------------------------------------------------------------------------
+
+    def view(self, index: int | None = None) -> Mapping[str, Any]:
+        return self.views[self.index if index is None else index]
+
+    def where(self) -> str:
+        """ "step 3 of 8 (turn 3)", "step 0 of 8 (the start)"."""
+        mark = self.numbers[self.index]
+        at = "the start" if mark is None else f"{self.unit} {mark}"
+        return f"step {self.index} of {self.count} ({at})"
+
+    def verdict(self) -> tuple[str, bool]:
+        """What the verification found, in a word or two, and whether it is good news."""
+        report = self.report
+        if report.fault is not None:
+            return f"fault: {report.fault.kind} at stage {report.fault.stage}", False
+        if report.ok:
+            return "valid", True
+        return "incomplete", False
+
+    def result(self) -> str:
+        report = self.report
+        if report.outcome is not None:
+            return wording.printable(result_words(report.outcome, self.names))
+        return "stopped, no result" if report.fault is not None else "no result yet"
+
+    def players(self) -> list[str]:
+        """Each peer, in the order of their first seats: its name, its seats, its fingerprint."""
+        keys = self.report.meta.get("peers") or []
+        owner = self.report.owner
+        out = []
+        for peer in sorted(
+            range(len(self.report.names)), key=lambda p: (p not in owner, owner.index(p) if p in owner else p)
+        ):
+            seats = "/".join(f"p{s}" for s, holder in enumerate(owner) if holder == peer)
+            key = keys[peer] if peer < len(keys) and isinstance(keys[peer], bytes) else b""
+            name = wording.printable(str(self.report.names[peer]))
+            out.append(f"{name} ({seats or 'no seat'}) {fingerprint(key)}")
+        return out
+
+    def status_lines(self, width: int = 80) -> list[Line]:
+        """The status bar: the game and the players with their fingerprints; where the replay is,
+        the verdict and the result. One line when all fit, else the players and the rest apart,
+        each part packed a whole item at a time (the game by its short name if that saves a
+        line)."""
+        words, good = self.verdict()
+        players: Line = [("class:status", f" {player} ") for player in self.players()]
+        rest: Line = [
+            ("class:status.title", f" {self.where()} "),
+            ("class:status.good" if good else "class:status.warn", f" {words} "),
+            ("class:status", f" {self.result()} "),
+        ]
+        lines: list[Line] = []
+        for title in (f" replay: {self.title} ", f" replay {self.game} ", f" {self.game} "):
+            head: Line = [("class:status.title", title), *players]
+            if width_of(head + rest) <= width:
+                return [head + rest]
+            lines = pack(head, width)
+            if len(lines) == 1:
+                break
+        return lines + pack(rest, width)
+
+    def board_lines(self, width: int = 80, height: int = 40) -> list[Line]:
+        """The board after the current step, for ``width`` columns and about ``height`` rows."""
+        key = (self.index, width, height)
+        if key not in self._boards:
+            if len(self._boards) > 512:  # (a terminal resized over and over)
+                self._boards.clear()
+            try:
+                lines = board(
+                    self.game,
+                    self.view(),
+                    self.names,
+                    ascii_only=self.ascii_only,
+                    hints=False,
+                    mine=(),
+                    width=width,
+                    height=height,
+                    memory=self.memories[self.index],
+                )
+            except (LookupError, TypeError, ValueError, AttributeError) as exc:
+                lines = [[("class:effect", f" the board cannot be drawn here ({exc!r})")]]
+            self._boards[key] = wrap_all(lines, width)
+        return self._boards[key]
+
+    def entry_lines(self, index: int, width: int) -> list[Line]:
+        """Position ``index``'s log entry, wrapped to ``width`` (highlighted if it is the
+        current one)."""
+        entry = self.entries[index]
+        current = index == self.index
+        head: Line = [("class:current" if current else "class:old.head", entry.head)]
+        out = wrap(head, width, 2)
+        for text in entry.lines:
+            out += wrap([("class:current-text" if current else "class:old", "  " + text)], width, 4)
+        return out
+
+    def log_lines(self, width: int = 40, height: int | None = None) -> list[Line]:
+        """The log up to the current step for ``width`` columns: the newest last, and (given
+        ``height``) only the rows that show: the newest, but never below the current step's
+        first line (a step longer than the log shows its top)."""
+        out: list[Line] = []
+        start = 0
+        for index in range(self.index + 1):
+            if index == self.index:
+                start = len(out)
+            out += self.entry_lines(index, width)
+        if height is None or len(out) <= height:
+            return out
+        top = min(len(out) - height, start)
+        return out[top : top + height]
+
+    def keys_line(self) -> Line:
+        arrows = ("Right", "Left") if self.ascii_only else ("\u2192", "\u2190")
+        return [
+            ("class:label", " keys "),
+            ("class:dim", f" {arrows[0]}/n next  {arrows[1]}/p back  Home/End  go N: {self.unit} N  "),
+            ("class:dim", "q quits  F1 help"),
+        ]
+
+    def help_text(self) -> str:
+        return HELP.format(unit=self.unit)
+
+
+def pack(items: Line, width: int) -> list[Line]:
+    """``items`` on as few lines of ``width`` columns as they take whole (one longer than a
+    line is wrapped)."""
+    out: list[Line] = []
+    current: Line = []
+    for item in items:
+        if current and width_of(current) + width_of(item[1]) > width:
+            out.append(current)
+            current = []
+        if width_of(item[1]) > width:
+            out += wrap([item], width)
+            continue
+        current.append(item)
+    return out + [current] if current else out
+
+
+def _number(word: str) -> int | None:
+    return int(word) if word.isascii() and word.isdigit() else None
+
+
+# -- the application ------------------------------------------------------------------------------
+
+
+def replay_style(game: str) -> BaseStyle:
+    return merge_styles([style(game), REPLAY_STYLE])
+
+
+class Screen:
+    """The replay's pieces that depend on the terminal's size."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+
+    def size(self) -> tuple[int, int]:
+        size = get_app().output.get_size()
+        return size.columns, size.rows
+
+    def status(self) -> list[Line]:
+        return self.replay.status_lines(self.size()[0])
+
+    def keys(self) -> list[Line]:
+        """The keys, or in their place what the last key or command said."""
+        text = self.replay.message
+        line = [("class:message", " " + text)] if text else self.replay.keys_line()
+        return wrap(line, self.size()[0])
+
+    def chrome(self) -> int:
+        """Rows taken by everything but the board and the log (and the rule between them)."""
+        return len(self.status()) + len(self.keys()) + 1
+
+    def wide(self) -> bool:
+        columns, rows = self.size()
+        return geometry(columns, rows, self.chrome()).wide
+
+    def narrow_rows(self) -> tuple[list[Line], int]:
+        """On a narrow screen: the board, and the rows the log gets under it. The log gets room
+        for the current step (up to half the screen), the board the rest: a board that does not
+        fit is asked again for fewer rows (it leaves out what it can do without)."""
+        columns, rows = self.size()
+        body = max(rows - self.chrome(), 4)
+        current = len(self.replay.entry_lines(self.replay.index, columns))
+        want = max(MIN_LOG, min(current, body // 2))
+        lines = self.replay.board_lines(columns, body - 1 - want)
+        shown = max(min(len(lines), body - 1 - want), 1)
+        return lines[:shown], body - 1 - shown
+
+    def wide_sizes(self) -> tuple[int, int, int]:
+        """On a wide screen: the board's width and height inside its frame, the log's width."""
+        columns, rows = self.size()
+        geo = geometry(columns, rows, self.chrome())
+        return geo.board_width, geo.board_height, geo.side_width - 2
+
+    def log_height(self) -> int:
+        if self.wide():
+            _, rows = self.size()
+            return max(rows - self.chrome() - 2, 1)
+        return self.narrow_rows()[1]
+
+
+def build(replay: Replay, **app_args: Any) -> Application[None]:
+    """The full-screen replay of ``replay`` (``app_args``: input, output, for tests)."""
+    screen = Screen(replay)
+    buffer = Buffer(multiline=False)
+
+    def accept(buff: Buffer) -> bool:
+        if replay.enter(buff.text):
+            get_app().exit()
+        return False  # clear the line
+
+    buffer.accept_handler = accept
+
+    def text(make: Callable[[], Any]) -> FormattedTextControl:
+        return FormattedTextControl(make, focusable=False)
+
+    def log_text() -> Any:
+        if screen.wide():
+            _, _, width = screen.wide_sizes()
+        else:
+            width = screen.size()[0]
+        return lines_text(replay.log_lines(width, screen.log_height()))
+
+    def board_title() -> str:
+        return f"{replay.title}: {replay.where()}"
+
+    def rule() -> Any:
+        columns, _ = screen.size()
+        glyph = Glyphs.pick(replay.ascii_only).rule
+        title = f" what happened, up to step {replay.index} of {replay.count} "
+        return [("class:rule", (glyph * 2 + title).ljust(columns, glyph)[:columns])]
+
+    def body() -> Any:
+        if screen.wide():
+            width, height, side = screen.wide_sizes()
+            drawn = replay.board_lines(width, height)
+            board_window = Window(text(lambda: lines_text(drawn)), wrap_lines=False)
+            log = Window(text(log_text), wrap_lines=False)
+            return VSplit(
+                [
+                    Frame(board_window, title=board_title),
+                    Frame(log, title="what happened", width=Dimension.exact(side + 2)),
+                ]
+            )
+        board_lines, _ = screen.narrow_rows()
+        return HSplit(
+            [
+                Window(text(lambda: lines_text(board_lines)), height=Dimension.exact(len(board_lines))),
+                Window(text(rule), height=1),
+                Window(text(log_text), wrap_lines=False),
+            ]
+        )
+
+    def help_lines() -> list[Line]:
+        columns, _ = screen.size()
+        lines: list[Line] = [[]]
+        for line in replay.help_text().splitlines():
+            lines += wrap([("class:help", " " + line)], columns - 6, 2) if line else [[]]
+        return lines
+
+    help_open = Condition(lambda: replay.help_open)
+    root = FloatContainer(
+        content=HSplit(
+            [
+                Window(
+                    text(lambda: lines_text(screen.status())),
+                    height=lambda: len(screen.status()),
+                    style="class:status",
+                ),
+                DynamicContainer(body),
+                Window(text(lambda: lines_text(screen.keys())), height=lambda: len(screen.keys())),
+                Window(BufferControl(buffer, input_processors=[BeforeInput("replay> ")]), height=1),
+            ]
+        ),
+        floats=[
+            Float(
+                ConditionalContainer(
+                    Frame(Window(text(lambda: lines_text(help_lines())), style="class:help"), title="help"),
+                    help_open,
+                ),
+                left=2,
+                right=2,
+                top=1,
+                bottom=2,
+            )
+        ],
+    )
+    keys = KeyBindings()
+    empty = Condition(lambda: not buffer.text)
+
+    def moving(action: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
+        def handler(event: KeyPressEvent) -> None:
+            replay.help_open = False
+            action()
+
+        return handler
+
+    for key in ("right", "space", "n"):
+        keys.add(key, filter=empty)(moving(replay.forward))
+    for key in ("left", "p", "backspace"):
+        keys.add(key, filter=empty)(moving(replay.back))
+    keys.add("home", filter=empty)(moving(replay.first))
+    keys.add("end", filter=empty)(moving(replay.last))
+
+    @keys.add("f1")
+    @keys.add("?", filter=empty)
+    def _help(event: KeyPressEvent) -> None:
+        replay.help_open = not replay.help_open
+
+    @keys.add("escape", eager=True)
+    def _close(event: KeyPressEvent) -> None:
+        replay.help_open = False
+        replay.message = ""
+
+    @keys.add("q", filter=empty)
+    @keys.add("c-c")
+    @keys.add("c-q")
+    def _leave(event: KeyPressEvent) -> None:
+        event.app.exit()
+
+    return Application(
+        layout=Layout(root, focused_element=buffer),
+        key_bindings=keys,
+        style=DynamicStyle(lambda: replay_style(replay.game)),
+        full_screen=True,
+        mouse_support=False,
+        color_depth=colour_depth(),
+        **app_args,
+    )
+
+
+def run(replay: Replay) -> None:
+    """Show ``replay`` on this terminal until the person leaves."""
+    build(replay).run()
