@@ -267,6 +267,8 @@ def add_play(commands: Any) -> None:
     )
     watch.add_argument("address", metavar="INVITE | HOST:PORT", help="the host's invite, or HOST:PORT")
     watch.add_argument("--name", help="your name, as the host's screen shows it")
+    watch.add_argument("--text", action="store_true", help="print the moves instead of the terminal UI")
+    watch.add_argument("--ascii", action="store_true", help="terminal UI: ASCII symbols only")
     watch.add_argument(
         "--transcript", metavar="PATH", help="where to keep the messages (default: under matches/)"
     )

@@ -1,18 +1,22 @@
 """``p2pgenius watch``: a spectator of a match, live, checking every message as it comes.
 
-The host must admit spectators (``host --spectators``, which every player saw in the lobby). The
-moves are printed as they happen; the messages received are kept as a transcript (its header's
-``me`` is nil: an observer's), which ``p2pgenius verify`` and ``replay`` read afterwards; at the
-end the transcript is verified here too, and the verdict printed.
+The host must admit spectators (``host --spectators``, which every player saw in the lobby). In a
+terminal the match is shown as ``p2pgenius replay`` shows one, following the newest step (it may
+be stepped back and forth meanwhile); with ``--text``, or without a terminal, move by move. The
+messages received are kept as a transcript (its header's ``me`` is nil: an observer's), which
+``verify``, ``replay`` and ``export`` read afterwards; at the end it is verified here too, and the
+verdict printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import trio
 
@@ -23,8 +27,10 @@ from p2pgenius.net.addresses import connect
 from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.keystore import check_name, config_dir, load_identity
 from p2pgenius.net.spectators import watch
-from p2pgenius.protocol.session import Event, Session
+from p2pgenius.protocol.session import Applied, Event, Fault, MatchOver, Session
 from p2pgenius.protocol.transcript import frame, header, verify
+
+Listener = Callable[[Session, Event], None]
 
 
 def transcript_path(args: argparse.Namespace) -> Path:
@@ -35,6 +41,12 @@ def transcript_path(args: argparse.Namespace) -> Path:
     return config_dir() / "matches" / f"{stamp}-watch.p2pt"
 
 
+def transcript_bytes(keys: list[bytes], received: list[bytes], meta: dict[str, str]) -> bytes:
+    """An observer's transcript of the messages received."""
+    records = b"".join(frame(encode(["msg", raw])) for raw in received)
+    return header(keys, None, **meta) + records
+
+
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Watch a match; returns 0 once it ended and its transcript verified."""
     target = target_of(args.address)
@@ -43,10 +55,15 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     printer = Printer(out, moves=True)
     path = transcript_path(args)
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    meta = {"role": "watch", "address": args.address, "date": started}
     received: list[bytes] = []
+    listeners: list[Listener] = [printer.event]
+    last: list[Session] = []  # the session, once there is one (the person may leave early)
 
     def on_event(session: Session, event: Event) -> None:
-        printer.event(session, event)
+        last[:] = [session]
+        for listener in listeners:
+            listener(session, event)
 
     async def main() -> Session | None:
         printer.line(f"connecting to {target.what} to watch")
@@ -56,9 +73,15 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             stream, identity, name, on_event, expect_key=target.key, on_message=received.append
         )
 
+    on_screen = not args.text and sys.stdin.isatty() and out.isatty()
     try:
         try:
-            session = trio.run(main)
+            if on_screen:
+                printer.moves = False  # the screen shows the moves
+                session = live(main, received, meta, listeners, ascii_only=args.ascii)
+                session = session or next(iter(last), None)
+            else:
+                session = trio.run(main)
         except BaseExceptionGroup as group:
             raise first_error(group) from None
     except (PeerGoneError, trio.TooSlowError) as exc:
@@ -67,10 +90,81 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         printer.line("the match did not start")
         return 1
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"role": "watch", "address": args.address, "date": started}
-    records = b"".join(frame(encode(["msg", raw])) for raw in received)
-    path.write_bytes(header(list(session.keys), None, **meta) + records)
+    path.write_bytes(transcript_bytes(list(session.keys), received, meta))
     report = verify(path.read_bytes())
     printer.line(f"verified: {report.summary}")
     printer.line(f"transcript: {path}")
     return 0 if report.ok else 1
+
+
+def live(
+    main: Callable[[], Awaitable[Session | None]],
+    received: list[bytes],
+    meta: dict[str, str],
+    listeners: list[Listener],
+    *,
+    ascii_only: bool,
+) -> Session | None:
+    """Watch in the terminal UI: the match runs as trio's guest on prompt_toolkit's asyncio loop;
+    the screen opens once the seats are dealt (until then the terminal says what it waits for)
+    and follows each stage as it is applied. The person leaves with q: at the end, or earlier
+    (the watching stops there; what was received is kept)."""
+    # Imported here: prompt_toolkit costs start-up time that text mode does not need.
+    import asyncio  # noqa: PLC0415
+
+    import outcome  # noqa: PLC0415
+
+    from p2pgenius.ui.replay import Replay, ReplayError, build  # noqa: PLC0415
+
+    async def run_both() -> Session | None:
+        loop = asyncio.get_running_loop()
+        finished, ready = asyncio.Event(), asyncio.Event()
+        result: list[outcome.Outcome[Session | None]] = []
+        shown: dict[str, Any] = {}
+        scopes: list[tuple[trio.CancelScope, trio.lowlevel.TrioToken]] = []
+
+        def update(session: Session, event: Event) -> None:
+            if not isinstance(event, Applied | MatchOver | Fault):
+                return
+            report = verify(transcript_bytes(list(session.keys), received, meta))
+            if "replay" not in shown:
+                with contextlib.suppress(ReplayError):
+                    shown["replay"] = Replay(report, ascii_only=ascii_only)
+                    shown["replay"].last()  # live: the newest step, followed from now on
+                    ready.set()
+                return
+            shown["replay"].update(report)
+            if "app" in shown:
+                shown["app"].invalidate()
+
+        listeners.append(update)
+
+        async def guest() -> Session | None:
+            with trio.CancelScope() as scope:
+                scopes.append((scope, trio.lowlevel.current_trio_token()))
+                return await main()
+            return None
+
+        def done(trio_outcome: outcome.Outcome[Session | None]) -> None:
+            result.append(trio_outcome)
+            finished.set()
+            ready.set()
+
+        trio.lowlevel.start_guest_run(
+            guest,
+            run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+            done_callback=done,
+            host_uses_signal_set_wakeup_fd=True,
+        )
+        await ready.wait()
+        if "replay" in shown:
+            app = shown["app"] = build(shown["replay"])
+            await app.run_async()
+        if not finished.is_set() and scopes:
+            scope, token = scopes[0]
+            with contextlib.suppress(trio.RunFinishedError):
+                token.run_sync_soon(scope.cancel)
+        await finished.wait()
+        return result[0].unwrap()
+
+    return asyncio.run(run_both())

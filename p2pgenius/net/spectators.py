@@ -219,9 +219,10 @@ def _take(
             raise PeerGoneError("the host sent a malformed list of players")
         return Session(keys=keys, me=None, names=[str(n)[:32] for n in names or []] or None)
     if kind == "m" and isinstance(body, bytes) and session is not None:
-        for event in session.receive(body):
+        events = session.receive(body)
+        on_message(body)  # (first: a listener may read the messages so far, this one included)
+        for event in events:
             on_event(session, event)
-        on_message(body)
         return session
     return session
 

@@ -205,6 +205,15 @@ class Replay:
             return "nobody's fault in particular"
         return f"by {wording.printable(str(self.report.names[peer]))}"
 
+    def update(self, report: Report) -> None:
+        """The match went on (a spectator watching it live): read it again. A view at the last
+        step follows the newest; one stepped back stays where it is."""
+        following = self.index >= self.count
+        index, help_open = self.index, self.help_open
+        self.__init__(report, ascii_only=self.ascii_only)  # type: ignore[misc]
+        self.index = self.count if following else min(index, self.count)
+        self.help_open = help_open
+
     # -- moving ---------------------------------------------------------------------------------
 
     @property

@@ -137,3 +137,41 @@ def test_a_match_over_ipv6(tmp_path: Path) -> None:
     finally:
         host.kill()
     assert verify((tmp_path / "j.p2pt").read_bytes()).ok
+
+
+def test_a_spectator_watches_two_bot_processes_to_the_end_and_its_verdict_is_verifys(
+    tmp_path: Path,
+) -> None:
+    # Three processes: a host that admits spectators, a spectator (text mode) and a joiner.
+    host_file, watch_file = tmp_path / "host.p2pt", tmp_path / "watch.p2pt"
+    outs = {name: tmp_path / f"{name}.txt" for name in ("host", "watch", "join")}
+    host = spawn(
+        tmp_path / "h",
+        outs["host"],
+        "host",
+        "hornswoggle",
+        "--port",
+        "0",
+        "--bot",
+        "--spectators",
+        "--transcript",
+        str(host_file),
+    )
+    port = listening_port(outs["host"])
+    spectator = spawn(
+        tmp_path / "w", outs["watch"], "watch", f"127.0.0.1:{port}", "--text", "--transcript", str(watch_file)
+    )
+    time.sleep(0.5)
+    joiner = spawn(tmp_path / "g", outs["join"], "join", f"127.0.0.1:{port}", "--bot")
+    try:
+        assert spectator.wait(TIMEOUT_S) == 0, outs["watch"].read_text()
+        assert host.wait(TIMEOUT_S) == 0 and joiner.wait(TIMEOUT_S) == 0
+    finally:
+        for process in (host, spectator, joiner):
+            process.kill()
+    said = outs["watch"].read_text()
+    assert "lobby" not in said and "seats by fair coin flip" in said  # it saw the deal and the moves
+    truth, seen = verify(host_file.read_bytes()), verify(watch_file.read_bytes())
+    assert truth.ok and seen.ok and seen.outcome == truth.outcome
+    assert f"verified: {seen.summary}" in said
+    assert "is watching" in outs["host"].read_text()

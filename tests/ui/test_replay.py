@@ -5,6 +5,7 @@ and the command's one-line refusals."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import re
 from collections.abc import Awaitable, Callable
@@ -400,3 +401,19 @@ def test_the_command_opens_the_screen_in_a_terminal(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr("p2pgenius.ui.replay.run", shown.append)
     assert main(["replay", str(VECTORS / "transcript-hornswoggle.p2pt"), "--ascii"]) == 0
     assert len(shown) == 1 and shown[0].ascii_only and shown[0].game == "hornswoggle"
+
+
+def test_a_live_replay_follows_the_newest_step_unless_stepped_back() -> None:
+    # A spectator's screen (p2pgenius watch) reads the match again as it goes on.
+    whole = verify((VECTORS / "transcript-magic-square.p2pt").read_bytes())
+
+    def upto(n: int) -> Report:
+        return dataclasses.replace(whole, steps=whole.steps[:n])
+
+    replay = Replay(upto(10))
+    replay.last()
+    replay.update(upto(12))
+    assert replay.index == 12  # following
+    replay.back()
+    replay.update(upto(15))
+    assert replay.index == 11 and replay.count == 15  # stepped back: stays
