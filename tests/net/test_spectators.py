@@ -204,3 +204,69 @@ async def test_a_host_that_does_not_admit_spectators_says_so(tmp_path: Path) -> 
         with trio.fail_after(10), pytest.raises(PeerGoneError, match="does not admit spectators"):
             await Spectator().run(port)
         nursery.cancel_scope.cancel()
+
+
+async def test_a_spectator_gets_a_blinded_wizards_withheld_gestures_no_sooner_than_that_wizard(
+    tmp_path: Path,
+) -> None:
+    # The host's wizard (p0) blinds the joiner's (p1) for turns 6 to 8 (stages 5 to 7). The host
+    # withholds its gestures of those turns from p1's machine until the blindness ends; the
+    # spectator, checked on the messages it receives, gets them no sooner.
+    from tests.protocol.test_blindness import P0, P1, Script
+
+    lines: list[str] = []
+    host = Peer(
+        Identity.generate(),
+        "host",
+        Files(tmp_path / "host.p2pt", tmp_path / "host.secrets"),
+        BotDriver(bots={0: Script(P0)}).decide,  # type: ignore[dict-item]
+        lambda session, event: None,
+        lines.append,
+        pin_dir=tmp_path / "pins" / "host",
+    )
+    guest = Peer(
+        Identity.generate(),
+        "guest",
+        Files(tmp_path / "guest.p2pt", tmp_path / "guest.secrets"),
+        BotDriver(bots={1: Script(P1)}).decide,  # type: ignore[dict-item]
+        lambda session, event: None,
+        lines.append,
+        pin_dir=tmp_path / "pins" / "guest",
+    )
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    spectator = Spectator()
+
+    def stage_of(raw: bytes) -> tuple[str, int]:
+        body = decode(raw)[5]
+        return body[0], body[1] if len(body) > 1 and type(body[1]) is int else -1
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(
+                    listeners[0],
+                    game="duel",
+                    options={"fast": True},
+                    setup={},
+                    peers=2,
+                    seats=[0],
+                    spectators=True,
+                )
+            )
+            nursery.start_soon(spectator.run, port)
+            await trio.sleep(0.2)
+            nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+            while not any(stage_of(raw) == ("hash", 9) for raw in spectator.messages):
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    seen = [(stage_of(raw), decode(raw)[2]) for raw in spectator.messages]
+    claims = [i for i, ((kind, stage), _) in enumerate(seen) if kind == "blind"]
+    assert claims, "the blindness happened"
+    withheld = [
+        i
+        for i, ((kind, stage), author) in enumerate(seen)
+        if kind == "reveal" and 5 <= stage <= 7 and author == 0
+    ]
+    assert len(withheld) == 3
+    assert min(withheld) > max(claims)  # p0's blind-turn gestures come after the last claim
