@@ -219,7 +219,7 @@ async def test_a_spectator_gets_a_blinded_wizards_withheld_gestures_no_sooner_th
         Identity.generate(),
         "host",
         Files(tmp_path / "host.p2pt", tmp_path / "host.secrets"),
-        BotDriver(bots={0: Script(P0)}).decide,  # type: ignore[dict-item]
+        BotDriver(bots={0: Script(P0)}).decide,
         lambda session, event: None,
         lines.append,
         pin_dir=tmp_path / "pins" / "host",
@@ -228,7 +228,7 @@ async def test_a_spectator_gets_a_blinded_wizards_withheld_gestures_no_sooner_th
         Identity.generate(),
         "guest",
         Files(tmp_path / "guest.p2pt", tmp_path / "guest.secrets"),
-        BotDriver(bots={1: Script(P1)}).decide,  # type: ignore[dict-item]
+        BotDriver(bots={1: Script(P1)}).decide,
         lambda session, event: None,
         lines.append,
         pin_dir=tmp_path / "pins" / "guest",
