@@ -15,30 +15,21 @@ import contextlib
 import datetime
 import sys
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any, TextIO
 
 import trio
 
 from p2pgenius.canonical import encode
-from p2pgenius.cli.play import Printer, first_error, target_of
+from p2pgenius.cli.play import Printer, first_error, match_files, target_of
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net.addresses import connect
 from p2pgenius.net.connection import PeerGoneError
-from p2pgenius.net.keystore import check_name, config_dir, load_identity
+from p2pgenius.net.keystore import check_name, load_identity
 from p2pgenius.net.spectators import watch
 from p2pgenius.protocol.session import Applied, Event, Fault, MatchOver, Session
 from p2pgenius.protocol.transcript import frame, header, verify
 
 Listener = Callable[[Session, Event], None]
-
-
-def transcript_path(args: argparse.Namespace) -> Path:
-    """Where the watched match's transcript goes."""
-    if args.transcript:
-        return Path(args.transcript)
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-    return config_dir() / "matches" / f"{stamp}-watch.p2pt"
 
 
 def transcript_bytes(keys: list[bytes], received: list[bytes], meta: dict[str, str]) -> bytes:
@@ -53,7 +44,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     identity = load_identity()[0]
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
     printer = Printer(out, moves=True)
-    path = transcript_path(args)
+    files = match_files(args.transcript, "watch", None)
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     meta = {"role": "watch", "address": args.address, "date": started}
     received: list[bytes] = []
@@ -61,40 +52,52 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     last: list[Session] = []  # the session, once there is one (the person may leave early)
 
     def on_event(session: Session, event: Event) -> None:
+        if not last:  # the players are known: the transcript starts (and grows as messages come)
+            files.start(header(list(session.keys), None, **meta))
+            files.append(files.transcript, [encode(["msg", raw]) for raw in received])
         last[:] = [session]
         for listener in listeners:
             listener(session, event)
+
+    def on_message(raw: bytes) -> None:
+        received.append(raw)
+        if last:  # (nothing received is lost if the watching is cut short)
+            files.append(files.transcript, [encode(["msg", raw])])
 
     async def main() -> Session | None:
         printer.line(f"connecting to {target.what} to watch")
         stream, where = await connect(target.targets)
         printer.line(f"watching at {where}: every message is checked as it comes")
-        return await watch(
-            stream, identity, name, on_event, expect_key=target.key, on_message=received.append
-        )
+        return await watch(stream, identity, name, on_event, expect_key=target.key, on_message=on_message)
 
     on_screen = not args.text and sys.stdin.isatty() and out.isatty()
     try:
         try:
             if on_screen:
                 printer.moves = False  # the screen shows the moves
-                session = live(main, received, meta, listeners, ascii_only=args.ascii)
-                session = session or next(iter(last), None)
+                session = live(main, received, meta, listeners, ascii_only=ascii_only(args, out))
             else:
                 session = trio.run(main)
         except BaseExceptionGroup as group:
             raise first_error(group) from None
     except (PeerGoneError, trio.TooSlowError) as exc:
         raise P2PGeniusError(str(exc) or "the host took too long") from None
+    finally:
+        files.close()
+    session = session or next(iter(last), None)
     if session is None:
         printer.line("the match did not start")
         return 1
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(transcript_bytes(list(session.keys), received, meta))
-    report = verify(path.read_bytes())
+    report = verify(transcript_bytes(list(session.keys), received, meta))
     printer.line(f"verified: {report.summary}")
-    printer.line(f"transcript: {path}")
+    printer.line(f"transcript: {files.transcript}")
     return 0 if report.ok else 1
+
+
+def ascii_only(args: argparse.Namespace, out: TextIO) -> bool:
+    """ASCII symbols only: asked for, or a terminal that is not UTF-8."""
+    encoding = (getattr(out, "encoding", None) or "").lower().replace("-", "")
+    return bool(args.ascii) or encoding != "utf8"
 
 
 def live(
@@ -123,9 +126,8 @@ def live(
         shown: dict[str, Any] = {}
         scopes: list[tuple[trio.CancelScope, trio.lowlevel.TrioToken]] = []
 
-        def update(session: Session, event: Event) -> None:
-            if not isinstance(event, Applied | MatchOver | Fault):
-                return
+        def rebuild(session: Session) -> None:
+            shown.pop("pending", None)
             report = verify(transcript_bytes(list(session.keys), received, meta))
             if "replay" not in shown:
                 with contextlib.suppress(ReplayError):
@@ -136,6 +138,12 @@ def live(
             shown["replay"].update(report)
             if "app" in shown:
                 shown["app"].invalidate()
+
+        def update(session: Session, event: Event) -> None:
+            # The screen is drawn again once per batch of messages, not once per stage (a
+            # spectator that comes late is sent the whole match at once).
+            if isinstance(event, Applied | MatchOver | Fault) and "pending" not in shown:
+                shown["pending"] = loop.call_soon(rebuild, session)
 
         listeners.append(update)
 

@@ -28,9 +28,9 @@ from p2pgenius.net.connection import Connection, PeerGoneError, why
 from p2pgenius.net.door import Door
 from p2pgenius.net.events import LobbyShown, Notify, PeerJoined, PeerLeft, PeerReady, Refused
 from p2pgenius.net.keystore import check_name
-from p2pgenius.net.spectators import is_spectator
+from p2pgenius.net.spectators import caller_name, is_spectator
 from p2pgenius.protocol.channel import Established
-from p2pgenius.protocol.identity import Identity, fingerprint
+from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import NONCE_LEN
 from p2pgenius.protocol.session import claims_problem
 from p2pgenius.protocol.session.setup import make_ready, ready_problem
@@ -171,7 +171,7 @@ class Lobby:
                 return
             shown_key()
             if is_spectator(established) and peer.spectators is not None:
-                peer.spectators.admit(connection, _name_of(established))
+                peer.spectators.admit(connection, caller_name(established))
                 return
             try:
                 name = peer.pin(established)
@@ -411,12 +411,6 @@ class Joining:
                     expected = {key: self.agreed[key] for key in ("game", "options", "setup", "salt")}
                     expected["claims"] = [sorted(c) for c in lobby["claims"]]
                     return lobby, {**expected, "claim": self.seats}, payloads[position + 1 :]
-
-
-def _name_of(caller: Established) -> str:
-    """A caller's name from its hello (its fingerprint's start if the name is no good)."""
-    name = caller.peer_hello.get("name")
-    return name if isinstance(name, str) and _good_name(name) else fingerprint(caller.peer_key)[:9]
 
 
 def _good_name(name: object) -> bool:

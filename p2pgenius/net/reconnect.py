@@ -17,7 +17,7 @@ from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, PeerGoneError, why
 from p2pgenius.net.door import Door
 from p2pgenius.net.events import PeerBack, Reconnected, Reconnecting, Refused
-from p2pgenius.net.spectators import is_spectator
+from p2pgenius.net.spectators import caller_name, is_spectator
 from p2pgenius.protocol.session import Session
 
 if TYPE_CHECKING:
@@ -116,8 +116,7 @@ class Reconnection:
             established = await connection.handshake()
             shown_key()
             if is_spectator(established) and peer.spectators is not None:
-                name = established.peer_hello.get("name")
-                peer.spectators.admit(connection, name if isinstance(name, str) else "a spectator")
+                peer.spectators.admit(connection, caller_name(established))
                 return
             if established.peer_key not in session.keys[1:]:
                 with contextlib.suppress(PeerGoneError):

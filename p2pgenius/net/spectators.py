@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Final
 import trio
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError
+from p2pgenius.errors import EncodingError, LocalMisuseError
 from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.net.keystore import check_name
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.events import Event
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 
 QUEUE: Final = 4096
 """Messages a spectator may fall behind by before the host drops it."""
+MAX_SPECTATORS: Final = 32
+"""Spectators a host admits at once (each holds a connection; the players must still get in)."""
 ROLE: Final = "spectator"
 
 
@@ -57,17 +60,18 @@ class Spectators:
     """A host's spectators."""
 
     peer: Peer
+    nursery: trio.Nursery
     allowed: bool = False
     watchers: list[Watcher] = field(default_factory=list)
-    nursery: trio.Nursery | None = None
-    dropped: list[str] = field(default_factory=list)  # (name, why), for the host's screen
 
     def admit(self, connection: Connection, name: str) -> None:
         """A spectator at the door (the handshake done): let it in, or tell it why not."""
-        if self.nursery is None:
-            return
         if not self.allowed:
             self.nursery.start_soon(_refuse, connection, "this match does not admit spectators")
+            return
+        if len(self.watchers) >= MAX_SPECTATORS:
+            full = f"this match has {MAX_SPECTATORS} spectators already"
+            self.nursery.start_soon(_refuse, connection, full)
             return
         send, receive = trio.open_memory_channel[bytes](QUEUE)
         watcher = Watcher(connection, name, send)
@@ -102,10 +106,12 @@ class Spectators:
         if watcher in self.watchers:
             self.watchers.remove(watcher)
             watcher.send.close()
+            # Closing the connection wakes its writer (stuck sending to a reader that stalled)
+            # and its reader: nothing of a dropped spectator stays behind.
+            self.nursery.start_soon(_close, watcher.connection)
             session = self.peer.session
             if session is not None and (session.finished or session.fault is not None):
                 return  # (the match is over: leaving is what a spectator does then)
-            self.dropped.append(f"{watcher.name}: {why}")
             self.peer.report_line(f"spectator {watcher.name} dropped: {why}")
 
     async def finish(self, within: float = 2.0) -> None:
@@ -148,10 +154,24 @@ class Spectators:
             self.drop(watcher, "gone")
 
 
+async def _close(connection: Connection) -> None:
+    with contextlib.suppress(Exception):
+        await connection.aclose()
+
+
 async def _refuse(connection: Connection, reason: str) -> None:
     with contextlib.suppress(PeerGoneError):
         await connection.send(encode(["refused", reason]))
     await connection.aclose()
+
+
+def caller_name(caller: Established) -> str:
+    """A caller's name from its hello (its fingerprint's start if the name is no good)."""
+    name = caller.peer_hello.get("name")
+    try:
+        return check_name(name)
+    except LocalMisuseError:
+        return fingerprint(caller.peer_key)[:9]
 
 
 def is_spectator(host_side: Established) -> bool:
@@ -187,7 +207,7 @@ async def watch(
     try:
         while not finished(session):
             for payload in await connection.receive():
-                session = _take(connection, payload, session, on_event, on_message)
+                session = _take(payload, session, on_event, on_message)
                 if finished(session):
                     break
     except PeerGoneError:
@@ -200,7 +220,6 @@ async def watch(
 
 
 def _take(
-    connection: Connection,
     payload: bytes,
     session: Session | None,
     on_event: Callable[[Session, Event], None],
@@ -214,10 +233,16 @@ def _take(
     if kind == "refused":
         raise PeerGoneError(f"the host refused us: {str(body)[:200] or 'it gave no reason'}")
     if kind == "watching" and session is None:
-        keys, names = body.get("keys"), body.get("names")
-        if not (isinstance(keys, list) and all(isinstance(k, bytes) for k in keys) and len(keys) >= 2):
+        keys = body.get("keys") if isinstance(body, dict) else None
+        names = body.get("names") if isinstance(body, dict) else None
+        if not (
+            isinstance(keys, list)
+            and all(isinstance(k, bytes) for k in keys)
+            and 2 <= len(keys) <= 4
+            and (names is None or (isinstance(names, list) and len(names) == len(keys)))
+        ):
             raise PeerGoneError("the host sent a malformed list of players")
-        return Session(keys=keys, me=None, names=[str(n)[:32] for n in names or []] or None)
+        return Session(keys=keys, me=None, names=[str(n)[:32] for n in names] if names else None)
     if kind == "m" and isinstance(body, bytes) and session is not None:
         events = session.receive(body)
         on_message(body)  # (first: a listener may read the messages so far, this one included)

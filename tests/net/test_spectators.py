@@ -270,3 +270,29 @@ async def test_a_spectator_gets_a_blinded_wizards_withheld_gestures_no_sooner_th
     ]
     assert len(withheld) == 3
     assert min(withheld) > max(claims)  # p0's blind-turn gestures come after the last claim
+
+
+@pytest.mark.parametrize(
+    "body",
+    [[1, 2], {"keys": [b"k" * 32], "names": []}, {"keys": [b"k" * 32, b"l" * 32], "names": 7}, "x"],
+)
+def test_a_malformed_list_of_players_from_the_host_is_a_clear_error(body: Any) -> None:
+    with pytest.raises(PeerGoneError, match="malformed list of players"):
+        spectators_module._take(encode(["watching", body]), None, lambda s, e: None, lambda raw: None)
+
+
+async def test_a_host_admits_only_so_many_spectators(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spectators_module, "MAX_SPECTATORS", 1)
+    host, listener, port, _ = await _host(tmp_path, "duel")
+    first = Spectator()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            lambda: host.host(
+                listener, game="duel", options={"fast": True}, setup={}, peers=2, spectators=True
+            )
+        )
+        nursery.start_soon(first.run, port)
+        await trio.sleep(0.3)
+        with trio.fail_after(10), pytest.raises(PeerGoneError, match="spectators already"):
+            await Spectator().run(port)
+        nursery.cancel_scope.cancel()
