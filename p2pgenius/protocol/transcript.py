@@ -199,24 +199,25 @@ def verify(data: bytes) -> Report:
 
 
 def _opened(observer: Session, initial: Any, steps: list[Step]) -> list[Step]:
-    """The steps with every hidden card the transcript opens (flips and the audit) shown, each
-    state worked out again from the start; the steps as seen if that cannot be done."""
+    """The steps with every hidden card the transcript opens (flips and the audit) shown. When
+    it opens them all, each state is worked out again from the start, every card in sight; when
+    some stay hidden (the match stopped before its audit), the states stay as seen."""
     assert observer.game is not None and observer.spec is not None
     if not any(observer.spec.unopened(action) for _, _, action in observer.log):
         return steps  # nothing was hidden (or nothing stayed hidden)
     opened, _ = observer.cards.with_openings(observer.spec, observer.log, observer.audits.values())
-    if any(observer.spec.unopened(action) for _, action in opened):
-        return steps  # (a card nobody opened: the match did not reach its audit)
-    game, state = observer.game, initial
     by_stage: dict[int, list[tuple[int, Plain]]] = {}
+    for (number, _, _), (seat, action) in zip(observer.log, opened, strict=True):
+        by_stage.setdefault(number, []).append((seat, action))
     after: dict[int, Any] = {}
-    try:
-        for (number, _, _), (seat, action) in zip(observer.log, opened, strict=True):
-            state = game.apply(state, seat, game.parse_action(action))
-            by_stage.setdefault(number, []).append((seat, action))
-            after[number] = state
-    except P2PGeniusError:
-        return steps
+    if not any(observer.spec.unopened(action) for _, action in opened):
+        game, state = observer.game, initial
+        try:
+            for (number, _, _), (seat, action) in zip(observer.log, opened, strict=True):
+                state = game.apply(state, seat, game.parse_action(action))
+                after[number] = state
+        except P2PGeniusError:
+            after = {}
     return [
         Step(
             step.stage,

@@ -32,20 +32,19 @@ HIDDEN_CARD = "(hidden)"
 
 def moves(initial: HornState, steps: Sequence[Played]) -> list[str]:
     """One line per stage: a decision, or the opening cards or discards laid at once."""
-    opened = _flipped_open(initial, steps)
     lines = []
     before = initial
-    for number, step in enumerate(steps):
+    for step in steps:
         after: HornState = step.state
         words = []
-        for index, (seat, action) in enumerate(step.actions):
+        for seat, action in step.actions:
             try:
                 parsed = parse_action(action)
             except IllegalActionError:
                 words.append(f"p{seat} {action}")
                 continue
             card = parsed.card if isinstance(parsed, Place | Discard) else None
-            shown = _shown(card if card is not None else opened.get((number, index)))
+            shown = _shown(card)
             if isinstance(parsed, Place) and before.phase == "opening":
                 words.append(f"p{seat} {shown}")
             elif isinstance(parsed, Place):
@@ -99,30 +98,3 @@ def _notes(before: HornState, after: HornState) -> list[str]:
     if after.round > before.round and after.outcome is None:
         notes.append(f"round {after.round}: p{after.first} starts")
     return notes
-
-
-def _flipped_open(initial: HornState, steps: Sequence[Played]) -> dict[tuple[int, int], str]:
-    """The hidden cards that a flip turned over, by (stage index, action index) of the place
-    that laid them: a flip turns over the top face-down card of its pile."""
-    laid: dict[tuple[int, int, int], tuple[int, int]] = {}  # (round, pile, position) -> place
-    opened: dict[tuple[int, int], str] = {}
-    before = initial
-    for number, step in enumerate(steps):
-        added = [0, 0, 0, 0]
-        for index, (seat, action) in enumerate(step.actions):
-            try:
-                parsed = parse_action(action)
-            except IllegalActionError:
-                continue
-            if isinstance(parsed, Place) and 0 <= seat < 4:
-                position = len(before.pirates[seat].pile) + added[seat]
-                laid[(before.round, seat, position)] = (number, index)
-                added[seat] += 1
-            elif isinstance(parsed, Flip) and parsed.card is not None:
-                pile = before.pirates[parsed.pile].pile
-                down = [i for i, card in enumerate(pile) if not card.flipped]
-                place = laid.get((before.round, parsed.pile, down[-1])) if down else None
-                if place is not None:
-                    opened[place] = parsed.card
-        before = step.state
-    return opened
