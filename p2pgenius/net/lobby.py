@@ -139,15 +139,8 @@ class Lobby:
         return view
 
     def agreed(self) -> dict[str, Any]:
-        """What each joiner signs when it says it is ready."""
-        return {
-            "host": self.peer.identity.public,
-            "game": self.game,
-            "options": self.options,
-            "setup": self.setup,
-            "host claim": self.seats,
-            "salt": self.salt,
-        }
+        """What each joiner signs when it says it is ready (what it read in this lobby)."""
+        return agreed_of(self.view(0))
 
     async def gather(self, listener: trio.abc.Listener[trio.abc.Stream]) -> list[Member]:
         """Greet players as they come, show everyone who is there, and take their seat claims

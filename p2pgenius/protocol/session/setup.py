@@ -185,14 +185,16 @@ def ready_problem(key: bytes, ready: Mapping[str, Any], *, salt: bytes, agreed: 
     return ""
 
 
+def agreement(
+    host: bytes, game: str, options: Mapping[str, Any], setup: Mapping[str, Any], host_claim: Sequence[int]
+) -> dict[str, Any]:
+    """What a joiner's ready signs besides the salt, its claim and its coin."""
+    return {"host": host, "game": game, "options": options, "setup": setup, "host claim": host_claim}
+
+
 def _agreed(terms: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "host": terms["peers"][0],
-        "game": terms["game"],
-        "options": terms.get("options", {}),
-        "setup": terms.get("setup", {}),
-        "host claim": terms["claims"][0],
-    }
+    options, setup = terms.get("options", {}), terms.get("setup", {})
+    return agreement(terms["peers"][0], terms["game"], options, setup, terms["claims"][0])
 
 
 def check_coins(terms: Mapping[str, Any], keys: Sequence[bytes]) -> None:
@@ -236,13 +238,7 @@ class MatchSetup(SessionBase):
         committed; the network layer makes the same with :func:`make_ready`)."""
         assert self.identity is not None
         self.my_coin = self.randomness(NONCE_LEN)
-        agreed = {
-            "host": self.keys[0],
-            "game": game,
-            "options": options,
-            "setup": setup,
-            "host claim": host_claim,
-        }
+        agreed = agreement(self.keys[0], game, options, setup, host_claim)
         return make_ready(self.identity, self.my_coin, salt=salt, agreed=agreed, claim=claim)
 
     def propose(
