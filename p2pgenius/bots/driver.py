@@ -65,10 +65,15 @@ class BotDriver:
         # cancelled mid-thought (its stage moved on) still waits for the thought to end, and the
         # seat's lock keeps the next decision from starting a second thought beside it: a bot's
         # seeded randomness and caches are used by one thread at a time, and replays stay exact.
+        # (A bot that says it is quick, the random one, picks on the loop: a thread per move
+        # would cost more than the move.)
         lock = self._thinking.setdefault(seat, trio.Lock())
         async with lock:
             game, state = session.terms["game"], session.state
-            action = await trio.to_thread.run_sync(self.choose, game, state, seat)
+            if getattr(self.bot(game, seat), "quick", False):
+                action = self.choose(game, state, seat)
+            else:
+                action = await trio.to_thread.run_sync(self.choose, game, state, seat)
         return None if action is None else plain(action)
 
 

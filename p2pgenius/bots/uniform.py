@@ -12,6 +12,7 @@ class RandomBot:
     """Plays a uniformly random action from ``legal_actions``; for fuzzing and benchmarks."""
 
     level = "random"
+    quick = True  # it picks in microseconds: no worker thread needed (see BotDriver.decide)
 
     def __init__(self, game: Game[Any, Any], *, seed: int) -> None:
         self.game = game
