@@ -471,6 +471,12 @@ def check_terminal() -> None:
         raise LocalMisuseError("the terminal UI needs a terminal: run it in one, or add --bot")
 
 
+def ascii_only(args: argparse.Namespace, out: TextIO) -> bool:
+    """The terminal UI draws ASCII symbols only: asked for, or a terminal that is not UTF-8."""
+    encoding = (getattr(out, "encoding", None) or "").lower().replace("-", "")
+    return bool(args.ascii) or encoding != "utf8"
+
+
 def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printer) -> int:
     """Play ``peer``'s match in the full-screen terminal UI; afterwards print the result."""
     # Imported here: prompt_toolkit costs start-up time that bot and demo runs do not need.
@@ -479,9 +485,8 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
     from p2pgenius.ui.table import Table  # noqa: PLC0415
 
     check_terminal()
-    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
     table = Table(
-        ascii_only=args.ascii or encoding != "utf8",
+        ascii_only=ascii_only(args, sys.stdout),
         hints=args.hints,
         partner_level=args.partner,
         game=getattr(args, "game", None),

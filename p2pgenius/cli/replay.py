@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TextIO
 
+from p2pgenius.cli.export import read
+from p2pgenius.cli.play import ascii_only
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.protocol.transcript import verify
 
@@ -19,18 +20,14 @@ from p2pgenius.protocol.transcript import verify
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Replay ``args.transcript`` until the person leaves; returns the exit code."""
     path = args.transcript
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise LocalMisuseError(f"cannot read {path}: {exc.strerror}") from None
+    data = read(path)
     # Imported here: prompt_toolkit costs start-up time the other commands do not need.
     from p2pgenius.ui.replay import Replay  # noqa: PLC0415
     from p2pgenius.ui.replay import run as show  # noqa: PLC0415
 
     try:
         report = verify(data)
-        encoding = (getattr(out, "encoding", None) or "").lower().replace("-", "")
-        replay = Replay(report, ascii_only=args.ascii or encoding != "utf8")
+        replay = Replay(report, ascii_only=ascii_only(args, out))
     except P2PGeniusError as exc:
         raise P2PGeniusError(f"cannot replay {path}: {exc}") from None
     if not (sys.stdin.isatty() and out.isatty()):

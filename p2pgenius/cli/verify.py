@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import TextIO
 
-from p2pgenius.cli.export import record
-from p2pgenius.errors import LocalMisuseError
+from p2pgenius.cli.export import read, record
 from p2pgenius.protocol.transcript import verify
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Verify and print; returns the exit code."""
-    try:
-        data = Path(args.transcript).read_bytes()
-    except OSError as exc:
-        raise LocalMisuseError(f"cannot read {args.transcript}: {exc.strerror}") from None
-    report = verify(data)
+    report = verify(read(args.transcript))
     if args.json:
         out.write(
             json.dumps(

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 import trio
 
 from p2pgenius.canonical import encode
-from p2pgenius.cli.play import Printer, first_error, match_files, target_of
+from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files, target_of
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net.addresses import connect
 from p2pgenius.net.connection import PeerGoneError
@@ -92,12 +92,6 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     printer.line(f"verified: {report.summary}")
     printer.line(f"transcript: {files.transcript}")
     return 0 if report.ok else 1
-
-
-def ascii_only(args: argparse.Namespace, out: TextIO) -> bool:
-    """ASCII symbols only: asked for, or a terminal that is not UTF-8."""
-    encoding = (getattr(out, "encoding", None) or "").lower().replace("-", "")
-    return bool(args.ascii) or encoding != "utf8"
 
 
 def live(

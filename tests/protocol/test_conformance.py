@@ -25,6 +25,8 @@ from p2pgenius.protocol.identity import Identity, agreement_public, verify
 from p2pgenius.protocol.messages import Envelope, open_envelope
 from p2pgenius.protocol.noise import KeyPair, XXHandshake
 
+from .test_noise import replay_cacophony
+
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
 ZERO = bytes(32)
 SIGN_DOMAIN = b"p2pgenius/1 message"  # SPEC section 5, written out: not taken from the code
@@ -96,30 +98,7 @@ def test_non_canonical_bytes_are_refused() -> None:
     ids=lambda v: str(v["protocol_name"]),
 )
 def test_the_cacophony_noise_vectors_replay(vector: dict[str, Any]) -> None:
-    def side(prefix: str, initiator: bool) -> XXHandshake:
-        return XXHandshake(
-            initiator=initiator,
-            static=KeyPair.from_private(bytes.fromhex(vector[f"{prefix}_static"])),
-            ephemeral=KeyPair.from_private(bytes.fromhex(vector[f"{prefix}_ephemeral"])),
-            prologue=bytes.fromhex(vector[f"{prefix}_prologue"]),
-            protocol_name=vector["protocol_name"],
-        )
-
-    init, resp = side("init", True), side("resp", False)
-    messages = vector["messages"]
-    for index, message in enumerate(messages[:3]):
-        writer, reader = (init, resp) if index % 2 == 0 else (resp, init)
-        wire = writer.write(bytes.fromhex(message["payload"]))
-        assert wire.hex() == message["ciphertext"]
-        assert reader.read(wire).hex() == message["payload"]
-    assert init.handshake_hash.hex() == resp.handshake_hash.hex() == vector["handshake_hash"]
-    init_send, init_recv = init.split()
-    resp_send, resp_recv = resp.split()
-    for index, message in enumerate(messages[3:], start=3):
-        send, recv = (init_send, resp_recv) if index % 2 == 0 else (resp_send, init_recv)
-        wire = send.encrypt(b"", bytes.fromhex(message["payload"]))
-        assert wire.hex() == message["ciphertext"]
-        assert recv.decrypt(b"", wire).hex() == message["payload"]
+    replay_cacophony(vector)
 
 
 def test_the_p2pgenius_handshake_replays_record_by_record() -> None:
