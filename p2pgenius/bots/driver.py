@@ -22,7 +22,10 @@ class BotDriver:
 
     ``level``: every seat's bot level (None or "": the game's default); ``levels``: per seat,
     overriding it; ``bots``: ready-made bots by seat, overriding both; ``delay``: seconds each bot
-    waits before it decides over the network (so that a person can follow a partner's moves)."""
+    waits before it decides over the network (so that a person can follow a partner's moves);
+    ``thread``: think in a worker thread (the default; False thinks on the event loop, which only
+    a test on trio's autojump clock wants: that clock jumps while a thread works, as if the
+    thought took no time, so a timed match would run out its clocks during one thought)."""
 
     def __init__(
         self,
@@ -32,11 +35,13 @@ class BotDriver:
         levels: Sequence[str | None] = (),
         bots: Mapping[int, Bot] | Sequence[Bot] | None = None,
         delay: float = 0.0,
+        thread: bool = True,
     ) -> None:
         self.level = level or None
         self.levels = list(levels)
         self.seed = seed
         self.delay = delay
+        self.thread = thread
         self.bots: dict[int, Bot] = dict(enumerate(bots) if isinstance(bots, Sequence) else bots or {})
         self._thinking: dict[int, Any] = {}  # seat -> a trio.Lock: one thought at a time per seat
 
@@ -70,7 +75,7 @@ class BotDriver:
         lock = self._thinking.setdefault(seat, trio.Lock())
         async with lock:
             game, state = session.terms["game"], session.state
-            if getattr(self.bot(game, seat), "quick", False):
+            if not self.thread or getattr(self.bot(game, seat), "quick", False):
                 action = self.choose(game, state, seat)
             else:
                 action = await trio.to_thread.run_sync(self.choose, game, state, seat)

@@ -26,7 +26,7 @@ class Thinks(BotDriver):
     """A bot that takes ``seconds`` (of the fake clock) per decision, or forever."""
 
     def __init__(self, level: str | None, seed: int, seconds: float) -> None:
-        super().__init__(level, seed)
+        super().__init__(level, seed, thread=False)
         self.seconds = seconds
 
     async def decide(self, session: Session, seat: int) -> Any:
@@ -88,7 +88,7 @@ async def test_a_player_who_runs_out_is_timed_out_by_its_own_peer(
 ) -> None:
     del autojump_clock
     host_log, guest_log = Silent(), Silent()
-    host = peer(tmp_path, "host", BotDriver("heuristic", 1), host_log)
+    host = peer(tmp_path, "host", BotDriver("heuristic", 1, thread=False), host_log)
     guest = peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), guest_log)
     await match(host, guest, "magic-square", {"round_seconds": 30}, SQUARE)
     assert host.session is not None and guest.session is not None
@@ -126,7 +126,7 @@ def decode_records(data: bytes) -> list[Any]:
 
 async def test_a_timeout_claim_is_accepted_by_the_late_peer(tmp_path: Path, autojump_clock: Any) -> None:
     del autojump_clock
-    host = peer(tmp_path, "host", BotDriver("heuristic", 1), Silent())
+    host = peer(tmp_path, "host", BotDriver("heuristic", 1, thread=False), Silent())
     guest_log = Silent()
     guest = NeverTimesOut(**vars(peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), guest_log)))
     await match(host, guest, "magic-square", {"round_seconds": 20}, SQUARE)
@@ -150,7 +150,7 @@ async def test_a_peer_that_answers_no_claim_forfeits_after_the_grace_period(
 ) -> None:
     del autojump_clock
     host_log = Silent()
-    host = peer(tmp_path, "host", BotDriver("heuristic", 1), host_log, grace=40)
+    host = peer(tmp_path, "host", BotDriver("heuristic", 1, thread=False), host_log, grace=40)
     guest = IgnoresClaims(**vars(peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), Silent())))
     await match(host, guest, "magic-square", {"round_seconds": 20}, SQUARE)
     faults = [e for e in host_log.events if isinstance(e, Fault)]
@@ -255,7 +255,7 @@ async def test_a_peer_declaring_no_time_is_disputed_decision_by_decision(
     tmp_path: Path, autojump_clock: Any
 ) -> None:
     del autojump_clock
-    host = peer(tmp_path, "host", BotDriver("wizard", 1), Silent())
+    host = peer(tmp_path, "host", BotDriver("wizard", 1, thread=False), Silent())
     liar = DeclaresNothing(**vars(peer(tmp_path, "guest", Thinks("wizard", 2, 3.0), Silent())))
     await match(host, liar, "duel", {"fast": True}, {})
     assert host.session is not None and liar.session is not None
@@ -281,7 +281,7 @@ async def test_a_decider_that_keeps_choosing_illegal_moves_gets_the_timeout_not_
     tmp_path: Path, autojump_clock: Any
 ) -> None:
     del autojump_clock
-    host = peer(tmp_path, "host", BotDriver("wizard", 1), Silent())
+    host = peer(tmp_path, "host", BotDriver("wizard", 1, thread=False), Silent())
     log = Silent()
     broken = peer(tmp_path, "guest", Stubborn("wizard", 2), log)
     await match(host, broken, "duel", {"fast": True}, {})

@@ -61,7 +61,7 @@ async def test_the_lobby_is_told_as_events_and_as_lines(tmp_path: Path, autojump
 async def test_round_clock_warnings_come_from_the_game_spec(tmp_path: Path, autojump_clock: Any) -> None:
     del autojump_clock
     host_log, guest_log = Heard(), Heard()
-    host = peer(tmp_path, "host", BotDriver("heuristic", 1), host_log)
+    host = peer(tmp_path, "host", BotDriver("heuristic", 1, thread=False), host_log)
     guest = peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), guest_log)  # never decides
     host.notify, guest.notify = host_log.notify, guest_log.notify
     await match(host, guest, "magic-square", {"round_seconds": 200}, SQUARE)
