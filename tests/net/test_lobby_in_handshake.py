@@ -127,7 +127,8 @@ async def _release(go: threading.Event) -> None:
 
 async def test_a_joiner_refuses_a_table_where_a_known_name_has_another_key(tmp_path: Path) -> None:
     # B knows "alice" by her key; someone else takes the name "alice" at this table first.
-    host, port, listener = await _hosting(tmp_path, Silent())
+    host_log = Silent()
+    host, port, listener = await _hosting(tmp_path, host_log)
     impostor = peer(tmp_path, "alice", BotDriver("pirate", 3), Silent())
     bob = peer(tmp_path, "bob", BotDriver("pirate", 4), Silent())
     trust("alice", Identity.generate().public, bob.pin_dir)  # the real alice, met before
@@ -136,7 +137,9 @@ async def test_a_joiner_refuses_a_table_where_a_known_name_has_another_key(tmp_p
             lambda: host.host(listener, game="hornswoggle", options={}, setup={}, peers=3)
         )
         nursery.start_soon(impostor.join, await trio.open_tcp_stream("127.0.0.1", port))
-        await trio.sleep(0.3)
+        with trio.fail_after(10):  # the impostor sits first
+            while not any(line.startswith("alice joined") for line in host_log.lines):
+                await trio.sleep(0.01)
         with trio.fail_after(10), pytest.raises(PeerGoneError, match="key of peer 'alice' has changed"):
             await bob.join(await trio.open_tcp_stream("127.0.0.1", port))
         nursery.cancel_scope.cancel()
