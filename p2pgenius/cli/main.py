@@ -72,10 +72,22 @@ MODULES = {
 """Which module runs each command (imported only when it runs)."""
 
 
+def pasted_whole(argv: list[str]) -> list[str]:
+    """``argv`` without the words ``p2pgenius join`` pasted after ``join``: a host's invite line is
+    the whole command, and a friend who types ``p2pgenius join`` and then pastes it should join,
+    not read that two arguments are unrecognized."""
+    words = [i for i, word in enumerate(argv) if not word.startswith("-")]
+    if words and argv[words[0]] == "join":
+        at = words[0] + 1
+        if argv[at : at + 2] == ["p2pgenius", "join"]:
+            return argv[:at] + argv[at + 2 :]
+    return argv
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(pasted_whole(list(sys.argv[1:] if argv is None else argv)))
     try:
         module = importlib.import_module(f"p2pgenius.cli.{MODULES[args.command]}")
         if args.command == "sim":

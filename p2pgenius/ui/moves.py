@@ -52,7 +52,9 @@ def help_text(game: str | None) -> str:
 COMMON_HELP: Final = (
     "Tab: the legal moves, each with what it does; Tab again for the next, Enter sends.\n"
     "The line above the input says what is being decided; mistakes are explained under it.\n"
-    "say TEXT (or 'TEXT): chat to the table.  PageUp/PageDown: scroll what happened; End: the newest.\n"
-    "F1 or ?: this help.  rules (or F2): the rules page, PageUp/PageDown to scroll.\n"
+    "say TEXT (or 'TEXT): chat to the table.\n"
+    "PageUp/PageDown: scroll what happened; End: the newest.\n"
+    "F1 or ?: this help.\n"
+    "rules (or F2): the rules page, PageUp/PageDown to scroll.\n"
     "Ctrl-C / Ctrl-Q: leave (asks first; p2pgenius resume carries on)."
 )

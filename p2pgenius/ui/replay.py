@@ -49,7 +49,7 @@ from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report
 from p2pgenius.ui.app import MIN_LOG, colour_depth, geometry, lines_text, style
 from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.lines import Glyphs, Line, seat_name, width_of, wrap, wrap_all
+from p2pgenius.ui.lines import Glyphs, Line, in_names, seat_name, width_of, wrap, wrap_all
 from p2pgenius.ui.render import board
 
 REPLAY_STYLE: Final = Style.from_dict(
@@ -167,6 +167,7 @@ class Replay:
                 said = self.front.log_lines(fresh, view)
             except (LookupError, TypeError, ValueError, AttributeError):
                 said = [str(e.get("text")) for e in fresh if e.get("text")]
+            said = [in_names(text, self.names) for text in said]
             moves = "; ".join(f"p{seat}: {self._move(action)}" for seat, action in step.actions)
             head = f"step {k} ({self.unit} {self.numbers[k]})" + (f"  {moves}" if moves else "")
             self.entries.append(Entry(wording.printable(head), tuple(wording.printable(t) for t in said)))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from p2pgenius.cli.main import build_parser, main
+from p2pgenius.cli.main import build_parser, main, pasted_whole
 from p2pgenius.cli.play import Printer, host_match, join_match, make_peer, match_options, target_of
 from p2pgenius.net import invite as codec
 from p2pgenius.net.invite import Invite, InviteError
@@ -141,6 +141,21 @@ def test_a_damaged_invite_on_the_command_line_is_one_line_and_exit_2(
     assert code == 2
     assert "the invite is damaged" in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_invite_line_pasted_whole_after_join_is_read_as_the_invite(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The host shows (and saves) "p2pgenius join p2pgenius://...": a friend who has typed
+    # "p2pgenius join" and pastes it all gets the invite read, here a damaged one, not argparse's
+    # "unrecognized arguments".
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    text = Invite(KEY, 9, ("127.0.0.1",)).text()
+    code = main(["join", "p2pgenius", "join", text[:-1] + ("a" if text[-1] != "a" else "b"), "--bot"])
+    err = capsys.readouterr().err
+    assert code == 2 and "the invite is damaged" in err, err
+    assert pasted_whole(["--debug", "join", "p2pgenius", "join", text]) == ["--debug", "join", text]
+    assert pasted_whole(["host", "duel", "--name", "join"]) == ["host", "duel", "--name", "join"]
 
 
 # -- over loopback, with the command line's functions ----------------------------------------------

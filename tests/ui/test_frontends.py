@@ -161,3 +161,12 @@ def test_the_command_line_takes_a_games_time_options_from_its_spec(countdown: Co
 
 def test_control_characters_from_peers_never_reach_the_terminal() -> None:
     assert printable("bob\x1b[2J\x07 says\thi") == "bob?[2J? says?hi"
+
+
+@pytest.mark.parametrize("game", ["duel", "magic-square", "hornswoggle", None])
+def test_every_help_line_is_one_whole_item_for_the_window_to_wrap(game: str | None) -> None:
+    # The help window wraps each line to its width: a line broken mid-sentence in the source
+    # came out at 80 columns as a long line, a stub of two words, then the rest.
+    text = (moves.help_text(game) if game else FrontEnd.help) + "\n" + moves.COMMON_HELP
+    for line in text.splitlines():
+        assert line.endswith("."), line

@@ -22,7 +22,7 @@ from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui import moves
 from p2pgenius.ui.app import build, rules_view
 from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.lines import plain, wrap
+from p2pgenius.ui.lines import in_names, plain, wrap
 from p2pgenius.ui.render import board
 from p2pgenius.ui.table import Table, lobby_lines
 from p2pgenius.wording import outcome_for
@@ -98,9 +98,9 @@ def test_the_events_of_a_turn_are_logged_once_when_a_paralysis_choice_follows() 
     assert again[: len(turn)] == turn and len(again) == len(turn) + 1  # the engine says it all again
     table.report(session, Applied(6, (), again))  # type: ignore[arg-type]
     logged = list(table.log)
-    assert logged.count("turn 3: p0 casts Paralysis (left hand) at p1") == 1
+    assert logged.count("turn 3: ann casts Paralysis (left hand) at bob") == 1  # names, not seats
     assert sum("is paralysed" in line and "next turn" not in line for line in logged) == 1
-    assert logged[-1].endswith("p1's left hand is paralysed next turn")
+    assert logged[-1].endswith("bob's left hand is paralysed next turn")
 
 
 def test_a_refused_choice_is_said_under_the_input_not_in_the_log() -> None:
@@ -385,3 +385,19 @@ def test_a_waiting_host_shows_its_invite_whole_on_a_line_of_its_own() -> None:
     assert invite in lines  # alone on its line (it is wider than many screens)
     assert any("/tmp/m.invite" in line for line in lines)
     assert not any("[::]:7780" in line for line in lines)  # not the address bound
+
+
+def test_the_log_reads_seats_as_names_and_keeps_the_seat_where_a_name_is_shared() -> None:
+    assert (
+        in_names("p1 casts Shield (left hand) at p0", {0: "Gus", 1: "Hana"})
+        == "Hana casts Shield (left hand) at Gus"
+    )
+    # One peer's two seats (a person and a bot partner): the name alone would not say which.
+    said = in_names("p2 flips p0's pile: 1 doubloon", {0: "Ann", 1: "Bo", 2: "Ann", 3: "Bo"})
+    assert said == "Ann (p2) flips Ann (p0)'s pile: 1 doubloon"
+    # A seat with no name, or a session's placeholder for a peer (its number is not the seat's).
+    assert in_names("p1 bids 3", {0: "Gus"}) == "p1 bids 3"
+    assert in_names("p1 bids 3", {0: "peer 1", 1: "peer 0"}) == "p1 bids 3"
+    assert in_names("m1 (goblin) hits p0; p10 and up1 are no seats", {0: "Gus", 1: "Hana"}) == (
+        "m1 (goblin) hits Gus; p10 and up1 are no seats"
+    )

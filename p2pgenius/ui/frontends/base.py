@@ -54,7 +54,7 @@ class Choice:
 
 
 GENERIC_HELP: Final = (
-    "Type a move as its type and fields: place cell=5 (a field's value is JSON when it reads as\n"
+    "Type a move as its type and fields: place cell=5 (a field's value is JSON when it reads as "
     'JSON: 5, true, [1,2], "5"; otherwise text), or the whole action as JSON: {"type": "place"}.\n'
     "pass lets a move you may make but need not pass."
 )
@@ -64,7 +64,8 @@ class FrontEnd:
     """How people see and play one game. These defaults are the generic front end."""
 
     help: str = GENERIC_HELP
-    """What to type, for the help window (the common keys are added by the UI)."""
+    """What to type, for the help window (the common keys are added by the UI): one item per
+    line, each a whole sentence, which the window wraps to its width."""
     styles: Mapping[str, str] = {}
     """The styles of the board's own classes (``{"hp": "bold"}`` styles ``class:hp``), added to
     the UI's common ones (title, dim, effect, seat, seat.me, ...)."""

@@ -10,14 +10,16 @@ from p2pgenius.games.duel.actions import NOBODY
 from p2pgenius.games.duel.engine import DUEL, target_choices
 from p2pgenius.games.duel.spells import BY_NAME, GESTURES, HANDS, SPELLS, completions, next_gestures
 from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question, register_frontend
-from p2pgenius.ui.lines import Glyphs, Line, seat_name, side_by_side, width_of, wrap_all
+from p2pgenius.ui.lines import Glyphs, Line, in_names, seat_name, side_by_side, width_of, wrap_all
 from p2pgenius.wording import outcome_for
 
 HELP: Final = (
-    "Type both hands' gestures, left then right: S D, or SD.  C clap (both hands), D digit,\n"
-    "P palm, S snap, W wave, > stab, - nothing.  Then, optionally: left=p1 (a hand's target),\n"
-    "left:missile (a shorter spell the gestures also complete), m1=p1 (a monster's target).\n"
-    "paralyze p1 left: after your Paralysis, choose the hand.  P with both hands surrenders."
+    "Type both hands' gestures, left then right: S D, or SD.\n"
+    "Gestures: C clap (both hands), D digit, P palm, S snap, W wave, > stab, - nothing.\n"
+    "Then, optionally: left=p1 (a hand's target); left:missile (a shorter spell the gestures "
+    "also complete); m1=p1 (a monster's target).\n"
+    "paralyze p1 left: after your Paralysis, choose the hand.\n"
+    "P with both hands surrenders."
 )
 
 
@@ -132,7 +134,11 @@ def duel_board(
         for seat in (me, 1 - me):
             lines += wrap_all(_wizard(view, seat, names, glyphs, me, left_width), left_width)
     lines += wrap_all(_monsters(view, me), left_width)
-    events = [str(e.get("text")) for e in view.get("events", []) if isinstance(e, Mapping) and e.get("text")]
+    events = [
+        in_names(str(e.get("text")), names)
+        for e in view.get("events", [])
+        if isinstance(e, Mapping) and e.get("text")
+    ]
     last = []
     if events:
         last = [[("class:title", " Last turn")]] + [[("class:dim", "  " + text)] for text in events]

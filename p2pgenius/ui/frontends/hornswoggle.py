@@ -13,10 +13,11 @@ from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Qu
 from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, side_by_side, wrap_all
 
 HELP: Final = (
-    "place doubloon | place skull (d / s for short), bid N, pass, insure, flip pN,\n"
+    "place doubloon | place skull (d / s for short), bid N, pass, insure, flip pN, "
     "discard doubloon | discard skull, first pN.\n"
-    "Piles read bottom to top: D S flipped face up, d s your own cards face down, and a square\n"
-    "(? in ASCII) anyone else's card face down. The challenger flips its own pile first."
+    "Piles read bottom to top: D S flipped face up, d s your own cards face down, and a square "
+    "(? in ASCII) anyone else's card face down.\n"
+    "The challenger flips its own pile first."
 )
 
 

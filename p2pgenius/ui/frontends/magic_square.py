@@ -13,9 +13,11 @@ from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Qu
 from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, wrap_all
 
 HELP: Final = (
-    "A cell (a1..d4) colours it or places the next number.  first / second: who starts.\n"
+    "A cell (a1..d4) colours it or places the next number.\n"
+    "first / second: who starts.\n"
     "challenge: say the square can no longer be made magic; pass: let it go.\n"
-    "complete N N ... (16 numbers): answer a challenge; concede.  swap a1 b2 / done: swaps.\n"
+    "complete N N ... (16 numbers): answer a challenge; concede.\n"
+    "swap a1 b2 / done: swaps.\n"
     "hint toggles the cells where the next number keeps a magic square possible."
 )
 
