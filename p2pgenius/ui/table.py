@@ -432,7 +432,7 @@ class Table:
         try:
             parsed = moves.parse(game, text, state, seat)
         except moves.InputError as exc:
-            self.message = str(exc)
+            self.message = in_names(str(exc), self.names())  # "it is Gus's move", not "p1's"
             return
         if parsed.confirm:
             self.confirming = (parsed.confirm, seat, parsed)

@@ -401,3 +401,17 @@ def test_the_log_reads_seats_as_names_and_keeps_the_seat_where_a_name_is_shared(
     assert in_names("m1 (goblin) hits p0; p10 and up1 are no seats", {0: "Gus", 1: "Hana"}) == (
         "m1 (goblin) hits Gus; p10 and up1 are no seats"
     )
+
+
+def test_a_cell_typed_when_the_order_is_asked_says_what_to_type_and_names_not_seats() -> None:
+    square = get_game("magic-square")
+    state = square.initial({"colours": [0, 1] * 8, "first_lead": 0}, {})
+    assert state.phase == "lead" and state.actor == 0
+    table, session = seated("magic-square", state)
+    table.asking = {0: 1}
+    table.enter("b3")  # the engine would say "expected order (...), got place"
+    assert table.message == "first choose who places first: first (you) or second"
+    session.my_seats, session.me = (1,), 1
+    table.asking = {1: 1}
+    table.enter("b3")
+    assert table.message == "it is ann's move (lead), not bob's"
