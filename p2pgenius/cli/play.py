@@ -254,7 +254,9 @@ async def host_match(
         if isinstance(event, Listening):
             # A screen tells joiners what to run: the invite (the addresses to try and the key to
             # insist on) rather than the address bound (``[::]:7780``), and where it is saved.
-            event = Listening(event.address, event.again, invite=str(invite), saved=str(saved))
+            event = Listening(
+                event.address, event.again, invite=str(invite), saved=str(saved), local_only=bound.loopback
+            )
         screen(event)
 
     peer.notify = notify

@@ -53,6 +53,7 @@ class Listening:
     again: bool = False
     invite: str = ""  # the line a joiner runs (an invite: addresses and this host's key), if any
     saved: str = ""  # a file holding the invite (easier to copy than a line wider than a screen)
+    local_only: bool = False  # listening on loopback: only this machine can join
 
     @property
     def text(self) -> str:

@@ -67,6 +67,7 @@ class Table:
         self.address = ""  # where a host listens
         self.invite = ""  # a host's invite, to show joiners
         self.saved = ""  # the file the invite is saved in
+        self.local_only = False  # the host listens on loopback: only this machine can join
         self.ascii_only = ascii_only
         self.hints = hints
         self._peer: Peer | None = None  # see the property: it takes the peer's typed events
@@ -226,6 +227,7 @@ class Table:
         if isinstance(event, Listening):
             self.address = event.address
             self.invite, self.saved = event.invite, event.saved
+            self.local_only = event.local_only
             self.connection = "waiting for players"
         elif isinstance(event, LobbyShown):
             self.connection = "in the lobby"
@@ -432,7 +434,7 @@ class Table:
         try:
             parsed = moves.parse(game, text, state, seat)
         except moves.InputError as exc:
-            self.message = in_names(str(exc), self.names())  # "it is Gus's move", not "p1's"
+            self.message = str(exc)  # (seats stay seats: a refusal may say what to type, "flip p0")
             return
         if parsed.confirm:
             self.confirming = (parsed.confirm, seat, parsed)
@@ -525,30 +527,50 @@ class Table:
             lines = [[("class:effect", f" the board cannot be drawn from what the peer sent ({exc!r})")]]
         return wrap_all(lines, width)
 
+    def _vouched(self) -> str:
+        """Why the host's key in the lobby can be trusted already, in words, or "": the invite
+        named it (the joiner checked it before its handshake ended), or the player was met before
+        under this name with this key."""
+        lobby = self.lobby or {}
+        keys, names = list(lobby.get("keys", [])), list(lobby.get("names", []))
+        if not keys or self.peer is None:
+            return ""
+        invited = getattr(self.peer, "expect_from", "") == "the invite"
+        if invited and getattr(self.peer, "expect_key", None) == keys[0]:
+            return "the invite you were sent names this host's key, and the host holds it"
+        pins: dict[bytes, str] = {}
+        with contextlib.suppress(P2PGeniusError, OSError):
+            pins = load_pins(getattr(self.peer, "pin_dir", None))
+        if names and pins.get(keys[0]) == names[0]:
+            return f"you have met {wording.printable(str(names[0]))} with this key before"
+        return ""
+
     def waiting_lines(self) -> list[Line]:
         if self.lobby is not None:
-            return lobby_lines(self.lobby)
+            return lobby_lines(self.lobby, self._vouched())
         lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
         if self.invite and self.peer is not None:
             lines += [
-                [("", " Whoever joins runs p2pgenius join and this invite (your addresses and your key):")],
+                [("", " Whoever joins runs p2pgenius join with this invite (your addresses and key):")],
                 [("class:strong", self.invite)],
             ]
             if self.saved:
                 lines.append([("class:dim", f" (it is also in {self.saved}, to copy whole)")])
             lines += [
-                [("", " They join with it; by phone or in person, check that the fingerprint they see is")],
+                [("", " They join with it. By phone or in person, check that they see your fingerprint")],
                 [("class:strong", f"   {self.peer.identity.fingerprint}")],
-                [("class:dim", " (other machines can join only with --lan, or --upnp across a router)")],
             ]
+            if self.local_only:
+                lines.append([("class:dim", LOCAL_ONLY)])
         elif self.address and self.peer is not None:
             lines += [
                 [("", " Tell them to run:")],
                 [("class:strong", f"   p2pgenius join {self.address}")],
                 [("", " and to check that the fingerprint they see for you is")],
                 [("class:strong", f"   {self.peer.identity.fingerprint}")],
-                [("class:dim", " (other machines can join only with --lan, or --upnp across a router)")],
             ]
+            if self.local_only:
+                lines.append([("class:dim", LOCAL_ONLY)])
         else:
             lines.append([("class:dim", " " + self.connection)])
         return lines
@@ -697,6 +719,10 @@ class Table:
         return out
 
 
+LOCAL_ONLY: Final = " (other machines can join only with --lan, or --upnp across a router)"
+"""Under a host's invite when it listens on loopback alone."""
+
+
 def duration(seconds: int) -> str:
     """60 s, 12 min, 1 min 30 s."""
     if seconds < 60:
@@ -705,9 +731,10 @@ def duration(seconds: int) -> str:
     return f"{minutes} min" + (f" {rest} s" if rest else "")
 
 
-def lobby_lines(lobby: Mapping[str, Any]) -> list[Line]:
+def lobby_lines(lobby: Mapping[str, Any], vouched: str = "") -> list[Line]:
     """A joiner's view of the host's lobby: the game, every player with their whole fingerprint,
-    their seats and readiness, the time limits and options in words, and what to check."""
+    their seats and readiness, the time limits and options in words, and what to check
+    (``vouched``: why the host's key is known good already, when it is)."""
     game = str(lobby.get("game"))
     try:
         spec = get_spec(game)
@@ -735,12 +762,14 @@ def lobby_lines(lobby: Mapping[str, Any]) -> list[Line]:
         if index < len(ready) and not ready[index]:
             line.append(("class:effect", "  not ready"))
         lines.append(line)
-    lines += [
-        [("class:dim", " Check the host's fingerprint with them (by phone, or a chat you trust)")],
-        [("class:dim", " before you answer y: the same name with another fingerprint is someone else.")],
-        [],
-        [("class:title", " Options")],
-    ]
+    if vouched:
+        lines.append([("class:dim", f" The host's fingerprint is checked: {vouched}.")])
+    else:
+        lines += [
+            [("class:dim", " Check the host's fingerprint with them (by phone, or a chat you trust)")],
+            [("class:dim", " before you answer y: the same name with another fingerprint is someone else.")],
+        ]
+    lines += [[], [("class:title", " Options")]]
     options = dict(lobby.get("options", {}))
     for option in time_options:
         seconds = int(options.pop(option.name, option.seconds))

@@ -15,7 +15,7 @@ from prompt_toolkit.input import create_pipe_input
 from p2pgenius.games.duel.engine import DUEL
 from p2pgenius.games.registry import get_game
 from p2pgenius.inmemory import play
-from p2pgenius.net.events import DecisionRefused, LobbyShown
+from p2pgenius.net.events import DecisionRefused, Listening, LobbyShown
 from p2pgenius.protocol.events import Applied, MatchOver
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.rules_pages import rules_page
@@ -71,6 +71,7 @@ class FakePeer:
     session: Any
     name: str = "ann"
     notify: Any = None
+    identity: Any = None
 
 
 def seated(game: str, state: Any, **more: Any) -> tuple[Table, FakeSession]:
@@ -139,6 +140,15 @@ def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> N
     table.net_event(LobbyShown(lobby))
     table.line(LobbyShown(lobby).text)  # the half-fingerprint line of the network layer
     assert table.lobby == lobby and not any("lobby: duel" in line for line in table.log)
+    assert "Check the host's fingerprint with them" in plain(table.waiting_lines())
+    # Joined by invite: the key was checked against it in the handshake; nothing to check by eye.
+    table.peer = FakePeer(None)  # type: ignore[assignment]
+    table.peer.expect_key, table.peer.expect_from = host.public, "the invite"  # type: ignore[attr-defined]
+    vouched = plain(table.waiting_lines())
+    assert "Check the host's fingerprint" not in vouched
+    assert "checked: the invite you were sent names this host's key" in vouched
+    table.peer.expect_key = me.public  # type: ignore[attr-defined]  (not the host's: no such claim)
+    assert "Check the host's fingerprint with them" in plain(table.waiting_lines())
 
 
 def test_the_result_is_told_to_the_person() -> None:
@@ -414,4 +424,21 @@ def test_a_cell_typed_when_the_order_is_asked_says_what_to_type_and_names_not_se
     session.my_seats, session.me = (1,), 1
     table.asking = {1: 1}
     table.enter("b3")
-    assert table.message == "it is ann's move (lead), not bob's"
+    assert table.message == "it is the other player's move"  # (the engine said "p0's ..., not p1's")
+    state = square.apply(state, 0, square.parse_action({"type": "order", "first": 0}))
+    state = square.apply(state, 0, square.parse_action({"type": "place", "cell": 0}))
+    state = square.apply(state, 1, square.parse_action({"type": "place", "cell": 1}))
+    assert state.phase == "lead" and state.actor == 1 and state.window == 0
+    with pytest.raises(moves.InputError, match=r"other player's move; you may challenge .* \(pass\)$"):
+        moves.parse("magic-square", "c1", state, 0)
+
+
+def test_a_host_on_loopback_is_told_only_this_machine_can_join_and_one_on_the_lan_is_not() -> None:
+    for local_only in (True, False):
+        table = Table()
+        table.peer = FakePeer(None, identity=Identity.generate())  # type: ignore[assignment]
+        table.net_event(Listening("[::]:7780", invite="p2pgenius://" + "a" * 70, local_only=local_only))
+        text = plain(table.waiting_lines())
+        assert "a" * 70 in text and table.peer.identity.fingerprint in text  # type: ignore[union-attr]
+        assert ("other machines can join only with --lan" in text) == local_only
+        assert all(len(line) <= 80 for line in text.splitlines() if "aaaa" not in line)  # (but the invite)

@@ -290,9 +290,16 @@ def parse_square(words: list[str], state: Any, seat: int) -> Parsed:
     if len(words) == 1:
         cell = parse_cell(head)
         phase = getattr(state, "phase", "place")
-        if phase in ("colour_order", "lead") and getattr(state, "actor", None) == seat:
+        actor = getattr(state, "actor", None)
+        if phase in ("colour_order", "lead") and actor == seat:
             what = "colours" if phase == "colour_order" else "places"
             raise InputError(f"first choose who {what} first: first (you) or second")
+        if state is not None and actor is not None and actor != seat:
+            window = getattr(state, "window", None) == seat
+            raise InputError(
+                "it is the other player's move"
+                + ("; you may challenge the last number (challenge) or let it stand (pass)" if window else "")
+            )
         return Parsed({"type": "colour" if phase == "colouring" else "place", "cell": cell})
     raise InputError(
         "a cell like b3; first / second; challenge / pass; swap a1 b2 / done; complete N x16 / concede"
