@@ -74,13 +74,16 @@ class Clocks:
         self.progress = dict(self.heard)
         self.next_ping = now + PING_S
 
-    def follow(self, number: int) -> None:
-        """The session is at stage ``number``: if it is a new one, it began now."""
+    def follow(self, number: int, away: float = 0.0) -> bool:
+        """The session is at stage ``number``: if it is a new one, it began now, or ``away``
+        seconds ago (a resumed peer's stage, begun before it stopped). True if it is new."""
         if number != self.stage_number:
             self.stage_number = number
-            self.stage_at = trio.current_time()
+            self.stage_at = trio.current_time() - away
             self.claimed.clear()
             self.disputed.clear()
+            return True
+        return False
 
     def elapsed(self) -> float:
         """Seconds since the current stage began here."""

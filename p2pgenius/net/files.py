@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,31 @@ class Files:
         data = b"".join(frame(r) for r in records)
         while data:
             data = data[os.write(descriptor, data) :]
+
+    @property
+    def stage_note(self) -> Path:
+        """Beside the transcript: the stage under way and when it began here (wall clock), so
+        that a resumed peer's clocks count the time it was away (nothing else reads it)."""
+        return self.transcript.with_suffix(".stage")
+
+    def note_stage(self, number: int, began: float) -> None:
+        """Stage ``number`` began here at ``began`` (seconds since the epoch). Best effort: a
+        resume without the note only gives back the current decision's elapsed time."""
+        with contextlib.suppress(OSError):
+            descriptor = os.open(self.stage_note, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.write(descriptor, f"{number} {began:.3f}\n".encode("ascii"))
+            finally:
+                os.close(descriptor)
+
+    def stage_began(self) -> tuple[int, float] | None:
+        """The note of :meth:`note_stage`: (stage, when it began), or None if there is none or it
+        is damaged (a crash mid-write)."""
+        try:
+            number, began = self.stage_note.read_text(encoding="ascii").split()
+            return int(number), float(began)
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
 
     def note(self, text: str) -> None:
         """A line for the wire log, if there is one."""

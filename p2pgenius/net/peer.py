@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import math
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -86,6 +87,8 @@ Report = Callable[[Session, Event], None]
 
 MAX_REFUSED: Final = 5
 """Refused decisions for one seat and stage before its decider is given the game's timeout."""
+MAX_AWAY_S: Final = 86400.0
+"""The most time a resumed stage is taken to have run before the restart (a clock set wrong)."""
 
 
 @dataclass
@@ -119,6 +122,7 @@ class Peer:
     _deciding: dict[int, tuple[int, trio.CancelScope]] = field(default_factory=dict)
     _refused: dict[tuple[int, int], int] = field(default_factory=dict)  # (stage, seat) -> times
     _told_listening: bool = False
+    _resumed_stage: tuple[int, float] | None = None  # a resumed peer: (stage, began), from its note
 
     # -- connecting ------------------------------------------------------------------------
 
@@ -264,6 +268,7 @@ class Peer:
         )
         self.name = meta.get("name", self.name)
         self.address = meta.get("address", "")
+        self._resumed_stage = self.files.stage_began()
         return dict(meta)
 
     async def _start_transcript(self, role: str) -> None:
@@ -363,12 +368,22 @@ class Peer:
 
     # -- deciding ----------------------------------------------------------------------------
 
+    def _away(self, number: int) -> float:
+        """Seconds stage ``number`` had run here before this process resumed it (0 for any
+        other stage): the clocks go on from there, as the other peers' did, rather than give
+        a player who stopped mid-decision its time back."""
+        if self._resumed_stage is None or self._resumed_stage[0] != number:
+            return 0.0
+        return min(max(time.time() - self._resumed_stage[1], 0.0), MAX_AWAY_S)
+
     def _follow_stage(self) -> None:
         """Notice a new stage: note when it began here and start the local deciders."""
         session = self.session
         assert session is not None and self._nursery is not None
         number = session.stage.number if session.stage is not None else -1
-        self._clocks.follow(number)
+        away, self._resumed_stage = self._away(number), None
+        if self._clocks.follow(number, away):
+            self.files.note_stage(number, time.time() - away)
         for seat, (stage, scope) in list(self._deciding.items()):
             if stage != number or seat not in session.awaiting():
                 scope.cancel()

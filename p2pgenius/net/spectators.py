@@ -255,4 +255,3 @@ def _take(
 def finished(session: Session | None) -> bool:
     """Whether a watched match came to its end (its result, every audit done; or a fault)."""
     return session is not None and (session.finished or session.fault is not None)
-

@@ -537,7 +537,7 @@ class Table:
             return ""
         invited = getattr(self.peer, "expect_from", "") == "the invite"
         if invited and getattr(self.peer, "expect_key", None) == keys[0]:
-            return "the invite you were sent names this host's key, and the host holds it"
+            return "your invite names this host's key"
         pins: dict[bytes, str] = {}
         with contextlib.suppress(P2PGeniusError, OSError):
             pins = load_pins(getattr(self.peer, "pin_dir", None))

@@ -289,3 +289,41 @@ async def test_a_decider_that_keeps_choosing_illegal_moves_gets_the_timeout_not_
     assert any("choices refused in a row" in line for line in log.lines)
     assert sum("refused" in line for line in log.lines) <= 6 * host.session.state.turn
     assert verify(host.files.transcript.read_bytes()).ok
+
+
+async def test_a_resumed_peer_counts_the_time_it_was_away_on_its_own_clock(
+    tmp_path: Path, monkeypatch: Any, autojump_clock: Any
+) -> None:
+    # The stage's start is noted beside the transcript (wall clock). A player who stops 20 s into
+    # a 60 s duel turn and comes back 15 s later has 25 s left, as the other peer counts: before,
+    # the resumed peer's clock began the turn afresh and the player had bought 35 s.
+    del autojump_clock
+    from types import SimpleNamespace
+
+    import p2pgenius.net.peer as peer_module
+
+    monkeypatch.setattr(peer_module, "time", SimpleNamespace(time=lambda: 10_000.0 + trio.current_time()))
+    host = peer(tmp_path, "host", BotDriver("random", 1), Silent())
+    guest = peer(tmp_path, "guest", Thinks("random", 2, 10**6), Silent())
+    with trio.move_on_after(20):  # then both processes stop dead, mid-turn
+        await match(host, guest, "duel", {"turn_seconds": 60}, {})
+    assert guest.session is not None and guest.session.stage is not None
+    stage = guest.session.stage.number
+    assert guest.files.stage_began() is not None and guest.files.stage_began()[0] == stage  # type: ignore[index]
+    seat = guest.session.my_seats[0]
+    assert 39 <= guest.clock_readings()[seat][1] <= 41  # (the turn began just after the deal)
+
+    await trio.sleep(15)  # away
+    again = peer(tmp_path, "guest", Thinks("random", 2, 10**6), Silent())
+    again.identity = guest.identity
+    again.resume(guest.files.transcript.read_bytes(), guest.files.secrets.read_bytes())
+    async with trio.open_nursery() as nursery:
+        again._nursery, (again._inbox, _) = nursery, trio.open_memory_channel[Any](10)
+        again._follow_stage()
+        left = again.clock_readings()[seat][1]
+        nursery.cancel_scope.cancel()
+    assert 24 <= left <= 26, left
+    # Any other stage (the match moved on while it was away) begins when it is reached.
+    assert again._away(stage + 1) == 0.0
+    guest.files.stage_note.write_text("3 garbage")
+    assert guest.files.stage_began() is None

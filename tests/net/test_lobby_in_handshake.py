@@ -133,9 +133,7 @@ async def test_a_joiner_refuses_a_table_where_a_known_name_has_another_key(tmp_p
     bob = peer(tmp_path, "bob", BotDriver("pirate", 4), Silent())
     trust("alice", Identity.generate().public, bob.pin_dir)  # the real alice, met before
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(
-            lambda: host.host(listener, game="hornswoggle", options={}, setup={}, peers=3)
-        )
+        nursery.start_soon(lambda: host.host(listener, game="hornswoggle", options={}, setup={}, peers=3))
         nursery.start_soon(impostor.join, await trio.open_tcp_stream("127.0.0.1", port))
         with trio.fail_after(10):  # the impostor sits first
             while not any(line.startswith("alice joined") for line in host_log.lines):

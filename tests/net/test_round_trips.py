@@ -65,9 +65,7 @@ async def measure(tmp: Path, game: str, peers: int, options: dict[str, Any]) -> 
     joiners = [player(tmp, f"joiner{i}", w) for i, w in enumerate(watches, start=1)]
     streams: list[DelayedStream] = []
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(
-            lambda: host.host(listener, game=game, options=options, setup={}, peers=peers)
-        )
+        nursery.start_soon(lambda: host.host(listener, game=game, options=options, setup={}, peers=peers))
         for joiner in joiners:
             stream = listener.connect()
             streams.append(stream)

@@ -170,3 +170,18 @@ def test_every_help_line_is_one_whole_item_for_the_window_to_wrap(game: str | No
     text = (moves.help_text(game) if game else FrontEnd.help) + "\n" + moves.COMMON_HELP
     for line in text.splitlines():
         assert line.endswith("."), line
+
+
+def test_a_card_word_alone_is_the_card_the_question_asks_for() -> None:
+    from types import SimpleNamespace
+
+    from p2pgenius.ui.frontends.hornswoggle import parse_horn
+
+    assert parse_horn(["d"]).action == {"type": "place", "card": "doubloon"}
+    assert parse_horn(["Skull"], SimpleNamespace(phase="turns")).action == {"type": "place", "card": "skull"}
+    assert parse_horn(["s"], SimpleNamespace(phase="discarding")).action == {
+        "type": "discard",
+        "card": "skull",
+    }
+    with pytest.raises(moves.InputError, match="place doubloon"):
+        parse_horn(["d", "s"])

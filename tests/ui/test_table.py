@@ -146,7 +146,7 @@ def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> N
     table.peer.expect_key, table.peer.expect_from = host.public, "the invite"  # type: ignore[attr-defined]
     vouched = plain(table.waiting_lines())
     assert "Check the host's fingerprint" not in vouched
-    assert "checked: the invite you were sent names this host's key" in vouched
+    assert "checked: your invite names this host's key." in vouched
     table.peer.expect_key = me.public  # type: ignore[attr-defined]  (not the host's: no such claim)
     assert "Check the host's fingerprint with them" in plain(table.waiting_lines())
 

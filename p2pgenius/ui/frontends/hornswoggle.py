@@ -13,7 +13,7 @@ from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Qu
 from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, side_by_side, wrap_all
 
 HELP: Final = (
-    "place doubloon | place skull (d / s for short), bid N, pass, insure, flip pN, "
+    "place doubloon | place skull (d / s for short, or d / s alone), bid N, pass, insure, flip pN, "
     "discard doubloon | discard skull, first pN.\n"
     "Piles read bottom to top: D S flipped face up, d s your own cards face down, and a square "
     "(? in ASCII) anyone else's card face down.\n"
@@ -370,6 +370,9 @@ def parse_horn(words: list[str], state: Any = None, seat: int = 0) -> Parsed:
     head = words[0].lower()
     if head in ("place", "discard") and len(words) == 2 and words[1].lower() in CARD_WORDS:
         return Parsed({"type": head, "card": CARD_WORDS[words[1].lower()]})
+    if head in CARD_WORDS and len(words) == 1:  # "d" alone: the card the question asks for
+        kind = "discard" if getattr(state, "phase", None) == "discarding" else "place"
+        return Parsed({"type": kind, "card": CARD_WORDS[head]})
     if head == "bid" and len(words) == 2 and words[1].isascii() and words[1].isdigit():
         return Parsed({"type": "bid", "count": int(words[1])})
     if head == "pass" and len(words) == 1:
