@@ -68,6 +68,7 @@ class Table:
         self.invite = ""  # a host's invite, to show joiners
         self.saved = ""  # the file the invite is saved in
         self.local_only = False  # the host listens on loopback: only this machine can join
+        self.vouched = ""  # a joiner: why the host's key is known good already ("" if it is not)
         self.ascii_only = ascii_only
         self.hints = hints
         self._peer: Peer | None = None  # see the property: it takes the peer's typed events
@@ -236,6 +237,7 @@ class Table:
                     "the host's lobby: who is there, their fingerprints and the options are on the board"
                 )
             self.lobby = event.lobby
+            self.vouched = self._vouched(event.lobby)  # (once: the pins are on disk)
             with contextlib.suppress(LookupError, TypeError, ValueError):
                 self._quiet.append(event.text)
         elif isinstance(event, PeerJoined):
@@ -527,11 +529,10 @@ class Table:
             lines = [[("class:effect", f" the board cannot be drawn from what the peer sent ({exc!r})")]]
         return wrap_all(lines, width)
 
-    def _vouched(self) -> str:
-        """Why the host's key in the lobby can be trusted already, in words, or "": the invite
+    def _vouched(self, lobby: Mapping[str, Any]) -> str:
+        """Why the host's key in ``lobby`` can be trusted already, in words, or "": the invite
         named it (the joiner checked it before its handshake ended), or the player was met before
         under this name with this key."""
-        lobby = self.lobby or {}
         keys, names = list(lobby.get("keys", [])), list(lobby.get("names", []))
         if not keys or self.peer is None:
             return ""
@@ -547,7 +548,7 @@ class Table:
 
     def waiting_lines(self) -> list[Line]:
         if self.lobby is not None:
-            return lobby_lines(self.lobby, self._vouched())
+            return lobby_lines(self.lobby, self.vouched)
         lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
         if self.invite and self.peer is not None:
             lines += [

@@ -72,6 +72,8 @@ class FakePeer:
     name: str = "ann"
     notify: Any = None
     identity: Any = None
+    expect_key: bytes | None = None
+    expect_from: str = ""
 
 
 def seated(game: str, state: Any, **more: Any) -> tuple[Table, FakeSession]:
@@ -141,14 +143,20 @@ def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> N
     table.line(LobbyShown(lobby).text)  # the half-fingerprint line of the network layer
     assert table.lobby == lobby and not any("lobby: duel" in line for line in table.log)
     assert "Check the host's fingerprint with them" in plain(table.waiting_lines())
+
+    def joined_by_invite_of(key: bytes) -> str:
+        table = Table()
+        fake = FakePeer(None)
+        fake.expect_key, fake.expect_from = key, "the invite"
+        table.peer = fake  # type: ignore[assignment]
+        table.net_event(LobbyShown(lobby))
+        return plain(table.waiting_lines())
+
     # Joined by invite: the key was checked against it in the handshake; nothing to check by eye.
-    table.peer = FakePeer(None)  # type: ignore[assignment]
-    table.peer.expect_key, table.peer.expect_from = host.public, "the invite"  # type: ignore[attr-defined]
-    vouched = plain(table.waiting_lines())
+    vouched = joined_by_invite_of(host.public)
     assert "Check the host's fingerprint" not in vouched
     assert "checked: your invite names this host's key." in vouched
-    table.peer.expect_key = me.public  # type: ignore[attr-defined]  (not the host's: no such claim)
-    assert "Check the host's fingerprint with them" in plain(table.waiting_lines())
+    assert "Check the host's fingerprint with them" in joined_by_invite_of(me.public)  # not the host's
 
 
 def test_the_result_is_told_to_the_person() -> None:

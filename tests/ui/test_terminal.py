@@ -56,7 +56,7 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
     try:
         port = wait_for(session, r"listening on 127\.0\.0\.1:(\d+)").group(1)
         shown = screen(session)
-        assert "check that the fingerprint" in shown
+        assert "check that they see your fingerprint" in shown
         assert "\n│p2pgenius://" in shown  # the invite, alone at the start of a line
         guest = subprocess.Popen(
             [str(BIN), "join", f"127.0.0.1:{port}", "--bot", "random", "--name", "bob"],
