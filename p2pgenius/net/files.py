@@ -23,11 +23,13 @@ class Files:
         """Begin a match's files: the transcript holds only ``header``, the secrets file is empty.
 
         Empty, not merely there: a reused path must not hand an old match's coin or nonces to a
-        restore of this one."""
+        restore of this one (and the old match's stage note goes)."""
         self.transcript.parent.mkdir(parents=True, exist_ok=True)
         self.transcript.write_bytes(header)
         descriptor = os.open(self.secrets, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.close(descriptor)
+        with contextlib.suppress(FileNotFoundError):  # nor an old match's stage to its clocks
+            self.stage_note.unlink()
 
     def append(self, path: Path, records: list[bytes]) -> None:
         """Append framed records and hand them to the kernel before anything is sent.

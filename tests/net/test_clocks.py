@@ -327,3 +327,13 @@ async def test_a_resumed_peer_counts_the_time_it_was_away_on_its_own_clock(
     assert again._away(stage + 1) == 0.0
     guest.files.stage_note.write_text("3 garbage")
     assert guest.files.stage_began() is None
+
+
+def test_a_new_match_on_a_used_path_drops_the_old_stage_note(tmp_path: Path) -> None:
+    from p2pgenius.net.files import Files
+
+    files = Files(tmp_path / "m.p2pt", tmp_path / "m.secrets")
+    files.note_stage(7, 1234.5)
+    assert files.stage_began() == (7, 1234.5)
+    files.start(b"header")  # a new match, same path
+    assert files.stage_began() is None
