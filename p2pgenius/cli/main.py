@@ -81,6 +81,8 @@ def pasted_whole(argv: list[str]) -> list[str]:
         at = words[0] + 1
         if argv[at : at + 2] == ["p2pgenius", "join"]:
             return argv[:at] + argv[at + 2 :]
+        if at < len(argv) and argv[at].split()[:2] == ["p2pgenius", "join"]:  # pasted in quotes
+            return argv[:at] + argv[at].split()[2:] + argv[at + 1 :]
     return argv
 
 

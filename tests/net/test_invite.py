@@ -155,6 +155,8 @@ def test_the_invite_line_pasted_whole_after_join_is_read_as_the_invite(
     err = capsys.readouterr().err
     assert code == 2 and "the invite is damaged" in err, err
     assert pasted_whole(["--debug", "join", "p2pgenius", "join", text]) == ["--debug", "join", text]
+    assert pasted_whole(["join", f"p2pgenius join {text}", "--bot"]) == ["join", text, "--bot"]
+    assert pasted_whole(["join", ""]) == ["join", ""]
     assert pasted_whole(["host", "duel", "--name", "join"]) == ["host", "duel", "--name", "join"]
 
 
