@@ -54,7 +54,8 @@ class Clocks:
     of, when it last heard from each peer, and the round trips of its pings."""
 
     stage_number: int = -2
-    stage_at: float = 0.0
+    stage_at: float = 0.0  # when the current stage began here (other seats' clocks run from it)
+    own_at: float = 0.0  # when it began for this peer's own seats: earlier on a resumed stage
     claimed: dict[int, float] = field(default_factory=dict)  # seat -> when we claimed its timeout
     disputed: dict[int, float] = field(default_factory=dict)  # seat -> no new claim before then
     walk_claimed: dict[int, float] = field(default_factory=dict)  # peer -> claimed: its coin share
@@ -75,11 +76,14 @@ class Clocks:
         self.next_ping = now + PING_S
 
     def follow(self, number: int, away: float = 0.0) -> bool:
-        """The session is at stage ``number``: if it is a new one, it began now, or ``away``
-        seconds ago (a resumed peer's stage, begun before it stopped). True if it is new."""
+        """The session is at stage ``number``: if it is a new one, it began now; True if it is
+        new. ``away``: a resumed peer's stage that began that many seconds before, which its own
+        seats' clocks go on from (the other seats' run from now: their decisions and claims may
+        have waited for this peer, and judging them by the time it was away would wrong them)."""
         if number != self.stage_number:
             self.stage_number = number
-            self.stage_at = trio.current_time() - away
+            self.stage_at = trio.current_time()
+            self.own_at = self.stage_at - away
             self.claimed.clear()
             self.disputed.clear()
             return True
@@ -89,11 +93,23 @@ class Clocks:
         """Seconds since the current stage began here."""
         return trio.current_time() - self.stage_at
 
+    def own_elapsed(self) -> float:
+        """Seconds this peer's own seats have spent on the current stage."""
+        return trio.current_time() - self.own_at
+
+    def began(self, session: Session, seat: int) -> float:
+        """When ``seat``'s clock started on the current stage, as this peer keeps it."""
+        return self.own_at if seat in session.my_seats else self.stage_at
+
     def readings(self, session: Session) -> dict[int, tuple[str, float, bool]]:
         """Every seat's clock as this peer shows it: (kind, seconds left, running)."""
-        elapsed = self.elapsed()
+        now = trio.current_time()
         return {
-            seat: (view.kind, max(view.left_ms / 1000 - (elapsed if view.running else 0), 0), view.running)
+            seat: (
+                view.kind,
+                max(view.left_ms / 1000 - (now - self.began(session, seat) if view.running else 0), 0),
+                view.running,
+            )
             for seat, view in session.clocks().items()
         }
 
@@ -138,7 +154,7 @@ class Clocks:
         for seat, view in views.items():
             if not view.running:
                 continue
-            end = self.stage_at + view.left_ms / 1000
+            end = self.began(session, seat) + view.left_ms / 1000
             if seat in session.my_seats:
                 out.append((end, "expire", seat, 0))
             elif seat in owed and seat not in self.claimed:
@@ -220,7 +236,7 @@ class Clocks:
                 session.claim_timeout(seat, observed)
             elif what == "warn":
                 view = session.clocks()[seat]
-                left = view.left_ms / 1000 - (now - self.stage_at)
+                left = view.left_ms / 1000 - (now - self.began(session, seat))
                 marks = warnings(session)
                 passed = [m for m in marks if m >= left and (seat, view.key, m) not in self.warned]
                 self.warned.update((seat, view.key, m) for m in marks if m >= left)
@@ -275,7 +291,7 @@ class Clocks:
         view = session.clocks().get(event.seat)
         if view is None or event.stage != self.stage_number:
             return
-        elapsed = self.elapsed()
+        elapsed = self.own_elapsed()
         if elapsed + 1.0 >= view.left_ms / 1000:
             with contextlib.suppress(LocalMisuseError):
                 session.time_out(event.seat)

@@ -28,7 +28,7 @@ class Files:
         self.transcript.write_bytes(header)
         descriptor = os.open(self.secrets, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.close(descriptor)
-        with contextlib.suppress(FileNotFoundError):  # nor an old match's stage to its clocks
+        with contextlib.suppress(OSError):  # nor an old match's stage to its clocks
             self.stage_note.unlink()
 
     def append(self, path: Path, records: list[bytes]) -> None:
@@ -49,19 +49,22 @@ class Files:
 
     @property
     def stage_note(self) -> Path:
-        """Beside the transcript: the stage under way and when it began here (wall clock), so
-        that a resumed peer's clocks count the time it was away (nothing else reads it)."""
-        return self.transcript.with_suffix(".stage")
+        """Beside the transcript (its name plus ``.stage``, so never the transcript itself): the
+        stage under way and when it began here (wall clock), so that a resumed peer's own clocks
+        count the time already spent (nothing else reads it)."""
+        return self.transcript.with_name(self.transcript.name + ".stage")
 
     def note_stage(self, number: int, began: float) -> None:
-        """Stage ``number`` began here at ``began`` (seconds since the epoch). Best effort: a
-        resume without the note only gives back the current decision's elapsed time."""
+        """Stage ``number`` began here at ``began`` (seconds since the epoch). One fixed-width
+        line written over the last in place, the file kept open (a stage costs one write).
+        Best effort: a resume without the note starts the current decision's clock afresh."""
         with contextlib.suppress(OSError):
-            descriptor = os.open(self.stage_note, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            try:
-                os.write(descriptor, f"{number} {began:.3f}\n".encode("ascii"))
-            finally:
-                os.close(descriptor)
+            descriptor = self._open.get(self.stage_note)
+            if descriptor is None:
+                descriptor = self._open[self.stage_note] = os.open(
+                    self.stage_note, os.O_WRONLY | os.O_CREAT, 0o600
+                )
+            os.pwrite(descriptor, f"{number:>11} {began:>20.3f}\n".encode("ascii"), 0)
 
     def stage_began(self) -> tuple[int, float] | None:
         """The note of :meth:`note_stage`: (stage, when it began), or None if there is none or it

@@ -87,8 +87,6 @@ Report = Callable[[Session, Event], None]
 
 MAX_REFUSED: Final = 5
 """Refused decisions for one seat and stage before its decider is given the game's timeout."""
-MAX_AWAY_S: Final = 86400.0
-"""The most time a resumed stage is taken to have run before the restart (a clock set wrong)."""
 
 
 @dataclass
@@ -370,11 +368,11 @@ class Peer:
 
     def _away(self, number: int) -> float:
         """Seconds stage ``number`` had run here before this process resumed it (0 for any
-        other stage): the clocks go on from there, as the other peers' did, rather than give
-        a player who stopped mid-decision its time back."""
+        other stage, or a clock that went back): this peer's own seats' clocks go on from
+        there, as the other peers' did, rather than give the time already spent back."""
         if self._resumed_stage is None or self._resumed_stage[0] != number:
             return 0.0
-        return min(max(time.time() - self._resumed_stage[1], 0.0), MAX_AWAY_S)
+        return max(time.time() - self._resumed_stage[1], 0.0)
 
     def _follow_stage(self) -> None:
         """Notice a new stage: note when it began here and start the local deciders."""
@@ -413,7 +411,7 @@ class Peer:
         if seat not in session.awaiting() and seat not in session.unsettled():
             return
         view = session.clocks().get(seat)
-        ms = int(self._clocks.elapsed() * 1000)
+        ms = int(self._clocks.own_elapsed() * 1000)
         if seat in stage.optional:
             ms, view = 0, None  # a challenge window is not on the clock
         try:

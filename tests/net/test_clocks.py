@@ -317,14 +317,16 @@ async def test_a_resumed_peer_counts_the_time_it_was_away_on_its_own_clock(
     again = peer(tmp_path, "guest", Thinks("random", 2, 10**6), Silent())
     again.identity = guest.identity
     again.resume(guest.files.transcript.read_bytes(), guest.files.secrets.read_bytes())
+    # Any other stage (the match moved on while it was away) begins when it is reached.
+    assert again._away(stage + 1) == 0.0 and 34 <= again._away(stage) <= 36
     async with trio.open_nursery() as nursery:
         again._nursery, (again._inbox, _) = nursery, trio.open_memory_channel[Any](10)
         again._follow_stage()
         left = again.clock_readings()[seat][1]
+        # Only its own seats: the others' clocks (and its judgement of their time) start now.
+        assert again._clocks.elapsed() == 0 and 34 <= again._clocks.own_elapsed() <= 36
         nursery.cancel_scope.cancel()
     assert 24 <= left <= 26, left
-    # Any other stage (the match moved on while it was away) begins when it is reached.
-    assert again._away(stage + 1) == 0.0
     guest.files.stage_note.write_text("3 garbage")
     assert guest.files.stage_began() is None
 
@@ -337,3 +339,50 @@ def test_a_new_match_on_a_used_path_drops_the_old_stage_note(tmp_path: Path) -> 
     assert files.stage_began() == (7, 1234.5)
     files.start(b"header")  # a new match, same path
     assert files.stage_began() is None
+
+
+async def test_a_resumed_peer_does_not_charge_the_time_it_was_away_to_the_other_player(
+    tmp_path: Path, monkeypatch: Any, autojump_clock: Any
+) -> None:
+    # The guest decides at once and is killed while the host still thinks (20 s); it comes back
+    # 60 s later and the host's decision reaches it. Judged from the stage's start before the
+    # crash, the host would seem to have under-declared by a minute, on the record, wrongly.
+    del autojump_clock
+    from types import SimpleNamespace
+
+    import p2pgenius.net.peer as peer_module
+    from p2pgenius.net.latency import MemoryListener
+
+    monkeypatch.setattr(peer_module, "time", SimpleNamespace(time=lambda: 10_000.0 + trio.current_time()))
+    listener = MemoryListener(0.01)
+    guest_log, again_log = Silent(), Silent()
+    host = peer(tmp_path, "host", Thinks("random", 1, 20), Silent(), grace=600)
+    guest = peer(tmp_path, "guest", Thinks("random", 2, 0.5), guest_log, grace=600)
+    host.address = guest.address = "memory"
+    options = {"fast": True, "turn_seconds": 120}
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: host.host(listener, game="duel", options=options, setup={}, peers=2))
+        async with trio.open_nursery() as process:  # the guest's process, killed mid-stage
+            process.start_soon(guest.join, listener.connect())
+            while guest.session is None or guest.session.stage is None or guest.session.stage.number < 3:
+                await trio.sleep(0.01)
+            await trio.sleep(2)  # it has decided; the host is thinking
+            process.cancel_scope.cancel()
+        assert guest.session.stage.number == 3
+        for connection in guest.connections:
+            await connection.aclose()
+        await trio.sleep(60)
+        again = peer(tmp_path, "guest", Thinks("random", 2, 0.5), again_log, grace=600)
+        again.identity = guest.identity
+
+        async def back() -> trio.abc.Stream:
+            return listener.connect()
+
+        again.reconnect = back
+        again.resume(guest.files.transcript.read_bytes(), guest.files.secrets.read_bytes())
+        nursery.start_soon(again.play)
+        while again.session is None or again.session.stage is None or again.session.stage.number < 5:
+            await trio.sleep(0.1)
+        nursery.cancel_scope.cancel()
+    assert not any("disputed on the record" in line for line in again_log.lines), again_log.lines
+    assert again.session is not None and again.session.fault is None
