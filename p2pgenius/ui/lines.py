@@ -53,22 +53,20 @@ def seat_name(names: Mapping[int, str], seat: int) -> str:
 
 
 def in_names(text: str, names: Mapping[int, str]) -> str:
-    """An engine's ``text`` with each seat label ("p1") read as the player's name: "Hana casts
-    Shield at Gus". A name two seats share (one peer's two seats in Hornswoggle) keeps the seat:
-    "Hana (p2)"; a seat with no name, or only a session's placeholder ("peer 0", a peer's
-    number, not a seat's), stays "p2"."""
+    """An engine's ``text`` with each seat label read as its player's name and seat: "Hana (p1)
+    casts Shield at Gus (p0)". The seat always stays: names are the players' own choice, and
+    one could be another's look-alike ("Hаna", "p0"); one peer's two seats share a name. A seat
+    with no name, or only a session's placeholder ("peer 0": a peer's number, not a seat's),
+    stays "p2"."""
     if not names:
         return text
-    counts: dict[str, int] = {}
-    for name in names.values():
-        counts[name] = counts.get(name, 0) + 1
 
     def name_of(match: re.Match[str]) -> str:
         seat = int(match.group(1))
         name = names.get(seat)
         if not name or re.fullmatch(r"peer \d+", name):
             return match.group(0)
-        return name if counts[name] == 1 else f"{name} (p{seat})"
+        return f"{name} (p{seat})"
 
     return re.sub(r"\bp(\d)\b", name_of, text)
 

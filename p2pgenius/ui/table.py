@@ -538,12 +538,12 @@ class Table:
             return ""
         invited = getattr(self.peer, "expect_from", "") == "the invite"
         if invited and getattr(self.peer, "expect_key", None) == keys[0]:
-            return "your invite names this host's key"
+            return "it is the key your invite names (if the invite came from the host, this is the host)"
         pins: dict[bytes, str] = {}
         with contextlib.suppress(P2PGeniusError, OSError):
             pins = load_pins(getattr(self.peer, "pin_dir", None))
         if names and pins.get(keys[0]) == names[0]:
-            return f"you have met {wording.printable(str(names[0]))} with this key before"
+            return f"it is the key {wording.printable(str(names[0]))} had when you last played"
         return ""
 
     def waiting_lines(self) -> list[Line]:
@@ -764,7 +764,7 @@ def lobby_lines(lobby: Mapping[str, Any], vouched: str = "") -> list[Line]:
             line.append(("class:effect", "  not ready"))
         lines.append(line)
     if vouched:
-        lines.append([("class:dim", f" The host's fingerprint is checked: {vouched}.")])
+        lines.append([("class:dim", f" The host's fingerprint: {vouched}.")])
     else:
         lines += [
             [("class:dim", " Check the host's fingerprint with them (by phone, or a chat you trust)")],

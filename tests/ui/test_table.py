@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,6 +72,7 @@ class FakePeer:
     session: Any
     name: str = "ann"
     notify: Any = None
+    pin_dir: Path = Path("/nonexistent/p2pgenius-test-pins")  # never the developer's own pins
     identity: Any = None
     expect_key: bytes | None = None
     expect_from: str = ""
@@ -101,9 +103,9 @@ def test_the_events_of_a_turn_are_logged_once_when_a_paralysis_choice_follows() 
     assert again[: len(turn)] == turn and len(again) == len(turn) + 1  # the engine says it all again
     table.report(session, Applied(6, (), again))  # type: ignore[arg-type]
     logged = list(table.log)
-    assert logged.count("turn 3: ann casts Paralysis (left hand) at bob") == 1  # names, not seats
+    assert logged.count("turn 3: ann (p0) casts Paralysis (left hand) at bob (p1)") == 1  # names too
     assert sum("is paralysed" in line and "next turn" not in line for line in logged) == 1
-    assert logged[-1].endswith("bob's left hand is paralysed next turn")
+    assert logged[-1].endswith("bob (p1)'s left hand is paralysed next turn")
 
 
 def test_a_refused_choice_is_said_under_the_input_not_in_the_log() -> None:
@@ -155,7 +157,7 @@ def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> N
     # Joined by invite: the key was checked against it in the handshake; nothing to check by eye.
     vouched = joined_by_invite_of(host.public)
     assert "Check the host's fingerprint" not in vouched
-    assert "checked: your invite names this host's key." in vouched
+    assert "fingerprint: it is the key your invite names" in vouched
     assert "Check the host's fingerprint with them" in joined_by_invite_of(me.public)  # not the host's
 
 
@@ -405,20 +407,17 @@ def test_a_waiting_host_shows_its_invite_whole_on_a_line_of_its_own() -> None:
     assert not any("[::]:7780" in line for line in lines)  # not the address bound
 
 
-def test_the_log_reads_seats_as_names_and_keeps_the_seat_where_a_name_is_shared() -> None:
-    assert (
-        in_names("p1 casts Shield (left hand) at p0", {0: "Gus", 1: "Hana"})
-        == "Hana casts Shield (left hand) at Gus"
-    )
-    # One peer's two seats (a person and a bot partner): the name alone would not say which.
-    said = in_names("p2 flips p0's pile: 1 doubloon", {0: "Ann", 1: "Bo", 2: "Ann", 3: "Bo"})
-    assert said == "Ann (p2) flips Ann (p0)'s pile: 1 doubloon"
+def test_the_log_reads_seats_as_names_and_always_keeps_the_seat() -> None:
+    said = in_names("p1 casts Shield (left hand) at p0", {0: "Gus", 1: "Hana"})
+    assert said == "Hana (p1) casts Shield (left hand) at Gus (p0)"
+    # One peer's two seats share a name; a look-alike name cannot pass for another player.
+    assert in_names("p2 flips p0's pile", {0: "Ann", 2: "Ann"}) == "Ann (p2) flips Ann (p0)'s pile"
+    assert in_names("p1 stabs p0", {0: "Hana", 1: "p0"}) == "p0 (p1) stabs Hana (p0)"
     # A seat with no name, or a session's placeholder for a peer (its number is not the seat's).
     assert in_names("p1 bids 3", {0: "Gus"}) == "p1 bids 3"
     assert in_names("p1 bids 3", {0: "peer 1", 1: "peer 0"}) == "p1 bids 3"
-    assert in_names("m1 (goblin) hits p0; p10 and up1 are no seats", {0: "Gus", 1: "Hana"}) == (
-        "m1 (goblin) hits Gus; p10 and up1 are no seats"
-    )
+    said = in_names("m1 (goblin) hits p0; p10 and up1 are no seats", {0: "Gus", 1: "Hana"})
+    assert said == "m1 (goblin) hits Gus (p0); p10 and up1 are no seats"
 
 
 def test_a_cell_typed_when_the_order_is_asked_says_what_to_type_and_names_not_seats() -> None:
