@@ -55,9 +55,9 @@ def seat_name(names: Mapping[int, str], seat: int) -> str:
 def in_names(text: str, names: Mapping[int, str]) -> str:
     """An engine's ``text`` with each seat label read as its player's name and seat: "Hana (p1)
     casts Shield at Gus (p0)". The seat always stays: names are the players' own choice, and
-    one could be another's look-alike ("Hаna", "p0"); one peer's two seats share a name. A seat
-    with no name, or only a session's placeholder ("peer 0": a peer's number, not a seat's),
-    stays "p2"."""
+    one could be another's look-alike (in Cyrillic letters, or "p0"); one peer's two seats
+    share a name. A seat with no name, or only a session's placeholder ("peer 0": a peer's
+    number, not a seat's), stays "p2"."""
     if not names:
         return text
 

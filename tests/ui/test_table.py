@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
