@@ -20,6 +20,13 @@ from p2pgenius.cli.main import main
         (["join", "127.0.0.1:9"], "the terminal UI needs a terminal"),
         (["join", "nowhere", "--bot"], "expected HOST:PORT"),
         (["resume", "/nonexistent/match.p2pt"], "cannot read /nonexistent/match.p2pt"),
+        # Checked before anything listens (each used to start a host no joiner could play with).
+        (["host", "duel", "--bot", "--port", "99999"], "'99999' is not a port: 0 (any free port) to 65535"),
+        (["host", "duel", "--bot", "--grace", "0"], "the grace period is 1 to 86400 seconds"),
+        (["join", "127.0.0.1:9", "--bot", "--grace", "inf"], "the grace period is 1 to 86400 seconds"),
+        (["host", "duel", "--bot", "--option", "turn_seconds=" + "9" * 20], "at most 604800 (a week)"),
+        (["host", "duel", "--bot", "--seat", "5"], "--seat 5: one peer's seats in duel with 2 peers are 0; 1"),
+        (["host", "hornswoggle", "--bot", "--seat", "0", "--seat", "1"], "are 0 and 2; 1 and 3"),
     ],
 )
 def test_bad_play_usage_exits_2_with_one_line(
@@ -30,7 +37,10 @@ def test_bad_play_usage_exits_2_with_one_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    code = main(argv)
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own refusal of an option's value
+        code = exc.code  # type: ignore[assignment]
     err = capsys.readouterr().err
     assert code == 2
     assert said in err

@@ -6,6 +6,7 @@ Each command's code lives in its own module and is imported only when that comma
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from p2pgenius.games.names import GAME_NAMES
@@ -117,6 +118,24 @@ def add_replay(commands: Any) -> None:
     parser.add_argument("--ascii", action="store_true", help="ASCII symbols only")
 
 
+def port_number(text: str) -> int:
+    """``--port``: 0 (any free port) to 65535."""
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: 0 (any free port) to 65535")
+    return int(text)
+
+
+def grace_seconds(text: str) -> float:
+    """``--grace``: a number of seconds from 1 to a day."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 1 <= seconds <= 86400:  # (nan fails this too)
+        raise argparse.ArgumentTypeError(f"{text!r}: the grace period is 1 to 86400 seconds")
+    return seconds
+
+
 def add_seat(parser: argparse.ArgumentParser) -> None:
     """``--seat S``, for host and join."""
     parser.add_argument(
@@ -149,7 +168,7 @@ def add_play(commands: Any) -> None:
     common.add_argument("--name", help="your name at the table (default: your fingerprint)")
     common.add_argument(
         "--grace",
-        type=float,
+        type=grace_seconds,
         default=DEFAULT_GRACE_S,
         metavar="SECONDS",
         help="how long a silent peer is waited for before it forfeits",
@@ -174,7 +193,9 @@ def add_play(commands: Any) -> None:
         description="Listen for peers, then play a match with them.",
     )
     host.add_argument("game", choices=GAME_NAMES)
-    host.add_argument("--port", type=int, default=0, help="port to listen on (default 0: any free port)")
+    host.add_argument(
+        "--port", type=port_number, default=0, help="port to listen on (default 0: any free port)"
+    )
     host.add_argument(
         "--lan",
         action="store_true",

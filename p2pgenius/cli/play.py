@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 import trio
 
@@ -42,6 +42,7 @@ from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.events import Applied, Event
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.session.setup import group_of
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.protocol.transcript import verify
 
@@ -115,6 +116,10 @@ def finish(peer: Peer, printer: Printer) -> int:
     return 0
 
 
+MAX_OPTION_S: Final = 7 * 24 * 3600
+"""The longest time option the command line takes (the protocol sets no bound; a week is plenty)."""
+
+
 def match_options(args: argparse.Namespace) -> dict[str, Any]:
     """The game options from ``--fast`` and ``--option KEY=SECONDS`` (the game's time options);
     ``fast`` is an option of games whose moves are sealed, and bots play them fast."""
@@ -126,8 +131,10 @@ def match_options(args: argparse.Namespace) -> dict[str, Any]:
         if key not in allowed or not sep:
             takes = ", ".join(allowed) if allowed else "no time options"
             raise LocalMisuseError(f"--option {text!r}: {args.game} takes {takes} (KEY=SECONDS)")
-        if not value.isdigit() or int(value) <= 0:
-            raise LocalMisuseError(f"--option {text!r}: the seconds must be a positive whole number")
+        if not value.isdigit() or not 0 < int(value) <= MAX_OPTION_S:
+            raise LocalMisuseError(
+                f"--option {text!r}: the seconds must be a positive whole number, at most {MAX_OPTION_S} (a week)"
+            )
         options[key] = int(value)
     fast = args.fast if args.fast is not None else args.bot is not None
     if spec.sealed:
@@ -334,7 +341,13 @@ async def forward(
 def run_host(args: argparse.Namespace, out: TextIO) -> int:
     """``p2pgenius host``."""
     check_level(args.game, args.bot)
-    get_spec(args.game).seat_groups(args.peers)  # refuses a number of peers the game is not for
+    groups = get_spec(args.game).seat_groups(args.peers)  # refuses a number of peers it is not for
+    if args.seat and group_of(groups, args.seat) is None:
+        each = "; ".join(" and ".join(f"{s}" for s in group) for group in groups)
+        raise LocalMisuseError(
+            f"--seat {' '.join(map(str, args.seat))}: one peer's seats in {args.game} with "
+            f"{args.peers} peers are {each}"
+        )
     options = match_options(args)
     bind_address(args)  # refuses contradictory options before anything is opened
     for address in args.advertise:
