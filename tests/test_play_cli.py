@@ -25,8 +25,11 @@ from p2pgenius.cli.main import main
         (["host", "duel", "--bot", "--grace", "0"], "the grace period is 1 to 86400 seconds"),
         (["join", "127.0.0.1:9", "--bot", "--grace", "inf"], "the grace period is 1 to 86400 seconds"),
         (["host", "duel", "--bot", "--option", "turn_seconds=" + "9" * 20], "at most 604800 (a week)"),
-        (["host", "duel", "--bot", "--seat", "5"], "--seat 5: one peer's seats in duel with 2 peers are 0; 1"),
+        (["host", "duel", "--bot", "--seat", "5"], "--seat 5: one peer's seats in duel with 2 peers are"),
         (["host", "hornswoggle", "--bot", "--seat", "0", "--seat", "1"], "are 0 and 2; 1 and 3"),
+        (["resume", "a.p2pt", "--transcript", "b.p2pt"], "a.p2pt or --transcript b.p2pt, not both"),
+        # --transcript names the match to resume (it was overruled by the missing positional).
+        (["resume", "--transcript", "/nonexistent/x.p2pt"], "cannot read /nonexistent/x.p2pt"),
     ],
 )
 def test_bad_play_usage_exits_2_with_one_line(

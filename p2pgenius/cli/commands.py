@@ -301,11 +301,12 @@ def add_play(commands: Any) -> None:
         "reconnect (a joiner to its host; a host listens again on its address), and play on.",
     )
     resume.add_argument(
-        "transcript",
+        "path",
         nargs="?",
         metavar="TRANSCRIPT",
-        help="the match's transcript; without it, the unfinished match among the newest in the "
-        "config directory's matches/ (or, if there are several, a list of them to choose from)",
+        help="the match's transcript (the match carries on in it; --transcript PATH names it "
+        "too); without it, the unfinished match among the newest in the config directory's "
+        "matches/ (or, if there are several, a list of them to choose from)",
     )
     demo = commands.add_parser(
         "demo",

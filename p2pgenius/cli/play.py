@@ -133,7 +133,8 @@ def match_options(args: argparse.Namespace) -> dict[str, Any]:
             raise LocalMisuseError(f"--option {text!r}: {args.game} takes {takes} (KEY=SECONDS)")
         if not value.isdigit() or not 0 < int(value) <= MAX_OPTION_S:
             raise LocalMisuseError(
-                f"--option {text!r}: the seconds must be a positive whole number, at most {MAX_OPTION_S} (a week)"
+                f"--option {text!r}: the seconds must be a positive whole number, "
+                f"at most {MAX_OPTION_S} (a week)"
             )
         options[key] = int(value)
     fast = args.fast if args.fast is not None else args.bot is not None
@@ -575,8 +576,14 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
     UI. Without TRANSCRIPT, the unfinished match among this account's newest transcripts (or,
     if there are several, a list of them to choose from)."""
     printer = Printer(out, moves=True)
-    if args.transcript is not None:
-        path = Path(args.transcript)
+    named = [Path(p) for p in (args.path, args.transcript) if p is not None]
+    if len(named) == 2 and named[0].resolve() != named[1].resolve():
+        raise LocalMisuseError(
+            "resume carries on in the match's own transcript: "
+            f"{named[0]} or --transcript {named[1]}, not both"
+        )
+    if named:
+        path = named[0]
     else:
         folder = match_files(None, "resume", None).transcript.parent
         newest = sorted(folder.glob("*.p2pt"), key=lambda p: p.stat().st_mtime, reverse=True)[:20]
