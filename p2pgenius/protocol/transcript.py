@@ -58,17 +58,28 @@ def records(data: bytes) -> Iterator[list[Any]]:
     """The decoded records of a transcript; raises TranscriptError on damage."""
     offset = 0
     while offset < len(data):
+        # The header comes first: a first record that is not one is another kind of file (a text
+        # file, say), not a damaged transcript.
+        stranger = TranscriptError("not a p2pgenius transcript (it does not start with one's header)")
         if offset + 4 > len(data):
-            raise TranscriptError(f"the transcript is cut short at byte {offset}")
+            raise (
+                stranger if offset == 0 else TranscriptError(f"the transcript is cut short at byte {offset}")
+            )
         length = int.from_bytes(data[offset : offset + 4], "big")
         if length > MAX_RECORD or offset + 4 + length > len(data):
-            raise TranscriptError(f"a damaged record at byte {offset} (a crash mid-write?)")
+            raise (
+                stranger
+                if offset == 0
+                else TranscriptError(f"a damaged record at byte {offset} (a crash mid-write?)")
+            )
         try:
             value = decode(data[offset + 4 : offset + 4 + length])
         except EncodingError as exc:
+            if offset == 0:
+                raise stranger from None
             raise TranscriptError(f"a record at byte {offset} is not canonical: {exc}") from None
-        if not isinstance(value, list) or not value:
-            raise TranscriptError(f"a record at byte {offset} is not a list")
+        if not isinstance(value, list) or not value or (offset == 0 and value[0] != MAGIC):
+            raise stranger if offset == 0 else TranscriptError(f"a record at byte {offset} is not a list")
         yield value
         offset += 4 + length
 
