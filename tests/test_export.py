@@ -277,7 +277,6 @@ def test_a_game_without_a_notation_of_its_own_gets_the_plain_one() -> None:
         (lambda: vector("duel").read_bytes()[:-3], "damaged record"),
         (lambda: b"\x00\x00\x00\x05junk!", "not a p2pgenius transcript"),
         (lambda: b"# A text file\n\nthat is no transcript\n", "not a p2pgenius transcript"),
-        (lambda: vector("duel").read_bytes()[:-3] + b"", "(a crash mid-write?)"),
         (lambda: frame(encode(["something-else", 1, {}])), "not a p2pgenius transcript"),
     ],
 )
