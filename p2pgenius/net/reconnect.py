@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import trio
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.net.addresses import ConnectError
 from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, PeerGoneError, why
 from p2pgenius.net.door import Door
 from p2pgenius.net.events import PeerBack, Reconnected, Reconnecting, Refused
@@ -22,6 +23,10 @@ from p2pgenius.protocol.session import Session
 
 if TYPE_CHECKING:
     from p2pgenius.net.peer import Peer
+
+SAY_AGAIN_S: Final = 30.0
+"""A joiner trying to reach its host again says why it failed when the reason changes, and at
+least this often (a try a second: one line a second would bury everything else)."""
 
 
 async def sync(session: Session, connection: Connection, *, speak_first: bool) -> list[bytes]:
@@ -82,6 +87,7 @@ class Reconnection:
         peer = self.peer
         assert peer.reconnect is not None
         deadline = trio.current_time() + peer.grace_s
+        said, again_at = "", 0.0  # a reason is said when it changes, and every SAY_AGAIN_S
         while trio.current_time() < deadline:
             try:
                 stream = await peer.reconnect()
@@ -92,7 +98,13 @@ class Reconnection:
                     raise PeerGoneError("another host answered at that address")
                 behind = await sync(peer.session, connection, speak_first=True)
             except (OSError, PeerGoneError, trio.TooSlowError) as exc:
-                peer.tell(Reconnecting(peer.address, why(exc)))
+                # (A first connection's advice, "is the host running...?", is no help here.)
+                reason = why(exc).split(": ", 1)[0] if isinstance(exc, ConnectError) else why(exc)
+                now = trio.current_time()
+                if reason != said or now >= again_at:
+                    left = max(deadline - now, 0)
+                    peer.tell(Reconnecting(peer.address, f"{reason}; trying again for {left:.0f} s more"))
+                    said, again_at = reason, now + SAY_AGAIN_S
                 await trio.sleep(1)
                 continue
             peer.tell(Reconnected())

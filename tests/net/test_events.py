@@ -87,3 +87,34 @@ async def test_a_game_without_warnings_gets_none(tmp_path: Path, autojump_clock:
     assert not [e for e in host_log.told + guest_log.told if isinstance(e, ClockWarning)]
     assert not [line for line in host_log.lines + guest_log.lines if "left on the" in line]
     assert trio.current_time() > 50
+
+
+async def test_a_joiner_failing_to_reach_its_host_says_why_once_not_every_second(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    # A try a second for the grace period: it printed the same line (with a first connection's
+    # advice, "is the host running, and is that its port?") 120 times.
+    del autojump_clock
+    from p2pgenius.net.addresses import ConnectError
+    from p2pgenius.net.reconnect import SAY_AGAIN_S, Reconnection
+
+    log = Silent()
+    guest = peer(tmp_path, "guest", BotDriver("random", 2), log, grace=100)
+    guest.address = "127.0.0.1:9"
+
+    async def refused() -> trio.abc.Stream:
+        raise ConnectError(
+            "nothing is listening at 127.0.0.1:9 (connection refused): is the host running, and is "
+            "that its port? The host shows its addresses and an invite when it starts"
+        )
+
+    guest.reconnect = refused
+    send, _ = trio.open_memory_channel[Any](1)
+    async with trio.open_nursery() as nursery:
+        await Reconnection(guest, send, nursery).come_back()
+    said = [line for line in log.lines if line.startswith("reconnecting:")]
+    assert 2 <= len(said) <= 100 / SAY_AGAIN_S + 1, said
+    assert said[0] == (
+        "reconnecting: nothing is listening at 127.0.0.1:9 (connection refused); trying again for 100 s more"
+    )
+    assert not any("is the host running" in line for line in said)
