@@ -262,7 +262,7 @@ class Peer:
         if meta["peers"][meta["me"]] != self.identity.public:
             raise PeerGoneError("this transcript belongs to another identity")
         self.session = Session.restore(
-            identity=self.identity, transcript=records, secrets=list(read_records(secrets))
+            identity=self.identity, transcript=records, secrets=list(read_records(secrets, headed=False))
         )
         self.name = meta.get("name", self.name)
         self.address = meta.get("address", "")

@@ -54,32 +54,32 @@ def frame(record: bytes) -> bytes:
     return len(record).to_bytes(4, "big") + record
 
 
-def records(data: bytes) -> Iterator[list[Any]]:
-    """The decoded records of a transcript; raises TranscriptError on damage."""
+def records(data: bytes, *, headed: bool = True) -> Iterator[list[Any]]:
+    """The decoded records of a transcript (``headed`` False: of a secrets file, which has no
+    header); raises TranscriptError on damage."""
     offset = 0
     while offset < len(data):
-        # The header comes first: a first record that is not one is another kind of file (a text
-        # file, say), not a damaged transcript.
+        # A transcript's header comes first: a first record that is not one is another kind of
+        # file (a text file, say), not a damaged transcript.
+        first = headed and offset == 0
         stranger = TranscriptError("not a p2pgenius transcript (it does not start with one's header)")
         if offset + 4 > len(data):
-            raise (
-                stranger if offset == 0 else TranscriptError(f"the transcript is cut short at byte {offset}")
-            )
+            raise stranger if first else TranscriptError(f"the transcript is cut short at byte {offset}")
         length = int.from_bytes(data[offset : offset + 4], "big")
         if length > MAX_RECORD or offset + 4 + length > len(data):
             raise (
                 stranger
-                if offset == 0
+                if first
                 else TranscriptError(f"a damaged record at byte {offset} (a crash mid-write?)")
             )
         try:
             value = decode(data[offset + 4 : offset + 4 + length])
         except EncodingError as exc:
-            if offset == 0:
+            if first:
                 raise stranger from None
             raise TranscriptError(f"a record at byte {offset} is not canonical: {exc}") from None
-        if not isinstance(value, list) or not value or (offset == 0 and value[0] != MAGIC):
-            raise stranger if offset == 0 else TranscriptError(f"a record at byte {offset} is not a list")
+        if not isinstance(value, list) or not value or (first and value[0] != MAGIC):
+            raise stranger if first else TranscriptError(f"a record at byte {offset} is not a list")
         yield value
         offset += 4 + length
 
