@@ -29,7 +29,9 @@ def lobby_text(lobby: Mapping[str, Any]) -> str:
             tags.append("seats " + " ".join(f"p{s}" for s in claim))
         if not ready:
             tags.append("not ready")
-        people.append(f"{name} {fingerprint(key)[:9]}" + (f" ({', '.join(tags)})" if tags else ""))
+        short = fingerprint(key)[:9]
+        who = name if name == short else f"{name} {short}"  # (a default name is that already)
+        people.append(who + (f" ({', '.join(tags)})" if tags else ""))
     waiting = f"; waiting for {lobby['needed']} more" if lobby["needed"] else ""
     start = "; spectators may watch" if lobby.get("spectators") else ""
     start += "; starting" if lobby["start"] else ""
@@ -80,7 +82,8 @@ class PeerJoined:
 
     @property
     def text(self) -> str:
-        return f"{self.name} joined ({self.key.hex()[:8]}...)"
+        short = fingerprint(self.key)[:9]
+        return f"{self.name} joined" + ("" if self.name == short else f" ({short})")
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,3 +118,26 @@ async def test_a_joiner_failing_to_reach_its_host_says_why_once_not_every_second
         "reconnecting: nothing is listening at 127.0.0.1:9 (connection refused); trying again for 100 s more"
     )
     assert not any("is the host running" in line for line in said)
+
+
+def test_a_default_name_is_not_said_twice_and_a_joiner_is_named_by_its_fingerprint() -> None:
+    from p2pgenius.net.events import PeerJoined, lobby_text
+    from p2pgenius.protocol.identity import Identity
+
+    host, guest = Identity.generate(), Identity.generate()
+    short = host.fingerprint[:9]  # the name a player gets without --name
+    lobby = {
+        "game": "duel",
+        "options": {"fast": True},
+        "names": [short, "bob"],
+        "keys": [host.public, guest.public],
+        "claims": [[], []],
+        "ready": [True, False],
+        "you": 1,
+        "needed": 0,
+        "start": False,
+    }
+    text = lobby_text(lobby)
+    assert text.count(short) == 1 and f"bob {guest.fingerprint[:9]} (you, not ready)" in text
+    assert PeerJoined("bob", guest.public).text == f"bob joined ({guest.fingerprint[:9]})"
+    assert PeerJoined(short, host.public).text == f"{short} joined"
