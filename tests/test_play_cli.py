@@ -83,3 +83,27 @@ def test_a_turn_told_again_after_a_paralysis_choice_is_printed_once() -> None:
     printer.event(session, Applied(4, (), (cast, choice)))
     assert out.getvalue().count("casts Paralysis") == 1
     assert "paralyses p1's left hand" in out.getvalue()
+
+
+def test_a_stopped_or_unfinished_match_is_one_line_on_standard_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import io
+    from types import SimpleNamespace
+
+    from p2pgenius.cli.play import Printer, finish
+
+    files = SimpleNamespace(transcript=tmp_path / "m.p2pt")
+    fault = SimpleNamespace(reason="p1 forfeits: no answer to a timeout claim for 5 seconds")
+    stopped = SimpleNamespace(session=SimpleNamespace(outcome=None, fault=fault), files=files)
+    out = io.StringIO()
+    assert finish(stopped, Printer(out, moves=True)) == 1  # type: ignore[arg-type]
+    err = capsys.readouterr().err
+    assert err == "error: the match stopped: p1 forfeits: no answer to a timeout claim for 5 seconds\n"
+    assert out.getvalue() == f"transcript (evidence): {files.transcript}\n"
+    unfinished = SimpleNamespace(session=SimpleNamespace(outcome=None, fault=None), files=files)
+    assert finish(unfinished, Printer(out, moves=True)) == 1  # type: ignore[arg-type]
+    assert (
+        capsys.readouterr().err
+        == f"error: the match did not finish; carry on with: p2pgenius resume {files.transcript}\n"
+    )

@@ -101,13 +101,16 @@ def finish(peer: Peer, printer: Printer) -> int:
     """Print the result of a finished peer; returns the exit code."""
     session = peer.session
     if session is None:
-        printer.line("the match did not start")
+        sys.stderr.write("error: the match did not start\n")
         return 1
+    # A failure is explained in one line on standard error (the command line's contract).
     if session.outcome is None and session.fault is None:
-        printer.line(f"the match did not finish; carry on with: p2pgenius resume {peer.files.transcript}")
+        sys.stderr.write(
+            f"error: the match did not finish; carry on with: p2pgenius resume {peer.files.transcript}\n"
+        )
         return 1
     if session.fault is not None:
-        printer.line(f"the match stopped: {session.fault.reason}")
+        sys.stderr.write(f"error: the match stopped: {wording.printable(session.fault.reason)}\n")
         printer.line(f"transcript (evidence): {peer.files.transcript}")
         return 1
     assert session.outcome is not None
