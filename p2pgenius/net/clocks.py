@@ -62,6 +62,7 @@ class Clocks:
     forfeit_seen: dict[tuple[int, int], float] = field(default_factory=dict)  # another's forfeit: read
     warned: set[tuple[int, int, int]] = field(default_factory=set)
     heard: dict[int, float] = field(default_factory=dict)  # peer -> last time anything came
+    back: dict[int, float] = field(default_factory=dict)  # peer -> when its connection came back
     progress: dict[int, float] = field(default_factory=dict)  # peer -> its last accepted message
     rtts: list[float] = field(default_factory=list)
     pings: dict[int, float] = field(default_factory=dict)
@@ -100,6 +101,21 @@ class Clocks:
     def began(self, session: Session, seat: int) -> float:
         """When ``seat``'s clock started on the current stage, as this peer keeps it."""
         return self.own_at if seat in session.my_seats else self.stage_at
+
+    def judged_from(self, session: Session, seat: int) -> float:
+        """When what another seat's decision declared is judged from: the stage's start here, or
+        later if its peer's connection came back since (until then it could not see the stage,
+        or its answer could not reach us). Claims still run from the stage's start: a peer that
+        reconnects must not thereby put its clock off; its own clock answers a claim."""
+        start = self.began(session, seat)
+        peer = session.owner[seat] if seat < len(session.owner) else None
+        return max(start, self.back.get(peer, start)) if peer is not None else start
+
+    def came_back(self, peers: Iterable[int]) -> None:
+        """The connection to ``peers`` came back (a joiner's to its host: every other peer)."""
+        now = trio.current_time()
+        for peer in peers:
+            self.back[peer] = now
 
     def readings(self, session: Session) -> dict[int, tuple[str, float, bool]]:
         """Every seat's clock as this peer shows it: (kind, seconds left, running)."""
@@ -271,7 +287,7 @@ class Clocks:
         the clocks agree; a peer that under-declares is shown, decision by decision."""
         if not isinstance(event, Decided) or event.stage != self.stage_number:
             return
-        seen = int((self.elapsed() - self.allowance()) * 1000)
+        seen = int((trio.current_time() - self.judged_from(session, event.seat) - self.allowance()) * 1000)
         if seen > event.declared_ms:
             with contextlib.suppress(LocalMisuseError):
                 session.note_observed(event.stage, event.seat, seen)

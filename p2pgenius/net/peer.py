@@ -25,7 +25,7 @@ import contextlib
 import datetime
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -442,6 +442,10 @@ class Peer:
     def clock_readings(self) -> dict[int, tuple[str, float, bool]]:
         """Every seat's clock as this peer shows it: (kind, seconds left, running)."""
         return {} if self.session is None else self._clocks.readings(self.session)
+
+    def came_back(self, peers: Iterable[int]) -> None:
+        """The connection to ``peers`` came back: their time is judged from now on this stage."""
+        self._clocks.came_back(peers)
 
     def allowance(self) -> float:
         """How late another seat may be before it is claimed to have run out: network lag

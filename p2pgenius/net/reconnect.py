@@ -108,6 +108,7 @@ class Reconnection:
                 await trio.sleep(1)
                 continue
             peer.tell(Reconnected())
+            peer.came_back(p for p in range(len(peer.session.keys)) if p != peer.session.me)
             await self.adopt(connection, index=0, behind=behind)
             return
 
@@ -145,6 +146,7 @@ class Reconnection:
         if old in peer.connections:
             peer.connections.remove(old)
         peer.tell(PeerBack(session.names[index]))
+        peer.came_back([index])
         await self.adopt(connection, index=index, behind=behind)
 
     async def adopt(self, connection: Connection, *, index: int, behind: list[bytes]) -> None:
