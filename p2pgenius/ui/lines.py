@@ -63,10 +63,9 @@ def in_names(text: str, names: Mapping[int, str]) -> str:
 
     def name_of(match: re.Match[str]) -> str:
         seat = int(match.group(1))
-        name = names.get(seat)
-        if not name or re.fullmatch(r"peer \d+", name):
+        if re.fullmatch(r"peer \d+", names.get(seat, "")):
             return match.group(0)
-        return f"{name} (p{seat})"
+        return seat_name(names, seat)
 
     return re.sub(r"\bp(\d)\b", name_of, text)
 
