@@ -249,3 +249,42 @@ def test_sim_ignores_options(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     code, lines, err = run_sim(tmp_path, capsys, script)
     assert (code, err) == (0, "")
     assert lines[-1]["state"]["phase"] == "opening"
+
+
+def test_sim_plays_the_duels_edge_rulings_in_the_contracts_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The summons at a goblin p1's left hand summons the same turn serves p1; on the turn p0
+    # surrenders, both wizards are knocked out and rise, and the surrender still ends the duel.
+    def turn(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"seat": 0, "action": a}, {"seat": 1, "action": b}]
+
+    idle = gestures("-", "-")
+    summons = {
+        "game": "duel",
+        "actions": turn(gestures("W", "-"), gestures("W", "-"))
+        + turn(gestures("W", "-"), gestures("W", "-"))
+        + turn(gestures("S", "-", targets={"left": "p1.left"}), gestures("S", "-")),
+    }
+    code, lines, err = run_sim(tmp_path, capsys, summons)
+    assert (code, err) == (0, "")
+    monsters = lines[-1]["state"]["monsters"]
+    assert [(m["id"], m["kind"], m["controller"]) for m in monsters] == [
+        ("m1", "goblin", 1),
+        ("m2", "goblin", 1),
+    ]
+    assert [w["hp"] for w in lines[-1]["state"]["wizards"]] == [13, 15]
+    surrender = {
+        "game": "duel",
+        "setup": {"hp": [5, 2]},
+        "actions": turn(idle, idle)
+        + turn(idle, gestures("D", "-"))
+        + turn(gestures("W", "-"), gestures("S", "-"))
+        + turn(gestures("W", "-"), gestures("P", "-"))
+        + turn(gestures("S", "-"), gestures("S", "-"))
+        + turn(gestures("P", "P"), gestures("D", "-")),
+    }
+    code, lines, err = run_sim(tmp_path, capsys, surrender)
+    assert (code, err) == (0, "")
+    assert lines[-1]["outcome"] == {"winner": 0, "reason": "knocked_out"}
+    assert [w["hp"] for w in lines[-1]["state"]["wizards"]] == [5, 5]  # both rose, then it ended

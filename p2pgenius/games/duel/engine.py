@@ -223,32 +223,34 @@ def repeat_submission(state: DuelState, seat: int) -> Gestures:
 
 
 def sanitize(state: DuelState, seat: int, last: Gestures) -> Gestures:
-    """``last`` made legal now: spell names that do not complete, targets and orders naming
-    monsters that are gone, and any other refused detail fall back to the defaults. (Used for
-    repeated submissions and for a blinded wizard's choices, made without seeing the field.)"""
-    targets = tuple(
-        (h, r) for h, r in last.targets if r.kind != "monster" or state.monster(r.monster) is not None
-    )
-    orders = tuple(
-        (m, r)
-        for m, r in last.monsters
-        if all(x.kind != "monster" or state.monster(x.monster) is not None for x in (m, r))
-    )
-    candidate = replace(last, targets=targets, monsters=orders)
-    intent = plan(state.wizards[seat], candidate, strict=False)
-    spells = tuple(
-        (h, name)
-        for h, name in candidate.spells
-        if any(c.spell == name for _, opts in intent.options for c in opts)
-    )
-    candidate = replace(candidate, spells=spells)
+    """``last`` made legal now, part by part (used for a missed turn's repeated submission and for
+    a blinded wizard's choices, made without seeing the field). The gestures always stay; each
+    spell name, then each target (left hand, then right), then each monster order (in the order
+    of their names) is kept if, added to what was kept so far, the submission is still legal, and
+    otherwise falls back to its default (a monster that is gone, a stab that step 1 turned on
+    oneself, an order for a hand that no longer summons...)."""
+    kept = Gestures(last.left, last.right)  # always legal
+    for named in last.spells:
+        candidate = replace(kept, spells=(*kept.spells, named))
+        if _legal(state, seat, candidate):
+            kept = candidate
+    for hand, ref in last.targets:
+        candidate = replace(kept, targets=(*kept.targets, (hand, ref)))
+        if _legal(state, seat, candidate):
+            kept = candidate
+    for order in last.monsters:
+        candidate = replace(kept, monsters=(*kept.monsters, order))
+        if _legal(state, seat, candidate):
+            kept = candidate
+    return kept
+
+
+def _legal(state: DuelState, seat: int, action: Gestures) -> bool:
     try:
-        validate(state, seat, candidate)
+        validate(state, seat, action)
     except IllegalActionError:
-        # What was legal last turn may not be now (a hand no longer summons, say): keep the
-        # gestures, which are always legal, and let every target and order fall to its default.
-        candidate = Gestures(candidate.left, candidate.right)
-    return candidate
+        return False
+    return True
 
 
 def target_choices(state: DuelState) -> tuple[str, ...]:

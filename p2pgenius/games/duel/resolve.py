@@ -42,18 +42,34 @@ CURE_HEAL: Final = 1
 Being = tuple[str, int]  # ("w", seat) or ("m", monster number)
 
 
-def effective_gestures(wizard: Wizard, submitted: Gestures) -> tuple[str, str]:
-    """Step 1: what the wizard's hands count as this turn, after last turn's effects."""
+def made_gestures(wizard: Wizard, submitted: Gestures) -> dict[str, str]:
+    """Step 1 up to the clap rule: the gestures the hands make this turn. A paralysed hand repeats
+    the gesture it made last turn exactly (a C it clapped alone included: that C counted as
+    nothing, but the hand made it); fear makes C, D and S nothing; a second stab is nothing."""
     hands = {hand: submitted.gesture(hand) for hand in HANDS}
     if wizard.paralysed is not None:
         history = wizard.history(wizard.paralysed)
-        hands[wizard.paralysed] = history[-1] if history else NOTHING
+        made = CLAP if wizard.clapped_alone == wizard.paralysed else (history[-1] if history else NOTHING)
+        hands[wizard.paralysed] = made
     if wizard.feared:
         hands = {hand: NOTHING if g in ("C", "D", "S") else g for hand, g in hands.items()}
     if hands["left"] == STAB and hands["right"] == STAB:
         hands["right"] = NOTHING
-    if (hands["left"] == CLAP) != (hands["right"] == CLAP):
-        hands = {hand: NOTHING if g == CLAP else g for hand, g in hands.items()}
+    return hands
+
+
+def lone_clap(made: dict[str, str]) -> str | None:
+    """The hand that claps while the other does not (its clap counts as nothing), if any."""
+    clapping = [hand for hand in HANDS if made[hand] == CLAP]
+    return clapping[0] if len(clapping) == 1 else None
+
+
+def effective_gestures(wizard: Wizard, submitted: Gestures) -> tuple[str, str]:
+    """Step 1: what the wizard's hands count as this turn, after last turn's effects."""
+    hands = made_gestures(wizard, submitted)
+    alone = lone_clap(hands)
+    if alone is not None:
+        hands[alone] = NOTHING
     return hands["left"], hands["right"]
 
 
@@ -144,6 +160,10 @@ class Turn:
         self.subs = submissions
         self.events: list[dict[str, Plain]] = []
         self.plans = tuple(plan(w, s, strict=False) for w, s in zip(state.wizards, submissions, strict=True))
+        # The hand of each wizard that clapped alone (counted as nothing; a paralysed hand repeats it).
+        self.lone = tuple(
+            lone_clap(made_gestures(w, s)) for w, s in zip(state.wizards, submissions, strict=True)
+        )
         self.monsters: dict[int, Monster] = {m.number: m for m in state.monsters}
         self.next_monster = state.next_monster
         self.summoned: dict[tuple[int, str], int] = {}  # (seat, hand) -> monster number
@@ -251,6 +271,8 @@ class Turn:
     def rewrite_reason(self, wizard: Wizard, sub: Gestures, hand: str, counted: str) -> str:
         """Why step 1 changed a hand's gesture, in words."""
         if wizard.paralysed == hand:
+            if counted == NOTHING and wizard.clapped_alone == hand:
+                return "paralysed: it claps again, alone, which is nothing"
             return "paralysed: it repeats its last gesture"
         if wizard.feared and sub.gesture(hand) in ("C", "D", "S"):
             return "afraid: no C, D or S"
@@ -323,12 +345,20 @@ class Turn:
             )
 
     def summon(self, casts: list[Cast]) -> None:
-        """Step 6: create the monsters, in seat order then left before right."""
+        """Step 6: create the monsters, in seat order then left before right. Who each serves is
+        settled over the whole turn first, so that a summon may be aimed at a monster another
+        hand (of either seat, before or after it) summons this very turn."""
         order = {"left": 0, "right": 1}
-        for cast in sorted(casts, key=lambda c: (c.caster, order[c.hand])):
-            if cast.spell not in SUMMONS or cast.fizzled:
-                continue
-            controller = self.summon_controller(cast)
+        summons = sorted(
+            (c for c in casts if c.spell in SUMMONS and not c.fizzled),
+            key=lambda c: (c.caster, order[c.hand]),
+        )
+        by_hand = {(c.caster, c.hand): c for c in summons}
+        controllers: dict[tuple[int, str], int | None] = {}
+        for cast in summons:
+            self.summon_controller(cast, by_hand, controllers, frozenset())
+        for cast in summons:
+            controller = controllers[(cast.caster, cast.hand)]
             if controller is None:
                 cast.fizzled = True
                 self.say(
@@ -372,20 +402,40 @@ class Turn:
                 controller=controller,
             )
 
-    def summon_controller(self, cast: Cast, depth: int = 0) -> int | None:
-        """Who a summon serves: its subject wizard, or a monster subject's controller."""
+    def summon_controller(
+        self,
+        cast: Cast,
+        by_hand: dict[tuple[int, str], Cast],
+        settled: dict[tuple[int, str], int | None],
+        following: frozenset[tuple[int, str]],
+    ) -> int | None:
+        """Who a summon serves: its subject wizard, or a monster subject's controller; a monster
+        summoned this turn serves whoever its own summon serves (followed to its end: a summon
+        that fails, is aimed at an elemental or goes round in a circle serves no one)."""
+        key = (cast.caster, cast.hand)
+        if key in settled:
+            return settled[key]
         target = cast.target
-        if target is None or depth > 2:
-            return None
-        if target.kind == "wizard":
-            return target.seat
-        if cast.spell == "summon_fire_elemental":
-            return None
-        being = self.being(target)
-        if being is None:
-            return None
-        monster = self.monsters[being[1]]
-        return None if monster.kind == "fire_elemental" else monster.controller
+        controller: int | None = None
+        if target is None or target.kind == "nobody":
+            controller = None
+        elif target.kind == "wizard":
+            controller = target.seat
+        elif cast.spell == "summon_fire_elemental":
+            controller = None
+        elif target.kind == "summoning":
+            aimed = (target.seat, target.hand)
+            other = by_hand.get(aimed)
+            circle = aimed == key or aimed in following
+            if other is not None and other.spell != "summon_fire_elemental" and not circle:
+                controller = self.summon_controller(other, by_hand, settled, following | {key})
+        else:
+            being = self.being(target)
+            monster = None if being is None else self.monsters[being[1]]
+            if monster is not None and monster.kind != "fire_elemental":
+                controller = monster.controller
+        settled[key] = controller
+        return controller
 
     def remove_instantly(self, casts: list[Cast]) -> None:
         """Step 7: Blindness on a monster and Resist Heat on a fire elemental destroy it at once."""
@@ -623,7 +673,10 @@ class Turn:
             monster = self.monsters[number]
             if number in self.removed:
                 continue
-            if monster.paralysed_turn == self.t:
+            # Paralysed last turn (as the turn began: a Paralysis cast this turn moves the mark
+            # on to next turn, and must not free it from this one).
+            before = self.state.monster(number)
+            if before is not None and before.paralysed_turn == self.t:
                 self.say(
                     "idle",
                     f"{monster.name} is paralysed and does not attack",
@@ -736,9 +789,12 @@ class Turn:
             outcome = Outcome(None, "draw")
             self.say("surrender", "Both wizards surrender: the duel is a draw", [0, 1])
         elif any(surrendered):
+            # A surrender always ends the duel. The quitter wins only if its own side (its spells,
+            # its monsters) knocked the opponent out this turn, judged before any revival.
             quitter = surrendered.index(True)
             other = 1 - quitter
             if down[other] and ("w", other) in self.spell_hits[quitter]:
+                outcome = Outcome(quitter, "knocked_out")  # (P/P casts no Power Word Kill)
                 self.say(
                     "surrender", f"p{quitter} surrenders, but its spells already knocked out p{other}", [0, 1]
                 )
@@ -785,6 +841,7 @@ class Turn:
                     blind_until=blind_until,
                     blind_mark=mark,
                     resist_heat=wizard.resist_heat or ("w", seat) in self.new_resist,
+                    clapped_alone=self.lone[seat],
                     last=self.subs[seat],
                 )
             )

@@ -19,7 +19,7 @@ class DuelSpec(GameSpec):
 
     name = "duel"
     title = "The wizard duel"
-    rules_version = 2
+    rules_version = 3  # 3: the edge rulings of issue 24 (summons, paralysis, claps, surrender)
     sealed = True
     time_options = (TimeOption("turn_seconds", TURN_SECONDS, "each turn"),)
     demo_options: ClassVar[Mapping[str, Any]] = {"fast": True}

@@ -33,6 +33,7 @@ class Wizard:
     blind_until: int = 0
     blind_mark: int = 0  # monsters numbered below this existed when the blindness began
     resist_heat: bool = False
+    clapped_alone: str | None = None  # the hand that clapped alone last turn (counted as nothing)
     last: Gestures | None = None  # the previous submission, repeated on a timeout
 
     def history(self, hand: str) -> tuple[str, ...]:
@@ -97,6 +98,7 @@ def _wizard_plain(wizard: Wizard, turn: int) -> dict[str, Plain]:
         "blind_from": wizard.blind_from,
         "blind_until": wizard.blind_until,
         "resist_heat": wizard.resist_heat,
+        "clapped_alone": wizard.clapped_alone,
     }
 
 
@@ -162,6 +164,7 @@ def view(state: DuelState, seat: int) -> dict[str, Plain]:
         "blind_until",
         "resist_heat",
         "anti_spell_from",
+        "clapped_alone",
     ):
         opponent[key] = None
     plain["monsters"] = [
