@@ -19,14 +19,15 @@ the Hornswoggle audit.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.session import (
     Applied,
+    BlindClaim,
     Fault,
     ForfeitVoided,
     MatchOver,
@@ -93,6 +94,13 @@ class Step:
     actions: tuple[tuple[int, Plain], ...]
     events: tuple[Plain, ...]
     state: Any
+    """The engine state after the stage; None for a stage the transcript shows only through a
+    blindness claim (it stops before the withheld choices were opened)."""
+    blind: tuple[int, ...] = ()
+    """The seats that were blind while the stage was played (the duel's Blindness)."""
+    seen: Mapping[str, Plain] | None = None
+    """What the transcript's own peer was shown of the stage instead, when a seat of its was blind
+    (the claim it received: its seat's view after the stage)."""
 
 
 @dataclass
@@ -138,6 +146,7 @@ def verify(data: bytes) -> Report:
     observer = Session(keys=keys, me=None)
     report = Report(ok=False, summary="")
     last_msg = b""
+    claims: dict[int, BlindClaim] = {}
     for index, record in enumerate(items, start=1):
         if record[0] == "rejected" and isinstance(record[1], bytes):
             # A message the peer refused: judged again here, unless it is the "msg" just above
@@ -162,6 +171,8 @@ def verify(data: bytes) -> Report:
                 report.outcome = dict(event.outcome)
             elif isinstance(event, Applied):
                 report.steps.append(Step(event.stage, event.actions, event.events, event.state))
+            elif isinstance(event, BlindClaim):
+                claims.setdefault(event.stage, event)
             elif isinstance(event, TimeObserved):
                 report.disputed_time.append(
                     f"record {index}: peer {event.author} saw {event.observed_ms / 1000:.1f} s pass "
@@ -183,6 +194,7 @@ def verify(data: bytes) -> Report:
     if observer.terms is not None and observer.game is not None and observer.owner:
         report.initial = observer.game.initial(observer.terms["setup"], observer.terms["options"])
         report.steps = _opened(observer, report.initial, report.steps)
+        report.steps = _blindness(observer, meta.get("me"), report.initial, report.steps, claims)
     if report.fault is not None:
         fault = report.fault
         who = "nobody" if fault.peer is None else f"peer {fault.peer}"
@@ -207,6 +219,42 @@ def verify(data: bytes) -> Report:
             f"({report.messages} messages checked, no fault found)"
         )
     return report
+
+
+def _blindness(
+    observer: Session, me: Any, initial: Any, steps: list[Step], claims: dict[int, BlindClaim]
+) -> list[Step]:
+    """Mark the stages played while a seat was blind, with what the transcript's own peer was
+    shown when the seat was its own; and add, as seen through their claims, the stages of a
+    blindness the transcript never opens (it stops before the withheld choices came)."""
+    spec = observer.spec
+    assert spec is not None and observer.game is not None
+    seats = observer.game.seats(initial)
+    marked: list[Step] = []
+    before = initial
+    for step in steps:
+        blind = tuple(seat for seat in range(seats) if spec.blind(before, seat))
+        claim = claims.get(step.stage)
+        mine = claim is not None and type(me) is int and observer.owner[claim.seat] == me
+        marked.append(replace(step, blind=blind, seen=dict(claim.view) if mine and claim else None))
+        before = step.state
+    last = steps[-1].stage if steps else -1
+    pending = {stage.number: stage for stage in observer.behind}
+    for number in sorted(n for n in claims if n > last):
+        claim = claims[number]
+        events = claim.view.get("events")
+        opened = pending[number].reveals if number in pending else {}
+        marked.append(
+            Step(
+                number,
+                tuple(sorted(opened.items())),  # the choices opened so far (the blind seat's own)
+                tuple(events) if isinstance(events, list) else (),
+                None,
+                blind=(claim.seat,),
+                seen=dict(claim.view),
+            )
+        )
+    return marked
 
 
 def _opened(observer: Session, initial: Any, steps: list[Step]) -> list[Step]:

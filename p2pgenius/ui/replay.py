@@ -46,7 +46,7 @@ from p2pgenius import wording
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.protocol.identity import fingerprint
-from p2pgenius.protocol.transcript import Report
+from p2pgenius.protocol.transcript import Report, Step
 from p2pgenius.ui.app import MIN_LOG, colour_depth, geometry, lines_text, style
 from p2pgenius.ui.frontends import frontend
 from p2pgenius.ui.lines import Glyphs, Line, in_names, seat_name, width_of, wrap, wrap_all
@@ -126,7 +126,9 @@ class Replay:
             seat: wording.printable(str(report.names[peer])) for seat, peer in enumerate(report.owner)
         }
         self.states: list[Any] = [report.initial] + [step.state for step in report.steps]
-        self.views: list[Mapping[str, Any]] = [self.front.spectator_view(state) for state in self.states]
+        self.views: list[Mapping[str, Any]] = [self.front.spectator_view(report.initial)] + [
+            self._step_view(step) for step in report.steps
+        ]
         self.numbers: list[int | None] = [None] + [
             self.front.replay_number(step.stage, self.views[k])
             for k, step in enumerate(report.steps, start=1)
@@ -140,6 +142,16 @@ class Replay:
         self.message = ""
         self.help_open = False
         self._boards: dict[tuple[int, int, int], list[Line]] = {}
+
+    def _step_view(self, step: Step) -> Mapping[str, Any]:
+        """The board after ``step``: the whole field, or, for a stage this transcript's peer saw
+        blind, what it was shown (its seat's view, the opponent's choices unseen)."""
+        if step.seen is None:
+            return self.front.spectator_view(step.state)
+        view = {key: value for key, value in step.seen.items() if key != "next"}
+        view["spectator"] = True
+        view["blind_seat"] = int(step.blind[0]) if step.blind else view.get("seat", 0)
+        return view
 
     # -- what each step says -------------------------------------------------------------------
 
@@ -168,11 +180,35 @@ class Replay:
             except (LookupError, TypeError, ValueError, AttributeError):
                 said = [str(e.get("text")) for e in fresh if e.get("text")]
             said = [in_names(text, self.names) for text in said]
-            moves = "; ".join(f"p{seat}: {self._move(action)}" for seat, action in step.actions)
-            head = f"step {k} ({self.unit} {self.numbers[k]})" + (f"  {moves}" if moves else "")
+            moves = "; ".join(f"p{seat}: {self._move(action)}" for seat, action in self._shown_actions(step))
+            blind = (
+                f", {' and '.join(seat_name(self.names, s) for s in step.blind)} blind" if step.blind else ""
+            )
+            head = f"step {k} ({self.unit} {self.numbers[k]}{blind})" + (f"  {moves}" if moves else "")
+            said = self._blind_note(step) + said
             self.entries.append(Entry(wording.printable(head), tuple(wording.printable(t) for t in said)))
         last = self.entries[-1]
         self.entries[-1] = Entry(last.head, last.lines + tuple(self._ending()))
+
+    def _shown_actions(self, step: Step) -> list[tuple[int, Any]]:
+        """What the step's seats did, as far as the replay shows it: a stage the transcript's
+        peer saw blind shows only its own seats' choices (the others it did not see)."""
+        if step.seen is None:
+            return list(step.actions)
+        own = {seat for seat, peer in enumerate(self.report.owner) if peer == self.report.meta.get("me")}
+        return [(seat, action) for seat, action in step.actions if seat in own]
+
+    def _blind_note(self, step: Step) -> list[str]:
+        """What a stage played blind shows, in words."""
+        if step.seen is None:
+            return []
+        who = " and ".join(seat_name(self.names, s) for s in step.blind) or "this player"
+        if step.state is None:
+            return [
+                f"{who} was blind: this is what it was shown; the transcript stops before the "
+                "other's choices of its blind turns were opened"
+            ]
+        return [f"{who} was blind: this is what it was shown (all was opened when the blindness ended)"]
 
     def _move(self, action: Any) -> str:
         """An action in the words a player types; a hidden card nobody opened, as such."""

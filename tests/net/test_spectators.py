@@ -296,3 +296,70 @@ async def test_a_host_admits_only_so_many_spectators(tmp_path: Path, monkeypatch
         with trio.fail_after(10), pytest.raises(PeerGoneError, match="spectators already"):
             await Spectator().run(port)
         nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("host_seat", [0, 1], ids=["host sighted", "host blinded"])
+async def test_a_blinded_duel_verifies_replays_and_exports_from_every_point_of_view(
+    tmp_path: Path, host_seat: int
+) -> None:
+    # p0 blinds p1 for turns 6 to 8, then stabs it to death. Every transcript kept (the sighted
+    # peer's, the blinded peer's, a spectator's) verifies, replays (every board drawn) and exports,
+    # with the blind turns marked; the blinded peer's replay shows what it was shown.
+    from p2pgenius.cli.export import record
+    from p2pgenius.ui.lines import plain
+    from p2pgenius.ui.replay import Replay
+    from tests.protocol.test_blindness import P0, P1, Script
+
+    p0 = [*P0[:5], "--", "--", "--", ">-", ">-", ">-", ">-"]
+    lines: list[str] = []
+
+    def peer(name: str) -> Peer:
+        return Peer(
+            Identity.generate(),
+            name,
+            Files(tmp_path / f"{name}.p2pt", tmp_path / f"{name}.secrets"),
+            BotDriver(bots={0: Script(p0), 1: Script(P1)}).decide,
+            lambda session, event: None,
+            lines.append,
+            pin_dir=tmp_path / "pins" / name,
+        )
+
+    host, guest = peer("host"), peer("guest")
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    spectator = Spectator()
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(
+                    listeners[0],
+                    game="duel",
+                    options={"fast": True},
+                    setup={"hp": [15, 3]},
+                    peers=2,
+                    seats=[host_seat],
+                    spectators=True,
+                )
+            )
+            nursery.start_soon(spectator.run, port)
+            await trio.sleep(0.2)
+            nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+    assert host.session is not None and host.session.outcome is not None
+    blinded = "host" if host_seat == 1 else "guest"
+    reports = {
+        "host": verify(host.files.transcript.read_bytes()),
+        "guest": verify(guest.files.transcript.read_bytes()),
+        "spectator": spectator.verdict(),
+    }
+    for who, report in reports.items():
+        assert report.ok and report.outcome == {"winner": 0, "reason": "knocked_out"}, (who, report.summary)
+        assert [step.stage for step in report.steps if step.blind] == [5, 6, 7], who
+        assert (who == blinded) == any(step.seen is not None for step in report.steps), who
+        replay = Replay(report)
+        for index in range(replay.count + 1):
+            replay.jump(index)
+            for width, height in ((80, 24), (160, 50)):
+                assert "cannot be drawn" not in plain(replay.board_lines(width, height)), (who, index)
+        text = record(report)
+        assert text.count("{p1 blind}") == 3, who
+        assert text.endswith("Result: p0 wins (knocked out)\n"), who

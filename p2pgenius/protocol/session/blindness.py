@@ -113,7 +113,7 @@ class Blindness(SessionBase):
             actions = [(s, stage.reveals[s]) for s in sorted(stage.waiting)]
             events = self._apply_actions(stage, actions)
             self.clockbook.charge(stage)
-            self.events.append(Applied(stage.number, tuple(actions), tuple(events)))
+            self.events.append(Applied(stage.number, tuple(actions), tuple(events), self.state))
             assert stage.claim is not None and stage.claim_seat is not None
             expected, claimed = self._claim(stage.claim_seat), dict(stage.claim)
             # Exact equality: the canonical bytes, every field and ``next`` included.

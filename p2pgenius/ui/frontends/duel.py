@@ -195,12 +195,18 @@ def _wizard(
         who = "you" if seat == me else "opponent"
         out = [[("class:seat.me" if seat == me else "class:seat", f" {who}: {seat_name(names, seat)}")]]
     hp, top = wizard.get("hp"), int(wizard.get("max_hp") or 15)
+    blind = view.get("blind_seat")  # (a replay of what a blind wizard was shown)
     if isinstance(hp, int):
         full = min(max(hp, 0), top)
         bar = glyphs.bar * full + glyphs.gap * (top - full)
         out.append([("class:hp", f" HP {hp:>2}/{top} "), ("class:hp.bar", bar)])
     else:
-        out.append([("class:dim", f" HP {glyphs.hidden} (hidden while you are blind)")])
+        why = (
+            "hidden while you are blind"
+            if blind is None
+            else f"unseen: {seat_name(names, int(blind))} was blind"
+        )
+        out.append([("class:dim", f" HP {glyphs.hidden} ({why})")])
     effects = [
         label
         for label, on in (
@@ -220,16 +226,17 @@ def _wizard(
         out.append([("class:dim", f"  {hand:<6}"), ("class:gestures", shown)])
     for hand in HANDS:
         label = f"  {hand[0].upper()} next "
-        spells = _next_spells(str(wizard.get(hand, "")), barrier, width - len(label))
+        unseen = "unknown while you are blind" if blind is None else "unknown: unseen while blind"
+        spells = _next_spells(str(wizard.get(hand, "")), barrier, width - len(label), unseen)
         out.append([("class:dim", label), *spells])
     return out
 
 
-def _next_spells(history: str, barrier: Any, room: int) -> Line:
+def _next_spells(history: str, barrier: Any, room: int, unseen: str = "unknown while you are blind") -> Line:
     """What a hand can complete next, nearest first, each with how many gestures it still needs
     and which: as many as fit in ``room`` columns (short names when full ones do not fit)."""
     if "?" in history[-8:] or barrier is None:
-        return [("class:dim", "unknown while you are blind")]
+        return [("class:dim", unseen)]
     near = next_gestures(tuple(history), int(barrier))
     if not near:
         return [("class:dim", "nothing under way")]
