@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.document import Document
@@ -18,6 +19,7 @@ from p2pgenius.games.registry import get_game
 from p2pgenius.inmemory import play
 from p2pgenius.protocol.session import Fault
 from p2pgenius.ui.app import MoveCompleter, build
+from p2pgenius.ui.frontends import InputError
 from p2pgenius.ui.frontends import duel as duel_front
 from p2pgenius.ui.frontends import magic_square as square_front
 from p2pgenius.ui.render import board, plain
@@ -111,7 +113,8 @@ def test_completion_offers_legal_duel_moves_with_what_they_cast() -> None:
     state = DUEL.apply(state, 0, DUEL.parse_action({"type": "gestures", "left": "S", "right": "W"}))
     state = DUEL.apply(state, 1, DUEL.parse_action({"type": "gestures", "left": "W", "right": "W"}))
     pairs = duel_front.duel_choices(state, 0, "")
-    assert len(pairs) == 49
+    assert len(pairs) == 48  # every pair but "> >": one knife stabs once a turn
+    assert all(c.text != "> >" for c in pairs)
     first = pairs[0]
     assert "Missile" in first.meta or "Shield" in first.meta  # spells first
     surrender = next(c for c in pairs if c.text == "P P")
@@ -247,3 +250,52 @@ def test_a_blind_player_still_gets_gesture_completions() -> None:
     pairs = duel_front.blind_choices("")
     assert len(pairs) == 49 and pairs[-1].text == "P P" and "SURRENDER" in pairs[-1].meta
     assert any(c.text == "left=p1" for c in duel_front.blind_choices("S D "))
+
+
+def _after(*turns: tuple[str, str], choose: bool = True) -> Any:
+    """The duel after these turns of (p0's, p1's) gestures, then p0's Paralysis, if it owes one,
+    holding p1's left hand."""
+    state = DUEL.initial({}, {})
+    for mine, theirs in turns:
+        state = DUEL.apply(
+            state, 0, DUEL.parse_action({"type": "gestures", "left": mine[0], "right": mine[1]})
+        )
+        state = DUEL.apply(
+            state, 1, DUEL.parse_action({"type": "gestures", "left": theirs[0], "right": theirs[1]})
+        )
+    if state.paralysis_choices and choose:
+        state = DUEL.apply(state, 0, DUEL.parse_action({"type": "paralyze", "target": "p1", "hand": "left"}))
+    return state
+
+
+def test_gestures_that_last_turns_effects_would_change_are_refused_up_front() -> None:
+    # Rules, step 1: "The UI refuses such input up front with a message."
+    held = _after(("W-", "--"), ("W-", "--"), ("W-", "S-"))  # p1's left hand repeats S
+    with pytest.raises(InputError, match="your left hand is paralysed: it repeats S this turn"):
+        duel_front.DuelFrontEnd("duel").parse("D D", held, 1)
+    assert duel_front.DuelFrontEnd("duel").parse("S D", held, 1).action == {
+        "type": "gestures",
+        "left": "S",
+        "right": "D",
+    }
+    assert {c.text.split()[0] for c in duel_front.duel_choices(held, 1, "")} == {"S"}
+    afraid = _after(("S-", "--"), ("W-", "--"), ("D-", "--"))
+    with pytest.raises(InputError, match="you are afraid this turn: no C, D or S"):
+        duel_front.DuelFrontEnd("duel").parse("- D", afraid, 1)
+    with pytest.raises(InputError, match="one knife"):
+        duel_front.DuelFrontEnd("duel").parse("> >", DUEL.initial({}, {}), 0)
+
+
+def test_a_clap_of_one_hand_is_asked_about_unless_a_paralysed_hand_must_repeat_it() -> None:
+    parsed = duel_front.DuelFrontEnd("duel").parse("C D", DUEL.initial({}, {}), 0)
+    assert "a clap needs both hands" in parsed.confirm
+    # p1 clapped alone with its left on turn 3 and p0's Paralysis holds that hand: it claps again.
+    held = _after(("W-", "--"), ("W-", "--"), ("W-", "C-"))
+    with pytest.raises(InputError, match="it repeats C this turn"):
+        duel_front.DuelFrontEnd("duel").parse("- D", held, 1)
+    assert duel_front.DuelFrontEnd("duel").parse("C D", held, 1).confirm == ""
+    pairs = {c.text: c.meta for c in duel_front.duel_choices(held, 1, "")}
+    assert set(pairs) == {f"C {right}" for right in "CDPSW>-"}
+    asked = _after(("W-", "--"), ("W-", "--"), ("W-", "C-"), choose=False)
+    question = duel_front.duel_question(DUEL.view(asked, 0), 0, {})
+    assert "left repeats C, right repeats -" in question.text

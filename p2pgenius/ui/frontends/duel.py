@@ -8,7 +8,18 @@ from typing import Any, Final
 
 from p2pgenius.games.duel.actions import NOBODY
 from p2pgenius.games.duel.engine import DUEL, target_choices
-from p2pgenius.games.duel.spells import BY_NAME, GESTURES, HANDS, SPELLS, completions, next_gestures
+from p2pgenius.games.duel.spells import (
+    BY_NAME,
+    CLAP,
+    GESTURES,
+    HANDS,
+    NOTHING,
+    SPELLS,
+    STAB,
+    completions,
+    next_gestures,
+)
+from p2pgenius.games.duel.state import Wizard
 from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question, register_frontend
 from p2pgenius.ui.lines import Glyphs, Line, in_names, seat_name, side_by_side, width_of, wrap_all
 from p2pgenius.wording import outcome_for
@@ -80,7 +91,20 @@ class DuelFrontEnd(FrontEnd):
         return super().describe(action)
 
     def parse(self, text: str, state: Any, seat: int) -> Parsed:
-        return parse_duel(text.split())
+        """The move typed; gestures that last turn's effects would change (rules, step 1) are
+        refused up front, and a clap of one hand is asked about (it counts as nothing)."""
+        parsed = parse_duel(text.split())
+        action = parsed.action
+        if state is None or action is None or action.get("type") != "gestures" or seat not in (0, 1):
+            return parsed
+        wizard = state.wizards[seat]
+        refusal = step_one(wizard, action["left"], action["right"])
+        if refusal:
+            raise InputError(refusal)
+        alone = [h for h in HANDS if action[h] == CLAP and action[_other(h)] != CLAP]
+        if alone and not parsed.confirm and repeated(wizard, alone[0]) != CLAP:
+            return Parsed(action, f"a clap needs both hands: the {alone[0]} hand's C alone counts as nothing")
+        return parsed
 
     def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
         return duel_choices(state, seat, typed)
@@ -310,6 +334,42 @@ def spell_book(*, width: int, full: bool) -> list[Line]:
     return out
 
 
+def repeated(wizard: Wizard, hand: str) -> str | None:
+    """The gesture ``hand`` must repeat this turn if it is paralysed (a clap it made alone
+    included), else None."""
+    if wizard.paralysed != hand:
+        return None
+    if wizard.clapped_alone == hand:
+        return CLAP
+    history = wizard.history(hand)
+    return history[-1] if history else NOTHING
+
+
+def step_one(wizard: Wizard, left: str, right: str) -> str | None:
+    """Why the rules' step 1 would change these gestures, in words (the UI refuses them up
+    front), or None: a paralysed hand must repeat its gesture, an afraid wizard makes no C, D or
+    S, and one knife stabs once a turn."""
+    typed = {"left": left, "right": right}
+    for hand in HANDS:
+        forced = repeated(wizard, hand)
+        if forced is not None and typed[hand] != forced:
+            return f"your {hand} hand is paralysed: it repeats {forced} this turn (type {forced} for it)"
+    if wizard.feared:
+        for hand in HANDS:
+            if typed[hand] in ("C", "D", "S") and repeated(wizard, hand) is None:
+                return (
+                    f"you are afraid this turn: no C, D or S (the {hand} hand's {typed[hand]} "
+                    "would count as nothing)"
+                )
+    if left == right == STAB:
+        return "one knife: only one hand may stab in a turn (the other hand's stab would count as nothing)"
+    return None
+
+
+def _other(hand: str) -> str:
+    return "right" if hand == "left" else "left"
+
+
 def duel_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
     """What the wizard at ``seat`` decides now."""
     pending = [p for p in view.get("paralysis_choices") or [] if isinstance(p, Mapping)]
@@ -318,7 +378,10 @@ def duel_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) 
         target = str(mine[0].get("target", "p1"))
         number = int(target.lstrip("p") or 0)
         wizard = view["wizards"][number]
-        repeats = ", ".join(f"{hand} repeats {str(wizard.get(hand, ''))[-1:] or '-'}" for hand in HANDS)
+        last = {hand: str(wizard.get(hand, ""))[-1:] or "-" for hand in HANDS}
+        if wizard.get("clapped_alone") in HANDS:
+            last[str(wizard["clapped_alone"])] = CLAP  # a clap made alone is what the hand repeats
+        repeats = ", ".join(f"{hand} repeats {last[hand]}" for hand in HANDS)
         return Question(
             "paralyse",
             f"choose the hand to paralyse: {seat_name(names, number)}'s {repeats} next turn "
@@ -447,6 +510,8 @@ def _gesture_pairs(state: Any, seat: int) -> list[Choice]:
     out: list[tuple[int, Choice]] = []
     for left in GESTURES:
         for right in GESTURES:
+            if step_one(wizard, left, right):
+                continue  # refused up front: last turn's effects would change it
             cast = []
             for hand, gesture in (("left", left), ("right", right)):
                 if gesture == "C" and (left, right) != ("C", "C"):
