@@ -1,10 +1,17 @@
 """``host --upnp`` against a small fake router served by the test on 127.0.0.1: it answers the
 SSDP search over UDP, serves its device description and service description over HTTP, and takes
 SOAP calls. The real client library adds the mapping, reads the public address and removes the
-mapping again (also when the host is interrupted)."""
+mapping again (also when the host is interrupted).
+
+The same fake turns hostile on request, as any device on the LAN may: it names another host (a
+watcher on 127.0.0.2 counts whoever comes) or a name or a multicast address for its description or
+services, redirects, sends too much, compresses, answers slowly, or says a public address that is
+not one. The host is not fooled and says why in one line."""
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import io
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -20,9 +27,12 @@ from p2pgenius.cli.play import Printer, Target, host_match, join_match, make_pee
 from p2pgenius.net import upnp
 from p2pgenius.net.upnp import UpnpError
 
-PUBLIC_IP = "203.0.113.7"
+PUBLIC_IP = "8.8.8.8"  # a global address, as a real router says (only the string is used: never contacted)
 SERVICE = "urn:schemas-upnp-org:service:WANIPConnection:1"
 MATCH_S = 60
+SLOW_S = 30  # how long a slow fake takes to answer: far beyond any bound here
+HUGE = 64 * 1024 * 1024  # how much a huge answer would be (the client must stop long before)
+FILLER = "urn:schemas-upnp-org:service:Filler:1"
 
 DEVICE = """<?xml version="1.0"?>
 <root xmlns="urn:schemas-upnp-org:device-1-0">
@@ -114,7 +124,13 @@ def fault(code: int, words: str) -> str:
 
 @dataclass
 class FakeRouter:
-    """An Internet Gateway Device on loopback: SSDP on ``ssdp``, HTTP on ``http``."""
+    """An Internet Gateway Device on loopback: SSDP on ``ssdp``, HTTP on ``http``. What it does
+    wrong, if anything, is set after ``start_router`` (which knows the ports): ``location``
+    replaces the description URL its search answer names (``decoy``: one more answer, sent first),
+    ``device`` its description, ``external`` the public address it says; what ``slow`` names (a
+    path, or an action for the control URL) is answered after ``SLOW_S``, what ``huge`` names with
+    ``HUGE`` bytes (``declared``: with a Content-Length saying so), what ``gzipped`` names
+    compressed; ``redirect`` sends a path elsewhere."""
 
     ssdp: tuple[str, int] = ("127.0.0.1", 0)
     http: int = 0
@@ -123,6 +139,17 @@ class FakeRouter:
     calls: list[str] = field(default_factory=list)
     searches: int = 0
     only_permanent: bool = False
+    location: str | None = None
+    decoy: str | None = None
+    device: str = DEVICE
+    external: str = PUBLIC_IP
+    slow: set[str] = field(default_factory=set)
+    huge: set[str] = field(default_factory=set)
+    declared: bool = False
+    gzipped: set[str] = field(default_factory=set)
+    redirect: dict[str, str] = field(default_factory=dict)
+    requests: list[str] = field(default_factory=list)  # every path (action, for the control URL) asked
+    sent: int = 0  # bytes of huge answers sent
 
     async def serve_ssdp(self, sock: trio.socket.SocketType) -> None:
         while True:
@@ -130,13 +157,17 @@ class FakeRouter:
             if not data.startswith(b"M-SEARCH"):
                 continue
             self.searches += 1
-            answer = (
-                "HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age=120\r\nEXT:\r\n"
-                f"LOCATION: http://{self.address}:{self.http}/rootDesc.xml\r\nSERVER: fake UPnP/1.1\r\n"
-                "ST: urn:schemas-upnp-org:device:InternetGatewayDevice:1\r\n"
-                "USN: uuid:fake-igd::urn:schemas-upnp-org:device:InternetGatewayDevice:1\r\n\r\n"
-            )
-            await sock.sendto(answer.encode(), sender)
+            honest = f"http://{self.address}:{self.http}/rootDesc.xml"
+            for location in [self.decoy, self.location or honest]:
+                if location is None:
+                    continue
+                answer = (
+                    "HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age=120\r\nEXT:\r\n"
+                    f"LOCATION: {location}\r\nSERVER: fake UPnP/1.1\r\n"
+                    "ST: urn:schemas-upnp-org:device:InternetGatewayDevice:1\r\n"
+                    "USN: uuid:fake-igd::urn:schemas-upnp-org:device:InternetGatewayDevice:1\r\n\r\n"
+                )
+                await sock.sendto(answer.encode(), sender)
 
     async def serve_http(self, stream: trio.SocketStream) -> None:
         request = b""
@@ -150,20 +181,46 @@ class FakeRouter:
         headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
         while len(body) < int(headers.get("content-length", "0")):
             body += await stream.receive_some(4096)
-        status, text = self.answer(lines[0].split()[1], headers, body.decode())
-        payload = text.encode()
+        path = lines[0].split()[1]
+        what = headers.get("soapaction", "").strip('"').rpartition("#")[2] or path
+        self.requests.append(what)
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):  # (the client left)
+            if what in self.slow:
+                await trio.sleep(SLOW_S)
+            if what in self.huge:
+                await self.send_huge(stream)
+                return
+            status, text = self.answer(path, headers, body.decode())
+            payload, more = text.encode(), ""
+            if what in self.gzipped:
+                payload, more = gzip.compress(payload), "Content-Encoding: gzip\r\n"
+            if path in self.redirect:
+                status, more = "302 Found", f"Location: {self.redirect[path]}\r\n"
+            await stream.send_all(
+                f'HTTP/1.1 {status}\r\nContent-Type: text/xml; charset="utf-8"\r\n{more}'
+                f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode()
+                + payload
+            )
+            await stream.aclose()
+
+    async def send_huge(self, stream: trio.SocketStream) -> None:
+        """``HUGE`` bytes of an XML comment, for as long as the client reads."""
+        length = f"Content-Length: {HUGE}\r\n" if self.declared else ""
         await stream.send_all(
-            f'HTTP/1.1 {status}\r\nContent-Type: text/xml; charset="utf-8"\r\n'
-            f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode()
-            + payload
+            f"HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\n{length}Connection: close\r\n\r\n<!--".encode()
         )
-        await stream.aclose()
+        chunk = b"x" * (64 * 1024)
+        while self.sent < HUGE:
+            await stream.send_all(chunk)
+            self.sent += len(chunk)
 
     def answer(self, path: str, headers: dict[str, str], body: str) -> tuple[str, str]:
         if path == "/rootDesc.xml":
-            return "200 OK", DEVICE
+            return "200 OK", self.device
         if path == "/WANIPCn.xml":
             return "200 OK", SCPD
+        if path.startswith("/filler"):
+            return "200 OK", SCPD.replace("</scpd>", "<!--" + "x" * 60_000 + "--></scpd>")
         if path != "/ctl/IPConn":
             return "404 Not Found", ""
         action = headers["soapaction"].strip('"').rpartition("#")[2]
@@ -174,7 +231,7 @@ class FakeRouter:
         if action == "GetExternalIPAddress":
             return "200 OK", ENVELOPE.format(
                 f'<u:GetExternalIPAddressResponse xmlns:u="{SERVICE}">'
-                f"<NewExternalIPAddress>{PUBLIC_IP}</NewExternalIPAddress></u:GetExternalIPAddressResponse>"
+                f"<NewExternalIPAddress>{self.external}</NewExternalIPAddress></u:GetExternalIPAddressResponse>"
             )
         key = (int(args["NewExternalPort"]), args["NewProtocol"])
         if action == "AddPortMapping":
@@ -284,8 +341,8 @@ async def test_host_upnp_shows_the_public_address_invites_with_it_and_unmaps_at_
                     )
                 )
                 assert router.mappings[(invite.port, "TCP")]["NewInternalClient"] == "127.0.0.1"
-                # The public address first (the fake's is a documentation address: the joiner
-                # here uses loopback alone).
+                # The public address first (a real one, never contacted: the joiner here uses
+                # loopback alone).
                 assert invite.addresses == (PUBLIC_IP, "127.0.0.1")
                 guest = make_peer(jargs, "join", 2, Printer(io.StringIO(), moves=False))
                 by_invite = target_of(str(invite))
@@ -355,3 +412,329 @@ async def test_without_a_router_the_host_says_so_and_plays_on(
     assert "UPnP: no router answered UPnP within 1 s; friends outside this network cannot reach" in said
     assert invite.addresses == ("127.0.0.1",)
     assert host.session is not None and host.session.outcome is not None
+
+
+# --- A hostile device on the LAN -------------------------------------------------------------------
+
+
+@dataclass
+class Watcher:
+    """A web server on 127.0.0.2, another host as far as the client can tell: it counts whoever
+    connects (nobody should)."""
+
+    port: int = 0
+    connections: int = 0
+
+    async def serve(self, stream: trio.SocketStream) -> None:
+        self.connections += 1
+        await stream.aclose()
+
+
+async def start_watcher(nursery: trio.Nursery) -> Watcher:
+    watcher = Watcher()
+    listeners = await nursery.start(partial(trio.serve_tcp, watcher.serve, 0, host="127.0.0.2"))
+    watcher.port = listeners[0].socket.getsockname()[1]
+    return watcher
+
+
+def ports(text: str, router: FakeRouter, watcher: Watcher) -> str:
+    return text.replace("{http}", str(router.http)).replace("{watch}", str(watcher.port))
+
+
+@pytest.mark.parametrize(
+    ("location", "why"),
+    [
+        ("http://127.0.0.2:{watch}/rootDesc.xml", "is on another host than 127.0.0.1"),
+        ("http://localhost:{http}/rootDesc.xml", "names a host rather than an address"),
+        ("https://127.0.0.1:{http}/rootDesc.xml", "is not plain http"),
+        ("file:///etc/passwd", "is not plain http"),
+        ("http://224.0.0.1:{http}/rootDesc.xml", "is a multicast, broadcast or unspecified address"),
+        ("http://255.255.255.255:{http}/rootDesc.xml", "is a multicast, broadcast or unspecified address"),
+        ("http://0.0.0.0:{http}/rootDesc.xml", "is a multicast, broadcast or unspecified address"),
+        ("http://127.0.0.2@127.0.0.1:{http}/rootDesc.xml", "is malformed"),
+        ("http://127.0.0.1\\@127.0.0.2:{watch}/rootDesc.xml", "is malformed"),
+    ],
+)
+async def test_a_search_answer_naming_another_place_for_its_description_is_ignored(
+    location: str, why: str
+) -> None:
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            router, watcher = await start_router(nursery), await start_watcher(nursery)
+            router.location = ports(location, router, watcher)
+            with pytest.raises(UpnpError) as refused:
+                await upnp.open_port(7785, target=router.ssdp, search_s=0.5)
+            nursery.cancel_scope.cancel()
+    assert str(refused.value) == (
+        f"no router answered UPnP within 0.5 s (an answer from 127.0.0.1 was ignored: its description "
+        f"{router.location} {why})"
+    )
+    assert (router.requests, watcher.connections) == ([], 0)  # nothing fetched, here or there
+
+
+async def test_a_good_answer_after_a_hostile_one_is_used() -> None:
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            router, watcher = await start_router(nursery), await start_watcher(nursery)
+            router.decoy = f"http://127.0.0.2:{watcher.port}/rootDesc.xml"
+            mapping = await upnp.open_port(7786, target=router.ssdp, search_s=2)
+            assert (mapping.router, mapping.public, watcher.connections) == ("Fake router", PUBLIC_IP, 0)
+            await upnp.close_port(mapping)
+            nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(
+    ("tag", "url", "said"),
+    [
+        (
+            "SCPDURL",
+            "http://127.0.0.2:{watch}/WANIPCn.xml",
+            "the router 'Fake router' offers port mapping only at http://127.0.0.2:{watch}/WANIPCn.xml, "
+            "which is on another host than 127.0.0.1: not fetched (only the router's own address is asked)",
+        ),
+        (
+            "controlURL",
+            "http://127.0.0.2:{watch}/ctl/IPConn",
+            "the router 'Fake router' offers port mapping only at http://127.0.0.2:{watch}/ctl/IPConn, "
+            "which is on another host than 127.0.0.1: not fetched (only the router's own address is asked)",
+        ),
+        (
+            "controlURL",
+            "//localhost:{http}/ctl/IPConn",
+            "the router 'Fake router' offers port mapping only at http://localhost:{http}/ctl/IPConn, "
+            "which names a host rather than an address: not fetched (only the router's own address is asked)",
+        ),
+        (
+            "SCPDURL",
+            "https://127.0.0.1:{http}/WANIPCn.xml",
+            "the router at 127.0.0.1 points to https://127.0.0.1:{http}/WANIPCn.xml, which is not plain "
+            "http: not fetched (only the router's own address is asked)",
+        ),
+    ],
+)
+async def test_a_service_described_at_another_place_is_not_fetched(tag: str, url: str, said: str) -> None:
+    default = {"SCPDURL": "/WANIPCn.xml", "controlURL": "/ctl/IPConn"}[tag]
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            router, watcher = await start_router(nursery), await start_watcher(nursery)
+            router.device = DEVICE.replace(f"<{tag}>{default}<", f"<{tag}>{ports(url, router, watcher)}<")
+            with pytest.raises(UpnpError) as refused:
+                await upnp.open_port(7787, target=router.ssdp, search_s=2)
+            nursery.cancel_scope.cancel()
+    assert str(refused.value) == ports(said, router, watcher)
+    assert watcher.connections == 0 and router.calls == [] and router.mappings == {}
+    assert "/WANIPCn.xml" not in router.requests or tag == "controlURL"
+
+
+async def test_a_redirect_elsewhere_is_not_followed() -> None:
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            router, watcher = await start_router(nursery), await start_watcher(nursery)
+            router.redirect["/rootDesc.xml"] = f"http://127.0.0.2:{watcher.port}/rootDesc.xml"
+            with pytest.raises(
+                UpnpError, match=r"^the router at 127\.0\.0\.1 answered, but its description is "
+            ):
+                await upnp.open_port(7788, target=router.ssdp, search_s=2)
+            nursery.cancel_scope.cancel()
+    assert watcher.connections == 0
+
+
+@pytest.mark.parametrize(
+    ("what", "declared", "path"),
+    [
+        ("/rootDesc.xml", False, "/rootDesc.xml"),
+        ("/rootDesc.xml", True, "/rootDesc.xml"),
+        ("/WANIPCn.xml", False, "/WANIPCn.xml"),
+        ("AddPortMapping", False, "/ctl/IPConn"),
+    ],
+)
+async def test_a_huge_answer_is_refused_without_reading_it_all(what: str, declared: bool, path: str) -> None:
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            router = await start_router(nursery, declared=declared)
+            router.huge.add(what)
+            with pytest.raises(UpnpError) as refused:
+                await upnp.open_port(7789, target=router.ssdp, search_s=2)
+            nursery.cancel_scope.cancel()
+    assert str(refused.value) == (
+        f"the router at 127.0.0.1 answered {path} with more than 64 KiB (a real answer is a few KiB): refused"
+    )
+    # The client stopped early: what was sent at most fills the sockets' buffers on the way.
+    assert router.sent < HUGE // 4 and router.mappings == {}
+
+
+async def test_many_services_cannot_add_up_to_a_huge_description() -> None:
+    fillers = "".join(
+        f"<service><serviceType>{FILLER}</serviceType><serviceId>urn:upnp-org:serviceId:F{i}</serviceId>"
+        f"<SCPDURL>/filler{i}.xml</SCPDURL><controlURL>/ctl/F{i}</controlURL><eventSubURL>/evt/F{i}</eventSubURL>"
+        "</service>"
+        for i in range(20)
+    )
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            router = await start_router(nursery)
+            router.device = DEVICE.replace("</service></serviceList>", f"</service>{fillers}</serviceList>")
+            with pytest.raises(UpnpError) as refused:
+                await upnp.open_port(7790, target=router.ssdp, search_s=2)
+            nursery.cancel_scope.cancel()
+    assert str(refused.value) == (
+        "the router at 127.0.0.1 describes itself in more than 256 KiB"
+        " (a real one needs a few dozen): refused"
+    )
+    assert len([r for r in router.requests if r.startswith("/filler")]) == 5  # (60 KiB each)
+
+
+async def test_a_compressed_answer_is_refused() -> None:
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            router = await start_router(nursery)
+            router.gzipped.add("/rootDesc.xml")
+            with pytest.raises(
+                UpnpError,
+                match=r"^the router at 127\.0\.0\.1 sent /rootDesc\.xml compressed \(gzip\): refused$",
+            ):
+                await upnp.open_port(7791, target=router.ssdp, search_s=2)
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_huge_public_address_answer_leaves_the_address_out_but_maps_the_port() -> None:
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            router = await start_router(nursery)
+            router.huge.add("GetExternalIPAddress")
+            mapping = await upnp.open_port(7792, target=router.ssdp, search_s=2)
+            assert (mapping.external_ip, mapping.public) == (None, None)
+            assert mapping.why_not_public == (
+                "the router at 127.0.0.1 answered /ctl/IPConn with more than 64 KiB"
+                " (a real answer is a few KiB): refused"
+            )
+            assert (7792, "TCP") in router.mappings and router.sent < HUGE // 4
+            await upnp.close_port(mapping)
+            nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(
+    ("external", "why"),
+    [
+        ("203.0.113.7", "203.0.113.7 is a documentation (TEST-NET) address, never a real one"),
+        ("224.0.0.1", "224.0.0.1 is a multicast address"),
+        ("255.255.255.255", "255.255.255.255 is the broadcast address"),
+        ("0.0.0.0", "0.0.0.0 is the unspecified address"),
+        ("127.0.0.1", "127.0.0.1 is a loopback address"),
+        ("169.254.1.1", "169.254.1.1 is a link-local address"),
+        (
+            "100.64.0.9",
+            "100.64.0.9 is a carrier-grade NAT address: the provider's NAT is in front of the router",
+        ),
+        ("192.168.1.1", "192.168.1.1 is a private address: another router is in front of this one"),
+        ("240.0.0.1", "240.0.0.1 is a reserved address"),
+        ("198.18.0.1", "198.18.0.1 is not a global address"),  # (benchmarking, RFC 2544)
+        ("::ffff:8.8.8.8", "::ffff:808:808 is not an IPv4 address"),
+        ("2001:4860:4860::8888", "2001:4860:4860::8888 is not an IPv4 address"),
+        ("x" * 500, f"'{'x' * 77}...' is not an address"),
+    ],
+)
+async def test_a_public_address_that_is_not_global_unicast_is_not_used(external: str, why: str) -> None:
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            router = await start_router(nursery)
+            router.external = external
+            mapping = await upnp.open_port(7793, target=router.ssdp, search_s=2)
+            assert (mapping.public, mapping.why_not_public) == (None, why)
+            assert (7793, "TCP") in router.mappings  # (the forwarding itself is kept: it does no harm)
+            await upnp.close_port(mapping)
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_global_public_address_is_used() -> None:
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            router = await start_router(nursery)
+            router.external = " 1.1.1.1 "
+            mapping = await upnp.open_port(7794, target=router.ssdp, search_s=2)
+            assert (mapping.public, mapping.why_not_public) == ("1.1.1.1", None)
+            await upnp.close_port(mapping)
+            nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(
+    ("what", "step"),
+    [
+        ("/rootDesc.xml", "describe itself"),
+        ("/WANIPCn.xml", "describe itself"),
+        ("GetExternalIPAddress", "say its public address"),
+        ("AddPortMapping", "forward the port"),
+    ],
+)
+async def test_a_slow_router_gives_up_the_mapping_within_the_bound(what: str, step: str) -> None:
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            router = await start_router(nursery)
+            router.slow.add(what)
+            start = trio.current_time()
+            with pytest.raises(UpnpError) as refused:
+                await upnp.open_port(7795, target=router.ssdp, search_s=0.5)
+            took = trio.current_time() - start
+            nursery.cancel_scope.cancel()
+    assert str(refused.value) == f"the router at 127.0.0.1 answered, but did not {step} within 0.5 s"
+    assert took < 0.5 + upnp.GRACE_S  # (the worker stopped at the bound: trio did not have to leave it)
+
+
+async def lobby_with(
+    router_is: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Any, str, FakeRouter, float]:
+    """A host with ``--upnp`` against a fake router made hostile by ``router_is``, up to its invite
+    (then it stops at once): the invite, what it said, the router and how long the invite took."""
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.setattr("p2pgenius.cli.play.reachable_addresses", lambda bound: ["127.0.0.1"])
+    out = io.StringIO()
+    hargs = host_args()
+    host = make_peer(hargs, "duel-host", 1, Printer(out, moves=False))
+
+    async def no_match(*args: Any, **kwargs: Any) -> None:
+        return None
+
+    monkeypatch.setattr(host, "host", no_match)
+    with trio.fail_after(MATCH_S):
+        async with trio.open_nursery() as outer:
+            router = await start_router(outer)
+            router_is(router)
+            async with trio.open_nursery() as nursery:  # (left once the host has stopped and unmapped)
+                start = trio.current_time()
+                invite = await nursery.start(
+                    lambda task_status: host_match(
+                        hargs, host, match_options(hargs), upnp_target=router.ssdp, task_status=task_status
+                    )
+                )
+                took = trio.current_time() - start
+            outer.cancel_scope.cancel()
+    return invite, out.getvalue(), router, took
+
+
+async def test_a_router_lying_about_its_public_address_is_left_out_of_the_invite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    invite, said, router, _ = await lobby_with(
+        lambda router: setattr(router, "external", "224.0.0.1"), tmp_path, monkeypatch
+    )
+    assert invite.addresses == ("127.0.0.1",)
+    assert "public address:" not in said
+    [line] = [line for line in said.splitlines() if "224.0.0.1" in line]
+    assert line.startswith(f"UPnP: the router forwards port {invite.port}, but ")  # (and why not from there)
+    assert router.mappings == {}  # (removed as the host stopped)
+
+
+async def test_a_slow_router_does_not_hold_up_the_lobby(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(upnp, "SEARCH_S", 1.0)
+    invite, said, _, took = await lobby_with(
+        lambda router: router.slow.add("/WANIPCn.xml"), tmp_path, monkeypatch
+    )
+    assert took < 1.0 + upnp.GRACE_S
+    assert invite.addresses == ("127.0.0.1",)
+    assert "UPnP: asking the router to forward port" in said and "(up to 1 s)" in said
+    assert (
+        "UPnP: the router at 127.0.0.1 answered, but did not describe itself within 1 s; friends outside"
+        in said
+    )
