@@ -55,6 +55,16 @@ def test_a_known_key_under_a_new_name_is_still_known(tmp_path: Path) -> None:
     assert check_known("annie", ann.public, tmp_path) is True
 
 
+def test_a_known_key_cannot_borrow_the_name_of_another_known_player(tmp_path: Path) -> None:
+    # mallory played before; alice too, with another key. mallory's key calling itself alice is
+    # refused, as a stranger's would be (it was let through: the key alone was "known").
+    alice, mallory = Identity.generate(), Identity.generate()
+    trust("alice", alice.public, tmp_path)
+    trust("mallory", mallory.public, tmp_path)
+    with pytest.raises(IdentityError, match="the key of peer 'alice' has changed"):
+        check_known("alice", mallory.public, tmp_path)
+
+
 def test_two_processes_pinning_at_once_both_land(tmp_path: Path) -> None:
     # Host and join on one account write known_peers at the same moment: a fixed temporary name
     # once made one process's rename fail. Each now writes its own temporary file, under a lock.

@@ -225,6 +225,12 @@ def add_play(commands: Any) -> None:
         "address of a port forwarded by hand, or this machine's name on a VPN (repeatable)",
     )
     host.add_argument(
+        "--invite-only",
+        action="store_true",
+        help="seat only players who join with this host's invite (callers who found the address "
+        "or the LAN announcement are turned away)",
+    )
+    host.add_argument(
         "--spectators",
         action="store_true",
         help="let others watch the match live (p2pgenius watch); every player sees it in the lobby",
@@ -275,7 +281,8 @@ def add_play(commands: Any) -> None:
     join.add_argument(
         "--first",
         action="store_true",
-        help="with no address: join the first match found on the local network without asking",
+        help="with no address: join a match found on the local network without asking (one whose "
+        "host you pinned first; never one under a name pinned to another key)",
     )
     add_seat(join)
     watch = commands.add_parser(

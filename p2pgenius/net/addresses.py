@@ -16,7 +16,7 @@ import errno
 import ipaddress
 import socket as stdlib_socket
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -243,16 +243,23 @@ async def resolve(targets: Sequence[tuple[str, int]]) -> list[tuple[int, Any, st
     return resolved
 
 
+NOTHING_LEFT: Final = "no address is left to try"
+
+
 async def connect(
     targets: Sequence[tuple[str, int]],
     *,
     timeout_s: float = CONNECT_TIMEOUT_S,
     stagger_s: float = STAGGER_S,
     opener: Opener = open_socket,
+    exclude: Collection[str] = (),
 ) -> tuple[trio.abc.Stream, str]:
     """A stream to the first of ``targets`` that answers, and its ``HOST:PORT``; attempts start
-    ``stagger_s`` apart (at once after a failure) and all stop after ``timeout_s``."""
-    candidates = await resolve(targets)
+    ``stagger_s`` apart (at once after a failure) and all stop after ``timeout_s``. ``exclude``:
+    ``HOST:PORT`` labels not to try (addresses where another host answered)."""
+    candidates = [c for c in await resolve(targets) if c[2] not in exclude]
+    if not candidates:
+        raise ConnectError(NOTHING_LEFT)
     failures: dict[str, OSError] = {}
     won: list[tuple[trio.abc.Stream, str]] = []
 

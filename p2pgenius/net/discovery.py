@@ -16,6 +16,13 @@ The fingerprint a joiner is shown is computed from ``key`` (never read from the 
 the host's ``p2pgenius id`` shows, read over the phone, tells a real match from a neighbour's fake
 one, and joining it pins that key as an invite would.
 
+Anyone on the network can announce any name, and the first to announce takes the plain instance
+name (``alice - duel``; zeroconf renames a later one ``alice - duel-2``, and joiners are shown the
+record's name, never that). So neither the instance name nor the order of announcement says which
+match is the real one: the joiner's pins do (:func:`standing`). A match whose name and key are
+both pinned comes first; one whose name is pinned to another key is marked, listed last and never
+joined (a join by address or invite is refused the same way).
+
 zeroconf runs its own thread and asyncio loop; its blocking calls are made here in trio's worker
 threads. An announcement that cannot be made (no multicast on this network, say) is reported in
 one line and the host goes on: it never stops or waits for it.
@@ -26,19 +33,21 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import enum
 import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import trio
 
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import names
-from p2pgenius.net.keystore import check_name
+from p2pgenius.net.keystore import check_name, load_pins
 from p2pgenius.protocol.channel import PROTOCOL_VERSION
 from p2pgenius.protocol.identity import fingerprint
 
@@ -85,6 +94,97 @@ class Found:
         """The match in one line, for a list to choose from."""
         seats = f"{self.seats} seat{'s' if self.seats != 1 else ''} free" if self.seats else "table full"
         return f"{self.game}, hosted by {self.name}, fingerprint {self.fingerprint}, {seats}"
+
+
+class Standing(enum.Enum):
+    """How a found match's announced name and key stand against this player's pinned keys, in
+    the order matches are offered: the first one ``join --first`` can take is the one it takes."""
+
+    PINNED = "pinned"
+    """The name is pinned to exactly this key: the player met before."""
+    NEW = "new"
+    """Neither the name nor the key is pinned: only the fingerprint, compared, tells."""
+    KNOWN = "known key"
+    """The key is pinned, but under another name only: a player met before, now named otherwise.
+    Offered after NEW: a peer met before is no likelier than a stranger to be the player whose
+    name it announces, and may be borrowing it."""
+    ANOTHER_KEY = "another key"
+    """The name is pinned to another key: an impostor, or the real player on a new machine."""
+
+
+HEADINGS: Final = {
+    Standing.PINNED: "pinned: you have played them before, with this same key",
+    Standing.NEW: "new: you have not played them before; compare the fingerprint with theirs",
+    Standing.KNOWN: "known key, new name: you played this key before, under the name in brackets",
+    Standing.ANOTHER_KEY: "another key! the name is pinned to another key: an impostor, or a new machine?",
+}
+"""What a listing says above the matches of each standing (words for someone who has never
+heard of pins; each line fits 80 columns)."""
+
+
+def pinned_key(match: Found, pins: Mapping[bytes, str]) -> bytes | None:
+    """The key other than the announced one that the match's name is pinned to, if any."""
+    return next((key for key, name in sorted(pins.items()) if name == match.name and key != match.key), None)
+
+
+def standing(match: Found, pins: Mapping[bytes, str]) -> Standing:
+    """How ``match`` stands against ``pins`` (key -> the name it was admitted under). A name
+    pinned to another key outranks a key pinned under another name: a peer met before as
+    mallory who announces as alice, pinned to another key, is no less an impostor for it."""
+    if pins.get(match.key) == match.name:
+        return Standing.PINNED
+    if pinned_key(match, pins) is not None:
+        return Standing.ANOTHER_KEY
+    return Standing.KNOWN if match.key in pins else Standing.NEW
+
+
+def preferred(found: Sequence[Found], pins: Mapping[bytes, str]) -> list[Found]:
+    """``found`` in the order to offer it (:class:`Standing`'s), each standing as announced. A
+    neighbour who announces first must not come first for it."""
+    order = list(Standing)
+    return sorted(found, key=lambda match: order.index(standing(match, pins)))
+
+
+def told(match: Found, pins: Mapping[bytes, str]) -> str:
+    """How one match's host stands against the pins, in words (one short line)."""
+    name, where = match.name, standing(match, pins)
+    if where is Standing.PINNED:
+        return f"pinned: the key {name} had when you last played"
+    if where is Standing.ANOTHER_KEY:
+        return f"another key! not the one {name} had when you last played: an impostor?"
+    if where is Standing.KNOWN:
+        return f"known key: it played as {pins[match.key]} before, not as {name}"
+    return f"new: you have not played {name} before; compare the fingerprint"
+
+
+def bracket(match: Found, pins: Mapping[bytes, str]) -> str:
+    """What a listing adds under a match of a doubtful standing ("" for the others): the name
+    its key played under, or the key its name is pinned to."""
+    where = standing(match, pins)
+    if where is Standing.KNOWN:
+        return f"(it played as {pins[match.key]})"
+    if where is Standing.ANOTHER_KEY:
+        old = pinned_key(match, pins)
+        assert old is not None
+        return f"({match.name}'s pinned key is {fingerprint(old)})"
+    return ""
+
+
+def changed_key(match: Found, pins: Mapping[bytes, str]) -> str:
+    """Why a match whose name is pinned to another key is not joined, in the words a join by
+    address uses for the same refusal (:func:`p2pgenius.net.keystore.check_known`)."""
+    old = pinned_key(match, pins)
+    assert old is not None
+    return (
+        f"the key of peer {match.name!r} has changed: pinned {fingerprint(old)}, announced "
+        f"{match.fingerprint}. Someone may be impersonating {match.name!r}; if the peer really has "
+        "a new key, remove it from known_peers and look again"
+    )
+
+
+def player_pins(directory: Path | None = None) -> dict[bytes, str]:
+    """The pins found matches are judged by: this player's, as a joining peer checks them."""
+    return load_pins(directory)
 
 
 def txt_record(*, game: str, name: str, key: bytes, seats: int) -> dict[str, str]:
@@ -268,6 +368,14 @@ async def announce(
         f'announced on the local network as "{announcement.instance}": '
         "there, p2pgenius join (with no address) lists it"
     )
+    plain = instance_name(announcement.name, announcement.game)
+    if announcement.instance != plain:
+        # The name was taken first: maybe by another match of this player's, maybe by a neighbour
+        # using it. Joiners are shown the name and fingerprint, never "-2": the host is told.
+        say(
+            f'"{plain}" was announced first by another match (yours, or someone using your name): '
+            "joiners must check your fingerprint"
+        )
     try:
         while True:
             seats, started = state()
@@ -301,11 +409,18 @@ def _why(exc: BaseException) -> str:
 
 
 def look(
-    seconds: float = LOOK_S, *, first: bool = False, interfaces: Sequence[str] | None = None
+    seconds: float = LOOK_S,
+    *,
+    first: bool = False,
+    until: Callable[[Found], bool] | None = None,
+    interfaces: Sequence[str] | None = None,
 ) -> tuple[list[Found], list[str]]:
     """The matches announced on the local network within ``seconds`` (``first``: as soon as one
-    is found), and why others cannot be joined. Blocks (run it in a thread)."""
+    is found; ``until``: as soon as one it says yes to is), and why others cannot be joined.
+    Blocks (run it in a thread)."""
     from zeroconf import ServiceBrowser, ServiceStateChange  # noqa: PLC0415
+
+    enough = until or (lambda match: first)
 
     try:
         zeroconf = _zeroconf(interfaces)
@@ -325,7 +440,8 @@ def look(
         browser = ServiceBrowser(zeroconf, SERVICE_TYPE, handlers=[changed])
         try:
             deadline = time.monotonic() + seconds
-            while (left := deadline - time.monotonic()) > 0 and not (first and found):
+            done = False
+            while not done and (left := deadline - time.monotonic()) > 0:
                 try:
                     name = added.get(timeout=left)
                 except queue.Empty:
@@ -337,6 +453,7 @@ def look(
                     match = "its announcement is malformed"
                 if isinstance(match, Found):
                     found.append(match)
+                    done = enough(match)
                 else:
                     unusable.append(f"{name.removesuffix('.' + SERVICE_TYPE)}: {match}")
         finally:
@@ -347,9 +464,13 @@ def look(
 
 
 async def find(
-    seconds: float = LOOK_S, *, first: bool = False, interfaces: Sequence[str] | None = None
+    seconds: float = LOOK_S,
+    *,
+    first: bool = False,
+    until: Callable[[Found], bool] | None = None,
+    interfaces: Sequence[str] | None = None,
 ) -> tuple[list[Found], list[str]]:
     """:func:`look`, from trio."""
     return await trio.to_thread.run_sync(
-        lambda: look(seconds, first=first, interfaces=interfaces), abandon_on_cancel=True
+        lambda: look(seconds, first=first, until=until, interfaces=interfaces), abandon_on_cancel=True
     )

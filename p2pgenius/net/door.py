@@ -52,7 +52,7 @@ class Door:
                 pause = min(pause * 2, BACKOFF_S[1])
                 continue
             pause = BACKOFF_S[0]
-            address = _address(stream)
+            address = address_of(stream)
             self._make_room(address)
             nursery.start_soon(self._greet, stream, address, greet)
 
@@ -86,7 +86,7 @@ class Door:
             await trio.aclose_forcefully(stream)
 
 
-def _address(stream: trio.abc.Stream) -> str:
+def address_of(stream: trio.abc.Stream) -> str:
     """The caller's address (host part only), or "?" for a stream with no socket."""
     socket = getattr(stream, "socket", None)
     try:

@@ -4,9 +4,13 @@ An invite is ``p2pgenius://`` followed by lower-case base32 (RFC 4648, no paddin
 digits 2 to 7, so it survives chat programs that change case) of these bytes:
 
 ====================  ======================================================================
-version (1 byte)      1; a newer p2pgenius may write another, and this one says so
+version (1 byte)      2 (version 1 had no token; it is still read); a newer p2pgenius may
+                      write another, and this one says so
 port (2 bytes)        the host's TCP port, big-endian
 key (32 bytes)        the host's whole Ed25519 public key: the joiner pins exactly this key
+token (16 bytes)      the table's seat token: a joiner shows it in its (encrypted) hello, once
+                      the host has proved it holds ``key``, and the host seats its holders
+                      before callers who only found the address (version 2 only)
 count (1 byte)        how many addresses follow (1 to ``MAX_ADDRESSES``)
 addresses             each a kind byte and its body: 4 and 4 bytes (IPv4), 6 and 16 bytes
                       (IPv6), or ``N`` (a DNS name), a length byte and that many ASCII bytes
@@ -31,7 +35,10 @@ from p2pgenius.errors import LocalMisuseError
 from p2pgenius.protocol.identity import fingerprint
 
 PREFIX: Final = "p2pgenius://"
-VERSION: Final = 1
+VERSION: Final = 2
+VERSIONS: Final = (1, 2)
+"""The versions this program reads (1: without a seat token)."""
+TOKEN_LEN: Final = 16
 CHECK_LABEL: Final = b"p2pgenius invite"
 CHECK_LEN: Final = 4
 KEY_LEN: Final = 32
@@ -55,10 +62,13 @@ class Invite:
     key: bytes
     port: int
     addresses: tuple[str, ...]
+    token: bytes = b""  # the table's seat token (empty: an invite of version 1)
 
     def __post_init__(self) -> None:
         if len(self.key) != KEY_LEN:
             raise InviteError(f"an invite carries a {KEY_LEN}-byte key, not {len(self.key)} bytes")
+        if len(self.token) not in (0, TOKEN_LEN):
+            raise InviteError(f"an invite's seat token is {TOKEN_LEN} bytes, not {len(self.token)}")
         if not 0 < self.port < 65536:
             raise InviteError(f"an invite's port is 1 to 65535, not {self.port}")
         if not 0 < len(self.addresses) <= MAX_ADDRESSES:
@@ -77,7 +87,9 @@ class Invite:
 
     def text(self) -> str:
         """The invite as one line: ``p2pgenius://`` and base32."""
-        body = bytes([VERSION]) + self.port.to_bytes(2, "big") + self.key + bytes([len(self.addresses)])
+        version = VERSION if self.token else 1
+        body = bytes([version]) + self.port.to_bytes(2, "big") + self.key + self.token
+        body += bytes([len(self.addresses)])
         body += b"".join(_address_bytes(address) for address in self.addresses)
         body += _check(body)
         return PREFIX + base64.b32encode(body).decode("ascii").rstrip("=").lower()
@@ -115,10 +127,11 @@ def parse(text: str) -> Invite:
     canonical = base64.b32encode(raw).decode("ascii").rstrip("=").lower() == code
     if len(raw) <= CHECK_LEN or _check(body) != check or not canonical:
         raise damaged
-    if body[0] != VERSION:
+    if body[0] not in VERSIONS:
         raise InviteError(
             f"this invite is for another version of p2pgenius (invite version {body[0]}; this one "
-            f"reads version {VERSION}): upgrade p2pgenius, or ask the host for an invite this one reads"
+            f"reads versions {VERSIONS[0]} to {VERSIONS[-1]}): upgrade p2pgenius, or ask the host for "
+            "an invite this one reads"
         )
     return _read(body)
 
@@ -139,14 +152,16 @@ def _check(body: bytes) -> bytes:
 
 
 def _read(body: bytes) -> Invite:
-    """The fields of a checked body of version 1."""
+    """The fields of a checked body of version 1 or 2."""
     malformed = InviteError("the invite is malformed (the program that made it is broken): ask for another")
-    if len(body) < 1 + 2 + KEY_LEN + 1:
+    token_len = TOKEN_LEN if body[0] == 2 else 0
+    if len(body) < 1 + 2 + KEY_LEN + token_len + 1:
         raise malformed
     port = int.from_bytes(body[1:3], "big")
     key = body[3 : 3 + KEY_LEN]
-    count = body[3 + KEY_LEN]
-    at = 4 + KEY_LEN
+    token = body[3 + KEY_LEN : 3 + KEY_LEN + token_len]
+    count = body[3 + KEY_LEN + token_len]
+    at = 4 + KEY_LEN + token_len
     addresses: list[str] = []
     try:
         for _ in range(count):
@@ -168,7 +183,7 @@ def _read(body: bytes) -> Invite:
                 raise malformed
         if at != len(body):
             raise malformed
-        return Invite(key, port, tuple(addresses))
+        return Invite(key, port, tuple(addresses), token)
     except (IndexError, ValueError, InviteError):
         raise malformed from None
 

@@ -166,16 +166,16 @@ def check_known(name: str, public: bytes, directory: Path | None = None) -> bool
     is written: a key is pinned only once it is admitted to a match (:func:`trust`)."""
     check_name(name)
     pins = load_pins(directory)
-    if public in pins:
-        return True
     for pinned, pinned_name in sorted(pins.items()):
-        if pinned_name == name:
+        # (Also a key met before under another name: a known player may not borrow the name
+        # of another known player.)
+        if pinned_name == name and pinned != public:
             raise IdentityError(
                 f"the key of peer {name!r} has changed: pinned {fingerprint(pinned)}, offered "
                 f"{fingerprint(public)}. Someone may be impersonating {name!r}; if the peer really "
                 "has a new key, remove it from known_peers and connect again"
             )
-    return False
+    return public in pins
 
 
 def trust(name: str, public: bytes, directory: Path | None = None) -> bool:

@@ -13,6 +13,8 @@ index); a joiner checks all of it.
 from __future__ import annotations
 
 import contextlib
+import hmac
+import ipaddress
 import math
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -25,13 +27,13 @@ from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net.connection import Connection, PeerGoneError, why
-from p2pgenius.net.door import Door
+from p2pgenius.net.door import Door, address_of
 from p2pgenius.net.events import LobbyShown, Notify, PeerJoined, PeerLeft, PeerReady, Refused
 from p2pgenius.net.keystore import check_name
 from p2pgenius.net.spectators import caller_name, is_spectator
 from p2pgenius.protocol.channel import Established
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.messages import NONCE_LEN
+from p2pgenius.protocol.messages import NONCE_LEN, printable
 from p2pgenius.protocol.session import claims_problem
 from p2pgenius.protocol.session.setup import make_ready, ready_problem
 
@@ -53,6 +55,15 @@ LOBBY_FIELDS: Final = (
 )
 AGREED: Final = ("game", "options", "setup", "host claim", "salt", "spectators")
 """What a joiner agrees to when it says it is ready, and holds the host to."""
+READY_S: Final = 60.0
+"""How long a caller without the invite's seat token may stay in the lobby without saying it is
+ready (a person reads the table and answers; a squatter is shown the door)."""
+INVITED_READY_S: Final = 600.0
+"""The same for a caller with the token (a friend who was sent the invite)."""
+MAX_UNREADY_PER_ADDRESS: Final = 2
+"""Callers without the token, from one address (this machine's own excepted), that may wait in the
+lobby unready at once."""
+TOKEN_LEN: Final = 16
 
 
 @dataclass
@@ -65,6 +76,13 @@ class Member:
     name: str
     claim: list[int] | None = None
     ready: dict[str, Any] | None = None  # its signed ready: seats, coin commitment, signature
+    invited: bool = False  # it showed the invite's seat token
+    address: str = "?"  # where it called from (host part)
+    since: float = 0.0  # when it came in (trio clock)
+
+    def ready_by(self) -> float:
+        """When it must have said it is ready (trio clock)."""
+        return self.since + (INVITED_READY_S if self.invited else READY_S)
 
 
 def ready_map(payload: bytes) -> dict[str, Any] | None:
@@ -103,8 +121,12 @@ class Lobby:
         setup: Mapping[str, Any],
         peers: int,
         seats: Sequence[int],
+        token: bytes | None = None,
+        invite_only: bool = False,
     ) -> None:
         self.peer = peer
+        self.token = token  # the invite's seat token: its holders come before other callers
+        self.invite_only = invite_only and token is not None  # ...and no one else is seated
         self.game = game
         self.options = dict(options)
         self.setup = dict(setup)
@@ -172,7 +194,12 @@ class Lobby:
                 tell(Refused(str(exc)))
                 await refuse(connection, str(exc))
                 return
-            send.send_nowait(("joined", connection, (established.peer_key, name)))
+            token = established.peer_hello.get("token")
+            invited = (
+                self.token is not None and isinstance(token, bytes) and hmac.compare_digest(token, self.token)
+            )
+            caller = (established.peer_key, name, invited, address_of(stream))
+            send.send_nowait(("joined", connection, caller))
             try:
                 while True:
                     for payload in await connection.receive():
@@ -199,20 +226,18 @@ class Lobby:
                     except trio.WouldBlock:
                         break
                 else:
-                    what, connection, data = await said.receive()
+                    what, connection, data = "", None, None
+                    with trio.move_on_at(
+                        min([m.ready_by() for m in members if m.ready is None] or [math.inf])
+                    ):
+                        what, connection, data = await said.receive()
+                    if connection is None:  # someone took too long to say it is ready
+                        await self._drop_late(refuse)
+                        what = "changed"
                 member = next((m for m in members if m.connection is connection), None)
-                if what == "joined":
-                    key, name = data
-                    if key == peer.identity.public or any(m.key == key for m in members):
-                        tell(Refused("already at the table", name))
-                        await refuse(connection, "you are already at this table")
+                if what == "joined" and connection is not None:
+                    if not await self._admit(connection, data, refuse):
                         continue
-                    if len(members) >= self.peers - 1:
-                        tell(Refused("the table is full", name))
-                        await refuse(connection, "the table is full")
-                        continue
-                    members.append(Member(connection, key, name))
-                    tell(PeerJoined(name, key))
                 elif what == "left" and member is not None:
                     members.remove(member)
                     tell(PeerLeft(member.name))
@@ -237,13 +262,81 @@ class Lobby:
                     member.ready = ready
                     member.claim = sorted(ready["seats"])
                     tell(PeerReady(member.name))
-                else:
+                elif what != "changed":
                     continue
                 for index, other in enumerate(members, start=1):
                     with contextlib.suppress(PeerGoneError):
                         await other.connection.send(encode(["lobby", self.view(index)]))
             nursery.cancel_scope.cancel()
         return members
+
+    async def _admit(
+        self, connection: Connection, caller: Any, refuse: Callable[[Connection, str], Awaitable[None]]
+    ) -> bool:
+        """Seat a caller that has shown its key, or say why not (False: the table is as it was)."""
+        key, name, invited, address = caller
+        members, tell = self.members, self.peer.tell
+        if key == self.peer.identity.public or any(m.key == key for m in members):
+            tell(Refused("already at the table", name))
+            await refuse(connection, "you are already at this table")
+            return False
+        if self.invite_only and not invited:
+            reason = "this table seats only players with the host's invite: ask the host for it"
+            tell(Refused(reason, name))
+            await refuse(connection, reason)
+            return False
+        crowd = [m for m in members if m.ready is None and not m.invited and m.address == address]
+        if not invited and not _local(address) and len(crowd) >= MAX_UNREADY_PER_ADDRESS:
+            reason = f"{len(crowd)} callers from your address already wait in the lobby unready"
+            tell(Refused(reason, name))
+            await refuse(connection, reason)
+            return False
+        if len(members) >= self.peers - 1 and invited:
+            # A friend with the invite never finds its seat held by a stranger who only knocked:
+            # the newest caller without the token that is not ready yet makes room.
+            await self._make_room(refuse)
+        if len(members) >= self.peers - 1:
+            tell(Refused("the table is full", name))
+            await refuse(connection, "the table is full")
+            return False
+        members.append(
+            Member(connection, key, name, invited=invited, address=address, since=trio.current_time())
+        )
+        tell(PeerJoined(name, key))
+        return True
+
+    async def _drop_late(self, refuse: Callable[[Connection, str], Awaitable[None]]) -> None:
+        """Show the door to every caller past its time to say it is ready (its seat is free)."""
+        now = trio.current_time()
+        for member in [m for m in self.members if m.ready is None and m.ready_by() <= now]:
+            waited = INVITED_READY_S if member.invited else READY_S
+            reason = f"you did not say you are ready within {waited:g} s"
+            await self._drop(member, reason, refuse)
+
+    async def _make_room(self, refuse: Callable[[Connection, str], Awaitable[None]]) -> None:
+        """Free the seat of the newest caller without the token that is not ready, if any."""
+        strangers = [m for m in self.members if m.ready is None and not m.invited]
+        if strangers:
+            await self._drop(strangers[-1], "a player with the host's invite came for this seat", refuse)
+
+    async def _drop(
+        self, member: Member, reason: str, refuse: Callable[[Connection, str], Awaitable[None]]
+    ) -> None:
+        self.members.remove(member)
+        self.peer.tell(Refused(reason, member.name))
+        self.peer.tell(PeerLeft(member.name), quiet=True)
+        await refuse(member.connection, reason)
+
+
+def _local(address: str) -> bool:
+    """Whether ``address`` is this machine's (loopback: a second terminal of the host's own), or
+    unknown (a stream with no socket: a test's, in memory)."""
+    if address == "?":
+        return True
+    try:
+        return ipaddress.ip_address(address.split("%", maxsplit=1)[0]).is_loopback
+    except ValueError:
+        return False
 
 
 def check_lobby(payload: bytes, host_key: bytes, me: bytes) -> dict[str, Any]:
@@ -255,7 +348,7 @@ def check_lobby(payload: bytes, host_key: bytes, me: bytes) -> dict[str, Any]:
         raise PeerGoneError(f"the host sent a malformed lobby: {exc}") from None
     if isinstance(value, list) and len(value) == 2 and value[0] == "refused":
         reason = value[1] if isinstance(value[1], str) and value[1].strip() else "it gave no reason"
-        raise PeerGoneError(f"the host refused us: {reason[:200]}")
+        raise PeerGoneError(f"the host refused us: {printable(reason[:200])}")
     lobby = value[1] if isinstance(value, list) and len(value) == 2 and value[0] == "lobby" else None
     return checked_lobby(lobby, host_key, me)
 
@@ -324,6 +417,7 @@ class Joining:
         self.check_peer = check_peer
         self.nonce = secrets.token_bytes(NONCE_LEN)  # our coin share, committed in the ready
         self.host_key = b""
+        self.host_name: object = None  # what the host's hello calls it
         self.shown: dict[str, Any] | None = None
         self.agreed: dict[str, Any] | None = None
         self.sent = False
@@ -332,6 +426,7 @@ class Joining:
         """The host's hello is in (our last handshake message has not left yet)."""
         self.check_host(host)
         self.host_key = host.peer_key
+        self.host_name = host.peer_hello.get("name")
         table = host.peer_hello.get("lobby")
         if table is None:
             return  # a host whose match is under way: it says why it turns us away, after this
@@ -364,6 +459,16 @@ class Joining:
         return encode(["ready", ready])
 
     def _show(self, lobby: dict[str, Any]) -> None:
+        # The names at the table are the ones each player gave in its own hello: the host cannot
+        # show us under another name, nor call itself something else than it said to us.
+        if lobby["names"][0] != self.host_name:
+            raise PeerGoneError(
+                f"the host's lobby calls it {lobby['names'][0]!r}, but its hello said {self.host_name!r}"
+            )
+        if lobby["names"][lobby["you"]] != self.name:
+            raise PeerGoneError(
+                f"the host's lobby calls us {lobby['names'][lobby['you']]!r}, not {self.name!r}"
+            )
         for index, (name, key) in enumerate(zip(lobby["names"], lobby["keys"], strict=True)):
             if index not in (0, lobby["you"]):
                 self.check_peer(name, key)
@@ -403,6 +508,9 @@ class Joining:
                     # "coin flip"), and the salt our coin share is bound to.
                     expected = {key: self.agreed[key] for key in ("game", "options", "setup", "salt")}
                     expected["claims"] = [sorted(c) for c in lobby["claims"]]
+                    # ...and exactly the names it showed, the ones the players will be known by
+                    # in the log, the transcript and its export.
+                    expected["names"] = list(lobby["names"])
                     return lobby, {**expected, "claim": self.seats}, payloads[position + 1 :]
 
 

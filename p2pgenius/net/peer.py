@@ -89,6 +89,11 @@ MAX_REFUSED: Final = 5
 """Refused decisions for one seat and stage before its decider is given the game's timeout."""
 
 
+class WrongHostError(IdentityError):
+    """The host that answered at an address has another key than the invite (or announcement)
+    names: a joiner says so and tries the invite's other addresses."""
+
+
 @dataclass
 class Peer:
     """One peer of a networked match."""
@@ -113,6 +118,10 @@ class Peer:
     expect_key: bytes | None = None  # a joiner's host key known in advance (an invite): pinned exactly
     spectators: Spectators | None = None  # a host's watchers (``host(spectators=True)``)
     expect_from: str = "the invite"  # where expect_key came from, in words ("the announcement")
+    token: bytes | None = None  # the invite's seat token: a host's to hand out, a joiner's to show
+    invite_only: bool = False  # a host: seat no caller without the token
+    expect_name: str | None = None  # a joiner: the host's name as its announcement gave it
+    wrong_host: Callable[[], None] = lambda: None  # a joiner: the host that answered last had another key
     _inbox: trio.MemorySendChannel[Item] | None = None
     _nursery: trio.Nursery | None = None
     _clocks: Clocks = field(default_factory=Clocks, repr=False)
@@ -143,7 +152,7 @@ class Peer:
         """Refuse a host whose key is not the one an invite (or an announcement) named
         (IdentityError)."""
         if self.expect_key is not None and key != self.expect_key:
-            raise IdentityError(
+            raise WrongHostError(
                 f"the host's key is not the one {self.expect_from} names: {self.expect_from} names "
                 f"{fingerprint(self.expect_key)}, the host at this address has {fingerprint(key)}. "
                 "Someone may be in the middle; do not play, and ask your friend for a fresh invite"
@@ -172,7 +181,16 @@ class Peer:
         shows every player)."""
         async with trio.open_nursery() as watching:
             self.spectators = Spectators(self, allowed=spectators, nursery=watching)
-            lobby = Lobby(self, game=game, options=options, setup=setup, peers=peers, seats=seats)
+            lobby = Lobby(
+                self,
+                game=game,
+                options=options,
+                setup=setup,
+                peers=peers,
+                seats=seats,
+                token=self.token,
+                invite_only=self.invite_only,
+            )
             await self._host(listener, lobby)
             await self.spectators.finish()
             watching.cancel_scope.cancel()
@@ -217,8 +235,12 @@ class Peer:
             check_host=self._check_host,
             check_peer=self._check_peer,
         )
-        connection = Connection(stream, self.channel(initiator=True, hello={"name": self.name}))
-        established = await connection.handshake(prepare=partial(joining.greeted, connection))
+        connection = Connection(stream, self.channel(initiator=True, hello=self.hello()))
+        try:
+            established = await connection.handshake(prepare=partial(joining.greeted, connection))
+        except BaseException:
+            await trio.aclose_forcefully(stream)
+            raise
         self.connections.append(connection)
         lobby, expected, behind = await joining.await_start(connection)
         self.admitted([established.peer_key], [str(established.peer_hello.get("name"))])
@@ -238,10 +260,19 @@ class Peer:
         # Whatever came in the same read as the start (the terms, often) goes first.
         await self.play(first=[(connection, extra) for extra in behind])
 
+    def hello(self) -> dict[str, Any]:
+        """A joiner's hello: its name, and the invite's seat token if it has one (it leaves only
+        once the host has proved it holds the key the invite names)."""
+        return {"name": self.name} if self.token is None else {"name": self.name, "token": self.token}
+
     def _check_host(self, host: Established) -> None:
         """The host, as soon as its hello is read: the invite's key, if any, and the pins."""
         self.check_expected(host.peer_key)
-        self.pin(host)
+        name = self.pin(host)
+        if self.expect_name is not None and name != self.expect_name:
+            raise PeerGoneError(
+                f"the host calls itself {name!r}, but its announcement said {self.expect_name!r}: not joining"
+            )
 
     def _check_peer(self, name: str, key: bytes) -> None:
         """Another player at the table: a name pinned to another key is refused."""
@@ -298,6 +329,7 @@ class Peer:
             await self._play(first)
         finally:
             self.files.close()
+            self.files.release()
 
     async def _play(self, first: Sequence[tuple[Connection, bytes]]) -> None:
         session = self.session
@@ -508,6 +540,9 @@ class Peer:
             self.report(session, event)
             self._on_clock_event(event)
         self._clocks.progressed(before, session.next_seq, now)
+        hashed = _hash_of(raw)
+        if hashed is not None and hashed[0] < len(before) and session.next_seq[hashed[0]] > before[hashed[0]]:
+            self._clocks.hashed(*hashed, now)
         await self._flush()
 
     async def _flush(self) -> None:
@@ -561,3 +596,16 @@ class Peer:
     def report_line(self, text: str) -> None:
         """A line for the person running this peer."""
         self.say(text)
+
+
+def _hash_of(raw: bytes) -> tuple[int, int] | None:
+    """(author, stage) if ``raw`` is a ``hash`` message (for the clocks: how long its author
+    took to apply the stage), else None."""
+    try:
+        envelope = decode(raw)
+        author, body = envelope[2], envelope[5]
+    except (EncodingError, LookupError, TypeError, ValueError):
+        return None
+    if isinstance(body, list) and len(body) == 3 and body[0] == "hash" and type(body[1]) is int:
+        return (author, body[1]) if type(author) is int and author >= 0 else None
+    return None

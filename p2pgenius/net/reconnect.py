@@ -95,6 +95,8 @@ class Reconnection:
                 established = await connection.handshake()
                 assert peer.session is not None
                 if established.peer_key != peer.session.keys[0]:
+                    peer.wrong_host()  # (the next try skips that address)
+                    await connection.aclose()
                     raise PeerGoneError("another host answered at that address")
                 behind = await sync(peer.session, connection, speak_first=True)
             except (OSError, PeerGoneError, trio.TooSlowError) as exc:

@@ -56,3 +56,41 @@ async def test_a_host_that_claims_a_seat_it_did_not_show_in_the_lobby_is_refused
     assert any("claims" in reason and "differ from the lobby" in reason for reason in refused), refused
     assert guest.session is not None and not guest.session.owner  # no seat was ever dealt
     assert not any(isinstance(e, MatchOver) for e in seen_guest.events)
+
+
+async def test_a_host_that_signs_terms_with_other_names_than_its_lobby_showed_is_refused(
+    tmp_path: Path,
+) -> None:
+    # The lobby (and the host's hello) say "host"; the terms it signs call it "alice", a name the
+    # joiner may have pinned to someone else. The joiner refuses the terms: the match never starts,
+    # so no log, transcript or export ever shows "alice" with this key.
+    seen_host, seen_guest = Seen(), Seen()
+    host = honest(tmp_path, "host", seen_host)
+    guest = honest(tmp_path, "guest", seen_guest)
+    original = host._start_transcript
+
+    async def lying_start(role: str) -> None:
+        await original(role)
+        assert host.session is not None
+        host.session.names = ["alice", *host.session.names[1:]]
+
+    host._start_transcript = lying_start  # type: ignore[method-assign]
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
+        )
+        nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+        with trio.fail_after(20):
+            while not any(isinstance(e, Rejected) for e in seen_guest.events):
+                await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+    await listeners[0].aclose()
+    refused = [e.reason for e in seen_guest.events if isinstance(e, Rejected)]
+    assert any(
+        "the terms' names (['alice', 'guest']) differ from the lobby's (['host', 'guest'])" in r
+        for r in refused
+    ), refused
+    assert guest.session is not None and guest.session.names == ["host", "guest"]
+    assert not guest.session.owner

@@ -1,6 +1,7 @@
 """Matches on the local network (DNS-SD): the TXT record checked, announcing and finding over
 multicast on loopback (the only interface these tests use), joining a found match with its key
-pinned, the numbered choice, and a host that cannot announce going on all the same."""
+pinned, the numbered choice, a host that cannot announce going on all the same, and the pins,
+never the order of announcement, deciding which match under a name is listed first and joined."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from p2pgenius.cli.play import Printer, choose, discover, host_match, join_match
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net import discovery
 from p2pgenius.net.discovery import SERVICE_TYPE, Announcement, Found, read_service, txt_record
+from p2pgenius.net.keystore import trust
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 from p2pgenius.protocol.transcript import verify
 
@@ -265,3 +267,230 @@ def test_nothing_found_is_one_line_pointing_to_the_invite(
     assert "(cannot join bob - duel: it needs another version of p2pgenius)" in captured.out
     assert captured.err.startswith("error: no match found on the local network in 3 s")
     assert "ask the host for its invite" in captured.err and captured.err.count("\n") == 1
+
+
+# -- the pins decide, not the order of announcement -----------------------------------------------
+# The attack: a neighbour announces "alice - duel" before alice does, with a key of its own, so
+# alice's match becomes "alice - duel-2" and the fake is found first.
+
+
+def pinned_alice(home: Path) -> tuple[Found, Found]:
+    """(the fake, the real one): alice's key is pinned in ``home``, the fake names her with another."""
+    real, fake = found("alice"), found("alice")
+    trust("alice", real.key, home)
+    return fake, real
+
+
+def test_the_listing_marks_each_match_against_the_pins_and_puts_the_pinned_one_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    fake, real = pinned_alice(tmp_path)
+    bob = found("bob")
+    answers = iter(["3", "1"])
+    monkeypatch.setattr("builtins.input", lambda: next(answers))
+    out = io.StringIO()
+    args = build_parser().parse_args(["join", "--bot"])
+    target = choose([fake, bob, real], args, Printer(out, moves=False))
+    assert target.key == real.key
+    said = out.getvalue()
+    assert (
+        "pinned: you have played them before, with this same key\n"
+        f"  1. {real.line()}\n"
+        "new: you have not played them before; compare the fingerprint with theirs\n"
+        f"  2. {bob.line()}\n"
+        "another key! the name is pinned to another key: an impostor, or a new machine?\n"
+        f"  3. {fake.line()}\n"
+        f"     (alice's pinned key is {real.fingerprint})\n"
+    ) in said
+    assert (
+        f"not joining it: the key of peer 'alice' has changed: pinned {real.fingerprint}, announced "
+        f"{fake.fingerprint}. Someone may be impersonating 'alice'; if the peer really has a new key, "
+        "remove it from known_peers and look again\n"
+    ) in said
+    assert said.count("join which? (1-3, Enter for 1, q to give up) ") == 2
+    assert said.endswith(f"check with the host that its fingerprint is {real.fingerprint}\n")
+    for line in said.split("give up) "):  # (the prompt has no line end: an answer does)
+        assert all(len(shown) <= 80 for shown in line.splitlines() if not shown.startswith("not joining"))
+
+
+def test_a_known_key_under_a_new_name_is_said_so_and_a_pinned_name_outranks_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # mallory, met before, announces as carol (no pin): known key; as alice (pinned): another key.
+    fake, real = pinned_alice(tmp_path)
+    mallory = found("mallory")
+    trust("mallory", mallory.key, tmp_path)
+    pins = discovery.player_pins(tmp_path)
+    as_carol = Found("duel", "carol", mallory.key, 1, 7780, ("127.0.0.1",))
+    as_alice = Found("duel", "alice", mallory.key, 1, 7780, ("127.0.0.1",))
+    assert discovery.told(as_carol, pins) == "known key: it played as mallory before, not as carol"
+    assert discovery.bracket(as_carol, pins) == "(it played as mallory)"
+    assert discovery.standing(as_alice, pins) is discovery.Standing.ANOTHER_KEY
+    assert discovery.standing(fake, pins) is discovery.Standing.ANOTHER_KEY
+    assert discovery.standing(real, pins) is discovery.Standing.PINNED
+    dan = found("dan")  # a stranger comes before a peer met before borrowing a name new to it
+    offered = discovery.preferred([as_alice, fake, as_carol, dan, real], pins)
+    assert offered == [real, dan, as_carol, as_alice, fake]
+
+
+def announced_in_order(*matches: Found) -> Any:
+    """A stand-in for the network: ``discovery.find`` finding ``matches`` in this order, and
+    stopping where :func:`discovery.look` would (``first``, or ``until`` says yes)."""
+
+    async def find(**kwargs: Any) -> tuple[list[Found], list[str]]:
+        until = kwargs.get("until") or (lambda match: kwargs.get("first", False))
+        seen: list[Found] = []
+        for match in matches:
+            seen.append(match)
+            if until(match):
+                break
+        return seen, []
+
+    return find
+
+
+async def test_first_skips_the_fake_announced_first_and_joins_the_pinned_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    fake, real = pinned_alice(tmp_path)
+    later = found("zed")  # announced after alice: --first stopped looking at her
+    monkeypatch.setattr(discovery, "find", announced_in_order(fake, real, later))
+    args = build_parser().parse_args(["join", "--first", "--bot"])
+    out = io.StringIO()
+    printer = Printer(out, moves=False)
+    seen = await discover(args, printer)
+    assert later not in seen
+    target = choose(seen, args, printer)
+    assert target.key == real.key
+    assert out.getvalue().splitlines()[1:] == [
+        f"skipping alice's match, fingerprint {fake.fingerprint}: not alice's pinned key",
+        f"joining the match found whose key you pinned: {real.line()}",
+        "  pinned: the key alice had when you last played",
+        f"check with the host that its fingerprint is {real.fingerprint}",
+    ]
+
+
+async def test_first_prefers_the_pinned_host_to_a_new_key_announced_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The neighbour cannot take the pinned name without being marked, so it takes another: new.
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    _, real = pinned_alice(tmp_path)
+    neighbour = found("alice2")
+    monkeypatch.setattr(discovery, "find", announced_in_order(neighbour, real))
+    args = build_parser().parse_args(["join", "--first", "--bot"])
+    out = io.StringIO()
+    printer = Printer(out, moves=False)
+    assert choose(await discover(args, printer), args, printer).key == real.key
+    assert f"joining the match found whose key you pinned: {real.line()}" in out.getvalue()
+
+
+async def test_first_with_no_pinned_host_joins_the_first_match_not_pinned_to_another_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    fake, _ = pinned_alice(tmp_path)
+    bob, carol = found("bob"), found("carol")
+    monkeypatch.setattr(discovery, "find", announced_in_order(fake, bob, carol))
+    args = build_parser().parse_args(["join", "--first", "--bot"])
+    out = io.StringIO()
+    printer = Printer(out, moves=False)
+    seen = await discover(args, printer)
+    assert seen == [fake, bob, carol]  # (nothing pinned: it looks the whole time)
+    assert choose(seen, args, printer).key == bob.key
+    said = out.getvalue()
+    assert f"skipping alice's match, fingerprint {fake.fingerprint}: not alice's pinned key\n" in said
+    assert f"joining the first new match found: {bob.line()}\n" in said
+    assert "  new: you have not played bob before; compare the fingerprint\n" in said
+
+
+def test_first_refuses_in_one_line_when_every_match_found_is_under_a_name_pinned_to_another_key(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    fake, real = pinned_alice(tmp_path)
+    monkeypatch.setattr(discovery, "find", announced_in_order(fake))
+    assert main(["join", "--first", "--bot"]) == 1
+    captured = capsys.readouterr()
+    assert f"skipping alice's match, fingerprint {fake.fingerprint}: not alice's pinned key" in captured.out
+    assert captured.err == (
+        "error: --first joins no match whose host's name is pinned to another key, and every match "
+        f"found is: the key of peer 'alice' has changed: pinned {real.fingerprint}, announced "
+        f"{fake.fingerprint}. Someone may be impersonating 'alice'; if the peer really has a new key, "
+        "remove it from known_peers and look again\n"
+    )
+
+
+@MULTICAST
+async def test_a_fake_announced_first_under_the_hosts_pinned_name_is_marked_and_never_joined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Over multicast on loopback: the fake takes "NAME - duel", the real host becomes "-2". (On a
+    # network zeroconf renames the second announcement itself: the first answers its probe. On
+    # one machine that answer goes astray and both would keep the name, the later hiding the
+    # earlier from joiners; so here the real one is renamed as zeroconf would.)
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.setattr(play, "reachable_addresses", lambda bound: ["127.0.0.1"])
+    fake_key = Identity.generate().public
+    start = Announcement.start
+
+    def renamed(self: Announcement) -> None:
+        if self.key != fake_key:
+            self.instance += "-2"
+        start(self)
+
+    monkeypatch.setattr(Announcement, "start", renamed)
+    host_out, join_out = io.StringIO(), io.StringIO()
+    name = f"a{Identity.generate().public.hex()[:8]}"
+    hargs = build_parser().parse_args(["host", "duel", "--bot", "--lan", "--port", "0", "--name", name])
+    host = make_peer(hargs, "duel-host", 1, Printer(host_out, moves=False))
+    trust(name, host.identity.public, tmp_path)  # the joiner played this host before
+    fake = Announcement(
+        game="duel", name=name, key=fake_key, port=9, addresses=LOOPBACK, seats=1, interfaces=LOOPBACK
+    )
+    keys = {host.identity.public, fake_key}
+    monkeypatch.setattr("builtins.input", lambda: "")  # Enter: the first listed
+    printer = Printer(join_out, moves=False)
+    with trio.fail_after(MATCH_S):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(discovery.announce, fake, lambda: (1, False), lambda line: None)
+            while not fake.active:
+                await trio.sleep(0.05)
+            await nursery.start(
+                lambda task_status: host_match(
+                    hargs, host, match_options(hargs), interfaces=LOOPBACK, task_status=task_status
+                )
+            )
+            while "announced on the local network as" not in host_out.getvalue():
+                await trio.sleep(0.05)
+            listing = build_parser().parse_args(["join", "--bot"])
+            listed = [f for f in await discover(listing, printer, LOOPBACK) if f.key in keys]
+            assert {f.key for f in listed} == keys
+            target = choose(listed, listing, printer)
+            assert target.key == host.identity.public
+            first = build_parser().parse_args(["join", "--first", "--bot"])
+            taken = [f for f in await discover(first, printer, LOOPBACK) if f.key in keys]
+            assert choose(taken, first, printer).key == host.identity.public
+            guest = make_peer(first, "join", 2, printer)
+            await join_match(first, guest, target)
+            nursery.cancel_scope.cancel()
+    told = host_out.getvalue()
+    assert f'announced on the local network as "{name} - duel-2"' in told
+    assert (
+        f'"{name} - duel" was announced first by another match (yours, or someone using your name): '
+        "joiners must check your fingerprint"
+    ) in told
+    said = join_out.getvalue()
+    real, impostor = sorted(listed, key=lambda f: f.key != host.identity.public)
+    assert (
+        f"pinned: you have played them before, with this same key\n  1. {real.line()}\n"
+        "another key! the name is pinned to another key: an impostor, or a new machine?\n"
+        f"  2. {impostor.line()}\n     ({name}'s pinned key is {real.fingerprint})\n"
+    ) in said
+    if impostor in taken:  # (--first stops at the pinned one: the fake, if found before, is skipped)
+        assert f"skipping {name}'s match, fingerprint {impostor.fingerprint}: not {name}'s pinned key" in said
+    assert said.count(f"check with the host that its fingerprint is {real.fingerprint}") == 2
+    assert "duel-2" not in said and real.name == impostor.name == name
+    assert host.session is not None and host.session.outcome is not None

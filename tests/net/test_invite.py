@@ -100,11 +100,24 @@ def test_not_an_invite() -> None:
 
 
 def test_an_invite_of_a_newer_version_says_so() -> None:
-    body = bytes([2]) + b"anything a later version writes"
+    body = bytes([3]) + b"anything a later version writes"
     check = hashlib.sha256(codec.CHECK_LABEL + body).digest()[: codec.CHECK_LEN]
     text = codec.PREFIX + base64.b32encode(body + check).decode().rstrip("=").lower()
-    with pytest.raises(InviteError, match="invite version 2; this one reads version 1"):
+    with pytest.raises(InviteError, match="invite version 3; this one reads versions 1 to 2"):
         codec.parse(text)
+
+
+def test_an_invite_carries_the_tables_seat_token_and_a_version_1_invite_is_still_read() -> None:
+    old = sample()
+    assert old.token == b"" and codec.parse(old.text()).token == b""
+    code = old.text()[len(codec.PREFIX) :].upper()
+    assert base64.b32decode(code + "=" * (-len(code) % 8))[0] == 1
+    token = bytes(range(16))
+    new = codec.Invite(old.key, old.port, old.addresses, token)
+    again = codec.parse(new.text())
+    assert again == new and again.token == token
+    with pytest.raises(InviteError, match="seat token is 16 bytes"):
+        codec.Invite(old.key, old.port, old.addresses, b"short")
 
 
 def test_well_checked_junk_is_malformed() -> None:
@@ -210,6 +223,39 @@ async def test_a_host_with_another_key_is_refused_after_the_handshake(
     assert "Someone may be in the middle" in message
     assert guest.session is None  # nothing was played, and nothing pinned
     assert not (tmp_path / "known_peers").exists()
+
+
+async def test_a_host_with_another_key_at_the_first_address_does_not_stop_the_join(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The invite names 127.0.0.1 then 127.0.0.2 (same port). Another host (another key) answers at
+    # the first; the joiner says so and goes on to the real host at the second.
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    hargs = build_parser().parse_args(["host", "duel", "--bot", "--port", "0", "--bind", "127.0.0.2"])
+    jargs = build_parser().parse_args(["join", "unused:1", "--bot"])
+    host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
+    join_out = io.StringIO()
+    decoy_out = io.StringIO()
+    with trio.fail_after(MATCH_S):
+        async with trio.open_nursery() as nursery:
+            invite = await nursery.start(host_match, hargs, host, match_options(hargs))
+            dargs = build_parser().parse_args(["host", "duel", "--bot", "--port", str(invite.port)])
+            decoy = make_peer(dargs, "decoy", 3, Printer(decoy_out, moves=True))
+            decoy.identity = Identity.generate()
+            await nursery.start(host_match, dargs, decoy, match_options(dargs))
+            both = Invite(host.identity.public, invite.port, ("127.0.0.1", "127.0.0.2"), invite.token)
+            guest = make_peer(jargs, "join", 2, Printer(join_out, moves=True))
+            await join_match(jargs, guest, target_of(str(both)))
+            nursery.cancel_scope.cancel()
+    said = join_out.getvalue()
+    assert f"127.0.0.1:{invite.port}: the host's key is not the one the invite names" in said
+    assert "trying the invite's other addresses" in said
+    assert f"connected to 127.0.0.2:{invite.port}" in said
+    assert guest.session is not None and guest.session.outcome is not None
+    assert guest.session.keys[0] == host.identity.public
+    # The wrong host saw a caller break off its handshake, never who it was.
+    seen = decoy_out.getvalue()
+    assert guest.name not in seen and guest.identity.fingerprint not in seen, seen
 
 
 def spawn_host(home: Path, output: Path, *args: str) -> subprocess.Popen[str]:

@@ -74,3 +74,53 @@ async def test_a_reused_transcript_path_starts_with_empty_secrets(tmp_path: Path
     await host._start_transcript("host")
     assert host.files.secrets.read_bytes() == b""
     assert host.files.transcript.read_bytes()  # (a fresh header)
+
+
+def test_a_lobby_that_names_the_host_or_us_otherwise_than_the_hellos_is_refused() -> None:
+    # The names at a table are the ones each player gave in its own hello.
+    from p2pgenius.net.lobby import Joining
+    from p2pgenius.protocol.channel import Established
+    from p2pgenius.protocol.identity import Identity
+
+    host, me = Identity.generate(), Identity.generate()
+
+    def table(host_name: str) -> dict[str, object]:
+        return {
+            "game": "duel",
+            "options": {},
+            "setup": {},
+            "names": [host_name],
+            "keys": [host.public],
+            "claims": [[]],
+            "ready": [True],
+            "needed": 1,
+            "start": False,
+            "salt": bytes(32),
+            "spectators": False,
+        }
+
+    def greet(hello_name: str, lobby_name: str) -> None:
+        joining = Joining(
+            me,
+            "me",
+            [],
+            confirm=None,
+            tell=lambda event: None,
+            check_host=lambda h: None,
+            check_peer=lambda n, k: None,
+        )
+        hello = {"name": hello_name, "lobby": table(lobby_name)}
+        joining.greeted(_NoChannel(), Established(host.public, hello, b""))  # type: ignore[arg-type]
+
+    greet("alice", "alice")  # (agrees: fine)
+    with pytest.raises(
+        PeerGoneError, match="the host's lobby calls it 'alice', but its hello said 'mallory'"
+    ):
+        greet("mallory", "alice")
+
+
+class _NoChannel:
+    class channel:  # noqa: N801  (stands in for a connection's channel)
+        @staticmethod
+        def send(payload: bytes) -> None:
+            del payload

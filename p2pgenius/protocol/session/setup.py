@@ -13,7 +13,14 @@ from p2pgenius.games.registry import engine_fingerprint, get_spec
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.protocol.events import SeatsDealt
 from p2pgenius.protocol.identity import Identity, verify
-from p2pgenius.protocol.messages import NONCE_LEN, READY_DOMAIN, Envelope, MessageError, coin_commitment
+from p2pgenius.protocol.messages import (
+    NONCE_LEN,
+    READY_DOMAIN,
+    Envelope,
+    MessageError,
+    coin_commitment,
+    is_name,
+)
 from p2pgenius.protocol.session.base import CheatError, SessionBase
 from p2pgenius.protocol.session.cards import HiddenCards
 from p2pgenius.protocol.session.phase import Phase
@@ -35,6 +42,9 @@ def check_terms(
         raise MessageError("malformed terms")
     if terms.get("peers") != list(keys):
         raise MessageError("the terms list other peers than the ones connected")
+    names = terms.get("names")
+    if not (isinstance(names, list) and len(names) == len(keys) and all(is_name(n) for n in names)):
+        raise MessageError("the terms' names are not one printable name (1 to 32 characters) per peer")
     game = terms.get("game")
     if not (
         isinstance(game, str)
