@@ -23,9 +23,12 @@ from p2pgenius.protocol.events import (
     SeatsDealt,
     TimeoutClaimed,
 )
+from p2pgenius.protocol.messages import printable
 
 if TYPE_CHECKING:
     from p2pgenius.protocol.session import Session
+
+__all__ = ["Told", "outcome_for", "outcome_words", "printable", "tell"]
 
 SEATS: Final = "seats"
 MOVE: Final = "move"
@@ -44,12 +47,6 @@ class Told:
 
     kind: str
     text: str
-
-
-def printable(text: str) -> str:
-    """``text`` with every control character shown as "?": nothing a peer sends drives the
-    terminal."""
-    return "".join(c if c.isprintable() else "?" for c in text)
 
 
 def outcome_words(outcome: Mapping[str, Any]) -> str:

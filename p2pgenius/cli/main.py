@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from p2pgenius import __version__
 from p2pgenius.cli import commands
+from p2pgenius.cli.terminal import Sanitizing, error
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 
 
@@ -90,29 +91,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     parser = build_parser()
     args = parser.parse_args(pasted_whole(list(sys.argv[1:] if argv is None else argv)))
+    # Everything a command prints goes through one sanitising boundary (cli/terminal.py): text
+    # from a peer or a file never drives the terminal.
+    out = Sanitizing(sys.stdout)
     try:
         module = importlib.import_module(f"p2pgenius.cli.{MODULES[args.command]}")
         if args.command == "sim":
-            code: int = module.run(args.script, sys.stdout, sys.stderr)
+            code: int = module.run(args.script, out, Sanitizing(sys.stderr))
         else:
-            code = module.run(args, sys.stdout)
+            code = module.run(args, out)
         return code
     except LocalMisuseError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        error(str(exc))
         return 2
     except P2PGeniusError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        error(str(exc))
         return 1
     except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted\n")
+        error("interrupted")
         return 130
     except BrokenPipeError:
         return 0
     except Exception as exc:  # the last line of defence: never a traceback without --debug
         if args.debug:
             traceback.print_exc()
-        sys.stderr.write(
-            f"error: internal error ({type(exc).__name__}: {exc}); rerun with --debug and report it\n"
-        )
+        error(f"internal error ({type(exc).__name__}: {exc}); rerun with --debug and report it")
         return 1
     return 2

@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import secrets
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -22,6 +23,7 @@ import trio
 from p2pgenius import wording
 from p2pgenius.bots import demo_levels, level_of
 from p2pgenius.bots.driver import BotDriver
+from p2pgenius.cli.terminal import error
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net import discovery, upnp
@@ -30,6 +32,8 @@ from p2pgenius.net.addresses import (
     EVERY_INTERFACE,
     HELP,
     LOOPBACK,
+    NOTHING_LEFT,
+    ConnectError,
     connect,
     hostport,
     listen,
@@ -38,7 +42,7 @@ from p2pgenius.net.addresses import (
 from p2pgenius.net.events import Listening, NetEvent, PeerJoined, PeerLeft
 from p2pgenius.net.invite import Invite
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
-from p2pgenius.net.peer import Files, Peer, PeerGoneError
+from p2pgenius.net.peer import Files, Peer, PeerGoneError, WrongHostError
 from p2pgenius.protocol.events import Applied, Event
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
@@ -101,16 +105,14 @@ def finish(peer: Peer, printer: Printer) -> int:
     """Print the result of a finished peer; returns the exit code."""
     session = peer.session
     if session is None:
-        sys.stderr.write("error: the match did not start\n")
+        error("the match did not start")
         return 1
     # A failure is explained in one line on standard error (the command line's contract).
     if session.outcome is None and session.fault is None:
-        sys.stderr.write(
-            f"error: the match did not finish; carry on with: p2pgenius resume {peer.files.transcript}\n"
-        )
+        error(f"the match did not finish; carry on with: p2pgenius resume {peer.files.transcript}")
         return 1
     if session.fault is not None:
-        sys.stderr.write(f"error: the match stopped: {wording.printable(session.fault.reason)}\n")
+        error(f"the match stopped: {session.fault.reason}")
         printer.line(f"transcript (evidence): {peer.files.transcript}")
         return 1
     assert session.outcome is not None
@@ -249,10 +251,14 @@ async def host_match(
     if args.advertise:
         say(f"also in the invite: {', '.join(hostport(a, bound.port) for a in args.advertise)}")
     shown = list(dict.fromkeys(first + addresses))[: invite_codec.MAX_ADDRESSES]
-    invite = Invite(peer.identity.public, bound.port, tuple(shown))
+    peer.token = secrets.token_bytes(invite_codec.TOKEN_LEN)  # the invite's holders are seated first
+    peer.invite_only = bool(getattr(args, "invite_only", False))
+    invite = Invite(peer.identity.public, bound.port, tuple(shown), peer.token)
     say(f"fingerprint: {peer.identity.fingerprint}")
     say("invite, to send to whoever joins (it carries the addresses and this host's key):")
     say(f"  p2pgenius join {invite}")
+    if peer.invite_only:
+        say("invite only: callers without this invite are turned away (and the match is not announced)")
     saved = peer.files.transcript.with_suffix(".invite")
     with contextlib.suppress(OSError):  # (a screen shows it too; the file only helps copying)
         saved.parent.mkdir(parents=True, exist_ok=True)
@@ -276,7 +282,7 @@ async def host_match(
         async with trio.open_nursery() as nursery:
             if mapping is not None:
                 nursery.start_soon(upnp.keep, mapping, say)
-            if args.announce and not bound.loopback:
+            if args.announce and not bound.loopback and not peer.invite_only:
                 announcement = discovery.Announcement(
                     game=args.game,
                     name=peer.name,
@@ -334,10 +340,11 @@ async def forward(
             f"{mapping.internal_client} while this host runs; lease {lease})"
         )
     else:
-        seen = mapping.external_ip or "none"
+        # A private address: another router or the provider's NAT is in front; anything else
+        # (multicast, broadcast, a documentation address) is a device not to be believed.
         say(
-            f"UPnP: the router forwards port {port}, but its own address ({seen}) is not public: another "
-            f"router or the provider's NAT is in front of it; try IPv6 or a VPN ({HELP})"
+            f"UPnP: the router forwards port {port}, but its public address is not used "
+            f"({mapping.why_not_public}); friends outside this network may need IPv6 or a VPN ({HELP})"
         )
     return mapping
 
@@ -358,11 +365,22 @@ def run_host(args: argparse.Namespace, out: TextIO) -> int:
         invite_codec.check_address(address)
     printer = Printer(out, moves=True)
     peer = make_peer(args, f"{args.game}-host", 1, printer)
-    main = partial(host_match, args, peer, options)
-    if args.bot is None:
-        return in_terminal(args, peer, main, printer)
-    trio.run(main)
-    return finish(peer, printer)
+    with held(peer.files):  # one process a transcript (refused before anything listens)
+        main = partial(host_match, args, peer, options)
+        if args.bot is None:
+            return in_terminal(args, peer, main, printer)
+        trio.run(main)
+        return finish(peer, printer)
+
+
+@contextlib.contextmanager
+def held(files: Files) -> Iterator[None]:
+    """Hold a match's files for this command (another process holding them: refused)."""
+    files.lock()
+    try:
+        yield
+    finally:
+        files.release()
 
 
 @dataclass(frozen=True)
@@ -374,13 +392,20 @@ class Target:
     key: bytes | None
     what: str
     source: str = "the invite"  # where the key came from, in words
+    token: bytes | None = None  # the invite's seat token
+    name: str | None = None  # the host's name, as announced (its hello must say the same)
 
 
 def target_of(text: str) -> Target:
     """An invite or HOST:PORT (LocalMisuseError if it is neither, saying what is wrong)."""
     if invite_codec.is_invite(text):
         invite = invite_codec.parse(text)
-        return Target(invite.targets(), invite.key, f"the invite's host, fingerprint {invite.fingerprint}")
+        return Target(
+            invite.targets(),
+            invite.key,
+            f"the invite's host, fingerprint {invite.fingerprint}",
+            token=invite.token or None,
+        )
     host, port = parse_address(text)
     return Target([(host, port)], None, hostport(host, port))
 
@@ -389,9 +414,16 @@ async def discover(
     args: argparse.Namespace, printer: Printer, interfaces: list[str] | None = None
 ) -> list[discovery.Found]:
     """``join`` with no address: the matches announced on the local network (an error saying
-    what to do if there is none). ``interfaces``: where to look (tests: loopback)."""
+    what to do if there is none). ``interfaces``: where to look (tests: loopback). ``--first``
+    stops looking early only for a match whose name and key are both pinned: the first to
+    announce may be a neighbour using a pinned player's name, so it is not enough."""
     printer.line(f"looking for matches on the local network ({discovery.LOOK_S:g} s)")
-    found, unusable = await discovery.find(first=args.first, interfaces=interfaces)
+    pins = discovery.player_pins() if args.first else {}
+
+    def pinned(match: discovery.Found) -> bool:
+        return discovery.standing(match, pins) is discovery.Standing.PINNED
+
+    found, unusable = await discovery.find(until=pinned if args.first else None, interfaces=interfaces)
     for reason in unusable:
         printer.line(f"  (cannot join {reason})")
     if not found:
@@ -403,21 +435,68 @@ async def discover(
 
 
 def choose(found: Sequence[discovery.Found], args: argparse.Namespace, printer: Printer) -> Target:
-    """The match to join: the first (``--first``) or the one the person picks from a numbered list."""
+    """The match to join: the best found (``--first``) or the one the person picks from a
+    numbered list. Both go by this player's pins, never by the order of announcement: a match
+    whose name and key are pinned comes first, one whose name is pinned to another key last, and
+    that one is never joined (a join by address or invite is refused the same way)."""
+    pins = discovery.player_pins()
+    ordered = discovery.preferred(found, pins)
     if args.first:
-        chosen = found[0]
-        printer.line(f"joining the first match found: {chosen.line()}")
+        chosen = best(ordered, found, pins, printer)
     else:
-        for number, match in enumerate(found, start=1):
+        shown = None  # the standing whose heading is shown last (the list is in their order)
+        for number, match in enumerate(ordered, start=1):
+            where = discovery.standing(match, pins)
+            if where is not shown:
+                printer.line(discovery.HEADINGS[where])
+                shown = where
             printer.line(f"  {number}. {match.line()}")
-        chosen = found[pick(len(found), printer) - 1]
+            if bracket := discovery.bracket(match, pins):
+                printer.line(f"     {bracket}")
+        while True:
+            chosen = ordered[pick(len(ordered), printer) - 1]
+            if discovery.standing(chosen, pins) is not discovery.Standing.ANOTHER_KEY:
+                break
+            printer.line(f"not joining it: {discovery.changed_key(chosen, pins)}")
     printer.line(f"check with the host that its fingerprint is {chosen.fingerprint}")
     return Target(
         chosen.targets(),
         chosen.key,
         f"{chosen.name}'s match, fingerprint {chosen.fingerprint}",
         "the match's announcement",
+        name=chosen.name,
     )
+
+
+def best(
+    ordered: Sequence[discovery.Found],
+    found: Sequence[discovery.Found],
+    pins: dict[bytes, str],
+    printer: Printer,
+) -> discovery.Found:
+    """``--first``: the first of ``ordered`` (:func:`discovery.preferred`), saying so; a match
+    whose name is pinned to another key is skipped in a line, and if all are, the error says why."""
+    impostors = [m for m in ordered if discovery.standing(m, pins) is discovery.Standing.ANOTHER_KEY]
+    for match in impostors:
+        printer.line(
+            f"skipping {match.name}'s match, fingerprint {match.fingerprint}: not {match.name}'s pinned key"
+        )
+    if len(impostors) == len(ordered):
+        raise P2PGeniusError(
+            "--first joins no match whose host's name is pinned to another key, and every match found "
+            f"is: {discovery.changed_key(impostors[0], pins)}"
+        )
+    chosen = ordered[0]
+    if chosen is found[0]:
+        how = "the first match found"
+    else:  # (one announced before it was passed over: say which it is instead)
+        how = {
+            discovery.Standing.PINNED: "the match found whose key you pinned",
+            discovery.Standing.NEW: "the first new match found",
+        }.get(discovery.standing(chosen, pins), "the first match found with a known key")
+    printer.line(f"joining {how}: {chosen.line()}")
+    printer.line(f"  {discovery.told(chosen, pins)}")
+    return chosen
 
 
 def interactive() -> bool:
@@ -447,18 +526,54 @@ async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> No
     """Connect to the first of ``target``'s addresses that answers (pinning its key, if it names
     one) and play; the same addresses are tried again if the connection drops."""
 
+    wrong: set[str] = set()  # addresses where a host with another key answered
+    last = [""]
+
+    async def reach() -> tuple[trio.abc.Stream, str]:
+        try:
+            stream, where = await connect(target.targets, exclude=wrong)
+        except ConnectError:
+            if not wrong:
+                raise
+            wrong.clear()  # (every other address failed: the right host may be back at one)
+            stream, where = await connect(target.targets)
+        last[0] = where
+        return stream, where
+
     async def again() -> trio.abc.Stream:
-        return (await connect(target.targets))[0]
+        return (await reach())[0]
 
     peer.expect_key = target.key
     peer.expect_from = target.source
+    peer.token = target.token
+    peer.expect_name = target.name
     peer.reconnect = again
+    peer.wrong_host = lambda: wrong.add(last[0])
     places = ", ".join(hostport(h, p) for h, p in target.targets)
     peer.report_line(f"connecting to {target.what}" + (f" at {places}" if target.key else ""))
-    stream, where = await connect(target.targets)
-    peer.address = where
-    peer.report_line(f"connected to {where}")
-    await peer.join(stream, seats=args.seat)
+    refused: WrongHostError | None = None
+    while True:
+        try:
+            stream, where = await connect(target.targets, exclude=wrong)
+        except ConnectError as exc:
+            if refused is None:
+                raise
+            if str(exc) == NOTHING_LEFT:
+                raise refused from None
+            raise WrongHostError(f"{refused}. The invite's other addresses: {exc}") from None
+        peer.address = where
+        peer.report_line(f"connected to {where}")
+        try:
+            await peer.join(stream, seats=args.seat)
+            return
+        except WrongHostError as exc:
+            # One address answered with another key (someone else's machine took it, or a
+            # stranger sits in the middle there): say so, and go on with the invite's others.
+            wrong.add(where)
+            refused = exc
+            if len(target.targets) > 1:
+                peer.report_line(f"{where}: {exc}")
+                peer.report_line("trying the invite's other addresses")
 
 
 def run_join(args: argparse.Namespace, out: TextIO) -> int:
@@ -477,11 +592,12 @@ def run_join(args: argparse.Namespace, out: TextIO) -> int:
         target = choose(trio.run(discover, args, printer), args, printer)
     peer = make_peer(args, "join", 2, printer)
     peer.address = hostport(*target.targets[0])
-    main = partial(join_match, args, peer, target)
-    if args.bot is None:
-        return in_terminal(args, peer, main, printer)
-    trio.run(main)
-    return finish(peer, printer)
+    with held(peer.files):  # one process a transcript (refused before anything connects)
+        main = partial(join_match, args, peer, target)
+        if args.bot is None:
+            return in_terminal(args, peer, main, printer)
+        trio.run(main)
+        return finish(peer, printer)
 
 
 def check_terminal() -> None:
@@ -590,7 +706,8 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
     else:
         folder = match_files(None, "resume", None).transcript.parent
         newest = sorted(folder.glob("*.p2pt"), key=lambda p: p.stat().st_mtime, reverse=True)[:20]
-        unfinished = []
+        unfinished: list[tuple[Path, str]] = []
+        live: list[tuple[Path, str]] = []
         for candidate in newest:
             if not candidate.with_suffix(".secrets").exists():
                 continue
@@ -599,22 +716,31 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
             except (P2PGeniusError, OSError):
                 continue
             if report.outcome is None and report.fault is None:
-                unfinished.append((candidate, report.game or "a match"))
+                playing = Files(candidate, candidate.with_suffix(".secrets")).live()
+                (live if playing else unfinished).append((candidate, report.game or "a match"))
         if not unfinished:
+            running = "".join(f"\n  {found} ({game}): live, open in another process" for found, game in live)
             raise LocalMisuseError(
-                f"no unfinished match among the newest transcripts in {folder}: "
-                "name one (p2pgenius resume PATH)"
+                f"no unfinished match among the newest transcripts in {folder} that is not being "
+                f"played now: name one (p2pgenius resume PATH){running}"
             )
         if len(unfinished) > 1:
             listed = "\n".join(
                 f"  p2pgenius resume {found}   ({game}, "
                 f"{datetime.datetime.fromtimestamp(found.stat().st_mtime):%Y-%m-%d %H:%M})"
                 for found, game in unfinished
-            )
+            ) + "".join(f"\n  {found} ({game}): live, open in another process" for found, game in live)
             raise LocalMisuseError(f"{len(unfinished)} unfinished matches; choose one:\n{listed}")
         path = unfinished[0][0]
         printer.line(f"resuming {path} ({unfinished[0][1]})")
     secrets = path.with_suffix(".secrets")
+    files = Files(path, secrets, Path(args.log) if args.log else None)
+    with held(files):  # a match still played by another process is not taken over
+        return _resume(args, printer, path, files)
+
+
+def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files) -> int:
+    secrets = files.secrets
     try:
         transcript, kept = path.read_bytes(), secrets.read_bytes()
     except OSError as exc:
@@ -623,7 +749,7 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
     peer = Peer(
         identity,
         check_name(args.name) if args.name else identity.fingerprint[:9],
-        Files(path, secrets, Path(args.log) if args.log else None),
+        files,
         BotDriver(args.bot, 3).decide,
         printer.event,
         printer.line,

@@ -32,6 +32,7 @@ from p2pgenius.net.keystore import check_name
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.events import Event
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
+from p2pgenius.protocol.messages import is_name, printable
 from p2pgenius.protocol.session import Session
 
 if TYPE_CHECKING:
@@ -202,12 +203,12 @@ async def watch(
 
     channel = SecureChannel(initiator=True, identity=identity, hello={"name": name, "role": ROLE})
     connection = Connection(stream, channel)
-    await connection.handshake(prepare=check)
+    host = await connection.handshake(prepare=check)
     session: Session | None = None
     try:
         while not finished(session):
             for payload in await connection.receive():
-                session = _take(payload, session, on_event, on_message)
+                session = _take(payload, session, on_event, on_message, host_key=host.peer_key)
                 if finished(session):
                     break
     except PeerGoneError:
@@ -224,6 +225,8 @@ def _take(
     session: Session | None,
     on_event: Callable[[Session, Event], None],
     on_message: Callable[[bytes], None],
+    *,
+    host_key: bytes | None = None,
 ) -> Session | None:
     try:
         value = decode(payload)
@@ -231,7 +234,7 @@ def _take(
     except (EncodingError, LookupError, TypeError, ValueError):
         raise PeerGoneError("the host sent something that is not a message") from None
     if kind == "refused":
-        raise PeerGoneError(f"the host refused us: {str(body)[:200] or 'it gave no reason'}")
+        raise PeerGoneError(f"the host refused us: {printable(str(body)[:200]) or 'it gave no reason'}")
     if kind == "watching" and session is None:
         keys = body.get("keys") if isinstance(body, dict) else None
         names = body.get("names") if isinstance(body, dict) else None
@@ -240,9 +243,18 @@ def _take(
             and all(isinstance(k, bytes) for k in keys)
             and 2 <= len(keys) <= 4
             and (names is None or (isinstance(names, list) and len(names) == len(keys)))
+            and all(is_name(n) for n in names or ())
         ):
             raise PeerGoneError("the host sent a malformed list of players")
-        return Session(keys=keys, me=None, names=[str(n)[:32] for n in names] if names else None)
+        assert isinstance(keys, list)
+        if host_key is not None and keys[0] != host_key:
+            # Its own match's host is p0's peer: a host that passes on someone else's match (or
+            # makes one up under other keys) is not the match the invite was for.
+            raise PeerGoneError(
+                f"the host's match is not its own: the players it lists are hosted by "
+                f"{fingerprint(keys[0])}, not by the host at this address ({fingerprint(host_key)})"
+            )
+        return Session(keys=keys, me=None, names=list(names) if names else None)
     if kind == "m" and isinstance(body, bytes) and session is not None:
         events = session.receive(body)
         on_message(body)  # (first: a listener may read the messages so far, this one included)

@@ -53,6 +53,28 @@ BODY_FIELDS: Final[dict[str, tuple[type, ...]]] = {
     "desync": (int, dict),
 }
 """Every message kind and the types of its fields (checked on receipt)."""
+MAX_TEXT: Final = 500
+"""The longest chat line or forfeit reason (characters)."""
+NAME_LIMIT: Final = 32
+"""The longest player name (characters)."""
+
+
+def is_text(text: object, limit: int = MAX_TEXT) -> bool:
+    """Whether ``text`` is a line people may be shown: printable characters only (no escape or
+    other control character, no bidirectional override, no line break), at most ``limit``."""
+    return isinstance(text, str) and len(text) <= limit and text.isprintable()
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable (escape and other control characters,
+    bidirectional overrides, line separators) shown as "?": what a peer sent, made harmless."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def is_name(name: object) -> bool:
+    """Whether ``name`` is a player name: 1 to NAME_LIMIT printable characters, no space at
+    either end."""
+    return isinstance(name, str) and is_text(name, NAME_LIMIT) and bool(name) and name == name.strip()
 
 
 class MessageError(P2PGeniusError):

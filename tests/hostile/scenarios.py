@@ -263,6 +263,18 @@ ATTACKS: list[Attack] = [
         "fault cheat: illegal",
     ),
     Attack(
+        "a chat line that would drive the reader's terminal (an escape sequence)",
+        in_match("commit", lambda b: ["chat", "gg \x1b]0;owned\x07\x1b[2J"], mode="inject"),
+        "rejected: a chat line has 1 to 500 printable characters",
+    ),
+    Attack(
+        "a forfeit whose reason would drive a verifier's terminal",
+        in_match(
+            "commit", lambda b: ["forfeit", b[1], 0, "timed out\x1b[2J\x1b]52;c;cHduZWQ=\x07"], mode="inject"
+        ),
+        "rejected: a forfeit whose reason is not printable",
+    ),
+    Attack(
         "a forfeit of the honest seat, no claim first, while it is answering",
         in_match("commit", lambda b: ["forfeit", b[1], 0, "no answer for 120 seconds"], mode="inject"),
         "rejected: a forfeit of p0",

@@ -363,3 +363,16 @@ async def test_a_blinded_duel_verifies_replays_and_exports_from_every_point_of_v
         text = record(report)
         assert text.count("{p1 blind}") == 3, who
         assert text.endswith("Result: p0 wins (knocked out)\n"), who
+
+
+def test_a_spectator_refuses_a_host_that_passes_on_another_hosts_match() -> None:
+    # The invite's host proved its key in the handshake; the match it then shows must be its own
+    # (p0's peer is the host): a relay of someone else's match, or one made up under other keys,
+    # is refused.
+    host, other, player = (Identity.generate().public for _ in range(3))
+    listing = encode(["watching", {"keys": [other, player], "names": ["ann", "bob"]}])
+    with pytest.raises(PeerGoneError, match="the host's match is not its own"):
+        spectators_module._take(listing, None, lambda s, e: None, lambda raw: None, host_key=host)
+    own = encode(["watching", {"keys": [host, player], "names": ["ann", "bob"]}])
+    session = spectators_module._take(own, None, lambda s, e: None, lambda raw: None, host_key=host)
+    assert session is not None and session.keys[0] == host

@@ -42,10 +42,12 @@ from p2pgenius.protocol.events import (
 )
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import (
+    MAX_TEXT,
     NONCE_LEN,
     Envelope,
     MessageError,
     commitment,
+    is_text,
     open_envelope,
 )
 from p2pgenius.protocol.session.base import SETUP, CheatError, SessionBase, SessionError
@@ -318,8 +320,10 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
 
     def chat(self, text: str) -> None:
         """Say something to the table."""
-        if not text or len(text) > 500:
-            raise LocalMisuseError("a chat line has 1 to 500 characters")
+        if not text or not is_text(text):
+            raise LocalMisuseError(
+                f"a chat line has 1 to {MAX_TEXT} printable characters (no control characters)"
+            )
         self._send(["chat", text])
 
     def _current(self) -> Stage:
@@ -388,8 +392,11 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         self._on_stage_message(env)
 
     def _on_chat(self, env: Envelope) -> None:
-        if not 1 <= len(env.body[1]) <= 500:
-            raise MessageError("a chat line has 1 to 500 characters")
+        if not env.body[1] or not is_text(env.body[1]):
+            # Refused where it enters: text that could drive a reader's terminal reaches none.
+            raise MessageError(
+                f"a chat line has 1 to {MAX_TEXT} printable characters (no control characters)"
+            )
         if env.author != self.me:
             self.events.append(ChatReceived(env.author, str(env.body[1])))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.base import Outcome
 from p2pgenius.protocol.events import Fault, ForfeitVoided, MatchOver
-from p2pgenius.protocol.messages import Envelope, MessageError
+from p2pgenius.protocol.messages import MAX_TEXT, Envelope, MessageError, is_text
 from p2pgenius.protocol.session.base import SETUP, SessionBase
 from p2pgenius.protocol.session.cards import openings_of
 from p2pgenius.protocol.session.phase import Phase
@@ -27,6 +27,11 @@ class Ending(SessionBase):
 
     def _on_forfeit(self, env: Envelope) -> None:
         _, stage, seat, reason = env.body
+        if not is_text(reason):
+            # Refused where it enters: a verifier would print it (text that drives a terminal).
+            raise MessageError(
+                f"a forfeit whose reason is not printable text of at most {MAX_TEXT} characters"
+            )
         if stage == SETUP:
             self._on_walkaway(env)
             return

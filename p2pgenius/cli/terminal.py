@@ -1,0 +1,52 @@
+"""The one way text reaches the terminal from the command line: every character that could drive
+it (escape sequences, other control characters, bidirectional overrides, line and paragraph
+separators) is shown as ``?``. Text from a peer or a file (names, chat, reasons, a transcript's
+fields) may hold anything; the command line writes only through :class:`Sanitizing` (standard
+output) and :func:`error` (standard error). The full-screen UI draws through prompt_toolkit, which
+shows control characters as ``^X``, and takes peers' text through ``wording.printable`` too.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from typing import TextIO
+
+
+def clean(text: str) -> str:
+    """``text`` with every character but printable ones and the line break shown as ``?``."""
+    return "".join(c if c.isprintable() or c == "\n" else "?" for c in text)
+
+
+class Sanitizing(io.TextIOBase):
+    """A text stream that writes to ``stream`` through :func:`clean` (and says what it is: a
+    terminal or not, its encoding), so a command can be handed it as its standard output."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(clean(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+
+def error(text: str) -> None:
+    """``error: TEXT`` on standard error, one line."""
+    sys.stderr.write(f"error: {clean(text).replace(chr(10), ' ')}\n")
