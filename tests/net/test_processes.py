@@ -175,3 +175,74 @@ def test_a_spectator_watches_two_bot_processes_to_the_end_and_its_verdict_is_ver
     assert truth.ok and seen.ok and seen.outcome == truth.outcome
     assert f"verified: {seen.summary}" in said
     assert "is watching" in outs["host"].read_text()
+
+
+def test_a_match_still_played_by_one_process_cannot_be_taken_over_by_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A duel between two bot processes (60 s turns: it stays under way). In another terminal,
+    # resume, by path or with no path, and a second host on the same transcript are refused, so
+    # no second process ever signs for the seat (the host would have recorded an equivocation).
+    from p2pgenius.cli.main import main
+    from p2pgenius.net.files import Files
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("P2PGENIUS_HOME", str(home))
+    host_file, join_file = home / "matches" / "host.p2pt", home / "matches" / "join.p2pt"
+    host_out, join_out = tmp_path / "host.txt", tmp_path / "join.txt"
+    args = ["host", "duel", "--port", "0", "--bot", "random", "--no-fast", "--transcript", str(host_file)]
+    host = spawn(home, host_out, *args)
+    try:
+        port = listening_port(host_out)
+        joiner = spawn(
+            home, join_out, "join", f"127.0.0.1:{port}", "--bot", "random", "--transcript", str(join_file)
+        )
+        try:
+            deadline = time.monotonic() + TIMEOUT_S
+            while messages_in(join_file) < 4 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert main(["resume", str(join_file), "--bot"]) == 2
+            err = capsys.readouterr().err
+            assert f"{join_file} is open in another p2pgenius process (process {joiner.pid})" in err, err
+            assert main(["resume", "--bot"]) == 2
+            err = capsys.readouterr().err
+            assert (
+                "not being played now" in err and f"{join_file} (duel): live, open in another process" in err
+            )
+            assert main(["host", "duel", "--bot", "--port", "0", "--transcript", str(host_file)]) == 2
+            assert (
+                f"{host_file} is open in another p2pgenius process (process {host.pid})"
+                in capsys.readouterr().err
+            )
+            assert joiner.poll() is None and host.poll() is None  # neither was disturbed
+        finally:
+            joiner.kill()
+            joiner.wait()
+    finally:
+        host.kill()
+        host.wait()
+    # Once its process is gone, the match is no longer live: it is the one resume offers.
+    assert Files(join_file, join_file.with_suffix(".secrets")).live() is False
+
+
+def test_the_lock_is_per_file_a_copy_of_a_match_is_not_locked(tmp_path: Path) -> None:
+    # The limit (docs/security.md), at its extent: one process a transcript file on this machine.
+    # A copy of the files under another name (or on another machine, with the key copied too) is
+    # another file: resuming it beside the original would put two processes on one seat.
+    import shutil
+
+    from p2pgenius.net.files import Files, MatchInUseError
+
+    original = Files(tmp_path / "m.p2pt", tmp_path / "m.secrets")
+    original.start(b"header")
+    again = Files(tmp_path / "m.p2pt", tmp_path / "m.secrets")
+    assert again.live()
+    with pytest.raises(MatchInUseError, match="is open in another p2pgenius process"):
+        again.lock()
+    shutil.copy(tmp_path / "m.p2pt", tmp_path / "copy.p2pt")
+    copy = Files(tmp_path / "copy.p2pt", tmp_path / "copy.secrets")
+    assert not copy.live()
+    copy.lock()  # (taken: nothing ties the copy to the original)
+    original.release()
+    assert not again.live()
+    copy.release()
