@@ -35,7 +35,11 @@ PING_S: Final = 10.0
 LAG_FLOOR_S: Final = 1.0
 """The least lag allowed before claiming another seat's timeout (plus twice the round trip)."""
 MAX_ALLOWANCE_S: Final = 10.0
-"""The most lag allowed, however slow a peer's pongs."""
+"""The most lag allowed, however slow a peer's pongs or hashes."""
+OPENED_KEPT: Final = 8
+"""How many recent stages' opening times are kept (to measure peers' processing time)."""
+PROCESSING_KEPT: Final = 5
+"""How many recent processing times of a peer count (the largest is allowed for)."""
 
 Deadline = tuple[float, str, int, int]
 """(when, what, seat, detail): what is "expire", "claim", "warn" (detail: the mark, in seconds),
@@ -65,6 +69,15 @@ class Clocks:
     back: dict[int, float] = field(default_factory=dict)  # peer -> when its connection came back
     progress: dict[int, float] = field(default_factory=dict)  # peer -> its last accepted message
     rtts: list[float] = field(default_factory=list)
+    under: dict[tuple[int, int], float] = field(default_factory=dict)
+    """(seat, clock key) -> seconds another seat's decisions on that clock declared less than we
+    saw pass (less the lag allowance): on a round clock, summed over the round."""
+    keys: dict[int, int] = field(default_factory=dict)  # seat -> the key of its clock when last running
+    opened: dict[int, float] = field(default_factory=dict)  # stage -> when it opened here (recent ones)
+    processing: dict[int, list[float]] = field(default_factory=dict)
+    """peer -> how long it took to apply recent stages, as its hashes showed (seconds): a slow
+    machine (or a peer that runs another program for its claims) opens each stage later than
+    we do, and its decisions must not look late for that."""
     pings: dict[int, float] = field(default_factory=dict)
     ping_count: int = 0
     next_ping: float = 0.0
@@ -74,7 +87,7 @@ class Clocks:
         now = trio.current_time()
         self.heard = {peer: now for peer in range(len(session.keys)) if peer != session.me}
         self.progress = dict(self.heard)
-        self.next_ping = now + PING_S
+        self.next_ping = now  # a round trip measured before the first decision is judged
 
     def follow(self, number: int, away: float = 0.0) -> bool:
         """The session is at stage ``number``: if it is a new one, it began now; True if it is
@@ -84,6 +97,9 @@ class Clocks:
         if number != self.stage_number:
             self.stage_number = number
             self.stage_at = trio.current_time()
+            self.opened[number] = self.stage_at
+            for old in [n for n in self.opened if n < number - OPENED_KEPT]:
+                del self.opened[old]
             self.own_at = self.stage_at - away
             self.claimed.clear()
             self.disputed.clear()
@@ -129,10 +145,26 @@ class Clocks:
             for seat, view in session.clocks().items()
         }
 
-    def allowance(self) -> float:
-        """How late another seat may be before it is claimed to have run out: network lag
-        (capped, so a peer cannot buy time by answering pings late)."""
-        return min(LAG_FLOOR_S + 2 * max(self.rtts, default=0.0), MAX_ALLOWANCE_S)
+    def allowance(self, peer: int | None = None) -> float:
+        """How late another seat may be before it is claimed to have run out: network lag, and
+        the time ``peer`` takes to apply a stage (capped, so a peer cannot buy time by answering
+        pings or sending its hashes late)."""
+        lag = LAG_FLOOR_S + 2 * max(self.rtts, default=0.0)
+        if peer is not None:
+            lag += max(self.processing.get(peer, ()), default=0.0)
+        return min(lag, MAX_ALLOWANCE_S)
+
+    def seat_allowance(self, session: Session, seat: int) -> float:
+        """:meth:`allowance` for the peer holding ``seat``."""
+        return self.allowance(session.owner[seat] if seat < len(session.owner) else None)
+
+    def hashed(self, peer: int, stage: int, now: float) -> None:
+        """``peer``'s hash of ``stage`` came: it had applied the stage by then. What it took
+        beyond a round trip after the next stage opened here is its processing time."""
+        opened = self.opened.get(stage + 1)
+        if opened is not None:
+            took = max(now - opened - max(self.rtts, default=0.0), 0.0)
+            self.processing[peer] = [*self.processing.get(peer, [])[-(PROCESSING_KEPT - 1) :], took]
 
     # -- what the network says ---------------------------------------------------------------
 
@@ -170,11 +202,16 @@ class Clocks:
         for seat, view in views.items():
             if not view.running:
                 continue
+            self.keys[seat] = view.key
             end = self.began(session, seat) + view.left_ms / 1000
             if seat in session.my_seats:
                 out.append((end, "expire", seat, 0))
             elif seat in owed and seat not in self.claimed:
-                out.append((max(end, self.disputed.get(seat, 0.0)) + self.allowance(), "claim", seat, 0))
+                # Judged by what we saw, not only by what it declared: a peer that declares 0 ms
+                # for every decision of a round has still spent the time we saw pass.
+                seen_end = end - self.under.get((seat, view.key), 0.0)
+                wait = self.seat_allowance(session, seat)
+                out.append((max(seen_end, self.disputed.get(seat, 0.0)) + wait, "claim", seat, 0))
             if view.kind == "round":
                 budget = session.stage.clocks[seat][0].budget_ms / 1000 if session.stage else 0
                 for mark in warnings(session):  # (a mark the round never had is no warning)
@@ -211,9 +248,9 @@ class Clocks:
             since = self.forfeit_seen.setdefault((stage, seat), trio.current_time())
             shown = views.get(seat) if stage >= 0 else None
             if shown is not None and shown.running:
-                since = max(since, self.stage_at + shown.left_ms / 1000 + self.allowance())
+                since = max(since, self.stage_at + shown.left_ms / 1000 + self.seat_allowance(session, seat))
             if stage >= 0 and seat in self.disputed:
-                since = max(since, self.disputed[seat] + self.allowance())
+                since = max(since, self.disputed[seat] + self.seat_allowance(session, seat))
             out.append((since + grace_s, "confirm", seat, stage))
         walking = [peer for peer in session.unrevealed() if peer != session.me]
         if session.stage is None and session.outcome is None and not walking:  # still setting up
@@ -287,8 +324,12 @@ class Clocks:
         the clocks agree; a peer that under-declares is shown, decision by decision."""
         if not isinstance(event, Decided) or event.stage != self.stage_number:
             return
-        seen = int((trio.current_time() - self.judged_from(session, event.seat) - self.allowance()) * 1000)
+        allowed = self.seat_allowance(session, event.seat)
+        seen = int((trio.current_time() - self.judged_from(session, event.seat) - allowed) * 1000)
         if seen > event.declared_ms:
+            if event.seat in self.keys:  # (the clock it decided on: the stage has moved on since)
+                key = (event.seat, self.keys[event.seat])
+                self.under[key] = self.under.get(key, 0.0) + (seen - event.declared_ms) / 1000
             with contextlib.suppress(LocalMisuseError):
                 session.note_observed(event.stage, event.seat, seen)
                 tell(TimeUnderDeclared(event.seat, event.declared_ms, seen))
@@ -300,7 +341,16 @@ class Clocks:
         claim before the time its peer says it has left."""
         if isinstance(event, ClaimDisputed) and event.stage == self.stage_number:
             self.claimed.pop(event.seat, None)
-            self.disputed[event.seat] = trio.current_time() + event.left_ms / 1000
+            # No new claim before the time it says it has left, unless we saw it spend more of
+            # its round than it declared: then no more than what we saw it has (a round's time
+            # is bounded by what passed, not by the sum of what was declared).
+            left = event.left_ms / 1000
+            view = session.clocks().get(event.seat)
+            under = self.under.get((event.seat, view.key), 0.0) if view is not None else 0.0
+            if under > 0 and view is not None:
+                seen_left = view.left_ms / 1000 - under - (trio.current_time() - self.stage_at)
+                left = min(left, max(seen_left, 0.0))
+            self.disputed[event.seat] = trio.current_time() + left
             return
         if not isinstance(event, TimeoutClaimed) or event.seat not in session.my_seats:
             return

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 
@@ -269,6 +270,84 @@ async def test_a_peer_declaring_no_time_is_disputed_decision_by_decision(
     assert "disputed on the record" in report.summary
 
 
+async def test_a_round_clock_is_bounded_by_the_time_seen_pass_not_by_the_sum_declared(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    # A 10 s Magic Square round clock; the liar thinks 3 s a decision and declares 0 ms each time.
+    # Its declared clock never runs down, but the host judges the round by what it saw pass: it
+    # claims the liar's timeout once about 10 s of the round have gone by, though not one
+    # decision's declared time was over (before, 28 s went by with no claim at all). Claims and
+    # the liar's disputes are signed, on the record.
+    del autojump_clock
+    from p2pgenius.canonical import decode
+    from p2pgenius.protocol.transcript import records
+
+    host = peer(tmp_path, "host", BotDriver("perfect", 1, thread=False), Silent())
+    liar = DeclaresNothing(**vars(peer(tmp_path, "guest", Thinks("random", 2, 3.0), Silent())))
+    with trio.move_on_after(60):
+        await match(host, liar, "magic-square", {"round_seconds": 10}, {})
+    assert host.session is not None and liar.session is not None
+    liar_seat = liar.session.my_seats[0]
+    assert all(ms == 0 for (seat, _, _), ms in host.session.spent.items() if seat == liar_seat)
+    claims = []
+    for record in records(host.files.transcript.read_bytes()):
+        if record[0] == "msg":
+            envelope = decode(record[1])
+            body = envelope[5]
+            if envelope[2] == 0 and body[0] == "timeout" and body[2] == liar_seat:
+                claims.append(body)
+    assert claims, "the host never claimed the liar's round clock"
+    assert min(observed for *_, observed in claims) <= 14_000  # the first claim: about 10 s in
+    # The limit (docs/security.md), at its extent: the liar's own peer answers every claim with a
+    # dispute from its declared clock, and so plays on; each claim and dispute is signed, on the
+    # record, beside every under-declared decision.
+    disputes = [
+        decode(r[1])[5]
+        for r in records(host.files.transcript.read_bytes())
+        if r[0] == "msg" and decode(r[1])[2] == 1 and decode(r[1])[5][0] == "dispute"
+    ]
+    assert len(disputes) >= 1
+    report = verify(host.files.transcript.read_bytes())
+    assert len(report.disputed_time) >= 10 and "disputed on the record" in report.summary
+
+
+def test_a_peers_processing_allowance_is_capped() -> None:
+    # The limit, at its extent: a peer that sends its hashes late to look slow gains at most
+    # MAX_ALLOWANCE_S of lateness a decision, however late it sends them.
+    from p2pgenius.net.clocks import MAX_ALLOWANCE_S, Clocks
+
+    clocks = Clocks()
+    clocks.opened[5] = 100.0
+    clocks.hashed(1, 4, 100.0 + 60.0)  # its hash of stage 4 came a minute after stage 5 opened
+    assert clocks.processing[1] == [60.0]
+    assert clocks.allowance(1) == MAX_ALLOWANCE_S
+    assert clocks.allowance(0) < MAX_ALLOWANCE_S  # (another peer's own allowance is unaffected)
+
+
+class SlowMachine(Peer):
+    """An honest peer on a slow machine: every message takes it 2 s to take in (as a peer that
+    runs another program for each stage would)."""
+
+    async def _on_payload(self, connection: Any, payload: bytes) -> None:
+        await trio.sleep(2.0)
+        await super()._on_payload(connection, payload)
+
+
+async def test_a_slow_peers_processing_is_not_taken_for_lateness(tmp_path: Path, autojump_clock: Any) -> None:
+    # Its decisions reach a fast host 2 s after the host opened each stage, though it declared
+    # its thinking truly: the host allows for the time it takes the peer to apply a stage (as
+    # its hashes show), and puts no "observed" dispute on the record (it used to, every time).
+    del autojump_clock
+    host = peer(tmp_path, "host", BotDriver("random", 1, thread=False), Silent())
+    slow = SlowMachine(**vars(peer(tmp_path, "guest", BotDriver("random", 2, thread=False), Silent())))
+    await match(host, slow, "duel", {"fast": True}, {"hp": [30, 30]})
+    assert host.session is not None and host.session.outcome is not None
+    assert max(host._clocks.processing.get(1, [0.0])) >= 1.5  # it measured the slow machine
+    late = [(n, seat) for (n, seat, by), ms in host.session.observed.items() if by == 0]
+    assert late == [], late
+    assert verify(host.files.transcript.read_bytes()).disputed_time == []
+
+
 class Stubborn(BotDriver):
     """A broken bot: it always chooses the same illegal move."""
 
@@ -339,6 +418,20 @@ def test_a_new_match_on_a_used_path_drops_the_old_stage_note(tmp_path: Path) -> 
     assert files.stage_began() == (7, 1234.5)
     files.start(b"header")  # a new match, same path
     assert files.stage_began() is None
+
+
+@pytest.mark.parametrize("began", ["nan", "-inf", "inf", "1e999", "-5.0"])
+def test_a_stage_note_that_is_not_a_finite_time_is_no_note(tmp_path: Path, began: str) -> None:
+    # "nan" in the note made resume stop with an internal error (and the seat then forfeited).
+    from p2pgenius.net.files import Files
+
+    files = Files(tmp_path / "m.p2pt", tmp_path / "m.secrets")
+    files.stage_note.write_text(f"{3:>11} {began:>20}\n", encoding="ascii")
+    assert files.stage_began() is None
+    files.stage_note.write_text(f"{-3:>11} {1234.5:>20.3f}\n", encoding="ascii")
+    assert files.stage_began() is None
+    files.note_stage(3, 1234.5)
+    assert files.stage_began() == (3, 1234.5)
 
 
 async def test_a_resumed_peer_does_not_charge_the_time_it_was_away_to_the_other_player(
