@@ -719,7 +719,7 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
                 playing = Files(candidate, candidate.with_suffix(".secrets")).live()
                 (live if playing else unfinished).append((candidate, report.game or "a match"))
         if not unfinished:
-            running = "".join(f"\n  {found} ({game}): live, open in another process" for found, game in live)
+            running = "".join(f"\n{found} ({game}): live, open in another process" for found, game in live)
             raise LocalMisuseError(
                 f"no unfinished match among the newest transcripts in {folder} that is not being "
                 f"played now: name one (p2pgenius resume PATH){running}"

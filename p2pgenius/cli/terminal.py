@@ -48,5 +48,9 @@ class Sanitizing(io.TextIOBase):
 
 
 def error(text: str) -> None:
-    """``error: TEXT`` on standard error, one line."""
-    sys.stderr.write(f"error: {clean(text).replace(chr(10), ' ')}\n")
+    """``error: TEXT`` on standard error: one line, and any list the error offers (the matches
+    ``resume`` could take up, say) on lines of its own below it, indented."""
+    first, *rest = clean(text).split("\n")
+    sys.stderr.write(
+        "".join([f"error: {first}\n", *(f"  {line.strip()}\n" for line in rest if line.strip())])
+    )

@@ -34,6 +34,7 @@ from p2pgenius.net.events import (
     Reconnecting,
 )
 from p2pgenius.net.keystore import load_pins
+from p2pgenius.net.lobby import INVITED_READY_S, READY_S
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.events import Applied, BlindClaim, Event, Fault, MatchOver, SeatsDealt
 from p2pgenius.protocol.identity import fingerprint
@@ -655,7 +656,10 @@ class Table:
     def expected(self) -> str:
         """What is being decided now, in words (what the match waits for when it is not you)."""
         if self.lobby_answered is not None:
-            return "join this match, with these players and options? y or n"
+            invited = self.peer is not None and self.peer.token is not None
+            minutes = round((INVITED_READY_S if invited else READY_S) / 60)
+            within = "a minute" if minutes == 1 else f"{minutes} minutes"
+            return f"join this match, with these players and options? y or n (within {within})"
         if self.confirming is not None:
             return f"{self.confirming[0]}: send it? y or n"
         session = self.session
