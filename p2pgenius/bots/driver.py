@@ -74,6 +74,8 @@ class BotDriver:
         # would cost more than the move.)
         lock = self._thinking.setdefault(seat, trio.Lock())
         async with lock:
+            if seat not in session.awaiting():
+                return None  # the stage moved on while we waited (our answer would be ignored)
             game, state = session.terms["game"], session.state
             if not self.thread or getattr(self.bot(game, seat), "quick", False):
                 action = self.choose(game, state, seat)

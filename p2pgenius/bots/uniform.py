@@ -22,6 +22,8 @@ class RandomBot:
         """An action for ``seat`` (one of the seats to act), or None to let an optional action
         pass (half the time, when the game is not waiting on this seat)."""
         legal = self.game.legal_actions(state, seat)
+        if not legal:
+            return None  # (asked about a seat with nothing to do: a stage that has moved on)
         optional = seat not in self.game.waiting_on(state)
         if optional and self.rng.random() < 0.5:
             return None

@@ -71,3 +71,14 @@ def test_the_perfect_bot_beats_the_heuristic_bot() -> None:
     outcome = MAGIC_SQUARE.outcome(final)
     assert outcome is not None
     assert outcome.winner == 1
+
+
+def test_the_random_bot_asked_about_a_seat_with_nothing_to_do_passes() -> None:
+    # Over the network a decision can be asked for a stage that has just moved on: the random bot
+    # answered with "empty range for randrange()" and the peer stopped with an internal error.
+    from p2pgenius.bots import make_bot
+    from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
+
+    state = MAGIC_SQUARE.initial({}, {})
+    idle = next(seat for seat in (0, 1) if not MAGIC_SQUARE.legal_actions(state, seat))
+    assert make_bot("magic-square", "random", seed=1).choose(state, idle) is None
