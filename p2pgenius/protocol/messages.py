@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.protocol.bodies import Body, BodyError, is_text, parse_body
 from p2pgenius.protocol.identity import Identity, verify
 
 TAG: Final = "p2pg/2"
@@ -32,37 +33,9 @@ MAX_MESSAGE_BYTES: Final = 60_000
 _SIX: Final = b"\x96"  # msgpack's fixarray headers of 6 and 7 elements
 _SEVEN: Final = b"\x97"
 
-BODY_FIELDS: Final[dict[str, tuple[type, ...]]] = {
-    # kind: types of the fields after the kind
-    "terms": (dict,),
-    "accept": (bytes,),
-    "coin_reveal": (bytes,),
-    "act": (int, int, dict, int),
-    "commit": (int, int, bytes, int),
-    "reveal": (int, int, dict, bytes),
-    "decline": (int, int, int),
-    "final": (int, int),
-    "timeout": (int, int, int),
-    "dispute": (int, int, int),
-    "observed": (int, int, int),
-    "hash": (int, bytes),
-    "blind": (int, int, dict),
-    "chat": (str,),
-    "audit": (list,),
-    "forfeit": (int, int, str),
-    "desync": (int, dict),
-}
-"""Every message kind and the types of its fields (checked on receipt)."""
-MAX_TEXT: Final = 500
-"""The longest chat line or forfeit reason (characters)."""
+
 NAME_LIMIT: Final = 32
 """The longest player name (characters)."""
-
-
-def is_text(text: object, limit: int = MAX_TEXT) -> bool:
-    """Whether ``text`` is a line people may be shown: printable characters only (no escape or
-    other control character, no bidirectional override, no line break), at most ``limit``."""
-    return isinstance(text, str) and len(text) <= limit and text.isprintable()
 
 
 def printable(text: str) -> str:
@@ -91,6 +64,7 @@ class Envelope:
     prev: bytes
     body: tuple[Any, ...]
     raw: bytes
+    msg: Body  # the body, typed and checked (bodies.py)
     hash: bytes = field(init=False)
     """SHA-256 of the envelope's bytes (taken once: the chain, the archive and the transcript
     each ask for it)."""
@@ -144,16 +118,11 @@ def open_envelope(raw: bytes, keys: list[bytes]) -> Envelope:
     signed = _SIX + raw[1 : len(raw) - len(encode(signature))]
     if not verify(keys[author], signature, SIGN_DOMAIN + signed):
         raise MessageError(f"the signature of peer {author}'s message does not verify (forged)")
-    kind = body[0]
-    fields = BODY_FIELDS.get(kind) if isinstance(kind, str) else None
-    if fields is None:
-        raise MessageError(f"unknown message kind {kind!r}")
-    if len(body) != len(fields) + 1 or not all(
-        isinstance(item, t) and (t is not int or type(item) is int)
-        for item, t in zip(body[1:], fields, strict=True)
-    ):
-        raise MessageError(f"malformed {kind} message")
-    return Envelope(match_id, author, seq, prev, tuple(body), raw)
+    try:
+        msg = parse_body(body)
+    except BodyError as exc:
+        raise MessageError(str(exc)) from None
+    return Envelope(match_id, author, seq, prev, tuple(body), raw, msg)
 
 
 def commitment(match_id: bytes, stage: int, seat: int, nonce: bytes, payload: Plain) -> bytes:

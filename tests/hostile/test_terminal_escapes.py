@@ -23,8 +23,9 @@ from p2pgenius.inmemory import play, transcript
 from p2pgenius.net import spectators
 from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.lobby import check_lobby
+from p2pgenius.protocol.bodies import is_text
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.messages import is_name, is_text
+from p2pgenius.protocol.messages import is_name
 from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.session.setup import check_terms
 from p2pgenius.protocol.transcript import verify

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from p2pgenius.errors import LocalMisuseError
+from p2pgenius.protocol.bodies import Act
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import (
     Applied,
@@ -82,7 +83,7 @@ def test_a_decision_declaring_more_than_its_clock_had_is_refused() -> None:
     other = pair.s[1 - lead.me]  # type: ignore[operator]
     original = lead.clockbook.check_declared
     lead.clockbook.check_declared = lambda *a: None  # type: ignore[method-assign]
-    lead._send(["act", 0, 0, {"type": "order", "first": 0}, 90_000])
+    lead._send(Act(0, 0, {"type": "order", "first": 0}, 90_000))
     lead.clockbook.check_declared = original  # type: ignore[method-assign]
     pair.pump()
     refused = [e for e in pair.events[other.me] if isinstance(e, Rejected)]  # type: ignore[index]

@@ -4,10 +4,12 @@ never takes it. Each rule from both sides, and from a third party's transcript c
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from p2pgenius.errors import LocalMisuseError
-from p2pgenius.protocol.messages import open_envelope, seal
+from p2pgenius.protocol.messages import seal
 from p2pgenius.protocol.session import ClaimDisputed, Fault, Rejected, Session, start_table
 from p2pgenius.protocol.transcript import verify
 
@@ -26,7 +28,9 @@ def forged(session: Session, body: list[object]) -> bytes:
         session.last_hash[session.me],
         body,
     )
-    session._accept_chain(open_envelope(raw, session.keys))  # its own chain moves on
+    # Its own chain moves on (a body its receivers refuse as malformed included).
+    session.next_seq[session.me] += 1
+    session.last_hash[session.me] = hashlib.sha256(raw).digest()
     return raw
 
 

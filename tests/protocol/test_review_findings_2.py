@@ -8,6 +8,7 @@ import secrets
 import pytest
 
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.protocol.bodies import Act, Commit
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import NONCE_LEN, commitment
 from p2pgenius.protocol.session import Fault, Rejected, Session, start_table
@@ -54,13 +55,9 @@ def test_a_hidden_card_opened_to_something_else_convicts_its_owner_not_the_flipp
                 nonce = secrets.token_bytes(NONCE_LEN)
                 session.my_secrets[(stage.number, seat)] = ({"type": "place", "card": "doubloon"}, nonce)
                 session._send(
-                    [
-                        "commit",
-                        stage.number,
-                        seat,
-                        commitment(session.match_id, stage.number, seat, nonce, ruby),
-                        0,
-                    ]
+                    Commit(
+                        stage.number, seat, commitment(session.match_id, stage.number, seat, nonce, ruby), 0
+                    )
                 )
                 swapped.append((session, (stage.number, seat), nonce))
             elif phase == "order":
@@ -193,7 +190,7 @@ def test_a_bare_timeout_instead_of_a_committed_card_is_refused_and_the_match_goe
     assert stage is not None
     seat = next(s for s in stage.waiting if honest.owner[s] == 1)
     with contextlib.suppress(P2PGeniusError):  # (its own session refuses it too; it is sent anyway)
-        hostile._send(["act", stage.number, seat, {"type": "timeout"}, 0])
+        hostile._send(Act(stage.number, seat, {"type": "timeout"}, 0))
     events = [e for raw in hostile.flush().messages for e in honest.receive(raw)]
     assert any(isinstance(e, Rejected) and "played by its own peer" in e.reason for e in events), events
     assert honest.fault is None and honest.stage is not None and seat in honest.stage.waiting

@@ -79,6 +79,7 @@ def test_one_seats_bot_never_thinks_in_two_threads_at_once() -> None:
 
     session = Session(keys=[Identity.generate().public] * 2, me=None)
     session.terms = {"game": "duel"}
+    session.awaiting = lambda: (0,)  # type: ignore[method-assign]
     driver = BotDriver(bots={0: Slow()})  # type: ignore[dict-item]
 
     async def main() -> None:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import fields
 from pathlib import Path
 
 from p2pgenius import __version__
 from p2pgenius.canonical import encode
 from p2pgenius.games.names import GAME_NAMES
 from p2pgenius.games.registry import engine_fingerprint, get_spec
-from p2pgenius.protocol.messages import BODY_FIELDS
+from p2pgenius.protocol.bodies import KINDS
 
 SPEC = Path(__file__).parents[2] / "protocol" / "SPEC.md"
-NAMES = {int: "int", bytes: "bin", dict: "map", str: "str", list: "array"}
+NAMES = {"int": "int", "bytes": "bin", "dict[str, Any]": "map", "str": "str", "list[Any]": "array"}
 
 
 def between(start: str, end: str) -> str:
@@ -32,7 +33,7 @@ def test_the_spec_lists_every_message_kind_with_its_field_types() -> None:
     table = between("<!-- message-table -->", "<!-- /message-table -->")
     cells = [line.split("|")[1:3] for line in table.strip().splitlines()[2:]]
     documented = {kind.strip().strip("`"): fields.strip() for kind, fields in cells}
-    expected = {kind: ", ".join(NAMES[t] for t in types) for kind, types in BODY_FIELDS.items()}
+    expected = {kind: ", ".join(NAMES[str(f.type)] for f in fields(cls)) for kind, cls in KINDS.items()}
     assert documented == expected
 
 

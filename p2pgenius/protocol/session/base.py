@@ -15,6 +15,7 @@ from p2pgenius.canonical import Plain, encode
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.base import Game, Outcome
 from p2pgenius.games.spec import GameSpec
+from p2pgenius.protocol.bodies import Body
 from p2pgenius.protocol.events import Event, Fault, Flush, Rejected
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import ZERO_HASH, Envelope, MessageError, open_envelope, seal
@@ -95,7 +96,7 @@ class SessionBase:
         self.log: list[tuple[int, int, Plain]] = []  # (stage, seat, action) as applied here
         self.clockbook = ClockBook()
         self.behind: list[Stage] = []  # stages seen only through blind claims
-        self.withheld: dict[int, list[list[Plain]]] = {}  # my reveals kept from a blind peer
+        self.withheld: dict[int, list[Body]] = {}  # my reveals (and hashes) kept from a blind peer
         self.blind_during: dict[int, set[int]] = {}  # stage -> the seats it was withheld from
         self.audits: dict[int, list[Any]] = {}
         self.claims: dict[tuple[int, int], set[int]] = {}  # (stage, seat) -> peers claiming it timed out
@@ -144,25 +145,26 @@ class SessionBase:
         events, self.events = self.events, []
         return events
 
-    def _send(self, body: list[Plain]) -> None:
+    def _send(self, msg: Body) -> None:
         assert self.me is not None and self.identity is not None
         if self._replay:
             # Restoring: this message was sent before the crash; take it from the transcript.
             raw = self._replay.pop(0)
             recorded = open_envelope(raw, self.keys)
-            if recorded.kind != body[0]:
+            if recorded.kind != msg.kind:
                 raise SessionError(
                     f"the transcript's next message of ours is {recorded.kind}, "
-                    f"but the match now calls for {body[0]}: it does not fit"
+                    f"but the match now calls for {msg.kind}: it does not fit"
                 )
             self._accept_chain(recorded)
             self._dispatch(recorded)
             return
+        body = msg.to_body()
         raw = seal(
             self.identity, self.match_id, self.me, self.next_seq[self.me], self.last_hash[self.me], body
         )
         envelope = Envelope(
-            self.match_id, self.me, self.next_seq[self.me], self.last_hash[self.me], tuple(body), raw
+            self.match_id, self.me, self.next_seq[self.me], self.last_hash[self.me], tuple(body), raw, msg
         )
         self._accept_chain(envelope)
         self.flushing.records.append(encode(["msg", raw]))

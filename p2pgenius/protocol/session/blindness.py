@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from p2pgenius.canonical import Plain, encode
+from p2pgenius.protocol.bodies import Blind
 from p2pgenius.protocol.events import Applied, BlindClaim, YourTurn
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.base import CheatError, SessionBase
@@ -51,7 +52,7 @@ class Blindness(SessionBase):
         # apply any stage of its blindness and needs a claim for each.
         for seat in sorted(self.blind_during.get(stage.number, ())):
             if self.owner[seat] != self.me:
-                self._send(["blind", stage.number, seat, self._claim(seat)])
+                self._send(Blind(stage.number, seat, self._claim(seat)))
 
     def _release_withheld(self) -> None:
         over = self.game is not None and self.game.outcome(self.state) is not None

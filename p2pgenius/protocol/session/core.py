@@ -27,8 +27,30 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain, encode
-from p2pgenius.errors import IllegalActionError, LocalMisuseError, P2PGeniusError
+from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games.base import state_hash
+from p2pgenius.protocol.bodies import (
+    MAX_TEXT,
+    Accept,
+    Act,
+    Audit,
+    Blind,
+    Chat,
+    CoinReveal,
+    Commit,
+    Decline,
+    Desync,
+    Dispute,
+    FinalChoice,
+    Forfeit,
+    Hash,
+    Invalid,
+    Observed,
+    Reveal,
+    Terms,
+    TimeoutClaim,
+    is_text,
+)
 from p2pgenius.protocol.events import (
     Applied,
     ChatReceived,
@@ -42,21 +64,22 @@ from p2pgenius.protocol.events import (
 )
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import (
-    MAX_TEXT,
     NONCE_LEN,
     Envelope,
     MessageError,
     commitment,
-    is_text,
     open_envelope,
 )
 from p2pgenius.protocol.session.base import SETUP, CheatError, SessionBase, SessionError
 from p2pgenius.protocol.session.blindness import Blindness
 from p2pgenius.protocol.session.ending import Ending
-from p2pgenius.protocol.session.phase import Phase, PhaseError
+from p2pgenius.protocol.session.phase import ACCEPTED, WHEN, Phase
 from p2pgenius.protocol.session.setup import MatchSetup
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.timing import ClockBook
+
+StageMessage = Blind | Act | Commit | Reveal | FinalChoice | Decline
+"""The messages of one stage, which name it and a seat."""
 
 MAX_HELD: Final = 256
 """Messages of one author held for stages this peer has not reached yet, at most."""
@@ -212,7 +235,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         stage = self._current()
         if seat not in self.my_seats or seat not in stage.commits or seat in stage.finals:
             raise LocalMisuseError(f"p{seat} has no commitment to let stand")
-        self._send(["final", stage.number, seat])
+        self._send(FinalChoice(stage.number, seat))
 
     def claim_timeout(self, seat: int, observed_ms: int) -> None:
         """Say, signed, that another peer's ``seat`` ran out of time here: ``observed_ms`` passed
@@ -221,7 +244,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             raise LocalMisuseError("the match is not at a stage where anyone can time out")
         if seat in self.my_seats or seat not in self.owed():
             raise LocalMisuseError(f"p{seat} owes nothing to time out")
-        self._send(["timeout", self._number(), seat, max(int(observed_ms), 0)])
+        self._send(TimeoutClaim(self._number(), seat, max(int(observed_ms), 0)))
 
     def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0) -> None:
         """A local decision for ``seat`` at the current stage, which took ``ms`` of its clock.
@@ -253,9 +276,9 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             self._secret(["secret", stage.number, seat, plain, nonce])
             self.my_secrets[(stage.number, seat)] = (plain, nonce)
             committed = commitment(self.match_id, stage.number, seat, nonce, plain)
-            self._send(["commit", stage.number, seat, committed, ms])
+            self._send(Commit(stage.number, seat, committed, ms))
         else:
-            self._send(["act", stage.number, seat, plain, ms])
+            self._send(Act(stage.number, seat, plain, ms))
 
     def awaiting(self) -> tuple[int, ...]:
         """The local seats that may still act in the current stage (drivers ask this rather than
@@ -316,7 +339,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         stage = self._current()
         if seat not in stage.optional or seat not in self.my_seats:
             raise LocalMisuseError(f"p{seat} has no optional action to let pass")
-        self._send(["decline", stage.number, seat, 0])
+        self._send(Decline(stage.number, seat, 0))
 
     def chat(self, text: str) -> None:
         """Say something to the table."""
@@ -324,7 +347,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             raise LocalMisuseError(
                 f"a chat line has 1 to {MAX_TEXT} printable characters (no control characters)"
             )
-        self._send(["chat", text])
+        self._send(Chat(text))
 
     def _current(self) -> Stage:
         if self.stage is None or self.finished or self.fault is not None:
@@ -355,131 +378,142 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         return self.take_events()
 
     def _guarded(self, env: Envelope) -> None:
-        """Dispatch a peer's message; whatever is wrong with it is refused or convicted, and
-        never escapes (a peer's content must not be able to crash us)."""
+        """Dispatch a peer's message; what is wrong with it is refused (MessageError) or
+        convicted (CheatError). Its form was checked when its envelope was opened, so any other
+        error is ours, and is not blamed on the peer: it goes up to whoever runs the session."""
         try:
             self._dispatch(env)
         except MessageError as exc:
             self._reject(env.raw, env.author, str(exc))
         except CheatError as exc:
             self._cheat(exc)
-        except (P2PGeniusError, LookupError, TypeError, ValueError, AttributeError, PhaseError) as exc:
-            self._reject(env.raw, env.author, f"malformed content ({type(exc).__name__}: {exc})")
 
     def _dispatch(self, env: Envelope) -> None:
+        msg = env.msg
         if self.fault is not None:
-            if env.kind == "desync":
-                self._on_desync(env)
+            if isinstance(msg, Desync):
+                self._on_desync(env, msg)
             return
-        kind = env.kind
-        if kind == "terms":
-            self._on_terms(env)
-            return
-        if self.terms is None:
-            raise MessageError(f"a {kind} message before the terms")
-        handler = {
-            "accept": self._on_accept,
-            "coin_reveal": self._on_coin_reveal,
-            "chat": self._on_chat,
-            "hash": self._on_hash,
-            "forfeit": self._on_forfeit,
-            "desync": self._on_desync,
-            "audit": self._on_audit,
-        }.get(kind)
-        if handler is not None:
-            handler(env)
-            return
-        self._on_stage_message(env)
+        if isinstance(msg, Invalid):
+            raise MessageError(msg.reason)
+        if not isinstance(msg, ACCEPTED[self.phase]):
+            raise MessageError(f"a {msg.kind} message {WHEN[self.phase]}")
+        match msg:
+            case Terms():
+                self._on_terms(env, msg)
+            case Accept():
+                self._on_accept(env, msg)
+            case CoinReveal():
+                self._on_coin_reveal(env, msg)
+            case Chat():
+                self._on_chat(env, msg)
+            case Hash():
+                self._on_hash(env, msg)
+            case Forfeit():
+                self._on_forfeit(env, msg)
+            case Desync():
+                self._on_desync(env, msg)
+            case Audit():
+                self._on_audit(env, msg)
+            case Observed():
+                self._on_observed(env, msg)
+            case TimeoutClaim() | Dispute():
+                self._on_time_message(env, msg)
+            case Blind() | Act() | Commit() | Reveal() | FinalChoice() | Decline():
+                self._on_stage_message(env, msg)
 
-    def _on_chat(self, env: Envelope) -> None:
-        if not env.body[1] or not is_text(env.body[1]):
-            # Refused where it enters: text that could drive a reader's terminal reaches none.
-            raise MessageError(
-                f"a chat line has 1 to {MAX_TEXT} printable characters (no control characters)"
-            )
+    def _on_chat(self, env: Envelope, msg: Chat) -> None:
         if env.author != self.me:
-            self.events.append(ChatReceived(env.author, str(env.body[1])))
+            self.events.append(ChatReceived(env.author, msg.text))
 
-    def _on_desync(self, env: Envelope) -> None:
+    def _on_desync(self, env: Envelope, msg: Desync) -> None:
         """A peer found our hashes differ and sent the state it computed: keep it as evidence."""
         if env.author != self.me:
-            _, number, state = env.body
-            self.flushing.records.append(encode(["desync_state", env.author, number, state]))
+            self.flushing.records.append(encode(["desync_state", env.author, msg.stage, msg.state]))
 
-    def _on_stage_message(self, env: Envelope) -> None:
-        body = env.body
-        kind, number, seat = body[0], body[1], body[2]
-        if kind == "observed":
-            self._on_observed(env)
+    def _on_time_message(self, env: Envelope, msg: TimeoutClaim | Dispute) -> None:
+        """A timeout claim or a dispute: about the coin flip, a stage (held if we are not there
+        yet), or, after the end, the audit."""
+        if isinstance(msg, TimeoutClaim) and msg.stage == SETUP:
+            self._on_setup_claim(env, msg)
             return
-        if kind == "timeout" and number == SETUP:
-            self._on_setup_claim(env)
-            return
-        if kind in ("timeout", "dispute") and self.stage is not None and number > self.stage.number:
+        if self.stage is not None and msg.stage > self.stage.number:
             # From a peer ahead of us (with three or four peers, messages reach us through the
             # host in another order): it counts when we get there, not never.
             self._hold(env)
             return
-        if kind in ("timeout", "dispute") and self.owner:  # (also about an audit, after the end)
-            self._on_timeout_claim(env) if kind == "timeout" else self._on_dispute(env)
-            return
+        if not self.owner:
+            raise MessageError(f"a {msg.kind} message before the seats are dealt")
+        if isinstance(msg, TimeoutClaim):
+            self._on_timeout_claim(env, msg)
+        else:
+            self._on_dispute(env, msg)
+
+    def _on_stage_message(
+        self, env: Envelope, msg: Blind | Act | Commit | Reveal | FinalChoice | Decline
+    ) -> None:
+        number, seat = msg.stage, msg.seat
         if self.stage is None:
-            raise MessageError(f"a {kind} message before the seats are dealt")
-        if kind == "reveal" and number < self.stage.number:
-            self._on_late_reveal(env)
+            raise MessageError(f"a {msg.kind} message before the seats are dealt")
+        if isinstance(msg, Reveal) and number < self.stage.number:
+            self._on_late_reveal(env, msg)
             return
         if number > self.stage.number:
             self._hold(env)
             return
         if number < self.stage.number:
-            raise MessageError(f"a {kind} message for stage {number}, already played")
-        if not 0 <= seat < len(self.owner):
+            raise MessageError(f"a {msg.kind} message for stage {number}, already played")
+        if seat >= len(self.owner):
             raise MessageError(f"no seat p{seat}")
-        if kind == "blind":
+        if isinstance(msg, Blind):
             if env.author != self.me:  # our own claims are only records
-                self._on_blind(env, seat, body[3])
+                self._on_blind(env, seat, msg.claim)
             return
         if self.owner[seat] != env.author:
             raise MessageError(f"peer {env.author} does not hold seat p{seat}")
         stage = self.stage
-        if kind == "act":
-            self.clockbook.check_declared(stage, seat, body[4])
-            self._on_act(stage, env, seat, body[3])
-            self.clockbook.declare(stage, seat, body[4])
-            if self._flip_of(stage) is not None and self._holds_pile(stage):
-                self._open_card(stage)  # its dispatch moves the stage on
-                return
-        elif kind == "commit":
-            if self.spec is None or not self.spec.committing(self.state):
-                raise MessageError("nothing is committed at this point of this game")
-            changing = seat in stage.commits and not self._fast() and seat not in stage.finals
-            if seat not in stage.waiting or (seat in stage.commits and not changing) or seat in stage.acts:
-                raise MessageError(f"an unexpected commitment for p{seat}")
-            self.clockbook.declare(stage, seat, body[4])
-            stage.commits[seat] = body[3]
-            self.commit_log[(number, seat)] = body[3]
-        elif kind == "final":
-            if self._fast() or seat not in stage.commits or seat in stage.finals:
-                raise MessageError(f"an unexpected final for p{seat}")
-            stage.finals.add(seat)
-        elif kind == "reveal":
-            if env.author == self.me and stage.reveals.get(seat) == body[3]:
-                return  # our own gestures, released after a blindness: a record only
-            if seat in stage.reveals or seat not in stage.commits:
-                raise MessageError(f"an unexpected reveal for p{seat}")
-            self._check_opening(env, number, seat, body[3], body[4], stage.commits[seat])
-            stage.reveals[seat] = body[3]
-        else:  # decline
-            if seat not in stage.optional or seat in stage.declined or seat in stage.acts:
-                raise MessageError(f"p{seat} has nothing to decline")
-            self.clockbook.declare(stage, seat, body[3])
-            stage.declined.add(seat)
+        match msg:
+            case Act():
+                self.clockbook.check_declared(stage, seat, msg.ms)
+                self._on_act(stage, env, seat, msg.action)
+                self.clockbook.declare(stage, seat, msg.ms)
+                if self._flip_of(stage) is not None and self._holds_pile(stage):
+                    self._open_card(stage)  # its dispatch moves the stage on
+                    return
+            case Commit():
+                if self.spec is None or not self.spec.committing(self.state):
+                    raise MessageError("nothing is committed at this point of this game")
+                changing = seat in stage.commits and not self._fast() and seat not in stage.finals
+                if (
+                    seat not in stage.waiting
+                    or (seat in stage.commits and not changing)
+                    or seat in stage.acts
+                ):
+                    raise MessageError(f"an unexpected commitment for p{seat}")
+                self.clockbook.declare(stage, seat, msg.ms)
+                stage.commits[seat] = msg.commitment
+                self.commit_log[(number, seat)] = msg.commitment
+            case FinalChoice():
+                if self._fast() or seat not in stage.commits or seat in stage.finals:
+                    raise MessageError(f"an unexpected final for p{seat}")
+                stage.finals.add(seat)
+            case Reveal():
+                if env.author == self.me and stage.reveals.get(seat) == msg.action:
+                    return  # our own gestures, released after a blindness: a record only
+                if seat in stage.reveals or seat not in stage.commits:
+                    raise MessageError(f"an unexpected reveal for p{seat}")
+                self._check_opening(env, number, seat, msg.action, msg.nonce, stage.commits[seat])
+                stage.reveals[seat] = msg.action
+            case Decline():
+                if seat not in stage.optional or seat in stage.declined or seat in stage.acts:
+                    raise MessageError(f"p{seat} has nothing to decline")
+                self.clockbook.declare(stage, seat, msg.ms)
+                stage.declined.add(seat)
         self.claims.pop((number, seat), None)  # the seat answered: no claim about it stands
-        if kind in ("act", "commit", "decline"):
-            declared = int(body[3] if kind == "decline" else body[4])
-            self.declared[(number, seat)] = max(self.declared.get((number, seat), 0), declared)
+        if isinstance(msg, Act | Commit | Decline):
+            self.declared[(number, seat)] = max(self.declared.get((number, seat), 0), msg.ms)
             if env.author != self.me and seat not in stage.optional:  # (a window is off the clock)
-                self.events.append(Decided(number, seat, declared, env.author))
+                self.events.append(Decided(number, seat, msg.ms, env.author))
         self._lapse_windows(stage)
         self._progress()
 
@@ -493,7 +527,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             return
         for seat in stage.optional:
             if seat in self.my_seats and seat not in stage.acts and seat not in stage.declined:
-                self._send(["decline", stage.number, seat, 0])
+                self._send(Decline(stage.number, seat, 0))
 
     def _on_act(self, stage: Stage, env: Envelope, seat: int, action: Plain) -> None:
         if seat in stage.acts or seat in stage.commits or seat in stage.declined:
@@ -519,9 +553,9 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             ) from None
         stage.acts[seat] = parsed.to_plain()
 
-    def _on_timeout_claim(self, env: Envelope) -> None:
-        _, number, seat, observed = env.body
-        if not 0 <= seat < len(self.owner) or self.owner[seat] == env.author or observed < 0:
+    def _on_timeout_claim(self, env: Envelope, msg: TimeoutClaim) -> None:
+        number, seat, observed = msg.stage, msg.seat, msg.observed_ms
+        if seat >= len(self.owner) or self.owner[seat] == env.author:
             raise MessageError("a timeout claim must name another peer's seat and a time")
         # A claim about a stage already played crossed the decision on the wire: it stays in the
         # transcript (a dispute, if the decision declared much less) and changes nothing.
@@ -541,11 +575,11 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         """Say, signed, that ``peer`` has not opened its coin share: ``observed_ms`` passed here."""
         if peer == self.me or peer not in self.unrevealed():
             raise LocalMisuseError(f"peer {peer} owes no coin share")
-        self._send(["timeout", SETUP, peer, max(int(observed_ms), 0)])
+        self._send(TimeoutClaim(SETUP, peer, max(int(observed_ms), 0)))
 
-    def _on_setup_claim(self, env: Envelope) -> None:
-        _, _, peer, observed = env.body
-        if not 0 <= peer < len(self.keys) or peer == env.author or observed < 0:
+    def _on_setup_claim(self, env: Envelope, msg: TimeoutClaim) -> None:
+        peer, observed = msg.seat, msg.observed_ms
+        if peer >= len(self.keys) or peer == env.author:
             raise MessageError("a timeout claim before the deal must name another peer and a time")
         if peer in self.unrevealed():
             self.claims.setdefault((SETUP, peer), set()).add(env.author)
@@ -562,11 +596,11 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             raise LocalMisuseError(f"nothing to dispute about p{seat}'s time at stage {stage}")
         if (stage, seat, self.me) in self.observed:
             raise LocalMisuseError(f"p{seat}'s time at stage {stage} is already disputed")
-        self._send(["observed", stage, seat, int(observed_ms)])
+        self._send(Observed(stage, seat, int(observed_ms)))
 
-    def _on_observed(self, env: Envelope) -> None:
-        _, number, seat, ms = env.body
-        if not 0 <= seat < len(self.owner) or self.owner[seat] == env.author or ms < 0:
+    def _on_observed(self, env: Envelope, msg: Observed) -> None:
+        number, seat, ms = msg.stage, msg.seat, msg.ms
+        if not self.owner or seat >= len(self.owner) or self.owner[seat] == env.author:
             raise MessageError("an observed time must be about another peer's seat")
         declared = self.declared.get((number, seat))
         if declared is None or (number, seat, env.author) in self.observed:
@@ -574,11 +608,11 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         self.observed[(number, seat, env.author)] = ms
         self.events.append(TimeObserved(number, seat, ms, declared, env.author))
 
-    def _on_dispute(self, env: Envelope) -> None:
+    def _on_dispute(self, env: Envelope, msg: Dispute) -> None:
         """The seat's own peer answers a timeout claim: by its clock, time is left. Every claim
         about that seat at that stage stops standing (a forfeit needs a claim that stands)."""
-        _, number, seat, left = env.body
-        if not 0 <= seat < len(self.owner) or self.owner[seat] != env.author or left < 0:
+        number, seat, left = msg.stage, msg.seat, msg.left_ms
+        if seat >= len(self.owner) or self.owner[seat] != env.author:
             raise MessageError("a dispute must name one of its author's seats and the time left")
         problem = self._dispute_problem(number, seat, left)
         if problem:
@@ -597,7 +631,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         problem = self._dispute_problem(self._number(), seat, left_ms)
         if seat not in self.my_seats or problem:
             raise LocalMisuseError(problem or f"p{seat} is not ours")
-        self._send(["dispute", self._number(), seat, max(int(left_ms), 0)])
+        self._send(Dispute(self._number(), seat, max(int(left_ms), 0)))
 
     def _dispute_problem(self, number: int, seat: int, left_ms: int) -> str:
         """Why ``seat`` may not dispute a claim now ("" if it may): a dispute answers a standing
@@ -640,13 +674,13 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         assert pile is not None
         ref = self._top_card(pile)
         action, nonce = self.my_secrets[ref]
-        self._send(["reveal", ref[0], ref[1], action, nonce])
+        self._send(Reveal(ref[0], ref[1], action, nonce))
 
-    def _on_late_reveal(self, env: Envelope) -> None:
+    def _on_late_reveal(self, env: Envelope, msg: Reveal) -> None:
         if env.author == self.me and (self.stage is None or self._flip_of(self.stage) is None):
             return  # our own gestures, kept from a blinded peer until now: a record only
-        _, number, seat, action, nonce = env.body
-        if not 0 <= seat < len(self.owner) or self.owner[seat] != env.author:
+        number, seat, action, nonce = msg.stage, msg.seat, msg.action, msg.nonce
+        if seat >= len(self.owner) or self.owner[seat] != env.author:
             raise MessageError(f"peer {env.author} does not hold seat p{seat}")
         committed = self.commit_log.get((number, seat))
         if committed is None:
@@ -742,7 +776,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
 
     def _reveal_mine(self, stage: Stage, seat: int) -> None:
         action, nonce = self.my_secrets[(stage.number, seat)]
-        body: list[Plain] = ["reveal", stage.number, seat, action, nonce]
+        body = Reveal(stage.number, seat, action, nonce)
         blind = self._blind_others()
         if blind:
             # Keep the gestures from a blinded wizard's machine until its blindness ends.
@@ -808,7 +842,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         h = state_hash(self.game, self.state)
         self.my_hashes[stage.number] = h
         if self.me is not None:
-            body: list[Plain] = ["hash", stage.number, h]
+            body = Hash(stage.number, h)
             if self.blind_during.get(stage.number):
                 self._send_blind_claims(stage)
                 # The hash covers the withheld choices: it waits with them until the blindness

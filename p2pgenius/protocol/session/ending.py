@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.base import Outcome
+from p2pgenius.protocol.bodies import Audit, Desync, Forfeit, Hash
 from p2pgenius.protocol.events import Fault, ForfeitVoided, MatchOver
-from p2pgenius.protocol.messages import MAX_TEXT, Envelope, MessageError, is_text
+from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.base import SETUP, SessionBase
 from p2pgenius.protocol.session.cards import openings_of
 from p2pgenius.protocol.session.phase import Phase
@@ -23,19 +24,14 @@ class Ending(SessionBase):
             raise LocalMisuseError(f"p{seat} owes nothing now")
         if self.me not in self.claims.get((number, seat), ()):
             raise LocalMisuseError(f"claim p{seat}'s timeout first (a forfeit needs a standing claim)")
-        self._send(["forfeit", number, seat, reason])
+        self._send(Forfeit(number, seat, reason))
 
-    def _on_forfeit(self, env: Envelope) -> None:
-        _, stage, seat, reason = env.body
-        if not is_text(reason):
-            # Refused where it enters: a verifier would print it (text that drives a terminal).
-            raise MessageError(
-                f"a forfeit whose reason is not printable text of at most {MAX_TEXT} characters"
-            )
+    def _on_forfeit(self, env: Envelope, msg: Forfeit) -> None:
+        stage, seat, reason = msg.stage, msg.seat, msg.reason
         if stage == SETUP:
-            self._on_walkaway(env)
+            self._on_walkaway(env, msg)
             return
-        if not 0 <= seat < len(self.owner) or self.owner[seat] == env.author:
+        if seat >= len(self.owner) or self.owner[seat] == env.author:
             raise MessageError("a forfeit must name another peer's seat")
         if self.owner[seat] == self.me:
             # We hold that seat and are reading this: we are here and answering. Whatever we
@@ -120,11 +116,11 @@ class Ending(SessionBase):
             return SETUP, seat in self.unrevealed()
         return (self.stage.number if self.stage is not None else -1), seat in self.owed()
 
-    def _on_walkaway(self, env: Envelope) -> None:
+    def _on_walkaway(self, env: Envelope, msg: Forfeit) -> None:
         """A forfeit before the deal: ``peer`` saw the others' coin shares and did not open its
         own. Walking away then (and re-rolling the seats in a new match) must not be free."""
-        _, _, peer, reason = env.body
-        if not 0 <= peer < len(self.keys) or peer == env.author:
+        peer, reason = msg.seat, msg.reason
+        if peer >= len(self.keys) or peer == env.author:
             raise MessageError("a forfeit must name another peer")
         if peer == self.me:
             raise MessageError(f"a forfeit of peer {peer}, which (this one) is here and answering")
@@ -144,8 +140,8 @@ class Ending(SessionBase):
             ),
         )
 
-    def _on_hash(self, env: Envelope) -> None:
-        _, number, h = env.body
+    def _on_hash(self, env: Envelope, msg: Hash) -> None:
+        number, h = msg.stage, msg.digest
         if env.author in self.hashes.get(number, {}):
             raise MessageError(f"a second hash of stage {number} from peer {env.author}")
         self.hashes.setdefault(number, {})[env.author] = h
@@ -159,7 +155,7 @@ class Ending(SessionBase):
             if theirs != mine and self.fault is None:
                 if self.me is not None and self.game is not None:
                     # Tell the others what we computed, so every desync report holds both states.
-                    self._send(["desync", number, self.game.public(self.state)])
+                    self._send(Desync(number, self.game.public(self.state)))
                 self._stop(
                     Fault(
                         "desync",
@@ -181,26 +177,17 @@ class Ending(SessionBase):
             self._enter(Phase.AUDIT)
             if self.me is not None:
                 mine = openings_of(self.cards, self.owner, self.me)
-                self._send(["audit", [[n, s, *self.my_secrets[(n, s)]] for n, s in mine]])
+                self._send(Audit([[n, s, *self.my_secrets[(n, s)]] for n, s in mine]))
             self._finish_audit()
             return
         self._finish()
 
-    def _on_audit(self, env: Envelope) -> None:
-        if self.phase is not Phase.AUDIT or env.author in self.audits:
-            raise MessageError("an audit before the end of the match, or twice")
-        openings = env.body[1]
-        for opening in openings:
-            if not (isinstance(opening, list) and len(opening) == 4):
-                raise MessageError("a malformed audit opening")
-            number, seat, action, nonce = opening
-            if not (
-                type(number) is int
-                and type(seat) is int
-                and 0 <= seat < len(self.owner)
-                and isinstance(action, dict)
-                and isinstance(nonce, bytes)
-            ):
+    def _on_audit(self, env: Envelope, msg: Audit) -> None:
+        if env.author in self.audits:
+            raise MessageError("a second audit")
+        openings = msg.openings
+        for number, seat, action, nonce in openings:  # (each of this shape: bodies.Audit)
+            if seat >= len(self.owner):
                 raise MessageError("a malformed audit opening")
             if self.owner[seat] != env.author:
                 raise MessageError(f"peer {env.author} opened p{seat}'s card")

@@ -10,6 +10,27 @@ from __future__ import annotations
 from enum import Enum
 from typing import Final
 
+from p2pgenius.protocol.bodies import (
+    Accept,
+    Act,
+    Audit,
+    Blind,
+    Body,
+    Chat,
+    CoinReveal,
+    Commit,
+    Decline,
+    Desync,
+    Dispute,
+    FinalChoice,
+    Forfeit,
+    Hash,
+    Observed,
+    Reveal,
+    Terms,
+    TimeoutClaim,
+)
+
 
 class Phase(Enum):
     """Where a match stands."""
@@ -54,3 +75,29 @@ def advance(current: Phase, to: Phase) -> Phase:
     if to is not current and to not in TRANSITIONS[current]:
         raise PhaseError(f"a match cannot go from {current.value} to {to.value}")
     return to
+
+
+_STAGE: Final = (Act, Commit, Reveal, FinalChoice, Decline, Blind)
+_TIME: Final = (TimeoutClaim, Dispute, Forfeit)
+ACCEPTED: Final[dict[Phase, tuple[type[Body], ...]]] = {
+    Phase.TERMS: (Terms,),
+    Phase.COIN_REVEAL: (Terms, Accept, CoinReveal, Chat, Desync, *_TIME),
+    Phase.PLAYING: (Terms, Chat, Desync, Hash, Observed, *_TIME, *_STAGE),
+    Phase.BEHIND: (Terms, Chat, Desync, Hash, Observed, *_TIME, *_STAGE),
+    Phase.AUDIT: (Terms, Chat, Desync, Hash, Observed, Audit, *_TIME),
+    Phase.OVER: (Terms, Chat, Desync, Hash, Observed),
+    Phase.FAULT: (Desync,),
+}
+"""The message types a match takes in each phase (a second ``terms`` is refused by its handler,
+which says why); anything else is refused as out of place, with :data:`WHEN`."""
+
+WHEN: Final[dict[Phase, str]] = {
+    Phase.TERMS: "before the terms",
+    Phase.COIN_REVEAL: "before the seats are dealt",
+    Phase.PLAYING: "while the match is played",
+    Phase.BEHIND: "while the match is played",
+    Phase.AUDIT: "after the game's end (during the audit)",
+    Phase.OVER: "after the match is over",
+    Phase.FAULT: "after the match stopped",
+}
+"""When a message came that its phase does not take, in words."""

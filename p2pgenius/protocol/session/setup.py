@@ -11,6 +11,7 @@ from p2pgenius.canonical import encode
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import engine_fingerprint, get_spec
 from p2pgenius.games.spec import GameSpec
+from p2pgenius.protocol.bodies import Accept, CoinReveal, Terms
 from p2pgenius.protocol.events import SeatsDealt
 from p2pgenius.protocol.identity import Identity, verify
 from p2pgenius.protocol.messages import (
@@ -299,10 +300,10 @@ class MatchSetup(SessionBase):
         }
         check_coins(terms, self.keys)  # a joiner's ready that does not hold is refused here
         self.match_id = match_id(terms)
-        self._send(["terms", terms])
+        self._send(Terms(terms))
 
-    def _on_terms(self, env: Envelope) -> None:
-        terms = env.body[1]
+    def _on_terms(self, env: Envelope, msg: Terms) -> None:
+        terms = msg.terms
         if env.author != 0 or self.phase is not Phase.TERMS:
             raise MessageError("terms come once, from the host")
         if not isinstance(terms, dict) or match_id(terms) != env.match_id:
@@ -330,19 +331,19 @@ class MatchSetup(SessionBase):
         if self.my_coin is not None:
             self._secret(["coin", self.my_coin])
         if self.me != 0:
-            self._send(["accept", self.match_id])
+            self._send(Accept(self.match_id))
         # Every share is committed (in the terms): ours can be opened at once.
         if self.my_coin is not None and self.me not in self.coin_reveals:
-            self._send(["coin_reveal", self.my_coin])
+            self._send(CoinReveal(self.my_coin))
 
-    def _on_accept(self, env: Envelope) -> None:
-        if env.body[1] != self.match_id or env.author == 0 or env.author in self.accepted:
+    def _on_accept(self, env: Envelope, msg: Accept) -> None:
+        if msg.match_id != self.match_id or env.author == 0 or env.author in self.accepted:
             raise MessageError("an accept must name these terms, once")
         self.accepted.add(env.author)
 
-    def _on_coin_reveal(self, env: Envelope) -> None:
-        nonce = env.body[1]
-        if self.phase is not Phase.COIN_REVEAL or env.author in self.coin_reveals:
+    def _on_coin_reveal(self, env: Envelope, msg: CoinReveal) -> None:
+        nonce = msg.nonce
+        if env.author in self.coin_reveals:
             raise MessageError("a coin reveal out of place")
         if env.author not in self.accepted:
             raise MessageError("a coin share opened before its author accepted the terms")
