@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from p2pgenius.games.registry import get_spec
 from p2pgenius.protocol.events import (
     Applied,
     BlindClaim,
@@ -119,11 +120,10 @@ def tell(session: Session, event: Event) -> list[Told]:
             how = "as claimed, the rest by fair coin flip"
         return [Told(SEATS, f"seats {how}: {seats}")]
     if isinstance(event, Applied):
-        return [
-            Told(MOVE, str(item["text"]))
-            for item in event.events
-            if isinstance(item, dict) and item.get("text")
-        ]
+        if session.terms is None:
+            return []
+        spec = get_spec(session.terms["game"])
+        return [Told(MOVE, spec.words(item)) for item in event.events if isinstance(item, dict)]
     if isinstance(event, BlindClaim):
         return [Told(BLIND, "you are blind: you see only what affects you (the rest is shown when it ends)")]
     if isinstance(event, TimeoutClaimed):

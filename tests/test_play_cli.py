@@ -77,12 +77,21 @@ def test_a_turn_told_again_after_a_paralysis_choice_is_printed_once() -> None:
     out = io.StringIO()
     printer = Printer(out, moves=True)
     session = Session(keys=[bytes(32), bytes(32)], me=None)
-    cast = {"type": "cast", "text": "p0 casts Paralysis (left hand) at p1"}
-    choice = {"type": "paralysis", "text": "p0 paralyses p1's left hand"}
+    session.terms = {"game": "duel"}
+    cast = {
+        "type": "cast",
+        "blind_sees": [0, 1],
+        "seat": 0,
+        "hand": "left",
+        "spell": "paralysis",
+        "target": "p1",
+    }
+    choice = {"type": "enchant", "blind_sees": [0, 1], "spell": "paralysis", "target": "p1", "hand": "left"}
+    choice["why"] = "chosen"
     printer.event(session, Applied(3, (), (cast,)))
     printer.event(session, Applied(4, (), (cast, choice)))
     assert out.getvalue().count("casts Paralysis") == 1
-    assert "paralyses p1's left hand" in out.getvalue()
+    assert "p1's left hand is paralysed next turn" in out.getvalue()
 
 
 def test_a_stopped_or_unfinished_match_is_one_line_on_standard_error(

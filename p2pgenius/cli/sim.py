@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 from p2pgenius.errors import P2PGeniusError
-from p2pgenius.games.registry import get_game
+from p2pgenius.games.registry import get_game, get_spec
 
 EXIT_ILLEGAL = 1
 EXIT_UNREADABLE = 2
@@ -63,6 +63,7 @@ def run(path: str, out: TextIO, err: TextIO) -> int:
     try:
         script = read_script(path)
         game = get_game(script["game"])
+        spec = get_spec(script["game"])
         # Options (time limits and the like) are ignored by sim, as docs/sim.md says.
         state = game.initial(script.get("setup", {}), {})
     except P2PGeniusError as exc:
@@ -85,7 +86,8 @@ def run(path: str, out: TextIO, err: TextIO) -> int:
         }
         after = game.events(state)
         if after is not before:
-            line["events"] = list(after)
+            # Each event's data, and, for people reading the output, the sentence it makes.
+            line["events"] = [{**event, "text": spec.words(event)} for event in after]
         _line(out, line)
     outcome = game.outcome(state)
     _line(out, {"outcome": None if outcome is None else outcome.to_plain(), "state": game.full(state)})

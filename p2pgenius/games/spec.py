@@ -16,7 +16,7 @@ hidden cards, no audit. Everything here is pure: no clock, no randomness, no I/O
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -62,6 +62,11 @@ class Played(Protocol):
     def state(self) -> Any:
         """The engine state after the stage."""
         ...
+
+
+def seat_label(seat: int) -> str:
+    """A seat as the rules write it: "p1"."""
+    return f"p{seat}"
 
 
 class GameSpec:
@@ -207,6 +212,13 @@ class GameSpec:
         return {"type": self.flip_type, "pile": pile, "card": card}
 
     # -- the record of a match ---------------------------------------------------------------
+
+    def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
+        """One of the engine's events (data: its ``type`` and fields) in a sentence for people;
+        ``who`` renders a seat ("p1" by default). The one place a game's events are worded: no
+        layer reads these sentences back. By default, the event's type."""
+        del who
+        return str(event.get("type", ""))
 
     def notation(self, initial: Any, steps: Sequence[Played]) -> list[str]:
         """Every stage of a match in one line for people, without its number (``p2pgenius

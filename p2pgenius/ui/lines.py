@@ -5,7 +5,7 @@ width (wrapped at spaces, never cut). Pure: no terminal, no game."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from prompt_toolkit.utils import get_cwidth
@@ -52,22 +52,17 @@ def seat_name(names: Mapping[int, str], seat: int) -> str:
     return f"{name} (p{seat})" if name else f"p{seat}"
 
 
-def in_names(text: str, names: Mapping[int, str]) -> str:
-    """An engine's ``text`` with each seat label read as its player's name and seat: "Hana (p1)
-    casts Shield at Gus (p0)". The seat always stays: names are the players' own choice, and
-    one could be another's look-alike (in Cyrillic letters, or "p0"); one peer's two seats
-    share a name. A seat with no name, or only a session's placeholder ("peer 0": a peer's
-    number, not a seat's), stays "p2"."""
-    if not names:
-        return text
+def namer(names: Mapping[int, str]) -> Callable[[int], str]:
+    """How a screen says a seat in an event's words: "Hana (p1)". The seat always stays: names
+    are the players' own choice, and one could be another's look-alike (in Cyrillic letters, or
+    "p0"); one peer's two seats share a name. A seat with no name, or only a session's placeholder
+    ("peer 0": a peer's number, not a seat's), stays "p2"."""
 
-    def name_of(match: re.Match[str]) -> str:
-        seat = int(match.group(1))
-        if re.fullmatch(r"peer \d+", names.get(seat, "")):
-            return match.group(0)
-        return seat_name(names, seat)
+    def who(seat: int) -> str:
+        name = names.get(seat, "")
+        return f"p{seat}" if not name or re.fullmatch(r"peer \d+", name) else seat_name(names, seat)
 
-    return re.sub(r"\bp(\d)\b", name_of, text)
+    return who
 
 
 def width_of(line: Line | str) -> int:

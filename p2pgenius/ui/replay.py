@@ -49,7 +49,7 @@ from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report, Step
 from p2pgenius.ui.app import MIN_LOG, colour_depth, geometry, lines_text, style
 from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.lines import Glyphs, Line, in_names, seat_name, width_of, wrap, wrap_all
+from p2pgenius.ui.lines import Glyphs, Line, seat_name, width_of, wrap, wrap_all
 from p2pgenius.ui.render import board
 
 REPLAY_STYLE: Final = Style.from_dict(
@@ -176,10 +176,9 @@ class Replay:
                 self.front.remember(memory, fresh, view)
             self.memories.append(copy.deepcopy(memory))
             try:
-                said = self.front.log_lines(fresh, view)
-            except (LookupError, TypeError, ValueError, AttributeError):
-                said = [str(e.get("text")) for e in fresh if e.get("text")]
-            said = [in_names(text, self.names) for text in said]
+                said = self.front.log_lines(fresh, view, self.names)
+            except (LookupError, TypeError, ValueError, AttributeError):  # (a transcript's odd event)
+                said = [str(e.get("type")) for e in fresh]
             moves = "; ".join(f"p{seat}: {self._move(action)}" for seat, action in self._shown_actions(step))
             blind = (
                 f", {' and '.join(seat_name(self.names, s) for s in step.blind)} blind" if step.blind else ""

@@ -43,7 +43,7 @@ from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import Question, frontend
-from p2pgenius.ui.lines import Line, in_names, plural, width_of, wrap_all
+from p2pgenius.ui.lines import Line, plural, width_of, wrap_all
 from p2pgenius.ui.render import Glyphs, board, clocks_line, seat_name
 
 LOG_LINES: Final = 400
@@ -203,9 +203,8 @@ class Table:
         front = frontend(game)
         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
             front.remember(self.memory, fresh, view)
-        names = self.names()
-        for text in front.log_lines(fresh, view):
-            self._log(in_names(text, names))
+        for text in front.log_lines(fresh, view, self.names()):
+            self._log(text)
 
     def _log(self, text: str) -> None:
         text = wording.printable(text)
@@ -329,8 +328,8 @@ class Table:
                         events = [item for item in event.events if isinstance(item, Mapping)]
                         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
                             game.remember(self.memory, events, view)
-                        for text in game.log_lines(events, view):
-                            self._log(in_names(text, self.names()))
+                        for text in game.log_lines(events, view, self.names()):
+                            self._log(text)
                         self._shown = tuple(events)
                     elif not isinstance(event, MatchOver | Fault):
                         self._tell(observer, event)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from p2pgenius.games.duel import DUEL
 from p2pgenius.games.duel.actions import Gestures, Paralyze, Timeout
 from p2pgenius.games.duel.engine import repeat_submission
+from p2pgenius.games.duel.words import words
 
 from .helpers import Move, action, cast, event_types, g, hps, idle, monsters, play
 
@@ -108,8 +109,14 @@ def test_a_paralysed_hand_repeating_a_lone_clap_alone_still_counts_as_nothing() 
     state = play(["--"], ["DS"], state=state)[-1]
     assert (state.wizards[1].left[-1], state.wizards[1].right[-1]) == ("-", "S")
     assert state.wizards[1].clapped_alone == "left"  # it clapped (alone) again
-    rewrites = [e["text"] for e in state.events if e["type"] == "rewrite"]
-    assert rewrites == ["p1's left hand counts as - (paralysed: it claps again, alone, which is nothing)"]
+    rewrites = [e for e in state.events if e["type"] == "rewrite"]
+    assert [(e["seat"], e["hand"], e["counted"], e["why"]) for e in rewrites] == [
+        (1, "left", "-", "paralysed_clap")
+    ]
+    assert (
+        words(rewrites[0])
+        == "p1's left hand counts as - (paralysed: it claps again, alone, which is nothing)"
+    )
 
 
 def test_a_two_handed_clap_is_not_a_lone_clap() -> None:

@@ -264,7 +264,7 @@ def test_a_fireball_cannot_harm_a_fire_elemental() -> None:
     states = play(cast("CPSWW") + ["--"], p1)
     assert monsters(states[-1]) == [("m1", "fire_elemental", 0, 3)]
     assert hps(states[-1]) == (9, 9)
-    assert any(e["type"] == "blocked" and "Fireball" in str(e["text"]) for e in states[-1].events)
+    assert any(e["type"] == "blocked" and e["source"] == "fireball" for e in states[-1].events)
 
 
 # -- deliberate misses ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games.magic_square.engine import MAGIC_SQUARE, clock
 from p2pgenius.games.magic_square.squares import index
+from p2pgenius.games.registry import get_spec
 
 from .helpers import (
     TOP_HALF_RED,
@@ -271,7 +272,9 @@ def test_running_out_while_colouring_loses_round_1_and_the_blank_cells_are_colou
         expected[cell] = 1 if i % 2 == 0 else 0
     assert state.colours == tuple(expected)
     assert state.colours.count(0) == state.colours.count(1) == 8
-    assert "ran out of time while colouring" in str(state.events)
+    ended = next(e for e in state.events if e["type"] == "round_end")
+    assert ended["how"] == "colouring_timeout" and ended["cells"] == blank
+    assert "ran out of time while colouring" in get_spec("magic-square").words(ended)
     # Round 2 starts as after any lost round: the loser may swap and leads first.
     assert (state.round, state.phase, state.first_lead, state.swaps_left) == (2, "swap", 1, 2)
     assert MAGIC_SQUARE.to_act(state) == (1,)

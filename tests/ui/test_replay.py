@@ -16,9 +16,10 @@ from prompt_toolkit.input import create_pipe_input
 
 from p2pgenius.canonical import encode
 from p2pgenius.cli.main import main
+from p2pgenius.games.registry import get_spec
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report, frame, records, verify
-from p2pgenius.ui.lines import plain
+from p2pgenius.ui.lines import namer, plain
 from p2pgenius.ui.replay import Replay, ReplayError, build
 
 from .harness import until
@@ -293,8 +294,9 @@ def test_the_screen_at_the_last_step(game: str, size: tuple[int, int]) -> None:
     assert re.search(board[game], text), text
     # The current step: its first line highlighted, and every event it told on the screen.
     head = next(i for i, line in enumerate(lines) if here in line)
+    spec = get_spec(game)
     for event in replay.report.steps[-1].events:
-        words = str(event["text"]).split(" (")[0]
+        words = spec.words(event, namer(replay.names)).split(" (")[0]
         assert words in text.replace("\n", " "), (words, text)
     # Highlighted: the current step's first line stands out, the rest of it is bold, and the step
     # before (if it shows) is not.

@@ -23,7 +23,7 @@ from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui import moves
 from p2pgenius.ui.app import build, rules_view
 from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.lines import in_names, plain, wrap
+from p2pgenius.ui.lines import namer, plain, wrap
 from p2pgenius.ui.render import board
 from p2pgenius.ui.table import Table, lobby_lines
 from p2pgenius.wording import outcome_for
@@ -271,31 +271,30 @@ def test_hornswoggle_keeps_the_reckoning_until_the_next_round_bids() -> None:
     front = frontend("hornswoggle")
     memory: dict[str, Any] = {}
     flipping = {"phase": "flipping", "round": 2, "challenger": 1, "bid": 2}
-    front.remember(
-        memory,
-        [{"type": "flipping", "text": "p1 flips p1's card: a doubloon", "pile": 1, "card": "doubloon"}],
-        flipping,
-    )
+    front.remember(memory, [{"type": "flip", "seat": 1, "pile": 1, "card": "doubloon"}], flipping)
     settle: list[dict[str, Any]] = [
-        {"type": "flipping", "text": "p1 flips p0's card: a skull", "pile": 0, "card": "skull"},
-        {"type": "discarding", "text": "a skull! p1 fails and discards a card"},
+        {"type": "flip", "seat": 1, "pile": 0, "card": "skull"},
+        {"type": "settled", "seat": 1, "success": False, "count": 2, "owing": [1], "insured": False},
     ]
     front.remember(memory, settle, {"phase": "discarding", "round": 2})
-    front.remember(
-        memory,
-        [{"type": "discarding", "text": "p1 discards a card face down", "seat": 1}],
-        {"phase": "opening", "round": 3},
-    )
+    front.remember(memory, [{"type": "discard", "seat": 1}], {"phase": "opening", "round": 3})
     reckoning = memory["reckoning"]
     assert reckoning["flips"] == [(1, "doubloon"), (0, "skull")] and reckoning["bid"] == 2
-    assert reckoning["after"] == ["p1 discards a card face down"]
+    lines = plain(_reckoning_lines(reckoning))
+    assert "a skull! bob (p1) fails and discards a card" in lines
+    assert "bob (p1) discards a card face down" in lines
     front.remember(memory, [], {"phase": "opening", "round": 3})
     assert "reckoning" in memory  # still there while the next round opens
     front.remember(memory, [], {"phase": "turns", "round": 3})
     assert "reckoning" not in memory
-    assert front.log_lines([{"text": "p3 flips 1 doubloons: success!"}], None) == [
-        "p3 flips 1 doubloon: success!"
-    ]
+    success = {"type": "settled", "seat": 3, "success": True, "count": 1, "owing": [0], "insured": False}
+    assert front.log_lines([success], None) == ["p3 flips 1 doubloon: success! each opponent discards a card"]
+
+
+def _reckoning_lines(reckoning: Any) -> Any:
+    from p2pgenius.ui.frontends.hornswoggle import _reckoning
+
+    return _reckoning(reckoning, {0: "ann", 1: "bob"}, 0)
 
 
 def test_a_flip_out_of_order_is_refused_before_it_is_sent() -> None:
@@ -407,17 +406,28 @@ def test_a_waiting_host_shows_its_invite_whole_on_a_line_of_its_own() -> None:
     assert not any("[::]:7780" in line for line in lines)  # not the address bound
 
 
-def test_the_log_reads_seats_as_names_and_always_keeps_the_seat() -> None:
-    said = in_names("p1 casts Shield (left hand) at p0", {0: "Gus", 1: "Hana"})
-    assert said == "Hana (p1) casts Shield (left hand) at Gus (p0)"
+def test_the_log_words_events_with_names_and_always_keeps_the_seat() -> None:
+    # Events are data; the game words them, with a screen's way of saying a seat.
+    from p2pgenius.games.duel.words import words as duel_words
+    from p2pgenius.games.hornswoggle.words import words as horn_words
+
+    cast = {"type": "cast", "seat": 1, "hand": "left", "spell": "shield", "target": "p0"}
+    assert duel_words(cast, namer({0: "Gus", 1: "Hana"})) == "Hana (p1) casts Shield (left hand) at Gus (p0)"
+    assert duel_words(cast) == "p1 casts Shield (left hand) at p0"  # (without names: the seats)
     # One peer's two seats share a name; a look-alike name cannot pass for another player.
-    assert in_names("p2 flips p0's pile", {0: "Ann", 2: "Ann"}) == "Ann (p2) flips Ann (p0)'s pile"
-    assert in_names("p1 stabs p0", {0: "Hana", 1: "p0"}) == "p0 (p1) stabs Hana (p0)"
+    flip = {"type": "flip", "seat": 2, "pile": 0, "card": "skull"}
+    assert horn_words(flip, namer({0: "Ann", 2: "Ann"})) == "Ann (p2) flips Ann (p0)'s card: a skull"
+    stab = {"type": "damage", "source": "stab", "seat": 1, "target": "p0", "amount": 1}
+    assert duel_words(stab, namer({0: "Hana", 1: "p0"})) == "p0 (p1)'s stab hits Hana (p0) for 1"
     # A seat with no name, or a session's placeholder for a peer (its number is not the seat's).
-    assert in_names("p1 bids 3", {0: "Gus"}) == "p1 bids 3"
-    assert in_names("p1 bids 3", {0: "peer 1", 1: "peer 0"}) == "p1 bids 3"
-    said = in_names("m1 (goblin) hits p0; p10 and up1 are no seats", {0: "Gus", 1: "Hana"})
-    assert said == "m1 (goblin) hits Gus (p0); p10 and up1 are no seats"
+    bid = {"type": "bid", "seat": 1, "count": 3, "first": False}
+    assert horn_words(bid, namer({0: "Gus"})) == "p1 raises to 3"
+    assert horn_words(bid, namer({0: "peer 1", 1: "peer 0"})) == "p1 raises to 3"
+    goblin = {"type": "damage", "source": "monster", "seat": 1, "monster": "m1", "kind": "goblin"}
+    assert (
+        duel_words({**goblin, "target": "p0", "amount": 1}, namer({0: "Gus"}))
+        == "m1 (goblin) hits Gus (p0) for 1"
+    )
 
 
 def test_a_cell_typed_when_the_order_is_asked_says_what_to_type_and_names_not_seats() -> None:

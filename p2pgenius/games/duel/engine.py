@@ -124,17 +124,23 @@ class Duel:
         wizards = list(state.wizards)
         for target, hand in chosen:
             wizards[target] = replace(wizards[target], paralysed=hand)
-        event: dict[str, Plain] = {
-            "type": "enchant",
-            "text": "; ".join(f"p{t}'s {h} hand is paralysed next turn" for t, h in chosen),
-            "blind_sees": [0, 1],
-        }
+        told: list[dict[str, Plain]] = [
+            {
+                "type": "enchant",
+                "blind_sees": [0, 1],
+                "spell": "paralysis",
+                "target": f"p{target}",
+                "hand": hand,
+                "why": "chosen",
+            }
+            for target, hand in chosen
+        ]
         return replace(
             state,
             wizards=(wizards[0], wizards[1]),
             paralysis_choices=(),
             chosen=(),
-            events=(*state.events, event),
+            events=(*state.events, *told),
         )
 
     def outcome(self, state: DuelState) -> Outcome | None:

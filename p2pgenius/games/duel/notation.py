@@ -18,6 +18,7 @@ from p2pgenius.games.duel.actions import Gestures, Paralyze, parse_action
 from p2pgenius.games.duel.resolve import default_target
 from p2pgenius.games.duel.spells import BY_NAME, HANDS
 from p2pgenius.games.duel.state import DuelState
+from p2pgenius.games.duel.words import words
 from p2pgenius.games.spec import Played
 
 SHORT_HAND: Final = {"left": "L", "right": "R"}
@@ -171,7 +172,6 @@ def _mark(casts: dict[int, list[str]], event: Mapping[str, Plain], why: str) -> 
 def _effect(before: DuelState, event: Mapping[str, Plain]) -> str:
     """A turn's event in a few words ("" for those the line already says, or says by HP)."""
     kind = event.get("type")
-    text = str(event.get("text", ""))
     if kind == "hp":
         seat = _int(event.get("seat"))
         return f"p{seat} {before.wizards[seat].hp}->{event.get('hp')} HP"
@@ -186,10 +186,10 @@ def _effect(before: DuelState, event: Mapping[str, Plain]) -> str:
         return f"fire elementals merge into {event.get('monster')}"
     if kind == "charm":
         return f"{event.get('monster')} obeys p{event.get('controller')}"
-    if kind == "enchant" and event.get("spell") in ENCHANTED:
+    if kind == "enchant" and event.get("spell") in ENCHANTED and event.get("why") is None:
         return f"{event.get('target')} {ENCHANTED[str(event.get('spell'))]}"
     if kind in ("enchant", "kill", "surrender", "revive", "fizzle"):
-        return text.split(":", maxsplit=1)[0]
+        return words(event).split(":", maxsplit=1)[0]
     return ""  # cast, rewrite: said by the gestures; damage, blocked, miss, idle: by the HP
 
 

@@ -188,9 +188,19 @@ class Turn:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def say(self, event: str, text: str, sees: Iterable[int], /, **data: Plain) -> None:
-        """Record an event; ``sees`` are the seats told of it even while blinded."""
-        self.events.append({"type": event, "text": text, "blind_sees": sorted(set(sees)), **data})
+    def say(self, event: str, sees: Iterable[int], /, **data: Plain) -> None:
+        """Record an event (data: words.py says it in words); ``sees`` are the seats told of it
+        even while blinded."""
+        self.events.append({"type": event, "blind_sees": sorted(set(sees)), **data})
+
+    def named(self, being: Being | None) -> dict[str, Plain]:
+        """An event's ``target`` (and, for a monster, ``target_kind``)."""
+        if being is None:
+            return {"target": None}
+        if being[0] == "w":
+            return {"target": f"p{being[1]}"}
+        monster = self.monsters[being[1]]
+        return {"target": monster.name, "target_kind": monster.kind}
 
     def being(self, ref: Ref | None) -> Being | None:
         """The being a target names now, or None if there is none (dead, or a failed summon)."""
@@ -219,15 +229,6 @@ class Turn:
             return {ref.seat}
         return self.owner(self.being(ref))
 
-    def label(self, being: Being | None) -> str:
-        """A being's name for event texts."""
-        if being is None:
-            return "nothing"
-        if being[0] == "w":
-            return f"p{being[1]}"
-        monster = self.monsters[being[1]]
-        return f"{monster.name} ({monster.kind.replace('_', ' ')})"
-
     def hurt(self, source: int | None, being: Being | None, amount: int, by_spell: bool) -> None:
         """Add damage to the ledger; ``source`` is the seat to credit for the surrender rule."""
         if being is None:
@@ -245,11 +246,10 @@ class Turn:
             wizard = self.new_wizards[seat]
             for hand in HANDS:
                 if p.gesture(hand) != sub.gesture(hand):
-                    why = self.rewrite_reason(wizard, sub, hand, p.gesture(hand))
                     self.say(
                         "rewrite",
-                        f"p{seat}'s {hand} hand counts as {p.gesture(hand)!s} ({why})",
                         [seat],
+                        why=self.rewrite_reason(wizard, sub, hand, p.gesture(hand)),
                         seat=seat,
                         hand=hand,
                         submitted=sub.gesture(hand),
@@ -269,29 +269,26 @@ class Turn:
         return casts
 
     def rewrite_reason(self, wizard: Wizard, sub: Gestures, hand: str, counted: str) -> str:
-        """Why step 1 changed a hand's gesture, in words."""
+        """Why step 1 changed a hand's gesture (words.REWRITES says each in words)."""
         if wizard.paralysed == hand:
             if counted == NOTHING and wizard.clapped_alone == hand:
-                return "paralysed: it claps again, alone, which is nothing"
-            return "paralysed: it repeats its last gesture"
+                return "paralysed_clap"
+            return "paralysed"
         if wizard.feared and sub.gesture(hand) in ("C", "D", "S"):
-            return "afraid: no C, D or S"
+            return "afraid"
         if sub.gesture(hand) == STAB and counted == NOTHING and hand == "right":
-            return "only one stab a turn"
-        return "a one-handed clap is nothing"
+            return "one_knife"
+        return "lone_clap"
 
     def announce(self, casts: list[Cast]) -> None:
         """Say which spells were cast, with targets. A spell cast at ``nobody`` misses on purpose:
         it is cast (its gestures are spent) and does nothing more."""
         for cast in casts:
-            title = BY_NAME[cast.spell].title
-            at = "" if cast.target is None else f" at {cast.target}"
             sees = {cast.caster} | self.ref_owner(cast.target)
             if cast.spell == "fire_storm":
                 sees = {0, 1}
             self.say(
                 "cast",
-                f"p{cast.caster} casts {title} ({cast.hand} hand){at}",
                 sees,
                 seat=cast.caster,
                 hand=cast.hand,
@@ -300,13 +297,7 @@ class Turn:
             )
             if cast.target is not None and cast.target.kind == "nobody":
                 cast.fizzled = True
-                self.say(
-                    "miss",
-                    f"p{cast.caster}'s {title} is aimed at nobody and misses on purpose",
-                    [cast.caster],
-                    seat=cast.caster,
-                    spell=cast.spell,
-                )
+                self.say("miss", [cast.caster], seat=cast.caster, spell=cast.spell, why="nobody")
 
     def counter(self, casts: list[Cast]) -> set[Ref]:
         """Step 4: counter-spells shield their subject and stop every other spell at it but PWK."""
@@ -318,15 +309,14 @@ class Turn:
                 continue
             if cast.target is not None and cast.target in subjects:
                 cast.fizzled = True
-                title = BY_NAME[cast.spell].title
                 self.say(
                     "fizzle",
-                    f"p{cast.caster}'s {title} at {cast.target} is stopped by a Counter-spell",
                     self.ref_owner(cast.target),
                     seat=cast.caster,
                     hand=cast.hand,
                     spell=cast.spell,
                     by="counter_spell",
+                    target=str(cast.target),
                 )
         return subjects
 
@@ -336,13 +326,7 @@ class Turn:
         if {c.caster for c in pwk} == {0, 1}:
             for cast in pwk:
                 cast.fizzled = True
-            self.say(
-                "fizzle",
-                "Both wizards speak Power Word Kill: the words clash and fizzle",
-                [0, 1],
-                spell="power_word_kill",
-                by="power_word_kill",
-            )
+            self.say("fizzle", [0, 1], spell="power_word_kill", by="power_word_kill")
 
     def summon(self, casts: list[Cast]) -> None:
         """Step 6: create the monsters, in seat order then left before right. Who each serves is
@@ -361,13 +345,7 @@ class Turn:
             controller = controllers[(cast.caster, cast.hand)]
             if controller is None:
                 cast.fizzled = True
-                self.say(
-                    "miss",
-                    f"p{cast.caster}'s {BY_NAME[cast.spell].title} finds no one to serve and fails",
-                    [cast.caster],
-                    seat=cast.caster,
-                    spell=cast.spell,
-                )
+                self.say("miss", [cast.caster], seat=cast.caster, spell=cast.spell, why="no_master")
                 continue
             kind = cast.spell.removeprefix("summon_")
             existing = [
@@ -379,13 +357,7 @@ class Turn:
                 elemental = existing[0]
                 self.monsters[elemental.number] = replace(elemental, hp=MONSTER_HP[kind])
                 self.summoned[(cast.caster, cast.hand)] = elemental.number
-                self.say(
-                    "merge",
-                    f"A second fire elemental merges into {elemental.name}: one "
-                    f"elemental, back to {MONSTER_HP[kind]} HP",
-                    [0, 1],
-                    monster=elemental.name,
-                )
+                self.say("merge", [0, 1], monster=elemental.name)
                 continue
             number = self.next_monster
             self.next_monster += 1
@@ -395,7 +367,6 @@ class Turn:
             sees = [0, 1] if kind == "fire_elemental" else [cast.caster, controller]
             self.say(
                 "summon",
-                f"m{number}, {_article(kind)} {kind.replace('_', ' ')}, appears for p{controller}",
                 sees,
                 monster=f"m{number}",
                 kind=kind,
@@ -451,11 +422,11 @@ class Turn:
             self.removed.add(monster.number)
             self.say(
                 "destroyed",
-                f"{monster.name} is destroyed by p{cast.caster}'s "
-                f"{BY_NAME[cast.spell].title} before it can attack",
                 {cast.caster, monster.controller},
                 monster=monster.name,
+                kind=monster.kind,
                 spell=cast.spell,
+                seat=cast.caster,
             )
 
     def protect(self, casts: list[Cast], counter_subjects: set[Ref]) -> None:
@@ -483,31 +454,18 @@ class Turn:
                 continue
             being = self.being(cast.target) if cast.target is not None else self.charm_default(cast)
             if being is None or being[0] != "m" or self.monsters[being[1]].kind == "fire_elemental":
-                self.say(
-                    "miss",
-                    f"p{cast.caster}'s Charm Monster finds no monster it can charm",
-                    [cast.caster],
-                    seat=cast.caster,
-                    spell="charm_monster",
-                )
+                self.say("miss", [cast.caster], seat=cast.caster, spell="charm_monster", why="no_monster")
                 continue
             charms.setdefault(being[1], set()).add(cast.caster)
         for number, casters in sorted(charms.items()):
             monster = self.monsters[number]
             if len(casters) > 1:
-                self.say(
-                    "fizzle",
-                    f"Two charms on {monster.name} cancel out",
-                    [0, 1],
-                    monster=monster.name,
-                    spell="charm_monster",
-                )
+                self.say("fizzle", [0, 1], monster=monster.name, spell="charm_monster", by="charm_monster")
                 continue
             (caster,) = casters
             self.controller[number] = caster
             self.say(
                 "charm",
-                f"{monster.name} now obeys p{caster}",
                 {caster, monster.controller},
                 monster=monster.name,
                 controller=caster,
@@ -524,40 +482,16 @@ class Turn:
                 else:
                     monster = self.monsters[being[1]]
                     self.monsters[being[1]] = replace(monster, paralysed_turn=self.t + 1)
-                self.say(
-                    "enchant",
-                    f"{self.label(being)} is paralysed",
-                    self.owner(being) | {cast.caster},
-                    spell="paralysis",
-                    target=self.label(being),
-                )
+                self.say("enchant", self.owner(being) | {cast.caster}, spell="paralysis", **self.named(being))
             elif cast.spell == "fear" and being[0] == "w":
                 self.feared.add(being[1])
-                self.say(
-                    "enchant",
-                    f"p{being[1]} is afraid: no C, D or S next turn",
-                    {being[1], cast.caster},
-                    spell="fear",
-                    target=f"p{being[1]}",
-                )
+                self.say("enchant", {being[1], cast.caster}, spell="fear", target=f"p{being[1]}")
             elif cast.spell == "anti_spell" and being[0] == "w":
                 self.anti_spell.add(being[1])
-                self.say(
-                    "enchant",
-                    f"p{being[1]}'s spells in progress are wiped out",
-                    {being[1], cast.caster},
-                    spell="anti_spell",
-                    target=f"p{being[1]}",
-                )
+                self.say("enchant", {being[1], cast.caster}, spell="anti_spell", target=f"p{being[1]}")
             elif cast.spell == "blindness" and being[0] == "w":
                 self.blinded.add(being[1])
-                self.say(
-                    "enchant",
-                    f"p{being[1]} is blinded for {BLIND_TURNS} turns",
-                    {being[1], cast.caster},
-                    spell="blindness",
-                    target=f"p{being[1]}",
-                )
+                self.say("enchant", {being[1], cast.caster}, spell="blindness", target=f"p{being[1]}")
 
     def charm_default(self, cast: Cast) -> Being | None:
         """No target: the opponent's most recently created monster that is not an elemental."""
@@ -576,18 +510,15 @@ class Turn:
                 continue
             being = self.being(cast.target)
             if cast.spell == "missile":
-                self.blockable(cast.caster, being, MISSILE_DAMAGE, "Missile", by_spell=True)
+                self.blockable(
+                    being, MISSILE_DAMAGE, {"source": "missile", "seat": cast.caster}, by_spell=True
+                )
             elif cast.spell == "fireball":
-                self.fire(cast.caster, being, "Fireball")
+                self.fire(being, {"source": "fireball", "seat": cast.caster})
             elif cast.spell == "power_word_kill" and being is not None:
                 self.killed.add(being)
                 self.spell_hits[cast.caster].add(being)
-                self.say(
-                    "kill",
-                    f"Power Word Kill strikes {self.label(being)}",
-                    self.owner(being) | {cast.caster},
-                    target=self.label(being),
-                )
+                self.say("kill", self.owner(being) | {cast.caster}, **self.named(being))
             elif cast.spell == "cure_light_wounds" and being is not None:
                 self.heal[being] = self.heal.get(being, 0) + CURE_HEAL
         if storms:
@@ -595,7 +526,7 @@ class Turn:
             for being in self.beings():
                 if being in self.countered or self.is_elemental(being):
                     continue
-                self.fire(casters[0], being, "Fire Storm", also=casters[1:])
+                self.fire(being, {"source": "fire_storm", "seat": casters[0]}, also=casters[1:])
         for seat, p in enumerate(self.plans):
             for hand in HANDS:
                 if p.gesture(hand) != STAB:
@@ -604,9 +535,9 @@ class Turn:
                 if ref is None or ref == Ref("wizard", seat=seat):
                     ref = Ref("wizard", seat=1 - seat)
                 if ref.kind == "nobody":
-                    self.say("miss", f"p{seat}'s stab is aimed at nobody", [seat], seat=seat)
+                    self.say("miss", [seat], seat=seat, source="stab", why="nobody")
                     continue
-                self.blockable(seat, self.being(ref), STAB_DAMAGE, f"p{seat}'s stab", by_spell=False)
+                self.blockable(self.being(ref), STAB_DAMAGE, {"source": "stab", "seat": seat}, by_spell=False)
         self.attack()
 
     def beings(self) -> list[Being]:
@@ -617,54 +548,38 @@ class Turn:
         """Whether ``being`` is a fire elemental."""
         return being[0] == "m" and self.monsters[being[1]].kind == "fire_elemental"
 
-    def blockable(self, source: int, being: Being | None, amount: int, what: str, *, by_spell: bool) -> None:
-        """Damage that a shield blocks (missiles, stabs, monsters)."""
+    def blockable(
+        self, being: Being | None, amount: int, source: dict[str, Plain], *, by_spell: bool
+    ) -> None:
+        """Damage that a shield blocks (missiles, stabs, monsters); ``source`` says whose: the
+        event's ``source`` ("missile", "stab", "monster") and ``seat`` (caster, stabber or
+        controller), a monster's ``monster`` and ``kind``."""
+        seat = int(str(source["seat"]))
         if being is None:
-            self.say("miss", f"{what} finds no target", [source])
+            self.say("miss", [seat], why="no_target", **source)
             return
-        sees = self.owner(being) | {source}
+        sees = self.owner(being) | {seat}
         if being in self.shielded:
-            self.say(
-                "blocked",
-                f"{what} at {self.label(being)} is blocked by a shield",
-                sees,
-                target=self.label(being),
-            )
+            self.say("blocked", sees, why="shield", **source, **self.named(being))
             return
-        self.hurt(source, being, amount, by_spell)
-        self.say(
-            "damage",
-            f"{what} hits {self.label(being)} for {amount}",
-            sees,
-            target=self.label(being),
-            amount=amount,
-        )
+        self.hurt(seat, being, amount, by_spell)
+        self.say("damage", sees, amount=amount, **source, **self.named(being))
 
-    def fire(self, source: int, being: Being | None, what: str, also: Iterable[int] = ()) -> None:
+    def fire(self, being: Being | None, source: dict[str, Plain], also: Iterable[int] = ()) -> None:
         """Fire damage: Resist Heat blocks it, shields do not, and a fire elemental takes none."""
+        seat = int(str(source["seat"]))
         if being is None:
-            self.say("miss", f"{what} finds no target", [source])
+            self.say("miss", [seat], why="no_target", **source)
             return
-        sees = self.owner(being) | {source, *also}
+        sees = self.owner(being) | {seat, *also}
         if being in self.resistant or self.is_elemental(being):
-            why = "it is made of fire" if self.is_elemental(being) else "resists heat"
-            self.say(
-                "blocked",
-                f"{what} cannot burn {self.label(being)} ({why})",
-                sees,
-                target=self.label(being),
-            )
+            why = "made_of_fire" if self.is_elemental(being) else "resists_heat"
+            self.say("blocked", sees, why=why, **source, **self.named(being))
             return
-        self.hurt(source, being, FIRE_DAMAGE, by_spell=True)
+        self.hurt(seat, being, FIRE_DAMAGE, by_spell=True)
         for other in also:
             self.spell_hits[other].add(being)
-        self.say(
-            "damage",
-            f"{what} burns {self.label(being)} for {FIRE_DAMAGE}",
-            sees,
-            target=self.label(being),
-            amount=FIRE_DAMAGE,
-        )
+        self.say("damage", sees, amount=FIRE_DAMAGE, **source, **self.named(being))
 
     def attack(self) -> None:
         """Monster attacks: every monster not removed or paralysed attacks, the dying included."""
@@ -678,35 +593,27 @@ class Turn:
             before = self.state.monster(number)
             if before is not None and before.paralysed_turn == self.t:
                 self.say(
-                    "idle",
-                    f"{monster.name} is paralysed and does not attack",
-                    [monster.controller],
-                    monster=monster.name,
+                    "idle", [monster.controller], monster=monster.name, kind=monster.kind, why="paralysed"
                 )
                 continue
             controller = self.controller.get(number, monster.controller)
-            name = f"{monster.name} ({monster.kind.replace('_', ' ')})"
+            source: dict[str, Plain] = {
+                "source": "monster",
+                "seat": controller,
+                "monster": monster.name,
+                "kind": monster.kind,
+            }
             if monster.kind == "fire_elemental":
                 for being in self.beings():
                     if being == ("m", number):
                         continue
                     if being in self.shielded or being in self.resistant:
-                        why = "a shield" if being in self.shielded else "resistance to heat"
-                        self.say(
-                            "blocked",
-                            f"{name} cannot harm {self.label(being)} ({why})",
-                            self.owner(being),
-                            target=self.label(being),
-                        )
+                        why = "shield" if being in self.shielded else "resists_heat"
+                        self.say("blocked", self.owner(being), why=why, **source, **self.named(being))
                         continue
                     self.hurt(controller, being, MONSTER_HP[monster.kind], by_spell=True)
-                    self.say(
-                        "damage",
-                        f"{name} burns {self.label(being)} for {MONSTER_HP[monster.kind]}",
-                        self.owner(being),
-                        target=self.label(being),
-                        amount=MONSTER_HP[monster.kind],
-                    )
+                    amount = MONSTER_HP[monster.kind]
+                    self.say("damage", self.owner(being), amount=amount, **source, **self.named(being))
                 continue
             mine = orders[controller]
             order = mine.get(Ref("monster", monster=number))
@@ -715,14 +622,9 @@ class Turn:
                 order = mine.get(Ref("summoning", seat=seat, hand=hand))
             target = order if order is not None else Ref("wizard", seat=1 - controller)
             if target.kind == "nobody":
-                self.say(
-                    "idle",
-                    f"{name} is ordered to attack nobody",
-                    [controller],
-                    monster=monster.name,
-                )
+                self.say("idle", [controller], monster=monster.name, kind=monster.kind, why="nobody")
                 continue
-            self.blockable(controller, self.being(target), MONSTER_HP[monster.kind], name, by_spell=True)
+            self.blockable(self.being(target), MONSTER_HP[monster.kind], source, by_spell=True)
 
     def settle(self) -> DuelState:
         """Steps 11-13: heals, deaths, the 5-HP rule, surrender; then the next turn's state."""
@@ -736,12 +638,7 @@ class Turn:
                 monster.hp - self.damage.get(being, 0) + self.heal.get(being, 0), MONSTER_HP[monster.kind]
             )
             if hp <= 0 or being in self.killed:
-                self.say(
-                    "death",
-                    f"{monster.name} ({monster.kind.replace('_', ' ')}) dies",
-                    self.owner(being),
-                    monster=monster.name,
-                )
+                self.say("death", self.owner(being), monster=monster.name, kind=monster.kind)
                 continue
             monsters.append(
                 replace(
@@ -756,7 +653,7 @@ class Turn:
             being = ("w", seat)
             hp = min(wizard.hp - self.damage.get(being, 0) + self.heal.get(being, 0), wizard.max_hp)
             if hp != wizard.hp:
-                self.say("hp", f"p{seat} goes from {wizard.hp} to {hp} HP", [seat], seat=seat, hp=hp)
+                self.say("hp", [seat], seat=seat, hp=hp, was=wizard.hp)
             hps.append(hp)
         down = [hps[s] <= 0 or ("w", s) in self.killed for s in (0, 1)]
         by_pwk = [("w", s) in self.killed for s in (0, 1)]
@@ -768,26 +665,18 @@ class Turn:
                 survivor = by_pwk.index(False)
                 hps[survivor] = REVIVE_HP
                 outcome = Outcome(survivor, "power_word_kill")
-                self.say(
-                    "revive",
-                    f"p{survivor} was knocked out too, but a Power Word Kill "
-                    f"victim cannot come back: p{survivor} rises with {hps[survivor]} HP "
-                    "and wins",
-                    [0, 1],
-                )
+                self.say("revive", [0, 1], seat=survivor, hp=hps[survivor], why="power_word_kill")
             else:
                 for seat in (0, 1):
                     hps[seat] = REVIVE_HP
-                self.say(
-                    "revive", f"Both wizards fall together: each rises again with {REVIVE_HP} HP", [0, 1]
-                )
+                self.say("revive", [0, 1], hp=REVIVE_HP, why="both")
         elif any(down):
             loser = down.index(True)
             outcome = Outcome(1 - loser, "power_word_kill" if by_pwk[loser] else "knocked_out")
         surrendered = [p.left == p.right == "P" for p in self.plans]
         if all(surrendered):
             outcome = Outcome(None, "draw")
-            self.say("surrender", "Both wizards surrender: the duel is a draw", [0, 1])
+            self.say("surrender", [0, 1], why="both")
         elif any(surrendered):
             # A surrender always ends the duel. The quitter wins only if its own side (its spells,
             # its monsters) knocked the opponent out this turn, judged before any revival.
@@ -795,15 +684,12 @@ class Turn:
             other = 1 - quitter
             if down[other] and ("w", other) in self.spell_hits[quitter]:
                 outcome = Outcome(quitter, "knocked_out")  # (P/P casts no Power Word Kill)
-                self.say(
-                    "surrender", f"p{quitter} surrenders, but its spells already knocked out p{other}", [0, 1]
-                )
+                self.say("surrender", [0, 1], seat=quitter, why="won")
             else:
                 outcome = Outcome(other, "surrender")
-                self.say("surrender", f"p{quitter} surrenders", [0, 1])
+                self.say("surrender", [0, 1], seat=quitter, why="loses")
         if outcome is not None:
-            text = "draw" if outcome.winner is None else f"p{outcome.winner} wins"
-            self.say("outcome", f"The duel is over: {text} ({outcome.reason})", [0, 1])
+            self.say("outcome", [0, 1], winner=outcome.winner, reason=outcome.reason)
         return self.next_state(hps, tuple(monsters), outcome)
 
     def next_state(self, hps: list[int], monsters: tuple[Monster, ...], outcome: Outcome | None) -> DuelState:
@@ -818,9 +704,11 @@ class Turn:
                     paralysed = wizard.paralysed  # forced: the hand already held
                     self.say(
                         "enchant",
-                        f"p{seat}'s {paralysed} hand stays paralysed",
                         [seat, self.paralysis[seat]],
+                        spell="paralysis",
                         target=f"p{seat}",
+                        hand=paralysed,
+                        why="held",
                     )
                 else:
                     choices.append((seat, self.paralysis[seat]))
@@ -870,8 +758,3 @@ def resolve_turn(state: DuelState, submissions: tuple[Gestures, Gestures]) -> Du
     turn.enchant(casts)
     turn.strike(casts)
     return turn.settle()
-
-
-def _article(noun: str) -> str:
-    """ "an ogre", "a goblin"."""
-    return "an" if noun[:1] in "aeiou" else "a"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
@@ -10,7 +10,8 @@ from p2pgenius.games.duel.actions import Gestures, Paralyze, Timeout
 from p2pgenius.games.duel.engine import DUEL, TURN_SECONDS, sanitize
 from p2pgenius.games.duel.notation import moves
 from p2pgenius.games.duel.state import DuelState
-from p2pgenius.games.spec import GameSpec, Period, Played, TimeOption
+from p2pgenius.games.duel.words import words
+from p2pgenius.games.spec import GameSpec, Period, Played, TimeOption, seat_label
 
 
 class DuelSpec(GameSpec):
@@ -68,6 +69,10 @@ class DuelSpec(GameSpec):
                 for m in monsters
             )
         )
+
+    def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
+        """One event in a sentence (words.py)."""
+        return words(event, who)
 
     def notation(self, initial: DuelState, steps: Sequence[Played]) -> list[str]:
         """One line per stage for ``p2pgenius export`` (docs/export.md)."""

@@ -196,30 +196,27 @@ class Hornswoggle:
         if state.pirates[order.first].out:
             raise IllegalActionError(f"p{order.first} has no cards and cannot start")
         state = replace(state, phase="opening", first=order.first, current=order.first)
-        return _say(state, f"p{seat} (Death Match Opponent) picks p{order.first} to start")
+        return _say(state, "order", seat=seat, first=order.first)
 
     def _opening(self, state: HornState, seat: int, action: HornAction) -> HornState:
         place = expect(action, Place, "place", "place your opening card face down")
         state = _put(state, seat, place.card)
-        state = _say(state, f"p{seat} places its opening card face down", seat=seat)
+        state = _say(state, "opening_card", seat=seat)
         if self.to_act(state):
             return state
         start = _next_in(state, state.first, include=True)
-        return _say(
-            replace(state, phase="turns", current=start),
-            f"every pile has a card; p{start} to add a card or bid",
-        )
+        return _say(replace(state, phase="turns", current=start), "piles_laid", seat=start)
 
     def _turn(self, state: HornState, seat: int, action: HornAction) -> HornState:
         if isinstance(action, Place):
             if state.pirates[seat].count == 0:
                 raise IllegalActionError(f"p{seat} has no cards in hand and must bid")
-            state = _say(_put(state, seat, action.card), f"p{seat} adds a card", seat=seat)
+            state = _say(_put(state, seat, action.card), "add", seat=seat)
             return replace(state, current=_next_in(state, seat))
         bid = expect(action, Bid, "place or bid", "add a card or start the challenge")
         self._check_bid(state, bid)
         state = replace(state, phase="bidding", bid=bid.count, bidder=seat, passed=(False,) * 4)
-        state = _say(state, f"p{seat} starts the challenge: {bid.count}", seat=seat)
+        state = _say(state, "bid", seat=seat, count=bid.count, first=True)
         return self._after_bid(state, seat)
 
     def _bidding(self, state: HornState, seat: int, action: HornAction) -> HornState:
@@ -227,16 +224,16 @@ class Hornswoggle:
             passed = list(state.passed)
             passed[seat] = True
             state = _say(
-                replace(state, passed=(passed[0], passed[1], passed[2], passed[3])),
-                f"p{seat} passes",
-                seat=seat,
+                replace(state, passed=(passed[0], passed[1], passed[2], passed[3])), "pass", seat=seat
             )
             return self._after_bid(state, seat)
         bid = expect(action, Bid, "bid or pass", "raise the bid or pass")
         if bid.count <= state.bid:
             raise IllegalActionError(f"a raise must be more than {state.bid}")
         self._check_bid(state, bid)
-        state = _say(replace(state, bid=bid.count, bidder=seat), f"p{seat} raises to {bid.count}", seat=seat)
+        state = _say(
+            replace(state, bid=bid.count, bidder=seat), "bid", seat=seat, count=bid.count, first=False
+        )
         return self._after_bid(state, seat)
 
     def _check_bid(self, state: HornState, bid: Bid) -> None:
@@ -259,7 +256,7 @@ class Hornswoggle:
 
     def _challenge(self, state: HornState, challenger: int) -> HornState:
         state = replace(state, phase="flipping", challenger=challenger, current=challenger)
-        return _say(state, f"p{challenger} is the challenger: {state.bid} without a skull")
+        return _say(state, "challenger", seat=challenger, count=state.bid)
 
     def _flip(self, state: HornState, seat: int, action: HornAction) -> HornState:
         if isinstance(action, Insure):
@@ -275,10 +272,7 @@ class Hornswoggle:
             pirates = _with(
                 state.pirates, seat, replace(state.pirates[seat], garnets=state.pirates[seat].garnets - 1)
             )
-            return _say(
-                replace(state, insured=True, pirates=pirates),
-                f"p{seat} spends a Hacked Garnet on Bluff Insurance",
-            )
+            return _say(replace(state, insured=True, pirates=pirates), "insure", seat=seat)
         flip = expect(action, Flip, "flip", "flip a card")
         allowed = self._flippable(state)
         if flip.pile not in allowed:
@@ -297,7 +291,7 @@ class Hornswoggle:
         pile = list(pirate.pile)
         pile[depth] = PileCard(card, flipped=True)
         state = replace(state, pirates=_with(state.pirates, flip.pile, replace(pirate, pile=tuple(pile))))
-        state = _say(state, f"p{seat} flips p{flip.pile}'s card: a {card}", pile=flip.pile, card=card)
+        state = _say(state, "flip", seat=seat, pile=flip.pile, card=card)
         if card == SKULL:
             return self._settle(state, success=False)
         state = replace(state, flips=state.flips + 1)
@@ -312,16 +306,17 @@ class Hornswoggle:
         state = replace(state, pirates=(pirates[0], pirates[1], pirates[2], pirates[3]))
         if success:
             owing = tuple(s for s in range(SEATS) if s % 2 != challenger % 2 and state.pirates[s].cards > 0)
-            text = f"p{challenger} flips {state.bid} doubloons: success! " + (
-                "each opponent discards a card" if owing else "no opponent has a card"
-            )
         else:
-            insured = state.insured
-            owing = () if insured or state.pirates[challenger].cards == 0 else (challenger,)
-            text = f"a skull! p{challenger} fails" + (
-                ", but Bluff Insurance saves its card" if insured else " and discards a card"
-            )
-        state = _say(replace(state, phase="discarding", owing=owing), text)
+            owing = () if state.insured or state.pirates[challenger].cards == 0 else (challenger,)
+        state = _say(
+            replace(state, phase="discarding", owing=owing),
+            "settled",
+            seat=challenger,
+            success=success,
+            count=state.bid,
+            owing=list(owing),
+            insured=state.insured,
+        )
         return state if owing else self._next_round(state)
 
     def _discard(self, state: HornState, seat: int, action: HornAction) -> HornState:
@@ -338,7 +333,7 @@ class Hornswoggle:
             pirates=_with(state.pirates, seat, pirate),
             owing=tuple(s for s in state.owing if s != seat),
         )
-        state = _say(state, f"p{seat} discards a card face down", seat=seat)
+        state = _say(state, "discard", seat=seat)
         return state if state.owing else self._next_round(state)
 
     def _next_round(self, state: HornState) -> HornState:
@@ -364,16 +359,14 @@ class Hornswoggle:
             flips=0,
             owing=(),
         )
-        out = [f"p{s}" for s, p in enumerate(state.pirates) if p.out]
-        note = f" ({', '.join(out)} out)" if out else ""
-        return _say(state, f"round {state.round}: p{first} starts{note}")
+        out = [s for s, p in enumerate(state.pirates) if p.out]
+        return _say(state, "round", round=state.round, first=first, out=out)
 
     def _team_loses(self, state: HornState, team: tuple[int, int]) -> HornState:
         winners = team_of(team[0] + 1)
         outcome = result(state, winners, "team_eliminated")
         return _say(
-            replace(state, phase="over", outcome=outcome),
-            f"p{team[0]} and p{team[1]} are out: p{outcome.winner}'s team wins",
+            replace(state, phase="over", outcome=outcome), "over", out=list(team), winner=outcome.winner
         )
 
     def outcome(self, state: HornState) -> Outcome | None:
@@ -442,8 +435,9 @@ def _with(
     return items[0], items[1], items[2], items[3]
 
 
-def _say(state: HornState, text: str, **data: Plain) -> HornState:
-    event: dict[str, Plain] = {"type": state.phase, "text": text, **data}
+def _say(state: HornState, kind: str, **data: Plain) -> HornState:
+    """Record what happened, as data (words.py says it in words)."""
+    event: dict[str, Plain] = {"type": kind, **data}
     return replace(state, events=(*state.events, event))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
@@ -11,7 +11,8 @@ from p2pgenius.games.hornswoggle.audit import audit, audit_outcome
 from p2pgenius.games.hornswoggle.engine import DECISION_SECONDS, HORNSWOGGLE
 from p2pgenius.games.hornswoggle.notation import moves
 from p2pgenius.games.hornswoggle.state import HornState, perspective
-from p2pgenius.games.spec import GameSpec, Played, TimeOption
+from p2pgenius.games.hornswoggle.words import words
+from p2pgenius.games.spec import GameSpec, Played, TimeOption, seat_label
 
 
 class HornswoggleSpec(GameSpec):
@@ -63,6 +64,10 @@ class HornswoggleSpec(GameSpec):
         """The other team wins if a seat played a card it did not hold."""
         failure = audit(setup, options, log)
         return None if failure is None else audit_outcome(state, failure)
+
+    def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
+        """One event in a sentence (words.py)."""
+        return words(event, who)
 
     def notation(self, initial: HornState, steps: Sequence[Played]) -> list[str]:
         """One line per stage for ``p2pgenius export`` (docs/export.md)."""

@@ -23,7 +23,7 @@ from p2pgenius.games.magic_square.actions import (
     parse_action,
 )
 from p2pgenius.games.magic_square.squares import index, is_magic
-from p2pgenius.games.magic_square.state import COLOUR_NAMES, SquareState, cell_name, full
+from p2pgenius.games.magic_square.state import SquareState, cell_name, full
 
 ROUND_SECONDS: Final = 12 * 60
 """Each player's thinking time per round (round 1's colouring included)."""
@@ -127,8 +127,10 @@ class MagicSquare:
             placed = len(state.cells)
             return self._say(
                 replace(state, phase="challenge", challenger=seat, window=None),
-                f"p{seat} challenges p{1 - seat}'s {placed} on {cell_name(state.cells[-1])}",
                 "challenge",
+                seat=seat,
+                number=placed,
+                cell=state.cells[-1],
             )
         if seat != state.actor:
             who = "nobody" if state.actor is None else f"p{state.actor}"
@@ -141,7 +143,9 @@ class MagicSquare:
             order = expect(action, Order, "order", "choose who colours first")
             return self._say(
                 replace(state, phase="colouring", colourer=order.first, first_lead=1 - order.first),
-                f"p{seat} (Death Match Opponent) lets p{order.first} colour first",
+                "colour_order",
+                seat=seat,
+                first=order.first,
             )
         if phase == "colouring":
             return self._colour(state, seat, expect(action, Colour, "colour", "colour a cell"))
@@ -150,16 +154,13 @@ class MagicSquare:
         if phase == "lead":
             order = expect(action, Order, "order", "choose who places first this placement round")
             return self._say(
-                replace(state, phase="place", first_placer=order.first),
-                f"p{seat} (Lead Player) has p{order.first} place first",
+                replace(state, phase="place", first_placer=order.first), "lead", seat=seat, first=order.first
             )
         if phase == "place":
             return self._place(state, seat, expect(action, Place, "place", "place a number"))
         # The challenge phase.
         if isinstance(action, Concede):
-            return self._end_round(
-                state, state.challenger, "challenge_upheld", f"p{seat} concedes the challenge"
-            )
+            return self._end_round(state, state.challenger, "challenge_upheld", how="concedes", seat=seat)
         answer = expect(action, Complete, "complete", "complete the square or concede")
         return self._answer(state, answer.grid)
 
@@ -172,11 +173,11 @@ class MagicSquare:
         state = replace(
             state, colours=tuple(colours), colourer=1 - seat, phase="lead" if done else "colouring"
         )
-        return self._say(state, f"p{seat} colours {cell_name(action.cell)} {COLOUR_NAMES[seat]}")
+        return self._say(state, "colour", seat=seat, cell=action.cell)
 
     def _swap(self, state: SquareState, seat: int, action: SquareAction) -> SquareState:
         if isinstance(action, SwapsDone):
-            return self._say(replace(state, phase="lead", swaps_left=0), f"p{seat} makes no more swaps")
+            return self._say(replace(state, phase="lead", swaps_left=0), "swaps_done", seat=seat)
         swap = expect(action, Swap, "swap", "swap a red and a blue cell, or end the swaps")
         if state.colours[swap.red] != 0 or state.colours[swap.blue] != 1:
             raise IllegalActionError(
@@ -186,9 +187,7 @@ class MagicSquare:
         colours[swap.red], colours[swap.blue] = 1, 0
         left = state.swaps_left - 1
         state = replace(state, colours=tuple(colours), swaps_left=left, phase="swap" if left else "lead")
-        return self._say(
-            state, f"p{seat} swaps the colours of {cell_name(swap.red)} and {cell_name(swap.blue)}"
-        )
+        return self._say(state, "swap", seat=seat, red=swap.red, blue=swap.blue)
 
     def _place(self, state: SquareState, seat: int, action: Place) -> SquareState:
         if action.cell in state.cells:
@@ -197,19 +196,17 @@ class MagicSquare:
             )
         number = len(state.cells) + 1
         state = replace(state, cells=(*state.cells, action.cell), placers=(*state.placers, seat))
-        text = f"p{seat} places {number} on {cell_name(action.cell)}"
+        placed: dict[str, Plain] = {"seat": seat, "number": number, "cell": action.cell}
         if number == 16:
-            state = self._say(state, text)
+            state = self._say(state, "place", **placed)
             if not is_magic(state.grid):
-                return self._end_round(
-                    state, 1 - seat, "not_magic", f"the full square is not magic: p{seat} placed 16 and loses"
-                )
+                return self._end_round(state, 1 - seat, "not_magic", how="placed_16", seat=seat)
             red, blue = state.scores
             if red == blue:
-                return self._end_round(state, None, "tie_replay", f"{red}-{blue}: the round is void")
-            return self._end_round(state, 0 if red > blue else 1, "score", f"{red}-{blue}")
+                return self._end_round(state, None, "tie_replay", how="scores")
+            return self._end_round(state, 0 if red > blue else 1, "score", how="scores")
         phase = "lead" if number % 2 == 0 else "place"
-        return self._say(replace(state, phase=phase, window=1 - seat), text)
+        return self._say(replace(state, phase=phase, window=1 - seat), "place", **placed)
 
     def _answer(self, state: SquareState, grid: tuple[int, ...]) -> SquareState:
         challenger = state.challenger
@@ -218,18 +215,10 @@ class MagicSquare:
         consistent = all(n == 0 or grid[c] == n for c, n in enumerate(placed))
         if is_magic(grid) and consistent:
             return self._end_round(
-                state,
-                1 - challenger,
-                "challenge_failed",
-                f"p{1 - challenger} shows a magic completion: the challenge fails",
+                state, 1 - challenger, "challenge_failed", how="completes", seat=1 - challenger
             )
-        why = "is not magic" if not is_magic(grid) else "does not keep the numbers already placed"
-        return self._end_round(
-            state,
-            challenger,
-            "challenge_upheld",
-            f"p{1 - challenger}'s completion {why}: the challenge is upheld",
-        )
+        how = "not_magic" if not is_magic(grid) else "inconsistent"
+        return self._end_round(state, challenger, "challenge_upheld", how=how, seat=1 - challenger)
 
     def _timeout(self, state: SquareState, seat: int) -> SquareState:
         if state.phase in ("colour_order", "colouring"):
@@ -242,18 +231,22 @@ class MagicSquare:
             colours = list(state.colours)
             for i, cell in enumerate(blank):
                 colours[cell] = first if i % 2 == 0 else 1 - first
-            names = ", ".join(cell_name(cell) for cell in blank)
             return self._end_round(
                 replace(state, colours=tuple(colours)),
                 1 - seat,
                 "timeout",
-                f"p{seat} ran out of time while colouring; the blank cells are coloured in board "
-                f"order, alternately from p{first}: {names}",
+                how="colouring_timeout",
+                seat=seat,
+                first=first,
+                cells=blank,
             )
         reason = "challenge_upheld" if state.phase == "challenge" else "timeout"
-        return self._end_round(state, 1 - seat, reason, f"p{seat} ran out of time")
+        return self._end_round(state, 1 - seat, reason, how="timeout", seat=seat)
 
-    def _end_round(self, state: SquareState, winner: int | None, reason: str, text: str) -> SquareState:
+    def _end_round(
+        self, state: SquareState, winner: int | None, reason: str, *, how: str, **told: Plain
+    ) -> SquareState:
+        """The round ends (``how`` it ended, and who, for the ``round_end`` event's words)."""
         last: dict[str, Plain] = {
             "winner": winner,
             "reason": reason,
@@ -261,13 +254,14 @@ class MagicSquare:
             "grid": list(state.grid),
             "round": state.round,
         }
-        state = self._say(state, text, "round_end")
+        state = self._say(state, "round_end", how=how, **told, **last)
         fresh = replace(state, cells=(), placers=(), window=None, challenger=None, last_round=last)
         if winner is None:
             return self._say(
                 replace(fresh, phase="lead", first_lead=1 - state.first_lead),
-                f"round {state.round} is replayed with the same colouring; "
-                f"p{1 - state.first_lead} leads first",
+                "replay",
+                round=state.round,
+                lead=1 - state.first_lead,
             )
         wins = list(state.round_wins)
         wins[winner] += 1
@@ -275,19 +269,21 @@ class MagicSquare:
         if wins[winner] >= WINS_NEEDED:
             outcome = Outcome(winner, "round_wins", {"round_wins": wins})
             return self._say(
-                replace(fresh, phase="over", outcome=outcome),
-                f"p{winner} wins the match {wins[winner]}-{wins[1 - winner]}",
-                "match_end",
+                replace(fresh, phase="over", outcome=outcome), "match_end", winner=winner, round_wins=wins
             )
         loser = 1 - winner
         return self._say(
             replace(fresh, phase="swap", round=state.round + 1, first_lead=loser, swaps_left=MAX_SWAPS),
-            f"p{winner} wins round {state.round} ({reason}); p{loser} may swap up to two pairs "
-            "of cells and leads first",
+            "next_round",
+            winner=winner,
+            round=state.round,
+            reason=reason,
+            lead=loser,
         )
 
-    def _say(self, state: SquareState, text: str, kind: str = "move") -> SquareState:
-        event: dict[str, Plain] = {"type": kind, "text": text}
+    def _say(self, state: SquareState, kind: str, **data: Plain) -> SquareState:
+        """Record what happened, as data (words.py says it in words)."""
+        event: dict[str, Plain] = {"type": kind, **data}
         return replace(state, events=(*state.events, event))
 
     def outcome(self, state: SquareState) -> Outcome | None:

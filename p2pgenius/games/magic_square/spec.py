@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from p2pgenius.games.magic_square.engine import (
@@ -13,7 +13,8 @@ from p2pgenius.games.magic_square.engine import (
 )
 from p2pgenius.games.magic_square.notation import moves
 from p2pgenius.games.magic_square.state import SquareState
-from p2pgenius.games.spec import GameSpec, Period, Played, TimeOption
+from p2pgenius.games.magic_square.words import words
+from p2pgenius.games.spec import GameSpec, Period, Played, TimeOption, seat_label
 
 
 class MagicSquareSpec(GameSpec):
@@ -42,6 +43,10 @@ class MagicSquareSpec(GameSpec):
     def new_round(self, before: SquareState, after: SquareState) -> bool:
         """A round ended (or was voided) in between."""
         return after.last_round is not before.last_round
+
+    def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
+        """One event in a sentence (words.py)."""
+        return words(event, who)
 
     def notation(self, initial: SquareState, steps: Sequence[Played]) -> list[str]:
         """One line per stage for ``p2pgenius export`` (docs/export.md)."""

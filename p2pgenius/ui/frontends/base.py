@@ -11,7 +11,6 @@ this machine knows and the seat; nothing touches the terminal.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -20,7 +19,7 @@ from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.base import Game
 from p2pgenius.games.registry import get_game, get_spec
 from p2pgenius.games.spec import GameSpec
-from p2pgenius.ui.lines import Glyphs, Line, seat_name
+from p2pgenius.ui.lines import Glyphs, Line, namer, seat_name
 
 
 class InputError(P2PGeniusError):
@@ -142,19 +141,17 @@ class FrontEnd:
         reckoning, say): called with each step's new ``events`` and the ``view`` after it."""
         del memory, events, view
 
-    def log_lines(self, events: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None) -> list[str]:
-        """The log's lines for one step's ``events`` (``view``: the seat's view after it); a
-        reason code in parentheses reads as words ("(challenge_failed)": "(challenge failed)")."""
+    def log_lines(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        names: Mapping[int, str] | None = None,
+    ) -> list[str]:
+        """The log's lines for one step's ``events`` (``view``: the seat's view after it), each
+        worded by the game (its spec's ``words``) with the players' ``names``."""
         del view
-        return [
-            re.sub(
-                r"\(([a-z]+(?:_[a-z]+)+)\)",
-                lambda m: "(" + m.group(1).replace("_", " ") + ")",
-                str(e["text"]),
-            )
-            for e in events
-            if isinstance(e, Mapping) and e.get("text")
-        ]
+        who = namer(names or {})
+        return [self.spec.words(e, who) for e in events if isinstance(e, Mapping)]
 
     def describe(self, action: Mapping[str, Any]) -> str:
         """An action in the words a player would type (what :meth:`parse` reads back)."""

@@ -20,8 +20,9 @@ from p2pgenius.games.duel.spells import (
     next_gestures,
 )
 from p2pgenius.games.duel.state import Wizard
+from p2pgenius.games.duel.words import words as duel_words
 from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question, register_frontend
-from p2pgenius.ui.lines import Glyphs, Line, in_names, seat_name, side_by_side, width_of, wrap_all
+from p2pgenius.ui.lines import Glyphs, Line, namer, seat_name, side_by_side, width_of, wrap_all
 from p2pgenius.wording import outcome_for
 
 HELP: Final = (
@@ -74,9 +75,14 @@ class DuelFrontEnd(FrontEnd):
         """The turn a step played (a Paralysis choice belongs to the turn that cast it)."""
         return int(view.get("turn", 1)) - 1
 
-    def log_lines(self, events: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None) -> list[str]:
+    def log_lines(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        names: Mapping[int, str] | None = None,
+    ) -> list[str]:
         """A turn's events under its number: "turn 4: p1 casts ...", the rest indented."""
-        texts = super().log_lines(events, view)
+        texts = super().log_lines(events, view, names)
         if not texts or view is None:
             return texts
         label = f"turn {int(view.get('turn', 1)) - 1}: "
@@ -158,11 +164,8 @@ def duel_board(
         for seat in (me, 1 - me):
             lines += wrap_all(_wizard(view, seat, names, glyphs, me, left_width), left_width)
     lines += wrap_all(_monsters(view, me), left_width)
-    events = [
-        in_names(str(e.get("text")), names)
-        for e in view.get("events", [])
-        if isinstance(e, Mapping) and e.get("text")
-    ]
+    who = namer(names)
+    events = [duel_words(e, who) for e in view.get("events", []) if isinstance(e, Mapping)]
     last = []
     if events:
         last = [[("class:title", " Last turn")]] + [[("class:dim", "  " + text)] for text in events]

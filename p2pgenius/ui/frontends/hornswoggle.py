@@ -3,14 +3,14 @@ moves typed as "place skull" or "bid 3", the legal moves in words."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from p2pgenius.games.hornswoggle.actions import Flip
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
+from p2pgenius.games.hornswoggle.words import words as horn_words
 from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question, register_frontend
-from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, side_by_side, wrap_all
+from p2pgenius.ui.lines import Glyphs, Line, namer, plural, seat_name, side_by_side, wrap_all
 
 HELP: Final = (
     "place doubloon | place skull (d / s for short, or d / s alone), bid N, pass, insure, flip pN, "
@@ -61,25 +61,21 @@ class HornFrontEnd(FrontEnd):
         for event in events:
             if not isinstance(event, Mapping):
                 continue
-            if "pile" in event and "card" in event:
+            kind = event.get("type")
+            if kind == "flip":
                 memory.setdefault("flips", []).append((int(event["pile"]), str(event["card"])))
-            elif event.get("type") == "discarding" and "seat" not in event and "challenge" in memory:
+            elif kind == "settled" and "challenge" in memory:
                 memory["reckoning"] = {
                     **memory["challenge"],
                     "flips": list(memory.get("flips", [])),
-                    "result": str(event.get("text", "")),
+                    "result": dict(event),
                     "after": [],
                 }
-            elif event.get("type") == "discarding" and "reckoning" in memory:
-                memory["reckoning"]["after"].append(str(event.get("text", "")))
+            elif kind == "discard" and "reckoning" in memory:
+                memory["reckoning"]["after"].append(dict(event))
         reckoning = memory.get("reckoning")
         if reckoning and view.get("phase") == "turns" and view.get("round") != reckoning.get("round"):
             del memory["reckoning"]
-
-    def log_lines(self, events: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None) -> list[str]:
-        return [
-            re.sub(r"\b1 (doubloon|skull|card)s\b", r"1 \1", text) for text in super().log_lines(events, view)
-        ]
 
     def describe(self, action: Mapping[str, Any]) -> str:
         """An action as typed ("place doubloon", "bid 3", "flip p2")."""
@@ -300,9 +296,9 @@ def _reckoning(reckoning: Mapping[str, Any], names: Mapping[int, str], me: int) 
             ("class:title", f" Round {reckoning.get('round')}'s reckoning: "),
             ("", f"{who} bid {reckoning.get('bid')}; flipped {flips or 'nothing'}"),
         ],
-        [("class:effect", f"   {reckoning.get('result')}")],
+        [("class:effect", f"   {horn_words(reckoning.get('result') or {}, namer(names))}")],
     ]
-    out += [[("class:dim", f"   {text}")] for text in reckoning.get("after", [])]
+    out += [[("class:dim", f"   {horn_words(event, namer(names))}")] for event in reckoning.get("after", [])]
     return out
 
 

@@ -1,0 +1,75 @@
+"""The Magic Square's events in words, for people: each event is data, and this is the one place
+that words it. ``who`` renders a seat ("p0" by default; a screen says "Ann (p0)")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from p2pgenius.games.magic_square.state import COLOUR_NAMES, cell_name
+
+Who = Callable[[int], str]
+
+
+def seat_label(seat: int) -> str:
+    """A seat as the rules write it."""
+    return f"p{seat}"
+
+
+def words(event: Mapping[str, Any], who: Who = seat_label) -> str:
+    """One event in a sentence."""
+    kind, seat = event.get("type"), event.get("seat")
+    me = who(int(seat)) if isinstance(seat, int) else ""
+    if kind == "challenge":
+        return f"{me} challenges {who(1 - int(seat or 0))}'s {event['number']} on {cell_name(event['cell'])}"
+    if kind == "colour_order":
+        return f"{me} (Death Match Opponent) lets {who(int(event['first']))} colour first"
+    if kind == "lead":
+        return f"{me} (Lead Player) has {who(int(event['first']))} place first"
+    if kind == "colour":
+        return f"{me} colours {cell_name(event['cell'])} {COLOUR_NAMES[int(seat or 0)]}"
+    if kind == "swaps_done":
+        return f"{me} makes no more swaps"
+    if kind == "swap":
+        return f"{me} swaps the colours of {cell_name(event['red'])} and {cell_name(event['blue'])}"
+    if kind == "place":
+        return f"{me} places {event['number']} on {cell_name(event['cell'])}"
+    if kind == "round_end":
+        return _round_end(event, who)
+    if kind == "replay":
+        lead = who(int(event["lead"]))
+        return f"round {event['round']} is replayed with the same colouring; {lead} leads first"
+    if kind == "match_end":
+        wins, winner = event["round_wins"], int(event["winner"])
+        return f"{who(winner)} wins the match {wins[winner]}-{wins[1 - winner]}"
+    if kind == "next_round":
+        reason = str(event["reason"]).replace("_", " ")
+        return (
+            f"{who(int(event['winner']))} wins round {event['round']} ({reason}); "
+            f"{who(int(event['lead']))} may swap up to two pairs of cells and leads first"
+        )
+    return str(kind)
+
+
+def _round_end(event: Mapping[str, Any], who: Who) -> str:
+    how, seat = event.get("how"), event.get("seat")
+    me = who(int(seat)) if isinstance(seat, int) else ""
+    red, blue = event.get("scores") or (0, 0)
+    if how == "concedes":
+        return f"{me} concedes the challenge"
+    if how == "placed_16":
+        return f"the full square is not magic: {me} placed 16 and loses"
+    if how == "scores":
+        return f"{red}-{blue}: the round is void" if red == blue else f"{red}-{blue}"
+    if how == "completes":
+        return f"{me} shows a magic completion: the challenge fails"
+    if how in ("not_magic", "inconsistent"):
+        why = "is not magic" if how == "not_magic" else "does not keep the numbers already placed"
+        return f"{me}'s completion {why}: the challenge is upheld"
+    if how == "colouring_timeout":
+        cells = ", ".join(cell_name(c) for c in event.get("cells") or [])
+        return (
+            f"{me} ran out of time while colouring; the blank cells are coloured in board order, "
+            f"alternately from {who(int(event['first']))}: {cells}"
+        )
+    return f"{me} ran out of time"
