@@ -77,6 +77,8 @@ class BotDriver:
             if seat not in session.awaiting():
                 return None  # the stage moved on while we waited (our answer would be ignored)
             game, state = session.terms["game"], session.state
+            if self.thread and seat not in self.bots:  # (a strong bot may load tables: off the loop)
+                await trio.to_thread.run_sync(self.bot, game, seat)
             if not self.thread or getattr(self.bot(game, seat), "quick", False):
                 action = self.choose(game, state, seat)
             else:

@@ -211,6 +211,11 @@ class GameSpec:
         card = opened.get("card") if isinstance(opened, Mapping) else None
         return {"type": self.flip_type, "pile": pile, "card": card}
 
+    def warm(self) -> None:
+        """Load once what the engine would otherwise load the first time it is asked (a table,
+        an index): a networked peer calls this in a worker thread before play, so that nothing
+        on its event loop takes long. By default there is nothing to load."""
+
     # -- the record of a match ---------------------------------------------------------------
 
     def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:

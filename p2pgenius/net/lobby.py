@@ -217,58 +217,83 @@ class Lobby:
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(doors, nursery)
+            changed = False
             while True:
-                if len(members) == self.peers - 1 and all(m.claim is not None for m in members):
+                # Shown once a batch: a caller that says ready in its handshake is "joined" and
+                # "ready" at once, and a table that is now full and ready gets the start lobby
+                # next (three lobbies in a row made a joiner's screen flicker).
+                queued = said.statistics().current_buffer_used
+                if changed and not queued and not self._complete():
+                    await self._show()
+                    changed = False
+                item: tuple[str, Connection, Any] | None = None
+                if self._complete():
                     # Full and ready: but a player may have left (or said something) at the same
                     # moment. Only once nothing more is waiting does the table start.
                     try:
-                        what, connection, data = said.receive_nowait()
+                        item = said.receive_nowait()
                     except trio.WouldBlock:
                         break
                 else:
-                    what, connection, data = "", None, None
                     with trio.move_on_at(
                         min([m.ready_by() for m in members if m.ready is None] or [math.inf])
                     ):
-                        what, connection, data = await said.receive()
-                    if connection is None:  # someone took too long to say it is ready
-                        await self._drop_late(refuse)
-                        what = "changed"
-                member = next((m for m in members if m.connection is connection), None)
-                if what == "joined" and connection is not None:
-                    if not await self._admit(connection, data, refuse):
-                        continue
-                elif what == "left" and member is not None:
-                    members.remove(member)
-                    tell(PeerLeft(member.name))
-                elif what == "said" and member is not None:
-                    if member.ready is not None:
-                        continue  # (said once; anything else before the start means nothing)
-                    ready = ready_map(data)
-                    taken = [self.seats] + [m.claim or [] for m in members if m is not member]
-                    problem = (
-                        "a malformed ready message"
-                        if ready is None
-                        else ready_problem(member.key, ready, salt=self.salt, agreed=self.agreed())
-                        or claims_problem(groups, [*taken, sorted(ready["seats"])])
-                    )
-                    if problem:
-                        tell(Refused(problem, member.name))
-                        members.remove(member)
-                        self.peer.tell(PeerLeft(member.name), quiet=True)  # (its place is free)
-                        await refuse(member.connection, problem)
-                        continue
-                    assert ready is not None
-                    member.ready = ready
-                    member.claim = sorted(ready["seats"])
-                    tell(PeerReady(member.name))
-                elif what != "changed":
+                        item = await said.receive()
+                if item is None:  # someone took too long to say it is ready
+                    await self._drop_late(refuse)
+                    changed = True
                     continue
-                for index, other in enumerate(members, start=1):
-                    with contextlib.suppress(PeerGoneError):
-                        await other.connection.send(encode(["lobby", self.view(index)]))
+                changed |= await self._take(item, groups, refuse)
             nursery.cancel_scope.cancel()
         return members
+
+    async def _take(
+        self,
+        item: tuple[str, Connection, Any],
+        groups: Sequence[Sequence[int]],
+        refuse: Callable[[Connection, str], Awaitable[None]],
+    ) -> bool:
+        """One thing that happened at the door or in the lobby; True if the table changed."""
+        what, connection, data = item
+        members, tell = self.members, self.peer.tell
+        member = next((m for m in members if m.connection is connection), None)
+        if what == "joined":
+            return await self._admit(connection, data, refuse)
+        if what == "left" and member is not None:
+            members.remove(member)
+            tell(PeerLeft(member.name))
+            return True
+        if what != "said" or member is None or member.ready is not None:
+            return False  # (a ready is said once; anything else before the start means nothing)
+        ready = ready_map(data)
+        taken = [self.seats] + [m.claim or [] for m in members if m is not member]
+        problem = (
+            "a malformed ready message"
+            if ready is None
+            else ready_problem(member.key, ready, salt=self.salt, agreed=self.agreed())
+            or claims_problem(groups, [*taken, sorted(ready["seats"])])
+        )
+        if problem:
+            tell(Refused(problem, member.name))
+            members.remove(member)
+            tell(PeerLeft(member.name), quiet=True)  # (its place is free)
+            await refuse(member.connection, problem)
+            return True
+        assert ready is not None
+        member.ready = ready
+        member.claim = sorted(ready["seats"])
+        tell(PeerReady(member.name))
+        return True
+
+    async def _show(self) -> None:
+        """Every player is sent the lobby as it stands."""
+        for index, other in enumerate(self.members, start=1):
+            with contextlib.suppress(PeerGoneError):
+                await other.connection.send(encode(["lobby", self.view(index)]))
+
+    def _complete(self) -> bool:
+        """Every place taken, and every player ready: the start comes next."""
+        return len(self.members) == self.peers - 1 and all(m.claim is not None for m in self.members)
 
     async def _admit(
         self, connection: Connection, caller: Any, refuse: Callable[[Connection, str], Awaitable[None]]

@@ -29,12 +29,14 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import trio
+import trio.testing
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
+from p2pgenius.games.registry import get_spec
 from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.clocks import LAG_FLOOR_S, MAX_ALLOWANCE_S, PING_S, Clocks, Deadline
 from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, READ_BYTES, Connection, Item, PeerGoneError
@@ -57,7 +59,7 @@ from p2pgenius.net.reconnect import Reconnection
 from p2pgenius.net.spectators import Spectators
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
-from p2pgenius.protocol.session import Event, Session
+from p2pgenius.protocol.session import AuditDue, Event, Session
 from p2pgenius.protocol.transcript import header
 from p2pgenius.protocol.transcript import records as read_records
 
@@ -84,6 +86,8 @@ Decide = Callable[[Session, int], Awaitable[Mapping[str, Any] | None]]
 Report = Callable[[Session, Event], None]
 """Shows a session event to the person running this peer."""
 
+
+T = TypeVar("T")
 
 MAX_REFUSED: Final = 5
 """Refused decisions for one seat and stage before its decider is given the game's timeout."""
@@ -208,7 +212,9 @@ class Peer:
                 await member.connection.send(encode(["lobby", lobby.view(index, start=True)]))
             self.via[index] = member.connection
             self.connections.append(member.connection)
-        self.admitted(keys, names)
+        # Pinning writes (and syncs) the pins file: off the event loop, as is the game's warm-up.
+        await off_loop(self.admitted, keys, names)
+        await self._warm(lobby.game)
         self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
         self.listener = listener
         await self._start_transcript("host")
@@ -243,7 +249,8 @@ class Peer:
             raise
         self.connections.append(connection)
         lobby, expected, behind = await joining.await_start(connection)
-        self.admitted([established.peer_key], [str(established.peer_hello.get("name"))])
+        await self._warm(lobby["game"])
+        await off_loop(self.admitted, [established.peer_key], [str(established.peer_hello.get("name"))])
         self.session = Session(
             keys=lobby["keys"],
             me=lobby["you"],
@@ -264,6 +271,13 @@ class Peer:
         """A joiner's hello: its name, and the invite's seat token if it has one (it leaves only
         once the host has proved it holds the key the invite names)."""
         return {"name": self.name} if self.token is None else {"name": self.name, "token": self.token}
+
+    @staticmethod
+    async def _warm(game: str) -> None:
+        """Load what the game's engine loads once (the Magic Square's index of every square, say)
+        in a worker thread, before the match needs it on the event loop."""
+        with contextlib.suppress(P2PGeniusError):
+            await off_loop(get_spec(game).warm)
 
     def _check_host(self, host: Established) -> None:
         """The host, as soon as its hello is read: the invite's key, if any, and the pins."""
@@ -334,6 +348,9 @@ class Peer:
     async def _play(self, first: Sequence[tuple[Connection, bytes]]) -> None:
         session = self.session
         assert session is not None
+        session.defer_audit = True  # (judged in a worker thread: _audit_if_due)
+        if session.terms is not None:
+            await self._warm(session.terms["game"])
         send, inbox = trio.open_memory_channel[Item](math.inf)
         self._clocks.start(session)
         async with trio.open_nursery() as nursery:
@@ -539,6 +556,7 @@ class Peer:
         for event in session.receive(raw):
             self.report(session, event)
             self._on_clock_event(event)
+            await self._audit_if_due(event)
         self._clocks.progressed(before, session.next_seq, now)
         hashed = _hash_of(raw)
         if hashed is not None and hashed[0] < len(before) and session.next_seq[hashed[0]] > before[hashed[0]]:
@@ -561,8 +579,20 @@ class Peer:
         for event in session.take_events():
             self.report(session, event)
             self._on_clock_event(event)
+            await self._audit_if_due(event)
         if session.flushing.messages or session.flushing.records:
             await self._flush()  # accepting a claim sent something more
+
+    async def _audit_if_due(self, event: Event) -> None:
+        """Every audit is in: judge it in a worker thread (it replays the whole match, tens of
+        milliseconds), so that nothing on the event loop takes long; the verdict is given back
+        here, on the loop, where the session is touched."""
+        session = self.session
+        if not isinstance(event, AuditDue) or session is None:
+            return
+        verdict = await off_loop(session.audit_verdict)
+        session.conclude_audit(verdict)
+        await self._flush()
 
     async def _broadcast(self, payload: bytes) -> None:
         """Send ``payload`` on every connection (a broken one: its reader notices and reports)."""
@@ -596,6 +626,15 @@ class Peer:
     def report_line(self, text: str) -> None:
         """A line for the person running this peer."""
         self.say(text)
+
+
+async def off_loop(work: Callable[..., T], *args: Any) -> T:
+    """``work(*args)`` in a worker thread, so that it does not hold up the event loop; inline
+    under a test's mock clock, which would jump ahead while the thread works (as if it took no
+    time, and every deadline passed)."""
+    if isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
+        return work(*args)
+    return await trio.to_thread.run_sync(work, *args)
 
 
 def _hash_of(raw: bytes) -> tuple[int, int] | None:

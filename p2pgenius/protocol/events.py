@@ -40,6 +40,12 @@ class Applied:
 
 
 @dataclass(frozen=True, slots=True)
+class AuditDue:
+    """Every audit is in: the driver judges it (``audit_verdict``, off its event loop if it has
+    one) and gives the verdict back (``conclude_audit``). Only with ``defer_audit`` set."""
+
+
+@dataclass(frozen=True, slots=True)
 class BlindClaim:
     """While a local seat is blinded: the signed claim of what it may know after ``stage``."""
 
@@ -155,6 +161,7 @@ Event = (
     SeatsDealt
     | YourTurn
     | Applied
+    | AuditDue
     | BlindClaim
     | TimeoutClaimed
     | ClaimDisputed

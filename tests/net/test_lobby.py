@@ -124,3 +124,33 @@ class _NoChannel:
         @staticmethod
         def send(payload: bytes) -> None:
             del payload
+
+
+async def test_a_joiner_that_says_ready_at_once_is_sent_the_start_lobby_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It was sent the lobby three times in a row (joined, ready, start): its screen flickered.
+    from p2pgenius.canonical import decode
+    from p2pgenius.net.connection import Connection
+
+    sent: list[str] = []
+    original = Connection.send
+
+    async def spy(self: Connection, payload: bytes) -> None:
+        value = decode(payload)
+        if isinstance(value, list) and value and value[0] == "lobby":
+            sent.append("start" if value[1]["start"] else "lobby")
+        await original(self, payload)
+
+    monkeypatch.setattr(Connection, "send", spy)
+    host = peer(tmp_path, "host", BotDriver("random", 1), Silent())
+    guest = peer(tmp_path, "guest", BotDriver("random", 2), Silent())
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
+            )
+            await guest.join(await trio.open_tcp_stream("127.0.0.1", port))
+    assert sent == ["start"]

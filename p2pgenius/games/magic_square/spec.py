@@ -12,6 +12,7 @@ from p2pgenius.games.magic_square.engine import (
     WARNINGS_S,
 )
 from p2pgenius.games.magic_square.notation import moves
+from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import SquareState
 from p2pgenius.games.magic_square.words import words
 from p2pgenius.games.spec import GameSpec, Period, Played, TimeOption, seat_label
@@ -43,6 +44,10 @@ class MagicSquareSpec(GameSpec):
     def new_round(self, before: SquareState, after: SquareState) -> bool:
         """A round ended (or was voided) in between."""
         return after.last_round is not before.last_round
+
+    def warm(self) -> None:
+        """The index of every magic square (about 40 ms to build)."""
+        index()
 
     def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
         """One event in a sentence (words.py)."""

@@ -17,6 +17,7 @@ Nothing here names a game: every game-specific decision goes through the game's 
 
 from p2pgenius.protocol.events import (
     Applied,
+    AuditDue,
     BlindClaim,
     ChatReceived,
     ClaimDisputed,
@@ -42,6 +43,7 @@ from p2pgenius.protocol.session.stage import Stage
 __all__ = [
     "MATCH_DOMAIN",
     "Applied",
+    "AuditDue",
     "BlindClaim",
     "ChatReceived",
     "CheatError",

@@ -99,6 +99,8 @@ class SessionBase:
         self.withheld: dict[int, list[Body]] = {}  # my reveals (and hashes) kept from a blind peer
         self.blind_during: dict[int, set[int]] = {}  # stage -> the seats it was withheld from
         self.audits: dict[int, list[Any]] = {}
+        self.defer_audit = False  # a driver with an event loop judges the audit off it (AuditDue)
+        self.audit_due = False
         self.claims: dict[tuple[int, int], set[int]] = {}  # (stage, seat) -> peers claiming it timed out
         # (stage, seat) -> (author, the fault): others' forfeits this peer has not checked itself yet
         self.pending_forfeits: dict[tuple[int, int], tuple[int, Fault]] = {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.base import Outcome
 from p2pgenius.protocol.bodies import Audit, Desync, Forfeit, Hash
-from p2pgenius.protocol.events import Fault, ForfeitVoided, MatchOver
+from p2pgenius.protocol.events import AuditDue, Fault, ForfeitVoided, MatchOver
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.base import SETUP, SessionBase
 from p2pgenius.protocol.session.cards import openings_of
@@ -200,13 +200,34 @@ class Ending(SessionBase):
         self._finish_audit()
 
     def _finish_audit(self) -> None:
-        if self.phase is not Phase.AUDIT or len(self.audits) != len(self.keys):
+        if self.phase is not Phase.AUDIT or len(self.audits) != len(self.keys) or self.audit_due:
             return
+        if self.defer_audit:
+            # The driver judges it off its event loop (the replay takes tens of milliseconds):
+            # audit_verdict() in a worker thread, then conclude_audit() here.
+            self.audit_due = True
+            self.events.append(AuditDue())
+            return
+        self.conclude_audit(self.audit_verdict())
+
+    def audit_verdict(self) -> Outcome | tuple[int, int] | None:
+        """What the audit finds, reading only (a driver may ask in a worker thread): the first
+        card left unopened, as (stage, seat); else the outcome if a seat played a card it did
+        not hold; else None (the game's outcome stands)."""
         assert self.terms is not None and self.game is not None and self.spec is not None
         opened, missing = self.cards.with_openings(self.spec, self.log, self.audits.values())
-        full_log = [(seat, self.game.parse_action(action)) for seat, action in opened]
         if missing:
-            number, seat = missing[0]
+            return missing[0]
+        full_log = [(seat, self.game.parse_action(action)) for seat, action in opened]
+        return self.spec.audit(self.terms["setup"], self.terms["options"], full_log, self.state)
+
+    def conclude_audit(self, verdict: Outcome | tuple[int, int] | None) -> None:
+        """End the match with the audit's verdict (:meth:`audit_verdict`)."""
+        self.audit_due = False
+        if self.phase is not Phase.AUDIT:
+            return
+        if isinstance(verdict, tuple):
+            number, seat = verdict
             self._stop(
                 Fault(
                     "forfeit",
@@ -217,9 +238,8 @@ class Ending(SessionBase):
                 )
             )
             return
-        audited = self.spec.audit(self.terms["setup"], self.terms["options"], full_log, self.state)
-        if audited is not None:
-            self.outcome = audited
+        if verdict is not None:
+            self.outcome = verdict
         self._finish()
 
     def _finish(self) -> None:
