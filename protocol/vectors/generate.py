@@ -10,6 +10,7 @@ files with independent code (hashlib, msgpack, cryptography and the noiseprotoco
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import json
@@ -22,9 +23,10 @@ from p2pgenius.errors import EncodingError
 from p2pgenius.games.base import state_hash
 from p2pgenius.games.registry import get_spec
 from p2pgenius.inmemory import Table, play, transcript
+from p2pgenius.net.invite import CHECK_LABEL, PREFIX, Invite, InviteError, parse
 from p2pgenius.protocol.channel import PROLOGUE, PROTOCOL_VERSION, SecureChannel
 from p2pgenius.protocol.events import Applied
-from p2pgenius.protocol.identity import Identity, agreement_public
+from p2pgenius.protocol.identity import Identity, agreement_public, fingerprint
 from p2pgenius.protocol.messages import SIGN_DOMAIN, TAG, commitment, seal
 from p2pgenius.protocol.noise import KeyPair
 from p2pgenius.protocol.session import Session
@@ -261,6 +263,180 @@ def canonical() -> dict[str, Any]:
     }
 
 
+INVITES: list[tuple[str, int, tuple[str, ...], bool]] = [
+    (
+        "version 2: a seat token, and one address of each kind",
+        7780,
+        ("192.0.2.10", "2001:db8::10", "host.example.org"),
+        True,
+    ),
+    ("version 1: no seat token (still read)", 7780, ("198.51.100.7",), False),
+    (
+        "version 2: the largest port; loopback addresses; a name ending in a dot",
+        65535,
+        ("::1", "127.0.0.1", "localhost."),
+        True,
+    ),
+]
+
+
+def invites() -> dict[str, Any]:
+    """Invites made from fixed inputs, other spellings of one that read the same, and damaged or
+    malformed ones a reader must refuse (SPEC section 4c)."""
+    host = Identity.from_seed(seed("invite host"))
+    token = seed("invite token")[:16]
+
+    def b32(raw: bytes) -> str:
+        return base64.b32encode(raw).decode("ascii").rstrip("=").lower()
+
+    def check(body: bytes) -> bytes:
+        return hashlib.sha256(CHECK_LABEL + body).digest()[:4]
+
+    def sealed(body: bytes) -> str:
+        """An invite's text for ``body``, with its true check (well formed or not)."""
+        return PREFIX + b32(body + check(body))
+
+    made: list[dict[str, Any]] = []
+    for note, port, addresses, tokened in INVITES:
+        invite = Invite(host.public, port, addresses, token if tokened else b"")
+        text = invite.text()
+        written = text[len(PREFIX) :]
+        raw = base64.b32decode(written.upper() + "=" * (-len(written) % 8))
+        body = raw[:-4]
+        assert raw[-4:] == check(body) and parse(text) == invite, note
+        kinds = {4: "ipv4", 6: "ipv6", ord("N"): "name"}
+        listed, at = [], 4 + 32 + (16 if tokened else 0)
+        for address in addresses:
+            kind = body[at]
+            size = {4: 4, 6: 16}.get(kind, body[at + 1] + 1 if kind == ord("N") else 0)
+            listed.append({"kind": kinds[kind], "address": address, "bytes": body[at : at + 1 + size].hex()})
+            at += 1 + size
+        assert at == len(body), note
+        made.append(
+            {
+                "note": note,
+                "version": body[0],
+                "port": port,
+                "key": host.public.hex(),
+                "token": token.hex() if tokened else "",
+                "count": len(addresses),
+                "addresses": listed,
+                "body": body.hex(),
+                "check": raw[-4:].hex(),
+                "text": text,
+                "fingerprint": fingerprint(host.public),
+            }
+        )
+    first, code = made[0]["text"], made[0]["text"][len(PREFIX) :]
+    spellings = [
+        ("upper case", first.upper()),
+        ("mixed case, as a chat program may change it", PREFIX.upper() + code),
+        ("in angle brackets, as mail writes links", f"<{first}>"),
+        ("in quotes, with spaces around", f'  "{first}"\n'),
+        ("with a trailing slash", first + "/"),
+    ]
+    for note, text in spellings:
+        assert parse(text) == parse(first), note
+    # Refused: damaged in transit (the check, or the base32 itself, fails) ...
+    alphabet = "abcdefghijklmnopqrstuvwxyz234567"
+    assert (len(bytes.fromhex(made[0]["body"])) + 4) % 5, "its last character has unused bits"
+    spare = alphabet[alphabet.index(code[-1]) | 1]  # (the lowest bit is never used)
+    assert spare != code[-1]
+    middle = len(code) // 2
+    changed = code[:middle] + ("b" if code[middle] != "b" else "c") + code[middle + 1 :]
+    damaged = [
+        ("not an invite: another scheme", "https://" + code, "not an invite"),
+        ("not an invite: no scheme", code, "not an invite"),
+        ("a character no invite has ('1')", PREFIX + code[:middle] + "1" + code[middle + 1 :], "character"),
+        (
+            "base32 padding ('=') is not written, and not read",
+            first + "=" * (-len(code) % 8 or 8),
+            "character",
+        ),
+        ("a space inside", PREFIX + code[:middle] + " " + code[middle:], "character"),
+        ("one character changed", PREFIX + changed, "damaged"),
+        ("one character lost", PREFIX + code[:middle] + code[middle + 1 :], "damaged"),
+        ("one character added", PREFIX + code[:middle] + "a" + code[middle:], "damaged"),
+        ("the last character lost", first[:-1], "damaged"),
+        (
+            "the same bytes with an unused low bit of the last character set (not canonical base32)",
+            PREFIX + code[:-1] + spare,
+            "damaged",
+        ),
+        ("nothing after the scheme", PREFIX, "damaged"),
+        ("only 4 bytes (a check and no body)", PREFIX + b32(check(b"")), "damaged"),
+    ]
+    # ... and bodies whose check holds but which this version cannot read.
+    v2 = bytes.fromhex(made[0]["body"])
+    head = v2[: 4 + 32 + 16]  # version, port, key, token
+    one = bytes([4]) + bytes([192, 0, 2, 10])
+    name = "host.example.org".encode("ascii")
+    bodies = [
+        ("version 3 (a newer p2pgenius)", bytes([3]) + v2[1:], "version"),
+        ("version 0", bytes([0]) + v2[1:], "version"),
+        ("no address (count 0)", head + bytes([0]), "malformed"),
+        ("17 addresses (at most 16)", head + bytes([17]) + one * 17, "malformed"),
+        ("port 0", head[:1] + bytes(2) + head[3:] + bytes([1]) + one, "malformed"),
+        ("an unknown address kind (5)", head + bytes([1, 5, 192, 0, 2, 10]), "malformed"),
+        ("an IPv6 address cut short (15 bytes)", head + bytes([1, 6]) + bytes(15), "malformed"),
+        (
+            "a host name longer than the bytes left",
+            head + bytes([1, ord("N"), len(name) + 1]) + name,
+            "malformed",
+        ),
+        ("a host name in upper case", head + bytes([1, ord("N"), len(name)]) + name.upper(), "malformed"),
+        ("a host name with '_'", head + bytes([1, ord("N"), 5]) + b"a_b.c", "malformed"),
+        (
+            "a host name with a label starting with '-'",
+            head + bytes([1, ord("N"), 5]) + b"-a.bc",
+            "malformed",
+        ),
+        ("an empty host name", head + bytes([1, ord("N"), 0]), "malformed"),
+        ("a byte after the last address", head + bytes([1]) + one + bytes([0]), "malformed"),
+        ("a count but no address", head + bytes([1]), "malformed"),
+        ("version 2 cut short inside its token", head[:40], "malformed"),
+        (
+            "version 1 whose body holds a token (read as a count and addresses)",
+            bytes([1]) + v2[1:],
+            "malformed",
+        ),
+    ]
+    refused = [{"note": note, "why": why, "text": text} for note, text, why in damaged]
+    refused += [
+        {"note": note, "why": why, "body": body.hex(), "text": sealed(body)} for note, body, why in bodies
+    ]
+    said = {  # what the reference reader says at each step
+        "not an invite": "not an invite",
+        "character": "which no invite has",
+        "damaged": "the invite is damaged",
+        "version": "for another version of p2pgenius",
+        "malformed": "the invite is malformed",
+    }
+    for case in refused:
+        try:
+            parse(case["text"])
+        except InviteError as exc:
+            message = str(exc)
+        else:
+            raise AssertionError(f"an invite that should be refused is read: {case['note']}")
+        assert said[case["why"]] in message, (case["note"], message)
+    return {
+        "description": "invites (SPEC section 4c): 'p2pgenius://' and the lower-case base32 (RFC 4648, "
+        "no padding) of body || check, where check is the first 4 bytes of SHA-256('p2pgenius invite' "
+        "|| body); 'invites' gives each invite's fields, its body and check in hex, its text and the "
+        "host key's fingerprint; 'spellings' read as the invite they name; 'refused' must each be "
+        "refused, 'why' saying at which step: 'not an invite' (the scheme), 'character' (one outside "
+        "a-z and 2-7), 'damaged' (bad base32, not canonical, too short, or the check fails), "
+        "'version' (a version this reader does not read), 'malformed' (the check holds, the fields do "
+        "not); those whose check holds give their body",
+        "check_label": CHECK_LABEL.decode("ascii"),
+        "prefix": PREFIX,
+        "invites": made,
+        "spellings": [{"note": note, "text": text, "invite": 0} for note, text in spellings],
+        "refused": refused,
+    }
+
+
 TRANSCRIPTS: list[tuple[str, dict[str, Any]]] = [
     ("duel", {"setup": {"hp": [3, 3]}}),
     ("magic-square", {"levels": ["perfect", "heuristic"]}),
@@ -466,6 +642,7 @@ def everything() -> dict[str, bytes]:
         "canonical.json": dump(canonical()),
         "commitments.json": dump(commitments()),
         "envelopes.json": dump(envelopes()),
+        "invite.json": dump(invites()),
     }
     files.update(transcripts(tables))
     files["stages.json"] = dump(stages(files))

@@ -4,15 +4,19 @@ This is what an independent implementation of protocol/SPEC.md checks, and nothi
 canonical decoder (decode, then re-encode to the same bytes), envelopes (their fields, signatures
 and chains), commitments and coin shares recomputed from their openings, state hashes as the
 hashes of the states the vectors give, blindness claims as the exact maps sent, and the Noise
-handshake replayed message by message. No Session and no rules engine runs here: the transcripts
-are read record by record as section 7 lays them out. Every file in the folder must have a check
-(a new vector file without one fails the last test).
+handshake replayed message by message, and invites read and written by code of its own (hashlib,
+base64 and the standard library: section 4c). No Session and no rules engine runs here: the
+transcripts are read record by record as section 7 lays them out. Every file in the folder must
+have a check (a new vector file without one fails the last test).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import ipaddress
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -146,6 +150,136 @@ def test_the_p2pgenius_handshake_replays_record_by_record() -> None:
         assert plaintext.hex() == case["plaintext"]
         message = canonical(plaintext)  # one channel message: a canonical array, its kind first
         assert message == case["message"] and isinstance(message, list) and isinstance(message[0], str)
+
+
+# -- section 4c: invites, by code of our own (not p2pgenius.net.invite) --------------------------
+
+INVITE_PREFIX = "p2pgenius://"
+INVITE_LABEL = b"p2pgenius invite"
+BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+HOST_NAME = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*\.?\Z")
+
+
+def invite_check(body: bytes) -> bytes:
+    return hashlib.sha256(INVITE_LABEL + body).digest()[:4]
+
+
+def read_invite(text: str) -> dict[str, Any] | str:
+    """An invite's fields, read step by step as section 4c says, or the step that refuses it."""
+    clean = text.strip().strip("<>\"'`").strip()
+    if not clean.lower().startswith(INVITE_PREFIX):
+        return "not an invite"
+    code = clean[len(INVITE_PREFIX) :].rstrip("/").lower()
+    if any(char not in BASE32 for char in code):
+        return "character"
+    if len(code) % 8 in (1, 3, 6):  # no whole number of bytes has this many characters
+        return "damaged"
+    raw = base64.b32decode(code.upper() + "=" * (-len(code) % 8))
+    if base64.b32encode(raw).decode("ascii").rstrip("=").lower() != code:
+        return "damaged"  # unused low bits set: not the one spelling of these bytes
+    if len(raw) <= 4 or invite_check(raw[:-4]) != raw[-4:]:
+        return "damaged"
+    body = raw[:-4]
+    if body[0] not in (1, 2):
+        return "version"
+    at = 3 + 32 + (16 if body[0] == 2 else 0)
+    if len(body) < at + 1:
+        return "malformed"
+    port, count = int.from_bytes(body[1:3], "big"), body[at]
+    fields = {"version": body[0], "port": port, "key": body[3:35], "token": body[35:at], "count": count}
+    if port == 0 or not 1 <= count <= 16:
+        return "malformed"
+    at += 1
+    addresses = []
+    for _ in range(count):
+        if at >= len(body):
+            return "malformed"
+        kind, start = body[at], at + 1
+        if kind == 4:
+            size = 4
+        elif kind == 6:
+            size = 16
+        elif kind == ord("N") and at + 1 < len(body):
+            size, start = body[at + 1], at + 2
+        else:
+            return "malformed"
+        chunk = body[start : start + size]
+        if len(chunk) != size:
+            return "malformed"
+        if kind == ord("N"):
+            name = chunk.decode("ascii", errors="replace")
+            if not HOST_NAME.match(name):
+                return "malformed"
+            addresses.append({"kind": "name", "address": name, "bytes": body[at : start + size]})
+        else:
+            shown = str(ipaddress.ip_address(chunk))
+            addresses.append({"kind": f"ipv{kind}", "address": shown, "bytes": body[at : start + size]})
+        at = start + size
+    if at != len(body):
+        return "malformed"
+    return {**fields, "addresses": addresses}
+
+
+def write_invite(version: int, port: int, key: bytes, token: bytes, addresses: list[str]) -> bytes:
+    """An invite's body, as section 4c lays it out."""
+    body = bytes([version]) + port.to_bytes(2, "big") + key + token + bytes([len(addresses)])
+    for address in addresses:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            body += bytes([ord("N"), len(address)]) + address.encode("ascii")
+            continue
+        body += bytes([ip.version]) + ip.packed
+    return body
+
+
+def fingerprint_of(key: bytes) -> str:
+    """Section 4: base32 of H("p2pgenius fingerprint" || key), 16 characters in groups of four."""
+    text = base64.b32encode(h(b"p2pgenius fingerprint" + key)).decode("ascii")[:16]
+    return "-".join(text[i : i + 4] for i in range(0, 16, 4))
+
+
+def test_invites_read_and_write_as_section_4c_says() -> None:
+    vector = load("invite.json")
+    assert vector["prefix"] == INVITE_PREFIX and vector["check_label"].encode() == INVITE_LABEL
+    for case in vector["invites"]:
+        key, token = bytes.fromhex(case["key"]), bytes.fromhex(case["token"])
+        assert len(key) == 32 and len(token) == (16 if case["version"] == 2 else 0)
+        body = write_invite(
+            case["version"], case["port"], key, token, [a["address"] for a in case["addresses"]]
+        )
+        assert body.hex() == case["body"], case["note"]
+        assert invite_check(body).hex() == case["check"]
+        text = INVITE_PREFIX + base64.b32encode(body + invite_check(body)).decode("ascii").rstrip("=").lower()
+        assert text == case["text"]
+        read = read_invite(case["text"])
+        assert isinstance(read, dict), read
+        assert (read["version"], read["port"], read["key"], read["token"], read["count"]) == (
+            case["version"],
+            case["port"],
+            key,
+            token,
+            len(case["addresses"]),
+        )
+        assert [{**a, "bytes": a["bytes"].hex()} for a in read["addresses"]] == case["addresses"]
+        assert fingerprint_of(key) == case["fingerprint"]
+    for case in vector["spellings"]:
+        same = vector["invites"][case["invite"]]["text"]
+        assert read_invite(case["text"]) == read_invite(same), case["note"]
+    assert {case["why"] for case in vector["refused"]} == {
+        "not an invite",
+        "character",
+        "damaged",
+        "version",
+        "malformed",
+    }
+    for case in vector["refused"]:
+        assert read_invite(case["text"]) == case["why"], case["note"]
+        if "body" in case:  # well sealed: its check holds, so only its fields are wrong
+            body = bytes.fromhex(case["body"])
+            code = base64.b32encode(body + invite_check(body)).decode("ascii").rstrip("=").lower()
+            assert case["text"] == INVITE_PREFIX + code
 
 
 # -- section 5: envelopes and commitments -------------------------------------------------------
@@ -404,6 +538,7 @@ CHECKED: dict[str, Callable[..., None]] = {
     "handshake.json": test_the_p2pgenius_handshake_replays_record_by_record,
     "commitments.json": test_commitments_recompute_from_their_openings,
     "envelopes.json": test_envelopes_parse_verify_and_chain,
+    "invite.json": test_invites_read_and_write_as_section_4c_says,
     "stages.json": test_each_stage_vector_reproduces_its_messages_and_its_hash,
     "blindness.json": test_each_blindness_claim_is_the_map_sent_and_the_withheld_messages_come_after,
 }

@@ -14,6 +14,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
+from p2pgenius.net.invite import Invite, InviteError, parse
 from p2pgenius.protocol.transcript import verify
 
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
@@ -219,3 +220,27 @@ def test_each_static_key_is_its_identitys_scalar_by_an_independent_computation()
         assert hashlib.sha512(seed).digest()[:32] == keys[f"{role} static"]
         static = X25519PrivateKey.from_private_bytes(keys[f"{role} static"]).public_key()
         assert static.public_bytes_raw() == keys[f"{role} static public"]
+
+
+def test_our_invite_reader_agrees_with_every_invite_vector() -> None:
+    vector = load("invite.json")
+    for case in vector["invites"]:
+        invite = parse(case["text"])
+        fields = (invite.key.hex(), invite.token.hex(), invite.port)
+        assert fields == (case["key"], case["token"], case["port"])
+        assert list(invite.addresses) == [a["address"] for a in case["addresses"]]
+        assert invite.text() == case["text"] and invite.fingerprint == case["fingerprint"]
+    for case in vector["spellings"]:
+        assert parse(case["text"]) == parse(vector["invites"][case["invite"]]["text"]), case["note"]
+    for case in vector["refused"]:
+        with pytest.raises(InviteError):
+            parse(case["text"])
+    # Made from the same fields, the same text (the writer picks version 2 exactly when there is a token).
+    first = vector["invites"][0]
+    made = Invite(
+        bytes.fromhex(first["key"]),
+        first["port"],
+        tuple(a["address"] for a in first["addresses"]),
+        bytes.fromhex(first["token"]),
+    )
+    assert made.text() == first["text"]
