@@ -51,3 +51,5 @@ def test_every_benchmark_runs_and_writes_its_table(tmp_path: Path) -> None:
     assert float(cells(text, "ratio p2pgenius / TLS")[1]) > 0
     for game in ("duel", "magic-square", "hornswoggle"):
         assert int(cells(text, game)[3].replace(",", "")) > 0  # actions counted per game
+    for game in ("duel (2)", "magic-square (2)", "hornswoggle (4)"):
+        assert int(cells(text, game)[4].replace(",", "")) > 0  # event-loop steps timed per game

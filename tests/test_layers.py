@@ -76,6 +76,7 @@ LAYER_OF = {
     "protocol": 2,
     "wording": 3,
     "rules_pages": 2,
+    "threads": 2,
     "net": 3,
     "bots": 3,
     "inmemory": 4,

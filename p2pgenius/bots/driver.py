@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from p2pgenius.bots.registry import Bot, make_bot
+from p2pgenius.threads import off_loop
 
 if TYPE_CHECKING:
     from p2pgenius.protocol.session import Session
@@ -78,7 +79,7 @@ class BotDriver:
                 return None  # the stage moved on while we waited (our answer would be ignored)
             game, state = session.terms["game"], session.state
             if self.thread and seat not in self.bots:  # (a strong bot may load tables: off the loop)
-                await trio.to_thread.run_sync(self.bot, game, seat)
+                await off_loop(self.bot, game, seat)
             if not self.thread or getattr(self.bot(game, seat), "quick", False):
                 action = self.choose(game, state, seat)
             else:

@@ -219,7 +219,7 @@ class Clocks:
                         out.append((end - mark, "warn", seat, mark))
         number = session.stage.number if session.stage is not None else -1
         for seat, at in list(self.claimed.items()):
-            if seat in owed and session.me in session.claims.get((number, seat), ()):
+            if seat in owed and session.me in session.time.claimants((number, seat)):
                 out.append((at + grace_s, "forfeit", seat, 0))
             else:  # answered (a decision, a dispute) though something is still owed: claim anew
                 del self.claimed[seat]

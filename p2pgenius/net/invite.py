@@ -48,7 +48,7 @@ KIND_IPV6: Final = 6
 KIND_NAME: Final = ord("N")
 _ALPHABET: Final = frozenset("abcdefghijklmnopqrstuvwxyz234567")
 _LABEL: Final = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
-_NAME: Final = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(\.{_LABEL})*\.?$")
+_NAME: Final = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(\.{_LABEL})*\.?")
 
 
 class InviteError(LocalMisuseError):
@@ -108,7 +108,8 @@ def parse(text: str) -> Invite:
     clean = _unwrap(text)
     if not clean.lower().startswith(PREFIX):
         raise InviteError(f"not an invite: an invite starts with {PREFIX}")
-    code = clean[len(PREFIX) :].rstrip("/").lower()
+    code = clean[len(PREFIX) :].rstrip("/")
+    code = code.lower() if code.isascii() else code  # (only ASCII letters fold: no Kelvin sign "k")
     for position, char in enumerate(code, start=len(PREFIX) + 1):
         if char not in _ALPHABET:
             raise InviteError(
@@ -175,7 +176,7 @@ def _read(body: bytes) -> Invite:
             elif kind == KIND_NAME:
                 length = body[at + 1]
                 name = body[at + 2 : at + 2 + length].decode("ascii")
-                if len(name) != length or not _NAME.match(name):
+                if len(name) != length or not _NAME.fullmatch(name):
                     raise malformed
                 addresses.append(name)
                 at += 2 + length
@@ -194,7 +195,7 @@ def _address_bytes(address: str) -> bytes:
         ip = ipaddress.ip_address(address)
     except ValueError:
         name = address.lower()
-        if not _NAME.match(name):
+        if not _NAME.fullmatch(name):
             raise InviteError(f"{address!r} is neither an IP address nor a host name") from None
         return bytes([KIND_NAME, len(name)]) + name.encode("ascii")
     if ip.version == 4:

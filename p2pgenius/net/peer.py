@@ -29,10 +29,9 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import trio
-import trio.testing
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
@@ -62,6 +61,7 @@ from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 from p2pgenius.protocol.session import AuditDue, Event, Session
 from p2pgenius.protocol.transcript import header
 from p2pgenius.protocol.transcript import records as read_records
+from p2pgenius.threads import off_loop
 
 __all__ = [
     "HANDSHAKE_TIMEOUT_S",
@@ -86,8 +86,6 @@ Decide = Callable[[Session, int], Awaitable[Mapping[str, Any] | None]]
 Report = Callable[[Session, Event], None]
 """Shows a session event to the person running this peer."""
 
-
-T = TypeVar("T")
 
 MAX_REFUSED: Final = 5
 """Refused decisions for one seat and stage before its decider is given the game's timeout."""
@@ -626,15 +624,6 @@ class Peer:
     def report_line(self, text: str) -> None:
         """A line for the person running this peer."""
         self.say(text)
-
-
-async def off_loop(work: Callable[..., T], *args: Any) -> T:
-    """``work(*args)`` in a worker thread, so that it does not hold up the event loop; inline
-    under a test's mock clock, which would jump ahead while the thread works (as if it took no
-    time, and every deadline passed)."""
-    if isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
-        return work(*args)
-    return await trio.to_thread.run_sync(work, *args)
 
 
 def _hash_of(raw: bytes) -> tuple[int, int] | None:

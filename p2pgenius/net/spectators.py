@@ -256,8 +256,10 @@ def _take(
             )
         return Session(keys=keys, me=None, names=list(names) if names else None)
     if kind == "m" and isinstance(body, bytes) and session is not None:
+        accepted = len(session.archive)
         events = session.receive(body)
-        on_message(body)  # (first: a listener may read the messages so far, this one included)
+        if len(session.archive) > accepted:  # (a message it refused is not the match's)
+            on_message(body)  # (first: a listener may read the messages so far, this one included)
         for event in events:
             on_event(session, event)
         return session

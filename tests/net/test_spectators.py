@@ -159,7 +159,7 @@ async def test_a_spectator_that_falls_too_far_behind_is_dropped(
     monkeypatch.setattr(spectators_module, "QUEUE", 8)
     ids = [Identity.generate(), Identity.generate()]
     session = Session(keys=[i.public for i in ids], me=0, identity=ids[0])
-    session.archive = [(0, n, bytes([n])) for n in range(30)]
+    session.chain.archive = [(0, n, bytes([n])) for n in range(30)]
     lines: list[str] = []
     peer = SimpleNamespace(session=session, report_line=lines.append)
     channel = SecureChannel(initiator=False, identity=ids[0], hello={})

@@ -112,8 +112,8 @@ def test_a_claim_from_a_peer_a_stage_ahead_counts_when_the_reader_gets_there() -
         peers[behind].receive(raw)
     late = peers[behind]
     assert late.stage is not None and late.stage.number == 0
-    assert ahead not in late.claims.get((1, target), set())
+    assert ahead not in late.time.claims.get((1, target), set())
     for raw in held:
         late.receive(raw)
     assert late.stage is not None and late.stage.number == 1
-    assert ahead in late.claims.get((1, target), set())  # held back, then counted
+    assert ahead in late.time.claims.get((1, target), set())  # held back, then counted

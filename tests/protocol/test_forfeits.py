@@ -118,7 +118,7 @@ def test_a_decision_answers_a_claim() -> None:
     pair.pump()
     mover.submit(0, {"type": "order", "first": 0}, ms=59_000)
     pair.pump()
-    assert (0, 0) not in other.claims
+    assert (0, 0) not in other.time.claims
 
 
 def _transcript_of(session: Session) -> bytes:

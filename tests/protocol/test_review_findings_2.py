@@ -94,7 +94,7 @@ def test_a_dispute_cannot_claim_more_time_than_the_clock_had() -> None:
         mover.dispute(0, 2**62)  # a stall for ever, if it were believed
     events = other.receive(forged(mover, ["dispute", 0, 0, 2**62]))
     assert any(isinstance(e, Rejected) and "its clock had" in e.reason for e in events)
-    assert (0, 0) in other.claims  # the claim still stands
+    assert (0, 0) in other.time.claims  # the claim still stands
 
 
 def test_both_wizards_blinding_each_other_at_once_play_on() -> None:
@@ -142,7 +142,7 @@ def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_
     pair.pump()
     b.submit(seat_b, {"type": "timeout"}, ms=0)  # it answers with a commitment; its reveal waits
     pair.pump()
-    assert seat_b in a.owed() and (a.stage.number if a.stage else -1, seat_b) not in a.claims
+    assert seat_b in a.owed() and (a.stage.number if a.stage else -1, seat_b) not in a.time.claims
     seen: list[str] = []
 
     async def main() -> None:
@@ -160,7 +160,7 @@ def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_
     clock = trio.testing.MockClock()
     trio.run(main, clock=clock)
     assert seen and seen[0] != "forfeit"  # the answered claim is dropped, not forfeited...
-    assert a.claims  # ...and a new claim is made about what is still owed
+    assert a.time.claims  # ...and a new claim is made about what is still owed
 
 
 def test_a_bare_timeout_instead_of_a_committed_card_is_refused_and_the_match_goes_on() -> None:

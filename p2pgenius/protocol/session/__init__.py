@@ -34,8 +34,8 @@ from p2pgenius.protocol.events import (
     TimeoutClaimed,
     YourTurn,
 )
-from p2pgenius.protocol.session.base import CheatError, SessionError
 from p2pgenius.protocol.session.core import Session
+from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.phase import Phase
 from p2pgenius.protocol.session.setup import MATCH_DOMAIN, claims_problem, start_table
 from p2pgenius.protocol.session.stage import Stage

@@ -12,14 +12,17 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain, encode
-from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.base import Game, Outcome
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.protocol.bodies import Body
 from p2pgenius.protocol.events import Event, Fault, Flush, Rejected
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.messages import ZERO_HASH, Envelope, MessageError, open_envelope, seal
+from p2pgenius.protocol.messages import Envelope, open_envelope, seal
 from p2pgenius.protocol.session.cards import HiddenCards
+from p2pgenius.protocol.session.chain import Archived, Chain
+from p2pgenius.protocol.session.faults import CheatError, SessionError
+from p2pgenius.protocol.session.ledger import TimeLedger
 from p2pgenius.protocol.session.phase import Phase, advance
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.timing import ClockBook
@@ -27,20 +30,6 @@ from p2pgenius.protocol.session.timing import ClockBook
 SETUP: Final = -2
 """The stage number of a timeout claim or forfeit before the seats are dealt (the coin flip), whose
 "seat" field then names a peer: there are no seats yet."""
-
-
-class SessionError(P2PGeniusError):
-    """The session cannot go on (the peer cheated, desynchronised, or forfeited)."""
-
-
-class CheatError(P2PGeniusError):
-    """Proof that a peer broke the rules (internal: becomes a Fault event)."""
-
-    def __init__(self, peer: int | None, reason: str, evidence: Mapping[str, Plain]) -> None:
-        super().__init__(reason)
-        self.peer = peer
-        self.reason = reason
-        self.evidence = evidence
 
 
 class SessionBase:
@@ -68,12 +57,8 @@ class SessionBase:
         self.expected = expected  # what the lobby agreed: "game", "options", "claim" (ours)
         self.flushing = Flush()
         self.events: list[Event] = []
-        # chains
-        self.next_seq = [0] * len(keys)
-        self.last_hash = [ZERO_HASH] * len(keys)
-        self.seen: dict[tuple[int, int], bytes] = {}  # (author, seq) -> hash
+        self.chain = Chain(len(keys))
         self.backlog: list[Envelope] = []  # messages for stages not reached yet
-        self.archive: list[tuple[int, int, bytes]] = []  # every accepted (author, seq, message)
         self._replay: list[bytes] | None = None  # our own recorded messages, while restoring
         # match set-up
         self.terms: dict[str, Any] | None = None
@@ -101,12 +86,7 @@ class SessionBase:
         self.audits: dict[int, list[Any]] = {}
         self.defer_audit = False  # a driver with an event loop judges the audit off it (AuditDue)
         self.audit_due = False
-        self.claims: dict[tuple[int, int], set[int]] = {}  # (stage, seat) -> peers claiming it timed out
-        # (stage, seat) -> (author, the fault): others' forfeits this peer has not checked itself yet
-        self.pending_forfeits: dict[tuple[int, int], tuple[int, Fault]] = {}
-        self.disputes: set[tuple[int, int]] = set()  # (stage, seat) whose peer disputed a claim
-        self.declared: dict[tuple[int, int], int] = {}  # (stage, seat) -> ms its decision declared
-        self.observed: dict[tuple[int, int, int], int] = {}  # (stage, seat, by peer) -> ms seen
+        self.time = TimeLedger()  # declared times, observations, claims, disputes, held forfeits
         self.outcome: Outcome | None = None
         self.fault: Fault | None = None
         self.phase = Phase.TERMS
@@ -162,12 +142,9 @@ class SessionBase:
             self._dispatch(recorded)
             return
         body = msg.to_body()
-        raw = seal(
-            self.identity, self.match_id, self.me, self.next_seq[self.me], self.last_hash[self.me], body
-        )
-        envelope = Envelope(
-            self.match_id, self.me, self.next_seq[self.me], self.last_hash[self.me], tuple(body), raw, msg
-        )
+        seq, prev = self.chain.next_seq[self.me], self.chain.last_hash[self.me]
+        raw = seal(self.identity, self.match_id, self.me, seq, prev, body)
+        envelope = Envelope(self.match_id, self.me, seq, prev, tuple(body), raw, msg)
         self._accept_chain(envelope)
         self.flushing.records.append(encode(["msg", raw]))
         self.flushing.messages.append(raw)
@@ -177,25 +154,23 @@ class SessionBase:
         if self._replay is None:  # while restoring, the secrets are already on disk
             self.flushing.secrets.append(encode(record))
 
+    @property
+    def next_seq(self) -> list[int]:
+        """The number of the next message expected from each author."""
+        return self.chain.next_seq
+
+    @property
+    def last_hash(self) -> list[bytes]:
+        """The hash each author's next message must name as its predecessor."""
+        return self.chain.last_hash
+
+    @property
+    def archive(self) -> list[Archived]:
+        """Every message accepted, in order: (author, number, bytes)."""
+        return self.chain.archive
+
     def _accept_chain(self, env: Envelope) -> None:
-        key = (env.author, env.seq)
-        if key in self.seen:
-            if self.seen[key] == env.hash:
-                raise MessageError(f"peer {env.author}'s message {env.seq} again (replayed)")
-            raise CheatError(
-                env.author,
-                f"sent two different messages numbered {env.seq} (equivocation)",
-                {"first": self.seen[key].hex(), "second": env.hash.hex()},
-            )
-        if env.seq != self.next_seq[env.author] or env.prev != self.last_hash[env.author]:
-            raise MessageError(
-                f"peer {env.author}'s message {env.seq} is out of its chain "
-                f"(expected {self.next_seq[env.author]})"
-            )
-        self.seen[key] = env.hash
-        self.archive.append((env.author, env.seq, env.raw))
-        self.next_seq[env.author] += 1
-        self.last_hash[env.author] = env.hash
+        self.chain.accept(env)
 
     def _reject(self, raw: bytes, author: int | None, reason: str) -> None:
         if self._replay is None:

@@ -12,7 +12,8 @@ from p2pgenius.canonical import Plain, encode
 from p2pgenius.protocol.bodies import Blind
 from p2pgenius.protocol.events import Applied, BlindClaim, YourTurn
 from p2pgenius.protocol.messages import Envelope, MessageError
-from p2pgenius.protocol.session.base import CheatError, SessionBase
+from p2pgenius.protocol.session.base import SessionBase
+from p2pgenius.protocol.session.faults import CheatError
 from p2pgenius.protocol.session.phase import Phase
 from p2pgenius.protocol.session.stage import Stage
 

@@ -70,9 +70,10 @@ from p2pgenius.protocol.messages import (
     commitment,
     open_envelope,
 )
-from p2pgenius.protocol.session.base import SETUP, CheatError, SessionBase, SessionError
+from p2pgenius.protocol.session.base import SETUP, SessionBase
 from p2pgenius.protocol.session.blindness import Blindness
 from p2pgenius.protocol.session.ending import Ending
+from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.phase import ACCEPTED, WHEN, Phase
 from p2pgenius.protocol.session.setup import MatchSetup
 from p2pgenius.protocol.session.stage import Stage
@@ -147,9 +148,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     def missing_for(self, next_seq: Sequence[int]) -> list[bytes]:
         """Every message we hold that a peer reporting ``next_seq`` (per author) has not seen,
         in the order we accepted them: what to send it when it reconnects."""
-        return [
-            raw for author, seq, raw in self.archive if author < len(next_seq) and seq >= next_seq[author]
-        ]
+        return self.chain.missing_for(next_seq)
 
     def _open_stage(self, number: int, carry: Stage | None = None) -> None:
         """Start stage ``number`` from the current state (keeping what ``carry`` already got)."""
@@ -509,9 +508,9 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
                     raise MessageError(f"p{seat} has nothing to decline")
                 self.clockbook.declare(stage, seat, msg.ms)
                 stage.declined.add(seat)
-        self.claims.pop((number, seat), None)  # the seat answered: no claim about it stands
+        self.time.answered((number, seat))  # the seat answered: no claim about it stands
         if isinstance(msg, Act | Commit | Decline):
-            self.declared[(number, seat)] = max(self.declared.get((number, seat), 0), msg.ms)
+            self.time.declare((number, seat), msg.ms)
             if env.author != self.me and seat not in stage.optional:  # (a window is off the clock)
                 self.events.append(Decided(number, seat, msg.ms, env.author))
         self._lapse_windows(stage)
@@ -560,7 +559,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         # A claim about a stage already played crossed the decision on the wire: it stays in the
         # transcript (a dispute, if the decision declared much less) and changes nothing.
         if number == self._number() and seat in self.owed():
-            self.claims.setdefault((number, seat), set()).add(env.author)
+            self.time.claim((number, seat), env.author)
         if env.author != self.me:
             self.events.append(TimeoutClaimed(number, seat, observed, env.author))
 
@@ -582,7 +581,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         if peer >= len(self.keys) or peer == env.author:
             raise MessageError("a timeout claim before the deal must name another peer and a time")
         if peer in self.unrevealed():
-            self.claims.setdefault((SETUP, peer), set()).add(env.author)
+            self.time.claim((SETUP, peer), env.author)
         if env.author != self.me:
             self.events.append(TimeoutClaimed(SETUP, peer, observed, env.author))
 
@@ -591,10 +590,10 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         declared (``observed_ms``: this machine's measure, less the lag allowance). Nothing is
         charged differently (every peer charges the declared time, so every clock agrees): the
         dispute is on the record, for the players and for anyone who verifies the transcript."""
-        declared = self.declared.get((stage, seat))
+        declared = self.time.declared.get((stage, seat))
         if seat in self.my_seats or declared is None or observed_ms <= declared:
             raise LocalMisuseError(f"nothing to dispute about p{seat}'s time at stage {stage}")
-        if (stage, seat, self.me) in self.observed:
+        if self.time.observed_by((stage, seat), self.me):
             raise LocalMisuseError(f"p{seat}'s time at stage {stage} is already disputed")
         self._send(Observed(stage, seat, int(observed_ms)))
 
@@ -602,10 +601,10 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         number, seat, ms = msg.stage, msg.seat, msg.ms
         if not self.owner or seat >= len(self.owner) or self.owner[seat] == env.author:
             raise MessageError("an observed time must be about another peer's seat")
-        declared = self.declared.get((number, seat))
-        if declared is None or (number, seat, env.author) in self.observed:
+        declared = self.time.declared.get((number, seat))
+        if declared is None or self.time.observed_by((number, seat), env.author):
             raise MessageError(f"an observed time for p{seat} at stage {number}, which decided nothing then")
-        self.observed[(number, seat, env.author)] = ms
+        self.time.observe((number, seat), env.author, ms)
         self.events.append(TimeObserved(number, seat, ms, declared, env.author))
 
     def _on_dispute(self, env: Envelope, msg: Dispute) -> None:
@@ -617,8 +616,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         problem = self._dispute_problem(number, seat, left)
         if problem:
             raise MessageError(problem)
-        self.claims.pop((number, seat))
-        self.disputes.add((number, seat))
+        self.time.disputed((number, seat))
         if env.author != self.me:
             self.events.append(ClaimDisputed(number, seat, left, env.author))
 
@@ -638,13 +636,13 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         claim about a decision still on its clock, once per stage. Anything else owed (a reveal,
         an opening, a final, an audit) can be sent at once instead, so it is no time to argue."""
         stage = self.stage
-        if (number, seat) not in self.claims:
+        if not self.time.claimants((number, seat)):
             return f"a dispute with no timeout claim about p{seat} standing"
         if stage is None or number != stage.number or seat not in stage.waiting + stage.optional:
             return f"p{seat} owes no decision on its clock: it can pay what it owes instead"
         if seat in stage.acts or seat in stage.commits or seat in stage.declined:
             return f"p{seat} has decided this stage: it can pay what it owes instead"
-        if (number, seat) in self.disputes:
+        if (number, seat) in self.time.disputes:
             return f"p{seat} already disputed a claim this stage (once is all an honest clock needs)"
         had = ClockBook.left(stage, seat)
         if left_ms > had:

@@ -22,7 +22,7 @@ class Ending(SessionBase):
         number, owes = self._owing(seat)
         if not owes:
             raise LocalMisuseError(f"p{seat} owes nothing now")
-        if self.me not in self.claims.get((number, seat), ()):
+        if self.me not in self.time.claimants((number, seat)):
             raise LocalMisuseError(f"claim p{seat}'s timeout first (a forfeit needs a standing claim)")
         self._send(Forfeit(number, seat, reason))
 
@@ -44,7 +44,7 @@ class Ending(SessionBase):
         current = self.stage.number if self.stage is not None else -1
         if stage != current or seat not in self.owed():
             raise MessageError(f"a forfeit of p{seat}, which owes nothing now (stage {stage})")
-        if env.author not in self.claims.get((stage, seat), ()):
+        if env.author not in self.time.claimants((stage, seat)):
             raise MessageError(
                 f"a forfeit of p{seat} with no timeout claim of its author standing (a claim must "
                 "come first, and stay unanswered)"
@@ -73,12 +73,12 @@ class Ending(SessionBase):
             # or an observer, for which the transcript's forfeit is what happened.)
             self._stop(fault)
             return
-        self.pending_forfeits.setdefault(key, (env.author, fault))
+        self.time.hold_forfeit(key, env.author, fault)
 
     def _forfeit_stands(self, key: tuple[int, int], author: int) -> bool:
         """Whether the claim under a pending forfeit still stands unanswered."""
         stage, seat = key
-        if author not in self.claims.get(key, ()):
+        if author not in self.time.claimants(key):
             return False
         if stage == SETUP:
             return seat in self.unrevealed()
@@ -88,16 +88,16 @@ class Ending(SessionBase):
     def forfeits_pending(self) -> list[tuple[int, int]]:
         """The (stage, seat) of others' forfeits waiting for this peer's own check (a pending
         forfeit whose seat answered is dropped here)."""
-        for key, (author, _) in sorted(self.pending_forfeits.items()):
+        for key, (author, _) in sorted(self.time.pending.items()):
             if not self._forfeit_stands(key, author):
-                del self.pending_forfeits[key]
+                del self.time.pending[key]
                 self.events.append(ForfeitVoided(key[0], key[1], author))
-        return sorted(self.pending_forfeits)
+        return sorted(self.time.pending)
 
     def confirm_forfeit(self, stage: int, seat: int) -> bool:
         """This peer's own grace period passed after another peer's forfeit of ``seat`` (a peer,
         at stage -2): if the seat is still silent, the forfeit stands and stops the match."""
-        entry = self.pending_forfeits.pop((stage, seat), None)
+        entry = self.time.pending.pop((stage, seat), None)
         if entry is None or self.fault is not None or not self._forfeit_stands((stage, seat), entry[0]):
             return False
         self._stop(entry[1])
@@ -124,7 +124,7 @@ class Ending(SessionBase):
             raise MessageError("a forfeit must name another peer")
         if peer == self.me:
             raise MessageError(f"a forfeit of peer {peer}, which (this one) is here and answering")
-        if peer not in self.unrevealed() or env.author not in self.claims.get((SETUP, peer), ()):
+        if peer not in self.unrevealed() or env.author not in self.time.claimants((SETUP, peer)):
             raise MessageError(
                 f"a forfeit of peer {peer} before the deal without a standing claim that it owes its coin"
             )

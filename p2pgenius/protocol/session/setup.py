@@ -22,8 +22,9 @@ from p2pgenius.protocol.messages import (
     coin_commitment,
     is_name,
 )
-from p2pgenius.protocol.session.base import CheatError, SessionBase
+from p2pgenius.protocol.session.base import SessionBase
 from p2pgenius.protocol.session.cards import HiddenCards
+from p2pgenius.protocol.session.faults import CheatError
 from p2pgenius.protocol.session.phase import Phase
 
 MATCH_DOMAIN: Final = b"p2pgenius/1 match"
