@@ -23,7 +23,8 @@ from p2pgenius.protocol.session.cards import HiddenCards
 from p2pgenius.protocol.session.chain import Archived, Chain
 from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.ledger import TimeLedger
-from p2pgenius.protocol.session.phase import Phase, advance
+from p2pgenius.protocol.session.match import Match
+from p2pgenius.protocol.session.phase import Phase, PhaseError, advance
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.timing import ClockBook
 
@@ -66,19 +67,15 @@ class SessionBase:
         self.accepted: set[int] = set()
         self.coin_reveals: dict[int, bytes] = {}
         self.my_coin: bytes | None = None
-        self.owner: tuple[int, ...] = ()
-        self._mine: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         # play
         self.game: Game[Any, Any] | None = None
         self.spec: GameSpec | None = None
-        self.state: Any = None
         self.stage: Stage | None = None
         self.hashes: dict[int, dict[int, bytes]] = {}  # stage -> author -> hash
         self.my_hashes: dict[int, bytes] = {}
         self.my_secrets: dict[tuple[int, int], tuple[Plain, bytes]] = {}  # (stage, seat) -> ...
         self.commit_log: dict[tuple[int, int], bytes] = {}  # every commitment: (stage, seat)
-        self.cards = HiddenCards(0)  # dealt anew with the seats
-        self.log: list[tuple[int, int, Plain]] = []  # (stage, seat, action) as applied here
+        self.match: Match | None = None  # from the deal on: the game, seats, state, hidden cards
         self.clockbook = ClockBook()
         self.behind: list[Stage] = []  # stages seen only through blind claims
         self.withheld: dict[int, list[Body]] = {}  # my reveals (and hashes) kept from a blind peer
@@ -111,11 +108,40 @@ class SessionBase:
         return self.clockbook.round_key
 
     @property
+    def m(self) -> Match:
+        """The match, once the seats are dealt (asking before is a bug in the session)."""
+        if self.match is None:
+            raise PhaseError("no match yet: the seats are not dealt")
+        return self.match
+
+    @property
+    def owner(self) -> tuple[int, ...]:
+        """The peer holding each seat (empty before the deal)."""
+        return self.match.owner if self.match is not None else ()
+
+    @property
     def my_seats(self) -> tuple[int, ...]:
-        """The seats this peer holds (none for an observer)."""
-        if self._mine[0] is not self.owner:  # worked out again only when the seats change
-            self._mine = (self.owner, tuple(s for s, p in enumerate(self.owner) if p == self.me))
-        return self._mine[1]
+        """The seats this peer holds (none for an observer, or before the deal)."""
+        return self.match.mine if self.match is not None else ()
+
+    @property
+    def state(self) -> Any:
+        """The engine state (None before the deal)."""
+        return self.match.state if self.match is not None else None
+
+    @state.setter
+    def state(self, state: Any) -> None:
+        self.m.state = state
+
+    @property
+    def cards(self) -> HiddenCards:
+        """The hidden cards played so far (none before the deal)."""
+        return self.match.cards if self.match is not None else HiddenCards(0)
+
+    @property
+    def log(self) -> list[tuple[int, int, Plain]]:
+        """(stage, seat, action) as applied here."""
+        return self.match.log if self.match is not None else []
 
     def flush(self) -> Flush:
         """Take what must be persisted and sent since the last flush."""

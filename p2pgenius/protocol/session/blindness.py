@@ -23,7 +23,7 @@ class Blindness(SessionBase):
 
     def _blind_in(self, state: Any, seat: int, turns_ago: int = 0) -> bool:
         """Whether ``seat`` is (or, ``turns_ago``, was) blind in ``state``."""
-        return self.spec is not None and self.spec.blind(state, seat, turns_ago)
+        return self.spec is not None and self.m.spec.blind(state, seat, turns_ago)
 
     def _blind_others(self) -> set[int]:
         """The other peers' seats that are blind now, whose peers must not be sent what they
@@ -42,9 +42,8 @@ class Blindness(SessionBase):
         """What a blind seat may know after a stage: its view and who acts next. Nothing that
         depends on what it may not know (no hash of the whole state: the blind peer could test
         guesses of the withheld choices against it, a turn having only so many)."""
-        assert self.game is not None
-        view = dict(self.game.view(self.state, seat))
-        view["next"] = list(self.game.to_act(self.state))
+        view = dict(self.m.game.view(self.state, seat))
+        view["next"] = list(self.m.game.to_act(self.state))
         return view
 
     def _send_blind_claims(self, stage: Stage) -> None:
@@ -56,7 +55,7 @@ class Blindness(SessionBase):
                 self._send(Blind(stage.number, seat, self._claim(seat)))
 
     def _release_withheld(self) -> None:
-        over = self.game is not None and self.game.outcome(self.state) is not None
+        over = self.game is not None and self.m.game.outcome(self.state) is not None
         # Released when no other seat is blind, or when ours is too: then no claims are sent, so
         # a peer behind on claims would wait for ever for what we keep.
         still_blind = bool(self._blind_others())
@@ -81,9 +80,8 @@ class Blindness(SessionBase):
             isinstance(nxt, list) and nxt and all(type(s) is int and 0 <= s < len(self.owner) for s in nxt)
         ):
             raise MessageError("a blind claim without the seats to act next")
-        assert self.spec is not None
-        if not self.spec.claim_shaped(view):
-            raise MessageError(f"a blind claim that is not a {self.spec.name} view")
+        if not self.m.spec.claim_shaped(view):
+            raise MessageError(f"a blind claim that is not a {self.m.spec.name} view")
         if stage.claim is not None:
             raise MessageError(f"a second blind claim for stage {stage.number}")
         stage.claim = view
@@ -108,7 +106,6 @@ class Blindness(SessionBase):
         """Replay the stages seen only through claims once every reveal is in; check each claim."""
         if not all(all(s in b.reveals for s in b.waiting) for b in self.behind):
             return
-        assert self.game is not None
         behind, self.behind = self.behind, []
         self._enter(Phase.PLAYING)
         for stage in behind:

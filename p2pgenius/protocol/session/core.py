@@ -152,13 +152,12 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
 
     def _open_stage(self, number: int, carry: Stage | None = None) -> None:
         """Start stage ``number`` from the current state (keeping what ``carry`` already got)."""
-        assert self.game is not None
-        outcome = self.game.outcome(self.state)
+        outcome = self.m.game.outcome(self.state)
         if outcome is not None:
             self._game_over(outcome)
             return
-        waiting = self.game.waiting_on(self.state)
-        optional = tuple(s for s in self.game.to_act(self.state) if s not in waiting)
+        waiting = self.m.game.waiting_on(self.state)
+        optional = tuple(s for s in self.m.game.to_act(self.state) if s not in waiting)
         stage = self.stage = Stage(number, waiting, optional)
         if carry is not None:
             stage.acts, stage.commits, stage.reveals = carry.acts, carry.commits, carry.reveals
@@ -183,8 +182,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         self.backlog.append(env)
 
     def _sealed(self) -> bool:
-        assert self.spec is not None
-        return self.spec.sealed
+        return self.m.spec.sealed
 
     def _fast(self) -> bool:
         """A sealed stage closes as soon as every commitment is in (the "fast" option);
@@ -204,9 +202,8 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         return self._fast() or all(s in stage.finals for s in stage.waiting)
 
     def _start_clocks(self, stage: Stage) -> None:
-        assert self.terms is not None and self.spec is not None
         state = None if self.behind else self.state
-        self.clockbook.start(stage, self.spec, self.terms["options"], state)
+        self.clockbook.start(stage, self.m.spec, self.m.terms["options"], state)
 
     def clocks(self) -> dict[int, ClockView]:
         """Every seat's clock at the current stage (none between stages or after the end)."""
@@ -260,17 +257,15 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         left = ClockBook.left(stage, seat)
         if not 0 <= ms <= left:
             raise LocalMisuseError(f"p{seat}'s clock has only {left} ms: time out instead")
-        assert self.game is not None
-        assert self.spec is not None
-        parsed = self.game.parse_action(action)
+        parsed = self.m.game.parse_action(action)
         if parsed.to_plain() == {"type": "timeout"}:
             # Where the seat's own peer must resolve its timeout (a card it lays from its hidden
             # hand, say), it does, and what it sends is committed like any other choice.
-            parsed = self.spec.own_timeout(self.state, seat) or parsed
+            parsed = self.m.spec.own_timeout(self.state, seat) or parsed
         if not self.behind:  # a blinded wizard cannot check against a field it cannot see
             self._check_legal(seat, parsed)
         plain = parsed.to_plain()
-        if self._sealed() or self.spec.hidden(plain):
+        if self._sealed() or self.m.spec.hidden(plain):
             nonce = self.randomness(NONCE_LEN)
             self._secret(["secret", stage.number, seat, plain, nonce])
             self.my_secrets[(stage.number, seat)] = (plain, nonce)
@@ -322,14 +317,13 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
 
     def _check_legal(self, seat: int, action: Any) -> None:
         """Raise IllegalActionError unless ``seat`` may take ``action`` now."""
-        assert self.game is not None and self.spec is not None
-        pile = self.spec.flipped_pile(action.to_plain())
+        pile = self.m.spec.flipped_pile(action.to_plain())
         if pile is not None:
             # The card is not known until its owner opens it: only the pile choice is checked.
-            if action not in self.game.legal_actions(self.state, seat):
+            if action not in self.m.game.legal_actions(self.state, seat):
                 raise IllegalActionError(f"p{seat} cannot flip pile {pile} now")
             return
-        self.game.apply(self.state, seat, action)
+        self.m.game.apply(self.state, seat, action)
 
     def decline(self, seat: int, *, ms: int = 0) -> None:
         """Let an optional action pass (say, no challenge). A window is not on the clock: the
@@ -480,7 +474,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
                     self._open_card(stage)  # its dispatch moves the stage on
                     return
             case Commit():
-                if self.spec is None or not self.spec.committing(self.state):
+                if self.spec is None or not self.m.spec.committing(self.state):
                     raise MessageError("nothing is committed at this point of this game")
                 changing = seat in stage.commits and not self._fast() and seat not in stage.finals
                 if (
@@ -533,17 +527,17 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             raise MessageError(f"p{seat} acted twice in stage {stage.number}")
         if seat not in stage.waiting + stage.optional:
             raise MessageError(f"p{seat} has nothing to do in stage {stage.number}")
-        assert self.game is not None and self.spec is not None
-        if self._sealed() or self.spec.hidden(action):
+        if self._sealed() or self.m.spec.hidden(action):
             raise MessageError(f"p{seat} must commit to this action, not show it")
-        if self.spec.owner_resolves_timeout and isinstance(action, dict) and action.get("type") == "timeout":
+        timeout = isinstance(action, dict) and action.get("type") == "timeout"
+        if self.m.spec.owner_resolves_timeout and timeout:
             # Its own peer plays what the rules' timeout plays, committed like any card: a bare
             # timeout would lay a card nobody committed to (and break the flip that meets it).
             raise MessageError(f"p{seat}'s timeout is played by its own peer as the card the rules choose")
         try:
-            parsed = self.game.parse_action(action)
-            if seat in stage.optional and parsed.to_plain().get("type") not in self.spec.optional_types:
-                allowed = " or ".join(self.spec.optional_types) or "nothing"
+            parsed = self.m.game.parse_action(action)
+            if seat in stage.optional and parsed.to_plain().get("type") not in self.m.spec.optional_types:
+                allowed = " or ".join(self.m.spec.optional_types) or "nothing"
                 raise IllegalActionError(f"only {allowed} is allowed here")
             self._check_legal(seat, parsed)
         except IllegalActionError as exc:
@@ -652,9 +646,8 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     # Hidden cards: a flip is opened by the pile's owner, from the commitment that laid the card.
 
     def _flip_of(self, stage: Stage) -> int | None:
-        assert self.spec is not None
         for act in stage.acts.values():
-            pile = self.spec.flipped_pile(act)
+            pile = self.m.spec.flipped_pile(act)
             if pile is not None:
                 return pile
         return None
@@ -664,8 +657,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         return pile is not None and self.me is not None and self.owner[pile] == self.me
 
     def _top_card(self, pile: int) -> tuple[int, int]:
-        assert self.spec is not None
-        return self.cards.top(self.spec, self.state, pile)
+        return self.cards.top(self.m.spec, self.state, pile)
 
     def _open_card(self, stage: Stage) -> None:
         pile = self._flip_of(stage)
@@ -709,9 +701,8 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     def _check_card(self, env: Envelope, number: int, seat: int, action: Plain) -> None:
         """A hidden card's opening must be a card, of the kind it was played as: a commitment to
         anything else (a bid, a ruby) convicts the peer that made it, not the one who flipped."""
-        assert self.spec is not None
         applied = self.cards.applied.get((number, seat))
-        if applied is not None and not self.spec.opens(applied, action):
+        if applied is not None and not self.m.spec.opens(applied, action):
             raise CheatError(
                 env.author,
                 f"opened p{seat}'s stage-{number} card to something that is not one ({action!r})",
@@ -763,8 +754,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             if stage.opened is None:
                 return
             (seat,) = stage.acts
-            assert self.spec is not None
-            actions = [(seat, self.spec.flip_with(pile, stage.opened))]
+            actions = [(seat, self.m.spec.flip_with(pile, stage.opened))]
         else:
             actions = [
                 (s, stage.acts[s] if s in stage.acts else self._hidden_or_mine(stage, s))
@@ -787,12 +777,10 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     def _hidden_or_mine(self, stage: Stage, seat: int) -> Plain:
         if self.owner[seat] == self.me:
             return self.my_secrets[(stage.number, seat)][0]
-        assert self.spec is not None
-        return self.spec.placeholder(self.state, seat)
+        return self.m.spec.placeholder(self.state, seat)
 
     def _apply(self, stage: Stage, actions: list[tuple[int, Plain]]) -> None:
         """Apply a complete stage, check and send the state hash, and open the next stage."""
-        assert self.game is not None
         blind = self._blind_others()
         if blind and self.me is not None:  # a blinded peer needs a claim for every such stage
             self.blind_during[stage.number] = blind
@@ -804,19 +792,18 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             self._open_stage(stage.number + 1)
 
     def _apply_actions(self, stage: Stage, actions: list[tuple[int, Plain]]) -> list[Plain]:
-        assert self.game is not None and self.spec is not None
-        spec = self.spec
+        spec = self.m.spec
         state = self.state
         events: list[Plain] = []
         for seat, action in actions:
             # Blind now, or in the turn just played: a choice asked for right after a blind turn
             # (its own Paralysis asking which hand) was made from the claims, without the field.
             blind = self._blind_in(state, seat) or self._blind_in(state, seat, turns_ago=1)
-            before = self.game.events(state)
+            before = self.m.game.events(state)
             parsed: Any = None
             try:
-                parsed = self.game.parse_action(action)
-                state = self.game.apply(state, seat, parsed)
+                parsed = self.m.game.parse_action(action)
+                state = self.m.game.apply(state, seat, parsed)
             except IllegalActionError as exc:
                 if not blind:
                     raise CheatError(
@@ -824,9 +811,9 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
                     ) from None
                 # A blinded player chose without seeing the field: its choice is made legal, the
                 # game's way, identically on every machine.
-                state = self.game.apply(state, seat, spec.blind_fix(state, seat, parsed))
-            if self.game.events(state) is not before:  # a pending submission says nothing new
-                events += list(self.game.events(state))
+                state = self.m.game.apply(state, seat, spec.blind_fix(state, seat, parsed))
+            if self.m.game.events(state) is not before:  # a pending submission says nothing new
+                events += list(self.m.game.events(state))
             self.log.append((stage.number, seat, action))
             self.cards.played(spec, (stage.number, seat), action)
         if spec.new_round(self.state, state):
@@ -836,8 +823,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         return events
 
     def _after_stage(self, stage: Stage) -> None:
-        assert self.game is not None
-        h = state_hash(self.game, self.state)
+        h = state_hash(self.m.game, self.state)
         self.my_hashes[stage.number] = h
         if self.me is not None:
             body = Hash(stage.number, h)

@@ -155,7 +155,7 @@ class Ending(SessionBase):
             if theirs != mine and self.fault is None:
                 if self.me is not None and self.game is not None:
                     # Tell the others what we computed, so every desync report holds both states.
-                    self._send(Desync(number, self.game.public(self.state)))
+                    self._send(Desync(number, self.m.game.public(self.state)))
                 self._stop(
                     Fault(
                         "desync",
@@ -165,7 +165,7 @@ class Ending(SessionBase):
                         {
                             "ours": mine.hex(),
                             "theirs": theirs.hex(),
-                            "state": self.game.public(self.state) if self.game else None,
+                            "state": self.m.game.public(self.state) if self.game else None,
                         },
                     )
                 )
@@ -173,7 +173,7 @@ class Ending(SessionBase):
     def _game_over(self, outcome: Outcome) -> None:
         self.stage = None
         self.outcome = outcome
-        if self.spec is not None and self.spec.audited:
+        if self.spec is not None and self.m.spec.audited:
             self._enter(Phase.AUDIT)
             if self.me is not None:
                 mine = openings_of(self.cards, self.owner, self.me)
@@ -214,12 +214,11 @@ class Ending(SessionBase):
         """What the audit finds, reading only (a driver may ask in a worker thread): the first
         card left unopened, as (stage, seat); else the outcome if a seat played a card it did
         not hold; else None (the game's outcome stands)."""
-        assert self.terms is not None and self.game is not None and self.spec is not None
-        opened, missing = self.cards.with_openings(self.spec, self.log, self.audits.values())
+        opened, missing = self.cards.with_openings(self.m.spec, self.log, self.audits.values())
         if missing:
             return missing[0]
-        full_log = [(seat, self.game.parse_action(action)) for seat, action in opened]
-        return self.spec.audit(self.terms["setup"], self.terms["options"], full_log, self.state)
+        full_log = [(seat, self.m.game.parse_action(action)) for seat, action in opened]
+        return self.m.spec.audit(self.m.terms["setup"], self.m.terms["options"], full_log, self.state)
 
     def conclude_audit(self, verdict: Outcome | tuple[int, int] | None) -> None:
         """End the match with the audit's verdict (:meth:`audit_verdict`)."""

@@ -25,6 +25,7 @@ from p2pgenius.protocol.messages import (
 from p2pgenius.protocol.session.base import SessionBase
 from p2pgenius.protocol.session.cards import HiddenCards
 from p2pgenius.protocol.session.faults import CheatError
+from p2pgenius.protocol.session.match import Match
 from p2pgenius.protocol.session.phase import Phase
 
 MATCH_DOMAIN: Final = b"p2pgenius/1 match"
@@ -361,12 +362,11 @@ class MatchSetup(SessionBase):
     def _deal(self) -> None:
         assert self.terms is not None and self.game is not None and self.spec is not None
         reveals = [self.coin_reveals[a] for a in range(len(self.keys))]
-        self.owner = deal(reveals, self.terms["groups"], self.terms["claims"])
-        self.events.append(SeatsDealt(self.owner))
-        self.cards = HiddenCards(len(self.owner))
-        self.state = self.spec.perspective(
-            self.game.initial(self.terms["setup"], self.terms["options"]), self.my_seats
-        )
+        owner = deal(reveals, self.terms["groups"], self.terms["claims"])
+        mine = tuple(seat for seat, peer in enumerate(owner) if peer == self.me)
+        state = self.spec.perspective(self.game.initial(self.terms["setup"], self.terms["options"]), mine)
+        self.match = Match(self.terms, self.game, self.spec, owner, mine, state, HiddenCards(len(owner)))
+        self.events.append(SeatsDealt(owner))
         self._enter(Phase.PLAYING)
         self._open_stage(0)
 

@@ -1,0 +1,40 @@
+"""What the coin flip yields: a match whose game, rules, seats and state are all known (never
+None), with the cards still hidden and the actions as this peer applied them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2pgenius.canonical import Plain
+from p2pgenius.games.base import Game
+from p2pgenius.games.spec import GameSpec
+from p2pgenius.protocol.session.cards import HiddenCards
+
+
+@dataclass
+class Match:
+    """One match from the deal on."""
+
+    terms: dict[str, Any]
+    game: Game[Any, Any]
+    spec: GameSpec
+    owner: tuple[int, ...]
+    """The peer holding each seat."""
+    mine: tuple[int, ...]
+    """The seats this peer holds (none for an observer)."""
+    state: Any
+    """The engine state (from this peer's perspective: another seat's hidden cards as placeholders)."""
+    cards: HiddenCards
+    log: list[tuple[int, int, Plain]] = field(default_factory=list)
+    """(stage, seat, action) as applied here."""
+
+    @property
+    def sealed(self) -> bool:
+        """Every choice travels as a commitment (the duel)."""
+        return self.spec.sealed
+
+    @property
+    def fast(self) -> bool:
+        """A sealed stage closes as soon as every commitment is in."""
+        return not self.spec.sealed or bool(self.terms["options"].get("fast", False))
