@@ -24,7 +24,8 @@ BENCHES: list[tuple[str, str, list[str], list[str]]] = [
     ("Hornswoggle bots", "hornswoggle_bots.py", [], ["--matches", "60"]),
     ("Protocol", "protocol.py", [], ["--matches", "4", "--handshakes", "50"]),
     ("Networked play", "network.py", [], ["--matches", "1", "--turns", "100", "--memory-runs", "1"]),
-    ("Wide-area link: round trips", "wan.py", [], ["--delays", "25", "--turns", "5"]),
+    ("Wide-area link: round trips", "wan.py", [], ["--delays", "25", "--samples", "2", "--turns", "5"]),
+    ("Event-loop stalls", "loop.py", [], ["--matches", "1", "--max-stages", "200"]),
     (
         "Load: matches at once in one host process",
         "load.py",
