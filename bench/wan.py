@@ -40,7 +40,7 @@ from p2pgenius.net.latency import delay_proxy
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.events import SeatsDealt
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Event, Session
+from p2pgenius.protocol.session import Event, SessionView
 
 
 @dataclass(frozen=True)
@@ -118,11 +118,11 @@ class Watch:
         self.dealt: float | None = None
         self.first_move: float | None = None
 
-    def event(self, session: Session, event: Event) -> None:
+    def event(self, session: SessionView, event: Event) -> None:
         if isinstance(event, SeatsDealt) and self.dealt is None:
             self.dealt = time.perf_counter()
 
-    async def decide(self, session: Session, seat: int) -> Mapping[str, Any] | None:
+    async def decide(self, session: SessionView, seat: int) -> Mapping[str, Any] | None:
         if self.first_move is None:  # (when asked: the random bot's pick is not the link's time)
             self.first_move = time.perf_counter()
         if self.idle:

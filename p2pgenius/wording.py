@@ -27,7 +27,7 @@ from p2pgenius.protocol.events import (
 from p2pgenius.protocol.messages import printable
 
 if TYPE_CHECKING:
-    from p2pgenius.protocol.session import Session
+    from p2pgenius.protocol.session import SessionView
 
 __all__ = ["Told", "outcome_for", "outcome_words", "printable", "tell"]
 
@@ -102,7 +102,7 @@ def _named(names: Mapping[int, str], seat: int) -> str:
     return f"{name} (p{seat})" if name else f"p{seat}"
 
 
-def tell(session: Session, event: Event) -> list[Told]:
+def tell(session: SessionView, event: Event) -> list[Told]:
     """What ``event`` of ``session`` says, line by line (nothing for events that say nothing)."""
     names = session.names
     if isinstance(event, SeatsDealt):

@@ -143,3 +143,37 @@ def _game_module(relative: str, name: str) -> bool:
         if game in name and relative in (f"bots/{stem}.py", f"ui/frontends/{stem}.py"):
             return True
     return False
+
+
+def test_no_two_modules_import_each_other_even_for_types_only() -> None:
+    # A helper that imports its owner (``if TYPE_CHECKING: from ...peer import Peer``) to reach
+    # into it is the owner's fields edited from outside: helpers take what they use instead.
+    paths: dict[str, Path] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        paths[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                # ``from package import module`` imports that module, not the package's others
+                subs = {f"{node.module}.{alias.name}" for alias in node.names} & paths.keys()
+                targets |= subs or {node.module}
+        graph[module] = {name for name in targets if name.startswith("p2pgenius.")}
+    cycles = []
+    for module, targets in graph.items():
+        seen, todo = set(), [t for t in targets if t in graph and t != module]
+        while todo:
+            current = todo.pop()
+            if current == module:
+                cycles.append(module)
+                break
+            if current in seen:
+                continue
+            seen.add(current)
+            # (a package's __init__ re-exports its modules: importing it is not importing them)
+            todo += [t for t in graph.get(current, ()) if t not in seen and not module.startswith(t + ".")]
+    assert cycles == [], f"these modules import themselves through others: {sorted(cycles)}"

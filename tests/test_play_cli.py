@@ -88,8 +88,8 @@ def test_a_turn_told_again_after_a_paralysis_choice_is_printed_once() -> None:
     }
     choice = {"type": "enchant", "blind_sees": [0, 1], "spell": "paralysis", "target": "p1", "hand": "left"}
     choice["why"] = "chosen"
-    printer.event(session, Applied(3, (), (cast,)))
-    printer.event(session, Applied(4, (), (cast, choice)))
+    printer.event(session.view, Applied(3, (), (cast,)))
+    printer.event(session.view, Applied(4, (), (cast, choice)))
     assert out.getvalue().count("casts Paralysis") == 1
     assert "p1's left hand is paralysed next turn" in out.getvalue()
 
@@ -104,13 +104,13 @@ def test_a_stopped_or_unfinished_match_is_one_line_on_standard_error(
 
     files = SimpleNamespace(transcript=tmp_path / "m.p2pt")
     fault = SimpleNamespace(reason="p1 forfeits: no answer to a timeout claim for 5 seconds")
-    stopped = SimpleNamespace(session=SimpleNamespace(outcome=None, fault=fault), files=files)
+    stopped = SimpleNamespace(view=SimpleNamespace(outcome=None, fault=fault), files=files)
     out = io.StringIO()
     assert finish(stopped, Printer(out, moves=True)) == 1  # type: ignore[arg-type]
     err = capsys.readouterr().err
     assert err == "error: the match stopped: p1 forfeits: no answer to a timeout claim for 5 seconds\n"
     assert out.getvalue() == f"transcript (evidence): {files.transcript}\n"
-    unfinished = SimpleNamespace(session=SimpleNamespace(outcome=None, fault=None), files=files)
+    unfinished = SimpleNamespace(view=SimpleNamespace(outcome=None, fault=None), files=files)
     assert finish(unfinished, Printer(out, moves=True)) == 1  # type: ignore[arg-type]
     assert (
         capsys.readouterr().err

@@ -15,7 +15,7 @@ from p2pgenius.bots.registry import Bot, make_bot
 from p2pgenius.threads import off_loop
 
 if TYPE_CHECKING:
-    from p2pgenius.protocol.session import Session
+    from p2pgenius.protocol.session import SessionView
 
 
 class BotDriver:
@@ -58,12 +58,11 @@ class BotDriver:
         optional action pass)."""
         return self.bot(game, seat).choose(state, seat)
 
-    async def decide(self, session: Session, seat: int) -> Mapping[str, Any] | None:
+    async def decide(self, session: SessionView, seat: int) -> Mapping[str, Any] | None:
         """A decision for ``seat`` as a networked peer asks for it (``Peer``'s ``decide``): the
         action's plain form, or None to let an optional action pass."""
         import trio  # noqa: PLC0415  (only a networked peer decides here; the in-memory table needs no trio)
 
-        assert session.terms is not None
         await trio.sleep(self.delay)  # also a checkpoint: a stage that moved on cancels this
         # The bot thinks in a worker thread, never on the event loop: a strong bot may think for
         # a second or more, and meanwhile messages and pings must still be read and answered.
@@ -77,7 +76,9 @@ class BotDriver:
         async with lock:
             if seat not in session.awaiting():
                 return None  # the stage moved on while we waited (our answer would be ignored)
-            game, state = session.terms["game"], session.state
+            game, state = session.game_name, session.state
+            if game is None:
+                return None  # (no match yet: nothing to decide)
             if self.thread and seat not in self.bots:  # (a strong bot may load tables: off the loop)
                 await off_loop(self.bot, game, seat)
             if not self.thread or getattr(self.bot(game, seat), "quick", False):

@@ -45,7 +45,7 @@ from p2pgenius.net.keystore import account_identities, check_name, claim_identit
 from p2pgenius.net.peer import Files, Peer, PeerGoneError, WrongHostError
 from p2pgenius.protocol.events import Applied, Event
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.session import SessionView
 from p2pgenius.protocol.session.setup import group_of
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.protocol.transcript import verify
@@ -86,7 +86,7 @@ class Printer:
         self.out.write(f"{self.prefix}{wording.printable(text)}\n")
         self.out.flush()
 
-    def event(self, session: Session, event: Event) -> None:
+    def event(self, session: SessionView, event: Event) -> None:
         """Show a session event (a stage that tells its turn again, as a duel turn finished by a
         Paralysis choice does, prints only what is new)."""
         if isinstance(event, Applied):
@@ -103,7 +103,7 @@ class Printer:
 
 def finish(peer: Peer, printer: Printer) -> int:
     """Print the result of a finished peer; returns the exit code."""
-    session = peer.session
+    session = peer.view
     if session is None:
         error("the match did not start")
         return 1
@@ -293,15 +293,16 @@ async def host_match(
                     interfaces=interfaces or [a for a in addresses if ":" not in a] or None,
                 )
                 nursery.start_soon(discovery.announce, announcement, partial(table_state, seats, peer), say)
-            await peer.host(
-                bound.listener,
-                game=args.game,
-                options=options,
-                setup={},
-                peers=args.peers,
-                seats=args.seat,
-                spectators=args.spectators,
-            )
+            async with peer:  # (its connections closed however the match ends)
+                await peer.host(
+                    bound.listener,
+                    game=args.game,
+                    options=options,
+                    setup={},
+                    peers=args.peers,
+                    seats=args.seat,
+                    spectators=args.spectators,
+                )
             nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
@@ -564,7 +565,8 @@ async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> No
         peer.address = where
         peer.report_line(f"connected to {where}")
         try:
-            await peer.join(stream, seats=args.seat)
+            async with peer:  # (its connections closed however the match ends)
+                await peer.join(stream, seats=args.seat)
             return
         except WrongHostError as exc:
             # One address answered with another key (someone else's machine took it, or a
@@ -772,7 +774,8 @@ def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files
 
             peer.reconnect = again
             peer.report_line(f"reconnecting to {meta['address']}")
-        await peer.play()
+        async with peer:
+            await peer.play()
 
     if args.bot is None:
         return in_terminal(args, peer, main, printer)

@@ -26,10 +26,10 @@ from p2pgenius.net.addresses import connect
 from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.keystore import check_name, load_identity
 from p2pgenius.net.spectators import watch
-from p2pgenius.protocol.session import Applied, Event, Fault, MatchOver, Session
+from p2pgenius.protocol.session import Applied, Event, Fault, MatchOver, SessionView
 from p2pgenius.protocol.transcript import frame, header, verify
 
-Listener = Callable[[Session, Event], None]
+Listener = Callable[[SessionView, Event], None]
 
 
 def transcript_bytes(keys: list[bytes], received: list[bytes], meta: dict[str, str]) -> bytes:
@@ -49,9 +49,9 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     meta = {"role": "watch", "address": args.address, "date": started}
     received: list[bytes] = []
     listeners: list[Listener] = [printer.event]
-    last: list[Session] = []  # the session, once there is one (the person may leave early)
+    last: list[SessionView] = []  # the session, once there is one (the person may leave early)
 
-    def on_event(session: Session, event: Event) -> None:
+    def on_event(session: SessionView, event: Event) -> None:
         if not last:  # the players are known: the transcript starts (and grows as messages come)
             files.start(header(list(session.keys), None, **meta))
             files.append(files.transcript, [encode(["msg", raw]) for raw in received])
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         if last:  # (nothing received is lost if the watching is cut short)
             files.append(files.transcript, [encode(["msg", raw])])
 
-    async def main() -> Session | None:
+    async def main() -> SessionView | None:
         printer.line(f"connecting to {target.what} to watch")
         stream, where = await connect(target.targets)
         printer.line(f"watching at {where}: every message is checked as it comes")
@@ -95,13 +95,13 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
 
 def live(
-    main: Callable[[], Awaitable[Session | None]],
+    main: Callable[[], Awaitable[SessionView | None]],
     received: list[bytes],
     meta: dict[str, str],
     listeners: list[Listener],
     *,
     ascii_only: bool,
-) -> Session | None:
+) -> SessionView | None:
     """Watch in the terminal UI: the match runs as trio's guest on prompt_toolkit's asyncio loop;
     the screen opens once the seats are dealt (until then the terminal says what it waits for)
     and follows each stage as it is applied. The person leaves with q: at the end, or earlier
@@ -113,14 +113,14 @@ def live(
 
     from p2pgenius.ui.replay import Replay, ReplayError, build  # noqa: PLC0415
 
-    async def run_both() -> Session | None:
+    async def run_both() -> SessionView | None:
         loop = asyncio.get_running_loop()
         finished, ready = asyncio.Event(), asyncio.Event()
-        result: list[outcome.Outcome[Session | None]] = []
+        result: list[outcome.Outcome[SessionView | None]] = []
         shown: dict[str, Any] = {}
         scopes: list[tuple[trio.CancelScope, trio.lowlevel.TrioToken]] = []
 
-        def rebuild(session: Session) -> None:
+        def rebuild(session: SessionView) -> None:
             shown.pop("pending", None)
             report = verify(transcript_bytes(list(session.keys), received, meta))
             if "replay" not in shown:
@@ -133,7 +133,7 @@ def live(
             if "app" in shown:
                 shown["app"].invalidate()
 
-        def update(session: Session, event: Event) -> None:
+        def update(session: SessionView, event: Event) -> None:
             # The screen is drawn again once per batch of messages, not once per stage (a
             # spectator that comes late is sent the whole match at once).
             if isinstance(event, Applied | MatchOver | Fault) and "pending" not in shown:
@@ -141,13 +141,13 @@ def live(
 
         listeners.append(update)
 
-        async def guest() -> Session | None:
+        async def guest() -> SessionView | None:
             with trio.CancelScope() as scope:
                 scopes.append((scope, trio.lowlevel.current_trio_token()))
                 return await main()
             return None
 
-        def done(trio_outcome: outcome.Outcome[Session | None]) -> None:
+        def done(trio_outcome: outcome.Outcome[SessionView | None]) -> None:
             result.append(trio_outcome)
             finished.set()
             ready.set()

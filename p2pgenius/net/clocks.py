@@ -16,7 +16,6 @@ from typing import Final
 
 import trio
 
-from p2pgenius.canonical import encode
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.connection import PeerGoneError
@@ -78,8 +77,6 @@ class Clocks:
     """peer -> how long it took to apply recent stages, as its hashes showed (seconds): a slow
     machine (or a peer that runs another program for its claims) opens each stage later than
     we do, and its decisions must not look late for that."""
-    pings: dict[int, float] = field(default_factory=dict)
-    ping_count: int = 0
     next_ping: float = 0.0
 
     def start(self, session: Session) -> None:
@@ -179,18 +176,10 @@ class Clocks:
             if new > old:
                 self.progress[author] = now
 
-    def ping(self) -> bytes:
-        """The next ping to send to every connection."""
-        self.pings[self.ping_count] = trio.current_time()
-        payload = encode(["ping", self.ping_count])
-        self.ping_count += 1
-        return payload
-
-    def pong(self, number: int, now: float) -> None:
-        """The answer to ping ``number`` came: one more round trip."""
-        sent = self.pings.pop(number, None)
-        if sent is not None:
-            self.rtts = [*self.rtts[-4:], now - sent]
+    def round_trip(self, seconds: float) -> None:
+        """A connection timed a round trip (its ping answered): the lag allowance follows the
+        latest ones."""
+        self.rtts = [*self.rtts[-4:], seconds]
 
     # -- deadlines ---------------------------------------------------------------------------
 
@@ -318,14 +307,21 @@ class Clocks:
             return True
         return False
 
-    def check_declared(self, session: Session, event: Event, tell: Notify) -> None:
-        """Another seat's decision declared less time than we saw pass before it (less the lag
-        allowance): say so, signed, on the record. Every peer still charges the declared time, so
-        the clocks agree; a peer that under-declares is shown, decision by decision."""
+    def check_declared(self, session: Session, event: Event, tell: Notify, at: float | None = None) -> None:
+        """Another seat's decision declared less time than we saw pass before it (until ``at``,
+        when its message was read; None: now), less the lag allowance: say so, signed, on the
+        record. Every peer still charges the declared time, so the clocks agree; a peer that
+        under-declares is shown, decision by decision."""
         if not isinstance(event, Decided) or event.stage != self.stage_number:
             return
         allowed = self.seat_allowance(session, event.seat)
-        seen = int((trio.current_time() - self.judged_from(session, event.seat) - allowed) * 1000)
+        peer = session.owner[event.seat] if event.seat < len(session.owner) else None
+        if peer not in self.processing:
+            # Its first hash has not shown yet how long its machine takes to apply a stage (a
+            # ping cannot: the connection answers those at once): the benefit of the doubt.
+            allowed = MAX_ALLOWANCE_S
+        arrived = trio.current_time() if at is None else at
+        seen = int((arrived - self.judged_from(session, event.seat) - allowed) * 1000)
         if seen > event.declared_ms:
             if event.seat in self.keys:  # (the clock it decided on: the stage has moved on since)
                 key = (event.seat, self.keys[event.seat])

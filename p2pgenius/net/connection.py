@@ -1,21 +1,29 @@
 """One connection to another peer: a secure channel over a trio stream, with one reader and a send
-lock. Everything above it sees application payloads only; the channel's own events stay in here."""
+lock. Everything above it sees application payloads only; the channel's own events stay in here,
+and so do pings: a connection answers the other side's pings itself and times its own.
+"""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any, Final
 
 import trio
 
-from p2pgenius.errors import P2PGeniusError
+from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.channel import PROTOCOL_VERSION, ChannelError, Established, Received, SecureChannel
 
 READ_BYTES: Final = 65536
 HANDSHAKE_TIMEOUT_S: Final = 10.0
 
+ROUND_TRIPS_KEPT: Final = 5
+"""The latest round trips a connection keeps (its pings answered)."""
+
 Item = tuple[str, Any, Any]
-"""What the match loop reads: ("msg", connection, payload), ("gone", connection, None),
+"""What the match loop reads: ("msg", connection, (payload, when it was read)), ("heard",
+connection, round trip in seconds or None: a ping or its answer came), ("gone", connection, None),
 ("decided", None, (stage, seat, action)) or ("chat", None, text)."""
 
 
@@ -40,6 +48,9 @@ class Connection:
         self.peer: Established | None = None
         self.early: list[Any] = []  # events read along with the end of the handshake
         self.caught_up = 0  # how much of the session's archive this peer was sent on resyncing
+        self.round_trips: list[float] = []  # the latest, in seconds (ROUND_TRIPS_KEPT of them)
+        self._pings: dict[int, float] = {}  # ping number -> when it was sent
+        self._next_ping = 0
 
     async def _write(self) -> None:
         data = self.channel.data_to_send()
@@ -101,12 +112,42 @@ class Connection:
         self.channel.send(payload)
         await self._write()
 
+    async def ping(self) -> None:
+        """Send a ping: its answer gives a round trip (and shows the other side is there)."""
+        number, self._next_ping = self._next_ping, self._next_ping + 1
+        self._pings[number] = trio.current_time()
+        for old in [n for n in self._pings if n < number - ROUND_TRIPS_KEPT]:
+            del self._pings[old]  # (never answered: the connection is judged by silence)
+        await self.send(encode(["ping", number]))
+
+    async def item(self, payload: bytes) -> Item:
+        """What ``payload`` is for the match loop: a ping is answered here (and is news that the
+        other side is there), the answer to one of ours gives a round trip; anything else is
+        the loop's to read."""
+        message: Item = ("msg", self, (payload, trio.current_time()))
+        try:
+            kind, number = decode(payload)
+        except (EncodingError, TypeError, ValueError):
+            return message
+        if kind == "ping" and type(number) is int:
+            with contextlib.suppress(PeerGoneError):  # (a broken connection: its reader says so)
+                await self.send(encode(["pong", number]))
+            return ("heard", self, None)
+        if kind == "pong" and type(number) is int:
+            sent = self._pings.pop(number, None)
+            if sent is None:  # not a ping of ours (or answered twice): nothing measured
+                return ("heard", self, None)
+            took = trio.current_time() - sent
+            self.round_trips = [*self.round_trips[-(ROUND_TRIPS_KEPT - 1) :], took]
+            return ("heard", self, took)
+        return message
+
     async def messages(self, inbox: trio.MemorySendChannel[Item]) -> None:
         """Read payloads into ``inbox`` until the connection ends (then say it is gone)."""
         try:
             while True:
                 for payload in await self.receive():
-                    inbox.send_nowait(("msg", self, payload))
+                    inbox.send_nowait(await self.item(payload))
         except PeerGoneError:
             inbox.send_nowait(("gone", self, None))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from p2pgenius.protocol.identity import fingerprint
 
@@ -295,6 +295,13 @@ NetEvent = (
 
 Notify = Callable[[NetEvent], None]
 """Takes the network layer's events (a screen's status line)."""
+
+
+class Tell(Protocol):
+    """Tells the person running a peer: the event as data, and its line unless ``quiet`` (the
+    caller says that line itself)."""
+
+    def __call__(self, event: NetEvent, *, quiet: bool = False) -> None: ...
 
 
 def ignore(event: NetEvent) -> None:

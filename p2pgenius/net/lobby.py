@@ -19,7 +19,7 @@ import math
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import trio
 
@@ -28,17 +28,15 @@ from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net.connection import Connection, PeerGoneError, why
 from p2pgenius.net.door import Door, address_of
-from p2pgenius.net.events import LobbyShown, Notify, PeerJoined, PeerLeft, PeerReady, Refused
+from p2pgenius.net.events import LobbyShown, Notify, PeerJoined, PeerLeft, PeerReady, Refused, Tell
 from p2pgenius.net.keystore import check_name
-from p2pgenius.net.spectators import caller_name, is_spectator
-from p2pgenius.protocol.channel import Established
+from p2pgenius.net.pins import Pins
+from p2pgenius.net.spectators import Spectators, caller_name, is_spectator
+from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import NONCE_LEN, printable
 from p2pgenius.protocol.session import claims_problem
 from p2pgenius.protocol.session.setup import make_ready, ready_problem
-
-if TYPE_CHECKING:
-    from p2pgenius.net.peer import Peer
 
 LOBBY_FIELDS: Final = (
     "game",
@@ -114,8 +112,12 @@ class Lobby:
 
     def __init__(
         self,
-        peer: Peer,
+        identity: Identity,
+        name: str,
         *,
+        tell: Tell,
+        pins: Pins,
+        spectators: Spectators | None = None,
         game: str,
         options: Mapping[str, Any],
         setup: Mapping[str, Any],
@@ -124,7 +126,11 @@ class Lobby:
         token: bytes | None = None,
         invite_only: bool = False,
     ) -> None:
-        self.peer = peer
+        self.identity = identity
+        self.name = name
+        self.tell = tell
+        self.pins = pins
+        self.spectators = spectators
         self.token = token  # the invite's seat token: its holders come before other callers
         self.invite_only = invite_only and token is not None  # ...and no one else is seated
         self.game = game
@@ -142,15 +148,15 @@ class Lobby:
             "game": self.game,
             "options": dict(self.options),
             "setup": self.setup,
-            "names": [self.peer.name] + [m.name for m in members],
-            "keys": [self.peer.identity.public] + [m.key for m in members],
+            "names": [self.name] + [m.name for m in members],
+            "keys": [self.identity.public] + [m.key for m in members],
             "claims": [list(self.seats)] + [m.claim or [] for m in members],
             "ready": [True] + [m.claim is not None for m in members],
             "you": you,
             "needed": self.peers - 1 - len(members),
             "start": start,
             "salt": self.salt,
-            "spectators": self.peer.spectators is not None and self.peer.spectators.allowed,
+            "spectators": self.spectators is not None and self.spectators.allowed,
         }
 
     def greeting(self) -> dict[str, Any]:
@@ -167,16 +173,14 @@ class Lobby:
     async def gather(self, listener: trio.abc.Listener[trio.abc.Stream]) -> list[Member]:
         """Greet players as they come, show everyone who is there, and take their seat claims
         and readiness; returns the members once the table is full and everyone is ready."""
-        peer, members, tell = self.peer, self.members, self.peer.tell
+        members, tell, spectators = self.members, self.tell, self.spectators
         send, said = trio.open_memory_channel[tuple[str, Connection, Any]](math.inf)
         groups = get_spec(self.game).seat_groups(self.peers)
 
         async def greet(stream: trio.abc.Stream, shown_key: Callable[[], None]) -> None:
+            hello = {"name": self.name, "game": self.game, "lobby": self.greeting()}
             connection = Connection(
-                stream,
-                peer.channel(
-                    initiator=False, hello={"name": peer.name, "game": self.game, "lobby": self.greeting()}
-                ),
+                stream, SecureChannel(initiator=False, identity=self.identity, hello=hello)
             )
             try:
                 established = await connection.handshake()
@@ -185,11 +189,11 @@ class Lobby:
                 await connection.aclose()
                 return
             shown_key()
-            if is_spectator(established) and peer.spectators is not None:
-                peer.spectators.admit(connection, caller_name(established))
+            if is_spectator(established) and spectators is not None:
+                spectators.admit(connection, caller_name(established))
                 return
             try:
-                name = peer.pin(established)
+                name = self.pins.name_of(established)
             except P2PGeniusError as exc:  # a known name with another key: say so, then close
                 tell(Refused(str(exc)))
                 await refuse(connection, str(exc))
@@ -255,7 +259,7 @@ class Lobby:
     ) -> bool:
         """One thing that happened at the door or in the lobby; True if the table changed."""
         what, connection, data = item
-        members, tell = self.members, self.peer.tell
+        members, tell = self.members, self.tell
         member = next((m for m in members if m.connection is connection), None)
         if what == "joined":
             return await self._admit(connection, data, refuse)
@@ -300,8 +304,8 @@ class Lobby:
     ) -> bool:
         """Seat a caller that has shown its key, or say why not (False: the table is as it was)."""
         key, name, invited, address = caller
-        members, tell = self.members, self.peer.tell
-        if key == self.peer.identity.public or any(m.key == key for m in members):
+        members, tell = self.members, self.tell
+        if key == self.identity.public or any(m.key == key for m in members):
             tell(Refused("already at the table", name))
             await refuse(connection, "you are already at this table")
             return False
@@ -348,8 +352,8 @@ class Lobby:
         self, member: Member, reason: str, refuse: Callable[[Connection, str], Awaitable[None]]
     ) -> None:
         self.members.remove(member)
-        self.peer.tell(Refused(reason, member.name))
-        self.peer.tell(PeerLeft(member.name), quiet=True)
+        self.tell(Refused(reason, member.name))
+        self.tell(PeerLeft(member.name), quiet=True)
         await refuse(member.connection, reason)
 
 

@@ -11,7 +11,9 @@ transcript records and secrets to disk first, then sends.
 
 :class:`Peer` runs that loop (deciding, relaying) and composes the rest, one module a concern:
 
-* ``connection``: :class:`Connection`, a secure channel over a trio stream;
+* ``connection``: :class:`Connection`, a secure channel over a trio stream, with its pings;
+* ``links``: :class:`~p2pgenius.net.links.Links`, the match's connections and the host's relaying;
+* ``pins``: :class:`~p2pgenius.net.pins.Pins`, the keys met before, checked and pinned in one place;
 * ``lobby``: the host's :class:`~p2pgenius.net.lobby.Lobby` and a joiner's wait for the start;
 * ``reconnect``: :class:`~p2pgenius.net.reconnect.Reconnection`, the ways back into a match;
 * ``clocks``: :class:`~p2pgenius.net.clocks.Clocks`, the deadlines, warnings and pings;
@@ -25,7 +27,7 @@ import contextlib
 import datetime
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -34,7 +36,7 @@ from typing import Any, Final
 import trio
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
+from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.clocks import LAG_FLOOR_S, MAX_ALLOWANCE_S, PING_S, Clocks, Deadline
@@ -52,13 +54,14 @@ from p2pgenius.net.events import (
     lobby_text,
 )
 from p2pgenius.net.files import Files
-from p2pgenius.net.keystore import check_known, check_name, trust
+from p2pgenius.net.links import Links
 from p2pgenius.net.lobby import LOBBY_FIELDS, Joining, Lobby, Member, check_lobby
-from p2pgenius.net.reconnect import Reconnection
+from p2pgenius.net.pins import Pins
+from p2pgenius.net.reconnect import Reconnection, WayBack
 from p2pgenius.net.spectators import Spectators
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
-from p2pgenius.protocol.session import AuditDue, Event, Session
+from p2pgenius.protocol.session import AuditDue, Event, Session, SessionView
 from p2pgenius.protocol.transcript import header
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.threads import off_loop
@@ -79,11 +82,12 @@ __all__ = [
     "PeerGoneError",
     "Report",
     "lobby_text",
+    "open_peer",
 ]
 
-Decide = Callable[[Session, int], Awaitable[Mapping[str, Any] | None]]
+Decide = Callable[[SessionView, int], Awaitable[Mapping[str, Any] | None]]
 """Chooses an action for a local seat (None: let an optional action pass)."""
-Report = Callable[[Session, Event], None]
+Report = Callable[[SessionView, Event], None]
 """Shows a session event to the person running this peer."""
 
 
@@ -108,9 +112,8 @@ class Peer:
     say: Callable[[str], None]
     grace_s: float = DEFAULT_GRACE_S
     pin_dir: Path | None = None
-    connections: list[Connection] = field(default_factory=list)
     session: Session | None = None
-    via: dict[int, Connection] = field(default_factory=dict)  # host: peer index -> connection
+    links: Links = field(default_factory=Links)  # the match's connections; the host relays
     address: str = ""  # recorded in the transcript so that a crashed peer can come back
     reconnect: Callable[[], Awaitable[trio.abc.Stream]] | None = None  # a joiner's way back
     confirm: Callable[[Mapping[str, Any]], Awaitable[bool]] | None = None  # agree to a lobby
@@ -133,22 +136,38 @@ class Peer:
     _told_listening: bool = False
     _resumed_stage: tuple[int, float] | None = None  # a resumed peer: (stage, began), from its note
 
+    async def __aenter__(self) -> Peer:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        with trio.CancelScope(shield=True):
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close every connection and the match's files (the lock on them stays its holder's)."""
+        await self.links.aclose()
+        self.files.close()
+
+    @property
+    def view(self) -> SessionView | None:
+        """The match as a screen or a report may read it (None before there is one)."""
+        return None if self.session is None else self.session.view
+
+    @property
+    def pins(self) -> Pins:
+        """The keys this peer met before (``pin_dir``)."""
+        return Pins(self.pin_dir)
+
+    @property
+    def connections(self) -> list[Connection]:
+        """The match's connections (the links' own list)."""
+        return self.links.connections
+
     # -- connecting ------------------------------------------------------------------------
 
     def channel(self, *, initiator: bool, hello: Mapping[str, Any]) -> SecureChannel:
         """A fresh channel carrying our identity."""
         return SecureChannel(initiator=initiator, identity=self.identity, hello=hello)
-
-    def pin(self, peer: Established) -> str:
-        """The peer's name, checked against the pinned keys (IdentityError: a known name with
-        another key). Nothing is written: keys are pinned once admitted (:meth:`admitted`)."""
-        name = peer.peer_hello.get("name")
-        try:
-            check_known(check_name(name), peer.peer_key, self.pin_dir)
-        except LocalMisuseError as exc:
-            raise PeerGoneError(f"the peer's name is refused: {exc}") from None
-        assert isinstance(name, str)
-        return name
 
     def check_expected(self, key: bytes) -> None:
         """Refuse a host whose key is not the one an invite (or an announcement) named
@@ -159,13 +178,6 @@ class Peer:
                 f"{fingerprint(self.expect_key)}, the host at this address has {fingerprint(key)}. "
                 "Someone may be in the middle; do not play, and ask your friend for a fresh invite"
             )
-
-    def admitted(self, keys: Sequence[bytes], names: Sequence[str]) -> None:
-        """Pin the keys of a match's players, now that the match admitted them (trust on first
-        use: a stranger who only knocked is never pinned)."""
-        for key, name in zip(keys, names, strict=True):
-            if key != self.identity.public:
-                trust(name, key, self.pin_dir)
 
     async def host(
         self,
@@ -182,9 +194,15 @@ class Peer:
         propose the match and play it (``spectators``: admit read-only watchers, as the lobby
         shows every player)."""
         async with trio.open_nursery() as watching:
-            self.spectators = Spectators(self, allowed=spectators, nursery=watching)
+            self.spectators = Spectators(
+                nursery=watching, allowed=spectators, session=lambda: self.session, say=self.report_line
+            )
             lobby = Lobby(
-                self,
+                self.identity,
+                self.name,
+                tell=self.tell,
+                pins=self.pins,
+                spectators=self.spectators,
                 game=game,
                 options=options,
                 setup=setup,
@@ -208,10 +226,9 @@ class Peer:
             # come back (the door stays open to the match's players) or forfeit its coin share.
             with contextlib.suppress(PeerGoneError):
                 await member.connection.send(encode(["lobby", lobby.view(index, start=True)]))
-            self.via[index] = member.connection
-            self.connections.append(member.connection)
+            self.links.add(member.connection, index)
         # Pinning writes (and syncs) the pins file: off the event loop, as is the game's warm-up.
-        await off_loop(self.admitted, keys, names)
+        await off_loop(partial(self.pins.admit, keys, names, own=self.identity.public))
         await self._warm(lobby.game)
         self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
         self.listener = listener
@@ -237,7 +254,7 @@ class Peer:
             confirm=self.confirm,
             tell=self.tell,
             check_host=self._check_host,
-            check_peer=self._check_peer,
+            check_peer=self.pins.check,
         )
         connection = Connection(stream, self.channel(initiator=True, hello=self.hello()))
         try:
@@ -245,10 +262,11 @@ class Peer:
         except BaseException:
             await trio.aclose_forcefully(stream)
             raise
-        self.connections.append(connection)
+        self.links.add(connection)
         lobby, expected, behind = await joining.await_start(connection)
         await self._warm(lobby["game"])
-        await off_loop(self.admitted, [established.peer_key], [str(established.peer_hello.get("name"))])
+        host = ([established.peer_key], [str(established.peer_hello.get("name"))])
+        await off_loop(partial(self.pins.admit, *host, own=self.identity.public))
         self.session = Session(
             keys=lobby["keys"],
             me=lobby["you"],
@@ -280,18 +298,11 @@ class Peer:
     def _check_host(self, host: Established) -> None:
         """The host, as soon as its hello is read: the invite's key, if any, and the pins."""
         self.check_expected(host.peer_key)
-        name = self.pin(host)
+        name = self.pins.name_of(host)
         if self.expect_name is not None and name != self.expect_name:
             raise PeerGoneError(
                 f"the host calls itself {name!r}, but its announcement said {self.expect_name!r}: not joining"
             )
-
-    def _check_peer(self, name: str, key: bytes) -> None:
-        """Another player at the table: a name pinned to another key is refused."""
-        try:
-            check_known(name, key, self.pin_dir)
-        except IdentityError as exc:
-            raise PeerGoneError(f"another player at the table is refused: {exc}") from None
 
     def _check_lobby(self, payload: bytes, host_key: bytes) -> dict[str, Any]:
         """A lobby message from the host, checked; raises PeerGoneError on a refusal or junk."""
@@ -353,16 +364,16 @@ class Peer:
         self._clocks.start(session)
         async with trio.open_nursery() as nursery:
             self._inbox, self._nursery = send, nursery
-            self._reconnection = Reconnection(self, send, nursery)
+            self._reconnection = self._ways_back(send, nursery)
             for connection, payload in first:
-                send.send_nowait(("msg", connection, payload))
-            for connection in self.connections:
+                send.send_nowait(await connection.item(payload))
+            for connection in self.links:
                 nursery.start_soon(connection.messages, send)
             if self.listener is not None:
                 if not self._told_listening:  # a restarted host
                     self._tell_listening(again=True)
                 nursery.start_soon(self._reconnection.welcome_back, self.listener)
-            if self.reconnect is not None and not self.connections:
+            if self.reconnect is not None and not self.links:
                 # A restarted joiner finds its host again (the caller said where it goes).
                 self.tell(Reconnecting(self.address), quiet=True)
                 self._reconnection.come_back_soon()
@@ -378,14 +389,36 @@ class Peer:
                     await self._on_time()
             nursery.cancel_scope.cancel()
         self._reconnection = None
-        for connection in self.connections:
-            with trio.move_on_after(1):
-                await connection.aclose()
+        await self.links.aclose()
+
+    def _ways_back(self, inbox: trio.MemorySendChannel[Item], nursery: trio.Nursery) -> Reconnection:
+        """How connections come back into this match (see ``reconnect``)."""
+        assert self.session is not None
+        way_back = None
+        if self.reconnect is not None:
+            way_back = WayBack(self.reconnect, self.address, self.grace_s, self.wrong_host)
+        return Reconnection(
+            self.session,
+            self.links,
+            inbox,
+            nursery,
+            identity=self.identity,
+            name=self.name,
+            pins=self.pins,
+            tell=self.tell,
+            came_back=self.came_back,
+            spectators=self.spectators,
+            way_back=way_back,
+        )
 
     async def _on_item(self, item: Item) -> None:
         kind, connection, data = item
         if kind == "msg":
-            await self._on_payload(connection, data)
+            await self._on_payload(connection, *data)
+        elif kind == "heard":  # a ping, or the answer to ours (``data``: its round trip)
+            self._heard(connection, trio.current_time())
+            if data is not None:
+                self._clocks.round_trip(data)
         elif kind == "gone":
             await self._gone(connection)
         elif kind == "chat":
@@ -446,7 +479,7 @@ class Peer:
             refused = self._refused.get((number, seat), 0)
             if refused:  # asked again after a refusal: not at once (a bot would spin)
                 await trio.sleep(min(0.05 * 2**refused, 2.0))
-            action = await self.decide(session, seat)
+            action = await self.decide(session.view, seat)
             self._inbox.send_nowait(("decided", None, (number, seat, action)))
 
     async def _decided(self, number: int, seat: int, action: Mapping[str, Any] | None) -> None:
@@ -509,57 +542,55 @@ class Peer:
         session = self.session
         assert session is not None
         if self._clocks.ping_due():
-            await self._broadcast(self._clocks.ping())
+            await self.links.ping()
         if self._clocks.act(session, self._deadlines(), self.grace_s, self.tell):
             await self._flush()
 
-    def _on_clock_event(self, event: Event) -> None:
+    def _on_clock_event(self, event: Event, at: float | None = None) -> None:
         """Timeout claims about our seats answered, disputes of our claims heeded, and other seats'
-        declared times checked against what we saw pass (see ``Clocks``)."""
+        declared times checked against what we saw pass until ``at`` (when the message that
+        carried it was read: a busy loop does not make it later; None: now)."""
         if self.session is not None:
             self._clocks.answer_claim(self.session, event, self.tell)
-            self._clocks.check_declared(self.session, event, self.tell)
+            self._clocks.check_declared(self.session, event, self.tell, at)
 
     # -- messages (relaying) -----------------------------------------------------------------
 
-    async def _on_payload(self, connection: Connection, payload: bytes) -> None:
+    async def _on_payload(self, connection: Connection, payload: bytes, now: float) -> None:
+        """A payload read at ``now`` (in trio's clock) on ``connection``."""
         session = self.session
         assert session is not None
         self.files.note(f"<- {payload.hex()}")
-        now = trio.current_time()
-        if session.me == 0:
-            self._clocks.hear([index for index, known in self.via.items() if known is connection], now)
-        else:  # the host relays everyone: hearing it is hearing the table
-            self._clocks.hear(None, now)
+        self._heard(connection, now)
         try:
             kind, raw = decode(payload)
         except (EncodingError, ValueError, TypeError):
             kind, raw = "", payload
-        if kind == "ping" and type(raw) is int:
-            with contextlib.suppress(PeerGoneError):
-                await connection.send(encode(["pong", raw]))
-            return
-        if kind == "pong" and type(raw) is int:
-            self._clocks.pong(raw, now)
-            return
         if kind != "m" or not isinstance(raw, bytes):
             self.tell(Notice("a peer sent something that is not a match message (ignored)"))
             return
         if session.me == 0:  # relay to the others; each checks the author's signature itself
-            for other in self.connections:
-                if other is not connection:
-                    with contextlib.suppress(PeerGoneError):
-                        await other.send(payload)
+            await self.links.relay(payload, connection)
         before = list(session.next_seq)
         for event in session.receive(raw):
-            self.report(session, event)
-            self._on_clock_event(event)
+            self.report(session.view, event)
+            self._on_clock_event(event, now)
             await self._audit_if_due(event)
         self._clocks.progressed(before, session.next_seq, now)
         hashed = _hash_of(raw)
         if hashed is not None and hashed[0] < len(before) and session.next_seq[hashed[0]] > before[hashed[0]]:
             self._clocks.hashed(*hashed, now)
         await self._flush()
+
+    def _heard(self, connection: Connection, now: float) -> None:
+        """Something came on ``connection``: its player is there (a joiner's host relays the
+        whole table, so hearing it is hearing everyone)."""
+        assert self.session is not None
+        if self.session.me == 0:
+            index = self.links.index_of(connection)
+            self._clocks.hear([] if index is None else [index], now)
+        else:
+            self._clocks.hear(None, now)
 
     async def _flush(self) -> None:
         session = self.session
@@ -571,11 +602,11 @@ class Peer:
         for raw in out.messages:
             payload = encode(["m", raw])
             self.files.note(f"-> {payload.hex()}")
-            await self._broadcast(payload)
+            await self.links.broadcast(payload)
         if self.spectators is not None:
             self.spectators.feed()  # (queued, never waited for)
         for event in session.take_events():
-            self.report(session, event)
+            self.report(session.view, event)
             self._on_clock_event(event)
             await self._audit_if_due(event)
         if session.flushing.messages or session.flushing.records:
@@ -592,22 +623,16 @@ class Peer:
         session.conclude_audit(verdict)
         await self._flush()
 
-    async def _broadcast(self, payload: bytes) -> None:
-        """Send ``payload`` on every connection (a broken one: its reader notices and reports)."""
-        for connection in list(self.connections):
-            with contextlib.suppress(PeerGoneError):
-                await connection.send(payload)
-
     async def _gone(self, connection: Connection) -> None:
         """A connection closed. The match waits: a joiner tries to come back; a host keeps its
         door open; a peer that stays away past the grace period forfeits."""
         session = self.session
         assert session is not None
-        if connection in self.connections:
-            self.connections.remove(connection)
+        if not self.links.drop(connection):
+            return  # (one replaced by a player's new connection: nothing is lost)
         if session.finished or session.fault is not None:
             return
-        index = 0 if session.me != 0 else next((i for i, c in self.via.items() if c is connection), None)
+        index = 0 if session.me != 0 else self.links.index_of(connection)
         self.tell(ConnectionLost(index))
         if self.reconnect is not None and self._reconnection is not None:
             self._reconnection.come_back_soon()
@@ -624,6 +649,25 @@ class Peer:
     def report_line(self, text: str) -> None:
         """A line for the person running this peer."""
         self.say(text)
+
+
+@contextlib.asynccontextmanager
+async def open_peer(
+    identity: Identity,
+    name: str,
+    files: Files,
+    decide: Decide,
+    report: Report,
+    say: Callable[[str], None],
+    **options: Any,
+) -> AsyncIterator[Peer]:
+    """A :class:`Peer` (``options``: its other fields, by name) whose connections and files are
+    closed however the block ends: the way to run one.
+
+    ``async with open_peer(identity, "ann", files, bots.decide, report, print) as peer:
+    await peer.join(stream)``"""
+    async with Peer(identity, name, files, decide, report, say, **options) as peer:
+        yield peer
 
 
 def _hash_of(raw: bytes) -> tuple[int, int] | None:

@@ -7,8 +7,9 @@ sides then exchange how many messages of each author they hold, and send what th
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Final
 
 import trio
 
@@ -17,12 +18,13 @@ from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.net.addresses import ConnectError
 from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, PeerGoneError, why
 from p2pgenius.net.door import Door
-from p2pgenius.net.events import PeerBack, Reconnected, Reconnecting, Refused
-from p2pgenius.net.spectators import caller_name, is_spectator
+from p2pgenius.net.events import PeerBack, Reconnected, Reconnecting, Refused, Tell
+from p2pgenius.net.links import Links
+from p2pgenius.net.pins import Pins
+from p2pgenius.net.spectators import Spectators, caller_name, is_spectator
+from p2pgenius.protocol.channel import SecureChannel
+from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
-
-if TYPE_CHECKING:
-    from p2pgenius.net.peer import Peer
 
 SAY_AGAIN_S: Final = 30.0
 """A joiner trying to reach its host again says why it failed when the reason changes, and at
@@ -65,18 +67,56 @@ async def sync(session: Session, connection: Connection, *, speak_first: bool) -
     return behind
 
 
-def _nothing() -> None:
-    """No one to tell."""
+@dataclass(frozen=True)
+class WayBack:
+    """A joiner's way back to its host: ``connect`` opens a stream to where the host was
+    (``address``, in words), tried until ``grace_s`` have passed; ``wrong_host`` is told when
+    another key answered there (the next try skips that address)."""
+
+    connect: Callable[[], Awaitable[trio.abc.Stream]]
+    address: str
+    grace_s: float
+    wrong_host: Callable[[], None]
 
 
 class Reconnection:
-    """The ways back into ``peer``'s match while it is played: new connections are greeted and
-    read in ``nursery``, and what they bring goes to the match loop's ``inbox``."""
+    """The ways back into a match while it is played: new connections are greeted and read in
+    ``nursery``, join ``links`` and what they bring goes to the match loop's ``inbox``.
 
-    def __init__(self, peer: Peer, inbox: trio.MemorySendChannel[Item], nursery: trio.Nursery) -> None:
-        self.peer = peer
+    It is given what it uses, nothing more: the session (read to resync), who this peer is
+    (``identity`` and ``name``, for the handshake), its ``pins``, ``tell`` (news for the person),
+    ``came_back`` (the clocks judge the players who came back from now on), the host's
+    ``spectators`` (a watcher may knock mid-match) and a joiner's ``way_back``."""
+
+    def __init__(
+        self,
+        session: Session,
+        links: Links,
+        inbox: trio.MemorySendChannel[Item],
+        nursery: trio.Nursery,
+        *,
+        identity: Identity,
+        name: str,
+        pins: Pins,
+        tell: Tell,
+        came_back: Callable[[Iterable[int]], None],
+        spectators: Spectators | None = None,
+        way_back: WayBack | None = None,
+    ) -> None:
+        self.session = session
+        self.links = links
         self.inbox = inbox
         self.nursery = nursery
+        self.identity = identity
+        self.name = name
+        self.pins = pins
+        self.tell = tell
+        self.came_back = came_back
+        self.spectators = spectators
+        self.way_back = way_back
+
+    def _channel(self, *, initiator: bool) -> SecureChannel:
+        return SecureChannel(initiator=initiator, identity=self.identity, hello={"name": self.name})
 
     def come_back_soon(self) -> None:
         """A joiner lost its host (or restarted): find it again, in the background."""
@@ -84,34 +124,33 @@ class Reconnection:
 
     async def come_back(self) -> None:
         """A joiner that lost the host: connect again and again until the grace period ends."""
-        peer = self.peer
-        assert peer.reconnect is not None
-        deadline = trio.current_time() + peer.grace_s
+        way, session = self.way_back, self.session
+        assert way is not None
+        deadline = trio.current_time() + way.grace_s
         said, again_at = "", 0.0  # a reason is said when it changes, and every SAY_AGAIN_S
         while trio.current_time() < deadline:
             try:
-                stream = await peer.reconnect()
-                connection = Connection(stream, peer.channel(initiator=True, hello={"name": peer.name}))
+                stream = await way.connect()
+                connection = Connection(stream, self._channel(initiator=True))
                 established = await connection.handshake()
-                assert peer.session is not None
-                if established.peer_key != peer.session.keys[0]:
-                    peer.wrong_host()  # (the next try skips that address)
+                if established.peer_key != session.keys[0]:
+                    way.wrong_host()  # (the next try skips that address)
                     await connection.aclose()
                     raise PeerGoneError("another host answered at that address")
-                behind = await sync(peer.session, connection, speak_first=True)
+                behind = await sync(session, connection, speak_first=True)
             except (OSError, PeerGoneError, trio.TooSlowError) as exc:
                 # (A first connection's advice, "is the host running...?", is no help here.)
                 reason = why(exc).split(": ", 1)[0] if isinstance(exc, ConnectError) else why(exc)
                 now = trio.current_time()
                 if reason != said or now >= again_at:
                     left = max(deadline - now, 0)
-                    peer.tell(Reconnecting(peer.address, f"{reason}; trying again for {left:.0f} s more"))
+                    self.tell(Reconnecting(way.address, f"{reason}; trying again for {left:.0f} s more"))
                     said, again_at = reason, now + SAY_AGAIN_S
                 await trio.sleep(1)
                 continue
-            peer.tell(Reconnected())
-            peer.came_back(p for p in range(len(peer.session.keys)) if p != peer.session.me)
-            await self.adopt(connection, index=0, behind=behind)
+            self.tell(Reconnected())
+            self.came_back(p for p in range(len(session.keys)) if p != session.me)
+            await self.adopt(connection, index=None, behind=behind)
             return
 
     async def welcome_back(self, listener: trio.abc.Listener[trio.abc.Stream]) -> None:
@@ -124,43 +163,36 @@ class Reconnection:
         self, stream: trio.abc.Stream, shown_key: Callable[[], None] = lambda: None
     ) -> None:
         """A caller at a host's door mid-match: a player of this match is let back in."""
-        peer, session = self.peer, self.peer.session
-        assert session is not None
-        connection = Connection(stream, peer.channel(initiator=False, hello={"name": peer.name}))
+        session = self.session
+        connection = Connection(stream, self._channel(initiator=False))
         try:
             established = await connection.handshake()
             shown_key()
-            if is_spectator(established) and peer.spectators is not None:
-                peer.spectators.admit(connection, caller_name(established))
+            if is_spectator(established) and self.spectators is not None:
+                self.spectators.admit(connection, caller_name(established))
                 return
             if established.peer_key not in session.keys[1:]:
                 with contextlib.suppress(PeerGoneError):
                     await connection.send(encode(["refused", "the match has started without you"]))
                 raise PeerGoneError("not a player of this match")
-            peer.pin(established)
+            self.pins.name_of(established)
             behind = await sync(session, connection, speak_first=False)
         except (P2PGeniusError, trio.TooSlowError) as exc:
-            peer.tell(Refused(why(exc)))
+            self.tell(Refused(why(exc)))
             await connection.aclose()
             return
         index = session.keys.index(established.peer_key)
-        old = peer.via.get(index)
-        if old in peer.connections:
-            peer.connections.remove(old)
-        peer.tell(PeerBack(session.names[index]))
-        peer.came_back([index])
+        self.tell(PeerBack(session.names[index]))
+        self.came_back([index])
         await self.adopt(connection, index=index, behind=behind)
 
-    async def adopt(self, connection: Connection, *, index: int, behind: list[bytes]) -> None:
-        """Make a resynced connection one of the match's: send what was accepted meanwhile,
-        queue what came behind its sync, and read it in the match loop."""
-        peer, session = self.peer, self.peer.session
-        assert session is not None
-        if session.me == 0:
-            peer.via[index] = connection
-        peer.connections.append(connection)
-        for _, _, raw in session.archive[connection.caught_up :]:
+    async def adopt(self, connection: Connection, *, index: int | None, behind: list[bytes]) -> None:
+        """Make a resynced connection one of the match's (``index``: the player it carries, at
+        the host): send what was accepted meanwhile, queue what came behind its sync, and read
+        it in the match loop."""
+        self.links.add(connection, index)
+        for _, _, raw in self.session.archive[connection.caught_up :]:
             await connection.send(encode(["m", raw]))  # accepted while we were resyncing
         for payload in behind:  # in order, before anything the reader picks up
-            self.inbox.send_nowait(("msg", connection, payload))
+            self.inbox.send_nowait(await connection.item(payload))
         self.nursery.start_soon(connection.messages, self.inbox)

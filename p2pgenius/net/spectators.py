@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import trio
 
@@ -33,10 +33,7 @@ from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.events import Event
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 from p2pgenius.protocol.messages import is_name, printable
-from p2pgenius.protocol.session import Session
-
-if TYPE_CHECKING:
-    from p2pgenius.net.peer import Peer
+from p2pgenius.protocol.session import Session, SessionView
 
 QUEUE: Final = 4096
 """Messages a spectator may fall behind by before the host drops it."""
@@ -58,10 +55,12 @@ class Watcher:
 
 @dataclass
 class Spectators:
-    """A host's spectators."""
+    """A host's spectators: admitted in ``nursery`` if ``allowed``, fed from the host's
+    ``session`` (None until the match begins) and said (``say``) as they come and go."""
 
-    peer: Peer
     nursery: trio.Nursery
+    session: Callable[[], Session | None]
+    say: Callable[[str], None]
     allowed: bool = False
     watchers: list[Watcher] = field(default_factory=list)
 
@@ -80,12 +79,12 @@ class Spectators:
         self.nursery.start_soon(self._write, watcher, receive)
         self.nursery.start_soon(self._read, watcher)
         key = connection.peer.peer_key if connection.peer is not None else b""
-        self.peer.report_line(f"{name} is watching (fingerprint {fingerprint(key)})")
+        self.say(f"{name} is watching (fingerprint {fingerprint(key)})")
         self.feed()
 
     def feed(self) -> None:
         """Queue for every spectator what the host accepted since (never waiting for one)."""
-        session = self.peer.session
+        session = self.session()
         if session is None or (session.terms is None and not session.archive):
             return
         for watcher in list(self.watchers):
@@ -110,10 +109,10 @@ class Spectators:
             # Closing the connection wakes its writer (stuck sending to a reader that stalled)
             # and its reader: nothing of a dropped spectator stays behind.
             self.nursery.start_soon(_close, watcher.connection)
-            session = self.peer.session
+            session = self.session()
             if session is not None and (session.finished or session.fault is not None):
                 return  # (the match is over: leaving is what a spectator does then)
-            self.peer.report_line(f"spectator {watcher.name} dropped: {why}")
+            self.say(f"spectator {watcher.name} dropped: {why}")
 
     async def finish(self, within: float = 2.0) -> None:
         """The match is over: let each spectator's queue drain (for a while), then close."""
@@ -184,15 +183,15 @@ async def watch(
     stream: trio.abc.Stream,
     identity: Identity,
     name: str,
-    on_event: Callable[[Session, Event], None],
+    on_event: Callable[[SessionView, Event], None],
     *,
     expect_key: bytes | None = None,
     on_message: Callable[[bytes], None] = lambda raw: None,
-) -> Session | None:
+) -> SessionView | None:
     """Watch the match of the host at the other end of ``stream``: every message is checked as it
     comes (an observer session), each event goes to ``on_event`` and each accepted message's
-    bytes to ``on_message`` (to keep a transcript). Returns the session when the match is over or
-    the host closes (None if the match never started); raises PeerGoneError if refused."""
+    bytes to ``on_message`` (to keep a transcript). Returns the session (read only) when the match
+    is over or the host closes (None if the match never started); raises PeerGoneError if refused."""
 
     def check(host: Established) -> None:
         if expect_key is not None and host.peer_key != expect_key:
@@ -217,13 +216,13 @@ async def watch(
     finally:
         with contextlib.suppress(Exception):
             await connection.aclose()
-    return session
+    return None if session is None else session.view
 
 
 def _take(
     payload: bytes,
     session: Session | None,
-    on_event: Callable[[Session, Event], None],
+    on_event: Callable[[SessionView, Event], None],
     on_message: Callable[[bytes], None],
     *,
     host_key: bytes | None = None,
@@ -261,7 +260,7 @@ def _take(
         if len(session.archive) > accepted:  # (a message it refused is not the match's)
             on_message(body)  # (first: a listener may read the messages so far, this one included)
         for event in events:
-            on_event(session, event)
+            on_event(session.view, event)
         return session
     return session
 

@@ -38,7 +38,7 @@ from p2pgenius.net.lobby import INVITED_READY_S, READY_S
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.events import Applied, BlindClaim, Event, Fault, MatchOver, SeatsDealt
 from p2pgenius.protocol.identity import fingerprint
-from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.session import Session, SessionView
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui import moves
@@ -100,7 +100,7 @@ class Table:
         self.memory: dict[str, Any] = {}  # what the game's front end keeps (a round's reckoning)
         self._shown: tuple[Any, ...] = ()  # the engine events of the last step, as shown
         self._quiet: list[str] = []  # lines of the network layer shown elsewhere than the log
-        self._adopted: Session | None = None  # the session whose history the log holds
+        self._adopted: SessionView | None = None  # the session whose history the log holds
         # Bots in this peer's other seats (a pause before each move lets the person follow it).
         self.partners = BotDriver(partner_level, delay=partner_delay)
         self.invalidate: Callable[[], None] = lambda: None
@@ -120,17 +120,17 @@ class Table:
             peer.notify = self.net_event
 
     @property
-    def session(self) -> Session | None:
-        session = self.peer.session if self.peer is not None else None
-        if session is not None and session is not self._adopted:
+    def session(self) -> SessionView | None:
+        session = self.peer.view if self.peer is not None else None
+        if session is not None and session != self._adopted:
             self._adopt(session)
         return session
 
-    def person_seat(self, session: Session) -> int | None:
+    def person_seat(self, session: SessionView) -> int | None:
         """The seat the person plays: the first of this peer's; bots fill the others."""
         return session.my_seats[0] if session.my_seats else None
 
-    async def decide(self, session: Session, seat: int) -> Mapping[str, Any] | None:
+    async def decide(self, session: SessionView, seat: int) -> Mapping[str, Any] | None:
         """A decision for a local seat: the person's (typed), or a bot partner's."""
         if seat != self.person_seat(session):
             return await self.partners.decide(session, seat)
@@ -147,16 +147,16 @@ class Table:
             self.invalidate()
         raise AssertionError("unreachable")
 
-    def report(self, session: Session, event: Event) -> None:
+    def report(self, session: SessionView, event: Event) -> None:
         """A session event: what it changes on the screen, and its words in the log (chat beside
         it)."""
-        if session is not self._adopted:
+        if session != self._adopted:
             self._adopt(session)
         if isinstance(event, SeatsDealt):
             self.connection = "connected"
         elif isinstance(event, Applied):
             self.chosen.clear()
-            if not session.behind:
+            if not session.blind:
                 self.blind_view = None
             self._applied(session, event)
             self.invalidate()
@@ -177,7 +177,7 @@ class Table:
         self._tell(session, event)
         self.invalidate()
 
-    def _tell(self, session: Session, event: Event) -> None:
+    def _tell(self, session: SessionView, event: Event) -> None:
         for told in wording.tell(session, event):
             if told.kind == wording.CHAT:
                 text = wording.printable(told.text)
@@ -186,7 +186,7 @@ class Table:
             else:
                 self._log(told.text)
 
-    def _applied(self, session: Session, event: Applied) -> None:
+    def _applied(self, session: SessionView, event: Applied) -> None:
         """A step's engine events in the log, each once: a step that re-reports the events of
         the step before (a choice asked for after a turn resolved) adds only what is new. The
         very same event objects, not equal ones: a turn may well say what the turn before said."""
@@ -223,7 +223,7 @@ class Table:
         """What the network layer tells the screen as data (its words come to :meth:`line`):
         the connection status, a host's address, the person's clock warnings and refused
         choices (under the input, not in the log), the lobby (on the board)."""
-        session = self.peer.session if self.peer is not None else None
+        session = self.session
         person = self.person_seat(session) if session is not None else None
         if isinstance(event, Listening):
             self.address = event.address
@@ -289,29 +289,21 @@ class Table:
 
     # -- after a resume: who is who, and what happened before --------------------------------
 
-    def _adopt(self, session: Session) -> None:
+    def _adopt(self, session: SessionView) -> None:
         """The first sight of ``session``. A session rebuilt from its files (``p2pgenius resume``)
-        already holds stages: its players' names come back from the pinned keys and this
-        machine's own name, and the log and the chat from the transcript."""
+        already holds stages: the log and the chat come back from the transcript (the players'
+        names came back with the terms)."""
         self._adopted = session
         peer = self.peer
-        if peer is None or session.terms is None or not getattr(session, "log", None):
+        if peer is None or session.terms is None or not session.played:
             return
-        pins: dict[bytes, str] = {}
-        with contextlib.suppress(P2PGeniusError, OSError):
-            pins = load_pins(getattr(peer, "pin_dir", None))
-        for index, key in enumerate(session.keys):
-            if session.names[index] == f"peer {index}":
-                name = getattr(peer, "name", None) if index == session.me else pins.get(key)
-                if name:
-                    session.names[index] = name
         try:
             transcript = peer.files.transcript.read_bytes()
         except (OSError, AttributeError):
             return
         self._replay(session, transcript)
 
-    def _replay(self, session: Session, transcript: bytes) -> None:
+    def _replay(self, session: SessionView, transcript: bytes) -> None:
         """The log and chat of a match so far, from its transcript (read as an observer would:
         what this machine received, nothing more)."""
         observer = Session(keys=list(session.keys), me=None, names=list(session.names))
@@ -332,7 +324,7 @@ class Table:
                             self._log(text)
                         self._shown = tuple(events)
                     elif not isinstance(event, MatchOver | Fault):
-                        self._tell(observer, event)
+                        self._tell(observer.view, event)
         except (P2PGeniusError, LookupError, TypeError, ValueError) as exc:
             self._log(f"(the history stops here: {exc})")
         self._log("-- resumed: the match goes on from here --")
@@ -432,7 +424,7 @@ class Table:
         if seat is None or (seat not in self.asking and not changing):
             self.message = "not your move now: " + (self.expected() or "wait") + " (say TEXT chats)"
             return
-        state = None if session.behind else session.state
+        state = None if session.blind else session.state
         try:
             parsed = moves.parse(game, text, state, seat)
         except moves.InputError as exc:
@@ -483,24 +475,25 @@ class Table:
     def view(self) -> Mapping[str, Any] | None:
         """The person's seat's view of the state (the blindness claim while blind)."""
         session = self.session
-        if session is None or session.game is None or session.state is None:
+        if session is None or session.engine is None or session.state is None:
             return None
         seat = self.person_seat(session)
         if seat is None:
             return None
-        if session.behind:  # blind: the latest claim (also right after a resume)
-            claim = self.blind_view or session.behind[-1].claim
-            view = dict(claim) if claim is not None else dict(session.game.view(session.state, seat))
+        engine = session.engine
+        if session.blind:  # blind: the latest claim (also right after a resume)
+            claim = self.blind_view or session.blind_claim
+            view = dict(claim) if claim is not None else dict(engine.view(session.state, seat))
         else:
-            view = dict(session.game.view(session.state, seat))
+            view = dict(engine.view(session.state, seat))
         if len(session.my_seats) > 1:  # the other seats this machine holds (their cards show)
-            view["partners"] = {s: session.game.view(session.state, s) for s in session.my_seats if s != seat}
+            view["partners"] = {s: engine.view(session.state, s) for s in session.my_seats if s != seat}
         game = self.game()
         if game is not None and get_spec(game).sealed and session.stage is not None:
             stage = session.stage  # who has chosen this stage (and what the person chose)
             mine = self.chosen.get(seat)
             view["submitted"] = [
-                (mine if s == seat and mine else ("chosen" if s in stage.commits and s != seat else None))
+                (mine if s == seat and mine else ("chosen" if s in stage.chosen and s != seat else None))
                 for s in range(len(session.owner))
             ]
         return view
@@ -689,7 +682,7 @@ class Table:
         seat = self.person_seat(session)
         if seat is None or (seat not in self.asking and seat not in session.unsettled()):
             return []
-        if session.behind:  # blind: this machine does not know the state
+        if session.blind:  # blind: this machine does not know the state
             return moves.blind_choices(game, typed, seat)
         return moves.choices(game, session.state, seat, typed, hints=self.hints)
 

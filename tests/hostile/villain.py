@@ -19,7 +19,7 @@ from p2pgenius.canonical import decode
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import MAX_MESSAGE_BYTES, seal
-from p2pgenius.protocol.session import Event, Session
+from p2pgenius.protocol.session import Event, SessionView
 
 Rewrite = Callable[[Identity, bytes], list[bytes]]
 
@@ -111,7 +111,7 @@ class Seen:
     def line(self, text: str) -> None:
         self.lines.append(text)
 
-    def event(self, session: Session, event: Event) -> None:
+    def event(self, session: SessionView, event: Event) -> None:
         del session
         self.events.append(event)
 

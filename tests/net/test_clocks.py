@@ -15,7 +15,7 @@ import trio.testing
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
 from p2pgenius.net.peer import Peer
-from p2pgenius.protocol.session import Fault, Session
+from p2pgenius.protocol.session import Fault, SessionView
 from p2pgenius.protocol.transcript import verify
 
 from .test_network import OneStream, Silent, peer
@@ -30,7 +30,7 @@ class Thinks(BotDriver):
         super().__init__(level, seed, thread=False)
         self.seconds = seconds
 
-    async def decide(self, session: Session, seat: int) -> Any:
+    async def decide(self, session: SessionView, seat: int) -> Any:
         await trio.sleep(self.seconds)
         return await super().decide(session, seat)
 
@@ -142,8 +142,8 @@ async def test_a_timeout_claim_is_accepted_by_the_late_peer(tmp_path: Path, auto
 class IgnoresClaims(NeverTimesOut):
     """Worse: it neither times itself out nor answers a claim."""
 
-    def _on_clock_event(self, event: Any) -> None:
-        del event
+    def _on_clock_event(self, event: Any, at: float | None = None) -> None:
+        del event, at
 
 
 async def test_a_peer_that_answers_no_claim_forfeits_after_the_grace_period(
@@ -220,7 +220,7 @@ async def test_a_duel_turn_lasts_its_minute_and_a_missed_turn_repeats(
     class Misses(BotDriver):
         """Chooses in the first two turns, then never again: its clock must answer for it."""
 
-        async def decide(self, session: Session, seat: int) -> Any:
+        async def decide(self, session: SessionView, seat: int) -> Any:
             if session.stage is not None and session.stage.number >= 2:
                 await trio.sleep_forever()
             return await super().decide(session, seat)
@@ -326,11 +326,12 @@ def test_a_peers_processing_allowance_is_capped() -> None:
 
 class SlowMachine(Peer):
     """An honest peer on a slow machine: every message takes it 2 s to take in (as a peer that
-    runs another program for each stage would)."""
+    runs another program for each stage would; its connections still read, and answer pings, as
+    the bytes come)."""
 
-    async def _on_payload(self, connection: Any, payload: bytes) -> None:
+    async def _on_payload(self, connection: Any, payload: bytes, now: float) -> None:
         await trio.sleep(2.0)
-        await super()._on_payload(connection, payload)
+        await super()._on_payload(connection, payload, now)
 
 
 async def test_a_slow_peers_processing_is_not_taken_for_lateness(tmp_path: Path, autojump_clock: Any) -> None:
@@ -351,7 +352,7 @@ async def test_a_slow_peers_processing_is_not_taken_for_lateness(tmp_path: Path,
 class Stubborn(BotDriver):
     """A broken bot: it always chooses the same illegal move."""
 
-    async def decide(self, session: Session, seat: int) -> Any:
+    async def decide(self, session: SessionView, seat: int) -> Any:
         await trio.sleep(0)
         return {"type": "gestures", "left": "Q", "right": "-"}
 

@@ -117,7 +117,7 @@ async def test_a_bot_thinks_off_the_event_loop() -> None:
     driver = BotDriver(bots={0: Waiting()})  # type: ignore[dict-item]
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_release, go)
-        decision = await driver.decide(session, 0)
+        decision = await driver.decide(session.view, 0)
     assert decision == {"type": "gestures", "left": "D", "right": "-"}
 
 

@@ -14,7 +14,7 @@ from p2pgenius.net.peer import Connection, Files, Peer, PeerGoneError
 from p2pgenius.protocol import channel
 from p2pgenius.protocol.channel import PROTOCOL_VERSION, SecureChannel
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Event, Session
+from p2pgenius.protocol.session import Event, SessionView
 from p2pgenius.protocol.transcript import verify
 
 
@@ -28,7 +28,7 @@ class Silent:
     def line(self, text: str) -> None:
         self.lines.append(text)
 
-    def event(self, session: Session, event: Event) -> None:
+    def event(self, session: SessionView, event: Event) -> None:
         del session
         self.events.append(event)
 

@@ -16,7 +16,7 @@ from p2pgenius.net.latency import DelayedStream, MemoryListener
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.events import SeatsDealt
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Event, Session
+from p2pgenius.protocol.session import Event, SessionView
 
 DELAY = 0.05  # each way
 ROUND_TRIP = 2 * DELAY
@@ -31,11 +31,11 @@ class Watch:
         self.first_move: float | None = None
         self.lines: list[str] = []
 
-    def event(self, session: Session, event: Event) -> None:
+    def event(self, session: SessionView, event: Event) -> None:
         if isinstance(event, SeatsDealt) and self.dealt is None:
             self.dealt = trio.current_time()
 
-    async def decide(self, session: Session, seat: int) -> Mapping[str, Any] | None:
+    async def decide(self, session: SessionView, seat: int) -> Mapping[str, Any] | None:
         assert session.terms is not None
         # On the loop, not in a thread: the autojump clock must not jump while a bot thinks.
         action = self.driver.choose(session.terms["game"], session.state, seat)

@@ -21,7 +21,7 @@ from p2pgenius.net.peer import Peer
 from p2pgenius.net.spectators import watch
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.session import Session, SessionView
 from p2pgenius.protocol.transcript import frame, header, verify
 
 
@@ -40,7 +40,7 @@ def player(tmp: Path, name: str, seed: int, lines: list[str]) -> Peer:
 class Spectator:
     def __init__(self) -> None:
         self.messages: list[bytes] = []
-        self.session: Session | None = None
+        self.session: SessionView | None = None
 
     async def run(self, port: int) -> None:
         stream = await trio.open_tcp_stream("127.0.0.1", port)
@@ -161,11 +161,10 @@ async def test_a_spectator_that_falls_too_far_behind_is_dropped(
     session = Session(keys=[i.public for i in ids], me=0, identity=ids[0])
     session.chain.archive = [(0, n, bytes([n])) for n in range(30)]
     lines: list[str] = []
-    peer = SimpleNamespace(session=session, report_line=lines.append)
     channel = SecureChannel(initiator=False, identity=ids[0], hello={})
     connection = Connection(Stuck(), channel)
     async with trio.open_nursery() as nursery:
-        watchers = spectators_module.Spectators(peer, allowed=True, nursery=nursery)  # type: ignore[arg-type]
+        watchers = spectators_module.Spectators(nursery, lambda: session, lines.append, allowed=True)
         connection.channel._send = SimpleNamespace(encrypt=lambda ad, data: data)  # type: ignore[assignment]
         watchers.admit(connection, "slow")
         await trio.sleep(1)

@@ -26,7 +26,7 @@ from p2pgenius.games.registry import register, unregister
 from p2pgenius.games.spec import GameSpec, TimeOption
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.session import Session, SessionView
 
 HANDS = ("rock", "paper", "scissors")
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
@@ -143,12 +143,12 @@ class Thrower:
         self.count = start
         self.seen: list[str] = []
 
-    async def decide(self, session: Session, seat: int) -> Mapping[str, Any] | None:
+    async def decide(self, session: SessionView, seat: int) -> Mapping[str, Any] | None:
         self.count += 1
         await trio.sleep(0)
         return {"type": "throw", "hand": HANDS[self.count % 3]}
 
-    def report(self, session: Session, event: Any) -> None:
+    def report(self, session: SessionView, event: Any) -> None:
         self.seen.append(type(event).__name__)
 
     def say(self, text: str) -> None:

@@ -88,12 +88,12 @@ def test_one_seats_bot_never_thinks_in_two_threads_at_once() -> None:
 
             async def first() -> None:
                 with cancelled:
-                    await driver.decide(session, 0)
+                    await driver.decide(session.view, 0)
 
             nursery.start_soon(first)
             await trio.sleep(0.05)
             cancelled.cancel()  # the stage moved on
-            await driver.decide(session, 0)
+            await driver.decide(session.view, 0)
 
     trio.run(main)
     assert now["most"] == 1

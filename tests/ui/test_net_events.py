@@ -21,7 +21,7 @@ from p2pgenius.ui.table import Table
 
 class FakePeer:
     def __init__(self) -> None:
-        self.session: Any = SimpleNamespace(my_seats=(1,), terms=None, owner=(), keys=[], me=0)
+        self.view: Any = SimpleNamespace(my_seats=(1,), terms=None, owner=(), keys=[], me=0)
         self.notify: Any = None
 
 

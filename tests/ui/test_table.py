@@ -45,7 +45,8 @@ class FakeSession:
     options: dict[str, Any] = field(default_factory=dict)
     me: int = 0
     stage: Any = None
-    behind: list[Any] = field(default_factory=list)
+    blind: bool = False
+    blind_claim: Any = None
     finished: bool = False
     fault: Any = None
     keys: list[bytes] = field(default_factory=list)
@@ -57,8 +58,12 @@ class FakeSession:
         return {"game": self.game_name, "options": self.options}
 
     @property
-    def game(self) -> Any:
+    def engine(self) -> Any:
         return get_game(self.game_name)
+
+    @property
+    def played(self) -> int:
+        return len(self.log)
 
     def unsettled(self) -> tuple[int, ...]:
         return ()
@@ -69,7 +74,7 @@ class FakeSession:
 
 @dataclass
 class FakePeer:
-    session: Any
+    view: Any
     name: str = "ann"
     notify: Any = None
     pin_dir: Path = Path("/nonexistent/p2pgenius-test-pins")  # never the developer's own pins
@@ -397,7 +402,7 @@ def test_a_waiting_host_shows_its_invite_whole_on_a_line_of_its_own() -> None:
     from p2pgenius.net.events import Listening
 
     table = Table()
-    table.peer = SimpleNamespace(identity=Identity.generate(), session=None)  # type: ignore[assignment]
+    table.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
     invite = "p2pgenius://" + "a" * 80
     table.net_event(Listening("[::]:7780", invite=invite, saved="/tmp/m.invite"))
     lines = plain(table.waiting_lines()).splitlines()

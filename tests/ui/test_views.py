@@ -142,7 +142,7 @@ def test_both_layouts_and_the_fault_screen_render(tmp_path: Path) -> None:
     table = Table()
 
     class FakePeer:
-        session = match.sessions[0]
+        view = match.sessions[0].view
         files = type("F", (), {"transcript": tmp_path / "x.p2pt"})()
 
         def clock_readings(self) -> dict[int, Any]:
@@ -154,7 +154,7 @@ def test_both_layouts_and_the_fault_screen_render(tmp_path: Path) -> None:
     render_once(table, Wide())
     assert "0:42" in plain([table.clock_line()])
     table.report(
-        match.sessions[0], Fault("cheat", 1, 3, "opened p1's stage-3 commitment to something else", {})
+        match.sessions[0].view, Fault("cheat", 1, 3, "opened p1's stage-3 commitment to something else", {})
     )
     story = table.fault_text()
     assert "broke the rules" in story and "p2pgenius verify" in story and str(tmp_path / "x.p2pt") in story
@@ -169,7 +169,8 @@ def test_the_completer_completes_the_word_being_typed() -> None:
 
     class Session:
         terms: ClassVar[dict[str, str]] = {"game": "magic-square"}
-        behind: ClassVar[list[Any]] = []
+        blind = False
+        played = 0
         my_seats = (0,)
         owner = (0, 1)
 
@@ -180,7 +181,7 @@ def test_the_completer_completes_the_word_being_typed() -> None:
             return ()
 
     class FakePeer:
-        session = Session()
+        view = Session()
 
     table.peer = FakePeer()  # type: ignore[assignment]
     table.asking = {0: 1}
@@ -226,13 +227,13 @@ def test_a_blinded_players_screen_is_drawn_from_the_claims_with_the_opponent_hid
     screens: list[str] = []
 
     class Holder:
-        session: Any = None
+        view: Any = None
 
     def look(table_: Any, peer: int, seat: int, action: Any) -> Any:
         session = table_.sessions[peer]
         if seat == 1 and session.behind and len(screens) < 3:
             holder = Holder()
-            holder.session = session
+            holder.view = session.view
             ui = Table(ascii_only=True)
             ui.peer = holder  # type: ignore[assignment]
             screens.append(plain(ui.board_lines()))

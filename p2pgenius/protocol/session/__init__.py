@@ -3,12 +3,19 @@
 One :class:`Session` per peer drives the game engine in lockstep with the others; a session with
 no identity is an observer that re-checks a transcript (``p2pgenius verify``). By concern:
 
-* ``core``: the Session itself: the message chain, dispatch, stages, blindness, the end;
-* ``phase``: the match's phase, one enum and its transition table;
+* ``core``: the Session itself: dispatch on each message's type, stages, their closing;
+* ``phase``: the match's phase, one enum, its transition table and what each phase accepts;
+* ``chain``: every author's numbered, hash-linked messages, and the archive of them;
 * ``setup``: terms and their checks, seat groups and claims, the coin flip's deal;
+* ``match``: what the deal yields: game, rules, seats and state, never None;
 * ``stage``: the messages gathered for the stage being played;
+* ``blindness``: what a blinded peer is withheld and what it is told instead;
+* ``ending``: forfeits, the audit and the outcome;
+* ``ledger``: time on the record: declared and observed times, claims, disputes;
 * ``timing``: the clocks, as the transcript defines them;
 * ``cards``: hidden cards on piles, flipped and audited;
+* ``faults``: a peer's cheating and a session's own errors, kept apart;
+* ``view``: :class:`SessionView`, all that a screen, a bot or a report may read;
 * ``p2pgenius.protocol.events``: what a session tells its driver.
 
 Nothing here names a game: every game-specific decision goes through the game's spec
@@ -39,6 +46,7 @@ from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.phase import Phase
 from p2pgenius.protocol.session.setup import MATCH_DOMAIN, claims_problem, start_table
 from p2pgenius.protocol.session.stage import Stage
+from p2pgenius.protocol.session.view import SessionView, StageView
 
 __all__ = [
     "MATCH_DOMAIN",
@@ -60,7 +68,9 @@ __all__ = [
     "SeatsDealt",
     "Session",
     "SessionError",
+    "SessionView",
     "Stage",
+    "StageView",
     "TimeObserved",
     "TimeoutClaimed",
     "YourTurn",

@@ -78,6 +78,7 @@ from p2pgenius.protocol.session.phase import ACCEPTED, WHEN, Phase
 from p2pgenius.protocol.session.setup import MatchSetup
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.timing import ClockBook
+from p2pgenius.protocol.session.view import SessionView
 
 StageMessage = Blind | Act | Commit | Reveal | FinalChoice | Decline
 """The messages of one stage, which name it and a seat."""
@@ -189,6 +190,11 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         otherwise choices may change until each seat's peer sends ``final``."""
         assert self.terms is not None
         return not self._sealed() or bool(self.terms["options"].get("fast", False))
+
+    @property
+    def view(self) -> SessionView:
+        """This session, read only: what a screen, a bot or a report is given."""
+        return SessionView(self)
 
     @property
     def fast(self) -> bool:

@@ -1,0 +1,77 @@
+"""A peer's connections in a match, and the host's relaying between them.
+
+A joiner has one link, to its host. The host has one per other player, knows which player each
+one carries (``index_of``), relays each player's match messages to the others (every message is
+signed by its author and checked by each receiver: relaying needs no trust) and, when a player
+comes back on a new connection, puts it in the old one's place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import trio
+
+from p2pgenius.net.connection import Connection, PeerGoneError
+
+
+class Links:
+    """The connections of one peer's match."""
+
+    def __init__(self) -> None:
+        self.connections: list[Connection] = []
+        self.via: dict[int, Connection] = {}  # the host's: peer index -> its connection
+
+    def __iter__(self) -> Iterator[Connection]:
+        return iter(list(self.connections))
+
+    def __len__(self) -> int:
+        return len(self.connections)
+
+    def add(self, connection: Connection, index: int | None = None) -> None:
+        """A connection joins the match (``index``: the player it carries, at the host). A
+        player's earlier connection, if any, is dropped: it comes back on the new one."""
+        if index is not None:
+            old = self.via.get(index)
+            if old is not None and old is not connection:
+                self.drop(old)
+            self.via[index] = connection
+        if connection not in self.connections:
+            self.connections.append(connection)
+
+    def drop(self, connection: Connection) -> bool:
+        """The connection is no longer the match's (closed, or replaced); False if it was not."""
+        if connection not in self.connections:
+            return False
+        self.connections.remove(connection)
+        return True
+
+    def index_of(self, connection: Connection) -> int | None:
+        """The player a connection carries, at the host (None: not known, or not the host)."""
+        return next((index for index, known in self.via.items() if known is connection), None)
+
+    async def broadcast(self, payload: bytes) -> None:
+        """Send ``payload`` on every connection (a broken one: its reader notices and reports)."""
+        for connection in self:
+            with contextlib.suppress(PeerGoneError):
+                await connection.send(payload)
+
+    async def relay(self, payload: bytes, source: Connection) -> None:
+        """Pass a player's message on to every other player (the host's job)."""
+        for connection in self:
+            if connection is not source:
+                with contextlib.suppress(PeerGoneError):
+                    await connection.send(payload)
+
+    async def ping(self) -> None:
+        """Ping every connection (each times its own round trips)."""
+        for connection in self:
+            with contextlib.suppress(PeerGoneError):
+                await connection.ping()
+
+    async def aclose(self, within: float = 1.0) -> None:
+        """Close every connection (each given ``within`` seconds)."""
+        for connection in self:
+            with trio.move_on_after(within):
+                await connection.aclose()
