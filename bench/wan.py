@@ -8,8 +8,8 @@ each byte DELAY ms each way. Which seat a peer holds changes the message path (t
 seats in a real match), so every seating that matters is run, each one ``--samples`` times, with
 the seats claimed (a claim travels in the ready and the terms the peers exchange anyway: the coin
 is still flipped and opened, only the deal is fixed): with two peers, the host at p0 and at p1;
-with four, each peer in turn at p1, whose stage-0 pick (who starts) every seat waits on before it
-may lay its opening card. Reported per cell, in round trips (2 x DELAY), the median, the lowest
+with four, each peer in turn at p1, whose stage-0 pick (who starts) the others need not wait on
+to lay their opening cards. Reported per cell, in round trips (2 x DELAY), the median, the lowest
 and highest sample (in brackets) and the floor the message path allows (see ``SEATINGS``):
 
 * to seats: from the last joiner's first handshake byte until it knows its seats;
@@ -72,18 +72,19 @@ class Seating:
 # with the host's opened coin share are back at 2, when a lone joiner knows its seats (the host
 # knows them at 2.5, when the joiner's share reaches it). With four peers the other joiners'
 # shares reach the last one through the host: 3. At stage 0 the duel's wizards both choose; in
-# the Magic Square and Hornswoggle p1 (p0's opponent) picks who begins, and everyone else waits
-# for that pick (the Magic Square's seats then move in turns: when the second one is first asked
-# depends on the pick, so that count is left out).
+# the Magic Square and Hornswoggle p1 (p0's opponent) picks who begins. In the Magic Square the
+# other seat waits for that pick (the seats then move in turns: when the second one is first asked
+# depends on the pick, so that count is left out); in Hornswoggle the others lay their opening
+# cards meanwhile (committed ahead: ``GameSpec.ahead``), so nobody waits on the pick to be asked.
 SEATINGS: tuple[Seating, ...] = (
     Seating("duel", {"fast": True}, ((0,), (1,)), (2, 2, 2.5)),
     Seating("duel", {"fast": True}, ((1,), (0,)), (2, 2, 2.5)),
     Seating("magic-square", {}, ((0,), (1,)), (2, 2, None)),
     Seating("magic-square", {}, ((1,), (0,)), (2, 3, None)),  # the host picks at 2.5
     Seating("hornswoggle", {}, ((1,), (0,), (2,), (3,)), (3, 3, 3)),  # the host picks at 2.5
-    Seating("hornswoggle", {}, ((0,), (1,), (2,), (3,)), (3, 4, 4)),  # j1 picks at 3, via the host
-    Seating("hornswoggle", {}, ((0,), (2,), (1,), (3,)), (3, 4, 4)),
-    Seating("hornswoggle", {}, ((0,), (2,), (3,), (1,)), (3, 3, 4)),  # j3 picks at 3, the others wait
+    Seating("hornswoggle", {}, ((0,), (1,), (2,), (3,)), (3, 3, 3)),  # j1 picks; the others lay
+    Seating("hornswoggle", {}, ((0,), (2,), (1,), (3,)), (3, 3, 3)),
+    Seating("hornswoggle", {}, ((0,), (2,), (3,), (1,)), (3, 3, 3)),  # j3 picks at 3
 )
 
 
@@ -133,7 +134,16 @@ class Watch:
 def _peer(tmp: Path, name: str, watch: Watch) -> Peer:
     files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets")
     pins = tmp / "pins" / name
-    return Peer(Identity.generate(), name, files, watch.decide, watch.event, lambda _: None, pin_dir=pins)
+    return Peer(
+        Identity.generate(),
+        name,
+        files,
+        watch.decide,
+        watch.event,
+        lambda _: None,
+        pin_dir=pins,
+        decide_ahead=True,
+    )
 
 
 async def joining(seating: Seating, delay: float) -> tuple[float, float, float]:
@@ -260,8 +270,12 @@ def main() -> None:
         "last with two peers, j3 with four). The seats "
         "are claimed so that each seating is run as often as the others (the coin deals them in "
         "a real match, and the claims change no message). At stage 0 p1 picks who begins in the "
-        "Magic Square and Hornswoggle, and the others wait on that pick: when a joiner other than "
-        "the last holds p1, its pick travels through the host. Goals: a duel's first move within "
+        "Magic Square and Hornswoggle; in the Magic Square the other seat waits on that pick, in "
+        "Hornswoggle the others lay their opening cards meanwhile (committed ahead), so nobody "
+        "there waits on a pick that travels through the host. The host learns the seats half a "
+        "round trip after the lone joiner of a duel: its coin share must reach the host after "
+        "the host's own was opened (fairness), so the host's first duel move cannot come before "
+        "2.5. Goals: a duel's first move within "
         "2.5 round trips, Hornswoggle's within 3.5 for every seating. What a game loads once per "
         "process (the Magic Square's index, about 30 ms) is loaded before the first sample: a "
         "fresh process pays it on the way to its first match."

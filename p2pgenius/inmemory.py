@@ -73,9 +73,11 @@ def play(
     salt: bytes | None = None,
     deterministic: bool = False,
     host_seats: Sequence[int] = (),
+    ahead: bool = False,
 ) -> Table:
     """Play a whole match between ``peers`` sessions with bots. Messages are delivered to every
-    other peer in the order sent (a ``tamper`` function may change, drop or add them)."""
+    other peer in the order sent (a ``tamper`` function may change, drop or add them). With
+    ``ahead``, bots choose for the next stage whenever the game allows it (``Session.ahead``)."""
     identities = [Identity.from_seed(bytes([seed % 256, i]) * 16) for i in range(peers)]
     keys = [ident.public for ident in identities]
     sessions = [
@@ -125,6 +127,11 @@ def play(
                 events = sessions[index].receive(raw)
                 table.events[index] += events
                 pending[index] += [e for e in events if isinstance(e, YourTurn)]
+                pump(index)
+                progressed = True
+            session = sessions[index]
+            for seat in session.ahead() if ahead else ():
+                session.submit_ahead(seat, plain(driver.choose(game, session.ahead_state(), seat)))
                 pump(index)
                 progressed = True
             while pending[index]:

@@ -184,6 +184,7 @@ def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer)
         printer.event,
         printer.line,
         grace_s=args.grace,
+        decide_ahead=args.bot is not None,  # (a person is asked once the stage opens)
     )
 
 
@@ -655,6 +656,7 @@ async def demo_match(
             show.line,
             grace_s=grace_s,
             pin_dir=pins / name,
+            decide_ahead=True,
         )
 
     host = make("host", BotDriver(host_level, seed), printer)
@@ -756,6 +758,7 @@ def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files
         printer.event,
         printer.line,
         grace_s=args.grace,
+        decide_ahead=args.bot is not None,
     )
     meta = peer.resume(transcript, kept)
     host, _, port = str(meta.get("address", "")).rpartition(":")

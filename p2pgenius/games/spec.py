@@ -139,6 +139,15 @@ class GameSpec:
         """The hidden choice of another peer's seat, as this peer applies it (content unknown)."""
         raise NotImplementedError(f"{self.name} has no hidden choices")
 
+    def ahead(self, state: Any) -> Any | None:
+        """A state in which the seats of the *next* stage may already choose, while the stage of
+        ``state`` is still open; None (the default): the next stage waits for this one.
+
+        Only where nothing done in the open stage can change who acts next or what each may do,
+        and only for choices that travel as commitments (no one learns them early): the
+        Hornswoggle opening cards, while the Death Match Opponent picks who begins."""
+        return None
+
     def own_timeout(self, state: Any, seat: int) -> Any | None:
         """The action a seat's own peer sends when that seat's time runs out, if the seat's own
         peer must resolve it (it holds a secret the timeout uses); None: send "timeout"."""

@@ -131,7 +131,9 @@ class Peer:
     _nursery: trio.Nursery | None = None
     _clocks: Clocks = field(default_factory=Clocks, repr=False)
     _reconnection: Reconnection | None = None  # while playing
-    _deciding: dict[int, tuple[int, trio.CancelScope]] = field(default_factory=dict)
+    decide_ahead: bool = False  # let ``decide`` choose for the next stage when the game allows
+    _deciding: dict[tuple[int, int], trio.CancelScope] = field(default_factory=dict)  # (stage, seat)
+    _not_ahead: set[tuple[int, int]] = field(default_factory=set)  # (stage, seat): refused ahead
     _refused: dict[tuple[int, int], int] = field(default_factory=dict)  # (stage, seat) -> times
     _told_listening: bool = False
     _resumed_stage: tuple[int, float] | None = None  # a resumed peer: (stage, began), from its note
@@ -462,15 +464,16 @@ class Peer:
         away, self._resumed_stage = self._away(number), None
         if self._clocks.follow(number, away):
             self.files.note_stage(number, time.time() - away)
-        for seat, (stage, scope) in list(self._deciding.items()):
-            if stage != number or seat not in session.awaiting():
+        wanted = {(number, seat) for seat in session.awaiting()}
+        if self.decide_ahead:  # (a choice for the next stage, where the game allows one now)
+            wanted |= {(number + 1, seat) for seat in session.ahead()} - self._not_ahead
+        for key, scope in list(self._deciding.items()):
+            if key not in wanted:
                 scope.cancel()
-                del self._deciding[seat]
-        for seat in session.awaiting():
-            if seat not in self._deciding:
-                scope = trio.CancelScope()
-                self._deciding[seat] = (number, scope)
-                self._nursery.start_soon(self._decider, number, seat, scope)
+                del self._deciding[key]
+        for key in sorted(wanted - self._deciding.keys()):
+            scope = self._deciding[key] = trio.CancelScope()
+            self._nursery.start_soon(self._decider, *key, scope)
 
     async def _decider(self, number: int, seat: int, scope: trio.CancelScope) -> None:
         session = self.session
@@ -479,13 +482,19 @@ class Peer:
             refused = self._refused.get((number, seat), 0)
             if refused:  # asked again after a refusal: not at once (a bot would spin)
                 await trio.sleep(min(0.05 * 2**refused, 2.0))
-            action = await self.decide(session.view, seat)
+            view = session.view
+            if session.stage is not None and number > session.stage.number:
+                view = view.next() or view  # chosen ahead, from the state it will be made in
+            action = await self.decide(view, seat)
             self._inbox.send_nowait(("decided", None, (number, seat, action)))
 
     async def _decided(self, number: int, seat: int, action: Mapping[str, Any] | None) -> None:
         session = self.session
         assert session is not None
         stage = session.stage
+        if stage is not None and number == stage.number + 1 and action is not None:
+            await self._decided_ahead(number, seat, action)
+            return
         if stage is None or stage.number != number or session.finished or session.fault is not None:
             return  # too late: the stage moved on (a timeout, say)
         if seat not in session.awaiting() and seat not in session.unsettled():
@@ -513,8 +522,24 @@ class Peer:
                 )
                 with contextlib.suppress(P2PGeniusError):
                     session.time_out(seat)
-            elif seat in self._deciding and self._deciding[seat][0] == number:
-                self._deciding.pop(seat)[1].cancel()  # ask again, with a fresh decider
+            elif (number, seat) in self._deciding:
+                self._deciding.pop((number, seat)).cancel()  # ask again, with a fresh decider
+        await self._flush()
+
+    async def _decided_ahead(self, number: int, seat: int, action: Mapping[str, Any]) -> None:
+        """A choice for the next stage, made while this one is still open (see
+        ``Session.ahead``); refused, the seat is simply asked again once that stage opens."""
+        session = self.session
+        assert session is not None
+        if seat not in session.ahead():
+            return
+        try:
+            session.submit_ahead(seat, action)
+        except P2PGeniusError as exc:
+            self.tell(DecisionRefused(seat, str(exc)))
+            self._not_ahead.add((number, seat))  # asked again once that stage opens, not before
+            self._deciding.pop((number, seat), None)
+            return
         await self._flush()
 
     # -- clocks (p2pgenius.net.clocks) -------------------------------------------------------

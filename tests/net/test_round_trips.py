@@ -5,9 +5,11 @@ autojump clock (only the delays take time, so the count is exact)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from p2pgenius.bots.driver import BotDriver, plain
@@ -44,7 +46,7 @@ class Watch:
         return None if action is None else plain(action)
 
 
-def player(tmp: Path, name: str, watch: Watch) -> Peer:
+def player(tmp: Path, name: str, watch: Watch, *, ahead: bool = False) -> Peer:
     return Peer(
         Identity.generate(),
         name,
@@ -53,23 +55,37 @@ def player(tmp: Path, name: str, watch: Watch) -> Peer:
         watch.event,
         watch.lines.append,
         pin_dir=tmp / "pins" / name,
+        decide_ahead=ahead,
     )
 
 
-async def measure(tmp: Path, game: str, peers: int, options: dict[str, Any]) -> list[tuple[float, float]]:
+async def measure(
+    tmp: Path,
+    game: str,
+    peers: int,
+    options: dict[str, Any],
+    claims: tuple[tuple[int, ...], ...] = (),
+    *,
+    ahead: bool = False,
+) -> list[tuple[float, float]]:
     """For each joiner: (round trips to its seats, round trips to its first move), counted from
-    its first handshake byte. The joiners come one after another, each once the one before is in."""
+    its first handshake byte. The joiners come one after another, each once the one before is in
+    (``claims``: each peer's seats, the host's first; ``ahead``: bots choose ahead where the game
+    allows)."""
     listener = MemoryListener(DELAY)
-    host = player(tmp, "host", Watch("random", 1))
+    claims = claims or ((),) * peers
+    host = player(tmp, "host", Watch("random", 1), ahead=ahead)
     watches = [Watch("random", 10 + i) for i in range(1, peers)]
-    joiners = [player(tmp, f"joiner{i}", w) for i, w in enumerate(watches, start=1)]
+    joiners = [player(tmp, f"joiner{i}", w, ahead=ahead) for i, w in enumerate(watches, start=1)]
     streams: list[DelayedStream] = []
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(lambda: host.host(listener, game=game, options=options, setup={}, peers=peers))
-        for joiner in joiners:
+        nursery.start_soon(
+            lambda: host.host(listener, game=game, options=options, setup={}, peers=peers, seats=claims[0])
+        )
+        for joiner, claim in zip(joiners, claims[1:], strict=True):
             stream = listener.connect()
             streams.append(stream)
-            nursery.start_soon(joiner.join, stream)
+            nursery.start_soon(partial(joiner.join, stream, seats=claim))
             await trio.sleep(1.0)  # well after it is in the lobby
         while any(w.first_move is None for w in watches):
             await trio.sleep(0.01)
@@ -99,3 +115,17 @@ async def test_the_last_of_four_joiners_knows_its_seats_within_three_and_a_half_
     results = await measure(tmp_path, "hornswoggle", 4, {})
     last_dealt = results[-1][0]
     assert last_dealt <= 3.05, results
+
+
+@pytest.mark.parametrize("picker", [0, 1, 2, 3])
+async def test_with_four_every_joiner_is_asked_within_three_and_a_half_round_trips_whoever_picks(
+    picker: int, autojump_clock: Any, tmp_path: Path
+) -> None:
+    # p1 (held by peer ``picker``) picks who begins; the others lay their opening cards
+    # meanwhile (committed ahead), so a pick that travels through the host keeps nobody waiting.
+    # Without choosing ahead, a joiner other than the last at p1 kept the others past 4.
+    seats = [0, 2, 3]
+    claims = tuple((1,) if peer == picker else (seats.pop(0),) for peer in range(4))
+    results = await measure(tmp_path, "hornswoggle", 4, {}, claims, ahead=True)
+    last_dealt, last_move = results[-1]
+    assert last_dealt <= 3.05 and last_move <= 3.5, results

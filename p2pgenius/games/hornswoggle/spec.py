@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
@@ -43,6 +44,11 @@ class HornswoggleSpec(GameSpec):
     def placeholder(self, state: HornState, seat: int) -> Plain:
         """Another peer's card, unseen."""
         return {"type": "discard" if state.phase == "discarding" else "place", "card": None}
+
+    def ahead(self, state: HornState) -> HornState | None:
+        """While the Death Match Opponent picks who begins, every pirate may already lay its
+        opening card face down: who begins changes neither who lays one nor what it may lay."""
+        return replace(state, phase="opening") if state.phase == "order" else None
 
     def own_timeout(self, state: HornState, seat: int) -> Any:
         """The seat's own peer resolves its timeout, so a card it lays is committed like any

@@ -165,6 +165,11 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             stage.declined, stage.ms, stage.finals = carry.declined, carry.ms, carry.finals
         self._start_clocks(stage)
         done = set(stage.acts) | set(stage.commits) | stage.declined
+        done |= {  # our own choices made ahead (held, taken in just below)
+            env.msg.seat
+            for env in self.backlog
+            if env.author == self.me and isinstance(env.msg, Commit) and env.msg.stage == number
+        }
         mine = tuple(s for s in waiting if s in self.my_seats and s not in done)
         maybe = tuple(s for s in optional if s in self.my_seats and s not in done)
         if mine or maybe:
@@ -280,6 +285,46 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         else:
             self._send(Act(stage.number, seat, plain, ms))
 
+    def ahead(self) -> tuple[int, ...]:
+        """The local seats that may already choose for the *next* stage, as commitments, while
+        this one is still open (``GameSpec.ahead``: where nothing done now can change who acts
+        next or what each may do), and have not yet."""
+        stage = self.stage
+        if stage is None or self.finished or self.fault is not None or self.behind or self.match is None:
+            return ()
+        early = self.m.spec.ahead(self.state)
+        if early is None:
+            return ()
+        number = stage.number + 1
+        waiting = self.m.game.waiting_on(early)
+        return tuple(s for s in waiting if s in self.my_seats and (number, s) not in self.my_secrets)
+
+    def ahead_state(self) -> Any:
+        """The state the seats of :meth:`ahead` choose from (None: nobody may choose ahead)."""
+        if self.stage is None or self.match is None or self.behind:
+            return None
+        return self.m.spec.ahead(self.state)
+
+    def submit_ahead(self, seat: int, action: Mapping[str, Plain]) -> None:
+        """A local decision for ``seat`` at the next stage, made while the current one is still
+        open (see :meth:`ahead`). It travels as a commitment, declaring no time, and every peer
+        (this one too) holds it until that stage opens. Raises IllegalActionError or
+        LocalMisuseError (nothing is sent) if it is not allowed."""
+        if seat not in self.ahead():
+            raise LocalMisuseError(f"p{seat} cannot choose ahead of the next stage now")
+        stage = self._current()
+        early = self.ahead_state()
+        parsed = self.m.game.parse_action(action)
+        plain = parsed.to_plain()
+        if not (self._sealed() or self.m.spec.hidden(plain)):
+            raise LocalMisuseError("only a choice that travels as a commitment may be made ahead")
+        self._check_legal(seat, parsed, early)
+        number = stage.number + 1
+        nonce = self.randomness(NONCE_LEN)
+        self._secret(["secret", number, seat, plain, nonce])
+        self.my_secrets[(number, seat)] = (plain, nonce)
+        self._send(Commit(number, seat, commitment(self.match_id, number, seat, nonce, plain), 0))
+
     def awaiting(self) -> tuple[int, ...]:
         """The local seats that may still act in the current stage (drivers ask this rather than
         trusting an older YourTurn event)."""
@@ -321,15 +366,16 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         owed += [s for s in stage.optional if s not in stage.acts and s not in stage.declined]
         return tuple(sorted(set(owed)))
 
-    def _check_legal(self, seat: int, action: Any) -> None:
-        """Raise IllegalActionError unless ``seat`` may take ``action`` now."""
+    def _check_legal(self, seat: int, action: Any, state: Any = None) -> None:
+        """Raise IllegalActionError unless ``seat`` may take ``action`` now (or in ``state``)."""
+        state = self.state if state is None else state
         pile = self.m.spec.flipped_pile(action.to_plain())
         if pile is not None:
             # The card is not known until its owner opens it: only the pile choice is checked.
-            if action not in self.m.game.legal_actions(self.state, seat):
+            if action not in self.m.game.legal_actions(state, seat):
                 raise IllegalActionError(f"p{seat} cannot flip pile {pile} now")
             return
-        self.m.game.apply(self.state, seat, action)
+        self.m.game.apply(state, seat, action)
 
     def decline(self, seat: int, *, ms: int = 0) -> None:
         """Let an optional action pass (say, no challenge). A window is not on the clock: the

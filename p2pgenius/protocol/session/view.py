@@ -55,6 +55,8 @@ class Readable(Protocol):
     @property
     def fault(self) -> Fault | None: ...
     def awaiting(self) -> tuple[int, ...]: ...
+    def ahead(self) -> tuple[int, ...]: ...
+    def ahead_state(self) -> Any: ...
     def unsettled(self) -> tuple[int, ...]: ...
     def owed(self) -> tuple[int, ...]: ...
     def clocks(self) -> dict[int, ClockView]: ...
@@ -209,3 +211,52 @@ class SessionView:
     def fault(self) -> Fault | None:
         """Why the match stopped, if a check failed or a peer cheated."""
         return self._session.fault
+
+    # -- choosing ahead ------------------------------------------------------------------------
+
+    def ahead(self) -> tuple[int, ...]:
+        """This peer's seats that may already choose for the next stage (see :meth:`next`)."""
+        return self._session.ahead()
+
+    def next(self) -> SessionView | None:
+        """The next stage as this peer's seats may already choose in it, while the current one
+        is still open (the Hornswoggle opening cards while the Opponent picks who begins), or
+        None. Its ``state`` is the one they choose from, its ``stage`` the next, ``awaiting()``
+        the seats of :meth:`ahead`."""
+        state = self._session.ahead_state()
+        stage = self._session.stage
+        if state is None or stage is None:
+            return None
+        waiting = self._session.ahead()
+        return _Ahead(self._session, state, StageView(stage.number + 1, waiting, (), frozenset()))
+
+
+class _Ahead(SessionView):
+    """A view of the next stage, chosen in ahead of time (:meth:`SessionView.next`)."""
+
+    __slots__ = ("_stage", "_state")
+
+    def __init__(self, session: Readable, state: Any, stage: StageView) -> None:
+        super().__init__(session)
+        self._state = state
+        self._stage = stage
+
+    @property
+    def state(self) -> Any:
+        return self._state
+
+    @property
+    def stage(self) -> StageView | None:
+        return self._stage
+
+    def awaiting(self) -> tuple[int, ...]:
+        stage = self._session.stage
+        if stage is not None and stage.number == self._stage.number:  # (it has opened since)
+            return self._session.awaiting()
+        return self._session.ahead()
+
+    def unsettled(self) -> tuple[int, ...]:
+        return ()
+
+    def next(self) -> SessionView | None:
+        return None
