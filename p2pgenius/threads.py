@@ -2,11 +2,13 @@
 
 A networked peer runs on trio's event loop (under the terminal UI too, through guest mode): a
 step that takes tens of milliseconds there (a strong bot's thought, loading a game's tables,
-replaying a match for its audit, syncing a file) delays every message, ping and redraw.
+replaying a match for its audit, syncing a file) delays every message, ping and redraw. So does
+a full pass of the garbage collector over a big heap: :func:`settle_heap`.
 """
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -23,3 +25,18 @@ async def off_loop(work: Callable[..., T], *args: Any) -> T:
     if isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
         return work(*args)
     return await trio.to_thread.run_sync(work, *args)
+
+
+_settled = False
+
+
+def settle_heap() -> None:
+    """Once a process has loaded what it loads once (its modules, a game's tables), set those
+    objects aside from the garbage collector (``gc.freeze``): they live as long as the process,
+    and a full collection that walks them all (tens of thousands, tens of milliseconds) would
+    hold up the event loop mid-match. Done once a process; what comes after is collected as
+    usual (``bench/loop.py`` measures the passes)."""
+    global _settled  # noqa: PLW0603  (once a process, by design)
+    if not _settled:
+        _settled = True
+        gc.freeze()

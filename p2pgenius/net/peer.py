@@ -64,7 +64,7 @@ from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 from p2pgenius.protocol.session import AuditDue, Event, Session, SessionView
 from p2pgenius.protocol.transcript import header
 from p2pgenius.protocol.transcript import records as read_records
-from p2pgenius.threads import off_loop
+from p2pgenius.threads import off_loop, settle_heap
 
 __all__ = [
     "HANDSHAKE_TIMEOUT_S",
@@ -134,6 +134,7 @@ class Peer:
     decide_ahead: bool = False  # let ``decide`` choose for the next stage when the game allows
     _deciding: dict[tuple[int, int], trio.CancelScope] = field(default_factory=dict)  # (stage, seat)
     _not_ahead: set[tuple[int, int]] = field(default_factory=set)  # (stage, seat): refused ahead
+    _beside: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # run beside play
     _refused: dict[tuple[int, int], int] = field(default_factory=dict)  # (stage, seat) -> times
     _told_listening: bool = False
     _resumed_stage: tuple[int, float] | None = None  # a resumed peer: (stage, began), from its note
@@ -213,11 +214,18 @@ class Peer:
                 token=self.token,
                 invite_only=self.invite_only,
             )
-            await self._host(listener, lobby)
+            warmed = self._warm_soon(watching, game)  # (while the players come)
+            await self._host(listener, lobby, watching, warmed)
             await self.spectators.finish()
             watching.cancel_scope.cancel()
 
-    async def _host(self, listener: trio.abc.Listener[trio.abc.Stream], lobby: Lobby) -> None:
+    async def _host(
+        self,
+        listener: trio.abc.Listener[trio.abc.Stream],
+        lobby: Lobby,
+        nursery: trio.Nursery,
+        warmed: trio.Event,
+    ) -> None:
         self._tell_listening(again=False)
         members = await lobby.gather(listener)
         keys = [self.identity.public] + [m.key for m in members]
@@ -229,9 +237,10 @@ class Peer:
             with contextlib.suppress(PeerGoneError):
                 await member.connection.send(encode(["lobby", lobby.view(index, start=True)]))
             self.links.add(member.connection, index)
-        # Pinning writes (and syncs) the pins file: off the event loop, as is the game's warm-up.
-        await off_loop(partial(self.pins.admit, keys, names, own=self.identity.public))
-        await self._warm(lobby.game)
+        # Pinning writes (and syncs) the pins file: in a worker thread, beside the match (the
+        # terms need not wait for it).
+        nursery.start_soon(self._admit, keys, names)
+        await warmed.wait()
         self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
         self.listener = listener
         await self._start_transcript("host")
@@ -265,18 +274,23 @@ class Peer:
             await trio.aclose_forcefully(stream)
             raise
         self.links.add(connection)
+        # The game is in the host's hello: warm it up now, while the host's answer to our ready
+        # is on its way (it waits in the socket meanwhile).
+        hello_game = established.peer_hello.get("game")
+        await self._warm(str(hello_game))
         lobby, expected, behind = await joining.await_start(connection)
-        await self._warm(lobby["game"])
+        if lobby["game"] != hello_game:
+            await self._warm(lobby["game"])
         host = ([established.peer_key], [str(established.peer_hello.get("name"))])
-        await off_loop(partial(self.pins.admit, *host, own=self.identity.public))
+        self._beside.append(partial(self._admit, *host))
         self.session = Session(
             keys=lobby["keys"],
             me=lobby["you"],
             identity=self.identity,
             names=lobby["names"],
             expected=expected,
+            coin=joining.nonce,
         )
-        self.session.my_coin = joining.nonce
         self.agreed = expected
         await self._start_transcript("join")
         # Our coin share is committed (in our ready) before the terms come: on disk now, so that a
@@ -284,6 +298,14 @@ class Peer:
         self.files.append(self.files.secrets, [encode(["coin", joining.nonce])])
         # Whatever came in the same read as the start (the terms, often) goes first.
         await self.play(first=[(connection, extra) for extra in behind])
+
+    async def _admit(self, keys: Sequence[bytes], names: Sequence[str]) -> None:
+        """Pin the keys of the match's players (it writes and syncs a file: in a worker thread,
+        beside the match, which need not wait for it); a failure is said, and changes nothing."""
+        try:
+            await off_loop(partial(self.pins.admit, keys, names, own=self.identity.public))
+        except (P2PGeniusError, OSError) as exc:
+            self.tell(Notice(f"the players' keys were not pinned: {exc}"))
 
     def hello(self) -> dict[str, Any]:
         """A joiner's hello: its name, and the invite's seat token if it has one (it leaves only
@@ -293,9 +315,24 @@ class Peer:
     @staticmethod
     async def _warm(game: str) -> None:
         """Load what the game's engine loads once (the Magic Square's index of every square, say)
-        in a worker thread, before the match needs it on the event loop."""
+        in a worker thread, before the match needs it on the event loop; then set what is loaded
+        aside from the garbage collector (:func:`p2pgenius.threads.settle_heap`)."""
         with contextlib.suppress(P2PGeniusError):
             await off_loop(get_spec(game).warm)
+        settle_heap()
+
+    def _warm_soon(self, nursery: trio.Nursery, game: str) -> trio.Event:
+        """:meth:`_warm` in the background; the event is set once it is done."""
+        done = trio.Event()
+
+        async def warm() -> None:
+            try:
+                await self._warm(game)
+            finally:
+                done.set()
+
+        nursery.start_soon(warm)
+        return done
 
     def _check_host(self, host: Established) -> None:
         """The host, as soon as its hello is read: the invite's key, if any, and the pins."""
@@ -371,6 +408,9 @@ class Peer:
                 send.send_nowait(await connection.item(payload))
             for connection in self.links:
                 nursery.start_soon(connection.messages, send)
+            for job in self._beside:
+                nursery.start_soon(job)
+            self._beside.clear()
             if self.listener is not None:
                 if not self._told_listening:  # a restarted host
                     self._tell_listening(again=True)

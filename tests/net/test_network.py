@@ -147,3 +147,38 @@ async def test_a_joiner_is_told_the_host_may_speak_another_version(monkeypatch: 
             PeerGoneError, match=f"another version of p2pgenius .*speaks channel version {PROTOCOL_VERSION}"
         ):
             await joiner.handshake()
+
+
+async def test_pinning_the_players_keys_holds_up_neither_the_terms_nor_the_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pinning writes and syncs a file (milliseconds a key): it runs in a worker thread beside the
+    # match. Here it blocks until the seats are dealt on both sides, and the match gets there.
+    import threading
+
+    from p2pgenius.net.pins import Pins
+
+    release = threading.Event()
+    pinned: list[list[str]] = []
+
+    def slow_admit(self: Pins, keys: list[bytes], names: list[str], *, own: bytes) -> None:
+        release.wait(20)
+        pinned.append(list(names))
+
+    monkeypatch.setattr(Pins, "admit", slow_admit)
+    host = peer(tmp_path, "host", BotDriver("random", 1), Silent())
+    guest = peer(tmp_path, "guest", BotDriver("random", 2), Silent())
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
+            )
+            nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+            while not all(s.session is not None and s.session.owner for s in (host, guest)):
+                await trio.sleep(0.01)
+            assert pinned == []  # (the seats were dealt while the pins were still being written)
+            release.set()
+    assert sorted(map(tuple, pinned)) == [("host",), ("host", "guest")]
+    assert host.session is not None and host.session.finished

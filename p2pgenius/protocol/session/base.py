@@ -45,6 +45,7 @@ class SessionBase:
         names: list[str] | None = None,
         randomness: Callable[[int], bytes] = random_source.token_bytes,
         expected: Mapping[str, Any] | None = None,
+        coin: bytes | None = None,
     ) -> None:
         if (me is None) != (identity is None):
             raise LocalMisuseError("a player session needs both its peer index and identity")
@@ -66,7 +67,7 @@ class SessionBase:
         self.match_id = b""
         self.accepted: set[int] = set()
         self.coin_reveals: dict[int, bytes] = {}
-        self.my_coin: bytes | None = None
+        self.my_coin = coin  # our coin share (a joiner's: committed in its ready, in the lobby)
         # play
         self.game: Game[Any, Any] | None = None
         self.spec: GameSpec | None = None
