@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from p2pgenius.canonical import decode
 from p2pgenius.games.duel.actions import Gestures, Ref
 from p2pgenius.protocol.session import BlindClaim
@@ -165,3 +167,27 @@ def test_nothing_a_blind_peer_receives_lets_it_test_a_guess_of_the_withheld_gest
     # ...and once the gestures are opened, the hashes come and both machines agree on them.
     later = [decode(raw)[5] for _, to, raw in delivered[first_reveal:] if to == blind]
     assert {b[1] for b in later if b[0] == "hash"} >= blind_stages
+
+
+def test_what_blindness_leaves_pending_is_kept_in_order_and_released_once() -> None:
+    from p2pgenius.protocol.bodies import Hash, Reveal
+    from p2pgenius.protocol.messages import MessageError
+    from p2pgenius.protocol.session.blinds import Blinds
+    from p2pgenius.protocol.session.stage import Stage
+
+    blinds = Blinds()
+    blinds.withhold(5, Hash(5, b"h" * 32), {1})
+    blinds.withhold(4, Reveal(4, 0, {"type": "gestures"}, b"n" * 32), {1})
+    blinds.withhold(5, Reveal(5, 0, {"type": "gestures"}, b"m" * 32), {1})
+    assert blinds.during == {4: {1}, 5: {1}}
+    assert [b.to_body()[:2] for b in blinds.release()] == [["reveal", 4], ["hash", 5], ["reveal", 5]]
+    assert blinds.release() == [] and not blinds.withheld
+    seen = Stage(7, (0, 1), ())
+    seen.commits = {0: b"c0", 1: b"c1"}
+    seen.reveals = {1: {"mine": True}}
+    blinds.fall_behind(seen)
+    assert not blinds.all_open() and not blinds.open(7, 2, {}) and not blinds.open(8, 0, {})
+    assert blinds.open(7, 0, {"theirs": True}) and blinds.all_open()
+    with pytest.raises(MessageError, match="already open"):
+        blinds.open(7, 0, {"theirs": True})
+    assert blinds.catch_up() == [seen] and blinds.behind == []

@@ -9,7 +9,8 @@ no identity is an observer that re-checks a transcript (``p2pgenius verify``). B
 * ``setup``: terms and their checks, seat groups and claims, the coin flip's deal;
 * ``match``: what the deal yields: game, rules, seats and state, never None;
 * ``stage``: the messages gathered for the stage being played;
-* ``blindness``: what a blinded peer is withheld and what it is told instead;
+* ``blindness``: what a blinded peer is withheld and what it is told instead (``blinds``: what
+  stays pending meanwhile, on either side);
 * ``ending``: forfeits, the audit and the outcome;
 * ``ledger``: time on the record: declared and observed times, claims, disputes;
 * ``timing``: the clocks, as the transcript defines them;

@@ -19,6 +19,7 @@ from p2pgenius.protocol.bodies import Body
 from p2pgenius.protocol.events import Event, Fault, Flush, Rejected
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import Envelope, open_envelope, seal
+from p2pgenius.protocol.session.blinds import Blinds
 from p2pgenius.protocol.session.cards import HiddenCards
 from p2pgenius.protocol.session.chain import Archived, Chain
 from p2pgenius.protocol.session.faults import CheatError, SessionError
@@ -78,9 +79,7 @@ class SessionBase:
         self.commit_log: dict[tuple[int, int], bytes] = {}  # every commitment: (stage, seat)
         self.match: Match | None = None  # from the deal on: the game, seats, state, hidden cards
         self.clockbook = ClockBook()
-        self.behind: list[Stage] = []  # stages seen only through blind claims
-        self.withheld: dict[int, list[Body]] = {}  # my reveals (and hashes) kept from a blind peer
-        self.blind_during: dict[int, set[int]] = {}  # stage -> the seats it was withheld from
+        self.blinds = Blinds()  # what blindness leaves pending: withheld, or seen through claims
         self.audits: dict[int, list[Any]] = {}
         self.defer_audit = False  # a driver with an event loop judges the audit off it (AuditDue)
         self.audit_due = False
@@ -107,6 +106,11 @@ class SessionBase:
     def round_key(self) -> int:
         """The stage at which the current round began (the key of the round clocks)."""
         return self.clockbook.round_key
+
+    @property
+    def behind(self) -> list[Stage]:
+        """The stages this peer saw only through blindness claims (none: it sees the field)."""
+        return self.blinds.behind
 
     @property
     def m(self) -> Match:

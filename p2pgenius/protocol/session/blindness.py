@@ -50,7 +50,7 @@ class Blindness(SessionBase):
         # Exactly the seats that were blind when the stage was played (judged before it was
         # applied), whether or not they or we had anything to do in it: a blinded peer cannot
         # apply any stage of its blindness and needs a claim for each.
-        for seat in sorted(self.blind_during.get(stage.number, ())):
+        for seat in sorted(self.blinds.during.get(stage.number, ())):
             if self.owner[seat] != self.me:
                 self._send(Blind(stage.number, seat, self._claim(seat)))
 
@@ -59,12 +59,10 @@ class Blindness(SessionBase):
         # Released when no other seat is blind, or when ours is too: then no claims are sent, so
         # a peer behind on claims would wait for ever for what we keep.
         still_blind = bool(self._blind_others())
-        if not self.withheld or (still_blind and not over):
+        if not self.blinds.withheld or (still_blind and not over):
             return
-        for number in sorted(self.withheld):
-            for body in self.withheld[number]:
-                self._send(body)
-        self.withheld.clear()
+        for body in self.blinds.release():
+            self._send(body)
 
     def _on_blind(self, env: Envelope, seat: int, view: Mapping[str, Plain]) -> None:
         stage = self.stage
@@ -88,7 +86,7 @@ class Blindness(SessionBase):
         stage.claim_author = env.author
         stage.claim_seat = seat
         stage.claim_message = env.hash
-        self.behind.append(stage)
+        self.blinds.fall_behind(stage)
         self._enter(Phase.BEHIND)
         self.events.append(BlindClaim(stage.number, seat, view))
         nxt = view.get("next")
@@ -104,9 +102,9 @@ class Blindness(SessionBase):
 
     def _catch_up(self) -> None:
         """Replay the stages seen only through claims once every reveal is in; check each claim."""
-        if not all(all(s in b.reveals for s in b.waiting) for b in self.behind):
+        if not self.blinds.all_open():
             return
-        behind, self.behind = self.behind, []
+        behind = self.blinds.catch_up()
         self._enter(Phase.PLAYING)
         for stage in behind:
             actions = [(s, stage.reveals[s]) for s in sorted(stage.waiting)]

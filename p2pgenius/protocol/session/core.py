@@ -729,13 +729,9 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             raise MessageError(f"no commitment of p{seat} at stage {number} to open")
         self._check_opening(env, number, seat, action, nonce, committed)
         self._check_card(env, number, seat, action)
-        for behind in self.behind:
-            if behind.number == number and seat in behind.commits:
-                if seat in behind.reveals:
-                    raise MessageError(f"p{seat}'s stage {number} is already open")
-                behind.reveals[seat] = action
-                self._catch_up()
-                return
+        if self.blinds.open(number, seat, action):
+            self._catch_up()
+            return
         stage = self.stage
         pile = None if stage is None or self.behind else self._flip_of(stage)
         if stage is None or pile is None or stage.opened is not None:
@@ -820,8 +816,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         blind = self._blind_others()
         if blind:
             # Keep the gestures from a blinded wizard's machine until its blindness ends.
-            self.withheld.setdefault(stage.number, []).append(body)
-            self.blind_during[stage.number] = blind
+            self.blinds.withhold(stage.number, body, blind)
             stage.reveals[seat] = action
             return
         self._send(body)
@@ -835,7 +830,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         """Apply a complete stage, check and send the state hash, and open the next stage."""
         blind = self._blind_others()
         if blind and self.me is not None:  # a blinded peer needs a claim for every such stage
-            self.blind_during[stage.number] = blind
+            self.blinds.during[stage.number] = blind
         events = self._apply_actions(stage, actions)
         self.clockbook.charge(stage)
         self.events.append(Applied(stage.number, tuple(actions), tuple(events), self.state))
@@ -879,11 +874,12 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         self.my_hashes[stage.number] = h
         if self.me is not None:
             body = Hash(stage.number, h)
-            if self.blind_during.get(stage.number):
+            blind = self.blinds.during.get(stage.number)
+            if blind:
                 self._send_blind_claims(stage)
                 # The hash covers the withheld choices: it waits with them until the blindness
                 # ends (a blind peer could otherwise test its guesses against it).
-                self.withheld.setdefault(stage.number, []).append(body)
+                self.blinds.withhold(stage.number, body, blind)
             else:
                 self._send(body)
             self._release_withheld()
