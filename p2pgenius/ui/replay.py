@@ -50,7 +50,7 @@ from p2pgenius.protocol.transcript import Report, Step
 from p2pgenius.ui.app import MIN_LOG, colour_depth, geometry, lines_text, style
 from p2pgenius.ui.frontends import frontend
 from p2pgenius.ui.lines import Glyphs, Line, seat_name, width_of, wrap, wrap_all
-from p2pgenius.ui.render import board
+from p2pgenius.ui.render import BoardRequest, board
 
 REPLAY_STYLE: Final = Style.from_dict(
     {
@@ -389,15 +389,17 @@ class Replay:
                 self._boards.clear()
             try:
                 lines = board(
-                    self.game,
-                    self.view(),
-                    self.names,
-                    ascii_only=self.ascii_only,
-                    hints=False,
-                    mine=(),
-                    width=width,
-                    height=height,
-                    memory=self.memories[self.index],
+                    BoardRequest(
+                        self.game,
+                        self.view(),
+                        self.names,
+                        ascii_only=self.ascii_only,
+                        hints=False,
+                        mine=(),
+                        width=width,
+                        height=height,
+                        memory=self.memories[self.index],
+                    )
                 )
             except (LookupError, TypeError, ValueError, AttributeError) as exc:
                 lines = [[("class:effect", f" the board cannot be drawn here ({exc!r})")]]

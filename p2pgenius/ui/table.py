@@ -44,7 +44,7 @@ from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import Question, frontend
 from p2pgenius.ui.lines import Line, plural, width_of, wrap_all
-from p2pgenius.ui.render import Glyphs, board, clocks_line, seat_name
+from p2pgenius.ui.render import BoardRequest, Glyphs, board, clocks_line, seat_name
 
 LOG_LINES: Final = 400
 LOG: Final = "log"
@@ -507,15 +507,17 @@ class Table:
             return wrap_all(self.waiting_lines(), width)
         try:
             lines = board(
-                game,
-                view,
-                self.names(),
-                ascii_only=self.ascii_only,
-                hints=self.hints,
-                mine=session.my_seats,
-                width=width,
-                height=height,
-                memory=self.memory,
+                BoardRequest(
+                    game,
+                    view,
+                    self.names(),
+                    ascii_only=self.ascii_only,
+                    hints=self.hints,
+                    mine=session.my_seats,
+                    width=width,
+                    height=height,
+                    memory=self.memory,
+                )
             )
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
             # Only a peer's claim can be malformed (it is checked in full when the blindness ends).

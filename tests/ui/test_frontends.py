@@ -21,7 +21,7 @@ from p2pgenius.games.spec import GameSpec, TimeOption
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import FrontEnd, frontend
 from p2pgenius.ui.frontends.duel import DuelFrontEnd
-from p2pgenius.ui.render import board, plain
+from p2pgenius.ui.render import BoardRequest, board, plain
 from p2pgenius.wording import outcome_words, printable
 
 NAME = "countdown"
@@ -114,7 +114,11 @@ def test_a_game_without_a_front_end_is_shown_and_typed_through_the_generic_one(c
     assert type(front) is FrontEnd and isinstance(frontend("duel"), DuelFrontEnd)
     state = countdown.initial({}, {})
     text = plain(
-        board(NAME, countdown.view(state, 0), {0: "ann", 1: "bob"}, ascii_only=True, hints=False, mine=(0,))
+        board(
+            BoardRequest(
+                NAME, countdown.view(state, 0), {0: "ann", 1: "bob"}, ascii_only=True, hints=False, mine=(0,)
+            )
+        )
     )
     assert "Countdown" in text and '"left": 7' in text and "ann (p0)" in text and text.isascii()
     offered = [c.text for c in moves.choices(NAME, state, 0, "", hints=False)]

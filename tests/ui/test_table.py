@@ -24,7 +24,7 @@ from p2pgenius.ui import moves
 from p2pgenius.ui.app import build, rules_view
 from p2pgenius.ui.frontends import frontend
 from p2pgenius.ui.lines import namer, plain, wrap
-from p2pgenius.ui.render import board
+from p2pgenius.ui.render import BoardRequest, board
 from p2pgenius.ui.table import Table, lobby_lines
 from p2pgenius.wording import outcome_for
 
@@ -199,10 +199,18 @@ def test_the_questions_say_what_is_being_decided() -> None:
     question = frontend("magic-square").question(square.view(placed, 1), 1, NAMES)
     assert question.text.startswith("you may challenge ann (p0)'s 1 on a1 (challenge), or play on: place 2")
     with_note = plain(
-        board("magic-square", square.view(placed, 1), NAMES, ascii_only=True, hints=False, mine=(1,))
+        board(
+            BoardRequest(
+                "magic-square", square.view(placed, 1), NAMES, ascii_only=True, hints=False, mine=(1,)
+            )
+        )
     )
     without = plain(
-        board("magic-square", square.view(placed, 0), NAMES, ascii_only=True, hints=False, mine=(0,))
+        board(
+            BoardRequest(
+                "magic-square", square.view(placed, 0), NAMES, ascii_only=True, hints=False, mine=(0,)
+            )
+        )
     )
     assert "you may challenge" in with_note and "challenge" not in without  # only where it applies
     assert "pass" not in [c.text for c in moves.choices("magic-square", placed, 1, "", hints=False)]
@@ -246,13 +254,17 @@ def test_hp_bars_stay_in_their_box_and_a_blind_wizard_sees_no_next_spells() -> N
     state = DUEL.initial({"hp": [2, 15]}, {})
     view = DUEL.view(state, 0)
     view["wizards"][0]["hp"] = -3
-    text = plain(board("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20))
+    text = plain(
+        board(BoardRequest("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20))
+    )
     row = next(line for line in text.splitlines() if "HP -3/15" in line)
     assert re.search(r"HP -3/15 \.{15}(\s|$)", row), row  # 15 wide, no overflow
     assert all(len(line) <= 80 for line in text.splitlines())
     view["wizards"][1]["left"] = "SD??"
     view["wizards"][1]["anti_spell_from"] = None
-    blind = plain(board("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20))
+    blind = plain(
+        board(BoardRequest("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20))
+    )
     assert "unknown while you are blind" in blind
 
 
@@ -265,7 +277,9 @@ def test_the_magic_squares_final_screen_keeps_the_last_grid_and_score() -> None:
         round_wins=[2, 1],
         last_round={"winner": 0, "reason": "score", "scores": [72, 64], "grid": grid, "round": 3},
     )
-    text = plain(board("magic-square", view, NAMES, ascii_only=True, hints=False, mine=(0,), height=14))
+    text = plain(
+        board(BoardRequest("magic-square", view, NAMES, ascii_only=True, hints=False, mine=(0,), height=14))
+    )
     assert "Final position" in text and "red: ann (p0) 72" in text and "blue: bob (p1) 64" in text
     assert "the last round: you won, 72-64 (score)" in text
     for number in grid:

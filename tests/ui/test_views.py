@@ -22,7 +22,7 @@ from p2pgenius.ui.app import MoveCompleter, build
 from p2pgenius.ui.frontends import InputError
 from p2pgenius.ui.frontends import duel as duel_front
 from p2pgenius.ui.frontends import magic_square as square_front
-from p2pgenius.ui.render import board, plain
+from p2pgenius.ui.render import BoardRequest, board, plain
 from p2pgenius.ui.table import Table
 
 
@@ -39,12 +39,14 @@ def test_hornswoggle_shows_your_cards_and_only_counts_of_everyone_elses() -> Non
     state, view = seen[0]
     text = plain(
         board(
-            "hornswoggle",
-            view,
-            {0: "ann", 1: "bob", 2: "cy", 3: "di"},
-            ascii_only=True,
-            hints=False,
-            mine=(0,),
+            BoardRequest(
+                "hornswoggle",
+                view,
+                {0: "ann", 1: "bob", 2: "cy", 3: "di"},
+                ascii_only=True,
+                hints=False,
+                mine=(0,),
+            )
         )
     )
     rows = text.splitlines()
@@ -73,10 +75,14 @@ def test_a_blinded_wizard_sees_the_opponents_gestures_hidden() -> None:
     view["wizards"][1]["left"] = "SD??"
     view["wizards"][1]["right"] = "PW??"
     view["wizards"][1]["hp"] = "?"
-    unicode_text = plain(board("duel", view, {0: "ann", 1: "bob"}, ascii_only=False, hints=False, mine=(0,)))
+    unicode_text = plain(
+        board(BoardRequest("duel", view, {0: "ann", 1: "bob"}, ascii_only=False, hints=False, mine=(0,)))
+    )
     assert "S D \u25a0 \u25a0" in unicode_text
     assert "you are blind" in unicode_text
-    ascii_text = plain(board("duel", view, {0: "ann", 1: "bob"}, ascii_only=True, hints=False, mine=(0,)))
+    ascii_text = plain(
+        board(BoardRequest("duel", view, {0: "ann", 1: "bob"}, ascii_only=True, hints=False, mine=(0,)))
+    )
     assert "S D ? ?" in ascii_text
 
 
@@ -85,9 +91,13 @@ def test_the_ascii_fallback_has_no_character_beyond_ascii() -> None:
         engine = get_game(game)
         state = engine.initial({"colours": [0, 1] * 8} if game == "magic-square" else {}, {})
         view = engine.view(state, 0)
-        text = plain(board(game, view, {0: "ann", 1: "bob"}, ascii_only=True, hints=True, mine=(0,)))
+        text = plain(
+            board(BoardRequest(game, view, {0: "ann", 1: "bob"}, ascii_only=True, hints=True, mine=(0,)))
+        )
         assert text.isascii(), game
-        fancy = plain(board(game, view, {0: "ann", 1: "bob"}, ascii_only=False, hints=True, mine=(0,)))
+        fancy = plain(
+            board(BoardRequest(game, view, {0: "ann", 1: "bob"}, ascii_only=False, hints=True, mine=(0,)))
+        )
         assert len(fancy.splitlines()) == len(text.splitlines())
 
 
@@ -97,8 +107,10 @@ def test_the_magic_square_hint_marks_exactly_the_cells_that_keep_a_square_possib
     state = engine.apply(state, 0, engine.parse_action({"type": "order", "first": 0}))
     state = engine.apply(state, 0, engine.parse_action({"type": "place", "cell": 0}))
     view = engine.view(state, 1)
-    hinted = plain(board("magic-square", view, {}, ascii_only=True, hints=True, mine=(1,)))
-    plain_board = plain(board("magic-square", view, {}, ascii_only=True, hints=False, mine=(1,)))
+    hinted = plain(board(BoardRequest("magic-square", view, {}, ascii_only=True, hints=True, mine=(1,))))
+    plain_board = plain(
+        board(BoardRequest("magic-square", view, {}, ascii_only=True, hints=False, mine=(1,)))
+    )
     assert "*" in hinted and "*" not in plain_board
     from p2pgenius.games.magic_square.squares import index
 
@@ -212,7 +224,11 @@ def test_a_bot_partner_held_by_this_machine_shows_its_cards() -> None:
     play("hornswoggle", seed=1, levels=["pirate"] * 4, peers=2, host_seats=[0, 2], before_submit=snapshot)
     views = seen[0]
     view = {**views[0], "partners": {2: views[2]}}
-    text = plain(board("hornswoggle", view, {0: "ann", 2: "ann"}, ascii_only=True, hints=False, mine=(0, 2)))
+    text = plain(
+        board(
+            BoardRequest("hornswoggle", view, {0: "ann", 2: "ann"}, ascii_only=True, hints=False, mine=(0, 2))
+        )
+    )
     rows = text.splitlines()
     line = next(line for line in rows if "(p2)" in line)
     faces = " ".join("d" if c == "doubloon" else "s" for c in views[2]["my_pile"])
