@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from p2pgenius.bots import levels, make_bot
-from p2pgenius.games.names import GAME_NAMES
+from p2pgenius.games.catalog import names
 from p2pgenius.games.registry import get_game
 
 MAX_ACTIONS = 3000  # a random duel can wander; the engine's speed is what is measured
@@ -65,7 +65,7 @@ def main() -> None:
     args = parser.parse_args()
     print("| game | bots | matches | actions | actions/s, engine alone | actions/s, bots included |")
     print("|---|---|---|---|---|---|")
-    for game in GAME_NAMES:
+    for game in names():
         for level in ("random", levels(game)[0]):
             count = args.slow_matches if level == "perfect" else args.matches
             runs = [match(game, level, seed) for seed in range(count)]

@@ -25,7 +25,7 @@ from pathlib import Path
 import trio
 
 from p2pgenius.cli.play import Printer, demo_match
-from p2pgenius.games.names import GAME_NAMES
+from p2pgenius.games.catalog import names
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 
@@ -229,7 +229,7 @@ def main() -> None:
     print("| game | matches per minute | stages per match | ms per stage | peak Python heap per match |")
     print("|---|---|---|---|---|")
     duel_time, duel_stages, duel_messages = 0.0, 0, 0
-    for game in GAME_NAMES:
+    for game in names():
         runs = [match(game, seed) for seed in range(args.matches)]
         seconds = sum(r[0] for r in runs)
         stages = sum(r[1] for r in runs)

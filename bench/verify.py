@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from p2pgenius.games.names import GAME_NAMES
+from p2pgenius.games.catalog import names
 from p2pgenius.inmemory import play, transcript
 from p2pgenius.protocol.transcript import verify
 
@@ -23,7 +23,7 @@ def main() -> None:
     args = parser.parse_args()
     print("| game | messages checked | messages per second | 10,000 messages |")
     print("|---|---|---|---|")
-    for game in GAME_NAMES:
+    for game in names():
         files = [transcript(play(game, seed=seed), 0) for seed in range(args.matches)]
         start = time.perf_counter()
         checked = 0

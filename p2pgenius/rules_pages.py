@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 from importlib import resources
+from pathlib import Path
 from typing import Final
 
 from p2pgenius.errors import LocalMisuseError
+from p2pgenius.games.catalog import find
 
 HEADING: Final = "heading"
 SUBHEADING: Final = "subheading"
@@ -19,9 +21,13 @@ TABLE: Final = "table"
 
 
 def rules_text(game: str) -> str:
-    """The rules page of ``game``; raises LocalMisuseError if this installation has none."""
+    """The rules page of ``game`` (the games' table names it); raises LocalMisuseError for an
+    unknown game, or if this installation has no such page."""
+    page = find(game).rules_file
     try:
-        return resources.files("p2pgenius").joinpath("rules", f"{game}.md").read_text(encoding="utf-8")
+        if Path(page).is_absolute():
+            return Path(page).read_text(encoding="utf-8")
+        return resources.files("p2pgenius").joinpath("rules", page).read_text(encoding="utf-8")
     except OSError as exc:
         raise LocalMisuseError(f"the rules of {game} are missing from this installation: {exc}") from None
 

@@ -1,17 +1,17 @@
-"""Which bots play which game: every game's bot levels, by name.
+"""Which bots play which game: every game's bot levels, read from the games' table.
 
-A game's bots are registered with :func:`register_bots` (the built-in games' modules in
-p2pgenius/bots/ register theirs on import); ``random`` (a uniformly random legal action) plays
-every registered game, one registered later included, so any game can be played by bots.
+A game's own levels come from its entry's ``bots`` (:class:`p2pgenius.games.catalog.BotLevels`);
+``random`` (a uniformly random legal action) plays every game in the table, one without bots of
+its own included, so any game can be played by bots.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
 from p2pgenius.bots.uniform import RandomBot
 from p2pgenius.errors import LocalMisuseError
+from p2pgenius.games.catalog import BotLevels, find
 from p2pgenius.games.registry import get_game
 
 RANDOM: Final = "random"
@@ -35,38 +35,14 @@ class BotFactory(Protocol):
     def __call__(self, *, seed: int) -> Bot: ...
 
 
-_LEVELS: Final[dict[str, dict[str, BotFactory]]] = {}
-_DEMO: Final[dict[str, tuple[str, str]]] = {}
-
-
-def register_bots(
-    game: str, levels: Mapping[str, BotFactory], *, demo: tuple[str, str] | None = None
-) -> None:
-    """Give ``game`` these bot levels, the first being its default (``random`` is added after
-    them). ``demo``: the levels of the host's and the guest's bots in ``p2pgenius demo`` (default:
-    the default level for both)."""
-    if not levels:
-        raise LocalMisuseError(f"no bot levels given for {game}")
-    _LEVELS[game] = dict(levels)
-    if demo is not None:
-        for level in demo:
-            if level not in _LEVELS[game] and level != RANDOM:
-                raise LocalMisuseError(f"the demo of {game} names an unknown bot level {level!r}")
-        _DEMO[game] = demo
-    else:
-        _DEMO.pop(game, None)
-
-
-def unregister_bots(game: str) -> None:
-    """Forget a game's bots (for tests that register their own)."""
-    _LEVELS.pop(game, None)
-    _DEMO.pop(game, None)
+def _own(game: str) -> BotLevels:
+    """The game's own bots (none: an empty set of levels)."""
+    return find(game).load_bots() or BotLevels({})
 
 
 def levels(game: str) -> tuple[str, ...]:
     """The bot levels of ``game``, its default first; raises LocalMisuseError for an unknown game."""
-    get_game(game)  # an unknown game is refused here, not at the first move
-    own = tuple(_LEVELS.get(game, {}))
+    own = tuple(_own(game).levels)
     return own if RANDOM in own else (*own, RANDOM)
 
 
@@ -82,13 +58,14 @@ def level_of(game: str, level: str | None) -> str:
 def demo_levels(game: str) -> tuple[str, str]:
     """The levels of the host's and the guest's bots in ``p2pgenius demo``."""
     default = levels(game)[0]
-    return _DEMO.get(game, (default, default))
+    return _own(game).demo or (default, default)
 
 
 def make_bot(game: str, level: str | None, *, seed: int) -> Bot:
     """A bot for ``game`` at ``level`` (None: the game's default), seeded for reproducibility."""
     chosen = level_of(game, level)
-    factory = _LEVELS.get(game, {}).get(chosen)
+    factory = _own(game).levels.get(chosen)
     if factory is None:  # random, the level every game has
         return RandomBot(get_game(game), seed=seed)
-    return factory(seed=seed)
+    bot: Bot = factory(seed=seed)
+    return bot

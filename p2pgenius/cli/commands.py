@@ -9,7 +9,7 @@ import argparse
 import math
 from typing import Any
 
-from p2pgenius.games.names import GAME_NAMES
+from p2pgenius.games.catalog import names
 from p2pgenius.net import DEFAULT_GRACE_S
 
 
@@ -101,7 +101,7 @@ def add_rules(commands: Any) -> None:
         help="show the rules of a game",
         description="Print the full rules of a game, rulings included.",
     )
-    parser.add_argument("game", choices=GAME_NAMES)
+    parser.add_argument("game", choices=names())
 
 
 def add_replay(commands: Any) -> None:
@@ -192,7 +192,7 @@ def add_play(commands: Any) -> None:
         help="host a match and wait for peers",
         description="Listen for peers, then play a match with them.",
     )
-    host.add_argument("game", choices=GAME_NAMES)
+    host.add_argument("game", choices=names())
     host.add_argument(
         "--port", type=port_number, default=0, help="port to listen on (default 0: any free port)"
     )
@@ -321,4 +321,4 @@ def add_play(commands: Any) -> None:
         description="Two peers on loopback, bots in every seat, a whole match over the real "
         "protocol (handshake, commitments, signed transcript), then the transcript verified.",
     )
-    demo.add_argument("game", nargs="?", choices=GAME_NAMES, help="default: all three in turn")
+    demo.add_argument("game", nargs="?", choices=names(), help="default: every game in turn")

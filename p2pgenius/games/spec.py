@@ -16,9 +16,10 @@ hidden cards, no audit. Everything here is pure: no clock, no randomness, no I/O
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Final, Protocol
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
@@ -69,9 +70,116 @@ def seat_label(seat: int) -> str:
     return f"p{seat}"
 
 
+class Blindness(ABC):
+    """A game in which a seat may for a while not see the others' choices (the duel): its peer is
+    sent signed claims instead, and checks them once it sees again."""
+
+    @abstractmethod
+    def blind(self, state: Any, seat: int, turns_ago: int = 0) -> bool:
+        """Whether ``seat`` cannot see the others' choices now (or ``turns_ago`` turns ago)."""
+
+    @abstractmethod
+    def fix(self, state: Any, seat: int, action: Any) -> Any:
+        """A choice made while blind that turns out illegal on the real field, made legal (the
+        same way on every peer)."""
+
+    @abstractmethod
+    def claim_shaped(self, view: Mapping[str, Plain]) -> bool:
+        """Whether a blindness claim has the shape of this game's view."""
+
+
+class HiddenChoices(ABC):
+    """Choices that travel only as commitments (hidden cards): the other peers apply a
+    placeholder; their owner opens them when flipped, or in the audit at the end."""
+
+    types: tuple[str, ...] = ()
+    """The action types that are hidden when they carry a ``card``."""
+    owner_resolves_timeout: bool = False
+    """A seat's timeout is resolved by its own peer (:meth:`own_timeout`), since it lays a card
+    from a hand only that peer knows: a bare "timeout" from a peer is then refused."""
+
+    def hidden(self, action: Mapping[str, Plain] | Plain) -> bool:
+        """Whether ``action`` travels only as a commitment."""
+        return isinstance(action, Mapping) and action.get("type") in self.types and "card" in action
+
+    def unopened(self, action: Mapping[str, Plain] | Plain) -> bool:
+        """Whether ``action`` is a hidden choice as the other peers applied it (content unknown)."""
+        return self.hidden(action) and isinstance(action, Mapping) and action.get("card") is None
+
+    @abstractmethod
+    def committing(self, state: Any) -> bool:
+        """Whether a seat may be committing to a hidden choice in ``state``."""
+
+    @abstractmethod
+    def placeholder(self, state: Any, seat: int) -> Plain:
+        """Another peer's hidden choice, as this peer applies it (content unknown)."""
+
+    def own_timeout(self, state: Any, seat: int) -> Any | None:
+        """The action a seat's own peer sends when the seat's time runs out (None: "timeout")."""
+        return None
+
+    @abstractmethod
+    def audit(
+        self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
+    ) -> Outcome | None:
+        """At the end every seat opens every hidden choice: replay the whole match with them
+        (``log``: (seat, parsed action)); the outcome instead of the game's if a seat played a
+        card it did not hold, else None."""
+
+
+class Piles(ABC):
+    """Hidden cards laid face down on each seat's pile and flipped open one by one: the flip is
+    applied with the card its owner's peer opens."""
+
+    flip_type: str = "flip"
+    """The action that flips the top card of a pile."""
+
+    def flipped_pile(self, action: Mapping[str, Plain] | Plain) -> int | None:
+        """The pile ``action`` flips, if it is a flip."""
+        if isinstance(action, Mapping) and action.get("type") == self.flip_type:
+            pile = action.get("pile")
+            return pile if type(pile) is int else None
+        return None
+
+    @abstractmethod
+    def lays_on_pile(self, action: Mapping[str, Plain] | Plain) -> bool:
+        """Whether ``action`` lays a hidden card on its seat's pile."""
+
+    @abstractmethod
+    def pile(self, state: Any, seat: int) -> tuple[int, int]:
+        """(cards on ``seat``'s pile, of which face up) in ``state``."""
+
+    def flip_with(self, pile: int, opened: Plain) -> Plain:
+        """The flip of ``pile`` as applied, with the card its owner opened."""
+        card = opened.get("card") if isinstance(opened, Mapping) else None
+        return {"type": self.flip_type, "pile": pile, "card": card}
+
+
+class RoundClock(ABC):
+    """Clocks that span a round of several decisions (the Magic Square's thinking time)."""
+
+    warnings: tuple[int, ...] = ()
+    """Seconds left on a round clock at which its player is warned."""
+
+    @abstractmethod
+    def new_round(self, before: Any, after: Any) -> bool:
+        """Whether applying a stage took the match from ``before`` into a new round (fresh round
+        clocks)."""
+
+
+FEATURES: Final = {
+    "blindness": Blindness,
+    "cards": HiddenChoices,
+    "piles": Piles,
+    "round_clock": RoundClock,
+}
+"""The optional parts of a spec, each present (an object of its kind) or absent (None)."""
+
+
 class GameSpec:
-    """One game as the protocol, clocks, bots, UI and CLI see it. Subclass per game and override
-    the traits and hooks that differ from these defaults."""
+    """One game as the protocol, clocks, bots, UI and CLI see it. Subclass per game: set the
+    traits that differ, give it the optional parts it has (:data:`FEATURES`), override the hooks
+    that differ from these defaults."""
 
     name: str = ""
     """The game's name on the command line and in match terms."""
@@ -84,24 +192,21 @@ class GameSpec:
     sealed: bool = False
     """Every stage's choices are sealed simultaneous commitments, revealed once all are in (and,
     unless the ``fast`` option is on, they may change until each seat's time is up)."""
-    hidden_types: tuple[str, ...] = ()
-    """Action types that travel only as commitments when they carry a ``card`` (hidden cards)."""
-    owner_resolves_timeout: bool = False
-    """A seat's timeout is resolved by its own peer (:meth:`own_timeout`): a bare "timeout" action
-    from a peer is then refused (its card would not be committed)."""
     optional_types: tuple[str, ...] = ()
     """The actions a seat may take when the game merely allows it to act (others let it pass)."""
-    flip_type: str = ""
-    """The action that flips the top hidden card of a seat's pile open ("" if the game has none);
-    the pile's owner opens the card, and the flip is applied with it."""
-    audited: bool = False
-    """At the end every seat opens every commitment it still holds, and the spec audits them."""
     time_options: tuple[TimeOption, ...] = ()
     """The time limits of the match terms, the first being the main one."""
     demo_options: ClassVar[Mapping[str, Any]] = {}
     """Options the unattended ``demo`` and bot matches use."""
-    warnings: tuple[int, ...] = ()
-    """Seconds left on a "round" clock at which its player is warned."""
+
+    blindness: Blindness | None = None
+    """Present in a game where a seat may play blind (the duel)."""
+    cards: HiddenChoices | None = None
+    """Present in a game with hidden choices that travel as commitments (Hornswoggle)."""
+    piles: Piles | None = None
+    """Present in a game whose hidden cards lie on piles and are flipped open (needs ``cards``)."""
+    round_clock: RoundClock | None = None
+    """Present in a game whose clocks span rounds (the Magic Square)."""
 
     def __init__(self, engine: Game[Any, Any]) -> None:
         self.engine = engine
@@ -121,23 +226,49 @@ class GameSpec:
         """The starting state as a peer holding ``seats`` may know it (hidden hands unknown)."""
         return state
 
-    # -- actions -------------------------------------------------------------------------------
+    # -- actions (the optional parts, asked through one place) ----------------------------------
+
+    @property
+    def hidden_types(self) -> tuple[str, ...]:
+        """The action types that travel hidden (none without ``cards``)."""
+        return self.cards.types if self.cards is not None else ()
+
+    @property
+    def flip_type(self) -> str:
+        """The action that flips a pile ("" without ``piles``)."""
+        return self.piles.flip_type if self.piles is not None else ""
+
+    @property
+    def audited(self) -> bool:
+        """At the end every seat opens every hidden choice it made, and the spec audits them."""
+        return self.cards is not None
+
+    @property
+    def owner_resolves_timeout(self) -> bool:
+        """A seat's timeout is resolved by its own peer (a bare "timeout" is refused)."""
+        return self.cards is not None and self.cards.owner_resolves_timeout
+
+    @property
+    def warnings(self) -> tuple[int, ...]:
+        """Seconds left on a round clock at which its player is warned."""
+        return self.round_clock.warnings if self.round_clock is not None else ()
 
     def hidden(self, action: Mapping[str, Plain] | Plain) -> bool:
         """Whether ``action`` travels only as a commitment (a hidden card), sealed games aside."""
-        return isinstance(action, Mapping) and action.get("type") in self.hidden_types and "card" in action
+        return self.cards is not None and self.cards.hidden(action)
 
     def unopened(self, action: Mapping[str, Plain] | Plain) -> bool:
         """Whether ``action`` is a hidden card as the other peers applied it (content unknown)."""
-        return self.hidden(action) and isinstance(action, Mapping) and action.get("card") is None
+        return self.cards is not None and self.cards.unopened(action)
 
     def committing(self, state: Any) -> bool:
-        """Whether a seat may be committing to a hidden choice in ``state``."""
-        return self.sealed
+        """Whether a seat may be committing to a choice in ``state``."""
+        return self.sealed or (self.cards is not None and self.cards.committing(state))
 
-    def placeholder(self, state: Any, seat: int) -> Plain:
-        """The hidden choice of another peer's seat, as this peer applies it (content unknown)."""
-        raise NotImplementedError(f"{self.name} has no hidden choices")
+    def own_timeout(self, state: Any, seat: int) -> Any | None:
+        """The action a seat's own peer sends when that seat's time runs out, if the seat's own
+        peer must resolve it; None: send "timeout"."""
+        return self.cards.own_timeout(state, seat) if self.cards is not None else None
 
     def ahead(self, state: Any) -> Any | None:
         """A state in which the seats of the *next* stage may already choose, while the stage of
@@ -146,11 +277,6 @@ class GameSpec:
         Only where nothing done in the open stage can change who acts next or what each may do,
         and only for choices that travel as commitments (no one learns them early): the
         Hornswoggle opening cards, while the Death Match Opponent picks who begins."""
-        return None
-
-    def own_timeout(self, state: Any, seat: int) -> Any | None:
-        """The action a seat's own peer sends when that seat's time runs out, if the seat's own
-        peer must resolve it (it holds a secret the timeout uses); None: send "timeout"."""
         return None
 
     # -- clocks --------------------------------------------------------------------------------
@@ -162,41 +288,28 @@ class GameSpec:
         return Period("decision", stage, 1000 * int(options.get(option.name, option.seconds)))
 
     def new_round(self, before: Any, after: Any) -> bool:
-        """Whether applying a stage took the match from ``before`` into a new round (fresh round
-        clocks)."""
-        return False
+        """Whether applying a stage took the match from ``before`` into a new round."""
+        return self.round_clock is not None and self.round_clock.new_round(before, after)
 
     # -- blindness -----------------------------------------------------------------------------
 
     def blind(self, state: Any, seat: int, turns_ago: int = 0) -> bool:
         """Whether ``seat`` cannot see the others' choices now (or ``turns_ago`` turns ago)."""
-        return False
-
-    def blind_fix(self, state: Any, seat: int, action: Any) -> Any:
-        """A choice made while blind that turns out illegal on the real field, made legal (the
-        same way on every peer)."""
-        raise NotImplementedError(f"{self.name} has no blindness")
+        return self.blindness is not None and self.blindness.blind(state, seat, turns_ago)
 
     def claim_shaped(self, view: Mapping[str, Plain]) -> bool:
-        """Whether a blindness claim has the shape of this game's view."""
-        return False
+        """Whether a blindness claim has the shape of this game's view (none without blindness)."""
+        return self.blindness is not None and self.blindness.claim_shaped(view)
 
     # -- hidden cards that are flipped open ----------------------------------------------------
 
     def flipped_pile(self, action: Mapping[str, Plain] | Plain) -> int | None:
         """The pile ``action`` flips, if it is a flip."""
-        if self.flip_type and isinstance(action, Mapping) and action.get("type") == self.flip_type:
-            pile = action.get("pile")
-            return pile if type(pile) is int else None
-        return None
+        return self.piles.flipped_pile(action) if self.piles is not None else None
 
     def lays_on_pile(self, action: Mapping[str, Plain] | Plain) -> bool:
         """Whether ``action`` lays a hidden card on its seat's pile."""
-        return False
-
-    def pile(self, state: Any, seat: int) -> tuple[int, int]:
-        """(cards on ``seat``'s pile, of which face up) in ``state``."""
-        return (0, 0)
+        return self.piles is not None and self.piles.lays_on_pile(action)
 
     def opens(self, applied: Plain, opened: Plain) -> bool:
         """Whether ``opened`` is a true opening of a hidden card that was applied as ``applied``
@@ -213,12 +326,6 @@ class GameSpec:
         except P2PGeniusError:
             return False
         return True
-
-    def flip_with(self, pile: int, opened: Plain) -> Plain:
-        """The flip of ``pile`` as applied, with the card its owner opened (``opened``: the
-        opened hidden action)."""
-        card = opened.get("card") if isinstance(opened, Mapping) else None
-        return {"type": self.flip_type, "pile": pile, "card": card}
 
     def warm(self) -> None:
         """Load once what the engine would otherwise load the first time it is asked (a table,
@@ -245,9 +352,50 @@ class GameSpec:
     def audit(
         self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
     ) -> Outcome | None:
-        """Replay the whole match with every hidden card open (``log``: (seat, parsed action));
-        the outcome instead of the game's if a seat played a card it did not hold, else None."""
-        return None
+        """The audit's outcome (None: the game's stands; always None without hidden choices)."""
+        return None if self.cards is None else self.cards.audit(setup, options, log, state)
+
+
+GAME_METHODS: Final = (
+    "initial",
+    "seats",
+    "to_act",
+    "waiting_on",
+    "legal_actions",
+    "parse_action",
+    "apply",
+    "outcome",
+    "full",
+    "public",
+    "view",
+    "events",
+)
+"""What every engine implements (:class:`~p2pgenius.games.base.Game`)."""
+
+
+def check(spec: object, name: str) -> None:
+    """Refuse (TypeError) a spec that is not a whole game named ``name``: not a GameSpec, its
+    engine missing a method of the Game protocol or refusing the timeout every engine must take,
+    an optional part that is not of its kind, or piles without hidden choices."""
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"the spec of {name!r} is not a GameSpec but {type(spec).__name__}")
+    if spec.name != name or getattr(spec.engine, "name", None) != name:
+        raise TypeError(f"the table names {name!r}, its spec {spec.name!r}, its engine {spec.engine!r}")
+    missing = [method for method in GAME_METHODS if not callable(getattr(spec.engine, method, None))]
+    if missing:
+        raise TypeError(f"the engine of {name!r} lacks {', '.join(missing)} (the Game protocol)")
+    for part, kind in FEATURES.items():
+        value = getattr(spec, part)
+        if value is not None and not isinstance(value, kind):
+            raise TypeError(f"{name!r}: its {part} must be a {kind.__name__} or None, not {value!r}")
+    if spec.piles is not None and spec.cards is None:
+        raise TypeError(f"{name!r}: cards on piles are hidden choices: give it cards too")
+    if not spec.time_options:
+        raise TypeError(f"{name!r}: a game needs at least one time option (its main clock)")
+    try:
+        spec.engine.parse_action({"type": "timeout"})
+    except P2PGeniusError as exc:
+        raise TypeError(f"the engine of {name!r} refuses the timeout every engine takes: {exc}") from None
 
 
 def _plain_action(seat: int, action: Plain) -> str:

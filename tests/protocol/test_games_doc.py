@@ -460,14 +460,16 @@ def play_match(name: str, seed: int, levels: list[str], setup: dict[str, Any], r
             if pile is not None:
                 cards = state.pirates[pile].pile
                 top = max(i for i, c in enumerate(cards) if not c.flipped)
-                plain = spec.flip_with(pile, {"type": "place", "card": cards[top].card})
+                assert spec.piles is not None
+                plain = spec.piles.flip_with(pile, {"type": "place", "card": cards[top].card})
             state = game.apply(state, seat, game.parse_action(plain))
             if name != "hornswoggle":
                 own = [state] * seats
                 continue
             for holder in range(seats):
                 mine = holder == seat or not spec.hidden(plain)
-                applied = plain if mine else spec.placeholder(own[holder], seat)
+                assert spec.cards is not None
+                applied = plain if mine else spec.cards.placeholder(own[holder], seat)
                 record.applied.append(applied)
                 own[holder] = game.apply(own[holder], seat, game.parse_action(applied))
     raise AssertionError(f"{name} seed {seed}: no end in {MAX_STAGES} stages")

@@ -1,7 +1,7 @@
 """A fourth game, defined in this module alone, plays over loopback TCP and verifies.
 
 Rock-paper-scissors, best of three, with sealed throws: an engine and a spec written here,
-registered, played host against join by two real peers over TCP, and the host's transcript
+put in the games' table, played host against join by two real peers over TCP, and the host's transcript
 checked by ``p2pgenius verify``. Nothing outside this module knows the game: that is the point of
 the game spec (docs/architecture.md, "One game, one place").
 """
@@ -21,8 +21,8 @@ import trio
 from p2pgenius.canonical import Plain
 from p2pgenius.cli.main import main
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
+from p2pgenius.games import catalog
 from p2pgenius.games.base import Outcome, only_fields
-from p2pgenius.games.registry import register, unregister
 from p2pgenius.games.spec import GameSpec, TimeOption
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
@@ -51,7 +51,7 @@ class RPSState:
 class RockPaperScissors:
     """The engine: both seats throw at once; two wins take the match; a draw is thrown again."""
 
-    name = "rps"
+    name = "sealed-rps"
 
     def initial(self, setup: Mapping[str, Any], options: Mapping[str, Any]) -> RPSState:
         if setup or set(options) - {"fast", "throw_seconds"}:
@@ -119,7 +119,7 @@ class RockPaperScissors:
 class RPSSpec(GameSpec):
     """Two peers, sealed throws, a clock per throw."""
 
-    name = "rps"
+    name = "sealed-rps"
     title = "Rock-paper-scissors"
     sealed = True
     time_options = (TimeOption("throw_seconds", 30, "each throw"),)
@@ -129,11 +129,11 @@ class RPSSpec(GameSpec):
 @pytest.fixture
 def rps() -> Iterator[RPSSpec]:
     spec = RPSSpec(RockPaperScissors())
-    register(spec)
+    catalog.add(catalog.Entry(spec.name, spec.title, "sealed throws", spec=spec))
     try:
         yield spec
     finally:
-        unregister(spec.name)
+        catalog.remove(spec.name)
 
 
 class Thrower:
@@ -174,7 +174,7 @@ async def test_a_game_defined_in_a_test_plays_over_tcp_and_verifies(rps: RPSSpec
     host, guest = await _play_to_file(tmp_path, dict(rps.demo_options))
     for side in (host, guest):
         assert side.session is not None and side.session.finished
-        assert side.session.terms is not None and side.session.terms["game"] == "rps"
+        assert side.session.terms is not None and side.session.terms["game"] == "sealed-rps"
     assert host.session is not None and guest.session is not None
     outcome = host.session.outcome
     assert outcome is not None and outcome == guest.session.outcome
@@ -187,22 +187,22 @@ async def test_a_game_defined_in_a_test_plays_over_tcp_and_verifies(rps: RPSSpec
     with redirect_stdout(out):
         status = main(["verify", str(tmp_path / "host.p2pt")])
     assert status == 0, out.getvalue()
-    assert out.getvalue().startswith("valid: rps,")
+    assert out.getvalue().startswith("valid: sealed-rps,")
 
 
 def test_verify_refuses_a_transcript_of_a_game_it_does_not_know(tmp_path: Path) -> None:
     # Without the registration the same kind of file names a game this program cannot check.
     spec = RPSSpec(RockPaperScissors())
-    register(spec)
+    catalog.add(catalog.Entry(spec.name, spec.title, "sealed throws", spec=spec))
     try:
         trio.run(_play_to_file, tmp_path)
     finally:
-        unregister(spec.name)
+        catalog.remove(spec.name)
     out = io.StringIO()
     with redirect_stdout(out):
         status = main(["verify", str(tmp_path / "host.p2pt")])
     assert status == 1
-    assert "unknown game 'rps'" in out.getvalue()
+    assert "unknown game 'sealed-rps'" in out.getvalue()
 
 
 async def _play_to_file(tmp: Path, options: dict[str, Any] | None = None) -> tuple[Peer, Peer]:
@@ -214,7 +214,9 @@ async def _play_to_file(tmp: Path, options: dict[str, Any] | None = None) -> tup
     port = listeners[0].socket.getsockname()[1]
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(lambda: host.host(listeners[0], game="rps", options=terms, setup={}, peers=2))
+            nursery.start_soon(
+                lambda: host.host(listeners[0], game="sealed-rps", options=terms, setup={}, peers=2)
+            )
             stream = await trio.open_tcp_stream("127.0.0.1", port)
             nursery.start_soon(guest.join, stream)
     await listeners[0].aclose()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from p2pgenius import __version__
 from p2pgenius.canonical import encode
-from p2pgenius.games.names import GAME_NAMES
+from p2pgenius.games.catalog import names
 from p2pgenius.games.registry import engine_fingerprint, get_spec
 from p2pgenius.protocol.bodies import KINDS
 
@@ -45,7 +45,7 @@ def test_the_spec_gives_each_games_engine_fingerprint_as_the_code_computes_it() 
         )
     }
     expected = {}
-    for game in GAME_NAMES:
+    for game in names():
         version = get_spec(game).rules_version
         encoded = encode([game, version, __version__])
         # The formula as the SPEC states it, computed here, and the code's own fingerprint.

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from p2pgenius.bots import demo_levels, levels, make_bot, unregister_bots
+from p2pgenius.bots import demo_levels, levels, make_bot
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.bots.uniform import RandomBot
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
+from p2pgenius.games import catalog
 from p2pgenius.games.base import Outcome
-from p2pgenius.games.registry import register, unregister
 from p2pgenius.games.spec import GameSpec, TimeOption
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import FrontEnd, frontend
@@ -65,6 +65,8 @@ class Countdown:
         return [Take(n) for n in (1, 2) if n <= state.left]
 
     def parse_action(self, data: Any) -> Take:
+        if data == {"type": "timeout"}:
+            return Take(1)  # (a timeout takes one)
         if not isinstance(data, dict) or data.get("type") != "take" or set(data) != {"type", "count"}:
             raise IllegalActionError("expected {type: take, count: 1 or 2}")
         if data["count"] not in (1, 2):
@@ -101,12 +103,11 @@ class CountdownSpec(GameSpec):
 @pytest.fixture
 def countdown() -> Iterator[Countdown]:
     engine = Countdown()
-    register(CountdownSpec(engine))
+    catalog.add(catalog.Entry(NAME, "Countdown", "take 1 or 2", spec=CountdownSpec(engine)))
     try:
         yield engine
     finally:
-        unregister(NAME)
-        unregister_bots(NAME)
+        catalog.remove(NAME)
 
 
 def test_a_game_without_a_front_end_is_shown_and_typed_through_the_generic_one(countdown: Countdown) -> None:

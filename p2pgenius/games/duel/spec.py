@@ -11,32 +11,20 @@ from p2pgenius.games.duel.engine import DUEL, TURN_SECONDS, sanitize
 from p2pgenius.games.duel.notation import moves
 from p2pgenius.games.duel.state import DuelState
 from p2pgenius.games.duel.words import words
-from p2pgenius.games.spec import GameSpec, Period, Played, TimeOption, seat_label
+from p2pgenius.games.spec import Blindness, GameSpec, Period, Played, TimeOption, seat_label
 
 
-class DuelSpec(GameSpec):
-    """Two wizards; every turn is a pair of sealed commitments; a blinded wizard's peer is sent
-    signed claims instead of the opponent's gestures."""
-
-    name = "duel"
-    title = "The wizard duel"
-    rules_version = 3  # 3: the edge rulings of issue 24 (summons, paralysis, claps, surrender)
-    sealed = True
-    time_options = (TimeOption("turn_seconds", TURN_SECONDS, "each turn"),)
-    demo_options: ClassVar[Mapping[str, Any]] = {"fast": True}
-
-    def period(self, options: Mapping[str, Any], state: Any, stage: int, seat: int, round_key: int) -> Period:
-        """Every turn has its own clock (the blinded peer needs no state to know it)."""
-        return Period("turn", stage, 1000 * int(options.get("turn_seconds", TURN_SECONDS)))
+class DuelBlindness(Blindness):
+    """A blinded wizard's peer is sent signed claims instead of the opponent's gestures."""
 
     def blind(self, state: DuelState, seat: int, turns_ago: int = 0) -> bool:
         """Whether ``seat``'s wizard is (or, ``turns_ago``, was) blind."""
         return state.wizards[seat].blind_at(state.turn - turns_ago)
 
-    def blind_fix(self, state: DuelState, seat: int, action: Any) -> Any:
+    def fix(self, state: DuelState, seat: int, action: Any) -> Any:
         """Gestures the way a repeated submission is made legal; where the wizard's own Paralysis
         asks which hand, the first hand; anything else repeats the last submission."""
-        legal = list(self.engine.legal_actions(state, seat))
+        legal = list(DUEL.legal_actions(state, seat))
         if legal and all(isinstance(a, Paralyze) for a in legal):
             return legal[0]
         if isinstance(action, Gestures):
@@ -69,6 +57,23 @@ class DuelSpec(GameSpec):
                 for m in monsters
             )
         )
+
+
+class DuelSpec(GameSpec):
+    """Two wizards; every turn is a pair of sealed commitments; a blinded wizard's peer is sent
+    signed claims instead of the opponent's gestures."""
+
+    name = "duel"
+    title = "The wizard duel"
+    rules_version = 3  # 3: the edge rulings of issue 24 (summons, paralysis, claps, surrender)
+    sealed = True
+    time_options = (TimeOption("turn_seconds", TURN_SECONDS, "each turn"),)
+    demo_options: ClassVar[Mapping[str, Any]] = {"fast": True}
+    blindness = DuelBlindness()
+
+    def period(self, options: Mapping[str, Any], state: Any, stage: int, seat: int, round_key: int) -> Period:
+        """Every turn has its own clock (the blinded peer needs no state to know it)."""
+        return Period("turn", stage, 1000 * int(options.get("turn_seconds", TURN_SECONDS)))
 
     def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
         """One event in a sentence (words.py)."""

@@ -15,7 +15,17 @@ from p2pgenius.games.magic_square.notation import moves
 from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import SquareState
 from p2pgenius.games.magic_square.words import words
-from p2pgenius.games.spec import GameSpec, Period, Played, TimeOption, seat_label
+from p2pgenius.games.spec import GameSpec, Period, Played, RoundClock, TimeOption, seat_label
+
+
+class SquareRounds(RoundClock):
+    """Each player's thinking time runs over a whole round."""
+
+    warnings = WARNINGS_S
+
+    def new_round(self, before: SquareState, after: SquareState) -> bool:
+        """A round ended (or was voided) in between."""
+        return after.last_round is not before.last_round
 
 
 class MagicSquareSpec(GameSpec):
@@ -29,7 +39,7 @@ class MagicSquareSpec(GameSpec):
         TimeOption("round_seconds", ROUND_SECONDS, "each player's thinking time per round"),
         TimeOption("challenge_seconds", CHALLENGE_SECONDS, "a challenged player's completion"),
     )
-    warnings = WARNINGS_S
+    round_clock = SquareRounds()
 
     def period(
         self, options: Mapping[str, Any], state: SquareState, stage: int, seat: int, round_key: int

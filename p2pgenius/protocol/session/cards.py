@@ -31,12 +31,15 @@ class HiddenCards:
 
     def settle(self, spec: GameSpec, state: Any) -> None:
         """Cards no longer on a pile in ``state`` went back to their owners' hands."""
+        if spec.piles is None:
+            return
         for seat, refs in enumerate(self.piles):
-            del refs[spec.pile(state, seat)[0] :]
+            del refs[spec.piles.pile(state, seat)[0] :]
 
     def top(self, spec: GameSpec, state: Any, pile: int) -> Ref:
         """The commitment of the top face-down card of ``pile``."""
-        return self.piles[pile][-1 - spec.pile(state, pile)[1]]
+        assert spec.piles is not None  # (only a game with piles has cards to flip)
+        return self.piles[pile][-1 - spec.piles.pile(state, pile)[1]]
 
     def open(self, ref: Ref, action: Plain) -> None:
         """A flipped card was opened."""

@@ -802,7 +802,9 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             if stage.opened is None:
                 return
             (seat,) = stage.acts
-            actions = [(seat, self.m.spec.flip_with(pile, stage.opened))]
+            piles = self.m.spec.piles
+            assert piles is not None  # (_flip_of found a flip: the game has piles)
+            actions = [(seat, piles.flip_with(pile, stage.opened))]
         else:
             actions = [
                 (s, stage.acts[s] if s in stage.acts else self._hidden_or_mine(stage, s))
@@ -824,7 +826,9 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     def _hidden_or_mine(self, stage: Stage, seat: int) -> Plain:
         if self.owner[seat] == self.me:
             return self.my_secrets[(stage.number, seat)][0]
-        return self.m.spec.placeholder(self.state, seat)
+        cards = self.m.spec.cards
+        assert cards is not None  # (another peer's choice is unknown here only if it is hidden)
+        return cards.placeholder(self.state, seat)
 
     def _apply(self, stage: Stage, actions: list[tuple[int, Plain]]) -> None:
         """Apply a complete stage, check and send the state hash, and open the next stage."""
@@ -858,7 +862,8 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
                     ) from None
                 # A blinded player chose without seeing the field: its choice is made legal, the
                 # game's way, identically on every machine.
-                state = self.m.game.apply(state, seat, spec.blind_fix(state, seat, parsed))
+                assert spec.blindness is not None  # (a seat is blind only in a game with blindness)
+                state = self.m.game.apply(state, seat, spec.blindness.fix(state, seat, parsed))
             if self.m.game.events(state) is not before:  # a pending submission says nothing new
                 events += list(self.m.game.events(state))
             self.log.append((stage.number, seat, action))

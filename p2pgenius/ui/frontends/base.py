@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.base import Game
+from p2pgenius.games.catalog import find
 from p2pgenius.games.registry import get_game, get_spec
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.ui.lines import Glyphs, Line, namer, seat_name
@@ -230,22 +231,16 @@ def _field_value(text: str) -> Any:
         return text
 
 
-_FRONT_ENDS: Final[dict[str, FrontEnd]] = {}
-
-
-def register_frontend(name: str, front_end: FrontEnd) -> None:
-    """Make ``front_end`` the way game ``name`` is shown and played in the terminal UI."""
-    if front_end.game != name:
-        raise LocalMisuseError(f"the front end of {front_end.game!r} registered as {name!r}")
-    _FRONT_ENDS[name] = front_end
-
-
-def unregister_frontend(name: str) -> None:
-    """Forget a game's front end (for tests that register one of their own)."""
-    _FRONT_ENDS.pop(name, None)
-
-
 def frontend(name: str) -> FrontEnd:
-    """The front end of game ``name``: its own, or the generic one."""
-    found = _FRONT_ENDS.get(name)
-    return found if found is not None else FrontEnd(name)
+    """The front end of game ``name``: its own (the games' table names it), or the generic one
+    (a game without one of its own, or a name no game has). A table entry whose front end is
+    not one for that game is refused (TypeError): it would show another game's board."""
+    try:
+        found = find(name).load_frontend()
+    except LocalMisuseError:
+        found = None
+    if found is None:
+        return FrontEnd(name)
+    if not isinstance(found, FrontEnd) or found.game != name:
+        raise TypeError(f"the games' table gives {name!r} the front end {found!r}")
+    return found

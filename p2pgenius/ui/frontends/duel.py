@@ -21,7 +21,7 @@ from p2pgenius.games.duel.spells import (
 )
 from p2pgenius.games.duel.state import Wizard
 from p2pgenius.games.duel.words import words as duel_words
-from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question, register_frontend
+from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question
 from p2pgenius.ui.lines import Glyphs, Line, namer, seat_name, side_by_side, width_of, wrap_all
 from p2pgenius.wording import outcome_for
 
@@ -531,4 +531,5 @@ def _gesture_pairs(state: Any, seat: int) -> list[Choice]:
     return [choice for _, choice in sorted(out, key=lambda item: item[0])]
 
 
-register_frontend(DUEL.name, DuelFrontEnd(DUEL.name))
+FRONT: Final = DuelFrontEnd(DUEL.name)
+"""The duel's front end (named in the games' table)."""

@@ -9,7 +9,7 @@ from typing import Any, Final
 from p2pgenius.games.hornswoggle.actions import Flip
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
 from p2pgenius.games.hornswoggle.words import words as horn_words
-from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question, register_frontend
+from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question
 from p2pgenius.ui.lines import Glyphs, Line, namer, plural, seat_name, side_by_side, wrap_all
 
 HELP: Final = (
@@ -352,7 +352,7 @@ def horn_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) 
         )
     if phase == "discarding":
         return Question("discard", f"discard a card face down: discard doubloon or discard skull ({holding})")
-    return FrontEnd.question(HORN_FRONT, view, seat, names)
+    return FrontEnd.question(FRONT, view, seat, names)
 
 
 # -- moves ----------------------------------------------------------------------------------------
@@ -427,5 +427,5 @@ def horn_choices(state: Any, seat: int) -> list[Choice]:
     return out
 
 
-HORN_FRONT: Final = HornFrontEnd(HORNSWOGGLE.name)
-register_frontend(HORNSWOGGLE.name, HORN_FRONT)
+FRONT: Final = HornFrontEnd(HORNSWOGGLE.name)
+"""Hornswoggle's front end (named in the games' table)."""

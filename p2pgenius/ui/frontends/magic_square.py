@@ -9,7 +9,7 @@ from typing import Any, Final
 from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
 from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import cell_name
-from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question, register_frontend
+from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question
 from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, wrap_all
 
 HELP: Final = (
@@ -247,7 +247,7 @@ def square_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]
                 "challenge or place", f"you may challenge {last} (challenge), or play on: {place}"
             )
         return Question("place", place)
-    return FrontEnd.question(SQUARE_FRONT, view, seat, names)
+    return FrontEnd.question(FRONT, view, seat, names)
 
 
 # -- moves ----------------------------------------------------------------------------------------
@@ -361,5 +361,5 @@ def square_choices(state: Any, seat: int, hints: bool) -> list[Choice]:
     return [choice for _, choice in sorted(out, key=lambda item: item[0])]
 
 
-SQUARE_FRONT: Final = SquareFrontEnd(MAGIC_SQUARE.name)
-register_frontend(MAGIC_SQUARE.name, SQUARE_FRONT)
+FRONT: Final = SquareFrontEnd(MAGIC_SQUARE.name)
+"""The Magic Square's front end (named in the games' table)."""

@@ -17,9 +17,8 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from p2pgenius.bots.registry import register_bots
+from p2pgenius.games.catalog import BotLevels
 from p2pgenius.games.duel.actions import DuelAction, Gestures, Paralyze
-from p2pgenius.games.duel.engine import DUEL
 from p2pgenius.games.duel.spells import BY_NAME, HANDS, SPELLS, completions, progress
 from p2pgenius.games.duel.state import DuelState, Wizard
 
@@ -138,4 +137,5 @@ class WizardBot:
         return min(HANDS, key=lambda hand: (gain(hand), -furthest(hand)))
 
 
-register_bots(DUEL.name, {"wizard": WizardBot})
+BOTS: Final = BotLevels({"wizard": WizardBot})
+"""The duel's bot levels (the first is its default)."""

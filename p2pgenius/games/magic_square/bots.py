@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from p2pgenius.bots.registry import register_bots
+from p2pgenius.games.catalog import BotLevels
 from p2pgenius.games.magic_square.actions import (
     Challenge,
     Colour,
@@ -24,7 +24,6 @@ from p2pgenius.games.magic_square.actions import (
     Swap,
     SwapsDone,
 )
-from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
 from p2pgenius.games.magic_square.solver import PlacementSolver
 from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import SquareState
@@ -163,8 +162,7 @@ class PerfectSquareBot(HeuristicSquareBot):
 
 # Two perfect bots can tie 68-68 forever (a tie is replayed, and perfect play may force one), so
 # the demo's guest plays the heuristic.
-register_bots(
-    MAGIC_SQUARE.name,
-    {"perfect": PerfectSquareBot, "heuristic": HeuristicSquareBot},
-    demo=("perfect", "heuristic"),
+BOTS: Final = BotLevels(
+    {"perfect": PerfectSquareBot, "heuristic": HeuristicSquareBot}, demo=("perfect", "heuristic")
 )
+"""The Magic Square's bot levels (the first is its default) and the demo's pair."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from p2pgenius.bots.registry import register_bots
+from p2pgenius.games.catalog import BotLevels
 from p2pgenius.games.hornswoggle.actions import (
     DOUBLOON,
     SKULL,
@@ -182,4 +182,5 @@ class PirateBot:
         return SKULL if skulls > 1 or doubloons <= 2 else DOUBLOON
 
 
-register_bots(HORNSWOGGLE.name, {"pirate": PirateBot})
+BOTS: Final = BotLevels({"pirate": PirateBot})
+"""Hornswoggle's bot levels (the first is its default)."""

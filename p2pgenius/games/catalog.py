@@ -1,0 +1,144 @@
+"""Every game, one entry each: the one table that the command line, the registry, the bots, the
+terminal UI, ``rules``, ``sim``, ``demo``, the documentation tests and the vectors generator read.
+
+An entry is data: the game's name and title, its rules page, and where its parts live, as
+``"module:attribute"`` paths that are imported only when first asked for (``p2pgenius --help``
+reads the names and never loads an engine):
+
+* ``spec``: its :class:`~p2pgenius.games.spec.GameSpec` (the engine, and how peers play it);
+* ``bots``: its :class:`BotLevels` (the strategies, pure, in the game's own package), or None:
+  the uniformly random bot only, which plays every game;
+* ``frontend``: its terminal front end (``p2pgenius.ui.frontends``), or None: the generic one.
+
+A part may also be given as the object itself (a game a test defines in its own module). Adding a
+game is adding an entry here (docs/architecture.md, "Adding a game").
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from p2pgenius.errors import LocalMisuseError
+
+if TYPE_CHECKING:
+    from p2pgenius.games.spec import GameSpec
+
+
+@dataclass(frozen=True)
+class BotLevels:
+    """A game's bots: each level's factory (called with ``seed=``; the first level is the
+    game's default) and, for ``p2pgenius demo``, the levels of the host's and the guest's bots."""
+
+    levels: Mapping[str, Callable[..., Any]]
+    demo: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One game (see the module's doc)."""
+
+    name: str
+    """Its name on the command line and in match terms."""
+    title: str
+    """Its name for people."""
+    summary: str
+    """What it is, in a line (``p2pgenius --help``)."""
+    spec: str | GameSpec
+    bots: str | BotLevels | None = None
+    frontend: str | object | None = None
+    rules: str = ""
+    """Its rules page: a file in ``p2pgenius/rules/`` (default: ``NAME.md``), or a path of its
+    own (a game a test defines)."""
+    _loaded: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    @property
+    def rules_file(self) -> str:
+        return self.rules or f"{self.name}.md"
+
+    def load_spec(self) -> GameSpec:
+        """The game's spec (imported the first time)."""
+        spec: GameSpec = self._load("spec")
+        return spec
+
+    def load_bots(self) -> BotLevels | None:
+        """The game's bots (None: random play only)."""
+        bots: BotLevels | None = self._load("bots")
+        return bots
+
+    def load_frontend(self) -> Any:
+        """The game's terminal front end (None: the generic one)."""
+        return self._load("frontend")
+
+    def _load(self, part: str) -> Any:
+        if part not in self._loaded:
+            where = getattr(self, part)
+            self._loaded[part] = _import(where) if isinstance(where, str) else where
+        return self._loaded[part]
+
+
+def _import(path: str) -> Any:
+    """``"package.module:attribute"``, imported."""
+    module, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+GAMES: Final[list[Entry]] = [
+    Entry(
+        "duel",
+        "The wizard duel",
+        "simultaneous hand gestures that cast 16 spells (Waving Hands style)",
+        spec="p2pgenius.games.duel.spec:DUEL_SPEC",
+        bots="p2pgenius.games.duel.bots:BOTS",
+        frontend="p2pgenius.ui.frontends.duel:FRONT",
+    ),
+    Entry(
+        "magic-square",
+        "The Magic Square",
+        "colour a 4x4 grid, then place 1..16 keeping it completable to a magic square",
+        spec="p2pgenius.games.magic_square.spec:MAGIC_SQUARE_SPEC",
+        bots="p2pgenius.games.magic_square.bots:BOTS",
+        frontend="p2pgenius.ui.frontends.magic_square:FRONT",
+    ),
+    Entry(
+        "hornswoggle",
+        "Hornswoggle",
+        "face-down doubloons and skulls, bids and bluffs, for two teams of two",
+        spec="p2pgenius.games.hornswoggle.spec:HORNSWOGGLE_SPEC",
+        bots="p2pgenius.games.hornswoggle.bots:BOTS",
+        frontend="p2pgenius.ui.frontends.hornswoggle:FRONT",
+    ),
+]
+"""Every game, in the order ``demo`` plays them."""
+
+
+def names() -> tuple[str, ...]:
+    """Every game's name, in the table's order."""
+    return tuple(entry.name for entry in GAMES)
+
+
+def find(name: object) -> Entry:
+    """The entry of game ``name``; raises LocalMisuseError for an unknown game."""
+    for entry in GAMES:
+        if entry.name == name:
+            return entry
+    raise LocalMisuseError(f"unknown game {name!r} (choose one of: {', '.join(names())})")
+
+
+def add(entry: Entry) -> None:
+    """Put a game in the table (after the others). Its spec is loaded and checked now
+    (:func:`p2pgenius.games.spec.check`): a spec that is not a whole game is refused here, not
+    at its first match."""
+    if not entry.name or entry.name in names():
+        raise LocalMisuseError(f"a game needs a name of its own (got {entry.name!r})")
+    from p2pgenius.games.spec import check  # noqa: PLC0415  (the table itself loads nothing)
+
+    check(entry.load_spec(), entry.name)
+    GAMES.append(entry)
+
+
+def remove(name: str) -> None:
+    """Take a game out of the table (a test's own game, once the test is done)."""
+    GAMES[:] = [entry for entry in GAMES if entry.name != name]
