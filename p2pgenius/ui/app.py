@@ -114,7 +114,7 @@ class MoveCompleter(Completer):
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         typed = document.text_before_cursor
         word = document.get_word_before_cursor(WORD=True)
-        for choice in self.table.completions(typed):
+        for choice in self.table.text.completions(typed):
             text = choice.text
             if " " in typed.strip() and not typed.endswith(" ") and " " not in text:
                 if text.startswith(word):
@@ -177,20 +177,20 @@ class Screen:
 
     def status(self) -> list[Line]:
         columns, _ = self.size()
-        return self._once("status", lambda: wrap_all(self.table.status_lines(columns), columns))  # type: ignore[no-any-return]
+        return self._once("status", lambda: wrap_all(self.table.text.status_lines(columns), columns))  # type: ignore[no-any-return]
 
     def question(self) -> list[Line]:
         columns, _ = self.size()
 
         def make() -> list[Line]:
-            text = self.table.expected()
+            text = self.table.text.expected()
             return wrap([("class:expected", " " + text)], columns) if text else [[]]
 
         return self._once("question", make)  # type: ignore[no-any-return]
 
     def message(self) -> list[Line]:
         columns, _ = self.size()
-        text = self.table.message
+        text = self.table.state.message
         return wrap([("class:message", " " + text)], columns) if text else [[]]
 
     def chrome(self) -> int:
@@ -203,7 +203,7 @@ class Screen:
 
     def board(self) -> list[Line]:
         geo = self.geometry()
-        return self._once("board", lambda: self.table.board_lines(geo.board_width, geo.board_height))  # type: ignore[no-any-return]
+        return self._once("board", lambda: self.table.text.board_lines(geo.board_width, geo.board_height))  # type: ignore[no-any-return]
 
     def log_under(self) -> bool:
         """On a wide screen, whether the board leaves room under it for the log (the chat then
@@ -221,7 +221,7 @@ def build(table: Table, **app_args: Any) -> Application[None]:
     )
 
     def accept(buff: Buffer) -> bool:
-        table.enter(buff.text)
+        table.input.enter(buff.text)
         return False  # clear the line
 
     buffer.accept_handler = accept
@@ -243,23 +243,25 @@ def build(table: Table, **app_args: Any) -> Application[None]:
                 if not geo.wide
                 else (geo.board_width if screen.log_under() else geo.side_width - 2)
             )
-            shown = table.feed_lines(chat=chat) or [[("class:dim", "(say TEXT to chat)" if chat else "")]]
+            shown = table.text.feed_lines(chat=chat) or [
+                [("class:dim", "(say TEXT to chat)" if chat else "")]
+            ]
             return wrap_all(shown, width)
 
         def cursor() -> Point:
             # prompt_toolkit scrolls a window to show its cursor: on the newest line the log
             # follows; scrolled back, the cursor is the top line shown.
-            if table.follow or chat:
+            if table.input.follow or chat:
                 return Point(0, max(len(lines()) - 1, 0))
-            return Point(0, max(table.log_top, 0))
+            return Point(0, max(table.input.log_top, 0))
 
         def scroll(window: Window) -> int:
-            if table.follow or chat:
+            if table.input.follow or chat:
                 return window.vertical_scroll
             info = window.render_info
             height = info.window_height if info is not None else 1
-            table.log_top = max(min(table.log_top, len(lines()) - height), 0)
-            return table.log_top
+            table.input.log_top = max(min(table.input.log_top, len(lines()) - height), 0)
+            return table.input.log_top
 
         return Window(
             text(lambda: lines_text(lines()), get_cursor_position=cursor),
@@ -272,17 +274,17 @@ def build(table: Table, **app_args: Any) -> Application[None]:
     chat_window = log_window(True)
 
     def board_title() -> str:
-        return table.game() or "p2pgenius"
+        return table.text.game() or "p2pgenius"
 
     def log_title() -> str:
-        return "what happened" if table.follow else "what happened: End for the newest"
+        return "what happened" if table.input.follow else "what happened: End for the newest"
 
     board_window = Window(text(lambda: lines_text(screen.board())), wrap_lines=False)
 
     def rule() -> StyleAndTextTuples:
         columns, _ = screen.size()
-        glyph = Glyphs.pick(table.ascii_only).rule
-        title = f" what happened, and the chat ({'End: newest' if not table.follow else 'PgUp/PgDn'}) "
+        glyph = Glyphs.pick(table.state.ascii_only).rule
+        title = f" what happened, and the chat ({'End: newest' if not table.input.follow else 'PgUp/PgDn'}) "
         return [("class:rule", (glyph * 2 + title).ljust(columns, glyph)[:columns])]
 
     def body() -> Any:
@@ -323,34 +325,34 @@ def build(table: Table, **app_args: Any) -> Application[None]:
 
     def help_lines() -> list[Line]:
         columns, _ = screen.size()
-        words = moves.help_text(table.game()) + "\n\n" + moves.COMMON_HELP + "\n\nEsc closes this help."
+        words = moves.help_text(table.text.game()) + "\n\n" + moves.COMMON_HELP + "\n\nEsc closes this help."
         lines: list[Line] = [[]]
         for line in words.splitlines():
             lines += wrap([("class:help", " " + line)], columns - 6, 2) if line else [[]]
         return lines
 
     help_text = Window(text(lambda: lines_text(help_lines())), style="class:help")
-    fault_screen = Window(text(lambda: [("class:fault", table.fault_text())]), wrap_lines=True)
+    fault_screen = Window(text(lambda: [("class:fault", table.text.fault_text())]), wrap_lines=True)
 
     def rules_lines() -> list[Line]:
         columns, _ = screen.size()
-        return rules_view(table.rules, columns - 6)
+        return rules_view(table.input.rules, columns - 6)
 
     def rules_scroll(window: Window) -> int:
         info = window.render_info
         height = info.window_height if info is not None else 10
-        top = max(min(table.rules_scroll, len(rules_lines()) - height), 0)
-        table.rules_scroll = top
+        top = max(min(table.input.rules_scroll, len(rules_lines()) - height), 0)
+        table.input.rules_scroll = top
         return top
 
     def rules_cursor() -> Point:  # (prompt_toolkit keeps a window's cursor in view: the top line)
-        return Point(0, max(min(table.rules_scroll, len(rules_lines()) - 1), 0))
+        return Point(0, max(min(table.input.rules_scroll, len(rules_lines()) - 1), 0))
 
     rules_window = Window(
         text(lambda: lines_text(rules_lines()), get_cursor_position=rules_cursor),
         get_vertical_scroll=rules_scroll,
     )
-    rules_shown = Condition(lambda: table.rules_open)
+    rules_shown = Condition(lambda: table.input.rules_open)
     root = FloatContainer(
         content=HSplit(
             [
@@ -360,16 +362,18 @@ def build(table: Table, **app_args: Any) -> Application[None]:
                     style="class:status",
                 ),
                 DynamicContainer(body),
-                Window(text(lambda: table.clock_line(screen.size()[0])), height=1),
+                Window(text(lambda: table.text.clock_line(screen.size()[0])), height=1),
                 Window(text(lambda: lines_text(screen.question())), height=lambda: len(screen.question())),
-                Window(BufferControl(buffer, input_processors=[BeforeInput(table.prompt)]), height=1),
+                Window(BufferControl(buffer, input_processors=[BeforeInput(table.text.prompt)]), height=1),
                 Window(text(lambda: lines_text(screen.message())), height=lambda: len(screen.message())),
             ]
         ),
         floats=[
             Float(content=CompletionsMenu(max_height=12, scroll_offset=1), xcursor=True, ycursor=True),
             Float(
-                ConditionalContainer(Frame(help_text, title="help"), Condition(lambda: table.help_open)),
+                ConditionalContainer(
+                    Frame(help_text, title="help"), Condition(lambda: table.input.help_open)
+                ),
                 left=2,
                 right=2,
                 top=1,
@@ -386,7 +390,7 @@ def build(table: Table, **app_args: Any) -> Application[None]:
             ),
             Float(
                 ConditionalContainer(
-                    Frame(fault_screen, title="stopped"), Condition(lambda: table.fault is not None)
+                    Frame(fault_screen, title="stopped"), Condition(lambda: table.state.fault is not None)
                 ),
                 left=2,
                 right=2,
@@ -416,24 +420,26 @@ def build(table: Table, **app_args: Any) -> Application[None]:
     @keys.add("f1")
     @keys.add("?", filter=empty)
     def _help(event: KeyPressEvent) -> None:
-        table.help_open = not table.help_open
+        table.input.help_open = not table.input.help_open
 
     @keys.add("f2")
     def _rules(event: KeyPressEvent) -> None:
-        if table.rules_open:
-            table.rules_open = False
+        if table.input.rules_open:
+            table.input.rules_open = False
         else:
-            table.show_rules()
+            table.input.show_rules()
 
     @keys.add("pagedown", filter=rules_shown)
     @keys.add("down", filter=rules_shown)
     def _rules_down(event: KeyPressEvent) -> None:
-        table.rules_scroll += 15 if event.key_sequence[0].key == "pagedown" else 1
+        table.input.rules_scroll += 15 if event.key_sequence[0].key == "pagedown" else 1
 
     @keys.add("pageup", filter=rules_shown)
     @keys.add("up", filter=rules_shown)
     def _rules_up(event: KeyPressEvent) -> None:
-        table.rules_scroll = max(table.rules_scroll - (15 if event.key_sequence[0].key == "pageup" else 1), 0)
+        table.input.rules_scroll = max(
+            table.input.rules_scroll - (15 if event.key_sequence[0].key == "pageup" else 1), 0
+        )
 
     def page() -> tuple[int, int, int]:
         """The log's top line now, its height, and how many lines it holds."""
@@ -446,45 +452,45 @@ def build(table: Table, **app_args: Any) -> Application[None]:
     @keys.add("pageup", filter=~rules_shown)
     def _log_up(event: KeyPressEvent) -> None:
         top, height, _ = page()
-        table.log_top = max(top - height, 0)
-        table.follow = False
+        table.input.log_top = max(top - height, 0)
+        table.input.follow = False
 
     @keys.add("pagedown", filter=~rules_shown)
     def _log_down(event: KeyPressEvent) -> None:
         top, height, count = page()
-        if table.follow:
+        if table.input.follow:
             return
-        table.log_top = top + height
-        if table.log_top + height >= count:
-            table.follow = True
+        table.input.log_top = top + height
+        if table.input.log_top + height >= count:
+            table.input.follow = True
 
     @keys.add("end", filter=~rules_shown & at_end)
     def _log_end(event: KeyPressEvent) -> None:
-        table.follow = True
+        table.input.follow = True
 
     @keys.add("home", filter=~rules_shown & empty)
     def _log_home(event: KeyPressEvent) -> None:
-        table.follow = False
-        table.log_top = 0
+        table.input.follow = False
+        table.input.log_top = 0
 
     @keys.add("escape", eager=True)
     def _close(event: KeyPressEvent) -> None:
-        table.help_open = False
-        table.rules_open = False
-        if table.leaving:
-            table.leaving = False
-            table.message = ""
-        if table.confirming is not None:
-            table.enter("n")
+        table.input.help_open = False
+        table.input.rules_open = False
+        if table.input.leaving:
+            table.input.leaving = False
+            table.state.message = ""
+        if table.state.confirming is not None:
+            table.input.enter("n")
 
     @keys.add("c-c")
     @keys.add("c-q")
     def _leave(event: KeyPressEvent) -> None:
-        if table.finished or table.leaving:
+        if table.state.finished or table.input.leaving:
             event.app.exit()
             return
-        table.leaving = True
-        table.message = (
+        table.input.leaving = True
+        table.state.message = (
             "leave the match? Your transcript is kept and `p2pgenius resume` carries on. "
             "Ctrl-Q again leaves, Esc stays"
         )
@@ -492,13 +498,13 @@ def build(table: Table, **app_args: Any) -> Application[None]:
     app: Application[None] = Application(
         layout=Layout(root, focused_element=buffer),
         key_bindings=keys,
-        style=DynamicStyle(lambda: style(table.game())),
+        style=DynamicStyle(lambda: style(table.text.game())),
         full_screen=True,
         mouse_support=False,
         color_depth=colour_depth(),
         **app_args,
     )
-    table.invalidate = app.invalidate
+    table.state.invalidate = app.invalidate
     return app
 
 

@@ -24,8 +24,9 @@ from p2pgenius.ui import moves
 from p2pgenius.ui.app import build, rules_view
 from p2pgenius.ui.frontends import frontend
 from p2pgenius.ui.lines import namer, plain, wrap
+from p2pgenius.ui.lobby import lobby_lines
 from p2pgenius.ui.render import BoardRequest, board
-from p2pgenius.ui.table import Table, lobby_lines
+from p2pgenius.ui.table import Table
 from p2pgenius.wording import outcome_for
 
 from .screen import Terminal, seen, settled

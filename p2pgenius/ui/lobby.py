@@ -1,0 +1,144 @@
+"""The board before the match: a host's wait for players (its invite, its fingerprint to check)
+and a joiner's view of the host's lobby (every player's whole fingerprint, the options in words).
+Pure: styled lines from what the screen's state holds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from p2pgenius import wording
+from p2pgenius.errors import P2PGeniusError
+from p2pgenius.games.registry import get_spec
+from p2pgenius.games.spec import TimeOption
+from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.ui.lines import Line, plural, width_of
+from p2pgenius.ui.table_state import TableState
+
+LOCAL_ONLY: Final = " (other machines can join only with --lan, or --upnp across a router)"
+"""Under a host's invite when it listens on loopback alone."""
+
+
+def duration(seconds: int) -> str:
+    """60 s, 12 min, 1 min 30 s."""
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, rest = divmod(seconds, 60)
+    return f"{minutes} min" + (f" {rest} s" if rest else "")
+
+
+def waiting_lines(state: TableState, own_fingerprint: str | None) -> list[Line]:
+    """The board before the seats are dealt: the lobby a joiner is shown, or a host's wait with
+    what to tell the others (``own_fingerprint``: this peer's, once there is a peer)."""
+    if state.lobby is not None:
+        return lobby_lines(state.lobby, state.vouched)
+    lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
+    if state.invite and own_fingerprint is not None:
+        lines += [
+            [("", " Whoever joins runs p2pgenius join with this invite (your addresses and key):")],
+            [("class:strong", state.invite)],
+        ]
+        if state.saved:
+            lines.append([("class:dim", f" (it is also in {state.saved}, to copy whole)")])
+        lines += [
+            [("", " They join with it. By phone or in person, check that they see your fingerprint")],
+            [("class:strong", f"   {own_fingerprint}")],
+        ]
+        if state.local_only:
+            lines.append([("class:dim", LOCAL_ONLY)])
+    elif state.address and own_fingerprint is not None:
+        lines += [
+            [("", " Tell them to run:")],
+            [("class:strong", f"   p2pgenius join {state.address}")],
+            [("", " and to check that the fingerprint they see for you is")],
+            [("class:strong", f"   {own_fingerprint}")],
+        ]
+        if state.local_only:
+            lines.append([("class:dim", LOCAL_ONLY)])
+    else:
+        lines.append([("class:dim", " " + state.connection)])
+    return lines
+
+
+def lobby_lines(lobby: Mapping[str, Any], vouched: str = "") -> list[Line]:
+    """A joiner's view of the host's lobby: the game, every player with their whole fingerprint,
+    their seats and readiness, the time limits and options in words, and what to check
+    (``vouched``: why the host's key is known good already, when it is)."""
+    game = str(lobby.get("game"))
+    try:
+        spec = get_spec(game)
+        title, time_options = spec.title or game, spec.time_options
+    except P2PGeniusError:
+        title, time_options = game, ()
+    names = list(lobby.get("names", []))
+    lines: list[Line] = [[("class:title", f" Lobby: {title}, hosted by {names[0] if names else '?'}")], []]
+    lines += _players(lobby)
+    if vouched:
+        lines.append([("class:dim", f" The host's fingerprint: {vouched}.")])
+    else:
+        lines += [
+            [("class:dim", " Check the host's fingerprint with them (by phone, or a chat you trust)")],
+            [("class:dim", " before you answer y: the same name with another fingerprint is someone else.")],
+        ]
+    lines += [[], [("class:title", " Options")], *_options(lobby, time_options)]
+    needed = int(lobby.get("needed", 0) or 0)
+    lines.append([])
+    if lobby.get("start"):
+        lines.append([("class:strong", " Starting.")])
+    elif needed:
+        lines.append([("class:dim", f" Waiting for {plural(needed, 'more player')}.")])
+    return lines
+
+
+def _players(lobby: Mapping[str, Any]) -> list[Line]:
+    """A line a player: name (host, you), whole fingerprint, seats claimed, readiness."""
+    names, keys = list(lobby.get("names", [])), list(lobby.get("keys", []))
+    you = lobby.get("you")
+    labels = []
+    for index, name in enumerate(names):
+        tags = [t for t in ("host" if index == 0 else "", "you" if index == you else "") if t]
+        labels.append(wording.printable(str(name)) + (f" ({', '.join(tags)})" if tags else ""))
+    column = max((width_of(label) for label in labels), default=0)
+    lines: list[Line] = []
+    for index, key in enumerate(keys[: len(labels)]):
+        claims = list(lobby.get("claims", []))
+        claim = claims[index] if index < len(claims) else []
+        ready = list(lobby.get("ready", []))
+        line: Line = [
+            ("class:strong", "   " + labels[index] + " " * (column - width_of(labels[index]))),
+            ("", f"  {fingerprint(key)}"),
+        ]
+        if claim:
+            line.append(("class:dim", "  seat " + " ".join(f"p{s}" for s in claim)))
+        if index < len(ready) and not ready[index]:
+            line.append(("class:effect", "  not ready"))
+        lines.append(line)
+    return lines
+
+
+def _options(lobby: Mapping[str, Any], time_options: Sequence[TimeOption]) -> list[Line]:
+    """The match's options in words: time limits first, then the rest, the setup, spectators."""
+    lines: list[Line] = []
+    options = dict(lobby.get("options", {}))
+    for option in time_options:
+        seconds = int(options.pop(option.name, option.seconds))
+        lines.append([("", f"   {option.what}: {duration(seconds)}")])
+    if "fast" in options:
+        fast = options.pop("fast")
+        lines.append(
+            [
+                (
+                    "",
+                    "   fast: a turn resolves as soon as everyone has chosen"
+                    if fast
+                    else "   not fast: each turn lasts its whole time, and a choice may change until then",
+                )
+            ]
+        )
+    for key, value in sorted(options.items()):
+        lines.append([("", f"   {key}: {value}")])
+    if lobby.get("setup"):
+        lines.append([("", "   setup: " + ", ".join(f"{k}={v}" for k, v in sorted(lobby["setup"].items())))])
+    if lobby.get("spectators"):
+        lines.append([("", "   spectators: others may watch this match live (they see what the table sees)")])
+    return lines

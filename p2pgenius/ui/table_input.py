@@ -1,0 +1,202 @@
+"""What the person at the table types and presses: moves (checked before they are sent, some
+confirmed first), chat, the commands (help, rules, hint), the y/n answers, and the panes those
+open (help, rules, the log scrolled back, the question whether to leave). The key bindings of
+:mod:`p2pgenius.ui.key_bindings` only say which key does which of these."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from p2pgenius.errors import P2PGeniusError
+from p2pgenius.rules_pages import rules_page
+from p2pgenius.ui import moves
+from p2pgenius.ui.frontends import frontend
+from p2pgenius.ui.peer_adapter import PeerAdapter
+from p2pgenius.ui.table_state import TableState, person_seat
+from p2pgenius.ui.table_text import TableText
+
+LEAVE_QUESTION: Final = (
+    "leave the match? Your transcript is kept and `p2pgenius resume` carries on. "
+    "Ctrl-Q again leaves, Esc stays"
+)
+"""Said under the input at the first Ctrl-Q of a match still going."""
+
+
+class TableInput:
+    """The person's input, and the panes it opens over the screen."""
+
+    def __init__(self, state: TableState, adapter: PeerAdapter, text: TableText) -> None:
+        self.state = state
+        self.adapter = adapter
+        self.text = text
+        self.help_open = False
+        self.rules_open = False
+        self.rules: list[tuple[str, str]] = []
+        self.rules_scroll = 0
+        self.follow = True  # the log shows its newest lines (PageUp stops that, End resumes it)
+        self.log_top = 0  # the first line shown while not following
+        self.leaving = False  # Ctrl-Q pressed once: a second one leaves
+
+    def enter(self, text: str) -> None:
+        """What the person typed and sent with Enter."""
+        state = self.state
+        text = text.strip()
+        state.message = ""
+        if self.adapter.lobby_answered is not None:
+            if not self.adapter.answer_lobby(text.lower() in ("y", "yes")):
+                state.message = "the host has gone"
+            return
+        if state.confirming is not None:
+            _, seat, parsed = state.confirming
+            state.confirming = None
+            if text.lower() in ("y", "yes"):
+                self._send(seat, parsed)
+            else:
+                state.message = "not sent"
+            state.invalidate()
+            return
+        if not text:
+            return
+        self._command(text)
+        state.invalidate()
+
+    def _command(self, text: str) -> None:
+        """A command, a chat line, or else a move."""
+        lowered = text.lower()
+        if lowered in ("help", "?"):
+            self.toggle_help()
+        elif lowered == "rules":
+            self.show_rules()
+        elif lowered == "hint":
+            self.state.hints = not self.state.hints
+            self.state.message = f"hints {'on' if self.state.hints else 'off'}"
+        elif lowered.startswith("say ") or text.startswith("'") or lowered == "say":
+            words = text[3:] if lowered.startswith("say") else text[1:]
+            self._chat(words.strip())
+        else:
+            try:
+                self._move(text)
+            except P2PGeniusError as exc:  # (moves.parse says InputError; anything else, too)
+                self.state.message = str(exc)
+            except (LookupError, TypeError, ValueError) as exc:
+                self.state.message = f"not understood: {exc}"
+
+    # -- the panes -------------------------------------------------------------------------------
+
+    def toggle_help(self) -> None:
+        self.help_open = not self.help_open
+
+    def show_rules(self) -> None:
+        """Open the rules page of this game over the board (Esc closes it)."""
+        game = self.text.game()
+        if game is None:
+            self.state.message = "the rules show once the game is known"
+            return
+        try:
+            self.rules = rules_page(game, ascii_only=self.state.ascii_only)
+        except P2PGeniusError as exc:
+            self.state.message = str(exc)
+            return
+        self.help_open = False
+        self.rules_open = True
+        self.rules_scroll = 0
+
+    def toggle_rules(self) -> None:
+        if self.rules_open:
+            self.rules_open = False
+        else:
+            self.show_rules()
+
+    def scroll_rules(self, rows: int) -> None:
+        """The rules page ``rows`` further down (up, if negative; never above its top)."""
+        self.rules_scroll = max(self.rules_scroll + rows, 0)
+
+    def page_up(self, top: int, height: int) -> None:
+        """The log a page back from ``top``, the line it shows first (it stops following)."""
+        self.log_top = max(top - height, 0)
+        self.follow = False
+
+    def page_down(self, top: int, height: int, count: int) -> None:
+        """The log a page on from ``top``; at the end of its ``count`` lines it follows again."""
+        if self.follow:
+            return
+        self.log_top = top + height
+        if self.log_top + height >= count:
+            self.follow = True
+
+    def close(self) -> None:
+        """Esc: close the panes, stay at the table, and answer no to what was asked."""
+        self.help_open = False
+        self.rules_open = False
+        if self.leaving:
+            self.leaving = False
+            self.state.message = ""
+        if self.state.confirming is not None:
+            self.enter("n")
+
+    def leave(self) -> bool:
+        """Ctrl-Q: True to leave now (the match is over, or it was asked already), else ask."""
+        if self.state.finished or self.leaving:
+            return True
+        self.leaving = True
+        self.state.message = LEAVE_QUESTION
+        return False
+
+    # -- chat and moves --------------------------------------------------------------------------
+
+    def _chat(self, text: str) -> None:
+        state = self.state
+        if not text or len(text) > 500:
+            state.message = "a chat line has 1 to 500 characters (say TEXT)"
+            return
+        session = self.text.session
+        if self.adapter.peer is None or session is None or session.terms is None:
+            state.message = "chat opens when the match starts"
+            return
+        if state.finished or session.finished or session.fault is not None:
+            state.message = "the match is over: the chat has closed"
+            return
+        if not self.adapter.chat(text):
+            state.message = "the match is over: the chat has closed"
+            return
+        state.chat_sent(session.names[session.me or 0], text)
+
+    def _move(self, text: str) -> None:
+        state = self.state
+        session = self.text.session
+        game = self.text.game()
+        if session is None or game is None or session.terms is None:
+            state.message = "the match has not started yet"
+            return
+        if state.finished:
+            state.message = "the match is over (say TEXT no longer reaches anyone; Ctrl-Q leaves)"
+            return
+        seat = person_seat(session)
+        changing = seat is not None and seat in session.unsettled()
+        if seat is None or (seat not in state.asking and not changing):
+            state.message = "not your move now: " + (self.text.expected() or "wait") + " (say TEXT chats)"
+            return
+        try:
+            parsed = moves.parse(game, text, None if session.blind else session.state, seat)
+        except moves.InputError as exc:
+            state.message = str(exc)  # (seats stay seats: a refusal may say what to type, "flip p0")
+            return
+        if parsed.confirm:
+            state.confirming = (parsed.confirm, seat, parsed)
+            state.message = f"{parsed.confirm}. Send it? (y/n)"
+            return
+        self._send(seat, parsed)
+
+    def _send(self, seat: int, parsed: moves.Parsed) -> None:
+        state = self.state
+        if not self.adapter.offer(seat, parsed.action):
+            state.message = "the match is over: nothing was sent"
+            return
+        game = self.text.game()
+        shown = "pass" if parsed.action is None or game is None else frontend(game).describe(parsed.action)
+        state.chosen[seat] = shown
+        state.asking.pop(seat, None)
+        state.message = f"sent: {shown}"
+        session = self.text.session
+        if session is not None and session.terms is not None and not session.fast:  # it may change
+            state.message += f"; you may change it until {self.text.time_words()}"

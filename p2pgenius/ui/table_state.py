@@ -1,0 +1,269 @@
+"""The state of one player's screen, updated from typed events and kept apart from prompt_toolkit
+and trio, so it can be tested headless.
+
+The session's events (:mod:`p2pgenius.protocol.events`: ``SeatsDealt``, ``Applied``,
+``BlindClaim``, ``Fault``, ``MatchOver``, ...) and the network layer's
+(:mod:`p2pgenius.net.events`: ``Listening``, ``LobbyShown``, ``ConnectionLost``,
+``ClockWarning``, ...) change what :class:`TableState` holds: the log and the chat, the
+connection, the lobby, the result or the fault, the front end's memory. Whoever holds the peer
+(:class:`p2pgenius.ui.peer_adapter.PeerAdapter`) hands them in; the state reads the session only
+through the read-only :class:`SessionView` it is given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from p2pgenius import wording
+from p2pgenius.errors import P2PGeniusError
+from p2pgenius.games.registry import get_spec
+from p2pgenius.net.events import (
+    ClockWarning,
+    ConnectionLost,
+    DecisionRefused,
+    Listening,
+    LobbyShown,
+    NetEvent,
+    PeerBack,
+    PeerJoined,
+    Reconnected,
+    Reconnecting,
+)
+from p2pgenius.protocol.events import Applied, BlindClaim, Event, Fault, MatchOver, SeatsDealt
+from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.protocol.session import Session, SessionView
+from p2pgenius.protocol.transcript import records as read_records
+from p2pgenius.ui import moves
+from p2pgenius.ui.frontends import frontend
+
+LOG_LINES: Final = 400
+LOG: Final = "log"
+CHAT: Final = "chat"
+"""The kinds of the lines of :attr:`TableState.feed`."""
+
+
+def person_seat(session: SessionView) -> int | None:
+    """The seat the person plays: the first of this peer's; bots fill the others."""
+    return session.my_seats[0] if session.my_seats else None
+
+
+def seat_names(session: SessionView | None) -> dict[int, str]:
+    """Each seat's player's name (none before the seats are dealt)."""
+    if session is None or not session.owner:
+        return {}
+    return {seat: session.names[peer] for seat, peer in enumerate(session.owner)}
+
+
+class TableState:
+    """What one player's screen holds, and how each event changes it."""
+
+    def __init__(self, *, game: str | None = None, ascii_only: bool = False, hints: bool = False) -> None:
+        self.game_name = game  # known before the terms when hosting
+        self.ascii_only = ascii_only
+        self.hints = hints
+        # Before the match: where a host listens, its invite, the lobby a joiner is shown.
+        self.address = ""
+        self.invite = ""
+        self.saved = ""  # the file the invite is saved in
+        self.local_only = False  # the host listens on loopback: only this machine can join
+        self.vouched = ""  # a joiner: why the host's key is known good already ("" if it is not)
+        self.connection = "connecting"
+        self.lobby: Mapping[str, Any] | None = None
+        # The match.
+        self.log: deque[str] = deque(maxlen=LOG_LINES)
+        self.chat_lines: deque[str] = deque(maxlen=LOG_LINES)
+        self.feed: deque[tuple[str, str]] = deque(maxlen=LOG_LINES)  # the log and the chat, in order
+        self.asking: dict[int, int] = {}  # the person's seats asked to decide -> stage
+        self.chosen: dict[int, str] = {}  # what the person chose this stage (a sealed choice may change)
+        self.confirming: tuple[str, int, moves.Parsed] | None = None  # a move waiting for y/n
+        self.message = ""  # one line of feedback under the input
+        self.fault: Fault | None = None
+        self.result: Mapping[str, Any] | None = None
+        self.finished = False
+        self.blind_view: Mapping[str, Any] | None = None
+        self.clocks: dict[int, tuple[str, float, bool]] = {}
+        self.memory: dict[str, Any] = {}  # what the game's front end keeps (a round's reckoning)
+        self._shown: tuple[Any, ...] = ()  # the engine events of the last step, as shown
+        self._quiet: list[str] = []  # lines of the network layer shown elsewhere than the log
+        self.invalidate: Callable[[], None] = lambda: None  # the screen's redraw, once there is one
+
+    # -- what the state says, given the session --------------------------------------------------
+
+    def game(self, session: SessionView | None) -> str | None:
+        """The game's name: from the terms, or before them the host's choice or the lobby's."""
+        if session is None or session.terms is None:
+            return self.game_name or (str(self.lobby["game"]) if self.lobby else None)
+        return str(session.terms["game"])
+
+    def seat_view(self, session: SessionView | None) -> Mapping[str, Any] | None:
+        """The person's seat's view of the state (the blindness claim while blind)."""
+        if session is None or session.engine is None or session.state is None:
+            return None
+        seat = person_seat(session)
+        if seat is None:
+            return None
+        engine = session.engine
+        if session.blind:  # blind: the latest claim (also right after a resume)
+            claim = self.blind_view or session.blind_claim
+            view = dict(claim) if claim is not None else dict(engine.view(session.state, seat))
+        else:
+            view = dict(engine.view(session.state, seat))
+        if len(session.my_seats) > 1:  # the other seats this machine holds (their cards show)
+            view["partners"] = {s: engine.view(session.state, s) for s in session.my_seats if s != seat}
+        game = self.game(session)
+        if game is not None and get_spec(game).sealed and session.stage is not None:
+            stage = session.stage  # who has chosen this stage (and what the person chose)
+            mine = self.chosen.get(seat)
+            view["submitted"] = [
+                (mine if s == seat and mine else ("chosen" if s in stage.chosen and s != seat else None))
+                for s in range(len(session.owner))
+            ]
+        return view
+
+    def outcome_text(self, session: SessionView | None) -> str:
+        """The result, told to the person: "you win (...)", "your team loses (...)"."""
+        if self.result is None:
+            return ""
+        mine = session.my_seats if session is not None else ()
+        return wording.outcome_for(self.result, mine, seat_names(session))
+
+    # -- the session's events --------------------------------------------------------------------
+
+    def on_session_event(self, session: SessionView, event: Event) -> None:
+        """A session event: what it changes on the screen, and its words in the log (chat beside
+        it)."""
+        if isinstance(event, SeatsDealt):
+            self.connection = "connected"
+        elif isinstance(event, Applied):
+            self.chosen.clear()
+            if not session.blind:
+                self.blind_view = None
+            self._applied(session, event)
+            return
+        elif isinstance(event, BlindClaim):
+            self.blind_view = event.view
+        elif isinstance(event, Fault):
+            self.fault = event
+            self.finished = True
+        elif isinstance(event, MatchOver):
+            self.result = event.outcome
+            self.finished = True
+            self.asking.clear()
+            self.message = ""
+            self._log(f"the match is over: {self.outcome_text(session)}")
+            return
+        self.tell(session, event)
+
+    def tell(self, session: SessionView, event: Event) -> None:
+        """An event's words: chat beside the log, the rest in it."""
+        for told in wording.tell(session, event):
+            if told.kind == wording.CHAT:
+                text = wording.printable(told.text)
+                self.chat_lines.append(text)
+                self.feed.append((CHAT, text))
+            else:
+                self._log(told.text)
+
+    def _applied(self, session: SessionView, event: Applied) -> None:
+        """A step's engine events in the log, each once: a step that re-reports the events of
+        the step before (a choice asked for after a turn resolved) adds only what is new. The
+        very same event objects, not equal ones: a turn may well say what the turn before said."""
+        events = tuple(item for item in event.events if isinstance(item, Mapping))
+        fresh = events
+        again = self._shown and len(events) >= len(self._shown)
+        if again and all(a is b for a, b in zip(events, self._shown, strict=False)):
+            fresh = events[len(self._shown) :]
+        self._shown = events
+        game = self.game(session)
+        view = self.seat_view(session)
+        if game is None:
+            return
+        front = frontend(game)
+        with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
+            front.remember(self.memory, fresh, view)
+        for text in front.log_lines(fresh, view, seat_names(session)):
+            self._log(text)
+
+    def _log(self, text: str) -> None:
+        text = wording.printable(text)
+        self.log.append(text)
+        self.feed.append((LOG, text))
+
+    def chat_sent(self, me: str, text: str) -> None:
+        """The person's own chat line, as sent."""
+        self.chat_lines.append(f"{me} (you): {text}")
+        self.feed.append((CHAT, f"{me} (you): {wording.printable(text)}"))
+
+    # -- the network layer's words and events ----------------------------------------------------
+
+    def on_line(self, text: str) -> None:
+        """A line for the log (what the network layer says, too)."""
+        if text in self._quiet:
+            self._quiet.remove(text)  # shown elsewhere: the board, or under the input
+        else:
+            self._log(text)
+
+    def on_net_event(self, event: NetEvent, *, person: int | None) -> None:
+        """What the network layer tells the screen as data (its words come to :meth:`on_line`):
+        the connection status, a host's address, the clock warnings and refused choices of the
+        ``person``'s seat (under the input, not in the log), the lobby (on the board)."""
+        if isinstance(event, Listening):
+            self.address = event.address
+            self.invite, self.saved = event.invite, event.saved
+            self.local_only = event.local_only
+            self.connection = "waiting for players"
+        elif isinstance(event, LobbyShown):
+            self.connection = "in the lobby"
+            if self.lobby is None:
+                self._log(
+                    "the host's lobby: who is there, their fingerprints and the options are on the board"
+                )
+            self.lobby = event.lobby
+            with contextlib.suppress(LookupError, TypeError, ValueError):
+                self._quiet.append(event.text)
+        elif isinstance(event, PeerJoined):
+            self._quiet.append(event.text)
+            self._log(f"{event.name} joined; fingerprint {fingerprint(event.key)}")
+        elif isinstance(event, ConnectionLost | Reconnecting):
+            self.connection = wording.printable(event.text)
+        elif isinstance(event, Reconnected | PeerBack):
+            self.connection = "connected"
+        elif isinstance(event, ClockWarning):
+            if event.seat == person:
+                self.message = f"clock: {event.words}"  # under the input, not only the log
+        elif isinstance(event, DecisionRefused) and event.seat == person:
+            self.message = f"refused: {wording.printable(event.reason)}; choose again"
+            self._quiet.append(event.text)
+        del self._quiet[:-20]  # (a line told quietly never comes)
+
+    # -- after a resume: what happened before ----------------------------------------------------
+
+    def catch_up(self, session: SessionView, transcript: bytes) -> None:
+        """The log and chat of a match so far, from its transcript (read as an observer would:
+        what this machine received, nothing more); the players' names came back with the terms."""
+        observer = Session(keys=list(session.keys), me=None, names=list(session.names))
+        seat = person_seat(session)
+        names = seat_names(session)
+        game = None
+        try:
+            for record in read_records(transcript):
+                if record[0] != "msg" or not isinstance(record[1], bytes):
+                    continue
+                for event in observer.receive(record[1]):
+                    if isinstance(event, Applied) and observer.game is not None and seat is not None:
+                        game = game or frontend(str(observer.terms["game"]) if observer.terms else "")
+                        view = observer.game.view(observer.state, seat)
+                        events = [item for item in event.events if isinstance(item, Mapping)]
+                        with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
+                            game.remember(self.memory, events, view)
+                        for text in game.log_lines(events, view, names):
+                            self._log(text)
+                        self._shown = tuple(events)
+                    elif not isinstance(event, MatchOver | Fault):
+                        self.tell(observer.view, event)
+        except (P2PGeniusError, LookupError, TypeError, ValueError) as exc:
+            self._log(f"(the history stops here: {exc})")
+        self._log("-- resumed: the match goes on from here --")

@@ -1,0 +1,239 @@
+"""What the match screen says: the status bar, the board, the clocks, the question being asked
+and the prompt, the completions, the log and the chat, the story of a stopped match. Read from
+the screen's :class:`TableState` and the peer's read-only session, as styled lines and words;
+nothing here changes either."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from p2pgenius.games.registry import get_spec
+from p2pgenius.net.lobby import INVITED_READY_S, READY_S
+from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.protocol.session import SessionView
+from p2pgenius.ui import moves
+from p2pgenius.ui.frontends import Question, frontend
+from p2pgenius.ui.lines import Line, width_of, wrap_all
+from p2pgenius.ui.lobby import duration, waiting_lines
+from p2pgenius.ui.peer_adapter import PeerAdapter
+from p2pgenius.ui.render import BoardRequest, Glyphs, board, clocks_line, seat_name
+from p2pgenius.ui.table_state import CHAT, TableState, person_seat, seat_names
+
+
+class TableText:
+    """The words and lines of one player's screen."""
+
+    def __init__(self, state: TableState, adapter: PeerAdapter) -> None:
+        self.state = state
+        self.adapter = adapter
+
+    @property
+    def session(self) -> SessionView | None:
+        return self.adapter.session
+
+    def game(self) -> str | None:
+        return self.state.game(self.session)
+
+    def names(self) -> dict[int, str]:
+        return seat_names(self.session)
+
+    def view(self) -> Mapping[str, Any] | None:
+        """The person's seat's view of the state (the blindness claim while blind)."""
+        return self.state.seat_view(self.session)
+
+    def outcome_text(self) -> str:
+        return self.state.outcome_text(self.session)
+
+    # -- the board and the bars around it --------------------------------------------------------
+
+    def board_lines(self, width: int = 80, height: int = 40) -> list[Line]:
+        """The board for ``width`` columns and about ``height`` rows (the lobby, or the wait for
+        players, before the match)."""
+        game, view = self.game(), self.view()
+        session = self.session
+        if game is None or view is None or session is None:
+            return wrap_all(self.waiting_lines(), width)
+        state = self.state
+        try:
+            lines = board(
+                BoardRequest(
+                    game,
+                    view,
+                    self.names(),
+                    ascii_only=state.ascii_only,
+                    hints=state.hints,
+                    mine=session.my_seats,
+                    width=width,
+                    height=height,
+                    memory=state.memory,
+                )
+            )
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
+            # Only a peer's claim can be malformed (it is checked in full when the blindness ends).
+            lines = [[("class:effect", f" the board cannot be drawn from what the peer sent ({exc!r})")]]
+        return wrap_all(lines, width)
+
+    def waiting_lines(self) -> list[Line]:
+        """The board before the match: the lobby, or the wait for players."""
+        peer = self.adapter.peer
+        if self.state.lobby is not None or peer is None:
+            return waiting_lines(self.state, None)
+        return waiting_lines(self.state, peer.identity.fingerprint)
+
+    def status_lines(self, width: int = 80) -> list[Line]:
+        """The status bar: the game, you, the others with their fingerprints, the connection; on
+        two lines when one is too narrow for them."""
+        session = self.session
+        game = self.game()
+        title = get_spec(game).title if game is not None else ""
+        first: Line = [("class:status.title", f" p2pgenius {game or ''} ".replace("  ", " "))]
+        others: Line = []
+        if session is not None and session.owner:
+            seat = person_seat(session)
+            if seat is not None:
+                first.append(("class:status", f" you: {seat_name(self.names(), seat)} "))
+            for p in range(len(session.keys)):
+                if p == session.me:
+                    continue
+                seats = "/".join(f"p{s}" for s, owner in enumerate(session.owner) if owner == p)
+                others.append(
+                    ("class:status", f" {session.names[p]} ({seats}) {fingerprint(session.keys[p])} ")
+                )
+        elif title:
+            first.append(("class:status", f" {title} "))
+        good = self.state.connection == "connected"
+        tail: Line = [
+            ("class:status.good" if good else "class:status.warn", f" {self.state.connection} "),
+            ("class:status", " F1 help "),
+        ]
+        one = first + others + tail
+        if width_of(one) <= width:
+            return [one]
+        short = [("class:status.title", f" {game} " if game else " p2pgenius "), *first[1:]]
+        if width_of(short + others + tail) <= width:
+            return [short + others + tail]
+        return [first + tail, others] if others else [first + tail]
+
+    def clock_line(self, width: int = 200) -> Line:
+        """Every seat's clock, fitted to ``width``; stopped once the match is over."""
+        if self.state.finished:  # nothing runs once the match is over
+            return [("class:label", " clocks "), ("class:dim", " stopped: the match is over")]
+        return clocks_line(self.state.clocks, self.names(), Glyphs.pick(self.state.ascii_only), width)
+
+    def feed_lines(self, *, chat: bool | None = None) -> list[Line]:
+        """The log (``chat`` False), the chat (True), or both in order (None), as lines."""
+        out: list[Line] = []
+        for kind, text in self.state.feed:
+            if chat is None or chat == (kind == CHAT):
+                out.append([("class:chat" if kind == CHAT else "", text)])
+        return out
+
+    # -- what is being decided -------------------------------------------------------------------
+
+    def prompt(self) -> str:
+        """What the input line is waiting for."""
+        if self.state.confirming is not None or self.adapter.lobby_answered is not None:
+            return "y/n> "
+        session = self.session
+        if session is None or self.state.finished:
+            return "chat> " if session is not None and session.terms is not None else "> "
+        seat = person_seat(session)
+        if seat is not None and seat in self.state.asking:
+            question = self.question()
+            return f"{question.prompt}> " if question is not None else "move> "
+        if seat is not None and seat in session.unsettled():
+            return "change> "
+        return "chat> "
+
+    def question(self) -> Question | None:
+        """What the person is being asked now (None when nothing is)."""
+        session = self.session
+        game = self.game()
+        view = self.view()
+        seat = person_seat(session) if session is not None else None
+        if session is None or game is None or view is None or seat is None or seat not in self.state.asking:
+            return None
+        try:
+            return frontend(game).question(view, seat, self.names())
+        except (LookupError, TypeError, ValueError, AttributeError):
+            return Question("move", "your move: Tab lists the legal ones")
+
+    def expected(self) -> str:
+        """What is being decided now, in words (what the match waits for when it is not you)."""
+        state = self.state
+        if self.adapter.lobby_answered is not None:
+            peer = self.adapter.peer
+            invited = peer is not None and peer.token is not None
+            minutes = round((INVITED_READY_S if invited else READY_S) / 60)
+            within = "a minute" if minutes == 1 else f"{minutes} minutes"
+            return f"join this match, with these players and options? y or n (within {within})"
+        if state.confirming is not None:
+            return f"{state.confirming[0]}: send it? y or n"
+        session = self.session
+        if session is None or session.terms is None:
+            return ""
+        if state.finished:
+            if state.result is not None:
+                return f"match over: {self.outcome_text()}. Ctrl-Q leaves."
+            return "the match stopped. Ctrl-Q leaves."
+        seat = person_seat(session)
+        question = self.question()
+        if question is not None:
+            return question.text
+        if seat is not None and seat in session.unsettled():
+            chosen = state.chosen.get(seat)
+            did = f"you chose {chosen}" if chosen else "chosen"
+            return f"{did}; you may change it until {self.time_words()}"
+        waiting = [s for s in session.owed() if s not in session.my_seats]
+        if waiting:
+            return "waiting for " + ", ".join(seat_name(self.names(), s) for s in waiting)
+        return ""
+
+    def time_words(self) -> str:
+        """When this match's main time limit runs out, in words: "the turn's time is up (20 s a
+        turn)"."""
+        game = self.game()
+        session = self.session
+        if game is None or session is None or session.terms is None or not get_spec(game).time_options:
+            return "the time is up"
+        option = get_spec(game).time_options[0]
+        seconds = int(session.terms.get("options", {}).get(option.name, option.seconds))
+        kind = option.name.removesuffix("_seconds")
+        return f"the {kind}'s time is up ({duration(seconds)} a {kind})"
+
+    def completions(self, typed: str) -> list[moves.Choice]:
+        """The legal moves for what is typed so far (none while the person is not asked)."""
+        session = self.session
+        game = self.game()
+        if session is None or game is None:
+            return []
+        seat = person_seat(session)
+        if seat is None or (seat not in self.state.asking and seat not in session.unsettled()):
+            return []
+        if session.blind:  # blind: this machine does not know the state
+            return moves.blind_choices(game, typed, seat)
+        return moves.choices(game, session.state, seat, typed, hints=self.state.hints)
+
+    def fault_text(self) -> str:
+        """The whole story of a stopped match, for the fault screen."""
+        fault = self.state.fault
+        if fault is None:
+            return ""
+        session = self.session
+        who = "a peer" if fault.peer is None or session is None else session.names[fault.peer]
+        kinds = {
+            "cheat": f"{who} broke the rules, and the signed messages prove it.",
+            "desync": f"{who}'s game state differs from ours: one of the two programs is wrong or altered.",
+            "forfeit": f"{who} stopped answering and forfeits.",
+        }
+        peer = self.adapter.peer
+        path = peer.files.transcript if peer is not None else Path("?")
+        return (
+            f"THE MATCH STOPPED ({fault.kind}, at stage {fault.stage})\n\n"
+            f"{kinds.get(fault.kind, '')}\n{fault.reason}\n\n"
+            f"The evidence is in the transcript:\n  {path}\n"
+            f"Anyone can check it:\n  p2pgenius verify {path}\n\n"
+            "Press Ctrl-Q to leave."
+        )
