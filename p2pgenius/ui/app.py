@@ -15,11 +15,8 @@ is.
 
 from __future__ import annotations
 
-import functools
-import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
@@ -43,66 +40,15 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
-from prompt_toolkit.output import ColorDepth
-from prompt_toolkit.styles import BaseStyle, DynamicStyle, Style, merge_styles
+from prompt_toolkit.styles import DynamicStyle
 from prompt_toolkit.widgets import Frame
 
 from p2pgenius import rules_pages
 from p2pgenius.ui import moves
-from p2pgenius.ui.frontends import frontend
+from p2pgenius.ui.frame import Geometry, geometry, lines_text
 from p2pgenius.ui.lines import Glyphs, Line, wrap, wrap_all
+from p2pgenius.ui.style import colour_depth, style
 from p2pgenius.ui.table import Table
-
-WIDE: Final = 110
-"""From this many columns on, the log and the chat stand beside the board; below, under it."""
-MIN_LOG: Final = 3
-"""Rows of the log kept on a narrow screen, whatever the board needs."""
-
-STYLE = Style.from_dict(
-    {
-        "status": "reverse",
-        "status.title": "reverse bold",
-        "status.good": "bg:ansigreen ansiblack",
-        "status.warn": "bg:ansiyellow ansiblack",
-        "title": "bold",
-        "dim": "ansigray",
-        "label": "bold",
-        "seat": "",
-        "seat.me": "bold ansicyan",
-        "effect": "ansiyellow",
-        "strong": "bold",
-        "clock": "",
-        "clock.running": "bold ansigreen",
-        "clock.low": "bold ansired",
-        "message": "ansiyellow",
-        "expected": "bold",
-        "chat": "ansicyan",
-        "rule": "ansigray",
-        "fault": "bg:ansired ansiwhite bold",
-        "help": "bg:ansiblack ansiwhite",
-    }
-)
-
-
-def style(game: str | None) -> BaseStyle:
-    """The common styles, and those of ``game``'s board once the game is known."""
-    if game is None:
-        return STYLE
-    return _with_board(tuple(sorted(frontend(game).styles.items())))
-
-
-@functools.lru_cache(maxsize=8)
-def _with_board(board: tuple[tuple[str, str], ...]) -> BaseStyle:
-    return merge_styles([STYLE, Style.from_dict(dict(board))]) if board else STYLE
-
-
-def lines_text(lines: Iterable[Line]) -> StyleAndTextTuples:
-    out: StyleAndTextTuples = []
-    for index, line in enumerate(lines):
-        if index:
-            out.append(("", "\n"))
-        out.extend(line)
-    return out
 
 
 class MoveCompleter(Completer):
@@ -123,34 +69,6 @@ class MoveCompleter(Completer):
                 yield Completion(text, start_position=0, display_meta=choice.meta)
             elif text.lower().startswith(typed.lower().lstrip()):
                 yield Completion(text, start_position=-len(typed), display_meta=choice.meta)
-
-
-def colour_depth() -> ColorDepth | None:
-    """No colours if NO_COLOR is set or the terminal is dumb (the layout still works)."""
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
-        return ColorDepth.DEPTH_1_BIT
-    return None
-
-
-@dataclass(frozen=True)
-class Geometry:
-    """Where things go on a screen of ``columns`` x ``rows``."""
-
-    columns: int
-    rows: int
-    wide: bool
-    board_width: int  # inside the board's frame (wide) or the whole width (narrow)
-    board_height: int  # the most rows the board may have
-    side_width: int  # the log and chat column (wide)
-
-
-def geometry(columns: int, rows: int, chrome: int) -> Geometry:
-    """The layout of a ``columns`` x ``rows`` screen whose fixed lines take ``chrome`` rows."""
-    body = max(rows - chrome, 4)
-    if columns >= WIDE:
-        side = min(max(columns * 3 // 10, 36), 64)
-        return Geometry(columns, rows, True, columns - side - 2, body - 2, side)
-    return Geometry(columns, rows, False, columns, max(body - MIN_LOG - 1, 1), 0)
 
 
 class Screen:

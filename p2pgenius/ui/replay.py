@@ -6,8 +6,8 @@ the start, before the first stage; ``k`` is the state after the ``k``-th step), 
 draw there: the status bar, the board (the game's own front end, from a spectator's view of the
 whole state, hidden cards shown as far as the transcript opens them) and the log (every step up
 to this one, the newest last, this one highlighted). :func:`build` is the full-screen
-application around it, laid out like the match screen (``p2pgenius.ui.app``): the board beside
-the log on a wide terminal, above it on a narrow one.
+application around it, in the frame the match screen has too (``p2pgenius.ui.frame``): the board
+beside the log on a wide terminal, above it on a narrow one.
 
 Keys: Right, Space or n the next step; Left, p or Backspace the one before; Home and End the
 first and the last; ``go N`` (typed, then Enter) jumps to stage N (the game's front end may count
@@ -25,21 +25,9 @@ from typing import Any, Final
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import (
-    ConditionalContainer,
-    Dimension,
-    DynamicContainer,
-    Float,
-    FloatContainer,
-    HSplit,
-    Layout,
-    VSplit,
-    Window,
-)
-from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
-from prompt_toolkit.layout.processors import BeforeInput
-from prompt_toolkit.styles import BaseStyle, DynamicStyle, Style, merge_styles
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyBindingsBase, KeyPressEvent, merge_key_bindings
+from prompt_toolkit.layout import AnyContainer, Dimension, VSplit, Window
 from prompt_toolkit.widgets import Frame
 
 from p2pgenius import wording
@@ -47,19 +35,24 @@ from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report, Step
-from p2pgenius.ui.app import MIN_LOG, colour_depth, geometry, lines_text, style
-from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.lines import Glyphs, Line, seat_name, width_of, wrap, wrap_all
-from p2pgenius.ui.render import BoardRequest, board
-
-REPLAY_STYLE: Final = Style.from_dict(
-    {
-        "current": "reverse bold",  # the current step's first line in the log
-        "current-text": "bold",  # the rest of the current step (no dot: a dotted class is also its parent)
-        "old": "",
-        "old-head": "ansigray",
-    }
+from p2pgenius.ui.frame import (
+    MIN_LOG,
+    application,
+    fitted,
+    frame,
+    frame_keys,
+    geometry,
+    help_overlay,
+    lines_text,
+    rule_line,
+    stacked,
+    terminal_size,
+    text_control,
 )
+from p2pgenius.ui.frontends import frontend
+from p2pgenius.ui.lines import Line, seat_name, width_of, wrap, wrap_all
+from p2pgenius.ui.render import BoardRequest, board
+from p2pgenius.ui.style import replay_style
 
 HELP: Final = """Replaying a match from its transcript (nothing is sent anywhere).
 
@@ -443,6 +436,14 @@ class Replay:
     def help_text(self) -> str:
         return HELP.format(unit=self.unit)
 
+    def toggle_help(self) -> None:
+        self.help_open = not self.help_open
+
+    def close(self) -> None:
+        """Esc: the help closes, and what the last key or command said goes."""
+        self.help_open = False
+        self.message = ""
+
 
 def pack(items: Line, width: int) -> list[Line]:
     """``items`` on as few lines of ``width`` columns as they take whole (one longer than a
@@ -467,10 +468,6 @@ def _number(word: str) -> int | None:
 # -- the application ------------------------------------------------------------------------------
 
 
-def replay_style(game: str) -> BaseStyle:
-    return merge_styles([style(game), REPLAY_STYLE])
-
-
 class Screen:
     """The replay's pieces that depend on the terminal's size."""
 
@@ -478,8 +475,7 @@ class Screen:
         self.replay = replay
 
     def size(self) -> tuple[int, int]:
-        size = get_app().output.get_size()
-        return size.columns, size.rows
+        return terminal_size()
 
     def status(self) -> list[Line]:
         return self.replay.status_lines(self.size()[0])
@@ -522,95 +518,41 @@ class Screen:
             return max(rows - self.chrome() - 2, 1)
         return self.narrow_rows()[1]
 
+    def log_text(self) -> StyleAndTextTuples:
+        """The log up to the current step, as many rows of it as show."""
+        width = self.wide_sizes()[2] if self.wide() else self.size()[0]
+        return lines_text(self.replay.log_lines(width, self.log_height()))
 
-def build(replay: Replay, **app_args: Any) -> Application[None]:
-    """The full-screen replay of ``replay`` (``app_args``: input, output, for tests)."""
-    screen = Screen(replay)
-    buffer = Buffer(multiline=False)
-
-    def accept(buff: Buffer) -> bool:
-        if replay.enter(buff.text):
-            get_app().exit()
-        return False  # clear the line
-
-    buffer.accept_handler = accept
-
-    def text(make: Callable[[], Any]) -> FormattedTextControl:
-        return FormattedTextControl(make, focusable=False)
-
-    def log_text() -> Any:
-        if screen.wide():
-            _, _, width = screen.wide_sizes()
-        else:
-            width = screen.size()[0]
-        return lines_text(replay.log_lines(width, screen.log_height()))
-
-    def board_title() -> str:
-        return f"{replay.title}: {replay.where()}"
-
-    def rule() -> Any:
-        columns, _ = screen.size()
-        glyph = Glyphs.pick(replay.ascii_only).rule
+    def rule(self) -> StyleAndTextTuples:
+        replay = self.replay
         title = f" what happened, up to step {replay.index} of {replay.count} "
-        return [("class:rule", (glyph * 2 + title).ljust(columns, glyph)[:columns])]
+        return rule_line(title, self.size()[0], ascii_only=replay.ascii_only)
 
-    def body() -> Any:
-        if screen.wide():
-            width, height, side = screen.wide_sizes()
-            drawn = replay.board_lines(width, height)
-            board_window = Window(text(lambda: lines_text(drawn)), wrap_lines=False)
-            log = Window(text(log_text), wrap_lines=False)
-            return VSplit(
-                [
-                    Frame(board_window, title=board_title),
-                    Frame(log, title="what happened", width=Dimension.exact(side + 2)),
-                ]
-            )
-        board_lines, _ = screen.narrow_rows()
-        return HSplit(
+    def body(self) -> AnyContainer:
+        """The board framed beside the log (wide), or over a rule and the log (narrow)."""
+        replay = self.replay
+        log = Window(text_control(self.log_text), wrap_lines=False)
+        if not self.wide():
+            board_lines, _ = self.narrow_rows()
+            return stacked(lambda: board_lines, len(board_lines), self.rule, log)
+        width, height, side = self.wide_sizes()
+        drawn = replay.board_lines(width, height)
+        return VSplit(
             [
-                Window(text(lambda: lines_text(board_lines)), height=Dimension.exact(len(board_lines))),
-                Window(text(rule), height=1),
-                Window(text(log_text), wrap_lines=False),
+                Frame(
+                    Window(text_control(lambda: lines_text(drawn)), wrap_lines=False),
+                    title=lambda: f"{replay.title}: {replay.where()}",
+                ),
+                Frame(log, title="what happened", width=Dimension.exact(side + 2)),
             ]
         )
 
-    def help_lines() -> list[Line]:
-        columns, _ = screen.size()
-        lines: list[Line] = [[]]
-        for line in replay.help_text().splitlines():
-            lines += wrap([("class:help", " " + line)], columns - 6, 2) if line else [[]]
-        return lines
 
-    help_open = Condition(lambda: replay.help_open)
-    root = FloatContainer(
-        content=HSplit(
-            [
-                Window(
-                    text(lambda: lines_text(screen.status())),
-                    height=lambda: len(screen.status()),
-                    style="class:status",
-                ),
-                DynamicContainer(body),
-                Window(text(lambda: lines_text(screen.keys())), height=lambda: len(screen.keys())),
-                Window(BufferControl(buffer, input_processors=[BeforeInput("replay> ")]), height=1),
-            ]
-        ),
-        floats=[
-            Float(
-                ConditionalContainer(
-                    Frame(Window(text(lambda: lines_text(help_lines())), style="class:help"), title="help"),
-                    help_open,
-                ),
-                left=2,
-                right=2,
-                top=1,
-                bottom=2,
-            )
-        ],
-    )
-    keys = KeyBindings()
+def keys(replay: Replay, buffer: Buffer) -> KeyBindingsBase:
+    """On an empty input line: Right, Space or n the next step; Left, p or Backspace the one
+    before; Home and End the first and the last; q leaves. And the frame's keys."""
     empty = Condition(lambda: not buffer.text)
+    own = KeyBindings()
 
     def moving(action: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
         def handler(event: KeyPressEvent) -> None:
@@ -620,36 +562,41 @@ def build(replay: Replay, **app_args: Any) -> Application[None]:
         return handler
 
     for key in ("right", "space", "n"):
-        keys.add(key, filter=empty)(moving(replay.forward))
+        own.add(key, filter=empty)(moving(replay.forward))
     for key in ("left", "p", "backspace"):
-        keys.add(key, filter=empty)(moving(replay.back))
-    keys.add("home", filter=empty)(moving(replay.first))
-    keys.add("end", filter=empty)(moving(replay.last))
+        own.add(key, filter=empty)(moving(replay.back))
+    own.add("home", filter=empty)(moving(replay.first))
+    own.add("end", filter=empty)(moving(replay.last))
 
-    @keys.add("f1")
-    @keys.add("?", filter=empty)
-    def _help(event: KeyPressEvent) -> None:
-        replay.help_open = not replay.help_open
-
-    @keys.add("escape", eager=True)
-    def _close(event: KeyPressEvent) -> None:
-        replay.help_open = False
-        replay.message = ""
-
-    @keys.add("q", filter=empty)
-    @keys.add("c-c")
-    @keys.add("c-q")
-    def _leave(event: KeyPressEvent) -> None:
+    def leave(event: KeyPressEvent) -> None:
         event.app.exit()
 
-    return Application(
-        layout=Layout(root, focused_element=buffer),
-        key_bindings=keys,
-        style=DynamicStyle(lambda: replay_style(replay.game)),
-        full_screen=True,
-        mouse_support=False,
-        color_depth=colour_depth(),
-        **app_args,
+    own.add("q", filter=empty)(leave)
+    return merge_key_bindings(
+        [own, frame_keys(empty=empty, toggle_help=replay.toggle_help, close=replay.close, leave=leave)]
+    )
+
+
+def build(replay: Replay, **app_args: Any) -> Application[None]:
+    """The full-screen replay of ``replay`` (``app_args``: input, output, for tests)."""
+    screen = Screen(replay)
+
+    def accept(buff: Buffer) -> bool:
+        if replay.enter(buff.text):
+            get_app().exit()
+        return False  # clear the line
+
+    buffer = Buffer(multiline=False, accept_handler=accept)
+    root = frame(
+        status=screen.status,
+        body=screen.body,
+        above_input=[fitted(screen.keys)],
+        buffer=buffer,
+        prompt="replay> ",
+        floats=[help_overlay(replay.help_text, Condition(lambda: replay.help_open))],
+    )
+    return application(
+        root, buffer=buffer, keys=keys(replay, buffer), style=lambda: replay_style(replay.game), **app_args
     )
 
 

@@ -1,0 +1,213 @@
+"""The frame the match screen (:mod:`p2pgenius.ui.app`) and the replay (:mod:`p2pgenius.ui.replay`)
+share: top to bottom, a status bar, the board and the log (the board framed beside the log on a
+wide terminal, stacked over a rule and the log on a narrow one), the lines that say what to do,
+the input line; the help over it all; the same keys for the help (F1, or ? on an empty line),
+for closing what is open (Esc) and for leaving (Ctrl-C, Ctrl-Q); and the one way both become a
+full-screen application. What each screen puts in the frame is its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from prompt_toolkit.application import Application, get_app
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Filter
+from prompt_toolkit.formatted_text import AnyFormattedText, StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyBindingsBase, KeyPressEvent
+from prompt_toolkit.layout import (
+    AnyContainer,
+    ConditionalContainer,
+    Dimension,
+    DynamicContainer,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.styles import BaseStyle, DynamicStyle
+from prompt_toolkit.widgets import Frame
+
+from p2pgenius.ui.lines import Glyphs, Line, wrap
+from p2pgenius.ui.style import colour_depth
+
+WIDE: Final = 110
+"""From this many columns on, the log and the chat stand beside the board; below, under it."""
+MIN_LOG: Final = 3
+"""Rows of the log kept on a narrow screen, whatever the board needs."""
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Where things go on a screen of ``columns`` x ``rows``."""
+
+    columns: int
+    rows: int
+    wide: bool
+    board_width: int  # inside the board's frame (wide) or the whole width (narrow)
+    board_height: int  # the most rows the board may have
+    side_width: int  # the log and chat column (wide)
+
+
+def geometry(columns: int, rows: int, chrome: int) -> Geometry:
+    """The layout of a ``columns`` x ``rows`` screen whose fixed lines take ``chrome`` rows."""
+    body = max(rows - chrome, 4)
+    if columns >= WIDE:
+        side = min(max(columns * 3 // 10, 36), 64)
+        return Geometry(columns, rows, True, columns - side - 2, body - 2, side)
+    return Geometry(columns, rows, False, columns, max(body - MIN_LOG - 1, 1), 0)
+
+
+def terminal_size() -> tuple[int, int]:
+    """The columns and rows of the terminal the running application draws on."""
+    size = get_app().output.get_size()
+    return size.columns, size.rows
+
+
+# -- pieces of text -------------------------------------------------------------------------------
+
+
+def lines_text(lines: Iterable[Line]) -> StyleAndTextTuples:
+    """Styled lines as one piece of prompt_toolkit text."""
+    out: StyleAndTextTuples = []
+    for index, line in enumerate(lines):
+        if index:
+            out.append(("", "\n"))
+        out.extend(line)
+    return out
+
+
+def text_control(make: Callable[[], Any], **more: Any) -> FormattedTextControl:
+    """Text made anew at each redraw (never focused: the input line keeps the focus)."""
+    return FormattedTextControl(make, focusable=False, **more)
+
+
+def fitted(lines: Callable[[], list[Line]], **more: Any) -> Window:
+    """A window as tall as its ``lines`` are at each redraw."""
+    return Window(text_control(lambda: lines_text(lines())), height=lambda: len(lines()), **more)
+
+
+def rule_line(title: str, columns: int, *, ascii_only: bool) -> StyleAndTextTuples:
+    """A rule across the screen with ``title`` in it (between the board and the log)."""
+    glyph = Glyphs.pick(ascii_only).rule
+    return [("class:rule", (glyph * 2 + title).ljust(columns, glyph)[:columns])]
+
+
+def help_lines(words: str, columns: int) -> list[Line]:
+    """A help text in the help window of a ``columns``-wide screen, each line wrapped."""
+    lines: list[Line] = [[]]
+    for line in words.splitlines():
+        lines += wrap([("class:help", " " + line)], columns - 6, 2) if line else [[]]
+    return lines
+
+
+# -- the layout -----------------------------------------------------------------------------------
+
+
+def stacked(
+    board: Callable[[], list[Line]], height: int, rule: Callable[[], StyleAndTextTuples], log: Window
+) -> HSplit:
+    """A narrow screen's body: ``height`` rows of the board, a rule, then the log."""
+    return HSplit(
+        [
+            Window(text_control(lambda: lines_text(board())), height=Dimension.exact(height)),
+            Window(text_control(rule), height=1),
+            log,
+        ]
+    )
+
+
+def overlay(content: AnyContainer, title: str, shown: Filter, *, top: int = 1, bottom: int = 2) -> Float:
+    """``content`` framed over the screen while ``shown``."""
+    return Float(
+        ConditionalContainer(Frame(content, title=title), shown), left=2, right=2, top=top, bottom=bottom
+    )
+
+
+def help_overlay(words: Callable[[], str], shown: Filter) -> Float:
+    """The help window: ``words`` wrapped to the screen, while ``shown``."""
+
+    def lines() -> StyleAndTextTuples:
+        return lines_text(help_lines(words(), terminal_size()[0]))
+
+    return overlay(Window(text_control(lines), style="class:help"), "help", shown)
+
+
+def frame(
+    *,
+    status: Callable[[], list[Line]],
+    body: Callable[[], AnyContainer],
+    above_input: Sequence[AnyContainer],
+    buffer: Buffer,
+    prompt: AnyFormattedText,
+    below_input: Sequence[AnyContainer] = (),
+    floats: Sequence[Float] = (),
+) -> FloatContainer:
+    """The whole screen: the ``status`` bar, the ``body`` (laid out anew at each redraw), what is
+    ``above_input``, the input line with its ``prompt``, what is ``below_input``, and the
+    ``floats`` over it all."""
+    return FloatContainer(
+        content=HSplit(
+            [
+                fitted(status, style="class:status"),
+                DynamicContainer(body),
+                *above_input,
+                Window(BufferControl(buffer, input_processors=[BeforeInput(prompt)]), height=1),
+                *below_input,
+            ]
+        ),
+        floats=list(floats),
+    )
+
+
+# -- keys and the application ---------------------------------------------------------------------
+
+
+def frame_keys(
+    *,
+    empty: Filter,
+    toggle_help: Callable[[], None],
+    close: Callable[[], None],
+    leave: Callable[[KeyPressEvent], None],
+) -> KeyBindings:
+    """F1, or ? on an ``empty`` input line, opens and closes the help; Esc closes what is open;
+    Ctrl-C and Ctrl-Q leave."""
+    keys = KeyBindings()
+
+    @keys.add("f1")
+    @keys.add("?", filter=empty)
+    def _help(event: KeyPressEvent) -> None:
+        toggle_help()
+
+    @keys.add("escape", eager=True)
+    def _close(event: KeyPressEvent) -> None:
+        close()
+
+    keys.add("c-c")(leave)
+    keys.add("c-q")(leave)
+    return keys
+
+
+def application(
+    root: FloatContainer,
+    *,
+    buffer: Buffer,
+    keys: KeyBindingsBase,
+    style: Callable[[], BaseStyle],
+    **app_args: Any,
+) -> Application[None]:
+    """The full-screen application of ``root``, typing into ``buffer`` (``app_args``: input,
+    output, for tests)."""
+    return Application(
+        layout=Layout(root, focused_element=buffer),
+        key_bindings=keys,
+        style=DynamicStyle(style),
+        full_screen=True,
+        mouse_support=False,
+        color_depth=colour_depth(),
+        **app_args,
+    )
