@@ -522,9 +522,12 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
                 self.clockbook.check_declared(stage, seat, msg.ms)
                 self._on_act(stage, env, seat, msg.action)
                 self.clockbook.declare(stage, seat, msg.ms)
-                if self._flip_of(stage) is not None and self._holds_pile(stage):
-                    self._open_card(stage)  # its dispatch moves the stage on
-                    return
+                flips = self.m.spec.flipped_pile(msg.action) is not None
+                if flips and stage.opened is None and self._holds_pile(stage):
+                    # This act is the flip of our pile (not another act of the stage, such as an
+                    # optional one beside it): open the card, once. (An optional seat's window
+                    # beside it still lapses below: the flip was the next action.)
+                    self._open_card(stage)
             case Commit():
                 if self.spec is None or not self.m.spec.committing(self.state):
                     raise MessageError("nothing is committed at this point of this game")
