@@ -15,7 +15,7 @@ import pytest
 from p2pgenius.canonical import encode
 from p2pgenius.cli.export import record
 from p2pgenius.cli.main import main
-from p2pgenius.games.registry import get_game, get_spec
+from p2pgenius.games.registry import get_game, get_spec, names
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Step, frame, header, records, verify
@@ -24,7 +24,7 @@ from .protocol.harness import transcript
 from .protocol.test_attacks import attacked
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
-GAMES = ("duel", "magic-square", "hornswoggle")
+GAMES = names()  # every game in the table
 TAG = re.compile(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$')
 MOVE = re.compile(r"^(\d+)\. \S")
 

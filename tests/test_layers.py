@@ -4,9 +4,11 @@ clock and use no global randomness."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Final
 
 import p2pgenius
 
@@ -136,36 +138,74 @@ def test_every_module_imports_only_from_the_layers_below_it() -> None:
     assert offenders == []
 
 
+GAME_WORDS: Final = re.compile(r"duel|magic[-_ ]?square|hornswoggle", re.IGNORECASE)
+"""A game's name in any spelling: "duel", 'magic-square', magic_square, MagicSquare, HORNSWOGGLE."""
+
+
+def named_games(path: Path) -> list[str]:
+    """Every game named in ``path``'s code (not its prose): string constants other than
+    docstrings, identifiers, attributes and imported names, in any spelling."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {  # (a string standing alone as a statement: a docstring, or an attribute's)
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+    words: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            words.append(node.value)
+        elif isinstance(node, ast.Name):
+            words.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            words.append(node.attr)
+        elif isinstance(node, ast.alias):
+            words.append(node.name)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            words.append(node.module)
+    return sorted({match.group(0).lower() for word in words for match in GAME_WORDS.finditer(word)})
+
+
 def test_no_module_outside_games_names_a_game() -> None:
-    # Every game-specific decision goes through the game's spec and the registries; the game
-    # packages themselves (and the registration of bots and front ends) are the only places
-    # that know a game. `p2pgenius solve magic-square` is the Magic Square's own command.
-    registrations = {"bots/registry.py", "ui/frontends/__init__.py", "cli/solve.py", "cli/commands.py"}
+    # Every game-specific decision goes through the game's spec and the games' table; the game
+    # packages themselves are the only places that know a game, with each game's own front end
+    # and `p2pgenius solve magic-square`, the Magic Square's own command.
+    allowed = {"cli/solve.py", "cli/commands.py"}
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = str(path.relative_to(PACKAGE))
-        if relative.startswith("games/") or relative in registrations:
+        if relative.startswith("games/") or relative in allowed:
             continue
-        text = path.read_text(encoding="utf-8")
-        for game in (
-            '"duel"',
-            '"magic-square"',
-            '"hornswoggle"',
-            "games.duel",
-            "games.hornswoggle",
-            "games.magic_square",
-        ):
-            if game in text and not _game_module(relative, game):
+        for game in named_games(path):
+            if not _game_module(relative, game):
                 offenders.append(f"{relative}: {game}")
     assert offenders == []
 
 
-def _game_module(relative: str, name: str) -> bool:
-    """A game's own bots or front end may name its game."""
-    for game, stem in (("duel", "duel"), ("hornswoggle", "hornswoggle"), ("magic", "magic_square")):
-        if game in name and relative in (f"bots/{stem}.py", f"ui/frontends/{stem}.py"):
-            return True
-    return False
+def _game_module(relative: str, word: str) -> bool:
+    """A game's own front end may name its game."""
+    stem = GAME_WORDS.sub(lambda m: m.group(0).lower().replace("-", "_").replace(" ", "_"), word)
+    return (
+        relative == f"ui/frontends/{stem}.py"
+        or relative == f"ui/frontends/{stem.replace('square', '_square')}.py"
+    )
+
+
+def test_the_game_name_check_sees_every_spelling(tmp_path: Path) -> None:
+    for code in (
+        'game = "duel"\n',
+        "x = 'magic-square'\n",
+        "from p2pgenius.bots import duel\n",
+        "import p2pgenius.games.magic_square.spec\n",
+        "HORNSWOGGLE = 1\n",
+        "spec = catalog.MagicSquareSpec\n",
+    ):
+        path = tmp_path / "m.py"
+        path.write_text(code, encoding="utf-8")
+        assert named_games(path), code
+    path = tmp_path / "m.py"
+    path.write_text('"""The duel\'s words."""\n# a comment about hornswoggle\nx = 1\n', encoding="utf-8")
+    assert named_games(path) == []
 
 
 def test_no_two_modules_import_each_other_even_for_types_only() -> None:
@@ -200,3 +240,106 @@ def test_no_two_modules_import_each_other_even_for_types_only() -> None:
             # (a package's __init__ re-exports its modules: importing it is not importing them)
             todo += [t for t in graph.get(current, ()) if t not in seen and not module.startswith(t + ".")]
     assert cycles == [], f"these modules import themselves through others: {sorted(cycles)}"
+
+
+ORDER: Final = {
+    "games": ["__init__", "base", "spec", "catalog", "duel", "magic_square", "hornswoggle", "registry"],
+    "protocol": [
+        "__init__",
+        "bodies",
+        "events",
+        "identity",
+        "noise",
+        "channel",
+        "messages",
+        "session",
+        "transcript",
+    ],
+    "protocol/session": [
+        "faults",
+        "phase",
+        "stage",
+        "cards",
+        "ledger",
+        "chain",
+        "timing",
+        "blinds",
+        "match",
+        "view",
+        "base",
+        "setup",
+        "blindness",
+        "ending",
+        "core",
+        "__init__",
+    ],
+    "net": [
+        "__init__",
+        "events",
+        "files",
+        "keystore",
+        "door",
+        "invite",
+        "latency",
+        "upnp",
+        "connection",
+        "addresses",
+        "discovery",
+        "links",
+        "pins",
+        "spectators",
+        "clocks",
+        "lobby",
+        "reconnect",
+        "peer",
+    ],
+    "bots": ["uniform", "registry", "driver", "__init__"],
+    "cli": [
+        "__init__",
+        "terminal",
+        "commands",
+        "main",
+        "identity",
+        "rules",
+        "sim",
+        "solve",
+        "export",
+        "verify",
+        "play",
+        "replay",
+        "watch",
+    ],
+}
+"""Inside each package, its modules bottom up (docs/architecture.md): a module imports only
+those listed before it. A new module has to be placed here."""
+
+
+def _siblings(package: Path, path: Path) -> set[str]:
+    """The modules of ``package`` that ``path`` imports (a subpackage counts as one)."""
+    base = "p2pgenius." + ".".join(package.relative_to(PACKAGE).parts)
+    names = {p.stem for p in package.glob("*.py")} | {p.name for p in package.iterdir() if p.is_dir()}
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.ImportFrom) and node.module and node.level == 0):
+            continue
+        if node.module.startswith(base + "."):
+            found.add(node.module[len(base) + 1 :].split(".")[0])
+        elif node.module == base:
+            found |= {alias.name for alias in node.names if alias.name in names}
+    return found & names
+
+
+def test_inside_each_package_modules_import_only_those_below_them() -> None:
+    offenders = []
+    for name, order in ORDER.items():
+        package = PACKAGE / name
+        members = {p.stem for p in package.glob("*.py")}
+        members |= {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+        assert sorted(members) == sorted(order), f"{name}: list each module once in ORDER"
+        files = [(path.stem, path) for path in package.glob("*.py")]
+        files += [(sub.name, path) for sub in package.iterdir() if sub.is_dir() for path in sub.rglob("*.py")]
+        for module, path in files:
+            for other in _siblings(package, path) - {module}:
+                if order.index(other) > order.index(module):
+                    offenders.append(f"{name}/{module} imports {other}, which is above it")
+    assert offenders == []

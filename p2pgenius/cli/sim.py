@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 from p2pgenius.errors import P2PGeniusError
-from p2pgenius.games.registry import get_game, get_spec
+from p2pgenius.games.registry import get_game, get_spec, names
 
 EXIT_ILLEGAL = 1
 EXIT_UNREADABLE = 2
@@ -45,7 +45,7 @@ def read_script(path: str) -> Mapping[str, Any]:
     if unknown:
         raise ScriptError(f"script: unknown field {sorted(unknown)[0]!r}")
     if not isinstance(script.get("game"), str):
-        raise ScriptError('script: "game" must name a game (duel, magic-square, hornswoggle)')
+        raise ScriptError(f'script: "game" must name a game ({", ".join(names())})')
     for field in ("options", "setup"):
         if not isinstance(script.get(field, {}), dict):
             raise ScriptError(f'script: "{field}" must be an object')

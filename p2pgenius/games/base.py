@@ -75,7 +75,9 @@ class Game(Protocol, Generic[S, A]):
         ...
 
     def parse_action(self, data: Any) -> A:
-        """Build an action from its plain form. Raises IllegalActionError if malformed."""
+        """Build an action from its plain form. Raises IllegalActionError if malformed. Every
+        engine takes ``{"type": "timeout"}``: what its rules play when a seat's time runs out
+        (checked when the game enters the games' table)."""
         ...
 
     def apply(self, state: S, seat: int, action: A) -> S:

@@ -33,7 +33,7 @@ from p2pgenius.games.registry import engine_fingerprint, get_game, get_spec, nam
 
 DOC = Path(__file__).parents[2] / "protocol" / "games.md"
 TEXT = DOC.read_text(encoding="utf-8")
-GAMES = ("duel", "magic-square", "hornswoggle")
+GAMES = names()  # every game in the table
 PARTS = ("options", "setup", "action", "state", "view")
 
 # -- reading the document --------------------------------------------------------------------
