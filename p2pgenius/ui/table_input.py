@@ -124,6 +124,15 @@ class TableInput:
         if self.log_top + height >= count:
             self.follow = True
 
+    def newest(self) -> None:
+        """The log follows its newest lines again."""
+        self.follow = True
+
+    def oldest(self) -> None:
+        """The log from its first line."""
+        self.follow = False
+        self.log_top = 0
+
     def close(self) -> None:
         """Esc: close the panes, stay at the table, and answer no to what was asked."""
         self.help_open = False

@@ -21,8 +21,9 @@ from p2pgenius.protocol.events import Applied, MatchOver
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui import moves
-from p2pgenius.ui.app import build, rules_view
+from p2pgenius.ui.app import build
 from p2pgenius.ui.frontends import frontend
+from p2pgenius.ui.layout import rules_view
 from p2pgenius.ui.lines import namer, plain, wrap
 from p2pgenius.ui.lobby import lobby_lines
 from p2pgenius.ui.render import BoardRequest, board

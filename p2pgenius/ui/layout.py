@@ -1,0 +1,257 @@
+"""The match screen's layout, in the frame it shares with the replay (:mod:`p2pgenius.ui.frame`).
+
+Top to bottom: the status bar (game, you, the other players' fingerprints, the connection), the
+board beside the log and the chat (on a narrow terminal: the board, then the log with the chat in
+it), every seat's clock, what is being decided, the input line, and a feedback line under it. The
+layout is worked out from the terminal's size at every redraw: the board gets the rows it needs (a
+board draws more when it has room), the log the rest, and the lines that say what to do are
+wrapped, never cut. Over it: the completions, the help, the rules page, and, once a match stops,
+what happened and where the evidence is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from prompt_toolkit.application import get_app
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.layout import AnyContainer, Dimension, Float, HSplit, VSplit, Window
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.widgets import Frame
+
+from p2pgenius import rules_pages
+from p2pgenius.ui import moves
+from p2pgenius.ui.frame import (
+    Geometry,
+    fitted,
+    frame,
+    geometry,
+    help_overlay,
+    lines_text,
+    overlay,
+    rule_line,
+    stacked,
+    terminal_size,
+    text_control,
+)
+from p2pgenius.ui.lines import Line, wrap, wrap_all
+from p2pgenius.ui.table import Table
+from p2pgenius.ui.table_input import TableInput
+
+
+class Screen:
+    """The match screen's pieces that depend on the size of the terminal, worked out once at each
+    redraw (the layout asks for them several times)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self._memo: dict[str, Any] = {}
+        self._drawn: tuple[int, tuple[int, int]] | None = None
+
+    def size(self) -> tuple[int, int]:
+        return terminal_size()
+
+    def _once(self, name: str, make: Callable[[], Any]) -> Any:
+        drawn = (get_app().render_counter, self.size())
+        if drawn != self._drawn:
+            self._memo.clear()
+            self._drawn = drawn
+        if name not in self._memo:
+            self._memo[name] = make()
+        return self._memo[name]
+
+    def status(self) -> list[Line]:
+        columns, _ = self.size()
+        return self._once("status", lambda: wrap_all(self.table.text.status_lines(columns), columns))  # type: ignore[no-any-return]
+
+    def question(self) -> list[Line]:
+        columns, _ = self.size()
+
+        def make() -> list[Line]:
+            text = self.table.text.expected()
+            return wrap([("class:expected", " " + text)], columns) if text else [[]]
+
+        return self._once("question", make)  # type: ignore[no-any-return]
+
+    def message(self) -> list[Line]:
+        columns, _ = self.size()
+        text = self.table.state.message
+        return wrap([("class:message", " " + text)], columns) if text else [[]]
+
+    def chrome(self) -> int:
+        """Rows taken by everything but the board, the log and the chat."""
+        return len(self.status()) + 1 + len(self.question()) + 1 + len(self.message())
+
+    def geometry(self) -> Geometry:
+        columns, rows = self.size()
+        return self._once("geometry", lambda: geometry(columns, rows, self.chrome()))  # type: ignore[no-any-return]
+
+    def board(self) -> list[Line]:
+        geo = self.geometry()
+        return self._once("board", lambda: self.table.text.board_lines(geo.board_width, geo.board_height))  # type: ignore[no-any-return]
+
+    def log_under(self) -> bool:
+        """On a wide screen, whether the board leaves room under it for the log (the chat then
+        has the column beside them), rather than the log and chat sharing that column."""
+        geo = self.geometry()
+        return geo.wide and geo.board_height - len(self.board()) >= 10
+
+
+class MatchLayout:
+    """The match screen's windows, and where they go at each redraw (:attr:`root`)."""
+
+    def __init__(self, table: Table, buffer: Buffer) -> None:
+        self.table = table
+        self.screen = Screen(table)
+        self.log = log_window(table, self.screen, chat=False)  # wide: the log, the chat apart
+        self.feed = log_window(table, self.screen, chat=None)  # narrow: the log with the chat in it
+        self.chat = log_window(table, self.screen, chat=True)
+        self.board = Window(text_control(lambda: lines_text(self.screen.board())), wrap_lines=False)
+        clocks = Window(text_control(lambda: table.text.clock_line(self.screen.size()[0])), height=1)
+        self.root = frame(
+            status=self.screen.status,
+            body=self.body,
+            above_input=[clocks, fitted(self.screen.question)],
+            buffer=buffer,
+            prompt=table.text.prompt,
+            below_input=[fitted(self.screen.message)],
+            floats=self._floats(),
+        )
+
+    def active_log(self) -> Window:
+        """The log the keys scroll: the log beside the board, or the one under it."""
+        return self.log if self.screen.geometry().wide else self.feed
+
+    def body(self) -> AnyContainer:
+        """The board with the log and the chat, as this screen's size has room for them."""
+        screen = self.screen
+        geo = screen.geometry()
+        if not geo.wide:
+            # The board asked to fit above MIN_LOG rows of log; one that cannot takes rows of the
+            # log rather than lose its own, down to a single line of log.
+            height = min(len(screen.board()), geo.rows - screen.chrome() - 2)
+            return stacked(screen.board, height, self._rule, self.feed)
+        log = Frame(self.log, title=self._log_title)
+        if screen.log_under():  # room under the board: the log grows there
+            need = len(screen.board()) + 2
+            board = Frame(self.board, title=self._board_title, height=Dimension.exact(need))
+            chat = Frame(self.chat, title="chat (say TEXT)", width=Dimension.exact(geo.side_width))
+            return VSplit([HSplit([board, log]), chat])
+        chat_rows = max(4, min(12, geo.board_height // 4))
+        chat = Frame(self.chat, title="chat (say TEXT)", height=Dimension.exact(chat_rows + 2))
+        side = HSplit([log, chat], width=Dimension.exact(geo.side_width))
+        return VSplit([Frame(self.board, title=self._board_title), side])
+
+    def _board_title(self) -> str:
+        return self.table.text.game() or "p2pgenius"
+
+    def _log_title(self) -> str:
+        return "what happened" if self.table.input.follow else "what happened: End for the newest"
+
+    def _rule(self) -> StyleAndTextTuples:
+        follow = self.table.input.follow
+        title = f" what happened, and the chat ({'End: newest' if not follow else 'PgUp/PgDn'}) "
+        return rule_line(title, self.screen.size()[0], ascii_only=self.table.state.ascii_only)
+
+    def _help_words(self) -> str:
+        return (
+            moves.help_text(self.table.text.game()) + "\n\n" + moves.COMMON_HELP + "\n\nEsc closes this help."
+        )
+
+    def _floats(self) -> list[Float]:
+        """The completions, the help, the rules page and the story of a stopped match."""
+        table = self.table
+        fault = Window(text_control(lambda: [("class:fault", table.text.fault_text())]), wrap_lines=True)
+        return [
+            Float(content=CompletionsMenu(max_height=12, scroll_offset=1), xcursor=True, ycursor=True),
+            help_overlay(self._help_words, Condition(lambda: table.input.help_open)),
+            overlay(
+                rules_window(table.input),
+                "rules (PageUp/PageDown, Esc closes)",
+                Condition(lambda: table.input.rules_open),
+            ),
+            overlay(fault, "stopped", Condition(lambda: table.state.fault is not None), top=2, bottom=4),
+        ]
+
+
+def log_window(table: Table, screen: Screen, *, chat: bool | None) -> Window:
+    """The log (``chat`` False), the chat (True) or both (None): a window that follows its newest
+    line, or stays where PageUp put it (its lines wrapped at spaces here, so that the scrolling
+    counts what is on the screen). The chat always follows."""
+    typed = table.input
+
+    def lines() -> list[Line]:
+        geo = screen.geometry()
+        width = (
+            geo.columns if not geo.wide else (geo.board_width if screen.log_under() else geo.side_width - 2)
+        )
+        shown = table.text.feed_lines(chat=chat) or [[("class:dim", "(say TEXT to chat)" if chat else "")]]
+        return wrap_all(shown, width)
+
+    def cursor() -> Point:
+        # prompt_toolkit scrolls a window to show its cursor: on the newest line the log
+        # follows; scrolled back, the cursor is the top line shown.
+        if typed.follow or chat:
+            return Point(0, max(len(lines()) - 1, 0))
+        return Point(0, max(typed.log_top, 0))
+
+    def scroll(window: Window) -> int:
+        if typed.follow or chat:
+            return window.vertical_scroll
+        info = window.render_info
+        height = info.window_height if info is not None else 1
+        typed.log_top = max(min(typed.log_top, len(lines()) - height), 0)
+        return typed.log_top
+
+    return Window(
+        text_control(lambda: lines_text(lines()), get_cursor_position=cursor),
+        wrap_lines=False,
+        get_vertical_scroll=scroll,
+    )
+
+
+def rules_window(typed: TableInput) -> Window:
+    """The rules page, scrolled where PageUp/PageDown put it (never past its end)."""
+
+    def lines() -> list[Line]:
+        columns, _ = terminal_size()
+        return rules_view(typed.rules, columns - 6)
+
+    def scroll(window: Window) -> int:
+        info = window.render_info
+        height = info.window_height if info is not None else 10
+        typed.rules_scroll = max(min(typed.rules_scroll, len(lines()) - height), 0)
+        return typed.rules_scroll
+
+    def cursor() -> Point:  # (prompt_toolkit keeps a window's cursor in view: the top line)
+        return Point(0, max(min(typed.rules_scroll, len(lines()) - 1), 0))
+
+    return Window(
+        text_control(lambda: lines_text(lines()), get_cursor_position=cursor), get_vertical_scroll=scroll
+    )
+
+
+def rules_view(page: list[tuple[str, str]], width: int) -> list[Line]:
+    """The rules page as wrapped, styled lines: headings stand out, a table's last column wraps
+    under itself."""
+    out: list[Line] = []
+    indent = 4
+    for kind, text in page:
+        if kind == rules_pages.HEADING:
+            out.append([("class:title", " " + text)])
+        elif kind == rules_pages.SUBHEADING:
+            out.append([("class:strong", " " + text)])
+        elif kind == rules_pages.TABLE:
+            if text and set(text) <= {"-", " "}:  # the rule under a table's header
+                last = text.rstrip().rfind("  ")
+                indent = last + 3 if 0 < last < width * 2 // 3 else 4
+                continue
+            out += wrap([("", " " + text)], width, indent)
+        else:
+            bullet = len(text) - len(text.lstrip(" ")) + 2 if text.lstrip()[:2] in ("\u2022 ", "- ") else 1
+            out += wrap([("", " " + text)], width, bullet + 1) if text else [[]]
+    return wrap_all(out, width)
