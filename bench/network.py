@@ -24,7 +24,8 @@ from pathlib import Path
 
 import trio
 
-from p2pgenius.cli.play import Printer, demo_match
+from p2pgenius.cli.demo import demo_match
+from p2pgenius.cli.play import Printer
 from p2pgenius.games.catalog import names
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity

@@ -150,7 +150,18 @@ def add_seat(parser: argparse.ArgumentParser) -> None:
 
 
 def add_play(commands: Any) -> None:
-    """Register ``host``, ``join`` and ``demo``."""
+    """Register ``host``, ``join``, ``watch``, ``resume`` and ``demo``."""
+    common = _common()
+    add_host(commands, common)
+    add_join(commands, common)
+    add_watch(commands)
+    add_resume(commands, common)
+    add_demo(commands)
+
+
+def _common() -> argparse.ArgumentParser:
+    """What ``host``, ``join`` and ``resume`` share: who plays this peer's seats, and where the
+    match is kept."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--bot",
@@ -186,6 +197,11 @@ def add_play(commands: Any) -> None:
         help="terminal UI, Hornswoggle: the bot level of a partner seat this peer holds "
         "(default: the strongest)",
     )
+    return common
+
+
+def add_host(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Register ``host``: the game, where it listens, who may come, and the match's options."""
     host = commands.add_parser(
         "host",
         parents=[common],
@@ -193,6 +209,13 @@ def add_play(commands: Any) -> None:
         description="Listen for peers, then play a match with them.",
     )
     host.add_argument("game", choices=names())
+    _host_door(host)
+    _host_guests(host)
+    _host_match(host)
+
+
+def _host_door(host: argparse.ArgumentParser) -> None:
+    """Where a host listens, and the addresses its invite names."""
     host.add_argument(
         "--port", type=port_number, default=0, help="port to listen on (default 0: any free port)"
     )
@@ -224,6 +247,10 @@ def add_play(commands: Any) -> None:
         help="also put ADDR (an IP address or a host name) in the invite, first: the public "
         "address of a port forwarded by hand, or this machine's name on a VPN (repeatable)",
     )
+
+
+def _host_guests(host: argparse.ArgumentParser) -> None:
+    """Who may sit at the table or watch it."""
     host.add_argument(
         "--invite-only",
         action="store_true",
@@ -241,6 +268,10 @@ def add_play(commands: Any) -> None:
         action="store_false",
         help="do not announce the match on the local network (with --lan or --upnp)",
     )
+
+
+def _host_match(host: argparse.ArgumentParser) -> None:
+    """The seats, the peers and the options of the match."""
     add_seat(host)
     host.add_argument(
         "--fast",
@@ -263,6 +294,10 @@ def add_play(commands: Any) -> None:
         default=2,
         help="peers at the table, host included (Hornswoggle: 2 to 4; bots fill the seats)",
     )
+
+
+def add_join(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Register ``join``."""
     join = commands.add_parser(
         "join",
         parents=[common],
@@ -285,6 +320,10 @@ def add_play(commands: Any) -> None:
         "host you pinned first; never one under a name pinned to another key)",
     )
     add_seat(join)
+
+
+def add_watch(commands: Any) -> None:
+    """Register ``watch``."""
     watch = commands.add_parser(
         "watch",
         help="watch a match live as a spectator, checking every message",
@@ -300,6 +339,10 @@ def add_play(commands: Any) -> None:
     watch.add_argument(
         "--transcript", metavar="PATH", help="where to keep the messages (default: under matches/)"
     )
+
+
+def add_resume(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Register ``resume``."""
     resume = commands.add_parser(
         "resume",
         parents=[common],
@@ -315,6 +358,10 @@ def add_play(commands: Any) -> None:
         "too); without it, the unfinished match among the newest in the config directory's "
         "matches/ (or, if there are several, a list of them to choose from)",
     )
+
+
+def add_demo(commands: Any) -> None:
+    """Register ``demo``."""
     demo = commands.add_parser(
         "demo",
         help="watch bots play over the real protocol on loopback",

@@ -20,7 +20,8 @@ from typing import Any, TextIO
 import trio
 
 from p2pgenius.canonical import encode
-from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files, target_of
+from p2pgenius.cli.join import target_of
+from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net.addresses import connect
 from p2pgenius.net.connection import PeerGoneError

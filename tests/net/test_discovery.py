@@ -14,9 +14,11 @@ import pytest
 import trio
 from zeroconf import ServiceInfo
 
-from p2pgenius.cli import play
+from p2pgenius.cli import host as hosting
+from p2pgenius.cli.host import host_match
+from p2pgenius.cli.join import choose, discover, join_match, target_of
 from p2pgenius.cli.main import build_parser, main
-from p2pgenius.cli.play import Printer, choose, discover, host_match, join_match, make_peer, match_options
+from p2pgenius.cli.play import Printer, make_peer, match_options
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net import discovery
 from p2pgenius.net.discovery import SERVICE_TYPE, Announcement, Found, read_service, txt_record
@@ -140,7 +142,7 @@ async def test_a_host_that_cannot_announce_says_so_in_one_line_and_plays_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr(play, "reachable_addresses", lambda bound: ["127.0.0.1"])
+    monkeypatch.setattr(hosting, "reachable_addresses", lambda bound: ["127.0.0.1"])
 
     def no_multicast(self: Announcement) -> None:
         raise OSError(19, "No such device")
@@ -154,7 +156,7 @@ async def test_a_host_that_cannot_announce_says_so_in_one_line_and_plays_on(
         async with trio.open_nursery() as nursery:
             invite = await nursery.start(host_match, hargs, host, match_options(hargs))
             guest = make_peer(jargs, "join", 2, Printer(io.StringIO(), moves=False))
-            await join_match(jargs, guest, play.target_of(str(invite)))
+            await join_match(jargs, guest, target_of(str(invite)))
     lines = out.getvalue().splitlines()
     assert "not announced on the local network (No such device); joiners need the invite" in lines
     assert host.session is not None and host.session.outcome is not None
@@ -165,7 +167,7 @@ async def test_join_with_no_address_finds_the_match_pins_its_key_and_plays_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr(play, "reachable_addresses", lambda bound: ["127.0.0.1"])
+    monkeypatch.setattr(hosting, "reachable_addresses", lambda bound: ["127.0.0.1"])
     host_out, join_out = io.StringIO(), io.StringIO()
     hargs = build_parser().parse_args(["host", "duel", "--bot", "--lan", "--port", "0", "--name", "carol"])
     jargs = build_parser().parse_args(["join", "--first", "--bot"])
@@ -432,7 +434,7 @@ async def test_a_fake_announced_first_under_the_hosts_pinned_name_is_marked_and_
     # one machine that answer goes astray and both would keep the name, the later hiding the
     # earlier from joiners; so here the real one is renamed as zeroconf would.)
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr(play, "reachable_addresses", lambda bound: ["127.0.0.1"])
+    monkeypatch.setattr(hosting, "reachable_addresses", lambda bound: ["127.0.0.1"])
     fake_key = Identity.generate().public
     start = Announcement.start
 

@@ -15,8 +15,10 @@ import pytest
 import trio
 import trio.testing
 
+from p2pgenius.cli.host import host_match
+from p2pgenius.cli.join import Target, join_match
 from p2pgenius.cli.main import build_parser, main
-from p2pgenius.cli.play import Printer, Target, host_match, join_match, make_peer, match_options
+from p2pgenius.cli.play import Printer, make_peer, match_options
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net import addresses
 from p2pgenius.net.addresses import ConnectError, connect, listen, local_addresses
@@ -209,7 +211,7 @@ async def test_one_host_on_every_interface_takes_joiners_over_ipv4_and_ipv6(
 ) -> None:
     # Hornswoggle for three peers: one joins over 127.0.0.1, the other over ::1, the same match.
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.play.reachable_addresses", lambda bound: ["127.0.0.1"])
+    monkeypatch.setattr("p2pgenius.cli.host.reachable_addresses", lambda bound: ["127.0.0.1"])
     out = io.StringIO()
     hargs = build_parser().parse_args(
         ["host", "hornswoggle", "--bot", "--lan", "--no-announce", "--port", "0", "--peers", "3"]

@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 import trio
 
+from p2pgenius.cli.host import host_match
+from p2pgenius.cli.join import join_match, target_of
 from p2pgenius.cli.main import build_parser, main, pasted_whole
-from p2pgenius.cli.play import Printer, host_match, join_match, make_peer, match_options, target_of
+from p2pgenius.cli.play import Printer, make_peer, match_options
 from p2pgenius.net import invite as codec
 from p2pgenius.net.invite import Invite, InviteError
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint

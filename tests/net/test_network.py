@@ -9,7 +9,8 @@ import trio
 import trio.testing
 
 from p2pgenius.bots.driver import BotDriver
-from p2pgenius.cli.play import Printer, demo_match
+from p2pgenius.cli.demo import demo_match
+from p2pgenius.cli.play import Printer
 from p2pgenius.net.peer import Connection, Files, Peer, PeerGoneError
 from p2pgenius.protocol import channel
 from p2pgenius.protocol.channel import PROTOCOL_VERSION, SecureChannel

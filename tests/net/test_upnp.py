@@ -22,8 +22,10 @@ from typing import Any
 import pytest
 import trio
 
+from p2pgenius.cli.host import host_match
+from p2pgenius.cli.join import Target, join_match, target_of
 from p2pgenius.cli.main import build_parser
-from p2pgenius.cli.play import Printer, Target, host_match, join_match, make_peer, match_options, target_of
+from p2pgenius.cli.play import Printer, make_peer, match_options
 from p2pgenius.net import upnp
 from p2pgenius.net.upnp import UpnpError
 
@@ -326,7 +328,7 @@ async def test_host_upnp_shows_the_public_address_invites_with_it_and_unmaps_at_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.play.reachable_addresses", lambda bound: ["127.0.0.1"])
+    monkeypatch.setattr("p2pgenius.cli.host.reachable_addresses", lambda bound: ["127.0.0.1"])
     out = io.StringIO()
     hargs = host_args()
     jargs = build_parser().parse_args(["join", "unused:1", "--bot"])
@@ -361,7 +363,7 @@ async def test_an_interrupted_host_removes_its_forwarding(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.play.reachable_addresses", lambda bound: ["127.0.0.1"])
+    monkeypatch.setattr("p2pgenius.cli.host.reachable_addresses", lambda bound: ["127.0.0.1"])
     hargs = host_args()
     out = io.StringIO()
     host = make_peer(hargs, "duel-host", 1, Printer(out, moves=False))
@@ -390,7 +392,7 @@ async def test_without_a_router_the_host_says_so_and_plays_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.play.reachable_addresses", lambda bound: ["127.0.0.1"])
+    monkeypatch.setattr("p2pgenius.cli.host.reachable_addresses", lambda bound: ["127.0.0.1"])
     monkeypatch.setattr(upnp, "SEARCH_S", 1.0)
     silent = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
     await silent.bind(("127.0.0.1", 0))
@@ -686,7 +688,7 @@ async def lobby_with(
     """A host with ``--upnp`` against a fake router made hostile by ``router_is``, up to its invite
     (then it stops at once): the invite, what it said, the router and how long the invite took."""
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.play.reachable_addresses", lambda bound: ["127.0.0.1"])
+    monkeypatch.setattr("p2pgenius.cli.host.reachable_addresses", lambda bound: ["127.0.0.1"])
     out = io.StringIO()
     hargs = host_args()
     host = make_peer(hargs, "duel-host", 1, Printer(out, moves=False))

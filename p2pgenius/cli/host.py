@@ -1,0 +1,261 @@
+"""``p2pgenius host``: listen, tell joiners the invite (forwarding the port on the router with
+``--upnp``, announcing the match on the local network with ``--lan``), and play."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import secrets
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO
+
+import trio
+
+from p2pgenius.cli.play import (
+    Printer,
+    check_level,
+    finish,
+    held,
+    in_terminal,
+    make_peer,
+    match_options,
+    one_line,
+)
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.games.registry import get_spec
+from p2pgenius.net import discovery, upnp
+from p2pgenius.net import invite as invite_codec
+from p2pgenius.net.addresses import (
+    EVERY_INTERFACE,
+    HELP,
+    LOOPBACK,
+    Bound,
+    hostport,
+    listen,
+    reachable_addresses,
+)
+from p2pgenius.net.events import Listening, NetEvent, PeerJoined, PeerLeft
+from p2pgenius.net.invite import Invite
+from p2pgenius.net.peer import Peer
+from p2pgenius.protocol.session.setup import group_of
+
+
+def bind_address(args: argparse.Namespace) -> str:
+    """Where ``host`` listens: 127.0.0.1 unless asked to let others in (``--lan``, ``--upnp``:
+    every interface) or told an address (``--bind``)."""
+    others = args.lan or args.upnp
+    if args.bind is None:
+        return EVERY_INTERFACE if others else LOOPBACK
+    loopback = args.bind in ("localhost", "::1") or args.bind.startswith("127.")
+    if others and loopback:
+        raise LocalMisuseError(
+            f"--bind {args.bind} lets only this machine join, --lan and --upnp others: choose one"
+        )
+    if args.lan and args.bind != EVERY_INTERFACE:
+        raise LocalMisuseError("--lan listens on every interface, --bind on one address: give one of them")
+    return str(args.bind)
+
+
+class Seats:
+    """What the host's announcement says of the table: its free seats (from the lobby's events)."""
+
+    def __init__(self, peers: int) -> None:
+        self.peers = peers
+        self.joined = 0
+
+    def seen(self, event: NetEvent) -> None:
+        if isinstance(event, PeerJoined):
+            self.joined += 1
+        elif isinstance(event, PeerLeft):
+            self.joined = max(0, self.joined - 1)
+
+    @property
+    def free(self) -> int:
+        return max(0, self.peers - 1 - self.joined)
+
+
+async def host_match(
+    args: argparse.Namespace,
+    peer: Peer,
+    options: dict[str, Any],
+    *,
+    upnp_target: tuple[str, int] | None = None,
+    interfaces: list[str] | None = None,
+    task_status: trio.TaskStatus[Invite] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Listen, say every address a joiner can use and the invite (forwarding the port on the
+    router first with ``--upnp``, announcing the match on the local network beside), and play.
+    ``task_status`` gets the invite; ``upnp_target`` and ``interfaces`` aim UPnP's search and
+    the announcement elsewhere (tests)."""
+    say = peer.report_line
+    bound = await listen(bind_address(args), args.port)
+    peer.address = bound.address
+    addresses = _say_where(bound, say)
+    mapping = await forward(bound.port, say, upnp_target) if args.upnp else None
+    invite, saved = _invite(args, peer, bound, addresses, mapping)
+    seats = Seats(args.peers)
+    _tell_screen(peer, seats, invite, saved, local_only=bound.loopback)
+    task_status.started(invite)
+    try:
+        async with trio.open_nursery() as nursery:
+            if mapping is not None:
+                nursery.start_soon(upnp.keep, mapping, say)
+            if args.announce and not bound.loopback and not peer.invite_only:
+                interfaces = interfaces or [a for a in addresses if ":" not in a] or None
+                announcement = discovery.Announcement(
+                    game=args.game,
+                    name=peer.name,
+                    key=peer.identity.public,
+                    port=bound.port,
+                    addresses=addresses,
+                    seats=seats.free,
+                    interfaces=interfaces,
+                )
+                nursery.start_soon(discovery.announce, announcement, partial(table_state, seats, peer), say)
+            async with peer:  # (its connections closed however the match ends)
+                await peer.host(
+                    bound.listener,
+                    game=args.game,
+                    options=options,
+                    setup={},
+                    peers=args.peers,
+                    seats=args.seat,
+                    spectators=args.spectators,
+                )
+            nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            await bound.listener.aclose()
+        if mapping is not None:
+            await _close_port(mapping, say)
+
+
+def _say_where(bound: Bound, say: Callable[[str], None]) -> list[str]:
+    """Say where the host listens; returns the addresses a joiner on this network can use."""
+    if bound.loopback:
+        say(f"listening on {bound.address}: this machine only (--lan lets other machines join)")
+    elif bound.everywhere:
+        say(f"listening on {bound.address}: every interface, {bound.families()}")
+    else:
+        say(f"listening on {bound.address}")
+    addresses = reachable_addresses(bound)
+    if bound.everywhere:
+        say(f"addresses on this network: {', '.join(hostport(a, bound.port) for a in addresses)}")
+    return addresses
+
+
+def _invite(
+    args: argparse.Namespace,
+    peer: Peer,
+    bound: Bound,
+    addresses: list[str],
+    mapping: upnp.PortMapping | None,
+) -> tuple[Invite, Path]:
+    """The invite (the addresses to try, first those advertised and the router's public one, and
+    this host's key, with a fresh seat token), said and saved beside the transcript."""
+    say = peer.report_line
+    first = list(args.advertise) + ([mapping.public] if mapping is not None and mapping.public else [])
+    if args.advertise:
+        say(f"also in the invite: {', '.join(hostport(a, bound.port) for a in args.advertise)}")
+    shown = list(dict.fromkeys(first + addresses))[: invite_codec.MAX_ADDRESSES]
+    peer.token = secrets.token_bytes(invite_codec.TOKEN_LEN)  # the invite's holders are seated first
+    peer.invite_only = bool(getattr(args, "invite_only", False))
+    invite = Invite(peer.identity.public, bound.port, tuple(shown), peer.token)
+    say(f"fingerprint: {peer.identity.fingerprint}")
+    say("invite, to send to whoever joins (it carries the addresses and this host's key):")
+    say(f"  p2pgenius join {invite}")
+    if peer.invite_only:
+        say("invite only: callers without this invite are turned away (and the match is not announced)")
+    saved = peer.files.transcript.with_suffix(".invite")
+    with contextlib.suppress(OSError):  # (a screen shows it too; the file only helps copying)
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(f"p2pgenius join {invite}\n", encoding="utf-8")
+    return invite, saved
+
+
+def _tell_screen(peer: Peer, seats: Seats, invite: Invite, saved: Path, *, local_only: bool) -> None:
+    """Route the peer's events through ``seats`` (the announcement follows the free seats) to its
+    screen, which is told the invite rather than the address bound (``[::]:7780``)."""
+    screen = peer.notify
+
+    def notify(event: NetEvent) -> None:
+        seats.seen(event)
+        if isinstance(event, Listening):
+            event = Listening(event.address, event.again, str(invite), str(saved), local_only)
+        screen(event)
+
+    peer.notify = notify
+
+
+async def _close_port(mapping: upnp.PortMapping, say: Callable[[str], None]) -> None:
+    """The router no longer forwards the port (or is said not to have answered)."""
+    with trio.CancelScope(shield=True), trio.move_on_after(upnp.REQUEST_S + 1) as scope:
+        try:
+            await upnp.close_port(mapping)
+            say(f"UPnP: the router no longer forwards port {mapping.port}")
+        except upnp.UpnpError as exc:
+            say(f"UPnP: {exc}")
+    if scope.cancelled_caught:
+        until = "its lease runs out" if mapping.lease_s else "the router restarts"
+        say(f"UPnP: the router did not answer: it forwards port {mapping.port} until {until}")
+
+
+def table_state(seats: Seats, peer: Peer) -> tuple[int, bool]:
+    """What the announcement follows: the free seats, and whether the match has started."""
+    return seats.free, peer.session is not None
+
+
+async def forward(
+    port: int, say: Callable[[str], None], target: tuple[str, int] | None
+) -> upnp.PortMapping | None:
+    """``--upnp``: the port forwarded on the router, said in words (None, and why, if not)."""
+    say(f"UPnP: asking the router to forward port {port} (up to {upnp.SEARCH_S:g} s)")
+    try:
+        mapping = await upnp.open_port(port, target=target)
+    except upnp.UpnpError as exc:
+        say(f"UPnP: {exc}; friends outside this network cannot reach this host that way ({HELP})")
+        return None
+    lease = f"renewed every {mapping.lease_s // 120} minutes" if mapping.lease_s else "permanent"
+    if mapping.public:
+        say(
+            f"public address: {hostport(mapping.public, port)} (router {mapping.router!r} forwards it to "
+            f"{mapping.internal_client} while this host runs; lease {lease})"
+        )
+    else:
+        # A private address: another router or the provider's NAT is in front; anything else
+        # (multicast, broadcast, a documentation address) is a device not to be believed.
+        say(
+            f"UPnP: the router forwards port {port}, but its public address is not used "
+            f"({mapping.why_not_public}); friends outside this network may need IPv6 or a VPN ({HELP})"
+        )
+    return mapping
+
+
+def run_host(args: argparse.Namespace, out: TextIO) -> int:
+    """``p2pgenius host``."""
+    check_level(args.game, args.bot)
+    groups = get_spec(args.game).seat_groups(args.peers)  # refuses a number of peers it is not for
+    if args.seat and group_of(groups, args.seat) is None:
+        each = "; ".join(" and ".join(f"{s}" for s in group) for group in groups)
+        raise LocalMisuseError(
+            f"--seat {' '.join(map(str, args.seat))}: one peer's seats in {args.game} with "
+            f"{args.peers} peers are {each}"
+        )
+    options = match_options(args)
+    bind_address(args)  # refuses contradictory options before anything is opened
+    for address in args.advertise:
+        invite_codec.check_address(address)
+    printer = Printer(out, moves=True)
+    peer = make_peer(args, f"{args.game}-host", 1, printer)
+    with held(peer.files):  # one process a transcript (refused before anything listens)
+        main = partial(host_match, args, peer, options)
+        if args.bot is None:
+            return in_terminal(args, peer, main, printer)
+        trio.run(main)
+        return finish(peer, printer)
+
+
+run = one_line(run_host)
+"""The command, its errors in one line."""

@@ -1,0 +1,251 @@
+"""``p2pgenius join``: find the host (an invite, HOST:PORT, or a match announced on the local
+network), insist on the key its invite names, and play."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TextIO
+
+import trio
+
+from p2pgenius.cli.play import (
+    Printer,
+    check_terminal,
+    finish,
+    held,
+    in_terminal,
+    interactive,
+    make_peer,
+    one_line,
+    parse_address,
+)
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.net import discovery
+from p2pgenius.net import invite as invite_codec
+from p2pgenius.net.addresses import (
+    NOTHING_LEFT,
+    ConnectError,
+    connect,
+    hostport,
+)
+from p2pgenius.net.peer import Peer, WrongHostError
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a joiner connects: addresses to try, and the host key it must have (None: trust on
+    first use, as with HOST:PORT)."""
+
+    targets: list[tuple[str, int]]
+    key: bytes | None
+    what: str
+    source: str = "the invite"  # where the key came from, in words
+    token: bytes | None = None  # the invite's seat token
+    name: str | None = None  # the host's name, as announced (its hello must say the same)
+
+
+def target_of(text: str) -> Target:
+    """An invite or HOST:PORT (LocalMisuseError if it is neither, saying what is wrong)."""
+    if invite_codec.is_invite(text):
+        invite = invite_codec.parse(text)
+        return Target(
+            invite.targets(),
+            invite.key,
+            f"the invite's host, fingerprint {invite.fingerprint}",
+            token=invite.token or None,
+        )
+    host, port = parse_address(text)
+    return Target([(host, port)], None, hostport(host, port))
+
+
+async def discover(
+    args: argparse.Namespace, printer: Printer, interfaces: list[str] | None = None
+) -> list[discovery.Found]:
+    """``join`` with no address: the matches announced on the local network (an error saying
+    what to do if there is none). ``interfaces``: where to look (tests: loopback). ``--first``
+    stops looking early only for a match whose name and key are both pinned: the first to
+    announce may be a neighbour using a pinned player's name, so it is not enough."""
+    printer.line(f"looking for matches on the local network ({discovery.LOOK_S:g} s)")
+    pins = discovery.player_pins() if args.first else {}
+
+    def pinned(match: discovery.Found) -> bool:
+        return discovery.standing(match, pins) is discovery.Standing.PINNED
+
+    found, unusable = await discovery.find(until=pinned if args.first else None, interfaces=interfaces)
+    for reason in unusable:
+        printer.line(f"  (cannot join {reason})")
+    if not found:
+        raise P2PGeniusError(
+            f"no match found on the local network in {discovery.LOOK_S:g} s (the host must use --lan, "
+            "and the network must let multicast through): ask the host for its invite"
+        )
+    return found
+
+
+def choose(found: Sequence[discovery.Found], args: argparse.Namespace, printer: Printer) -> Target:
+    """The match to join: the best found (``--first``) or the one the person picks from a
+    numbered list. Both go by this player's pins, never by the order of announcement: a match
+    whose name and key are pinned comes first, one whose name is pinned to another key last, and
+    that one is never joined (a join by address or invite is refused the same way)."""
+    pins = discovery.player_pins()
+    ordered = discovery.preferred(found, pins)
+    if args.first:
+        chosen = best(ordered, found, pins, printer)
+    else:
+        shown = None  # the standing whose heading is shown last (the list is in their order)
+        for number, match in enumerate(ordered, start=1):
+            where = discovery.standing(match, pins)
+            if where is not shown:
+                printer.line(discovery.HEADINGS[where])
+                shown = where
+            printer.line(f"  {number}. {match.line()}")
+            if bracket := discovery.bracket(match, pins):
+                printer.line(f"     {bracket}")
+        while True:
+            chosen = ordered[pick(len(ordered), printer) - 1]
+            if discovery.standing(chosen, pins) is not discovery.Standing.ANOTHER_KEY:
+                break
+            printer.line(f"not joining it: {discovery.changed_key(chosen, pins)}")
+    printer.line(f"check with the host that its fingerprint is {chosen.fingerprint}")
+    return Target(
+        chosen.targets(),
+        chosen.key,
+        f"{chosen.name}'s match, fingerprint {chosen.fingerprint}",
+        "the match's announcement",
+        name=chosen.name,
+    )
+
+
+def best(
+    ordered: Sequence[discovery.Found],
+    found: Sequence[discovery.Found],
+    pins: dict[bytes, str],
+    printer: Printer,
+) -> discovery.Found:
+    """``--first``: the first of ``ordered`` (:func:`discovery.preferred`), saying so; a match
+    whose name is pinned to another key is skipped in a line, and if all are, the error says why."""
+    impostors = [m for m in ordered if discovery.standing(m, pins) is discovery.Standing.ANOTHER_KEY]
+    for match in impostors:
+        printer.line(
+            f"skipping {match.name}'s match, fingerprint {match.fingerprint}: not {match.name}'s pinned key"
+        )
+    if len(impostors) == len(ordered):
+        raise P2PGeniusError(
+            "--first joins no match whose host's name is pinned to another key, and every match found "
+            f"is: {discovery.changed_key(impostors[0], pins)}"
+        )
+    chosen = ordered[0]
+    if chosen is found[0]:
+        how = "the first match found"
+    else:  # (one announced before it was passed over: say which it is instead)
+        how = {
+            discovery.Standing.PINNED: "the match found whose key you pinned",
+            discovery.Standing.NEW: "the first new match found",
+        }.get(discovery.standing(chosen, pins), "the first match found with a known key")
+    printer.line(f"joining {how}: {chosen.line()}")
+    printer.line(f"  {discovery.told(chosen, pins)}")
+    return chosen
+
+
+def pick(count: int, printer: Printer) -> int:
+    """A number from 1 to ``count``, asked on the terminal (Enter: 1)."""
+    while True:
+        printer.out.write(f"join which? (1-{count}, Enter for 1, q to give up) ")
+        printer.out.flush()
+        try:
+            answer = input().strip().lower()
+        except EOFError:
+            answer = "q"
+        if answer in ("q", "quit"):
+            raise P2PGeniusError("no match chosen")
+        if not answer:
+            return 1
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return int(answer)
+        printer.line(f"a number from 1 to {count}, please")
+
+
+async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> None:
+    """Connect to the first of ``target``'s addresses that answers (pinning its key, if it names
+    one) and play; the same addresses are tried again if the connection drops."""
+
+    wrong: set[str] = set()  # addresses where a host with another key answered
+    last = [""]
+
+    async def reach() -> tuple[trio.abc.Stream, str]:
+        try:
+            stream, where = await connect(target.targets, exclude=wrong)
+        except ConnectError:
+            if not wrong:
+                raise
+            wrong.clear()  # (every other address failed: the right host may be back at one)
+            stream, where = await connect(target.targets)
+        last[0] = where
+        return stream, where
+
+    async def again() -> trio.abc.Stream:
+        return (await reach())[0]
+
+    peer.expect_key = target.key
+    peer.expect_from = target.source
+    peer.token = target.token
+    peer.expect_name = target.name
+    peer.reconnect = again
+    peer.wrong_host = lambda: wrong.add(last[0])
+    places = ", ".join(hostport(h, p) for h, p in target.targets)
+    peer.report_line(f"connecting to {target.what}" + (f" at {places}" if target.key else ""))
+    refused: WrongHostError | None = None
+    while True:
+        try:
+            stream, where = await connect(target.targets, exclude=wrong)
+        except ConnectError as exc:
+            if refused is None:
+                raise
+            if str(exc) == NOTHING_LEFT:
+                raise refused from None
+            raise WrongHostError(f"{refused}. The invite's other addresses: {exc}") from None
+        peer.address = where
+        peer.report_line(f"connected to {where}")
+        try:
+            async with peer:  # (its connections closed however the match ends)
+                await peer.join(stream, seats=args.seat)
+            return
+        except WrongHostError as exc:
+            # One address answered with another key (someone else's machine took it, or a
+            # stranger sits in the middle there): say so, and go on with the invite's others.
+            wrong.add(where)
+            refused = exc
+            if len(target.targets) > 1:
+                peer.report_line(f"{where}: {exc}")
+                peer.report_line("trying the invite's other addresses")
+
+
+def run_join(args: argparse.Namespace, out: TextIO) -> int:
+    """``p2pgenius join [INVITE | HOST:PORT]``."""
+    printer = Printer(out, moves=True)
+    if args.address is not None:
+        target = target_of(args.address)
+    else:
+        if args.bot is None:
+            check_terminal()
+        if not args.first and not interactive():
+            raise LocalMisuseError(
+                "join with no address lists the matches on the local network and asks which: run it "
+                "in a terminal, add --first to join the first one found, or give the host's invite"
+            )
+        target = choose(trio.run(discover, args, printer), args, printer)
+    peer = make_peer(args, "join", 2, printer)
+    peer.address = hostport(*target.targets[0])
+    with held(peer.files):  # one process a transcript (refused before anything connects)
+        main = partial(join_match, args, peer, target)
+        if args.bot is None:
+            return in_terminal(args, peer, main, printer)
+        trio.run(main)
+        return finish(peer, printer)
+
+
+run = one_line(run_join)
+"""The command, its errors in one line."""
