@@ -404,7 +404,7 @@ class Replay:
         current one)."""
         entry = self.entries[index]
         current = index == self.index
-        head: Line = [("class:current" if current else "class:old.head", entry.head)]
+        head: Line = [("class:current" if current else "class:old-head", entry.head)]
         out = wrap(head, width, 2)
         for text in entry.lines:
             out += wrap([("class:current-text" if current else "class:old", "  " + text)], width, 4)

@@ -419,3 +419,17 @@ def test_a_live_replay_follows_the_newest_step_unless_stepped_back() -> None:
     replay.back()
     replay.update(upto(15))
     assert replay.index == 11 and replay.count == 15  # stepped back: stays
+
+
+def test_the_heads_of_older_steps_in_the_log_are_grey() -> None:
+    from p2pgenius.ui.style import REPLAY_STYLE
+
+    replay = Replay(verify(transcript("hornswoggle")))
+    replay.jump(5)
+    styles = {style for line in replay.log_lines(60, 40) for style, _ in line}
+    old = [style for style in styles if "old" in style]
+    assert old, styles
+    for style in old:  # every class the log uses for older steps is one the style defines
+        attrs = REPLAY_STYLE.get_attrs_for_style_str(style)
+        assert style != "class:old-head" or attrs.color == "ansigray", (style, attrs)
+    assert "class:old-head" in styles
