@@ -16,12 +16,11 @@ import trio
 from p2pgenius.cli.play import (
     Printer,
     check_level,
-    finish,
     held,
-    in_terminal,
     make_peer,
     match_options,
     one_line,
+    played,
 )
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.registry import get_spec
@@ -250,11 +249,7 @@ def run_host(args: argparse.Namespace, out: TextIO) -> int:
     printer = Printer(out, moves=True)
     peer = make_peer(args, f"{args.game}-host", 1, printer)
     with held(peer.files):  # one process a transcript (refused before anything listens)
-        main = partial(host_match, args, peer, options)
-        if args.bot is None:
-            return in_terminal(args, peer, main, printer)
-        trio.run(main)
-        return finish(peer, printer)
+        return played(args, peer, partial(host_match, args, peer, options), printer)
 
 
 run = one_line(run_host)

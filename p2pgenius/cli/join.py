@@ -14,13 +14,12 @@ import trio
 from p2pgenius.cli.play import (
     Printer,
     check_terminal,
-    finish,
     held,
-    in_terminal,
     interactive,
     make_peer,
     one_line,
     parse_address,
+    played,
 )
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.net import discovery
@@ -240,11 +239,7 @@ def run_join(args: argparse.Namespace, out: TextIO) -> int:
     peer = make_peer(args, "join", 2, printer)
     peer.address = hostport(*target.targets[0])
     with held(peer.files):  # one process a transcript (refused before anything connects)
-        main = partial(join_match, args, peer, target)
-        if args.bot is None:
-            return in_terminal(args, peer, main, printer)
-        trio.run(main)
-        return finish(peer, printer)
+        return played(args, peer, partial(join_match, args, peer, target), printer)
 
 
 run = one_line(run_join)

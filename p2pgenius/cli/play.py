@@ -10,7 +10,7 @@ import argparse
 import contextlib
 import datetime
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -193,6 +193,17 @@ def ascii_only(args: argparse.Namespace, out: TextIO) -> bool:
     """The terminal UI draws ASCII symbols only: asked for, or a terminal that is not UTF-8."""
     encoding = (getattr(out, "encoding", None) or "").lower().replace("-", "")
     return bool(args.ascii) or encoding != "utf8"
+
+
+def played(
+    args: argparse.Namespace, peer: Peer, main: Callable[[], Awaitable[None]], printer: Printer
+) -> int:
+    """Run ``main`` (the peer's whole match): bots print the moves (``--bot``), or the person
+    plays in the terminal UI; then the result, as the exit code."""
+    if args.bot is None:
+        return in_terminal(args, peer, main, printer)
+    trio.run(main)
+    return finish(peer, printer)
 
 
 def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printer) -> int:

@@ -13,12 +13,11 @@ import trio
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.cli.play import (
     Printer,
-    finish,
     held,
     identity_of,
-    in_terminal,
     match_files,
     one_line,
+    played,
 )
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.net.addresses import (
@@ -116,10 +115,7 @@ def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files
         async with peer:
             await peer.play()
 
-    if args.bot is None:
-        return in_terminal(args, peer, main, printer)
-    trio.run(main)
-    return finish(peer, printer)
+    return played(args, peer, main, printer)
 
 
 run = one_line(run_resume)
