@@ -18,7 +18,10 @@ check (4 bytes)       the first 4 bytes of SHA-256 over ``CHECK_LABEL`` and ever
 ====================  ======================================================================
 
 A changed, lost or added character fails the check (a random typo slips through once in four
-billion), so a joiner never connects on a damaged invite: it is told to copy it again.
+billion), so a joiner never connects on a damaged invite: it is told to copy it again. White space
+anywhere in the text is no part of the invite and is left out (:data:`WHITE_SPACE`): an invite
+copied from a terminal that wrapped it (a line break, the next line indented), or split by a
+shell into several words, reads whole.
 """
 
 from __future__ import annotations
@@ -47,6 +50,12 @@ KIND_IPV4: Final = 4
 KIND_IPV6: Final = 6
 KIND_NAME: Final = ord("N")
 _ALPHABET: Final = frozenset("abcdefghijklmnopqrstuvwxyz234567")
+WHITE_SPACE: Final = frozenset(
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+"""The characters Unicode calls White_Space (25 of them), which a reader leaves out wherever they
+are (SPEC 4c, reading step 1)."""
 _LABEL: Final = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
 _NAME: Final = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(\.{_LABEL})*\.?")
 
@@ -104,7 +113,8 @@ def is_invite(text: str) -> bool:
 
 
 def parse(text: str) -> Invite:
-    """The invite ``text`` carries; :class:`InviteError` says what is wrong with a bad one."""
+    """The invite ``text`` carries (white space anywhere in it left out); :class:`InviteError`
+    says what is wrong with a bad one."""
     clean = _unwrap(text)
     if not clean.lower().startswith(PREFIX):
         raise InviteError(f"not an invite: an invite starts with {PREFIX}")
@@ -112,9 +122,11 @@ def parse(text: str) -> Invite:
     code = code.lower() if code.isascii() else code  # (only ASCII letters fold: no Kelvin sign "k")
     for position, char in enumerate(code, start=len(PREFIX) + 1):
         if char not in _ALPHABET:
+            inside = any(char in WHITE_SPACE for char in text.strip())
+            spaced = " (not counting spaces and line breaks)" if inside else ""
             raise InviteError(
-                f"the invite has {char!r} at character {position}, which no invite has (only letters "
-                "and the digits 2 to 7): copy it again, whole"
+                f"the invite has {char!r} at character {position}{spaced}, which no invite has (only "
+                "letters and the digits 2 to 7): copy it again, whole"
             )
     damaged = InviteError(
         "the invite is damaged (its check does not match: a character was changed, lost or added): "
@@ -144,8 +156,9 @@ def check_address(text: str) -> str:
 
 
 def _unwrap(text: str) -> str:
-    """``text`` without the spaces, quotes or angle brackets that mail and chat put around links."""
-    return text.strip().strip("<>\"'`").strip()
+    """``text`` without white space anywhere (a terminal's line breaks and indents, a shell's
+    spaces between words) and without the quotes or angle brackets mail and chat put around links."""
+    return "".join(char for char in text if char not in WHITE_SPACE).strip("<>\"'`")
 
 
 def _check(body: bytes) -> bytes:
