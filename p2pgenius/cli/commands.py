@@ -308,10 +308,11 @@ def add_join(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     join.add_argument(
         "address",
-        nargs="?",
+        nargs="*",
         metavar="INVITE | HOST:PORT",
-        help="the invite the host showed (p2pgenius://...), or HOST:PORT; without it: look for "
-        "matches on the local network and choose one",
+        help="the invite the host showed (p2pgenius://...; white space in it does not count, so "
+        "an invite copied over several lines, or split into several words, is read whole), or "
+        "HOST:PORT; without it: look for matches on the local network and choose one",
     )
     join.add_argument(
         "--first",
@@ -332,7 +333,12 @@ def add_watch(commands: Any) -> None:
         "and only what the table sees is shown. The messages are kept as a transcript, verified "
         "at the end.",
     )
-    watch.add_argument("address", metavar="INVITE | HOST:PORT", help="the host's invite, or HOST:PORT")
+    watch.add_argument(
+        "address",
+        nargs="+",
+        metavar="INVITE | HOST:PORT",
+        help="the host's invite (white space in it does not count), or HOST:PORT",
+    )
     watch.add_argument("--name", help="your name, as the host's screen shows it")
     watch.add_argument("--text", action="store_true", help="print the moves instead of the terminal UI")
     watch.add_argument("--ascii", action="store_true", help="terminal UI: ASCII symbols only")

@@ -46,6 +46,20 @@ class Target:
     name: str | None = None  # the host's name, as announced (its hello must say the same)
 
 
+def address_of(words: Sequence[str]) -> str | None:
+    """The address given on the command line, in one or more words: an invite that a shell split
+    where a copy from the terminal had a line break or spaces (joined: white space is no part of
+    an invite), or one HOST:PORT; None if there is none."""
+    if not words:
+        return None
+    if len(words) > 1 and not invite_codec.is_invite(words[0]):
+        raise LocalMisuseError(
+            f"expected one HOST:PORT or an invite (p2pgenius://...), not {len(words)} words: "
+            f"{' '.join(words)!r}"
+        )
+    return " ".join(words)
+
+
 def target_of(text: str) -> Target:
     """An invite or HOST:PORT (LocalMisuseError if it is neither, saying what is wrong)."""
     if invite_codec.is_invite(text):
@@ -225,8 +239,9 @@ async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> No
 def run_join(args: argparse.Namespace, out: TextIO) -> int:
     """``p2pgenius join [INVITE | HOST:PORT]``."""
     printer = Printer(out, moves=True)
-    if args.address is not None:
-        target = target_of(args.address)
+    address = address_of(args.address)
+    if address is not None:
+        target = target_of(address)
     else:
         if args.bot is None:
             check_terminal()

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 import trio
 
 from p2pgenius.canonical import encode
-from p2pgenius.cli.join import target_of
+from p2pgenius.cli.join import address_of, target_of
 from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net.addresses import connect
@@ -41,13 +41,14 @@ def transcript_bytes(keys: list[bytes], received: list[bytes], meta: dict[str, s
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Watch a match; returns 0 once it ended and its transcript verified."""
-    target = target_of(args.address)
+    address = address_of(args.address) or ""
+    target = target_of(address)
     identity = load_identity()[0]
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
     printer = Printer(out, moves=True)
     files = match_files(args.transcript, "watch", None)
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    meta = {"role": "watch", "address": args.address, "date": started}
+    meta = {"role": "watch", "address": address, "date": started}
     received: list[bytes] = []
     listeners: list[Listener] = [printer.event]
     last: list[SessionView] = []  # the session, once there is one (the person may leave early)

@@ -1,16 +1,26 @@
 """An invite survives any copy: white space anywhere in it (a terminal's line break and the indent
 of the next line, tabs, a shell's split into several words) is no part of it, while a real typo
-still fails its check."""
+still fails its check; the command line joins an invite given in pieces."""
 
 from __future__ import annotations
 
-import pytest
+import io
+from pathlib import Path
 
+import pytest
+import trio
+
+from p2pgenius.cli.host import host_match
+from p2pgenius.cli.join import address_of, join_match, target_of
+from p2pgenius.cli.main import build_parser, main
+from p2pgenius.cli.play import Printer, make_peer, match_options
 from p2pgenius.net import invite as codec
 from p2pgenius.net.invite import Invite, InviteError
+from p2pgenius.protocol.transcript import verify
 
 KEY = bytes(range(32))
 TOKEN = bytes(range(16))
+MATCH_S = 60
 
 
 def invite() -> Invite:
@@ -67,3 +77,57 @@ def test_a_character_no_invite_has_is_placed_without_counting_white_space() -> N
         codec.parse(wrapped(typo, 80))
     with pytest.raises(InviteError, match=r"'0' at character 91, which no invite has"):
         codec.parse(typo)
+
+
+def test_the_command_line_joins_an_invite_split_into_words() -> None:
+    text = invite().text()
+    pieces = [text[:80], text[80:95], text[95:]]
+    for command in ("join", "watch"):
+        args = build_parser().parse_args([command, *pieces, "--name", "ann"])
+        assert args.address == pieces
+        assert codec.parse(address_of(args.address) or "") == invite()
+    assert address_of(["127.0.0.1:7780"]) == "127.0.0.1:7780"
+    assert address_of([]) is None
+    assert build_parser().parse_args(["join", "--bot"]).address == []
+
+
+def test_a_host_and_port_in_two_words_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    assert main(["join", "127.0.0.1:7780", "extra", "--bot"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "expected one HOST:PORT or an invite" in err and "2 words" in err
+
+
+def test_an_invite_in_words_on_the_command_line_is_read_whole(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whole, it is read, checked and tried (nothing listens there); damaged, it is refused.
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    text = Invite(KEY, 9, ("127.0.0.1",), TOKEN).text()
+    assert main(["join", text[:80], text[80:], "--bot"]) == 1
+    err = capsys.readouterr().err
+    assert "connect" in err or "listening" in err, err
+    assert "damaged" not in err and "unrecognized" not in err
+    damaged = text[:50] + ("a" if text[50] != "a" else "b") + text[51:]
+    assert main(["join", "p2pgenius", "join", damaged[:80], damaged[80:], "--bot"]) == 2
+    assert "the invite is damaged" in capsys.readouterr().err
+
+
+async def test_a_match_joined_with_an_invite_pasted_in_pieces_plays_to_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    hargs = build_parser().parse_args(["host", "duel", "--bot", "--port", "0"])
+    host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
+    with trio.fail_after(MATCH_S):
+        async with trio.open_nursery() as nursery:
+            made = await nursery.start(host_match, hargs, host, match_options(hargs))
+            pieces = wrapped(str(made), 80).split()
+            assert len(pieces) == 2
+            jargs = build_parser().parse_args(["join", *pieces, "--bot", "random"])
+            guest = make_peer(jargs, "join", 2, Printer(io.StringIO(), moves=True))
+            await join_match(jargs, guest, target_of(address_of(jargs.address) or ""))
+    assert guest.session is not None and guest.session.outcome is not None
+    assert verify(guest.files.transcript.read_bytes()).ok
