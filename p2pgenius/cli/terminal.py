@@ -4,13 +4,21 @@ separators) is shown as ``?``. Text from a peer or a file (names, chat, reasons,
 fields) may hold anything; the command line writes only through :class:`Sanitizing` (standard
 output) and :func:`error` (standard error). The full-screen UI draws through prompt_toolkit, which
 shows control characters as ``^X``, and takes peers' text through ``wording.printable`` too.
+
+One escape sequence is sent on purpose, by :func:`to_clipboard`: OSC 52, which asks the terminal
+to put a host's invite on the clipboard.
 """
 
 from __future__ import annotations
 
+import base64
 import io
+import os
 import sys
-from typing import TextIO
+from typing import Final, TextIO
+
+NO_CLIPBOARD: Final = "P2PGENIUS_NO_CLIPBOARD"
+"""Set (to anything but the empty string), p2pgenius never asks the terminal to set the clipboard."""
 
 
 def clean(text: str) -> str:
@@ -54,3 +62,20 @@ def error(text: str) -> None:
     sys.stderr.write(
         "".join([f"error: {first}\n", *(f"  {line.strip()}\n" for line in rest if line.strip())])
     )
+
+
+def to_clipboard(text: str, stream: TextIO | Sanitizing | None = None) -> bool:
+    """Ask the terminal on ``stream`` (default: standard output; a :class:`Sanitizing` one is
+    gone around, as it would spoil the sequence) to put ``text`` on the clipboard: OSC 52,
+    ``ESC ] 52 ; c ; BASE64 BEL``. Only a terminal is asked: not a pipe or a file (so never a
+    test's captured output), not ``TERM=dumb``, and not when ``P2PGENIUS_NO_CLIPBOARD`` is set.
+    Returns whether it was asked; a terminal may ignore it (many do unless allowed, and tmux
+    passes it on only with ``set-clipboard on``)."""
+    stream = sys.stdout if stream is None else stream
+    stream = stream.stream if isinstance(stream, Sanitizing) else stream
+    if os.environ.get(NO_CLIPBOARD) or os.environ.get("TERM") == "dumb" or not stream.isatty():
+        return False
+    data = base64.b64encode(clean(text).encode("utf-8")).decode("ascii")
+    stream.write(f"\x1b]52;c;{data}\x07")
+    stream.flush()
+    return True

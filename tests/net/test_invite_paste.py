@@ -1,9 +1,11 @@
 """An invite survives any copy: white space anywhere in it (a terminal's line break and the indent
 of the next line, tabs, a shell's split into several words) is no part of it, while a real typo
-still fails its check; the command line joins an invite given in pieces."""
+still fails its check; the command line joins an invite given in pieces; the host's invite can go
+to the clipboard (OSC 52) on a terminal, and only there."""
 
 from __future__ import annotations
 
+import base64
 import io
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from p2pgenius.cli.host import host_match
 from p2pgenius.cli.join import address_of, join_match, target_of
 from p2pgenius.cli.main import build_parser, main
 from p2pgenius.cli.play import Printer, make_peer, match_options
+from p2pgenius.cli.terminal import NO_CLIPBOARD, Sanitizing, to_clipboard
 from p2pgenius.net import invite as codec
 from p2pgenius.net.invite import Invite, InviteError
 from p2pgenius.protocol.transcript import verify
@@ -38,6 +41,7 @@ def wrapped(text: str, columns: int, indent: str = " ") -> str:
     return "\n".join(rows)
 
 
+@pytest.mark.parametrize("columns", [40, 80, 100])
 def test_an_invite_copied_from_a_terminal_that_wrapped_it_reads_whole(columns: int) -> None:
     text = invite().text()
     assert len(text) > 100
@@ -131,3 +135,44 @@ async def test_a_match_joined_with_an_invite_pasted_in_pieces_plays_to_the_end(
             await join_match(jargs, guest, target_of(address_of(jargs.address) or ""))
     assert guest.session is not None and guest.session.outcome is not None
     assert verify(guest.files.transcript.read_bytes()).ok
+
+
+# -- the clipboard --------------------------------------------------------------------------------
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_invite_goes_to_the_clipboard_of_a_terminal_and_nowhere_else(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(NO_CLIPBOARD, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    line = f"p2pgenius join {invite()}"
+    terminal = Tty()
+    assert to_clipboard(line, terminal) is True
+    written = terminal.getvalue()
+    assert written == "\x1b]52;c;" + base64.b64encode(line.encode()).decode() + "\x07"
+    # Through the sanitising stream the commands write to, the sequence still goes out whole.
+    terminal = Tty()
+    assert to_clipboard(line, Sanitizing(terminal)) and terminal.getvalue() == written
+    # Not a terminal (a pipe, a file, a test's captured output): nothing.
+    piped = io.StringIO()
+    assert to_clipboard(line, piped) is False and piped.getvalue() == ""
+    # Turned off, or a dumb terminal: nothing.
+    for name, value in ((NO_CLIPBOARD, "1"), ("TERM", "dumb")):
+        with monkeypatch.context() as patched:
+            patched.setenv(name, value)
+            quiet = Tty()
+            assert to_clipboard(line, quiet) is False and quiet.getvalue() == ""
+
+
+def test_only_printable_text_reaches_the_clipboard(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(NO_CLIPBOARD, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    terminal = Tty()
+    to_clipboard("a\x1b]0;evil\x07b", terminal)
+    payload = terminal.getvalue().removeprefix("\x1b]52;c;").removesuffix("\x07")
+    assert base64.b64decode(payload) == b"a?]0;evil?b"
