@@ -27,19 +27,23 @@ def duration(seconds: int) -> str:
     return f"{minutes} min" + (f" {rest} s" if rest else "")
 
 
-def waiting_lines(state: TableState, own_fingerprint: str | None) -> list[Line]:
+def waiting_lines(state: TableState, own_fingerprint: str | None, width: int = 80) -> list[Line]:
     """The board before the seats are dealt: the lobby a joiner is shown, or a host's wait with
-    what to tell the others (``own_fingerprint``: this peer's, once there is a peer)."""
+    what to tell the others (``own_fingerprint``: this peer's, once there is a peer), for
+    ``width`` columns."""
     if state.lobby is not None:
         return lobby_lines(state.lobby, state.vouched)
     lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
     if state.invite and own_fingerprint is not None:
         lines += [
             [("", " Whoever joins runs p2pgenius join with this invite (your addresses and key):")],
-            [("class:strong", state.invite)],
+            [],
+            *([("class:strong", piece)] for piece in invite_rows(state.invite, width)),
+            [],
         ]
         if state.saved:
-            lines.append([("class:dim", f" (it is also in {state.saved}, to copy whole)")])
+            lines += [[("class:dim", " It is also in this file, to copy whole:")]]
+            lines += [[("class:dim", state.saved)]]
         lines += [
             [("", " They join with it. By phone or in person, check that they see your fingerprint")],
             [("class:strong", f"   {own_fingerprint}")],
@@ -58,6 +62,15 @@ def waiting_lines(state: TableState, own_fingerprint: str | None) -> list[Line]:
     else:
         lines.append([("class:dim", " " + state.connection)])
     return lines
+
+
+def invite_rows(invite: str, width: int) -> list[str]:
+    """``invite`` on rows of its own for ``width`` columns: one row if it fits, else rows of
+    equal length, none indented, so that a copy of them, line breaks and all, is the invite
+    (a reader leaves white space out); never a continuation indented as a wrapped sentence's."""
+    rows = max(-(-len(invite) // max(width, 1)), 1)
+    size = -(-len(invite) // rows)
+    return [invite[at : at + size] for at in range(0, len(invite), size)]
 
 
 def lobby_lines(lobby: Mapping[str, Any], vouched: str = "") -> list[Line]:
