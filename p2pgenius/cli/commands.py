@@ -112,7 +112,8 @@ def add_replay(commands: Any) -> None:
         description="Verify a transcript, then show the match step by step in the terminal: the "
         "board after each step beside the log of what happened, every hidden card the "
         "transcript opens shown. Right/Space/n and Left/p/Backspace step, Home/End go to the "
-        "start and the end, `go N` to stage N (the duel: turn N), q leaves. Needs a terminal.",
+        "start and the end, `go N` to step N as the status bar counts them (the duel: turn N), q "
+        "leaves. Needs a terminal.",
     )
     parser.add_argument("transcript", metavar="TRANSCRIPT", help="the transcript file")
     parser.add_argument("--ascii", action="store_true", help="ASCII symbols only")

@@ -1,8 +1,9 @@
 """``p2pgenius watch``: a spectator of a match, live, checking every message as it comes.
 
 The host must admit spectators (``host --spectators``, which every player saw in the lobby). In a
-terminal the match is shown as ``p2pgenius replay`` shows one, following the newest step (it may
-be stepped back and forth meanwhile); with ``--text``, or without a terminal, move by move. The
+terminal the match is shown on the screen ``p2pgenius replay`` shows, titled as watching live and
+following the newest step (it may be stepped back and forth meanwhile), its log ending in "the
+match goes on" until the result comes; with ``--text``, or without a terminal, move by move. The
 messages received are kept as a transcript (its header's ``me`` is nil: an observer's), which
 ``verify``, ``replay`` and ``export`` read afterwards; at the end it is verified here too, and the
 verdict printed.
@@ -19,6 +20,7 @@ from typing import Any, TextIO
 
 import trio
 
+from p2pgenius import wording
 from p2pgenius.canonical import encode
 from p2pgenius.cli.join import address_of, target_of
 from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files
@@ -103,11 +105,13 @@ def live(
     listeners: list[Listener],
     *,
     ascii_only: bool,
+    **app_args: Any,
 ) -> SessionView | None:
     """Watch in the terminal UI: the match runs as trio's guest on prompt_toolkit's asyncio loop;
     the screen opens once the seats are dealt (until then the terminal says what it waits for)
-    and follows each stage as it is applied. The person leaves with q: at the end, or earlier
-    (the watching stops there; what was received is kept)."""
+    and follows each stage as it is applied; if the watching ends before the match does, it says
+    so. The person leaves with q: at the end, or earlier (the watching stops there; what was
+    received is kept). ``app_args``: the screen's input and output (tests)."""
     # Imported here: prompt_toolkit costs start-up time that text mode does not need.
     import asyncio  # noqa: PLC0415
 
@@ -127,7 +131,7 @@ def live(
             report = verify(transcript_bytes(list(session.keys), received, meta))
             if "replay" not in shown:
                 with contextlib.suppress(ReplayError):
-                    shown["replay"] = Replay(report, ascii_only=ascii_only)
+                    shown["replay"] = Replay(report, ascii_only=ascii_only, live=True)
                     shown["replay"].last()  # live: the newest step, followed from now on
                     ready.set()
                 return
@@ -153,6 +157,10 @@ def live(
             result.append(trio_outcome)
             finished.set()
             ready.set()
+            if "replay" in shown:  # (a match that ended says its result already)
+                shown["replay"].stop(why_stopped(trio_outcome))
+                if "app" in shown:
+                    shown["app"].invalidate()
 
         trio.lowlevel.start_guest_run(
             guest,
@@ -162,7 +170,7 @@ def live(
         )
         await ready.wait()
         if "replay" in shown:
-            app = shown["app"] = build(shown["replay"])
+            app = shown["app"] = build(shown["replay"], **app_args)
             await app.run_async()
         if not finished.is_set() and scopes:
             scope, token = scopes[0]
@@ -172,3 +180,13 @@ def live(
         return result[0].unwrap()
 
     return asyncio.run(run_both())
+
+
+def why_stopped(ended: Any) -> str:
+    """Why a watching ended (``ended``: the trio run's outcome) when the match had not."""
+    error = getattr(ended, "error", None)
+    if error is None:
+        return "the host closed the connection"
+    if isinstance(error, BaseExceptionGroup):
+        error = first_error(error)
+    return wording.printable(str(error)) or "the connection broke"

@@ -2,16 +2,24 @@
 
 :class:`Replay` is the model, kept apart from prompt_toolkit so it can be tested headless: the
 verified transcript's steps (``p2pgenius.protocol.transcript.verify``), the position shown (0 is
-the start, before the first stage; ``k`` is the state after the ``k``-th step), and the lines to
+the start, before the first step; ``k`` is the state after the ``k``-th step), and the lines to
 draw there: the status bar, the board (the game's own front end, from a spectator's view of the
 whole state, hidden cards shown as far as the transcript opens them) and the log (every step up
 to this one, the newest last, this one highlighted). :func:`build` is the full-screen
 application around it, in the frame the match screen has too (``p2pgenius.ui.frame``): the board
 beside the log on a wide terminal, above it on a narrow one.
 
+One numbering is shown, and ``go N`` takes it: the steps, counted from 1 as ``export`` counts them,
+or the game's own unit where its front end has one (the duel's turns, a Paralysis choice in the
+turn that cast it). The protocol's stages, counted from 0, are never shown: a person read
+"stage 31" beside "step 32" and typed the wrong one.
+
+``p2pgenius watch`` shows the same screen live (``live``): titled as watching, its log ending in
+"the match goes on" until the match ends, then in the result.
+
 Keys: Right, Space or n the next step; Left, p or Backspace the one before; Home and End the
-first and the last; ``go N`` (typed, then Enter) jumps to stage N (the game's front end may count
-otherwise: the duel counts turns); F1 or ? the help; q, Ctrl-C or Ctrl-Q leave.
+first and the last; ``go N`` (typed, then Enter) jumps to what the status bar calls N (0: the
+start); F1 or ? the help; q, Ctrl-C or Ctrl-Q leave.
 """
 
 from __future__ import annotations
@@ -54,12 +62,12 @@ from p2pgenius.ui.lines import Line, seat_name, width_of, wrap, wrap_all
 from p2pgenius.ui.render import BoardRequest, board
 from p2pgenius.ui.style import replay_style
 
-HELP: Final = """Replaying a match from its transcript (nothing is sent anywhere).
+HELP: Final = """{what}
 
 Right, Space or n     the next step
 Left, p or Backspace  the step before
 Home / End            the start / the last step
-go N, then Enter      {unit} N (a number alone does the same)
+go N, then Enter      {unit} N, as the status bar counts (0: the start; a number alone does the same)
 first, last, next, back: the same, typed
 F1 or ?               this help (Esc closes it)
 q, Ctrl-C or Ctrl-Q   leave
@@ -68,6 +76,17 @@ The board shows the whole state after the step, with every card the transcript o
 log, every step up to it, the one shown highlighted; the status bar, the players with their \
 fingerprints, the step, whether the transcript verified (valid, a fault, or incomplete) and \
 the result."""
+
+REPLAYING: Final = "Replaying a match from its transcript (nothing is sent anywhere)."
+WATCHING: Final = (
+    "Watching a match live (nothing is sent to the table): End follows the newest step, the "
+    "others look back while the match goes on."
+)
+PROTOCOL_UNIT: Final = "stage"
+"""A front end's default unit: the protocol's stages, counted from 0, which the replay does not
+show (it counts the steps from 1 instead)."""
+STEP: Final = "step"
+GOES_ON: Final = "the match goes on: waiting for the next move"
 
 
 class ReplayError(P2PGeniusError):
@@ -106,12 +125,14 @@ def result_words(outcome: Mapping[str, Any], names: Mapping[int, str]) -> str:
 class Replay:
     """A verified transcript, the position shown, and what to draw there."""
 
-    def __init__(self, report: Report, *, ascii_only: bool = False) -> None:
+    def __init__(self, report: Report, *, ascii_only: bool = False, live: bool = False) -> None:
         if report.game is None or report.initial is None or not report.owner:
             raise ReplayError("nothing to replay: the transcript stops before the seats were dealt")
         self.report = report
         self.game: str = report.game
         self.ascii_only = ascii_only
+        self.live = live  # watched as it is played (p2pgenius watch)
+        self.stopped = ""  # live: why the watching stopped before the match ended, once it did
         self.front = frontend(self.game)
         spec = get_spec(self.game)
         self.title = spec.title or self.game
@@ -122,11 +143,7 @@ class Replay:
         self.views: list[Mapping[str, Any]] = [self.front.spectator_view(report.initial)] + [
             self._step_view(step) for step in report.steps
         ]
-        self.numbers: list[int | None] = [None] + [
-            self.front.replay_number(step.stage, self.views[k])
-            for k, step in enumerate(report.steps, start=1)
-        ]
-        self.unit = self.front.replay_unit
+        self.unit, self.numbers = self._numbering()
         self.hidden = any(spec.unopened(action) for step in report.steps for _, action in step.actions)
         self.memories: list[Mapping[str, Any]] = []
         self.entries: list[Entry] = []
@@ -135,6 +152,27 @@ class Replay:
         self.message = ""
         self.help_open = False
         self._boards: dict[tuple[int, int, int], list[Line]] = {}
+
+    def _numbering(self) -> tuple[str, list[int]]:
+        """What the replay counts (the front end's unit, or the steps) and each position's number
+        in it, 0 for the start."""
+        if self.front.replay_unit == PROTOCOL_UNIT:
+            return STEP, list(range(len(self.states)))
+        marks = [
+            self.front.replay_number(step.stage, self.views[k])
+            for k, step in enumerate(self.report.steps, start=1)
+        ]
+        return self.front.replay_unit, [0, *marks]
+
+    def mark(self, index: int, *notes: str) -> str:
+        """What position ``index`` is called, with ``notes``: "turn 3", "step 12", "turn 3
+        (continued)" (a second step of turn 3), "turn 0 (the start)"."""
+        number = self.numbers[index]
+        if index == 0:
+            notes = ("the start", *notes)
+        elif self.numbers[index - 1] == number:
+            notes = ("continued", *notes)
+        return f"{self.unit} {number}" + (f" ({', '.join(notes)})" if notes else "")
 
     def _step_view(self, step: Step) -> Mapping[str, Any]:
         """The board after ``step``: the whole field, or, for a stage this transcript's peer saw
@@ -174,12 +212,17 @@ class Replay:
                 said = [str(e.get("type")) for e in fresh]
             moves = "; ".join(f"p{seat}: {self._move(action)}" for seat, action in self._shown_actions(step))
             blind = (
-                f", {' and '.join(seat_name(self.names, s) for s in step.blind)} blind" if step.blind else ""
+                [f"{' and '.join(seat_name(self.names, s) for s in step.blind)} blind"] if step.blind else []
             )
-            head = f"step {k} ({self.unit} {self.numbers[k]}{blind})" + (f"  {moves}" if moves else "")
+            head = self.mark(k, *blind) + (f"  {moves}" if moves else "")
             said = self._blind_note(step) + said
             self.entries.append(Entry(wording.printable(head), tuple(wording.printable(t) for t in said)))
-        last = self.entries[-1]
+        self._bare_last = self.entries[-1]
+        self._read_ending()
+
+    def _read_ending(self) -> None:
+        """The last position's entry, with how the transcript ends (so far) under it."""
+        last = self._bare_last
         self.entries[-1] = Entry(last.head, last.lines + tuple(self._ending()))
 
     def _shown_actions(self, step: Step) -> list[tuple[int, Any]]:
@@ -212,22 +255,37 @@ class Replay:
             return str(action)
 
     def _ending(self) -> list[str]:
-        """How the transcript ends: the result, the fault, or no result yet."""
+        """How the transcript ends: the result, the fault, or no result (yet: live, the match
+        goes on; or the watching stopped before the match ended)."""
         report = self.report
         out = []
         if report.fault is not None:
             fault = report.fault
             out.append(
-                f"the match stopped ({fault.kind}, {self._peer_words(fault.peer)}, at stage {fault.stage}): "
-                f"{fault.reason}"
+                f"the match stopped ({fault.kind}, {self._peer_words(fault.peer)}, at "
+                f"{self._stage_words(fault.stage)}): {fault.reason}"
             )
         elif report.outcome is not None:
             out.append(f"the match is over: {result_words(report.outcome, self.names)}")
+        elif self.stopped:
+            out.append(f"the watching stopped here, before the match ended: {self.stopped}")
+        elif self.live:
+            out.append(GOES_ON)
         else:
             out.append("the transcript ends here, with no result")
         if self.hidden:
             out.append("(face-down cards the transcript never opens stay hidden)")
         return [wording.printable(text) for text in out]
+
+    def _stage_words(self, stage: int) -> str:
+        """The protocol's stage ``stage`` (a fault's) in the replay's numbering: its step's, or
+        the step after the last that was played."""
+        for index, step in enumerate(self.report.steps, start=1):
+            if step.stage == stage:
+                return self.mark(index)
+        if self.unit == STEP:
+            return f"step {self.count + 1}"
+        return f"the step after {self.unit} {self.numbers[-1]}"
 
     def _peer_words(self, peer: int | None) -> str:
         if peer is None or not 0 <= peer < len(self.report.names):
@@ -238,10 +296,28 @@ class Replay:
         """The match went on (a spectator watching it live): read it again. A view at the last
         step follows the newest; one stepped back stays where it is."""
         following = self.index >= self.count
-        index, help_open = self.index, self.help_open
-        self.__init__(report, ascii_only=self.ascii_only)  # type: ignore[misc]
+        index, help_open, stopped, message = self.index, self.help_open, self.stopped, self.message
+        self.__init__(report, ascii_only=self.ascii_only, live=self.live)  # type: ignore[misc]
+        if stopped:
+            self.stop(stopped)
         self.index = self.count if following else min(index, self.count)
-        self.help_open = help_open
+        self.help_open, self.message = help_open, message
+
+    def stop(self, reason: str) -> None:
+        """Live: the watching ended (``reason``) before the match did; the log says so."""
+        if self.report.outcome is None and self.report.fault is None:
+            self.stopped = reason
+            self._read_ending()
+
+    def over(self) -> bool:
+        """Whether nothing more will come: the match ended (a result or a fault), or it is a
+        replay, or the watching stopped."""
+        return (
+            not self.live
+            or bool(self.stopped)
+            or self.report.outcome is not None
+            or self.report.fault is not None
+        )
 
     # -- moving ---------------------------------------------------------------------------------
 
@@ -274,15 +350,18 @@ class Replay:
         self.jump(self.count)
 
     def go(self, number: int) -> bool:
-        """Jump to the first step of ``unit`` ``number`` (stage N; the duel's turn N); False,
-        with a message saying what there is, if there is none."""
+        """Jump to what the status bar calls ``unit`` ``number`` (the first step of it: a duel
+        turn with a Paralysis choice has two); False, with a message saying what there is, if
+        there is none."""
         for index, mark in enumerate(self.numbers):
             if mark == number:
                 self.jump(index)
                 return True
-        marks = [mark for mark in self.numbers if mark is not None]
-        there = f"{self.unit}s {min(marks)} to {max(marks)}" if marks else f"no {self.unit}s at all"
-        self.message = f"no {self.unit} {number} in this match: {there}"
+        last = self.numbers[-1]
+        if not self.over() and number > last:
+            self.message = f"no {self.unit} {number} yet: the match is at {self.unit} {last}"
+        else:
+            self.message = f"no {self.unit} {number} in this match: {self.unit}s 0 (the start) to {last}"
         return False
 
     def enter(self, text: str) -> bool:
@@ -318,25 +397,31 @@ class Replay:
         return self.views[self.index if index is None else index]
 
     def where(self) -> str:
-        """ "step 3 of 8 (turn 3)", "step 0 of 8 (the start)"."""
-        mark = self.numbers[self.index]
-        at = "the start" if mark is None else f"{self.unit} {mark}"
-        return f"step {self.index} of {self.count} ({at})"
+        """ "turn 3 of 8", "step 12 of 31", "step 0 of 31 (the start)", "turn 3 of 8 (continued)"."""
+        number, notes = self.mark(self.index).partition(" (")[::2]
+        return f"{number} of {self.numbers[-1]}" + (f" ({notes}" if notes else "")
 
     def verdict(self) -> tuple[str, bool]:
-        """What the verification found, in a word or two, and whether it is good news."""
+        """What the verification found, in a word or two, and whether it is good news (live:
+        every message so far checked is)."""
         report = self.report
         if report.fault is not None:
-            return f"fault: {report.fault.kind} at stage {report.fault.stage}", False
+            return f"fault: {report.fault.kind} at {self._stage_words(report.fault.stage)}", False
         if report.ok:
             return "valid", True
+        if not self.over():
+            return "checked so far", True
         return "incomplete", False
 
     def result(self) -> str:
         report = self.report
         if report.outcome is not None:
             return wording.printable(result_words(report.outcome, self.names))
-        return "stopped, no result" if report.fault is not None else "no result yet"
+        if report.fault is not None:
+            return "stopped, no result"
+        if self.stopped:
+            return "no result: the watching stopped"
+        return "the match goes on" if self.live else "no result yet"
 
     def players(self) -> list[str]:
         """Each peer, in the order of their first seats: its name, its seats, its fingerprint."""
@@ -356,7 +441,7 @@ class Replay:
         """The status bar: the game and the players with their fingerprints; where the replay is,
         the verdict and the result. One line when all fit, else the players and the rest apart,
         each part packed a whole item at a time (the game by its short name if that saves a
-        line)."""
+        line; by its whole title if nothing does)."""
         words, good = self.verdict()
         players: Line = [("class:status", f" {player} ") for player in self.players()]
         rest: Line = [
@@ -364,15 +449,28 @@ class Replay:
             ("class:status.good" if good else "class:status.warn", f" {words} "),
             ("class:status", f" {self.result()} "),
         ]
-        lines: list[Line] = []
-        for title in (f" replay: {self.title} ", f" replay {self.game} ", f" {self.game} "):
-            head: Line = [("class:status.title", title), *players]
+        heads: list[Line] = [[("class:status.title", title), *players] for title in self.titles()]
+        for head in heads:
             if width_of(head + rest) <= width:
                 return [head + rest]
-            lines = pack(head, width)
-            if len(lines) == 1:
-                break
-        return lines + pack(rest, width)
+        head = next((head for head in heads if len(pack(head, width)) == 1), heads[0])
+        return pack(head, width) + pack(rest, width)
+
+    def titles(self) -> tuple[str, ...]:
+        """The status bar's title, longest first: "replay: The wizard duel", or live, "watching
+        The wizard duel live"."""
+        if self.live:
+            return (
+                f" watching {self.title} live ",
+                f" watching {self.game} live ",
+                f" watching {self.game} ",
+            )
+        return (f" replay: {self.title} ", f" replay {self.game} ", f" {self.game} ")
+
+    @property
+    def command(self) -> str:
+        """The command this screen is (its prompt)."""
+        return "watch" if self.live else "replay"
 
     def board_lines(self, width: int = 80, height: int = 40) -> list[Line]:
         """The board after the current step, for ``width`` columns and about ``height`` rows."""
@@ -434,7 +532,7 @@ class Replay:
         ]
 
     def help_text(self) -> str:
-        return HELP.format(unit=self.unit)
+        return HELP.format(unit=self.unit, what=WATCHING if self.live else REPLAYING)
 
     def toggle_help(self) -> None:
         self.help_open = not self.help_open
@@ -525,7 +623,7 @@ class Screen:
 
     def rule(self) -> StyleAndTextTuples:
         replay = self.replay
-        title = f" what happened, up to step {replay.index} of {replay.count} "
+        title = f" what happened, up to {replay.where()} "
         return rule_line(title, self.size()[0], ascii_only=replay.ascii_only)
 
     def body(self) -> AnyContainer:
@@ -592,7 +690,7 @@ def build(replay: Replay, **app_args: Any) -> Application[None]:
         body=screen.body,
         above_input=[fitted(screen.keys)],
         buffer=buffer,
-        prompt="replay> ",
+        prompt=f"{replay.command}> ",
         floats=[help_overlay(replay.help_text, Condition(lambda: replay.help_open))],
     )
     return application(
