@@ -4,9 +4,11 @@ network), insist on the key its invite names, and play."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import TextIO
 
 import trio
@@ -22,6 +24,7 @@ from p2pgenius.cli.play import (
     played,
 )
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.games.catalog import names
 from p2pgenius.net import discovery
 from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.addresses import (
@@ -30,6 +33,8 @@ from p2pgenius.net.addresses import (
     connect,
     hostport,
 )
+from p2pgenius.net.events import LobbyShown, NetEvent
+from p2pgenius.net.files import Files
 from p2pgenius.net.peer import Peer, WrongHostError
 
 
@@ -181,6 +186,43 @@ def pick(count: int, printer: Printer) -> int:
         printer.line(f"a number from 1 to {count}, please")
 
 
+def named_by_game(args: argparse.Namespace, peer: Peer) -> None:
+    """A joiner's files are named before it knows the game (``...-join.p2pt``); once the host's
+    lobby says the game, a name the command chose (no ``--transcript``) takes it, as a host's
+    does (``...-duel-join.p2pt``), before the match begins the files. The lock held on them
+    goes with them (its file is renamed, the lock with it)."""
+    if args.transcript is not None:
+        return
+    files, screen = peer.files, peer.notify
+    first = files.transcript
+
+    def notify(event: NetEvent) -> None:
+        game = str(event.lobby.get("game")) if isinstance(event, LobbyShown) else ""
+        if game in names() and not files.transcript.exists():
+            rename(files, with_game(first, game))
+        screen(event)
+
+    peer.notify = notify
+
+
+def with_game(transcript: Path, game: str) -> Path:
+    """``...-join.p2pt`` as ``...-GAME-join.p2pt`` (the name of a match's files says what it is
+    and whose: ``...-duel-host``, ``...-duel-join``, ``...-duel-watch``)."""
+    stamp, _, label = transcript.stem.rpartition("-")
+    return transcript.with_name(f"{stamp}-{game}-{label}{transcript.suffix}")
+
+
+def rename(files: Files, transcript: Path) -> None:
+    """Point ``files`` at ``transcript`` (and the secrets beside it) before anything is written;
+    a lock held on the old name is held on the new one."""
+    if transcript == files.transcript:
+        return
+    old_lock = files.lock_path
+    files.transcript, files.secrets = transcript, transcript.with_suffix(".secrets")
+    with contextlib.suppress(FileNotFoundError):
+        old_lock.rename(files.lock_path)
+
+
 async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> None:
     """Connect to the first of ``target``'s addresses that answers (pinning its key, if it names
     one) and play; the same addresses are tried again if the connection drops."""
@@ -202,6 +244,7 @@ async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> No
     async def again() -> trio.abc.Stream:
         return (await reach())[0]
 
+    named_by_game(args, peer)
     peer.expect_key = target.key
     peer.expect_from = target.source
     peer.token = target.token

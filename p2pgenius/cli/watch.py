@@ -22,11 +22,13 @@ import trio
 
 from p2pgenius import wording
 from p2pgenius.canonical import encode
-from p2pgenius.cli.join import address_of, target_of
+from p2pgenius.cli.join import address_of, rename, target_of, with_game
 from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files
 from p2pgenius.errors import P2PGeniusError
+from p2pgenius.games.catalog import names
 from p2pgenius.net.addresses import connect
 from p2pgenius.net.connection import PeerGoneError
+from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_name, load_identity
 from p2pgenius.net.spectators import watch
 from p2pgenius.protocol.session import Applied, Event, Fault, MatchOver, SessionView
@@ -41,6 +43,35 @@ def transcript_bytes(keys: list[bytes], received: list[bytes], meta: dict[str, s
     return header(keys, None, **meta) + records
 
 
+class Kept:
+    """A spectator's transcript: begun once the terms name the game (a name the command chose
+    then carries it, ``...-duel-watch.p2pt``, as a player's does), with every message received
+    so far; then each message appended as it comes (nothing received is lost if the watching is
+    cut short)."""
+
+    def __init__(self, files: Files, meta: dict[str, str], *, named: bool) -> None:
+        self.files, self.meta, self.named = files, meta, named
+        self.received: list[bytes] = []
+        self.begun = False
+
+    def event(self, session: SessionView) -> None:
+        """The session moved on: begin the transcript if the game is known now."""
+        game = session.game_name
+        if self.begun or game is None:
+            return
+        if self.named and game in names():
+            rename(self.files, with_game(self.files.transcript, game))
+        self.files.start(header(list(session.keys), None, **self.meta))
+        self.files.append(self.files.transcript, [encode(["msg", raw]) for raw in self.received])
+        self.begun = True
+
+    def message(self, raw: bytes) -> None:
+        """A message the host sent and the session took."""
+        self.received.append(raw)
+        if self.begun:
+            self.files.append(self.files.transcript, [encode(["msg", raw])])
+
+
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Watch a match; returns 0 once it ended and its transcript verified."""
     address = address_of(args.address) or ""
@@ -51,22 +82,19 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     files = match_files(args.transcript, "watch", None)
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     meta = {"role": "watch", "address": address, "date": started}
-    received: list[bytes] = []
+    kept = Kept(files, meta, named=args.transcript is None)
+    received = kept.received
     listeners: list[Listener] = [printer.event]
     last: list[SessionView] = []  # the session, once there is one (the person may leave early)
 
     def on_event(session: SessionView, event: Event) -> None:
-        if not last:  # the players are known: the transcript starts (and grows as messages come)
-            files.start(header(list(session.keys), None, **meta))
-            files.append(files.transcript, [encode(["msg", raw]) for raw in received])
+        kept.event(session)
         last[:] = [session]
         for listener in listeners:
             listener(session, event)
 
     def on_message(raw: bytes) -> None:
-        received.append(raw)
-        if last:  # (nothing received is lost if the watching is cut short)
-            files.append(files.transcript, [encode(["msg", raw])])
+        kept.message(raw)
 
     async def main() -> SessionView | None:
         printer.line(f"connecting to {target.what} to watch")
