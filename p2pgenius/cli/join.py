@@ -54,15 +54,19 @@ class Target:
 def address_of(words: Sequence[str]) -> str | None:
     """The address given on the command line, in one or more words: an invite that a shell split
     where a copy from the terminal had a line break or spaces (joined: white space is no part of
-    an invite), or one HOST:PORT; None if there is none."""
-    if not words:
+    an invite), or one HOST:PORT; None if there is none. The words ``p2pgenius join`` (or
+    ``watch``) in front, copied with the host's invite line, are no part of it."""
+    tokens = " ".join(words).split()
+    if tokens[:1] == ["p2pgenius"] and tokens[1:2] in (["join"], ["watch"]):
+        tokens = tokens[2:]
+    if not tokens:
         return None
-    if len(words) > 1 and not invite_codec.is_invite(words[0]):
+    if len(tokens) > 1 and not invite_codec.is_invite(tokens[0]):
         raise LocalMisuseError(
-            f"expected one HOST:PORT or an invite (p2pgenius://...), not {len(words)} words: "
-            f"{' '.join(words)!r}"
+            f"expected one HOST:PORT or an invite (p2pgenius://...), not {len(tokens)} words: "
+            f"{' '.join(tokens)!r}"
         )
-    return " ".join(words)
+    return " ".join(tokens)
 
 
 def target_of(text: str) -> Target:

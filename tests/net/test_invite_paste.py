@@ -90,6 +90,10 @@ def test_the_command_line_joins_an_invite_split_into_words() -> None:
         args = build_parser().parse_args([command, *pieces, "--name", "ann"])
         assert args.address == pieces
         assert codec.parse(address_of(args.address) or "") == invite()
+    # The host's whole line, copied from its log where it wrapped, pasted in quotes to watch.
+    line = "  p2pgenius join\n" + wrapped(f"   {text}", 80, "   ")
+    assert codec.parse(address_of([line]) or "") == invite()
+    assert codec.parse(address_of(["p2pgenius", "watch", *pieces]) or "") == invite()
     assert address_of(["127.0.0.1:7780"]) == "127.0.0.1:7780"
     assert address_of([]) is None
     assert build_parser().parse_args(["join", "--bot"]).address == []
