@@ -43,7 +43,7 @@ def waiting_lines(state: TableState, own_fingerprint: str | None, width: int = 8
         ]
         if state.saved:
             lines += [[("class:dim", " It is also in this file, to copy whole:")]]
-            lines += [[("class:dim", state.saved)]]
+            lines += [[("class:dim", state.saved)], []]
         lines += [
             [("", " They join with it. By phone or in person, check that they see your fingerprint")],
             [("class:strong", f"   {own_fingerprint}")],
