@@ -126,6 +126,17 @@ def port_number(text: str) -> int:
     return int(text)
 
 
+def pace_seconds(text: str) -> float:
+    """``--pace``: a number of seconds from 0 to an hour."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds <= 3600:  # (nan fails this too)
+        raise argparse.ArgumentTypeError(f"{text!r}: a bot's pace is 0 to 3600 seconds a move")
+    return seconds
+
+
 def grace_seconds(text: str) -> float:
     """``--grace``: a number of seconds from 1 to a day."""
     try:
@@ -171,6 +182,13 @@ def _common() -> argparse.ArgumentParser:
         metavar="LEVEL",
         help="let a bot play this peer's seats (default level: the game's "
         "strongest) instead of the terminal UI",
+    )
+    common.add_argument(
+        "--pace",
+        type=pace_seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="with --bot: the bot waits SECONDS before each move (to follow a match between bots)",
     )
     common.add_argument(
         "--transcript",

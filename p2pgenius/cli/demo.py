@@ -47,6 +47,7 @@ async def demo_match(
             grace_s=grace_s,
             pin_dir=pins / name,
             decide_ahead=True,
+            settle_at_once=True,
         )
 
     host = make("host", BotDriver(host_level, seed), printer)

@@ -160,11 +160,12 @@ def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer)
         identity,
         check_name(args.name) if args.name else identity.fingerprint[:9],
         match_files(args.transcript, label, args.log),
-        BotDriver(args.bot, seed).decide,
+        BotDriver(args.bot, seed, delay=args.pace).decide,
         printer.event,
         printer.line,
         grace_s=args.grace,
         decide_ahead=args.bot is not None,  # (a person is asked once the stage opens)
+        settle_at_once=args.bot is not None,  # (a bot does not change its mind)
     )
 
 
@@ -222,6 +223,7 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
     )
     table.peer = peer
     peer.decide, peer.report, peer.say = table.decide, table.report, table.line
+    peer.considers_proposals = True  # (a person hosts: it answers a player's proposal)
     peer.confirm = table.confirm_lobby
     run_ui(table, build(table), main)
     return finish(peer, printer)

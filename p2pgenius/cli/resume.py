@@ -89,11 +89,12 @@ def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files
         identity,
         check_name(args.name) if args.name else identity.fingerprint[:9],
         files,
-        BotDriver(args.bot, 3).decide,
+        BotDriver(args.bot, 3, delay=args.pace).decide,
         printer.event,
         printer.line,
         grace_s=args.grace,
         decide_ahead=args.bot is not None,
+        settle_at_once=args.bot is not None,
     )
     meta = peer.resume(transcript, kept)
     host, _, port = str(meta.get("address", "")).rpartition(":")

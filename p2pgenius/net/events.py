@@ -98,6 +98,39 @@ class PeerReady:
 
 
 @dataclass(frozen=True, slots=True)
+class OptionsProposed:
+    """A host: a player in the lobby proposes options (fast turns), for the host to take up."""
+
+    name: str
+    options: Mapping[str, Any]
+
+    @property
+    def text(self) -> str:
+        command = "fast" if self.options.get("fast") else "fast off"
+        return (
+            f"{self.name} proposes {options_words(self.options)}: type `{command}` to take it up, "
+            "or `keep` to keep the options"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class OptionsChanged:
+    """The lobby's options changed (a proposal taken up): every player says again whether it is
+    ready to play with them."""
+
+    options: Mapping[str, Any]
+
+    @property
+    def text(self) -> str:
+        return f"the table now plays with {options_words(self.options)}: every player agrees again"
+
+
+def options_words(options: Mapping[str, Any]) -> str:
+    """The options a player may propose, in words."""
+    return "fast turns" if options.get("fast") else "the whole minute for each turn"
+
+
+@dataclass(frozen=True, slots=True)
 class PeerLeft:
     """A host: a player left the lobby before the match began."""
 
@@ -277,6 +310,8 @@ NetEvent = (
     | LobbyShown
     | PeerJoined
     | PeerReady
+    | OptionsProposed
+    | OptionsChanged
     | PeerLeft
     | Refused
     | ConnectionLost

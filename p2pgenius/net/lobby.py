@@ -28,7 +28,17 @@ from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net.connection import Connection, PeerGoneError, why
 from p2pgenius.net.door import Door, address_of
-from p2pgenius.net.events import LobbyShown, Notify, PeerJoined, PeerLeft, PeerReady, Refused, Tell
+from p2pgenius.net.events import (
+    LobbyShown,
+    Notify,
+    OptionsChanged,
+    OptionsProposed,
+    PeerJoined,
+    PeerLeft,
+    PeerReady,
+    Refused,
+    Tell,
+)
 from p2pgenius.net.keystore import check_name
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.spectators import Spectators, caller_name, is_spectator
@@ -62,6 +72,28 @@ MAX_UNREADY_PER_ADDRESS: Final = 2
 """Callers without the token, from one address (this machine's own excepted), that may wait in the
 lobby unready at once."""
 TOKEN_LEN: Final = 16
+PROPOSABLE: Final = ("fast",)
+"""The options a player may propose in the lobby (a game with sealed turns: whether a turn
+resolves as soon as every choice is in)."""
+
+
+def proposal_of(payload: bytes | Any, game: str) -> dict[str, bool] | None:
+    """The options a ``propose`` message proposes (None: not a well-formed proposal, or one this
+    game has nothing to propose about)."""
+    try:
+        value = decode(payload) if isinstance(payload, bytes) else payload
+    except EncodingError:
+        return None
+    if isinstance(value, list) and len(value) == 3 and value[0] == "ready":
+        value = ["propose", value[2]]  # (proposed with the ready)
+    if not (isinstance(value, list) and len(value) == 2 and value[0] == "propose"):
+        return None
+    options = value[1]
+    if not (isinstance(options, dict) and options and set(options) <= set(PROPOSABLE)):
+        return None
+    if not all(type(v) is bool for v in options.values()) or not get_spec(game).sealed:
+        return None
+    return dict(options)
 
 
 @dataclass
@@ -89,8 +121,8 @@ def ready_map(payload: bytes) -> dict[str, Any] | None:
         value = decode(payload)
     except EncodingError:
         return None
-    if not (isinstance(value, list) and len(value) == 2 and value[0] == "ready"):
-        return None
+    if not (isinstance(value, list) and len(value) in (2, 3) and value[0] == "ready"):
+        return None  # (a third element: the options the player proposes, see proposal_of)
     ready = value[1]
     seats = ready.get("seats") if isinstance(ready, dict) else None
     if not (isinstance(seats, list) and len(seats) <= 4 and all(type(s) is int for s in seats)):
@@ -118,6 +150,7 @@ class Lobby:
         tell: Tell,
         pins: Pins,
         spectators: Spectators | None = None,
+        considers: bool = False,
         game: str,
         options: Mapping[str, Any],
         setup: Mapping[str, Any],
@@ -140,6 +173,26 @@ class Lobby:
         self.seats = sorted(seats)  # the host's own claim
         self.members: list[Member] = []
         self.salt = secrets.token_bytes(NONCE_LEN)  # this table's: in every lobby and the terms
+        self._said: trio.MemorySendChannel[tuple[str, Any, Any]] | None = None  # while gathering
+        self.considers = considers  # a person hosts: a proposal waits for its answer
+        self.pending: dict[str, bool] | None = None  # a proposal waiting for it (the start waits)
+        self.superseded: list[dict[str, Any]] = []  # what players agreed to before options changed
+
+    def propose(self, options: dict[str, bool]) -> bool:
+        """The host takes up options (its own, or a player's proposal): the table changes and
+        every player says again whether it is ready. False if the lobby is not open, or the
+        options are not ones a player may propose in this game."""
+        if self._said is None or proposal_of(["propose", options], self.game) is None:
+            return False
+        self._said.send_nowait(("options", None, options))
+        return True
+
+    def decline(self) -> bool:
+        """The host lets a player's proposal go: the table starts with the options it has."""
+        if self._said is None or self.pending is None:
+            return False
+        self._said.send_nowait(("options", None, None))
+        return True
 
     def view(self, you: int, *, start: bool = False) -> dict[str, Any]:
         """The lobby message for peer ``you``."""
@@ -174,7 +227,8 @@ class Lobby:
         """Greet players as they come, show everyone who is there, and take their seat claims
         and readiness; returns the members once the table is full and everyone is ready."""
         members, tell, spectators = self.members, self.tell, self.spectators
-        send, said = trio.open_memory_channel[tuple[str, Connection, Any]](math.inf)
+        send, said = trio.open_memory_channel[tuple[str, Any, Any]](math.inf)
+        self._said = send
         groups = get_spec(self.game).seat_groups(self.peers)
 
         async def greet(stream: trio.abc.Stream, shown_key: Callable[[], None]) -> None:
@@ -249,11 +303,12 @@ class Lobby:
                     continue
                 changed |= await self._take(item, groups, refuse)
             nursery.cancel_scope.cancel()
+        self._said = None
         return members
 
     async def _take(
         self,
-        item: tuple[str, Connection, Any],
+        item: tuple[str, Any, Any],
         groups: Sequence[Sequence[int]],
         refuse: Callable[[Connection, str], Awaitable[None]],
     ) -> bool:
@@ -267,6 +322,13 @@ class Lobby:
             members.remove(member)
             tell(PeerLeft(member.name))
             return True
+        if what == "options":
+            self.pending = None
+            return self._change(data) if data is not None else True
+        if what == "said" and member is not None and (proposal := proposal_of(data, self.game)):
+            self._consider(member, proposal)
+            if ready_map(data) is None:
+                return False  # (a proposal alone: nothing else changes)
         if what != "said" or member is None or member.ready is not None:
             return False  # (a ready is said once; anything else before the start means nothing)
         ready = ready_map(data)
@@ -277,6 +339,8 @@ class Lobby:
             else ready_problem(member.key, ready, salt=self.salt, agreed=self.agreed())
             or claims_problem(groups, [*taken, sorted(ready["seats"])])
         )
+        if problem and ready is not None and self._stale(member, ready):
+            return False  # (agreed to the table before its options changed: it is asked again)
         if problem:
             tell(Refused(problem, member.name))
             members.remove(member)
@@ -289,6 +353,35 @@ class Lobby:
         tell(PeerReady(member.name))
         return True
 
+    def _consider(self, member: Member, proposal: dict[str, bool]) -> None:
+        """A player proposes options: the host's person is told (and the start waits for its
+        answer); a host with nobody to ask keeps its options."""
+        if all(self.options.get(key) == value for key, value in proposal.items()):
+            return
+        self.tell(OptionsProposed(member.name, proposal))
+        if self.considers:
+            self.pending = proposal
+
+    def _change(self, options: dict[str, bool]) -> bool:
+        """Take up ``options``: every player's ready was signed for the old ones, so each must
+        say again that it is ready (with the time to, from now)."""
+        if all(self.options.get(key) == value for key, value in options.items()):
+            return False
+        self.superseded.append(self.agreed())
+        self.options.update(options)
+        now = trio.current_time()
+        for member in self.members:
+            member.ready, member.claim, member.since = None, None, now
+        self.tell(OptionsChanged(dict(self.options)))
+        return True
+
+    def _stale(self, member: Member, ready: Mapping[str, Any]) -> bool:
+        """Whether ``ready`` agrees to the table as it was before its options last changed (it
+        crossed the change on the wire: the player is shown the new table and asked again)."""
+        return any(
+            not ready_problem(member.key, ready, salt=self.salt, agreed=before) for before in self.superseded
+        )
+
     async def _show(self) -> None:
         """Every player is sent the lobby as it stands."""
         for index, other in enumerate(self.members, start=1):
@@ -296,8 +389,9 @@ class Lobby:
                 await other.connection.send(encode(["lobby", self.view(index)]))
 
     def _complete(self) -> bool:
-        """Every place taken, and every player ready: the start comes next."""
-        return len(self.members) == self.peers - 1 and all(m.claim is not None for m in self.members)
+        """Every place taken, every player ready, and no proposal waiting: the start comes next."""
+        full = len(self.members) == self.peers - 1 and all(m.claim is not None for m in self.members)
+        return full and self.pending is None
 
     async def _admit(
         self, connection: Connection, caller: Any, refuse: Callable[[Connection, str], Awaitable[None]]
@@ -450,6 +544,7 @@ class Joining:
         self.shown: dict[str, Any] | None = None
         self.agreed: dict[str, Any] | None = None
         self.sent = False
+        self.proposal: dict[str, bool] | None = None  # options to propose with our ready
 
     def greeted(self, connection: Connection, host: Established) -> None:
         """The host's hello is in (our last handshake message has not left yet)."""
@@ -485,6 +580,8 @@ class Joining:
         ready = make_ready(
             self.identity, self.nonce, salt=self.agreed["salt"], agreed=self.agreed, claim=self.seats
         )
+        if self.proposal:  # (the options we propose ride with the ready)
+            return encode(["ready", ready, self.proposal])
         return encode(["ready", ready])
 
     def _show(self, lobby: dict[str, Any]) -> None:
@@ -515,10 +612,7 @@ class Joining:
                 check_lobby(payload, self.host_key, self.identity.public)
             raise PeerGoneError("the host has no table open: its match is under way")
         if not self.sent:
-            assert self.confirm is not None
-            if not await self.confirm(self.shown):
-                raise PeerGoneError("left the lobby")
-            await connection.send(self._ready())
+            await self._agree(connection)
         while True:
             payloads = await connection.receive()
             for position, payload in enumerate(payloads):
@@ -527,6 +621,14 @@ class Joining:
                 assert self.agreed is not None
                 now = agreed_of(lobby)
                 changed = [key for key in AGREED if now[key] != self.agreed[key]]
+                if (
+                    changed == ["options"]
+                    and not lobby["ready"][lobby["you"]]
+                    and _proposable(now["options"], self.agreed["options"])
+                ):
+                    # A proposal taken up (fast turns): the host asks everyone to agree again.
+                    await self._agree(connection)
+                    continue
                 if changed:
                     raise PeerGoneError(f"the host changed the {' and '.join(changed)} after we agreed")
                 if lobby["ready"][lobby["you"]] and lobby["claims"][lobby["you"]] != self.seats:
@@ -541,6 +643,21 @@ class Joining:
                     # in the log, the transcript and its export.
                     expected["names"] = list(lobby["names"])
                     return lobby, {**expected, "claim": self.seats}, payloads[position + 1 :]
+
+    async def _agree(self, connection: Connection) -> None:
+        """Say we are ready to play the table as shown (asking the player first, if there is one
+        to ask), with our proposal, if we make one."""
+        assert self.shown is not None
+        if self.confirm is not None and not await self.confirm(self.shown):
+            raise PeerGoneError("left the lobby")
+        await connection.send(self._ready())
+        self.proposal = None
+
+
+def _proposable(now: Mapping[str, Any], before: Mapping[str, Any]) -> bool:
+    """Whether options changed only in what a player may propose."""
+    keys = set(now) | set(before)
+    return all(now.get(key) == before.get(key) for key in keys if key not in PROPOSABLE)
 
 
 def _good_name(name: object) -> bool:

@@ -132,9 +132,13 @@ class Peer:
     _clocks: Clocks = field(default_factory=Clocks, repr=False)
     _reconnection: Reconnection | None = None  # while playing
     decide_ahead: bool = False  # let ``decide`` choose for the next stage when the game allows
+    settle_at_once: bool = False  # a sealed choice stands as soon as it is made (bots: no minute)
+    considers_proposals: bool = False  # a person hosts: a player's proposal waits for its answer
     _deciding: dict[tuple[int, int], trio.CancelScope] = field(default_factory=dict)  # (stage, seat)
     _not_ahead: set[tuple[int, int]] = field(default_factory=set)  # (stage, seat): refused ahead
     _beside: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # run beside play
+    _lobby: Lobby | None = None  # a host's, while it gathers players
+    _joining: Joining | None = None  # a joiner's, until the start
     _refused: dict[tuple[int, int], int] = field(default_factory=dict)  # (stage, seat) -> times
     _told_listening: bool = False
     _resumed_stage: tuple[int, float] | None = None  # a resumed peer: (stage, began), from its note
@@ -206,6 +210,7 @@ class Peer:
                 tell=self.tell,
                 pins=self.pins,
                 spectators=self.spectators,
+                considers=self.considers_proposals,
                 game=game,
                 options=options,
                 setup=setup,
@@ -215,7 +220,11 @@ class Peer:
                 invite_only=self.invite_only,
             )
             warmed = self._warm_soon(watching, game)  # (while the players come)
-            await self._host(listener, lobby, watching, warmed)
+            self._lobby = lobby
+            try:
+                await self._host(listener, lobby, watching, warmed)
+            finally:
+                self._lobby = None
             await self.spectators.finish()
             watching.cancel_scope.cancel()
 
@@ -268,6 +277,7 @@ class Peer:
             check_peer=self.pins.check,
         )
         connection = Connection(stream, self.channel(initiator=True, hello=self.hello()))
+        self._joining = joining
         try:
             established = await connection.handshake(prepare=partial(joining.greeted, connection))
         except BaseException:
@@ -278,7 +288,10 @@ class Peer:
         # is on its way (it waits in the socket meanwhile).
         hello_game = established.peer_hello.get("game")
         await self._warm(str(hello_game))
-        lobby, expected, behind = await joining.await_start(connection)
+        try:
+            lobby, expected, behind = await joining.await_start(connection)
+        finally:
+            self._joining = None
         if lobby["game"] != hello_game:
             await self._warm(lobby["game"])
         host = ([established.peer_key], [str(established.peer_hello.get("name"))])
@@ -306,6 +319,21 @@ class Peer:
             await off_loop(partial(self.pins.admit, keys, names, own=self.identity.public))
         except (P2PGeniusError, OSError) as exc:
             self.tell(Notice(f"the players' keys were not pinned: {exc}"))
+
+    def propose(self, options: dict[str, bool]) -> bool:
+        """Propose options in the lobby (fast turns): a host takes them up at once (every player
+        then agrees again); a joiner's go with its ready, for the host to take up. False when
+        there is no lobby to propose in (or the host does not take such options)."""
+        if self._lobby is not None:
+            return self._lobby.propose(options)
+        if self._joining is not None and not self._joining.sent:
+            self._joining.proposal = dict(options)
+            return True
+        return False
+
+    def decline_proposal(self) -> bool:
+        """A host lets a player's proposal go (the table starts with its options)."""
+        return self._lobby is not None and self._lobby.decline()
 
     def hello(self) -> dict[str, Any]:
         """A joiner's hello: its name, and the invite's seat token if it has one (it leaves only
@@ -463,6 +491,8 @@ class Peer:
                 self._clocks.round_trip(data)
         elif kind == "gone":
             await self._gone(connection)
+        elif kind == "settle":
+            await self._settle(*data)
         elif kind == "chat":
             session = self.session
             assert session is not None
@@ -480,6 +510,21 @@ class Peer:
         session = self.session
         if self._inbox is not None and session is not None and session.stage is not None:
             self._inbox.send_nowait(("decided", None, (session.stage.number, seat, action)))
+
+    def settle(self, seat: int) -> None:
+        """Let a local seat's sealed choice stand now, before its minute is up (from outside the
+        loop, like :meth:`offer`): the turn resolves as soon as every choice stands."""
+        session = self.session
+        if self._inbox is not None and session is not None and session.stage is not None:
+            self._inbox.send_nowait(("settle", None, (session.stage.number, seat)))
+
+    async def _settle(self, number: int, seat: int) -> None:
+        session = self.session
+        assert session is not None
+        if session.stage is None or session.stage.number != number or seat not in session.unsettled():
+            return  # (the turn moved on, or the choice stands already)
+        session.finalize(seat)
+        await self._flush()
 
     def chat(self, text: str) -> None:
         """Say something to the table (from outside the loop, like :meth:`offer`)."""
@@ -551,20 +596,27 @@ class Peer:
                 session.decline(seat, ms=ms)
             else:
                 session.submit(seat, action, ms=ms)
+                if seat in session.unsettled() and (self.settle_at_once or stage.waiting == (seat,)):
+                    # A bot does not change its mind; nor is there anything to wait for when this
+                    # seat is the only one choosing (a Paralysis's hand): its choice stands now.
+                    session.finalize(seat)
         except P2PGeniusError as exc:
-            self.tell(DecisionRefused(seat, str(exc)))
-            refused = self._refused[(number, seat)] = self._refused.get((number, seat), 0) + 1
-            if refused >= MAX_REFUSED:
-                # A decider that keeps choosing what the rules refuse (a broken bot) gets the
-                # game's timeout, as if its time had run out, instead of being asked for ever.
-                self.tell(
-                    Notice(f"p{seat}: {refused} choices refused in a row; the rules' timeout is played")
-                )
-                with contextlib.suppress(P2PGeniusError):
-                    session.time_out(seat)
-            elif (number, seat) in self._deciding:
-                self._deciding.pop((number, seat)).cancel()  # ask again, with a fresh decider
+            self._refused_decision(number, seat, exc)
         await self._flush()
+
+    def _refused_decision(self, number: int, seat: int, exc: P2PGeniusError) -> None:
+        """The session refused a local decision: say so, and ask again (a decider that keeps
+        choosing what the rules refuse, a broken bot, gets the game's timeout instead of being
+        asked for ever)."""
+        assert self.session is not None
+        self.tell(DecisionRefused(seat, str(exc)))
+        refused = self._refused[(number, seat)] = self._refused.get((number, seat), 0) + 1
+        if refused >= MAX_REFUSED:
+            self.tell(Notice(f"p{seat}: {refused} choices refused in a row; the rules' timeout is played"))
+            with contextlib.suppress(P2PGeniusError):
+                self.session.time_out(seat)
+        elif (number, seat) in self._deciding:
+            self._deciding.pop((number, seat)).cancel()  # ask again, with a fresh decider
 
     async def _decided_ahead(self, number: int, seat: int, action: Mapping[str, Any]) -> None:
         """A choice for the next stage, made while this one is still open (see

@@ -130,9 +130,21 @@ class PeerAdapter:
         finished)."""
         return self.peer is not None and self._to_trio(self.peer.offer, seat, action)
 
+    def settle(self, seat: int) -> bool:
+        """Let the person's sealed choice stand now; False if it cannot go."""
+        return self.peer is not None and self._to_trio(self.peer.settle, seat)
+
     def chat(self, text: str) -> bool:
         """Send a chat line; False if it cannot go."""
         return self.peer is not None and self._to_trio(self.peer.chat, text)
+
+    def propose(self, options: dict[str, bool]) -> bool:
+        """Propose options in the lobby (fast turns); False if there is no lobby to propose in."""
+        return self.peer is not None and self._to_trio(self.peer.propose, options)
+
+    def decline_proposal(self) -> bool:
+        """The host lets a player's proposal go; False if there is none."""
+        return self.peer is not None and self._to_trio(self.peer.decline_proposal)
 
     def answer_lobby(self, yes: bool) -> bool:
         """The joiner's answer to the lobby it was shown; False if the host has gone."""

@@ -43,7 +43,10 @@ class TableInput:
         text = text.strip()
         state.message = ""
         if self.adapter.lobby_answered is not None:
-            if not self.adapter.answer_lobby(text.lower() in ("y", "yes")):
+            yes = text.lower() in ("y", "yes", "fast")
+            if text.lower() == "fast":  # join, and propose fast turns with it
+                self.adapter.propose({"fast": True})
+            if not self.adapter.answer_lobby(yes):
                 state.message = "the host has gone"
             return
         if state.confirming is not None:
@@ -67,6 +70,12 @@ class TableInput:
             self.toggle_help()
         elif lowered == "rules":
             self.show_rules()
+        elif lowered in ("done", "stand"):
+            self._settle()
+        elif lowered in ("fast", "fast on", "fast off"):
+            self._propose(lowered != "fast off")
+        elif lowered == "keep" and self.adapter.decline_proposal():
+            self.state.message = "the table keeps its options"
         elif lowered == "hint":
             self.state.hints = not self.state.hints
             self.state.message = f"hints {'on' if self.state.hints else 'off'}"
@@ -196,6 +205,31 @@ class TableInput:
             return
         self._send(seat, parsed)
 
+    def _propose(self, fast: bool) -> None:
+        """``fast`` / ``fast off`` in the host's lobby: the table plays with (or without) fast
+        turns, and every player agrees again."""
+        session = self.text.session
+        if session is not None and session.terms is not None:
+            self.state.message = "the match has started: its options are settled"
+        elif not self.adapter.propose({"fast": fast}):
+            self.state.message = "there is no lobby to change the options in"
+        else:
+            self.state.message = f"proposed: {'fast turns' if fast else 'the whole minute for each turn'}"
+
+    def _settle(self) -> None:
+        """``done``: the person's sealed choice stands now (the turn resolves once every choice
+        stands, instead of at the end of its minute)."""
+        state, session = self.state, self.text.session
+        seat = person_seat(session) if session is not None else None
+        if session is None or seat is None or seat not in session.unsettled():
+            state.message = "nothing to let stand: `done` follows a choice that may still change"
+            return
+        if not self.adapter.settle(seat):
+            state.message = "the match is over: nothing was sent"
+            return
+        state.settled.add(seat)
+        state.message = f"your choice stands: {state.chosen.get(seat, 'it')}"
+
     def _send(self, seat: int, parsed: moves.Parsed) -> None:
         state = self.state
         if not self.adapter.offer(seat, parsed.action):
@@ -208,4 +242,4 @@ class TableInput:
         state.message = f"sent: {shown}"
         session = self.text.session
         if session is not None and session.terms is not None and not session.fast:  # it may change
-            state.message += f"; you may change it until {self.text.time_words()}"
+            state.message += f"; `done` lets it stand now, or change it until {self.text.time_words()}"

@@ -78,6 +78,7 @@ class TableState:
         self.feed: deque[tuple[str, str]] = deque(maxlen=LOG_LINES)  # the log and the chat, in order
         self.asking: dict[int, int] = {}  # the person's seats asked to decide -> stage
         self.chosen: dict[int, str] = {}  # what the person chose this stage (a sealed choice may change)
+        self.settled: set[int] = set()  # the person's seats whose choice it let stand (``done``)
         self.confirming: tuple[str, int, moves.Parsed] | None = None  # a move waiting for y/n
         self.message = ""  # one line of feedback under the input
         self.fault: Fault | None = None
@@ -139,6 +140,7 @@ class TableState:
             self.connection = "connected"
         elif isinstance(event, Applied):
             self.chosen.clear()
+            self.settled.clear()
             if not session.blind:
                 self.blind_view = None
             self._applied(session, event)

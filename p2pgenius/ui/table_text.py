@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.lobby import INVITED_READY_S, READY_S
 from p2pgenius.protocol.identity import fingerprint
@@ -168,7 +169,13 @@ class TableText:
             invited = peer is not None and peer.token is not None
             minutes = round((INVITED_READY_S if invited else READY_S) / 60)
             within = "a minute" if minutes == 1 else f"{minutes} minutes"
-            return f"join this match, with these players and options? y or n (within {within})"
+            lobby = self.state.lobby or {}
+            fast = (
+                "; fast: join, and propose fast turns"
+                if not lobby.get("options", {}).get("fast") and self._sealed(lobby.get("game"))
+                else ""
+            )
+            return f"join this match, with these players and options? y or n{fast} (within {within})"
         if state.confirming is not None:
             return f"{state.confirming[0]}: send it? y or n"
         session = self.session
@@ -183,13 +190,37 @@ class TableText:
         if question is not None:
             return question.text
         if seat is not None and seat in session.unsettled():
-            chosen = state.chosen.get(seat)
-            did = f"you chose {chosen}" if chosen else "chosen"
-            return f"{did}; you may change it until {self.time_words()}"
+            return self._unsettled(seat)
         waiting = [s for s in session.owed() if s not in session.my_seats]
         if waiting:
             return "waiting for " + ", ".join(seat_name(self.names(), s) for s in waiting)
         return ""
+
+    @staticmethod
+    def _sealed(game: object) -> bool:
+        """Whether ``game`` (a lobby's) has sealed turns, which may be fast."""
+        try:
+            return get_spec(str(game)).sealed
+        except P2PGeniusError:
+            return False
+
+    def _unsettled(self, seat: int) -> str:
+        """The person chose and may still change it: what it chose, and how to end the wait."""
+        session = self.session
+        assert session is not None
+        chosen = self.state.chosen.get(seat)
+        did = f"you chose {chosen}" if chosen else "you have chosen"
+        if seat in self.state.settled:
+            return f"{did}; it stands: the turn resolves once every choice does"
+        stage = session.stage
+        others = [s for s in (stage.waiting if stage else ()) if s not in session.my_seats]
+        standing = [s for s in others if stage is not None and s in stage.settled]
+        if standing and len(standing) == len(others):
+            who = " and ".join(seat_name(self.names(), s) for s in standing)
+            ready = f"{who} is done: `done` resolves the turn now"
+        else:
+            ready = "`done` when you are sure (the turn resolves once both are)"
+        return f"{did}; {ready}, or change it until {self.time_words()}"
 
     def time_words(self) -> str:
         """When this match's main time limit runs out, in words: "the turn's time is up (20 s a

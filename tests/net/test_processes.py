@@ -180,7 +180,7 @@ def test_a_spectator_watches_two_bot_processes_to_the_end_and_its_verdict_is_ver
 def test_a_match_still_played_by_one_process_cannot_be_taken_over_by_another(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A duel between two bot processes (60 s turns: it stays under way). In another terminal,
+    # A duel between two bot processes (each waits 30 s a move: it stays under way). In another terminal,
     # resume, by path or with no path, and a second host on the same transcript are refused, so
     # no second process ever signs for the seat (the host would have recorded an equivocation).
     from p2pgenius.cli.main import main
@@ -190,12 +190,21 @@ def test_a_match_still_played_by_one_process_cannot_be_taken_over_by_another(
     monkeypatch.setenv("P2PGENIUS_HOME", str(home))
     host_file, join_file = home / "matches" / "host.p2pt", home / "matches" / "join.p2pt"
     host_out, join_out = tmp_path / "host.txt", tmp_path / "join.txt"
-    args = ["host", "duel", "--port", "0", "--bot", "random", "--no-fast", "--transcript", str(host_file)]
+    args = ["host", "duel", "--port", "0", "--bot", "random", "--pace", "30", "--transcript", str(host_file)]
     host = spawn(home, host_out, *args)
     try:
         port = listening_port(host_out)
         joiner = spawn(
-            home, join_out, "join", f"127.0.0.1:{port}", "--bot", "random", "--transcript", str(join_file)
+            home,
+            join_out,
+            "join",
+            f"127.0.0.1:{port}",
+            "--bot",
+            "random",
+            "--pace",
+            "30",
+            "--transcript",
+            str(join_file),
         )
         try:
             deadline = time.monotonic() + TIMEOUT_S

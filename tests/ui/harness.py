@@ -64,11 +64,14 @@ def play(
     seats: tuple[int, ...] = (0,),
     table: Table | None = None,
     output: Any = None,
+    bot_settles: bool = False,
 ) -> tuple[Table, Peer, Peer]:
-    """A match between a person at the UI (typing what ``driver`` sends) and a bot."""
+    """A match between a person at the UI (typing what ``driver`` sends) and a bot (whose sealed
+    choices stand at once with ``bot_settles``, as the command line's bots' do)."""
     table = table or Table()
     person = make_peer(tmp, "person", table)
     bot = make_peer(tmp, "bot", None, BotDriver(bot_level, 5))
+    bot.settle_at_once = bot_settles
     host, guest = (person, bot) if ui_hosts else (bot, person)
 
     async def match() -> None:

@@ -3,6 +3,7 @@ state out, with the real network layer underneath and a bot on the other side of
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 from collections.abc import Callable
@@ -180,3 +181,37 @@ def test_leaving_mid_match_keeps_the_files_for_resume(tmp_path: Path) -> None:
     assert person.session is not None and not person.session.finished
     records = person.files.transcript.read_bytes()
     assert verify(records).summary.startswith("incomplete")
+
+
+def test_without_fast_turns_done_resolves_the_turn_at_once(tmp_path: Path) -> None:
+    # The minute stays (a player may change its mind until it is up), but it need not be waited
+    # out: the bot's choice stands at once, the person says done, and the turn resolves.
+    seen: list[str] = []
+    waited: list[float] = []
+
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        for gestures in ("S D", "D S"):
+            await until(lambda: bool(table.asking), 60)
+            answered = dict(table.asking)
+            send(gestures + "\r")
+            await until(lambda: table.text.expected().startswith("you chose"))
+            seen.append(table.text.expected())
+            started = asyncio.get_running_loop().time()
+            send("done\r")
+            await until(moved(table, answered), 20)  # (the minute would be 60 s)
+            waited.append(asyncio.get_running_loop().time() - started)
+        await until(lambda: bool(table.asking), 60)
+        send("P P\r")
+        await until(lambda: table.confirming is not None)
+        send("y\r")
+        await until(lambda: table.text.expected().startswith("you chose"))
+        send("done\r")
+        await until(lambda: table.finished, 30)
+        send(CTRL_Q)
+
+    table, person, _ = play(tmp_path, "duel", {}, drive, bot_level="random", bot_settles=True)
+    assert table.result is not None
+    assert "you chose S D" in seen[0] and "`done`" in seen[0], seen
+    assert max(waited) < 10, waited
+    assert person.session is not None and person.session.terms is not None
+    assert not person.session.terms["options"].get("fast")  # (the minute was the rule all along)

@@ -248,7 +248,9 @@ def test_sent_moves_are_in_the_words_typed_and_the_time_is_the_matchs() -> None:
     duel_table.token = table.token
     duel_table.peer.offer = lambda seat, action: None  # type: ignore[union-attr, method-assign]
     duel_table.enter("S D")
-    assert duel_table.message == "sent: S D; you may change it until the turn's time is up (20 s a turn)"
+    assert duel_table.message == (
+        "sent: S D; `done` lets it stand now, or change it until the turn's time is up (20 s a turn)"
+    )
     assert "minute" not in duel_table.message
 
 

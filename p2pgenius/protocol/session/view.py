@@ -73,6 +73,9 @@ class StageView:
     """The seats that may act or let it pass (a challenge window)."""
     chosen: frozenset[int]
     """The seats whose choice (or commitment to one) is in."""
+    settled: frozenset[int] = frozenset()
+    """The seats whose sealed choice stands (it may no longer change: the turn resolves once all
+    do)."""
 
 
 class SessionView:
@@ -163,7 +166,7 @@ class SessionView:
         if stage is None:
             return None
         chosen = frozenset(stage.acts) | frozenset(stage.commits) | frozenset(stage.declined)
-        return StageView(stage.number, stage.waiting, stage.optional, chosen)
+        return StageView(stage.number, stage.waiting, stage.optional, chosen, frozenset(stage.finals))
 
     def awaiting(self) -> tuple[int, ...]:
         """This peer's seats the current stage waits for."""

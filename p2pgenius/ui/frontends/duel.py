@@ -31,7 +31,9 @@ HELP: Final = (
     "Then, optionally: left=p1 (a hand's target); left:missile (a shorter spell the gestures "
     "also complete); m1=p1 (a monster's target).\n"
     "paralyze p1 left: after your Paralysis, choose the hand.\n"
-    "P with both hands surrenders."
+    "P with both hands surrenders.\n"
+    "Without fast turns your gestures may change until the turn's minute is up: type them again to "
+    "change them, or done when you are sure; the turn resolves as soon as both players are done."
 )
 
 
