@@ -116,3 +116,47 @@ def test_a_stopped_or_unfinished_match_is_one_line_on_standard_error(
         capsys.readouterr().err
         == f"error: the match did not finish; carry on with: p2pgenius resume {files.transcript}\n"
     )
+
+
+def test_the_result_is_told_to_the_person_who_played_and_in_the_seats_words() -> None:
+    import io
+    from types import SimpleNamespace
+
+    from p2pgenius.cli.play import Printer, finish
+    from p2pgenius.games.base import Outcome
+
+    view = SimpleNamespace(
+        outcome=Outcome(1, "round_wins", {"round_wins": [1, 2]}),
+        fault=None,
+        owner=(0, 1),
+        names=("ann", "bob"),
+        my_seats=(1,),
+    )
+    out = io.StringIO()
+    files = SimpleNamespace(transcript="m.p2pt")
+    assert finish(SimpleNamespace(view=view, files=files), Printer(out, moves=False)) == 0  # type: ignore[arg-type]
+    line = out.getvalue().splitlines()[0]
+    assert line.startswith("result: you win, 2-1 in rounds; that is, p1 wins"), line
+
+
+def test_the_notice_of_another_process_waits_for_the_screen_instead_of_being_hidden_by_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    from argparse import Namespace
+
+    from p2pgenius.cli.play import Printer, make_peer
+    from p2pgenius.net.keystore import claim_identity
+
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    claim_identity()  # another p2pgenius of this account is playing (this test process holds it)
+    out = io.StringIO()
+    printer = Printer(out, moves=False)
+    args = Namespace(
+        bot=None, name="ann", transcript=str(tmp_path / "m.p2pt"), log=None, pace=0.0, grace=60.0
+    )
+    make_peer(args, "join", 1, printer)
+    assert out.getvalue() == "" and any("another p2pgenius of this account" in line for line in printer.held)
+    args.bot = ""
+    make_peer(args, "join", 1, printer)  # (with a bot there is no screen: printed at once)
+    assert "another p2pgenius of this account" in out.getvalue()

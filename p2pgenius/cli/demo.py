@@ -75,7 +75,7 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
     code = 0
     for game in games:
         host, _guest = trio.run(demo_match, game, directory, printer)
-        if finish(host, printer) != 0:
+        if finish(host, printer, personal=False) != 0:
             code = 1
             continue
         report = verify(host.files.transcript.read_bytes())

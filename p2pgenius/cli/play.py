@@ -60,6 +60,12 @@ class Printer:
         self.moves = moves
         self.prefix = prefix
         self.last_events: list[Any] = []  # the events of the last stage applied
+        self.held: list[str] = []  # lines for the screen, once it shows (see :meth:`hold`)
+
+    def hold(self, text: str) -> None:
+        """A line the terminal UI is to show once it opens (printed now, the full screen would
+        hide it at once)."""
+        self.held.append(text)
 
     def line(self, text: str) -> None:
         """One line of output (control characters from peers never reach the terminal)."""
@@ -81,8 +87,9 @@ class Printer:
                 self.line(f"  {told.text}")
 
 
-def finish(peer: Peer, printer: Printer) -> int:
-    """Print the result of a finished peer; returns the exit code."""
+def finish(peer: Peer, printer: Printer, *, personal: bool = True) -> int:
+    """Print the result of a finished peer (``personal``: to the person who played it, "you
+    win", and then in the seats' words); returns the exit code."""
     session = peer.view
     if session is None:
         error("the match did not start")
@@ -96,7 +103,13 @@ def finish(peer: Peer, printer: Printer) -> int:
         printer.line(f"transcript (evidence): {peer.files.transcript}")
         return 1
     assert session.outcome is not None
-    printer.line(f"result: {wording.outcome_words(session.outcome.to_plain())}")
+    outcome = session.outcome.to_plain()
+    names = {seat: session.names[peer] for seat, peer in enumerate(session.owner)}
+    if personal:
+        told = wording.outcome_for(outcome, session.my_seats, names)  # "you win (...)"
+        printer.line(f"result: {told}; that is, {wording.outcome_words(outcome)}")
+    else:
+        printer.line(f"result: {wording.outcome_words(outcome)}")
     printer.line(f"transcript: {peer.files.transcript}")
     return 0
 
@@ -152,7 +165,8 @@ def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer)
     """The peer for ``host`` or ``join``: bots at its seats (``--bot``) or, for now, a printer."""
     identity, _, number = claim_identity()
     if number:
-        printer.line(
+        say = printer.line if args.bot is not None else printer.hold  # (the screen would hide it)
+        say(
             f"another p2pgenius of this account is playing: this one plays as the account's "
             f"process {number} key, {identity.fingerprint}"
         )
@@ -222,6 +236,9 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
         game=getattr(args, "game", None),
     )
     table.peer = peer
+    for text in printer.held:  # (said before the screen opened)
+        table.line(text)
+    printer.held.clear()
     peer.decide, peer.report, peer.say = table.decide, table.report, table.line
     peer.considers_proposals = True  # (a person hosts: it answers a player's proposal)
     peer.confirm = table.confirm_lobby

@@ -36,12 +36,29 @@ def match_keys(typed: TableInput, buffer: Buffer, active_log: Callable[[], Windo
 
     return merge_key_bindings(
         [
+            answer_keys(typed, buffer),
             completion_keys(buffer),
             rules_keys(typed, rules_shown),
             log_keys(typed, buffer, active_log, ~rules_shown),
             frame_keys(empty=empty, toggle_help=typed.toggle_help, close=typed.close, leave=leave),
         ]
     )
+
+
+def answer_keys(typed: TableInput, buffer: Buffer) -> KeyBindings:
+    """A yes-or-no question (send this? join this table?) is answered by its key alone: y or n,
+    no Enter needed (on an empty input line; a word typed there is typed as ever)."""
+    keys = KeyBindings()
+    asked = Condition(lambda: typed.asks_yes_no() and not buffer.text)
+
+    @keys.add("y", filter=asked)
+    @keys.add("Y", filter=asked)
+    @keys.add("n", filter=asked)
+    @keys.add("N", filter=asked)
+    def _answer(event: KeyPressEvent) -> None:
+        typed.enter(str(event.key_sequence[0].key).lower())
+
+    return keys
 
 
 def completion_keys(buffer: Buffer) -> KeyBindings:

@@ -63,6 +63,10 @@ class TableInput:
         self._command(text)
         state.invalidate()
 
+    def asks_yes_no(self) -> bool:
+        """Whether the person is asked a yes-or-no question now."""
+        return self.state.confirming is not None or self.adapter.lobby_answered is not None
+
     def _command(self, text: str) -> None:
         """A command, a chat line, or else a move."""
         lowered = text.lower()
@@ -200,8 +204,7 @@ class TableInput:
             state.message = str(exc)  # (seats stay seats: a refusal may say what to type, "flip p0")
             return
         if parsed.confirm:
-            state.confirming = (parsed.confirm, seat, parsed)
-            state.message = f"{parsed.confirm}. Send it? (y/n)"
+            state.confirming = (parsed.confirm, seat, parsed)  # (the question line asks)
             return
         self._send(seat, parsed)
 

@@ -177,7 +177,7 @@ class TableText:
             )
             return f"join this match, with these players and options? y or n{fast} (within {within})"
         if state.confirming is not None:
-            return f"{state.confirming[0]}: send it? y or n"
+            return f"{state.confirming[0]}: send it? y or n (the key alone)"
         session = self.session
         if session is None or session.terms is None:
             return ""

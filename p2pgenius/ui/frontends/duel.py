@@ -22,7 +22,7 @@ from p2pgenius.games.duel.spells import (
 from p2pgenius.games.duel.state import Wizard
 from p2pgenius.games.duel.words import words as duel_words
 from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question
-from p2pgenius.ui.lines import Glyphs, Line, namer, seat_name, side_by_side, width_of, wrap_all
+from p2pgenius.ui.lines import Glyphs, Line, namer, plural, seat_name, side_by_side, width_of, wrap_all
 from p2pgenius.wording import outcome_for
 
 HELP: Final = (
@@ -241,7 +241,10 @@ def _wizard(
         for label, on in (
             (f"paralysed: {wizard.get('paralysed')} hand repeats", wizard.get("paralysed")),
             ("afraid: no C, D or S", wizard.get("feared")),
-            (f"blind {wizard.get('blind_turns_left')} more turns", wizard.get("blind_turns_left")),
+            (
+                f"blind {plural(int(wizard.get('blind_turns_left') or 0), 'more turn')}",
+                wizard.get("blind_turns_left"),
+            ),
             ("resists heat", wizard.get("resist_heat")),
         )
         if on
