@@ -241,6 +241,7 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
     printer.held.clear()
     peer.decide, peer.report, peer.say = table.decide, table.report, table.line
     peer.considers_proposals = True  # (a person hosts: it answers a player's proposal)
+    peer.linger = True  # (a person says gg after the end, until the others leave)
     peer.confirm = table.confirm_lobby
     run_ui(table, build(table), main)
     return finish(peer, printer)

@@ -134,6 +134,7 @@ class Peer:
     decide_ahead: bool = False  # let ``decide`` choose for the next stage when the game allows
     settle_at_once: bool = False  # a sealed choice stands as soon as it is made (bots: no minute)
     considers_proposals: bool = False  # a person hosts: a player's proposal waits for its answer
+    linger: bool = False  # after the end, keep the table open for chat until the others leave
     _deciding: dict[tuple[int, int], trio.CancelScope] = field(default_factory=dict)  # (stage, seat)
     _not_ahead: set[tuple[int, int]] = field(default_factory=set)  # (stage, seat): refused ahead
     _beside: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # run beside play
@@ -430,23 +431,7 @@ class Peer:
         send, inbox = trio.open_memory_channel[Item](math.inf)
         self._clocks.start(session)
         async with trio.open_nursery() as nursery:
-            self._inbox, self._nursery = send, nursery
-            self._reconnection = self._ways_back(send, nursery)
-            for connection, payload in first:
-                send.send_nowait(await connection.item(payload))
-            for connection in self.links:
-                nursery.start_soon(connection.messages, send)
-            for job in self._beside:
-                nursery.start_soon(job)
-            self._beside.clear()
-            if self.listener is not None:
-                if not self._told_listening:  # a restarted host
-                    self._tell_listening(again=True)
-                nursery.start_soon(self._reconnection.welcome_back, self.listener)
-            if self.reconnect is not None and not self.links:
-                # A restarted joiner finds its host again (the caller said where it goes).
-                self.tell(Reconnecting(self.address), quiet=True)
-                self._reconnection.come_back_soon()
+            await self._open_table(nursery, send, first)
             await self._flush()
             while not session.finished and session.fault is None:
                 self._follow_stage()
@@ -457,9 +442,49 @@ class Peer:
                     await self._on_item(item)
                 else:
                     await self._on_time()
+            if self.linger and session.finished:
+                await self._after_the_end(inbox)
+            self._inbox = None  # (nothing said from now on reaches anyone)
             nursery.cancel_scope.cancel()
         self._reconnection = None
         await self.links.aclose()
+
+    async def _open_table(
+        self,
+        nursery: trio.Nursery,
+        send: trio.MemorySendChannel[Item],
+        first: Sequence[tuple[Connection, bytes]],
+    ) -> None:
+        """Start what runs beside the match loop: a reader per connection (``first``: payloads
+        already read go first), the ways back in, the jobs queued to run beside play."""
+        self._inbox, self._nursery = send, nursery
+        reconnection = self._reconnection = self._ways_back(send, nursery)
+        for connection, payload in first:
+            send.send_nowait(await connection.item(payload))
+        for connection in self.links:
+            nursery.start_soon(connection.messages, send)
+        for job in self._beside:
+            nursery.start_soon(job)
+        self._beside.clear()
+        if self.listener is not None:
+            if not self._told_listening:  # a restarted host
+                self._tell_listening(again=True)
+            nursery.start_soon(reconnection.welcome_back, self.listener)
+        if self.reconnect is not None and not self.links:
+            # A restarted joiner finds its host again (the caller said where it goes).
+            self.tell(Reconnecting(self.address), quiet=True)
+            reconnection.come_back_soon()
+
+    async def _after_the_end(self, inbox: trio.MemoryReceiveChannel[Item]) -> None:
+        """The match is over: the table stays open for chat ("gg") until every other player has
+        left (or this one does: its caller cancels the match's task)."""
+        while self.links:
+            kind, connection, data = await inbox.receive()
+            if kind in ("msg", "chat"):
+                await self._on_item((kind, connection, data))
+            elif kind == "gone" and self.links.drop(connection):
+                self.tell(Notice("a player left the table"), quiet=not self.links)
+        self.tell(Notice("everyone else has left: the chat has closed"))
 
     def _ways_back(self, inbox: trio.MemorySendChannel[Item], nursery: trio.Nursery) -> Reconnection:
         """How connections come back into this match (see ``reconnect``)."""
@@ -525,6 +550,12 @@ class Peer:
             return  # (the turn moved on, or the choice stands already)
         session.finalize(seat)
         await self._flush()
+
+    @property
+    def chat_open(self) -> bool:
+        """Whether a chat line would reach the table now (the match is on, or over and the table
+        still open: see ``linger``)."""
+        return self._inbox is not None
 
     def chat(self, text: str) -> None:
         """Say something to the table (from outside the loop, like :meth:`offer`)."""

@@ -135,8 +135,8 @@ class PeerAdapter:
         return self.peer is not None and self._to_trio(self.peer.settle, seat)
 
     def chat(self, text: str) -> bool:
-        """Send a chat line; False if it cannot go."""
-        return self.peer is not None and self._to_trio(self.peer.chat, text)
+        """Send a chat line; False if it cannot go (nobody is left to read it)."""
+        return self.peer is not None and self.peer.chat_open and self._to_trio(self.peer.chat, text)
 
     def propose(self, options: dict[str, bool]) -> bool:
         """Propose options in the lobby (fast turns); False if there is no lobby to propose in."""

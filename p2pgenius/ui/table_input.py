@@ -43,6 +43,8 @@ class TableInput:
         text = text.strip()
         state.message = ""
         if self.adapter.lobby_answered is not None:
+            if not text or self.adapter.answer is not None:
+                return  # (an empty line answers nothing; and the answer given stands)
             yes = text.lower() in ("y", "yes", "fast")
             if text.lower() == "fast":  # join, and propose fast turns with it
                 self.adapter.propose({"fast": True})
@@ -50,6 +52,8 @@ class TableInput:
                 state.message = "the host has gone"
             return
         if state.confirming is not None:
+            if not text:
+                return  # (an empty line answers nothing: y or n)
             _, seat, parsed = state.confirming
             state.confirming = None
             if text.lower() in ("y", "yes"):
@@ -74,7 +78,7 @@ class TableInput:
             self.toggle_help()
         elif lowered == "rules":
             self.show_rules()
-        elif lowered in ("done", "stand"):
+        elif lowered in ("done", "stand") and self._unsettled() is not None:
             self._settle()
         elif lowered in ("fast", "fast on", "fast off"):
             self._propose(lowered != "fast off")
@@ -175,11 +179,11 @@ class TableInput:
         if self.adapter.peer is None or session is None or session.terms is None:
             state.message = "chat opens when the match starts"
             return
-        if state.finished or session.finished or session.fault is not None:
-            state.message = "the match is over: the chat has closed"
+        if session.fault is not None:
+            state.message = "the match stopped: the chat has closed"
             return
         if not self.adapter.chat(text):
-            state.message = "the match is over: the chat has closed"
+            state.message = "the chat has closed: everyone else has left the table"
             return
         state.chat_sent(session.names[session.me or 0], text)
 
@@ -219,14 +223,18 @@ class TableInput:
         else:
             self.state.message = f"proposed: {'fast turns' if fast else 'the whole minute for each turn'}"
 
+    def _unsettled(self) -> int | None:
+        """The person's seat, if its sealed choice may still change (else None)."""
+        session = self.text.session
+        seat = person_seat(session) if session is not None else None
+        return seat if session is not None and seat is not None and seat in session.unsettled() else None
+
     def _settle(self) -> None:
         """``done``: the person's sealed choice stands now (the turn resolves once every choice
-        stands, instead of at the end of its minute)."""
-        state, session = self.state, self.text.session
-        seat = person_seat(session) if session is not None else None
-        if session is None or seat is None or seat not in session.unsettled():
-            state.message = "nothing to let stand: `done` follows a choice that may still change"
-            return
+        stands, instead of at the end of its minute). (Elsewhere ``done`` is the game's own
+        word: the Magic Square's end of swaps.)"""
+        state, seat = self.state, self._unsettled()
+        assert seat is not None
         if not self.adapter.settle(seat):
             state.message = "the match is over: nothing was sent"
             return

@@ -20,7 +20,9 @@ from p2pgenius.ui.app import build
 from p2pgenius.ui.table import Table
 
 
-def make_peer(tmp: Path, name: str, table: Table | None, bots: BotDriver | None = None) -> Peer:
+def make_peer(
+    tmp: Path, name: str, table: Table | None, bots: BotDriver | None = None, heard: list[Any] | None = None
+) -> Peer:
     files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets")
     if table is not None:
         peer = Peer(
@@ -36,7 +38,7 @@ def make_peer(tmp: Path, name: str, table: Table | None, bots: BotDriver | None 
         peer.confirm = table.confirm_lobby
         return peer
     assert bots is not None
-    heard: list[Any] = []
+    heard = [] if heard is None else heard
     peer = Peer(
         Identity.generate(),
         name,
@@ -65,13 +67,16 @@ def play(
     table: Table | None = None,
     output: Any = None,
     bot_settles: bool = False,
+    linger: bool = False,
+    bot_heard: list[Any] | None = None,
 ) -> tuple[Table, Peer, Peer]:
     """A match between a person at the UI (typing what ``driver`` sends) and a bot (whose sealed
     choices stand at once with ``bot_settles``, as the command line's bots' do)."""
     table = table or Table()
     person = make_peer(tmp, "person", table)
-    bot = make_peer(tmp, "bot", None, BotDriver(bot_level, 5))
+    bot = make_peer(tmp, "bot", None, BotDriver(bot_level, 5), bot_heard)
     bot.settle_at_once = bot_settles
+    person.linger = bot.linger = linger  # (the table stays open for chat after the end)
     host, guest = (person, bot) if ui_hosts else (bot, person)
 
     async def match() -> None:

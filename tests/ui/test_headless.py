@@ -217,3 +217,32 @@ def test_without_fast_turns_done_resolves_the_turn_at_once(tmp_path: Path) -> No
     assert max(waited) < 10, waited
     assert person.session is not None and person.session.terms is not None
     assert not person.session.terms["options"].get("fast")  # (the minute was the rule all along)
+
+
+def test_players_say_gg_after_the_end_until_one_leaves(tmp_path: Path) -> None:
+    said: list[str] = []
+
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        await until(lambda: bool(table.asking))
+        send("P P\r")
+        await until(lambda: table.confirming is not None)
+        send("y")
+        await until(lambda: table.finished, 30)
+        session = table.peer.session if table.peer is not None else None
+        assert session is not None
+        await until(lambda: session.finished)
+        before = len(session.archive)
+        send("say gg\r")
+        await until(lambda: len(session.archive) > before)  # (signed and sent)
+        said.append(table.text.prompt())
+        await until(lambda: any(isinstance(e, ChatReceived) for e in heard))  # the other reads it
+        send(CTRL_Q)
+
+    heard: list[Any] = []
+    table, _, bot = play(
+        tmp_path, "duel", {"fast": True}, drive, bot_level="random", linger=True, bot_heard=heard
+    )
+    assert table.result is not None and said == ["chat> "]
+    heard = [e for e in bot.heard if isinstance(e, ChatReceived)]  # type: ignore[attr-defined]
+    assert [e.text for e in heard] == ["gg"], "the other player read it, after the end"
+    assert verify(bot.files.transcript.read_bytes()).ok  # (a chat after the end is in the record)
