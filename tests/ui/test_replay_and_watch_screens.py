@@ -6,6 +6,7 @@ real terminal emulator (pyte) at 80x24 and 160x50."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import threading
 from collections.abc import Awaitable, Callable
@@ -19,6 +20,7 @@ from prompt_toolkit.input import create_pipe_input
 from p2pgenius.canonical import encode
 from p2pgenius.cli.watch import live
 from p2pgenius.net.spectators import _take
+from p2pgenius.protocol.events import Fault
 from p2pgenius.protocol.session import Event, SessionView
 from p2pgenius.protocol.transcript import records, verify
 from p2pgenius.ui.lines import plain
@@ -100,13 +102,19 @@ def test_a_step_of_a_match_is_its_step_not_the_stage_before_it() -> None:
 
 
 def test_a_fault_is_told_in_the_replays_numbering() -> None:
-    replay = replay_of("magic-square")
-    fault = type("Fault", (), {"kind": "desync", "stage": 11, "peer": 1, "reason": "state hashes differ"})()
-    replay.report = type(replay.report)(**{**replay.report.__dict__, "fault": fault, "ok": False})
+    def stopped(game: str, stage: int) -> Replay:
+        report = verify(transcript(game))
+        fault = Fault("desync", 1, stage, "the state hashes differ", {})
+        return Replay(dataclasses.replace(report, ok=False, outcome=None, fault=fault))
+
+    replay = stopped("magic-square", 11)  # the twelfth step's stage
     assert replay.verdict() == ("fault: desync at step 12", False)
-    replay.report = type(replay.report)(**{**replay.report.__dict__, "fault": type(fault)()})
-    fault.stage = 500  # (a stage never applied: the step after the last)
-    assert replay._stage_words(500) == f"step {replay.count + 1}"
+    replay.last()
+    assert "at step 12): the state hashes differ" in plain(replay.log_lines(200))
+    assert "stage" not in plain(replay.log_lines(200))
+    assert stopped("magic-square", 500).verdict()[0] == f"fault: desync at step {replay.count + 1}"
+    assert stopped("duel", 2).verdict()[0] == "fault: desync at turn 3"
+    assert stopped("duel", 500).verdict()[0] == "fault: desync at the step after turn 8"
 
 
 def drive(replay: Replay, terminal: Terminal, driver: Callable[[Send], Awaitable[None]]) -> None:
