@@ -24,7 +24,9 @@ def words(event: Mapping[str, Any], who: Who = seat_label) -> str:
     kind, seat = event.get("type"), event.get("seat")
     me = who(int(seat)) if isinstance(seat, int) else ""
     if kind == "order":
-        return f"{me} (Death Match Opponent) picks {who(int(event['first']))} to start"
+        first = int(event["first"])
+        picked = "itself" if first == seat else who(first)
+        return f"{me} (Death Match Opponent) picks {picked} to start"
     if kind == "opening_card":
         return f"{me} places its opening card face down"
     if kind == "piles_laid":
@@ -33,18 +35,21 @@ def words(event: Mapping[str, Any], who: Who = seat_label) -> str:
         return f"{me} adds a card"
     if kind == "bid":
         return (
-            f"{me} starts the challenge: {event['count']}"
+            f"{me} starts the challenge with a bid of {event['count']}"
             if event.get("first")
             else f"{me} raises to {event['count']}"
         )
     if kind == "pass":
         return f"{me} passes"
     if kind == "challenger":
-        return f"{me} is the challenger: {event['count']} without a skull"
+        count = int(event["count"])
+        return f"{me} is the challenger: it must flip {plural(count, 'doubloon')} without meeting a skull"
     if kind == "insure":
         return f"{me} spends a Hacked Garnet on Bluff Insurance"
     if kind == "flip":
-        return f"{me} flips {who(int(event['pile']))}'s card: a {event['card']}"
+        pile = int(event["pile"])
+        whose = "its own" if pile == seat else f"{who(pile)}'s"
+        return f"{me} flips {whose} card: a {event['card']}"
     if kind == "settled":
         return _settled(event, me)
     if kind == "discard":

@@ -22,10 +22,8 @@ def words(event: Mapping[str, Any], who: Who = seat_label) -> str:
     me = who(int(seat)) if isinstance(seat, int) else ""
     if kind == "challenge":
         return f"{me} challenges {who(1 - int(seat or 0))}'s {event['number']} on {cell_name(event['cell'])}"
-    if kind == "colour_order":
-        return f"{me} (Death Match Opponent) lets {who(int(event['first']))} colour first"
-    if kind == "lead":
-        return f"{me} (Lead Player) has {who(int(event['first']))} place first"
+    if kind in ("colour_order", "lead"):
+        return _order(event, who)
     if kind == "colour":
         return f"{me} colours {cell_name(event['cell'])} {COLOUR_NAMES[int(seat or 0)]}"
     if kind == "swaps_done":
@@ -51,16 +49,29 @@ def words(event: Mapping[str, Any], who: Who = seat_label) -> str:
     return str(kind)
 
 
+def _order(event: Mapping[str, Any], who: Who) -> str:
+    """Who colours first (the Death Match Opponent's choice), or places first (the Lead
+    Player's): "chooses to" when the chooser picks itself, which "lets Dora (p1) colour first"
+    said of Dora herself misread."""
+    seat, first = int(event["seat"]), int(event["first"])
+    role, verb = (
+        ("Death Match Opponent", "colour") if event["type"] == "colour_order" else ("Lead Player", "place")
+    )
+    if first == seat:
+        return f"{who(seat)} ({role}) chooses to {verb} first"
+    lets = "lets" if verb == "colour" else "has"
+    return f"{who(seat)} ({role}) {lets} {who(first)} {verb} first"
+
+
 def _round_end(event: Mapping[str, Any], who: Who) -> str:
     how, seat = event.get("how"), event.get("seat")
     me = who(int(seat)) if isinstance(seat, int) else ""
-    red, blue = event.get("scores") or (0, 0)
     if how == "concedes":
         return f"{me} concedes the challenge"
     if how == "placed_16":
         return f"the full square is not magic: {me} placed 16 and loses"
     if how == "scores":
-        return f"{red}-{blue}: the round is void" if red == blue else f"{red}-{blue}"
+        return _scores(event, who)
     if how == "completes":
         return f"{me} shows a magic completion: the challenge fails"
     if how in ("not_magic", "inconsistent"):
@@ -73,3 +84,17 @@ def _round_end(event: Mapping[str, Any], who: Who) -> str:
             f"alternately from {who(int(event['first']))}: {cells}"
         )
     return f"{me} ran out of time"
+
+
+def _scores(event: Mapping[str, Any], who: Who) -> str:
+    """All 16 placed and magic: the higher score wins the round (68-68 voids it)."""
+    scores = list(event.get("scores") or (0, 0))
+    winner = event.get("winner")
+    if winner is None:
+        tie = f"{scores[0]}-{scores[1]}"
+        return f"all 16 placed and the square is magic, but the scores tie {tie}: the round is void"
+    won, lost = scores[int(winner)], scores[1 - int(winner)]
+    return (
+        f"all 16 placed and the square is magic: {who(int(winner))} wins round {event.get('round')} "
+        f"on score, {won} to {who(1 - int(winner))}'s {lost}"
+    )
