@@ -3,7 +3,7 @@ moves typed as "place skull" or "bid 3", the legal moves in words."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from p2pgenius.games.hornswoggle.actions import Flip
@@ -44,11 +44,34 @@ class HornFrontEnd(FrontEnd):
     def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
         return horn_question(view, seat, names)
 
+    def idle(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> str:
+        """What the person is told while nothing is asked of its ``seat``: a pirate that is out,
+        that its partner plays on ("" otherwise)."""
+        del seat  # (the view is the seat's)
+        return out_words(view, names)
+
+    def log_lines(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        names: Mapping[int, str] | None = None,
+    ) -> list[str]:
+        """The log's lines, a bot partner this machine plays named as such (it shares the
+        person's name: "Fay (p2) bids 3" would read as the person's bid)."""
+        who = seat_words(view or {}, names or {})
+        return [horn_words(event, who) for event in events if isinstance(event, Mapping)]
+
     def remember(
-        self, memory: dict[str, Any], events: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None
+        self,
+        memory: dict[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        actions: Sequence[tuple[int, Any]] = (),
     ) -> None:
         """Each challenge's flips and how it ended: the reckoning stays on the board until the
-        next round's adding and bidding begins (the piles themselves go back to the hands)."""
+        next round's adding and bidding begins (the piles themselves go back to the hands; the
+        events say all of it, so the step's ``actions`` are not needed)."""
+        del actions
         if view is None:
             return
         if view.get("phase") == "flipping" and memory.get("challenge", {}).get("round") != view.get("round"):
@@ -127,19 +150,14 @@ def horn_board(
     nobody "you"."""
     spectator = bool(view.get("spectator"))
     me = -1 if spectator else int(view.get("seat", 0))
-    lines: list[Line] = [_header(view, names, me)]
-    progress = _progress(view, names, me)
+    lines: list[Line] = [_header(view, names)]
+    progress = _progress(view, names)
     if progress:
         lines.append(progress)
-    wide = width >= 96 and height >= 20
-    blocks = [_pirate(view, seat, names, glyphs, me, mine, wide=wide) for seat in range(4)]
-    if wide:
-        half = (width - 3) // 2
-        for row in (0, 2):  # a team a column: p0 and p2 on the left, p1 and p3 on the right
-            lines += side_by_side([blocks[row], blocks[row + 1]], [half, width - 3 - half], gap=3)
-            lines.append([])
-    else:
-        lines += [block[0] for block in blocks]
+    out = out_words(view, names)
+    if out:
+        lines.append([("class:effect", f" {out}")])
+    lines += _pirates(view, names, glyphs, me, mine, width=width, height=height - len(lines))
     reckoning = (memory or {}).get("reckoning")
     legend: Line = [
         ("class:dim", " piles bottom to top: "),
@@ -156,25 +174,84 @@ def horn_board(
     if len(wrap_all(lines, width)) + 1 + (4 if reckoning else 0) <= height:
         lines.append(legend)
     if reckoning:
-        lines += _reckoning(reckoning, names, me)
+        lines += _reckoning(reckoning, names, me, view)
     if view.get("owing"):
-        owing = ", ".join(_who(names, me, s) for s in view["owing"])
+        owing = ", ".join(_who(view, names, s) for s in view["owing"])
         lines.append([("class:dim", f" discards owed by: {owing}")])
     return wrap_all(lines, width)
 
 
-def _who(names: Mapping[int, str], me: int, seat: int) -> str:
-    return "you" if seat == me else seat_name(names, seat)
+WIDE_BOARD: Final = 96
+"""From this many columns on, the pirates sit a team a column (p0 and p2 on the left, p1 and p3
+on the right); below, one line a pirate. Decided by the width alone, which a screen's size fixes
+(the rows the board gets change with the question under it): the layout never changes between
+rounds on one screen."""
 
 
-def _header(view: Mapping[str, Any], names: Mapping[int, str], me: int) -> Line:
+def _pirates(
+    view: Mapping[str, Any],
+    names: Mapping[int, str],
+    glyphs: Glyphs,
+    me: int,
+    mine: Sequence[int],
+    *,
+    width: int,
+    height: int,
+) -> list[Line]:
+    """The four pirates: a team a column on a wide board, else one line each."""
+    wide = width >= WIDE_BOARD
+    blocks = [_pirate(view, seat, names, glyphs, me, mine, wide=wide) for seat in range(4)]
+    if not wide:
+        return [block[0] for block in blocks]
+    half = (width - 3) // 2
+    rows = [side_by_side([blocks[row], blocks[row + 1]], [half, width - 3 - half], gap=3) for row in (0, 2)]
+    room = height - len(rows[0]) - len(rows[1]) >= 8  # (the legend, a reckoning, the discards owed)
+    return rows[0] + ([[]] if room else []) + rows[1] + ([[]] if room else [])
+
+
+def seat_words(view: Mapping[str, Any], names: Mapping[int, str]) -> Callable[[int], str]:
+    """How this screen says a seat in a sentence: its name and seat ("Fay (p0)"), except a seat
+    a bot of this machine plays beside the person, which shares the person's name: "your
+    partner (p2, bot)". A spectator's screen (a replay) names every seat alike."""
+    named = namer(names)
+    me = int(view.get("seat", -1))
+    bots = set() if view.get("spectator") else {int(s) for s in view.get("partners") or {}} - {me}
+
+    def who(seat: int) -> str:
+        if seat not in bots:
+            return named(seat)
+        return f"your partner (p{seat}, bot)" if seat % 2 == me % 2 else f"your bot (p{seat})"
+
+    return who
+
+
+def _who(view: Mapping[str, Any], names: Mapping[int, str], seat: int) -> str:
+    """A seat on the board: "you", a bot partner as such, anyone else by name."""
+    if not view.get("spectator") and seat == int(view.get("seat", -1)):
+        return "you"
+    return seat_words(view, names)(seat)
+
+
+def out_words(view: Mapping[str, Any], names: Mapping[int, str]) -> str:
+    """What a pirate that is out is told while its partner plays on ("" for one still in, and
+    for a spectator)."""
+    if view.get("spectator") or view.get("phase") == "over":
+        return ""
+    me = int(view.get("seat", 0))
+    partner = (me + 2) % 4
+    if not view["out"][me] or view["out"][partner]:
+        return ""
+    return f"you're out of cards: {_who(view, names, partner)} plays on for your team"
+
+
+def _header(view: Mapping[str, Any], names: Mapping[int, str]) -> Line:
     line: Line = [
         ("class:title", f" Round {view['round']}"),
         ("class:dim", f"   {PHASES.get(view['phase'], view['phase'])}"),
     ]
     if view.get("bid"):
         bidder = view.get("bidder")
-        by = f" by {_who(names, me, int(bidder))}" if bidder is not None else ""
+        by = f" by {_who(view, names, int(bidder))}" if bidder is not None else ""
         line.append(("", f"   bid: {view['bid']}{by}"))
     table = sum(len(pile) for pile in view["piles"])
     if table:
@@ -182,7 +259,7 @@ def _header(view: Mapping[str, Any], names: Mapping[int, str], me: int) -> Line:
     return line
 
 
-def _progress(view: Mapping[str, Any], names: Mapping[int, str], me: int) -> Line:
+def _progress(view: Mapping[str, Any], names: Mapping[int, str]) -> Line:
     """How far the flipping got: doubloons found, still to find, and where."""
     challenger = view.get("challenger")
     if view.get("phase") != "flipping" or challenger is None:
@@ -192,9 +269,10 @@ def _progress(view: Mapping[str, Any], names: Mapping[int, str], me: int) -> Lin
     down = own.count(False)
     where = f"own pile first ({down} face down)" if down else "any pile now, top card first"
     insured = "; insured" if view.get("insured") else ""
-    verb = "flip" if challenger == me else "flips"
+    who = _who(view, names, int(challenger))
+    verb = "flip" if who == "you" else "flips"
     return [
-        ("class:effect", f" {_who(names, me, int(challenger))} {verb} for {bid}: "),
+        ("class:effect", f" {who} {verb} for {bid}: "),
         ("", f"{found} found, {bid - found} to go; {where}{insured}"),
     ]
 
@@ -271,11 +349,9 @@ def _pirate(
     if any(view["garnets"]):
         extra.append(plural(view["garnets"][seat], "garnet"))
     pile_line: Line = [("", "pile"), *(cards or [("class:dim", " empty")]), ("class:dim", counts)]
-    if wide:
+    if wide:  # three lines: who, what it holds, its pile
         out = [head + ([("class:effect", "  " + ", ".join(status))] if status else [])]
-        out += [[("", "   "), ("class:dim", holding)], [("", "   "), *pile_line]]
-        if extra:
-            out.append([("", "   "), ("class:dim", ", ".join(extra))])
+        out += [[("", "   "), ("class:dim", "; ".join([holding, *extra]))], [("", "   "), *pile_line]]
         return out
     line: Line = head + [("class:dim", f"  {holding}  ")] + pile_line
     if extra:
@@ -285,9 +361,14 @@ def _pirate(
     return [line]
 
 
-def _reckoning(reckoning: Mapping[str, Any], names: Mapping[int, str], me: int) -> list[Line]:
+def _reckoning(
+    reckoning: Mapping[str, Any], names: Mapping[int, str], me: int, view: Mapping[str, Any] | None = None
+) -> list[Line]:
+    """The last challenge, how it ended and the discards it cost (``view``: whose screen it is)."""
+    view = view if view is not None else {"seat": me, "spectator": me < 0}
     challenger = reckoning.get("challenger")
-    who = _who(names, me, int(challenger)) if challenger is not None else "?"
+    who = _who(view, names, int(challenger)) if challenger is not None else "?"
+    told = seat_words(view, names)
     flips = ", ".join(
         f"p{pile} {_card(card, Glyphs.pick(True), up=True)}" for pile, card in reckoning.get("flips", [])
     )
@@ -296,9 +377,9 @@ def _reckoning(reckoning: Mapping[str, Any], names: Mapping[int, str], me: int) 
             ("class:title", f" Round {reckoning.get('round')}'s reckoning: "),
             ("", f"{who} bid {reckoning.get('bid')}; flipped {flips or 'nothing'}"),
         ],
-        [("class:effect", f"   {horn_words(reckoning.get('result') or {}, namer(names))}")],
+        [("class:effect", f"   {horn_words(reckoning.get('result') or {}, told)}")],
     ]
-    out += [[("class:dim", f"   {horn_words(event, namer(names))}")] for event in reckoning.get("after", [])]
+    out += [[("class:dim", f"   {horn_words(event, told)}")] for event in reckoning.get("after", [])]
     return out
 
 
@@ -311,24 +392,22 @@ def _card(face: Any, glyphs: Glyphs, *, up: bool) -> str:
 
 
 def horn_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
-    """What the pirate at ``seat`` decides now."""
+    """What the pirate at ``seat`` decides now: only the cards it holds are offered."""
     phase = view.get("phase")
     hand = view.get("hand") or [0, 0]
-    holding = f"you hold {plural(hand[0], 'doubloon')} and {plural(hand[1], 'skull')}"
     table = sum(len(pile) for pile in view["piles"])
     if phase == "order":
-        return Question("who starts", "choose the pirate who starts round 1: first p0, p1, p2 or p3")
+        seats = [f"p{s}" for s in range(4) if not view["out"][s]]
+        listed = ", ".join(seats[:-1]) + f" or {seats[-1]}" if len(seats) > 1 else seats[0]
+        return Question("who starts", f"choose the pirate who starts round 1: first {listed}")
     if phase == "opening":
-        return Question(
-            "opening card", f"place your opening card face down: place doubloon or place skull ({holding})"
-        )
+        return Question("opening card", f"place your opening card face down: {_cards('place', hand)}")
     if phase == "turns":
         if sum(hand) == 0:
             return Question("bid", f"no cards left in hand: start the challenge, bid 1 to {table}")
         return Question(
             "add or bid",
-            f"add a card to your pile (place doubloon or skull; {holding}) "
-            f"or start the challenge: bid 1 to {table}",
+            f"add a card to your pile ({_cards('place', hand)}) or start the challenge: bid 1 to {table}",
         )
     if phase == "bidding":
         bid = int(view.get("bid", 0))
@@ -336,23 +415,39 @@ def horn_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) 
             return Question("pass", f"the bid is {bid}, every card on the table: pass")
         return Question("raise or pass", f"raise the bid of {bid} (bid {bid + 1} to {table}) or pass")
     if phase == "flipping":
-        down = list(view["flipped"][seat]).count(False)
-        found, bid = int(view.get("doubloons_flipped", 0)), int(view.get("bid", 0))
-        insure = ""
-        if view["garnets"][seat] and not view.get("insured") and not any(any(f) for f in view["flipped"]):
-            insure = "; or first insure (a Hacked Garnet saves your card if you meet a skull)"
-        if down:
-            return Question(
-                "flip", f"flip your own pile first: flip p{seat} ({plural(down, 'card')} face down){insure}"
-            )
-        others = [s for s in range(4) if s != seat and list(view["flipped"][s]).count(False)]
-        piles = ", ".join(f"p{s}" for s in others)
-        return Question(
-            "flip", f"flip the top card of another pile ({piles}): {bid - found} more doubloons to find"
-        )
+        return _flip_question(view, seat)
     if phase == "discarding":
-        return Question("discard", f"discard a card face down: discard doubloon or discard skull ({holding})")
+        return Question("discard", f"discard a card face down: {_cards('discard', hand)}")
     return FrontEnd.question(FRONT, view, seat, names)
+
+
+def _cards(verb: str, hand: Sequence[int]) -> str:
+    """The cards ``hand`` (doubloons, skulls) lets a pirate ``verb`` (place, discard), and what it
+    holds: "place doubloon or place skull (you hold 3 doubloons and 1 skull)"."""
+    doubloons, skulls = int(hand[0]), int(hand[1])
+    offered = [f"{verb} {card}" for card, count in (("doubloon", doubloons), ("skull", skulls)) if count]
+    held = [
+        plural(count, card) if count else f"no {card}s"
+        for card, count in (("doubloon", doubloons), ("skull", skulls))
+    ]
+    return f"{' or '.join(offered)} (you hold {' and '.join(held)})"
+
+
+def _flip_question(view: Mapping[str, Any], seat: int) -> Question:
+    """The challenger's next flip: its own pile while a card of it is face down, then any other."""
+    down = list(view["flipped"][seat]).count(False)
+    found, bid = int(view.get("doubloons_flipped", 0)), int(view.get("bid", 0))
+    insure = ""
+    if view["garnets"][seat] and not view.get("insured") and not any(any(f) for f in view["flipped"]):
+        insure = "; or first insure (a Hacked Garnet saves your card if you meet a skull)"
+    if down:
+        return Question(
+            "flip", f"flip your own pile first: flip p{seat} ({plural(down, 'card')} face down){insure}"
+        )
+    others = [s for s in range(4) if s != seat and list(view["flipped"][s]).count(False)]
+    piles = ", ".join(f"p{s}" for s in others)
+    more = plural(bid - found, "more doubloon", "more doubloons")
+    return Question("flip", f"flip the top card of another pile ({piles}): {more} to find")
 
 
 # -- moves ----------------------------------------------------------------------------------------
@@ -365,10 +460,10 @@ def parse_horn(words: list[str], state: Any = None, seat: int = 0) -> Parsed:
     the engine cannot check a flip before its card is opened)."""
     head = words[0].lower()
     if head in ("place", "discard") and len(words) == 2 and words[1].lower() in CARD_WORDS:
-        return Parsed({"type": head, "card": CARD_WORDS[words[1].lower()]})
+        return Parsed({"type": head, "card": _held(state, seat, head, CARD_WORDS[words[1].lower()])})
     if head in CARD_WORDS and len(words) == 1:  # "d" alone: the card the question asks for
         kind = "discard" if getattr(state, "phase", None) == "discarding" else "place"
-        return Parsed({"type": kind, "card": CARD_WORDS[head]})
+        return Parsed({"type": kind, "card": _held(state, seat, kind, CARD_WORDS[head])})
     if head == "bid" and len(words) == 2 and words[1].isascii() and words[1].isdigit():
         return Parsed({"type": "bid", "count": int(words[1])})
     if head == "pass" and len(words) == 1:
@@ -383,6 +478,18 @@ def parse_horn(words: list[str], state: Any = None, seat: int = 0) -> Parsed:
                 return Parsed({"type": "flip", "pile": int(who)})
             return Parsed({"type": "order", "first": int(who)})
     raise InputError("place doubloon|skull, bid N, pass, insure, flip pN, discard doubloon|skull, first pN")
+
+
+def _held(state: Any, seat: int, verb: str, card: str) -> str:
+    """``card``, if the pirate at ``seat`` holds one (as far as ``state`` knows); else refused,
+    saying what it holds."""
+    pirates = getattr(state, "pirates", ())
+    hand = pirates[seat].hand if 0 <= seat < len(pirates) else None
+    if hand is None or pirates[seat].holds(card) is not False:
+        return card
+    if not sum(hand):
+        raise InputError("you hold no cards")
+    raise InputError(f"you hold no {card}: {_cards(verb, hand)}")
 
 
 def _check_flip(state: Any, seat: int, pile: int) -> None:
@@ -415,7 +522,8 @@ def horn_choices(state: Any, seat: int) -> list[Choice]:
         if kind in ("place", "discard"):
             out.append(Choice(f"{kind} {plain['card']}", f"{kind} a {plain['card']} face down"))
         elif kind == "bid":
-            out.append(Choice(f"bid {plain['count']}", f"bet {plain['count']} doubloons can be flipped"))
+            count = int(plain["count"])
+            out.append(Choice(f"bid {count}", f"bet {plural(count, 'doubloon')} can be flipped"))
         elif kind == "pass":
             out.append(Choice("pass", "stay out of the bidding"))
         elif kind == "insure":
