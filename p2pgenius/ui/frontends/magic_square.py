@@ -10,7 +10,7 @@ from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
 from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import cell_name
 from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question
-from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, wrap_all
+from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, side_by_side, width_of, wrap_all
 
 HELP: Final = (
     "A cell (a1..d4) colours it or places the next number.\n"
@@ -45,7 +45,29 @@ class SquareFrontEnd(FrontEnd):
         height: int = 40,
         memory: Mapping[str, Any] | None = None,
     ) -> list[Line]:
-        return magic_board(view, names, glyphs, hints=hints, width=width, height=height)
+        return magic_board(view, names, glyphs, hints=hints, width=width, height=height, memory=memory)
+
+    def remember(
+        self,
+        memory: dict[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        actions: Sequence[tuple[int, Any]] = (),
+    ) -> None:
+        """The completion that beat a challenge, drawn beside the grid until the next round's
+        first number (the engine's events do not carry it: it is the challenged player's
+        action, so it comes with the step's ``actions``)."""
+        remember_completion(memory, events, view, actions)
+
+    def echo(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
+        """What the person at ``seat`` sent, in the words it typed: an order as "first" or
+        "second" and what that means ("second: your opponent colours first"), not "p0 first"."""
+        if action.get("type") != "order":
+            return self.describe(action)
+        verb = "colour" if getattr(state, "phase", None) == "colour_order" else "place"
+        if action.get("first") == seat:
+            return f"first: you {verb} first"
+        return f"second: your opponent {verb}s first"
 
     def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
         return square_question(view, seat, names)
@@ -94,11 +116,14 @@ def magic_board(
     hints: bool,
     width: int = 80,
     height: int = 40,
+    memory: Mapping[str, Any] | None = None,
 ) -> list[Line]:
     """The grid with colours and numbers, the scores, the round and the phase; with ``hints``,
     the cells where the next number still allows a magic completion. When the match is over, the
-    last round's final grid and score (the state has cleared its numbers). Bigger cells when
-    there is room. A spectator's view (a replay) names the players, nobody "you"."""
+    last round's final grid and score (the state has cleared its numbers). A completion that
+    beat a challenge (kept in ``memory``) beside the grid until the next round's first number,
+    and as the final grid if it ended the match. Bigger cells when there is room. A spectator's
+    view (a replay) names the players, nobody "you"."""
     spectator = bool(view.get("spectator"))
     me = -1 if spectator else int(view.get("seat", 0))
     colours = view["colours"]
@@ -106,6 +131,7 @@ def magic_board(
     scores = list(view["scores"])
     last = view.get("last_round") if isinstance(view.get("last_round"), dict) else None
     over = view.get("phase") == "over"
+    completion = _completion(memory, last)
     if over and last is not None:  # the final position, not the cleared grid of a next round
         grid, scores = list(last.get("grid", grid)), list(last.get("scores", scores))
     placed = [cell for _, cell in sorted((n, c) for c, n in enumerate(grid) if n)]
@@ -124,7 +150,8 @@ def magic_board(
         ]
     ]
     big = height >= 24 and width >= 44
-    lines += _grid(colours, grid, glyphs, good, placed[-1] if placed else None, big=big)
+    drawn = _grid(colours, grid, glyphs, good, placed[-1] if placed else None, big=big)
+    lines += _beside(drawn, _completion_lines(completion, names, me, big=big), width)
     lines.append(
         [
             ("class:red", f" red: {seat_name(names, 0)} {scores[0]} "),
@@ -152,17 +179,104 @@ def magic_board(
             ]
         )
     if last is not None:
-        winner = last.get("winner")
-        won = "a tie: replayed" if winner is None else f"{_who(names, me, int(winner))} won"
-        score = "-".join(str(n) for n in last.get("scores", []))
-        reason = str(last.get("reason")).replace("_", " ")
         label = f"round {last.get('round')}" if not over else "the last round"
-        lines.append([("class:dim", f" {label}: {won}, {score} ({reason})")])
+        lines.append([("class:dim", f" {label}: {_last_round(last, names, me)}")])
     return wrap_all(lines, width)
 
 
 def _who(names: Mapping[int, str], me: int, seat: int) -> str:
     return "you" if seat == me else seat_name(names, seat)
+
+
+def _whose(names: Mapping[int, str], me: int, seat: int) -> str:
+    return "your" if seat == me else f"{seat_name(names, seat)}'s"
+
+
+def _last_round(last: Mapping[str, Any], names: Mapping[int, str], me: int) -> str:
+    """How a round ended, the winner's score first and whose each is: "you won, 81-55 (score):
+    your 81 to bob (p1)'s 55"; after a challenge or a timeout, the scores the numbers placed
+    made when it ended."""
+    scores = [int(n) for n in last.get("scores", [0, 0])]
+    winner = last.get("winner")
+    reason = str(last.get("reason")).replace("_", " ")
+    if winner is None:
+        return f"a tie, {scores[0]}-{scores[1]}: replayed"
+    won, lost = int(winner), 1 - int(winner)
+    whose = f"{_whose(names, me, won)} {scores[won]} to {_whose(names, me, lost)} {scores[lost]}"
+    if last.get("reason") in ("score", "not_magic"):
+        return f"{_who(names, me, won)} won, {scores[won]}-{scores[lost]} ({reason}): {whose}"
+    return f"{_who(names, me, won)} won ({reason}), {whose} when it ended"
+
+
+def remember_completion(
+    memory: dict[str, Any],
+    events: Sequence[Mapping[str, Any]],
+    view: Mapping[str, Any] | None,
+    actions: Sequence[tuple[int, Any]],
+) -> None:
+    """Keep the grid a challenged player showed when it beat the challenge (from the step's
+    ``actions``), until a number is placed in the next round."""
+    for event in events:
+        if (
+            not isinstance(event, Mapping)
+            or event.get("type") != "round_end"
+            or event.get("how") != "completes"
+        ):
+            continue
+        for seat, action in actions:
+            if seat == event.get("seat") and isinstance(action, Mapping) and action.get("type") == "complete":
+                placed = sum(1 for n in event.get("grid") or () if n)
+                memory["completion"] = {
+                    "round": event.get("round"),
+                    "seat": seat,
+                    "grid": [int(n) for n in action.get("grid", ())],
+                    "placed": placed,
+                }
+    if view is not None and any(view.get("grid") or ()) and "completion" in memory:
+        del memory["completion"]  # the next round has begun placing
+
+
+def _completion(memory: Mapping[str, Any] | None, last: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The completion kept for the round that ended last, if it beat a challenge."""
+    kept = (memory or {}).get("completion")
+    if not isinstance(kept, Mapping) or last is None or last.get("reason") != "challenge_failed":
+        return None
+    if kept.get("round") != last.get("round") or len(kept.get("grid", ())) != 16:
+        return None
+    return kept
+
+
+def _completion_lines(
+    completion: Mapping[str, Any] | None, names: Mapping[int, str], me: int, *, big: bool
+) -> list[Line]:
+    """The grid a challenged player showed to beat the challenge, row by row beside the grid's
+    rows: the numbers placed in play stand out, the rest are its completion."""
+    if completion is None:
+        return []
+    grid, placed = list(completion["grid"]), int(completion.get("placed", 0))
+    whose = _whose(names, me, int(completion.get("seat", 0)))
+    out: list[Line] = [[("class:title", f"{whose} completion (round {completion.get('round')}):")]]
+    for row in range(4):
+        line: Line = [("", "  ")]
+        for number in grid[4 * row : 4 * row + 4]:
+            line.append(("class:last" if number <= placed else "", f"{number:>3}"))
+        out += [[], line, []] if big else [line]  # (a big cell's number is on its middle line)
+        if big and row < 3:
+            out.append([])
+    kept = "1 where it was placed" if placed == 1 else f"1 to {placed} where they were placed"
+    out.append([("class:dim", f"magic, with {kept}: the challenge failed")])
+    return out
+
+
+def _beside(grid: list[Line], extra: list[Line], width: int) -> list[Line]:
+    """``extra`` to the right of the grid when the width has room for it, else under it."""
+    if not extra:
+        return grid
+    used = max(width_of(line) for line in grid)
+    room = width - used - 3
+    if room >= 24:
+        return side_by_side([grid, extra], [used, room], gap=3)
+    return grid + extra
 
 
 def _grid(
