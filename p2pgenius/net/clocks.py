@@ -131,12 +131,17 @@ class Clocks:
             self.back[peer] = now
 
     def readings(self, session: Session) -> dict[int, tuple[str, float, bool]]:
-        """Every seat's clock as this peer shows it: (kind, seconds left, running)."""
+        """Every seat's clock as this peer shows it: (kind, seconds left, running). Every clock
+        runs from when the stage began here (a resumed stage: before the restart, as its note
+        says), as the other peers show it; a claim against another seat waits longer than that
+        (``judged_from``), which the screen need not show."""
+        if self.stage_number == -2:
+            return {}  # (not playing yet: a resumed match before its loop has begun)
         now = trio.current_time()
         return {
             seat: (
                 view.kind,
-                max(view.left_ms / 1000 - (now - self.began(session, seat) if view.running else 0), 0),
+                max(view.left_ms / 1000 - (now - self.own_at if view.running else 0), 0),
                 view.running,
             )
             for seat, view in session.clocks().items()

@@ -79,6 +79,7 @@ class TableState:
         self.asking: dict[int, int] = {}  # the person's seats asked to decide -> stage
         self.chosen: dict[int, str] = {}  # what the person chose this stage (a sealed choice may change)
         self.settled: set[int] = set()  # the person's seats whose choice it let stand (``done``)
+        self._seen_blind: dict[int, list[Mapping[str, Any]]] = {}  # stage -> events told while blind
         self.confirming: tuple[str, int, moves.Parsed] | None = None  # a move waiting for y/n
         self.message = ""  # one line of feedback under the input
         self.fault: Fault | None = None
@@ -117,12 +118,22 @@ class TableState:
         game = self.game(session)
         if game is not None and get_spec(game).sealed and session.stage is not None:
             stage = session.stage  # who has chosen this stage (and what the person chose)
-            mine = self.chosen.get(seat)
+            mine = self.my_choice(session, seat)
             view["submitted"] = [
                 (mine if s == seat and mine else ("chosen" if s in stage.chosen and s != seat else None))
                 for s in range(len(session.owner))
             ]
         return view
+
+    def my_choice(self, session: SessionView, seat: int) -> str | None:
+        """What the person chose for ``seat`` at this stage, in words: as the session holds it
+        (its sealed commitment: right after a resume too), else as just typed (on its way)."""
+        committed = session.committed(seat)
+        game = self.game(session)
+        if isinstance(committed, Mapping) and game is not None:
+            with contextlib.suppress(LookupError, TypeError, ValueError):
+                return frontend(game).describe(committed)
+        return self.chosen.get(seat)
 
     def outcome_text(self, session: SessionView | None) -> str:
         """The result, told to the person: "you win (...)", "your team loses (...)"."""
@@ -146,7 +157,13 @@ class TableState:
             self._applied(session, event)
             return
         elif isinstance(event, BlindClaim):
+            first = self.blind_view is None  # (the blindness begins: said once, not every turn)
             self.blind_view = event.view
+            self.chosen.clear()
+            self.settled.clear()
+            self._claimed(session, event)
+            if not first:
+                return
         elif isinstance(event, Fault):
             self.fault = event
             self.finished = True
@@ -169,6 +186,18 @@ class TableState:
             else:
                 self._log(told.text)
 
+    def _claimed(self, session: SessionView, event: BlindClaim) -> None:
+        """A blinded player is told what of the turn affected it (the claim's events: what hit
+        its wizard, say), in the log like any step's."""
+        game = self.game(session)
+        events = [item for item in event.view.get("events", ()) if isinstance(item, Mapping)]
+        self._seen_blind[event.stage] = events
+        if game is None or not events:
+            return
+        with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
+            for text in frontend(game).log_lines(events, event.view, seat_names(session)):
+                self._log(text)
+
     def _applied(self, session: SessionView, event: Applied) -> None:
         """A step's engine events in the log, each once: a step that re-reports the events of
         the step before (a choice asked for after a turn resolved) adds only what is new. The
@@ -179,6 +208,9 @@ class TableState:
         if again and all(a is b for a, b in zip(events, self._shown, strict=False)):
             fresh = events[len(self._shown) :]
         self._shown = events
+        told = self._seen_blind.pop(event.stage, None)
+        if told is not None:  # a turn played blind, seen whole now: what was not told then
+            fresh = tuple(item for item in fresh if item not in told)
         game = self.game(session)
         view = self.seat_view(session)
         if game is None:

@@ -208,7 +208,7 @@ class TableText:
         """The person chose and may still change it: what it chose, and how to end the wait."""
         session = self.session
         assert session is not None
-        chosen = self.state.chosen.get(seat)
+        chosen = self.state.my_choice(session, seat)
         did = f"you chose {chosen}" if chosen else "you have chosen"
         if seat in self.state.settled:
             return f"{did}; it stands: the turn resolves once every choice does"

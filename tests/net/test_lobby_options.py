@@ -88,14 +88,14 @@ async def test_the_host_changes_the_options_and_the_joiner_is_asked_again(tmp_pa
     agrees = Agrees()
     guest.confirm = agrees
 
-    agrees.hold = trio.Event()  # the joiner's player reads the table a while
+    hold = agrees.hold = trio.Event()  # the joiner's player reads the table a while
 
     async def while_the_joiner_reads() -> None:
         while not agrees.shown:
             await trio.sleep(0.001)
         assert host.propose({"fast": True})
         await trio.sleep(0.05)
-        agrees.hold.set()
+        hold.set()
 
     await play(host, guest, while_the_joiner_reads)
     assert [lobby["options"] for lobby in agrees.shown] == [{}, {"fast": True}]

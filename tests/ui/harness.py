@@ -69,12 +69,14 @@ def play(
     bot_settles: bool = False,
     linger: bool = False,
     bot_heard: list[Any] | None = None,
+    bot_driver: BotDriver | None = None,
+    setup: dict[str, Any] | None = None,
 ) -> tuple[Table, Peer, Peer]:
     """A match between a person at the UI (typing what ``driver`` sends) and a bot (whose sealed
     choices stand at once with ``bot_settles``, as the command line's bots' do)."""
     table = table or Table()
     person = make_peer(tmp, "person", table)
-    bot = make_peer(tmp, "bot", None, BotDriver(bot_level, 5), bot_heard)
+    bot = make_peer(tmp, "bot", None, bot_driver or BotDriver(bot_level, 5), bot_heard)
     bot.settle_at_once = bot_settles
     person.linger = bot.linger = linger  # (the table stays open for chat after the end)
     host, guest = (person, bot) if ui_hosts else (bot, person)
@@ -88,7 +90,7 @@ def play(
                     listeners[0],
                     game=game,
                     options=options,
-                    setup={},
+                    setup=setup or {},
                     peers=2,
                     seats=seats if ui_hosts else (),
                 )

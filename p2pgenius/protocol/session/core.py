@@ -325,6 +325,15 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         self.my_secrets[(number, seat)] = (plain, nonce)
         self._send(Commit(number, seat, commitment(self.match_id, number, seat, nonce, plain), 0))
 
+    def committed(self, seat: int) -> Plain | None:
+        """What this peer committed ``seat`` to at the current stage (its latest choice, not yet
+        opened to the others), or None; also right after a resume, from the secrets on disk."""
+        stage = self.stage
+        if stage is None or seat not in self.my_seats or seat not in stage.commits:
+            return None
+        secret = self.my_secrets.get((stage.number, seat))
+        return None if secret is None else secret[0]
+
     def awaiting(self) -> tuple[int, ...]:
         """The local seats that may still act in the current stage (drivers ask this rather than
         trusting an older YourTurn event)."""

@@ -1,0 +1,185 @@
+"""The duel's screens in the hard moments, through a real terminal emulator (pyte) at 80x24 and
+160x50: a wizard blinded (what the screen says, once, and what hit it), and a duel resumed in the
+middle of a turn (what the person had chosen, and the clocks)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import trio
+from prompt_toolkit.input import create_pipe_input
+
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.games.duel.engine import DUEL
+from p2pgenius.ui import bridge
+from p2pgenius.ui.app import build
+from p2pgenius.ui.table import Table
+from tests.net.test_processes import listening_port, spawn
+from tests.ui.test_resume_in_the_ui import person
+
+from .harness import play, until
+from .screen import Terminal, settled
+
+CTRL_Q = "\x11"
+SIZES = ((80, 24), (160, 50))
+
+
+class Script:
+    """A bot that plays a fixed list of gestures ("LR": left and right), then nothing."""
+
+    level = "script"
+    quick = True
+
+    def __init__(self, moves: list[str]) -> None:
+        self.moves = list(moves)
+
+    def choose(self, state: Any, seat: int) -> Any:
+        legal = DUEL.legal_actions(state, seat)
+        if legal and legal[0].to_plain()["type"] == "paralyze":
+            return legal[0]
+        move = self.moves.pop(0) if self.moves else "--"
+        return DUEL.parse_action({"type": "gestures", "left": move[0], "right": move[1]})
+
+
+async def both_sizes(terminal: Terminal, table: Table, into: dict[str, str], name: str) -> None:
+    """The screen now at 80x24 and at 160x50 (then back to 80x24)."""
+    for columns, rows in SIZES:
+        terminal.resize(columns, rows)
+        table.invalidate()
+        into[f"{name} {columns}"] = await settled(terminal)
+    terminal.resize(*SIZES[0])
+    table.invalidate()
+
+
+def test_a_blinded_wizard_is_told_once_sees_what_hit_it_and_no_stale_choice(tmp_path: Path) -> None:
+    # The bot (p0) blinds the person (p1) on turn 5; p1 is blind on turns 6 to 8, and p0 stabs it
+    # on turns 6 and 7.
+    terminal = Terminal(80, 24)
+    screens: dict[str, str] = {}
+
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        for turn in range(1, 10):
+            await until(lambda: bool(table.asking) or table.finished, 30)
+            if table.finished:
+                break
+            if turn == 7:  # blind, a turn after its first
+                await both_sizes(terminal, table, screens, "blind")
+            asked = dict(table.asking)
+            send("- -\r")
+            await until(lambda asked=asked: table.asking != asked or table.finished)  # type: ignore[misc]
+        await until(lambda: bool(table.asking) or table.finished, 30)
+        send("P P\r")
+        await until(lambda: table.confirming is not None or table.finished)
+        send("y")
+        await until(lambda: table.finished, 30)
+        send(CTRL_Q)
+
+    bots = BotDriver(bots={0: Script(["D-", "W-", "S-", "W-", "CC", ">-", ">-", "--", "--"])})
+    table, person, _ = play(
+        tmp_path,
+        "duel",
+        {"fast": True},
+        drive,
+        seats=(1,),
+        bot_driver=bots,
+        setup={"hp": [15, 15]},
+        output=terminal.output(),
+    )
+    told = [line for line in table.log if "you are blind" in line]
+    assert len(told) == 1, told  # once, when the blindness began
+    stabs = [line for line in table.log if "stab" in line.lower()]
+    assert len(stabs) == 2 and all("person" in line for line in stabs), table.log  # seen, once each
+    assert "stab hits person (p1)" in screens["blind 160"], "told while blind, not only after"
+    for columns, _ in SIZES:
+        screen = screens[f"blind {columns}"]
+        turn_line = next(line for line in screen.splitlines() if re.search(r"Turn 7\b", line))
+        assert "you: chose" not in turn_line, turn_line  # (not last turn's choice)
+        assert "you: choosing" in turn_line, turn_line
+        assert "blind" in screen.lower()
+        assert all(len(line) <= columns for line in screen.splitlines())
+    assert person.session is not None and person.session.finished
+
+
+def run_screen(terminal: Terminal, table: Table, main: Any, drive: Any) -> None:
+    """The UI on ``terminal`` running ``main`` (the peer's match) while ``drive`` types."""
+
+    async def run() -> None:
+        with create_pipe_input() as keys:
+            app = build(table, input=keys, output=terminal.output())
+            driver = asyncio.ensure_future(drive(table, keys.send_text))
+            await asyncio.wait_for(bridge._main(table, app, main), 60)
+            driver.cancel()
+
+    asyncio.run(run())
+
+
+async def choose_then_leave(table: Table, send: Callable[[str], None]) -> None:
+    """Join, choose S D on turn 1 (not done: the minute runs), and leave."""
+    await until(lambda: table.lobby_answered is not None)
+    send("y")
+    await until(lambda: bool(table.asking))
+    send("S D\r")
+    await until(lambda: table.text.expected().startswith("you chose"))
+    send(CTRL_Q)
+    await until(lambda: table.leaving)
+    send(CTRL_Q)
+
+
+def looked_then_finished(terminal: Terminal, screens: dict[str, str]) -> Any:
+    """Look at the resumed screen at both sizes, then let the choice stand and surrender."""
+
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        await until(lambda: table.text.expected().startswith("you chose") and bool(table.clocks), 30)
+        await asyncio.sleep(0.3)  # (the clocks are read four times a second)
+        await both_sizes(terminal, table, screens, "resumed")
+        send("done\r")
+        await until(lambda: bool(table.asking), 30)
+        send("P P\r")
+        await until(lambda: table.confirming is not None)
+        send("y")
+        await until(lambda: table.text.expected().startswith("you chose"))
+        send("done\r")
+        await until(lambda: table.finished, 30)
+        send(CTRL_Q)
+
+    return drive
+
+
+def test_a_duel_resumed_mid_turn_shows_the_choice_made_before_and_one_story(tmp_path: Path) -> None:
+    # Turns last their minute (no fast): the person chose S D on turn 1, and left before the
+    # minute was up. Back with `resume`, the screen says what it chose, and that it may let it
+    # stand; its clock goes on from when the turn began; the bot's (done at once) stopped.
+    host_out = tmp_path / "host.txt"
+    args = ["host", "duel", "--port", "0", "--bot", "--no-fast", "--seat", "1", "--grace", "60"]
+    host = spawn(tmp_path / "h", host_out, *args, "--transcript", str(tmp_path / "host.p2pt"))
+    terminal = Terminal(80, 24)
+    screens: dict[str, str] = {}
+    try:
+        port = listening_port(host_out)
+        peer = person(tmp_path, first := Table())
+        run_screen(terminal, first, partial(join_at, peer, port), choose_then_leave)
+        time.sleep(3)  # (away a while: its clock went on meanwhile)
+        back = person(tmp_path, again := Table())
+        back.resume((tmp_path / "ann.p2pt").read_bytes(), (tmp_path / "ann.secrets").read_bytes())
+        back.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
+        run_screen(terminal, again, back.play, looked_then_finished(terminal, screens))
+        assert again.result is not None
+    finally:
+        host.kill()
+    for columns, _ in SIZES:
+        shown = screens[f"resumed {columns}"]
+        assert re.search(r"Turn 1 .*you: chose S D", shown), shown
+        assert "you chose S D" in shown and "done" in shown  # the question says how to go on
+        clocks = next((line for line in shown.splitlines() if "clocks" in line and "ann" in line), shown)
+        mine = re.search(r"ann \(p0\) (\d):(\d\d)", clocks)
+        assert mine is not None and int(mine.group(1)) * 60 + int(mine.group(2)) <= 57, clocks
+
+
+async def join_at(peer: Any, port: int) -> None:
+    await peer.join(await trio.open_tcp_stream("127.0.0.1", port))
