@@ -593,7 +593,7 @@ class Peer:
 
     async def _decider(self, number: int, seat: int, scope: trio.CancelScope) -> None:
         session = self.session
-        assert session is not None and self._inbox is not None
+        assert session is not None
         with scope:
             refused = self._refused.get((number, seat), 0)
             if refused:  # asked again after a refusal: not at once (a bot would spin)
@@ -602,7 +602,8 @@ class Peer:
             if session.stage is not None and number > session.stage.number:
                 view = view.next() or view  # chosen ahead, from the state it will be made in
             action = await self.decide(view, seat)
-            self._inbox.send_nowait(("decided", None, (number, seat, action)))
+            if self._inbox is not None:  # (None: the match ended while it was deciding)
+                self._inbox.send_nowait(("decided", None, (number, seat, action)))
 
     async def _decided(self, number: int, seat: int, action: Mapping[str, Any] | None) -> None:
         session = self.session
