@@ -5,6 +5,7 @@ clock, so the minutes that are (or are not) waited are measured exactly."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,7 @@ async def test_the_hand_a_paralysis_holds_is_chosen_without_waiting_for_the_minu
 ) -> None:
     del autojump_clock
     applied = (await duel(tmp_path, settle=False)).applied
-    took = [round(later - earlier) for (earlier, _), (later, _) in zip(applied, applied[1:], strict=False)]
+    took = [round(later - earlier) for (earlier, _), (later, _) in itertools.pairwise(applied)]
     # Turns wait their minute (nobody said done); the caster's choice of the hand (the stage after
     # the third W) is its alone, and stands at once.
     assert took[:2] == [60, 60] and took[2] < 2 and took[3] == 60, took
@@ -84,5 +85,5 @@ async def test_the_hand_a_paralysis_holds_is_chosen_without_waiting_for_the_minu
 async def test_bots_choices_stand_at_once_so_turns_do_not_wait(tmp_path: Path, autojump_clock: Any) -> None:
     del autojump_clock
     applied = (await duel(tmp_path, settle=True)).applied
-    took = [later - earlier for (earlier, _), (later, _) in zip(applied, applied[1:], strict=False)]
+    took = [later - earlier for (earlier, _), (later, _) in itertools.pairwise(applied)]
     assert took and max(took) < 2, took
