@@ -334,6 +334,18 @@ def invites() -> dict[str, Any]:
         ("in angle brackets, as mail writes links", f"<{first}>"),
         ("in quotes, with spaces around", f'  "{first}"\n'),
         ("with a trailing slash", first + "/"),
+        (
+            "a space inside, as a shell splits words",
+            PREFIX + code[: len(code) // 2] + " " + code[len(code) // 2 :],
+        ),
+        (
+            "wrapped by a terminal: a line break and the next line indented",
+            first[:40] + "\n   " + first[40:],
+        ),
+        (
+            "a no-break space (U+00A0) and a tab inside",
+            first[:30] + "\u00a0" + first[30:50] + "\t" + first[50:],
+        ),
     ]
     for note, text in spellings:
         assert parse(text) == parse(first), note
@@ -353,7 +365,11 @@ def invites() -> dict[str, Any]:
             first + "=" * (-len(code) % 8 or 8),
             "character",
         ),
-        ("a space inside", PREFIX + code[:middle] + " " + code[middle:], "character"),
+        (
+            "a zero-width space (U+200B) inside: not white space",
+            PREFIX + code[:middle] + "\u200b" + code[middle:],
+            "character",
+        ),
         ("one character changed", PREFIX + changed, "damaged"),
         ("one character lost", PREFIX + code[:middle] + code[middle + 1 :], "damaged"),
         ("one character added", PREFIX + code[:middle] + "a" + code[middle:], "damaged"),

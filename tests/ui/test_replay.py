@@ -56,7 +56,8 @@ def test_the_model_steps_forward_back_and_jumps(game: str) -> None:
     replay = replay_of(game)
     steps = replay.report.steps
     assert replay.count == len(steps) > 5
-    assert replay.index == 0 and replay.where() == f"step 0 of {replay.count} (the start)"
+    last = replay.numbers[-1]  # (the steps' count, or the duel's turns)
+    assert replay.index == 0 and replay.where() == f"{replay.unit} 0 of {last} (the start)"
     replay.forward()
     replay.forward()
     assert replay.index == 2
@@ -83,18 +84,20 @@ def test_the_model_steps_forward_back_and_jumps(game: str) -> None:
 
 
 @pytest.mark.parametrize("game", ["magic-square", "hornswoggle"])
-def test_go_finds_a_stage(game: str) -> None:
+def test_go_finds_the_step_the_status_bar_names(game: str) -> None:
+    # One numbering: the steps from 1, as export counts them (the protocol's stages, counted from
+    # 0, are not shown: "go 31" landed on step 32).
     replay = replay_of(game)
-    stages = [step.stage for step in replay.report.steps]
+    assert replay.unit == "step"
     assert replay.go(3)
-    assert stages[replay.index - 1] == 3 and replay.where().endswith("(stage 3)")
+    assert replay.index == 3 and replay.where() == f"step 3 of {replay.count}"
     replay.enter("go 0")
-    assert replay.index == 1
-    replay.enter(str(stages[-1]))  # a number alone
+    assert replay.index == 0 and replay.where() == f"step 0 of {replay.count} (the start)"
+    replay.enter(str(replay.count))  # a number alone
     assert replay.index == replay.count
-    assert not replay.go(stages[-1] + 1)
-    assert replay.index == replay.count, "an unknown stage moves nothing"
-    assert replay.message == f"no stage {stages[-1] + 1} in this match: stages 0 to {stages[-1]}"
+    assert not replay.go(replay.count + 1)
+    assert replay.index == replay.count, "an unknown step moves nothing"
+    assert replay.message == f"no step {replay.count + 1} in this match: steps 0 (the start) to {replay.count}"
 
 
 def test_go_finds_a_duel_turn() -> None:
@@ -103,11 +106,12 @@ def test_go_finds_a_duel_turn() -> None:
     assert replay.go(3)
     view = replay.view()
     assert view["turn"] == 4, "the state after turn 3 was played"
-    assert replay.where() == f"step {replay.index} of {replay.count} (turn 3)"
+    assert replay.where() == "turn 3 of 8"
     replay.enter("go 1")
     assert replay.view()["turn"] == 2
-    assert not replay.go(0) and "turns 1 to 8" in replay.message
-    assert not replay.go(9) and replay.view()["turn"] == 2
+    assert not replay.go(9) and "turns 0 (the start) to 8" in replay.message
+    assert replay.view()["turn"] == 2, "an unknown turn moves nothing"
+    assert replay.go(0) and replay.index == 0
 
 
 def test_typed_commands() -> None:
@@ -155,8 +159,9 @@ def test_the_magic_square_board_at_the_last_step_keeps_the_final_grid() -> None:
 
 def test_hornswoggle_shows_the_cards_the_transcript_opens() -> None:
     replay = replay_of("hornswoggle")
-    replay.go(1)  # every pirate has put its opening card face down
-    state = replay.report.steps[replay.index - 1].state
+    # the step after which every pirate has put its opening card face down
+    replay.jump(next(k for k, state in enumerate(replay.states) if all(p.pile for p in state.pirates)))
+    state = replay.states[replay.index]
     faces = {"doubloon": "d", "skull": "s"}
     lines = plain(replay.board_lines(80, 20)).splitlines()
     for seat, pirate in enumerate(state.pirates):
@@ -178,7 +183,7 @@ def test_an_unfinished_hornswoggle_keeps_the_cards_it_never_opened_hidden() -> N
     data = transcript("hornswoggle")
     replay = Replay(verify(cut(data, len(list(records(data))) // 2)))
     assert replay.verdict() == ("incomplete", False) and replay.result() == "no result yet"
-    replay.go(1)
+    replay.jump(next(k for k, state in enumerate(replay.states) if all(p.pile for p in state.pirates)))
     assert "p3: place (face down)" in plain(replay.entry_lines(replay.index, 200))
     lines = plain(replay.board_lines(80, 20)).splitlines()
     assert all(re.search(r"pile \u25a0", line) for line in lines if re.search(r"\(p\d\)", line))
@@ -191,12 +196,12 @@ def test_the_log_holds_the_steps_up_to_the_current_one_highlighted() -> None:
     replay.go(2)
     lines = replay.log_lines(60)
     text = plain(lines)
-    assert "step 2 (turn 2)  p0: > S; p1: P -" in text
+    assert "turn 2  p0: > S; p1: P -" in text
     assert "turn 2: p1 casts Shield (left hand) at p1" in text
-    assert "step 3" not in text and "Missile" not in text, "nothing after the current step"
-    head = next(line for line in lines if "step 2 (turn 2)" in plain([line]))
+    assert "turn 3" not in text and "Missile" not in text, "nothing after the current step"
+    head = next(line for line in lines if "turn 2  " in plain([line]))
     assert head[0][0] == "class:current"
-    old = next(line for line in lines if "step 1 (turn 1)" in plain([line]))
+    old = next(line for line in lines if "turn 1  " in plain([line]))
     assert old[0][0] != "class:current"
     assert plain([lines[-1]]).strip() == "p0's stab at p1 is blocked by a shield", "newest last"
     replay.last()
@@ -205,7 +210,7 @@ def test_the_log_holds_the_steps_up_to_the_current_one_highlighted() -> None:
     assert plain(shown).splitlines()[-1].strip().startswith("the match is over"), "the newest shows"
     # A step longer than the log shows its first line.
     first = plain(replay.log_lines(60, 2)).splitlines()[0]
-    assert first.startswith(f"step {replay.count} (turn 8)")
+    assert first.startswith("turn 8  ")
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -219,8 +224,9 @@ def test_the_status_says_game_players_step_verdict_result(game: str) -> None:
         assert game in text or replay.title in text
         for print_ in fingerprints(replay.report):
             assert print_ in text
-        assert f"step {replay.count} of {replay.count}" in text and " valid " in text
-    assert len(replay.status_lines(160)) == (2 if game == "hornswoggle" else 1)
+        assert f"{replay.unit} {replay.numbers[-1]} of {replay.numbers[-1]}" in text and " valid " in text
+        assert f"{replay.unit} 0 " not in text and "stage" not in text  # (one numbering)
+    assert len(replay.status_lines(160)) == 1  # (all of it fits on one row at 160)
 
 
 def test_nothing_to_replay_before_the_deal() -> None:
@@ -260,7 +266,7 @@ def test_the_screen_at_the_last_step(game: str, size: tuple[int, int]) -> None:
     replay = replay_of(game)
     screens: list[str] = []
     styled: dict[str, bool] = {}
-    here, before = f"step {replay.count} (", f"step {replay.count - 1} ("
+    here, before = replay.mark(replay.count) + "  ", replay.mark(replay.count - 1) + "  "
 
     async def driver(send: Send) -> None:
         send(END)
@@ -284,7 +290,7 @@ def test_the_screen_at_the_last_step(game: str, size: tuple[int, int]) -> None:
     for print_ in fingerprints(replay.report):
         assert print_ in status, "every player's whole fingerprint in the status bar"
     assert re.search(rf"\b(replay: )?({re.escape(replay.title)}|{game})\b", lines[0])
-    assert f"step {replay.count} of {replay.count}" in status and "valid" in status
+    assert replay.where() in status and "valid" in status
     assert {
         "duel": "peer 1 (p0) wins (knocked out)",
         "magic-square": "peer 1 (p0) wins, 2-0 in rounds",
@@ -296,8 +302,8 @@ def test_the_screen_at_the_last_step(game: str, size: tuple[int, int]) -> None:
     head = next(i for i, line in enumerate(lines) if here in line)
     spec = get_spec(game)
     for event in replay.report.steps[-1].events:
-        words = spec.words(event, namer(replay.names)).split(" (")[0]
-        assert words in text.replace("\n", " "), (words, text)
+        words = spec.words(event, namer(replay.names)).split(" (")[0][:24]  # (a log row holds 24)
+        assert words in text, (words, text)
     # Highlighted: the current step's first line stands out, the rest of it is bold, and the step
     # before (if it shows) is not.
     assert styled == {"head reversed": True, "end bold": True, "end reversed": False, "before bold": False}
@@ -323,7 +329,7 @@ def test_the_keys_move_the_step() -> None:
         send(keys)
         await until(lambda: replay.index == index)
         seen_at[name] = replay.index
-        await seen(terminal, rf"step {index} of {replay.count}")
+        await seen(terminal, rf"turn {replay.numbers[index]} of 8")
 
     async def driver(send: Send) -> None:
         await press(send, RIGHT, 1, "right")
@@ -337,7 +343,7 @@ def test_the_keys_move_the_step() -> None:
         await press(send, "go 5\r", replay.numbers.index(5), "go")
         assert replay.view()["turn"] == 6
         send("go 42\r")
-        await seen(terminal, "no turn 42 in this match: turns 1 to 8")
+        await seen(terminal, r"no turn 42 in this match: turns 0 \(the start\) to 8")
         assert replay.index == replay.numbers.index(5)
         send("\x1bOP")  # F1: the help
         await seen(terminal, r"Right, Space or n\s+the next step")
