@@ -22,6 +22,7 @@ from p2pgenius.cli.play import (
     one_line,
     played,
 )
+from p2pgenius.cli.terminal import to_clipboard
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net import discovery, upnp
@@ -165,6 +166,8 @@ def _invite(
     say(f"fingerprint: {peer.identity.fingerprint}")
     say("invite, to send to whoever joins (it carries the addresses and this host's key):")
     say(f"  p2pgenius join {invite}")
+    if to_clipboard(f"p2pgenius join {invite}"):
+        say("(the terminal was asked to put it on the clipboard too; P2PGENIUS_NO_CLIPBOARD=1 stops that)")
     if peer.invite_only:
         say("invite only: callers without this invite are turned away (and the match is not announced)")
     saved = peer.files.transcript.with_suffix(".invite")

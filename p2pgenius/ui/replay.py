@@ -204,7 +204,7 @@ class Replay:
             shown = events
             view = self.views[k]
             with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
-                self.front.remember(memory, fresh, view)
+                self.front.remember(memory, fresh, view, step.actions)
             self.memories.append(copy.deepcopy(memory))
             try:
                 said = self.front.log_lines(fresh, view, self.names)

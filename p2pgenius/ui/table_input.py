@@ -247,10 +247,12 @@ class TableInput:
             state.message = "the match is over: nothing was sent"
             return
         game = self.text.game()
-        shown = "pass" if parsed.action is None or game is None else frontend(game).describe(parsed.action)
+        session = self.text.session
+        shown = "pass"
+        if parsed.action is not None and game is not None:
+            shown = frontend(game).echo(parsed.action, getattr(session, "state", None), seat)
         state.chosen[seat] = shown
         state.asking.pop(seat, None)
         state.message = f"sent: {shown}"
-        session = self.text.session
         if session is not None and session.terms is not None and not session.fast:  # it may change
             state.message += f"; `done` lets it stand now, or change it until {self.text.time_words()}"

@@ -217,7 +217,7 @@ class TableState:
             return
         front = frontend(game)
         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
-            front.remember(self.memory, fresh, view)
+            front.remember(self.memory, fresh, view, event.actions)
         for text in front.log_lines(fresh, view, seat_names(session)):
             self._log(text)
 
@@ -292,7 +292,7 @@ class TableState:
                         view = observer.game.view(observer.state, seat)
                         events = [item for item in event.events if isinstance(item, Mapping)]
                         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
-                            game.remember(self.memory, events, view)
+                            game.remember(self.memory, events, view, event.actions)
                         for text in game.log_lines(events, view, names):
                             self._log(text)
                         self._shown = tuple(events)

@@ -192,9 +192,20 @@ class TableText:
         if seat is not None and seat in session.unsettled():
             return self._unsettled(seat)
         waiting = [s for s in session.owed() if s not in session.my_seats]
+        said = [self._idle(seat)] if seat is not None else []
         if waiting:
-            return "waiting for " + ", ".join(seat_name(self.names(), s) for s in waiting)
-        return ""
+            said.append("waiting for " + ", ".join(seat_name(self.names(), s) for s in waiting))
+        return "; ".join(text for text in said if text)
+
+    def _idle(self, seat: int) -> str:
+        """The game's words for a person asked nothing (a pirate that is out)."""
+        game, view = self.game(), self.view()
+        if game is None or view is None:
+            return ""
+        try:
+            return frontend(game).idle(view, seat, self.names())
+        except (LookupError, TypeError, ValueError, AttributeError):
+            return ""
 
     @staticmethod
     def _sealed(game: object) -> bool:

@@ -183,6 +183,13 @@ async def test_a_match_joined_by_invite_plays_to_the_end(
 ) -> None:
     # One account, one machine: the joiner plays with the account's second key (see keystore).
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    clipped: list[str] = []
+
+    def clip(text: str) -> bool:
+        clipped.append(text)
+        return True
+
+    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", clip)
     host_out, join_out = io.StringIO(), io.StringIO()
     hargs = build_parser().parse_args(["host", "duel", "--bot", "--port", "0"])
     jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random"])
@@ -196,6 +203,7 @@ async def test_a_match_joined_by_invite_plays_to_the_end(
     said = host_out.getvalue()
     assert "this machine only (--lan lets other machines join)" in said
     assert f"  p2pgenius join {invite}\n" in said
+    assert clipped == [f"p2pgenius join {invite}"] and "asked to put it on the clipboard too" in said
     assert f"connecting to the invite's host, fingerprint {host.identity.fingerprint}" in join_out.getvalue()
     for side in (host, guest):
         assert side.session is not None and side.session.outcome is not None

@@ -97,7 +97,9 @@ def test_go_finds_the_step_the_status_bar_names(game: str) -> None:
     assert replay.index == replay.count
     assert not replay.go(replay.count + 1)
     assert replay.index == replay.count, "an unknown step moves nothing"
-    assert replay.message == f"no step {replay.count + 1} in this match: steps 0 (the start) to {replay.count}"
+    assert (
+        replay.message == f"no step {replay.count + 1} in this match: steps 0 (the start) to {replay.count}"
+    )
 
 
 def test_go_finds_a_duel_turn() -> None:

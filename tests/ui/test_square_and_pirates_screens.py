@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 import trio
 from prompt_toolkit.input import create_pipe_input
 
@@ -213,13 +212,9 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
     assert arranged == {"narrow": False, "wide": True}, "a row a pirate at 80 columns, a team a column at 160"
 
 
-# -- the table's words that need the game's front end ---------------------------------------------
-# These hold once the UI's own modules ask the front ends (see the notes); until then they fail.
-
-ECHO = "needs table_input._send to echo with FrontEnd.echo(action, state, seat) (base: describe)"
+# -- the table's words that come from the game's front end (echo, idle, remember) -----------------
 
 
-@pytest.mark.xfail(strict=True, reason=ECHO)
 def test_typing_second_is_echoed_as_second() -> None:
     table, _ = seated("magic-square", start(), my_seats=(1,), me=1)
     table.token = type("Token", (), {"run_sync_soon": lambda self, *a: None})()
@@ -229,10 +224,6 @@ def test_typing_second_is_echoed_as_second() -> None:
     assert table.message == "sent: second: your opponent colours first"
 
 
-IDLE = "needs TableText.expected to ask FrontEnd.idle(view, seat, names) when nothing is asked"
-
-
-@pytest.mark.xfail(strict=True, reason=IDLE)
 def test_the_question_line_of_a_pirate_that_is_out_is_not_blank() -> None:
     state = HORNSWOGGLE.initial(OUT_SETUP, {})
     act = HORNSWOGGLE.parse_action
@@ -249,10 +240,6 @@ def test_the_question_line_of_a_pirate_that_is_out_is_not_blank() -> None:
     assert table.expected().startswith("you're out of cards: your partner (p2, bot) plays on for your team")
 
 
-COMPLETION = "needs table_state to hand the step's actions to FrontEnd.remember(..., actions=)"
-
-
-@pytest.mark.xfail(strict=True, reason=COMPLETION)
 def test_a_completion_that_beats_a_challenge_is_drawn_on_the_players_board() -> None:
     grid = square(5)
     state = place_square(start([0, 1] * 8, 0), grid, upto=3)

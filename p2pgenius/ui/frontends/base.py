@@ -135,12 +135,29 @@ class FrontEnd:
         del view, seat, names
         return Question("move", "your move: type it, or press Tab for the legal moves")
 
+    def idle(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> str:
+        """What the person at ``seat`` is told while nothing is asked of it ("": the table says
+        whom the match waits for)."""
+        del view, seat, names
+        return ""
+
     def remember(
-        self, memory: dict[str, Any], events: Sequence[Mapping[str, Any]], view: Mapping[str, Any] | None
+        self,
+        memory: dict[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        actions: Sequence[tuple[int, Any]] = (),
     ) -> None:
         """Keep what the board should go on showing after the state moved past it (a round's
-        reckoning, say): called with each step's new ``events`` and the ``view`` after it."""
-        del memory, events, view
+        reckoning, say): called with each step's new ``events``, the ``view`` after it and the
+        step's ``actions`` (seat and action, as the transcript has them)."""
+        del memory, events, view, actions
+
+    def echo(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
+        """What the person at ``seat`` is told it sent (``state``: the game's state it was sent
+        in): :meth:`describe` unless the game's words say it better."""
+        del state, seat
+        return self.describe(action)
 
     def log_lines(
         self,
