@@ -167,7 +167,9 @@ def invite_check(body: bytes) -> bytes:
 
 def read_invite(text: str) -> dict[str, Any] | str:
     """An invite's fields, read step by step as section 4c says, or the step that refuses it."""
-    clean = text.strip().strip("<>\"'`").strip()
+    spaces = "\t\n\v\f\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
+    spaces += "".join(map(chr, range(0x2000, 0x200B)))  # (Unicode's 25 White_Space, step 1)
+    clean = "".join(char for char in text if char not in spaces).strip("<>\"'`")
     if not clean.lower().startswith(INVITE_PREFIX):
         return "not an invite"
     code = clean[len(INVITE_PREFIX) :].rstrip("/").lower()
