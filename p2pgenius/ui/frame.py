@@ -35,8 +35,12 @@ from prompt_toolkit.widgets import Frame
 from p2pgenius.ui.lines import Glyphs, Line, wrap
 from p2pgenius.ui.style import colour_depth
 
-WIDE: Final = 110
+WIDE: Final = 120
 """From this many columns on, the log and the chat stand beside the board; below, under it."""
+BOARD_ROOM: Final = 96
+"""The columns a wide screen gives its board before the log beside it grows (a board this wide
+draws everything; a log narrower than its side column's least wraps every line)."""
+SIDE_LEAST, SIDE_MOST = 40, 72
 MIN_LOG: Final = 3
 """Rows of the log kept on a narrow screen, whatever the board needs."""
 
@@ -57,7 +61,7 @@ def geometry(columns: int, rows: int, chrome: int) -> Geometry:
     """The layout of a ``columns`` x ``rows`` screen whose fixed lines take ``chrome`` rows."""
     body = max(rows - chrome, 4)
     if columns >= WIDE:
-        side = min(max(columns * 3 // 10, 36), 64)
+        side = min(max(columns - BOARD_ROOM - 2, SIDE_LEAST), SIDE_MOST)
         return Geometry(columns, rows, True, columns - side - 2, body - 2, side)
     return Geometry(columns, rows, False, columns, max(body - MIN_LOG - 1, 1), 0)
 

@@ -12,7 +12,7 @@ what happened and where the evidence is.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from prompt_toolkit.application import get_app
 from prompt_toolkit.buffer import Buffer
@@ -41,6 +41,9 @@ from p2pgenius.ui.frame import (
 from p2pgenius.ui.lines import Line, wrap, wrap_all
 from p2pgenius.ui.table import Table
 from p2pgenius.ui.table_input import TableInput
+
+CHAT_UNDER: Final = 6
+"""Rows of chat a wide screen's board must leave free under it for the chat to go there."""
 
 
 class Screen:
@@ -94,11 +97,12 @@ class Screen:
         geo = self.geometry()
         return self._once("board", lambda: self.table.text.board_lines(geo.board_width, geo.board_height))  # type: ignore[no-any-return]
 
-    def log_under(self) -> bool:
-        """On a wide screen, whether the board leaves room under it for the log (the chat then
-        has the column beside them), rather than the log and chat sharing that column."""
+    def chat_under(self) -> bool:
+        """On a wide screen, whether the board leaves room under it for the chat (the log then
+        has the whole column beside them: the match's whole story), rather than the log and the
+        chat sharing that column."""
         geo = self.geometry()
-        return geo.wide and geo.board_height - len(self.board()) >= 10
+        return geo.wide and geo.board_height - len(self.board()) >= CHAT_UNDER + 2
 
 
 class MatchLayout:
@@ -136,11 +140,11 @@ class MatchLayout:
             height = min(len(screen.board()), geo.rows - screen.chrome() - 2)
             return stacked(screen.board, height, self._rule, self.feed)
         log = Frame(self.log, title=self._log_title)
-        if screen.log_under():  # room under the board: the log grows there
+        if screen.chat_under():  # room under the board: the chat goes there, the log beside all
             need = len(screen.board()) + 2
             board = Frame(self.board, title=self._board_title, height=Dimension.exact(need))
-            chat = Frame(self.chat, title="chat (say TEXT)", width=Dimension.exact(geo.side_width))
-            return VSplit([HSplit([board, log]), chat])
+            chat = Frame(self.chat, title="chat (say TEXT)")
+            return VSplit([HSplit([board, chat]), HSplit([log], width=Dimension.exact(geo.side_width))])
         chat_rows = max(4, min(12, geo.board_height // 4))
         chat = Frame(self.chat, title="chat (say TEXT)", height=Dimension.exact(chat_rows + 2))
         side = HSplit([log, chat], width=Dimension.exact(geo.side_width))
@@ -186,9 +190,9 @@ def log_window(table: Table, screen: Screen, *, chat: bool | None) -> Window:
 
     def lines() -> list[Line]:
         geo = screen.geometry()
-        width = (
-            geo.columns if not geo.wide else (geo.board_width if screen.log_under() else geo.side_width - 2)
-        )
+        width = geo.columns if not geo.wide else geo.side_width - 2
+        if geo.wide and chat and screen.chat_under():
+            width = geo.board_width
         shown = table.text.feed_lines(chat=chat) or [[("class:dim", "(say TEXT to chat)" if chat else "")]]
         return wrap_all(shown, width)
 

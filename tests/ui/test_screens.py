@@ -178,11 +178,11 @@ def test_the_magic_square_from_colouring_to_the_final_grid(tmp_path: Path) -> No
     if "swap" in screens:
         assert "swap one red and one blue cell (swap a1 b2), or done" in screens["swap"]
         assert "round 1:" in screens["swap"]
-    wide = screens["wide place"]  # 160x50: cells of three rows, and the log grows under the board
+    wide = screens["wide place"]  # 160x50: cells of three rows; the log beside, the chat under the board
     grid = rows_between(wide, r"\ba\s+b\s+c\s+d\b", r"red: person")
     assert len(grid) >= 16 and "*" in "\n".join(grid)
-    log_row = next(i for i, line in enumerate(wide.splitlines()) if "what happened" in line)
-    assert 20 <= log_row < 40 and "chat (say TEXT)" in wide.splitlines()[1]
+    chat_row = next(i for i, line in enumerate(wide.splitlines()) if "chat (say TEXT)" in line)
+    assert 20 <= chat_row < 40 and "what happened" in wide.splitlines()[1]
     end = screens["end"]
     assert "Final position" in end
     final = re.search(r"the last round: (.+) won, (\d+)-(\d+) \((score|not magic)\)", end)
@@ -252,7 +252,7 @@ def test_hornswoggle_lobby_piles_reckoning_and_a_wrong_flip(tmp_path: Path) -> N
     flipping = screens["flipping"]
     assert re.search(r"you flip for \d+: \d+ found, \d+ to go; own pile first", flipping)
     assert "flip your own pile first: flip p0" in flipping  # the question says it
-    for seat, role in ((0, "you"), (1, "opponent"), (2, r"your partner \(a bot here\)"), (3, "opponent")):
+    for seat, role in ((0, "you"), (1, "opponent"), (2, r"your partner, a bot"), (3, "opponent")):
         assert re.search(rf"\(p{seat}\)\s+{role}", flipping), (seat, role)
     assert "piles bottom to top" in flipping
     assert refused == ["flip your own pile first: flip p0"], refused

@@ -200,7 +200,9 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
     boards = {}
     for size, text in screens.items():
         rows = text.splitlines()
-        boards[size] = rows[: next(i for i, row in enumerate(rows) if "what happened" in row)]
+        # the board: above the log (narrow), or left of it and above the chat (wide)
+        under = next(i for i, row in enumerate(rows) if i > 1 and re.search("what happened|chat [(]say", row))
+        boards[size] = [row.split("\u2502\u2502")[0] for row in rows[:under]]
         board = "\n".join(boards[size])
         assert re.search(r"\(p0\)\s+you.*out", board), (size, board)
         assert "you're out of cards: your partner (p2, bot) plays on for your team" in board

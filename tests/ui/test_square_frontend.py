@@ -95,3 +95,13 @@ def test_a_round_lost_to_a_challenge_says_whose_score_is_whose_when_it_ended() -
     assert re.search(
         r"round 1: bob \(p1\) won \(challenge failed\), bob \(p1\)'s \d+ to your \d+ when it ended", text
     )
+
+
+def test_a_cell_typed_with_a_number_is_told_to_type_the_cell_alone() -> None:
+    # A newcomer typed "b1 1" to place 1 on b1, and was told the whole grammar.
+    from p2pgenius.ui.frontends.base import InputError
+
+    placing = place_square(start([0, 1] * 8, 0), square(5), upto=3)
+    with pytest.raises(InputError, match=r"type the cell alone, like b1: .* the next one \(4 now\)"):
+        SQUARE.parse("b1 4", placing, placing.placer)
+    assert SQUARE.parse("b1", placing, placing.placer).action == {"type": "place", "cell": 1}

@@ -136,6 +136,8 @@ SHORT: Final = {
 """Short spell names for the spell book of a narrow screen."""
 
 BOOK_WIDE: Final = 40
+TALL: Final = 30
+"""Rows from which the duel's board has room for all of it at once (see :func:`duel_board`)."""
 """Columns of the spell book as a column of its own (full names, gestures with dashes)."""
 
 
@@ -149,22 +151,27 @@ def duel_board(
 ) -> list[Line]:
     """Both wizards (HP, effects, both hands' gestures, what each hand can complete next and in
     how many gestures), the monsters, whether each side has chosen, the last turn's events when
-    there is room, and the spell book: beside the wizards on a wide board, under them on a
-    narrow one."""
+    there is room, and the spell book. A tall board (:data:`TALL` rows) has the wizards side by
+    side across its width and the whole book under them, names in full; a short wide one the
+    book beside the wizards; a narrow one the book under them, shortly named. Beside the book
+    or on a tall board, each hand's spells under way take two rows."""
     me = int(view.get("seat", 0))
-    book_beside = width >= 100
+    tall = height >= TALL and width >= 2 * BOOK_WIDE
+    book_beside = width >= 100 and not tall
     left_width = width - BOOK_WIDE - 3 if book_beside else width
     lines: list[Line] = [_turn_line(view, me, names)]
+    hint_rows = 2 if tall or book_beside else 1  # (beside the book, the rows are there anyway)
     if left_width >= 64:
         half = (left_width - 2) // 2
         widths = [half, left_width - 2 - half]
         columns = [
-            _wizard(view, seat, names, glyphs, me, w) for seat, w in zip((me, 1 - me), widths, strict=True)
+            _wizard(view, seat, names, glyphs, me, w, hint_rows)
+            for seat, w in zip((me, 1 - me), widths, strict=True)
         ]
         lines += side_by_side(columns, widths, gap=2)
     else:
         for seat in (me, 1 - me):
-            lines += wrap_all(_wizard(view, seat, names, glyphs, me, left_width), left_width)
+            lines += wrap_all(_wizard(view, seat, names, glyphs, me, left_width, hint_rows), left_width)
     lines += wrap_all(_monsters(view, me), left_width)
     who = namer(names)
     events = [duel_words(e, who) for e in view.get("events", []) if isinstance(e, Mapping)]
@@ -175,6 +182,9 @@ def duel_board(
         left = lines + ([[]] + wrap_all(last, left_width) if last else [])
         book = spell_book(width=BOOK_WIDE, full=True)
         return side_by_side([left, book], [left_width, BOOK_WIDE], gap=3)
+    if tall:
+        told = [[], *wrap_all(last, width)] if last else []
+        return [*lines, *told, [], *spell_book(width=width, full=True)]
     book = spell_book(width=width, full=False)
     if len(lines) + len(book) + len(last) + 1 <= height and last:
         lines += wrap_all(last, width)
@@ -215,8 +225,16 @@ def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Li
 
 
 def _wizard(
-    view: Mapping[str, Any], seat: int, names: Mapping[int, str], glyphs: Glyphs, me: int, width: int
+    view: Mapping[str, Any],
+    seat: int,
+    names: Mapping[int, str],
+    glyphs: Glyphs,
+    me: int,
+    width: int,
+    hint_rows: int = 1,
 ) -> list[Line]:
+    """One wizard's block, ``width`` columns wide: who, HP, effects, both hands' gestures (as
+    many of the latest as fit) and what each hand can complete next (on ``hint_rows`` rows)."""
     wizard = view["wizards"][seat]
     if view.get("spectator"):
         out: list[Line] = [[("class:seat", f" {seat_name(names, seat)}")]]
@@ -252,46 +270,64 @@ def _wizard(
     if effects:
         out.append([("class:effect", " " + "; ".join(effects))])
     barrier = wizard.get("anti_spell_from")
+    room = max((width - 9) // 2, 12)  # (a gesture and a space each, after the hand's label)
     for hand in HANDS:
         history = str(wizard.get(hand, ""))
-        shown = " ".join(g if g != "?" else glyphs.hidden for g in history[-12:]) or "(none yet)"
+        shown = " ".join(g if g != "?" else glyphs.hidden for g in history[-room:]) or "(none yet)"
         out.append([("class:dim", f"  {hand:<6}"), ("class:gestures", shown)])
     for hand in HANDS:
         label = f"  {hand[0].upper()} next "
         unseen = "unknown while you are blind" if blind is None else "unknown: unseen while blind"
-        spells = _next_spells(str(wizard.get(hand, "")), barrier, width - len(label), unseen)
-        out.append([("class:dim", label), *spells])
+        rows = _next_spells(str(wizard.get(hand, "")), barrier, width - len(label), unseen, hint_rows)
+        out.append([("class:dim", label), *rows[0]])
+        out += [[("", " " * len(label)), *row] for row in rows[1:]]
     return out
 
 
-def _next_spells(history: str, barrier: Any, room: int, unseen: str = "unknown while you are blind") -> Line:
+def _next_spells(
+    history: str, barrier: Any, room: int, unseen: str = "unknown while you are blind", rows: int = 1
+) -> list[Line]:
     """What a hand can complete next, nearest first, each with how many gestures it still needs
-    and which: as many as fit in ``room`` columns (short names when full ones do not fit)."""
+    and which: as many as fit on ``rows`` rows of ``room`` columns (short names when full ones
+    do not let the two nearest fit)."""
     if "?" in history[-8:] or barrier is None:
-        return [("class:dim", unseen)]
+        return [[("class:dim", unseen)]]
     near = next_gestures(tuple(history), int(barrier))
     if not near:
-        return [("class:dim", "nothing under way")]
+        return [[("class:dim", "nothing under way")]]
+    out: list[Line] = []
     for names in (
         {n: BY_NAME[n].title for n, _ in near},
         {n: SHORT.get(n, BY_NAME[n].title) for n, _ in near},
     ):
-        out: Line = []
-        used = 0
-        for name, rest in near:
-            item = [
-                ("", ", " if out else ""),
-                ("class:spell", names[name]),
-                ("class:dim", f" +{len(rest)} {rest}"),
-            ]
-            size = width_of(item)
-            if used + size > room:
-                break
-            out += item
-            used += size
-        if len(out) >= 3 * min(len(near), 2):  # at least the two nearest fit
+        out, placed = _spells_on_rows(near, names, room, rows)
+        if placed >= min(len(near), 2):  # at least the two nearest fit
             return out
-    return out or [("class:spell", SHORT.get(near[0][0], near[0][0])), ("class:dim", f" +{len(near[0][1])}")]
+    if out and out[0]:
+        return out
+    return [[("class:spell", SHORT.get(near[0][0], near[0][0])), ("class:dim", f" +{len(near[0][1])}")]]
+
+
+def _spells_on_rows(
+    near: Sequence[tuple[str, str]], names: Mapping[str, str], room: int, rows: int
+) -> tuple[list[Line], int]:
+    """``near`` spells, in order, on at most ``rows`` rows of ``room`` columns (a row ending in a
+    comma when the list goes on under it), and how many of them were placed."""
+    out: list[Line] = [[]]
+    used = placed = 0
+    for name, rest in near:
+        item: Line = [("class:spell", names[name]), ("class:dim", f" +{len(rest)} {rest}")]
+        size = width_of(item) + (2 if out[-1] else 0)
+        if used + size > room - (len(out) < rows):  # (a row the list goes on under ends in a comma)
+            if len(out) == rows or not out[-1]:
+                break
+            out[-1].append(("", ","))
+            out.append([])
+            used, size = 0, width_of(item)
+        out[-1] += ([("", ", ")] if out[-1] else []) + item
+        used += size
+        placed += 1
+    return out, placed
 
 
 def _monsters(view: Mapping[str, Any], me: int) -> list[Line]:
@@ -318,10 +354,14 @@ def spell_book(*, width: int, full: bool) -> list[Line]:
     dashes), or in as many columns as ``width`` takes, shortly named."""
     if full:
         out: list[Line] = [[("class:title", " Spell book"), ("class:dim", "  (C: both hands clap)")]]
+        entries: list[Line] = []
         for spell in SPELLS:
             gestures = "/".join("-".join(seq) for seq in spell.sequences)
-            out.append([("class:spell", f" {spell.title:<21}"), ("", f" {gestures}")])
-        return out
+            entries.append([("class:spell", f" {spell.title:<21}"), ("", f" {gestures:<16}")])
+        count = max(1, min(4, width // BOOK_WIDE))  # (one a line in the book's own column)
+        tall = -(-len(entries) // count)
+        columns = [entries[at : at + tall] for at in range(0, len(entries), tall)]
+        return out + side_by_side(columns, [BOOK_WIDE - 1] * len(columns), gap=1)
     cells = [(SHORT.get(spell.name, spell.title), "/".join(spell.sequences)) for spell in SPELLS]
     cell = 19  # 10 for the name, a space, 8 for the gestures
     count = max(1, min(4, width // (cell + 1)))

@@ -10,7 +10,7 @@ from p2pgenius.games.hornswoggle.actions import Flip
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
 from p2pgenius.games.hornswoggle.words import words as horn_words
 from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question
-from p2pgenius.ui.lines import Glyphs, Line, namer, plural, seat_name, side_by_side, wrap_all
+from p2pgenius.ui.lines import Glyphs, Line, namer, plural, seat_name, side_by_side, width_of, wrap_all
 
 HELP: Final = (
     "place doubloon | place skull (d / s for short, or d / s alone), bid N, pass, insure, flip pN, "
@@ -200,13 +200,22 @@ def _pirates(
 ) -> list[Line]:
     """The four pirates: a team a column on a wide board, else one line each."""
     wide = width >= WIDE_BOARD
-    blocks = [_pirate(view, seat, names, glyphs, me, mine, wide=wide) for seat in range(4)]
+    half = (width - 3) // 2
+    blocks = [_pirate(view, seat, names, glyphs, me, mine, wide=wide, room=half) for seat in range(4)]
     if not wide:
         return [block[0] for block in blocks]
-    half = (width - 3) // 2
-    rows = [side_by_side([blocks[row], blocks[row + 1]], [half, width - 3 - half], gap=3) for row in (0, 2)]
-    room = height - len(rows[0]) - len(rows[1]) >= 8  # (the legend, a reckoning, the discards owed)
-    return rows[0] + ([[]] if room else []) + rows[1] + ([[]] if room else [])
+    widths = [half, width - 3 - half]
+    teams: list[Line] = [[("class:title", f" team {team}{_team_words(view, team)}")] for team in "AB"]
+    rows = [side_by_side([blocks[row], blocks[row + 1]], widths, gap=3) for row in (0, 2)]
+    return side_by_side([teams[:1], teams[1:]], widths, gap=3) + rows[0] + rows[1]
+
+
+def _team_words(view: Mapping[str, Any], team: str) -> str:
+    """After "team A" at the head of its column: whose team it is, to the person."""
+    if view.get("spectator"):
+        return ""
+    mine = "AB"[int(view.get("seat", 0)) % 2]
+    return ": you and your partner" if team == mine else ": your opponents"
 
 
 def seat_words(view: Mapping[str, Any], names: Mapping[int, str]) -> Callable[[int], str]:
@@ -286,6 +295,7 @@ def _pirate(
     mine: Sequence[int],
     *,
     wide: bool,
+    room: int = 0,
 ) -> list[Line]:
     """One pirate: a block of lines (``wide``) or a single line: who (you, your partner, an
     opponent), its hand, its pile (flipped and face-down cards told apart), its discards, and
@@ -296,11 +306,9 @@ def _pirate(
     elif seat == me:
         role = "you"
     elif seat % 2 == me % 2:
-        role = "your partner" + (" (a bot here)" if seat in mine else "")
+        role = "your partner" + (", a bot" if seat in mine else "")
     else:
         role = "opponent"
-    if wide and not spectator:
-        role += f", team {'A' if seat % 2 == 0 else 'B'}"
     turn = (
         glyphs.running if view.get("current") == seat and view.get("phase") in ("turns", "bidding") else " "
     )
@@ -349,10 +357,12 @@ def _pirate(
     if any(view["garnets"]):
         extra.append(plural(view["garnets"][seat], "garnet"))
     pile_line: Line = [("", "pile"), *(cards or [("class:dim", " empty")]), ("class:dim", counts)]
-    if wide:  # three lines: who, what it holds, its pile
-        out = [head + ([("class:effect", "  " + ", ".join(status))] if status else [])]
+    if wide:  # four lines: who (and where it stands, if that fits), what it holds, its pile
+        said: Line = [("class:effect", "  " + ", ".join(status))] if status else []
+        beside = width_of(head + said) <= room
+        out = [head + (said if beside else [])]
         out += [[("", "   "), ("class:dim", "; ".join([holding, *extra]))], [("", "   "), *pile_line]]
-        return out
+        return [*out, [] if beside else [("", " "), *said]]
     line: Line = head + [("class:dim", f"  {holding}  ")] + pile_line
     if extra:
         line.append(("class:dim", "  " + ", ".join(extra)))

@@ -415,7 +415,20 @@ def parse_square(words: list[str], state: Any, seat: int) -> Parsed:
                 + ("; you may challenge the last number (challenge) or let it stand (pass)" if window else "")
             )
         return Parsed({"type": "colour" if phase == "colouring" else "place", "cell": cell})
-    raise InputError(
+    raise _unread(words, state)
+
+
+def _unread(words: list[str], state: Any) -> InputError:
+    """What to say of ``words`` that are no move: a cell typed with a number ("b1 1") is told to
+    go alone; anything else, every kind of move."""
+    head = words[0].lower()
+    if len(words) == 2 and len(head) == 2 and head[0] in "abcd" and head[1] in "1234":
+        cells = getattr(state, "cells", None)
+        number = f" ({len(cells) + 1} now)" if isinstance(cells, tuple) and len(cells) < 16 else ""
+        return InputError(
+            f"type the cell alone, like {head}: the number placed is always the next one{number}"
+        )
+    return InputError(
         "a cell like b3; first / second; challenge / pass; swap a1 b2 / done; complete N x16 / concede"
     )
 

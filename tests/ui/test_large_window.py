@@ -1,0 +1,82 @@
+"""A large window shows more, never less: at 160x50 the duel's board has room for each hand's
+spells under way on two rows, the whole spell book with its names in full, and the gestures of
+a long duel; the log stands beside the board, full height and at least 60 columns wide (a
+spectator's too), and the chat takes the rows the board leaves under it."""
+
+from __future__ import annotations
+
+import re
+
+from p2pgenius.games.duel.engine import DUEL
+from p2pgenius.games.duel.spells import SPELLS
+from p2pgenius.ui.frame import geometry
+from p2pgenius.ui.frontends import frontend
+from p2pgenius.ui.lines import Glyphs, plain
+
+GESTURES = [  # (never P P: a surrender)
+    *("SD", "DS", "WP", "PW", "SS", "DW", "WW", "PS", "SD"),
+    *("WW", "DP", "SW", "PS", "WD", "SS", "DS", "SP", "WS"),
+]
+
+
+def duel_after(turns: int) -> dict[str, object]:
+    state = DUEL.initial({"hp": [30, 30]}, {})
+    for move in GESTURES[:turns]:
+        for seat in (0, 1):
+            gestures = {"type": "gestures", "left": move[0], "right": move[1]}
+            state = DUEL.apply(state, seat, DUEL.parse_action(gestures))
+    return dict(DUEL.view(state, 0))
+
+
+def board(view: dict[str, object], width: int, height: int) -> list[str]:
+    lines = frontend("duel").board(
+        view, {0: "ann", 1: "bob"}, Glyphs.pick(True), hints=True, mine=(0,), width=width, height=height
+    )
+    return plain(lines).splitlines()
+
+
+def spells_under_way(rows: list[str]) -> int:
+    """How many spells the board lists as under way, over both hands of both wizards."""
+    text = "\n".join(rows)
+    return len(re.findall(r"\+\d ", text))
+
+
+def test_the_duel_board_lists_more_spells_under_way_on_a_large_board() -> None:
+    view = duel_after(7)
+    small, large = board(view, 80, 14), board(view, 96, 44)
+    assert spells_under_way(large) > spells_under_way(small) >= 4
+    assert all(len(row) <= 96 for row in large) and all(len(row) <= 80 for row in small)
+    # a list that goes on under its hand's row ends its first row in a comma
+    continued = [i for i, row in enumerate(large) if re.search(r"[LR] next .*,\s*$", row)]
+    assert continued and all(large[i + 1].startswith(" " * 9) for i in continued)
+
+
+def test_the_large_board_has_the_whole_spell_book_named_in_full() -> None:
+    rows = board(duel_after(3), 96, 44)
+    text = "\n".join(rows)
+    for spell in SPELLS:
+        gestures = "/".join("-".join(sequence) for sequence in spell.sequences)
+        assert re.search(rf"{re.escape(spell.title)}\s+{re.escape(gestures)}", text), spell.title
+    assert "PW Kill" not in text and "Res. Heat" not in text  # (the short names of a small board)
+
+
+def test_a_long_duel_shows_more_of_each_hands_gestures_on_a_large_board() -> None:
+    view = duel_after(18)
+    small = "\n".join(board(view, 80, 14))
+    large = "\n".join(board(view, 96, 44))
+    history = str(view["wizards"][0]["left"])  # type: ignore[index]
+    assert len(history) == 18
+    left = " ".join(history)
+    assert re.search(rf"left\s+{left}\b", large)  # all 18 on the large board
+    assert not re.search(rf"left\s+{left}\b", small) and re.search(rf"left\s+{left[-29:]}\b", small)  # 15
+
+
+def test_a_large_window_gives_the_log_beside_the_board_at_least_60_columns() -> None:
+    for columns, rows in ((160, 50), (200, 60)):
+        geo = geometry(columns, rows, 6)
+        assert geo.wide and geo.side_width - 2 >= 60 and geo.board_width >= 96
+        assert geo.board_width + geo.side_width + 2 == columns
+    narrow = geometry(80, 24, 6)
+    assert not narrow.wide and narrow.board_width == 80
+    middle = geometry(120, 40, 6)  # the log at its least beside a board as wide as a narrow screen
+    assert middle.wide and middle.side_width == 40 and middle.board_width >= 78
