@@ -76,8 +76,8 @@ def outcome_for(outcome: Mapping[str, Any], mine: Sequence[int], names: Mapping[
     if winner is None:
         why = "both surrendered, or both fell to Power Word Kill" if reason == "draw" else reason
         return f"a draw ({why.replace('_', ' ')})"
-    if not mine:
-        return outcome_words(outcome)
+    if not mine:  # (a spectator: the winner by name)
+        return f"{_named(names, int(winner))} wins ({reason.replace('_', ' ')})"
     team = outcome.get("winning_seats")
     seats = sorted(set(names) | {0, 1})
     if isinstance(team, list):

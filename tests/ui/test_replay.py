@@ -138,7 +138,7 @@ def test_the_duel_board_at_the_last_step_shows_the_final_hp() -> None:
     for wizard in final.wizards:
         assert f"HP {wizard.hp:>2}/{wizard.max_hp}" in text
     assert [w.hp for w in final.wizards] == [1, 0]
-    assert "the duel is over" in text and "p0 wins" in text
+    assert "the duel is over: peer 1 (p0) wins (knocked out)" in text  # (the winner by name)
     assert "you" not in text and "opponent" not in text, "a replay calls nobody you"
     assert "peer 1 (p0)" in text and "peer 0 (p1)" in text
     replay.first()
