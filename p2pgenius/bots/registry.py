@@ -11,7 +11,7 @@ from typing import Any, Final, Protocol
 
 from p2pgenius.bots.uniform import RandomBot
 from p2pgenius.errors import LocalMisuseError
-from p2pgenius.games.catalog import BotLevels, find
+from p2pgenius.games.catalog import BotLevels, Level, find
 from p2pgenius.games.registry import get_game
 
 RANDOM: Final = "random"
@@ -46,12 +46,25 @@ def levels(game: str) -> tuple[str, ...]:
     return own if RANDOM in own else (*own, RANDOM)
 
 
+def described(game: str) -> tuple[Level, ...]:
+    """The bot levels of ``game`` as players are told them (the table's words), strongest first,
+    ``random`` last; read without loading a bot."""
+    return find(game).described
+
+
+def level_words(game: str, level: str | None) -> str:
+    """``level`` of ``game`` (None: the default) in words: "wizard (club)"."""
+    chosen = level or described(game)[0].name
+    return next((str(known) for known in described(game) if known.name == chosen), chosen)
+
+
 def level_of(game: str, level: str | None) -> str:
     """``level`` (None or "": the default) if ``game`` has it; raises LocalMisuseError if not."""
     known = levels(game)
     chosen = level or known[0]
     if chosen not in known:
-        raise LocalMisuseError(f"no bot level {chosen!r} for {game} (choose: {', '.join(known)})")
+        told = ", ".join(level_words(game, name) for name in known)
+        raise LocalMisuseError(f"no bot level {chosen!r} for {game} (choose: {told})")
     return chosen
 
 

@@ -9,7 +9,7 @@ import argparse
 import math
 from typing import Any
 
-from p2pgenius.games.catalog import names
+from p2pgenius.games.catalog import find, levels_help, names
 from p2pgenius.net import DEFAULT_GRACE_S
 
 
@@ -180,8 +180,8 @@ def _common() -> argparse.ArgumentParser:
         nargs="?",
         const="",
         metavar="LEVEL",
-        help="let a bot play this peer's seats (default level: the game's "
-        "strongest) instead of the terminal UI",
+        help="let a bot play this peer's seats instead of the terminal UI; LEVEL (default: the "
+        f"game's strongest) is one of {levels_help()}",
     )
     common.add_argument(
         "--pace",
@@ -214,7 +214,7 @@ def _common() -> argparse.ArgumentParser:
         "--partner",
         metavar="LEVEL",
         help="terminal UI, Hornswoggle: the bot level of a partner seat this peer holds "
-        "(default: the strongest)",
+        f"(default: the strongest): {', '.join(map(str, find('hornswoggle').described))}",
     )
     return common
 

@@ -8,7 +8,8 @@ reads the names and never loads an engine):
 * ``spec``: its :class:`~p2pgenius.games.spec.GameSpec` (the engine, and how peers play it);
 * ``bots``: its :class:`BotLevels` (the strategies, pure, in the game's own package), or None:
   the uniformly random bot only, which plays every game;
-* ``frontend``: its terminal front end (``p2pgenius.ui.frontends``), or None: the generic one.
+* ``frontend``: its terminal front end (``p2pgenius.ui.frontends``), or None: the generic one;
+* ``levels``: its bot levels in words (:class:`Level`), which ``--bot`` and the lobby say.
 
 A part may also be given as the object itself (a game a test defines in its own module). Adding a
 game is adding an entry here (docs/architecture.md, "Adding a game").
@@ -25,6 +26,29 @@ from p2pgenius.errors import LocalMisuseError
 
 if TYPE_CHECKING:
     from p2pgenius.games.spec import GameSpec
+
+
+RANKS: Final = ("strongest", "club", "beginner")
+"""How strong a bot level is, in words a player knows: the game's best, one that plays soundly but
+can be beaten (a club player), one that plays at random (docs/bots.md measures each against the
+others)."""
+
+
+@dataclass(frozen=True)
+class Level:
+    """A bot level as players are told it: its ``name`` (``--bot NAME``), its ``rank`` (one of
+    :data:`RANKS`) and ``what`` it does, in a few words."""
+
+    name: str
+    rank: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.rank})"
+
+
+RANDOM_LEVEL: Final = Level("random", "beginner", "a uniformly random legal move")
+"""The level every game has."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +76,18 @@ class Entry:
     rules: str = ""
     """Its rules page: a file in ``p2pgenius/rules/`` (default: ``NAME.md``), or a path of its
     own (a game a test defines)."""
+    levels: tuple[Level, ...] = ()
+    """Its own bot levels as players are told them, strongest (the default) first: the names of
+    ``bots``' levels, in their order (a test holds the two together; kept here so that the
+    command line's help says them without loading a bot)."""
     _loaded: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    @property
+    def described(self) -> tuple[Level, ...]:
+        """Its bot levels as players are told them, strongest first, ``random`` last (read
+        without loading a bot)."""
+        own = self.levels
+        return own if any(level.name == RANDOM_LEVEL.name for level in own) else (*own, RANDOM_LEVEL)
 
     @property
     def rules_file(self) -> str:
@@ -93,6 +128,7 @@ GAMES: Final[list[Entry]] = [
         spec="p2pgenius.games.duel.spec:DUEL_SPEC",
         bots="p2pgenius.games.duel.bots:BOTS",
         frontend="p2pgenius.ui.frontends.duel:FRONT",
+        levels=(Level("wizard", "strongest", "builds spells toward the opponent's weakness"),),
     ),
     Entry(
         "magic-square",
@@ -101,6 +137,10 @@ GAMES: Final[list[Entry]] = [
         spec="p2pgenius.games.magic_square.spec:MAGIC_SQUARE_SPEC",
         bots="p2pgenius.games.magic_square.bots:BOTS",
         frontend="p2pgenius.ui.frontends.magic_square:FRONT",
+        levels=(
+            Level("perfect", "strongest", "exact play in every phase"),
+            Level("heuristic", "club", "keeps the square completable, colours by rule of thumb"),
+        ),
     ),
     Entry(
         "hornswoggle",
@@ -109,9 +149,16 @@ GAMES: Final[list[Entry]] = [
         spec="p2pgenius.games.hornswoggle.spec:HORNSWOGGLE_SPEC",
         bots="p2pgenius.games.hornswoggle.bots:BOTS",
         frontend="p2pgenius.ui.frontends.hornswoggle:FRONT",
+        levels=(Level("pirate", "strongest", "weighs the odds of every pile"),),
     ),
 ]
 """Every game, in the order ``demo`` plays them."""
+
+
+def levels_help() -> str:
+    """Every game's bot levels, for ``--bot``'s help: "duel: wizard (strongest), random
+    (beginner); ..."."""
+    return "; ".join(f"{entry.name}: {', '.join(map(str, entry.described))}" for entry in GAMES)
 
 
 def names() -> tuple[str, ...]:
