@@ -1,18 +1,34 @@
-"""Magic Square bots: ``heuristic`` (fast, greedy) and ``perfect`` (exact in the placement phase).
+"""Magic Square bots: ``perfect`` (exact in every phase, the default) and ``heuristic`` (fast, greedy).
 
 Both challenge exactly when the opponent's last number left no magic completion, and answer a
-challenge with a completion from the index. They differ in placement: ``heuristic`` takes the best
-immediate score among the cells that keep the square completable; ``perfect`` plays the solver's
-move. Colouring and swaps are too large to search from the start, so ``perfect`` uses a heuristic
-there, and searches exactly once only a few cells are left to colour.
+challenge with a completion from the index. ``heuristic`` takes the best immediate score among the
+cells that keep the square completable, colours the cells of largest mean number (all 8.5: at
+random), lets the opponent colour second and never swaps.
+
+``perfect`` plays the whole match exactly: placements and lead choices by the solver
+(:mod:`~p2pgenius.games.magic_square.solver`); who colours first, each cell coloured and the swaps
+by the shipped tables (:mod:`~p2pgenius.games.magic_square.table`): the colouring game's minimax
+over the match value of each full colouring, then the round-1 margin; a swap step's best colouring
+within reach (all 849 with two swaps, 65 with one) by the match value, then the round's margin.
+Ties go to ``random.Random(seed)``. Every decision takes well under a second (the colouring's
+deepest search, ten cells left, about 0.2 s; a placement solve about 0.1 s).
+
+Under perfect play the match never ends: whoever colours first, the colouring game's value is an
+endless run of 68-68 ties (a round's loser can always swap into a colouring whose round ties), so
+two ``perfect`` bots replay ties forever, and the demo's guest is ``heuristic``.
+
+``ExactPlacementBot`` is the first ``perfect`` (exact placement, heuristic colouring, six sampled
+swaps), kept for bench/magic_square_bots.py.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Final
+from collections.abc import Sequence
+from typing import Final, TypeVar
 
 from p2pgenius.games.catalog import BotLevels
+from p2pgenius.games.magic_square import table
 from p2pgenius.games.magic_square.actions import (
     Challenge,
     Colour,
@@ -28,8 +44,9 @@ from p2pgenius.games.magic_square.solver import PlacementSolver
 from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import SquareState
 
+T = TypeVar("T")
 EXACT_COLOURING_LEFT: Final = 4
-"""With this many cells (or fewer) left to colour, ``perfect`` searches the rest exactly."""
+"""With this many cells (or fewer) left to colour, ``exact-placement`` searches the rest exactly."""
 SWAP_SAMPLES: Final = 6
 
 
@@ -59,7 +76,7 @@ class HeuristicSquareBot:
             completion = index().completion(state.cells)
             return Concede() if completion is None else Complete(completion)
         if phase == "colour_order":
-            return Order(seat)
+            return self._colour_order(state, seat)
         if phase == "colouring":
             return Colour(self._colour(state))
         if phase == "swap":
@@ -67,6 +84,9 @@ class HeuristicSquareBot:
         if phase == "lead":
             return self._lead(state, seat)
         return Place(self._place(state, seat))
+
+    def _colour_order(self, state: SquareState, seat: int) -> SquareAction:
+        return Order(seat)
 
     def _colour(self, state: SquareState) -> int:
         free = [c for c in range(16) if state.colours[c] is None]
@@ -90,10 +110,12 @@ class HeuristicSquareBot:
         return max(cells, key=gain)
 
 
-class PerfectSquareBot(HeuristicSquareBot):
-    """Exact in the placement phase (the solver), heuristic with a short exact search elsewhere."""
+class ExactPlacementBot(HeuristicSquareBot):
+    """The first ``perfect``: exact in the placement phase (the solver), but it colours the first
+    12 cells like ``heuristic`` (at random: every cell's mean number is 8.5) and tries 6 random
+    swaps. Not a level any more; bench/magic_square_bots.py plays it against ``perfect``."""
 
-    level = "perfect"
+    level = "exact-placement"
 
     def __init__(self, *, seed: int) -> None:
         super().__init__(seed=seed)
@@ -158,6 +180,55 @@ class PerfectSquareBot(HeuristicSquareBot):
             if value > best_value:
                 best, best_value = Swap(red_cell, blue_cell), value
         return best
+
+
+class PerfectSquareBot(ExactPlacementBot):
+    """Exact in every phase: who colours first, colouring and swaps by the shipped tables
+    (:mod:`~p2pgenius.games.magic_square.table`), lead choices and placements by the solver."""
+
+    level = "perfect"
+
+    def _best(self, options: Sequence[tuple[T, tuple[int, ...]]]) -> T:
+        """The option with the largest score; ties broken by the seeded generator."""
+        top = max(score for _, score in options)
+        return self.rng.choice([option for option, score in options if score == top])
+
+    def _colour_order(self, state: SquareState, seat: int) -> SquareAction:
+        view = 1 if seat == 0 else -1
+        return Order(self._best([(first, (view * table.root_value(first),)) for first in (0, 1)]))
+
+    def _colour(self, state: SquareState) -> int:
+        red, blue = table.mask_of(state.colours, 0), table.mask_of(state.colours, 1)
+        view = 1 if state.colourer == 0 else -1
+        first = 1 - state.first_lead  # the engine made the second colourer round 1's first lead
+        return self._best(
+            [(cell, (view * value,)) for cell, value in table.colouring_values(red, blue, first)]
+        )
+
+    def _swap(self, state: SquareState, seat: int) -> SquareAction:
+        mask = table.mask_of(state.colours, 0)
+        deciding = sum(state.round_wins) == 2  # round 3 decides the match; round 2 may lead to it
+        scored = [
+            (other, swap_score(other, seat, deciding)) for other in table.neighbours(mask, state.swaps_left)
+        ]
+        top = max(score for _, score in scored)
+        if swap_score(mask, seat, deciding) == top:
+            return SwapsDone()
+        target = self._best(scored)
+        red = next(c for c in range(16) if mask >> c & 1 and not target >> c & 1)
+        blue = next(c for c in range(16) if target >> c & 1 and not mask >> c & 1)
+        return Swap(red, blue)
+
+
+def swap_score(mask: int, seat: int, deciding: bool) -> tuple[int, int, int]:
+    """How good colouring ``mask`` is for ``seat``, who swapped into it and leads the round, in
+    ``seat``'s view: the match's value (round 3, ``deciding``: the round's result; round 2: a win
+    leads to round 3, where the other seat swaps), then the round's result, then its margin."""
+    row = table.values()[table.RANK[mask]]
+    view = 1 if seat == 0 else -1
+    result = view * (table.sign(row[seat]) or table.sign(row[1 - seat]))
+    match = -row[2 + (1 - seat)] if result == 1 and not deciding else result
+    return match, result, view * row[seat]
 
 
 # Two perfect bots can tie 68-68 forever (a tie is replayed, and perfect play may force one), so
