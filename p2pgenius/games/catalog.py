@@ -128,7 +128,10 @@ GAMES: Final[list[Entry]] = [
         spec="p2pgenius.games.duel.spec:DUEL_SPEC",
         bots="p2pgenius.games.duel.bots:BOTS",
         frontend="p2pgenius.ui.frontends.duel:FRONT",
-        levels=(Level("wizard", "strongest", "builds spells toward the opponent's weakness"),),
+        levels=(
+            Level("archmage", "strongest", "looks a turn ahead over both wizards' moves"),
+            Level("wizard", "club", "builds spells toward the opponent's weakness"),
+        ),
     ),
     Entry(
         "magic-square",

@@ -1,0 +1,173 @@
+"""The duel's bots: ``archmage`` (the default) and ``wizard`` are far stronger than random play,
+never surrender by accident, put idle hands to use, and two of them finish their duels."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from p2pgenius.bots import levels, make_bot
+from p2pgenius.games.base import Outcome
+from p2pgenius.games.duel import DUEL
+from p2pgenius.games.duel.actions import Gestures, Paralyze
+from p2pgenius.games.duel.resolve import effective_gestures
+from p2pgenius.games.duel.spells import STAB
+from p2pgenius.games.duel.state import DuelState, Monster, Wizard
+
+LEVELS = ("archmage", "wizard")
+
+MAX_TURNS = 300
+
+
+def duel(levels: tuple[str, str], seed: int, max_turns: int = MAX_TURNS) -> Outcome | None:
+    bots = [make_bot("duel", level, seed=seed * 2 + i) for i, level in enumerate(levels)]
+    state = DUEL.initial({}, {})
+    while state.outcome is None and state.turn <= max_turns:
+        for seat in DUEL.to_act(state):
+            state = DUEL.apply(state, seat, bots[seat].choose(state, seat))
+    return state.outcome
+
+
+def test_the_wizard_beats_random_play_in_95_of_100_duels_from_either_seat_and_finishes_all() -> None:
+    for seat in (0, 1):
+        levels = ("wizard", "random") if seat == 0 else ("random", "wizard")
+        outcomes = [duel(levels, seed) for seed in range(100)]
+        assert all(outcome is not None for outcome in outcomes)
+        assert sum(outcome is not None and outcome.winner == seat for outcome in outcomes) >= 95
+
+
+def test_two_wizards_finish_their_duels() -> None:
+    outcomes = [duel(("wizard", "wizard"), seed) for seed in range(20)]
+    assert sum(o is not None for o in outcomes) >= 18
+
+
+def test_the_archmage_is_the_default_duel_bot_and_the_wizard_the_next_level() -> None:
+    assert levels("duel") == ("archmage", "wizard", "random")
+    assert make_bot("duel", None, seed=1).level == "archmage"
+
+
+def test_a_paralysing_wizard_holds_the_hand_that_would_not_paralyse_it_back() -> None:
+    # The opponent's right hand is at "WW": held, it would repeat W and cast Paralysis at us.
+    # Holding it is how two wizards locked each other for hundreds of turns; hold the other.
+    me = Wizard(hp=15, max_hp=15, left=("S", "W", "W", "W"), right=("P", "D", "-", "P"))
+    them = Wizard(hp=15, max_hp=15, left=("D", "-", "W", "P"), right=("S", "D", "W", "W"))
+    state = DuelState(turn=5, wizards=(me, them), paralysis_choices=((1, 0),))
+    assert make_bot("duel", "wizard", seed=3).choose(state, 0) == Paralyze(1, "left")
+
+
+def test_two_wizards_do_not_lock_each_other_in_long_duels() -> None:
+    unfinished = [seed for seed in range(100) if duel(("wizard", "wizard"), seed, max_turns=100) is None]
+    assert unfinished == []
+
+
+def wizard(*, hp: int = 15, left: str = "", right: str = "", **status: Any) -> Wizard:
+    return replace(Wizard(hp=hp, max_hp=15, left=tuple(left), right=tuple(right)), **status)
+
+
+def counted(state: DuelState, seat: int, action: object) -> tuple[str, str]:
+    assert isinstance(action, Gestures)
+    DUEL.apply(state, seat, action)  # legal, or this raises
+    return effective_gestures(state.wizards[seat], action)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_paralysed_hand_repeating_p_never_makes_a_surrender(level: str) -> None:
+    # The left hand is held at P; an ogre and a goblin are at our throat and the opponent is one
+    # gesture from a Missile: a Shield is wanted, but the held hand already makes one, and a
+    # P with the right hand too would surrender.
+    for paralysed, feared in (("left", False), ("left", True), ("right", False)):
+        me = wizard(
+            hp=6, left="SWP" if paralysed == "left" else "DSD", right="DSP" if paralysed == "right" else "WWP"
+        )
+        me = replace(me, paralysed=paralysed, feared=feared)
+        them = wizard(left="DS", right="PWW")
+        monsters = (Monster(1, "ogre", 1, 2), Monster(2, "goblin", 1, 1))
+        state = DuelState(turn=4, wizards=(me, them), monsters=monsters, next_monster=3)
+        for seed in range(40):
+            made = counted(state, 0, make_bot("duel", level, seed=seed).choose(state, 0))
+            assert made != ("P", "P"), (paralysed, feared, seed)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_an_idle_hand_stabs_a_wizard_one_point_from_defeat(level: str) -> None:
+    # Nothing under way on either side; the opponent has 1 HP left: a stab may end it now.
+    state = DuelState(turn=3, wizards=(wizard(left="->", right="--"), wizard(hp=1, left="--", right="--")))
+    for seed in range(10):
+        assert STAB in counted(state, 0, make_bot("duel", level, seed=seed).choose(state, 0))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_no_hand_is_left_doing_nothing(level: str) -> None:
+    state = DUEL.initial({}, {})
+    for seed in range(8):
+        bots = [make_bot("duel", level, seed=seed), make_bot("duel", "random", seed=seed)]
+        state = DUEL.initial({}, {})
+        while state.outcome is None and state.turn <= 12:
+            for seat in DUEL.to_act(state):
+                state = DUEL.apply(state, seat, bots[seat].choose(state, seat))
+        assert "-" not in state.wizards[0].left + state.wizards[0].right
+
+
+def test_the_archmage_speaks_the_last_word_of_power_word_kill() -> None:
+    me = wizard(left="PWPWSSS", right="DSPS")
+    them = wizard(left="SDSDSDS", right="WWPWW")
+    state = DuelState(turn=8, wizards=(me, them))
+    for seed in range(5):
+        move = make_bot("duel", "archmage", seed=seed).choose(state, 0)
+        assert isinstance(move, Gestures) and move.left == "D"
+
+
+def test_the_archmage_breaks_a_power_word_kill_with_an_anti_spell_in_time() -> None:
+    # The opponent needs S then D to kill us; our right hand has S-P: P now completes Anti-spell,
+    # and next turn none of the opponent's gestures so far count. Our left hand is at P too, so
+    # the move must not be P with both hands.
+    me = wizard(left="WSDP", right="DSP")
+    them = wizard(left="PWPWSS", right="DDWD")
+    state = DuelState(turn=7, wizards=(wizard(left="DWSP", right="WSP"), them))
+    state = replace(state, wizards=(replace(me, left=("W", "D", "W", "P"), right=("W", "S", "P")), them))
+    for seed in range(5):
+        move = make_bot("duel", "archmage", seed=seed).choose(state, 0)
+        assert isinstance(move, Gestures) and move.right == "P" and move.left != "P"
+
+
+def test_the_archmage_reads_nothing_it_may_not_see() -> None:
+    # Its choice is the same whatever the opponent has already submitted this turn, and, while
+    # it is blind, whatever the opponent's hands did during the blindness.
+    me = wizard(hp=9, left="SDWSP", right="DDSWW", blind_from=5, blind_until=7)
+    seen = wizard(hp=12, left="PWPW", right="WWSS")
+    states = [
+        DuelState(turn=6, wizards=(me, replace(seen, left=(*seen.left, late), right=(*seen.right, other))))
+        for late, other in (("S", "D"), ("P", "W"), ("-", ">"))
+    ]
+    states.append(replace(states[0], submitted=(None, Gestures("S", "D"))))
+    states.append(replace(states[1], wizards=(states[1].wizards[0], replace(states[1].wizards[1], hp=2))))
+    choices = {repr(make_bot("duel", "archmage", seed=11).choose(state, 0)) for state in states}
+    assert len(choices) == 1
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_seed_decides_every_move(level: str) -> None:
+    def moves(seed: int) -> list[object]:
+        bots = [make_bot("duel", level, seed=seed), make_bot("duel", level, seed=seed + 1)]
+        state, played = DUEL.initial({}, {}), []
+        while state.outcome is None and state.turn <= 10:
+            for seat in DUEL.to_act(state):
+                action = bots[seat].choose(state, seat)
+                played.append(action)
+                state = DUEL.apply(state, seat, action)
+        return played
+
+    assert moves(5) == moves(5)
+    assert moves(5) != moves(6)
+
+
+def test_the_archmage_plays_legal_moves_through_whole_duels_and_wins_them() -> None:
+    for seed in range(4):
+        for seat in (0, 1):
+            match = ("archmage", "random") if seat == 0 else ("random", "archmage")
+            outcome = duel(match, seed)  # DUEL.apply refuses an illegal action
+            assert outcome is not None and outcome.winner == seat
+    outcome = duel(("archmage", "wizard"), 1)
+    assert outcome is not None
