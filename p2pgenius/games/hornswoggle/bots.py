@@ -1,20 +1,29 @@
-"""The ``pirate`` bot for Hornswoggle: a probabilistic reasoner that never peeks.
+"""Hornswoggle's bot levels: ``captain`` (the default) and ``pirate`` (weaker, kept as a level).
 
-It first reduces the state to what its own seat may know (``perspective``), so a hidden card is
-never read even when the bot is handed the full state.
+Both first reduce the state to what their own seat may know (``perspective``), so a hidden card is
+never read even when the bot is handed the full state, or holds its partner's seat too: a partner's
+pile is guessed like any other.
 
-Each round its opening card picks a role. An *attacker* keeps an all-doubloon pile: the challenger
-flips its own pile first, so it can bid that many for certain, and more when the other piles look
-safe. A *defender* opens with a skull, a trap for any challenger who flips it (a failed challenger
-loses a card); its own challenges are then dead, so it adds cards and lets others bid. A success
-costs each opponent a card, so laying doubloons also feeds the other team's challenges: against
-loose bidders, defending pays.
+``captain`` (:mod:`p2pgenius.games.hornswoggle.search`) chooses its role each round: it mostly
+opens with a doubloon and keeps its pile clean, so that a bid no larger than its own pile is a sure
+success (it starts with one, or takes over a cheap enemy bid with one), and lays a skull as a trap
+on top, last, rather than under its doubloons. It remembers, per match, what each pirate showed:
+skulls met in a pile, bluffs met in a challenger's own pile, and bids far past the bidder's own pile
+(a loose bidder). Its close calls (add or bid, raise or pass, which pile to flip, Bluff Insurance,
+the opening card) are searched: it draws the hidden cards of every other seat from weighted guesses
+(a discard prior, a bidder's pile likely clean, a passer's less so, the pirate's history), plays
+each candidate to the end of the round with its own heuristic for every seat (a loose bidder
+plays at random as often as its history says), and takes the best average of cards kept and
+taken. Work is capped by playout counts, never by time; it is deterministic for its seed.
 
-To judge a bid it estimates, for each face-down card of another seat, the chance of a skull: the
-skulls that seat can still hold (two at the start, less those flipped) over its hidden cards, made
-smaller for a partner and for a seat that bid (it is showing doubloons), larger for a seat that
-passed. It flips the safest piles first and buys Bluff Insurance when the odds are poor. The
-constants below were tuned against random play (bench/hornswoggle_bots.py).
+``pirate`` is a probabilistic reasoner without search or memory. Each round its opening card picks
+a role. An *attacker* keeps an all-doubloon pile: the challenger flips its own pile first, so it
+can bid that many for certain, and more when the other piles look safe. A *defender* opens with a
+skull (90% of rounds) and adds cards while others bid. To judge a bid it estimates, for each
+face-down card of another seat, the chance of a skull: the skulls that seat can still hold over its
+hidden cards, made smaller for a partner and for a seat that bid, larger for a seat that passed. It
+flips the safest piles first and buys Bluff Insurance when the odds are poor. Measured in
+bench/hornswoggle_bots.py.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from p2pgenius.games.hornswoggle.actions import (
     Place,
 )
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
+from p2pgenius.games.hornswoggle.search import CaptainBot
 from p2pgenius.games.hornswoggle.state import HornState, perspective
 
 START_SKULLS: Final = 2
@@ -51,7 +61,7 @@ ATTACK_TABLE: Final = 4  # ...or the table this full
 
 
 class PirateBot:
-    """A strong default for any Hornswoggle seat."""
+    """The ``pirate`` level: a heuristic without search or memory."""
 
     level = "pirate"
 
@@ -182,5 +192,5 @@ class PirateBot:
         return SKULL if skulls > 1 or doubloons <= 2 else DOUBLOON
 
 
-BOTS: Final = BotLevels({"pirate": PirateBot})
+BOTS: Final = BotLevels({"captain": CaptainBot, "pirate": PirateBot})
 """Hornswoggle's bot levels (the first is its default)."""
