@@ -4,11 +4,12 @@
 
 ``perfect`` (exact in every phase) plays N matches against each of: ``exact-placement`` (the first
 ``perfect``: exact placement, heuristic colouring, six sampled swaps), ``heuristic`` and
-``random``; and, for reference, ``exact-placement`` against ``heuristic``. Seats alternate (the
-Death Match Opponent is p1, as by default). A match still going after R replayed 68-68 ties is
-counted as unfinished: two exact players can tie forever. Prints each line-up's share of matches
-won, lost and unfinished, with 95% Wilson intervals, its share of round-1 wins, and the first
-bot's decision time (median and max of every call, one core).
+``random``; and, for reference, ``exact-placement`` against ``heuristic`` and ``perfect`` against
+itself. Seats alternate (the Death Match Opponent is p1, as by default). A match still going after
+R replayed 68-68 ties is counted as unfinished: two perfect players tie forever. Prints each
+line-up's share of matches won, lost and unfinished, with 95% Wilson intervals, its share of round-1
+wins, and the first bot's decision time (median and max of every decision, and the slowest colouring
+and swap decisions; one core, shared).
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ def main() -> None:
         ("perfect", "heuristic"),
         ("perfect", "random"),
         ("exact-placement", "heuristic"),
+        ("perfect", "perfect"),
     ]
     print(
         "| first vs second | matches | first wins | first loses | unfinished | first wins round 1 "

@@ -3,19 +3,23 @@
 Both challenge exactly when the opponent's last number left no magic completion, and answer a
 challenge with a completion from the index. ``heuristic`` takes the best immediate score among the
 cells that keep the square completable, colours the cells of largest mean number (all 8.5: at
-random), lets the opponent colour second and never swaps.
+random), colours first when it is the one to choose, leads by placing first and never swaps.
 
 ``perfect`` plays the whole match exactly: placements and lead choices by the solver
 (:mod:`~p2pgenius.games.magic_square.solver`); who colours first, each cell coloured and the swaps
 by the shipped tables (:mod:`~p2pgenius.games.magic_square.table`): the colouring game's minimax
-over the match value of each full colouring, then the round-1 margin; a swap step's best colouring
-within reach (all 849 with two swaps, 65 with one) by the match value, then the round's margin.
-Ties go to ``random.Random(seed)``. Every decision takes well under a second (the colouring's
-deepest search, ten cells left, about 0.2 s; a placement solve about 0.1 s).
+over the match value of each full colouring, then round 1's result and margin; a swap step's best
+colouring within reach (all 849 with two swaps, 65 with one) by the match value, then the round's
+result and margin.
+Ties go to ``random.Random(seed)``. Every decision takes well under a second on one core: loading
+the tables 0.05 s once, a colouring move at most 0.08 s (the search of the last ten cells), a swap
+5 ms, a placement solve 0.1-0.2 s once per colouring and first lead (bench/magic_square_bots.py).
 
-Under perfect play the match never ends: whoever colours first, the colouring game's value is an
-endless run of 68-68 ties (a round's loser can always swap into a colouring whose round ties), so
-two ``perfect`` bots replay ties forever, and the demo's guest is ``heuristic``.
+Under perfect play the match never ends. Whoever colours second leads round 1 first and wins it by
+2 points; the seat swapping before round 3 can always swap into a colouring it wins, so the loser
+of round 1, swapping before round 2, would lose the match by winning round 2, and instead swaps into
+a colouring whose round ties 68-68 with either first lead: replayed without end. So two ``perfect``
+bots tie forever, and the demo's guest is ``heuristic``.
 
 ``ExactPlacementBot`` is the first ``perfect`` (exact placement, heuristic colouring, six sampled
 swaps), kept for bench/magic_square_bots.py.
