@@ -152,7 +152,10 @@ GAMES: Final[list[Entry]] = [
         spec="p2pgenius.games.hornswoggle.spec:HORNSWOGGLE_SPEC",
         bots="p2pgenius.games.hornswoggle.bots:BOTS",
         frontend="p2pgenius.ui.frontends.hornswoggle:FRONT",
-        levels=(Level("pirate", "strongest", "weighs the odds of every pile"),),
+        levels=(
+            Level("captain", "strongest", "remembers what each pirate showed and plays out its close calls"),
+            Level("pirate", "club", "weighs the odds of every pile"),
+        ),
     ),
 ]
 """Every game, in the order ``demo`` plays them."""

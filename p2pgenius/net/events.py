@@ -79,11 +79,13 @@ class PeerJoined:
 
     name: str
     key: bytes
+    bot: str | None = None  # the level of the bot that plays its seats, as its hello said
 
     @property
     def text(self) -> str:
         short = fingerprint(self.key)[:9]
-        return f"{self.name} joined" + ("" if self.name == short else f" ({short})")
+        said = "" if self.name == short else f" ({short})"
+        return f"{self.name} joined{said}" + (f", a bot: {self.bot}" if self.bot is not None else "")
 
 
 @dataclass(frozen=True, slots=True)

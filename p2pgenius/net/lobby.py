@@ -25,6 +25,7 @@ import trio
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
+from p2pgenius.games.catalog import find
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net.connection import Connection, PeerGoneError, why
 from p2pgenius.net.door import Door, address_of
@@ -72,6 +73,8 @@ MAX_UNREADY_PER_ADDRESS: Final = 2
 """Callers without the token, from one address (this machine's own excepted), that may wait in the
 lobby unready at once."""
 TOKEN_LEN: Final = 16
+MAX_LEVEL: Final = 32
+"""The longest bot level's name a hello may carry (it is only shown)."""
 PROPOSABLE: Final = ("fast",)
 """The options a player may propose in the lobby (a game with sealed turns: whether a turn
 resolves as soon as every choice is in)."""
@@ -107,6 +110,7 @@ class Member:
     claim: list[int] | None = None
     ready: dict[str, Any] | None = None  # its signed ready: seats, coin commitment, signature
     invited: bool = False  # it showed the invite's seat token
+    bot: str | None = None  # the level of the bot that plays its seats, as its hello said
     address: str = "?"  # where it called from (host part)
     since: float = 0.0  # when it came in (trio clock)
 
@@ -129,6 +133,39 @@ def ready_map(payload: bytes) -> dict[str, Any] | None:
         return None
     assert isinstance(ready, dict)
     return ready
+
+
+def bot_of(hello: Mapping[str, Any]) -> str | None:
+    """The bot level a caller's hello names (None: no bot said, or not a level's name: 1 to 32
+    letters, digits and hyphens, or "" for its game's default)."""
+    bot = hello.get("bot")
+    if (
+        isinstance(bot, str)
+        and len(bot) <= MAX_LEVEL
+        and all(c.isascii() and (c.isalnum() or c == "-") for c in bot)
+    ):
+        return bot
+    return None
+
+
+def level_words(game: str, level: object) -> str | None:
+    """A bot level of ``game`` in words, "wizard (club)" (its name alone if ``game`` does not
+    know it; None for no level: a person)."""
+    if not isinstance(level, str):
+        return None
+    try:
+        known = find(game).described
+    except LocalMisuseError:  # (a game this peer does not have)
+        return level or "its game's default"
+    return next((str(each) for each in known if each.name == (level or known[0].name)), level)
+
+
+def _default_level(game: object) -> str:
+    """The name of ``game``'s default bot level ("" for a game this peer does not have)."""
+    try:
+        return find(game).described[0].name
+    except LocalMisuseError:
+        return ""
 
 
 def agreed_of(lobby: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,8 +195,10 @@ class Lobby:
         seats: Sequence[int],
         token: bytes | None = None,
         invite_only: bool = False,
+        bot: str | None = None,
     ) -> None:
         self.identity = identity
+        self.bot = bot  # the level of the host's own bot, if a bot plays its seats
         self.name = name
         self.tell = tell
         self.pins = pins
@@ -210,7 +249,14 @@ class Lobby:
             "start": start,
             "salt": self.salt,
             "spectators": self.spectators is not None and self.spectators.allowed,
+            "bots": [self._level(self.bot)] + [self._level(m.bot) for m in members],
         }
+
+    def _level(self, bot: str | None) -> str | None:
+        """A player's bot level by its name in this game (None: a person, as far as it said)."""
+        if bot is None:
+            return None
+        return bot or _default_level(self.game)
 
     def greeting(self) -> dict[str, Any]:
         """The table as it stands, for the handshake's hello (the caller is not at it yet, so
@@ -256,7 +302,7 @@ class Lobby:
             invited = (
                 self.token is not None and isinstance(token, bytes) and hmac.compare_digest(token, self.token)
             )
-            caller = (established.peer_key, name, invited, address_of(stream))
+            caller = (established.peer_key, name, invited, address_of(stream), bot_of(established.peer_hello))
             send.send_nowait(("joined", connection, caller))
             try:
                 while True:
@@ -397,7 +443,7 @@ class Lobby:
         self, connection: Connection, caller: Any, refuse: Callable[[Connection, str], Awaitable[None]]
     ) -> bool:
         """Seat a caller that has shown its key, or say why not (False: the table is as it was)."""
-        key, name, invited, address = caller
+        key, name, invited, address, bot = caller
         members, tell = self.members, self.tell
         if key == self.identity.public or any(m.key == key for m in members):
             tell(Refused("already at the table", name))
@@ -423,9 +469,11 @@ class Lobby:
             await refuse(connection, "the table is full")
             return False
         members.append(
-            Member(connection, key, name, invited=invited, address=address, since=trio.current_time())
+            Member(
+                connection, key, name, invited=invited, address=address, since=trio.current_time(), bot=bot
+            )
         )
-        tell(PeerJoined(name, key))
+        tell(PeerJoined(name, key, level_words(self.game, self._level(bot))))
         return True
 
     async def _drop_late(self, refuse: Callable[[Connection, str], Awaitable[None]]) -> None:
@@ -530,11 +578,13 @@ class Joining:
         tell: Notify,
         check_host: Callable[[Established], None],
         check_peer: Callable[[str, bytes], None],
+        bot: str | None = None,
     ) -> None:
         self.identity = identity
         self.name = name
         self.seats = sorted(seats)
         self.confirm = confirm
+        self.bot = bot  # the level of the bot at our seats, as our hello says it
         self.tell = tell
         self.check_host = check_host
         self.check_peer = check_peer
@@ -567,6 +617,9 @@ class Joining:
                 "you": len(table["keys"]),
                 "needed": table["needed"] - 1,
             }
+            if isinstance(table.get("bots"), list):  # (informative; see bot_words)
+                ours = None if self.bot is None else self.bot or _default_level(table.get("game"))
+                lobby["bots"] = [*table["bots"], ours]
         except (KeyError, TypeError) as exc:
             raise PeerGoneError(f"the host sent a malformed table ({exc!r})") from None
         self._show(checked_lobby(lobby, self.host_key, self.identity.public))

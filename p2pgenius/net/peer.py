@@ -125,6 +125,7 @@ class Peer:
     expect_from: str = "the invite"  # where expect_key came from, in words ("the announcement")
     token: bytes | None = None  # the invite's seat token: a host's to hand out, a joiner's to show
     invite_only: bool = False  # a host: seat no caller without the token
+    bot: str | None = None  # the level of the bot at this peer's seats ("": its game's default)
     expect_name: str | None = None  # a joiner: the host's name as its announcement gave it
     wrong_host: Callable[[], None] = lambda: None  # a joiner: the host that answered last had another key
     _inbox: trio.MemorySendChannel[Item] | None = None
@@ -219,6 +220,7 @@ class Peer:
                 seats=seats,
                 token=self.token,
                 invite_only=self.invite_only,
+                bot=self.bot,
             )
             warmed = self._warm_soon(watching, game)  # (while the players come)
             self._lobby = lobby
@@ -276,6 +278,7 @@ class Peer:
             tell=self.tell,
             check_host=self._check_host,
             check_peer=self.pins.check,
+            bot=self.bot,
         )
         connection = Connection(stream, self.channel(initiator=True, hello=self.hello()))
         self._joining = joining
@@ -337,9 +340,15 @@ class Peer:
         return self._lobby is not None and self._lobby.decline()
 
     def hello(self) -> dict[str, Any]:
-        """A joiner's hello: its name, and the invite's seat token if it has one (it leaves only
-        once the host has proved it holds the key the invite names)."""
-        return {"name": self.name} if self.token is None else {"name": self.name, "token": self.token}
+        """A joiner's hello: its name, the invite's seat token if it has one (it leaves only once
+        the host has proved it holds the key the invite names), and its bot's level if a bot
+        plays its seats."""
+        hello: dict[str, Any] = {"name": self.name}
+        if self.token is not None:
+            hello["token"] = self.token
+        if self.bot is not None:  # (informative: shown beside the name in the lobby)
+            hello["bot"] = self.bot
+        return hello
 
     @staticmethod
     async def _warm(game: str) -> None:

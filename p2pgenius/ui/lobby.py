@@ -11,6 +11,7 @@ from p2pgenius import wording
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.games.spec import TimeOption
+from p2pgenius.net.lobby import bot_of, level_words
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.ui.lines import Line, plural, width_of
 from p2pgenius.ui.table_state import TableState
@@ -103,6 +104,16 @@ def lobby_lines(lobby: Mapping[str, Any], vouched: str = "") -> list[Line]:
     return lines
 
 
+def bot_words(lobby: Mapping[str, Any], players: int) -> list[str | None]:
+    """Per player, the level of the bot at its seats in words, as the host's lobby says it (an
+    informative field: anything but a level's name, or a list of another length, says nothing)."""
+    said = lobby.get("bots")
+    if not isinstance(said, list) or len(said) != players:
+        return [None] * players
+    game = str(lobby.get("game"))
+    return [level_words(game, bot_of({"bot": bot})) for bot in said]
+
+
 def _players(lobby: Mapping[str, Any]) -> list[Line]:
     """A line a player: name (host, you), whole fingerprint, seats claimed, readiness."""
     names, keys = list(lobby.get("names", [])), list(lobby.get("keys", []))
@@ -112,6 +123,7 @@ def _players(lobby: Mapping[str, Any]) -> list[Line]:
         tags = [t for t in ("host" if index == 0 else "", "you" if index == you else "") if t]
         labels.append(wording.printable(str(name)) + (f" ({', '.join(tags)})" if tags else ""))
     column = max((width_of(label) for label in labels), default=0)
+    bots = bot_words(lobby, len(labels))
     lines: list[Line] = []
     for index, key in enumerate(keys[: len(labels)]):
         claims = list(lobby.get("claims", []))
@@ -123,6 +135,8 @@ def _players(lobby: Mapping[str, Any]) -> list[Line]:
         ]
         if claim:
             line.append(("class:dim", "  seat " + " ".join(f"p{s}" for s in claim)))
+        if bots[index] is not None:
+            line.append(("class:dim", f"  a bot: {bots[index]}"))
         if index < len(ready) and not ready[index]:
             line.append(("class:effect", "  not ready"))
         lines.append(line)

@@ -260,7 +260,8 @@ class TableState:
                 self._quiet.append(event.text)
         elif isinstance(event, PeerJoined):
             self._quiet.append(event.text)
-            self._log(f"{event.name} joined; fingerprint {fingerprint(event.key)}")
+            bot = f", a bot: {event.bot}" if event.bot is not None else ""
+            self._log(f"{event.name} joined{bot}; fingerprint {fingerprint(event.key)}")
         elif isinstance(event, ConnectionLost | Reconnecting):
             self.connection = wording.printable(event.text)
         elif isinstance(event, Reconnected | PeerBack):
