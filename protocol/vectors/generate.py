@@ -15,12 +15,14 @@ import functools
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError
 from p2pgenius.games.base import state_hash
+from p2pgenius.games.magic_square.bots import ExactPlacementBot, HeuristicSquareBot
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.inmemory import Table, play, transcript
 from p2pgenius.net.invite import CHECK_LABEL, PREFIX, Invite, InviteError, parse
@@ -455,10 +457,16 @@ def invites() -> dict[str, Any]:
 
 SHORT: dict[str, dict[str, Any]] = {
     "duel": {"setup": {"hp": [3, 3]}},
-    "magic-square": {"levels": ["perfect", "heuristic"]},
+    "magic-square": {},
     "hornswoggle": {"setup": {"hands": [[1, 1], [1, 1], [1, 1], [1, 1]]}},
 }
-"""How to keep each game's vector match short (a game without an entry plays from its defaults)."""
+"""How to keep each game's vector match short (a game without an entry plays from its defaults).
+The Magic Square's bots are named (:data:`PLAYERS`), not taken by level, so that a stronger bot
+(a level's play changing) does not change the vectors: these two played it when they were made."""
+PLAYERS: dict[str, Callable[[], list[Any]]] = {
+    "magic-square": lambda: [ExactPlacementBot(seed=110), HeuristicSquareBot(seed=111)],
+}
+"""The bots of a game's vector match, made afresh for each (a bot keeps what it saw)."""
 STAGE_KINDS = ("act", "commit", "final", "reveal", "decline", "hash", "blind")
 
 
@@ -488,7 +496,8 @@ def matches() -> dict[str, tuple[Table, int]]:
     """The matches behind the transcript vectors: each table and the peer whose transcript it is."""
     out = {}
     for game in names():  # every game in the table
-        out[game] = (play(game, seed=11, deterministic=True, **SHORT.get(game, {})), 0)
+        players = {"bots": PLAYERS[game]()} if game in PLAYERS else {}
+        out[game] = (play(game, seed=11, deterministic=True, **SHORT.get(game, {}), **players), 0)
     blind = play(
         "duel",
         seed=11,
