@@ -496,7 +496,7 @@ def matches() -> dict[str, tuple[Table, int]]:
     """The matches behind the transcript vectors: each table and the peer whose transcript it is."""
     out = {}
     for game in names():  # every game in the table
-        players = {"bots": PLAYERS[game]()} if game in PLAYERS else {}
+        players: dict[str, Any] = {"bots": PLAYERS[game]()} if game in PLAYERS else {}
         out[game] = (play(game, seed=11, deterministic=True, **SHORT.get(game, {}), **players), 0)
     blind = play(
         "duel",
