@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from p2pgenius.games.catalog import GAMES
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -53,3 +55,35 @@ def test_every_benchmark_runs_and_writes_its_table(tmp_path: Path) -> None:
         assert int(cells(text, game)[3].replace(",", "")) > 0  # actions counted per game
     for game in ("duel (2)", "magic-square (2)", "hornswoggle (4)"):
         assert int(cells(text, game)[4].replace(",", "")) > 0  # event-loop steps timed per game
+
+
+def test_the_bot_table_plays_every_pair_of_levels_and_counts_each_match() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bots.py"), "--matches", "2", "--jobs", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    for entry in GAMES:
+        levels = [level.name for level in entry.described]
+        assert f"### {entry.title} (`{entry.name}`)" in done.stdout
+        for index, first in enumerate(levels):
+            for second in levels[index + 1 :]:
+                row = cells(done.stdout, f"{first} vs {second}")
+                assert row[1] == "2" and sum(int(n) for n in row[2:5]) == 2, row
+        assert levels[0] in [line.split("|")[1].strip() for line in done.stdout.splitlines() if "|" in line]
+
+
+def test_wilson_intervals_hold_the_share_and_narrow_with_more_matches() -> None:
+    spec = importlib.util.spec_from_file_location("bench_bots", ROOT / "bench" / "bots.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_bots"] = module  # (its dataclasses look their module up)
+    spec.loader.exec_module(module)
+    low, high = module.wilson(0.5, 100)
+    assert 0.40 < low < 0.5 < high < 0.60
+    assert module.wilson(0.5, 1000)[1] - module.wilson(0.5, 1000)[0] < high - low
+    assert module.wilson(1.0, 10) == (module.wilson(1.0, 10)[0], 1.0) and module.wilson(1.0, 10)[0] < 1.0

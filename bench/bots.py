@@ -1,0 +1,190 @@
+"""Every game's bot levels against each other: the table in docs/bots.md.
+
+    .venv/bin/python bench/bots.py [--matches N] [--games G ...] [--jobs J] [--write]
+
+For each game, each pair of its levels (the games' table, strongest first, ``random`` last) plays
+N matches, the sides swapped every match (in Hornswoggle each level is a team of two: seats 0 and 2
+against 1 and 3); a match still going after MAX_ACTIONS actions is a draw (two perfect Magic Square
+players tie round after round). Each line is the first level's score (a win 1, a draw 1/2) with its
+95% Wilson interval, and each level's decision time (median and slowest) over those matches. The
+engine alone is played, with no network (the bots decide exactly as they do at a table).
+``--write`` puts the tables in docs/bots.md between its markers; ``--jobs`` plays line-ups in that
+many processes at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import itertools
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from p2pgenius.bots import make_bot
+from p2pgenius.games.catalog import GAMES, find
+from p2pgenius.games.registry import get_game
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "bots.md"
+BEGIN, END = "<!-- bench/bots.py: begin -->", "<!-- bench/bots.py: end -->"
+MAX_ACTIONS = 20_000
+Z = 1.96  # (95%)
+
+
+@dataclass
+class LineUp:
+    """One pair of levels of one game, and what their matches gave (from ``first``'s side)."""
+
+    game: str
+    first: str
+    second: str
+    won: int = 0
+    drawn: int = 0
+    lost: int = 0
+    times: dict[str, list[float]] = field(default_factory=dict)
+
+    @property
+    def matches(self) -> int:
+        return self.won + self.drawn + self.lost
+
+    @property
+    def score(self) -> float:
+        return (self.won + self.drawn / 2) / max(self.matches, 1)
+
+
+def wilson(share: float, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share ``share`` of ``n``."""
+    if n == 0:
+        return 0.0, 1.0
+    centre = (share + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * math.sqrt(share * (1 - share) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def seats_of(game: str) -> int:
+    """How many seats a match of ``game`` has (Hornswoggle: four, two a team)."""
+    return 4 if game == "hornswoggle" else 2
+
+
+def play(line: LineUp, match: int) -> None:
+    """One match of ``line``; ``first`` sits at the even seats in even matches, else the odd."""
+    engine = get_game(line.game)
+    seats = seats_of(line.game)
+    side = match % 2  # the seat parity of the first level
+    levels = [line.first if seat % 2 == side else line.second for seat in range(seats)]
+    bots = [make_bot(line.game, level, seed=1000 * match + seat) for seat, level in enumerate(levels)]
+    rng = random.Random(match)
+    state = engine.initial({}, {})
+    for _ in range(MAX_ACTIONS):
+        waiting = engine.to_act(state)
+        if not waiting:
+            break
+        for seat in rng.sample(list(waiting), len(waiting)):
+            start = time.perf_counter()
+            action = bots[seat].choose(state, seat)
+            line.times.setdefault(levels[seat], []).append(time.perf_counter() - start)
+            if action is not None:
+                break
+        else:
+            raise AssertionError(f"{line.game}: no seat the game waits on acted")
+        state = engine.apply(state, seat, action)
+    outcome = engine.outcome(state)
+    if outcome is None or outcome.winner is None:
+        line.drawn += 1
+    elif outcome.winner % 2 == side:
+        line.won += 1
+    else:
+        line.lost += 1
+
+
+def run(line: LineUp, matches: int) -> LineUp:
+    for match in range(matches):
+        play(line, match)
+    return line
+
+
+def line_ups(games: Sequence[str]) -> list[LineUp]:
+    """Every pair of levels of every game, stronger first."""
+    return [
+        LineUp(game, first.name, second.name)
+        for game in games
+        for first, second in itertools.combinations(find(game).described, 2)
+    ]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def tables(lines: Sequence[LineUp], matches: int) -> str:
+    """The Markdown tables, a game each."""
+    out: list[str] = []
+    for game in dict.fromkeys(line.game for line in lines):
+        entry = find(game)
+        out += [f"### {entry.title} (`{game}`)", ""]
+        out += [f"Levels: {', '.join(f'`{lv.name}` ({lv.rank}: {lv.what})' for lv in entry.described)}.", ""]
+        out += [
+            "| line-up | matches | won | drawn | lost | score | 95% interval |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        times: dict[str, list[float]] = {}
+        for line in (each for each in lines if each.game == game):
+            low, high = wilson(line.score, line.matches)
+            out.append(
+                f"| {line.first} vs {line.second} | {line.matches} | {line.won} | {line.drawn} | {line.lost} "
+                f"| {line.score:.1%} | {low:.1%} to {high:.1%} |"
+            )
+            for level, spent in line.times.items():
+                times.setdefault(level, []).extend(spent)
+        out += ["", "| level | calls | median | slowest |", "|---|---|---|---|"]
+        for level in (lv.name for lv in entry.described if lv.name in times):
+            spent = times[level]
+            out.append(f"| {level} | {len(spent)} | {ms(statistics.median(spent))} | {ms(max(spent))} |")
+        out.append("")
+    stamp = datetime.date.today().isoformat()
+    out.append(f"({matches} matches a line-up, measured {stamp} by `bench/bots.py --matches {matches}`.)")
+    return "\n".join(out)
+
+
+def write(text: str) -> None:
+    """Put ``text`` between the markers of docs/bots.md."""
+    doc = DOC.read_text(encoding="utf-8")
+    head, _, rest = doc.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    DOC.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}", encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=100)
+    parser.add_argument("--games", nargs="*", default=[entry.name for entry in GAMES])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--write", action="store_true", help="write the tables into docs/bots.md")
+    args = parser.parse_args()
+    todo = line_ups(args.games)
+    done: list[LineUp] = []
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(run, line, args.matches) for line in todo]
+        for number, future in enumerate(futures, start=1):
+            line = future.result()
+            done.append(line)
+            print(
+                f"[{number}/{len(todo)}] {line.game}: {line.first} vs {line.second}: {line.score:.1%}",
+                file=sys.stderr,
+                flush=True,
+            )
+    text = tables(done, args.matches)
+    print(text)
+    if args.write:
+        write(text)
+
+
+if __name__ == "__main__":
+    main()
