@@ -399,7 +399,7 @@ class Memory:
     def loose(self, seat: int) -> float:
         """How loosely a pirate bids, 0 to 1: the share of its bids far past its own pile (a
         random bot's are about half, a careful bot's few), with a prior of a few careful bids."""
-        rate = (self.wild[seat] + 0.1 * 3) / (self.counted[seat] + 3)
+        rate = (self.wild[seat] + 0.3 * 2) / (self.counted[seat] + 2)
         return min(1.0, max(0.0, (rate - 0.15) / 0.3))
 
     def noise(self) -> list[float]:
