@@ -104,6 +104,7 @@ LAYER_OF = {
     "threads": 2,
     "net": 3,
     "bots": 3,
+    "record": 3,
     "inmemory": 4,
     "ui": 4,
     "cli": 5,
@@ -294,6 +295,7 @@ ORDER: Final = {
         "peer",
     ],
     "bots": ["uniform", "registry", "driver", "__init__"],
+    "record": ["__init__", "matches", "ratings", "index", "bundle"],
     "ui": [
         "__init__",
         "lines",
@@ -323,6 +325,7 @@ ORDER: Final = {
         "rules",
         "sim",
         "solve",
+        "recorded",
         "export",
         "verify",
         "play",
@@ -332,6 +335,7 @@ ORDER: Final = {
         "demo",
         "replay",
         "watch",
+        "history",
     ],
 }
 """Inside each package, its modules bottom up (docs/architecture.md): a module imports only

@@ -60,7 +60,11 @@ def add_verify(commands: Any) -> None:
         "result or the first fault (which peer, which stage, why). Exit 0 if the match is "
         "complete and valid, 1 otherwise.",
     )
-    parser.add_argument("transcript", metavar="TRANSCRIPT", help="the transcript file")
+    parser.add_argument(
+        "transcript",
+        metavar="TRANSCRIPT",
+        help="the transcript file, or a bundle (p2pgenius export --bundle)",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print one JSON object")
     output.add_argument(
@@ -80,8 +84,47 @@ def add_export(commands: Any) -> None:
         "then one numbered line per move in the game's notation, then the result "
         "(docs/export.md). Exit 0 once written, also for a match that ended in a fault.",
     )
-    parser.add_argument("transcript", metavar="TRANSCRIPT", help="the transcript file")
+    parser.add_argument(
+        "transcript",
+        metavar="TRANSCRIPT",
+        nargs="*",
+        help="the transcript file (with --bundle: any number; none: every finished match of your "
+        "record whose transcript verifies)",
+    )
     parser.add_argument("--out", metavar="PATH", help="write the record to PATH (default: standard output)")
+    parser.add_argument(
+        "--bundle",
+        metavar="FILE",
+        help="write the transcripts into one FILE that proves their results to anyone "
+        "(p2pgenius verify FILE checks them all)",
+    )
+    parser.add_argument(
+        "--game", choices=names(), help="with --bundle and no TRANSCRIPT: only this game's matches"
+    )
+
+
+def add_history(commands: Any) -> None:
+    """Register the ``history`` subcommand."""
+    parser = commands.add_parser(
+        "history",
+        help="this account's matches, newest first, each verified from its transcript; ratings",
+        description="List this account's matches, newest first: when, the game, the opponents "
+        "(name and fingerprint), your seats, the result for you, how it ended, its length, and "
+        "whether its transcript verifies; unfinished matches say how to resume them. Ratings per "
+        "game come from verified results only, as this machine knows them. The record is kept in "
+        "an index (history.sqlite in the config directory), brought up to date at each run.",
+    )
+    parser.add_argument("--game", choices=names(), help="only this game's matches")
+    parser.add_argument(
+        "--against",
+        metavar="FINGERPRINT",
+        help="the record against one player (the first 4 or more characters)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object, for scripts")
+    parser.add_argument(
+        "--rebuild", action="store_true", help="verify every transcript again and rebuild the index"
+    )
+    parser.add_argument("--open", type=int, metavar="N", help="replay the match on line N of the list")
 
 
 def add_identity(commands: Any) -> None:

@@ -15,16 +15,24 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from p2pgenius.cli.recorded import index_path, matches_folder
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report, verify
+from p2pgenius.record import bundle
+from p2pgenius.record.index import Index
 from p2pgenius.wording import printable
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    """Export one transcript to ``args.out`` (default: ``out``); returns the exit code."""
-    text = record(verify(read(args.transcript)))
+    """Export one transcript to ``args.out`` (default: ``out``), or a bundle of them
+    (``args.bundle``); returns the exit code."""
+    if args.bundle:
+        return write_bundle(args, out)
+    if len(args.transcript) != 1:
+        raise LocalMisuseError("export takes one TRANSCRIPT (several only with --bundle FILE)")
+    text = record(verify(read(args.transcript[0])))
     if args.out is None:
         out.write(text)
         return 0
@@ -32,6 +40,31 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         Path(args.out).write_text(text, encoding="utf-8")
     except OSError as exc:
         raise LocalMisuseError(f"cannot write {args.out}: {exc.strerror}") from None
+    return 0
+
+
+def write_bundle(args: argparse.Namespace, out: TextIO) -> int:
+    """``export --bundle FILE``: the transcripts named, or every finished match of the record
+    that verifies (``--game``: of that game), in one file."""
+    if args.transcript:
+        entries = [(Path(path).name, read(path)) for path in args.transcript]
+    else:
+        with Index(index_path(), matches_folder()) as index:
+            index.refresh()
+            chosen = [m for m in index.matches() if m.counts and (not args.game or m.game == args.game)]
+        entries = [(Path(m.path).name, read(m.path)) for m in reversed(chosen)]  # (oldest first)
+    if not entries:
+        raise LocalMisuseError("no finished match that verifies in your record: nothing to bundle")
+    data = bundle.write(entries)
+    try:
+        Path(args.bundle).write_bytes(data)
+    except OSError as exc:
+        raise LocalMisuseError(f"cannot write {args.bundle}: {exc.strerror}") from None
+    count = len(entries)
+    out.write(
+        f"{count} {'transcript' if count == 1 else 'transcripts'} in {args.bundle}; "
+        f"check them with: p2pgenius verify {args.bundle}\n"
+    )
     return 0
 
 

@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         commands.add_play,
         commands.add_rules,
         commands.add_replay,
+        commands.add_history,
     ):
         add(commands_)
     return parser
@@ -69,6 +70,7 @@ MODULES = {
     "watch": "watch",
     "rules": "rules",
     "replay": "replay",
+    "history": "history",
 }
 """Which module runs each command (imported only when it runs)."""
 

@@ -94,6 +94,9 @@ def finish(peer: Peer, printer: Printer, *, personal: bool = True) -> int:
     if session is None:
         error("the match did not start")
         return 1
+    from p2pgenius.cli.recorded import remember  # noqa: PLC0415  (sqlite: only now)
+
+    remember(peer.files.transcript)  # (the record, kept up to date as matches end)
     # A failure is explained in one line on standard error (the command line's contract).
     if session.outcome is None and session.fault is None:
         error(f"the match did not finish; carry on with: p2pgenius resume {peer.files.transcript}")
@@ -225,6 +228,7 @@ def played(
 def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printer) -> int:
     """Play ``peer``'s match in the full-screen terminal UI; afterwards print the result."""
     # Imported here: prompt_toolkit costs start-up time that bot and demo runs do not need.
+    from p2pgenius.cli.recorded import ratings  # noqa: PLC0415
     from p2pgenius.ui.app import build  # noqa: PLC0415
     from p2pgenius.ui.bridge import run as run_ui  # noqa: PLC0415
     from p2pgenius.ui.table import Table  # noqa: PLC0415
@@ -237,6 +241,7 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
         game=getattr(args, "game", None),
     )
     table.peer = peer
+    table.state.ratings = ratings  # (the lobby shows what this machine's record knows)
     for text in printer.held:  # (said before the screen opened)
         table.line(text)
     printer.held.clear()

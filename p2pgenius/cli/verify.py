@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TextIO
+from typing import Any, TextIO
 
 from p2pgenius.cli.export import read, record
+from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import verify
+from p2pgenius.record import bundle
+from p2pgenius.record.matches import Match
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Verify and print; returns the exit code."""
-    report = verify(read(args.transcript))
+    data = read(args.transcript)
+    if bundle.is_bundle(data):
+        return verify_bundle(args, bundle.read(data), out)
+    report = verify(data)
     if args.json:
         out.write(
             json.dumps(
@@ -44,3 +50,66 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if getattr(args, "text", False):
             out.write("\n" + record(report))
     return 0 if report.ok else 1
+
+
+def verify_bundle(args: argparse.Namespace, entries: list[tuple[str, bytes]], out: TextIO) -> int:
+    """Every transcript of a bundle verified, then the record they prove per player; 0 if every
+    one verifies as a finished match."""
+    matches, tallies = bundle.prove(entries)
+    good = sum(1 for m in matches if m.verified)
+    if args.json:
+        out.write(json.dumps({"ok": good == len(matches), **bundle_json(matches, tallies)}) + "\n")
+    else:
+        bundle_text(out, matches, tallies, good)
+    return 0 if good == len(matches) else 1
+
+
+def bundle_json(matches: list[Match], tallies: dict[bytes, bundle.Tally]) -> dict[str, Any]:
+    """What a bundle proves, for scripts: each transcript, then each player's record."""
+    return {
+        "transcripts": [
+            {
+                "name": m.path,
+                "game": m.game,
+                "verified": m.verified,
+                "kind": m.kind,
+                "winners": list(m.winners),
+                "ending": m.reason,
+                "problem": m.problem,
+                "players": [
+                    {"name": p.name, "fingerprint": p.fingerprint, "seats": list(p.seats)} for p in m.players
+                ],
+            }
+            for m in matches
+        ],
+        "record": [
+            {
+                "name": t.name,
+                "fingerprint": fingerprint(t.key),
+                "games": {
+                    g: dict(zip(("won", "lost", "drawn"), n, strict=True)) for g, n in sorted(t.games.items())
+                },
+            }
+            for t in tallies.values()
+        ],
+    }
+
+
+def bundle_text(out: TextIO, matches: list[Match], tallies: dict[bytes, bundle.Tally], good: int) -> None:
+    """What a bundle proves, for people."""
+    out.write(f"bundle of {len(matches)} transcripts: {good} verify as finished matches\n")
+    for m in matches:
+        players = ", ".join(
+            f"{p.name} ({p.fingerprint}) {'/'.join(f'p{s}' for s in p.seats)}" for p in m.players
+        )
+        won = " and ".join(f"p{seat}" for seat in m.winners) or "nobody (a draw)"
+        told = f"{m.game}: {won} won ({m.reason}); {players}"
+        said = told if m.verified else f"does not prove a result: {m.problem or m.result()}"
+        out.write(f"  {'ok ' if m.verified else 'NO '} {m.path}: {said}\n")
+    out.write("what the verified ones prove, per player (signed by every player of each match):\n")
+    for tally in tallies.values():
+        games = "; ".join(
+            f"{g} {n[0]} won, {n[1]} lost, {n[2]} drawn" for g, n in sorted(tally.games.items())
+        )
+        out.write(f"  {tally.name} ({fingerprint(tally.key)}): {games}\n")
+    out.write("(a bundle proves these matches, not that they are all of a player's matches)\n")

@@ -13,6 +13,7 @@ from p2pgenius.games.registry import get_spec
 from p2pgenius.games.spec import TimeOption
 from p2pgenius.net.lobby import bot_of, level_words
 from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.record.ratings import Rating, said
 from p2pgenius.ui.lines import Line, plural, width_of
 from p2pgenius.ui.table_state import TableState
 
@@ -33,7 +34,7 @@ def waiting_lines(state: TableState, own_fingerprint: str | None, width: int = 8
     what to tell the others (``own_fingerprint``: this peer's, once there is a peer), for
     ``width`` columns."""
     if state.lobby is not None:
-        return lobby_lines(state.lobby, state.vouched)
+        return lobby_lines(state.lobby, state.vouched, state.rated)
     lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
     if state.invite and own_fingerprint is not None:
         lines += [
@@ -74,10 +75,13 @@ def invite_rows(invite: str, width: int) -> list[str]:
     return [invite[at : at + size] for at in range(0, len(invite), size)]
 
 
-def lobby_lines(lobby: Mapping[str, Any], vouched: str = "") -> list[Line]:
+def lobby_lines(
+    lobby: Mapping[str, Any], vouched: str = "", rated: Mapping[bytes, Rating] | None = None
+) -> list[Line]:
     """A joiner's view of the host's lobby: the game, every player with their whole fingerprint,
     their seats and readiness, the time limits and options in words, and what to check
-    (``vouched``: why the host's key is known good already, when it is)."""
+    (``vouched``: why the host's key is known good already, when it is), and the players'
+    ratings as this machine's record gives them (``rated``)."""
     game = str(lobby.get("game"))
     try:
         spec = get_spec(game)
@@ -87,6 +91,15 @@ def lobby_lines(lobby: Mapping[str, Any], vouched: str = "") -> list[Line]:
     names = list(lobby.get("names", []))
     lines: list[Line] = [[("class:title", f" Lobby: {title}, hosted by {names[0] if names else '?'}")], []]
     lines += _players(lobby)
+    keys = [key for key in lobby.get("keys", []) if isinstance(key, bytes)]
+    you = lobby.get("you")
+    known = said(
+        dict(rated or {}), keys, [wording.printable(str(n)) for n in names], you if type(you) is int else None
+    )
+    if known:
+        lines.append(
+            [("class:dim", f" Ratings in {game} on this machine (its record of verified matches): {known}.")]
+        )
     if vouched:
         lines.append([("class:dim", f" The host's fingerprint: {vouched}.")])
     else:

@@ -36,6 +36,7 @@ from p2pgenius.protocol.events import Applied, BlindClaim, Event, Fault, MatchOv
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.session import Session, SessionView
 from p2pgenius.protocol.transcript import records as read_records
+from p2pgenius.record.ratings import Rating
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import frontend
 
@@ -72,6 +73,8 @@ class TableState:
         self.vouched = ""  # a joiner: why the host's key is known good already ("" if it is not)
         self.connection = "connecting"
         self.lobby: Mapping[str, Any] | None = None
+        self.ratings: Callable[[str, list[bytes]], dict[bytes, Rating]] | None = None  # this machine's record
+        self.rated: dict[bytes, Rating] = {}  # the lobby's players' ratings, as this machine knows them
         # The match.
         self.log: deque[str] = deque(maxlen=LOG_LINES)
         self.chat_lines: deque[str] = deque(maxlen=LOG_LINES)
@@ -240,6 +243,17 @@ class TableState:
         else:
             self._log(text)
 
+    def _rate(self, lobby: Mapping[str, Any]) -> dict[bytes, Rating]:
+        """The ratings this machine's record gives the players of ``lobby`` (none: no record)."""
+        keys = [key for key in lobby.get("keys") or [] if isinstance(key, bytes)]
+        game = lobby.get("game")
+        if self.ratings is None or not isinstance(game, str) or not keys:
+            return {}
+        try:
+            return self.ratings(game, keys)
+        except (OSError, ValueError, LookupError):  # (the record is only shown: never in the way)
+            return {}
+
     def on_net_event(self, event: NetEvent, *, person: int | None) -> None:
         """What the network layer tells the screen as data (its words come to :meth:`on_line`):
         the connection status, a host's address, the clock warnings and refused choices of the
@@ -256,12 +270,15 @@ class TableState:
                     "the host's lobby: who is there, their fingerprints and the options are on the board"
                 )
             self.lobby = event.lobby
+            self.rated = self._rate(event.lobby)
             with contextlib.suppress(LookupError, TypeError, ValueError):
                 self._quiet.append(event.text)
         elif isinstance(event, PeerJoined):
             self._quiet.append(event.text)
             bot = f", a bot: {event.bot}" if event.bot is not None else ""
-            self._log(f"{event.name} joined{bot}; fingerprint {fingerprint(event.key)}")
+            rated = self._rate({"game": self.game_name, "keys": [event.key]}).get(event.key)
+            known = f"; rated {rated.shown} over {rated.matches} on this machine" if rated is not None else ""
+            self._log(f"{event.name} joined{bot}; fingerprint {fingerprint(event.key)}{known}")
         elif isinstance(event, ConnectionLost | Reconnecting):
             self.connection = wording.printable(event.text)
         elif isinstance(event, Reconnected | PeerBack):

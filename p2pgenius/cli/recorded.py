@@ -1,0 +1,44 @@
+"""Where the record lives, and :func:`remember`: a match that just ended goes into it (``play``
+calls it; ``history`` reads the record)."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+
+from p2pgenius.net.keystore import config_dir
+from p2pgenius.record.index import Index
+from p2pgenius.record.ratings import Rating, known
+
+INDEX_NAME = "history.sqlite"
+
+
+def index_path() -> Path:
+    """Where the record's index lives: the config directory's ``history.sqlite``."""
+    return config_dir() / INDEX_NAME
+
+
+def matches_folder() -> Path:
+    return config_dir() / "matches"
+
+
+def remember(path: Path) -> None:
+    """Put a match that just ended in the record (a failure here loses nothing: ``history``
+    reads the transcript itself later)."""
+    if path.parent.resolve() != matches_folder().resolve():
+        return  # (a transcript kept elsewhere, --transcript PATH: not in the record)
+    with contextlib.suppress(OSError, sqlite3.Error), Index(index_path(), matches_folder()) as index:
+        index.add(path)
+
+
+def ratings(game: str, keys: list[bytes]) -> dict[bytes, Rating]:
+    """The ratings in ``game`` of the players with ``keys`` as this machine's record knows them
+    (the index as it stands: ``history`` brings it up to date); none if there is no record."""
+    if not index_path().exists():
+        return {}
+    try:
+        with Index(index_path(), matches_folder()) as index:
+            return known(index.matches(), game, keys)
+    except sqlite3.Error:
+        return {}

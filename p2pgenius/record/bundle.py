@@ -1,0 +1,99 @@
+"""A bundle: chosen transcripts in one file, to prove a record to someone else.
+
+A bundle is the canonical msgpack (protocol/SPEC.md, section 3) of ``["p2pgenius bundle", 1,
+[[NAME, TRANSCRIPT], ...]]``: each transcript's file name and its bytes, unchanged. Nothing in it
+is trusted: :func:`prove` verifies every transcript with the keys it lists alone, exactly as
+``verify`` does one, and sums what they prove per player (a player is a key; a name is only
+what that player called itself).
+
+What a bundle proves, and what it cannot (docs/security.md, "What a bundle proves"): each
+transcript that verifies holds messages signed by each player's key, so the moves, the result and
+who held which seats are those players' own signed words; a third party needs nothing but the
+file. It cannot prove that the bundle is a player's whole record (matches may be left out), who
+stands behind a key (check fingerprints with the person), that a player did not play against
+itself with two keys, or when a match was played (the date is the writer's clock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.protocol.transcript import verify
+from p2pgenius.record.matches import UNREADABLE, Match, from_report
+
+MAGIC: Final = "p2pgenius bundle"
+VERSION: Final = 1
+
+
+class BundleError(P2PGeniusError):
+    """A file that is no bundle this program reads."""
+
+
+def write(transcripts: Iterable[tuple[str, bytes]]) -> bytes:
+    """A bundle of ``transcripts`` (each its file name and bytes)."""
+    return encode([MAGIC, VERSION, [[name, data] for name, data in transcripts]])
+
+
+def is_bundle(data: bytes) -> bool:
+    """Whether ``data`` looks like a bundle (it may still fail to read)."""
+    return data[:1] == b"\x93" and MAGIC.encode("ascii") in data[:24]
+
+
+def read(data: bytes) -> list[tuple[str, bytes]]:
+    """A bundle's transcripts; :class:`BundleError` if it is not a bundle this version reads."""
+    try:
+        value = decode(data)
+    except EncodingError as exc:
+        raise BundleError(f"not a p2pgenius bundle: {exc}") from None
+    if not (isinstance(value, list) and len(value) == 3 and value[0] == MAGIC):
+        raise BundleError("not a p2pgenius bundle")
+    if value[1] != VERSION:
+        raise BundleError(f"a bundle of version {value[1]!r}; this program reads version {VERSION}")
+    entries = value[2]
+    if not isinstance(entries, list) or not all(
+        isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and isinstance(e[1], bytes)
+        for e in entries
+    ):
+        raise BundleError("the bundle's list of transcripts is malformed")
+    return [(str(name), bytes(data)) for name, data in entries]
+
+
+@dataclass
+class Tally:
+    """One player's proven record: per game, matches won, lost and drawn."""
+
+    name: str
+    key: bytes
+    games: dict[str, list[int]] = field(default_factory=dict)
+
+
+def prove(entries: Sequence[tuple[str, bytes]]) -> tuple[list[Match], dict[bytes, Tally]]:
+    """Every transcript of a bundle verified, and what the ones that verify prove per player."""
+    matches = []
+    for name, data in entries:
+        try:
+            matches.append(from_report(name, verify(data)))
+        except (P2PGeniusError, ValueError, TypeError, LookupError) as exc:
+            matches.append(Match(name, UNREADABLE, False, problem=str(exc) or type(exc).__name__))
+    tallies: dict[bytes, Tally] = {}
+    for match in matches:
+        if not match.verified:
+            continue
+        for player in match.players:
+            if not player.seats:
+                continue
+            tally = tallies.setdefault(player.key, Tally(player.name, player.key))
+            counts = tally.games.setdefault(match.game, [0, 0, 0])
+            won = set(player.seats) & set(match.winners)
+            counts[0 if won else (2 if not match.winners else 1)] += 1
+    return matches, tallies
+
+
+def named(paths: Iterable[Path]) -> list[tuple[str, bytes]]:
+    """Transcript files as a bundle's entries (their names and bytes)."""
+    return [(path.name, path.read_bytes()) for path in paths]

@@ -1,0 +1,197 @@
+"""The record's index: one SQLite file (the standard library's ``sqlite3``) beside the matches.
+
+Each transcript in the matches folder is read once (:func:`p2pgenius.record.matches.read`: it is
+verified) and its line kept with the file's size and modification time; :meth:`Index.refresh`
+reads again only a file that changed or is new, and forgets the lines of files that are gone (it
+never deletes a file). :meth:`Index.rebuild` forgets everything and reads every file again: the
+index holds nothing the transcripts do not, so a lost or damaged index costs only that time. A file
+in the folder that is neither a transcript nor one of a transcript's companions (its secrets, lock,
+stage note, invite, log) is listed as foreign; a transcript that does not read as one, as damaged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Final
+
+from p2pgenius.record.matches import UNREADABLE, Match, Player, read
+
+SCHEMA: Final = 1
+"""The index's layout; an index of another layout is rebuilt."""
+COMPANIONS: Final = (".secrets", ".invite", ".lock", ".stage", ".log", ".tmp")
+"""Files that go beside a transcript (``X.p2pt.lock``, ``X.secrets``...): not listed."""
+TRANSCRIPT: Final = ".p2pt"
+FIELDS: Final = (
+    "path",
+    "size",
+    "mtime",
+    "kind",
+    "verified",
+    "game",
+    "date",
+    "role",
+    "me",
+    "players",
+    "winners",
+    "reason",
+    "fault_peer",
+    "fault_kind",
+    "steps",
+    "problem",
+    "outcome",
+)
+
+
+class Index:
+    """The index in ``database`` of the transcripts in ``folder``."""
+
+    def __init__(self, database: Path, folder: Path) -> None:
+        self.database = database
+        self.folder = folder
+        database.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = self._open()
+        except sqlite3.DatabaseError:  # a damaged index: it holds nothing of its own; start again
+            self._set_aside()
+            self.db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.database)
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA:
+            db.execute("DROP TABLE IF EXISTS matches")
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS matches (path TEXT PRIMARY KEY, size INTEGER, mtime INTEGER,"
+            " kind TEXT, verified INTEGER, game TEXT, date TEXT, role TEXT, me INTEGER, players TEXT,"
+            " winners TEXT, reason TEXT, fault_peer INTEGER, fault_kind TEXT, steps INTEGER,"
+            " problem TEXT, outcome TEXT)"
+        )
+        db.execute("CREATE INDEX IF NOT EXISTS by_date ON matches (date)")
+        db.execute(f"PRAGMA user_version = {SCHEMA}")
+        db.commit()
+        return db
+
+    def _set_aside(self) -> None:
+        """Move a damaged index out of the way (kept, renamed: nothing is deleted)."""
+        with contextlib.suppress(OSError):
+            self.database.replace(self.database.with_name(self.database.name + ".damaged"))
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- keeping it up to date ---------------------------------------------------------------------
+
+    def files(self) -> list[Path]:
+        """The files of the folder the record lists: transcripts, and anything foreign."""
+        if not self.folder.is_dir():
+            return []
+        return sorted(
+            path
+            for path in self.folder.iterdir()
+            if path.is_file() and not path.name.startswith(".") and not path.name.endswith(COMPANIONS)
+        )
+
+    def refresh(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Read every new or changed file (``progress(done, total)`` after each), forget the
+        lines of files that are gone; returns how many files were read."""
+        known = {row[0]: (row[1], row[2]) for row in self.db.execute("SELECT path, size, mtime FROM matches")}
+        present = self.files()
+        stale = []
+        for path in present:
+            stat = path.stat()
+            if known.get(str(path)) != (stat.st_size, stat.st_mtime_ns):
+                stale.append((path, stat.st_size, stat.st_mtime_ns))
+        for done, (path, size, mtime) in enumerate(stale, start=1):
+            self._keep(self._read(path), size, mtime)
+            if progress is not None:
+                progress(done, len(stale))
+        gone = set(known) - {str(path) for path in present}
+        self.db.executemany("DELETE FROM matches WHERE path = ?", [(path,) for path in sorted(gone)])
+        self.db.commit()
+        return len(stale)
+
+    def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Forget every line and read every file again."""
+        self.db.execute("DELETE FROM matches")
+        self.db.commit()
+        return self.refresh(progress)
+
+    def add(self, path: Path) -> Match:
+        """Read one transcript now (a match that just ended) and keep its line."""
+        stat = path.stat()
+        match = self._read(path)
+        self._keep(match, stat.st_size, stat.st_mtime_ns)
+        self.db.commit()
+        return match
+
+    @staticmethod
+    def _read(path: Path) -> Match:
+        if path.suffix != TRANSCRIPT:
+            return Match(str(path), UNREADABLE, False, problem="foreign: not a p2pgenius transcript")
+        return read(path)
+
+    def _keep(self, match: Match, size: int, mtime: int) -> None:
+        players = [[p.name, p.key.hex(), list(p.seats)] for p in match.players]
+        row = (
+            match.path,
+            size,
+            mtime,
+            match.kind,
+            int(match.verified),
+            match.game,
+            match.date,
+            match.role,
+            match.me,
+            json.dumps(players),
+            json.dumps(list(match.winners)),
+            match.reason,
+            match.fault_peer,
+            match.fault_kind,
+            match.steps,
+            match.problem,
+            json.dumps(dict(match.outcome), default=str),
+        )
+        self.db.execute(f"INSERT OR REPLACE INTO matches VALUES ({', '.join('?' * len(FIELDS))})", row)
+
+    # -- reading it --------------------------------------------------------------------------------
+
+    def matches(self) -> list[Match]:
+        """Every line, newest first."""
+        rows = self.db.execute(f"SELECT {', '.join(FIELDS)} FROM matches ORDER BY date DESC, path DESC")
+        return [_match(dict(zip(FIELDS, row, strict=True))) for row in rows]
+
+    def __iter__(self) -> Iterator[Match]:
+        return iter(self.matches())
+
+
+def _match(row: dict[str, Any]) -> Match:
+    players = tuple(
+        Player(name, bytes.fromhex(key), tuple(seats)) for name, key, seats in json.loads(row["players"])
+    )
+    return Match(
+        row["path"],
+        row["kind"],
+        bool(row["verified"]),
+        game=row["game"],
+        date=row["date"],
+        role=row["role"],
+        me=row["me"],
+        players=players,
+        winners=tuple(json.loads(row["winners"])),
+        reason=row["reason"],
+        fault_peer=row["fault_peer"],
+        fault_kind=row["fault_kind"],
+        steps=row["steps"],
+        problem=row["problem"],
+        outcome=json.loads(row["outcome"]),
+    )

@@ -1,0 +1,204 @@
+"""``p2pgenius history`` over real transcripts (tests/record/conftest.py): every file listed as
+what it is, results for the account worked out from the transcripts themselves, only verified
+results rated and counted, the index kept up to date and rebuilt to the same answer, a damaged or
+foreign file listed and never deleted, the record against one player, and a bundle that proves
+the results to anyone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2pgenius.cli.main import main
+from p2pgenius.cli.recorded import index_path, remember
+from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.protocol.transcript import verify
+from p2pgenius.record import bundle
+from p2pgenius.record.index import Index
+from p2pgenius.record.matches import FINISHED, STOPPED, UNREADABLE, read
+from p2pgenius.record.ratings import rate
+
+
+def history(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    assert main(["history", "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def expected(path: Path) -> str:
+    """The result for the transcript's writer, worked out here from ``verify`` alone."""
+    report = verify(path.read_bytes())
+    me = report.meta["me"]
+    seats = {seat for seat, peer in enumerate(report.owner) if peer == me}
+    outcome = report.outcome
+    assert outcome is not None
+    team = outcome.get("winning_seats") or ([outcome["winner"]] if outcome.get("winner") is not None else [])
+    return "draw" if not team else ("won" if seats & set(team) else "lost")
+
+
+def test_every_file_is_listed_as_what_it_is_and_none_is_deleted(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = sorted(p.name for p in home.iterdir())
+    listed = {Path(m["path"]).name: m for m in history(capsys)["matches"]}
+    assert sorted(p.name for p in home.iterdir()) == before, "nothing deleted, nothing added in matches/"
+    assert "notes.txt" in listed and "foreign" in listed["notes.txt"]["problem"]
+    assert listed["20261201-150000-000000-duel-host.p2pt"]["kind"] == UNREADABLE  # damaged
+    assert listed["20261201-130000-000000-duel-join.p2pt"]["result"] == "unfinished"
+    assert listed["20261201-140000-000000-duel-watch.p2pt"]["result"].startswith("watched: ")
+    cheat = listed["20261201-160000-000000-magic-square-host.p2pt"]
+    report = verify(Path(cheat["path"]).read_bytes())
+    assert report.fault is not None and report.fault.kind == "cheat"
+    held = "/".join(f"p{seat}" for seat, peer in enumerate(report.owner) if peer == report.fault.peer)
+    assert (
+        cheat["kind"] == STOPPED and cheat["result"] == f"stopped: {held} cheated" and not cheat["verified"]
+    )
+    assert not any(name.endswith((".stage", ".secrets")) for name in listed), "companions are not listed"
+    finished = [m for m in listed.values() if m["kind"] == FINISHED and m["role"] == "" and m["seats"]]
+    assert len(finished) == 6
+    for match in finished:
+        assert match["verified"] and match["result"] == expected(Path(match["path"])), match
+        assert {o["fingerprint"] for o in match["opponents"]} == {
+            fingerprint(verify(Path(match["path"]).read_bytes()).meta["peers"][1])
+        }
+    dates = [m["date"] for m in history(capsys)["matches"]]
+    assert dates == sorted(dates, reverse=True), "newest first"
+
+
+def test_the_text_says_each_line_and_how_to_resume(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history"]) == 0
+    text = capsys.readouterr().out
+    assert "your ratings (from verified results on this machine): " in text
+    assert f"p2pgenius resume {home / '20261201-130000-000000-duel-join.p2pt'}" in text
+    assert "notes.txt: foreign: not a p2pgenius transcript" in text
+    assert "cheated" in text and "verifies the fault" in text
+    assert main(["history", "--game", "hornswoggle"]) == 0
+    only = capsys.readouterr().out
+    assert "1 match, newest first" in only and "hornswoggle" in only and " duel " not in only
+
+
+def test_only_verified_finished_matches_are_rated_and_the_winner_rises(home: Path) -> None:
+    with Index(index_path(), home) as index:
+        index.refresh()
+        every = index.matches()
+    ratings = rate(every)
+    counted = [m for m in every if m.counts]
+    assert {m.game for m in counted} == set(ratings)
+    for game, table in ratings.items():
+        games = [m for m in counted if m.game == game]
+        assert all(r.matches == len(games) for r in table.values()), "every counted match, no other"
+        mine = {m.players[m.me].key for m in games if m.me is not None}
+        (key,) = mine
+        wins = sum(m.result() == "won" for m in games)
+        losses = sum(m.result() == "lost" for m in games)
+        if wins != losses:
+            assert (table[key].shown > 1500) == (wins > losses), (game, wins, losses)
+
+
+def test_the_index_is_kept_up_to_date_and_rebuilt_to_the_same_answer(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = history(capsys)
+    assert history(capsys) == first, "read again from the index: the same"
+    assert history(capsys, "--rebuild") == first
+    index_path().write_bytes(b"this is no sqlite database" * 100)  # a damaged index
+    assert history(capsys) == first
+    assert index_path().with_name(index_path().name + ".damaged").exists(), "set aside, not deleted"
+    gone = home / "20261201-120000-000000-duel-host.p2pt"
+    gone.rename(home.parent / "moved.p2pt")
+    assert len(history(capsys)["matches"]) == len(first["matches"]) - 1, "a file gone: its line goes"
+    (home.parent / "moved.p2pt").rename(gone)
+    assert history(capsys) == first
+
+
+def test_a_match_that_ends_goes_into_the_record_at_once(home: Path) -> None:
+    path = home / "20261201-120000-000000-duel-host.p2pt"
+    remember(path)
+    with Index(index_path(), home) as index:
+        rows = index.db.execute("SELECT path, kind FROM matches").fetchall()
+    assert rows == [(str(path), FINISHED)]
+    assert read(path).kind == FINISHED
+
+
+def test_the_record_against_one_player(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    duel = verify((home / "20261201-120000-000000-duel-host.p2pt").read_bytes())
+    them = fingerprint(duel.meta["peers"][1])
+    record = history(capsys, "--against", them[:9])
+    tally = {"won": 0, "lost": 0, "draw": 0}
+    for match in record["matches"]:
+        assert them in {o["fingerprint"] for o in match["opponents"]}
+        if match["kind"] == FINISHED and match["verified"] and match["seats"]:
+            tally[match["result"]] += 1
+    assert sum(sum(n) for n in record["against"].values()) == sum(tally.values())
+    assert sum(n[0] for n in record["against"].values()) == tally["won"]
+    assert main(["history", "--against", them[:9]]) == 0
+    assert f"against {duel.names[1]} ({them}), verified results:" in capsys.readouterr().out
+    assert main(["history", "--against", "ZZZZ"]) == 2
+    assert "no opponent in your record" in capsys.readouterr().err
+
+
+def test_a_bundle_proves_its_results_and_a_changed_one_does_not(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "record.bundle"
+    assert main(["export", "--bundle", str(out)]) == 0
+    assert "check them with: p2pgenius verify" in capsys.readouterr().out
+    entries = bundle.read(out.read_bytes())
+    assert len(entries) == 6, "every finished match of the record that verifies, and nothing else"
+    assert main(["verify", str(out), "--json"]) == 0
+    proved = json.loads(capsys.readouterr().out)
+    assert proved["ok"] and all(t["verified"] for t in proved["transcripts"])
+    wins = sum(sum(g["won"] for g in player["games"].values()) for player in proved["record"])
+    assert wins == sum(1 for t in proved["transcripts"] if t["winners"]), "one winning side a match"
+    # A result changed in one transcript (a record flipped) is caught.
+    name, data = entries[0]
+    middle = len(data) // 2
+    damaged = data[:middle] + bytes([data[middle] ^ 1]) + data[middle + 1 :]
+    out.write_bytes(bundle.write([(name, damaged), *entries[1:]]))
+    assert main(["verify", str(out)]) == 1
+    said = capsys.readouterr().out
+    assert f"NO  {name}" in said and "bundle of 6 transcripts: 5 verify" in said
+    out.write_bytes(b"\x93\xb0p2pgenius bundle\x07\x90")
+    assert main(["verify", str(out)]) == 1
+    assert "version 7" in capsys.readouterr().err
+
+
+def test_the_lobby_shows_the_ratings_this_machine_knows_and_says_so(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from p2pgenius.cli.recorded import ratings
+    from p2pgenius.net.events import LobbyShown, PeerJoined
+    from p2pgenius.ui.lines import plain
+    from p2pgenius.ui.lobby import lobby_lines
+    from p2pgenius.ui.table_state import TableState
+
+    assert ratings("duel", [b"k" * 32]) == {}, "no record yet: nothing known, nothing said"
+    listed = history(capsys, "--game", "duel")["ratings"]["duel"]
+    duel = verify((home / "20261201-120000-000000-duel-host.p2pt").read_bytes())
+    me, them = duel.meta["peers"]
+    stranger = bytes(32)
+    known = ratings("duel", [me, them, stranger])
+    assert set(known) == {me, them}
+    assert {r["fingerprint"]: r["rating"] for r in listed} == {
+        fingerprint(k): r.shown for k, r in known.items()
+    }
+    lobby = {"game": "duel", "names": ["Hana", "me", "carol"], "keys": [them, me, stranger], "you": 1}
+    state = TableState()
+    state.ratings = ratings
+    state.on_net_event(
+        LobbyShown(
+            {**lobby, "options": {}, "claims": [[], [], []], "ready": [True, False, False], "needed": 0}
+        ),
+        person=None,
+    )
+    text = " ".join(plain(lobby_lines(state.lobby or {}, "", state.rated)).split())
+    count = known[me].matches
+    head = "Ratings in duel on this machine (its record of verified matches): "
+    told = f"Hana {known[them].shown} over {count} matches, you {known[me].shown} over {count} matches"
+    assert f"{head}{told}, carol not yet rated." in text
+    host = TableState(game="duel")
+    host.ratings = ratings
+    host.on_net_event(PeerJoined("Hana", them), person=None)
+    assert host.log[-1].endswith(f"; rated {known[them].shown} over {count} on this machine")
