@@ -33,6 +33,7 @@ BENCHES: list[tuple[str, str, list[str], list[str]]] = [
         ["--matches", "40", "--waves", "1"],
     ),
     ("Transcript verification", "verify.py", [], ["--matches", "1"]),
+    ("The record: history over many transcripts", "history.py", [], ["--transcripts", "25", "--runs", "1"]),
     ("Start-up", "startup.py", [], ["--runs", "5"]),
 ]
 

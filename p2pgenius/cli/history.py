@@ -30,15 +30,17 @@ from p2pgenius.record.ratings import Rating, rate
 def opened(err: TextIO | None = None, *, rebuild: bool = False) -> Index:
     """The index, brought up to date (progress on ``err`` when many files are read)."""
     index = Index(index_path(), matches_folder())
-    shown = [False]
 
     def progress(done: int, total: int) -> None:
-        if err is not None and total >= 20 and (done % 20 == 0 or done == total):
-            err.write(f"\rverifying transcripts for the record: {done}/{total}")
-            shown[0] = True
-            if done == total:
-                err.write("\n")
-            err.flush()
+        if err is None or total < 20:
+            return
+        if err.isatty() and (done % 20 == 0 or done == total):  # (a counter, rewritten in place)
+            err.write(
+                f"\rverifying transcripts for the record: {done}/{total}" + ("\n" if done == total else "")
+            )
+        elif done == total:
+            err.write(f"verified {total} transcripts for the record\n")
+        err.flush()
 
     (index.rebuild if rebuild else index.refresh)(progress)
     return index

@@ -1,0 +1,74 @@
+"""Benchmark: ``p2pgenius history`` over many transcripts, once they are indexed.
+
+    .venv/bin/python bench/history.py [--transcripts N] [--runs R]
+
+Fills a fresh config directory's matches/ with N transcripts (copies of the protocol's vector
+matches of every game, each under a name of its own), indexes them once (every transcript
+verified: timed, with its rate), then times R whole runs of ``p2pgenius history`` (the index
+brought up to date, which reads no transcript; every line, the ratings; the output thrown away)
+and of ``history --json``. The target: under a second for 1,000 transcripts once indexed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import statistics
+import sys
+import tempfile
+import time
+from contextlib import redirect_stdout
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VECTORS = ROOT / "protocol" / "vectors"
+GAMES = ("duel", "magic-square", "hornswoggle")
+
+
+def fill(folder: Path, count: int) -> None:
+    """``count`` transcripts in ``folder``, named as a peer names them."""
+    folder.mkdir(parents=True)
+    sources = [(VECTORS / f"transcript-{game}.p2pt").read_bytes() for game in GAMES]
+    for number in range(count):
+        game = GAMES[number % len(GAMES)]
+        clock = time.strftime("%Y%m%d-%H%M%S", time.gmtime(1_790_000_000 + 3600 * number))
+        (folder / f"{clock}-{number:06d}-{game}-host.p2pt").write_bytes(sources[number % len(sources)])
+
+
+def timed(argv: list[str]) -> float:
+    from p2pgenius.cli.main import main  # noqa: PLC0415  (after P2PGENIUS_HOME is set)
+
+    start = time.perf_counter()
+    with redirect_stdout(io.StringIO()):
+        code = main(argv)
+    took = time.perf_counter() - start
+    assert code == 0, f"{argv} exited {code}"
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--transcripts", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["P2PGENIUS_HOME"] = home
+        fill(Path(home) / "matches", args.transcripts)
+        first = timed(["history"])
+        print(
+            f"indexing {args.transcripts} transcripts (each verified): {first:.1f} s, "
+            f"{args.transcripts / first:.0f} a second",
+            file=sys.stderr,
+        )
+        plain = [timed(["history"]) for _ in range(args.runs)]
+        as_json = [timed(["history", "--json"]) for _ in range(args.runs)]
+    print("| what | transcripts | median | slowest |")
+    print("|---|---|---|---|")
+    print(f"| first run: index every transcript | {args.transcripts} | {first:.2f} s | - |")
+    for label, runs in (("history, once indexed", plain), ("history --json, once indexed", as_json)):
+        print(f"| {label} | {args.transcripts} | {statistics.median(runs):.3f} s | {max(runs):.3f} s |")
+
+
+if __name__ == "__main__":
+    main()
