@@ -1,7 +1,7 @@
 """Benchmark: the duel's bot levels against random play and against each other.
 
     nice -n 10 .venv/bin/python bench/duel_bots.py [--matches N] [--levels archmage,wizard]
-        [--pairs archmage:random,wizard:random,archmage:wizard]
+        [--pairs archmage:random,wizard:random,archmage:wizard] [--offset K]
 
 Each line-up plays N matches, the first level taking seat p0 in even matches and p1 in odd ones,
 every bot seeded from the match number. A match that reaches 300 turns counts as a draw. For the
@@ -69,9 +69,7 @@ def note_turn(tally: Tally, before: DuelState, after: DuelState, seat: int) -> N
         tally.hand_turns += 1
         tally.stabs += gesture == STAB
         tally.idle_hands += gesture == "-"
-    shielded = any(
-        e["type"] == "cast" and e["seat"] == seat and e["spell"] == "shield" for e in after.events
-    )
+    shielded = any(e["type"] == "cast" and e["seat"] == seat and e["spell"] == "shield" for e in after.events)
     blocked = any(
         e["type"] == "blocked" and e.get("why") == "shield" and e.get("target") == f"p{seat}"
         for e in after.events
@@ -111,10 +109,11 @@ def play(bots: list[Bot], tally: Tally, seat: int) -> None:
         tally.losses += 1
 
 
-def line_up(first: str, second: str, matches: int) -> Tally:
-    """``first`` against ``second`` over ``matches`` matches, alternating seats."""
+def line_up(first: str, second: str, matches: int, offset: int = 0) -> Tally:
+    """``first`` against ``second`` over ``matches`` matches (numbered from ``offset``), alternating
+    seats."""
     tally = Tally()
-    for match in range(matches):
+    for match in range(offset, offset + matches):
         seat = match % 2
         levels = (first, second) if seat == 0 else (second, first)
         bots = [make_bot("duel", level, seed=match * 2 + s) for s, level in enumerate(levels)]
@@ -142,6 +141,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--levels", default="archmage,wizard", help="levels to play, strongest first")
     parser.add_argument("--pairs", default="", help="only these line-ups: a:b,c:d")
+    parser.add_argument("--offset", type=int, default=0, help="the first match's number (its seeds)")
     args = parser.parse_args()
     levels = args.levels.split(",")
     if args.pairs:
@@ -157,7 +157,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for first, second in pairs:
         start = time.perf_counter()
-        tally = line_up(first, second, args.matches)
+        tally = line_up(first, second, args.matches, args.offset)
         print(row(first, second, tally, time.perf_counter() - start), flush=True)
 
 

@@ -61,7 +61,7 @@ VALUE: Final = {
 on the caster too, such as Fire Storm, are worth nothing)."""
 
 
-STAB_WORTH: Final = 1.0
+STAB_WORTH: Final = 0.6
 """A stab's worth beside the spells' values over the gestures they still need: a hand with nothing
 better under way stabs (one knife: one hand a turn)."""
 MONSTER_DAMAGE: Final = {"goblin": 1, "ogre": 2, "fire_elemental": 3}

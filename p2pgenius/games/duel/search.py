@@ -110,17 +110,36 @@ def believed(state: DuelState, seat: int) -> DuelState:
 
 
 def spell_values(state: DuelState, seat: int) -> Values:
-    """What each spell is worth to ``seat`` in this position (defences are worth what they stop)."""
-    me, them = state.wizards[seat], state.wizards[1 - seat]
-    values = dict(BASE)
-    threat = {
-        name: BASE[name] * HASTE**need for hand in HANDS for name, need in going(them, hand) if need <= 4
-    }
+    """What each spell is worth to ``seat`` in this position: attacks by what they do to the
+    opponent (:func:`_offence`), defences by what the opponent's spells under way threaten."""
+    me = state.wizards[seat]
+    values = _offence(state, seat)
+    theirs = _offence(state, 1 - seat)
+    them = state.wizards[1 - seat]
+    threat: Values = {}
+    for hand in HANDS:
+        for name, need in going(them, hand):
+            if need <= 4:
+                threat[name] = max(threat.get(name, 0.0), theirs[name] * HASTE**need)
     values["anti_spell"] = 1.0 + 0.8 * sum(threat.values())
     values["fear"] = 1.5 + 0.5 * threat.get("power_word_kill", 0.0)
     values["counter_spell"] = 1.0 + threat.get("fireball", 0.0) + 0.5 * threat.get("summon_ogre", 0.0)
     if not me.resist_heat:
         values["resist_heat"] = 2.0 + threat.get("fireball", 0.0)
+    return values
+
+
+def _offence(state: DuelState, seat: int) -> Values:
+    """The spells' worth to ``seat`` by what they do: an attack that would knock the opponent out
+    is worth as much as Power Word Kill."""
+    me, them = state.wizards[seat], state.wizards[1 - seat]
+    values = dict(BASE)
+    if them.hp <= 5 and not them.resist_heat:
+        values["fireball"] = BASE["power_word_kill"]
+    if them.hp <= 1:
+        values["missile"] = values["summon_goblin"] = 6.0
+    if them.hp <= 2:
+        values["summon_ogre"] = 6.0
     if me.hp <= me.max_hp - 2:
         values["cure_light_wounds"] = 1.0
     if any(m.controller != seat and m.kind != "fire_elemental" for m in state.monsters):
