@@ -7,9 +7,11 @@ Each line-up plays N matches, the first level taking seat p0 in even matches and
 every bot seeded from the match number. A match that reaches 300 turns counts as a draw. For the
 first level of each line-up it prints: its score (wins plus half the draws) with a 95% Wilson
 interval; wins, draws, losses; its surrenders (P with both hands); how many of its Shields blocked
-nothing (a turn on which it cast Shield and no attack on it was blocked by a shield); its stabs per
-match; its idle hands (hand-turns whose gesture counted as nothing: a lone clap, an afraid C/D/S,
-a second stab); the mean length of the duels in turns; its decision time (median and max, ms).
+nothing (a turn on which it cast Shield and no attack on it was blocked by a shield), of all its
+Shields and of those it raised for their own sake (a P that continued no spell the hand had under
+way and was not followed by W, as every spell begun with P is); its stabs per match; its idle
+hands (hand-turns whose gesture counted as nothing: a lone clap, an afraid C/D/S, a second stab);
+the mean length of the duels in turns; its decision time (median and max, ms).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 
 from p2pgenius.bots import Bot, make_bot
 from p2pgenius.games.duel import DUEL
-from p2pgenius.games.duel.spells import STAB
+from p2pgenius.games.duel.spells import STAB, next_gestures
 from p2pgenius.games.duel.state import DuelState
 
 MAX_TURNS = 300
@@ -50,6 +52,9 @@ class Tally:
     surrenders: int = 0
     shields: int = 0
     idle_shields: int = 0
+    raised: int = 0
+    idle_raised: int = 0
+    pending: list[tuple[int, str, bool]] = field(default_factory=list)
     stabs: int = 0
     idle_hands: int = 0
     hand_turns: int = 0
@@ -63,12 +68,16 @@ class Tally:
 
 def note_turn(tally: Tally, before: DuelState, after: DuelState, seat: int) -> None:
     """Count what ``seat`` did in the turn that led from ``before`` to ``after``."""
-    wizard = after.wizards[seat]
+    wizard, was = after.wizards[seat], before.wizards[seat]
+    raised: list[tuple[int, str]] = []  # (history index, hand) of each P that continued nothing
     for hand in ("left", "right"):
         gesture = wizard.history(hand)[-1]
         tally.hand_turns += 1
         tally.stabs += gesture == STAB
         tally.idle_hands += gesture == "-"
+        under_way = next_gestures(was.history(hand), was.barrier)
+        if gesture == "P" and not any(rest[0] == "P" for _, rest in under_way):
+            raised.append((len(was.history(hand)), hand))
     shielded = any(e["type"] == "cast" and e["seat"] == seat and e["spell"] == "shield" for e in after.events)
     blocked = any(
         e["type"] == "blocked" and e.get("why") == "shield" and e.get("target") == f"p{seat}"
@@ -76,7 +85,20 @@ def note_turn(tally: Tally, before: DuelState, after: DuelState, seat: int) -> N
     )
     tally.shields += shielded
     tally.idle_shields += shielded and not blocked
-    del before
+    tally.pending.extend((index, hand, blocked) for index, hand in raised)
+
+
+def note_shields(tally: Tally, final: DuelState, seat: int) -> None:
+    """At the end of a match: a P that continued no spell and whose hand did not go on with W
+    next turn (as every spell begun with P does) was a Shield raised for its own sake."""
+    wizard = final.wizards[seat]
+    for index, hand, blocked in tally.pending:
+        history = wizard.history(hand)
+        if index + 1 < len(history) and history[index + 1] == "W":
+            continue
+        tally.raised += 1
+        tally.idle_raised += not blocked
+    tally.pending.clear()
 
 
 def play(bots: list[Bot], tally: Tally, seat: int) -> None:
@@ -92,6 +114,7 @@ def play(bots: list[Bot], tally: Tally, seat: int) -> None:
             state = DUEL.apply(state, s, action)
         if state.turn != before.turn:
             note_turn(tally, before, state, seat)
+    note_shields(tally, state, seat)
     tally.matches += 1
     tally.turns += state.turn - 1
     outcome = state.outcome
@@ -128,7 +151,7 @@ def row(first: str, second: str, tally: Tally, seconds: float) -> str:
     return (
         f"| {first} vs {second} | {tally.matches} | {tally.score():.1%} [{low:.1%}, {high:.1%}] "
         f"| {tally.wins}/{tally.draws}/{tally.losses} ({tally.unfinished} unfinished) "
-        f"| {tally.surrenders} | {tally.idle_shields}/{tally.shields} "
+        f"| {tally.surrenders} | {tally.idle_shields}/{tally.shields} | {tally.idle_raised}/{tally.raised} "
         f"| {tally.stabs / max(1, tally.matches):.1f} | {tally.idle_hands / max(1, tally.hand_turns):.1%} "
         f"| {tally.turns / max(1, tally.matches):.1f} "
         f"| {statistics.median(times) * 1000:.1f} / {times[-1] * 1000:.1f} | {seconds:.0f} |"
@@ -151,10 +174,11 @@ def main() -> None:
         pairs += [(a, b) for i, a in enumerate(levels) for b in levels[i + 1 :]]
     print(
         "| line-up | matches | score of the first [95% Wilson] | W/D/L | surrenders "
-        "| shields blocking nothing | stabs/match | idle hands | turns/match | decision ms (median / max) "
+        "| shields blocking nothing | raised shields blocking nothing | stabs/match | idle hands "
+        "| turns/match | decision ms (median / max) "
         "| seconds |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for first, second in pairs:
         start = time.perf_counter()
         tally = line_up(first, second, args.matches, args.offset)

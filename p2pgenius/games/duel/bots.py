@@ -10,12 +10,12 @@ and a stab beside them (worth less once the opponent has been raising Shields), 
 (with seeded noise, so that two wizards do not mirror each other). A paralysed hand is left to
 repeat; an afraid wizard plans no C, D or S. Claps need both hands to agree. It does not race a
 Power Word Kill the opponent is also speaking (two clash and fizzle). It raises a Shield only when
-one would block something it can see coming: a Missile or a summon the opponent is one gesture
-from, or monsters (elementals included) that will attack; for a single point only if a hand has
-nothing better to do. A stab goes at the weakest opposing goblin or ogre, else at the opponent, and
-a hand stabs when the opponent is down to 1 HP. As the caster of a Paralysis it holds the
-opponent's hand whose forced repetition gains the opponent least (so not one that would cast
-Paralysis back while the other would not), and of those the one furthest into a spell.
+one would block something it can see coming: monsters (elementals included) that will attack next
+turn; for a single point only if a hand has nothing better to do. A stab goes at the weakest
+opposing goblin or ogre, else at the opponent, and a hand stabs when the opponent is down to 1 HP.
+As the caster of a Paralysis it holds the opponent's hand whose forced repetition gains the
+opponent least (so not one that would cast Paralysis back while the other would not), and of those
+the one furthest into a spell.
 
 ``archmage`` looks one turn ahead over both wizards' simultaneous choices (search.py): every
 useful pair of gestures of its own against the opponent's plausible replies (each hand continuing
@@ -158,25 +158,14 @@ def _other(hand: str) -> str:
 
 
 def _blockable(state: DuelState, seat: int) -> int:
-    """The damage a Shield would block next turn, as far as ``seat`` can tell: spells the opponent
-    is one gesture from that a Shield stops (Missile; a summoned monster attacks at once), and the
-    monsters that will attack (elementals hit everyone, their caster too)."""
-    them = state.wizards[1 - seat]
-    near = 0
-    for hand in HANDS:
-        going = dict(progress(them.history(hand), them.barrier))
-        near = max(
-            near,
-            (going.get("missile") == 1) * 1,
-            (going.get("summon_goblin") == 1) * 1,
-            (going.get("summon_ogre") == 1) * 2,
-        )
-    biting = sum(
+    """The damage a Shield would block next turn, as far as ``seat`` can tell: the monsters that
+    will attack (elementals hit everyone, their caster too). A spell the opponent is one gesture
+    from may or may not come; raising Shields for those blocked nothing most of the time."""
+    return sum(
         MONSTER_DAMAGE[m.kind]
         for m in state.monsters
         if (m.controller != seat or m.kind == "fire_elemental") and m.paralysed_turn != state.turn
     )
-    return near + biting
 
 
 def _with_stab_target(state: DuelState, seat: int, move: Gestures) -> Gestures:
