@@ -13,7 +13,7 @@ import pytest
 from p2pgenius.bots import make_bot
 from p2pgenius.games.magic_square import table
 from p2pgenius.games.magic_square.actions import Colour, Order, Swap, SwapsDone
-from p2pgenius.games.magic_square.bots import PerfectSquareBot, swap_score
+from p2pgenius.games.magic_square.bots import PerfectSquareBot, always_ties, swap_score
 from p2pgenius.games.magic_square.solver import PlacementSolver
 from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import SquareState
@@ -164,3 +164,55 @@ def test_the_perfect_bot_swaps_into_a_best_colouring_by_the_table(wins: tuple[in
         if state.swaps_left == 0:
             break
     assert swap_score(table.mask_of(state.colours, 0), seat, deciding) == best
+
+
+def test_some_colourings_tie_whatever_anyone_plays() -> None:
+    from tests.magic_square.helpers import TOP_HALF_RED
+
+    assert always_ties(table.mask_of(TOP_HALF_RED, 0))
+    assert sum(map(always_ties, table.MASKS)) == 34
+
+
+def swap_to_the_end(state: SquareState, seat: int, bot: PerfectSquareBot) -> SquareState:
+    """Let the bot make its swaps."""
+    while state.phase == "swap":
+        action = bot.choose(state, seat)
+        if isinstance(action, SwapsDone):
+            return replace(state, phase="lead")
+        assert isinstance(action, Swap)
+        colours = list(state.colours)
+        colours[action.red], colours[action.blue] = 1, 0
+        left = state.swaps_left - 1
+        state = replace(state, colours=tuple(colours), swaps_left=left, phase="swap" if left else "lead")
+    return state
+
+
+def test_among_equal_swaps_the_bot_keeps_a_tie_the_opponent_may_break() -> None:
+    # Round 1's loser cannot win the match against perfect play but can swap into a round that ties
+    # without end: some such colourings tie whatever anyone plays, and the bot avoids those.
+    mask = sample(8, 3)[0]
+    best = max(swap_score(other, 0, False) for other in table.neighbours(mask))
+    tied = [o for o in table.neighbours(mask) if swap_score(o, 0, False) == best]
+    assert best == (0, 0, 0) and any(map(always_ties, tied)) and not all(map(always_ties, tied))
+    start = SquareState(
+        opponent=1,
+        phase="swap",
+        colours=tuple(table.colours_of(mask)),
+        round=2,
+        round_wins=(0, 1),
+        swaps_left=2,
+    )
+    for seed in range(8):
+        final = table.mask_of(swap_to_the_end(start, 0, PerfectSquareBot(seed=seed)).colours, 0)
+        assert swap_score(final, 0, False) == best
+        assert not always_ties(final)
+    # Rows 1-2 red tie whatever anyone plays: as good as any swap against perfect play, yet left.
+    from tests.magic_square.helpers import TOP_HALF_RED
+
+    mask = table.mask_of(TOP_HALF_RED, 0)
+    assert swap_score(mask, 0, False) == max(swap_score(o, 0, False) for o in table.neighbours(mask))
+    final = table.mask_of(
+        swap_to_the_end(replace(start, colours=tuple(TOP_HALF_RED)), 0, PerfectSquareBot(seed=1)).colours, 0
+    )
+    assert final != mask and swap_score(final, 0, False) == swap_score(mask, 0, False)
+    assert not always_ties(final)

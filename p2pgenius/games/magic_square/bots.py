@@ -10,7 +10,8 @@ random), colours first when it is the one to choose, leads by placing first and 
 by the shipped tables (:mod:`~p2pgenius.games.magic_square.table`): the colouring game's minimax
 over the match value of each full colouring, then round 1's result and margin; a swap step's best
 colouring within reach (all 849 with two swaps, 65 with one) by the match value, then the round's
-result and margin.
+result and margin, then (equal against perfect play) one whose tie a fallible opponent may still
+break rather than one where every square ties.
 Ties go to ``random.Random(seed)``. Every decision takes well under a second on one core: loading
 the tables 0.05 s once, a colouring move at most 0.08 s (the search of the last ten cells), a swap
 5 ms, a placement solve 0.1-0.2 s once per colouring and first lead (bench/magic_square_bots.py).
@@ -216,12 +217,22 @@ class PerfectSquareBot(ExactPlacementBot):
             (other, swap_score(other, seat, deciding)) for other in table.neighbours(mask, state.swaps_left)
         ]
         top = max(score for _, score in scored)
-        if swap_score(mask, seat, deciding) == top:
+        best = [other for other, score in scored if score == top]
+        if len(best) > 1:  # equal against perfect play: keep a tie the opponent may still break
+            best = [other for other in best if not always_ties(other)] or best
+        if mask in best:
             return SwapsDone()
-        target = self._best(scored)
+        target = self.rng.choice(best)
         red = next(c for c in range(16) if mask >> c & 1 and not target >> c & 1)
         blue = next(c for c in range(16) if target >> c & 1 and not mask >> c & 1)
         return Swap(red, blue)
+
+
+def always_ties(mask: int) -> bool:
+    """Whether every magic square scores 68-68 on this colouring, so no play can break a tie (34
+    of the 12870 colourings: two rows, two columns, ...)."""
+    cells = [c for c in range(16) if mask >> c & 1]
+    return all(sum(grid[c] for c in cells) == 68 for grid in index().grids)
 
 
 def swap_score(mask: int, seat: int, deciding: bool) -> tuple[int, int, int]:
