@@ -84,11 +84,12 @@ def test_the_same_seed_plays_the_same_match() -> None:
     first = play(["captain", "pirate", "captain", "random"], 11)
     again = play(["captain", "pirate", "captain", "random"], 11)
     assert [HORNSWOGGLE.public(s) for s, _ in first] == [HORNSWOGGLE.public(s) for s, _ in again]
+    assert HORNSWOGGLE.outcome(first[-1][0]) is not None  # a whole match, every action legal
 
 
 @pytest.mark.parametrize(
     ("levels_", "seed"),
-    [(["captain"] * 4, 1), (["captain", "random", "random", "random"], 2), (["pirate", "captain"] * 2, 3)],
+    [(["captain", "random", "random", "random"], 2), (["pirate", "captain"] * 2, 3)],
 )
 def test_whole_matches_are_legal_from_each_seats_own_view(levels_: list[str], seed: int) -> None:
     final, _ = play(levels_, seed)[-1]  # every action is applied to the full engine: legal

@@ -478,15 +478,15 @@ def _count(memory: Memory, challenger: int | None, owner: int, skull: bool, *, f
 def _last_flip(memory: Memory, state: HornState, event: dict[str, object]) -> None:
     """A challenge's last flip, seen only in the events once the piles went back."""
     rnd = state.round - (state.phase == "opening")
-    owner, card = event.get("pile"), event.get("card")
+    owner, card, flipper = event.get("pile"), event.get("card"), event.get("seat")
     key = (rnd, owner if isinstance(owner, int) else -1, -1)
-    if key in memory.seen or not isinstance(owner, int):
+    if key in memory.seen or not isinstance(owner, int) or not isinstance(flipper, int):
         return
     memory.seen.add(key)
     skull = card == SKULL
     if skull:
         memory.skull_floor[owner] = (1, memory.discards[owner])
-    _count(memory, state.challenger, owner, skull, first=not _any_seen(memory, key))
+    _count(memory, flipper, owner, skull, first=not _any_seen(memory, key))
 
 
 # -- guesses of hidden cards ---------------------------------------------------------------------
