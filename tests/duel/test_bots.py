@@ -48,13 +48,14 @@ def test_the_archmage_is_the_default_duel_bot_and_the_wizard_the_next_level() ->
     assert make_bot("duel", None, seed=1).level == "archmage"
 
 
-def test_a_paralysing_wizard_holds_the_hand_that_would_not_paralyse_it_back() -> None:
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_paralysing_wizard_holds_the_hand_that_would_not_paralyse_it_back(level: str) -> None:
     # The opponent's right hand is at "WW": held, it would repeat W and cast Paralysis at us.
     # Holding it is how two wizards locked each other for hundreds of turns; hold the other.
     me = Wizard(hp=15, max_hp=15, left=("S", "W", "W", "W"), right=("P", "D", "-", "P"))
     them = Wizard(hp=15, max_hp=15, left=("D", "-", "W", "P"), right=("S", "D", "W", "W"))
     state = DuelState(turn=5, wizards=(me, them), paralysis_choices=((1, 0),))
-    assert make_bot("duel", "wizard", seed=3).choose(state, 0) == Paralyze(1, "left")
+    assert make_bot("duel", level, seed=3).choose(state, 0) == Paralyze(1, "left")
 
 
 def test_two_wizards_do_not_lock_each_other_in_long_duels() -> None:
@@ -145,6 +146,19 @@ def test_the_archmage_reads_nothing_it_may_not_see() -> None:
     states.append(replace(states[1], wizards=(states[1].wizards[0], replace(states[1].wizards[1], hp=2))))
     choices = {repr(make_bot("duel", "archmage", seed=11).choose(state, 0)) for state in states}
     assert len(choices) == 1
+
+
+def test_a_blind_archmage_holds_a_hand_by_what_it_saw() -> None:
+    # Blind since turn 3, it saw the opponent's hands make "SD" and "WW"; what they did since
+    # (seen, "SDP" and "WWD" would make holding the right hand best) must not change its choice.
+    me = wizard(left="SWW", right="DPP", blind_from=3, blind_until=5)
+    choices = set()
+    for late in ("W", "P", "D"):
+        for other in ("S", "D"):
+            them = wizard(left="SD" + late, right="WW" + other)
+            state = DuelState(turn=4, wizards=(me, them), paralysis_choices=((1, 0),))
+            choices.add(make_bot("duel", "archmage", seed=3).choose(state, 0))
+    assert choices == {Paralyze(1, "left")}
 
 
 @pytest.mark.parametrize("level", LEVELS)

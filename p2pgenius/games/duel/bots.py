@@ -35,7 +35,7 @@ from typing import Final
 from p2pgenius.games.catalog import BotLevels
 from p2pgenius.games.duel.actions import DuelAction, Gestures, Paralyze, Ref
 from p2pgenius.games.duel.resolve import effective_gestures, made_gestures
-from p2pgenius.games.duel.search import choose_move
+from p2pgenius.games.duel.search import believed, choose_move
 from p2pgenius.games.duel.spells import BY_NAME, HANDS, SPELLS, STAB, completions, progress
 from p2pgenius.games.duel.state import DuelState, Monster, Wizard
 
@@ -217,7 +217,8 @@ class ArchmageBot:
         """This wizard's submission (or paralysis choice) for the coming turn."""
         for target, chooser in state.paralysis_choices:
             if chooser == seat and target not in {t for t, _ in state.chosen}:
-                return Paralyze(target, _hand_to_hold(state.wizards[target]))
+                # (while blinded, from the gestures it saw)
+                return Paralyze(target, _hand_to_hold(believed(state, seat).wizards[target]))
         return choose_move(state, seat, self.rng)
 
 
