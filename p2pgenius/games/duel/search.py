@@ -1,15 +1,19 @@
 """One turn of look-ahead for the duel's ``archmage`` bot: a matrix game over both wizards' moves.
 
 The bot decides from the state before the turn, as its seat may know it (:func:`believed`: never
-the opponent's pending submission, and while blinded none of what the blindness hides). Each side
-gets a short list of candidate moves (:func:`candidates`: every pair of useful gestures, deduplicated
-by what the hands will count as after paralysis and fear, never a surrender). Every pair of moves is
-resolved by the engine's own :func:`resolve_turn` and the resulting position scored by
-:func:`evaluate` (HP, monsters, spells under way weighed by what they are worth and how soon they
-finish, enchantments). The opponent is modelled as choosing by a soft best response to our moves
-being unknown (a quantal level-1 player); our move maximises a blend of its expected score against
-that model and its worst case, and near-equal moves are sampled with the bot's seeded generator.
-All work is capped by counts (a fixed number of candidates), never by the clock.
+the opponent's pending submission; while blinded, none of what the blindness hides, the opponent's
+HP taken as full). Our candidate moves (:func:`candidates`) are every pair of useful gestures,
+deduplicated by what the hands will count as after paralysis and fear, never a surrender. The
+opponent's (:func:`replies`) are narrowed to what its hands have under way, as the UI's "next"
+hints show them (``next_gestures``): each hand continues a spell, raises a Shield or stabs (or,
+with nothing under way, starts one). Every pair is resolved by the engine's own
+:func:`resolve_turn` and the position scored by :meth:`Judge.evaluate` (HP, the last few counting
+extra; monsters; each hand's spells under way, weighed by what they are worth here and how soon
+they finish; enchantments). The opponent is modelled as a soft best response to our moves taken
+as even, with a share of its choices spread evenly (a quantal level-1 player); our move maximises
+a blend of its expected score against that model and its worst case, and near-equal moves are
+sampled with the bot's seeded generator. The work is capped by counts (at most 27 moves a side),
+never by the clock: at most 729 turn resolutions a decision, usually a few hundred.
 """
 
 from __future__ import annotations
