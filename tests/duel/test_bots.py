@@ -86,7 +86,7 @@ def test_a_paralysed_hand_repeating_p_never_makes_a_surrender(level: str) -> Non
         them = wizard(left="DS", right="PWW")
         monsters = (Monster(1, "ogre", 1, 2), Monster(2, "goblin", 1, 1))
         state = DuelState(turn=4, wizards=(me, them), monsters=monsters, next_monster=3)
-        for seed in range(40):
+        for seed in range(40 if level == "wizard" else 8):
             made = counted(state, 0, make_bot("duel", level, seed=seed).choose(state, 0))
             assert made != ("P", "P"), (paralysed, feared, seed)
 
@@ -101,8 +101,7 @@ def test_an_idle_hand_stabs_a_wizard_one_point_from_defeat(level: str) -> None:
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_no_hand_is_left_doing_nothing(level: str) -> None:
-    state = DUEL.initial({}, {})
-    for seed in range(8):
+    for seed in range(5):
         bots = [make_bot("duel", level, seed=seed), make_bot("duel", "random", seed=seed)]
         state = DUEL.initial({}, {})
         while state.outcome is None and state.turn <= 12:
@@ -166,7 +165,7 @@ def test_a_seed_decides_every_move(level: str) -> None:
     def moves(seed: int) -> list[object]:
         bots = [make_bot("duel", level, seed=seed), make_bot("duel", level, seed=seed + 1)]
         state, played = DUEL.initial({}, {}), []
-        while state.outcome is None and state.turn <= 10:
+        while state.outcome is None and state.turn <= 6:
             for seat in DUEL.to_act(state):
                 action = bots[seat].choose(state, seat)
                 played.append(action)
@@ -178,7 +177,7 @@ def test_a_seed_decides_every_move(level: str) -> None:
 
 
 def test_the_archmage_plays_legal_moves_through_whole_duels_and_wins_them() -> None:
-    for seed in range(4):
+    for seed in range(3):
         for seat in (0, 1):
             match = ("archmage", "random") if seat == 0 else ("random", "archmage")
             outcome = duel(match, seed)  # DUEL.apply refuses an illegal action
