@@ -8,13 +8,14 @@ import pytest
 
 from p2pgenius.bots import levels, make_bot
 from p2pgenius.games.hornswoggle.actions import Bid, HornAction, Place
+from p2pgenius.games.hornswoggle.bots import PirateBot
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
 from p2pgenius.games.hornswoggle.search import CaptainBot, Memory, observe
 from p2pgenius.games.hornswoggle.state import HornState, PileCard
 from tests.hornswoggle.helpers import D, S, act, opened
 from tests.hornswoggle.test_play import play
 
-SEEDS = range(6)
+SEEDS = range(3)
 
 
 def swap_hidden(state: HornState, owner: int) -> HornState:
@@ -80,11 +81,26 @@ def test_it_takes_over_a_cheap_enemy_bid_it_is_sure_of() -> None:
             assert isinstance(action, Bid) and action.count >= 2, (cards, seed, action)
 
 
+def match(seed: int) -> list[tuple[int, HornAction]]:
+    """A whole match, lighter captains (p0, p2) against pirates, every action checked legal."""
+    bots: list[CaptainBot | PirateBot] = [
+        CaptainBot(seed=seed, playouts=40) if s % 2 == 0 else PirateBot(seed=seed + s) for s in range(4)
+    ]
+    state = HORNSWOGGLE.initial({"garnets": [1, 1, 1, 1]}, {})
+    played: list[tuple[int, HornAction]] = []
+    while HORNSWOGGLE.to_act(state):
+        seat = HORNSWOGGLE.to_act(state)[-1]
+        action = bots[seat].choose(state, seat)
+        assert action in HORNSWOGGLE.legal_actions(state, seat)
+        state = HORNSWOGGLE.apply(state, seat, action)
+        played.append((seat, action))
+    assert HORNSWOGGLE.outcome(state) is not None
+    return played
+
+
 def test_the_same_seed_plays_the_same_match() -> None:
-    first = play(["captain", "pirate", "captain", "random"], 11)
-    again = play(["captain", "pirate", "captain", "random"], 11)
-    assert [HORNSWOGGLE.public(s) for s, _ in first] == [HORNSWOGGLE.public(s) for s, _ in again]
-    assert HORNSWOGGLE.outcome(first[-1][0]) is not None  # a whole match, every action legal
+    assert match(11) == match(11)
+    assert match(11) != match(12)
 
 
 @pytest.mark.parametrize(
@@ -132,3 +148,9 @@ def test_what_a_pirate_showed_is_remembered() -> None:
     after = act(state, 0, "flip", pile=1)  # p1's top card: the skull it added
     observe(memory, after)
     assert memory.hits[1] == 1 and memory.floor(1, len(after.pirates[1].discarded)) == 1
+
+
+def test_an_opponent_set_up_out_still_picks_a_first_player_who_is_in() -> None:
+    state = HORNSWOGGLE.initial({"hands": [[4, 2], [0, 0], [4, 2], [4, 2]]}, {})
+    action = choice(state, 1, 0)
+    assert action in HORNSWOGGLE.legal_actions(state, 1)

@@ -47,7 +47,7 @@ PASSER_BIAS: Final = 1.3  # ...and one that passed may be hiding a skull
 NOISE: Final = 0.1  # how often a simulated pirate plays a random legal action
 
 # The search.
-PLAYOUTS: Final = 120  # playouts per searched decision (shared among the candidates)
+PLAYOUTS: Final = 300  # playouts per searched decision (shared among the candidates)
 MIN_SAMPLES: Final = 12  # guesses of the hidden cards per candidate, at least
 OUT_BONUS: Final = 2.0  # a pirate still in is worth this many cards more
 WIN: Final = 30.0
@@ -667,7 +667,8 @@ class CaptainBot:
         observe(memory, state)
         hand = state.pirates[seat].hand or (0, 0)
         if state.phase == "order":
-            return Order(seat)  # starting first means choosing first whether to bid
+            # Starting first means choosing first whether to bid (a partner, if this seat is out).
+            return Order(next(s for s in (seat, seat ^ 2, seat ^ 1, seat ^ 3) if not state.pirates[s].out))
         if state.phase == "opening" and not (hand[0] and hand[1]):
             return Place(DOUBLOON if hand[0] else SKULL)
         if state.phase == "discarding":
