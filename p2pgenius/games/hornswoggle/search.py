@@ -2,10 +2,18 @@
 pirate showed, guesses of hidden cards that follow it, and the sampling search that ties them.
 
 Nothing here reads a card its seat may not see: :class:`CaptainBot` first reduces the state with
-``perspective(state, [seat])``; the guesses (:func:`guess`) then fill every other seat's unknown
+``perspective(state, [seat])``; the guesses (:class:`Guesser`) then fill every other seat's unknown
 cards, the partner's included, from public facts and the bot's memory only. The simulator
-(:class:`Table`) plays the rest of one round on plain lists, about twenty times faster than the
-engine's immutable states, with the engine's rules for turns, bidding, flipping and settling.
+(:class:`Table`) plays the rest of one round on plain mutable lists (no frozen states copied per
+action), with the engine's rules for turns, bidding, flipping and settling; the losers' discards
+follow :func:`discard_choice`.
+
+A searched decision draws a guess of the hidden cards, lets every candidate action (the
+heuristic's own, each card it may add, pass, and the lowest, sure, sure-plus-one and heuristic
+bids) play the round out from that same guess with the same random numbers, and repeats until
+PLAYOUTS playouts are spent; the candidate with the best total of :func:`value` is played. Every
+seat in a playout follows :func:`policy`, or a random legal action as often as its memory says it
+bids loosely. Work is bounded by these counts, never by the clock.
 """
 
 from __future__ import annotations
@@ -35,11 +43,11 @@ S: Final = 1  # a skull
 TURNS, BIDDING, FLIPPING, DONE = 0, 1, 2, 3
 START: Final = (4, 2)
 
-# The heuristic policy (tuned against the pirate and random bots, bench/hornswoggle_bots.py).
+# The heuristic policy (set by judgment, checked with bench/hornswoggle_bots.py; not tuned finely).
 RAISE_AT: Final = 0.5  # raise an opponent's bid when this likely to succeed
 STRETCH_AT: Final = 0.8  # bid past one's own clean pile when this likely to succeed
 INSURE_BELOW: Final = 0.8
-OPEN_SKULL: Final = 0.1  # how often the opening card is a skull (holding both kinds)
+OPEN_SKULL: Final = 0.1  # how often a careful pirate is guessed to open with a skull
 TRAP: Final = 0.2  # how often an attacker turns defender by laying its skull on top
 PARTNER_BIAS: Final = 0.8
 BIDDER_BIAS: Final = 0.3  # a bidder is showing doubloons on its own pile...
