@@ -1,12 +1,15 @@
 """Benchmark: how often each Hornswoggle bot team wins, with 95% Wilson intervals and decision times.
 
-    .venv/bin/python bench/hornswoggle_bots.py [--matches N] [--rows captain-pirate,...]
+    .venv/bin/python bench/hornswoggle_bots.py [--matches N] [--rows captain-pirate,...] [--offset SEED]
 
 Each line-up plays N matches; the tested team sits at p0/p2 in even matches and at p1/p3 in odd
 ones (the Death Match Opponent p1 picks who begins, so the first player varies too), every seat
 with one Hacked Garnet. Rows: the ``captain`` team against two random bots, against today's
 ``pirate`` team and against a generic information-set MCTS team (:class:`IsmctsBot`, below: no
-game knowledge); a captain with a random partner against two randoms; the pirate's rows as before;
+game knowledge; single-observer ISMCTS, 100 iterations a decision, UCB constant 0.7, each iteration
+guessing every unseen card uniformly from its owner's six starting cards and playing at random
+to the end of the second round, a match's result or the difference in cards as the reward); a
+captain with a random partner against two randoms; the pirate's rows as before;
 and, as controls, the ISMCTS team against the pirates, and random against random (about 50%).
 
 The decision time is the tested team's smart seats' time per decision (median and max, seconds,
