@@ -9,9 +9,10 @@ first level of each line-up it prints: its score (wins plus half the draws) with
 interval; wins, draws, losses; its surrenders (P with both hands); how many of its Shields blocked
 nothing (a turn on which it cast Shield and no attack on it was blocked by a shield), of all its
 Shields and of those it raised for their own sake (a P that continued no spell the hand had under
-way and was not followed by W, as every spell begun with P is); its stabs per match; its idle
-hands (hand-turns whose gesture counted as nothing: a lone clap, an afraid C/D/S, a second stab);
-the mean length of the duels in turns; its decision time (median and max, ms).
+way and was not followed by W, as every spell begun with P is; not on the last turn); its stabs
+per match; its idle hands (hand-turns whose gesture counted as nothing: a lone clap, an afraid
+C/D/S, a second stab); the mean length of the duels in turns; its decision time (median and max,
+ms).
 """
 
 from __future__ import annotations
@@ -94,8 +95,8 @@ def note_shields(tally: Tally, final: DuelState, seat: int) -> None:
     wizard = final.wizards[seat]
     for index, hand, blocked in tally.pending:
         history = wizard.history(hand)
-        if index + 1 < len(history) and history[index + 1] == "W":
-            continue
+        if index + 1 >= len(history) or history[index + 1] == "W":
+            continue  # (on the last turn, what the P was for cannot be told)
         tally.raised += 1
         tally.idle_raised += not blocked
     tally.pending.clear()
