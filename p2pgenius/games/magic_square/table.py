@@ -27,13 +27,13 @@ final for p0 and p1, match with first lead p0 and p1 (77,220 bytes). Generating 
 placement game once per class of the symmetries below (476 solves, 70-75 s on one core), then
 derives the match values (6 s).
 
-Symmetries. Exactly 32 permutations of the cells map the 7040 magic squares onto themselves (an
-exhaustive search over the permutations that keep a pair statistic of the squares finds these
-32 and no others): those that map the ten lines (rows, columns, both diagonals) onto themselves,
-i.e. one row permutation and one column permutation each commuting with reversal, tied so the
-diagonals stay diagonals, and the transpose. The placement game on a colouring and on its image
-is the same game, so they share values. Exchanging the seats (red <-> blue, first lead L <-> 1-L)
-negates the margin.
+Symmetries. Exactly 32 permutations of the cells map the 7040 magic squares onto themselves (a
+one-off exhaustive search, over the permutations that keep the 16 x 16 matrix of sums over all
+squares of products of two cells' numbers, found these 32 and no others; a test checks the 32):
+those that map the ten lines (rows, columns, both diagonals) onto themselves, i.e. a row and a
+column permutation, each commuting with reversal and tied so the diagonals stay diagonals, with
+or without the transpose. The placement game on a colouring and on its image is the same game,
+so they share values. Exchanging the seats (red <-> blue, first lead L <-> 1-L) negates the margin.
 
 What the tables say (bench/magic_square_table.py prints it): the first Lead Player has the edge
 (with red leading first, red wins round 1 on 8468 of the 12870 colourings, blue on 3248, and 1154
