@@ -6,7 +6,8 @@
 ``perfect``: exact placement, heuristic colouring, six sampled swaps), ``heuristic`` and
 ``random``; and, for reference, ``exact-placement`` against ``heuristic`` and ``perfect`` against
 itself. Seats alternate (the Death Match Opponent is p1, as by default). A match still going after
-R replayed 68-68 ties is counted as unfinished: two perfect players tie forever. Prints each
+R replayed 68-68 ties is counted as unfinished (two perfect players could tie forever; ``perfect``
+plays each round to win it, so its matches end). Prints each
 line-up's share of matches won, lost and unfinished, with 95% Wilson intervals, its share of round-1
 wins, and the first bot's decision time (median and max of every decision, and the slowest colouring
 and swap decisions; one core, shared).

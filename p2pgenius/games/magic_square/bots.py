@@ -9,18 +9,20 @@ random), colours first when it is the one to choose, leads by placing first and 
 (:mod:`~p2pgenius.games.magic_square.solver`); who colours first, each cell coloured and the swaps
 by the shipped tables (:mod:`~p2pgenius.games.magic_square.table`): the colouring game's minimax
 over the match value of each full colouring, then round 1's result and margin; a swap step's best
-colouring within reach (all 849 with two swaps, 65 with one) by the match value, then the round's
-result and margin, then (equal against perfect play) one whose tie a fallible opponent may still
-break rather than one where every square ties.
+colouring within reach (all 849 with two swaps, 65 with one) by the round's result, then the
+match value and the margin, then (equal against perfect play) one whose tie a fallible opponent may
+still break rather than one where every square ties.
 Ties go to ``random.Random(seed)``. Every decision takes well under a second on one core: loading
 the tables 0.05 s once, a colouring move at most 0.08 s (the search of the last ten cells), a swap
 5 ms, a placement solve 0.1-0.2 s once per colouring and first lead (bench/magic_square_bots.py).
 
-Under perfect play the match never ends. Whoever colours second leads round 1 first and wins it by
-2 points; the seat swapping before round 3 can always swap into a colouring it wins, so the loser
-of round 1, swapping before round 2, would lose the match by winning round 2, and instead swaps into
-a colouring whose round ties 68-68 with either first lead: replayed without end. So two ``perfect``
-bots tie forever, and the demo's guest is ``heuristic``.
+Under perfect play the match need never end. Whoever colours second leads round 1 first and wins
+it by 2 points; the seat swapping before round 3 can always swap into a colouring it wins, so the
+loser of round 1, swapping before round 2, would lose the match by winning round 2, and could
+instead swap into a colouring whose round ties 68-68 with either first lead: replayed without end.
+A match nobody can lose is one that never ends, and no rule stops it, so ``perfect`` plays each
+round to win it (the swaps' order above): two ``perfect`` bots finish in three rounds, round 1's
+winner taking the match 2-1 (bench/magic_square_bots.py). The demo's guest is ``heuristic``.
 
 ``ExactPlacementBot`` is the first ``perfect`` (exact placement, heuristic colouring, six sampled
 swaps), kept for bench/magic_square_bots.py.
@@ -237,17 +239,17 @@ def always_ties(mask: int) -> bool:
 
 def swap_score(mask: int, seat: int, deciding: bool) -> tuple[int, int, int]:
     """How good colouring ``mask`` is for ``seat``, who swapped into it and leads the round, in
-    ``seat``'s view: the match's value (round 3, ``deciding``: the round's result; round 2: a win
-    leads to round 3, where the other seat swaps), then the round's result, then its margin."""
+    ``seat``'s view: the round's result, then the match's value (round 3, ``deciding``: the
+    round's result; round 2: a win leads to round 3, where the other seat swaps), then the round's
+    margin. The round comes first: a match that no one can lose is one that never ends (see the
+    module's doc), so a bot plays each round to win it, and a match between two of them ends."""
     row = table.values()[table.RANK[mask]]
     view = 1 if seat == 0 else -1
     result = view * (table.sign(row[seat]) or table.sign(row[1 - seat]))
     match = -row[2 + (1 - seat)] if result == 1 and not deciding else result
-    return match, result, view * row[seat]
+    return result, match, view * row[seat]
 
 
-# Two perfect bots can tie 68-68 forever (a tie is replayed, and perfect play may force one), so
-# the demo's guest plays the heuristic.
 BOTS: Final = BotLevels(
     {"perfect": PerfectSquareBot, "heuristic": HeuristicSquareBot}, demo=("perfect", "heuristic")
 )
