@@ -2,11 +2,12 @@
 
     .venv/bin/python bench/bots.py [--matches N] [--games G ...] [--jobs J] [--write]
 
-For each game, each pair of its levels (the games' table, strongest first, ``random`` last) plays
-N matches, the sides swapped every match (in Hornswoggle each level is a team of two: seats 0 and 2
-against 1 and 3); a match still going after MAX_ACTIONS actions is a draw (two perfect Magic Square
-players tie round after round). Each line is the first level's score (a win 1, a draw 1/2) with its
-95% Wilson interval, and each level's decision time (median and slowest) over those matches. The
+For each game, each pair of its levels (the games' table, strongest first, ``random`` last), and
+the strongest against itself, plays N matches, the sides swapped every match (in Hornswoggle each
+level is a team of two: seats 0 and 2 against 1 and 3); a match still going after MAX_ACTIONS
+actions counts as a draw (and says that a level's matches may not end). Each line is the first
+level's score (a win 1, a draw 1/2) with its 95% Wilson interval, and each level's decision time
+(median and slowest) over those matches. The
 engine alone is played, with no network (the bots decide exactly as they do at a table).
 ``--write`` puts the tables in docs/bots.md between its markers; ``--jobs`` plays line-ups in that
 many processes at once.
@@ -111,12 +112,14 @@ def run(line: LineUp, matches: int) -> LineUp:
 
 
 def line_ups(games: Sequence[str]) -> list[LineUp]:
-    """Every pair of levels of every game, stronger first."""
-    return [
-        LineUp(game, first.name, second.name)
-        for game in games
-        for first, second in itertools.combinations(find(game).described, 2)
-    ]
+    """Every pair of levels of every game, stronger first, then the strongest against itself
+    (what ``host --bot`` and ``join --bot`` play by default: its matches must end)."""
+    out = []
+    for game in games:
+        levels = find(game).described
+        out += [LineUp(game, first.name, second.name) for first, second in itertools.combinations(levels, 2)]
+        out.append(LineUp(game, levels[0].name, levels[0].name))
+    return out
 
 
 def ms(seconds: float) -> str:

@@ -75,6 +75,8 @@ def test_the_bot_table_plays_every_pair_of_levels_and_counts_each_match() -> Non
                 row = cells(done.stdout, f"{first} vs {second}")
                 assert row[1] == "2" and sum(int(n) for n in row[2:5]) == 2, row
         assert levels[0] in [line.split("|")[1].strip() for line in done.stdout.splitlines() if "|" in line]
+        itself = cells(done.stdout, f"{levels[0]} vs {levels[0]}")
+        assert itself[3] == "0", "the strongest level's matches against itself end (none drawn unfinished)"
 
 
 def test_wilson_intervals_hold_the_share_and_narrow_with_more_matches() -> None:
