@@ -21,7 +21,12 @@ BENCHES: list[tuple[str, str, list[str], list[str]]] = [
     ("Engine throughput", "engines.py", [], ["--matches", "2", "--slow-matches", "1"]),
     ("Duel engine", "duel_turns.py", [], ["--matches", "60"]),
     ("Magic Square index and solver", "magic_square.py", [], ["--queries", "2000", "--colourings", "2"]),
-    ("Hornswoggle bots", "hornswoggle_bots.py", [], ["--matches", "60"]),
+    (
+        "Hornswoggle bots",
+        "hornswoggle_bots.py",
+        ["--matches", "100"],
+        ["--matches", "2", "--rows", "captain-random,pirate-random"],
+    ),
     ("Protocol", "protocol.py", [], ["--matches", "4", "--handshakes", "50"]),
     ("Networked play", "network.py", [], ["--matches", "1", "--turns", "100", "--memory-runs", "1"]),
     ("Wide-area link: round trips", "wan.py", [], ["--delays", "25", "--samples", "2", "--turns", "5"]),

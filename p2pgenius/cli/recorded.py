@@ -23,9 +23,10 @@ def matches_folder() -> Path:
     return config_dir() / "matches"
 
 
-def remember(path: Path) -> None:
+def remember(where: Path | str) -> None:
     """Put a match that just ended in the record (a failure here loses nothing: ``history``
     reads the transcript itself later)."""
+    path = Path(where)
     if path.parent.resolve() != matches_folder().resolve():
         return  # (a transcript kept elsewhere, --transcript PATH: not in the record)
     with contextlib.suppress(OSError, sqlite3.Error), Index(index_path(), matches_folder()) as index:
