@@ -67,6 +67,7 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
         "--port",
         "0",
         "--bot",
+        "wizard",  # (the club level: the strongest would make this scripted duel long)
         "--fast",
         "--grace",
         "60",

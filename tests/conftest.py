@@ -1,0 +1,29 @@
+"""Test-wide settings.
+
+A bot asked for with no level (``--bot`` alone, a harness's default) plays the game's club level
+in the suite, not its strongest: the strongest search for tens of milliseconds a decision, and the
+hundreds of matches the suite plays to test the network, the screens and the files only need a
+sound bot that finishes. The strongest levels are tested on their own (tests/duel/test_bots.py,
+tests/hornswoggle/test_bots.py, tests/magic_square/test_table.py), measured by bench/bots.py, and
+played by ``p2pgenius demo``; a test that asks for a level by name gets that level.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from p2pgenius.bots import registry
+
+
+@pytest.fixture(autouse=True)
+def club_bots_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = registry.level_of
+
+    def level_of(game: str, level: str | None) -> str:
+        if level:
+            return real(game, level)
+        told = registry.described(game)
+        club = [known.name for known in told if known.rank == "club"]
+        return real(game, club[0] if club else None)
+
+    monkeypatch.setattr(registry, "level_of", level_of)
