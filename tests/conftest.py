@@ -5,7 +5,8 @@ in the suite, not its strongest: the strongest search for tens of milliseconds a
 hundreds of matches the suite plays to test the network, the screens and the files only need a
 sound bot that finishes. The strongest levels are tested on their own (tests/duel/test_bots.py,
 tests/hornswoggle/test_bots.py, tests/magic_square/test_table.py), measured by bench/bots.py, and
-played by ``p2pgenius demo``; a test that asks for a level by name gets that level.
+played by ``p2pgenius demo``; a test that asks for a level by name gets that level, and one
+marked ``real_default_level`` gets the game's real default.
 """
 
 from __future__ import annotations
@@ -15,8 +16,14 @@ import pytest
 from p2pgenius.bots import registry
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "real_default_level: bots asked for no level play the game's default")
+
+
 @pytest.fixture(autouse=True)
-def club_bots_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+def club_bots_by_default(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    if request.node.get_closest_marker("real_default_level") is not None:
+        return
     real = registry.level_of
 
     def level_of(game: str, level: str | None) -> str:

@@ -37,3 +37,11 @@ def test_an_unknown_level_is_refused_with_every_level_in_words() -> None:
     wanted = r"no bot level 'x' for duel \(choose: \w+ \(strongest\), .*random \(beginner\)\)"
     with pytest.raises(LocalMisuseError, match=wanted):
         level_of("duel", "x")
+
+
+@pytest.mark.real_default_level
+@pytest.mark.parametrize("game", [entry.name for entry in GAMES])
+def test_no_level_is_the_strongest(game: str) -> None:
+    from p2pgenius.bots import make_bot
+
+    assert make_bot(game, None, seed=1).level == described(game)[0].name

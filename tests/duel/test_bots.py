@@ -43,6 +43,7 @@ def test_two_wizards_finish_their_duels() -> None:
     assert sum(o is not None for o in outcomes) >= 18
 
 
+@pytest.mark.real_default_level
 def test_the_archmage_is_the_default_duel_bot_and_the_wizard_the_next_level() -> None:
     assert levels("duel") == ("archmage", "wizard", "random")
     assert make_bot("duel", None, seed=1).level == "archmage"

@@ -66,7 +66,7 @@ def test_the_heuristic_bot_beats_random_play() -> None:
 
 
 def test_the_perfect_bot_beats_the_heuristic_bot() -> None:
-    bots = [make_bot("magic-square", "heuristic", seed=1), make_bot("magic-square", None, seed=2)]
+    bots = [make_bot("magic-square", "heuristic", seed=1), make_bot("magic-square", "perfect", seed=2)]
     final, _ = play(bots, 7)
     outcome = MAGIC_SQUARE.outcome(final)
     assert outcome is not None
