@@ -15,13 +15,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from p2pgenius.cli.recorded import index_path, matches_folder
+from p2pgenius.cli.recorded import index_path, matches_folder, mine
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report, verify
 from p2pgenius.record import bundle
 from p2pgenius.record.index import Index
+from p2pgenius.record.matches import once
 from p2pgenius.wording import printable
 
 
@@ -51,7 +52,8 @@ def write_bundle(args: argparse.Namespace, out: TextIO) -> int:
     else:
         with Index(index_path(), matches_folder()) as index:
             index.refresh()
-            chosen = [m for m in index.matches() if m.counts and (not args.game or m.game == args.game)]
+            lines = once(mine(index.matches()))
+            chosen = [m for m in lines if m.counts and (not args.game or m.game == args.game)]
         entries = [(Path(m.path).name, read(m.path)) for m in reversed(chosen)]  # (oldest first)
     if not entries:
         raise LocalMisuseError("no finished match that verifies in your record: nothing to bundle")

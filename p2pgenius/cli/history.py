@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from p2pgenius.cli.recorded import index_path, matches_folder
+from p2pgenius.cli.recorded import index_path, matches_folder, mine
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.catalog import find
 from p2pgenius.net.files import Files
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.record.index import Index
-from p2pgenius.record.matches import FINISHED, STOPPED, UNFINISHED, UNREADABLE, Match
+from p2pgenius.record.matches import FINISHED, STOPPED, UNFINISHED, UNREADABLE, Match, once
 from p2pgenius.record.ratings import Rating, rate
+from p2pgenius.wording import printable
 
 
 def opened(err: TextIO | None = None, *, rebuild: bool = False) -> Index:
@@ -49,7 +51,7 @@ def opened(err: TextIO | None = None, *, rebuild: bool = False) -> Index:
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """List the record (or open one match); returns the exit code."""
     with opened(sys.stderr, rebuild=args.rebuild) as index:
-        every = index.matches()
+        every = mine(index.matches())
     ratings = rate(every)
     lines = chosen(every, args.game, args.against)
     if args.open is not None:
@@ -120,7 +122,7 @@ def resume_hint(match: Match) -> str:
         return "its secrets file is gone: it cannot be resumed"
     if Files(path, secrets).live():
         return "being played in another process"
-    return f"p2pgenius resume {path}"
+    return f"p2pgenius resume {shlex.quote(str(path))}"
 
 
 def _lines(out: TextIO, lines: Sequence[Match]) -> None:
@@ -128,17 +130,30 @@ def _lines(out: TextIO, lines: Sequence[Match]) -> None:
         out.write(f"no matches in the record (transcripts are kept in {matches_folder()})\n")
         return
     out.write(f"{len(lines)} {'match' if len(lines) == 1 else 'matches'}, newest first:\n")
+    first: dict[str, int] = {}
     for number, match in enumerate(lines, start=1):
+        date = printable(match.date or "-")
         if match.kind == UNREADABLE:
-            out.write(f"{number:>4}  {match.date or '-':<23}  {Path(match.path).name}: {match.problem}\n")
+            out.write(
+                f"{number:>4}  {date:<23}  {printable(Path(match.path).name)}: {printable(match.problem)}\n"
+            )
             continue
-        others = ", ".join(f"{p.name} ({p.fingerprint})" for p in match.opponents) or "-"
-        head = f"{number:>4}  {match.date or '-':<23}  {match.game:<12}  {match.result()}"
+        others = ", ".join(f"{printable(p.name)} ({p.fingerprint})" for p in match.opponents) or "-"
+        head = f"{number:>4}  {date:<23}  {printable(match.game):<12}  {match.result()}"
         out.write(f"{head}  vs {others}\n")
-        detail = [f"seats {seats_words(match)}", match.reason, length_words(match), verdict_words(match)]
+        detail = [
+            f"seats {seats_words(match)}",
+            printable(match.reason),
+            length_words(match),
+            verdict_words(match),
+        ]
+        if match.match_id in first:  # (another peer's transcript of that match, or a copy)
+            detail.append(f"the same match as line {first[match.match_id]}: counted once")
+        elif match.match_id:
+            first[match.match_id] = number
         hint = resume_hint(match)
         out.write(f"        {'; '.join(part for part in detail if part)}{f'; {hint}' if hint else ''}\n")
-        out.write(f"        {match.path}\n")
+        out.write(f"        {printable(match.path)}\n")
 
 
 def _ratings(
@@ -165,7 +180,7 @@ def my_keys(every: Sequence[Match]) -> set[bytes]:
 def record_against(every: Sequence[Match], key: bytes) -> dict[str, list[int]]:
     """Per game, [won, lost, drawn] against the player with ``key`` (verified results only)."""
     out: dict[str, list[int]] = {}
-    for match in every:
+    for match in once(every):
         if match.counts and any(p.key == key for p in match.opponents):
             tally = out.setdefault(match.game, [0, 0, 0])
             tally[{"won": 0, "lost": 1}.get(match.result(), 2)] += 1
@@ -200,6 +215,7 @@ def as_json(
         "matches": [
             {
                 "path": m.path,
+                "match": m.match_id,
                 "date": m.date,
                 "game": m.game,
                 "kind": m.kind,

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
-from p2pgenius.net.keystore import config_dir
+from p2pgenius.net.keystore import account_identities, config_dir
 from p2pgenius.record.index import Index
+from p2pgenius.record.matches import Match
 from p2pgenius.record.ratings import Rating, known
 
 INDEX_NAME = "history.sqlite"
@@ -33,6 +35,13 @@ def remember(where: Path | str) -> None:
         index.add(path)
 
 
+def mine(lines: Sequence[Match]) -> list[Match]:
+    """The lines as this account sees them: its own peer in each is the one whose key is one of
+    the account's (never the header's ``me``, which is the writer's unsigned word)."""
+    keys = [identity.public for identity in account_identities()]
+    return [line.owned(keys) for line in lines]
+
+
 def ratings(game: str, keys: list[bytes]) -> dict[bytes, Rating]:
     """The ratings in ``game`` of the players with ``keys`` as this machine's record knows them
     (the index as it stands: ``history`` brings it up to date); none if there is no record."""
@@ -40,6 +49,6 @@ def ratings(game: str, keys: list[bytes]) -> dict[bytes, Rating]:
         return {}
     try:
         with Index(index_path(), matches_folder()) as index:
-            return known(index.matches(), game, keys)
+            return known(mine(index.matches()), game, keys)
     except sqlite3.Error:
         return {}

@@ -7,10 +7,12 @@ import json
 from typing import Any, TextIO
 
 from p2pgenius.cli.export import read, record
+from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import verify
 from p2pgenius.record import bundle
 from p2pgenius.record.matches import Match
+from p2pgenius.wording import printable
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -55,6 +57,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 def verify_bundle(args: argparse.Namespace, entries: list[tuple[str, bytes]], out: TextIO) -> int:
     """Every transcript of a bundle verified, then the record they prove per player; 0 if every
     one verifies as a finished match."""
+    if not entries:
+        raise P2PGeniusError("the bundle holds no transcript: it proves nothing")
     matches, tallies = bundle.prove(entries)
     good = sum(1 for m in matches if m.verified)
     if args.json:
@@ -98,18 +102,22 @@ def bundle_json(matches: list[Match], tallies: dict[bytes, bundle.Tally]) -> dic
 def bundle_text(out: TextIO, matches: list[Match], tallies: dict[bytes, bundle.Tally], good: int) -> None:
     """What a bundle proves, for people."""
     out.write(f"bundle of {len(matches)} transcripts: {good} verify as finished matches\n")
+    counted: set[str] = set()
     for m in matches:
         players = ", ".join(
-            f"{p.name} ({p.fingerprint}) {'/'.join(f'p{s}' for s in p.seats)}" for p in m.players
+            f"{printable(p.name)} ({p.fingerprint}) {'/'.join(f'p{s}' for s in p.seats)}" for p in m.players
         )
         won = " and ".join(f"p{seat}" for seat in m.winners) or "nobody (a draw)"
-        told = f"{m.game}: {won} won ({m.reason}); {players}"
-        said = told if m.verified else f"does not prove a result: {m.problem or m.result()}"
-        out.write(f"  {'ok ' if m.verified else 'NO '} {m.path}: {said}\n")
+        told = f"{m.game}: {won} won ({printable(m.reason)}); {players}"
+        if m.verified and m.match_id in counted:
+            told += "; the same match as one above: counted once"
+        counted.add(m.match_id)
+        said = told if m.verified else f"does not prove a result: {printable(m.problem or m.result())}"
+        out.write(f"  {'ok ' if m.verified else 'NO '} {printable(m.path)}: {said}\n")
     out.write("what the verified ones prove, per player (signed by every player of each match):\n")
     for tally in tallies.values():
         games = "; ".join(
             f"{g} {n[0]} won, {n[1]} lost, {n[2]} drawn" for g, n in sorted(tally.games.items())
         )
-        out.write(f"  {tally.name} ({fingerprint(tally.key)}): {games}\n")
+        out.write(f"  {printable(tally.name)} ({fingerprint(tally.key)}): {games}\n")
     out.write("(a bundle proves these matches, not that they are all of a player's matches)\n")

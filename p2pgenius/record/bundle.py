@@ -24,7 +24,7 @@ from typing import Final
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.transcript import verify
-from p2pgenius.record.matches import UNREADABLE, Match, from_report
+from p2pgenius.record.matches import UNREADABLE, Match, from_report, once
 
 MAGIC: Final = "p2pgenius bundle"
 VERSION: Final = 1
@@ -81,9 +81,7 @@ def prove(entries: Sequence[tuple[str, bytes]]) -> tuple[list[Match], dict[bytes
         except (P2PGeniusError, ValueError, TypeError, LookupError) as exc:
             matches.append(Match(name, UNREADABLE, False, problem=str(exc) or type(exc).__name__))
     tallies: dict[bytes, Tally] = {}
-    for match in matches:
-        if not match.verified:
-            continue
+    for match in once(m for m in matches if m.verified):  # (two transcripts of one match: once)
         for player in match.players:
             if not player.seats:
                 continue

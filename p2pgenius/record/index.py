@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
 from p2pgenius.record.matches import UNREADABLE, Match, Player, read
 
-SCHEMA: Final = 1
+SCHEMA: Final = 2
 """The index's layout; an index of another layout is rebuilt."""
 COMPANIONS: Final = (".secrets", ".invite", ".lock", ".stage", ".log", ".tmp")
 """Files that go beside a transcript (``X.p2pt.lock``, ``X.secrets``...): not listed."""
@@ -43,6 +45,7 @@ FIELDS: Final = (
     "steps",
     "problem",
     "outcome",
+    "match_id",
 )
 
 
@@ -61,6 +64,9 @@ class Index:
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.database)
+        if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+            db.close()
+            raise sqlite3.DatabaseError("the index fails its check")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA:
             db.execute("DROP TABLE IF EXISTS matches")
@@ -68,7 +74,7 @@ class Index:
             "CREATE TABLE IF NOT EXISTS matches (path TEXT PRIMARY KEY, size INTEGER, mtime INTEGER,"
             " kind TEXT, verified INTEGER, game TEXT, date TEXT, role TEXT, me INTEGER, players TEXT,"
             " winners TEXT, reason TEXT, fault_peer INTEGER, fault_kind TEXT, steps INTEGER,"
-            " problem TEXT, outcome TEXT)"
+            " problem TEXT, outcome TEXT, match_id TEXT)"
         )
         db.execute("CREATE INDEX IF NOT EXISTS by_date ON matches (date)")
         db.execute(f"PRAGMA user_version = {SCHEMA}")
@@ -103,19 +109,28 @@ class Index:
 
     def refresh(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Read every new or changed file (``progress(done, total)`` after each), forget the
-        lines of files that are gone; returns how many files were read."""
+        lines of files that are gone; returns how many files were read. An index found damaged
+        on the way is set aside and read again from the transcripts."""
+        try:
+            return self._refresh(progress)
+        except sqlite3.DatabaseError:
+            self.db.close()
+            self._set_aside()
+            self.db = self._open()
+            return self._refresh(progress)
+
+    def _refresh(self, progress: Callable[[int, int], None] | None) -> int:
         known = {row[0]: (row[1], row[2]) for row in self.db.execute("SELECT path, size, mtime FROM matches")}
-        present = self.files()
-        stale = []
-        for path in present:
-            stat = path.stat()
-            if known.get(str(path)) != (stat.st_size, stat.st_mtime_ns):
-                stale.append((path, stat.st_size, stat.st_mtime_ns))
-        for done, (path, size, mtime) in enumerate(stale, start=1):
-            self._keep(self._read(path), size, mtime)
+        present: dict[str, tuple[Path, int, int]] = {}
+        for path in self.files():
+            with contextlib.suppress(OSError):  # (gone since it was listed)
+                present[_key(path)] = (path, *_version(path.stat()))
+        stale = [(key, *held) for key, held in present.items() if known.get(key) != held[1:]]
+        for done, (key, path, size, mtime) in enumerate(stale, start=1):
+            self._keep(replace(self._read(path), path=key), size, mtime)
             if progress is not None:
                 progress(done, len(stale))
-        gone = set(known) - {str(path) for path in present}
+        gone = set(known) - set(present)
         self.db.executemany("DELETE FROM matches WHERE path = ?", [(path,) for path in sorted(gone)])
         self.db.commit()
         return len(stale)
@@ -128,9 +143,9 @@ class Index:
 
     def add(self, path: Path) -> Match:
         """Read one transcript now (a match that just ended) and keep its line."""
-        stat = path.stat()
-        match = self._read(path)
-        self._keep(match, stat.st_size, stat.st_mtime_ns)
+        size, mtime = _version(path.stat())
+        match = replace(self._read(path), path=_key(path))
+        self._keep(match, size, mtime)
         self.db.commit()
         return match
 
@@ -160,6 +175,7 @@ class Index:
             match.steps,
             match.problem,
             json.dumps(dict(match.outcome), default=str),
+            match.match_id,
         )
         self.db.execute(f"INSERT OR REPLACE INTO matches VALUES ({', '.join('?' * len(FIELDS))})", row)
 
@@ -167,11 +183,30 @@ class Index:
 
     def matches(self) -> list[Match]:
         """Every line, newest first."""
+        try:
+            return self._matches()
+        except sqlite3.DatabaseError:  # (damaged since it was opened: read again from the files)
+            self.refresh()
+            return self._matches()
+
+    def _matches(self) -> list[Match]:
         rows = self.db.execute(f"SELECT {', '.join(FIELDS)} FROM matches ORDER BY date DESC, path DESC")
         return [_match(dict(zip(FIELDS, row, strict=True))) for row in rows]
 
     def __iter__(self) -> Iterator[Match]:
         return iter(self.matches())
+
+
+def _key(path: Path) -> str:
+    """A file's path as the index keeps it: text SQLite can hold (a name that is not UTF-8 is
+    kept with its odd bytes shown as U+FFFD)."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _version(stat: os.stat_result) -> tuple[int, int]:
+    """What tells a changed file: its size, and its modification and change times and inode
+    (a copy that keeps the modification time still gets a new change time)."""
+    return stat.st_size, stat.st_mtime_ns + stat.st_ctime_ns + stat.st_ino
 
 
 def _match(row: dict[str, Any]) -> Match:
@@ -194,4 +229,5 @@ def _match(row: dict[str, Any]) -> Match:
         steps=row["steps"],
         problem=row["problem"],
         outcome=json.loads(row["outcome"]),
+        match_id=row["match_id"] or "",
     )

@@ -10,12 +10,14 @@ short (unfinished: ``resume`` may take it up), or a file that is no transcript t
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report, verify
@@ -24,6 +26,8 @@ FINISHED, STOPPED, UNFINISHED, UNREADABLE = "finished", "stopped", "unfinished",
 """What a line of the record is: a match with a result, one stopped by a proven fault, one that
 stops short, a file that is no transcript this program reads."""
 NAMED: Final = re.compile(r"^(\d{8})-(\d{6})")
+DATED: Final = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$")
+"""The header's date as a peer writes it (the header is not signed: anything else is not shown)."""
 """A transcript's file name starts with when it began (``20261201-185148-...``)."""
 
 
@@ -59,6 +63,7 @@ class Match:
     steps: int = 0  # stages played
     problem: str = ""  # why a file is unreadable
     outcome: Mapping[str, Any] = field(default_factory=dict)
+    match_id: str = ""  # the signed terms' hash: one match, whichever peer's transcript this is
 
     @property
     def mine(self) -> tuple[int, ...]:
@@ -77,6 +82,13 @@ class Match:
         """Whether its result counts: a finished match that verifies, one this account played."""
         return self.kind == FINISHED and self.verified and bool(self.mine)
 
+    def owned(self, keys: Iterable[bytes]) -> Match:
+        """This line as the account holding ``keys`` sees it: its peer is the player whose key is
+        one of them (the header's ``me`` is the writer's word, unsigned), or none."""
+        account = set(keys)
+        me = next((index for index, player in enumerate(self.players) if player.key in account), None)
+        return replace(self, me=me)
+
     def result(self) -> str:
         """The result for the transcript's own peer: "won", "lost", "draw", "stopped: p1
         cheated", "unfinished", "watched: p0 won", "unreadable"."""
@@ -87,8 +99,9 @@ class Match:
         if self.kind == STOPPED:
             return f"stopped: {self._fault_words()}"
         if not self.mine:
-            won = " and ".join(f"p{seat}" for seat in self.winners) or "nobody"
-            return f"watched: {won} won" if self.winners else "watched: a draw"
+            said = "watched" if self.role == "watch" else "not yours"
+            won = " and ".join(f"p{seat}" for seat in self.winners)
+            return f"{said}: {won} won" if self.winners else f"{said}: a draw"
         if not self.winners:
             return "draw"
         return "won" if set(self.mine) & set(self.winners) else "lost"
@@ -134,9 +147,11 @@ def from_report(path: str, report: Report, fallback_date: str = "") -> Match:
     )
     me = meta.get("me")
     role = str(meta.get("role") or "")
+    date = meta.get("date")
     base: dict[str, Any] = {
         "game": report.game or "",
-        "date": str(meta.get("date") or fallback_date),
+        "date": date if isinstance(date, str) and DATED.match(date) else fallback_date,
+        "match_id": _match_id(report.terms),
         "role": role,
         "me": me if type(me) is int and 0 <= me < len(keys) and role != "watch" else None,
         "players": players,
@@ -167,6 +182,17 @@ def from_report(path: str, report: Report, fallback_date: str = "") -> Match:
     )
 
 
+def _match_id(terms: Mapping[str, Any] | None) -> str:
+    """One match's name, the same in every peer's and spectator's transcript of it: the hash of
+    its signed terms (which carry the table's random salt); "" before the terms."""
+    if terms is None:
+        return ""
+    try:
+        return hashlib.sha256(encode(dict(terms))).hexdigest()
+    except P2PGeniusError:
+        return ""
+
+
 def winning_seats(outcome: Mapping[str, Any]) -> tuple[int, ...]:
     """The seats an outcome names as winning (a team's every seat; none for a draw)."""
     team = outcome.get("winning_seats")
@@ -191,9 +217,22 @@ def _named_date(path: Path) -> str:
     if found is None:
         return ""
     day, clock = found.groups()
-    return f"{day[:4]}-{day[4:6]}-{day[6:]} {clock[:2]}:{clock[2:4]}:{clock[4:]} UTC"
+    return f"{day[:4]}-{day[4:6]}-{day[6:]} {clock[:2]}:{clock[2:4]}:{clock[4:]}"
 
 
 def opponents_named(match: Match) -> Sequence[str]:
     """The other players as "name (FINGERPRINT)"."""
     return [f"{player.name} ({player.fingerprint})" for player in match.opponents]
+
+
+def once(matches: Iterable[Match]) -> list[Match]:
+    """``matches`` with each match once: a second transcript of the same match (the other
+    peer's, a spectator's, a copy) is left out, the first kept (lines with no terms are kept)."""
+    seen: set[str] = set()
+    out = []
+    for match in matches:
+        if match.match_id and match.match_id in seen:
+            continue
+        seen.add(match.match_id)
+        out.append(match)
+    return out

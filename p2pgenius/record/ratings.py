@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
-from p2pgenius.record.matches import Match
+from p2pgenius.record.matches import Match, once
 
 START: Final = 1500
 SCALE: Final = 24.0
@@ -58,7 +58,7 @@ def rate(matches: Iterable[Match]) -> dict[str, dict[bytes, Rating]]:
     state: dict[str, dict[bytes, Any]] = {}
     counted: dict[str, dict[bytes, int]] = {}
     names: dict[bytes, str] = {}
-    for match in sorted((m for m in matches if m.counts), key=lambda m: (m.date, m.path)):
+    for match in once(sorted((m for m in matches if m.counts), key=lambda m: (m.date, m.path))):
         sides = teams(match)
         if sides is None:
             continue

@@ -11,6 +11,7 @@ import pytest
 
 from p2pgenius.canonical import encode
 from p2pgenius.inmemory import play, transcript
+from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.transcript import frame, header, records
 from tests.protocol.test_attacks import attacked
 
@@ -37,6 +38,10 @@ def illegal(body: list[Any]) -> list[Any]:
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A config directory with a matches/ folder of transcripts; returns the folder."""
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    # This account is peer 0 of the matches (their keys come from the seed).
+    key = tmp_path / "identity.key"
+    key.write_text(Identity.from_seed(bytes([SEED % 256, 0]) * 16).seed.hex() + "\n", encoding="ascii")
+    key.chmod(0o600)
     folder = tmp_path / "matches"
     folder.mkdir()
     made: dict[str, bytes] = {}

@@ -7,11 +7,13 @@ the results to anyone."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from p2pgenius.canonical import encode
 from p2pgenius.cli.main import main
 from p2pgenius.cli.recorded import index_path, remember
 from p2pgenius.protocol.identity import fingerprint
@@ -47,7 +49,10 @@ def test_every_file_is_listed_as_what_it_is_and_none_is_deleted(
     assert "notes.txt" in listed and "foreign" in listed["notes.txt"]["problem"]
     assert listed["20261201-150000-000000-duel-host.p2pt"]["kind"] == UNREADABLE  # damaged
     assert listed["20261201-130000-000000-duel-join.p2pt"]["result"] == "unfinished"
-    assert listed["20261201-140000-000000-duel-watch.p2pt"]["result"].startswith("watched: ")
+    # A spectator's transcript of a match this account played: the account's side, once counted.
+    watched = listed["20261201-140000-000000-duel-watch.p2pt"]
+    original = listed["20261201-120000-000000-duel-host.p2pt"]
+    assert watched["result"] == original["result"] and watched["match"] == original["match"] != ""
     cheat = listed["20261201-160000-000000-magic-square-host.p2pt"]
     report = verify(Path(cheat["path"]).read_bytes())
     assert report.fault is not None and report.fault.kind == "cheat"
@@ -127,9 +132,11 @@ def test_the_record_against_one_player(home: Path, capsys: pytest.CaptureFixture
     them = fingerprint(duel.meta["peers"][1])
     record = history(capsys, "--against", them[:9])
     tally = {"won": 0, "lost": 0, "draw": 0}
+    seen = set()
     for match in record["matches"]:
         assert them in {o["fingerprint"] for o in match["opponents"]}
-        if match["kind"] == FINISHED and match["verified"] and match["seats"]:
+        if match["kind"] == FINISHED and match["verified"] and match["seats"] and match["match"] not in seen:
+            seen.add(match["match"])  # (two transcripts of one match count once)
             tally[match["result"]] += 1
     assert sum(sum(n) for n in record["against"].values()) == sum(tally.values())
     assert sum(n[0] for n in record["against"].values()) == tally["won"]
@@ -202,3 +209,69 @@ def test_the_lobby_shows_the_ratings_this_machine_knows_and_says_so(
     host.ratings = ratings
     host.on_net_event(PeerJoined("Hana", them), person=None)
     assert host.log[-1].endswith(f"; rated {known[them].shown} over {count} on this machine")
+
+
+def test_what_a_header_says_does_not_make_a_result_yours(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The header (me, role, date) is the writer's unsigned word: the account's own key decides.
+    from p2pgenius.inmemory import play, transcript
+    from p2pgenius.protocol.transcript import frame, header, records
+
+    from .conftest import SEED
+
+    original = home / "20261201-120000-000000-duel-host.p2pt"
+    items = list(records(original.read_bytes()))
+    flipped = header(items[0][2]["peers"], 1, date="2099-01-01 00:00:00 UTC") + b"".join(
+        frame(encode(r)) for r in items[1:]
+    )
+    (home / "20261201-170000-000000-duel-host.p2pt").write_bytes(flipped)
+    strangers = play("duel", seed=SEED + 4, setup={"hp": [3, 3]})
+    (home / "20261201-180000-000000-duel-host.p2pt").write_bytes(transcript(strangers, 0))
+    listed = {Path(m["path"]).name: m for m in history(capsys)["matches"]}
+    again = listed["20261201-170000-000000-duel-host.p2pt"]
+    assert (
+        again["result"] == listed[original.name]["result"]
+        and again["match"] == listed[original.name]["match"]
+    )
+    assert listed["20261201-180000-000000-duel-host.p2pt"]["result"].startswith("not yours: ")
+    ratings = history(capsys)["ratings"]["duel"]
+    mine = [r for r in ratings if r["you"]]
+    assert len(mine) == 1 and mine[0]["matches"] == 4, "4 duels of this account, each once"
+    assert main(["history"]) == 0
+    assert "the same match as line" in capsys.readouterr().out
+
+
+def test_odd_files_and_a_damaged_index_never_stop_the_record(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = history(capsys)
+    odd = home / os.fsdecode(b"bad\xff.p2pt")  # (a name that is not UTF-8)
+    odd.write_bytes(b"\x00\x00\x00\x05hello")
+    listed = history(capsys)["matches"]
+    assert len(listed) == len(first["matches"]) + 1 and any("\ufffd" in m["path"] for m in listed)
+    # damage in the middle of the index (its first page still reads)
+    data = bytearray(index_path().read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 512] = b"\xa5" * 512
+    index_path().write_bytes(bytes(data))
+    assert len(history(capsys)["matches"]) == len(listed)
+    assert main(["history", "--rebuild"]) == 0
+
+
+def test_a_bundle_counts_each_match_once_and_shows_no_terminal_text(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    duel = (home / "20261201-120000-000000-duel-host.p2pt").read_bytes()
+    out = tmp_path / "b.bundle"
+    out.write_bytes(bundle.write([("a.p2pt", duel), ("a.p2pt: ok\n  ok  forged.p2pt", duel)]))
+    assert main(["verify", str(out), "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)["record"]
+    assert sum(sum(n.values()) for player in record for n in player["games"].values()) == 2, (
+        "one match: two players"
+    )
+    assert main(["verify", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "\n  ok  forged.p2pt" not in said and "counted once" in said
+    out.write_bytes(bundle.write([]))
+    assert main(["verify", str(out)]) == 1
+    assert "proves nothing" in capsys.readouterr().err
