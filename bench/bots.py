@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import itertools
-import math
 import random
 import statistics
 import sys
@@ -28,6 +27,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stats import wilson  # (bench/stats.py: the script's own folder is on the path)
+
 from p2pgenius.bots import make_bot
 from p2pgenius.games.catalog import GAMES, find
 from p2pgenius.games.registry import get_game
@@ -36,7 +37,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "bots.md"
 BEGIN, END = "<!-- bench/bots.py: begin -->", "<!-- bench/bots.py: end -->"
 MAX_ACTIONS = 20_000
-Z = 1.96  # (95%)
 
 
 @dataclass
@@ -58,15 +58,6 @@ class LineUp:
     @property
     def score(self) -> float:
         return (self.won + self.drawn / 2) / max(self.matches, 1)
-
-
-def wilson(share: float, n: int) -> tuple[float, float]:
-    """The 95% Wilson score interval of a share ``share`` of ``n``."""
-    if n == 0:
-        return 0.0, 1.0
-    centre = (share + Z * Z / (2 * n)) / (1 + Z * Z / n)
-    half = Z * math.sqrt(share * (1 - share) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def seats_of(game: str) -> int:

@@ -18,10 +18,11 @@ ms).
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import time
 from dataclasses import dataclass, field
+
+from stats import wilson  # (bench/stats.py: the script's own folder is on the path)
 
 from p2pgenius.bots import Bot, make_bot
 from p2pgenius.games.duel import DUEL
@@ -29,16 +30,6 @@ from p2pgenius.games.duel.spells import STAB, next_gestures
 from p2pgenius.games.duel.state import DuelState
 
 MAX_TURNS = 300
-Z95 = 1.959964
-
-
-def wilson(score: float, n: int) -> tuple[float, float]:
-    """The 95% Wilson score interval of a share ``score`` of ``n`` trials."""
-    if n == 0:
-        return 0.0, 1.0
-    centre = (score + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
-    half = Z95 / (1 + Z95**2 / n) * math.sqrt(score * (1 - score) / n + Z95**2 / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass

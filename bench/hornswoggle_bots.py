@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from stats import wilson  # (bench/stats.py: the script's own folder is on the path)
+
 from p2pgenius.bots import Bot, make_bot
 from p2pgenius.games.hornswoggle.actions import DOUBLOON, SKULL, HornAction
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
@@ -206,16 +208,6 @@ def line_up(team: tuple[str, str], others: tuple[str, str], matches: int, offset
     return Row(wins, matches, times)
 
 
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a share."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 ROWS = {
     "captain-random": (("captain", "captain"), ("random", "random")),
     "captain-pirate": (("captain", "captain"), ("pirate", "pirate")),
@@ -241,7 +233,7 @@ def main() -> None:
     for name in args.rows.split(","):
         team, others = ROWS[name]
         row = line_up(team, others, args.matches, args.offset)
-        low, high = wilson(row.wins, row.matches)
+        low, high = wilson(row.wins / row.matches if row.matches else 0.0, row.matches)
         timing = f"{statistics.median(row.times):.4f}, {max(row.times):.3f}" if row.times else "-"
         title = f"{' + '.join(team)} vs {' + '.join(others)}"
         print(

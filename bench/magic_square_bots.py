@@ -16,11 +16,12 @@ and swap decisions; one core, shared).
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import statistics
 import time
 from dataclasses import dataclass, field
+
+from stats import wilson  # (bench/stats.py: the script's own folder is on the path)
 
 from p2pgenius.bots import Bot, make_bot
 from p2pgenius.games.magic_square.bots import ExactPlacementBot
@@ -91,16 +92,12 @@ def notice(state: SquareState, measured: int, tally: Tally) -> int:
     return replays
 
 
-def wilson(hits: int, n: int) -> str:
+def share(hits: int, n: int) -> str:
     """``hits``/``n`` as a percentage with its 95% Wilson interval."""
     if n == 0:
         return "-"
-    z = 1.96
-    p = hits / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    low, high = max(0.0, centre - half), min(1.0, centre + half)
-    return f"{100 * p:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+    low, high = wilson(hits / n, n)
+    return f"{100 * hits / n:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
 
 
 def line_up(first: str, second: str, matches: int, max_replays: int) -> Tally:
@@ -139,8 +136,8 @@ def main() -> None:
         times = [t for phase in tally.times.values() for t in phase]
         slowest = [1000 * max(tally.times.get(phase, [0.0])) for phase in ("colouring", "swap")]
         print(
-            f"| {first} vs {second} | {n} | {wilson(tally.won, n)} | {wilson(tally.lost, n)} "
-            f"| {wilson(tally.unfinished, n)} | {wilson(tally.round_1_won, n)} "
+            f"| {first} vs {second} | {n} | {share(tally.won, n)} | {share(tally.lost, n)} "
+            f"| {share(tally.unfinished, n)} | {share(tally.round_1_won, n)} "
             f"| {1000 * statistics.median(times):.2f} ms, {1000 * max(times):.0f} ms "
             f"| {slowest[0]:.0f} ms, {slowest[1]:.0f} ms "
             f"| {time.perf_counter() - start:.0f} |",

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from p2pgenius.games.catalog import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,11 +81,14 @@ def test_the_bot_table_plays_every_pair_of_levels_and_counts_each_match() -> Non
         assert itself[3] == "0", "the strongest level's matches against itself end (none drawn unfinished)"
 
 
-def test_wilson_intervals_hold_the_share_and_narrow_with_more_matches() -> None:
+def test_wilson_intervals_hold_the_share_and_narrow_with_more_matches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     spec = importlib.util.spec_from_file_location("bench_bots", ROOT / "bench" / "bots.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_bots"] = module  # (its dataclasses look their module up)
+    monkeypatch.setitem(sys.modules, "bench_bots", module)  # (its dataclasses look their module up)
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))  # (as when it runs: its own folder on the path)
     spec.loader.exec_module(module)
     low, high = module.wilson(0.5, 100)
     assert 0.40 < low < 0.5 < high < 0.60
