@@ -54,8 +54,7 @@ def described(game: str) -> tuple[Level, ...]:
 
 def level_words(game: str, level: str | None) -> str:
     """``level`` of ``game`` (None: the default) in words: "wizard (club)"."""
-    chosen = level or described(game)[0].name
-    return next((str(known) for known in described(game) if known.name == chosen), chosen)
+    return find(game).level_words(level or "")
 
 
 def level_of(game: str, level: str | None) -> str:

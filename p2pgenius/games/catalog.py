@@ -89,6 +89,13 @@ class Entry:
         own = self.levels
         return own if any(level.name == RANDOM_LEVEL.name for level in own) else (*own, RANDOM_LEVEL)
 
+    def level_words(self, level: str) -> str:
+        """One of its bot levels in words, "wizard (club)" ("": its default; a level it does not
+        have: the name alone)."""
+        known = self.described
+        chosen = level or known[0].name
+        return next((str(each) for each in known if each.name == chosen), chosen)
+
     @property
     def rules_file(self) -> str:
         return self.rules or f"{self.name}.md"

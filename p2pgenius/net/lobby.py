@@ -154,10 +154,9 @@ def level_words(game: str, level: object) -> str | None:
     if not isinstance(level, str):
         return None
     try:
-        known = find(game).described
+        return find(game).level_words(level)
     except LocalMisuseError:  # (a game this peer does not have)
         return level or "its game's default"
-    return next((str(each) for each in known if each.name == (level or known[0].name)), level)
 
 
 def _default_level(game: object) -> str:
