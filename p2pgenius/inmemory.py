@@ -74,10 +74,12 @@ def play(
     deterministic: bool = False,
     host_seats: Sequence[int] = (),
     ahead: bool = False,
+    on_start: Callable[[Table], None] | None = None,
 ) -> Table:
     """Play a whole match between ``peers`` sessions with bots. Messages are delivered to every
     other peer in the order sent (a ``tamper`` function may change, drop or add them). With
-    ``ahead``, bots choose for the next stage whenever the game allows it (``Session.ahead``)."""
+    ``ahead``, bots choose for the next stage whenever the game allows it (``Session.ahead``).
+    ``on_start`` is given the table before anything is sent (a hostile test's liar keeps it)."""
     identities = [Identity.from_seed(bytes([seed % 256, i]) * 16) for i in range(peers)]
     keys = [ident.public for ident in identities]
     sessions = [
@@ -92,6 +94,8 @@ def play(
     table = Table(
         sessions, identities, [[] for _ in sessions], [[] for _ in sessions], [[] for _ in sessions]
     )
+    if on_start is not None:
+        on_start(table)
     driver = BotDriver("random", seed, levels=levels or (), bots=bots)  # levels, bots: by seat
     inboxes: list[list[bytes]] = [[] for _ in sessions]
     pending: list[list[YourTurn]] = [[] for _ in sessions]

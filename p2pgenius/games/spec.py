@@ -189,6 +189,8 @@ class GameSpec:
     """Bumped whenever the engine would compute anything differently (peers must agree)."""
     groups_by_peers: ClassVar[Mapping[int, tuple[tuple[int, ...], ...]]] = {2: ((0,), (1,))}
     """For each number of peers the game allows, the seat groups the coin flip deals, one a peer."""
+    sides: ClassVar[tuple[tuple[int, ...], ...]] = ((0,), (1,))
+    """The seats that win or lose together (a team each), in seat order."""
     sealed: bool = False
     """Every stage's choices are sealed simultaneous commitments, revealed once all are in (and,
     unless the ``fast`` option is on, they may change until each seat's time is up)."""
@@ -225,6 +227,11 @@ class GameSpec:
     def perspective(self, state: Any, seats: Sequence[int]) -> Any:
         """The starting state as a peer holding ``seats`` may know it (hidden hands unknown)."""
         return state
+
+    def winners_without(self, seats: Sequence[int]) -> tuple[int, ...]:
+        """The seats that win when the peer holding ``seats`` forfeits or is caught cheating:
+        every seat of every side it holds no seat of (its own side loses with it)."""
+        return tuple(sorted(seat for side in self.sides if not set(side) & set(seats) for seat in side))
 
     # -- actions (the optional parts, asked through one place) ----------------------------------
 

@@ -271,6 +271,16 @@ class Forfeit(Body):
 
 
 @dataclass(frozen=True, slots=True)
+class End(Body):
+    """The author's signed word that the match ended with ``outcome`` (the engine's, after the
+    audit where there is one): with the envelope's heads, on every message it had. A result
+    stands once every peer has sent its own."""
+
+    kind: ClassVar[str] = "end"
+    outcome: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class Desync(Body):
     """The author's state after ``stage``, sent when the hashes differ (evidence)."""
 
@@ -321,6 +331,7 @@ KINDS: Final[dict[str, type[Body]]] = {
         Blind,
         Audit,
         Forfeit,
+        End,
         Desync,
         Chat,
     )

@@ -25,8 +25,8 @@ from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.identity import Identity, IdentityError, agreement_key, agreement_public
 from p2pgenius.protocol.noise import MAX_MESSAGE, CipherState, KeyPair, NoiseError, XXHandshake
 
-PROTOCOL_VERSION: Final = 3  # of the channel; match messages have their own (messages.TAG)
-PROLOGUE: Final = b"p2pgenius/3"
+PROTOCOL_VERSION: Final = 4  # of the channel; match messages have their own (messages.VERSION)
+PROLOGUE: Final = b"p2pgenius/4"
 LENGTH_BYTES: Final = 4
 MAX_RECORD: Final = MAX_MESSAGE
 HELLO_TAG: Final = "p2pgenius-hello"

@@ -152,7 +152,15 @@ class Fault:
 
 @dataclass(frozen=True, slots=True)
 class MatchOver:
-    """The match is over and every check passed."""
+    """The game is over, with this result, and every check passed here. It stands for every peer
+    once each has signed it: :class:`Confirmed`."""
+
+    outcome: Mapping[str, Plain]
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmed:
+    """Every peer has signed the result (its ``end``): the match is over for the record."""
 
     outcome: Mapping[str, Plain]
 
@@ -162,6 +170,7 @@ Event = (
     | YourTurn
     | Applied
     | AuditDue
+    | Confirmed
     | BlindClaim
     | TimeoutClaimed
     | ClaimDisputed

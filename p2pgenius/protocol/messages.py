@@ -2,18 +2,29 @@
 
 Every message is a canonical msgpack array, an *envelope*::
 
-    ["p2pg/2", match_id, author, seq, prev, body, signature]
+    ["p2pg/3", match_id, author, seq, heads, body, signature]
 
-``author`` is the peer's index in the match, ``seq`` counts that author's messages from 0, ``prev``
-is the hash of that author's previous envelope (32 zero bytes for the first), ``body`` is the
-message itself (an array whose first element names its kind), and ``signature`` is the author's
-Ed25519 signature of ``b"p2pgenius/1 message" + encode([tag, match_id, author, seq, prev, body])``.
-A message's hash, for chaining and for reference, is SHA-256 of the whole envelope's bytes.
+``author`` is the peer's index in the match, ``seq`` counts that author's messages from 0, ``heads``
+has one hash per peer of the match: at the author's own index the hash of its previous envelope
+(32 zero bytes for the first), at every other peer's the hash of the newest message of that peer
+the author held when it wrote this one (32 zero bytes for none). ``body`` is the message itself
+(an array whose first element names its kind), and ``signature`` is the author's Ed25519
+signature of ``b"p2pgenius/1 message" + encode([tag, match_id, author, seq, heads, body])``. A
+message's hash, for chaining and for reference, is SHA-256 of the whole envelope's bytes.
+
+So each signature binds not only its author's own history but every other peer's, as far as the
+author had seen it: nobody can rewrite a message that another peer has acknowledged without that
+peer's later messages failing to fit (protocol/SPEC.md, "What a transcript proves").
+
+Version 2 envelopes (tag ``"p2pg/2"``, a single ``prev`` hash in place of ``heads``) are still
+opened, for reading old transcripts: their ``heads`` are the author's ``prev`` alone, and they
+bind nothing of the others.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -22,7 +33,15 @@ from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.bodies import Body, BodyError, is_text, parse_body
 from p2pgenius.protocol.identity import Identity, verify
 
-TAG: Final = "p2pg/2"
+VERSION: Final = 3
+"""The match messages' version (protocol/SPEC.md, section 8): every message names the newest
+message of every peer its author held, and a result stands once every peer has signed it."""
+OLD_VERSION: Final = 2
+"""The version before: its transcripts are still read, and prove no result (nothing in them binds
+one peer's signature to another peer's messages)."""
+TAG: Final = "p2pg/3"
+OLD_TAG: Final = "p2pg/2"
+"""The envelope tag of match messages version 2 (read, never written)."""
 SIGN_DOMAIN: Final = b"p2pgenius/1 message"
 COMMIT_DOMAIN: Final = "p2pgenius/1 commitment"
 COIN_DOMAIN: Final = "p2pgenius/2 coin"
@@ -61,10 +80,14 @@ class Envelope:
     match_id: bytes
     author: int
     seq: int
-    prev: bytes
+    heads: tuple[bytes, ...]
+    """Per peer, the newest message of it the author held (its own: its previous message)."""
     body: tuple[Any, ...]
     raw: bytes
     msg: Body  # the body, typed and checked (bodies.py)
+    version: int = VERSION
+    """The match messages' version of the envelope (2: an old transcript's, whose ``heads`` name
+    nothing of the other peers)."""
     hash: bytes = field(init=False)
     """SHA-256 of the envelope's bytes (taken once: the chain, the archive and the transcript
     each ask for it)."""
@@ -73,36 +96,52 @@ class Envelope:
         object.__setattr__(self, "hash", hashlib.sha256(self.raw).digest())
 
     @property
+    def prev(self) -> bytes:
+        """The hash of the author's previous message (zeros for its first)."""
+        return self.heads[self.author]
+
+    @property
     def kind(self) -> str:
         """The message kind (the body's first element)."""
         return str(self.body[0])
 
 
-def seal(identity: Identity, match_id: bytes, author: int, seq: int, prev: bytes, body: list[Plain]) -> bytes:
-    """Sign a body into envelope bytes."""
-    unsigned = encode([TAG, match_id, author, seq, prev, body])
+def seal(
+    identity: Identity, match_id: bytes, author: int, seq: int, heads: Sequence[bytes], body: list[Plain]
+) -> bytes:
+    """Sign a body into envelope bytes (``heads``: one hash per peer, see the module's doc)."""
+    unsigned = encode([TAG, match_id, author, seq, list(heads), body])
     signature = identity.sign(SIGN_DOMAIN + unsigned)
     # The 7-array's encoding is the 6-array's with one more element: no second encoding pass.
     return _SEVEN + unsigned[1:] + encode(signature)
 
 
-def open_envelope(raw: bytes, keys: list[bytes]) -> Envelope:
-    """Decode and check an envelope: canonical bytes, known author, valid signature, well-formed
-    body. Chain and sequence are the session's to check. Raises MessageError."""
+def open_envelope(raw: bytes, keys: Sequence[bytes], *, version: int = VERSION) -> Envelope:
+    """Decode and check an envelope of match messages ``version`` (3, or 2 for an old
+    transcript): canonical bytes, known author, one head per peer, valid signature, well-formed
+    body. Chain, sequence and what the heads name are the session's to check. Raises
+    MessageError."""
     if len(raw) > MAX_MESSAGE_BYTES:
         raise MessageError(f"a message of {len(raw)} bytes (the limit is {MAX_MESSAGE_BYTES})")
     try:
         value = decode(raw)
     except EncodingError as exc:
         raise MessageError(f"not a canonical message: {exc}") from None
-    if not (isinstance(value, list) and len(value) == 7 and value[0] == TAG):
-        raise MessageError("not a p2pgenius/1 message envelope")
-    _, match_id, author, seq, prev, body, signature = value
+    tag = TAG if version == VERSION else OLD_TAG
+    if not (isinstance(value, list) and len(value) == 7 and value[0] == tag):
+        if isinstance(value, list) and value and value[0] in (TAG, OLD_TAG):
+            raise MessageError(f"a message of another version of the protocol ({value[0]!r}, not {tag!r})")
+        raise MessageError(f"not a {tag} message envelope")
+    _, match_id, author, seq, heads, body, signature = value
+    old = version == OLD_VERSION and isinstance(heads, bytes) and type(author) is int
+    if old and 0 <= author < len(keys):  # (its one ``prev``: it names nothing of the others)
+        heads = [heads if peer == author else ZERO_HASH for peer in range(len(keys))]
     if not (
         isinstance(match_id, bytes)
         and len(match_id) == 32
-        and isinstance(prev, bytes)
-        and len(prev) == 32
+        and isinstance(heads, list)
+        and len(heads) == len(keys)
+        and all(isinstance(h, bytes) and len(h) == 32 for h in heads)
         and type(author) is int
         and type(seq) is int
         and seq >= 0
@@ -122,7 +161,7 @@ def open_envelope(raw: bytes, keys: list[bytes]) -> Envelope:
         msg = parse_body(body)
     except BodyError as exc:
         raise MessageError(str(exc)) from None
-    return Envelope(match_id, author, seq, prev, tuple(body), raw, msg)
+    return Envelope(match_id, author, seq, tuple(heads), tuple(body), raw, msg, version)
 
 
 def commitment(match_id: bytes, stage: int, seat: int, nonce: bytes, payload: Plain) -> bytes:

@@ -19,25 +19,27 @@ the Hornswoggle audit.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.protocol.messages import OLD_VERSION, VERSION
 from p2pgenius.protocol.session import (
     Applied,
     BlindClaim,
     Fault,
     ForfeitVoided,
     MatchOver,
+    Phase,
     Rejected,
     Session,
     TimeObserved,
 )
 
 MAGIC: Final = "p2pgenius-transcript"
-VERSION: Final = 2  # the match messages' version (2: coin shares committed in the lobby)
 MAX_RECORD: Final = 1 << 20
 
 
@@ -103,6 +105,18 @@ class Step:
     (the claim it received: its seat's view after the stage)."""
 
 
+FINISHED: Final = "finished"
+"""The transcript proves a result: its messages yield it and every peer signed it (``end``)."""
+UNCONFIRMED: Final = "unconfirmed"
+"""Its messages yield a result, but not every peer signed it: this peer's word alone, no result."""
+STOPPED: Final = "stopped"
+"""A fault stopped the match (a cheat, a forfeit, states that diverged), proven by what is signed."""
+INCOMPLETE: Final = "incomplete"
+"""It stops before any result (a match under way, or cut short with nothing proven)."""
+REFUSED: Final = "refused"
+"""The transcript's own peer refused the terms: no match was played under them."""
+
+
 @dataclass
 class Report:
     """What ``verify`` found."""
@@ -110,6 +124,7 @@ class Report:
     ok: bool
     summary: str
     outcome: dict[str, Plain] | None = None
+    """The result the messages yield (FINISHED: every peer signed it; UNCONFIRMED: not)."""
     messages: int = 0
     fault: Fault | None = None
     rejected: list[str] = field(default_factory=list)
@@ -126,6 +141,20 @@ class Report:
     """The engine state before stage 0 (None before the deal)."""
     steps: list[Step] = field(default_factory=list)
     """Every stage played, in order (``p2pgenius replay`` and ``export`` read these)."""
+    standing: str = INCOMPLETE
+    """What the transcript proves: FINISHED, UNCONFIRMED, STOPPED, INCOMPLETE or REFUSED."""
+    version: int = VERSION
+    """Its match messages' version (2: an old transcript, which proves no result)."""
+    unsigned: tuple[int, ...] = ()
+    """UNCONFIRMED: the peers whose signed word of the result is missing."""
+    winners: tuple[int, ...] = ()
+    """The seats that won: those the result names (FINISHED), or every seat of the sides the
+    peer at fault holds none of (a forfeit or a cheat, once the seats are dealt)."""
+    refused_terms: str | None = None
+    """Why the transcript's own peer refused the terms, if it did (its ``rejected`` record)."""
+    chains: list[list[bytes]] = field(default_factory=list)
+    """Per peer, the hash of each of its messages that the transcript holds, in its order: what
+    a copy of the match holds of each peer's signed history (copies are compared by these)."""
 
 
 def verify(data: bytes) -> Report:
@@ -134,51 +163,18 @@ def verify(data: bytes) -> Report:
     first = next(items, None)
     if not (isinstance(first, list) and len(first) == 3 and first[0] == MAGIC):
         raise TranscriptError("not a p2pgenius transcript (no header)")
-    if first[1] != VERSION:
+    if first[1] not in (VERSION, OLD_VERSION):
         raise TranscriptError(
-            f"a transcript of match version {first[1]!r}; this program reads version {VERSION} (a "
-            "transcript is verified by the p2pgenius version that played it)"
+            f"a transcript of match version {first[1]!r}; this program reads versions {OLD_VERSION} "
+            f"and {VERSION} (a transcript is verified by the p2pgenius version that played it)"
         )
     meta = first[2]
     keys = meta.get("peers") if isinstance(meta, dict) else None
     if not isinstance(keys, list) or not all(isinstance(k, bytes) for k in keys) or len(keys) < 2:
         raise TranscriptError("the header does not list the peers' keys")
-    observer = Session(keys=keys, me=None)
-    report = Report(ok=False, summary="")
-    last_msg = b""
-    claims: dict[int, BlindClaim] = {}
-    for index, record in enumerate(items, start=1):
-        if record[0] == "rejected" and isinstance(record[1], bytes):
-            # A message the peer refused: judged again here, unless it is the "msg" just above
-            # (its envelope was accepted and its content refused: replaying it said why already).
-            if record[1] != last_msg:
-                for event in observer.receive(record[1]):
-                    if isinstance(event, Rejected):
-                        report.rejected.append(f"record {index}: {event.reason}")
-                    elif isinstance(event, Fault) and report.fault is None:
-                        report.fault = event  # (equivocation: the second message is the proof)
-            continue
-        if record[0] != "msg":
-            continue
-        last_msg = record[1]
-        report.messages += 1
-        for event in observer.receive(record[1]):
-            if isinstance(event, Rejected):
-                report.rejected.append(f"record {index}: {event.reason}")
-            elif isinstance(event, Fault) and report.fault is None:
-                report.fault = event
-            elif isinstance(event, MatchOver):
-                report.outcome = dict(event.outcome)
-            elif isinstance(event, Applied):
-                report.steps.append(Step(event.stage, event.actions, event.events, event.state))
-            elif isinstance(event, BlindClaim):
-                claims.setdefault(event.stage, event)
-            elif isinstance(event, TimeObserved):
-                report.disputed_time.append(
-                    f"record {index}: peer {event.author} saw {event.observed_ms / 1000:.1f} s pass "
-                    f"before p{event.seat}'s decision at stage {event.stage}, which declared "
-                    f"{event.declared_ms / 1000:.1f} s"
-                )
+    observer = Session(keys=keys, me=None, version=first[1])
+    report = Report(ok=False, summary="", version=first[1], meta=dict(meta))
+    claims = _replay(observer, items, report)
     observer.settle_forfeits()  # a forfeit that nothing after it answered stands
     for event in observer.take_events():
         if isinstance(event, Fault) and report.fault is None:
@@ -189,36 +185,137 @@ def verify(data: bytes) -> Report:
                 f"forfeited at stage {event.stage}, and it answered after: contested, not taken"
             )
     report.game = observer.terms["game"] if observer.terms else None
-    report.meta, report.terms, report.names = dict(meta), observer.terms, list(observer.names)
+    report.terms, report.names = observer.terms, list(observer.names)
     report.owner = tuple(observer.owner)
+    report.chains = _chains(observer)
     if observer.terms is not None and observer.game is not None and observer.owner:
         report.initial = observer.game.initial(observer.terms["setup"], observer.terms["options"])
         report.steps = _opened(observer, report.initial, report.steps)
         report.steps = _blindness(observer, meta.get("me"), report.initial, report.steps, claims)
+    _judge(observer, report)
+    return report
+
+
+def _replay(observer: Session, items: Iterator[list[Any]], report: Report) -> dict[int, BlindClaim]:
+    """Feed every message of the transcript to the observer, in order, noting what it finds;
+    returns the blindness claims it met (by stage)."""
+    last_msg = b""
+    claims: dict[int, BlindClaim] = {}
+    for index, record in enumerate(items, start=1):
+        if record[0] == "rejected" and isinstance(record[1], bytes):
+            # A message the peer refused: judged again here, unless it is the "msg" just above
+            # (its envelope was accepted and its content refused: replaying it said why already).
+            if record[1] == last_msg:
+                if report.messages == 1 and observer.phase is Phase.COIN_REVEAL:  # (the terms)
+                    report.refused_terms = str(record[2]) if len(record) > 2 else ""
+                continue
+            events = observer.receive(record[1])
+        elif record[0] == "msg" and isinstance(record[1], bytes):
+            last_msg = record[1]
+            report.messages += 1
+            events = observer.receive(record[1])
+        else:
+            continue
+        for event in events:
+            _note(event, index, report, claims)
+    return claims
+
+
+def _note(event: Any, index: int, report: Report, claims: dict[int, BlindClaim]) -> None:
+    """What one event of the replay tells the report."""
+    if isinstance(event, Rejected):
+        report.rejected.append(f"record {index}: {event.reason}")
+    elif isinstance(event, Fault) and report.fault is None:
+        report.fault = event  # (equivocation: the second message is the proof)
+    elif isinstance(event, MatchOver):
+        report.outcome = dict(event.outcome)
+    elif isinstance(event, Applied):
+        report.steps.append(Step(event.stage, event.actions, event.events, event.state))
+    elif isinstance(event, BlindClaim):
+        claims.setdefault(event.stage, event)
+    elif isinstance(event, TimeObserved):
+        report.disputed_time.append(
+            f"record {index}: peer {event.author} saw {event.observed_ms / 1000:.1f} s pass "
+            f"before p{event.seat}'s decision at stage {event.stage}, which declared "
+            f"{event.declared_ms / 1000:.1f} s"
+        )
+
+
+def _chains(observer: Session) -> list[list[bytes]]:
+    chains: list[list[bytes]] = [[] for _ in observer.keys]
+    for author, _, raw in observer.archive:
+        chains[author].append(hashlib.sha256(raw).digest())
+    return chains
+
+
+def _judge(observer: Session, report: Report) -> None:
+    """What the transcript proves, and its summary line."""
+    refused, me = report.refused_terms, report.meta.get("me")
+    if refused is not None and type(me) is int and me != 0 and me not in observer.accepted:
+        report.standing, report.terms, report.names, report.game = REFUSED, None, [], None
+        report.summary = (
+            f"refused: peer {me}, whose transcript this is, refused the host's terms ({refused}): "
+            "no match was played under them"
+        )
+        return
     if report.fault is not None:
         fault = report.fault
+        report.standing = STOPPED
+        report.winners = _winners_without(observer, fault)
         who = "nobody" if fault.peer is None else f"peer {fault.peer}"
         report.summary = f"{fault.kind} at stage {fault.stage} by {who}: {fault.reason}"
-    elif report.outcome is not None:
-        report.ok = True
-        winner = report.outcome.get("winner")
-        result = "a draw" if winner is None else f"p{winner} wins"
-        report.summary = (
-            f"valid: {report.game}, {result} ({report.outcome.get('reason')}), "
-            f"{report.messages} messages, every signature, commitment, action and "
-            "state hash checked"
-        )
-        if report.disputed_time:
-            report.summary += (
-                f"; the declared time of {len(report.disputed_time)} decision(s) disputed on the record"
-            )
-    else:
+        return
+    if report.outcome is None:
         stage = observer.stage.number if observer.stage else "setup"
         report.summary = (
             f"incomplete: the match stops at stage {stage} with no result "
             f"({report.messages} messages checked, no fault found)"
         )
-    return report
+        return
+    winner = report.outcome.get("winner")
+    said = "a draw" if winner is None else f"p{winner} wins"
+    result = f"{report.game}, {said} ({report.outcome.get('reason')})"
+    if observer.phase is not Phase.OVER:
+        report.standing, report.unsigned = UNCONFIRMED, observer.unconfirmed()
+        missing = ", ".join(f"peer {peer}" for peer in report.unsigned)
+        why = (
+            f"a transcript of match version {report.version}, whose signatures never bind one peer "
+            "to another's messages"
+            if report.version != VERSION
+            else f"{missing} did not sign it (no end of theirs is here)"
+        )
+        report.summary = (
+            f"unconfirmed: its messages yield {result}, but {why}: it proves no result "
+            f"({report.messages} messages checked)"
+        )
+        return
+    report.ok, report.standing = True, FINISHED
+    report.winners = _winning_seats(report.outcome)
+    report.summary = (
+        f"valid: {result}, {report.messages} messages, every signature, commitment, action and "
+        "state hash checked, and the result signed by every peer"
+    )
+    if report.disputed_time:
+        disputed = len(report.disputed_time)
+        report.summary += f"; the declared time of {disputed} decision(s) disputed on the record"
+
+
+def _winners_without(observer: Session, fault: Fault) -> tuple[int, ...]:
+    """The seats that win by a fault: a forfeit or a cheat, once the seats are dealt, loses for
+    the side of the peer at fault; a desync names nobody who lost."""
+    if fault.kind not in ("forfeit", "cheat") or fault.peer is None or not observer.owner:
+        return ()
+    seats = [seat for seat, peer in enumerate(observer.owner) if peer == fault.peer]
+    return observer.m.spec.winners_without(seats)
+
+
+def _winning_seats(outcome: Mapping[str, Any]) -> tuple[int, ...]:
+    """The seats an outcome names as winning (a team's every seat; none for a draw)."""
+    team = outcome.get("winning_seats")
+    if isinstance(team, list) and all(type(seat) is int for seat in team):
+        return tuple(sorted(team))
+    winner = outcome.get("winner")
+    return (winner,) if type(winner) is int else ()
 
 
 def _blindness(

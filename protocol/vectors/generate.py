@@ -145,27 +145,30 @@ def commitments() -> list[dict[str, Any]]:
 
 
 def envelopes() -> list[dict[str, Any]]:
-    """Signed, chained envelopes from one author."""
+    """Signed, chained envelopes from peer 1 of a match of two: each names its own previous
+    message and the newest of peer 0's it held (none at first, then one, then a later one)."""
     author_seed = seed("envelope author")
     ident = Identity.from_seed(author_seed)
     match_id = seed("match id")
-    bodies: list[list[Any]] = [
-        ["chat", "good luck"],
-        ["hash", 4, seed("state")],
-        ["commit", 5, 1, seed("commit"), 1500],
+    bodies: list[tuple[list[Any], bytes]] = [
+        (["chat", "good luck"], bytes(32)),
+        (["hash", 4, seed("state")], seed("peer 0's message 3")),
+        (["commit", 5, 1, seed("commit"), 1500], seed("peer 0's message 7")),
     ]
     out, prev = [], b"\x00" * 32
-    for seq, body in enumerate(bodies):
-        raw = seal(ident, match_id, 1, seq, prev, body)
-        signed = SIGN_DOMAIN + encode([TAG, match_id, 1, seq, prev, body])
+    for seq, (body, other) in enumerate(bodies):
+        heads = [other, prev]
+        raw = seal(ident, match_id, 1, seq, heads, body)
+        signed = SIGN_DOMAIN + encode([TAG, match_id, 1, seq, heads, body])
         out.append(
             {
                 "author_seed": author_seed.hex(),
                 "public_key": ident.public.hex(),
                 "match_id": match_id.hex(),
                 "author": 1,
+                "peers": 2,
                 "seq": seq,
-                "prev": prev.hex(),
+                "heads": [head.hex() for head in heads],
                 "body": as_json(body),
                 "body_bytes": encode(body).hex(),
                 "signed": signed.hex(),

@@ -38,6 +38,11 @@ class Villain(Peer):
         def lying_flush() -> Any:
             out = honest_flush()
             out.messages = [lie for raw in out.messages for lie in self.rewrite(self.identity, raw)]
+            for lie in out.messages:  # (a liar's program knows what it sent in its own name: the
+                # others' messages name those, and it must take them)
+                envelope = decode(lie)
+                if isinstance(envelope, list) and len(envelope) == 7 and envelope[2] == session.me:
+                    session.chain.numbered[hashlib.sha256(lie).digest()] = (envelope[2], envelope[3])
             return out
 
         session.flush = lying_flush  # type: ignore[method-assign]
@@ -59,9 +64,9 @@ class Chain:
     log: list[str] = field(default_factory=list)
 
     def __call__(self, identity: Identity, raw: bytes) -> list[bytes]:
-        _, match_id, author, seq, prev, body, _ = decode(raw)
+        _, match_id, author, seq, heads, body, _ = decode(raw)
         if self.prev is not None and self.mode in ("change", "inject"):  # re-chain after the lie
-            out = seal(identity, match_id, author, seq + self.shift, self.prev, list(body))
+            out = seal(identity, match_id, author, seq + self.shift, self.chained(heads, author), list(body))
             self.prev = hashlib.sha256(out).digest()
             return [out]
         if self.done or body[0] != self.kind:
@@ -79,7 +84,8 @@ class Chain:
             self.prev = hashlib.sha256(raw).digest()
             for extra in made if made and isinstance(made[0], list) else [made]:
                 self.shift += 1
-                sent.append(seal(identity, match_id, author, seq + self.shift, self.prev, extra))
+                chained = self.chained(heads, author)
+                sent.append(seal(identity, match_id, author, seq + self.shift, chained, extra))
                 self.prev = hashlib.sha256(sent[-1]).digest()
             return sent
         if self.mode == "drop":
@@ -88,17 +94,22 @@ class Chain:
         if self.mode == "forge":  # (someone else's copy: the real one follows)
             return [raw[:-1] + bytes([raw[-1] ^ 1]), raw]
         if self.mode == "foreign":
-            return [seal(identity, bytes(32), author, seq, prev, list(body)), raw]
+            return [seal(identity, bytes(32), author, seq, heads, list(body)), raw]
         if self.mode == "oversize":
             return [
-                seal(identity, match_id, author, seq, prev, ["chat", "x" * (MAX_MESSAGE_BYTES + 10)]),
+                seal(identity, match_id, author, seq, heads, ["chat", "x" * (MAX_MESSAGE_BYTES + 10)]),
                 raw,
             ]
-        changed = seal(identity, match_id, author, seq, prev, self.change(list(body)))
+        changed = seal(identity, match_id, author, seq, heads, self.change(list(body)))
         if self.mode == "equivocate":
             return [raw, changed]
         self.prev = hashlib.sha256(changed).digest()
         return [changed]
+
+    def chained(self, heads: list[bytes], author: int) -> list[bytes]:
+        """``heads`` with the author's own chained after the last message it sent."""
+        assert self.prev is not None
+        return [self.prev if peer == author else head for peer, head in enumerate(heads)]
 
 
 @dataclass

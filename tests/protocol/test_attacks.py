@@ -23,54 +23,83 @@ from .harness import Table, play, transcript
 SEED = 7
 
 
-def identity(peer: int) -> Identity:
-    """The harness's deterministic identity of ``peer`` for SEED."""
-    return Identity.from_seed(bytes([SEED, peer]) * 16)
+def identity(peer: int, seed: int = SEED) -> Identity:
+    """The harness's deterministic identity of ``peer`` for ``seed``."""
+    return Identity.from_seed(bytes([seed % 256, peer]) * 16)
 
 
-def reseal(raw: bytes, change: Callable[[list[Any]], list[Any]], prev: bytes | None = None) -> bytes:
+def reseal(
+    raw: bytes, change: Callable[[list[Any]], list[Any]], prev: bytes | None = None, seed: int = SEED
+) -> bytes:
     """The same message (same author and number) with its body changed, signed again by its
     author, and chained after ``prev`` if given: what a lying peer can produce."""
-    _, match_id, author, seq, old_prev, body, _ = decode(raw)
-    return seal(identity(author), match_id, author, seq, prev or old_prev, change(list(body)))
+    _, match_id, author, seq, heads, body, _ = decode(raw)
+    if prev is not None:
+        heads[author] = prev
+    return seal(identity(author, seed), match_id, author, seq, heads, change(list(body)))
 
 
-def liar(
-    peer: int | None, kind: str, change: Callable[[list[Any]], list[Any]]
-) -> Callable[[int, int, bytes], list[bytes]]:
+class Liar:
     """A tamper function making ``peer`` alter its first message of ``kind``, keeping its hash
     chain whole (every later message re-chained and re-signed, as a real liar's would be).
-    ``peer`` None: whichever peer first sends such a message."""
-    rewritten: dict[bytes, bytes] = {}
-    prev: list[bytes | None] = [None]
-    who = [peer]
+    ``peer`` None: whichever peer first sends such a message.
 
-    def tamper(author: int, to: int, raw: bytes) -> list[bytes]:
+    A real liar's program keeps what it sent in its own name: the liar's session is told the
+    hash of each message as it went out (the others' messages name those), as if its own record
+    held them."""
+
+    def __init__(
+        self, peer: int | None, kind: str, change: Callable[[list[Any]], list[Any]], seed: int = SEED
+    ) -> None:
+        self.who, self.kind, self.change, self.seed = peer, kind, change, seed
+        self.rewritten: dict[bytes, bytes] = {}
+        self.prev: bytes | None = None
+        self.done = False
+        self.table: Table | None = None
+
+    def start(self, table: Table) -> None:
+        self.table = table
+
+    def __call__(self, author: int, to: int, raw: bytes) -> list[bytes]:
         del to
-        if who[0] is None and decode(raw)[5][0] == kind:
-            who[0] = author
-        if author != who[0]:
+        if self.who is None and decode(raw)[5][0] == self.kind:
+            self.who = author
+        if author != self.who:
             return [raw]
-        if raw not in rewritten:  # (the same message goes to every other peer)
-            first = decode(raw)[5][0] == kind and not rewritten.get(b"done")
-            if first:
-                rewritten[b"done"] = b"1"
-            if first or prev[0] is not None:
-                out = reseal(raw, change if first else (lambda b: b), prev[0])
-                prev[0] = hashlib.sha256(out).digest()
-            else:
-                out = raw
-            rewritten[raw] = out
-        return [rewritten[raw]]
+        if raw not in self.rewritten:  # (the same message goes to every other peer)
+            first = decode(raw)[5][0] == self.kind and not self.done
+            self.done = self.done or first
+            out = raw
+            if first or self.prev is not None:
+                out = reseal(raw, self.change if first else (lambda b: b), self.prev, self.seed)
+                self.prev = hashlib.sha256(out).digest()
+                self._sent(author, raw, out)
+            self.rewritten[raw] = out
+        return [self.rewritten[raw]]
 
-    return tamper
+    def _sent(self, author: int, raw: bytes, out: bytes) -> None:
+        """The liar's own session learns what it really sent under that number."""
+        assert self.table is not None
+        chain = self.table.sessions[author].chain
+        chain.numbered[hashlib.sha256(out).digest()] = (author, decode(raw)[3])
+
+
+def liar(peer: int | None, kind: str, change: Callable[[list[Any]], list[Any]], seed: int = SEED) -> Liar:
+    """See :class:`Liar`."""
+    return Liar(peer, kind, change, seed)
 
 
 def attacked(
-    game: str, peer: int | None, kind: str, change: Callable[[list[Any]], list[Any]], **kwargs: Any
+    game: str,
+    peer: int | None,
+    kind: str,
+    change: Callable[[list[Any]], list[Any]],
+    seed: int = SEED,
+    **kwargs: Any,
 ) -> Table:
     """Play with ``peer`` altering its first message of ``kind``."""
-    return play(game, seed=SEED, tamper=liar(peer, kind, change), **kwargs)
+    lying = liar(peer, kind, change, seed)
+    return play(game, seed=seed, tamper=lying, on_start=lying.start, **kwargs)
 
 
 def honest_fault(table: Table, honest: int) -> Fault:

@@ -90,8 +90,11 @@ def test_a_forfeit_stands_for_a_bystander_once_its_own_check_finds_the_seat_stil
     assert report.fault is not None and report.fault.kind == "forfeit", report.summary
 
 
-def test_a_claim_from_a_peer_a_stage_ahead_counts_when_the_reader_gets_there() -> None:
-    # Through the host, a claim can overtake the move that closed the stage it follows.
+def test_a_claim_that_names_a_move_the_reader_has_not_got_waits_for_it() -> None:
+    # A claim is signed on the history its author had: it names the move that closed the stage
+    # before. A reader that has not got that move refuses it (it could be a claim made on
+    # another history); the host relays in the order it accepted, so an honest claim never comes
+    # first. Given the move, the same claim counts.
     table = Table()
     seat, mover = table.waited_on()
     peers = table.peers
@@ -108,12 +111,12 @@ def test_a_claim_from_a_peer_a_stage_ahead_counts_when_the_reader_gets_there() -
     target = next((s for s in stage.waiting if peers[ahead].owner[s] != ahead), None)
     assert target is not None, "the next stage waits on a seat the claimant does not hold"
     peers[ahead].claim_timeout(target, 999_000)
-    for raw in peers[ahead].flush().messages:  # the claim reaches the late peer first
-        peers[behind].receive(raw)
+    claim = peers[ahead].flush().messages
     late = peers[behind]
-    assert late.stage is not None and late.stage.number == 0
+    refused = [e for raw in claim for e in late.receive(raw)]
+    assert any("does not hold" in getattr(e, "reason", "") for e in refused), refused
     assert ahead not in late.time.claims.get((1, target), set())
-    for raw in held:
+    for raw in held + claim:
         late.receive(raw)
     assert late.stage is not None and late.stage.number == 1
-    assert ahead in late.time.claims.get((1, target), set())  # held back, then counted
+    assert ahead in late.time.claims.get((1, target), set())  # counted, once its history is in

@@ -303,15 +303,17 @@ def test_envelopes_parse_verify_and_chain() -> None:
         key = bytes.fromhex(case["public_key"])
         assert Identity.from_seed(bytes.fromhex(case["author_seed"])).public == key
         fields = canonical(raw)
-        assert len(fields) == 7 and fields[0] == "p2pg/2"
-        _, match_id, author, seq, chained, body, signature = fields
-        assert (match_id.hex(), author, seq, chained) == (case["match_id"], case["author"], case["seq"], prev)
+        assert len(fields) == 7 and fields[0] == "p2pg/3"
+        _, match_id, author, seq, heads, body, signature = fields
+        assert (match_id.hex(), author, seq) == (case["match_id"], case["author"], case["seq"])
+        assert len(heads) == case["peers"] and all(len(head) == 32 for head in heads)
+        assert heads[author] == prev  # its own chain; the others': the newest it held of theirs
         assert body == from_json(case["body"]) and encode(body).hex() == case["body_bytes"]
         signed = SIGN_DOMAIN + encode(fields[:6])
         assert signed.hex() == case["signed"] and signature.hex() == case["signature"]
         assert verify(key, signature, signed)
         assert not verify(key, signature, signed + b"x")
-        envelope = open_envelope(raw, [key] * (author + 1))
+        envelope = open_envelope(raw, [key] * case["peers"])
         assert (envelope.author, envelope.seq, list(envelope.body)) == (author, seq, body)
         assert h(raw).hex() == case["hash"] == envelope.hash.hex()
         prev = h(raw)
@@ -333,6 +335,13 @@ def frames(data: bytes) -> list[Any]:
     return out
 
 
+DECISIONS = (
+    *("terms", "accept", "coin_reveal"),
+    *("act", "commit", "reveal", "decline", "final", "blind", "audit"),
+)
+"""The messages a match's result depends on (every other kind is talk, checks or evidence)."""
+
+
 class Match:
     """One match's messages, checked as they are read: envelopes, chains, the match id, the coin
     flip, commitments (and their openings) and every peer's state hashes."""
@@ -350,11 +359,25 @@ class Match:
         self.hashes: dict[int, dict[int, bytes]] = {}  # stage -> author -> hash
         self.claims: dict[int, Any] = {}  # stage -> the blind claim's map
         self.kinds: list[str] = []
+        self.numbers: dict[bytes, tuple[int, int]] = {}  # a message's hash -> (author, seq)
+        self.named = [[-1] * len(keys) for _ in keys]  # author -> peer -> newest of it named
+        self.ends: dict[int, Any] = {}  # author -> the result it signed
+        self.decided = [-1] * len(keys)  # author -> the number of its last decision (or opening)
 
     def read(self, raw: bytes) -> Envelope:
         envelope = open_envelope(raw, self.keys)  # canonical, a known author, a true signature
         author = envelope.author
-        assert (envelope.seq, envelope.prev) == (self.next_seq[author], self.last[author]), "chain"
+        fields = canonical(raw)
+        heads = fields[4]
+        assert isinstance(heads, list) and len(heads) == len(self.keys), "one head per peer"
+        assert (envelope.seq, heads[author]) == (self.next_seq[author], self.last[author]), "chain"
+        for peer, head in enumerate(heads):  # section 5: what it names is held, and no older
+            if peer != author:
+                number = -1 if head == ZERO else self.numbers[head][1]
+                assert head == ZERO or self.numbers[head][0] == peer, "a head names that peer's message"
+                assert number >= self.named[author][peer], "a head never goes back"
+                self.named[author][peer] = number
+        self.numbers[h(raw)] = (author, envelope.seq)
         self.next_seq[author] += 1
         self.last[author] = h(raw)
         body = list(envelope.body)
@@ -382,6 +405,13 @@ class Match:
         elif kind == "blind":
             assert isinstance(body[3], dict) and body[3]["next"], "a claim names who acts next"
             self.claims[body[1]] = body[3]
+        elif kind == "end":
+            assert author not in self.ends, "one end from each peer"
+            self.ends[author] = body[1]
+            others = [peer for peer in range(len(self.keys)) if peer != author]
+            assert all(self.named[author][peer] >= self.decided[peer] for peer in others), "signed blind"
+        if kind in DECISIONS:
+            self.decided[author] = envelope.seq
         return envelope
 
     def check_readies(self) -> None:
@@ -423,7 +453,7 @@ class Match:
 def read_transcript(data: bytes) -> tuple[dict[str, Any], Match, list[list[Any]]]:
     records = frames(data)
     magic, version, meta = records[0]
-    assert (magic, version) == ("p2pgenius-transcript", 2)
+    assert (magic, version) == ("p2pgenius-transcript", 3)
     assert isinstance(meta["peers"], list) and all(len(key) == 32 for key in meta["peers"])
     assert meta["me"] is None or 0 <= meta["me"] < len(meta["peers"])
     match = Match(meta["peers"])
@@ -456,6 +486,9 @@ def test_a_transcript_reads_record_by_record_and_every_check_holds(name: str) ->
         assert match.kinds.count("audit") == peers
     if match.terms["game"] == "duel":  # sealed: every choice travels as a commitment
         assert match.commits and "act" not in match.kinds
+    # Finished (section 7, "What a transcript proves"): every peer signed one result, the last
+    # of its decisions behind it: its end names every other peer's audit or last decision.
+    assert sorted(match.ends) == list(range(peers)) and len({repr(o) for o in match.ends.values()}) == 1
 
 
 # -- whole stages and blindness claims -----------------------------------------------------------

@@ -25,7 +25,7 @@ def forged(session: Session, body: list[object]) -> bytes:
         session.match_id,
         session.me,
         session.next_seq[session.me],
-        session.last_hash[session.me],
+        session.chain.heads(),
         body,
     )
     # Its own chain moves on (a body its receivers refuse as malformed included).

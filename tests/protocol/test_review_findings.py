@@ -55,7 +55,7 @@ def test_terms_with_nonsense_fields_are_refused_not_raised() -> None:
         terms = dict(body[1])
         terms["game"] = ["duel"]
         match_id = hashlib.sha256(MATCH_DOMAIN + encode(terms)).digest()
-        return [seal(identity(author), match_id, author, 0, bytes(32), ["terms", terms])]
+        return [seal(identity(author), match_id, author, 0, decode(raw)[4], ["terms", terms])]
 
     table = play("duel", seed=SEED, tamper=odd_terms)
     assert any(isinstance(e, Rejected) for e in table.events[1])

@@ -53,7 +53,7 @@ def test_terms_for_another_rules_engine_are_refused_clearly() -> None:
         terms = dict(body[1])
         terms["engine"] = "0" * 32
         match_id = hashlib.sha256(MATCH_DOMAIN + encode(terms)).digest()
-        return [seal(identity(author), match_id, author, 0, bytes(32), ["terms", terms])]
+        return [seal(identity(author), match_id, author, 0, decode(raw)[4], ["terms", terms])]
 
     table = play("duel", seed=SEED, tamper=other_engine)
     refused = [e for e in table.events[1] if isinstance(e, Rejected)]

@@ -112,11 +112,14 @@ def test_envelopes_verify_with_plain_ed25519_and_chain_by_hash() -> None:
     prev = bytes(32)
     for case in load("envelopes.json"):
         raw = bytes.fromhex(case["envelope"])
-        tag, match_id, author, seq, chained, body, signature = msgpack.unpackb(raw, raw=False)
-        assert (tag, author, seq, chained) == ("p2pg/2", case["author"], case["seq"], prev)
+        tag, match_id, author, seq, heads, body, signature = msgpack.unpackb(raw, raw=False)
+        assert (tag, author, seq) == ("p2pg/3", case["author"], case["seq"])
+        # One head per peer: the author's own is its previous message's hash.
+        assert len(heads) == case["peers"] and heads[author] == prev
+        assert [head.hex() for head in heads] == case["heads"]
         assert body == from_json(case["body"])
         assert pack(body).hex() == case["body_bytes"]
-        unsigned = msgpack.packb([tag, match_id, author, seq, chained, body], use_bin_type=True)
+        unsigned = msgpack.packb([tag, match_id, author, seq, heads, body], use_bin_type=True)
         assert (b"p2pgenius/1 message" + unsigned).hex() == case["signed"]
         assert signature.hex() == case["signature"]
         key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(case["public_key"]))

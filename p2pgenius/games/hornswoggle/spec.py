@@ -69,6 +69,7 @@ class HornswoggleSpec(GameSpec):
         3: ((0, 2), (1,), (3,)),
         4: ((0,), (1,), (2,), (3,)),
     }
+    sides: ClassVar[tuple[tuple[int, ...], ...]] = ((0, 2), (1, 3))
     time_options = (TimeOption("decision_seconds", DECISION_SECONDS, "each decision"),)
     cards = HornCards()
     piles = HornPiles()

@@ -18,7 +18,7 @@ from p2pgenius.games.spec import GameSpec
 from p2pgenius.protocol.bodies import Body
 from p2pgenius.protocol.events import Event, Fault, Flush, Rejected
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.messages import Envelope, open_envelope, seal
+from p2pgenius.protocol.messages import OLD_VERSION, VERSION, Envelope, open_envelope, seal
 from p2pgenius.protocol.session.blinds import Blinds
 from p2pgenius.protocol.session.cards import HiddenCards
 from p2pgenius.protocol.session.chain import Archived, Chain
@@ -47,11 +47,15 @@ class SessionBase:
         randomness: Callable[[int], bytes] = random_source.token_bytes,
         expected: Mapping[str, Any] | None = None,
         coin: bytes | None = None,
+        version: int = VERSION,
     ) -> None:
         if (me is None) != (identity is None):
             raise LocalMisuseError("a player session needs both its peer index and identity")
         if me is not None and identity is not None and keys[me] != identity.public:
             raise LocalMisuseError("the identity does not match this peer's key")
+        if version not in (OLD_VERSION, VERSION) or (version != VERSION and me is not None):
+            raise LocalMisuseError(f"match messages of version {version} can only be read")
+        self.version = version  # of the match messages: 2 only to read an old transcript
         self.keys = list(keys)
         self.randomness = randomness  # the only entropy: nonces and coin shares (injectable)
         self.me = me
@@ -60,7 +64,7 @@ class SessionBase:
         self.expected = expected  # what the lobby agreed: "game", "options", "claim" (ours)
         self.flushing = Flush()
         self.events: list[Event] = []
-        self.chain = Chain(len(keys))
+        self.chain = Chain(len(keys), binding=version >= VERSION)
         self.backlog: list[Envelope] = []  # messages for stages not reached yet
         self._replay: list[bytes] | None = None  # our own recorded messages, while restoring
         # match set-up
@@ -81,6 +85,7 @@ class SessionBase:
         self.clockbook = ClockBook()
         self.blinds = Blinds()  # what blindness leaves pending: withheld, or seen through claims
         self.audits: dict[int, list[Any]] = {}
+        self.ends: dict[int, Envelope] = {}  # peer -> its signed word of the result (``end``)
         self.defer_audit = False  # a driver with an event loop judges the audit off it (AuditDue)
         self.audit_due = False
         self.time = TimeLedger()  # declared times, observations, claims, disputes, held forfeits
@@ -163,7 +168,7 @@ class SessionBase:
         if self._replay:
             # Restoring: this message was sent before the crash; take it from the transcript.
             raw = self._replay.pop(0)
-            recorded = open_envelope(raw, self.keys)
+            recorded = open_envelope(raw, self.keys, version=self.version)
             if recorded.kind != msg.kind:
                 raise SessionError(
                     f"the transcript's next message of ours is {recorded.kind}, "
@@ -173,9 +178,9 @@ class SessionBase:
             self._dispatch(recorded)
             return
         body = msg.to_body()
-        seq, prev = self.chain.next_seq[self.me], self.chain.last_hash[self.me]
-        raw = seal(self.identity, self.match_id, self.me, seq, prev, body)
-        envelope = Envelope(self.match_id, self.me, seq, prev, tuple(body), raw, msg)
+        seq, heads = self.chain.next_seq[self.me], self.chain.heads()
+        raw = seal(self.identity, self.match_id, self.me, seq, heads, body)
+        envelope = Envelope(self.match_id, self.me, seq, tuple(heads), tuple(body), raw, msg)
         self._accept_chain(envelope)
         self.flushing.records.append(encode(["msg", raw]))
         self.flushing.messages.append(raw)

@@ -1,6 +1,15 @@
-"""Every author's chain of signed messages: which number comes next from each, the hash the next
-must name as its predecessor, every message accepted (the archive a reconnecting peer is sent
-from), and proof of equivocation (two messages, one number)."""
+"""Every author's chain of signed messages: which number comes next from each, the hashes the next
+must name (its author's previous message, and no older message of any other peer than its
+author named before), every message accepted (the archive a reconnecting peer is sent from), and
+proof of equivocation (two messages, one number).
+
+A message names, in its ``heads``, the newest message of every peer that its author held
+(protocol/SPEC.md, section 5). A receiver takes it only if it holds every message so named: the
+host relays each message in the order it accepted it, so an honest author never names what the
+receiver has not been sent before. So whatever a peer signs binds the history of every other peer
+as far as it had seen it, and a message that names a message the receiver does not hold (one that
+another copy of the match must have instead) never joins the chain.
+"""
 
 from __future__ import annotations
 
@@ -14,17 +23,29 @@ Archived = tuple[int, int, bytes]
 
 
 class Chain:
-    """The chains of a match's authors, as this peer accepted their messages."""
+    """The chains of a match's authors, as this peer accepted their messages. ``binding``: the
+    heads of other peers are checked (match messages version 3; version 2 had none)."""
 
-    def __init__(self, authors: int) -> None:
+    def __init__(self, authors: int, *, binding: bool = True) -> None:
+        self.binding = binding
         self.next_seq: list[int] = [0] * authors
         self.last_hash: list[bytes] = [ZERO_HASH] * authors
         self.seen: dict[tuple[int, int], bytes] = {}  # (author, seq) -> the envelope's hash
+        self.numbered: dict[bytes, tuple[int, int]] = {}  # the envelope's hash -> (author, seq)
+        self.named: list[list[int]] = [[-1] * authors for _ in range(authors)]
+        """named[author][peer]: the number of the newest message of ``peer`` that ``author``'s
+        messages named so far (-1: none)."""
         self.archive: list[Archived] = []  # every accepted message, in the order accepted
+
+    def heads(self) -> list[bytes]:
+        """What a message written now names: the newest message held from each author."""
+        return list(self.last_hash)
 
     def accept(self, env: Envelope) -> None:
         """Take ``env`` into its author's chain; MessageError if it is not the next one (a replay,
-        a gap), CheatError if it is a second, different message with a number already used."""
+        a gap) or names a message of another peer not held here, or older than one its author
+        named before; CheatError if it is a second, different message with a number already
+        used."""
         key = (env.author, env.seq)
         if key in self.seen:
             if self.seen[key] == env.hash:
@@ -39,10 +60,44 @@ class Chain:
                 f"peer {env.author}'s message {env.seq} is out of its chain "
                 f"(expected {self.next_seq[env.author]})"
             )
+        named = self._named(env) if self.binding else self.named[env.author]
         self.seen[key] = env.hash
+        self.numbered[env.hash] = key
+        self.named[env.author] = named
         self.archive.append((env.author, env.seq, env.raw))
         self.next_seq[env.author] += 1
         self.last_hash[env.author] = env.hash
+
+    def _named(self, env: Envelope) -> list[int]:
+        """The numbers of the messages ``env`` names, one per peer (its author's: its own number
+        less one); MessageError if one is not held here or goes back on what its author named."""
+        named = list(self.named[env.author])
+        for peer, head in enumerate(env.heads):
+            if peer == env.author:
+                named[peer] = env.seq - 1
+                continue
+            number = -1 if head == ZERO_HASH else self._number_of(peer, head)
+            if number is None:
+                raise MessageError(
+                    f"peer {env.author}'s message {env.seq} names a message of peer {peer} that this "
+                    "record does not hold (it was written on another history)"
+                )
+            if number < named[peer]:
+                raise MessageError(
+                    f"peer {env.author}'s message {env.seq} names peer {peer}'s message {number}, "
+                    f"older than the {named[peer]} it named before"
+                )
+            named[peer] = number
+        return named
+
+    def _number_of(self, peer: int, head: bytes) -> int | None:
+        found = self.numbered.get(head)
+        return found[1] if found is not None and found[0] == peer else None
+
+    def covers(self, author: int, heads: Sequence[bytes]) -> bool:
+        """Whether ``heads`` (a message of ``author``'s) name every message held here from every
+        other peer: nothing reached this peer that the author had not seen."""
+        return all(peer == author or heads[peer] == self.last_hash[peer] for peer in range(len(heads)))
 
     def missing_for(self, next_seq: Sequence[int]) -> list[bytes]:
         """Every message held that a peer reporting ``next_seq`` (per author) has not seen, in

@@ -41,6 +41,7 @@ from p2pgenius.protocol.bodies import (
     Decline,
     Desync,
     Dispute,
+    End,
     FinalChoice,
     Forfeit,
     Hash,
@@ -65,6 +66,7 @@ from p2pgenius.protocol.events import (
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import (
     NONCE_LEN,
+    VERSION,
     Envelope,
     MessageError,
     commitment,
@@ -101,6 +103,11 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     ) -> Session:
         """Rebuild a session after a crash from its transcript and secrets records (decoded,
         header first): every message is replayed; our own are taken as recorded, not re-made."""
+        if transcript[0][1] != VERSION:
+            raise SessionError(
+                f"this match was played with match messages of version {transcript[0][1]!r}; this "
+                f"program plays version {VERSION}: its transcript can be read, not resumed"
+            )
         meta = transcript[0][2]
         keys, me = meta["peers"], meta["me"]
         expected = meta.get("expected")  # what a joiner agreed to in the lobby (terms to come)
@@ -355,14 +362,18 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
 
     def owed(self) -> tuple[int, ...]:
         """The seats the match is waiting on right now: a move, a commitment, a reveal, the
-        opening of a flipped card, or (an audited game, after the end) an audit."""
+        opening of a flipped card, or, after the end, an audit (an audited game) and then the
+        signed word of the result (``end``)."""
         stage = self.stage
         if self.finished or self.fault is not None:
             return ()
         if stage is None:
             if self.outcome is None or not self.owner:
                 return ()
-            return tuple(s for s, p in enumerate(self.owner) if p not in self.audits)
+            # After the end: every peer's audit (an audited game), then every peer's signed word
+            # of the result; a seat owes what its peer owes.
+            done = self.audits if self.phase is Phase.AUDIT else self.ends
+            return tuple(s for s, p in enumerate(self.owner) if p not in done)
         owed = [s for s in stage.waiting if s not in stage.acts and s not in stage.commits]
         if self.terms is not None and not self._fast():
             owed += [s for s in stage.waiting if s in stage.commits and s not in stage.finals]
@@ -412,7 +423,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         """A message from a peer (or from a transcript). Returns the events it caused; a bad
         message is refused and recorded, and never raises."""
         try:
-            env = open_envelope(raw, self.keys)
+            env = open_envelope(raw, self.keys, version=self.version)
             if self.match_id and env.match_id != self.match_id:
                 raise MessageError("a message from another match (replayed across matches)")
             if env.author == self.me:
@@ -469,6 +480,8 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
                 self._on_desync(env, msg)
             case Audit():
                 self._on_audit(env, msg)
+            case End():
+                self._on_end(env, msg)
             case Observed():
                 self._on_observed(env, msg)
             case TimeoutClaim() | Dispute():

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.base import Outcome
-from p2pgenius.protocol.bodies import Audit, Desync, Forfeit, Hash
-from p2pgenius.protocol.events import AuditDue, Fault, ForfeitVoided, MatchOver
+from p2pgenius.protocol.bodies import Audit, Desync, End, Forfeit, Hash
+from p2pgenius.protocol.events import AuditDue, Confirmed, Fault, ForfeitVoided, MatchOver
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.base import SETUP, SessionBase
 from p2pgenius.protocol.session.cards import openings_of
+from p2pgenius.protocol.session.faults import CheatError
 from p2pgenius.protocol.session.phase import Phase
 
 
@@ -63,14 +64,15 @@ class Ending(SessionBase):
 
     def _forfeited(self, env: Envelope, key: tuple[int, int], fault: Fault) -> None:
         """A forfeit that holds on its face. Its author's stops the match at once. Anyone else's
-        (a bystander's, with three or four peers, or an observer's reading a transcript) cannot
-        check its author's clock, so it waits: it stands once this peer's own grace period has
-        passed with the seat still silent (:meth:`confirm_forfeit`), or, for an observer, once the
-        transcript ends without an answer (:meth:`settle_forfeits`); an answer voids it (and is
-        told, :class:`ForfeitVoided`: the forfeit is contested on the record)."""
-        if env.author == self.me or len(self.keys) == 2:
-            # (With two peers a reader is the author, the accused, which refused it already,
-            # or an observer, for which the transcript's forfeit is what happened.)
+        (a bystander's, with three or four peers, or an observer's reading a transcript or
+        watching) cannot check its author's clock, so it waits: it stands once this peer's own
+        grace period has passed with the seat still silent (:meth:`confirm_forfeit`), or, for an
+        observer, once the transcript ends without an answer (:meth:`settle_forfeits`); an answer
+        voids it (and is told, :class:`ForfeitVoided`: the forfeit is contested on the record).
+        (With two peers a reader is the author, the accused, which refused it already, or an
+        observer: one copy of a match cannot show that the accused was silent, only that
+        nothing after the forfeit answered the claim.)"""
+        if env.author == self.me:
             self._stop(fault)
             return
         self.time.hold_forfeit(key, env.author, fault)
@@ -242,6 +244,49 @@ class Ending(SessionBase):
         self._finish()
 
     def _finish(self) -> None:
-        self._enter(Phase.OVER)
+        """The result is known here: say it, signed (``end``), and hold it against what every
+        other peer signs of it. It stands once every peer has."""
+        self._enter(Phase.ENDING)
         assert self.outcome is not None
         self.events.append(MatchOver(self.outcome.to_plain()))
+        if self.me is not None:
+            self._send(End(self.outcome.to_plain()))
+        for author, env in sorted(self.ends.items()):  # (signed before we knew it ourselves)
+            if self.fault is None and author != self.me:
+                self._judge_end(env)
+        self._confirm()
+
+    def _on_end(self, env: Envelope, msg: End) -> None:
+        """A peer's signed word of the result: kept until this peer knows the result too, then
+        held against it (another result is a lie, signed)."""
+        if env.author in self.ends:
+            raise MessageError(f"a second end from peer {env.author}")
+        self.ends[env.author] = env
+        if self.phase in (Phase.ENDING, Phase.OVER) and env.author != self.me:
+            self._judge_end(env)
+            self._confirm()
+
+    def _judge_end(self, env: Envelope) -> None:
+        assert self.outcome is not None
+        ours = self.outcome.to_plain()
+        if env.body[1] != ours:
+            self._cheat(
+                CheatError(
+                    env.author,
+                    f"signed a result the match did not have ({env.body[1]!r}; it is {ours!r})",
+                    {"message": env.hash.hex()},
+                )
+            )
+
+    def _confirm(self) -> None:
+        """Every peer has signed the result: the match is over for the record."""
+        if self.phase is Phase.ENDING and len(self.ends) == len(self.keys):
+            self._enter(Phase.OVER)
+            assert self.outcome is not None
+            self.events.append(Confirmed(self.outcome.to_plain()))
+
+    def unconfirmed(self) -> tuple[int, ...]:
+        """The peers whose signed word of the known result has not come (none before it is known)."""
+        if self.phase is not Phase.ENDING:
+            return ()
+        return tuple(peer for peer in range(len(self.keys)) if peer not in self.ends)

@@ -22,6 +22,7 @@ from p2pgenius.protocol.bodies import (
     Decline,
     Desync,
     Dispute,
+    End,
     FinalChoice,
     Forfeit,
     Hash,
@@ -48,8 +49,11 @@ class Phase(Enum):
     the withheld choices are opened and every claim is checked."""
     AUDIT = "audit"
     """The game is over; waiting for every peer to open what it kept hidden."""
+    ENDING = "ending"
+    """The result is known here and every check passed; waiting for every other peer's signed
+    word of it (``end``), without which it is only this peer's."""
     OVER = "over"
-    """The match finished and every check passed."""
+    """The match finished, every check passed, and every peer signed its result."""
     FAULT = "fault"
     """The match was stopped: a peer cheated, the states diverged, or a peer forfeited."""
 
@@ -57,9 +61,10 @@ class Phase(Enum):
 TRANSITIONS: Final[dict[Phase, frozenset[Phase]]] = {
     Phase.TERMS: frozenset({Phase.COIN_REVEAL, Phase.FAULT}),
     Phase.COIN_REVEAL: frozenset({Phase.PLAYING, Phase.FAULT}),
-    Phase.PLAYING: frozenset({Phase.BEHIND, Phase.AUDIT, Phase.OVER, Phase.FAULT}),
+    Phase.PLAYING: frozenset({Phase.BEHIND, Phase.AUDIT, Phase.ENDING, Phase.FAULT}),
     Phase.BEHIND: frozenset({Phase.PLAYING, Phase.FAULT}),
-    Phase.AUDIT: frozenset({Phase.OVER, Phase.FAULT}),
+    Phase.AUDIT: frozenset({Phase.ENDING, Phase.FAULT}),
+    Phase.ENDING: frozenset({Phase.OVER, Phase.FAULT}),
     Phase.OVER: frozenset({Phase.FAULT}),  # a peer's last state hash may still disagree
     Phase.FAULT: frozenset(),
 }
@@ -82,14 +87,16 @@ _TIME: Final = (TimeoutClaim, Dispute, Forfeit)
 ACCEPTED: Final[dict[Phase, tuple[type[Body], ...]]] = {
     Phase.TERMS: (Terms,),
     Phase.COIN_REVEAL: (Terms, Accept, CoinReveal, Chat, Desync, *_TIME),
-    Phase.PLAYING: (Terms, Chat, Desync, Hash, Observed, *_TIME, *_STAGE),
-    Phase.BEHIND: (Terms, Chat, Desync, Hash, Observed, *_TIME, *_STAGE),
-    Phase.AUDIT: (Terms, Chat, Desync, Hash, Observed, Audit, *_TIME),
-    Phase.OVER: (Terms, Chat, Desync, Hash, Observed),
+    Phase.PLAYING: (Terms, Chat, Desync, Hash, Observed, End, *_TIME, *_STAGE),
+    Phase.BEHIND: (Terms, Chat, Desync, Hash, Observed, End, *_TIME, *_STAGE),
+    Phase.AUDIT: (Terms, Chat, Desync, Hash, Observed, End, Audit, *_TIME),
+    Phase.ENDING: (Terms, Chat, Desync, Hash, Observed, End, *_TIME),
+    Phase.OVER: (Terms, Chat, Desync, Hash, Observed, End),
     Phase.FAULT: (Desync,),
 }
 """The message types a match takes in each phase (a second ``terms`` is refused by its handler,
-which says why); anything else is refused as out of place, with :data:`WHEN`."""
+which says why, and so is a second ``end``; one that comes before this peer knows the result is
+kept until it does); anything else is refused as out of place, with :data:`WHEN`."""
 
 WHEN: Final[dict[Phase, str]] = {
     Phase.TERMS: "before the terms",
@@ -97,6 +104,7 @@ WHEN: Final[dict[Phase, str]] = {
     Phase.PLAYING: "while the match is played",
     Phase.BEHIND: "while the match is played",
     Phase.AUDIT: "after the game's end (during the audit)",
+    Phase.ENDING: "after the match's end (while its result is signed)",
     Phase.OVER: "after the match is over",
     Phase.FAULT: "after the match stopped",
 }

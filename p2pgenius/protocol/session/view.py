@@ -60,6 +60,7 @@ class Readable(Protocol):
     def ahead_state(self) -> Any: ...
     def unsettled(self) -> tuple[int, ...]: ...
     def owed(self) -> tuple[int, ...]: ...
+    def unconfirmed(self) -> tuple[int, ...]: ...
     def clocks(self) -> dict[int, ClockView]: ...
 
 
@@ -207,8 +208,13 @@ class SessionView:
 
     @property
     def finished(self) -> bool:
-        """The match is over and every check passed."""
+        """The match is over, every check passed and every peer signed its result."""
         return self._session.finished
+
+    @property
+    def unconfirmed(self) -> tuple[int, ...]:
+        """Once the result is known here: the peers whose signed word of it has not come yet."""
+        return self._session.unconfirmed()
 
     @property
     def outcome(self) -> Outcome | None:
