@@ -24,7 +24,7 @@ from p2pgenius.games.catalog import find
 from p2pgenius.net.files import Files
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.record.index import Index
-from p2pgenius.record.matches import FINISHED, STOPPED, UNFINISHED, UNREADABLE, Match, once
+from p2pgenius.record.matches import FINISHED, STOPPED, UNCONFIRMED, UNFINISHED, UNREADABLE, Match, once
 from p2pgenius.record.ratings import Rating, rate
 from p2pgenius.wording import printable
 
@@ -109,6 +109,8 @@ def verdict_words(match: Match) -> str:
         return "verifies" if match.verified else "does not verify"
     if match.kind == STOPPED:
         return "verifies the fault"
+    if match.kind == UNCONFIRMED:
+        return "verified, but its result is not signed by every player: not counted"
     return "verified so far"
 
 
@@ -183,7 +185,7 @@ def record_against(every: Sequence[Match], key: bytes) -> dict[str, list[int]]:
     for match in once(every):
         if match.counts and any(p.key == key for p in match.opponents):
             tally = out.setdefault(match.game, [0, 0, 0])
-            tally[{"won": 0, "lost": 1}.get(match.result(), 2)] += 1
+            tally[{"won": 0, "lost": 1}.get(match.side() or "", 2)] += 1
     return out
 
 
@@ -196,7 +198,9 @@ def _against(out: TextIO, every: Sequence[Match], typed: str, game: str | None) 
         if not game or name_ == game:
             out.write(f"  {name_}: {won} won, {lost} lost, {drawn} drawn\n")
     if not tallies:
-        out.write("  no finished match that verifies\n")
+        out.write("  no match whose result is proven (finished and signed by both, or a forfeit)\n")
+    else:
+        out.write("  (a match counts once every player signed its result; a forfeit or a cheat loses)\n")
 
 
 def _matches(count: int) -> str:

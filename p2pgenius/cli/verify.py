@@ -11,7 +11,7 @@ from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import verify
 from p2pgenius.record import bundle
-from p2pgenius.record.matches import Match
+from p2pgenius.record.matches import FINISHED, Match
 from p2pgenius.wording import printable
 
 
@@ -60,7 +60,7 @@ def verify_bundle(args: argparse.Namespace, entries: list[tuple[str, bytes]], ou
     if not entries:
         raise P2PGeniusError("the bundle holds no transcript: it proves nothing")
     matches, tallies = bundle.prove(entries)
-    good = sum(1 for m in matches if m.verified)
+    good = sum(1 for m in matches if m.proves)
     if args.json:
         out.write(json.dumps({"ok": good == len(matches), **bundle_json(matches, tallies)}) + "\n")
     else:
@@ -76,6 +76,7 @@ def bundle_json(matches: list[Match], tallies: dict[bytes, bundle.Tally]) -> dic
                 "name": m.path,
                 "game": m.game,
                 "verified": m.verified,
+                "proves": m.proves,
                 "kind": m.kind,
                 "winners": list(m.winners),
                 "ending": m.reason,
@@ -101,20 +102,21 @@ def bundle_json(matches: list[Match], tallies: dict[bytes, bundle.Tally]) -> dic
 
 def bundle_text(out: TextIO, matches: list[Match], tallies: dict[bytes, bundle.Tally], good: int) -> None:
     """What a bundle proves, for people."""
-    out.write(f"bundle of {len(matches)} transcripts: {good} verify as finished matches\n")
+    out.write(f"bundle of {len(matches)} transcripts: {good} verify as proven results\n")
     counted: set[str] = set()
     for m in matches:
         players = ", ".join(
             f"{printable(p.name)} ({p.fingerprint}) {'/'.join(f'p{s}' for s in p.seats)}" for p in m.players
         )
         won = " and ".join(f"p{seat}" for seat in m.winners) or "nobody (a draw)"
-        told = f"{m.game}: {won} won ({printable(m.reason)}); {players}"
-        if m.verified and m.match_id in counted:
+        how = printable(m.reason) if m.kind == FINISHED else f"by a fault: {printable(m.reason)}"
+        told = f"{m.game}: {won} won ({how}); {players}"
+        if m.proves and m.match_id in counted:
             told += "; the same match as one above: counted once"
         counted.add(m.match_id)
-        said = told if m.verified else f"does not prove a result: {printable(m.problem or m.result())}"
-        out.write(f"  {'ok ' if m.verified else 'NO '} {printable(m.path)}: {said}\n")
-    out.write("what the verified ones prove, per player (signed by every player of each match):\n")
+        said = told if m.proves else f"does not prove a result: {printable(m.problem or m.result())}"
+        out.write(f"  {'ok ' if m.proves else 'NO '} {printable(m.path)}: {said}\n")
+    out.write("what they prove, per player (results signed by every player; a forfeit or a cheat lost):\n")
     for tally in tallies.values():
         games = "; ".join(
             f"{g} {n[0]} won, {n[1]} lost, {n[2]} drawn" for g, n in sorted(tally.games.items())

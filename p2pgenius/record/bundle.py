@@ -7,11 +7,14 @@ is trusted: :func:`prove` verifies every transcript with the keys it lists alone
 what that player called itself).
 
 What a bundle proves, and what it cannot (docs/security.md, "What a bundle proves"): each
-transcript that verifies holds messages signed by each player's key, so the moves, the result and
-who held which seats are those players' own signed words; a third party needs nothing but the
-file. It cannot prove that the bundle is a player's whole record (matches may be left out), who
-stands behind a key (check fingerprints with the person), that a player did not play against
-itself with two keys, or when a match was played (the date is the writer's clock).
+transcript that verifies as finished holds the result signed by every player's key, and every
+message of the history that yields it; one stopped by a forfeit or a cheat holds the evidence (a
+forfeit: its claimant's signed claim, unanswered in that copy; a cheat: the cheater's own signed
+message). A third party needs nothing but the file. It cannot prove that the bundle is a player's
+whole record (matches may be left out), who stands behind a key (check fingerprints with the
+person), that a player did not play against itself with two keys, that a forfeit's claimant did
+not leave its opponent's answers out of its copy (only the opponent's own copy shows them), or
+when a match was played (the date is the writer's clock).
 """
 
 from __future__ import annotations
@@ -81,14 +84,17 @@ def prove(entries: Sequence[tuple[str, bytes]]) -> tuple[list[Match], dict[bytes
         except (P2PGeniusError, ValueError, TypeError, LookupError) as exc:
             matches.append(Match(name, UNREADABLE, False, problem=str(exc) or type(exc).__name__))
     tallies: dict[bytes, Tally] = {}
-    for match in once(m for m in matches if m.verified):  # (two transcripts of one match: once)
+    for match in once(matches):  # (two transcripts of one match: once, the one proving most)
+        sides = match.sides()
+        if not match.proves or (sides is None and not match.dealt):
+            continue
+        won, lost = sides if sides is not None else ([p for p in match.players if p.seats], [])
         for player in match.players:
-            if not player.seats:
+            if player not in won and player not in lost:
                 continue
             tally = tallies.setdefault(player.key, Tally(player.name, player.key))
             counts = tally.games.setdefault(match.game, [0, 0, 0])
-            won = set(player.seats) & set(match.winners)
-            counts[0 if won else (2 if not match.winners else 1)] += 1
+            counts[2 if sides is None else (0 if player in won else 1)] += 1
     return matches, tallies
 
 

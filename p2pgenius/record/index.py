@@ -20,9 +20,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
+from p2pgenius.canonical import decode, encode
 from p2pgenius.record.matches import UNREADABLE, Match, Player, read
 
-SCHEMA: Final = 2
+SCHEMA: Final = 3
 """The index's layout; an index of another layout is rebuilt."""
 COMPANIONS: Final = (".secrets", ".invite", ".lock", ".stage", ".log", ".tmp")
 """Files that go beside a transcript (``X.p2pt.lock``, ``X.secrets``...): not listed."""
@@ -46,6 +47,7 @@ FIELDS: Final = (
     "problem",
     "outcome",
     "match_id",
+    "chains",
 )
 
 
@@ -74,7 +76,7 @@ class Index:
             "CREATE TABLE IF NOT EXISTS matches (path TEXT PRIMARY KEY, size INTEGER, mtime INTEGER,"
             " kind TEXT, verified INTEGER, game TEXT, date TEXT, role TEXT, me INTEGER, players TEXT,"
             " winners TEXT, reason TEXT, fault_peer INTEGER, fault_kind TEXT, steps INTEGER,"
-            " problem TEXT, outcome TEXT, match_id TEXT)"
+            " problem TEXT, outcome TEXT, match_id TEXT, chains BLOB)"
         )
         db.execute("CREATE INDEX IF NOT EXISTS by_date ON matches (date)")
         db.execute(f"PRAGMA user_version = {SCHEMA}")
@@ -176,6 +178,7 @@ class Index:
             match.problem,
             json.dumps(dict(match.outcome), default=str),
             match.match_id,
+            encode(list(match.chains)),
         )
         self.db.execute(f"INSERT OR REPLACE INTO matches VALUES ({', '.join('?' * len(FIELDS))})", row)
 
@@ -230,4 +233,5 @@ def _match(row: dict[str, Any]) -> Match:
         problem=row["problem"],
         outcome=json.loads(row["outcome"]),
         match_id=row["match_id"] or "",
+        chains=tuple(decode(row["chains"])) if row["chains"] else (),
     )

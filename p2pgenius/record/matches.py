@@ -2,10 +2,16 @@
 
 A transcript's header names its peers' keys and which of them wrote it (``me``; none for a
 spectator's); :func:`~p2pgenius.protocol.transcript.verify` replays every message with those keys
-alone. A line is then one of: a finished match that verifies (its result counts), a match stopped
-by a fault the transcript proves (a cheat, a forfeit, states that diverged), a match that stops
-short (unfinished: ``resume`` may take it up), or a file that is no transcript this program reads
-(damaged or foreign: listed, never counted, never deleted).
+alone. A line is then one of: a finished match that verifies, its result signed by every peer (its
+result counts); a match stopped by a fault the transcript proves (a forfeit or a cheat counts, the
+side at fault losing; states that diverged prove nobody lost); a match whose messages yield a
+result that not every peer signed (unconfirmed: no result); a match that stops short (unfinished:
+no evidence either way, ``resume`` may take it up); or a file that is no transcript this program
+reads (damaged or foreign: listed, never counted, never deleted).
+
+Several transcripts of one match (the other peer's, a spectator's, a copy) count once: the one
+whose signed history proves most (:func:`once`), never the one an unsigned header dates first; two
+that hold different messages under one author's number prove that author signed two histories.
 """
 
 from __future__ import annotations
@@ -19,12 +25,29 @@ from typing import Any, Final
 
 from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
+from p2pgenius.games.catalog import names
+from p2pgenius.games.registry import get_spec
 from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.protocol.messages import VERSION
+from p2pgenius.protocol.transcript import UNCONFIRMED as UNSIGNED
 from p2pgenius.protocol.transcript import Report, verify
 
-FINISHED, STOPPED, UNFINISHED, UNREADABLE = "finished", "stopped", "unfinished", "unreadable"
-"""What a line of the record is: a match with a result, one stopped by a proven fault, one that
-stops short, a file that is no transcript this program reads."""
+FINISHED, STOPPED, UNCONFIRMED, UNFINISHED, UNREADABLE = (
+    "finished",
+    "stopped",
+    "unconfirmed",
+    "unfinished",
+    "unreadable",
+)
+"""What a line of the record is: a match with a result every peer signed, one stopped by a proven
+fault, one whose result not every peer signed, one that stops short, a file that is no transcript
+this program reads."""
+LOSING_FAULTS: Final = ("forfeit", "cheat")
+"""Faults that lose the match for the side of the peer at fault (states that diverge do not:
+nobody can tell which engine was wrong)."""
+PREFIX: Final = 8
+"""Bytes of each message's hash a line keeps, to tell two copies of one match apart (a chain of
+hashes: two histories that agree on a message agree on all before it)."""
 NAMED: Final = re.compile(r"^(\d{8})-(\d{6})")
 DATED: Final = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$")
 """The header's date as a peer writes it (the header is not signed: anything else is not shown)."""
@@ -64,6 +87,51 @@ class Match:
     problem: str = ""  # why a file is unreadable
     outcome: Mapping[str, Any] = field(default_factory=dict)
     match_id: str = ""  # the signed terms' hash: one match, whichever peer's transcript this is
+    chains: tuple[bytes, ...] = ()
+    """Per peer, the first PREFIX bytes of the hash of each of its messages the transcript holds
+    (its signed history, as this copy has it)."""
+
+    @property
+    def signed(self) -> int:
+        """How many signed messages this copy holds that passed every check of their chains."""
+        return sum(len(chain) // PREFIX for chain in self.chains)
+
+    @property
+    def proves(self) -> bool:
+        """Whether what is signed proves a result: a finished match every peer signed, or one
+        stopped by a forfeit or a cheat the transcript proves (its side loses)."""
+        if self.kind == FINISHED:
+            return self.verified
+        return self.kind == STOPPED and self.fault_kind in LOSING_FAULTS and self.fault_peer is not None
+
+    @property
+    def dealt(self) -> bool:
+        """Whether the seats were dealt (a forfeit at the coin flip comes before)."""
+        return any(player.seats for player in self.players)
+
+    def side(self) -> str | None:
+        """The result for the transcript's own peer: "won", "lost", "draw", or None (it played
+        no part, or the transcript proves no result)."""
+        if not self.proves or self.me is None:
+            return None
+        if not self.dealt:  # (walked away at the coin flip: it alone loses)
+            return "lost" if self.me == self.fault_peer else "won"
+        if not self.mine:
+            return None
+        if not self.winners:
+            return "draw"
+        return "won" if set(self.mine) & set(self.winners) else "lost"
+
+    def sides(self) -> tuple[list[Player], list[Player]] | None:
+        """(the winners, the others) among the players, for ratings; None for a draw or a match
+        that proves no result."""
+        if not self.proves or (self.dealt and not self.winners):
+            return None
+        if not self.dealt:
+            lost = [p for index, p in enumerate(self.players) if index == self.fault_peer]
+            return [p for index, p in enumerate(self.players) if index != self.fault_peer], lost
+        won = [p for p in self.players if set(p.seats) & set(self.winners)]
+        return won, [p for p in self.players if p.seats and not set(p.seats) & set(self.winners)]
 
     @property
     def mine(self) -> tuple[int, ...]:
@@ -79,8 +147,9 @@ class Match:
 
     @property
     def counts(self) -> bool:
-        """Whether its result counts: a finished match that verifies, one this account played."""
-        return self.kind == FINISHED and self.verified and bool(self.mine)
+        """Whether its result counts: one this account played whose transcript proves a result
+        (:attr:`proves`)."""
+        return self.side() is not None
 
     def owned(self, keys: Iterable[bytes]) -> Match:
         """This line as the account holding ``keys`` sees it: its peer is the player whose key is
@@ -90,27 +159,33 @@ class Match:
         return replace(self, me=me)
 
     def result(self) -> str:
-        """The result for the transcript's own peer: "won", "lost", "draw", "stopped: p1
-        cheated", "unfinished", "watched: p0 won", "unreadable"."""
-        if self.kind == UNREADABLE:
-            return "unreadable"
-        if self.kind == UNFINISHED:
-            return "unfinished"
+        """The result for the transcript's own peer: "won", "lost", "draw", "won: p1 forfeited",
+        "lost: you cheated", "stopped: the peers' states diverged", "unconfirmed: p1 did not
+        sign the result", "unfinished", "watched: p0 won", "unreadable"."""
+        if self.kind in (UNREADABLE, UNFINISHED):
+            return self.kind
+        if self.kind == UNCONFIRMED:
+            return f"unconfirmed: {self.reason}"
+        side = self.side()
         if self.kind == STOPPED:
-            return f"stopped: {self._fault_words()}"
-        if not self.mine:
-            said = "watched" if self.role == "watch" else "not yours"
+            if not self.proves:
+                return f"stopped: {self._fault_words()}"
+            return f"{side or self._onlooker()}: {self._fault_words()}"
+        if side is None:
             won = " and ".join(f"p{seat}" for seat in self.winners)
-            return f"{said}: {won} won" if self.winners else f"{said}: a draw"
-        if not self.winners:
-            return "draw"
-        return "won" if set(self.mine) & set(self.winners) else "lost"
+            return f"{self._onlooker()}: {won} won" if self.winners else f"{self._onlooker()}: a draw"
+        return side
+
+    def _onlooker(self) -> str:
+        return "watched" if self.role == "watch" else "not yours"
 
     def _fault_words(self) -> str:
         who = "a peer"
         if self.fault_peer is not None and self.fault_peer < len(self.players):
             seats = self.players[self.fault_peer].seats
             who = "you" if self.fault_peer == self.me else ("/".join(f"p{s}" for s in seats) or "a peer")
+            if not seats and self.fault_peer != self.me:
+                who = self.players[self.fault_peer].name
         verb = {"cheat": "cheated", "forfeit": "forfeited", "desync": "diverged"}.get(self.fault_kind)
         if self.fault_kind == "desync":
             return "the peers' states diverged"
@@ -156,26 +231,51 @@ def from_report(path: str, report: Report, fallback_date: str = "") -> Match:
         "me": me if type(me) is int and 0 <= me < len(keys) and role != "watch" else None,
         "players": players,
         "steps": len(report.steps),
+        "chains": tuple(b"".join(digest[:PREFIX] for digest in chain) for chain in report.chains),
     }
+    return _line(path, report, players, base)
+
+
+def _line(path: str, report: Report, players: tuple[Player, ...], base: dict[str, Any]) -> Match:
+    """What the report proves, as a line (``base``: what every line of it shares)."""
     if report.fault is not None:
         fault = report.fault
         return Match(
             path,
             STOPPED,
             False,
+            winners=report.winners,
             reason=f"{fault.kind}: {fault.reason}",
             fault_peer=fault.peer,
             fault_kind=fault.kind,
             **base,
         )
+    if report.standing == UNSIGNED:
+        unsigned = " and ".join(
+            "/".join(f"p{seat}" for seat in players[peer].seats) or players[peer].name
+            for peer in report.unsigned
+            if peer < len(players)
+        )
+        why = (
+            f"an older transcript (match version {report.version}), which binds no peer to the result"
+            if report.version != VERSION
+            else f"{unsigned} did not sign the result"
+        )
+        return Match(path, UNCONFIRMED, False, reason=why, outcome=dict(report.outcome or {}), **base)
     if report.outcome is None:
-        return Match(path, UNFINISHED, False, reason="the transcript stops before the end", **base)
+        refused = report.refused_terms
+        reason = (
+            f"its peer refused the terms ({refused})"
+            if refused is not None
+            else "the transcript stops before the end: no evidence either way, not counted"
+        )
+        return Match(path, UNFINISHED, False, reason=reason, **base)
     outcome = dict(report.outcome)
     return Match(
         path,
         FINISHED,
         report.ok,
-        winners=winning_seats(outcome),
+        winners=report.winners or winning_seats(outcome),
         reason=ending(outcome),
         outcome=outcome,
         **base,
@@ -226,13 +326,75 @@ def opponents_named(match: Match) -> Sequence[str]:
 
 
 def once(matches: Iterable[Match]) -> list[Match]:
-    """``matches`` with each match once: a second transcript of the same match (the other
-    peer's, a spectator's, a copy) is left out, the first kept (lines with no terms are kept)."""
-    seen: set[str] = set()
-    out = []
+    """``matches`` with each match once (lines with no terms are all kept), in the order of its
+    first line: of several transcripts of one match (the other peer's, a spectator's, a copy),
+    the one whose signed history proves most (:func:`rank`), whatever their headers say. Copies
+    that hold two different messages under one author's number prove that author signed two
+    histories of the match: the line is then that proof, a cheat (:func:`split`)."""
+    groups: dict[str, list[Match]] = {}
+    out: list[Match | str] = []
     for match in matches:
-        if match.match_id and match.match_id in seen:
-            continue
-        seen.add(match.match_id)
-        out.append(match)
-    return out
+        if not match.match_id:
+            out.append(match)
+        elif match.match_id in groups:
+            groups[match.match_id].append(match)
+        else:
+            groups[match.match_id] = [match]
+            out.append(match.match_id)
+    return [entry if isinstance(entry, Match) else _standing(groups[entry]) for entry in out]
+
+
+def rank(match: Match) -> tuple[int, int]:
+    """How much a copy of a match proves: a result every peer signed, then a forfeit or a cheat
+    proven, then a result not signed by all or a desync, then nothing; among equals, the one
+    holding more signed messages."""
+    if match.kind == FINISHED and match.verified:
+        proof = 3
+    elif match.proves:
+        proof = 2
+    elif match.kind in (UNCONFIRMED, STOPPED):
+        proof = 1
+    else:
+        proof = 0
+    return proof, match.signed
+
+
+def _standing(copies: list[Match]) -> Match:
+    # (Among copies that prove as much, one written by a player of the match rather than a
+    # spectator's: the same result, seen from a seat.)
+    best = max(copies, key=lambda copy: (*rank(copy), copy.me is not None))
+    for other in copies:
+        split_at = split(best, other)
+        if split_at is not None:
+            return _equivocation(best, *split_at)
+    return best
+
+
+def split(one: Match, other: Match) -> tuple[int, int] | None:
+    """(author, number) of the first message two copies of a match hold differently (None: one's
+    every author's history is a prefix of the other's, as honest copies are)."""
+    for author, (mine, theirs) in enumerate(zip(one.chains, other.chains, strict=False)):
+        common = min(len(mine), len(theirs))
+        for start in range(0, common, PREFIX):
+            if mine[start : start + PREFIX] != theirs[start : start + PREFIX]:
+                return author, start // PREFIX
+    return None
+
+
+def _equivocation(match: Match, author: int, number: int) -> Match:
+    """The line two disagreeing copies make: ``author`` signed two messages numbered ``number``,
+    proof of cheating (its side loses, if the seats were dealt)."""
+    seats = match.players[author].seats if author < len(match.players) else ()
+    winners = get_spec(match.game).winners_without(seats) if seats and match.game in names() else ()
+    return replace(
+        match,
+        kind=STOPPED,
+        verified=False,
+        winners=winners,
+        fault_peer=author,
+        fault_kind="cheat",
+        reason=(
+            f"cheat: two copies of this match hold two different messages numbered {number} from peer "
+            f"{author}, each signed by it (two histories of one match)"
+        ),
+    )

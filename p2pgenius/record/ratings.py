@@ -1,19 +1,21 @@
 """Ratings per game, from verified results only.
 
-Each game has its own ratings, computed afresh from the record in the order the matches were
-played: a match counts when its transcript verifies and it ended with a result (a draw included),
-and a stopped or unfinished match does not. Players are told apart by their keys, never by their
-names. The model is openskill's Plackett-Luce (Weng and Lin's Bayesian approximation): each
-player's skill is a mean and an uncertainty, and a match's teams are rated as teams, so
-Hornswoggle's two pirates a side share their team's result (a peer holding both seats of a team is
-that team alone). It was chosen over Glicko-2, whose Python packages rate only one player against
-another, and TrueSkill, which is patented and whose package is no longer kept; openskill is
-MIT-licensed, kept, and needs nothing else.
+Each game has its own ratings, computed afresh from the record in the order the matches were played:
+a match counts when its transcript proves a result (``Match.proves``): every peer signed it (a draw
+included), or a forfeit or a cheat stopped it, the side at fault losing (walking away from a lost
+match, or breaking it on purpose, loses it). A match stopped by states that diverged, one whose
+result not every peer signed, and one cut short with no evidence either way do not. Players are told
+apart by their keys, never by their names. The model is openskill's Plackett-Luce (Weng and Lin's
+Bayesian approximation): each player's skill is a mean and an uncertainty, and a match's teams are
+rated as teams, so Hornswoggle's two pirates a side share their team's result (a peer holding both
+seats of a team is that team alone). It was chosen over Glicko-2, whose Python packages rate only
+one player against another, and TrueSkill, which is patented and whose package is no longer kept;
+openskill is MIT-licensed, kept, and needs nothing else.
 
-A rating is shown on a familiar scale: ``1500 + 24 x (mean - 25)``, so every player starts at
-1500 and one standard deviation of performance (the model's beta, 25/6) is 100 points. What a
-machine shows is what its own record proves: an opponent's rating counts only the matches this
-account played against them.
+A rating is shown on a familiar scale: ``1500 + 24 x (mean - 25)``, so every player starts at 1500
+and one standard deviation of performance (the model's beta, 25/6) is 100 points. What a machine
+shows is what its own record proves: an opponent's rating counts only the matches this account
+played against them.
 """
 
 from __future__ import annotations
@@ -58,7 +60,9 @@ def rate(matches: Iterable[Match]) -> dict[str, dict[bytes, Rating]]:
     state: dict[str, dict[bytes, Any]] = {}
     counted: dict[str, dict[bytes, int]] = {}
     names: dict[bytes, str] = {}
-    for match in once(sorted((m for m in matches if m.counts), key=lambda m: (m.date, m.path))):
+    # Each match once, as its copy that proves most (whatever else holds a copy of it), then in
+    # the order they were played.
+    for match in sorted((m for m in once(matches) if m.counts), key=lambda m: (m.date, m.path)):
         sides = teams(match)
         if sides is None:
             continue
@@ -68,7 +72,7 @@ def rate(matches: Iterable[Match]) -> dict[str, dict[bytes, Rating]]:
                 names[player.key] = player.name
                 if player.key not in ratings:
                     ratings[player.key] = model.rating()
-        ranks = [1.0, 1.0] if not match.winners else [1.0 if _won(side, match) else 2.0 for side in sides]
+        ranks = [1.0, 1.0] if match.sides() is None else [1.0, 2.0]  # (the winners' side first)
         rated = model.rate([[ratings[p.key] for p in side] for side in sides], ranks=ranks)
         for side, new in zip(sides, rated, strict=True):
             for player, rating in zip(side, new, strict=True):
@@ -87,22 +91,18 @@ def rate(matches: Iterable[Match]) -> dict[str, dict[bytes, Rating]]:
 def teams(match: Match) -> list[list[Any]] | None:
     """The match's sides, each a list of its peers: the winners' and the others' (a draw: the
     two sides as seated). None when a peer sits on both sides."""
+    sides = match.sides()
+    if sides is not None:
+        first, second = sides
+        if not first or not second or any(set(p.seats) - set(match.winners) for p in first):
+            return None  # (a peer that won with one seat and lost with another)
+        return [first, second]
     seated = [player for player in match.players if player.seats]
-    if match.winners:
-        first = [p for p in seated if set(p.seats) & set(match.winners)]
-        second = [p for p in seated if not set(p.seats) & set(match.winners)]
-    else:
-        first = [p for p in seated if all(seat % 2 == 0 for seat in p.seats)]
-        second = [p for p in seated if all(seat % 2 == 1 for seat in p.seats)]
+    first = [p for p in seated if all(seat % 2 == 0 for seat in p.seats)]
+    second = [p for p in seated if all(seat % 2 == 1 for seat in p.seats)]
     if not first or not second or len(first) + len(second) != len(seated):
         return None
-    if any(set(p.seats) - set(match.winners) for p in first) and match.winners:
-        return None  # a peer that won with one seat and lost with another
     return [first, second]
-
-
-def _won(side: list[Any], match: Match) -> bool:
-    return any(set(player.seats) & set(match.winners) for player in side)
 
 
 def known(matches: Iterable[Match], game: str, keys: Iterable[bytes]) -> dict[bytes, Rating]:

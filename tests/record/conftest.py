@@ -56,7 +56,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (folder / "20261201-130000-000000-duel-join.secrets").write_bytes(b"")
     (folder / "20261201-140000-000000-duel-watch.p2pt").write_bytes(spectator(duel))
     (folder / "20261201-150000-000000-duel-host.p2pt").write_bytes(duel[: len(duel) // 2] + b"\xff" * 7)
-    cheat = attacked("magic-square", 1, "act", illegal)
+    cheat = attacked("magic-square", 1, "act", illegal, seed=SEED)  # (its liar: peer 1, the other)
     (folder / "20261201-160000-000000-magic-square-host.p2pt").write_bytes(transcript(cheat, 0))
     (folder / "notes.txt").write_text("not a transcript\n", encoding="utf-8")
     (folder / "20261201-120000-000000-duel-host.p2pt.stage").write_text("3 0\n", encoding="ascii")

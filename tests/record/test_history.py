@@ -57,8 +57,10 @@ def test_every_file_is_listed_as_what_it_is_and_none_is_deleted(
     report = verify(Path(cheat["path"]).read_bytes())
     assert report.fault is not None and report.fault.kind == "cheat"
     held = "/".join(f"p{seat}" for seat, peer in enumerate(report.owner) if peer == report.fault.peer)
+    # A proven cheat loses the match for the cheater (breaking a lost match on purpose must not
+    # keep the loss off the record): this account, the other peer, won it.
     assert (
-        cheat["kind"] == STOPPED and cheat["result"] == f"stopped: {held} cheated" and not cheat["verified"]
+        cheat["kind"] == STOPPED and cheat["result"] == f"won: {held} cheated" and not cheat["verified"]
     )
     assert not any(name.endswith((".stage", ".secrets")) for name in listed), "companions are not listed"
     finished = [m for m in listed.values() if m["kind"] == FINISHED and m["role"] == "" and m["seats"]]
@@ -96,8 +98,8 @@ def test_only_verified_finished_matches_are_rated_and_the_winner_rises(home: Pat
         assert all(r.matches == len(games) for r in table.values()), "every counted match, no other"
         mine = {m.players[m.me].key for m in games if m.me is not None}
         (key,) = mine
-        wins = sum(m.result() == "won" for m in games)
-        losses = sum(m.result() == "lost" for m in games)
+        wins = sum(m.side() == "won" for m in games)
+        losses = sum(m.side() == "lost" for m in games)
         if wins != losses:
             assert (table[key].shown > 1500) == (wins > losses), (game, wins, losses)
 
@@ -135,9 +137,11 @@ def test_the_record_against_one_player(home: Path, capsys: pytest.CaptureFixture
     seen = set()
     for match in record["matches"]:
         assert them in {o["fingerprint"] for o in match["opponents"]}
-        if match["kind"] == FINISHED and match["verified"] and match["seats"] and match["match"] not in seen:
+        by_fault = match["result"].startswith(("won:", "lost:"))
+        proven = (match["kind"] == FINISHED and match["verified"]) or by_fault
+        if proven and match["seats"] and match["match"] not in seen:
             seen.add(match["match"])  # (two transcripts of one match count once)
-            tally[match["result"]] += 1
+            tally[match["result"].split(":")[0]] += 1  # (a cheat or a forfeit loses for its side)
     assert sum(sum(n) for n in record["against"].values()) == sum(tally.values())
     assert sum(n[0] for n in record["against"].values()) == tally["won"]
     assert main(["history", "--against", them[:9]]) == 0
@@ -153,10 +157,10 @@ def test_a_bundle_proves_its_results_and_a_changed_one_does_not(
     assert main(["export", "--bundle", str(out)]) == 0
     assert "check them with: p2pgenius verify" in capsys.readouterr().out
     entries = bundle.read(out.read_bytes())
-    assert len(entries) == 6, "every finished match of the record that verifies, and nothing else"
+    assert len(entries) == 7, "every match of the record whose result is proven (a cheat's too), no other"
     assert main(["verify", str(out), "--json"]) == 0
     proved = json.loads(capsys.readouterr().out)
-    assert proved["ok"] and all(t["verified"] for t in proved["transcripts"])
+    assert proved["ok"] and all(t["proves"] for t in proved["transcripts"])
     wins = sum(sum(g["won"] for g in player["games"].values()) for player in proved["record"])
     assert wins == sum(1 for t in proved["transcripts"] if t["winners"]), "one winning side a match"
     # A result changed in one transcript (a record flipped) is caught.
@@ -166,7 +170,7 @@ def test_a_bundle_proves_its_results_and_a_changed_one_does_not(
     out.write_bytes(bundle.write([(name, damaged), *entries[1:]]))
     assert main(["verify", str(out)]) == 1
     said = capsys.readouterr().out
-    assert f"NO  {name}" in said and "bundle of 6 transcripts: 5 verify" in said
+    assert f"NO  {name}" in said and "bundle of 7 transcripts: 6 verify" in said
     out.write_bytes(b"\x93\xb0p2pgenius bundle\x07\x90")
     assert main(["verify", str(out)]) == 1
     assert "version 7" in capsys.readouterr().err
