@@ -6,6 +6,9 @@ single line on standard error. Anything else escaping is a bug.
 
 from __future__ import annotations
 
+import reprlib
+from typing import Final
+
 
 class P2PGeniusError(Exception):
     """Root of every error this package raises on purpose."""
@@ -21,3 +24,17 @@ class LocalMisuseError(P2PGeniusError):
 
 class EncodingError(P2PGeniusError):
     """Data that has no canonical encoding, or bytes that are not canonical."""
+
+
+_QUOTE: Final = reprlib.Repr()
+_QUOTE.maxlevel, _QUOTE.maxdict, _QUOTE.maxlist = 2, 3, 3
+_QUOTE.maxstring = _QUOTE.maxlong = _QUOTE.maxother = 24
+_QUOTED_CHARS: Final = 60
+
+
+def shown(value: object) -> str:
+    """``value`` as a message may quote it, whatever a peer sent: on one line, printable (every
+    control character escaped, as ``repr`` does) and short (a long text, number, list or map is
+    cut with "...", never echoed whole, so a 60 kB value cannot fill a transcript's reasons)."""
+    text = _QUOTE.repr(value)
+    return text if len(text) <= _QUOTED_CHARS else text[: _QUOTED_CHARS - 3] + "..."

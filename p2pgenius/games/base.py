@@ -15,12 +15,12 @@ Hidden information and simultaneous moves are part of the interface from the sta
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from p2pgenius.canonical import Plain, digest
-from p2pgenius.errors import IllegalActionError
+from p2pgenius.errors import IllegalActionError, shown
 
 S = TypeVar("S")
 A = TypeVar("A")
@@ -75,9 +75,11 @@ class Game(Protocol, Generic[S, A]):
         ...
 
     def parse_action(self, data: Any) -> A:
-        """Build an action from its plain form. Raises IllegalActionError if malformed. Every
-        engine takes ``{"type": "timeout"}``: what its rules play when a seat's time runs out
-        (checked when the game enters the games' table)."""
+        """Build an action from its plain form. Total: any value a peer may send (any msgpack
+        tree, in any field) is an action or an IllegalActionError saying which field was wrong
+        and what came (:func:`p2pgenius.errors.shown`), never another error. Every engine takes
+        ``{"type": "timeout"}``: what its rules play when a seat's time runs out (checked when the
+        game enters the games' table)."""
         ...
 
     def apply(self, state: S, seat: int, action: A) -> S:
@@ -110,11 +112,25 @@ def state_hash(game: Game[Any, Any], state: Any) -> bytes:
     return digest({"game": game.name, "state": game.public(state)})
 
 
+def action_type(data: Any, types: Collection[str], game: str) -> str:
+    """The ``type`` of an action's plain form ``data``, one of ``types``; IllegalActionError,
+    saying what came, for anything else a peer may send: ``data`` not a map, or its ``type``
+    missing, not a string (a list is not even hashable) or not one of ``game``'s."""
+    if not isinstance(data, Mapping):
+        raise IllegalActionError(f'action must be an object with a "type", got {shown(data)}')
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in types:
+        raise IllegalActionError(f"unknown action type {shown(kind)} for {game}")
+    return kind
+
+
 def only_fields(data: Mapping[str, Any], *fields: str) -> None:
-    """Refuse an action whose plain form has fields beyond ``type`` and ``fields``."""
+    """Refuse an action whose plain form has fields beyond ``type`` and ``fields`` (its ``type``
+    already known to be one of the game's)."""
     unknown = set(data) - {"type", *fields}
     if unknown:
-        raise IllegalActionError(f"{data.get('type')}: unknown field {sorted(unknown)[0]!r}")
+        first = sorted(unknown, key=str)[0]  # (the same one for string keys; any keys sort)
+        raise IllegalActionError(f"{data.get('type')}: unknown field {shown(first)}")
 
 
 def expect(action: Action, kind: type[Any], name: str, what: str) -> Any:

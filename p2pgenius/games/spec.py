@@ -99,8 +99,11 @@ class HiddenChoices(ABC):
     from a hand only that peer knows: a bare "timeout" from a peer is then refused."""
 
     def hidden(self, action: Mapping[str, Plain] | Plain) -> bool:
-        """Whether ``action`` travels only as a commitment."""
-        return isinstance(action, Mapping) and action.get("type") in self.types and "card" in action
+        """Whether ``action`` travels only as a commitment (any value a peer sent: False)."""
+        if not isinstance(action, Mapping):
+            return False
+        kind = action.get("type")  # (a string first: a list is not even hashable)
+        return isinstance(kind, str) and kind in self.types and "card" in action
 
     def unopened(self, action: Mapping[str, Plain] | Plain) -> bool:
         """Whether ``action`` is a hidden choice as the other peers applied it (content unknown)."""

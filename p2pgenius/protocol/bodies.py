@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.errors import P2PGeniusError
+from p2pgenius.errors import P2PGeniusError, shown
 
 HASH_LEN: Final = 32
 """Bytes of a SHA-256 digest (a match id, a commitment, a state hash)."""
@@ -349,7 +349,7 @@ def parse_body(body: object) -> Body:
     kind = body[0]
     cls = KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise BodyError(f"unknown message kind {kind!r}")
+        raise BodyError(f"unknown message kind {shown(kind)}")
     declared = fields(cls)
     values = body[1:]
     if len(values) != len(declared) or not all(

@@ -132,7 +132,8 @@ class FaceDown:
         if kind == "flip":
             only_fields(data, "pile", "card")
             pile, card = data.get("pile"), data.get("card")
-            if pile not in (0, 1) or (card is not None and card not in CARDS):
+            # (type, not just equality: True == 1, and a boolean is no pile number)
+            if type(pile) is not int or pile not in (0, 1) or (card is not None and card not in CARDS):
                 raise IllegalActionError("flip names pile 0 or 1 (and, opened, its card)")
             return Flip(pile, card)
         raise IllegalActionError("an action is place, flip, double or timeout")

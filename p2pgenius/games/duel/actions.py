@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.errors import IllegalActionError
-from p2pgenius.games.base import only_fields
+from p2pgenius.errors import IllegalActionError, shown
+from p2pgenius.games.base import action_type, only_fields
 from p2pgenius.games.duel.spells import BY_NAME, GESTURES, HANDS
 
 _WIZARD: Final = re.compile(r"p([01])")
@@ -34,7 +34,9 @@ class Ref:
     def parse(cls, text: Any, what: str) -> Ref:
         """Parse a target string; raises IllegalActionError naming ``what`` it was for."""
         if not isinstance(text, str):
-            raise IllegalActionError(f"{what}: target must be a string like p1, m2, p0.left or nobody")
+            raise IllegalActionError(
+                f"{what}: target must be a string like p1, m2, p0.left or nobody, got {shown(text)}"
+            )
         if text == NOBODY:
             return cls("nobody")
         if match := _WIZARD.fullmatch(text):
@@ -43,7 +45,9 @@ class Ref:
             return cls("monster", monster=int(match[1]))
         if match := _SUMMONING.fullmatch(text):
             return cls("summoning", seat=int(match[1]), hand=match[2])
-        raise IllegalActionError(f"{what}: unknown target {text!r} (use p0, p1, m<k>, p<s>.left or nobody)")
+        raise IllegalActionError(
+            f"{what}: unknown target {shown(text)} (use p0, p1, m<k>, p<s>.left or nobody)"
+        )
 
     def __str__(self) -> str:
         if self.kind == "nobody":
@@ -59,10 +63,10 @@ def _hand_map(data: Any, field: str) -> Mapping[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, Mapping):
-        raise IllegalActionError(f"{field} must be an object keyed by hand")
+        raise IllegalActionError(f"{field} must be an object keyed by hand, got {shown(data)}")
     for hand in data:
         if hand not in HANDS:
-            raise IllegalActionError(f"{field}: unknown hand {hand!r} (use left or right)")
+            raise IllegalActionError(f"{field}: unknown hand {shown(hand)} (use left or right)")
     return data
 
 
@@ -109,19 +113,19 @@ class Gestures:
             gesture = data.get(hand)
             if gesture not in GESTURES:
                 raise IllegalActionError(
-                    f"{hand} hand: gesture must be one of C D P S W > -, got {gesture!r}"
+                    f"{hand} hand: gesture must be one of C D P S W > -, got {shown(gesture)}"
                 )
             hands.append(gesture)
         targets = _hand_map(data.get("targets"), "targets")
         spells = _hand_map(data.get("spells"), "spells")
         for hand, name in spells.items():
-            if name not in BY_NAME:
-                raise IllegalActionError(f"{hand} hand: unknown spell {name!r}")
+            if not isinstance(name, str) or name not in BY_NAME:  # (a list is not even hashable)
+                raise IllegalActionError(f"{hand} hand: unknown spell {shown(name)}")
         orders = data.get("monsters")
         if orders is None:
             orders = {}
         if not isinstance(orders, Mapping):
-            raise IllegalActionError("monsters must be an object: monster -> target")
+            raise IllegalActionError(f"monsters must be an object: monster -> target, got {shown(orders)}")
         parsed_orders = []
         for monster, target in orders.items():
             ref = Ref.parse(monster, "monster order")
@@ -159,7 +163,7 @@ class Paralyze:
             raise IllegalActionError("paralyze: target must be a wizard (p0 or p1)")
         hand = data.get("hand")
         if hand not in HANDS:
-            raise IllegalActionError(f"paralyze: hand must be left or right, got {hand!r}")
+            raise IllegalActionError(f"paralyze: hand must be left or right, got {shown(hand)}")
         return cls(ref.seat, hand)
 
 
@@ -175,16 +179,19 @@ class Timeout:
 DuelAction = Gestures | Paralyze | Timeout
 
 
+def _timeout(data: Mapping[str, Any]) -> Timeout:
+    only_fields(data)
+    return Timeout()
+
+
+_PARSERS: Final[dict[str, Callable[[Mapping[str, Any]], DuelAction]]] = {
+    "gestures": Gestures.from_plain,
+    "paralyze": Paralyze.from_plain,
+    "timeout": _timeout,
+}
+
+
 def parse_action(data: Any) -> DuelAction:
-    """Build a duel action from its plain form; raises IllegalActionError if malformed."""
-    if not isinstance(data, Mapping):
-        raise IllegalActionError('action must be an object with a "type"')
-    kind = data.get("type")
-    if kind == "gestures":
-        return Gestures.from_plain(data)
-    if kind == "paralyze":
-        return Paralyze.from_plain(data)
-    if kind == "timeout":
-        only_fields(data)
-        return Timeout()
-    raise IllegalActionError(f"unknown action type {kind!r} for the duel")
+    """Build a duel action from its plain form. Total: any value a peer may send is an action or
+    an IllegalActionError saying which field was wrong and what came, never another error."""
+    return _PARSERS[action_type(data, _PARSERS, "the duel")](data)

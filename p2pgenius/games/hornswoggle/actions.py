@@ -7,13 +7,13 @@ a flip then carries the card its owner opened.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.errors import IllegalActionError
-from p2pgenius.games.base import only_fields
+from p2pgenius.errors import IllegalActionError, shown
+from p2pgenius.games.base import action_type, only_fields
 
 DOUBLOON: Final = "doubloon"
 SKULL: Final = "skull"
@@ -26,7 +26,7 @@ def _card(data: Mapping[str, Any], what: str, *, optional: bool = False) -> str 
     if card is None and (optional or "card" in data):
         return None
     if card not in CARDS:
-        raise IllegalActionError(f'{what}: card must be "doubloon" or "skull", got {card!r}')
+        raise IllegalActionError(f'{what}: card must be "doubloon" or "skull", got {shown(card)}')
     return str(card)
 
 
@@ -121,36 +121,57 @@ HornAction = Order | Place | Bid | Pass | Insure | Flip | Discard | Timeout
 _BARE: Final[dict[str, HornAction]] = {"pass": Pass(), "insure": Insure(), "timeout": Timeout()}
 
 
+def _seat(data: Mapping[str, Any], field: str, what: str) -> int:
+    seat = data.get(field)
+    if type(seat) is not int or not 0 <= seat < SEATS:
+        raise IllegalActionError(f"{what}: {field} must be a seat 0..3, got {shown(seat)}")
+    return seat
+
+
+def _order(data: Mapping[str, Any]) -> Order:
+    only_fields(data, "first")
+    return Order(_seat(data, "first", "order"))
+
+
+def _place(data: Mapping[str, Any]) -> Place:
+    only_fields(data, "card")
+    return Place(_card(data, "place"))
+
+
+def _discard(data: Mapping[str, Any]) -> Discard:
+    only_fields(data, "card")
+    return Discard(_card(data, "discard"))
+
+
+def _bid(data: Mapping[str, Any]) -> Bid:
+    only_fields(data, "count")
+    count = data.get("count")
+    if type(count) is not int or count < 1:
+        raise IllegalActionError(f"bid: count must be a whole number from 1, got {shown(count)}")
+    return Bid(count)
+
+
+def _flip(data: Mapping[str, Any]) -> Flip:
+    only_fields(data, "pile", "card")
+    return Flip(_seat(data, "pile", "flip"), _card(data, "flip", optional=True))
+
+
+_PARSERS: Final[dict[str, Callable[[Mapping[str, Any]], HornAction]]] = {
+    "order": _order,
+    "place": _place,
+    "discard": _discard,
+    "bid": _bid,
+    "flip": _flip,
+}
+_TYPES: Final = (*_BARE, *_PARSERS)
+
+
 def parse_action(data: Any) -> HornAction:
-    """Build a Hornswoggle action from its plain form; raises IllegalActionError if malformed."""
-    if not isinstance(data, Mapping):
-        raise IllegalActionError('action must be an object with a "type"')
-    kind = data.get("type")
+    """Build a Hornswoggle action from its plain form. Total: any value a peer may send is an
+    action or an IllegalActionError saying which field was wrong and what came, never another
+    error."""
+    kind = action_type(data, _TYPES, "Hornswoggle")
     if kind in _BARE:
         only_fields(data)
         return _BARE[kind]
-    if kind == "order":
-        only_fields(data, "first")
-        first = data.get("first")
-        if type(first) is not int or not 0 <= first < SEATS:
-            raise IllegalActionError(f"order: first must be a seat 0..3, got {first!r}")
-        return Order(first)
-    if kind == "place":
-        only_fields(data, "card")
-        return Place(_card(data, "place"))
-    if kind == "discard":
-        only_fields(data, "card")
-        return Discard(_card(data, "discard"))
-    if kind == "bid":
-        only_fields(data, "count")
-        count = data.get("count")
-        if type(count) is not int or count < 1:
-            raise IllegalActionError(f"bid: count must be a whole number from 1, got {count!r}")
-        return Bid(count)
-    if kind == "flip":
-        only_fields(data, "pile", "card")
-        pile = data.get("pile")
-        if type(pile) is not int or not 0 <= pile < SEATS:
-            raise IllegalActionError(f"flip: pile must be a seat 0..3, got {pile!r}")
-        return Flip(pile, _card(data, "flip", optional=True))
-    raise IllegalActionError(f"unknown action type {kind!r} for Hornswoggle")
+    return _PARSERS[kind](data)

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.errors import IllegalActionError
-from p2pgenius.games.base import only_fields
+from p2pgenius.errors import IllegalActionError, shown
+from p2pgenius.games.base import action_type, only_fields
 
 CELL_COUNT: Final = 16
+LAST_CELL: Final = CELL_COUNT - 1
 
 
 def _int(data: Mapping[str, Any], field: str, low: int, high: int, what: str) -> int:
     value = data.get(field)
     if type(value) is not int or not low <= value <= high:
-        raise IllegalActionError(f"{what}: {field} must be a whole number {low}..{high}, got {value!r}")
+        raise IllegalActionError(f"{what}: {field} must be a whole number {low}..{high}, got {shown(value)}")
     return value
 
 
@@ -122,31 +123,50 @@ _BARE: Final[dict[str, SquareAction]] = {
 }
 
 
+def _order(data: Mapping[str, Any]) -> Order:
+    only_fields(data, "first")
+    return Order(_int(data, "first", 0, 1, "order"))
+
+
+def _colour(data: Mapping[str, Any]) -> Colour:
+    only_fields(data, "cell")
+    return Colour(_int(data, "cell", 0, LAST_CELL, "colour"))
+
+
+def _place(data: Mapping[str, Any]) -> Place:
+    only_fields(data, "cell")
+    return Place(_int(data, "cell", 0, LAST_CELL, "place"))
+
+
+def _swap(data: Mapping[str, Any]) -> Swap:
+    only_fields(data, "red", "blue")
+    return Swap(_int(data, "red", 0, LAST_CELL, "swap"), _int(data, "blue", 0, LAST_CELL, "swap"))
+
+
+def _complete(data: Mapping[str, Any]) -> Complete:
+    only_fields(data, "grid")
+    grid = data.get("grid")
+    if not isinstance(grid, list) or len(grid) != CELL_COUNT or not all(type(n) is int for n in grid):
+        raise IllegalActionError(f"complete: grid must be a list of 16 whole numbers, got {shown(grid)}")
+    return Complete(tuple(grid))
+
+
+_PARSERS: Final[dict[str, Callable[[Mapping[str, Any]], SquareAction]]] = {
+    "order": _order,
+    "colour": _colour,
+    "place": _place,
+    "swap": _swap,
+    "complete": _complete,
+}
+_TYPES: Final = (*_BARE, *_PARSERS)
+
+
 def parse_action(data: Any) -> SquareAction:
-    """Build a Magic Square action from its plain form; raises IllegalActionError if malformed."""
-    if not isinstance(data, Mapping):
-        raise IllegalActionError('action must be an object with a "type"')
-    kind = data.get("type")
-    last = CELL_COUNT - 1
+    """Build a Magic Square action from its plain form. Total: any value a peer may send is an
+    action or an IllegalActionError saying which field was wrong and what came, never another
+    error."""
+    kind = action_type(data, _TYPES, "the Magic Square")
     if kind in _BARE:
         only_fields(data)
         return _BARE[kind]
-    if kind == "order":
-        only_fields(data, "first")
-        return Order(_int(data, "first", 0, 1, "order"))
-    if kind == "colour":
-        only_fields(data, "cell")
-        return Colour(_int(data, "cell", 0, last, "colour"))
-    if kind == "place":
-        only_fields(data, "cell")
-        return Place(_int(data, "cell", 0, last, "place"))
-    if kind == "swap":
-        only_fields(data, "red", "blue")
-        return Swap(_int(data, "red", 0, last, "swap"), _int(data, "blue", 0, last, "swap"))
-    if kind == "complete":
-        only_fields(data, "grid")
-        grid = data.get("grid")
-        if not isinstance(grid, list) or len(grid) != CELL_COUNT or not all(type(n) is int for n in grid):
-            raise IllegalActionError("complete: grid must be a list of 16 whole numbers")
-        return Complete(tuple(grid))
-    raise IllegalActionError(f"unknown action type {kind!r} for the Magic Square")
+    return _PARSERS[kind](data)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain, encode
-from p2pgenius.errors import IllegalActionError, LocalMisuseError
+from p2pgenius.errors import IllegalActionError, LocalMisuseError, shown
 from p2pgenius.games.base import state_hash
 from p2pgenius.protocol.bodies import (
     MAX_TEXT,
@@ -778,7 +778,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         if applied is not None and not self.m.spec.opens(applied, action):
             raise CheatError(
                 env.author,
-                f"opened p{seat}'s stage-{number} card to something that is not one ({action!r})",
+                f"opened p{seat}'s stage-{number} card to something that is not one ({shown(action)})",
                 {"message": env.hash.hex()},
             )
 
@@ -820,7 +820,9 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
             for seat in stage.waiting:
                 if self.owner[seat] == self.me and seat not in stage.reveals:
                     self._reveal_mine(stage, seat)
-            if self.stage is not stage or not all(s in stage.reveals for s in stage.waiting):
+            if self.fault is not None or self.stage is not stage:
+                return  # (a reveal of ours just above completed the stage: applied, or a fault)
+            if not all(s in stage.reveals for s in stage.waiting):
                 return
             actions = [(s, stage.reveals[s]) for s in sorted(stage.waiting)]
         elif (pile := self._flip_of(stage)) is not None:
@@ -860,7 +862,14 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         blind = self._blind_others()
         if blind and self.me is not None:  # a blinded peer needs a claim for every such stage
             self.blinds.during[stage.number] = blind
-        events = self._apply_actions(stage, actions)
+        try:
+            events = self._apply_actions(stage, actions)
+        except CheatError as exc:
+            # Whichever message completed the stage: maybe one of ours, when the peer at fault
+            # revealed its choice early, before ours. The match stops on the fault here; it is
+            # not a refusal of our decision (the driver would take it for one and ask again).
+            self._cheat(exc)
+            return
         self.clockbook.charge(stage)
         self.events.append(Applied(stage.number, tuple(actions), tuple(events), self.state))
         self._after_stage(stage)
