@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 from pathlib import Path
 from typing import TextIO
 
@@ -72,6 +73,8 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
             raise LocalMisuseError(f"{len(unfinished)} unfinished matches; choose one:\n{listed}")
         path = unfinished[0][0]
         printer.line(f"resuming {path} ({unfinished[0][1]})")
+    if not os.path.lexists(path):  # (before the lock: a mistyped path leaves nothing behind)
+        raise LocalMisuseError(f"cannot read {path}: there is no such file")
     secrets = path.with_suffix(".secrets")
     files = Files(path, secrets, Path(args.log) if args.log else None)
     with held(files):  # a match still played by another process is not taken over
