@@ -1,4 +1,5 @@
-"""The files p2pgenius keeps on this machine: never written through a link planted at their paths.
+"""The files p2pgenius keeps on this machine: never written through a link planted at their paths,
+and read within a bound.
 
 A match's files lie in a folder the user chose (``--transcript DIR/m.p2pt``), perhaps one that
 others can write to, such as ``/tmp``. Whoever can write there can plant a symbolic link at a name
@@ -12,6 +13,10 @@ over the old one (:func:`replace`), and a rename replaces a link, it never follo
 last part of a path is checked: a folder that is a symbolic link (a configuration directory kept
 elsewhere) is the user's own choice, and whoever can replace a folder of the user's owns its
 contents anyway.
+
+Reading is bounded (:func:`read_within`): a file's size is looked at before it is read, and at
+most one byte more than its limit is ever read, so a 2 GiB file among the matches is refused at
+the cost of a ``stat``, and one that grows meanwhile (or a pipe) at the cost of the limit.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ import contextlib
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
 from p2pgenius.errors import P2PGeniusError
 
@@ -31,13 +37,32 @@ identity key and pins, locks, stage notes, logs, the record's index."""
 SHARED: Final = 0o666
 """The mode asked for a file meant for sharing (a transcript): what the user's umask leaves of it."""
 
+TRANSCRIPT_LIMIT_BYTES: Final = 64 * 2**20
+"""The largest transcript p2pgenius reads. The protocol bounds a record (2^20 bytes, protocol/SPEC.md
+section 7) and a message (60,000 bytes) but not how many a match has; the longest matches measured
+are far below this: a 4-peer Hornswoggle between captains, 205 stages and 1,121 messages, is
+225,711 bytes; a 73-turn duel between archmages 117,033 (about 1.6 kB a turn). 64 MiB is some 300
+times the longest, a duel of about 40,000 turns, and still costs a reader only that much memory."""
 WRITING: Final = os.O_WRONLY | os.O_RDWR
 """The flags that open a file for writing (in place: then its other names matter)."""
+CHUNK_BYTES: Final = 2**20
+"""How much :func:`read_within` reads at a time."""
+PEEK_BYTES: Final = 64
+"""How much of a file :func:`read_within` shows its ``kind`` to choose the limit."""
 
 
 class UnsafeFileError(P2PGeniusError):
     """A path p2pgenius is to write is not a file it may use (a symbolic link, something other than
     a regular file, another user's file); nothing was written through it."""
+
+
+class TooLargeError(P2PGeniusError):
+    """A file larger than a file of its kind may be, refused before it was read whole."""
+
+    def __init__(self, size: int | None, limit: int, what: str) -> None:
+        told = f"{size} bytes" if size is not None else f"more than {limit} bytes"
+        super().__init__(f"too large: {told}; a {what} is at most {limit} bytes ({limit / 2**20:g} MiB)")
+        self.size, self.limit = size, limit
 
 
 def refusal(path: Path) -> str | None:
@@ -131,3 +156,42 @@ def replace(path: Path, data: bytes, mode: int = PRIVATE, *, sync: bool = False)
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def read_within(
+    path: Path | str,
+    limit: int = TRANSCRIPT_LIMIT_BYTES,
+    what: str = "transcript",
+    *,
+    kind: Callable[[bytes], tuple[int, str]] | None = None,
+) -> bytes:
+    """``path``'s bytes if there are at most ``limit`` of them, else TooLargeError: told by the
+    file's size before anything is read, and by reading at most ``limit + 1`` bytes (a file that
+    grows meanwhile, a pipe). ``kind``: given the file's first :data:`PEEK_BYTES`, the limit and
+    the name of the kind of file they begin (a bundle may be larger than a transcript). Raises
+    OSError as ``open`` does. A symbolic link is followed: reading through one harms nothing."""
+    # (O_NONBLOCK: a FIFO with no writer reads as empty instead of hanging the open.)
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(descriptor, "rb", buffering=0) as handle:  # (unbuffered: no byte read ahead)
+        os.set_blocking(descriptor, True)
+        info = os.fstat(descriptor)
+        first = _read_up_to(handle, PEEK_BYTES) if kind is not None else b""
+        if kind is not None:
+            limit, what = kind(first)
+        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+            raise TooLargeError(info.st_size, limit, what)
+        chunks, total = [first], len(first)
+        while total <= limit and (chunk := _read_up_to(handle, min(CHUNK_BYTES, limit + 1 - total))):
+            chunks.append(chunk)
+            total += len(chunk)
+    if total > limit:
+        raise TooLargeError(None, limit, what)
+    return b"".join(chunks)
+
+
+def _read_up_to(handle: BinaryIO, size: int) -> bytes:
+    """``size`` bytes from ``handle``, fewer only at its end (a pipe's ``read`` may give fewer)."""
+    data = b""
+    while len(data) < size and (more := handle.read(size - len(data))):
+        data += more
+    return data

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
+from p2pgenius.local_files import TooLargeError, read_within
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report, verify
 
@@ -120,7 +121,9 @@ class Match:
 def read(path: Path) -> Match:
     """``path`` verified and read as a line of the record (never raises for what the file holds)."""
     try:
-        data = path.read_bytes()
+        data = read_within(path)  # (one too large is told by its size, never read whole)
+    except TooLargeError as exc:
+        return Match(str(path), UNREADABLE, False, date=_named_date(path), problem=str(exc))
     except OSError as exc:
         return Match(str(path), UNREADABLE, False, date=_named_date(path), problem=f"cannot read it: {exc}")
     try:
