@@ -102,6 +102,7 @@ LAYER_OF = {
     "wording": 3,
     "rules_pages": 2,
     "threads": 2,
+    "local_files": 2,
     "net": 3,
     "bots": 3,
     "record": 3,

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from p2pgenius.cli.recorded import index_path, matches_folder, mine
-from p2pgenius.errors import LocalMisuseError
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec
+from p2pgenius.local_files import TooLargeError, read_within
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report, verify
 from p2pgenius.record import bundle
@@ -48,16 +49,22 @@ def write_bundle(args: argparse.Namespace, out: TextIO) -> int:
     """``export --bundle FILE``: the transcripts named, or every finished match of the record
     that verifies (``--game``: of that game), in one file."""
     if args.transcript:
-        entries = [(Path(path).name, read(path)) for path in args.transcript]
+        paths = list(args.transcript)
     else:
         with Index(index_path(), matches_folder()) as index:
             index.refresh()
             lines = once(mine(index.matches()))
             chosen = [m for m in lines if m.counts and (not args.game or m.game == args.game)]
-        entries = [(Path(m.path).name, read(m.path)) for m in reversed(chosen)]  # (oldest first)
+        paths = [m.path for m in reversed(chosen)]  # (oldest first)
+    entries, total = [], 0
+    for path in paths:
+        entries.append((Path(path).name, read(path)))
+        total += len(entries[-1][1])
+        _fits(total)  # (before the next is read: the memory held stays bounded too)
     if not entries:
         raise LocalMisuseError("no finished match that verifies in your record: nothing to bundle")
     data = bundle.write(entries)
+    _fits(len(data))
     try:
         Path(args.bundle).write_bytes(data)
     except OSError as exc:
@@ -70,12 +77,26 @@ def write_bundle(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def read(path: str) -> bytes:
-    """A transcript's bytes; a file that cannot be read is the user's to fix (exit 2)."""
+def _fits(size: int) -> None:
+    """Refuse a bundle of ``size`` bytes if it would be larger than a reader takes."""
+    if size > bundle.BUNDLE_LIMIT_BYTES:
+        raise P2PGeniusError(
+            f"the bundle would be more than {bundle.BUNDLE_LIMIT_BYTES} bytes "
+            f"({bundle.BUNDLE_LIMIT_BYTES >> 20} MiB), more than a reader takes: bundle fewer "
+            "matches (--game G, or name the transcripts)"
+        )
+
+
+def read(path: str, *, bundles: bool = False) -> bytes:
+    """A transcript's bytes (``bundles``: or a bundle's), read within the limit of its kind: a
+    file that cannot be read is the user's to fix (exit 2); one too large is refused (exit 1)
+    by its size, before it is read whole."""
     try:
-        return Path(path).read_bytes()
+        return read_within(path, kind=bundle.limit_of if bundles else None)
     except OSError as exc:
         raise LocalMisuseError(f"cannot read {path}: {exc.strerror}") from None
+    except TooLargeError as exc:
+        raise P2PGeniusError(f"{path}: {exc}") from None
 
 
 def record(report: Report) -> str:

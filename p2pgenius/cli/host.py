@@ -25,6 +25,7 @@ from p2pgenius.cli.play import (
 from p2pgenius.cli.terminal import to_clipboard
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.registry import get_spec
+from p2pgenius.local_files import PRIVATE, replace
 from p2pgenius.net import discovery, upnp
 from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.addresses import (
@@ -170,10 +171,13 @@ def _invite(
         say("(the terminal was asked to put it on the clipboard too; P2PGENIUS_NO_CLIPBOARD=1 stops that)")
     if peer.invite_only:
         say("invite only: callers without this invite are turned away (and the match is not announced)")
-    saved = peer.files.transcript.with_suffix(".invite")
-    with contextlib.suppress(OSError):  # (a screen shows it too; the file only helps copying)
-        saved.parent.mkdir(parents=True, exist_ok=True)
-        saved.write_text(f"p2pgenius join {invite}\n", encoding="utf-8")
+    saved = peer.files.invite
+    # Private (the seat token seats its holder first) and made anew, renamed over the invite of
+    # an earlier host on this path: never written through a link or into another user's file,
+    # which are refused (UnsafeFileError). Other failures pass: a screen shows the invite too,
+    # the file only helps copying it.
+    with contextlib.suppress(OSError):
+        replace(saved, f"p2pgenius join {invite}\n".encode(), PRIVATE)
     return invite, saved
 
 

@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
+from p2pgenius.local_files import UnsafeFileError
 from p2pgenius.net.keystore import account_identities, config_dir
 from p2pgenius.record.index import Index
 from p2pgenius.record.matches import Match
@@ -31,7 +32,8 @@ def remember(where: Path | str) -> None:
     path = Path(where)
     if path.parent.resolve() != matches_folder().resolve():
         return  # (a transcript kept elsewhere, --transcript PATH: not in the record)
-    with contextlib.suppress(OSError, sqlite3.Error), Index(index_path(), matches_folder()) as index:
+    failures = (OSError, sqlite3.Error, UnsafeFileError)
+    with contextlib.suppress(*failures), Index(index_path(), matches_folder()) as index:
         index.add(path)
 
 
@@ -50,5 +52,5 @@ def ratings(game: str, keys: list[bytes]) -> dict[bytes, Rating]:
     try:
         with Index(index_path(), matches_folder()) as index:
             return known(mine(index.matches()), game, keys)
-    except sqlite3.Error:
+    except (sqlite3.Error, UnsafeFileError):  # (history says what is wrong with the index)
         return {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 from pathlib import Path
 from typing import TextIO
 
@@ -20,6 +21,7 @@ from p2pgenius.cli.play import (
     played,
 )
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.local_files import TooLargeError, read_within
 from p2pgenius.net.addresses import (
     connect,
     listen,
@@ -51,7 +53,7 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
             if not candidate.with_suffix(".secrets").exists():
                 continue
             try:
-                report = verify(candidate.read_bytes())
+                report = verify(read_within(candidate))  # (a file too large is no match to resume)
             except (P2PGeniusError, OSError):
                 continue
             if report.outcome is None and report.fault is None:
@@ -72,6 +74,8 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
             raise LocalMisuseError(f"{len(unfinished)} unfinished matches; choose one:\n{listed}")
         path = unfinished[0][0]
         printer.line(f"resuming {path} ({unfinished[0][1]})")
+    if not os.path.lexists(path):  # (before the lock: a mistyped path leaves nothing behind)
+        raise LocalMisuseError(f"cannot read {path}: there is no such file")
     secrets = path.with_suffix(".secrets")
     files = Files(path, secrets, Path(args.log) if args.log else None)
     with held(files):  # a match still played by another process is not taken over
@@ -81,9 +85,12 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
 def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files) -> int:
     secrets = files.secrets
     try:
-        transcript, kept = path.read_bytes(), secrets.read_bytes()
+        # (Both were checked by the lock: this user's regular files, no links.)
+        transcript, kept = read_within(path), read_within(secrets, what="secrets file")
     except OSError as exc:
         raise LocalMisuseError(f"cannot read {exc.filename}: {exc.strerror}") from None
+    except TooLargeError as exc:
+        raise P2PGeniusError(f"cannot resume {path}: {exc}") from None
     identity = identity_of(transcript)
     peer = Peer(
         identity,

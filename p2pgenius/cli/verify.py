@@ -17,7 +17,7 @@ from p2pgenius.wording import printable
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Verify and print; returns the exit code."""
-    data = read(args.transcript)
+    data = read(args.transcript, bundles=True)
     if bundle.is_bundle(data):
         return verify_bundle(args, bundle.read(data), out)
     report = verify(data)

@@ -80,6 +80,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
     printer = Printer(out, moves=True)
     files = match_files(args.transcript, "watch", None)
+    files.check()  # (a link planted at one of its files' paths: refused before connecting)
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     meta = {"role": "watch", "address": address, "date": started}
     kept = Kept(files, meta, named=args.transcript is None)

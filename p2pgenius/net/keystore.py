@@ -17,12 +17,12 @@ import hashlib
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 from p2pgenius.errors import LocalMisuseError
+from p2pgenius.local_files import PRIVATE, open_own, replace
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 
 IDENTITY_FILE: Final = "identity.key"
@@ -56,7 +56,7 @@ def config_dir() -> Path:
 def locked(directory: Path) -> Iterator[None]:
     """Hold the config directory's lock (other p2pgenius processes of this account wait)."""
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    descriptor = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    descriptor = open_own(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         yield
@@ -65,19 +65,24 @@ def locked(directory: Path) -> Iterator[None]:
 
 
 def _write_private(path: Path, text: str) -> None:
-    """Write ``path`` whole or not at all: a unique temporary file, synced, then renamed."""
+    """Write ``path`` whole or not at all: a new private file, synced, then renamed over it (a
+    link planted at ``path`` is refused, never written through)."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    replace(path, text.encode("utf-8"), PRIVATE, sync=True)
+
+
+def _read_private(path: Path, *, secret: bool = False) -> str | None:
+    """``path``'s text (None if there is no such file), read only if it is this user's regular
+    file and not a link (UnsafeFileError); a ``secret`` one only if nobody else may read it."""
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+        descriptor = open_own(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        mode = stat.S_IMODE(os.fstat(descriptor).st_mode)
+        if secret and mode & 0o077:
+            raise LocalMisuseError(f"{path} can be read by others (mode {mode:o}); run: chmod 600 {path}")
+        return handle.read().decode("utf-8")
 
 
 def load_identity(directory: Path | None = None) -> tuple[Identity, bool]:
@@ -85,14 +90,12 @@ def load_identity(directory: Path | None = None) -> tuple[Identity, bool]:
     folder = directory or config_dir()
     path = folder / IDENTITY_FILE
     with locked(folder):  # two first uses at once make one key, not two
-        if path.exists():
-            mode = stat.S_IMODE(path.stat().st_mode)
-            if mode & 0o077:
-                raise LocalMisuseError(f"{path} can be read by others (mode {mode:o}); run: chmod 600 {path}")
-            try:
-                return Identity.from_seed(bytes.fromhex(path.read_text(encoding="ascii").strip())), False
-            except ValueError:
-                raise LocalMisuseError(f"{path} is damaged: it should hold 64 hex digits") from None
+        try:
+            text = _read_private(path, secret=True)
+            if text is not None:
+                return Identity.from_seed(bytes.fromhex(text.strip())), False
+        except ValueError:  # (UnicodeDecodeError included)
+            raise LocalMisuseError(f"{path} is damaged: it should hold 64 hex digits") from None
         identity = Identity.generate()
         _write_private(path, identity.seed.hex() + "\n")
         return identity, True
@@ -122,7 +125,7 @@ def claim_identity(directory: Path | None = None) -> tuple[Identity, bool, int]:
     folder = directory or config_dir()
     _, created = load_identity(folder)
     for number, identity in enumerate(account_identities(folder)):
-        descriptor = os.open(folder / f".in-use-{number}", os.O_RDWR | os.O_CREAT, 0o600)
+        descriptor = open_own(folder / f".in-use-{number}", os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -138,9 +141,10 @@ def load_pins(directory: Path | None = None) -> dict[bytes, str]:
     older ``name fingerprint key`` form are read too.)"""
     path = (directory or config_dir()) / KNOWN_PEERS_FILE
     pins: dict[bytes, str] = {}
-    if not path.exists():
+    text = _read_private(path)
+    if text is None:
         return pins
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         parts = line.split(maxsplit=2)
         if not parts or parts[0].startswith("#"):
             continue

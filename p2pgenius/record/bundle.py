@@ -26,11 +26,16 @@ from typing import Final
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.local_files import TRANSCRIPT_LIMIT_BYTES, TooLargeError, read_within
 from p2pgenius.protocol.transcript import verify
 from p2pgenius.record.matches import UNREADABLE, Match, from_report, once
 
 MAGIC: Final = "p2pgenius bundle"
 VERSION: Final = 1
+BUNDLE_LIMIT_BYTES: Final = 256 * 2**20
+"""The largest bundle p2pgenius writes or reads (each transcript in it within its own limit,
+:data:`~p2pgenius.local_files.TRANSCRIPT_LIMIT_BYTES`): room for over a thousand of the longest
+matches measured (225 kB each, a 4-peer Hornswoggle), at a bounded cost in memory to its reader."""
 
 
 class BundleError(P2PGeniusError):
@@ -45,6 +50,12 @@ def write(transcripts: Iterable[tuple[str, bytes]]) -> bytes:
 def is_bundle(data: bytes) -> bool:
     """Whether ``data`` looks like a bundle (it may still fail to read)."""
     return data[:1] == b"\x93" and MAGIC.encode("ascii") in data[:24]
+
+
+def limit_of(head: bytes) -> tuple[int, str]:
+    """How large a file may be and what it is, from its first bytes: a bundle, or a transcript
+    (for :func:`~p2pgenius.local_files.read_within`)."""
+    return (BUNDLE_LIMIT_BYTES, "bundle") if is_bundle(head) else (TRANSCRIPT_LIMIT_BYTES, "transcript")
 
 
 def read(data: bytes) -> list[tuple[str, bytes]]:
@@ -80,6 +91,8 @@ def prove(entries: Sequence[tuple[str, bytes]]) -> tuple[list[Match], dict[bytes
     matches = []
     for name, data in entries:
         try:
+            if len(data) > TRANSCRIPT_LIMIT_BYTES:  # (listed as unreadable, as history lists one)
+                raise TooLargeError(len(data), TRANSCRIPT_LIMIT_BYTES, "transcript")
             matches.append(from_report(name, verify(data)))
         except (P2PGeniusError, ValueError, TypeError, LookupError) as exc:
             matches.append(Match(name, UNREADABLE, False, problem=str(exc) or type(exc).__name__))
@@ -99,5 +112,6 @@ def prove(entries: Sequence[tuple[str, bytes]]) -> tuple[list[Match], dict[bytes
 
 
 def named(paths: Iterable[Path]) -> list[tuple[str, bytes]]:
-    """Transcript files as a bundle's entries (their names and bytes)."""
-    return [(path.name, path.read_bytes()) for path in paths]
+    """Transcript files as a bundle's entries (their names and bytes; TooLargeError for one
+    larger than a transcript may be)."""
+    return [(path.name, read_within(path)) for path in paths]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from p2pgenius.canonical import decode, encode
+from p2pgenius.local_files import PRIVATE, open_own
 from p2pgenius.record.matches import UNREADABLE, Match, Player, read
 
 SCHEMA: Final = 3
@@ -57,7 +58,7 @@ class Index:
     def __init__(self, database: Path, folder: Path) -> None:
         self.database = database
         self.folder = folder
-        database.parent.mkdir(parents=True, exist_ok=True)
+        database.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
             self.db = self._open()
         except sqlite3.DatabaseError:  # a damaged index: it holds nothing of its own; start again
@@ -65,6 +66,9 @@ class Index:
             self.db = self._open()
 
     def _open(self) -> sqlite3.Connection:
+        # SQLite follows a symbolic link at the database's own path (its journal it does not):
+        # the file is made here, private (the journal takes its mode), and a link refused.
+        os.close(open_own(self.database, os.O_RDWR | os.O_CREAT, PRIVATE))
         db = sqlite3.connect(self.database)
         if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
             db.close()

@@ -27,6 +27,7 @@ from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.catalog import names
 from p2pgenius.games.registry import get_spec
+from p2pgenius.local_files import TooLargeError, read_within
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.messages import VERSION
 from p2pgenius.protocol.transcript import UNCONFIRMED as UNSIGNED
@@ -195,7 +196,9 @@ class Match:
 def read(path: Path) -> Match:
     """``path`` verified and read as a line of the record (never raises for what the file holds)."""
     try:
-        data = path.read_bytes()
+        data = read_within(path)  # (one too large is told by its size, never read whole)
+    except TooLargeError as exc:
+        return Match(str(path), UNREADABLE, False, date=_named_date(path), problem=str(exc))
     except OSError as exc:
         return Match(str(path), UNREADABLE, False, date=_named_date(path), problem=f"cannot read it: {exc}")
     try:
