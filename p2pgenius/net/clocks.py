@@ -28,13 +28,15 @@ from p2pgenius.net.events import (
     TimeUnderDeclared,
 )
 from p2pgenius.protocol.session import ClaimDisputed, Decided, Event, Session, TimeoutClaimed
+from p2pgenius.protocol.session.ledger import MAX_ALLOWANCE_MS
 
 PING_S: Final = 10.0
 """How often a peer pings each connection (round-trip times for the lag allowance; liveness)."""
 LAG_FLOOR_S: Final = 1.0
 """The least lag allowed before claiming another seat's timeout (plus twice the round trip)."""
-MAX_ALLOWANCE_S: Final = 10.0
-"""The most lag allowed, however slow a peer's pongs or hashes."""
+MAX_ALLOWANCE_S: Final = MAX_ALLOWANCE_MS / 1000
+"""The most lag allowed, however slow a peer's pongs or hashes (every peer's bound: an observed
+time beyond what it allows is refused, see ``TimeLedger.most_seen``)."""
 OPENED_KEPT: Final = 8
 """How many recent stages' opening times are kept (to measure peers' processing time)."""
 PROCESSING_KEPT: Final = 5

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import importlib.util
 import hashlib
 import json
 import sys
@@ -32,7 +33,7 @@ from p2pgenius.protocol.identity import Identity, agreement_public, fingerprint
 from p2pgenius.protocol.messages import SIGN_DOMAIN, TAG, commitment, seal
 from p2pgenius.protocol.noise import KeyPair
 from p2pgenius.protocol.session import Session
-from p2pgenius.protocol.transcript import records
+from p2pgenius.protocol.transcript import records, verify
 
 HERE = Path(__file__).parent
 
@@ -659,6 +660,68 @@ def blindness(files: dict[str, bytes], tables: dict[str, tuple[Table, int]]) -> 
     }
 
 
+def forge_module() -> Any:
+    """forge.py, beside this file."""
+    spec = importlib.util.spec_from_file_location("vectors_forge", HERE / "forge.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (its dataclasses look their module up)
+    spec.loader.exec_module(module)
+    return module
+
+
+def forgeries(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
+    """Transcripts the losing peer of the duel vector's match could write alone, each with its
+    verdict."""
+    table, _ = tables["duel"]
+    real = verify(transcript(table, 0))
+    assert real.ok and real.outcome is not None, real.summary
+    loser = table.sessions[0].owner[1 - int(str(real.outcome["winner"]))]
+    forge = forge_module().Forger(table.identities[loser], transcript(table, loser))
+    chosen = [
+        next(f for f in forge.old_attack() if _blind_outcome(forge, f) not in (None, real.outcome)),
+        next(f for f in forge.forgeries() if "signed another result" in f.note and "cut there" in f.note),
+        next(f for f in forge.forgeries() if f.note.startswith("its end") and "dropped; cut" in f.note),
+        next(iter(forge.claims())),
+    ]
+    out = []
+    for forgery in chosen:
+        data = forge.write(forgery)
+        report = verify(data)
+        assert not report.ok, forgery.note
+        fault = report.fault
+        out.append(
+            {
+                "note": forgery.note,
+                "transcript": data.hex(),
+                "verdict": report.standing,
+                "fault": None if fault is None else {"kind": fault.kind, "peer": fault.peer},
+                "outcome": as_json(report.outcome),
+            }
+        )
+    return {
+        "description": "transcripts the losing peer ('forger') of transcript-duel.p2pt's match could "
+        "write alone, from its own keys and every message it received (SPEC section 7, 'What a transcript proves'): "
+        "'note' says what it did; 'verdict' is what a verifier must find ('incomplete', "
+        "'unconfirmed', 'stopped' with 'fault' naming its kind and the peer at fault); 'outcome' "
+        "the result its messages yield, if any (never a result that every peer signed); "
+        "'real' is the match's result",
+        "real": as_json(real.outcome),
+        "forger": loser,
+        "peers": [key.hex() for key in real.meta["peers"]],
+        "forgeries": out,
+    }
+
+
+def _blind_outcome(forge: Any, forgery: Any) -> Any:
+    """The result an observer blind to the heads (version 2's rule) reaches from a forgery."""
+    observer = Session(keys=forge.keys, me=None)
+    observer.chain.binding = False
+    for raw in forgery.messages:
+        observer.receive(raw)
+    return None if observer.outcome is None else observer.outcome.to_plain()
+
+
 def everything() -> dict[str, bytes]:
     """Every vector file's name and exact bytes."""
 
@@ -676,6 +739,7 @@ def everything() -> dict[str, bytes]:
     files.update(transcripts(tables))
     files["stages.json"] = dump(stages(files))
     files["blindness.json"] = dump(blindness(files, tables))
+    files["forgeries.json"] = dump(forgeries(tables))
     return files
 
 

@@ -19,7 +19,7 @@ from p2pgenius.net.keystore import trust
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.channel import PROTOCOL_VERSION, SecureChannel
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import Fault, MatchOver, Rejected
+from p2pgenius.protocol.session import Confirmed, Fault, Rejected
 from p2pgenius.protocol.transcript import Report, verify
 
 from .villain import Chain, Seen, frame_header, honest, raw_call, villain
@@ -52,7 +52,7 @@ async def _match(tmp: Path, rewrite: Any, game: str, grace: float, options: dict
         )
         nursery.start_soon(bad.join, await trio.open_tcp_stream("127.0.0.1", port))
         with trio.fail_after(60):  # until the host has *shown* the end (events follow the sends)
-            while not any(isinstance(e, Fault | MatchOver) for e in seen.events):
+            while not any(isinstance(e, Fault | Confirmed) for e in seen.events):
                 await trio.sleep(0.01)
         nursery.cancel_scope.cancel()
     await listeners[0].aclose()
@@ -297,5 +297,20 @@ ATTACKS: list[Attack] = [
         "refusing to open a commitment",
         in_match("reveal", nth=1, mode="drop", grace=3),
         "fault forfeit: no answer",
+    ),
+    Attack(
+        "an observed time of the honest seat's decision no peer can have seen (a billion ms)",
+        in_match("hash", lambda b: ["observed", b[1], 0, 10**9], mode="inject"),
+        "rejected: more than any peer can wait",
+    ),
+    Attack(
+        "walking away at the very end, the result never signed (to keep a loss off the record)",
+        in_match("end", nth=0, mode="drop", grace=2),
+        "fault forfeit: no answer",
+    ),
+    Attack(
+        "a result signed that the match did not have",
+        in_match("end", lambda b: ["end", {**b[1], "winner": 0 if b[1].get("winner") else 1}], nth=0),
+        "fault cheat: signed a result",
     ),
 ]

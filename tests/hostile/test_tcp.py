@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from p2pgenius.record.matches import from_report
+
 from .scenarios import ATTACKS, Attack
 
 
@@ -32,6 +34,9 @@ async def test_the_honest_peer_holds(attack: Attack, tmp_path: Path) -> None:
         assert fault is not None, f"the honest peer did not notice: {result.rejected()} {result.seen.lines}"
         assert fault.kind == kind.split()[1] and words in fault.reason, (fault, result.seen.lines)
         assert report.fault is not None and report.fault.kind == fault.kind  # verify shows it too
+        if fault.kind in ("cheat", "forfeit"):  # the honest player's record: a win, counted
+            line = from_report(str(result.host.files.transcript), report).owned([result.host.identity.public])
+            assert line.counts and line.side() == "won", (line.kind, line.result())
     else:  # at the door: the caller got nowhere, and the honest player played a whole match
         if kind == "refused":
             assert any("refused" in line and words in line for line in result.seen.lines), result.seen.lines

@@ -567,6 +567,53 @@ def test_each_blindness_claim_is_the_map_sent_and_the_withheld_messages_come_aft
 
 # -- every file is checked ------------------------------------------------------------------------
 
+def held(taken: dict[bytes, tuple[int, int]], head: bytes, peer: int) -> int | None:
+    """The number of ``peer``'s message ``head`` names, if it was taken (None: it was not)."""
+    found = taken.get(head)
+    return found[1] if found is not None and found[0] == peer else None
+
+
+def signed_result(data: bytes) -> Any:
+    """The result every peer signed in a transcript, read as section 7 says, or None: each message
+    is taken if its chain and heads fit what was taken before it (else it is refused, and so is
+    everything after it from its author), and a result stands only if every peer's end is taken
+    and all say the same. (What the replay of the engines adds, this reader does not need: a
+    forgery must fail here already.)"""
+    records = frames(data)
+    keys = records[0][2]["peers"]
+    taken: dict[bytes, tuple[int, int]] = {}
+    last, count = [ZERO] * len(keys), [0] * len(keys)
+    named = [[-1] * len(keys) for _ in keys]
+    ends: dict[int, Any] = {}
+    for record in records[1:]:
+        if record[0] != "msg":
+            continue
+        fields = canonical(record[1])
+        _, _, author, seq, heads, body, _ = fields
+        if (seq, heads[author]) != (count[author], last[author]):
+            continue
+        numbers = [-1 if head == ZERO else held(taken, head, peer) for peer, head in enumerate(heads)]
+        if any(n is None or (peer != author and n < named[author][peer]) for peer, n in enumerate(numbers)):
+            continue  # (a head naming nothing taken, or going back)
+        assert verify(keys[author], fields[6], SIGN_DOMAIN + encode(fields[:6]))
+        named[author] = [-1 if n is None else n for n in numbers]
+        taken[h(record[1])] = (author, seq)
+        last[author], count[author] = h(record[1]), count[author] + 1
+        if body[0] == "end":
+            ends.setdefault(author, body[1])
+    outcomes = {encode(outcome) for outcome in ends.values()}
+    return canonical(outcomes.pop()) if len(ends) == len(keys) and len(outcomes) == 1 else None
+
+
+def test_only_every_peers_end_makes_a_result_and_no_forgery_has_one() -> None:
+    for name in TRANSCRIPTS:  # every real match: the result every peer signed
+        assert signed_result((VECTORS / name).read_bytes()) is not None, name
+    vector = load("forgeries.json")
+    real = from_json(vector["real"])
+    for case in vector["forgeries"]:  # one peer alone signs no result but the real one
+        assert signed_result(bytes.fromhex(case["transcript"])) in (None, real), case["note"]
+
+
 CHECKED: dict[str, Callable[..., None]] = {
     "canonical.json": test_canonical_values_decode_and_encode_to_exactly_their_bytes,
     "noise-xx-25519-cacophony.json": test_the_cacophony_noise_vectors_replay,
@@ -576,13 +623,15 @@ CHECKED: dict[str, Callable[..., None]] = {
     "invite.json": test_invites_read_and_write_as_section_4c_says,
     "stages.json": test_each_stage_vector_reproduces_its_messages_and_its_hash,
     "blindness.json": test_each_blindness_claim_is_the_map_sent_and_the_withheld_messages_come_after,
+    "forgeries.json": test_only_every_peers_end_makes_a_result_and_no_forgery_has_one,
 }
 
 
 def test_every_vector_file_has_a_conformance_check() -> None:
-    present = {path.name for path in VECTORS.iterdir() if path.is_file()} - {"generate.py"}
+    present = {path.name for path in VECTORS.iterdir() if path.is_file()} - {"generate.py", "forge.py"}
     unchecked = present - set(CHECKED) - set(TRANSCRIPTS)
     assert not unchecked, f"vector files with no conformance check: {sorted(unchecked)}"
     assert set(CHECKED) <= present, f"missing vector files: {sorted(set(CHECKED) - present)}"
     assert TRANSCRIPTS
     assert present >= NOT_GENERATED
+

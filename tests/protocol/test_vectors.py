@@ -247,3 +247,19 @@ def test_our_invite_reader_agrees_with_every_invite_vector() -> None:
         bytes.fromhex(first["token"]),
     )
     assert made.text() == first["text"]
+
+
+def test_the_forgeries_prove_nothing() -> None:
+    # What one peer wrote alone (SPEC section 7, "What a transcript proves"): never a finished
+    # match, each exactly the verdict the file gives, and a fault only ever the forger's own, or
+    # the forfeit path of its own claim.
+    vector = load("forgeries.json")
+    assert len(vector["forgeries"]) >= 4
+    for case in vector["forgeries"]:
+        report = verify(bytes.fromhex(case["transcript"]))
+        assert not report.ok and report.standing == case["verdict"] != "finished", case["note"]
+        fault, found = case["fault"], report.fault
+        assert (None if found is None else {"kind": found.kind, "peer": found.peer}) == fault
+        if fault is not None and fault["kind"] == "cheat":
+            assert fault["peer"] == vector["forger"], case["note"]
+        assert report.outcome == from_json(case["outcome"]), case["note"]

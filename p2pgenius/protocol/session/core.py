@@ -581,7 +581,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
                 stage.declined.add(seat)
         self.time.answered((number, seat))  # the seat answered: no claim about it stands
         if isinstance(msg, Act | Commit | Decline):
-            self.time.declare((number, seat), msg.ms)
+            self.time.declare((number, seat), msg.ms, ClockBook.left(stage, seat))
             if env.author != self.me and seat not in stage.optional:  # (a window is off the clock)
                 self.events.append(Decided(number, seat, msg.ms, env.author))
         self._lapse_windows(stage)
@@ -664,6 +664,8 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         declared = self.time.declared.get((stage, seat))
         if seat in self.my_seats or declared is None or observed_ms <= declared:
             raise LocalMisuseError(f"nothing to dispute about p{seat}'s time at stage {stage}")
+        if observed_ms > self.time.most_seen((stage, seat)):  # (this machine slept: no measure)
+            raise LocalMisuseError(f"{observed_ms} ms is longer than anyone waits for p{seat}'s decision")
         if self.time.observed_by((stage, seat), self.me):
             raise LocalMisuseError(f"p{seat}'s time at stage {stage} is already disputed")
         self._send(Observed(stage, seat, int(observed_ms)))
@@ -675,6 +677,14 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         declared = self.time.declared.get((number, seat))
         if declared is None or self.time.observed_by((number, seat), env.author):
             raise MessageError(f"an observed time for p{seat} at stage {number}, which decided nothing then")
+        most = self.time.most_seen((number, seat))
+        if ms > most:
+            # No honest peer can have waited that long for the decision (it would have claimed,
+            # and forfeited the seat, long before): a false measure, refused, its author's fault.
+            raise MessageError(
+                f"an observed time of {ms} ms before p{seat}'s decision at stage {number}, more than "
+                f"any peer can wait for it ({most} ms: its clock twice, the lag and the grace period)"
+            )
         self.time.observe((number, seat), env.author, ms)
         self.events.append(TimeObserved(number, seat, ms, declared, env.author))
 
