@@ -128,7 +128,7 @@ def test_a_transcript_too_large_inside_a_bundle_proves_nothing_and_is_not_verifi
     assert main(["verify", str(made)]) == 1
     out = capsys.readouterr().out
     count = int(out.split()[2])  # ("bundle of N transcripts: ...")
-    assert f"bundle of {count} transcripts: 0 verify as finished matches" in out and count >= 5
+    assert f"bundle of {count} transcripts: 0 verify as proven results" in out and count >= 5
     assert out.count("does not prove a result: too large: ") == count
 
 
