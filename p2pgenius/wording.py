@@ -17,6 +17,7 @@ from p2pgenius.protocol.events import (
     Applied,
     BlindClaim,
     ChatReceived,
+    Confirmed,
     Event,
     Fault,
     MatchOver,
@@ -136,6 +137,17 @@ def tell(session: SessionView, event: Event) -> list[Told]:
     if isinstance(event, Fault):
         by = "" if event.peer is None else f" by {names[event.peer]}"
         return [Told(FAULT, f"match stopped ({event.kind}{by}): {event.reason}")]
-    if isinstance(event, MatchOver):
-        return [Told(OVER, f"the match is over: {outcome_words(event.outcome)}")]
+    if isinstance(event, MatchOver | Confirmed):
+        return _the_end(session, event)
     return []
+
+
+def _the_end(session: SessionView, event: MatchOver | Confirmed) -> list[Told]:
+    """The result, known here; then signed by every player (it stands once all have)."""
+    if isinstance(event, Confirmed):
+        return [Told(OVER, "every player signed the result: it stands on the record")]
+    said = [Told(OVER, f"the match is over: {outcome_words(event.outcome)}")]
+    waiting = ", ".join(session.names[p] for p in session.unconfirmed if p != session.me)
+    if waiting:
+        said.append(Told(OVER, f"waiting for {waiting} to sign the result"))
+    return said

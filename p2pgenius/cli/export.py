@@ -20,7 +20,7 @@ from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.local_files import TooLargeError, read_within
 from p2pgenius.protocol.identity import fingerprint
-from p2pgenius.protocol.transcript import Report, verify
+from p2pgenius.protocol.transcript import REFUSED, UNCONFIRMED, Report, verify
 from p2pgenius.record import bundle
 from p2pgenius.record.index import Index
 from p2pgenius.record.matches import once
@@ -154,7 +154,8 @@ def moves(report: Report) -> list[str]:
 
 
 def result_words(report: Report) -> str:
-    """The result: the winner and why, or the fault and whose, or "incomplete"."""
+    """The result: the winner and why, or the fault and whose, or "unconfirmed: ..." (a result
+    not every player signed), "refused" (terms the transcript's peer refused) or "incomplete"."""
     fault = report.fault
     if fault is not None:
         who = "no peer named" if fault.peer is None else f"peer {fault.peer}"
@@ -164,8 +165,12 @@ def result_words(report: Report) -> str:
             who += f" ({_name(report.names, fault.peer)}{held})"
         at = f" at step {fault.stage + 1}" if fault.stage >= 0 else ""
         return f"{fault.kind} by {who}{at}"
+    if report.standing == REFUSED:
+        return "refused"
     if report.outcome is None:
         return "incomplete"
+    if report.standing == UNCONFIRMED:  # (its moves yield a result no other player signed)
+        return f"unconfirmed: {outcome_words(report.outcome)}"
     return outcome_words(report.outcome)
 
 

@@ -47,3 +47,37 @@ def test_verify_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     path.write_bytes(b"junk")
     assert main(["verify", str(path)]) == 1
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_terms_the_joiner_refused_are_said_refused_and_their_names_never_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A host that puts another name in the terms than the lobby showed: the joiner refuses them.
+    # Its transcript then proves no match, and verify and export say so, naming nobody by the
+    # refused terms' names.
+    from p2pgenius.cli.main import main
+    from p2pgenius.protocol.identity import Identity
+    from p2pgenius.protocol.session import Session, start_table
+    from p2pgenius.protocol.transcript import REFUSED, frame, header
+
+    ids = [Identity.from_seed(bytes([41, i]) * 16) for i in range(2)]
+    keys = [i.public for i in ids]
+    host = Session(keys=keys, me=0, identity=ids[0], names=["Mallory the Great", "bob"])
+    joiner = Session(keys=keys, me=1, identity=ids[1], expected={"names": ["ann", "bob"]})
+    start_table([host, joiner], "duel", options={}, setup={})
+    for raw in host.flush().messages:
+        joiner.receive(raw)
+    records = joiner.flush().records
+    data = header(keys, 1, role="join") + b"".join(frame(r) for r in records)
+    report = verify(data)
+    assert report.standing == REFUSED and not report.ok
+    assert report.summary.startswith("refused: peer 1, whose transcript this is, refused the host's terms")
+    assert not report.names and report.terms is None, "no player is named by refused terms"
+    path = tmp_path / "refused.p2pt"
+    path.write_bytes(data)
+    assert main(["verify", str(path)]) == 1
+    assert main(["export", str(path)]) == 0
+    shown = capsys.readouterr().out
+    assert "refused" in shown
+    # The refused name appears only as what was refused, never as a player's.
+    assert all("differ from the lobby" in line for line in shown.splitlines() if "Mallory" in line), shown
