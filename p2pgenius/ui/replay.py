@@ -42,7 +42,7 @@ from p2pgenius import wording
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.protocol.identity import fingerprint
-from p2pgenius.protocol.transcript import Report, Step
+from p2pgenius.protocol.transcript import UNCONFIRMED, Report, Step
 from p2pgenius.ui.frame import (
     MIN_LOG,
     application,
@@ -265,6 +265,14 @@ class Replay:
                 f"the match stopped ({fault.kind}, {self._peer_words(fault.peer)}, at "
                 f"{self._stage_words(fault.stage)}): {fault.reason}"
             )
+        elif report.outcome is not None and report.standing == UNCONFIRMED:
+            said = result_words(report.outcome, self.names)
+            who = " and ".join(self._peer_words(peer).removeprefix("by ") for peer in report.unsigned)
+            if self.live and not self.stopped:
+                out.append(f"the moves yield: {said}; waiting for {who or 'every player'} to sign it")
+            else:
+                signed = f"{who or 'a player'} never signed it"
+                out.append(f"unconfirmed: the moves yield {said}, but {signed}: no result")
         elif report.outcome is not None:
             out.append(f"the match is over: {result_words(report.outcome, self.names)}")
         elif self.stopped:
@@ -305,19 +313,14 @@ class Replay:
 
     def stop(self, reason: str) -> None:
         """Live: the watching ended (``reason``) before the match did; the log says so."""
-        if self.report.outcome is None and self.report.fault is None:
+        if not self.report.ok and self.report.fault is None:
             self.stopped = reason
             self._read_ending()
 
     def over(self) -> bool:
         """Whether nothing more will come: the match ended (a result or a fault), or it is a
         replay, or the watching stopped."""
-        return (
-            not self.live
-            or bool(self.stopped)
-            or self.report.outcome is not None
-            or self.report.fault is not None
-        )
+        return not self.live or bool(self.stopped) or self.report.ok or self.report.fault is not None
 
     # -- moving ---------------------------------------------------------------------------------
 
@@ -411,10 +414,14 @@ class Replay:
             return "valid", True
         if not self.over():
             return "checked so far", True
+        if report.standing == UNCONFIRMED:
+            return "unconfirmed", False
         return "incomplete", False
 
     def result(self) -> str:
         report = self.report
+        if report.outcome is not None and report.standing == UNCONFIRMED:
+            return wording.printable(f"unconfirmed: {result_words(report.outcome, self.names)}")
         if report.outcome is not None:
             return wording.printable(result_words(report.outcome, self.names))
         if report.fault is not None:

@@ -441,3 +441,25 @@ def test_the_heads_of_older_steps_in_the_log_are_grey() -> None:
         attrs = REPLAY_STYLE.get_attrs_for_style_str(style)
         assert style != "class:old-head" or attrs.color == "ansigray", (style, attrs)
     assert "class:old-head" in styles
+
+
+@pytest.mark.parametrize("live", [False, True])
+def test_a_result_no_other_player_signed_is_shown_as_no_result(live: bool) -> None:
+    # A copy whose last messages are one peer's alone (the other's end left out): its moves yield
+    # a result, which the replay, and a spectator's screen, never show as the match's.
+    import json
+
+    vector = json.loads((Path(__file__).parents[2] / "protocol/vectors/forgeries.json").read_text())
+    case = next(f for f in vector["forgeries"] if f["verdict"] == "unconfirmed")
+    report = verify(bytes.fromhex(case["transcript"]))
+    replay = Replay(report, live=live)
+    replay.last()
+    verdict, good = replay.verdict()
+    ending = "\n".join(replay._ending())
+    if live:  # (the other's signature may still come)
+        assert (verdict, good) == ("checked so far", True) and "waiting for" in ending
+        replay.stop("the host closed the connection")
+    assert replay.verdict() == ("unconfirmed", False)
+    assert replay.result().startswith("unconfirmed: ")
+    assert "never signed it: no result" in "\n".join(replay._ending())
+    assert "the match is over" not in "\n".join(replay._ending())
