@@ -145,7 +145,7 @@ def tell(session: SessionView, event: Event) -> list[Told]:
 def _the_end(session: SessionView, event: MatchOver | Confirmed) -> list[Told]:
     """The result, known here; then signed by every player (it stands once all have)."""
     if isinstance(event, Confirmed):
-        return [Told(OVER, "every player signed the result: it stands on the record")]
+        return [Told(OVER, "every player has signed the result, which now stands on the record")]
     said = [Told(OVER, f"the match is over: {outcome_words(event.outcome)}")]
     waiting = ", ".join(session.names[p] for p in session.unconfirmed if p != session.me)
     if waiting:
