@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from p2pgenius.cli.main import main
+from p2pgenius.errors import P2PGeniusError
+from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.transcript import TranscriptError, verify
 
 from .harness import play, transcript
@@ -55,8 +57,6 @@ def test_terms_the_joiner_refused_are_said_refused_and_their_names_never_shown(
     # A host that puts another name in the terms than the lobby showed: the joiner refuses them.
     # Its transcript then proves no match, and verify and export say so, naming nobody by the
     # refused terms' names.
-    from p2pgenius.cli.main import main
-    from p2pgenius.protocol.identity import Identity
     from p2pgenius.protocol.session import Session, start_table
     from p2pgenius.protocol.transcript import REFUSED, frame, header
 
@@ -81,3 +81,32 @@ def test_terms_the_joiner_refused_are_said_refused_and_their_names_never_shown(
     assert "refused" in shown
     # The refused name appears only as what was refused, never as a player's.
     assert all("differ from the lobby" in line for line in shown.splitlines() if "Mallory" in line), shown
+
+
+OLD = Path(__file__).parent / "data" / "version-2-duel.p2pt"
+"""A whole duel as match messages version 2 made it (the vector of that version, kept as it was)."""
+
+
+def test_a_version_2_transcript_is_read_and_proves_no_result() -> None:
+    from p2pgenius.protocol.session import Session
+    from p2pgenius.protocol.transcript import UNCONFIRMED, records
+    from p2pgenius.record.matches import UNCONFIRMED as NOT_COUNTED
+    from p2pgenius.record.matches import read
+
+    data = OLD.read_bytes()
+    report = verify(data)
+    # Every message checks as version 2 had it (signatures, chains, moves, hashes)...
+    assert report.version == 2 and report.outcome is not None and report.fault is None
+    assert not report.rejected and len(report.steps) > 3
+    # ... and none of it binds one peer to another's messages: no result.
+    assert report.standing == UNCONFIRMED and not report.ok
+    assert "version 2" in report.summary and report.summary.startswith("unconfirmed:")
+    line = read(OLD)
+    assert line.kind == NOT_COUNTED and not line.counts and not line.proves
+    assert "older transcript" in line.reason
+    # It is read (verify, export) but not resumed.
+    assert main(["verify", str(OLD)]) == 1
+    assert main(["export", str(OLD)]) == 0
+    items = list(records(data))
+    with pytest.raises(P2PGeniusError, match="can be read, not resumed"):
+        Session.restore(identity=Identity.generate(), transcript=items, secrets=[])
