@@ -11,9 +11,12 @@ marked ``real_default_level`` gets the game's real default.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from p2pgenius.bots import registry
+from p2pgenius.games import catalog
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -34,3 +37,16 @@ def club_bots_by_default(monkeypatch: pytest.MonkeyPatch, request: pytest.Fixtur
         return real(game, club[0] if club else None)
 
     monkeypatch.setattr(registry, "level_of", level_of)
+
+
+@pytest.fixture(scope="module")
+def rps_in_the_table() -> Iterator[None]:
+    """The test-only game ``rps`` (tests/games/rps.py) in the games' table while a module runs:
+    ``pytestmark = pytest.mark.usefixtures("rps_in_the_table")``."""
+    from tests.games.rps import ENTRY
+
+    catalog.add(ENTRY)
+    try:
+        yield
+    finally:
+        catalog.remove(ENTRY.name)

@@ -5,8 +5,6 @@ that the session asks about a peer's action before, or instead of, parsing it.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,13 +23,7 @@ LONGEST_MESSAGE = 200
 """Characters: a refusal says which field and what came, briefly."""
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _rps_in_the_table() -> Iterator[None]:
-    catalog.add(ENTRY)
-    try:
-        yield
-    finally:
-        catalog.remove(ENTRY.name)
+pytestmark = pytest.mark.usefixtures("rps_in_the_table")
 
 
 def refusal(game: str, action: Plain) -> str | None:

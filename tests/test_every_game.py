@@ -19,7 +19,7 @@ import random
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -49,13 +49,7 @@ GLYPHS = Glyphs.pick(True)
 """The table's games, and the test's own (in the table while this module runs)."""
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _rps_in_the_table() -> Iterator[None]:
-    catalog.add(ENTRY)
-    try:
-        yield
-    finally:
-        catalog.remove(ENTRY.name)
+pytestmark = pytest.mark.usefixtures("rps_in_the_table")
 
 
 def most_peers(game: str) -> int:

@@ -290,7 +290,7 @@ def _judge(observer: Session, report: Report) -> None:
         )
         return
     report.ok, report.standing = True, FINISHED
-    report.winners = _winning_seats(report.outcome)
+    report.winners = winning_seats(report.outcome)
     report.summary = (
         f"valid: {result}, {report.messages} messages, every signature, commitment, action and "
         "state hash checked, and the result signed by every peer"
@@ -309,7 +309,7 @@ def _winners_without(observer: Session, fault: Fault) -> tuple[int, ...]:
     return observer.m.spec.winners_without(seats)
 
 
-def _winning_seats(outcome: Mapping[str, Any]) -> tuple[int, ...]:
+def winning_seats(outcome: Mapping[str, Any]) -> tuple[int, ...]:
     """The seats an outcome names as winning (a team's every seat; none for a draw)."""
     team = outcome.get("winning_seats")
     if isinstance(team, list) and all(type(seat) is int for seat in team):

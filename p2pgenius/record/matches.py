@@ -278,7 +278,7 @@ def _line(path: str, report: Report, players: tuple[Player, ...], base: dict[str
         path,
         FINISHED,
         report.ok,
-        winners=report.winners or winning_seats(outcome),
+        winners=report.winners,
         reason=ending(outcome),
         outcome=outcome,
         **base,
@@ -294,15 +294,6 @@ def _match_id(terms: Mapping[str, Any] | None) -> str:
         return hashlib.sha256(encode(dict(terms))).hexdigest()
     except P2PGeniusError:
         return ""
-
-
-def winning_seats(outcome: Mapping[str, Any]) -> tuple[int, ...]:
-    """The seats an outcome names as winning (a team's every seat; none for a draw)."""
-    team = outcome.get("winning_seats")
-    if isinstance(team, list) and all(type(seat) is int for seat in team):
-        return tuple(sorted(team))
-    winner = outcome.get("winner")
-    return (winner,) if type(winner) is int else ()
 
 
 def ending(outcome: Mapping[str, Any]) -> str:

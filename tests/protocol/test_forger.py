@@ -16,22 +16,18 @@ shown a forged history by a forging host accepts no other result either.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 import trio
 
-from p2pgenius.games import catalog
 from p2pgenius.inmemory import Table, play, transcript
 from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.transcript import FINISHED, Report, verify
-from tests.games.rps import ENTRY
 from tests.test_every_game import GAMES, most_peers
+
+from .test_vectors import generator
 
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
 SHORT: dict[str, dict[str, Any]] = {
@@ -43,26 +39,11 @@ SHORT: dict[str, dict[str, Any]] = {
 verifications)."""
 
 
-def forge_module() -> ModuleType:
-    """protocol/vectors/forge.py (beside the generator of the vectors it makes)."""
-    spec = importlib.util.spec_from_file_location("vectors_forge", VECTORS / "forge.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # (its dataclasses look their module up)
-    spec.loader.exec_module(module)
-    return module
+FORGE = generator().forge_module()
+"""protocol/vectors/forge.py, as the vectors' generator loads it."""
 
 
-FORGE = forge_module()
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _rps_in_the_table() -> Iterator[None]:
-    catalog.add(ENTRY)
-    try:
-        yield
-    finally:
-        catalog.remove(ENTRY.name)
+pytestmark = pytest.mark.usefixtures("rps_in_the_table")
 
 
 def honest(game: str, peers: int) -> Table:

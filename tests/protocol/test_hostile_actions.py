@@ -12,7 +12,7 @@ p2pgenius/protocol/bodies.py, whatever the envelope around them becomes.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -46,13 +46,7 @@ BLIND_STAGES: Final = (5, 6, 7)
 """The stages of p1's blind turns when p0 plays P0 and p1 plays P1 (tests/protocol/test_blindness.py)."""
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _rps_in_the_table() -> Iterator[None]:
-    catalog.add(ENTRY)
-    try:
-        yield
-    finally:
-        catalog.remove(ENTRY.name)
+pytestmark = pytest.mark.usefixtures("rps_in_the_table")
 
 
 class Liar(Session):

@@ -4,11 +4,8 @@ nothing, and a forfeit is a loss for the seat that forfeited, everywhere a resul
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -19,18 +16,10 @@ from p2pgenius.inmemory import play, transcript
 from p2pgenius.protocol.identity import Identity, fingerprint
 from p2pgenius.protocol.transcript import frame, header, records, verify
 from p2pgenius.record import bundle
+from tests.protocol.test_forger import FORGE
 
 SEED = 31
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
-
-
-def forge_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("vectors_forge_record", VECTORS / "forge.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
@@ -78,7 +67,7 @@ def test_a_forgers_copy_in_the_winners_record_moves_nothing(
     real.write_bytes(transcript(table, 0))
     before = record(capsys)
     assert [m["result"] for m in before["matches"]] == ["won"]
-    forge = forge_module().Forger(table.identities[1], transcript(table, 1))
+    forge = FORGE.Forger(table.identities[1], transcript(table, 1))
     forgeries = [*forge.old_attack(), *forge.forgeries()][:40]
     assert forgeries
     for number, forgery in enumerate(forgeries):
@@ -122,7 +111,7 @@ def test_a_forfeit_is_a_loss_for_the_seat_that_forfeited_and_a_cut_match_counts_
     table = play("duel", seed=SEED, setup={"hp": [3, 3]})
     # This account (peer 0) walked away mid-match: the other's copy, cut where the account owed
     # its move, then its claim and its forfeit (what an honest peer writes after its grace).
-    forge = forge_module().Forger(table.identities[1], transcript(table, 1))
+    forge = FORGE.Forger(table.identities[1], transcript(table, 1))
     claims = list(forge.claims())
     assert claims
     walked = forge.write(claims[len(claims) // 2])
