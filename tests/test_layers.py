@@ -280,6 +280,7 @@ ORDER: Final = {
         "files",
         "keystore",
         "door",
+        "inbox",
         "invite",
         "latency",
         "upnp",

@@ -6,7 +6,7 @@ and so do pings: a connection answers the other side's pings itself and times it
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import trio
@@ -142,14 +142,18 @@ class Connection:
             return ("heard", self, took)
         return message
 
-    async def messages(self, inbox: trio.MemorySendChannel[Item]) -> None:
-        """Read payloads into ``inbox`` until the connection ends (then say it is gone)."""
+    async def messages(self, inbox: trio.MemorySendChannel[Item], first: Sequence[bytes] = ()) -> None:
+        """Read payloads into ``inbox`` until the connection ends (then say it is gone);
+        ``first``: payloads already read, which go before. The inbox is bounded: while it is
+        full this waits and reads nothing, so TCP slows a peer that floods us."""
         try:
+            for payload in first:
+                await inbox.send(await self.item(payload))
             while True:
                 for payload in await self.receive():
-                    inbox.send_nowait(await self.item(payload))
+                    await inbox.send(await self.item(payload))
         except PeerGoneError:
-            inbox.send_nowait(("gone", self, None))
+            await inbox.send(("gone", self, None))
 
     async def aclose(self) -> None:
         """Close the stream."""

@@ -193,6 +193,5 @@ class Reconnection:
         self.links.add(connection, index)
         for _, _, raw in self.session.archive[connection.caught_up :]:
             await connection.send(encode(["m", raw]))  # accepted while we were resyncing
-        for payload in behind:  # in order, before anything the reader picks up
-            self.inbox.send_nowait(await connection.item(payload))
-        self.nursery.start_soon(connection.messages, self.inbox)
+        # What came behind its sync goes first, in order, before anything the reader picks up.
+        self.nursery.start_soon(connection.messages, self.inbox, behind)

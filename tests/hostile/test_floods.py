@@ -1,0 +1,84 @@
+"""A player cannot flood the host during a match: what a connection brings waits in a bounded
+inbox (its reader stops reading while the inbox is full, so TCP slows the flooder down), and the
+match goes on to its end. Played over loopback TCP by a real peer (bots) whose connection also
+sends pings and stray pongs as fast as it can."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.canonical import encode
+from p2pgenius.net import inbox as inbox_module
+from p2pgenius.net.connection import PeerGoneError
+from p2pgenius.net.peer import Peer
+from p2pgenius.protocol.transcript import verify
+
+from .villain import Seen, honest
+
+BURST = 2000
+"""Messages the flooder puts into one write."""
+
+
+async def flood(flooder: Peer, host: Peer) -> int:
+    """Once the match is under way, pings and pongs nobody asked for, ``BURST`` to a write,
+    until the host's match is over; returns how many went out."""
+    while flooder.session is None or not flooder.links.connections:
+        await trio.sleep(0.01)
+    connection, sent = flooder.links.connections[0], 0
+    try:
+        while host.session is None or not host.session.finished:
+            for number in range(BURST):
+                connection.channel.send(encode(["pong", number]))  # (answers to no ping of the host's)
+            await connection.send(encode(["ping", sent]))  # (the host answers each ping)
+            sent += BURST + 1
+            await trio.sleep(0.02)
+    except PeerGoneError:
+        pass
+    return sent
+
+
+async def gauge(host: Peer, most: list[int]) -> None:
+    """The most items the host's match inbox held at once, looked at every scheduling round."""
+    while True:
+        if host._inbox is not None:
+            most[0] = max(most[0], host._inbox.statistics().current_buffer_used)
+        await trio.sleep(0)
+
+
+async def test_a_player_flooding_pings_during_the_match_fills_no_inbox_and_the_match_goes_on(
+    tmp_path: Path,
+) -> None:
+    seen = Seen()
+    host = honest(tmp_path, "host", seen)
+    flooder = honest(tmp_path, "flooder", Seen())
+    flooder.decide = BotDriver("random", 2).decide
+    host.settle_at_once = flooder.settle_at_once = True
+    flooder.linger = True  # (it reads on after its end, until the host, behind the flood, ends too)
+    most, sent = [0], []
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(
+                    listeners[0], game="duel", options={"fast": True}, setup={"hp": [3, 3]}, peers=2
+                )
+            )
+            nursery.start_soon(gauge, host, most)
+
+            async def flooding() -> None:
+                sent.append(await flood(flooder, host))
+
+            nursery.start_soon(flooding)
+            await flooder.join(await trio.open_tcp_stream("127.0.0.1", port))
+            while not sent:
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    assert sent[0] > 10 * BURST, sent  # (it did flood)
+    assert most[0] <= inbox_module.INBOX_ITEMS, f"{most[0]} items held for one player"
+    assert host.session is not None and host.session.finished
+    assert flooder.session is not None and flooder.session.outcome == host.session.outcome
+    assert verify(host.files.transcript.read_bytes()).ok
