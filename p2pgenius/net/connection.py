@@ -13,6 +13,7 @@ import trio
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.net.inbox import Inbox
 from p2pgenius.protocol.channel import PROTOCOL_VERSION, ChannelError, Established, Received, SecureChannel
 
 READ_BYTES: Final = 65536
@@ -142,7 +143,7 @@ class Connection:
             return ("heard", self, took)
         return message
 
-    async def messages(self, inbox: trio.MemorySendChannel[Item], first: Sequence[bytes] = ()) -> None:
+    async def messages(self, inbox: Inbox[Item], first: Sequence[bytes] = ()) -> None:
         """Read payloads into ``inbox`` until the connection ends (then say it is gone);
         ``first``: payloads already read, which go before. The inbox is bounded: while it is
         full this waits and reads nothing, so TCP slows a peer that floods us."""

@@ -30,14 +30,23 @@ T = TypeVar("T")
 
 
 class Inbox(Generic[T]):
-    """One loop's inbox: peers' readers ``await inbox.send.send(item)``; this machine's code
-    calls :meth:`put`; the loop reads with :meth:`receive`. Its task runs in ``nursery``."""
+    """One loop's inbox: peers' readers ``await inbox.send(item)``; this machine's code calls
+    :meth:`put`; the loop reads with :meth:`receive`. Its task runs in ``nursery`` until that is
+    cancelled (as the loop's nursery is once the loop is done)."""
 
     def __init__(self, nursery: trio.Nursery, room: int = INBOX_ITEMS) -> None:
-        self.send, self._receive = trio.open_memory_channel[T](room)
+        self._send, self._receive = trio.open_memory_channel[T](room)
         # Unbounded, and so never a reason to block or fail; only this machine's code puts here.
         self._own, own = trio.open_memory_channel[T](math.inf)
         nursery.start_soon(self._forward, own)
+
+    async def send(self, item: T) -> None:
+        """A peer's item: in at once if there is room (so what came in one read reaches the loop
+        as one batch, with no scheduling round between), else once there is."""
+        try:
+            self._send.send_nowait(item)
+        except trio.WouldBlock:
+            await self._send.send(item)
 
     def put(self, item: T) -> None:
         """An item of this machine's own (never waits: the inbox's task passes it on)."""
@@ -45,7 +54,7 @@ class Inbox(Generic[T]):
 
     async def _forward(self, own: trio.MemoryReceiveChannel[T]) -> None:
         async for item in own:
-            await self.send.send(item)
+            await self.send(item)
 
     async def receive(self) -> T:
         """The next item (waits for one)."""

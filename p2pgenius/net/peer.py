@@ -468,10 +468,10 @@ class Peer:
         already read, each handed in by its connection's reader before what it reads), the ways
         back in, the jobs queued to run beside play."""
         self._inbox, self._nursery = inbox, nursery
-        reconnection = self._reconnection = self._ways_back(inbox.send, nursery)
+        reconnection = self._reconnection = self._ways_back(inbox, nursery)
         for connection in self.links:
             ahead = [payload for read_on, payload in first if read_on is connection]
-            nursery.start_soon(connection.messages, inbox.send, ahead)
+            nursery.start_soon(connection.messages, inbox, ahead)
         for job in self._beside:
             nursery.start_soon(job)
         self._beside.clear()
@@ -495,7 +495,7 @@ class Peer:
                 self.tell(Notice("a player left the table"), quiet=not self.links)
         self.tell(Notice("everyone else has left: the chat has closed"))
 
-    def _ways_back(self, inbox: trio.MemorySendChannel[Item], nursery: trio.Nursery) -> Reconnection:
+    def _ways_back(self, inbox: Inbox[Item], nursery: trio.Nursery) -> Reconnection:
         """How connections come back into this match (see ``reconnect``)."""
         assert self.session is not None
         way_back = None

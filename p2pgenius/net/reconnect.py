@@ -19,6 +19,7 @@ from p2pgenius.net.addresses import ConnectError
 from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, PeerGoneError, why
 from p2pgenius.net.door import Door
 from p2pgenius.net.events import PeerBack, Reconnected, Reconnecting, Refused, Tell
+from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.spectators import Spectators, caller_name, is_spectator
@@ -92,7 +93,7 @@ class Reconnection:
         self,
         session: Session,
         links: Links,
-        inbox: trio.MemorySendChannel[Item],
+        inbox: Inbox[Item],
         nursery: trio.Nursery,
         *,
         identity: Identity,
