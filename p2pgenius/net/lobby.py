@@ -18,7 +18,7 @@ import ipaddress
 import math
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import trio
@@ -37,6 +37,7 @@ from p2pgenius.net.events import (
     PeerJoined,
     PeerLeft,
     PeerReady,
+    ProposalsIgnored,
     Refused,
     Tell,
 )
@@ -113,6 +114,8 @@ class Member:
     bot: str | None = None  # the level of the bot that plays its seats, as its hello said
     address: str = "?"  # where it called from (host part)
     since: float = 0.0  # when it came in (trio clock)
+    proposed: set[tuple[str, bool]] = field(default_factory=set)  # option values it proposed
+    kept_proposing: bool = False  # it proposed a value again, and the host's person was told so
 
     def ready_by(self) -> float:
         """When it must have said it is ready (trio clock)."""
@@ -214,6 +217,7 @@ class Lobby:
         self._said: trio.MemorySendChannel[tuple[str, Any, Any]] | None = None  # while gathering
         self.considers = considers  # a person hosts: a proposal waits for its answer
         self.pending: dict[str, bool] | None = None  # a proposal waiting for it (the start waits)
+        self.declined: set[tuple[str, bool]] = set()  # option values the host's person let go
         self.superseded: list[dict[str, Any]] = []  # what players agreed to before options changed
 
     def propose(self, options: dict[str, bool]) -> bool:
@@ -364,12 +368,11 @@ class Lobby:
         if what == "joined":
             return await self._admit(connection, data, refuse)
         if what == "left" and member is not None:
-            members.remove(member)
+            self._remove(member)
             tell(PeerLeft(member.name))
             return True
         if what == "options":
-            self.pending = None
-            return self._change(data) if data is not None else True
+            return self._answered(data)
         if what == "said" and member is not None and (proposal := proposal_of(data, self.game)):
             self._consider(member, proposal)
             if ready_map(data) is None:
@@ -387,10 +390,7 @@ class Lobby:
         if problem and ready is not None and self._stale(member, ready):
             return False  # (agreed to the table before its options changed: it is asked again)
         if problem:
-            tell(Refused(problem, member.name))
-            members.remove(member)
-            tell(PeerLeft(member.name), quiet=True)  # (its place is free)
-            await refuse(member.connection, problem)
+            await self._drop(member, problem, refuse)
             return True
         assert ready is not None
         member.ready = ready
@@ -399,13 +399,35 @@ class Lobby:
         return True
 
     def _consider(self, member: Member, proposal: dict[str, bool]) -> None:
-        """A player proposes options: the host's person is told (and the start waits for its
-        answer); a host with nobody to ask keeps its options."""
-        if all(self.options.get(key) == value for key, value in proposal.items()):
+        """A player proposes options. Each option value is put to the host's person at most once
+        per player, and not at all while the person has it to answer or once it declined it; the
+        start waits for the person's answer. A player that proposes a value again is named to the
+        person once, then ignored. A host with nobody to ask keeps its options (it is told)."""
+        change = {key: value for key, value in proposal.items() if self.options.get(key) != value}
+        if not change:
+            return  # (the table has these options already)
+        values = set(change.items())
+        if values <= member.proposed:
+            if not member.kept_proposing:
+                member.kept_proposing = True
+                self.tell(ProposalsIgnored(member.name, change))
             return
-        self.tell(OptionsProposed(member.name, proposal))
+        member.proposed |= values
+        if values <= self.declined | set((self.pending or {}).items()):
+            return  # (the host's person let it go, or has it to answer already)
+        self.tell(OptionsProposed(member.name, change))
         if self.considers:
-            self.pending = proposal
+            self.pending = {**(self.pending or {}), **change}
+
+    def _answered(self, options: dict[str, bool] | None) -> bool:
+        """The host's person answered a proposal or changed the options itself (``options``: what
+        it takes up; None: the table keeps its options, and what was proposed is let go)."""
+        if options is None:
+            self.declined |= set((self.pending or {}).items())
+            self.pending = None
+            return True
+        self.pending = None
+        return self._change(options)
 
     def _change(self, options: dict[str, bool]) -> bool:
         """Take up ``options``: every player's ready was signed for the old ones, so each must
@@ -489,10 +511,20 @@ class Lobby:
         if strangers:
             await self._drop(strangers[-1], "a player with the host's invite came for this seat", refuse)
 
+    def _remove(self, member: Member) -> None:
+        """A member leaves the table (or is shown the door). What it alone proposed is withdrawn:
+        a proposal that nobody at the table stands behind no longer holds the start."""
+        self.members.remove(member)
+        if self.pending is not None:
+            backed = {value for m in self.members for value in m.proposed}
+            self.pending = {k: v for k, v in self.pending.items() if (k, v) in backed} or None
+
     async def _drop(
         self, member: Member, reason: str, refuse: Callable[[Connection, str], Awaitable[None]]
     ) -> None:
-        self.members.remove(member)
+        """Show a member the door (its place is free): the host's person and the member are
+        told why."""
+        self._remove(member)
         self.tell(Refused(reason, member.name))
         self.tell(PeerLeft(member.name), quiet=True)
         await refuse(member.connection, reason)
