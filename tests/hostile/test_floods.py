@@ -1,10 +1,12 @@
 """A player cannot flood the host during a match: what a connection brings waits in a bounded
 inbox (its reader stops reading while the inbox is full, so TCP slows the flooder down), and the
-match goes on to its end. Played over loopback TCP by a real peer (bots) whose connection also
-sends pings and stray pongs as fast as it can."""
+match goes on to its end; nor can it pile up connections by coming back again and again. Played
+over loopback TCP by real peers (bots), one whose connection also sends pings and stray pongs as
+fast as it can, one that comes back on new connections."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import trio
@@ -12,8 +14,11 @@ import trio
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import encode
 from p2pgenius.net import inbox as inbox_module
-from p2pgenius.net.connection import PeerGoneError
+from p2pgenius.net.connection import Connection, PeerGoneError
 from p2pgenius.net.peer import Peer
+from p2pgenius.net.reconnect import sync
+from p2pgenius.protocol.channel import SecureChannel
+from p2pgenius.protocol.session import SessionView
 from p2pgenius.protocol.transcript import verify
 
 from .villain import Seen, honest
@@ -87,3 +92,53 @@ async def test_a_player_flooding_pings_during_the_match_fills_no_inbox_and_the_m
     assert host.session is not None and host.session.finished
     assert flooder.session is not None and flooder.session.outcome == host.session.outcome
     assert verify(host.files.transcript.read_bytes()).ok
+
+
+async def closed(connection: Connection) -> None:
+    """Read ``connection`` until the other end closes it."""
+    with contextlib.suppress(PeerGoneError):
+        while True:
+            await connection.receive()
+
+
+async def test_a_player_coming_back_again_and_again_holds_one_connection_at_the_host(
+    tmp_path: Path,
+) -> None:
+    # Each time a player comes back, the host puts the new connection in the old one's place. The
+    # old one used to stay open, its reader reading on: one more connection for every return.
+    seen = Seen()
+    host = honest(tmp_path, "host", seen)
+    guest = honest(tmp_path, "guest", Seen())
+
+    async def thinks_for_ever(session: SessionView, seat: int) -> None:
+        await trio.sleep_forever()
+
+    guest.decide = thinks_for_ever  # (the match waits at its first stage, with time to spare)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
+            )
+            nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+            while guest.session is None or guest.session.stage is None or not guest.links.connections:
+                await trio.sleep(0.01)
+            previous: Connection | None = None  # (the guest's own, first: its reader notices)
+            for time in range(1, 4):
+                stream = await trio.open_tcp_stream("127.0.0.1", port)
+                channel = SecureChannel(initiator=True, identity=guest.identity, hello={"name": "guest"})
+                again = Connection(stream, channel)
+                await again.handshake()
+                await sync(guest.session, again, speak_first=True)
+                while sum(line == "guest is back" for line in seen.lines) < time:
+                    await trio.sleep(0.01)
+                with trio.fail_after(5):  # the host closed the connection it came back in place of
+                    if previous is None:
+                        while guest.links.connections:
+                            await trio.sleep(0.01)
+                    else:
+                        await closed(previous)
+                previous = again
+            assert host.links.connections == [host.links.via[1]]
+            nursery.cancel_scope.cancel()
