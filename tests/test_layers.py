@@ -281,6 +281,7 @@ ORDER: Final = {
         "files",
         "keystore",
         "door",
+        "inbox",
         "invite",
         "latency",
         "upnp",

@@ -6,13 +6,14 @@ and so do pings: a connection answers the other side's pings itself and times it
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import trio
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.net.inbox import Inbox
 from p2pgenius.protocol.channel import PROTOCOL_VERSION, ChannelError, Established, Received, SecureChannel
 
 READ_BYTES: Final = 65536
@@ -142,14 +143,18 @@ class Connection:
             return ("heard", self, took)
         return message
 
-    async def messages(self, inbox: trio.MemorySendChannel[Item]) -> None:
-        """Read payloads into ``inbox`` until the connection ends (then say it is gone)."""
+    async def messages(self, inbox: Inbox[Item], first: Sequence[bytes] = ()) -> None:
+        """Read payloads into ``inbox`` until the connection ends (then say it is gone);
+        ``first``: payloads already read, which go before. The inbox is bounded: while it is
+        full this waits and reads nothing, so TCP slows a peer that floods us."""
         try:
+            for payload in first:
+                await inbox.send(await self.item(payload))
             while True:
                 for payload in await self.receive():
-                    inbox.send_nowait(await self.item(payload))
+                    await inbox.send(await self.item(payload))
         except PeerGoneError:
-            inbox.send_nowait(("gone", self, None))
+            await inbox.send(("gone", self, None))
 
     async def aclose(self) -> None:
         """Close the stream."""

@@ -64,6 +64,9 @@ STOP_S: Final = 3.0
 """How long withdrawing an announcement may take on the way out."""
 KEY_LEN: Final = 32
 MAX_SEATS: Final = 16
+MAX_ANNOUNCEMENTS: Final = 64
+"""Announced matches one look reads, at most; any more are passed over and counted (a neighbour
+announcing thousands would fill the queue, the list and the look's time)."""
 
 
 class DiscoveryError(P2PGeniusError):
@@ -428,38 +431,54 @@ def look(
         raise DiscoveryError(
             f"cannot look for matches on the local network ({_why(exc)}): ask the host for an invite"
         ) from None
-    found: list[Found] = []
-    unusable: list[str] = []
+    added: queue.Queue[str] = queue.Queue(MAX_ANNOUNCEMENTS)
+    passed_over = [0]  # (zeroconf's thread counts; read once it has stopped)
+
+    def changed(**event: Any) -> None:
+        if event["state_change"] is ServiceStateChange.Added:
+            try:
+                added.put_nowait(event["name"])
+            except queue.Full:
+                passed_over[0] += 1
+
     try:
-        added: queue.Queue[str] = queue.Queue()
-
-        def changed(**event: Any) -> None:
-            if event["state_change"] is ServiceStateChange.Added:
-                added.put(event["name"])
-
         browser = ServiceBrowser(zeroconf, SERVICE_TYPE, handlers=[changed])
         try:
-            deadline = time.monotonic() + seconds
-            done = False
-            while not done and (left := deadline - time.monotonic()) > 0:
-                try:
-                    name = added.get(timeout=left)
-                except queue.Empty:
-                    break
-                try:
-                    info = zeroconf.get_service_info(SERVICE_TYPE, name, timeout=int(max(left, 0.5) * 1000))
-                    match = read_service(info) if info is not None else "it did not answer"
-                except Exception:  # whatever a neighbour's malformed records make zeroconf raise
-                    match = "its announcement is malformed"
-                if isinstance(match, Found):
-                    found.append(match)
-                    done = enough(match)
-                else:
-                    unusable.append(f"{name.removesuffix('.' + SERVICE_TYPE)}: {match}")
+            found, unusable = _read(zeroconf, added, time.monotonic() + seconds, enough)
         finally:
             browser.cancel()
     finally:
         zeroconf.close()
+    more = passed_over[0] + (added.qsize() if len(found) + len(unusable) >= MAX_ANNOUNCEMENTS else 0)
+    if more:
+        unusable.append(f"{more} more matches announced: only the first {MAX_ANNOUNCEMENTS} are read")
+    return found, unusable
+
+
+def _read(
+    zeroconf: Zeroconf, added: queue.Queue[str], deadline: float, enough: Callable[[Found], bool]
+) -> tuple[list[Found], list[str]]:
+    """The matches ``added`` names, each read in turn, until ``deadline`` (``time.monotonic``),
+    until ``enough`` says yes to one, or until ``MAX_ANNOUNCEMENTS`` are read; and why the others
+    read cannot be joined."""
+    found: list[Found] = []
+    unusable: list[str] = []
+    while len(found) + len(unusable) < MAX_ANNOUNCEMENTS and (left := deadline - time.monotonic()) > 0:
+        try:
+            name = added.get(timeout=left)
+        except queue.Empty:
+            break
+        try:
+            info = zeroconf.get_service_info(SERVICE_TYPE, name, timeout=int(max(left, 0.5) * 1000))
+            match = read_service(info) if info is not None else "it did not answer"
+        except Exception:  # whatever a neighbour's malformed records make zeroconf raise
+            match = "its announcement is malformed"
+        if isinstance(match, Found):
+            found.append(match)
+            if enough(match):
+                break
+        else:
+            unusable.append(f"{name.removesuffix('.' + SERVICE_TYPE)}: {match}")
     return found, unusable
 
 

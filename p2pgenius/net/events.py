@@ -116,6 +116,19 @@ class OptionsProposed:
 
 
 @dataclass(frozen=True, slots=True)
+class ProposalsIgnored:
+    """A host: a player keeps proposing options already put to the host; this is said once, and
+    its proposals are ignored from then on (protocol/SPEC.md section 4a, "Proposals")."""
+
+    name: str
+    options: Mapping[str, Any]
+
+    @property
+    def text(self) -> str:
+        return f"{self.name} keeps proposing {options_words(self.options)}: ignored from now on"
+
+
+@dataclass(frozen=True, slots=True)
 class OptionsChanged:
     """The lobby's options changed (a proposal taken up): every player says again whether it is
     ready to play with them."""
@@ -313,6 +326,7 @@ NetEvent = (
     | PeerJoined
     | PeerReady
     | OptionsProposed
+    | ProposalsIgnored
     | OptionsChanged
     | PeerLeft
     | Refused

@@ -18,7 +18,7 @@ import ipaddress
 import math
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import trio
@@ -37,9 +37,11 @@ from p2pgenius.net.events import (
     PeerJoined,
     PeerLeft,
     PeerReady,
+    ProposalsIgnored,
     Refused,
     Tell,
 )
+from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.keystore import check_name
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.spectators import Spectators, caller_name, is_spectator
@@ -78,6 +80,15 @@ MAX_LEVEL: Final = 32
 PROPOSABLE: Final = ("fast",)
 """The options a player may propose in the lobby (a game with sealed turns: whether a turn
 resolves as soon as every choice is in)."""
+MAX_UNREADY_MESSAGES: Final = 8
+"""Messages a caller may send the host before it says it is ready, counted afresh whenever the
+options change (the reference joiner sends its ready, maybe with a proposal, and nothing else); a
+caller that sends more floods the lobby and is shown the door."""
+
+LobbyItem = tuple[str, Any, Any]
+"""What the lobby's loop reads: ("joined", connection, caller), ("said", connection, payload),
+("left", connection, None), or the host's own answer to a proposal ("options", None, options to
+take up, or None to keep the table's)."""
 
 
 def proposal_of(payload: bytes | Any, game: str) -> dict[str, bool] | None:
@@ -113,6 +124,9 @@ class Member:
     bot: str | None = None  # the level of the bot that plays its seats, as its hello said
     address: str = "?"  # where it called from (host part)
     since: float = 0.0  # when it came in (trio clock)
+    said: int = 0  # messages since it was last asked to say it is ready (see MAX_UNREADY_MESSAGES)
+    proposed: set[tuple[str, bool]] = field(default_factory=set)  # option values it proposed
+    kept_proposing: bool = False  # it proposed a value again, and the host's person was told so
 
     def ready_by(self) -> float:
         """When it must have said it is ready (trio clock)."""
@@ -211,9 +225,10 @@ class Lobby:
         self.seats = sorted(seats)  # the host's own claim
         self.members: list[Member] = []
         self.salt = secrets.token_bytes(NONCE_LEN)  # this table's: in every lobby and the terms
-        self._said: trio.MemorySendChannel[tuple[str, Any, Any]] | None = None  # while gathering
+        self._said: Inbox[LobbyItem] | None = None  # while gathering
         self.considers = considers  # a person hosts: a proposal waits for its answer
         self.pending: dict[str, bool] | None = None  # a proposal waiting for it (the start waits)
+        self.declined: set[tuple[str, bool]] = set()  # option values the host's person let go
         self.superseded: list[dict[str, Any]] = []  # what players agreed to before options changed
 
     def propose(self, options: dict[str, bool]) -> bool:
@@ -222,14 +237,14 @@ class Lobby:
         options are not ones a player may propose in this game."""
         if self._said is None or proposal_of(["propose", options], self.game) is None:
             return False
-        self._said.send_nowait(("options", None, options))
+        self._said.put(("options", None, options))
         return True
 
     def decline(self) -> bool:
         """The host lets a player's proposal go: the table starts with the options it has."""
         if self._said is None or self.pending is None:
             return False
-        self._said.send_nowait(("options", None, None))
+        self._said.put(("options", None, None))
         return True
 
     def view(self, you: int, *, start: bool = False) -> dict[str, Any]:
@@ -271,56 +286,11 @@ class Lobby:
     async def gather(self, listener: trio.abc.Listener[trio.abc.Stream]) -> list[Member]:
         """Greet players as they come, show everyone who is there, and take their seat claims
         and readiness; returns the members once the table is full and everyone is ready."""
-        members, tell, spectators = self.members, self.tell, self.spectators
-        send, said = trio.open_memory_channel[tuple[str, Any, Any]](math.inf)
-        self._said = send
         groups = get_spec(self.game).seat_groups(self.peers)
-
-        async def greet(stream: trio.abc.Stream, shown_key: Callable[[], None]) -> None:
-            hello = {"name": self.name, "game": self.game, "lobby": self.greeting()}
-            connection = Connection(
-                stream, SecureChannel(initiator=False, identity=self.identity, hello=hello)
-            )
-            try:
-                established = await connection.handshake()
-            except (P2PGeniusError, trio.TooSlowError) as exc:
-                tell(Refused(why(exc)))
-                await connection.aclose()
-                return
-            shown_key()
-            if is_spectator(established) and spectators is not None:
-                spectators.admit(connection, caller_name(established))
-                return
-            try:
-                name = self.pins.name_of(established)
-            except P2PGeniusError as exc:  # a known name with another key: say so, then close
-                tell(Refused(str(exc)))
-                await refuse(connection, str(exc))
-                return
-            token = established.peer_hello.get("token")
-            invited = (
-                self.token is not None and isinstance(token, bytes) and hmac.compare_digest(token, self.token)
-            )
-            caller = (established.peer_key, name, invited, address_of(stream), bot_of(established.peer_hello))
-            send.send_nowait(("joined", connection, caller))
-            try:
-                while True:
-                    for payload in await connection.receive():
-                        send.send_nowait(("said", connection, payload))
-            except PeerGoneError:
-                send.send_nowait(("left", connection, None))
-
-        async def doors(nursery: trio.Nursery) -> None:
-            await Door(listener).serve(nursery, greet)
-
-        async def refuse(connection: Connection, reason: str) -> None:
-            with contextlib.suppress(PeerGoneError):
-                await connection.send(encode(["refused", reason]))
-            await connection.aclose()
-
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(doors, nursery)
-            changed = False
+            said = self._said = Inbox[LobbyItem](nursery)
+            nursery.start_soon(Door(listener).serve, nursery, self._greet)
+            changed, backlog = False, None
             while True:
                 # Shown once a batch: a caller that says ready in its handshake is "joined" and
                 # "ready" at once, and a table that is now full and ready gets the start lobby
@@ -329,55 +299,99 @@ class Lobby:
                 if changed and not queued and not self._complete():
                     await self._show()
                     changed = False
-                item: tuple[str, Connection, Any] | None = None
+                item: LobbyItem | None = None
                 if self._complete():
                     # Full and ready: but a player may have left (or said something) at the same
-                    # moment. Only once nothing more is waiting does the table start.
-                    try:
-                        item = said.receive_nowait()
-                    except trio.WouldBlock:
+                    # moment, so what waits now is taken first. Only that: a player that keeps
+                    # talking (its reader refills the inbox as it empties) cannot hold the start.
+                    backlog = queued if backlog is None else backlog
+                    if not backlog:
                         break
+                    backlog -= 1
+                    item = said.receive_nowait()
                 else:
-                    with trio.move_on_at(
-                        min([m.ready_by() for m in members if m.ready is None] or [math.inf])
-                    ):
+                    backlog = None
+                    with trio.move_on_at(self._ready_by()):
                         item = await said.receive()
                 if item is None:  # someone took too long to say it is ready
-                    await self._drop_late(refuse)
+                    await self._drop_late()
                     changed = True
                     continue
-                changed |= await self._take(item, groups, refuse)
+                changed |= await self._take(item, groups)
             nursery.cancel_scope.cancel()
         self._said = None
-        return members
+        return self.members
 
-    async def _take(
-        self,
-        item: tuple[str, Any, Any],
-        groups: Sequence[Sequence[int]],
-        refuse: Callable[[Connection, str], Awaitable[None]],
-    ) -> bool:
+    async def _greet(self, stream: trio.abc.Stream, shown_key: Callable[[], None]) -> None:
+        """A caller at the door: the handshake (our hello shows the table), then everything it
+        says goes to the lobby's loop until it leaves. The inbox is bounded: while it is full
+        this waits and reads nothing, so TCP slows a caller that floods the lobby."""
+        assert self._said is not None
+        said, tell, spectators = self._said, self.tell, self.spectators
+        hello = {"name": self.name, "game": self.game, "lobby": self.greeting()}
+        connection = Connection(stream, SecureChannel(initiator=False, identity=self.identity, hello=hello))
+        try:
+            established = await connection.handshake()
+        except (P2PGeniusError, trio.TooSlowError) as exc:
+            tell(Refused(why(exc)))
+            await connection.aclose()
+            return
+        shown_key()
+        if is_spectator(established) and spectators is not None:
+            spectators.admit(connection, caller_name(established))
+            return
+        try:
+            name = self.pins.name_of(established)
+        except P2PGeniusError as exc:  # a known name with another key: say so, then close
+            tell(Refused(str(exc)))
+            await _refuse(connection, str(exc))
+            return
+        token = established.peer_hello.get("token")
+        invited = (
+            self.token is not None and isinstance(token, bytes) and hmac.compare_digest(token, self.token)
+        )
+        caller = (established.peer_key, name, invited, address_of(stream), bot_of(established.peer_hello))
+        await said.send(("joined", connection, caller))
+        try:
+            while True:
+                for payload in await connection.receive():
+                    await said.send(("said", connection, payload))
+        except PeerGoneError:
+            await said.send(("left", connection, None))
+
+    async def _take(self, item: LobbyItem, groups: Sequence[Sequence[int]]) -> bool:
         """One thing that happened at the door or in the lobby; True if the table changed."""
         what, connection, data = item
-        members, tell = self.members, self.tell
-        member = next((m for m in members if m.connection is connection), None)
+        member = next((m for m in self.members if m.connection is connection), None)
         if what == "joined":
-            return await self._admit(connection, data, refuse)
-        if what == "left" and member is not None:
-            members.remove(member)
-            tell(PeerLeft(member.name))
-            return True
+            return await self._admit(connection, data)
         if what == "options":
-            self.pending = None
-            return self._change(data) if data is not None else True
-        if what == "said" and member is not None and (proposal := proposal_of(data, self.game)):
+            return self._answered(data)
+        if member is None:
+            return False  # (a caller already shown the door: what it still said changes nothing)
+        if what == "left":
+            self._remove(member)
+            self.tell(PeerLeft(member.name))
+            return True
+        if member.ready is None:
+            member.said += 1
+            if member.said > MAX_UNREADY_MESSAGES:
+                reason = f"you sent more than {MAX_UNREADY_MESSAGES} messages without saying you are ready"
+                await self._drop(member, reason)
+                return True
+        if proposal := proposal_of(data, self.game):
             self._consider(member, proposal)
             if ready_map(data) is None:
                 return False  # (a proposal alone: nothing else changes)
-        if what != "said" or member is None or member.ready is not None:
+        if member.ready is not None:
             return False  # (a ready is said once; anything else before the start means nothing)
+        return await self._ready(member, data, groups)
+
+    async def _ready(self, member: Member, data: bytes, groups: Sequence[Sequence[int]]) -> bool:
+        """What a caller that has not said it is ready says: its ready, or it is shown the door
+        (True: the table changed)."""
         ready = ready_map(data)
-        taken = [self.seats] + [m.claim or [] for m in members if m is not member]
+        taken = [self.seats] + [m.claim or [] for m in self.members if m is not member]
         problem = (
             "a malformed ready message"
             if ready is None
@@ -387,25 +401,44 @@ class Lobby:
         if problem and ready is not None and self._stale(member, ready):
             return False  # (agreed to the table before its options changed: it is asked again)
         if problem:
-            tell(Refused(problem, member.name))
-            members.remove(member)
-            tell(PeerLeft(member.name), quiet=True)  # (its place is free)
-            await refuse(member.connection, problem)
+            await self._drop(member, problem)
             return True
         assert ready is not None
         member.ready = ready
         member.claim = sorted(ready["seats"])
-        tell(PeerReady(member.name))
+        self.tell(PeerReady(member.name))
         return True
 
     def _consider(self, member: Member, proposal: dict[str, bool]) -> None:
-        """A player proposes options: the host's person is told (and the start waits for its
-        answer); a host with nobody to ask keeps its options."""
-        if all(self.options.get(key) == value for key, value in proposal.items()):
+        """A player proposes options. Each option value is put to the host's person at most once
+        per player, and not at all while the person has it to answer or once it declined it; the
+        start waits for the person's answer. A player that proposes a value again is named to the
+        person once, then ignored. A host with nobody to ask keeps its options (it is told)."""
+        change = {key: value for key, value in proposal.items() if self.options.get(key) != value}
+        if not change:
+            return  # (the table has these options already)
+        values = set(change.items())
+        if values <= member.proposed:
+            if not member.kept_proposing:
+                member.kept_proposing = True
+                self.tell(ProposalsIgnored(member.name, change))
             return
-        self.tell(OptionsProposed(member.name, proposal))
+        member.proposed |= values
+        if values <= self.declined | set((self.pending or {}).items()):
+            return  # (the host's person let it go, or has it to answer already)
+        self.tell(OptionsProposed(member.name, change))
         if self.considers:
-            self.pending = proposal
+            self.pending = {**(self.pending or {}), **change}
+
+    def _answered(self, options: dict[str, bool] | None) -> bool:
+        """The host's person answered a proposal or changed the options itself (``options``: what
+        it takes up; None: the table keeps its options, and what was proposed is let go)."""
+        if options is None:
+            self.declined |= set((self.pending or {}).items())
+            self.pending = None
+            return True
+        self.pending = None
+        return self._change(options)
 
     def _change(self, options: dict[str, bool]) -> bool:
         """Take up ``options``: every player's ready was signed for the old ones, so each must
@@ -416,7 +449,7 @@ class Lobby:
         self.options.update(options)
         now = trio.current_time()
         for member in self.members:
-            member.ready, member.claim, member.since = None, None, now
+            member.ready, member.claim, member.since, member.said = None, None, now, 0
         self.tell(OptionsChanged(dict(self.options)))
         return True
 
@@ -433,39 +466,41 @@ class Lobby:
             with contextlib.suppress(PeerGoneError):
                 await other.connection.send(encode(["lobby", self.view(index)]))
 
+    def _ready_by(self) -> float:
+        """When the next caller must have said it is ready (trio clock; inf: none need to)."""
+        return min([m.ready_by() for m in self.members if m.ready is None] or [math.inf])
+
     def _complete(self) -> bool:
         """Every place taken, every player ready, and no proposal waiting: the start comes next."""
         full = len(self.members) == self.peers - 1 and all(m.claim is not None for m in self.members)
         return full and self.pending is None
 
-    async def _admit(
-        self, connection: Connection, caller: Any, refuse: Callable[[Connection, str], Awaitable[None]]
-    ) -> bool:
+    async def _admit(self, connection: Connection, caller: Any) -> bool:
         """Seat a caller that has shown its key, or say why not (False: the table is as it was)."""
         key, name, invited, address, bot = caller
         members, tell = self.members, self.tell
         if key == self.identity.public or any(m.key == key for m in members):
             tell(Refused("already at the table", name))
-            await refuse(connection, "you are already at this table")
+            await _refuse(connection, "you are already at this table")
             return False
         if self.invite_only and not invited:
             reason = "this table seats only players with the host's invite: ask the host for it"
             tell(Refused(reason, name))
-            await refuse(connection, reason)
+            await _refuse(connection, reason)
             return False
         crowd = [m for m in members if m.ready is None and not m.invited and m.address == address]
         if not invited and not _local(address) and len(crowd) >= MAX_UNREADY_PER_ADDRESS:
             reason = f"{len(crowd)} callers from your address already wait in the lobby unready"
             tell(Refused(reason, name))
-            await refuse(connection, reason)
+            await _refuse(connection, reason)
             return False
         if len(members) >= self.peers - 1 and invited:
             # A friend with the invite never finds its seat held by a stranger who only knocked:
             # the newest caller without the token that is not ready yet makes room.
-            await self._make_room(refuse)
+            await self._make_room()
         if len(members) >= self.peers - 1:
             tell(Refused("the table is full", name))
-            await refuse(connection, "the table is full")
+            await _refuse(connection, "the table is full")
             return False
         members.append(
             Member(
@@ -475,27 +510,41 @@ class Lobby:
         tell(PeerJoined(name, key, level_words(self.game, self._level(bot))))
         return True
 
-    async def _drop_late(self, refuse: Callable[[Connection, str], Awaitable[None]]) -> None:
+    async def _drop_late(self) -> None:
         """Show the door to every caller past its time to say it is ready (its seat is free)."""
         now = trio.current_time()
         for member in [m for m in self.members if m.ready is None and m.ready_by() <= now]:
             waited = INVITED_READY_S if member.invited else READY_S
-            reason = f"you did not say you are ready within {waited:g} s"
-            await self._drop(member, reason, refuse)
+            await self._drop(member, f"you did not say you are ready within {waited:g} s")
 
-    async def _make_room(self, refuse: Callable[[Connection, str], Awaitable[None]]) -> None:
+    async def _make_room(self) -> None:
         """Free the seat of the newest caller without the token that is not ready, if any."""
         strangers = [m for m in self.members if m.ready is None and not m.invited]
         if strangers:
-            await self._drop(strangers[-1], "a player with the host's invite came for this seat", refuse)
+            await self._drop(strangers[-1], "a player with the host's invite came for this seat")
 
-    async def _drop(
-        self, member: Member, reason: str, refuse: Callable[[Connection, str], Awaitable[None]]
-    ) -> None:
+    def _remove(self, member: Member) -> None:
+        """A member leaves the table (or is shown the door). What it alone proposed is withdrawn:
+        a proposal that nobody at the table stands behind no longer holds the start."""
         self.members.remove(member)
+        if self.pending is not None:
+            backed = {value for m in self.members for value in m.proposed}
+            self.pending = {k: v for k, v in self.pending.items() if (k, v) in backed} or None
+
+    async def _drop(self, member: Member, reason: str) -> None:
+        """Show a member the door (its place is free): the host's person and the member are
+        told why."""
+        self._remove(member)
         self.tell(Refused(reason, member.name))
         self.tell(PeerLeft(member.name), quiet=True)
-        await refuse(member.connection, reason)
+        await _refuse(member.connection, reason)
+
+
+async def _refuse(connection: Connection, reason: str) -> None:
+    """Tell a caller why it is turned away, then close its connection."""
+    with contextlib.suppress(PeerGoneError):
+        await connection.send(encode(["refused", reason]))
+    await connection.aclose()
 
 
 def _local(address: str) -> bool:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +53,7 @@ from p2pgenius.net.events import (
     lobby_text,
 )
 from p2pgenius.net.files import Files
+from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.net.lobby import LOBBY_FIELDS, Joining, Lobby, Member, check_lobby
 from p2pgenius.net.pins import Pins
@@ -128,7 +128,7 @@ class Peer:
     bot: str | None = None  # the level of the bot at this peer's seats ("": its game's default)
     expect_name: str | None = None  # a joiner: the host's name as its announcement gave it
     wrong_host: Callable[[], None] = lambda: None  # a joiner: the host that answered last had another key
-    _inbox: trio.MemorySendChannel[Item] | None = None
+    _inbox: Inbox[Item] | None = None  # the match loop's, while it runs
     _nursery: trio.Nursery | None = None
     _clocks: Clocks = field(default_factory=Clocks, repr=False)
     _reconnection: Reconnection | None = None  # while playing
@@ -437,10 +437,10 @@ class Peer:
         session.defer_audit = True  # (judged in a worker thread: _audit_if_due)
         if session.terms is not None:
             await self._warm(session.terms["game"])
-        send, inbox = trio.open_memory_channel[Item](math.inf)
         self._clocks.start(session)
         async with trio.open_nursery() as nursery:
-            await self._open_table(nursery, send, first)
+            inbox = Inbox[Item](nursery)
+            await self._open_table(nursery, inbox, first)
             await self._flush()
             while not session.finished and session.fault is None:
                 self._follow_stage()
@@ -461,17 +461,17 @@ class Peer:
     async def _open_table(
         self,
         nursery: trio.Nursery,
-        send: trio.MemorySendChannel[Item],
+        inbox: Inbox[Item],
         first: Sequence[tuple[Connection, bytes]],
     ) -> None:
         """Start what runs beside the match loop: a reader per connection (``first``: payloads
-        already read go first), the ways back in, the jobs queued to run beside play."""
-        self._inbox, self._nursery = send, nursery
-        reconnection = self._reconnection = self._ways_back(send, nursery)
-        for connection, payload in first:
-            send.send_nowait(await connection.item(payload))
+        already read, each handed in by its connection's reader before what it reads), the ways
+        back in, the jobs queued to run beside play."""
+        self._inbox, self._nursery = inbox, nursery
+        reconnection = self._reconnection = self._ways_back(inbox, nursery)
         for connection in self.links:
-            nursery.start_soon(connection.messages, send)
+            ahead = [payload for read_on, payload in first if read_on is connection]
+            nursery.start_soon(connection.messages, inbox, ahead)
         for job in self._beside:
             nursery.start_soon(job)
         self._beside.clear()
@@ -484,7 +484,7 @@ class Peer:
             self.tell(Reconnecting(self.address), quiet=True)
             reconnection.come_back_soon()
 
-    async def _after_the_end(self, inbox: trio.MemoryReceiveChannel[Item]) -> None:
+    async def _after_the_end(self, inbox: Inbox[Item]) -> None:
         """The match is over: the table stays open for chat ("gg") until every other player has
         left (or this one does: its caller cancels the match's task)."""
         while self.links:
@@ -495,7 +495,7 @@ class Peer:
                 self.tell(Notice("a player left the table"), quiet=not self.links)
         self.tell(Notice("everyone else has left: the chat has closed"))
 
-    def _ways_back(self, inbox: trio.MemorySendChannel[Item], nursery: trio.Nursery) -> Reconnection:
+    def _ways_back(self, inbox: Inbox[Item], nursery: trio.Nursery) -> Reconnection:
         """How connections come back into this match (see ``reconnect``)."""
         assert self.session is not None
         way_back = None
@@ -543,14 +543,14 @@ class Peer:
         change of mind about a sealed choice while its time runs)."""
         session = self.session
         if self._inbox is not None and session is not None and session.stage is not None:
-            self._inbox.send_nowait(("decided", None, (session.stage.number, seat, action)))
+            self._inbox.put(("decided", None, (session.stage.number, seat, action)))
 
     def settle(self, seat: int) -> None:
         """Let a local seat's sealed choice stand now, before its minute is up (from outside the
         loop, like :meth:`offer`): the turn resolves as soon as every choice stands."""
         session = self.session
         if self._inbox is not None and session is not None and session.stage is not None:
-            self._inbox.send_nowait(("settle", None, (session.stage.number, seat)))
+            self._inbox.put(("settle", None, (session.stage.number, seat)))
 
     async def _settle(self, number: int, seat: int) -> None:
         session = self.session
@@ -569,7 +569,7 @@ class Peer:
     def chat(self, text: str) -> None:
         """Say something to the table (from outside the loop, like :meth:`offer`)."""
         if self._inbox is not None:
-            self._inbox.send_nowait(("chat", None, text))
+            self._inbox.put(("chat", None, text))
 
     # -- deciding ----------------------------------------------------------------------------
 
@@ -612,7 +612,7 @@ class Peer:
                 view = view.next() or view  # chosen ahead, from the state it will be made in
             action = await self.decide(view, seat)
             if self._inbox is not None:  # (None: the match ended while it was deciding)
-                self._inbox.send_nowait(("decided", None, (number, seat, action)))
+                self._inbox.put(("decided", None, (number, seat, action)))
 
     async def _decided(self, number: int, seat: int, action: Mapping[str, Any] | None) -> None:
         session = self.session

@@ -19,6 +19,7 @@ from p2pgenius.net.addresses import ConnectError
 from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, PeerGoneError, why
 from p2pgenius.net.door import Door
 from p2pgenius.net.events import PeerBack, Reconnected, Reconnecting, Refused, Tell
+from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.spectators import Spectators, caller_name, is_spectator
@@ -92,7 +93,7 @@ class Reconnection:
         self,
         session: Session,
         links: Links,
-        inbox: trio.MemorySendChannel[Item],
+        inbox: Inbox[Item],
         nursery: trio.Nursery,
         *,
         identity: Identity,
@@ -189,10 +190,18 @@ class Reconnection:
     async def adopt(self, connection: Connection, *, index: int | None, behind: list[bytes]) -> None:
         """Make a resynced connection one of the match's (``index``: the player it carries, at
         the host): send what was accepted meanwhile, queue what came behind its sync, and read
-        it in the match loop."""
+        it in the match loop. The player's connection it comes in place of is closed: left open,
+        its reader read on, and a player coming back again and again held one more each time."""
+        replaced = self.links.via.get(index) if index is not None else None
         self.links.add(connection, index)
+        if replaced is not None and replaced is not connection:
+            self.nursery.start_soon(_close, replaced)  # (its reader then says it is gone: a no-op)
         for _, _, raw in self.session.archive[connection.caught_up :]:
             await connection.send(encode(["m", raw]))  # accepted while we were resyncing
-        for payload in behind:  # in order, before anything the reader picks up
-            self.inbox.send_nowait(await connection.item(payload))
-        self.nursery.start_soon(connection.messages, self.inbox)
+        # What came behind its sync goes first, in order, before anything the reader picks up.
+        self.nursery.start_soon(connection.messages, self.inbox, behind)
+
+
+async def _close(connection: Connection, within_s: float = 1.0) -> None:
+    with trio.move_on_after(within_s), contextlib.suppress(OSError, trio.BrokenResourceError):
+        await connection.aclose()

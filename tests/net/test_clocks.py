@@ -14,6 +14,7 @@ import trio.testing
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
+from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.session import Fault, SessionView
 from p2pgenius.protocol.transcript import verify
@@ -405,7 +406,7 @@ async def test_a_resumed_peer_counts_the_time_it_was_away_on_its_own_clock(
     # Any other stage (the match moved on while it was away) begins when it is reached.
     assert again._away(stage + 1) == 0.0 and 34 <= again._away(stage) <= 36
     async with trio.open_nursery() as nursery:
-        again._nursery, (again._inbox, _) = nursery, trio.open_memory_channel[Any](10)
+        again._nursery, again._inbox = nursery, Inbox[Any](nursery)
         again._follow_stage()
         left = again.clock_readings()[seat][1]
         # Only its own seats: the others' clocks (and its judgement of their time) start now.

@@ -11,6 +11,7 @@ import trio.testing
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.net.connection import ROUND_TRIPS_KEPT, Connection, Item
+from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity
@@ -30,11 +31,10 @@ async def pair() -> tuple[Connection, Connection]:
 async def test_a_ping_is_answered_by_the_connection_and_its_round_trip_measured(autojump_clock: Any) -> None:
     del autojump_clock
     a, b = await pair()
-    send_a, inbox_a = trio.open_memory_channel[Item](100)
-    send_b, inbox_b = trio.open_memory_channel[Item](100)
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(a.messages, send_a)
-        nursery.start_soon(b.messages, send_b)
+        inbox_a, inbox_b = Inbox[Item](nursery), Inbox[Item](nursery)
+        nursery.start_soon(a.messages, inbox_a)
+        nursery.start_soon(b.messages, inbox_b)
         await a.ping()
         heard_b = await inbox_b.receive()  # b read a ping: it answered, and says it heard a
         assert heard_b[0] == "heard" and heard_b[1] is b and heard_b[2] is None

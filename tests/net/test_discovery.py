@@ -496,3 +496,41 @@ async def test_a_fake_announced_first_under_the_hosts_pinned_name_is_marked_and_
     assert said.count(f"check with the host that its fingerprint is {real.fingerprint}") == 2
     assert "duel-2" not in said and real.name == impostor.name == name
     assert host.session is not None and host.session.outcome is not None
+
+
+def test_a_neighbour_announcing_thousands_of_matches_fills_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every name announced used to wait in a queue and come back in the list, however many came.
+    import zeroconf
+
+    class Crowd:
+        """A network where a neighbour announces ``MANY`` matches at once (none answers)."""
+
+        MANY = 10_000
+
+        def __init__(self, zc: Any, service_type: str, handlers: list[Any]) -> None:
+            for number in range(self.MANY):
+                for handler in handlers:
+                    handler(
+                        zeroconf=zc,
+                        service_type=service_type,
+                        name=f"m{number}.{service_type}",
+                        state_change=zeroconf.ServiceStateChange.Added,
+                    )
+
+        def cancel(self) -> None:
+            pass
+
+    class Silent:
+        def get_service_info(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(zeroconf, "ServiceBrowser", Crowd)
+    monkeypatch.setattr(discovery, "_zeroconf", lambda interfaces: Silent())
+    found, unusable = discovery.look(5)
+    most = discovery.MAX_ANNOUNCEMENTS
+    assert found == [] and len(unusable) == most + 1
+    assert unusable[0] == "m0: it did not answer"
+    assert unusable[-1] == f"{Crowd.MANY - most} more matches announced: only the first {most} are read"

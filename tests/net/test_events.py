@@ -108,18 +108,18 @@ async def test_a_joiner_failing_to_reach_its_host_says_why_once_not_every_second
             "that its port? The host shows its addresses and an invite when it starts"
         )
 
+    from p2pgenius.net.inbox import Inbox
     from p2pgenius.net.links import Links
     from p2pgenius.net.reconnect import WayBack
     from p2pgenius.protocol.identity import Identity
     from p2pgenius.protocol.session import Session
 
     session = Session(keys=[Identity.generate().public, guest.identity.public], me=1, identity=guest.identity)
-    send, _ = trio.open_memory_channel[Any](1)
     async with trio.open_nursery() as nursery:
         back = Reconnection(
             session,
             Links(),
-            send,
+            Inbox[Any](nursery, room=1),
             nursery,
             identity=guest.identity,
             name=guest.name,
@@ -129,6 +129,7 @@ async def test_a_joiner_failing_to_reach_its_host_says_why_once_not_every_second
             way_back=WayBack(refused, guest.address, 100, lambda: None),
         )
         await back.come_back()
+        nursery.cancel_scope.cancel()  # (the inbox's own task)
     said = [line for line in log.lines if line.startswith("reconnecting:")]
     assert 2 <= len(said) <= 100 / SAY_AGAIN_S + 1, said
     assert said[0] == (
