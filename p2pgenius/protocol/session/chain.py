@@ -94,11 +94,6 @@ class Chain:
         found = self.numbered.get(head)
         return found[1] if found is not None and found[0] == peer else None
 
-    def covers(self, author: int, heads: Sequence[bytes]) -> bool:
-        """Whether ``heads`` (a message of ``author``'s) name every message held here from every
-        other peer: nothing reached this peer that the author had not seen."""
-        return all(peer == author or heads[peer] == self.last_hash[peer] for peer in range(len(heads)))
-
     def missing_for(self, next_seq: Sequence[int]) -> list[bytes]:
         """Every message held that a peer reporting ``next_seq`` (per author) has not seen, in
         the order accepted: what to send it when it reconnects."""

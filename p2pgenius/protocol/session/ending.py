@@ -3,7 +3,8 @@ end-of-match audit of hidden cards, forfeits."""
 
 from __future__ import annotations
 
-from p2pgenius.errors import LocalMisuseError
+from p2pgenius.canonical import encode
+from p2pgenius.errors import LocalMisuseError, shown
 from p2pgenius.games.base import Outcome
 from p2pgenius.protocol.bodies import Audit, Desync, End, Forfeit, Hash
 from p2pgenius.protocol.events import AuditDue, Confirmed, Fault, ForfeitVoided, MatchOver
@@ -267,13 +268,15 @@ class Ending(SessionBase):
             self._confirm()
 
     def _judge_end(self, env: Envelope) -> None:
+        """Another result than ours, signed, is a lie (the same canonical bytes, or it is another:
+        ``True`` is not ``1`` here)."""
         assert self.outcome is not None
-        ours = self.outcome.to_plain()
-        if env.body[1] != ours:
+        ours, theirs = self.outcome.to_plain(), env.body[1]
+        if encode(theirs) != encode(ours):
             self._cheat(
                 CheatError(
                     env.author,
-                    f"signed a result the match did not have ({env.body[1]!r}; it is {ours!r})",
+                    f"signed a result the match did not have ({shown(theirs)}; it is {shown(ours)})",
                     {"message": env.hash.hex()},
                 )
             )
