@@ -244,7 +244,11 @@ def _common() -> argparse.ArgumentParser:
         type=grace_seconds,
         default=DEFAULT_GRACE_S,
         metavar="SECONDS",
-        help="how long a silent peer is waited for before it forfeits",
+        help=(
+            "how long something owed without a clock (an opening, an audit, the signed result) may"
+            " stay unpaid before it is claimed, and a claim unanswered before it forfeits (default"
+            " 120; a decision is on its own clock, however long)"
+        ),
     )
     common.add_argument("--log", metavar="PATH", help="write a debug log of every message")
     common.add_argument("--ascii", action="store_true", help="terminal UI: ASCII symbols only")

@@ -28,6 +28,8 @@ from p2pgenius.net.events import (
     TimeUnderDeclared,
 )
 from p2pgenius.protocol.session import ClaimDisputed, Decided, Event, Session, TimeoutClaimed
+from p2pgenius.protocol.session.base import SETUP
+from p2pgenius.protocol.session.debts import GRACE, Debt
 from p2pgenius.protocol.session.ledger import MAX_ALLOWANCE_MS
 
 PING_S: Final = 10.0
@@ -43,9 +45,11 @@ PROCESSING_KEPT: Final = 5
 """How many recent processing times of a peer count (the largest is allowed for)."""
 
 Deadline = tuple[float, str, int, int]
-"""(when, what, seat, detail): what is "expire", "claim", "warn" (detail: the mark, in seconds),
-"forfeit", "silent", "walking" and "walked" (before the deal: seat is a peer that has not opened
-its coin share; claimed, then forfeited) or "stuck" (seat -1)."""
+"""(when, what, seat, detail): what is "expire", "claim" (a debt on a clock, run out), "warn"
+(detail: the mark, in seconds), "forfeit", "late" (a debt on the grace period, unpaid),
+"confirm" (another's forfeit, checked here; detail: its stage), "walking" and "walked" (before
+the deal: seat is a peer that has not opened its coin share; claimed, then forfeited) or "stuck"
+(seat -1)."""
 
 
 def warnings(session: Session) -> tuple[int, ...]:
@@ -55,8 +59,8 @@ def warnings(session: Session) -> tuple[int, ...]:
 
 @dataclass
 class Clocks:
-    """What this peer measures: when the current stage began here, what it claimed and warned
-    of, when it last heard from each peer, and the round trips of its pings."""
+    """What this peer measures: when the current stage began here, when each debt fell due here,
+    what it claimed and warned of, and the round trips of its pings."""
 
     stage_number: int = -2
     stage_at: float = 0.0  # when the current stage began here (other seats' clocks run from it)
@@ -64,9 +68,10 @@ class Clocks:
     claimed: dict[int, float] = field(default_factory=dict)  # seat -> when we claimed its timeout
     disputed: dict[int, float] = field(default_factory=dict)  # seat -> no new claim before then
     walk_claimed: dict[int, float] = field(default_factory=dict)  # peer -> claimed: its coin share
+    due: dict[tuple[str, int, int], float] = field(default_factory=dict)
+    """(kind, seat, stage) of each debt on the grace period -> when it fell due here."""
     forfeit_seen: dict[tuple[int, int], float] = field(default_factory=dict)  # another's forfeit: read
     warned: set[tuple[int, int, int]] = field(default_factory=set)
-    heard: dict[int, float] = field(default_factory=dict)  # peer -> last time anything came
     back: dict[int, float] = field(default_factory=dict)  # peer -> when its connection came back
     progress: dict[int, float] = field(default_factory=dict)  # peer -> its last accepted message
     rtts: list[float] = field(default_factory=list)
@@ -84,8 +89,7 @@ class Clocks:
     def start(self, session: Session) -> None:
         """Play begins (or begins again after a restart): every other peer counts as just heard."""
         now = trio.current_time()
-        self.heard = {peer: now for peer in range(len(session.keys)) if peer != session.me}
-        self.progress = dict(self.heard)
+        self.progress = {peer: now for peer in range(len(session.keys)) if peer != session.me}
         self.next_ping = now  # a round trip measured before the first decision is judged
 
     def follow(self, number: int, away: float = 0.0) -> bool:
@@ -172,11 +176,6 @@ class Clocks:
 
     # -- what the network says ---------------------------------------------------------------
 
-    def hear(self, peers: Iterable[int] | None, now: float) -> None:
-        """Something came from ``peers`` (None: from the host, which relays the whole table)."""
-        for peer in list(self.heard) if peers is None else peers:
-            self.heard[peer] = now
-
     def progressed(self, before: Sequence[int], after: Sequence[int], now: float) -> None:
         """The session accepted messages: ``before``/``after`` are its counts per author."""
         for author, (old, new) in enumerate(zip(before, after, strict=True)):
@@ -191,11 +190,13 @@ class Clocks:
     # -- deadlines ---------------------------------------------------------------------------
 
     def deadlines(self, session: Session, grace_s: float) -> list[Deadline]:
-        """Every clock event still to come at this stage."""
+        """Every clock event still to come at this stage: for each of the session's debts, the one
+        rule of its kind (``p2pgenius.protocol.session.debts``), and what follows a claim."""
         out: list[Deadline] = []
-        owed = session.owed()
+        debts = session.debts()
+        owed = {debt.seat for debt in debts if debt.stage != SETUP}
         views = session.clocks()
-        for seat, view in views.items():
+        for seat, view in views.items():  # the debts on a clock: a decision, a duel's final
             if not view.running:
                 continue
             self.keys[seat] = view.key
@@ -219,25 +220,7 @@ class Clocks:
                 out.append((at + grace_s, "forfeit", seat, 0))
             else:  # answered (a decision, a dispute) though something is still owed: claim anew
                 del self.claimed[seat]
-        for seat in owed:
-            peer = session.owner[seat] if seat < len(session.owner) else None
-            if peer is None or peer == session.me or seat in self.claimed:
-                continue  # (a claimed seat forfeits when its claim goes unanswered)
-            # A dead connection: nothing at all (not even a ping) for the grace period.
-            out.append((self.heard.get(peer, 0.0) + grace_s, "silent", seat, 0))
-            if seat not in views or not views[seat].running:
-                # Something owed with no clock of its own (a reveal, an opening, a final, an
-                # audit): pings do not count, only the signed message that pays the debt.
-                since = max(self.progress.get(peer, 0.0), self.stage_at)
-                out.append((since + grace_s, "silent", seat, 0))
-        for peer in session.unrevealed():  # the coin flip: a share seen, and not opened
-            if peer == session.me:
-                continue
-            if peer in self.walk_claimed:
-                out.append((self.walk_claimed[peer] + grace_s, "walked", peer, 0))
-            else:
-                since = max(self.progress.get(peer, 0.0), self.stage_at)
-                out.append((since + grace_s, "walking", peer, 0))
+        out += self._late(session, debts, grace_s)
         for stage, seat in session.forfeits_pending():  # another peer's forfeit: check it ourselves
             # Not before the seat's own clock (as we keep it) has run out and any time its peer
             # said it still had (a dispute) has passed: then our own grace period.
@@ -248,9 +231,37 @@ class Clocks:
             if stage >= 0 and seat in self.disputed:
                 since = max(since, self.disputed[seat] + self.seat_allowance(session, seat))
             out.append((since + grace_s, "confirm", seat, stage))
-        walking = [peer for peer in session.unrevealed() if peer != session.me]
-        if session.stage is None and session.outcome is None and not walking:  # still setting up
+        if session.stage is None and session.outcome is None and not debts:  # still setting up
             out.append((max(self.progress.values(), default=0.0) + grace_s, "stuck", -1, 0))
+        return out
+
+    def _late(self, session: Session, debts: Sequence[Debt], grace_s: float) -> list[Deadline]:
+        """The debts on the grace period (an opening, a window, an audit, a result, a coin share):
+        each another peer's is claimed once the grace period has passed since it fell due, as we
+        saw it, and then forfeited if the claim goes unanswered as long. (Nothing else counts:
+        pings say a peer is there, not that it paid; and a seat with time on its clock owes
+        nothing yet, away or not.)"""
+        now = trio.current_time()
+        due = {(debt.kind, debt.seat, debt.stage) for debt in debts if debt.rule.deadline == GRACE}
+        for key in [key for key in self.due if key not in due]:
+            del self.due[key]  # (paid)
+        out: list[Deadline] = []
+        for debt in debts:
+            if debt.rule.deadline != GRACE:
+                continue
+            since = self.due.setdefault((debt.kind, debt.seat, debt.stage), now)
+            if debt.stage == SETUP:  # (a peer, before the deal: its coin share)
+                if debt.seat == session.me:
+                    continue
+                claimed = self.walk_claimed.get(debt.seat)
+                if claimed is None:
+                    out.append((since + grace_s, "walking", debt.seat, 0))
+                else:
+                    out.append((claimed + grace_s, "walked", debt.seat, 0))
+                continue
+            peer = session.owner[debt.seat]
+            if peer != session.me and debt.seat not in self.claimed:
+                out.append((since + grace_s, "late", debt.seat, 0))
         return out
 
     def next_deadline(self, deadlines: Iterable[Deadline]) -> float:
@@ -301,10 +312,10 @@ class Clocks:
             elif what == "walked":
                 with contextlib.suppress(LocalMisuseError):
                     session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
-            elif what == "silent":
-                # Silent past the grace period: claim first, signed; the seat's peer, if it is
-                # there at all, answers it, and a claim left unanswered for the grace period
-                # becomes a forfeit. A forfeit is never a bare assertion.
+            elif what == "late":
+                # Owed and unpaid for the grace period: claim first, signed; the seat's peer, if
+                # it is there at all, answers it, and a claim left unanswered for the grace
+                # period becomes a forfeit. A forfeit is never a bare assertion.
                 observed = int((now - self.stage_at) * 1000)
                 self.claimed[seat] = now
                 tell(TimeoutClaimSent(seat, observed))

@@ -520,7 +520,6 @@ class Peer:
         if kind == "msg":
             await self._on_payload(connection, *data)
         elif kind == "heard":  # a ping, or the answer to ours (``data``: its round trip)
-            self._heard(connection, trio.current_time())
             if data is not None:
                 self._clocks.round_trip(data)
         elif kind == "gone":
@@ -719,7 +718,6 @@ class Peer:
         session = self.session
         assert session is not None
         self.files.note(f"<- {payload.hex()}")
-        self._heard(connection, now)
         try:
             kind, raw = decode(payload)
         except (EncodingError, ValueError, TypeError):
@@ -739,16 +737,6 @@ class Peer:
         if hashed is not None and hashed[0] < len(before) and session.next_seq[hashed[0]] > before[hashed[0]]:
             self._clocks.hashed(*hashed, now)
         await self._flush()
-
-    def _heard(self, connection: Connection, now: float) -> None:
-        """Something came on ``connection``: its player is there (a joiner's host relays the
-        whole table, so hearing it is hearing everyone)."""
-        assert self.session is not None
-        if self.session.me == 0:
-            index = self.links.index_of(connection)
-            self._clocks.hear([] if index is None else [index], now)
-        else:
-            self._clocks.hear(None, now)
 
     async def _flush(self) -> None:
         session = self.session

@@ -279,7 +279,9 @@ def test_a_challenge_window_lapses_at_the_next_action_and_costs_no_time() -> Non
     (window,) = stage.optional
     (actor,) = stage.waiting
     for session in pair.s:
-        assert window in session.owed()  # the window is open until the mover acts
+        # The window is open until the mover acts, but nothing of it is owed meanwhile: its
+        # holder may challenge, and cannot be claimed for not yet having.
+        assert window not in session.owed() and actor in session.owed()
         assert not session.clocks()[window].running  # and not on its holder's clock
     holder = pair.seat_peer(window)
     left_before = holder.clocks()[window].left_ms

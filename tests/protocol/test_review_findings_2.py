@@ -137,11 +137,13 @@ def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_
 
     pair = Pair("duel", {"fast": True})
     a, b = pair.s
-    seat_b = b.my_seats[0]
+    seat_a, seat_b = a.my_seats[0], b.my_seats[0]
     a.claim_timeout(seat_b, 70_000)
     pair.pump()
     b.submit(seat_b, {"type": "timeout"}, ms=0)  # it answers with a commitment; its reveal waits
     pair.pump()
+    a.submit(seat_a, {"type": "timeout"}, ms=0)  # every choice now stands, here: b's reveal is due
+    a.flush()  # (b never gets ours: it never reveals)
     assert seat_b in a.owed() and (a.stage.number if a.stage else -1, seat_b) not in a.time.claims
     seen: list[str] = []
 

@@ -64,3 +64,22 @@ def test_the_key_order_example_is_the_canonical_encoding() -> None:
     # Whatever order a map is built in, its keys are written in exactly the order the SPEC gives.
     written = b"\x89" + b"".join(encode(key) + b"\x00" for key in keys)
     assert encode(dict.fromkeys(reversed(keys), 0)) == written
+
+
+def test_the_spec_lists_everything_owed_as_the_session_reads_it() -> None:
+    from p2pgenius.protocol.session.debts import OBLIGATIONS
+
+    documented = rows(between("<!-- owed-table -->", "<!-- /owed-table -->"))
+    expected = [
+        [
+            o.name,
+            o.owed.replace("`", ""),
+            o.by,
+            o.due,
+            o.deadline,
+            o.answer.replace("`", ""),
+            "yes" if o.disputable else "no",
+        ]
+        for o in OBLIGATIONS
+    ]
+    assert [[cell.replace("`", "") for cell in row] for row in documented] == expected

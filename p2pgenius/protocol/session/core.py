@@ -74,6 +74,7 @@ from p2pgenius.protocol.messages import (
 )
 from p2pgenius.protocol.session.base import SETUP, SessionBase
 from p2pgenius.protocol.session.blindness import Blindness
+from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.ending import Ending
 from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.phase import ACCEPTED, WHEN, Phase
@@ -361,30 +362,58 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         )
 
     def owed(self) -> tuple[int, ...]:
-        """The seats the match is waiting on right now: a move, a commitment, a reveal, the
-        opening of a flipped card, or, after the end, an audit (an audited game) and then the
-        signed word of the result (``end``)."""
+        """The seats the match is waiting on right now (their :meth:`debts`; none before the deal)."""
+        return tuple(sorted({debt.seat for debt in self.debts() if debt.stage != SETUP}))
+
+    def debts(self) -> tuple[Debt, ...]:
+        """Everything the match waits on now, each due (debts.py: what is owed, when it falls
+        due, and which rule says when it is late): nothing before it is due."""
+        if self.phase is Phase.COIN_REVEAL:
+            return tuple(Debt("coin", peer, SETUP) for peer in self.unrevealed())
         stage = self.stage
-        if self.finished or self.fault is not None:
+        if self.finished or self.fault is not None or not self.owner:
             return ()
         if stage is None:
-            if self.outcome is None or not self.owner:
+            if self.outcome is None:
                 return ()
-            # After the end: every peer's audit (an audited game), then every peer's signed word
-            # of the result; a seat owes what its peer owes.
-            done = self.audits if self.phase is Phase.AUDIT else self.ends
-            return tuple(s for s, p in enumerate(self.owner) if p not in done)
-        owed = [s for s in stage.waiting if s not in stage.acts and s not in stage.commits]
-        if self.terms is not None and not self._fast():
-            owed += [s for s in stage.waiting if s in stage.commits and s not in stage.finals]
-        if self.terms is not None and self._sealed():
-            owed += [s for s in stage.waiting if s in stage.commits and s not in stage.reveals]
+            # After the end: every peer's audit (an audited game), then its signed result; a
+            # seat owes what its peer owes.
+            kind, done = ("audit", self.audits) if self.phase is Phase.AUDIT else ("end", self.ends)
+            return tuple(Debt(kind, s, -1) for s, p in enumerate(self.owner) if p not in done)
+        return tuple(sorted(self._stage_debts(stage), key=lambda d: (d.seat, d.kind)))
+
+    def _stage_debts(self, stage: Stage) -> list[Debt]:
+        number, waiting, commits = stage.number, stage.waiting, stage.commits
+        debts = [Debt("decision", s, number) for s in waiting if s not in stage.acts and s not in commits]
+        if self._sealed() and not self._fast():
+            debts += [Debt("final", s, number) for s in waiting if s in commits and s not in stage.finals]
+        if self._sealed() and self._closed(stage):  # (a reveal is due once every choice stands)
+            debts += [
+                Debt("reveal", s, number)
+                for s in stage.waiting
+                if s not in stage.reveals and not self._withheld_from_me(self.owner[s])
+            ]
         pile = None if self.behind else self._flip_of(stage)
         if pile is not None and stage.opened is None:
-            owed.append(pile)
-        # An optional action's window stays open until its seat acts or declines.
-        owed += [s for s in stage.optional if s not in stage.acts and s not in stage.declined]
-        return tuple(sorted(set(owed)))
+            debts.append(Debt("opening", pile, number))
+        if all(s in stage.acts or s in stage.commits for s in stage.waiting):
+            # A window is open only until the next action: due once every waited-on seat decided.
+            debts += [
+                Debt("window", s, number)
+                for s in stage.optional
+                if s not in stage.acts and s not in stage.declined
+            ]
+        return debts
+
+    def _withheld_from_me(self, peer: int) -> bool:
+        """Whether ``peer`` keeps its sealed choices from this peer now: a seat of ours is blind
+        and none of its own is (Blindness): they are not owed to us until the blindness ends."""
+        if self.me is None or peer == self.me:
+            return False
+        if self.behind:
+            return True
+        theirs = [s for s, p in enumerate(self.owner) if p == peer]
+        return any(self._blind(s) for s in self.my_seats) and not any(self._blind(s) for s in theirs)
 
     def _check_legal(self, seat: int, action: Any, state: Any = None) -> None:
         """Raise IllegalActionError unless ``seat`` may take ``action`` now (or in ``state``)."""
