@@ -67,8 +67,11 @@ def in_match(
     mode: str = "change",
     game: str = "duel",
     grace: float = 60,
+    clock: int | None = None,
 ) -> Callable[[Path], Awaitable[Result]]:
-    options = {"fast": True} if game == "duel" else {}
+    options: dict[str, Any] = {"fast": True} if game == "duel" else {}
+    if clock is not None:  # (a seat owing its decision is late only once its clock has run out)
+        options["turn_seconds"] = clock
     return lambda tmp: _match(
         tmp, Chain(kind, change or (lambda b: b), nth=nth, mode=mode), game, grace, options
     )
@@ -234,7 +237,7 @@ ATTACKS: list[Attack] = [
     Attack("an oversized message", in_match("hash", nth=1, mode="oversize"), "rejected: limit"),
     Attack(
         "a decision declaring more time than its clock had",
-        in_match("commit", lambda b: [*b[:4], 10**9], nth=1, grace=3),
+        in_match("commit", lambda b: [*b[:4], 10**9], nth=1, grace=3, clock=3),
         "rejected+forfeit: declares",
     ),
     Attack(

@@ -152,6 +152,7 @@ def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_
         clocks.start(a)
         clocks.follow(a.stage.number if a.stage else -1)
         clocks.claimed[seat_b] = trio.current_time()
+        clocks.deadlines(a, 120.0)  # (the loop looks at every turn: b's reveal fell due now)
         clock.jump(500)
         for _ in range(3):
             deadlines = clocks.deadlines(a, 120.0)
