@@ -52,6 +52,17 @@ the deal: seat is a peer that has not opened its coin share; claimed, then forfe
 (seat -1)."""
 
 
+def patience(session: Session, grace_s: float) -> float:
+    """How long a peer that is cut off is waited for before what it owes without a clock is
+    claimed: as long as one of its decisions may take (the match's longest time limit), never
+    less than the grace period."""
+    if session.terms is None:
+        return grace_s
+    spec, options = get_spec(session.terms["game"]), session.terms["options"]
+    limits = [float(options.get(t.name, t.seconds)) for t in spec.time_options]
+    return max([grace_s, *limits])
+
+
 def warnings(session: Session) -> tuple[int, ...]:
     """The seconds left on a "round" clock at which the match's game warns its player."""
     return get_spec(session.terms["game"]).warnings if session.terms is not None else ()
@@ -73,6 +84,7 @@ class Clocks:
     forfeit_seen: dict[tuple[int, int], float] = field(default_factory=dict)  # another's forfeit: read
     warned: set[tuple[int, int, int]] = field(default_factory=set)
     back: dict[int, float] = field(default_factory=dict)  # peer -> when its connection came back
+    away: dict[int, float] = field(default_factory=dict)  # peer -> since when it is cut off
     progress: dict[int, float] = field(default_factory=dict)  # peer -> its last accepted message
     rtts: list[float] = field(default_factory=list)
     under: dict[tuple[int, int], float] = field(default_factory=dict)
@@ -136,6 +148,13 @@ class Clocks:
         now = trio.current_time()
         for peer in peers:
             self.back[peer] = now
+            self.away.pop(peer, None)
+
+    def went_away(self, peers: Iterable[int]) -> None:
+        """The connection to ``peers`` was lost (a joiner's to its host: every other peer)."""
+        now = trio.current_time()
+        for peer in peers:
+            self.away.setdefault(peer, now)
 
     def readings(self, session: Session) -> dict[int, tuple[str, float, bool]]:
         """Every seat's clock as this peer shows it: (kind, seconds left, running). Every clock
@@ -239,9 +258,12 @@ class Clocks:
     def _late(self, session: Session, debts: Sequence[Debt], grace_s: float) -> list[Deadline]:
         """The debts on the grace period (an opening, a window, an audit, a result, a coin share):
         each another peer's is claimed once the grace period has passed since it fell due, as we
-        saw it, and then forfeited if the claim goes unanswered as long. (Nothing else counts:
-        pings say a peer is there, not that it paid; and a seat with time on its clock owes
-        nothing yet, away or not.)"""
+        saw it, and then forfeited if the claim goes unanswered as long. A peer cut off is waited
+        for as long as one of its decisions may take, never less than the grace period
+        (:func:`patience`: away an hour in a turn of a week is not gone), and one that came back
+        is given the grace period from then (it may not have seen the debt fall due). Nothing
+        else counts: pings say a peer is there, not that it paid; and a seat with time on its
+        clock owes nothing yet, away or not."""
         now = trio.current_time()
         due = {(debt.kind, debt.seat, debt.stage) for debt in debts if debt.rule.deadline == GRACE}
         for key in [key for key in self.due if key not in due]:
@@ -251,18 +273,19 @@ class Clocks:
             if debt.rule.deadline != GRACE:
                 continue
             since = self.due.setdefault((debt.kind, debt.seat, debt.stage), now)
+            peer = debt.seat if debt.stage == SETUP else session.owner[debt.seat]
+            if peer == session.me:
+                continue
+            since = max(since, self.back.get(peer, since), self.away.get(peer, since))
+            wait = patience(session, grace_s) if peer in self.away else grace_s
             if debt.stage == SETUP:  # (a peer, before the deal: its coin share)
-                if debt.seat == session.me:
-                    continue
                 claimed = self.walk_claimed.get(debt.seat)
                 if claimed is None:
-                    out.append((since + grace_s, "walking", debt.seat, 0))
+                    out.append((since + wait, "walking", debt.seat, 0))
                 else:
                     out.append((claimed + grace_s, "walked", debt.seat, 0))
-                continue
-            peer = session.owner[debt.seat]
-            if peer != session.me and debt.seat not in self.claimed:
-                out.append((since + grace_s, "late", debt.seat, 0))
+            elif debt.seat not in self.claimed:
+                out.append((since + wait, "late", debt.seat, 0))
         return out
 
     def next_deadline(self, deadlines: Iterable[Deadline]) -> float:

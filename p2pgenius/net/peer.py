@@ -779,6 +779,8 @@ class Peer:
         if session.finished or session.fault is not None:
             return
         index = 0 if session.me != 0 else self.links.index_of(connection)
+        away = [p for p in range(len(session.keys)) if p != session.me] if session.me != 0 else [index]
+        self._clocks.went_away(p for p in away if p is not None)
         self.tell(ConnectionLost(index))
         if self.reconnect is not None and self._reconnection is not None:
             self._reconnection.come_back_soon()

@@ -1,5 +1,5 @@
-"""Coming back to a match under way: a joiner that lost its host connects again and again until
-the grace period ends; a host keeps its door open for the players of its match. Either way the two
+"""Coming back to a match under way: a joiner that lost its host connects again and again for as
+long as the match is on; a host keeps its door open for the players of its match. Either way the two
 sides then exchange how many messages of each author they hold, and send what the other lacks
 (``sync``), before the connection joins the match loop.
 """
@@ -28,6 +28,8 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
 
 SAY_AGAIN_S: Final = 30.0
+RETRY_S: Final = 15.0
+"""How often a joiner tries to reach its host again once the grace period has passed."""
 """A joiner trying to reach its host again says why it failed when the reason changes, and at
 least this often (a try a second: one line a second would bury everything else)."""
 
@@ -71,8 +73,9 @@ async def sync(session: Session, connection: Connection, *, speak_first: bool) -
 @dataclass(frozen=True)
 class WayBack:
     """A joiner's way back to its host: ``connect`` opens a stream to where the host was
-    (``address``, in words), tried until ``grace_s`` have passed; ``wrong_host`` is told when
-    another key answered there (the next try skips that address)."""
+    (``address``, in words), tried for as long as the match is on (``grace_s``: the first tries
+    come each second, for that long; then less often); ``wrong_host`` is told when another key
+    answered there (the next try skips that address)."""
 
     connect: Callable[[], Awaitable[trio.abc.Stream]]
     address: str
@@ -124,12 +127,14 @@ class Reconnection:
         self.nursery.start_soon(self.come_back)
 
     async def come_back(self) -> None:
-        """A joiner that lost the host: connect again and again until the grace period ends."""
+        """A joiner that lost the host: connect again and again, for as long as the match is on
+        (a player away owes only what it owes, and its clock runs on: it is not gone). Each
+        second for the grace period, then every RETRY_S."""
         way, session = self.way_back, self.session
         assert way is not None
-        deadline = trio.current_time() + way.grace_s
+        often_until = trio.current_time() + way.grace_s
         said, again_at = "", 0.0  # a reason is said when it changes, and every SAY_AGAIN_S
-        while trio.current_time() < deadline:
+        while not session.finished and session.fault is None:
             try:
                 stream = await way.connect()
                 connection = Connection(stream, self._channel(initiator=True))
@@ -143,11 +148,11 @@ class Reconnection:
                 # (A first connection's advice, "is the host running...?", is no help here.)
                 reason = why(exc).split(": ", 1)[0] if isinstance(exc, ConnectError) else why(exc)
                 now = trio.current_time()
+                pause = 1.0 if now < often_until else RETRY_S
                 if reason != said or now >= again_at:
-                    left = max(deadline - now, 0)
-                    self.tell(Reconnecting(way.address, f"{reason}; trying again for {left:.0f} s more"))
+                    self.tell(Reconnecting(way.address, f"{reason}; trying again every {pause:.0f} s"))
                     said, again_at = reason, now + SAY_AGAIN_S
-                await trio.sleep(1)
+                await trio.sleep(pause)
                 continue
             self.tell(Reconnected())
             self.came_back(p for p in range(len(session.keys)) if p != session.me)

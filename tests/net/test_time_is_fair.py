@@ -167,3 +167,62 @@ def test_a_seat_that_stays_silent_is_claimed_and_forfeited_by_every_peer(
         fault = report.fault
         assert fault is not None and fault.kind == "forfeit" and fault.peer == which, report.summary
         assert fault.evidence.get("claimed_by") != which  # (an honest peer's claim, signed)
+
+
+@pytest.mark.parametrize(("game", "peers"), [("duel", 2), ("hornswoggle", 4)])
+@settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(shares=st.lists(st.lists(st.floats(0.0, 0.95), min_size=1, max_size=6), min_size=1, max_size=4))
+def test_a_player_cut_off_for_an_hour_of_a_week_long_turn_is_not_gone(
+    game: str, peers: int, shares: list[list[float]]
+) -> None:
+    # A grace period of 5 s, a joiner that cannot reach the host for an hour: what it owes without
+    # a clock waits as long as one of its decisions may (a week); it keeps trying, comes back, and
+    # the match goes on to its end as if nothing happened.
+    async def main() -> Any:
+        with tempfile.TemporaryDirectory() as tmp:
+            return await play_match(
+                Path(tmp),
+                game,
+                peers=peers,
+                options=options(game, "week", True),
+                setup=SETUPS.get(game, {}),
+                deciders=[Person("random", i + 1, shares[i % len(shares)]) for i in range(peers)],
+                grace_s=5.0,
+                network=Network(delay_s=0.05, cut_s=30.0, away_s=3600.0),
+                ping_s=86400.0,
+            )
+
+    played = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    for index, report in enumerate(played.reports):
+        assert not set(played.kinds(index)) & set(TIME_KINDS), index
+        assert report.ok, report.summary
+
+
+@pytest.mark.parametrize(("away", "claimed"), [(3600.0, False), (2 * WEEK, True)])
+def test_what_a_player_cut_off_owes_without_a_clock_waits_as_long_as_a_decision_may(
+    away: float, claimed: bool
+) -> None:
+    # The joiner chooses at once and is cut off; the host chooses ten minutes later: the joiner's
+    # opening is due, and it cannot send it. With a grace period of 5 s it is still waited for
+    # as long as one of its decisions may take (a week): back within the hour, it opens its
+    # choice and the match goes on; away for longer than that, it is claimed and forfeits.
+    async def main() -> Any:
+        with tempfile.TemporaryDirectory() as tmp:
+            return await play_match(
+                Path(tmp),
+                "duel",
+                peers=2,
+                options=options("duel", "week", True),
+                setup=SETUPS["duel"],
+                deciders=[Person("random", 1, [600 / WEEK]), Person("random", 2, [0.0])],
+                grace_s=5.0,
+                network=Network(cut_s=30.0, away_s=away),
+                ping_s=86400.0,
+            )
+
+    played = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    host = played.reports[0]
+    if claimed:
+        assert host.fault is not None and host.fault.kind == "forfeit" and host.fault.peer == 1, host.summary
+    else:
+        assert not set(played.kinds(0)) & set(TIME_KINDS) and host.ok, host.summary

@@ -113,14 +113,22 @@ class Network:
 
     delay_s: float = 0.0
     cut_s: float | None = None
+    away_s: float = 0.0
+    """After the cut, how long the joiner cannot reach the host at all (its tries fail)."""
     calls: list[trio.abc.Stream] = field(default_factory=list)
+    down: tuple[float, float] = (0.0, 0.0)  # (from, until): the joiner cut off cannot come back
 
     def __post_init__(self) -> None:
         self.send, self.receive = trio.open_memory_channel[trio.abc.Stream](16)
 
     async def connect(self) -> trio.abc.Stream:
+        if self.down[0] <= trio.current_time() < self.down[1]:
+            raise OSError("the network is down")
         mine, theirs = connection(self.delay_s)
         cut = self.cut_s is not None and not self.calls
+        if cut and self.cut_s is not None:
+            at = trio.current_time() + self.cut_s
+            self.down = (at, at + self.away_s)
         await self.send.send(theirs)
         here: trio.abc.Stream = mine
         if cut and self.cut_s is not None:
