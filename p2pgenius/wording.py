@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from p2pgenius.games.registry import get_spec
+from p2pgenius.protocol.bodies import SETUP
 from p2pgenius.protocol.events import (
     Applied,
     BlindClaim,
     ChatReceived,
+    ClaimDisputed,
     Confirmed,
     Event,
     Fault,
@@ -26,6 +28,7 @@ from p2pgenius.protocol.events import (
     TimeoutClaimed,
 )
 from p2pgenius.protocol.messages import printable
+from p2pgenius.protocol.session.debts import CLOCK, RULES
 
 if TYPE_CHECKING:
     from p2pgenius.protocol.session import SessionView
@@ -127,8 +130,8 @@ def tell(session: SessionView, event: Event) -> list[Told]:
         return [Told(MOVE, spec.words(item)) for item in event.events if isinstance(item, dict)]
     if isinstance(event, BlindClaim):
         return [Told(BLIND, "you are blind: you see only what affects you (the rest is shown when it ends)")]
-    if isinstance(event, TimeoutClaimed):
-        return [Told(TIMEOUT, f"{names[event.author]} says p{event.seat} ran out of time")]
+    if isinstance(event, TimeoutClaimed | ClaimDisputed):
+        return [Told(TIMEOUT, time_words(session, event))]
     if isinstance(event, ChatReceived):
         return [Told(CHAT, f"{names[event.author]}: {event.text}")]
     if isinstance(event, Rejected):
@@ -140,6 +143,31 @@ def tell(session: SessionView, event: Event) -> list[Told]:
     if isinstance(event, MatchOver | Confirmed):
         return _the_end(session, event)
     return []
+
+
+def time_words(session: SessionView, event: TimeoutClaimed | ClaimDisputed) -> str:
+    """A claim or a dispute, in words: whose debt, which one, by whose measure."""
+    names, mine = session.names, event.seat in session.my_seats
+    if event.stage == SETUP:  # (a peer, before the deal)
+        who = "you" if event.seat == session.me else names[event.seat]
+    else:
+        seat_names = {s: names[p] for s, p in enumerate(session.owner)}
+        who = "you" if mine else _named(seat_names, event.seat)
+    if isinstance(event, ClaimDisputed):
+        whose = "your" if mine else f"{who}'s"
+        left = f"{event.left_ms / 1000:.1f} s"
+        return f"{names[event.author]} disputes the claim: {whose} clock has {left} left, as it measures"
+    rule = RULES.get(event.kind)
+    owed = rule.owed.replace("`", "") if rule is not None else "what it owed (already paid here)"
+    on_clock = rule is not None and rule.deadline == CLOCK
+    measure = "the clock, as it measures it" if on_clock else "its own measure"
+    late = "are" if who == "you" else "is"
+    if who == "you":
+        owed = owed.replace("its ", "your ")
+    return (
+        f"{names[event.author]} claims {who} {late} late with {owed} "
+        f"({event.observed_ms / 1000:.1f} s since the stage began, on {measure})"
+    )
 
 
 def _the_end(session: SessionView, event: MatchOver | Confirmed) -> list[Told]:

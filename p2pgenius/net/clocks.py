@@ -63,6 +63,14 @@ def patience(session: Session, grace_s: float) -> float:
     return max([grace_s, *limits])
 
 
+def debt_words(session: Session, seat: int) -> tuple[str, str]:
+    """(the seat's player, what it owes now), in words, for what the screen says of a claim."""
+    owner = session.owner
+    who = f"{session.names[owner[seat]]} (p{seat})" if seat < len(owner) else f"p{seat}"
+    debt = next((d for d in session.debts() if d.seat == seat and d.stage != SETUP), None)
+    return who, debt.rule.owed.replace("`", "") if debt is not None else ""
+
+
 def warnings(session: Session) -> tuple[int, ...]:
     """The seconds left on a "round" clock at which the match's game warns its player."""
     return get_spec(session.terms["game"]).warnings if session.terms is not None else ()
@@ -316,7 +324,7 @@ class Clocks:
             elif what == "claim":
                 observed = int((now - self.stage_at) * 1000)
                 self.claimed[seat] = now
-                tell(TimeoutClaimSent(seat, observed))
+                tell(TimeoutClaimSent(seat, observed, *debt_words(session, seat)))
                 session.claim_timeout(seat, observed)
             elif what == "warn":
                 view = session.clocks()[seat]
@@ -345,7 +353,7 @@ class Clocks:
                 # period becomes a forfeit. A forfeit is never a bare assertion.
                 observed = int((now - self.stage_at) * 1000)
                 self.claimed[seat] = now
-                tell(TimeoutClaimSent(seat, observed))
+                tell(TimeoutClaimSent(seat, observed, *debt_words(session, seat)))
                 session.claim_timeout(seat, observed)
             else:
                 raise PeerGoneError(f"the match did not start: no answer for {grace_s:.0f} seconds")
@@ -403,10 +411,8 @@ class Clocks:
             with contextlib.suppress(LocalMisuseError):
                 session.time_out(event.seat)
         else:
+            left = int((view.left_ms / 1000 - elapsed) * 1000)
             with contextlib.suppress(LocalMisuseError):
-                session.dispute(event.seat, int((view.left_ms / 1000 - elapsed) * 1000))
-            tell(
-                TimeoutDisputed(
-                    event.seat, session.names[event.author], event.observed_ms, int(elapsed * 1000)
-                )
-            )
+                session.dispute(event.seat, left)
+            claimant = session.names[event.author]
+            tell(TimeoutDisputed(event.seat, claimant, event.observed_ms, int(elapsed * 1000), left))

@@ -254,14 +254,18 @@ class OutOfTime:
 
 @dataclass(frozen=True, slots=True)
 class TimeoutClaimSent:
-    """Another peer's seat ran out of time as measured here (``observed_ms``): claimed."""
+    """Another peer's seat is late, as measured here (``observed_ms`` since the stage began):
+    claimed. ``who``: the seat's player in words; ``what``: what it owes."""
 
     seat: int
     observed_ms: int
+    who: str = ""
+    what: str = ""
 
     @property
     def text(self) -> str:
-        return f"p{self.seat} ran out of time here ({self.observed_ms / 1000:.1f} s): claimed"
+        who, what = self.who or f"p{self.seat}", self.what or "its decision"
+        return f"{who} is late with {what} ({self.observed_ms / 1000:.1f} s here): claimed, signed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,12 +292,14 @@ class TimeoutDisputed:
     claimant: str
     observed_ms: int
     here_ms: int
+    left_ms: int = 0
 
     @property
     def text(self) -> str:
+        left = f"; {self.left_ms / 1000:.1f} s left by ours" if self.left_ms else ""
         return (
-            f"p{self.seat}: {self.claimant} claims it ran out of time "
-            f"({self.observed_ms / 1000:.1f} s there, {self.here_ms / 1000:.1f} s here): disputed"
+            f"p{self.seat}: {self.claimant} claims your clock ran out ({self.observed_ms / 1000:.1f} s by "
+            f"its measure, {self.here_ms / 1000:.1f} s by ours{left}): disputed, signed"
         )
 
 

@@ -64,6 +64,8 @@ class TimeoutClaimed:
     seat: int
     observed_ms: int
     author: int
+    kind: str = ""
+    """What the seat owed (a debt's name: "decision", "reveal", ...; "" if nothing was due)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,9 +33,15 @@ __all__ = [
 
 
 def clock_text(seconds: float) -> str:
-    """12:00, 0:09."""
+    """12:00, 0:09; 1:05:00 past an hour; 6d 23:59 past a day (a turn of a week)."""
     whole = max(int(seconds + 0.999), 0)
-    return f"{whole // 60}:{whole % 60:02d}"
+    minutes, second = divmod(whole, 60)
+    hours, minute = divmod(minutes, 60)
+    if hours >= 24:
+        return f"{hours // 24}d {hours % 24}:{minute:02d}"
+    if hours:
+        return f"{hours}:{minute:02d}:{second:02d}"
+    return f"{minutes}:{second:02d}"
 
 
 def clocks_line(

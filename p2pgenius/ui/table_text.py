@@ -12,6 +12,7 @@ from typing import Any
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.lobby import INVITED_READY_S, READY_S
+from p2pgenius.protocol.bodies import SETUP
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.ui import moves
@@ -19,7 +20,7 @@ from p2pgenius.ui.frontends import Question, frontend
 from p2pgenius.ui.lines import Line, width_of, wrap_all
 from p2pgenius.ui.lobby import duration, waiting_lines
 from p2pgenius.ui.peer_adapter import PeerAdapter
-from p2pgenius.ui.render import BoardRequest, Glyphs, board, clocks_line, seat_name
+from p2pgenius.ui.render import BoardRequest, Glyphs, board, clock_text, clocks_line, seat_name
 from p2pgenius.ui.table_state import CHAT, TableState, person_seat, seat_names
 
 
@@ -118,10 +119,35 @@ class TableText:
         return [first + tail, others] if others else [first + tail]
 
     def clock_line(self, width: int = 200) -> Line:
-        """Every seat's clock, fitted to ``width``; stopped once the match is over."""
+        """Every seat's clock, fitted to ``width``, and what happens when, in words where they
+        fit ("Uma has chosen and waits; you have 9:12"); stopped once the match is over."""
         if self.state.finished:  # nothing runs once the match is over
             return [("class:label", " clocks "), ("class:dim", " stopped: the match is over")]
-        return clocks_line(self.state.clocks, self.names(), Glyphs.pick(self.state.ascii_only), width)
+        line = clocks_line(self.state.clocks, self.names(), Glyphs.pick(self.state.ascii_only), width)
+        words = self.clock_words()
+        if words and width_of(line) + len(words) + 3 <= width:
+            line = [*line, ("class:dim", f" - {words}")]
+        return line
+
+    def clock_words(self) -> str:
+        """Whose clock runs and who waits, in words: "Uma has chosen and waits; you have 9:12",
+        "you have chosen; Uma has 6d 23:59" ("" when nothing runs)."""
+        session, readings = self.session, self.state.clocks
+        stage = session.stage if session is not None else None
+        if session is None or stage is None or not any(on for _, _, on in readings.values()):
+            return ""
+        names, mine = self.names(), set(session.my_seats)
+        chosen, thinking = [], []  # (who has chosen first: the others' clocks are what runs)
+        for seat, (_, left, on) in sorted(readings.items()):
+            who = "you" if seat in mine else seat_name(names, seat)
+            has = "have" if seat in mine else "has"
+            if seat in stage.chosen and seat in stage.waiting:
+                stands = f" (it stands in {clock_text(left)})" if on and seat not in stage.settled else ""
+                chosen.append(f"{who} {has} chosen" + ("" if seat in mine else " and waits") + stands)
+            elif on:
+                thinking.append(f"{who} {has} {clock_text(left)}")
+        said = chosen + thinking
+        return "; ".join(said)
 
     def feed_lines(self, *, chat: bool | None = None) -> list[Line]:
         """The log (``chat`` False), the chat (True), or both in order (None), as lines."""
@@ -258,6 +284,25 @@ class TableText:
             return moves.blind_choices(game, typed, seat)
         return moves.choices(game, session.state, seat, typed, hints=self.state.hints)
 
+    def when(self, stage: int) -> str:
+        """A stage in the words the rules pages use: "at turn 4" (the duel), "at step 12",
+        "at the coin flip", "after the game's end"."""
+        game, session = self.game(), self.session
+        if stage == SETUP:
+            return "at the coin flip, before the seats were dealt"
+        if stage < 0 or game is None or session is None or session.state is None:
+            return "after the game's end"
+        front = frontend(game)
+        if front.replay_unit == "stage":
+            return f"at step {stage + 1}"
+        try:
+            number = front.replay_number(stage, front.spectator_view(session.state))
+        except (LookupError, TypeError, ValueError, AttributeError):
+            return f"at step {stage + 1}"
+        # (The number is that of a step played, read after it: a stage still open is the next.)
+        playing = session.stage is not None and session.stage.number == stage
+        return f"at {front.replay_unit} {number + 1 if playing else number}"
+
     def fault_text(self) -> str:
         """The whole story of a stopped match, for the fault screen."""
         fault = self.state.fault
@@ -273,7 +318,7 @@ class TableText:
         peer = self.adapter.peer
         path = peer.files.transcript if peer is not None else Path("?")
         return (
-            f"THE MATCH STOPPED ({fault.kind}, at stage {fault.stage})\n\n"
+            f"THE MATCH STOPPED ({fault.kind}, {self.when(fault.stage)})\n\n"
             f"{kinds.get(fault.kind, '')}\n{fault.reason}\n\n"
             f"The evidence is in the transcript:\n  {path}\n"
             f"Anyone can check it:\n  p2pgenius verify {path}\n\n"

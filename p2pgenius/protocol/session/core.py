@@ -661,7 +661,8 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         if number == self._number() and seat in self.owed():
             self.time.claim((number, seat), env.author)
         if env.author != self.me:
-            self.events.append(TimeoutClaimed(number, seat, observed, env.author))
+            owed = next((d.kind for d in self.debts() if d.seat == seat and d.stage == number), "")
+            self.events.append(TimeoutClaimed(number, seat, observed, env.author, owed))
 
     def unrevealed(self) -> tuple[int, ...]:
         """The peers the coin flip waits on: each committed its share and has not opened it. One
@@ -683,7 +684,7 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
         if peer in self.unrevealed():
             self.time.claim((SETUP, peer), env.author)
         if env.author != self.me:
-            self.events.append(TimeoutClaimed(SETUP, peer, observed, env.author))
+            self.events.append(TimeoutClaimed(SETUP, peer, observed, env.author, "coin"))
 
     def note_observed(self, stage: int, seat: int, observed_ms: int) -> None:
         """Say, signed, that more time passed here before ``seat``'s decision at ``stage`` than it

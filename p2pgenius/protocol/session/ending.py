@@ -58,7 +58,7 @@ class Ending(SessionBase):
                 "forfeit",
                 self.owner[seat],
                 stage,
-                f"p{seat} forfeits: {reason}",
+                f"{self.names[self.owner[seat]]} (p{seat}) forfeits: {reason}",
                 {"claim": env.hash.hex(), "claimed_by": env.author},
             ),
         )
