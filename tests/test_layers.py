@@ -259,6 +259,7 @@ ORDER: Final = {
     ],
     "protocol/session": [
         "faults",
+        "debts",
         "phase",
         "stage",
         "cards",

@@ -308,7 +308,7 @@ ATTACKS: list[Attack] = [
     ),
     Attack(
         "walking away at the very end, the result never signed (to keep a loss off the record)",
-        in_match("end", nth=0, mode="drop", grace=2),
+        in_match("end", nth=0, mode="drop", grace=2, clock=3),  # (gone: waited for as long as a turn)
         "fault forfeit: no answer",
     ),
     Attack(

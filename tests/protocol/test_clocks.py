@@ -186,7 +186,7 @@ def test_a_timeout_claim_is_shown_to_the_accused_and_a_claim_on_ones_own_seat_is
     pair.pump()
     accused = pair.seat_peer(seat)
     claims = [e for e in pair.events[accused.me] if isinstance(e, TimeoutClaimed)]  # type: ignore[index]
-    assert claims == [TimeoutClaimed(0, seat, 6_200, accuser.me)]  # type: ignore[arg-type]
+    assert claims == [TimeoutClaimed(0, seat, 6_200, accuser.me, "decision")]  # type: ignore[arg-type]
     accused.time_out(seat)  # accepting the claim: the pirate passes or plays its first legal card
     pair.pump()
     assert pair.s[0].stage is not None and pair.s[0].stage.number == 1

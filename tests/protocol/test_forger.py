@@ -24,7 +24,7 @@ import pytest
 import trio
 
 from p2pgenius.inmemory import Table, play, transcript
-from p2pgenius.protocol import messages
+from p2pgenius.protocol import identity, messages
 from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.transcript import FINISHED, Report, verify
 from tests.test_every_game import GAMES, most_peers
@@ -56,7 +56,7 @@ def honest(game: str, peers: int) -> Table:
 def _signatures_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # The forgeries share most of their messages: each signature is checked once (a pure
     # function of its key, signature and bytes), the test then runs in a fraction of the time.
-    monkeypatch.setattr(messages, "verify", functools.lru_cache(maxsize=None)(messages.verify))
+    monkeypatch.setattr(messages, "verify", functools.lru_cache(maxsize=None)(identity.verify))
 
 
 def judged(report: Report, real: Any, forger: int, note: str) -> None:

@@ -1,15 +1,15 @@
 """Everything a match waits on, as one table (protocol/SPEC.md, section 6, "What is owed").
 
 A *debt* is one thing one seat (or, before the deal, one peer) owes the match now: a decision on
-its clock, a duel ``final``, the opening of a sealed choice or of a flipped card, a challenge
+its clock, a sealed game's ``final``, the opening of a sealed choice or of a flipped card, a challenge
 window's answer, an audit, its signed result, its coin share. What a session owes is worked out
 from the transcript alone (:meth:`Session.debts`); *when* a debt is late is the clock layer's to
 measure, from the one rule of its kind here: on the debtor's own clock (claimable once that clock
 has run out, as the claimant keeps it, plus the lag allowance), or on the grace period (claimable
 once the grace period has passed since the debt became due, as the claimant saw it). Nothing is
-owed before it is due: a wizard who has chosen owes no opening while the other still thinks, a
-challenger owes no answer while the other has not placed, and a seat with time left on its clock
-owes nothing yet, connected or not. A claim about a debt that is not due changes nothing.
+owed before it is due: a seat that has chosen owes no opening while another still thinks, a
+challenger owes no answer while the seat before it has not acted, and a seat with time left on its
+clock owes nothing yet, connected or not. A claim about a debt that is not due changes nothing.
 
 The lobby's ``ready`` and a peer's coming back after a cut are in the table too (what a player
 must do in time), though no claim is made about them: a host turns away a caller that is not
@@ -86,7 +86,7 @@ OBLIGATIONS: Final[tuple[Obligation, ...]] = (
     ),
     Obligation(
         "final",
-        "its `final` (a duel without `fast`: the choice stands)",
+        "its `final` (a sealed game without `fast`: the choice stands)",
         "each seat that has committed",
         "once it has committed; it may change its choice until its turn clock runs out",
         CLOCK,
@@ -95,7 +95,7 @@ OBLIGATIONS: Final[tuple[Obligation, ...]] = (
     ),
     Obligation(
         "window",
-        "the optional action or its `decline` (the Magic Square's challenge)",
+        "the optional action or its `decline` (a challenge)",
         "the seat that may take it",
         "once every seat the stage waits on has its decision (the optional action is allowed "
         "only before the next one)",
@@ -123,7 +123,7 @@ OBLIGATIONS: Final[tuple[Obligation, ...]] = (
     ),
     Obligation(
         "audit",
-        "its `audit` (Hornswoggle)",
+        "its `audit` (a game with hidden cards)",
         "every peer",
         "when the game's outcome comes",
         GRACE,
