@@ -351,8 +351,10 @@ def _host_match(host: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=SECONDS",
-        help="a time limit: turn_seconds (duel), round_seconds, challenge_seconds "
-        "(magic-square), decision_seconds (hornswoggle)",
+        help="a time limit, 1 to 604800 seconds (a week): turn_seconds (duel: each turn), "
+        "round_seconds (magic-square: each player's time per round), challenge_seconds (a "
+        "challenged player's completion), decision_seconds (hornswoggle: each decision); nobody "
+        "is claimed against before their own clock runs out, however long it is",
     )
     host.add_argument(
         "--peers",
