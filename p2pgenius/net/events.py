@@ -298,8 +298,8 @@ class TimeoutDisputed:
     def text(self) -> str:
         left = f"; {self.left_ms / 1000:.1f} s left by ours" if self.left_ms else ""
         return (
-            f"p{self.seat}: {self.claimant} claims your clock ran out ({self.observed_ms / 1000:.1f} s by "
-            f"its measure, {self.here_ms / 1000:.1f} s by ours{left}): disputed, signed"
+            f"{self.claimant} claims your clock ran out ({self.observed_ms / 1000:.1f} s by its measure, "
+            f"{self.here_ms / 1000:.1f} s by ours{left}): disputed, signed"
         )
 
 
