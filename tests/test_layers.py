@@ -288,6 +288,7 @@ ORDER: Final = {
         "upnp",
         "connection",
         "addresses",
+        "transit",
         "discovery",
         "links",
         "pins",

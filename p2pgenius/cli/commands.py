@@ -313,6 +313,22 @@ def _host_door(host: argparse.ArgumentParser) -> None:
         help="also put ADDR (an IP address or a host name) in the invite, first: the public "
         "address of a port forwarded by hand, or this machine's name on a VPN (repeatable)",
     )
+    host.add_argument(
+        "--relay",
+        action="append",
+        default=None,
+        metavar="HOST[:PORT]",
+        help="wait for callers at this transit relay too (twist transitrelay; port 4001 if none is "
+        "given), for friends who cannot reach this machine directly; the invite names it "
+        "(repeatable; default: $P2PGENIUS_RELAY, else the 'relays' file in the config directory)",
+    )
+    host.add_argument(
+        "--no-relay",
+        dest="relay",
+        action="store_const",
+        const=[],
+        help="wait at no relay, whatever $P2PGENIUS_RELAY and the 'relays' file say",
+    )
 
 
 def _host_guests(host: argparse.ArgumentParser) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import secrets
 from collections.abc import Callable
 from functools import partial
@@ -23,10 +24,10 @@ from p2pgenius.cli.play import (
     played,
 )
 from p2pgenius.cli.terminal import to_clipboard
-from p2pgenius.errors import LocalMisuseError
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec
-from p2pgenius.local_files import PRIVATE, replace
-from p2pgenius.net import discovery, upnp
+from p2pgenius.local_files import PRIVATE, TooLargeError, read_within, replace
+from p2pgenius.net import discovery, transit, upnp
 from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.addresses import (
     EVERY_INTERFACE,
@@ -39,8 +40,72 @@ from p2pgenius.net.addresses import (
 )
 from p2pgenius.net.events import Listening, NetEvent, PeerJoined, PeerLeft
 from p2pgenius.net.invite import Invite
+from p2pgenius.net.keystore import config_dir
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.session.setup import group_of
+
+RELAY_VARIABLE = "P2PGENIUS_RELAY"
+RELAYS_FILE = "relays"
+"""In the config directory: the relays a host waits at when neither ``--relay`` nor
+``$P2PGENIUS_RELAY`` names any, one ``HOST[:PORT]`` a line (``#`` starts a comment)."""
+
+
+def chosen_relays(args: argparse.Namespace) -> list[tuple[str, int]]:
+    """The relays a host waits at: ``--relay`` (``--no-relay``: none), else ``$P2PGENIUS_RELAY``
+    (separated by commas or spaces), else the ``relays`` file of the config directory."""
+    given: list[str] | None = getattr(args, "relay", None)
+    where = "--relay"
+    if given is None and (variable := os.environ.get(RELAY_VARIABLE, "").strip()):
+        given, where = variable.replace(",", " ").split(), f"${RELAY_VARIABLE}"
+    if given is None:
+        path = config_dir() / RELAYS_FILE
+        try:
+            text = read_within(path, what="relays file", limit=64 * 1024).decode("utf-8", "replace")
+        except FileNotFoundError:
+            return []
+        except (OSError, TooLargeError) as exc:
+            raise LocalMisuseError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        given = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+        given, where = [line for line in given if line], str(path)
+    relays: list[tuple[str, int]] = []
+    for text in given:
+        try:
+            relay = transit.parse_relay(text)
+        except LocalMisuseError as exc:
+            raise LocalMisuseError(f"{where}: {exc}") from None
+        if relay not in relays:
+            relays.append(relay)
+    if len(relays) > invite_codec.MAX_RELAYS:
+        raise LocalMisuseError(f"{where}: at most {invite_codec.MAX_RELAYS} relays, not {len(relays)}")
+    return relays
+
+
+async def check_relays(relays: list[tuple[str, int]], say: Callable[[str], None]) -> None:
+    """Prove that each relay pairs connections, at once, saying so; if none does, P2PGeniusError
+    says why (a host that waits at no working relay would leave its friends waiting)."""
+    failed: dict[tuple[str, int], str] = {}
+    took: dict[tuple[str, int], float] = {}
+
+    async def one(relay: tuple[str, int]) -> None:
+        try:
+            took[relay] = await transit.probe(relay)
+        except transit.RelayError as exc:
+            failed[relay] = str(exc)
+
+    async with trio.open_nursery() as nursery:
+        for relay in relays:
+            nursery.start_soon(one, relay)
+    for relay in relays:
+        if relay in took:
+            ms = took[relay] * 1000
+            say(f"{transit.relay_label(relay)} works (paired a test connection in {ms:.0f} ms)")
+        else:
+            say(f"{failed[relay]}: callers may not get in that way")
+    if not took:
+        raise P2PGeniusError(
+            f"no relay works ({'; '.join(failed.values())}): start one (twist transitrelay "
+            "--port=tcp:4001), name another with --relay, or host without one (--no-relay)"
+        )
 
 
 def bind_address(args: argparse.Namespace) -> str:
@@ -91,16 +156,21 @@ async def host_match(
     ``task_status`` gets the invite; ``upnp_target`` and ``interfaces`` aim UPnP's search and
     the announcement elsewhere (tests)."""
     say = peer.report_line
+    relays = chosen_relays(args)
     bound = await listen(bind_address(args), args.port)
     peer.address = bound.address
     addresses = _say_where(bound, say)
+    if relays:
+        await check_relays(relays, say)
     mapping = await forward(bound.port, say, upnp_target) if args.upnp else None
-    invite, saved = _invite(args, peer, bound, addresses, mapping)
+    invite, saved = _invite(args, peer, bound, addresses, mapping, relays)
     seats = Seats(args.peers)
-    _tell_screen(peer, seats, invite, saved, local_only=bound.loopback)
+    _tell_screen(peer, seats, invite, saved, local_only=bound.loopback and not relays)
+    entrance = door(bound.listener, invite, say)
     task_status.started(invite)
     try:
         async with trio.open_nursery() as nursery:
+            nursery.start_soon(entrance.run)
             if mapping is not None:
                 nursery.start_soon(upnp.keep, mapping, say)
             if args.announce and not bound.loopback and not peer.invite_only:
@@ -117,7 +187,7 @@ async def host_match(
                 nursery.start_soon(discovery.announce, announcement, partial(table_state, seats, peer), say)
             async with peer:  # (its connections closed however the match ends)
                 await peer.host(
-                    bound.listener,
+                    entrance,
                     game=args.game,
                     options=options,
                     setup={},
@@ -128,9 +198,22 @@ async def host_match(
             nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
-            await bound.listener.aclose()
+            await entrance.aclose()
         if mapping is not None:
             await _close_port(mapping, say)
+
+
+def door(
+    listener: trio.abc.Listener[trio.abc.Stream] | None, invite: Invite, say: Callable[[str], None]
+) -> transit.Entrance:
+    """A host's way in for callers: its listener, and a connection waiting at each of the
+    invite's relays under the invite's relay token."""
+    keepers = []
+    if invite.relays:
+        token = transit.relay_token(invite.key, invite.token)
+        keepers = [transit.RelayKeeper(relay, token, say) for relay in invite.relays]
+        say(f"waiting for callers at {', '.join(transit.relay_label(r) for r in invite.relays)} too")
+    return transit.Entrance(listener, keepers)
 
 
 def _say_where(bound: Bound, say: Callable[[str], None]) -> list[str]:
@@ -153,6 +236,7 @@ def _invite(
     bound: Bound,
     addresses: list[str],
     mapping: upnp.PortMapping | None,
+    relays: list[tuple[str, int]],
 ) -> tuple[Invite, Path]:
     """The invite (the addresses to try, first those advertised and the router's public one, and
     this host's key, with a fresh seat token), said and saved beside the transcript."""
@@ -163,9 +247,10 @@ def _invite(
     shown = list(dict.fromkeys(first + addresses))[: invite_codec.MAX_ADDRESSES]
     peer.token = secrets.token_bytes(invite_codec.TOKEN_LEN)  # the invite's holders are seated first
     peer.invite_only = bool(getattr(args, "invite_only", False))
-    invite = Invite(peer.identity.public, bound.port, tuple(shown), peer.token)
+    invite = Invite(peer.identity.public, bound.port, tuple(shown), peer.token, tuple(relays))
     say(f"fingerprint: {peer.identity.fingerprint}")
-    say("invite, to send to whoever joins (it carries the addresses and this host's key):")
+    carries = "the addresses, the relays" if relays else "the addresses"
+    say(f"invite, to send to whoever joins (it carries {carries} and this host's key):")
     say(f"  p2pgenius join {invite}")
     if to_clipboard(f"p2pgenius join {invite}"):
         say("(the terminal was asked to put it on the clipboard too; P2PGENIUS_NO_CLIPBOARD=1 stops that)")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Sequence
+import random
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -25,17 +26,21 @@ from p2pgenius.cli.play import (
 )
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.catalog import names
-from p2pgenius.net import discovery
+from p2pgenius.local_files import PRIVATE, replace
+from p2pgenius.net import discovery, transit
 from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.addresses import (
     NOTHING_LEFT,
     ConnectError,
-    connect,
     hostport,
 )
+from p2pgenius.net.connection import PeerGoneError, why
 from p2pgenius.net.events import LobbyShown, NetEvent
 from p2pgenius.net.files import Files
 from p2pgenius.net.peer import Peer, WrongHostError
+
+MISPAIRED_TRIES = 5
+"""How often a joiner calls at its relays again when the one that paired it was not its host."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,20 @@ class Target:
     source: str = "the invite"  # where the key came from, in words
     token: bytes | None = None  # the invite's seat token
     name: str | None = None  # the host's name, as announced (its hello must say the same)
+    relays: tuple[tuple[str, int], ...] = ()  # where the host also waits (an invite of version 3)
+    invite: str | None = None  # the invite's text (kept beside the transcript, for ``resume``)
+
+    @property
+    def relay_token(self) -> str | None:
+        """The token the host waits under at its relays (None: no relays to call at)."""
+        if not self.relays or self.key is None or self.token is None:
+            return None
+        return transit.relay_token(self.key, self.token)
+
+    async def reach(self, exclude: Collection[str] = ()) -> tuple[trio.abc.Stream, transit.Route]:
+        """A stream to the host: direct or through a relay, whichever comes first (ConnectError
+        says why neither did)."""
+        return await transit.Way(self.targets, self.relays, self.relay_token).reach(exclude)
 
 
 def address_of(words: Sequence[str]) -> str | None:
@@ -78,6 +97,8 @@ def target_of(text: str) -> Target:
             invite.key,
             f"the invite's host, fingerprint {invite.fingerprint}",
             token=invite.token or None,
+            relays=invite.relays,
+            invite=invite.text(),
         )
     host, port = parse_address(text)
     return Target([(host, port)], None, hostport(host, port))
@@ -221,10 +242,31 @@ def rename(files: Files, transcript: Path) -> None:
     a lock held on the old name is held on the new one."""
     if transcript == files.transcript:
         return
-    old_lock = files.lock_path
+    old_lock, old_invite = files.lock_path, files.invite
     files.transcript, files.secrets = transcript, transcript.with_suffix(".secrets")
     with contextlib.suppress(FileNotFoundError):
         old_lock.rename(files.lock_path)
+    with contextlib.suppress(FileNotFoundError):
+        old_invite.rename(files.invite)
+
+
+def _prepare(args: argparse.Namespace, peer: Peer, target: Target) -> None:
+    """Set ``peer`` up to join ``target`` (what the host must be, the invite kept), and say where
+    it goes."""
+    named_by_game(args, peer)
+    if target.invite is not None:
+        # Private (its seat token seats its holder): ``resume`` finds the host again by it,
+        # at every address and relay it names.
+        with contextlib.suppress(OSError):
+            replace(peer.files.invite, f"p2pgenius join {target.invite}\n".encode(), PRIVATE)
+    peer.expect_key = target.key
+    peer.expect_from = target.source
+    peer.token = target.token
+    peer.expect_name = target.name
+    places = ", ".join(hostport(h, p) for h, p in target.targets)
+    if target.relay_token is not None:
+        places += f" (or through {', '.join(transit.relay_label(r) for r in target.relays)})"
+    peer.report_line(f"connecting to {target.what}" + (f" at {places}" if target.key else ""))
 
 
 async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> None:
@@ -234,41 +276,33 @@ async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> No
     wrong: set[str] = set()  # addresses where a host with another key answered
     last = [""]
 
-    async def reach() -> tuple[trio.abc.Stream, str]:
+    async def again() -> trio.abc.Stream:
         try:
-            stream, where = await connect(target.targets, exclude=wrong)
+            stream, route = await target.reach(wrong)
         except ConnectError:
             if not wrong:
                 raise
             wrong.clear()  # (every other address failed: the right host may be back at one)
-            stream, where = await connect(target.targets)
-        last[0] = where
-        return stream, where
+            stream, route = await target.reach()
+        last[0] = route.where
+        return stream
 
-    async def again() -> trio.abc.Stream:
-        return (await reach())[0]
-
-    named_by_game(args, peer)
-    peer.expect_key = target.key
-    peer.expect_from = target.source
-    peer.token = target.token
-    peer.expect_name = target.name
+    _prepare(args, peer, target)
     peer.reconnect = again
     peer.wrong_host = lambda: wrong.add(last[0])
-    places = ", ".join(hostport(h, p) for h, p in target.targets)
-    peer.report_line(f"connecting to {target.what}" + (f" at {places}" if target.key else ""))
     refused: WrongHostError | None = None
+    mispaired = 0
     while True:
         try:
-            stream, where = await connect(target.targets, exclude=wrong)
+            stream, route = await target.reach(wrong)
         except ConnectError as exc:
             if refused is None:
                 raise
             if str(exc) == NOTHING_LEFT:
                 raise refused from None
             raise WrongHostError(f"{refused}. The invite's other addresses: {exc}") from None
-        peer.address = where
-        peer.report_line(f"connected to {where}")
+        peer.address = route.where if route.relay is None else hostport(*target.targets[0])
+        peer.report_line(route.words())
         try:
             async with peer:  # (its connections closed however the match ends)
                 await peer.join(stream, seats=args.seat)
@@ -276,11 +310,19 @@ async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> No
         except WrongHostError as exc:
             # One address answered with another key (someone else's machine took it, or a
             # stranger sits in the middle there): say so, and go on with the invite's others.
-            wrong.add(where)
+            wrong.add(route.where)
             refused = exc
-            if len(target.targets) > 1:
-                peer.report_line(f"{where}: {exc}")
+            if len(target.targets) + len(target.relays) > 1:
+                peer.report_line(f"{route.where}: {exc}")
                 peer.report_line("trying the invite's other addresses")
+        except PeerGoneError as exc:
+            # A relay paired us with someone who is not the host (another joiner calling at
+            # the same moment), or broke the handshake: call again, a few times, a moment apart.
+            if route.relay is None or peer.connections or mispaired >= MISPAIRED_TRIES:
+                raise
+            mispaired += 1
+            peer.report_line(f"{route.where}: {why(exc)}; calling again")
+            await trio.sleep(random.uniform(0.1, 1.0))
 
 
 def run_join(args: argparse.Namespace, out: TextIO) -> int:

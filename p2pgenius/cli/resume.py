@@ -6,12 +6,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+from functools import partial
 from pathlib import Path
 from typing import TextIO
 
 import trio
 
 from p2pgenius.bots.driver import BotDriver
+from p2pgenius.cli.host import door
 from p2pgenius.cli.play import (
     Printer,
     held,
@@ -22,10 +24,10 @@ from p2pgenius.cli.play import (
 )
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.local_files import TooLargeError, read_within
-from p2pgenius.net.addresses import (
-    connect,
-    listen,
-)
+from p2pgenius.net import invite as invite_codec
+from p2pgenius.net import transit
+from p2pgenius.net.addresses import listen
+from p2pgenius.net.invite import Invite
 from p2pgenius.net.keystore import check_name
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.transcript import verify
@@ -108,22 +110,62 @@ def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files
     if not port.isdigit():
         raise LocalMisuseError("the transcript does not say where the match was played")
     host = host.strip("[]")
+    invite = saved_invite(files)
+    if invite is not None and invite.key != peer.session.keys[0]:  # type: ignore[union-attr]
+        invite = None  # (another match's invite: this match's host is the one to find)
+    main = partial(_rejoin, peer, meta, (host, int(port)), invite)
+    return played(args, peer, main, printer)
 
-    async def main() -> None:
+
+async def _rejoin(
+    peer: Peer, meta: dict[str, object], address: tuple[str, int], invite: Invite | None
+) -> None:
+    """Open the door again (a host: its address and the invite's relays) or find the host again
+    (a joiner: the address it played at, then the invite's other addresses and relays), and play
+    on."""
+    async with trio.open_nursery() as nursery:
         if meta.get("role") == "host":
-            peer.listener = (await listen(host, int(port))).listener
+            listener = (await listen(*address)).listener
+            entrance = door(listener, invite or _bare(peer), peer.report_line)
+            nursery.start_soon(entrance.run)
+            peer.listener = entrance
             peer.report_line(f"listening again on {meta['address']}; waiting for the others")
         else:
+            targets = [address] + [t for t in (invite.targets() if invite else []) if t != address]
+            relays = invite.relays if invite is not None else ()
+            token = transit.relay_token(invite.key, invite.token) if invite and invite.relays else None
+            way = transit.Way(targets, relays, token)
 
             async def again() -> trio.abc.Stream:
-                return (await connect([(host, int(port))]))[0]
+                return (await way.reach())[0]
 
             peer.reconnect = again
-            peer.report_line(f"reconnecting to {meta['address']}")
-        async with peer:
-            await peer.play()
+            through = f" (or through {', '.join(map(transit.relay_label, relays))})" if relays else ""
+            peer.report_line(f"reconnecting to {meta['address']}{through}")
+        try:
+            async with peer:
+                await peer.play()
+        finally:
+            nursery.cancel_scope.cancel()
+            if peer.listener is not None:
+                with trio.CancelScope(shield=True):
+                    await peer.listener.aclose()
 
-    return played(args, peer, main, printer)
+
+def saved_invite(files: Files) -> Invite | None:
+    """The invite kept beside the transcript (a host's own, or the one a joiner used), if any is
+    there and reads: where the host waits for its players at relays, and its other addresses."""
+    try:
+        text = read_within(files.invite, limit=4096, what="invite").decode("ascii", "replace")
+        return invite_codec.parse(text.split()[-1])
+    except (OSError, TooLargeError, IndexError, invite_codec.InviteError):
+        return None
+
+
+def _bare(peer: Peer) -> Invite:
+    """An invite with no relays for a host whose invite is gone (it listens, and nothing more)."""
+    assert peer.session is not None
+    return Invite(peer.session.keys[0], 1, ("127.0.0.1",))
 
 
 run = one_line(run_resume)

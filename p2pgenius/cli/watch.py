@@ -26,7 +26,6 @@ from p2pgenius.cli.join import address_of, rename, target_of, with_game
 from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.catalog import names
-from p2pgenius.net.addresses import connect
 from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_name, load_identity
@@ -99,8 +98,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
     async def main() -> SessionView | None:
         printer.line(f"connecting to {target.what} to watch")
-        stream, where = await connect(target.targets)
-        printer.line(f"watching at {where}: every message is checked as it comes")
+        stream, route = await target.reach()
+        printer.line(f"{route.words()}: watching; every message is checked as it comes")
         return await watch(stream, identity, name, on_event, expect_key=target.key, on_message=on_message)
 
     on_screen = not args.text and sys.stdin.isatty() and out.isatty()

@@ -4,16 +4,20 @@ An invite is ``p2pgenius://`` followed by lower-case base32 (RFC 4648, no paddin
 digits 2 to 7, so it survives chat programs that change case) of these bytes:
 
 ====================  ======================================================================
-version (1 byte)      2 (version 1 had no token; it is still read); a newer p2pgenius may
-                      write another, and this one says so
+version (1 byte)      3 (version 1 had no token, version 2 no relays; both are still read);
+                      a newer p2pgenius may write another, and this one says so
 port (2 bytes)        the host's TCP port, big-endian
 key (32 bytes)        the host's whole Ed25519 public key: the joiner pins exactly this key
 token (16 bytes)      the table's seat token: a joiner shows it in its (encrypted) hello, once
                       the host has proved it holds ``key``, and the host seats its holders
-                      before callers who only found the address (version 2 only)
+                      before callers who only found the address (versions 2 and 3), and its
+                      relays know the host's waiting connections by a token made from it
+                      (:func:`p2pgenius.net.transit.relay_token`)
 count (1 byte)        how many addresses follow (1 to ``MAX_ADDRESSES``)
 addresses             each a kind byte and its body: 4 and 4 bytes (IPv4), 6 and 16 bytes
                       (IPv6), or ``N`` (a DNS name), a length byte and that many ASCII bytes
+relays (version 3)    a count byte (0 to ``MAX_RELAYS``), then each relay the host waits at: an
+                      address as above and its port (2 bytes, big-endian)
 check (4 bytes)       the first 4 bytes of SHA-256 over ``CHECK_LABEL`` and everything above
 ====================  ======================================================================
 
@@ -38,14 +42,15 @@ from p2pgenius.errors import LocalMisuseError
 from p2pgenius.protocol.identity import fingerprint
 
 PREFIX: Final = "p2pgenius://"
-VERSION: Final = 2
-VERSIONS: Final = (1, 2)
-"""The versions this program reads (1: without a seat token)."""
+VERSION: Final = 3
+VERSIONS: Final = (1, 2, 3)
+"""The versions this program reads (1: without a seat token; 2: without relays)."""
 TOKEN_LEN: Final = 16
 CHECK_LABEL: Final = b"p2pgenius invite"
 CHECK_LEN: Final = 4
 KEY_LEN: Final = 32
 MAX_ADDRESSES: Final = 16
+MAX_RELAYS: Final = 4
 KIND_IPV4: Final = 4
 KIND_IPV6: Final = 6
 KIND_NAME: Final = ord("N")
@@ -66,12 +71,14 @@ class InviteError(LocalMisuseError):
 
 @dataclass(frozen=True, slots=True)
 class Invite:
-    """Where a host listens (``addresses``, in the order to try, and ``port``) and its ``key``."""
+    """Where a host listens (``addresses``, in the order to try, and ``port``), its ``key``, and
+    the relays where it waits for callers who cannot reach it directly."""
 
     key: bytes
     port: int
     addresses: tuple[str, ...]
     token: bytes = b""  # the table's seat token (empty: an invite of version 1)
+    relays: tuple[tuple[str, int], ...] = ()  # (address, port): where the host waits (version 3)
 
     def __post_init__(self) -> None:
         if len(self.key) != KEY_LEN:
@@ -84,6 +91,14 @@ class Invite:
             raise InviteError(f"an invite carries 1 to {MAX_ADDRESSES} addresses, not {len(self.addresses)}")
         for address in self.addresses:
             _address_bytes(address)  # refuses what cannot be written
+        if len(self.relays) > MAX_RELAYS:
+            raise InviteError(f"an invite carries at most {MAX_RELAYS} relays, not {len(self.relays)}")
+        if self.relays and not self.token:
+            raise InviteError("an invite with relays carries a seat token (the relays know the host by it)")
+        for address, port in self.relays:
+            _address_bytes(address)
+            if not 0 < port < 65536:
+                raise InviteError(f"a relay's port is 1 to 65535, not {port}")
 
     @property
     def fingerprint(self) -> str:
@@ -96,10 +111,13 @@ class Invite:
 
     def text(self) -> str:
         """The invite as one line: ``p2pgenius://`` and base32."""
-        version = VERSION if self.token else 1
+        version = (3 if self.relays else 2) if self.token else 1
         body = bytes([version]) + self.port.to_bytes(2, "big") + self.key + self.token
         body += bytes([len(self.addresses)])
         body += b"".join(_address_bytes(address) for address in self.addresses)
+        if self.relays:
+            body += bytes([len(self.relays)])
+            body += b"".join(_address_bytes(host) + port.to_bytes(2, "big") for host, port in self.relays)
         body += _check(body)
         return PREFIX + base64.b32encode(body).decode("ascii").rstrip("=").lower()
 
@@ -166,9 +184,9 @@ def _check(body: bytes) -> bytes:
 
 
 def _read(body: bytes) -> Invite:
-    """The fields of a checked body of version 1 or 2."""
+    """The fields of a checked body of version 1, 2 or 3."""
     malformed = InviteError("the invite is malformed (the program that made it is broken): ask for another")
-    token_len = TOKEN_LEN if body[0] == 2 else 0
+    token_len = TOKEN_LEN if body[0] >= 2 else 0
     if len(body) < 1 + 2 + KEY_LEN + token_len + 1:
         raise malformed
     port = int.from_bytes(body[1:3], "big")
@@ -177,29 +195,43 @@ def _read(body: bytes) -> Invite:
     count = body[3 + KEY_LEN + token_len]
     at = 4 + KEY_LEN + token_len
     addresses: list[str] = []
+    relays: list[tuple[str, int]] = []
     try:
         for _ in range(count):
-            kind = body[at]
-            if kind == KIND_IPV4:
-                addresses.append(str(ipaddress.IPv4Address(body[at + 1 : at + 5])))
-                at += 5
-            elif kind == KIND_IPV6:
-                addresses.append(str(ipaddress.IPv6Address(body[at + 1 : at + 17])))
-                at += 17
-            elif kind == KIND_NAME:
-                length = body[at + 1]
-                name = body[at + 2 : at + 2 + length].decode("ascii")
-                if len(name) != length or not _NAME.fullmatch(name):
-                    raise malformed
-                addresses.append(name)
-                at += 2 + length
-            else:
+            address, at = _read_address(body, at, malformed)
+            addresses.append(address)
+        if body[0] == 3:
+            relay_count = body[at]
+            at += 1
+            if not 0 < relay_count <= MAX_RELAYS:
                 raise malformed
+            for _ in range(relay_count):
+                address, at = _read_address(body, at, malformed)
+                if at + 2 > len(body):
+                    raise malformed
+                relays.append((address, int.from_bytes(body[at : at + 2], "big")))
+                at += 2
         if at != len(body):
             raise malformed
-        return Invite(key, port, tuple(addresses), token)
+        return Invite(key, port, tuple(addresses), token, tuple(relays))
     except (IndexError, ValueError, InviteError):
         raise malformed from None
+
+
+def _read_address(body: bytes, at: int, malformed: InviteError) -> tuple[str, int]:
+    """The address written at ``body[at:]``, and where the next field starts."""
+    kind = body[at]
+    if kind == KIND_IPV4:
+        return str(ipaddress.IPv4Address(body[at + 1 : at + 5])), at + 5
+    if kind == KIND_IPV6:
+        return str(ipaddress.IPv6Address(body[at + 1 : at + 17])), at + 17
+    if kind == KIND_NAME:
+        length = body[at + 1]
+        name = body[at + 2 : at + 2 + length].decode("ascii")
+        if len(name) != length or not _NAME.fullmatch(name):
+            raise malformed
+        return name, at + 2 + length
+    raise malformed
 
 
 def _address_bytes(address: str) -> bytes:

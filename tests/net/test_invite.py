@@ -102,11 +102,30 @@ def test_not_an_invite() -> None:
 
 
 def test_an_invite_of_a_newer_version_says_so() -> None:
-    body = bytes([3]) + b"anything a later version writes"
+    body = bytes([4]) + b"anything a later version writes"
     check = hashlib.sha256(codec.CHECK_LABEL + body).digest()[: codec.CHECK_LEN]
     text = codec.PREFIX + base64.b32encode(body + check).decode().rstrip("=").lower()
-    with pytest.raises(InviteError, match="invite version 3; this one reads versions 1 to 2"):
+    with pytest.raises(InviteError, match="invite version 4; this one reads versions 1 to 3"):
         codec.parse(text)
+
+
+def test_an_invite_carries_its_hosts_relays_and_older_invites_still_read() -> None:
+    token = bytes(range(16))
+    relays = (("relay.example.org", 4001), ("198.51.100.7", 14001), ("2001:db8::7", 4001))
+    invite = codec.Invite(KEY, 7780, ("192.168.1.20",), token, relays)
+    text = invite.text()
+    code = text[len(codec.PREFIX) :].upper()
+    assert base64.b32decode(code + "=" * (-len(code) % 8))[0] == 3
+    assert codec.parse(text) == invite and codec.parse(text).relays == relays
+    plain = codec.Invite(KEY, 7780, ("192.168.1.20",), token)  # no relay: still written as version 2
+    code = plain.text()[len(codec.PREFIX) :].upper()
+    assert base64.b32decode(code + "=" * (-len(code) % 8))[0] == 2 and codec.parse(plain.text()) == plain
+    with pytest.raises(InviteError, match="at most 4 relays"):
+        codec.Invite(KEY, 7780, ("192.168.1.20",), token, relays + relays)
+    with pytest.raises(InviteError, match="relays carries a seat token"):
+        codec.Invite(KEY, 7780, ("192.168.1.20",), b"", relays)
+    with pytest.raises(InviteError, match="relay's port is 1 to 65535"):
+        codec.Invite(KEY, 7780, ("192.168.1.20",), token, (("relay.example.org", 0),))
 
 
 def test_an_invite_carries_the_tables_seat_token_and_a_version_1_invite_is_still_read() -> None:

@@ -48,9 +48,7 @@ GRACES = (5.0, 3600.0)
 def options(game: str, clock: str, fast: bool) -> dict[str, Any]:
     spec = get_spec(game)
     seconds = {"1": 1, "600": 600, "week": WEEK}
-    out: dict[str, Any] = {
-        t.name: seconds.get(clock, t.seconds) for t in spec.time_options
-    }
+    out: dict[str, Any] = {t.name: seconds.get(clock, t.seconds) for t in spec.time_options}
     if spec.sealed:
         out["fast"] = fast
     return out

@@ -567,6 +567,7 @@ def test_each_blindness_claim_is_the_map_sent_and_the_withheld_messages_come_aft
 
 # -- every file is checked ------------------------------------------------------------------------
 
+
 def held(taken: dict[bytes, tuple[int, int]], head: bytes, peer: int) -> int | None:
     """The number of ``peer``'s message ``head`` names, if it was taken (None: it was not)."""
     found = taken.get(head)
@@ -634,4 +635,3 @@ def test_every_vector_file_has_a_conformance_check() -> None:
     assert set(CHECKED) <= present, f"missing vector files: {sorted(set(CHECKED) - present)}"
     assert TRANSCRIPTS
     assert present >= NOT_GENERATED
-

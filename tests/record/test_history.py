@@ -59,9 +59,7 @@ def test_every_file_is_listed_as_what_it_is_and_none_is_deleted(
     held = "/".join(f"p{seat}" for seat, peer in enumerate(report.owner) if peer == report.fault.peer)
     # A proven cheat loses the match for the cheater (breaking a lost match on purpose must not
     # keep the loss off the record): this account, the other peer, won it.
-    assert (
-        cheat["kind"] == STOPPED and cheat["result"] == f"won: {held} cheated" and not cheat["verified"]
-    )
+    assert cheat["kind"] == STOPPED and cheat["result"] == f"won: {held} cheated" and not cheat["verified"]
     assert not any(name.endswith((".stage", ".secrets")) for name in listed), "companions are not listed"
     finished = [m for m in listed.values() if m["kind"] == FINISHED and m["role"] == "" and m["seats"]]
     assert len(finished) == 6

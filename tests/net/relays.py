@@ -1,0 +1,169 @@
+"""Relays for the tests: the real transit relay (``twist transitrelay``) on loopback, and a
+hostile one of our own that speaks its protocol and then does to the bytes what a test asks
+(garble, duplicate, hold back, cut, or pair callers with each other)."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+TWIST = Path(sys.executable).with_name("twist")
+
+
+def twist_missing() -> str | None:
+    """Why the real relay cannot run here (None: it can)."""
+    if not TWIST.exists() and shutil.which("twist") is None:
+        return "the transit relay is not installed (pip install magic-wormhole-transit-relay)"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def real_relay(folder: Path) -> Iterator[tuple[str, int]]:
+    """The transit relay on loopback, for as long as the block runs: (host, port)."""
+    port = free_port()
+    command = [
+        str(TWIST) if TWIST.exists() else "twist",
+        "transitrelay",
+        f"--port=tcp:{port}:interface=127.0.0.1",
+    ]
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "relay.log").open("w") as log:
+        process = subprocess.Popen(command, cwd=folder, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the relay did not start: {(folder / 'relay.log').read_text()[-2000:]}")
+            time.sleep(0.05)
+        yield ("127.0.0.1", port)
+    finally:
+        process.kill()
+        process.wait()
+
+
+REQUEST = re.compile(rb"please relay ([0-9a-f]{64}) for side ([0-9a-f]{16})\n")
+
+Mangle = Callable[[bytes], bytes]
+
+
+@dataclass
+class HostileRelay:
+    """A transit relay that pairs like the real one, except as its fields say:
+
+    * ``joiners_first``: once a token has paired, pair the next two callers that are not the host
+      with each other, as a relay may when two joiners call while the host's next waiting
+      connection is on its way (the host is the first to call under a token, always as one side);
+    * ``to_host``, ``to_joiner``: what each direction's bytes become (garbled, doubled...);
+    * ``hold_s``: how long each chunk is held back;
+    * ``cut_after``: close a pipe after this many bytes towards the joiner (once)."""
+
+    joiners_first: bool = False
+    to_host: Mangle | None = None
+    to_joiner: Mangle | None = None
+    hold_s: float = 0.0
+    cut_after: int | None = None
+    port: int = 0
+    paired: int = 0
+    cuts: int = 0
+    _waiting: dict[bytes, list[tuple[bytes, trio.SocketStream]]] = field(default_factory=dict)
+    _host_side: dict[bytes, bytes] = field(default_factory=dict)  # the first side seen under a token
+    _held_joiner: list[trio.SocketStream] = field(default_factory=list)
+    _known: set[bytes] = field(default_factory=set)  # tokens paired once (a probe's never are twice)
+
+    async def serve(self, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        self.port = listeners[0].socket.getsockname()[1]
+        task_status.started(self.port)
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            await trio.serve_listeners(self._caller, listeners, handler_nursery=nursery)
+
+    async def _caller(self, stream: trio.SocketStream) -> None:
+        line = b""
+        while b"\n" not in line:
+            data = await stream.receive_some(200)
+            if not data:
+                return
+            line += data
+        match = REQUEST.fullmatch(line)
+        if match is None:
+            await stream.send_all(b"bad handshake\n")
+            await stream.aclose()
+            return
+        token, side = match.groups()
+        if token not in self._host_side:  # (the host calls first, and always as one side)
+            self._host_side[token] = side
+        is_host = self._host_side[token] == side
+        waiting = self._waiting.setdefault(token, [])
+        if self.joiners_first and not is_host and token in self._known:
+            if self._held_joiner:
+                other = self._held_joiner.pop()
+                self.joiners_first = False
+                await self._pipe(other, stream, to_a=None, to_b=None)
+                return
+            self._held_joiner.append(stream)
+            await trio.sleep_forever()
+        partner = next(((s, w) for s, w in waiting if s != side), None)
+        if partner is None:
+            waiting.append((side, stream))
+            await trio.sleep_forever()
+        waiting.remove(partner)
+        self._known.add(token)
+        host_stream = partner[1] if not is_host else stream
+        joiner_stream = stream if not is_host else partner[1]
+        await self._pipe(host_stream, joiner_stream, to_a=self.to_host, to_b=self.to_joiner)
+
+    async def _pipe(
+        self, a: trio.SocketStream, b: trio.SocketStream, *, to_a: Mangle | None, to_b: Mangle | None
+    ) -> None:
+        self.paired += 1
+        await a.send_all(b"ok\n")
+        await b.send_all(b"ok\n")
+        cut = trio.CancelScope()
+        sent_to_b = [0]
+
+        async def flow(
+            source: trio.SocketStream, sink: trio.SocketStream, mangle: Mangle | None, counts: bool
+        ) -> None:
+            try:
+                while data := await source.receive_some(65536):
+                    if self.hold_s:
+                        await trio.sleep(self.hold_s)
+                    if mangle is not None:
+                        data = mangle(data)
+                    if counts and self.cut_after is not None and sent_to_b[0] + len(data) > self.cut_after:
+                        self.cut_after = None
+                        self.cuts += 1
+                        cut.cancel()
+                        return
+                    await sink.send_all(data)
+                    if counts:
+                        sent_to_b[0] += len(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
+            cut.cancel()
+
+        with cut:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(flow, b, a, to_a, False)
+                nursery.start_soon(flow, a, b, to_b, True)
+        for stream in (a, b):
+            await trio.aclose_forcefully(stream)

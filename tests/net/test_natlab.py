@@ -1,0 +1,162 @@
+"""The NAT lab (natlab.py) is what tests of the relay rely on it to be: a home reaches the relay
+and is seen there at its router's public address, a home cannot reach another home at all (the
+connect hangs, nothing refuses it), the real transit relay pairs two homes, a delay is the round
+trip the lab's docstring says, and nothing of a lab is left behind, even by a run killed midway."""
+
+from __future__ import annotations
+
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tests.net.natlab import RELAY_ADDRESS, Lab, clean_leftovers, needs_lab, netns_names
+
+pytestmark = needs_lab()
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+TIMEOUT_S = 15
+
+SERVER = """
+import socket, sys
+server = socket.create_server((sys.argv[1], int(sys.argv[2])))
+print("listening", flush=True)
+for _ in range(int(sys.argv[3])):
+    peer, (host, port) = server.accept()
+    print(host, flush=True)
+    peer.close()
+"""
+"""A TCP server that prints the address of each of its first argv[3] peers."""
+
+RELAY_CLIENT = f"""
+import socket, sys, time
+token, side, role = sys.argv[1:4]
+relay = socket.create_connection(("{RELAY_ADDRESS}", 4001), timeout={TIMEOUT_S})
+relay.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+relay.sendall(f"please relay {{token}} for side {{side}}\\n".encode())
+lines = relay.makefile("rb")
+assert lines.readline() == b"ok\\n"
+if role == "a":
+    relay.sendall(b"hello\\n")
+    time.sleep(0.3)  # (every segment so far acknowledged: no Nagle wait in the pings)
+    trips = []
+    for _ in range(3):
+        start = time.monotonic()
+        relay.sendall(b"ping\\n")
+        assert lines.readline() == b"ping\\n"
+        trips.append(time.monotonic() - start)
+    print(min(trips))
+else:
+    print(lines.readline().decode().strip(), flush=True)
+    for _ in range(3):
+        relay.sendall(lines.readline())
+"""
+"""A transit-relay client: side a says hello and times three pings that side b echoes."""
+
+
+def leftovers(lab: Lab) -> list[str]:
+    return [name for name in netns_names() if name.startswith(lab.prefix)]
+
+
+def relayed(lab: Lab) -> tuple[str, float]:
+    """What home-b read from home-a through the relay, and the shortest a -> b -> a round trip."""
+    token = secrets.token_hex(32)
+    a, b = (
+        lab.python(side, RELAY_CLIENT, token, secrets.token_hex(8), side, stdout=subprocess.PIPE, text=True)
+        for side in ("a", "b")
+    )
+    a_said, _ = a.communicate(timeout=TIMEOUT_S)
+    b_said, _ = b.communicate(timeout=TIMEOUT_S)
+    assert a.returncode == 0 and b.returncode == 0, (a_said, b_said)
+    return b_said.strip(), float(a_said)
+
+
+def test_a_home_reaches_the_relay_which_sees_its_routers_public_address(tmp_path: Path) -> None:
+    with Lab(sites=2, workdir=tmp_path) as lab:
+        lab.start_relay()
+        assert lab.connect("a", RELAY_ADDRESS, 4001).outcome == "connected"
+        server = lab.python("pub", SERVER, RELAY_ADDRESS, "5000", "2", stdout=subprocess.PIPE, text=True)
+        assert server.stdout is not None and server.stdout.readline() == "listening\n"
+        for home in ("a", "b"):
+            assert lab.connect(home, RELAY_ADDRESS, 5000).outcome == "connected"
+        said, _ = server.communicate(timeout=TIMEOUT_S)
+        assert (
+            said.split() == [lab.site("a").public, lab.site("b").public] == ["203.0.113.21", "203.0.113.22"]
+        )
+    assert leftovers(lab) == []
+    assert (tmp_path / "relay.log").exists() and not (ROOT / "twistd.log").exists()
+
+
+def test_a_home_cannot_reach_another_home_and_nothing_refuses_it(tmp_path: Path) -> None:
+    with Lab(sites=2, workdir=tmp_path) as lab:
+        b = lab.site("b")
+        server = lab.python("b", SERVER, "0.0.0.0", "7000", "9", stdout=subprocess.PIPE, text=True)
+        assert server.stdout is not None and server.stdout.readline() == "listening\n"
+        assert lab.connect("b", b.address, 7000).outcome == "connected"  # (it is up)
+        with ThreadPoolExecutor() as pool:
+            tries = list(
+                pool.map(lambda host: lab.connect("a", host, 7000, timeout=1.5), [b.address, b.public])
+            )
+        assert [tried.outcome for tried in tries] == ["timeout", "timeout"], tries
+        assert all(tried.seconds >= 1.4 for tried in tries), tries
+        server.terminate()
+        said, _ = server.communicate(timeout=TIMEOUT_S)
+        assert said.split() == [b.address]  # only home-b's own connect got there
+    assert leftovers(lab) == []
+
+
+def test_the_transit_relay_pairs_two_homes_behind_different_nats(tmp_path: Path) -> None:
+    with Lab(sites=3, workdir=tmp_path) as lab:
+        lab.start_relay()
+        heard, _ = relayed(lab)
+        assert heard == "hello"
+    assert leftovers(lab) == []
+
+
+@needs_lab(delay=True)
+def test_a_delay_gives_the_round_trips_the_docstring_says(tmp_path: Path) -> None:
+    delay_s = 0.025
+    with Lab(sites=2, delay_ms=delay_s * 1000, workdir=tmp_path) as lab:
+        lab.start_relay()
+        connects = [lab.connect("a", RELAY_ADDRESS, 4001).seconds for _ in range(3)]
+        assert all(0.9 * 2 * delay_s <= took < 2 * 2 * delay_s for took in connects), connects
+        heard, trip = relayed(lab)
+        assert heard == "hello"
+        assert 0.9 * 4 * delay_s <= trip < 2 * 4 * delay_s
+    assert leftovers(lab) == []
+
+
+def gone(pid: int) -> bool:
+    """Whether a process (not a child of ours) has ended: it is not there, or a zombie."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in status
+
+
+def test_what_a_killed_run_left_is_cleaned_up_and_its_processes_end(tmp_path: Path) -> None:
+    script = (
+        "import time\nfrom tests.net.natlab import Lab\n"
+        f"lab = Lab(sites=1, delay_ms=5, workdir={str(tmp_path)!r})\n"
+        "assert lab._wire is not None\n"
+        "print(lab.prefix, lab._wire.pid, lab.start_relay().pid, flush=True)\ntime.sleep(60)\n"
+    )
+    run = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert run.stdout is not None
+        prefix, *pids = run.stdout.readline().split()
+    finally:
+        run.send_signal(signal.SIGKILL)  # no close(), no atexit
+        run.wait(timeout=TIMEOUT_S)
+    left = [name for name in netns_names() if name.startswith(prefix)]
+    assert len(left) == 3
+    assert sorted(clean_leftovers()) == sorted(left)
+    assert [name for name in netns_names() if name.startswith(prefix)] == []
+    deadline = time.monotonic() + 5
+    while not all(gone(int(pid)) for pid in pids):  # the wire (its pipe's writer died) and the relay
+        assert time.monotonic() < deadline, "a process outlived its lab"
+        time.sleep(0.02)

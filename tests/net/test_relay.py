@@ -1,0 +1,288 @@
+"""Relays on loopback: the real transit relay carries whole matches from invites alone when no
+direct route answers, a host without a working relay says so at once, and a hostile relay (one
+that garbles, doubles, holds back or cuts bytes, or pairs joiners with each other) causes at most
+a reconnect or a clear error, never a wrong result or a forfeit."""
+
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+
+import pytest
+import trio
+
+from p2pgenius.cli.host import host_match
+from p2pgenius.cli.join import join_match, target_of
+from p2pgenius.cli.main import build_parser
+from p2pgenius.cli.play import Printer, held, make_peer, match_options
+from p2pgenius.errors import P2PGeniusError
+from p2pgenius.net import transit
+from p2pgenius.net.invite import Invite
+from p2pgenius.net.peer import Peer
+from p2pgenius.protocol.transcript import verify
+from tests.net.relays import HostileRelay, free_port, real_relay, twist_missing
+
+MATCH_S = 90
+
+
+@pytest.fixture(scope="module")
+def relay(tmp_path_factory: pytest.TempPathFactory) -> object:
+    if (reason := twist_missing()) is not None:
+        pytest.skip(reason)
+    with real_relay(tmp_path_factory.mktemp("relay")) as where:
+        yield where
+
+
+def unreachable(invite: Invite) -> Invite:
+    """The invite with its direct address replaced by one where nothing listens (loopback
+    refuses at once): the relays are the only way in."""
+    return Invite(invite.key, free_port(), ("127.0.0.1",), invite.token, invite.relays)
+
+
+def host_args(relay: tuple[str, int], *more: str) -> argparse.Namespace:
+    return build_parser().parse_args(
+        ["host", "duel", "--bot", "--port", "0", "--relay", f"{relay[0]}:{relay[1]}", *more]
+    )
+
+
+def verified(*sides: Peer) -> None:
+    outcomes = set()
+    for side in sides:
+        assert side.session is not None and side.session.outcome is not None
+        report = verify(side.files.transcript.read_bytes())
+        assert report.ok and report.standing == "finished", report.summary
+        assert not report.disputed_time and "forfeit" not in report.summary, report.summary
+        outcomes.add(repr(report.outcome))
+    assert len(outcomes) == 1
+
+
+# -- the real relay ------------------------------------------------------------------------------
+
+
+async def test_a_relay_is_proved_to_pair_and_a_dead_or_silent_one_is_named(relay: tuple[str, int]) -> None:
+    assert await transit.probe(relay) < 5
+    with pytest.raises(
+        transit.RelayError,
+        match=r"relay 127\.0\.0\.1:\d+ cannot be reached \(connection refused: is it running\?\)",
+    ):
+        await transit.probe(("127.0.0.1", free_port()))
+    silent = await trio.open_tcp_listeners(0, host="127.0.0.1")  # accepts, never answers
+    port = silent[0].socket.getsockname()[1]
+    with pytest.raises(transit.RelayError, match="did not pair two connections"):
+        await transit.probe(("127.0.0.1", port), within_s=0.5)
+    await silent[0].aclose()
+
+
+async def test_a_duel_is_played_through_the_relay_from_the_invite_alone(
+    relay: tuple[str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
+    host_out, join_out = io.StringIO(), io.StringIO()
+    hargs = host_args(relay)
+    jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random"])
+    host = make_peer(hargs, "duel-host", 1, Printer(host_out, moves=True))
+    with trio.fail_after(MATCH_S):
+        async with trio.open_nursery() as nursery:
+            invite = await nursery.start(host_match, hargs, host, match_options(hargs))
+            guest = make_peer(jargs, "join", 2, Printer(join_out, moves=True))
+            given = unreachable(invite)
+            with held(guest.files):  # (as the command does: the folder made, the files locked)
+                await join_match(jargs, guest, target_of(str(given)))
+    assert invite.relays == (relay,)
+    said, joined = host_out.getvalue(), join_out.getvalue()
+    assert f"relay {relay[0]}:{relay[1]} works (paired a test connection in" in said
+    assert "invite, to send to whoever joins (it carries the addresses, the relays" in said
+    assert "this machine only" in said  # (its direct door) ... and yet a friend elsewhere got in:
+    assert f"connected through relay {relay[0]}:{relay[1]} (direct connection not possible)" in joined
+    verified(host, guest)
+    # The joiner keeps the invite beside its transcript, privately: resume finds the relay by it.
+    kept = guest.files.invite
+    assert kept.name.endswith("-duel-join.invite")  # (renamed with the transcript)
+    assert kept.read_text().split()[-1] == given.text()
+    assert kept.stat().st_mode & 0o077 == 0
+
+
+async def test_four_hornswoggle_peers_meet_through_the_relay(
+    relay: tuple[str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
+    hargs = build_parser().parse_args(
+        ["host", "hornswoggle", "--bot", "--port", "0", "--peers", "4", "--relay", f"{relay[0]}:{relay[1]}"]
+    )
+    host = make_peer(hargs, "hornswoggle-host", 1, Printer(io.StringIO(), moves=True))
+    guests: list[Peer] = []
+    outs = [io.StringIO() for _ in range(3)]
+    with trio.fail_after(MATCH_S):
+        async with trio.open_nursery() as nursery:
+            invite = await nursery.start(host_match, hargs, host, match_options(hargs))
+            text = str(unreachable(invite))
+            for number, out in enumerate(outs, start=2):
+                jargs = build_parser().parse_args(["join", "unused:1", "--bot"])
+                guest = make_peer(jargs, "join", number, Printer(out, moves=True))
+                guests.append(guest)
+                nursery.start_soon(join_match, jargs, guest, target_of(text))
+    for out in outs:
+        assert "connected through relay" in out.getvalue()
+    verified(host, *guests)
+
+
+async def test_a_host_whose_relays_all_fail_says_so_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    dead = ("127.0.0.1", free_port())
+    hargs = host_args(dead)
+    host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
+    with trio.fail_after(10), pytest.raises(P2PGeniusError) as refused:
+        await host_match(hargs, host, match_options(hargs))
+    message = str(refused.value)
+    assert message.startswith(f"no relay works (relay 127.0.0.1:{dead[1]} cannot be reached")
+    assert "twist transitrelay --port=tcp:4001" in message and "--no-relay" in message
+    assert "\n" not in message
+
+
+async def test_a_relay_reconnect_after_a_cut_is_as_good_as_a_direct_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The relay cuts the pipe once, mid-match: the joiner calls at the relay again, the host's
+    # next waiting connection takes it back, and the match ends normally, no one forfeited.
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
+    hostile = HostileRelay(cut_after=2000)
+    join_out = io.StringIO()
+    with trio.fail_after(MATCH_S):
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(hostile.serve)
+            hargs = host_args(("127.0.0.1", port))
+            jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random"])
+            host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
+            async with trio.open_nursery() as match:
+                invite = await match.start(host_match, hargs, host, match_options(hargs))
+                guest = make_peer(jargs, "join", 2, Printer(join_out, moves=True))
+                await join_match(jargs, guest, target_of(str(unreachable(invite))))
+            nursery.cancel_scope.cancel()
+    assert hostile.cuts == 1 and hostile.paired >= 3  # (the probe, the join, the way back)
+    assert "reconnected to the host" in join_out.getvalue()
+    verified(host, guest)
+    assert "forfeit" not in repr(guest.session.outcome).lower()  # type: ignore[union-attr]
+
+
+def flip_one(data: bytes) -> bytes:
+    """One bit of the middle byte changed (what a relay that garbles does)."""
+    if len(data) < 8:
+        return data
+    middle = len(data) // 2
+    return data[:middle] + bytes([data[middle] ^ 0x01]) + data[middle + 1 :]
+
+
+def doubled(data: bytes) -> bytes:
+    return data + data
+
+
+@pytest.mark.parametrize(("mangle", "direction"), [(flip_one, "to_joiner"), (doubled, "to_host")])
+async def test_a_relay_that_garbles_or_doubles_bytes_breaks_only_the_connection(
+    mangle: object, direction: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every byte is authenticated end to end: a relay that changes or repeats any breaks the
+    # handshake at once, and the joiner is told in one line; nothing is signed, nothing forfeited.
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
+    hostile = HostileRelay(**{direction: mangle})  # type: ignore[arg-type]
+    with trio.fail_after(MATCH_S):
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(hostile.serve)
+            hargs = host_args(("127.0.0.1", port))
+            jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random"])
+            host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
+            nursery.start_soon(host_match, hargs, host, match_options(hargs))
+            invite = None
+            while host.token is None:
+                await trio.sleep(0.01)
+            invite = Invite(
+                host.identity.public, free_port(), ("127.0.0.1",), host.token, (("127.0.0.1", port),)
+            )
+            guest = make_peer(jargs, "join", 2, Printer(io.StringIO(), moves=True))
+            with pytest.raises(P2PGeniusError) as broken:
+                await join_match(jargs, guest, target_of(str(invite)))
+            assert host._lobby is not None and not host._lobby.members  # (nobody was seated)
+            nursery.cancel_scope.cancel()
+    assert "\n" not in str(broken.value)
+    assert guest.session is None and host.session is None
+
+
+async def test_joiners_paired_with_each_other_call_again_and_get_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Three joiners call at once; the first is paired with the host, the other two with each other
+    # (the real relay may, while the host's next waiting connection is on its way): both their
+    # handshakes fail, both call again, and the match is played.
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
+    hostile = HostileRelay(joiners_first=True)
+    outs = [io.StringIO(), io.StringIO(), io.StringIO()]
+    with trio.fail_after(MATCH_S):
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(hostile.serve)
+            hargs = build_parser().parse_args(
+                [
+                    "host",
+                    "hornswoggle",
+                    "--bot",
+                    "--port",
+                    "0",
+                    "--peers",
+                    "4",
+                    "--relay",
+                    f"127.0.0.1:{port}",
+                ]
+            )
+            host = make_peer(hargs, "hornswoggle-host", 1, Printer(io.StringIO(), moves=True))
+            guests: list[Peer] = []
+            async with trio.open_nursery() as match:
+                invite = await match.start(host_match, hargs, host, match_options(hargs))
+                for number, out in enumerate(outs, start=2):
+                    jargs = build_parser().parse_args(["join", "unused:1", "--bot"])
+                    guest = make_peer(jargs, "join", number, Printer(out, moves=True))
+                    guests.append(guest)
+                    match.start_soon(join_match, jargs, guest, target_of(str(unreachable(invite))))
+            nursery.cancel_scope.cancel()
+    assert any("calling again" in out.getvalue() for out in outs)
+    verified(host, *guests)
+
+
+async def test_a_relay_that_holds_bytes_back_costs_time_not_a_forfeit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each chunk held 0.1 s each way (a slow relay far away), with a grace of 2 s: the match is
+    # slower, and normal.
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
+    hostile = HostileRelay(hold_s=0.1)
+    with trio.fail_after(MATCH_S * 2):
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(hostile.serve)
+            hargs = build_parser().parse_args(
+                [
+                    "host",
+                    "duel",
+                    "--bot",
+                    "random",
+                    "--port",
+                    "0",
+                    "--relay",
+                    f"127.0.0.1:{port}",
+                    "--grace",
+                    "2",
+                ]
+            )
+            jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random", "--grace", "2"])
+            host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
+            async with trio.open_nursery() as match:
+                invite = await match.start(host_match, hargs, host, match_options(hargs))
+                guest = make_peer(jargs, "join", 2, Printer(io.StringIO(), moves=True))
+                await join_match(jargs, guest, target_of(str(unreachable(invite))))
+            nursery.cancel_scope.cancel()
+    verified(host, guest)
