@@ -51,6 +51,7 @@ class Connection:
         self.caught_up = 0  # how much of the session's archive this peer was sent on resyncing
         self.round_trips: list[float] = []  # the latest, in seconds (ROUND_TRIPS_KEPT of them)
         self._pings: dict[int, float] = {}  # ping number -> when it was sent
+        self.heard_at = trio.current_time()  # when the last bytes came (a dead route brings none)
         self._next_ping = 0
 
     async def _write(self) -> None:
@@ -89,6 +90,7 @@ class Connection:
             data = await self.stream.receive_some(READ_BYTES)
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             raise PeerGoneError("the connection broke") from exc
+        self.heard_at = trio.current_time()
         if not data:
             if self.peer is None and self.channel.initiator and self.channel.handshake.message == 1:
                 # A host that speaks another channel version closes on reading our hello; the

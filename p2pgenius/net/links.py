@@ -9,6 +9,7 @@ comes back on a new connection, puts it in the old one's place.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator
 
 import trio
@@ -64,9 +65,15 @@ class Links:
                 with contextlib.suppress(PeerGoneError):
                     await connection.send(payload)
 
-    async def ping(self) -> None:
-        """Ping every connection (each times its own round trips)."""
-        for connection in self:
+    async def ping(self, stalled_after: float = math.inf) -> None:
+        """Ping every connection (each times its own round trips); one that brought nothing for
+        ``stalled_after`` seconds is closed instead (its reader then says it is gone)."""
+        now = trio.current_time()
+        for connection in list(self):
+            if now - connection.heard_at > stalled_after:
+                with trio.move_on_after(1.0):
+                    await connection.aclose()
+                continue
             with contextlib.suppress(PeerGoneError):
                 await connection.ping()
 

@@ -38,7 +38,7 @@ from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net import DEFAULT_GRACE_S
-from p2pgenius.net.clocks import LAG_FLOOR_S, MAX_ALLOWANCE_S, PING_S, Clocks, Deadline
+from p2pgenius.net.clocks import LAG_FLOOR_S, MAX_ALLOWANCE_S, PING_S, STALL_PINGS, Clocks, Deadline
 from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, READ_BYTES, Connection, Item, PeerGoneError
 from p2pgenius.net.events import (
     ConnectionLost,
@@ -699,7 +699,7 @@ class Peer:
         session = self.session
         assert session is not None
         if self._clocks.ping_due():
-            await self.links.ping()
+            await self.links.ping(stalled_after=STALL_PINGS * self._clocks.ping_s)
         if self._clocks.act(session, self._deadlines(), self.grace_s, self.tell):
             await self._flush()
 

@@ -356,12 +356,16 @@ class Route:
     where: str
     relay: tuple[str, int] | None = None
     direct_failed: bool = False
+    head_start_s: float = HEAD_START_S
 
     def words(self) -> str:
         """What the screen says of the route."""
         if self.relay is None:
             return f"connected to {self.where}"
-        why = "direct connection not possible" if self.direct_failed else "no direct route answered first"
+        if self.direct_failed:
+            why = "direct connection not possible"
+        else:
+            why = f"no direct address answered within {self.head_start_s:g} s"
         return f"connected through {relay_label(self.relay)} ({why})"
 
 

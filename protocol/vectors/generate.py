@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import base64
 import functools
-import importlib.util
 import hashlib
+import importlib.util
 import json
 import sys
 from collections.abc import Callable
@@ -26,6 +26,7 @@ from p2pgenius.games.base import state_hash
 from p2pgenius.games.magic_square.bots import ExactPlacementBot, HeuristicSquareBot
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.inmemory import Table, play, transcript
+from p2pgenius.net import transit
 from p2pgenius.net.invite import CHECK_LABEL, PREFIX, Invite, InviteError, parse
 from p2pgenius.protocol.channel import PROLOGUE, PROTOCOL_VERSION, SecureChannel
 from p2pgenius.protocol.events import Applied
@@ -269,70 +270,169 @@ def canonical() -> dict[str, Any]:
     }
 
 
-INVITES: list[tuple[str, int, tuple[str, ...], bool]] = [
+INVITES: list[tuple[str, int, tuple[str, ...], str, tuple[tuple[str, int], ...]]] = [
     (
         "version 2: a seat token, and one address of each kind",
         7780,
         ("192.0.2.10", "2001:db8::10", "host.example.org"),
-        True,
+        "invite token",
+        (),
     ),
-    ("version 1: no seat token (still read)", 7780, ("198.51.100.7",), False),
+    ("version 1: no seat token (still read)", 7780, ("198.51.100.7",), "", ()),
     (
         "version 2: the largest port; loopback addresses; a name ending in a dot",
         65535,
         ("::1", "127.0.0.1", "localhost."),
-        True,
+        "invite token",
+        (),
+    ),
+    (
+        "version 3: a relay by its host name, on the transit relay's customary port",
+        7780,
+        ("192.0.2.10",),
+        "invite token",
+        (("relay.example.org", 4001),),
+    ),
+    (
+        "version 3: another seat token; an IPv4 and an IPv6 relay, on other ports",
+        7781,
+        ("2001:db8::10", "192.0.2.10"),
+        "another invite token",
+        (("198.51.100.7", 14001), ("2001:db8::7", 65535)),
     ),
 ]
+"""Each invite's note, port, addresses, the seed label of its seat token ("": none, version 1)
+and its relays (none: version 1 or 2)."""
+RELAY_SIDE = seed("relay side")[:8].hex()
+"""The side the relay token vectors' request lines name (16 hex digits)."""
+
+
+def _b32(raw: bytes) -> str:
+    return base64.b32encode(raw).decode("ascii").rstrip("=").lower()
+
+
+def _check(body: bytes) -> bytes:
+    return hashlib.sha256(CHECK_LABEL + body).digest()[:4]
+
+
+def _listed(body: bytes, at: int, address: str) -> tuple[dict[str, Any], int]:
+    """The address written at ``body[at:]`` as the vector lists it, and where the next field starts."""
+    kind = body[at]
+    end = at + 1 + {4: 4, 6: 16}.get(kind, body[at + 1] + 1 if kind == ord("N") else 0)
+    kinds = {4: "ipv4", 6: "ipv6", ord("N"): "name"}
+    return {"kind": kinds[kind], "address": address, "bytes": body[at:end].hex()}, end
+
+
+def _invite(note: str, invite: Invite) -> dict[str, Any]:
+    """One invite's vector: its fields (each address and relay with its bytes), body, check and text."""
+    key, token, relays = invite.key, invite.token, invite.relays
+    text = invite.text()
+    written = text[len(PREFIX) :]
+    raw = base64.b32decode(written.upper() + "=" * (-len(written) % 8))
+    body = raw[:-4]
+    assert raw[-4:] == _check(body) and parse(text) == invite, note
+    assert body[0] == (3 if relays else 2 if token else 1), note
+    listed, at = [], 4 + 32 + len(token)
+    for address in invite.addresses:
+        entry, at = _listed(body, at, address)
+        listed.append(entry)
+    waits: list[dict[str, Any]] = []
+    if relays:
+        assert body[at] == len(relays), note
+        at += 1
+    for address, relay_port in relays:
+        entry, at = _listed(body, at, address)
+        assert int.from_bytes(body[at : at + 2], "big") == relay_port, note
+        waits.append({**entry, "port": relay_port, "bytes": entry["bytes"] + body[at : at + 2].hex()})
+        at += 2
+    assert at == len(body), note
+    return {
+        "note": note,
+        "version": body[0],
+        "port": invite.port,
+        "key": key.hex(),
+        "token": token.hex(),
+        "count": len(invite.addresses),
+        "addresses": listed,
+        "relays": waits,
+        "body": body.hex(),
+        "check": raw[-4:].hex(),
+        "text": text,
+        "fingerprint": fingerprint(key),
+    }
+
+
+def _unreadable(v2: bytes) -> list[tuple[str, bytes, str]]:
+    """Bodies whose check holds but which this version cannot read (made from ``v2``, the first
+    invite's body), each with its note and the step that refuses it."""
+    head = v2[: 1 + 2 + 32 + 16]  # version, port, key, token (and no count)
+    one = bytes([4]) + bytes([192, 0, 2, 10])
+    name = "host.example.org".encode("ascii")
+    v3 = bytes([3]) + head[1:] + bytes([1]) + one  # version 3 up to its relay section
+    relay = one + (4001).to_bytes(2, "big")
+    return [
+        ("version 4 (a newer p2pgenius)", bytes([4]) + v2[1:], "version"),
+        ("version 0", bytes([0]) + v2[1:], "version"),
+        ("no address (count 0)", head + bytes([0]), "malformed"),
+        ("17 addresses (at most 16)", head + bytes([17]) + one * 17, "malformed"),
+        ("port 0", head[:1] + bytes(2) + head[3:] + bytes([1]) + one, "malformed"),
+        ("an unknown address kind (5)", head + bytes([1, 5, 192, 0, 2, 10]), "malformed"),
+        ("an IPv6 address cut short (15 bytes)", head + bytes([1, 6]) + bytes(15), "malformed"),
+        (
+            "a host name longer than the bytes left",
+            head + bytes([1, ord("N"), len(name) + 1]) + name,
+            "malformed",
+        ),
+        ("a host name in upper case", head + bytes([1, ord("N"), len(name)]) + name.upper(), "malformed"),
+        ("a host name with '_'", head + bytes([1, ord("N"), 5]) + b"a_b.c", "malformed"),
+        (
+            "a host name with a label starting with '-'",
+            head + bytes([1, ord("N"), 5]) + b"-a.bc",
+            "malformed",
+        ),
+        ("an empty host name", head + bytes([1, ord("N"), 0]), "malformed"),
+        ("a byte after the last address", head + bytes([1]) + one + bytes([0]), "malformed"),
+        ("a count but no address", head + bytes([1]), "malformed"),
+        ("version 2 cut short inside its token", head[:40], "malformed"),
+        (
+            "version 1 whose body holds a token (read as a count and addresses)",
+            bytes([1]) + v2[1:],
+            "malformed",
+        ),
+        (
+            "version 2 followed by a relay section (bytes after the last address)",
+            head + bytes([1]) + one + bytes([1]) + relay,
+            "malformed",
+        ),
+        ("version 3 with no relay section (the body ends after the addresses)", v3, "malformed"),
+        ("version 3 with no relay (relay count 0)", v3 + bytes([0]), "malformed"),
+        ("version 3 with 5 relays (at most 4)", v3 + bytes([5]) + relay * 5, "malformed"),
+        ("a relay's port 0", v3 + bytes([1]) + one + bytes(2), "malformed"),
+        ("a relay cut short (its address without its port)", v3 + bytes([1]) + one, "malformed"),
+        ("a relay's port cut short (1 byte)", v3 + bytes([1]) + one + bytes([15]), "malformed"),
+        ("a relay count but no relay", v3 + bytes([1]), "malformed"),
+        ("a relay of an unknown address kind (5)", v3 + bytes([1, 5]) + relay[1:], "malformed"),
+        ("a byte after the last relay", v3 + bytes([1]) + relay + bytes([0]), "malformed"),
+    ]
 
 
 def invites() -> dict[str, Any]:
-    """Invites made from fixed inputs, other spellings of one that read the same, and damaged or
-    malformed ones a reader must refuse (SPEC section 4c)."""
+    """Invites made from fixed inputs, other spellings of one that read the same, damaged or
+    malformed ones a reader must refuse (SPEC section 4c), and the relay tokens of those with
+    relays (SPEC section 4d)."""
     host = Identity.from_seed(seed("invite host"))
-    token = seed("invite token")[:16]
-
-    def b32(raw: bytes) -> str:
-        return base64.b32encode(raw).decode("ascii").rstrip("=").lower()
-
-    def check(body: bytes) -> bytes:
-        return hashlib.sha256(CHECK_LABEL + body).digest()[:4]
-
-    def sealed(body: bytes) -> str:
-        """An invite's text for ``body``, with its true check (well formed or not)."""
-        return PREFIX + b32(body + check(body))
-
     made: list[dict[str, Any]] = []
-    for note, port, addresses, tokened in INVITES:
-        invite = Invite(host.public, port, addresses, token if tokened else b"")
-        text = invite.text()
-        written = text[len(PREFIX) :]
-        raw = base64.b32decode(written.upper() + "=" * (-len(written) % 8))
-        body = raw[:-4]
-        assert raw[-4:] == check(body) and parse(text) == invite, note
-        kinds = {4: "ipv4", 6: "ipv6", ord("N"): "name"}
-        listed, at = [], 4 + 32 + (16 if tokened else 0)
-        for address in addresses:
-            kind = body[at]
-            size = {4: 4, 6: 16}.get(kind, body[at + 1] + 1 if kind == ord("N") else 0)
-            listed.append({"kind": kinds[kind], "address": address, "bytes": body[at : at + 1 + size].hex()})
-            at += 1 + size
-        assert at == len(body), note
-        made.append(
-            {
-                "note": note,
-                "version": body[0],
-                "port": port,
-                "key": host.public.hex(),
-                "token": token.hex() if tokened else "",
-                "count": len(addresses),
-                "addresses": listed,
-                "body": body.hex(),
-                "check": raw[-4:].hex(),
-                "text": text,
-                "fingerprint": fingerprint(host.public),
-            }
-        )
+    relay_tokens: list[dict[str, Any]] = []
+    for note, port, addresses, token_label, relays in INVITES:
+        token = seed(token_label)[:16] if token_label else b""
+        if relays:
+            relay_token = transit.relay_token(host.public, token)
+            assert relay_token == hashlib.sha256(transit.TOKEN_LABEL + host.public + token).hexdigest()
+            request = transit.request(relay_token, RELAY_SIDE).decode("ascii")
+            relay_tokens.append(
+                {"invite": len(made), "token": relay_token, "side": RELAY_SIDE, "request": request}
+            )
+        made.append(_invite(note, Invite(host.public, port, addresses, token, relays)))
     first, code = made[0]["text"], made[0]["text"][len(PREFIX) :]
     spellings = [
         ("upper case", first.upper()),
@@ -386,46 +486,14 @@ def invites() -> dict[str, Any]:
             "damaged",
         ),
         ("nothing after the scheme", PREFIX, "damaged"),
-        ("only 4 bytes (a check and no body)", PREFIX + b32(check(b"")), "damaged"),
+        ("only 4 bytes (a check and no body)", PREFIX + _b32(_check(b"")), "damaged"),
     ]
     # ... and bodies whose check holds but which this version cannot read.
-    v2 = bytes.fromhex(made[0]["body"])
-    head = v2[: 4 + 32 + 16]  # version, port, key, token
-    one = bytes([4]) + bytes([192, 0, 2, 10])
-    name = "host.example.org".encode("ascii")
-    bodies = [
-        ("version 3 (a newer p2pgenius)", bytes([3]) + v2[1:], "version"),
-        ("version 0", bytes([0]) + v2[1:], "version"),
-        ("no address (count 0)", head + bytes([0]), "malformed"),
-        ("17 addresses (at most 16)", head + bytes([17]) + one * 17, "malformed"),
-        ("port 0", head[:1] + bytes(2) + head[3:] + bytes([1]) + one, "malformed"),
-        ("an unknown address kind (5)", head + bytes([1, 5, 192, 0, 2, 10]), "malformed"),
-        ("an IPv6 address cut short (15 bytes)", head + bytes([1, 6]) + bytes(15), "malformed"),
-        (
-            "a host name longer than the bytes left",
-            head + bytes([1, ord("N"), len(name) + 1]) + name,
-            "malformed",
-        ),
-        ("a host name in upper case", head + bytes([1, ord("N"), len(name)]) + name.upper(), "malformed"),
-        ("a host name with '_'", head + bytes([1, ord("N"), 5]) + b"a_b.c", "malformed"),
-        (
-            "a host name with a label starting with '-'",
-            head + bytes([1, ord("N"), 5]) + b"-a.bc",
-            "malformed",
-        ),
-        ("an empty host name", head + bytes([1, ord("N"), 0]), "malformed"),
-        ("a byte after the last address", head + bytes([1]) + one + bytes([0]), "malformed"),
-        ("a count but no address", head + bytes([1]), "malformed"),
-        ("version 2 cut short inside its token", head[:40], "malformed"),
-        (
-            "version 1 whose body holds a token (read as a count and addresses)",
-            bytes([1]) + v2[1:],
-            "malformed",
-        ),
-    ]
+    bodies = _unreadable(bytes.fromhex(made[0]["body"]))
     refused = [{"note": note, "why": why, "text": text} for note, text, why in damaged]
     refused += [
-        {"note": note, "why": why, "body": body.hex(), "text": sealed(body)} for note, body, why in bodies
+        {"note": note, "why": why, "body": body.hex(), "text": PREFIX + _b32(body + _check(body))}
+        for note, body, why in bodies
     ]
     said = {  # what the reference reader says at each step
         "not an invite": "not an invite",
@@ -445,17 +513,22 @@ def invites() -> dict[str, Any]:
     return {
         "description": "invites (SPEC section 4c): 'p2pgenius://' and the lower-case base32 (RFC 4648, "
         "no padding) of body || check, where check is the first 4 bytes of SHA-256('p2pgenius invite' "
-        "|| body); 'invites' gives each invite's fields, its body and check in hex, its text and the "
-        "host key's fingerprint; 'spellings' read as the invite they name; 'refused' must each be "
-        "refused, 'why' saying at which step: 'not an invite' (the scheme), 'character' (one outside "
-        "a-z and 2-7), 'damaged' (bad base32, not canonical, too short, or the check fails), "
-        "'version' (a version this reader does not read), 'malformed' (the check holds, the fields do "
-        "not); those whose check holds give their body",
+        "|| body); 'invites' gives each invite's fields (each address, and each relay with its port, "
+        "as its kind, its text and its bytes), its body and check in hex, its text and the host key's "
+        "fingerprint; 'spellings' read as the invite they name; 'refused' must each be refused, 'why' "
+        "saying at which step: 'not an invite' (the scheme), 'character' (one outside a-z and 2-7), "
+        "'damaged' (bad base32, not canonical, too short, or the check fails), 'version' (a version "
+        "this reader does not read), 'malformed' (the check holds, the fields do not); those whose "
+        "check holds give their body; 'relay_tokens' (SPEC section 4d) gives, for each invite with "
+        "relays, its relay token (the lower-case hex of SHA-256('p2pgenius relay token' || key || "
+        "token)) and the line that asks a relay to pair a connection of the given side",
         "check_label": CHECK_LABEL.decode("ascii"),
         "prefix": PREFIX,
         "invites": made,
         "spellings": [{"note": note, "text": text, "invite": 0} for note, text in spellings],
         "refused": refused,
+        "relay_token_label": transit.TOKEN_LABEL.decode("ascii"),
+        "relay_tokens": relay_tokens,
     }
 
 
@@ -701,7 +774,8 @@ def forgeries(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
         )
     return {
         "description": "transcripts the losing peer ('forger') of transcript-duel.p2pt's match could "
-        "write alone, from its own keys and every message it received (SPEC section 7, 'What a transcript proves'): "
+        "write alone, from its own keys and every message it received (SPEC section 7, 'What a "
+        "transcript proves'): "
         "'note' says what it did; 'verdict' is what a verifier must find ('incomplete', "
         "'unconfirmed', 'stopped' with 'fault' naming its kind and the peer at fault); 'outcome' "
         "the result its messages yield, if any (never a result that every peer signed); "

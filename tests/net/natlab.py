@@ -21,7 +21,9 @@ The layout, for sites a, b, c, ... (k = 1, 2, 3, ...)::
   just as connecting to 10.0.2.2 does. Linux masquerading keeps a connection's source port when
   it can and lets in only what comes from the exact address and port a connection went to (a
   "port-restricted cone" NAT, not a symmetric one): two homes that both connect out to each
-  other's public address and port at once (hole punching) may get through.
+  other's public address and port at once (TCP simultaneous open, hole punching) do get through.
+  ``Lab(symmetric=True)`` masquerades with ``--random-fully`` instead: a new source port for every
+  connection, as a symmetric NAT does, so nothing but a relay joins two homes.
 - ``home-X`` is a player's machine: its default route goes via its router.
 - IPv4 only (IPv6 is disabled in every namespace, so nothing leaks over link-local addresses);
   ``lo`` is up everywhere. Neighbours (ARP) on the public segment are static, so a first packet
@@ -203,7 +205,7 @@ def _probe(delay: bool) -> None:
     _run(["ip", "netns", "add", netns])
     try:
         _run(["ip", "-n", netns, "link", "add", "probe0", "type", "veth", "peer", "name", "probe1"])
-        _run(["ip", "netns", "exec", netns, "iptables-restore"], stdin=_firewall())
+        _run(["ip", "netns", "exec", netns, "iptables-restore"], stdin=_firewall(symmetric=True))
     finally:
         _delete_netns(netns)
 
@@ -269,7 +271,7 @@ def _sysctl(netns: str, settings: Sequence[str], if_there: bool = False) -> None
     _run(["ip", "netns", "exec", netns, "sh", "-ec", "\n".join(lines)])
 
 
-def _firewall() -> str:
+def _firewall(symmetric: bool = False) -> str:
     """The router's rules (iptables-restore): masquerade out, nothing in but replies, DROP."""
     return "\n".join(
         [
@@ -289,7 +291,7 @@ def _firewall() -> str:
             ":INPUT ACCEPT [0:0]",
             ":OUTPUT ACCEPT [0:0]",
             ":POSTROUTING ACCEPT [0:0]",
-            "-A POSTROUTING -o pub -j MASQUERADE",
+            "-A POSTROUTING -o pub -j MASQUERADE" + (" --random-fully" if symmetric else ""),
             "COMMIT",
             "",
         ]
@@ -325,10 +327,18 @@ class Lab:
 
     relay_address = RELAY_ADDRESS
 
-    def __init__(self, sites: int = 3, delay_ms: float = 0, workdir: Path | str | None = None) -> None:
+    def __init__(
+        self,
+        sites: int = 3,
+        delay_ms: float = 0,
+        workdir: Path | str | None = None,
+        *,
+        symmetric: bool = False,
+    ) -> None:
         """``sites`` private sites a, b, ... (1 to 5); ``delay_ms`` each way on every router's
         public link; ``workdir`` for the logs and the processes' working directory (a temporary
-        directory, deleted on close, if None)."""
+        directory, deleted on close, if None); ``symmetric``: NATs that give every connection a
+        new public port (see the module's docstring)."""
         if not 1 <= sites <= MAX_SITES:
             raise ValueError(f"a lab has 1 to {MAX_SITES} sites, not {sites}")
         if delay_ms < 0:
@@ -337,6 +347,7 @@ class Lab:
             raise LabError(reason)
         clean_leftovers()
         self.delay_ms = delay_ms
+        self.symmetric = symmetric
         self.prefix = f"{PREFIX}{os.getpid()}n{next(_LAB_NUMBERS)}-"
         self._own_workdir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="natlab-") if workdir is None else workdir)
@@ -441,7 +452,7 @@ class Lab:
         _run([*home, "address", "add", f"{site.address}/24", "dev", "lan"])
         _run([*home, "link", "set", "dev", "lan", "up"])
         _run([*home, "route", "add", "default", "via", site.gateway])
-        _run(["ip", "netns", "exec", site.router, "iptables-restore"], stdin=_firewall())
+        _run(["ip", "netns", "exec", site.router, "iptables-restore"], stdin=_firewall(self.symmetric))
         _sysctl(site.router, _STRICT_CONNTRACK, if_there=True)
 
     def _start_wire(self, taps: list[tuple[int, int]]) -> None:

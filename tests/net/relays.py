@@ -73,16 +73,20 @@ class HostileRelay:
       connection is on its way (the host is the first to call under a token, always as one side);
     * ``to_host``, ``to_joiner``: what each direction's bytes become (garbled, doubled...);
     * ``hold_s``: how long each chunk is held back;
-    * ``cut_after``: close a pipe after this many bytes towards the joiner (once)."""
+    * ``cut_after``: close a pipe after this many bytes towards the joiner (once);
+    * ``stall_after``: after this many bytes towards the joiner, pass no byte either way on that
+      pipe again, its connections left open (once: a route gone silent)."""
 
     joiners_first: bool = False
     to_host: Mangle | None = None
     to_joiner: Mangle | None = None
     hold_s: float = 0.0
     cut_after: int | None = None
+    stall_after: int | None = None
     port: int = 0
     paired: int = 0
     cuts: int = 0
+    passed: int = 0  # bytes passed on, both ways, every pipe
     _waiting: dict[bytes, list[tuple[bytes, trio.SocketStream]]] = field(default_factory=dict)
     _host_side: dict[bytes, bytes] = field(default_factory=dict)  # the first side seen under a token
     _held_joiner: list[trio.SocketStream] = field(default_factory=list)
@@ -131,39 +135,66 @@ class HostileRelay:
         joiner_stream = stream if not is_host else partner[1]
         await self._pipe(host_stream, joiner_stream, to_a=self.to_host, to_b=self.to_joiner)
 
+    async def _flow(
+        self,
+        source: trio.SocketStream,
+        sink: trio.SocketStream,
+        mangle: Mangle | None,
+        pipe: _Pipe,
+        to_joiner: bool,
+    ) -> None:
+        """One direction of a pipe (``to_joiner``: the one whose bytes count, which may be cut or
+        stalled); its end ends the other direction too."""
+        try:
+            while data := await source.receive_some(65536):
+                if self.hold_s:
+                    await trio.sleep(self.hold_s)
+                if mangle is not None:
+                    data = mangle(data)
+                if to_joiner and (what := self._trouble(pipe.sent + len(data))):
+                    self.cuts += 1
+                    if what == "cut":
+                        break
+                    pipe.stalled = True
+                if pipe.stalled:
+                    continue
+                await sink.send_all(data)
+                self.passed += len(data)
+                if to_joiner:
+                    pipe.sent += len(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        pipe.cut.cancel()
+
+    def _trouble(self, sent: int) -> str | None:
+        """What is done once ``sent`` bytes went towards the joiner: "cut", "stall" (each once)."""
+        if self.cut_after is not None and sent > self.cut_after:
+            self.cut_after = None
+            return "cut"
+        if self.stall_after is not None and sent > self.stall_after:
+            self.stall_after = None
+            return "stall"
+        return None
+
     async def _pipe(
         self, a: trio.SocketStream, b: trio.SocketStream, *, to_a: Mangle | None, to_b: Mangle | None
     ) -> None:
         self.paired += 1
         await a.send_all(b"ok\n")
         await b.send_all(b"ok\n")
-        cut = trio.CancelScope()
-        sent_to_b = [0]
-
-        async def flow(
-            source: trio.SocketStream, sink: trio.SocketStream, mangle: Mangle | None, counts: bool
-        ) -> None:
-            try:
-                while data := await source.receive_some(65536):
-                    if self.hold_s:
-                        await trio.sleep(self.hold_s)
-                    if mangle is not None:
-                        data = mangle(data)
-                    if counts and self.cut_after is not None and sent_to_b[0] + len(data) > self.cut_after:
-                        self.cut_after = None
-                        self.cuts += 1
-                        cut.cancel()
-                        return
-                    await sink.send_all(data)
-                    if counts:
-                        sent_to_b[0] += len(data)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                pass
-            cut.cancel()
-
-        with cut:
+        pipe = _Pipe()
+        with pipe.cut:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(flow, b, a, to_a, False)
-                nursery.start_soon(flow, a, b, to_b, True)
+                nursery.start_soon(self._flow, b, a, to_a, pipe, False)
+                nursery.start_soon(self._flow, a, b, to_b, pipe, True)
         for stream in (a, b):
             await trio.aclose_forcefully(stream)
+
+
+@dataclass
+class _Pipe:
+    """The direction towards the joiner of one pipe: its bytes, and whether it is cut or stalled."""
+
+    cut: trio.CancelScope = field(default_factory=trio.CancelScope)
+    sent: int = 0
+    stalled: bool = False

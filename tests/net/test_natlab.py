@@ -13,6 +13,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from tests.net.natlab import RELAY_ADDRESS, Lab, clean_leftovers, needs_lab, netns_names
 
 pytestmark = needs_lab()
@@ -55,6 +57,29 @@ else:
         relay.sendall(lines.readline())
 """
 """A transit-relay client: side a says hello and times three pings that side b echoes."""
+
+
+PUNCH = """
+import socket, sys, time
+mine, peer, port = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+deadline = time.monotonic() + 2
+while time.monotonic() < deadline:
+    attempt = socket.socket()
+    attempt.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    attempt.bind(("0.0.0.0", mine))
+    attempt.settimeout(0.3)
+    try:
+        attempt.connect((peer, port))
+    except OSError:
+        attempt.close()
+        time.sleep(0.05)
+    else:
+        print("through")
+        break
+else:
+    print("no way")
+"""
+"""TCP simultaneous open from port argv[1] to argv[2]:argv[3], tried for 2 s."""
 
 
 def leftovers(lab: Lab) -> list[str]:
@@ -113,6 +138,18 @@ def test_the_transit_relay_pairs_two_homes_behind_different_nats(tmp_path: Path)
         lab.start_relay()
         heard, _ = relayed(lab)
         assert heard == "hello"
+    assert leftovers(lab) == []
+
+
+@pytest.mark.parametrize(("symmetric", "outcome"), [(False, "through"), (True, "no way")])
+def test_two_homes_punch_through_cone_nats_and_not_through_symmetric_ones(
+    tmp_path: Path, symmetric: bool, outcome: str
+) -> None:
+    with Lab(sites=2, workdir=tmp_path, symmetric=symmetric) as lab:
+        a, b = lab.site("a"), lab.site("b")
+        ends = [("a", "5555", b.public, "6666"), ("b", "6666", a.public, "5555")]
+        punches = [lab.python(home, PUNCH, *rest, stdout=subprocess.PIPE, text=True) for home, *rest in ends]
+        assert [punch.communicate(timeout=TIMEOUT_S)[0].strip() for punch in punches] == [outcome] * 2
     assert leftovers(lab) == []
 
 

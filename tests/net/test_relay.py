@@ -170,6 +170,34 @@ async def test_a_relay_reconnect_after_a_cut_is_as_good_as_a_direct_one(
     assert "forfeit" not in repr(guest.session.outcome).lower()  # type: ignore[union-attr]
 
 
+async def test_a_route_gone_silent_is_given_up_and_the_joiner_comes_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The relay stops passing bytes mid-match and keeps both connections open. Nobody is claimed
+    # for the route's silence: after a few unanswered pings each side closes the dead connection,
+    # the joiner calls at the relay again, and the match ends normally.
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
+    hostile = HostileRelay(stall_after=2000)
+    join_out = io.StringIO()
+    with trio.fail_after(MATCH_S):
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(hostile.serve)
+            hargs = host_args(("127.0.0.1", port), "--grace", "5")
+            jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random", "--grace", "5"])
+            host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
+            guest = make_peer(jargs, "join", 2, Printer(join_out, moves=True))
+            for side in (host, guest):
+                side._clocks.ping_s = 0.5  # (the dead route is noticed in 1.5 s, not 30)
+            async with trio.open_nursery() as match:
+                invite = await match.start(host_match, hargs, host, match_options(hargs))
+                await join_match(jargs, guest, target_of(str(unreachable(invite))))
+            nursery.cancel_scope.cancel()
+    assert hostile.cuts == 1
+    assert "reconnected to the host" in join_out.getvalue()
+    verified(host, guest)
+
+
 def flip_one(data: bytes) -> bytes:
     """One bit of the middle byte changed (what a relay that garbles does)."""
     if len(data) < 8:

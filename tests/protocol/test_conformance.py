@@ -5,9 +5,10 @@ canonical decoder (decode, then re-encode to the same bytes), envelopes (their f
 and chains), commitments and coin shares recomputed from their openings, state hashes as the
 hashes of the states the vectors give, blindness claims as the exact maps sent, and the Noise
 handshake replayed message by message, and invites read and written by code of its own (hashlib,
-base64 and the standard library: section 4c). No Session and no rules engine runs here: the
-transcripts are read record by record as section 7 lays them out. Every file in the folder must
-have a check (a new vector file without one fails the last test).
+base64 and the standard library: section 4c), with their relay tokens (section 4d). No Session
+and no rules engine runs here: the transcripts are read record by record as section 7 lays them
+out. Every file in the folder must have a check (a new vector file without one fails the last
+test).
 """
 
 from __future__ import annotations
@@ -156,6 +157,7 @@ def test_the_p2pgenius_handshake_replays_record_by_record() -> None:
 
 INVITE_PREFIX = "p2pgenius://"
 INVITE_LABEL = b"p2pgenius invite"
+RELAY_TOKEN_LABEL = b"p2pgenius relay token"  # section 4d
 BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
 _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 HOST_NAME = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*\.?\Z")
@@ -183,9 +185,9 @@ def read_invite(text: str) -> dict[str, Any] | str:
     if len(raw) <= 4 or invite_check(raw[:-4]) != raw[-4:]:
         return "damaged"
     body = raw[:-4]
-    if body[0] not in (1, 2):
+    if body[0] not in (1, 2, 3):
         return "version"
-    at = 3 + 32 + (16 if body[0] == 2 else 0)
+    at = 3 + 32 + (16 if body[0] >= 2 else 0)
     if len(body) < at + 1:
         return "malformed"
     port, count = int.from_bytes(body[1:3], "big"), body[at]
@@ -193,46 +195,82 @@ def read_invite(text: str) -> dict[str, Any] | str:
     if port == 0 or not 1 <= count <= 16:
         return "malformed"
     at += 1
-    addresses = []
+    addresses, relays = [], []
     for _ in range(count):
-        if at >= len(body):
+        address = read_address(body, at)
+        if address is None:
             return "malformed"
-        kind, start = body[at], at + 1
-        if kind == 4:
-            size = 4
-        elif kind == 6:
-            size = 16
-        elif kind == ord("N") and at + 1 < len(body):
-            size, start = body[at + 1], at + 2
-        else:
+        addresses.append(address)
+        at += len(address["bytes"])
+    if body[0] == 3:  # the relay section: a count of 1 to 4, then each relay's address and port
+        if at >= len(body) or not 1 <= body[at] <= 4:
             return "malformed"
-        chunk = body[start : start + size]
-        if len(chunk) != size:
-            return "malformed"
-        if kind == ord("N"):
-            name = chunk.decode("ascii", errors="replace")
-            if not HOST_NAME.match(name):
+        at += 1
+        for _ in range(body[at - 1]):
+            address = read_address(body, at)
+            if address is None:
                 return "malformed"
-            addresses.append({"kind": "name", "address": name, "bytes": body[at : start + size]})
-        else:
-            shown = str(ipaddress.ip_address(chunk))
-            addresses.append({"kind": f"ipv{kind}", "address": shown, "bytes": body[at : start + size]})
-        at = start + size
+            at += len(address["bytes"])
+            relay_port = int.from_bytes(body[at : at + 2], "big")
+            if at + 2 > len(body) or relay_port == 0:
+                return "malformed"
+            relays.append({**address, "port": relay_port, "bytes": address["bytes"] + body[at : at + 2]})
+            at += 2
     if at != len(body):
         return "malformed"
-    return {**fields, "addresses": addresses}
+    return {**fields, "addresses": addresses, "relays": relays}
 
 
-def write_invite(version: int, port: int, key: bytes, token: bytes, addresses: list[str]) -> bytes:
-    """An invite's body, as section 4c lays it out."""
-    body = bytes([version]) + port.to_bytes(2, "big") + key + token + bytes([len(addresses)])
-    for address in addresses:
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            body += bytes([ord("N"), len(address)]) + address.encode("ascii")
-            continue
-        body += bytes([ip.version]) + ip.packed
+def read_address(body: bytes, at: int) -> dict[str, Any] | None:
+    """The address written at ``body[at:]`` (its kind, its text and its bytes), or None if there
+    is none that section 4c allows."""
+    if at >= len(body):
+        return None
+    kind, start = body[at], at + 1
+    if kind == 4:
+        size = 4
+    elif kind == 6:
+        size = 16
+    elif kind == ord("N") and at + 1 < len(body):
+        size, start = body[at + 1], at + 2
+    else:
+        return None
+    chunk = body[start : start + size]
+    if len(chunk) != size:
+        return None
+    if kind == ord("N"):
+        name = chunk.decode("ascii", errors="replace")
+        if not HOST_NAME.match(name):
+            return None
+        return {"kind": "name", "address": name, "bytes": body[at : start + size]}
+    return {
+        "kind": f"ipv{kind}",
+        "address": str(ipaddress.ip_address(chunk)),
+        "bytes": body[at : start + size],
+    }
+
+
+def address_bytes(address: str) -> bytes:
+    """An address as section 4c writes it: an IP address as its kind, anything else as a name."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return bytes([ord("N"), len(address)]) + address.encode("ascii")
+    return bytes([ip.version]) + ip.packed
+
+
+def write_invite(case: dict[str, Any]) -> bytes:
+    """An invite's body from its fields (``version``, ``port``, ``key``, ``token``, ``addresses``,
+    ``relays``, as invite.json gives them), as section 4c lays it out."""
+    version, port = int(case["version"]), int(case["port"])
+    addresses = [a["address"] for a in case["addresses"]]
+    body = bytes([version]) + port.to_bytes(2, "big") + bytes.fromhex(case["key"] + case["token"])
+    body += bytes([len(addresses)]) + b"".join(map(address_bytes, addresses))
+    if version == 3:
+        body += bytes([len(case["relays"])])
+        body += b"".join(
+            address_bytes(r["address"]) + int(r["port"]).to_bytes(2, "big") for r in case["relays"]
+        )
     return body
 
 
@@ -245,12 +283,14 @@ def fingerprint_of(key: bytes) -> str:
 def test_invites_read_and_write_as_section_4c_says() -> None:
     vector = load("invite.json")
     assert vector["prefix"] == INVITE_PREFIX and vector["check_label"].encode() == INVITE_LABEL
+    assert {case["version"] for case in vector["invites"]} == {1, 2, 3}
     for case in vector["invites"]:
         key, token = bytes.fromhex(case["key"]), bytes.fromhex(case["token"])
-        assert len(key) == 32 and len(token) == (16 if case["version"] == 2 else 0)
-        body = write_invite(
-            case["version"], case["port"], key, token, [a["address"] for a in case["addresses"]]
-        )
+        relays = [(r["address"], r["port"]) for r in case["relays"]]
+        assert len(key) == 32 and len(token) == (16 if case["version"] >= 2 else 0)
+        # The writer's rule: version 3 when there are relays, else 2 with a token, else 1.
+        assert case["version"] == (3 if relays else 2 if token else 1), case["note"]
+        body = write_invite(case)
         assert body.hex() == case["body"], case["note"]
         assert invite_check(body).hex() == case["check"]
         text = INVITE_PREFIX + base64.b32encode(body + invite_check(body)).decode("ascii").rstrip("=").lower()
@@ -265,6 +305,7 @@ def test_invites_read_and_write_as_section_4c_says() -> None:
             len(case["addresses"]),
         )
         assert [{**a, "bytes": a["bytes"].hex()} for a in read["addresses"]] == case["addresses"]
+        assert [{**r, "bytes": r["bytes"].hex()} for r in read["relays"]] == case["relays"]
         assert fingerprint_of(key) == case["fingerprint"]
     for case in vector["spellings"]:
         same = vector["invites"][case["invite"]]["text"]
@@ -282,6 +323,17 @@ def test_invites_read_and_write_as_section_4c_says() -> None:
             body = bytes.fromhex(case["body"])
             code = base64.b32encode(body + invite_check(body)).decode("ascii").rstrip("=").lower()
             assert case["text"] == INVITE_PREFIX + code
+    # Section 4d: the relay token of every invite with relays, and the line that asks a relay for it.
+    assert vector["relay_token_label"].encode() == RELAY_TOKEN_LABEL
+    with_relays = [n for n, case in enumerate(vector["invites"]) if case["relays"]]
+    assert with_relays and [case["invite"] for case in vector["relay_tokens"]] == with_relays
+    for case in vector["relay_tokens"]:
+        invite = vector["invites"][case["invite"]]
+        key, token = bytes.fromhex(invite["key"]), bytes.fromhex(invite["token"])
+        relay_token = hashlib.sha256(RELAY_TOKEN_LABEL + key + token).hexdigest()
+        assert case["token"] == relay_token and re.fullmatch("[0-9a-f]{64}", relay_token)
+        assert re.fullmatch("[0-9a-f]{16}", case["side"])
+        assert case["request"] == f"please relay {relay_token} for side {case['side']}\n"
 
 
 # -- section 5: envelopes and commitments -------------------------------------------------------
