@@ -17,12 +17,21 @@ and highest sample (in brackets) and the floor the message path allows (see ``SE
 * to every peer's first move: until the last of all the peers (the host too) is first asked (not
   for the Magic Square, whose seats move in turns after the pick);
 * per duel turn: once the duel is under way (both wizards choose at once).
+
+``--routes`` measures instead how a joiner *reaches* its host, counted from the moment it starts
+(its TCP connections included, each costing a round trip of its path), to its seats and its first
+duel move, and per duel turn, three ways: direct as today (no relay); direct with the invite
+naming a relay (the race must not slow the direct route: goal within 0.1 round trip of today's);
+and through the real transit relay (``twist transitrelay`` on loopback, each peer's leg to it half
+the delay, so that the end-to-end delay is the same), the direct address dropping packets (goal:
+within 0.5 round trip of the direct route, head start included).
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -35,9 +44,11 @@ import trio
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.games.registry import get_spec
+from p2pgenius.net.addresses import Opener, open_socket
 from p2pgenius.net.files import Files
 from p2pgenius.net.latency import delay_proxy
 from p2pgenius.net.peer import Peer
+from p2pgenius.net.transit import Entrance, RelayKeeper, Way, relay_token
 from p2pgenius.protocol.events import SeatsDealt
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Event, SessionView
@@ -220,6 +231,106 @@ async def duel_turns(delay: float, turns: int, host_seat: int) -> float:
     return elapsed / turns / (2 * delay)
 
 
+# -- routes: direct, and through a relay ----------------------------------------------------------
+
+SILENT_PORT = 9  # (the discard port: the opener below never connects there, as a dropped SYN)
+
+
+def leg_opener(delays: Mapping[int, float]) -> Opener:
+    """An opener whose TCP connection to port P takes a round trip of ``delays[P]`` (one way) and
+    that never connects to :data:`SILENT_PORT` (a direct address that drops packets)."""
+
+    async def opener(family: int, sockaddr: Any) -> trio.abc.Stream:
+        port = sockaddr[1]
+        if port == SILENT_PORT:
+            await trio.sleep_forever()
+        await trio.sleep(2 * delays.get(port, 0.0))
+        return await open_socket(family, sockaddr)
+
+    return opener
+
+
+async def reaching(
+    route: str, delay: float, relay: tuple[str, int], turns: int
+) -> tuple[float, float, float]:
+    """(round trips to seats, to the first move, per duel turn) for a joiner that takes ``route``
+    ("direct", "direct+relay", "relayed"), counted from the moment it starts to reach the host."""
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        watches = [Watch(1, idle=True), Watch(2, idle=True)]
+        host, guest = _peer(tmp, "host", watches[0]), _peer(tmp, "guest", watches[1])
+        listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+        port = listener.socket.getsockname()[1]
+        token = relay_token(host.identity.public, b"\x07" * 16)
+        async with trio.open_nursery() as nursery:
+            direct = await nursery.start(delay_proxy, "127.0.0.1", port, delay)
+            leg = await nursery.start(delay_proxy, *relay, delay / 2)
+            legs = leg_opener({direct: delay, leg: delay / 2})
+            keepers = (
+                [RelayKeeper(("127.0.0.1", leg), token, lambda _: None, opener=legs)]
+                if route != "direct"
+                else []
+            )
+            entrance = Entrance(listener, keepers)
+            nursery.start_soon(entrance.run)
+            game = {"game": "duel", "options": {"fast": True}, "setup": {"hp": [1000, 1000]}, "peers": 2}
+            nursery.start_soon(partial(host.host, entrance, seats=[0], **game))
+            await trio.sleep(0.2 + 4 * delay)  # (the host's first connection waits at the relay)
+            targets = [("127.0.0.1", SILENT_PORT if route == "relayed" else direct)]
+            relays = [("127.0.0.1", leg)] if route != "direct" else []
+            start = time.perf_counter()
+            stream, reached = await Way(targets, relays, token if relays else None, opener=legs).reach()
+            assert (reached.relay is not None) == (route == "relayed"), reached
+            nursery.start_soon(partial(guest.join, stream, seats=[1]))
+            with trio.fail_after(60 + turns * delay * 10):
+                while host.session is None or host.session.stage is None or host.session.stage.number < 5:
+                    await trio.sleep(0.001)
+                began, first = time.perf_counter(), host.session.stage.number
+                while host.session.stage.number < first + turns:
+                    await trio.sleep(0.001)
+            per_turn = (time.perf_counter() - began) / turns
+            nursery.cancel_scope.cancel()
+    last = watches[1]
+    assert last.dealt is not None and last.first_move is not None
+    rtt = 2 * delay
+    return (last.dealt - start) / rtt, (last.first_move - start) / rtt, per_turn / rtt
+
+
+ROUTES = ("direct", "direct+relay", "relayed")
+
+
+def routes(delays: Sequence[float], samples: int, turns: int) -> None:
+    """``--routes``: the table of :func:`reaching`, every route ``samples`` times at each delay."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.net.relays import real_relay  # noqa: PLC0415  (the relay the tests run)
+
+    get_spec("duel").warm()
+    print("| one-way delay | route | to seats | to the first move | per duel turn |")
+    print("|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as folder, real_relay(Path(folder)) as relay:
+        for delay in delays:
+            found: dict[str, list[tuple[float, float, float]]] = {route: [] for route in ROUTES}
+            for _ in range(samples):
+                for route in ROUTES:
+                    found[route].append(trio.run(reaching, route, delay, relay, turns))
+            for route in ROUTES:
+                seats, first, turn = zip(*found[route], strict=True)
+                print(
+                    f"| {delay * 1000:.0f} ms | {route} | {spread(seats, 0)} | {spread(first, 0)} "
+                    f"| {spread(turn, 1)} |",
+                    flush=True,
+                )
+    print()
+    print(
+        f"Round trips (2 x the delay), the median of {samples} samples, the lowest and highest in "
+        "brackets (after the slash: the floor, 0 where none is given). Counted from the moment "
+        "the joiner starts to reach the host, its TCP connections included (each costs a round "
+        "trip of its path; a relayed peer's legs are half the delay each way, so the end-to-end "
+        "delay is the direct one's). Relayed: the direct address drops packets, so the joiner "
+        "waits the head start (twice its round trip to the relay) before it asks the relay."
+    )
+
+
 def spread(values: Sequence[float], floor: float | None) -> str:
     """The median, the lowest and highest in brackets, and the floor."""
     if not values or floor is None:
@@ -233,8 +344,12 @@ def main() -> None:
     parser.add_argument("--delays", default="25,50,100", help="one-way delays in ms, comma-separated")
     parser.add_argument("--samples", type=int, default=5, help="runs of each seating at each delay")
     parser.add_argument("--turns", type=int, default=30, help="duel turns timed per sample")
+    parser.add_argument("--routes", action="store_true", help="direct and relayed joins instead (see above)")
     args = parser.parse_args()
     delays = [int(d) / 1000 for d in args.delays.split(",")]
+    if args.routes:
+        routes(delays, args.samples, args.turns)
+        return
     # What a game loads once per process (the Magic Square's index), loaded before the first
     # sample so that every sample is alike: a fresh process pays it once (see the note below).
     for game in sorted({s.game for s in SEATINGS}):

@@ -159,7 +159,7 @@ async def host_match(
     relays = chosen_relays(args)
     bound = await listen(bind_address(args), args.port)
     peer.address = bound.address
-    addresses = _say_where(bound, say)
+    addresses = _say_where(bound, say, relayed=bool(relays))
     if relays:
         await check_relays(relays, say)
     mapping = await forward(bound.port, say, upnp_target) if args.upnp else None
@@ -216,9 +216,11 @@ def door(
     return transit.Entrance(listener, keepers)
 
 
-def _say_where(bound: Bound, say: Callable[[str], None]) -> list[str]:
+def _say_where(bound: Bound, say: Callable[[str], None], *, relayed: bool = False) -> list[str]:
     """Say where the host listens; returns the addresses a joiner on this network can use."""
-    if bound.loopback:
+    if bound.loopback and relayed:
+        say(f"listening on {bound.address}: this machine directly, other machines through the relays")
+    elif bound.loopback:
         say(f"listening on {bound.address}: this machine only (--lan lets other machines join)")
     elif bound.everywhere:
         say(f"listening on {bound.address}: every interface, {bound.families()}")

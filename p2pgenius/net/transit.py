@@ -50,11 +50,14 @@ TOKEN_LABEL: Final = b"p2pgenius relay token"
 DEFAULT_PORT: Final = 4001
 """The transit relay's customary port (``twist transitrelay --port=tcp:4001``)."""
 HEAD_START_S: Final = 1.0
-"""How long a joiner gives the direct routes before it calls at the relays too (at once when every
-direct route has failed). A direct connection costs one round trip: a second covers every path on
-earth but a satellite's twice over, and a relay's pairing costs two round trips to the relay
-besides, so a relay that starts earlier would rarely win where a direct route exists (the NAT
-lab's measurement: docs/performance.md)."""
+"""The longest a joiner gives the direct routes before it asks at the relays too (at once when
+every direct route has failed; sooner when the relay is near: :data:`HEAD_START_FLOOR_S`)."""
+HEAD_START_FLOOR_S: Final = 0.05
+"""The head start is twice the round trip of the TCP connection to the first relay (opened at
+once, its request held back), at least this and at most :data:`HEAD_START_S`. A direct route
+slower than that is no faster than the relay's path (joiner to relay to host), so little is lost
+when the relay wins; a direct address that drops packets costs only the head start (the NAT lab's
+measurements: docs/performance.md)."""
 MAX_LINE: Final = 64
 """The longest line a relay sends before the pipe: ``ok``, or a refusal (``bad handshake``, ...)."""
 BACKOFF_S: Final = (1.0, 30.0)
@@ -161,18 +164,23 @@ async def pair(
     token: str,
     *,
     opener: Opener = open_socket,
-    connect_s: float = CONNECT_TIMEOUT_S,
     side: str | None = None,
+    gate: Callable[[float], Awaitable[None]] | None = None,
 ) -> Relayed:
     """A connection to ``relay`` paired with another under ``token``: it waits (for ever; the
-    caller bounds it) until someone else names the token. RelayError says why not."""
+    caller bounds it) until someone else names the token. ``gate``, given the seconds the TCP
+    connection took, returns when the request may go (a joiner's head start for the direct
+    routes). RelayError says why not."""
     where = relay_label(relay)
+    began = trio.current_time()
     try:
-        stream, _ = await connect([relay], timeout_s=connect_s, opener=opener)
+        stream, _ = await connect([relay], opener=opener)
     except ConnectError as exc:
-        raise RelayError(f"{where} cannot be reached ({_unreachable(str(exc), connect_s)})") from None
+        raise RelayError(f"{where} cannot be reached ({_unreachable(str(exc), CONNECT_TIMEOUT_S)})") from None
     try:
         _keep_alive(stream)
+        if gate is not None:
+            await gate(trio.current_time() - began)
         await stream.send_all(request(token, side or secrets.token_hex(8)))
         line = b""
         while b"\n" not in line:
@@ -216,6 +224,12 @@ def _said(line: bytes) -> str:
     return f" (it said {line.decode('ascii', 'replace')[:40]!r})" if line.strip() else ""
 
 
+async def _first(event: trio.Event, nursery: trio.Nursery) -> None:
+    """Wait for ``event``, then end ``nursery`` (whichever of its events comes first)."""
+    await event.wait()
+    nursery.cancel_scope.cancel()
+
+
 async def probe(relay: tuple[str, int], *, within_s: float = 5.0, opener: Opener = open_socket) -> float:
     """Prove that ``relay`` pairs connections: two of ours under a fresh token, one byte through.
     Returns the seconds it took; RelayError says what is wrong."""
@@ -229,7 +243,7 @@ async def probe(relay: tuple[str, int], *, within_s: float = 5.0, opener: Opener
 
                 async def one(side: str) -> None:
                     try:
-                        paired.append(await pair(relay, token, opener=opener, connect_s=within_s, side=side))
+                        paired.append(await pair(relay, token, opener=opener, side=side))
                     except RelayError as exc:
                         failed.append(exc)
                         nursery.cancel_scope.cancel()
@@ -365,7 +379,9 @@ class Route:
         if self.direct_failed:
             why = "direct connection not possible"
         else:
-            why = f"no direct address answered within {self.head_start_s:g} s"
+            head = self.head_start_s
+            took = f"{head * 1000:.0f} ms" if head < 1 else f"{head:.1f} s"
+            why = f"no direct address answered within {took}"
         return f"connected through {relay_label(self.relay)} ({why})"
 
 
@@ -386,8 +402,8 @@ class Way:
 
     async def reach(self, exclude: Collection[str] = ()) -> tuple[trio.abc.Stream, Route]:
         """A stream to the host: the first of the direct targets to connect (happy eyeballs) or
-        of the relays to pair, which start after the head start (at once when every direct
-        address failed), a stagger apart. ``exclude``: routes not to try (``HOST:PORT``, or a
+        of the relays to pair, a relay's pipe taken only after the head start (at once when
+        every direct address failed). ``exclude``: routes not to try (``HOST:PORT``, or a
         relay's words) where another host answered. ConnectError says why none worked."""
         relays = [r for r in self.relays if relay_label(r) not in exclude] if self.token else []
         if not relays:
@@ -410,7 +426,8 @@ class Way:
 
 @dataclass
 class _Race:
-    """One :meth:`Way.reach`: the direct routes, then the relays, the first to get through wins."""
+    """One :meth:`Way.reach`: the direct routes and every relay at once; a pipe paired at a relay
+    is taken only once the direct routes' head start is over; the first route through wins."""
 
     way: Way
     relays: list[tuple[str, int]]
@@ -419,14 +436,27 @@ class _Race:
     direct_error: list[ConnectError] = field(default_factory=list)
     relay_errors: dict[tuple[str, int], str] = field(default_factory=dict)
     direct_done: trio.Event = field(default_factory=trio.Event)
+    opened: trio.Event = field(default_factory=trio.Event)  # the head start is over
+    news: trio.Event = field(default_factory=trio.Event)  # a relay's round trip is known
+    relay_rtt: float | None = None  # the first relay connection's TCP connect time
+    head_start_s: float = 0.0  # as it came out
 
     async def run(self, nursery: trio.Nursery) -> None:
+        began = trio.current_time()
         nursery.start_soon(self.direct, nursery)
-        with trio.move_on_after(self.way.head_start_s):
-            await self.direct_done.wait()
         for relay in self.relays:
             nursery.start_soon(self.relayed, relay, nursery)
-            await trio.sleep(self.way.stagger_s)
+        with trio.move_on_at(began + self.way.head_start_s):
+            while not self.direct_done.is_set():
+                if self.relay_rtt is not None:
+                    with trio.move_on_at(began + max(HEAD_START_FLOOR_S, 2 * self.relay_rtt)):
+                        await self.direct_done.wait()
+                    break
+                async with trio.open_nursery() as either:
+                    either.start_soon(_first, self.direct_done, either)
+                    either.start_soon(_first, self.news, either)
+        self.head_start_s = trio.current_time() - began
+        self.opened.set()
 
     async def direct(self, nursery: trio.Nursery) -> None:
         way = self.way
@@ -445,15 +475,28 @@ class _Race:
         self.finish(nursery, stream, Route(where))
 
     async def relayed(self, relay: tuple[str, int], nursery: trio.Nursery) -> None:
+        """Pair at ``relay`` at once, and take the pipe once the head start is over (a direct
+        route that connects before that wins, and the pipe is closed)."""
         assert self.way.token is not None
+
+        async def connected(took: float) -> None:
+            if self.relay_rtt is None:
+                self.relay_rtt = took
+                self.news.set()
+            await trio.lowlevel.checkpoint()
+
         try:
-            stream = await pair(relay, self.way.token, opener=self.way.opener, connect_s=self.way.timeout_s)
+            stream = await pair(relay, self.way.token, opener=self.way.opener, gate=connected)
         except RelayError as exc:
             self.relay_errors[relay] = str(exc)
             return
-        self.finish(
-            nursery, stream, Route(relay_label(relay), relay, direct_failed=self.direct_done.is_set())
-        )
+        try:
+            await self.opened.wait()
+        except BaseException:
+            await trio.aclose_forcefully(stream)
+            raise
+        route = Route(relay_label(relay), relay, self.direct_done.is_set(), self.head_start_s)
+        self.finish(nursery, stream, route)
 
     def finish(self, nursery: trio.Nursery, stream: trio.abc.Stream, route: Route) -> None:
         if self.won:

@@ -23,7 +23,9 @@ pytestmark = needs_lab()
 
 TIMEOUT_S = 90
 RELAY = f"{RELAY_ADDRESS}:4001"
-THROUGH = f"connected through relay {RELAY} (no direct address answered within 1 s)"
+THROUGH = re.compile(
+    rf"connected through relay {re.escape(RELAY)} \(no direct address answered within \d+ ms\)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +114,7 @@ def test_two_players_behind_their_own_nats_play_through_the_relay(
     hosted = finished(hosting, host_out)
     assert f"relay {RELAY} works (paired a test connection in" in hosted
     assert f"waiting for callers at relay {RELAY} too" in hosted
-    assert THROUGH in joined
+    assert THROUGH.search(joined)
     assert "result:" in joined and "result:" in hosted
     proved(tmp_path / "host.p2pt", tmp_path / "join.p2pt")
 
@@ -141,7 +143,7 @@ def test_four_hornswoggle_peers_behind_four_nats_and_a_spectator_behind_a_fifth(
         lab, "e", tmp_path, "watch", "watch", invite, "--text", "--transcript", str(tmp_path / "watch.p2pt")
     )
     for process, output in joiners:
-        assert THROUGH in finished(process, output)
+        assert THROUGH.search(finished(process, output))
     finished(hosting, host_out)
     watched = finished(watcher, watch_out)
     assert f"connected through relay {RELAY}" in watched and "verified:" in watched

@@ -18,6 +18,7 @@ from p2pgenius.cli.main import build_parser
 from p2pgenius.cli.play import Printer, held, make_peer, match_options
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net import transit
+from p2pgenius.net.addresses import ConnectError, open_socket
 from p2pgenius.net.invite import Invite
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.transcript import verify
@@ -94,7 +95,7 @@ async def test_a_duel_is_played_through_the_relay_from_the_invite_alone(
     said, joined = host_out.getvalue(), join_out.getvalue()
     assert f"relay {relay[0]}:{relay[1]} works (paired a test connection in" in said
     assert "invite, to send to whoever joins (it carries the addresses, the relays" in said
-    assert "this machine only" in said  # (its direct door) ... and yet a friend elsewhere got in:
+    assert "this machine directly, other machines through the relays" in said
     assert f"connected through relay {relay[0]}:{relay[1]} (direct connection not possible)" in joined
     verified(host, guest)
     # The joiner keeps the invite beside its transcript, privately: resume finds the relay by it.
@@ -314,3 +315,75 @@ async def test_a_relay_that_holds_bytes_back_costs_time_not_a_forfeit(
                 await join_match(jargs, guest, target_of(str(unreachable(invite))))
             nursery.cancel_scope.cancel()
     verified(host, guest)
+
+
+# -- how a joiner finds the way ------------------------------------------------------------------
+
+SILENT = 9
+
+
+async def silent_to_port_9(family: int, sockaddr: object) -> trio.abc.Stream:
+    """An opener for which port 9 drops every packet (a SYN that is never answered)."""
+    if sockaddr[1] == SILENT:  # type: ignore[index]
+        await trio.sleep_forever()
+    return await open_socket(family, sockaddr)
+
+
+async def keeper_at(nursery: trio.Nursery, relay: tuple[str, int], token: str) -> list[trio.abc.Stream]:
+    """A host's connection waiting at ``relay`` under ``token``; the pipes paired come in the list."""
+    arrived: list[trio.abc.Stream] = []
+
+    async def keep(stream: trio.abc.Stream) -> None:
+        arrived.append(stream)
+
+    nursery.start_soon(transit.RelayKeeper(relay, token, lambda _: None).keep, keep)
+    await trio.sleep(0.2)
+    return arrived
+
+
+async def test_a_silent_direct_address_costs_the_head_start_not_its_timeout() -> None:
+    hostile = HostileRelay()
+    token = transit.relay_token(bytes(32), bytes(16))
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(hostile.serve)
+        relay = ("127.0.0.1", port)
+        await keeper_at(nursery, relay, token)
+        began = trio.current_time()
+        way = transit.Way([("127.0.0.1", SILENT)], [relay], token, opener=silent_to_port_9)
+        stream, route = await way.reach()
+        took = trio.current_time() - began
+        nursery.cancel_scope.cancel()
+    assert route.relay == relay and not route.direct_failed
+    assert took < 1.5  # (the TCP timeout would be 10 s)
+    assert transit.HEAD_START_FLOOR_S <= route.head_start_s <= transit.HEAD_START_S + 0.1
+    assert route.words().startswith(f"connected through relay 127.0.0.1:{port} (no direct address answered")
+    await stream.aclose()
+
+
+async def test_a_direct_route_that_answers_wins_over_a_relay_that_pairs() -> None:
+    hostile = HostileRelay()
+    token = transit.relay_token(bytes(32), bytes(16))
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+    direct = ("127.0.0.1", listener.socket.getsockname()[1])
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(hostile.serve)
+        relay = ("127.0.0.1", port)
+        await keeper_at(nursery, relay, token)
+        stream, route = await transit.Way([direct], [relay], token).reach()
+        nursery.cancel_scope.cancel()
+    assert route.relay is None and route.where == f"127.0.0.1:{direct[1]}"
+    assert route.words() == f"connected to 127.0.0.1:{direct[1]}"
+    await stream.aclose()
+    await listener.aclose()
+
+
+async def test_every_route_failing_is_said_in_one_line() -> None:
+    token = transit.relay_token(bytes(32), bytes(16))
+    dead = ("127.0.0.1", free_port())
+    way = transit.Way([("127.0.0.1", free_port())], [dead], token, timeout_s=2)
+    with pytest.raises(ConnectError) as failed:
+        await way.reach()
+    message = str(failed.value)
+    assert "nothing is listening at 127.0.0.1:" in message
+    assert f"relay 127.0.0.1:{dead[1]} cannot be reached (connection refused: is it running?)" in message
+    assert "\n" not in message
