@@ -30,6 +30,12 @@ BENCHES: list[tuple[str, str, list[str], list[str]]] = [
     ("Protocol", "protocol.py", [], ["--matches", "4", "--handshakes", "50"]),
     ("Networked play", "network.py", [], ["--matches", "1", "--turns", "100", "--memory-runs", "1"]),
     ("Wide-area link: round trips", "wan.py", [], ["--delays", "25", "--samples", "2", "--turns", "5"]),
+    (
+        "Wide-area link: through a relay",
+        "wan.py",
+        ["--routes", "--delays", "25,50,100", "--samples", "3", "--turns", "10"],
+        ["--routes", "--delays", "50", "--samples", "1", "--turns", "3"],
+    ),
     ("Event-loop stalls", "loop.py", [], ["--matches", "1", "--max-stages", "200"]),
     (
         "Load: matches at once in one host process",

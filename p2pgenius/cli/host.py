@@ -80,9 +80,13 @@ def chosen_relays(args: argparse.Namespace) -> list[tuple[str, int]]:
     return relays
 
 
-async def check_relays(relays: list[tuple[str, int]], say: Callable[[str], None]) -> None:
+async def check_relays(
+    relays: list[tuple[str, int]], say: Callable[[str], None], *, strict: bool = True
+) -> None:
     """Prove that each relay pairs connections, at once, saying so; if none does, P2PGeniusError
-    says why (a host that waits at no working relay would leave its friends waiting)."""
+    says why (``strict``: relays asked for on the command line; a host that waits at no working
+    relay would leave its friends waiting), or a warning does (relays from the settings: hosting
+    goes on, and they are called at again)."""
     failed: dict[tuple[str, int], str] = {}
     took: dict[tuple[str, int], float] = {}
 
@@ -101,7 +105,9 @@ async def check_relays(relays: list[tuple[str, int]], say: Callable[[str], None]
             say(f"{transit.relay_label(relay)} works (paired a test connection in {ms:.0f} ms)")
         else:
             say(f"{failed[relay]}: callers may not get in that way")
-    if not took:
+    if not took and not strict:
+        say("no relay works for now: callers get in only directly until one does")
+    elif not took:
         raise P2PGeniusError(
             f"no relay works ({'; '.join(failed.values())}): start one (twist transitrelay "
             "--port=tcp:4001), name another with --relay, or host without one (--no-relay)"
@@ -161,7 +167,7 @@ async def host_match(
     peer.address = bound.address
     addresses = _say_where(bound, say, relayed=bool(relays))
     if relays:
-        await check_relays(relays, say)
+        await check_relays(relays, say, strict=getattr(args, "relay", None) is not None)
     mapping = await forward(bound.port, say, upnp_target) if args.upnp else None
     invite, saved = _invite(args, peer, bound, addresses, mapping, relays)
     seats = Seats(args.peers)
@@ -211,7 +217,8 @@ def door(
     keepers = []
     if invite.relays:
         token = transit.relay_token(invite.key, invite.token)
-        keepers = [transit.RelayKeeper(relay, token, say) for relay in invite.relays]
+        side = secrets.token_hex(8)  # (the host's, at every relay: it never pairs with itself)
+        keepers = [transit.RelayKeeper(relay, token, say, side=side) for relay in invite.relays]
         say(f"waiting for callers at {', '.join(transit.relay_label(r) for r in invite.relays)} too")
     return transit.Entrance(listener, keepers)
 

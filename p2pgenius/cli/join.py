@@ -34,7 +34,7 @@ from p2pgenius.net.addresses import (
     ConnectError,
     hostport,
 )
-from p2pgenius.net.connection import PeerGoneError, why
+from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.events import LobbyShown, NetEvent
 from p2pgenius.net.files import Files
 from p2pgenius.net.peer import Peer, WrongHostError
@@ -291,7 +291,7 @@ async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> No
     peer.reconnect = again
     peer.wrong_host = lambda: wrong.add(last[0])
     refused: WrongHostError | None = None
-    mispaired = 0
+    calls = _Calls()
     while True:
         try:
             stream, route = await target.reach(wrong)
@@ -308,6 +308,8 @@ async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> No
                 await peer.join(stream, seats=args.seat)
             return
         except WrongHostError as exc:
+            if await calls.again(peer, route, f"{exc}; calling again"):
+                continue  # (someone else holding the invite waited at the relay as the host)
             # One address answered with another key (someone else's machine took it, or a
             # stranger sits in the middle there): say so, and go on with the invite's others.
             wrong.add(route.where)
@@ -315,14 +317,32 @@ async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> No
             if len(target.targets) + len(target.relays) > 1:
                 peer.report_line(f"{route.where}: {exc}")
                 peer.report_line("trying the invite's other addresses")
-        except PeerGoneError as exc:
+        except (PeerGoneError, trio.TooSlowError):
             # A relay paired us with someone who is not the host (another joiner calling at
-            # the same moment), or broke the handshake: call again, a few times, a moment apart.
-            if route.relay is None or peer.connections or mispaired >= MISPAIRED_TRIES:
+            # the same moment, who sends what we do, or one who says nothing), or broke the
+            # handshake: call again, a few times, a moment apart.
+            if peer.connections or not await calls.again(peer, route, NOT_THE_HOST):
                 raise
-            mispaired += 1
-            peer.report_line(f"{route.where}: {why(exc)}; calling again")
-            await trio.sleep(random.uniform(0.1, 1.0))
+
+
+NOT_THE_HOST = "the call it paired us with did not answer as the host; calling again"
+
+
+class _Calls:
+    """A joiner's calls at relays that paired it with someone who was not the host: each is said,
+    and called again a moment later, :data:`MISPAIRED_TRIES` times at most."""
+
+    def __init__(self) -> None:
+        self.mispaired = 0
+
+    async def again(self, peer: Peer, route: transit.Route, why: str) -> bool:
+        """Whether to call again after ``route`` failed so (only a relay's route, a few times)."""
+        if route.relay is None or self.mispaired >= MISPAIRED_TRIES:
+            return False
+        self.mispaired += 1
+        peer.report_line(f"{route.where}: {why}")
+        await trio.sleep(random.uniform(0.1, 1.0))
+        return True
 
 
 def run_join(args: argparse.Namespace, out: TextIO) -> int:

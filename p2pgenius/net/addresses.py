@@ -278,13 +278,18 @@ async def connect(
         won.append((stream, label))
         nursery.cancel_scope.cancel()
 
-    with trio.move_on_after(timeout_s):
-        async with trio.open_nursery() as nursery:
-            for family, sockaddr, label in candidates:
-                failed = trio.Event()
-                nursery.start_soon(attempt, family, sockaddr, label, failed, nursery)
-                with trio.move_on_after(stagger_s):
-                    await failed.wait()
+    try:
+        with trio.move_on_after(timeout_s):
+            async with trio.open_nursery() as nursery:
+                for family, sockaddr, label in candidates:
+                    failed = trio.Event()
+                    nursery.start_soon(attempt, family, sockaddr, label, failed, nursery)
+                    with trio.move_on_after(stagger_s):
+                        await failed.wait()
+    except BaseException:
+        for stream, _ in won:  # (cancelled from outside once one had connected: not leaked)
+            await trio.aclose_forcefully(stream)
+        raise
     if won:
         return won[0]
     raise ConnectError(explain([label for _, _, label in candidates], failures, timeout_s))

@@ -35,7 +35,7 @@ from p2pgenius.protocol.session.ledger import MAX_ALLOWANCE_MS
 PING_S: Final = 10.0
 """How often a peer pings each connection (round-trip times for the lag allowance; liveness)."""
 STALL_PINGS: Final = 3
-"""A connection that brought no byte for this many ping intervals is closed as dead: a peer there
+"""A connection that brought no byte since this many pings of ours is closed as dead: a peer there
 answers pings at once, so the silence is the route's (a relay that holds bytes back, a NAT that
 forgot the mapping, a cable pulled). The joiner then comes back another way or the same way anew,
 and a peer cut off is waited for as section 5's table says (never claimed for the route's

@@ -51,7 +51,7 @@ class Connection:
         self.caught_up = 0  # how much of the session's archive this peer was sent on resyncing
         self.round_trips: list[float] = []  # the latest, in seconds (ROUND_TRIPS_KEPT of them)
         self._pings: dict[int, float] = {}  # ping number -> when it was sent
-        self.heard_at = trio.current_time()  # when the last bytes came (a dead route brings none)
+        self.unanswered = 0  # pings sent since bytes last came (a dead route brings none)
         self._next_ping = 0
 
     async def _write(self) -> None:
@@ -90,7 +90,7 @@ class Connection:
             data = await self.stream.receive_some(READ_BYTES)
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             raise PeerGoneError("the connection broke") from exc
-        self.heard_at = trio.current_time()
+        self.unanswered = 0
         if not data:
             if self.peer is None and self.channel.initiator and self.channel.handshake.message == 1:
                 # A host that speaks another channel version closes on reading our hello; the
@@ -122,6 +122,7 @@ class Connection:
         for old in [n for n in self._pings if n < number - ROUND_TRIPS_KEPT]:
             del self._pings[old]  # (never answered: the connection is judged by silence)
         await self.send(encode(["ping", number]))
+        self.unanswered += 1
 
     async def item(self, payload: bytes) -> Item:
         """What ``payload`` is for the match loop: a ping is answered here (and is news that the

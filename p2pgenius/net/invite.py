@@ -16,7 +16,7 @@ token (16 bytes)      the table's seat token: a joiner shows it in its (encrypte
 count (1 byte)        how many addresses follow (1 to ``MAX_ADDRESSES``)
 addresses             each a kind byte and its body: 4 and 4 bytes (IPv4), 6 and 16 bytes
                       (IPv6), or ``N`` (a DNS name), a length byte and that many ASCII bytes
-relays (version 3)    a count byte (0 to ``MAX_RELAYS``), then each relay the host waits at: an
+relays (version 3)    a count byte (1 to ``MAX_RELAYS``), then each relay the host waits at: an
                       address as above and its port (2 bytes, big-endian)
 check (4 bytes)       the first 4 bytes of SHA-256 over ``CHECK_LABEL`` and everything above
 ====================  ======================================================================

@@ -9,7 +9,6 @@ comes back on a new connection, puts it in the old one's place.
 from __future__ import annotations
 
 import contextlib
-import math
 from collections.abc import Iterator
 
 import trio
@@ -65,12 +64,12 @@ class Links:
                 with contextlib.suppress(PeerGoneError):
                     await connection.send(payload)
 
-    async def ping(self, stalled_after: float = math.inf) -> None:
-        """Ping every connection (each times its own round trips); one that brought nothing for
-        ``stalled_after`` seconds is closed instead (its reader then says it is gone)."""
-        now = trio.current_time()
+    async def ping(self, stalled_after: int | None = None) -> None:
+        """Ping every connection (each times its own round trips); one that brought no byte since
+        ``stalled_after`` pings of ours is closed instead (its reader then says it is gone). Pings,
+        not seconds: a loop that was busy, or a match that just began, sent none meanwhile."""
         for connection in list(self):
-            if now - connection.heard_at > stalled_after:
+            if stalled_after is not None and connection.unanswered >= stalled_after:
                 with trio.move_on_after(1.0):
                     await connection.aclose()
                 continue

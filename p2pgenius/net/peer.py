@@ -699,7 +699,7 @@ class Peer:
         session = self.session
         assert session is not None
         if self._clocks.ping_due():
-            await self.links.ping(stalled_after=STALL_PINGS * self._clocks.ping_s)
+            await self.links.ping(stalled_after=STALL_PINGS)
         if self._clocks.act(session, self._deadlines(), self.grace_s, self.tell):
             await self._flush()
 

@@ -54,7 +54,7 @@ HEAD_START_S: Final = 1.0
 every direct route has failed; sooner when the relay is near: :data:`HEAD_START_FLOOR_S`)."""
 HEAD_START_FLOOR_S: Final = 0.05
 """The head start is twice the round trip of the TCP connection to the first relay (opened at
-once, its request held back), at least this and at most :data:`HEAD_START_S`. A direct route
+once, and its request sent at once), at least this and at most :data:`HEAD_START_S`. A direct route
 slower than that is no faster than the relay's path (joiner to relay to host), so little is lost
 when the relay wins; a direct address that drops packets costs only the head start (the NAT lab's
 measurements: docs/performance.md)."""
@@ -64,6 +64,13 @@ BACKOFF_S: Final = (1.0, 30.0)
 """A host's pause before it calls at a relay again after a failure: the first, and the longest."""
 KEEPALIVE_S: Final = 30
 """A waiting connection's TCP keepalive idle time: a NAT forgets an idle mapping after minutes."""
+MAX_PAIRINGS: Final = 10
+PAIRINGS_S: Final = 5.0
+"""A host's keeper waits ``PAIRINGS_S / MAX_PAIRINGS`` before it waits at a relay again once
+``MAX_PAIRINGS`` callers paired there in ``PAIRINGS_S`` (a flood of empty pairings is slowed)."""
+BUFFERED: Final = 8
+"""Callers a host's entrance holds for its door while nobody accepts (between the lobby and the
+match, say), so that its keepers go on waiting at their relays meanwhile."""
 SAY_AGAIN_S: Final = 600.0
 """A relay still unreachable is said again this often (a change of reason is said at once)."""
 
@@ -168,9 +175,9 @@ async def pair(
     gate: Callable[[float], Awaitable[None]] | None = None,
 ) -> Relayed:
     """A connection to ``relay`` paired with another under ``token``: it waits (for ever; the
-    caller bounds it) until someone else names the token. ``gate``, given the seconds the TCP
-    connection took, returns when the request may go (a joiner's head start for the direct
-    routes). RelayError says why not."""
+    caller bounds it) until someone else names the token. ``gate`` is told the seconds the TCP
+    connection took (a joiner's head start follows from it) before the request goes. RelayError
+    says why not."""
     where = relay_label(relay)
     began = trio.current_time()
     try:
@@ -206,7 +213,7 @@ def _unreachable(text: str, connect_s: float) -> str:
     """Why a relay's TCP connection failed, in a few words (the reasons a host's would give are
     about the host)."""
     if "connection refused" in text:
-        return "connection refused: is it running?"
+        return "connection refused"
     if text.startswith("cannot find the host"):
         return "no such name"
     if "did not answer" in text or "timed out" in text:
@@ -252,8 +259,12 @@ async def probe(relay: tuple[str, int], *, within_s: float = 5.0, opener: Opener
                 nursery.start_soon(one, "b" * 16)
             if failed:
                 raise failed[0]
-            await paired[0].send_all(b"?")
-            if await paired[1].receive_some(1) != b"?":
+            try:
+                await paired[0].send_all(b"?")
+                passed = await paired[1].receive_some(1)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                passed = b""
+            if passed != b"?":
                 raise RelayError(f"{relay_label(relay)} paired two connections but passed no byte")
     except trio.TooSlowError:
         raise RelayError(
@@ -272,14 +283,17 @@ async def probe(relay: tuple[str, int], *, within_s: float = 5.0, opener: Opener
 @dataclass
 class RelayKeeper:
     """Keeps one connection of a host waiting at ``relay`` under ``token``: each that pairs goes to
-    ``arrived`` and the next is opened at once. A relay that cannot be reached is called again
-    after a growing pause (``say`` is told when it fails, and when it works again)."""
+    ``arrived`` and the next is opened at once (after a pause once pairings come faster than
+    :data:`MAX_PAIRINGS` in :data:`PAIRINGS_S`: a relay or a token holder that pairs and drops at
+    once cannot keep the host busy). A relay that cannot be reached is called again after a
+    growing pause (``say`` is told when it fails, and when it works again). ``side``: the host's,
+    one for all its keepers (the same relay named twice never pairs the host with itself)."""
 
     relay: tuple[str, int]
     token: str
     say: Callable[[str], None]
     opener: Opener = open_socket
-    side: str = field(default_factory=lambda: secrets.token_hex(8))  # (all its connections': never paired)
+    side: str = field(default_factory=lambda: secrets.token_hex(8))
     paired: int = 0
     failures: int = 0
     _said: str = field(default="", repr=False)
@@ -288,7 +302,12 @@ class RelayKeeper:
         """Wait at the relay for ever, handing each caller paired to ``arrived``."""
         pause = BACKOFF_S[0]
         said_at = -math.inf
+        recent: list[float] = []  # when the latest pairings came
         while True:
+            now = trio.current_time()
+            recent = [at for at in recent if now - at < PAIRINGS_S]
+            if len(recent) >= MAX_PAIRINGS:
+                await trio.sleep(PAIRINGS_S / MAX_PAIRINGS)
             try:
                 stream = await pair(self.relay, self.token, opener=self.opener, side=self.side)
             except RelayError as exc:
@@ -307,6 +326,7 @@ class RelayKeeper:
                 self._said = ""
             pause = BACKOFF_S[0]
             self.paired += 1
+            recent.append(trio.current_time())
             await arrived(stream)
 
 
@@ -320,7 +340,7 @@ class Entrance(trio.abc.Listener[trio.abc.Stream]):
     ) -> None:
         self.listener = listener
         self.keepers = list(keepers)
-        self._send, self._receive = trio.open_memory_channel[trio.abc.Stream | OSError](0)
+        self._send, self._receive = trio.open_memory_channel[trio.abc.Stream | OSError](BUFFERED)
 
     async def accept(self) -> trio.abc.Stream:
         item = await self._receive.receive()
@@ -356,6 +376,13 @@ class Entrance(trio.abc.Listener[trio.abc.Stream]):
     async def aclose(self) -> None:
         if self.listener is not None:
             await self.listener.aclose()
+        while True:  # (callers still held: closed with the door)
+            try:
+                item = self._receive.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                break
+            if not isinstance(item, OSError):
+                await trio.aclose_forcefully(item)
         await self._receive.aclose()
 
 
@@ -506,13 +533,14 @@ class _Race:
         nursery.cancel_scope.cancel()
 
     def failure(self) -> str:
-        """Why no route got through, each in a few words."""
+        """Why no route got through, each in a few words, then what to do (one line, with no
+        ": " before the advice, so that a reconnecting joiner can show the reasons alone)."""
         timeout_s = self.way.timeout_s
         if self.direct_error:
-            reasons = [str(self.direct_error[0]).split(": a firewall", 1)[0]]
+            reasons = [str(self.direct_error[0]).split(": ", 1)[0]]
         else:
             reasons = [f"no direct address answered in {timeout_s:g} s"]
         for relay in self.relays:
             nobody = f"the host is not waiting at {relay_label(relay)} (nobody paired in {timeout_s:g} s)"
-            reasons.append(self.relay_errors.get(relay, nobody))
-        return "; ".join(reasons)
+            reasons.append(self.relay_errors.get(relay, nobody).replace(": ", ", "))
+        return "; ".join(reasons) + ": is the host still running? Ask it for a fresh invite"

@@ -11,6 +11,7 @@ from p2pgenius import wording
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.games.spec import TimeOption
+from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.lobby import bot_of, level_words
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.record.ratings import Rating, said
@@ -37,8 +38,9 @@ def waiting_lines(state: TableState, own_fingerprint: str | None, width: int = 8
         return lobby_lines(state.lobby, state.vouched, state.rated)
     lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
     if state.invite and own_fingerprint is not None:
+        carries = "your addresses, relays and key" if _relayed(state.invite) else "your addresses and key"
         lines += [
-            [("", " Whoever joins runs p2pgenius join with this invite (your addresses and key):")],
+            [("", f" Whoever joins runs p2pgenius join with this invite ({carries}):")],
             [],
             *([("class:strong", piece)] for piece in invite_rows(state.invite, width)),
             [],
@@ -64,6 +66,14 @@ def waiting_lines(state: TableState, own_fingerprint: str | None, width: int = 8
     else:
         lines.append([("class:dim", " " + state.connection)])
     return lines
+
+
+def _relayed(text: str) -> bool:
+    """Whether the invite names relays (then friends behind any NAT can come through them)."""
+    try:
+        return bool(invite_codec.parse(text).relays)
+    except invite_codec.InviteError:
+        return False
 
 
 def invite_rows(invite: str, width: int) -> list[str]:

@@ -107,3 +107,31 @@ async def test_open_peer_closes_its_connections_and_files_however_the_block_ends
     with pytest.raises(trio.ClosedResourceError):
         await a.stream.send_all(b"more")
     assert await a_far.stream.receive_some(10) == b""  # the other side saw it close
+
+
+async def test_a_connection_is_closed_as_dead_only_after_pings_of_ours_went_unanswered(
+    autojump_clock: Any,
+) -> None:
+    # Silence alone is no sign of a dead route (a lobby, or a match that just began, pings
+    # nobody): a connection is closed only once it brought no byte since three pings of ours.
+    del autojump_clock
+    a, b = await pair()
+    links = Links()
+    links.add(a)
+    async with trio.open_nursery() as nursery:
+        inbox_a = Inbox[Item](nursery)
+        nursery.start_soon(a.messages, inbox_a)
+        await trio.sleep(3600)  # an hour of silence, and no ping yet
+        await links.ping(stalled_after=3)
+        assert a.unanswered == 1  # (b reads nothing: nobody answers)
+        await links.ping(stalled_after=3)
+        await links.ping(stalled_after=3)
+        assert a.unanswered == 3
+        await b.send(encode(["m", b"late, but here"]))  # any byte at all counts as an answer
+        assert (await inbox_a.receive())[0] == "msg"
+        assert a.unanswered == 0
+        for _ in range(3):
+            await links.ping(stalled_after=3)
+        await links.ping(stalled_after=3)  # the fourth finds three unanswered: closed
+        assert (await inbox_a.receive())[0] == "gone"
+        nursery.cancel_scope.cancel()

@@ -159,6 +159,17 @@ def messages_in(path: Path) -> int:
         return 0
 
 
+def killed_mid_match(process: subprocess.Popen[str], output: Path, transcript: Path) -> None:
+    """SIGKILL ``process`` once its transcript holds 12 messages (the match well under way)."""
+    deadline = time.monotonic() + TIMEOUT_S
+    while messages_in(transcript) < 12:
+        assert process.poll() is None, output.read_text()
+        assert time.monotonic() < deadline, output.read_text()
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+
+
 def test_a_joiner_killed_behind_its_nat_resumes_through_the_relay(lab: Lab, tmp_path: Path) -> None:
     hosting, host_out, invite = host(lab, tmp_path, "duel", "--pace", "0.2", "--grace", "60")
     transcript = tmp_path / "join.p2pt"
@@ -177,13 +188,7 @@ def test_a_joiner_killed_behind_its_nat_resumes_through_the_relay(lab: Lab, tmp_
         "--transcript",
         str(transcript),
     )
-    deadline = time.monotonic() + TIMEOUT_S
-    while messages_in(transcript) < 12:
-        assert joiner.poll() is None, join_out.read_text()
-        assert time.monotonic() < deadline, join_out.read_text()
-        time.sleep(0.01)
-    joiner.send_signal(signal.SIGKILL)
-    joiner.wait()
+    killed_mid_match(joiner, join_out, transcript)
     resumed, resume_out = run(
         lab, "b", tmp_path, "resume", "resume", str(transcript), "--bot", "--grace", "60", home="join"
     )
@@ -191,3 +196,24 @@ def test_a_joiner_killed_behind_its_nat_resumes_through_the_relay(lab: Lab, tmp_
     assert f"(or through relay {RELAY})" in again and "reconnected to the host" in again
     finished(hosting, host_out)
     proved(tmp_path / "host.p2pt", transcript)
+
+
+def test_a_host_killed_behind_its_nat_resumes_and_its_joiner_comes_back_through_the_relay(
+    lab: Lab, tmp_path: Path
+) -> None:
+    hosting, host_out, invite = host(lab, tmp_path, "duel", "--pace", "0.2", "--grace", "60")
+    joiner, join_out = run(
+        lab, "b", tmp_path, "join", "join", invite, "--bot", "--pace", "0.2", "--grace", "60",
+        "--transcript", str(tmp_path / "join.p2pt"),
+    )  # fmt: skip
+    transcript = tmp_path / "host.p2pt"
+    killed_mid_match(hosting, host_out, transcript)
+    assert transcript.with_suffix(".invite").exists()  # (the relays and the seat token, for resume)
+    resumed, resume_out = run(
+        lab, "a", tmp_path, "resume", "resume", str(transcript), "--bot", "--grace", "60", home="host"
+    )
+    again = finished(resumed, resume_out)
+    assert f"waiting for callers at relay {RELAY} too" in again
+    joined = finished(joiner, join_out)
+    assert "reconnected to the host" in joined
+    proved(transcript, tmp_path / "join.p2pt")

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from p2pgenius.cli.host import host_match
+from p2pgenius.cli.host import chosen_relays, host_match
 from p2pgenius.cli.join import join_match, target_of
 from p2pgenius.cli.main import build_parser
 from p2pgenius.cli.play import Printer, held, make_peer, match_options
-from p2pgenius.errors import P2PGeniusError
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.net import transit
 from p2pgenius.net.addresses import ConnectError, open_socket
 from p2pgenius.net.invite import Invite
@@ -58,6 +58,41 @@ def verified(*sides: Peer) -> None:
     assert len(outcomes) == 1
 
 
+async def through(
+    hostile: HostileRelay,
+    game: str = "duel",
+    peers: int = 2,
+    *,
+    grace: str = "60",
+    ping_s: float | None = None,
+) -> tuple[Peer, list[Peer], list[io.StringIO]]:
+    """A match of bots through ``hostile``, its joiners given an invite whose direct address
+    answers nobody: the host, the joiners, and what each joiner said. ``ping_s``: every peer's
+    ping interval (a dead route is noticed after three)."""
+    outs = [io.StringIO() for _ in range(peers - 1)]
+    with trio.fail_after(MATCH_S * 2):
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(hostile.serve)
+            hargs = build_parser().parse_args(
+                ["host", game, "--bot", "random", "--port", "0", "--peers", str(peers)]
+                + ["--relay", f"127.0.0.1:{port}", "--grace", grace]
+            )
+            host = make_peer(hargs, f"{game}-host", 1, Printer(io.StringIO(), moves=True))
+            guests = []
+            for number, out in enumerate(outs, start=2):
+                jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random", "--grace", grace])
+                guests.append((jargs, make_peer(jargs, "join", number, Printer(out, moves=True))))
+            if ping_s is not None:
+                for side in [host, *(guest for _, guest in guests)]:
+                    side._clocks.ping_s = ping_s
+            async with trio.open_nursery() as match:
+                invite = await match.start(host_match, hargs, host, match_options(hargs))
+                for jargs, guest in guests:
+                    match.start_soon(join_match, jargs, guest, target_of(str(unreachable(invite))))
+            nursery.cancel_scope.cancel()
+    return host, [guest for _, guest in guests], outs
+
+
 # -- the real relay ------------------------------------------------------------------------------
 
 
@@ -65,7 +100,7 @@ async def test_a_relay_is_proved_to_pair_and_a_dead_or_silent_one_is_named(relay
     assert await transit.probe(relay) < 5
     with pytest.raises(
         transit.RelayError,
-        match=r"relay 127\.0\.0\.1:\d+ cannot be reached \(connection refused: is it running\?\)",
+        match=r"relay 127\.0\.0\.1:\d+ cannot be reached \(connection refused\)",
     ):
         await transit.probe(("127.0.0.1", free_port()))
     silent = await trio.open_tcp_listeners(0, host="127.0.0.1")  # accepts, never answers
@@ -153,22 +188,10 @@ async def test_a_relay_reconnect_after_a_cut_is_as_good_as_a_direct_one(
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
     monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
     hostile = HostileRelay(cut_after=2000)
-    join_out = io.StringIO()
-    with trio.fail_after(MATCH_S):
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(hostile.serve)
-            hargs = host_args(("127.0.0.1", port))
-            jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random"])
-            host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
-            async with trio.open_nursery() as match:
-                invite = await match.start(host_match, hargs, host, match_options(hargs))
-                guest = make_peer(jargs, "join", 2, Printer(join_out, moves=True))
-                await join_match(jargs, guest, target_of(str(unreachable(invite))))
-            nursery.cancel_scope.cancel()
+    host, guests, outs = await through(hostile)
     assert hostile.cuts == 1 and hostile.paired >= 3  # (the probe, the join, the way back)
-    assert "reconnected to the host" in join_out.getvalue()
-    verified(host, guest)
-    assert "forfeit" not in repr(guest.session.outcome).lower()  # type: ignore[union-attr]
+    assert "reconnected to the host" in outs[0].getvalue()
+    verified(host, *guests)
 
 
 async def test_a_route_gone_silent_is_given_up_and_the_joiner_comes_back(
@@ -180,23 +203,10 @@ async def test_a_route_gone_silent_is_given_up_and_the_joiner_comes_back(
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
     monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
     hostile = HostileRelay(stall_after=2000)
-    join_out = io.StringIO()
-    with trio.fail_after(MATCH_S):
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(hostile.serve)
-            hargs = host_args(("127.0.0.1", port), "--grace", "5")
-            jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random", "--grace", "5"])
-            host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
-            guest = make_peer(jargs, "join", 2, Printer(join_out, moves=True))
-            for side in (host, guest):
-                side._clocks.ping_s = 0.5  # (the dead route is noticed in 1.5 s, not 30)
-            async with trio.open_nursery() as match:
-                invite = await match.start(host_match, hargs, host, match_options(hargs))
-                await join_match(jargs, guest, target_of(str(unreachable(invite))))
-            nursery.cancel_scope.cancel()
+    host, guests, outs = await through(hostile, grace="5", ping_s=0.5)  # (noticed in 1.5 s, not 30)
     assert hostile.cuts == 1
-    assert "reconnected to the host" in join_out.getvalue()
-    verified(host, guest)
+    assert "reconnected to the host" in outs[0].getvalue()
+    verified(host, *guests)
 
 
 def flip_one(data: bytes) -> bytes:
@@ -250,35 +260,8 @@ async def test_joiners_paired_with_each_other_call_again_and_get_in(
     # handshakes fail, both call again, and the match is played.
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
     monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
-    hostile = HostileRelay(joiners_first=True)
-    outs = [io.StringIO(), io.StringIO(), io.StringIO()]
-    with trio.fail_after(MATCH_S):
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(hostile.serve)
-            hargs = build_parser().parse_args(
-                [
-                    "host",
-                    "hornswoggle",
-                    "--bot",
-                    "--port",
-                    "0",
-                    "--peers",
-                    "4",
-                    "--relay",
-                    f"127.0.0.1:{port}",
-                ]
-            )
-            host = make_peer(hargs, "hornswoggle-host", 1, Printer(io.StringIO(), moves=True))
-            guests: list[Peer] = []
-            async with trio.open_nursery() as match:
-                invite = await match.start(host_match, hargs, host, match_options(hargs))
-                for number, out in enumerate(outs, start=2):
-                    jargs = build_parser().parse_args(["join", "unused:1", "--bot"])
-                    guest = make_peer(jargs, "join", number, Printer(out, moves=True))
-                    guests.append(guest)
-                    match.start_soon(join_match, jargs, guest, target_of(str(unreachable(invite))))
-            nursery.cancel_scope.cancel()
-    assert any("calling again" in out.getvalue() for out in outs)
+    host, guests, outs = await through(HostileRelay(joiners_first=True), "hornswoggle", 4)
+    assert any("did not answer as the host; calling again" in out.getvalue() for out in outs)
     verified(host, *guests)
 
 
@@ -289,32 +272,8 @@ async def test_a_relay_that_holds_bytes_back_costs_time_not_a_forfeit(
     # slower, and normal.
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
     monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
-    hostile = HostileRelay(hold_s=0.1)
-    with trio.fail_after(MATCH_S * 2):
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(hostile.serve)
-            hargs = build_parser().parse_args(
-                [
-                    "host",
-                    "duel",
-                    "--bot",
-                    "random",
-                    "--port",
-                    "0",
-                    "--relay",
-                    f"127.0.0.1:{port}",
-                    "--grace",
-                    "2",
-                ]
-            )
-            jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random", "--grace", "2"])
-            host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
-            async with trio.open_nursery() as match:
-                invite = await match.start(host_match, hargs, host, match_options(hargs))
-                guest = make_peer(jargs, "join", 2, Printer(io.StringIO(), moves=True))
-                await join_match(jargs, guest, target_of(str(unreachable(invite))))
-            nursery.cancel_scope.cancel()
-    verified(host, guest)
+    host, guests, _ = await through(HostileRelay(hold_s=0.1), grace="2")
+    verified(host, *guests)
 
 
 # -- how a joiner finds the way ------------------------------------------------------------------
@@ -385,5 +344,48 @@ async def test_every_route_failing_is_said_in_one_line() -> None:
         await way.reach()
     message = str(failed.value)
     assert "nothing is listening at 127.0.0.1:" in message
-    assert f"relay 127.0.0.1:{dead[1]} cannot be reached (connection refused: is it running?)" in message
+    assert f"; relay 127.0.0.1:{dead[1]} cannot be reached (connection refused): is the host still" in message
     assert "\n" not in message
+
+
+def test_the_relays_come_from_the_command_line_else_the_variable_else_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.delenv("P2PGENIUS_RELAY", raising=False)
+    parse = build_parser().parse_args
+    assert chosen_relays(parse(["host", "duel"])) == []
+    (tmp_path / "relays").write_text("# mine\nrelay.example.org\n\n[2001:db8::7]:14001  # a friend's\n")
+    assert chosen_relays(parse(["host", "duel"])) == [("relay.example.org", 4001), ("2001:db8::7", 14001)]
+    monkeypatch.setenv("P2PGENIUS_RELAY", "198.51.100.7:4002, relay.example.net")
+    assert chosen_relays(parse(["host", "duel"])) == [("198.51.100.7", 4002), ("relay.example.net", 4001)]
+    assert chosen_relays(parse(["host", "duel", "--relay", "r.example.org:9"])) == [("r.example.org", 9)]
+    assert chosen_relays(parse(["host", "duel", "--no-relay"])) == []
+    with pytest.raises(LocalMisuseError, match=r"^--relay: a relay is HOST or HOST:PORT"):
+        chosen_relays(parse(["host", "duel", "--relay", "r.example.org:port"]))
+    monkeypatch.setenv("P2PGENIUS_RELAY", "under_score.example")
+    with pytest.raises(
+        LocalMisuseError,
+        match=r"^\$P2PGENIUS_RELAY: relay 'under_score.example': .* neither an IP address nor a host name",
+    ):
+        chosen_relays(parse(["host", "duel"]))
+
+
+async def test_a_dead_relay_from_the_settings_is_warned_about_and_hosting_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
+    dead = free_port()
+    monkeypatch.setenv("P2PGENIUS_RELAY", f"127.0.0.1:{dead}")
+    out = io.StringIO()
+    hargs = build_parser().parse_args(["host", "duel", "--bot", "--port", "0"])
+    host = make_peer(hargs, "duel-host", 1, Printer(out, moves=True))
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            invite = await nursery.start(host_match, hargs, host, match_options(hargs))
+            nursery.cancel_scope.cancel()
+    said = out.getvalue()
+    assert f"relay 127.0.0.1:{dead} cannot be reached (connection refused): callers may not get in" in said
+    assert "no relay works for now: callers get in only directly until one does" in said
+    assert invite.relays == (("127.0.0.1", dead),)  # (it is called at again: it may come back)
