@@ -3,8 +3,9 @@
     .venv/bin/python bench/all.py [--quick] [--out FILE]
 
 Each benchmark measures both sides of its comparison in the same run; the figures to read are the
-ratios. ``--quick`` runs fewer repetitions (for a smoke check, not for the record); ``--out`` writes
-the tables elsewhere (the test suite's smoke check does).
+ratios. ``--quick`` runs fewer repetitions (a look, not for the record); ``--smoke`` runs each on the
+smallest input that exercises its code (the test suite's check that every benchmark still runs and
+measures something: seconds, not minutes); ``--out`` writes the tables elsewhere.
 """
 
 from __future__ import annotations
@@ -49,10 +50,29 @@ BENCHES: list[tuple[str, str, list[str], list[str]]] = [
 ]
 
 
+SMOKE: dict[str, list[str]] = {
+    "Engine throughput": ["--matches", "1", "--slow-matches", "1"],
+    "Duel engine": ["--matches", "5"],
+    "Magic Square index and solver": ["--queries", "200", "--colourings", "1"],
+    "Hornswoggle bots": ["--matches", "1", "--rows", "captain-random,pirate-random"],
+    "Protocol": ["--matches", "1", "--handshakes", "5"],
+    "Networked play": ["--matches", "1", "--turns", "10", "--memory-runs", "0", "--games", "duel"],
+    "Wide-area link: round trips": ["--delays", "10", "--samples", "1", "--turns", "2"],
+    "Wide-area link: through a relay": ["--routes", "--delays", "10", "--samples", "1", "--turns", "2"],
+    "Event-loop stalls": ["--matches", "1", "--max-stages", "60"],
+    "Load: matches at once in one host process": ["--matches", "4", "--waves", "1"],
+    "Transcript verification": ["--matches", "1"],
+    "The record: history over many transcripts": ["--transcripts", "5", "--runs", "1"],
+    "Start-up": ["--runs", "1"],
+}
+"""``--smoke``: each benchmark's smallest input (every one of BENCHES has one)."""
+
+
 def main() -> None:
     """Run the benchmarks in turn."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--smoke", action="store_true")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "docs" / "performance.md", help="where to write the tables"
     )
@@ -68,7 +88,7 @@ def main() -> None:
     for title, script, full, quick in BENCHES:
         print(f"== {title}", file=sys.stderr, flush=True)
         done = subprocess.run(
-            [sys.executable, str(ROOT / "bench" / script), *(quick if args.quick else full)],
+            [sys.executable, str(ROOT / "bench" / script), *sizes(args, title, full, quick)],
             capture_output=True,
             text=True,
             check=False,
@@ -81,6 +101,13 @@ def main() -> None:
         print(done.stdout, flush=True)
     args.out.write_text("\n".join(sections), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
+
+
+def sizes(args: argparse.Namespace, title: str, full: list[str], quick: list[str]) -> list[str]:
+    """The arguments of one benchmark for this run (``--smoke``, ``--quick``, or the record's)."""
+    if args.smoke:
+        return SMOKE[title]
+    return quick if args.quick else full
 
 
 if __name__ == "__main__":

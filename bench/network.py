@@ -223,23 +223,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=5)
     parser.add_argument("--turns", type=int, default=1000, help="turns of the steady-state measurement")
-    parser.add_argument("--memory-runs", type=int, default=3, help="matches traced for peak memory (slow)")
+    parser.add_argument(
+        "--memory-runs", type=int, default=3, help="matches traced for peak memory (slow; 0: not measured)"
+    )
+    parser.add_argument("--games", nargs="*", default=names(), help="the games whose whole matches are timed")
     args = parser.parse_args()
     # Bots with seeds, but the coin flip and nonces are truly random, so who sits where and how long
     # a match runs vary between runs: per stage is the steady figure, and memory the worst of a few.
     print("| game | matches per minute | stages per match | ms per stage | peak Python heap per match |")
     print("|---|---|---|---|---|")
     duel_time, duel_stages, duel_messages = 0.0, 0, 0
-    for game in names():
+    for game in args.games:
         runs = [match(game, seed) for seed in range(args.matches)]
         seconds = sum(r[0] for r in runs)
         stages = sum(r[1] for r in runs)
-        peak = max(match(game, seed, measure_memory=True)[3] for seed in range(args.memory_runs))
+        peaks = [match(game, seed, measure_memory=True)[3] for seed in range(args.memory_runs)]
+        heap = f"{max(peaks) / 1e6:.1f} MB" if peaks else "not measured"
         if game == "duel":
             duel_time, duel_stages, duel_messages = seconds, stages, sum(r[2] for r in runs)
         print(
             f"| {game} | {60 * len(runs) / seconds:.1f} | {stages / len(runs):.0f} "
-            f"| {1000 * seconds / stages:.2f} | {peak / 1e6:.1f} MB |"
+            f"| {1000 * seconds / stages:.2f} | {heap} |"
         )
     # Each duel turn needs, at the least, one exchange each way: commitments, then reveals.
     floor = trio.run(round_trips, duel_stages * 2, 300)

@@ -45,6 +45,46 @@ def wait_for(session: str, pattern: str, seconds: float = 30) -> re.Match[str]:
     raise AssertionError(f"never saw {pattern!r}; the screen:\n{screen(session)}")
 
 
+SURRENDER_AFTER = 8
+"""Turns played by hand before the person surrenders (a duel of random gestures can run long)."""
+
+
+def play_by_hand(session: str) -> int:
+    """Answer every question of the duel's screen as a person would, until the match is over
+    (surrendering after :data:`SURRENDER_AFTER` turns); returns the answers typed."""
+    turns = 0
+    give_up = time.monotonic() + 240
+    for gestures in itertools.cycle(["S D", "D S", "W W", "> S", "P W", "S W", "D D"]):
+        now = screen(session)
+        if "match over" in now or turns > 200 or time.monotonic() > give_up:
+            break
+        asked = re.search(r"^(gestures|paralyse)>", now, re.MULTILINE)
+        if asked:
+            before = (re.search(r"Turn (\d+)", now) or [""])[0], asked.group(1)
+            typed = gestures if asked.group(1) == "gestures" else "paralyze p1 left"
+            if asked.group(1) == "gestures" and turns >= SURRENDER_AFTER:
+                # Both hands P: a surrender, confirmed with one key (the duel ends now).
+                tmux("send-keys", "-t", session, "P P", "Enter")
+                wait_for(session, r"surrender: you lose the duel: send it\? y or n")
+                tmux("send-keys", "-t", session, "y")
+                wait_for(session, r"match over")
+                return turns + 1
+            tmux("send-keys", "-t", session, typed, "Enter")
+            turns += 1
+            # wait until this question is answered (the next one is asked, or the match ends)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                again = screen(session)
+                prompt = re.search(r"^(gestures|paralyse)>", again, re.MULTILINE)
+                after = (re.search(r"Turn (\d+)", again) or [""])[0], prompt.group(1) if prompt else ""
+                if "match over" in again or (prompt and after != before):
+                    break
+                time.sleep(0.05)
+        else:
+            time.sleep(0.05)
+    return turns
+
+
 def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
     session = f"p2pg-{os.getpid()}"
     transcript = tmp_path / "duel.p2pt"
@@ -65,29 +105,7 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
             stderr=subprocess.STDOUT,
         )
         wait_for(session, r"Turn 1")
-        turns = 0
-        give_up = time.monotonic() + 240
-        for gestures in itertools.cycle(["S D", "D S", "W W", "> S", "P W", "S W", "D D"]):
-            now = screen(session)
-            if "match over" in now or turns > 200 or time.monotonic() > give_up:
-                break
-            asked = re.search(r"^(gestures|paralyse)>", now, re.MULTILINE)
-            if asked:
-                before = (re.search(r"Turn (\d+)", now) or [""])[0], asked.group(1)
-                typed = gestures if asked.group(1) == "gestures" else "paralyze p1 left"
-                tmux("send-keys", "-t", session, typed, "Enter")
-                turns += 1
-                # wait until this question is answered (the next one is asked, or the match ends)
-                deadline = time.monotonic() + 20
-                while time.monotonic() < deadline:
-                    again = screen(session)
-                    prompt = re.search(r"^(gestures|paralyse)>", again, re.MULTILINE)
-                    after = (re.search(r"Turn (\d+)", again) or [""])[0], prompt.group(1) if prompt else ""
-                    if "match over" in again or (prompt and after != before):
-                        break
-                    time.sleep(0.05)
-            else:
-                time.sleep(0.05)
+        turns = play_by_hand(session)
         final = wait_for(session, r"match over: (.+?)\. Ctrl-Q leaves", 30).group(1)
         assert turns >= 1
         assert "casts" in screen(session) or "stab" in screen(session)
