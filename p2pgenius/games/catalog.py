@@ -12,12 +12,16 @@ reads the names and never loads an engine):
 * ``levels``: its bot levels in words (:class:`Level`), which ``--bot`` and the lobby say.
 
 A part may also be given as the object itself (a game a test defines in its own module). Adding a
-game is adding an entry here (docs/architecture.md, "Adding a game").
+game is adding an entry here (docs/architecture.md, "Adding a game"), or installing a package that
+names its entry in the entry-point group :data:`PLUGINS` (``[project.entry-points."p2pgenius.games"]
+NAME = "package.module:ENTRY"``): every command then plays it, from the table, as one of these.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
@@ -168,6 +172,27 @@ GAMES: Final[list[Entry]] = [
 """Every game, in the order ``demo`` plays them."""
 
 
+PLUGINS: Final = "p2pgenius.games"
+"""The entry-point group of games installed beside p2pgenius (each names an :class:`Entry`)."""
+
+
+def _installed() -> None:
+    """Put the games installed as plugins in the table, after the built-in ones, in the order of
+    their names. A plugin that does not load, or is no whole game, is left out with one line on
+    standard error (the other games still play)."""
+    for point in sorted(importlib.metadata.entry_points(group=PLUGINS), key=lambda p: p.name):
+        try:
+            entry = point.load()
+            if not isinstance(entry, Entry):
+                raise LocalMisuseError(f"it names a {type(entry).__name__}, not a game's Entry")
+            if entry.name != point.name:
+                raise LocalMisuseError(f"it names the game {entry.name!r}, not {point.name!r}")
+            add(entry)
+        except Exception as exc:  # (someone else's code: whatever it raises)
+            where = f"{point.name!r} ({point.value})"
+            sys.stderr.write(f"p2pgenius: the game plugin {where} is left out: {exc}\n")
+
+
 def levels_help() -> str:
     """Every game's bot levels, for ``--bot``'s help: "duel: wizard (strongest), random
     (beginner); ..."."""
@@ -202,3 +227,6 @@ def add(entry: Entry) -> None:
 def remove(name: str) -> None:
     """Take a game out of the table (a test's own game, once the test is done)."""
     GAMES[:] = [entry for entry in GAMES if entry.name != name]
+
+
+_installed()
