@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Final
 
 import p2pgenius
+from p2pgenius.games import catalog
 
 PACKAGE = Path(p2pgenius.__file__).parent
 PURE = ["games", "protocol", "canonical.py", "errors.py"]
@@ -140,8 +141,11 @@ def test_every_module_imports_only_from_the_layers_below_it() -> None:
     assert offenders == []
 
 
-GAME_WORDS: Final = re.compile(r"duel|magic[-_ ]?square|hornswoggle", re.IGNORECASE)
-"""A game's name in any spelling: "duel", 'magic-square', magic_square, MagicSquare, HORNSWOGGLE."""
+GAME_WORDS: Final = re.compile(
+    "|".join(re.escape(name).replace(r"\-", "[-_ ]?") for name in catalog.names()), re.IGNORECASE
+)
+"""A game's name in any spelling: "duel", 'magic-square', magic_square, MagicSquare, HORNSWOGGLE
+(every game of the table: a fifth one is looked for too)."""
 
 
 def named_games(path: Path) -> list[str]:

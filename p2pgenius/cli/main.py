@@ -17,6 +17,7 @@ from p2pgenius import __version__
 from p2pgenius.cli import commands
 from p2pgenius.cli.terminal import Sanitizing, error
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.games import catalog
 
 
 class _Parser(argparse.ArgumentParser):
@@ -91,6 +92,7 @@ def pasted_whole(argv: list[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    catalog.install_plugins()  # (before the parser: its choices name every game)
     parser = build_parser()
     args = parser.parse_args(pasted_whole(list(sys.argv[1:] if argv is None else argv)))
     # Everything a command prints goes through one sanitising boundary (cli/terminal.py): text

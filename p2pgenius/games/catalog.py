@@ -14,13 +14,13 @@ reads the names and never loads an engine):
 A part may also be given as the object itself (a game a test defines in its own module). Adding a
 game is adding an entry here (docs/architecture.md, "Adding a game"), or installing a package that
 names its entry in the entry-point group :data:`PLUGINS` (``[project.entry-points."p2pgenius.games"]
-NAME = "package.module:ENTRY"``): every command then plays it, from the table, as one of these.
+NAME = "package.module:ENTRY"``): every command then plays it, from the table, as one of these
+(:func:`install_plugins`).
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -176,10 +176,14 @@ PLUGINS: Final = "p2pgenius.games"
 """The entry-point group of games installed beside p2pgenius (each names an :class:`Entry`)."""
 
 
-def _installed() -> None:
+def install_plugins() -> None:
     """Put the games installed as plugins in the table, after the built-in ones, in the order of
-    their names. A plugin that does not load, or is no whole game, is left out with one line on
-    standard error (the other games still play)."""
+    their names (the command line does, first thing; the engines' layer reads no package metadata
+    on its own, which would import the standard library's mail and network modules). A plugin
+    that does not load, or is no whole game, is left out with one line on standard error (the
+    other games still play). Once a process: a second call adds nothing."""
+    import importlib.metadata  # noqa: PLC0415  (see above)
+
     for point in sorted(importlib.metadata.entry_points(group=PLUGINS), key=lambda p: p.name):
         try:
             entry = point.load()
@@ -187,6 +191,8 @@ def _installed() -> None:
                 raise LocalMisuseError(f"it names a {type(entry).__name__}, not a game's Entry")
             if entry.name != point.name:
                 raise LocalMisuseError(f"it names the game {entry.name!r}, not {point.name!r}")
+            if any(known is entry for known in GAMES):
+                continue
             add(entry)
         except Exception as exc:  # (someone else's code: whatever it raises)
             where = f"{point.name!r} ({point.value})"
@@ -227,6 +233,3 @@ def add(entry: Entry) -> None:
 def remove(name: str) -> None:
     """Take a game out of the table (a test's own game, once the test is done)."""
     GAMES[:] = [entry for entry in GAMES if entry.name != name]
-
-
-_installed()
