@@ -83,6 +83,7 @@ class Row:
 def stage_table(game: str) -> dict[str, Row]:
     """The stage table of ``game``: stage -> its row."""
     tables = {match[1]: match[2] for match in _TABLE.finditer(TEXT)}
+    assert game in tables, f"protocol/games.md has no stage table for {game!r} (its section is missing)"
     lines = tables[game].strip().splitlines()
     header = [cell.strip() for cell in lines[0].strip("|").split("|")]
     assert header == ["stage", "waiting on", "optional", "travels as"], header
