@@ -14,22 +14,25 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import itertools
+import random
 import sys
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any, TextIO
 
 import trio
 
 from p2pgenius import wording
 from p2pgenius.canonical import encode
-from p2pgenius.cli.join import address_of, rename, target_of, with_game
+from p2pgenius.cli.join import MISPAIRED_TRIES, NOT_THE_HOST, Target, address_of, rename, target_of, with_game
 from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.catalog import names
 from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_name, load_identity
-from p2pgenius.net.spectators import watch
+from p2pgenius.net.spectators import NoHandshakeError, watch
 from p2pgenius.protocol.session import Applied, Event, Fault, MatchOver, SessionView
 from p2pgenius.protocol.transcript import frame, header, verify
 
@@ -97,10 +100,18 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         kept.message(raw)
 
     async def main() -> SessionView | None:
-        printer.line(f"connecting to {target.what} to watch")
-        stream, route = await target.reach()
-        printer.line(f"{route.words()}: watching; every message is checked as it comes")
-        return await watch(stream, identity, name, on_event, expect_key=target.key, on_message=on_message)
+        return await watched(
+            target,
+            partial(
+                watch,
+                identity=identity,
+                name=name,
+                on_event=on_event,
+                expect_key=target.key,
+                on_message=on_message,
+            ),
+            printer,
+        )
 
     on_screen = not args.text and sys.stdin.isatty() and out.isatty()
     try:
@@ -124,6 +135,26 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     printer.line(f"verified: {report.summary}")
     printer.line(f"transcript: {files.transcript}")
     return 0 if report.ok else 1
+
+
+async def watched(
+    target: Target, watching: Callable[[trio.abc.Stream], Awaitable[SessionView | None]], printer: Printer
+) -> SessionView | None:
+    """Reach the host and watch (``watching``, given the stream); a relay that paired this call
+    with someone who is not the host (another caller at the same moment) is called at again, as a
+    joiner does."""
+    printer.line(f"connecting to {target.what} to watch")
+    for call in itertools.count(1):
+        stream, route = await target.reach()
+        printer.line(f"{route.words()}: watching; every message is checked as it comes")
+        try:
+            return await watching(stream)
+        except NoHandshakeError:
+            if route.relay is None or call > MISPAIRED_TRIES:
+                raise
+            printer.line(f"{route.where}: {NOT_THE_HOST}")
+            await trio.sleep(random.uniform(0.1, 1.0))
+    return None
 
 
 def live(

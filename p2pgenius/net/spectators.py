@@ -42,6 +42,10 @@ MAX_SPECTATORS: Final = 32
 ROLE: Final = "spectator"
 
 
+class NoHandshakeError(PeerGoneError):
+    """A spectator's handshake did not finish (through a relay: perhaps not the host at all)."""
+
+
 @dataclass
 class Watcher:
     """One spectator at the host: its connection, its queue, how much of the archive it was sent."""
@@ -202,7 +206,12 @@ async def watch(
 
     channel = SecureChannel(initiator=True, identity=identity, hello={"name": name, "role": ROLE})
     connection = Connection(stream, channel)
-    host = await connection.handshake(prepare=check)
+    try:
+        host = await connection.handshake(prepare=check)
+    except (PeerGoneError, trio.TooSlowError) as exc:
+        with contextlib.suppress(Exception):
+            await connection.aclose()
+        raise NoHandshakeError(str(exc) or "the host did not finish the handshake in time") from exc
     session: Session | None = None
     try:
         while not finished(session):

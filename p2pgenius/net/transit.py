@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import random
 import secrets
 import socket as stdlib_socket
 from collections.abc import Awaitable, Callable, Collection, Sequence
@@ -77,6 +78,12 @@ SAY_AGAIN_S: Final = 600.0
 
 class RelayError(ConnectError):
     """A relay refused us, closed, or cannot be reached; the message says which relay and why."""
+
+
+class RelayClosedError(RelayError):
+    """A relay closed a waiting connection before pairing it: it does so to every connection still
+    waiting under a token when two others pair (several callers at once), so the caller calls
+    again."""
 
 
 def relay_token(key: bytes, seat_token: bytes) -> str:
@@ -193,7 +200,7 @@ async def pair(
         while b"\n" not in line:
             data = await stream.receive_some(MAX_LINE)
             if not data:
-                raise RelayError(f"{where} closed the connection before pairing it" + _said(line))
+                raise RelayClosedError(f"{where} closed the connection before pairing it" + _said(line))
             line += data
             if len(line) > MAX_LINE and b"\n" not in line:
                 raise RelayError(f"{where} is not a transit relay (it sent {line[:20]!r}...)")
@@ -310,6 +317,9 @@ class RelayKeeper:
                 await trio.sleep(PAIRINGS_S / MAX_PAIRINGS)
             try:
                 stream = await pair(self.relay, self.token, opener=self.opener, side=self.side)
+            except RelayClosedError:  # (two others paired under the token: wait there again)
+                await trio.sleep(0.05)
+                continue
             except RelayError as exc:
                 self.failures += 1
                 now = trio.current_time()
@@ -512,11 +522,15 @@ class _Race:
                 self.news.set()
             await trio.lowlevel.checkpoint()
 
-        try:
-            stream = await pair(relay, self.way.token, opener=self.way.opener, gate=connected)
-        except RelayError as exc:
-            self.relay_errors[relay] = str(exc)
-            return
+        while True:
+            try:
+                stream = await pair(relay, self.way.token, opener=self.way.opener, gate=connected)
+                break
+            except RelayClosedError:  # (another caller paired: call again, a moment later)
+                await trio.sleep(random.uniform(0.05, 0.3))
+            except RelayError as exc:
+                self.relay_errors[relay] = str(exc)
+                return
         try:
             await self.opened.wait()
         except BaseException:

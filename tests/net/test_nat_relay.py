@@ -122,7 +122,11 @@ def test_two_players_behind_their_own_nats_play_through_the_relay(
 def test_four_hornswoggle_peers_behind_four_nats_and_a_spectator_behind_a_fifth(
     lab: Lab, tmp_path: Path
 ) -> None:
-    hosting, host_out, invite = host(lab, tmp_path, "hornswoggle", "--peers", "4", "--spectators")
+    # (Paced, so that the match outlasts a spectator whose first call the relay paired with a
+    # joiner's: it calls again, and must find the host still there.)
+    hosting, host_out, invite = host(
+        lab, tmp_path, "hornswoggle", "--peers", "4", "--spectators", "--pace", "0.1"
+    )
     joiners = [
         run(
             lab,
