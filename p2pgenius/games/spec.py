@@ -2,12 +2,13 @@
 
 The engine (:class:`~p2pgenius.games.base.Game`) plays the rules. The spec says how the game is
 *played between peers*: its traits as data (how seats are grouped among peers, whether every choice
-is a sealed simultaneous commitment, which actions travel hidden, its time options) and hooks for
-what differs between games (a seat's perspective, who resolves a timeout, which clock a decision
-runs on, blindness, hidden cards that are flipped open, the end-of-match audit). The session, the
-clocks, the bots, the UI and the command line dispatch through it and never name a game, so adding
-a game is: an engine, a spec, a registration (:func:`p2pgenius.games.registry.register`), and,
-for people, a front end (``p2pgenius.ui.frontends``) and bots (``p2pgenius.bots.register``).
+is a sealed simultaneous commitment, which actions travel hidden, its time options, how its matches
+end) and hooks for what differs between games (a seat's perspective, who resolves a timeout, which
+clock a decision runs on, blindness, hidden cards that are flipped open, the end-of-match audit, its
+events in words). The session, the clocks, the bots, the UI and the command line dispatch through it
+and never name a game, so adding a game is: an engine, a spec, a registration
+(:func:`p2pgenius.games.registry.register`), and, for people, a front end
+(``p2pgenius.ui.frontends``) and bots (``p2pgenius.bots.register``).
 
 Defaults describe the simplest game: public actions, one group per seat, no blindness, no
 hidden cards, no audit. Everything here is pure: no clock, no randomness, no I/O.
@@ -23,7 +24,7 @@ from typing import Any, ClassVar, Final, Protocol
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
-from p2pgenius.games.base import Game, Outcome
+from p2pgenius.games.base import Ending, Game, Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +204,9 @@ class GameSpec:
     """The time limits of the match terms, the first being the main one."""
     demo_options: ClassVar[Mapping[str, Any]] = {}
     """Options the unattended ``demo`` and bot matches use."""
+    endings: ClassVar[type[Ending]]
+    """How a match of the game may end: its closed set of endings, the ``reason`` of its outcomes
+    (every game names its own; the spec is refused without)."""
 
     blindness: Blindness | None = None
     """Present in a game where a seat may play blind (the duel)."""
@@ -357,6 +361,13 @@ class GameSpec:
         each action as ``p<seat> <type>`` and its other fields as ``key=value``, joined by ", "."""
         return [", ".join(_plain_action(seat, action) for seat, action in step.actions) for step in steps]
 
+    # -- the result ---------------------------------------------------------------------------
+
+    def read_outcome(self, plain: Mapping[str, Plain]) -> Outcome:
+        """An outcome of this game from its plain form (an ``end``'s, a transcript's, a state's);
+        ValueError if it is none (:meth:`Outcome.from_plain`)."""
+        return Outcome.from_plain(plain, self.endings)
+
     # -- the end -------------------------------------------------------------------------------
 
     def audit(
@@ -386,7 +397,7 @@ GAME_METHODS: Final = (
 def check(spec: object, name: str) -> None:
     """Refuse (TypeError) a spec that is not a whole game named ``name``: not a GameSpec, its
     engine missing a method of the Game protocol or refusing the timeout every engine must take,
-    an optional part that is not of its kind, or piles without hidden choices."""
+    an optional part that is not of its kind, piles without hidden choices, or no endings."""
     if not isinstance(spec, GameSpec):
         raise TypeError(f"the spec of {name!r} is not a GameSpec but {type(spec).__name__}")
     if spec.name != name or getattr(spec.engine, "name", None) != name:
@@ -402,6 +413,9 @@ def check(spec: object, name: str) -> None:
         raise TypeError(f"{name!r}: cards on piles are hidden choices: give it cards too")
     if not spec.time_options:
         raise TypeError(f"{name!r}: a game needs at least one time option (its main clock)")
+    endings = getattr(spec, "endings", None)
+    if not (isinstance(endings, type) and issubclass(endings, Ending) and len(endings) > 0):
+        raise TypeError(f"{name!r}: a game names how its matches end: endings, an Ending with members")
     try:
         spec.engine.parse_action({"type": "timeout"})
     except P2PGeniusError as exc:

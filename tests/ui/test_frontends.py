@@ -16,7 +16,7 @@ from p2pgenius.bots.driver import BotDriver
 from p2pgenius.bots.uniform import RandomBot
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games import catalog
-from p2pgenius.games.base import Outcome
+from p2pgenius.games.base import Ending, Outcome
 from p2pgenius.games.spec import GameSpec, TimeOption
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import FrontEnd, frontend
@@ -25,6 +25,10 @@ from p2pgenius.ui.render import BoardRequest, board, plain
 from p2pgenius.wording import outcome_words, printable
 
 NAME = "countdown"
+
+
+class CountdownEnding(Ending):
+    TOOK_THE_LAST = "took_the_last"
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ class Countdown:
         return replace(state, left=state.left - action.count, turn=1 - seat, taken_by=seat)
 
     def outcome(self, state: Pile) -> Outcome | None:
-        return Outcome(state.taken_by, "took_the_last") if state.left == 0 else None
+        return Outcome(state.taken_by, CountdownEnding.TOOK_THE_LAST) if state.left == 0 else None
 
     def full(self, state: Pile) -> dict[str, Any]:
         return {"left": state.left, "turn": state.turn}
@@ -98,6 +102,7 @@ class CountdownSpec(GameSpec):
     name = NAME
     title = "Countdown"
     time_options = (TimeOption("move_seconds", 30, "each move"),)
+    endings = CountdownEnding
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from p2pgenius.canonical import Plain
 from p2pgenius.games.duel.actions import Gestures, Paralyze, Timeout
 from p2pgenius.games.duel.engine import DUEL, TURN_SECONDS, sanitize
 from p2pgenius.games.duel.notation import moves
-from p2pgenius.games.duel.state import DuelState
+from p2pgenius.games.duel.state import DuelEnding, DuelState
 from p2pgenius.games.duel.words import words
 from p2pgenius.games.spec import Blindness, GameSpec, Period, Played, TimeOption, seat_label
 
@@ -69,6 +69,7 @@ class DuelSpec(GameSpec):
     sealed = True
     time_options = (TimeOption("turn_seconds", TURN_SECONDS, "each turn"),)
     demo_options: ClassVar[Mapping[str, Any]] = {"fast": True}
+    endings = DuelEnding
     blindness = DuelBlindness()
 
     def period(self, options: Mapping[str, Any], state: Any, stage: int, seat: int, round_key: int) -> Period:

@@ -11,7 +11,7 @@ from p2pgenius.games.base import Outcome
 from p2pgenius.games.hornswoggle.audit import audit, audit_outcome
 from p2pgenius.games.hornswoggle.engine import DECISION_SECONDS, HORNSWOGGLE
 from p2pgenius.games.hornswoggle.notation import moves
-from p2pgenius.games.hornswoggle.state import HornState, perspective
+from p2pgenius.games.hornswoggle.state import HornEnding, HornState, perspective
 from p2pgenius.games.hornswoggle.words import words
 from p2pgenius.games.spec import GameSpec, HiddenChoices, Piles, Played, TimeOption, seat_label
 
@@ -71,6 +71,7 @@ class HornswoggleSpec(GameSpec):
     }
     sides: ClassVar[tuple[tuple[int, ...], ...]] = ((0, 2), (1, 3))
     time_options = (TimeOption("decision_seconds", DECISION_SECONDS, "each decision"),)
+    endings = HornEnding
     cards = HornCards()
     piles = HornPiles()
 

@@ -13,7 +13,7 @@ from p2pgenius.games.magic_square.engine import (
 )
 from p2pgenius.games.magic_square.notation import moves
 from p2pgenius.games.magic_square.squares import index
-from p2pgenius.games.magic_square.state import SquareState
+from p2pgenius.games.magic_square.state import SquareEnding, SquareState
 from p2pgenius.games.magic_square.words import words
 from p2pgenius.games.spec import GameSpec, Period, Played, RoundClock, TimeOption, seat_label
 
@@ -39,6 +39,7 @@ class MagicSquareSpec(GameSpec):
         TimeOption("round_seconds", ROUND_SECONDS, "each player's thinking time per round"),
         TimeOption("challenge_seconds", CHALLENGE_SECONDS, "a challenged player's completion"),
     )
+    endings = SquareEnding
     round_clock = SquareRounds()
 
     def period(
