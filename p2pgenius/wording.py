@@ -2,15 +2,16 @@
 
 :func:`tell` turns a session event into lines, each with its :class:`Told` kind, so that each
 front chooses what to show and where (the command line prints moves only when asked; the UI puts
-chat beside the log); :func:`outcome_words` is a result in words; :func:`printable` keeps control
-characters (from peers' names, chat and reasons) away from the terminal.
+chat beside the log), the result in its game's words (its spec's ``outcome_words``);
+:func:`printable` keeps control characters (from peers' names, chat and reasons) away from the
+terminal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from p2pgenius.games.registry import get_spec
 from p2pgenius.protocol.bodies import SETUP
@@ -33,7 +34,7 @@ from p2pgenius.protocol.session.debts import CLOCK, RULES
 if TYPE_CHECKING:
     from p2pgenius.protocol.session import SessionView
 
-__all__ = ["Told", "outcome_for", "outcome_words", "printable", "tell"]
+__all__ = ["Told", "printable", "tell"]
 
 SEATS: Final = "seats"
 MOVE: Final = "move"
@@ -52,53 +53,6 @@ class Told:
 
     kind: str
     text: str
-
-
-def outcome_words(outcome: Mapping[str, Any]) -> str:
-    """A result in words: "p0 wins (knocked out)", "a draw (...)"."""
-    winner = outcome.get("winner")
-    who = "a draw" if winner is None else f"p{winner} wins"
-    return f"{who} ({str(outcome.get('reason')).replace('_', ' ')})"
-
-
-LOSER_WORDS: Final = {
-    "surrender": ("you surrendered", "{loser} surrendered"),
-    "knocked_out": ("you were knocked out", "{loser} was knocked out"),
-    "power_word_kill": ("Power Word Kill killed you", "Power Word Kill killed {loser}"),
-    "team_eliminated": ("your team is out of cards", "{loser} are out of cards"),
-    "audit_failed": ("your team failed the end-of-match audit", "{loser} failed the end-of-match audit"),
-}
-"""A result's reason, said of the losing side: when it is the person's, and when it is not."""
-
-
-def outcome_for(outcome: Mapping[str, Any], mine: Sequence[int], names: Mapping[int, str]) -> str:
-    """A result told to the person holding seats ``mine`` (the first being theirs): "you win
-    (bob (p1) surrendered)", "you lose, 1-2 in rounds", "your team wins (p1 and p3 are out of
-    cards)", "a draw (...)"."""
-    winner = outcome.get("winner")
-    reason = str(outcome.get("reason"))
-    if winner is None:
-        why = "both surrendered, or both fell to Power Word Kill" if reason == "draw" else reason
-        return f"a draw ({why.replace('_', ' ')})"
-    if not mine:  # (a spectator: the winner by name)
-        return f"{_named(names, int(winner))} wins ({reason.replace('_', ' ')})"
-    team = outcome.get("winning_seats")
-    seats = sorted(set(names) | {0, 1})
-    if isinstance(team, list):
-        won = mine[0] in team
-        losers = " and ".join(_named(names, s) for s in seats if s not in team)
-        head = "your team wins" if won else "your team loses"
-    else:
-        won = winner == mine[0]
-        losers = " and ".join(_named(names, s) for s in seats if s != winner)
-        head = "you win" if won else "you lose"
-    rounds = outcome.get("round_wins")
-    if isinstance(rounds, list) and len(rounds) == 2 and mine[0] in (0, 1):
-        return f"{head}, {rounds[mine[0]]}-{rounds[1 - mine[0]]} in rounds"
-    words = LOSER_WORDS.get(reason)
-    if words is None:
-        return f"{head} ({reason.replace('_', ' ')})"
-    return f"{head} ({words[1].format(loser=losers) if won else words[0]})"
 
 
 def _named(names: Mapping[int, str], seat: int) -> str:
@@ -174,7 +128,10 @@ def _the_end(session: SessionView, event: MatchOver | Confirmed) -> list[Told]:
     """The result, known here; then signed by every player (it stands once all have)."""
     if isinstance(event, Confirmed):
         return [Told(OVER, "every player has signed the result, which now stands on the record")]
-    said = [Told(OVER, f"the match is over: {outcome_words(event.outcome)}")]
+    assert session.terms is not None  # (a match that is over was played under its terms)
+    spec = get_spec(session.terms["game"])
+    result = spec.outcome_words(spec.read_outcome(event.outcome), brief=True)
+    said = [Told(OVER, f"the match is over: {result}")]
     waiting = ", ".join(session.names[p] for p in session.unconfirmed if p != session.me)
     if waiting:
         said.append(Told(OVER, f"waiting for {waiting} to sign the result"))

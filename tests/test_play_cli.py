@@ -124,9 +124,11 @@ def test_the_result_is_told_to_the_person_who_played_and_in_the_seats_words() ->
 
     from p2pgenius.cli.play import Printer, finish
     from p2pgenius.games.base import Outcome
+    from p2pgenius.games.magic_square.state import SquareEnding
 
     view = SimpleNamespace(
-        outcome=Outcome(1, "round_wins", {"round_wins": [1, 2]}),
+        outcome=Outcome(1, SquareEnding.ROUND_WINS, details={"round_wins": [1, 2]}),
+        game_name="magic-square",
         fault=None,
         owner=(0, 1),
         names=("ann", "bob"),

@@ -167,27 +167,13 @@ def result_words(report: Report) -> str:
         return f"{fault.kind} by {who}{at}"
     if report.standing == REFUSED:
         return "refused"
-    if report.outcome is None:
+    if report.outcome is None or report.game is None:
         return "incomplete"
+    spec = get_spec(report.game)
+    said = spec.outcome_words(spec.read_outcome(report.outcome))  # "p0 wins (knocked out)"
     if report.standing == UNCONFIRMED:  # (its moves yield a result no other player signed)
-        return f"unconfirmed: {outcome_words(report.outcome)}"
-    return outcome_words(report.outcome)
-
-
-def outcome_words(outcome: Mapping[str, Any]) -> str:
-    """``p0 wins (knocked out)``, ``p1 and p3 win (team eliminated)``, ``p0 wins (round wins
-    2-0)``, ``a draw (draw)``."""
-    reason = str(outcome.get("reason")).replace("_", " ")
-    rounds = outcome.get("round_wins")
-    if isinstance(rounds, list) and rounds and all(type(n) is int for n in rounds):
-        reason += " " + "-".join(str(n) for n in rounds)
-    winner = outcome.get("winner")
-    if winner is None:
-        return f"a draw ({reason})"
-    team = outcome.get("winning_seats")
-    if isinstance(team, list) and len(team) > 1:
-        return f"{' and '.join(f'p{seat}' for seat in team)} win ({reason})"
-    return f"p{winner} wins ({reason})"
+        return f"unconfirmed: {said}"
+    return said
 
 
 def _tag(name: str, value: str) -> str:

@@ -106,13 +106,14 @@ def finish(peer: Peer, printer: Printer, *, personal: bool = True) -> int:
         printer.line(f"transcript (evidence): {peer.files.transcript}")
         return 1
     assert session.outcome is not None
-    outcome = session.outcome.to_plain()
+    outcome, spec = session.outcome, get_spec(str(session.game_name))
     names = {seat: session.names[peer] for seat, peer in enumerate(session.owner)}
+    brief = spec.outcome_words(outcome, brief=True)  # "p1 wins (surrender)"
     if personal:
-        told = wording.outcome_for(outcome, session.my_seats, names)  # "you win (...)"
-        printer.line(f"result: {told}; that is, {wording.outcome_words(outcome)}")
+        told = spec.outcome_words(outcome, names, mine=session.my_seats)  # "you win (...)"
+        printer.line(f"result: {told}; that is, {brief}")
     else:
-        printer.line(f"result: {wording.outcome_words(outcome)}")
+        printer.line(f"result: {brief}")
     printer.line(f"transcript: {peer.files.transcript}")
     return 0
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from enum import StrEnum
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from p2pgenius.canonical import Plain, digest
 from p2pgenius.errors import IllegalActionError, shown
@@ -26,17 +27,79 @@ S = TypeVar("S")
 A = TypeVar("A")
 
 
+class Ending(StrEnum):
+    """How a match ended: each game's closed set of endings is a subclass with a member for each
+    (``DuelEnding.SURRENDER``), whose value is the snake_case ``reason`` its outcomes carry on the
+    wire and in transcripts ("surrender")."""
+
+    @property
+    def words(self) -> str:
+        """The ending as people read it: "knocked out"."""
+        return self.value.replace("_", " ")
+
+
+TEAM: Final = "winning_seats"
+"""The plain form's field for a winning team's seats."""
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a match ended. ``winner`` None is a draw; ``reason`` is a snake_case word."""
+    """How a match ended: the seat that won (``winner``; None: a draw) and how (``reason``, one
+    of its game's endings; being a string enum, it equals its plain word too: ``"surrender"``).
+    In a game won by a team, ``team`` holds every seat of it and ``winner`` the one its rules
+    name (Hornswoggle's Death Match player); ``details`` are what else the game records of the
+    result (the rounds won, a transfer of garnets), as they travel.
+
+    Its plain form (:meth:`to_plain`, :meth:`from_plain`) is what travels in a peer's ``end``,
+    lies in the state once the match is over, and is hashed and signed:
+    ``{"winning_seats": [...], ...details, "winner": ..., "reason": ...}``, the team's field
+    only for a team. Each game words it in its spec (``GameSpec.outcome_words``)."""
 
     winner: int | None
-    reason: str
-    extra: Mapping[str, Plain] = field(default_factory=dict)
+    reason: Ending
+    team: tuple[int, ...] = field(default=(), kw_only=True)
+    details: Mapping[str, Plain] = field(default_factory=dict, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.reason, Ending):
+            raise TypeError(f"how a match ended is one of its game's endings, not {self.reason!r}")
+        if self.team and self.winner not in self.team:
+            raise ValueError(f"the winner p{self.winner} is not of the winning team {list(self.team)}")
+        taken = {"winner", "reason", TEAM} & set(self.details)
+        if taken:
+            raise ValueError(f"an outcome's details cannot hold {sorted(taken)[0]!r}")
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Every winning seat, in seat order (a team's every seat; none for a draw)."""
+        if self.team:
+            return tuple(sorted(self.team))
+        return () if self.winner is None else (self.winner,)
 
     def to_plain(self) -> dict[str, Plain]:
-        """The contract form: {"winner": ..., "reason": ..., ...game-specific fields}."""
-        return {**self.extra, "winner": self.winner, "reason": self.reason}
+        """The contract form: {"winner": ..., "reason": ..., ...game-specific fields}, byte for
+        byte as peers sign it."""
+        team: dict[str, Plain] = {TEAM: list(self.team)} if self.team else {}
+        return {**team, **self.details, "winner": self.winner, "reason": self.reason.value}
+
+    @classmethod
+    def from_plain(cls, plain: Mapping[str, Plain], endings: type[Ending]) -> Outcome:
+        """The outcome whose plain form is ``plain``, of a game that ends as ``endings`` says
+        (``from_plain(o.to_plain(), endings) == o``); ValueError for anything else: a reason
+        that is not one of ``endings``, a winner that is no seat, a team that is no list of them."""
+        winner, reason, team = plain.get("winner"), plain.get("reason"), plain.get(TEAM, [])
+        if "winner" not in plain or (winner is not None and type(winner) is not int):
+            raise ValueError(f"an outcome's winner is a seat or null, not {shown(winner)}")
+        if TEAM in plain and not (isinstance(team, list) and team and all(type(s) is int for s in team)):
+            raise ValueError(f"an outcome's winning seats are a list of seats, not {shown(team)}")
+        try:
+            ending = endings(reason) if isinstance(reason, str) else None
+        except ValueError:
+            ending = None
+        if ending is None:
+            raise ValueError(f"{shown(reason)} is not how a match of this game ends")
+        details = {key: value for key, value in plain.items() if key not in ("winner", "reason", TEAM)}
+        return cls(winner, ending, team=tuple(team), details=details)
 
 
 class Action(Protocol):

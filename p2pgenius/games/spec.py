@@ -2,12 +2,13 @@
 
 The engine (:class:`~p2pgenius.games.base.Game`) plays the rules. The spec says how the game is
 *played between peers*: its traits as data (how seats are grouped among peers, whether every choice
-is a sealed simultaneous commitment, which actions travel hidden, its time options) and hooks for
-what differs between games (a seat's perspective, who resolves a timeout, which clock a decision
-runs on, blindness, hidden cards that are flipped open, the end-of-match audit). The session, the
-clocks, the bots, the UI and the command line dispatch through it and never name a game, so adding
-a game is: an engine, a spec, a registration (:func:`p2pgenius.games.registry.register`), and,
-for people, a front end (``p2pgenius.ui.frontends``) and bots (``p2pgenius.bots.register``).
+is a sealed simultaneous commitment, which actions travel hidden, its time options, how its matches
+end) and hooks for what differs between games (a seat's perspective, who resolves a timeout, which
+clock a decision runs on, blindness, hidden cards that are flipped open, the end-of-match audit, its
+events and results in words). The session, the clocks, the bots, the UI and the command line
+dispatch through it and never name a game, so adding a game is: an engine, a spec, a registration
+(:func:`p2pgenius.games.registry.register`), and, for people, a front end
+(``p2pgenius.ui.frontends``) and bots (``p2pgenius.bots.register``).
 
 Defaults describe the simplest game: public actions, one group per seat, no blindness, no
 hidden cards, no audit. Everything here is pure: no clock, no randomness, no I/O.
@@ -23,7 +24,7 @@ from typing import Any, ClassVar, Final, Protocol
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
-from p2pgenius.games.base import Game, Outcome
+from p2pgenius.games.base import Ending, Game, Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,12 @@ class Played(Protocol):
 def seat_label(seat: int) -> str:
     """A seat as the rules write it: "p1"."""
     return f"p{seat}"
+
+
+def seat_named(names: Mapping[int, str], seat: int) -> str:
+    """A seat by its player's name, ``names`` (seat: name) permitting: "bob (p1)", else "p1"."""
+    name = names.get(seat)
+    return f"{name} (p{seat})" if name else f"p{seat}"
 
 
 class Blindness(ABC):
@@ -203,6 +210,9 @@ class GameSpec:
     """The time limits of the match terms, the first being the main one."""
     demo_options: ClassVar[Mapping[str, Any]] = {}
     """Options the unattended ``demo`` and bot matches use."""
+    endings: ClassVar[type[Ending]]
+    """How a match of the game may end: its closed set of endings, the ``reason`` of its outcomes
+    (every game names its own; the spec is refused without)."""
 
     blindness: Blindness | None = None
     """Present in a game where a seat may play blind (the duel)."""
@@ -357,6 +367,101 @@ class GameSpec:
         each action as ``p<seat> <type>`` and its other fields as ``key=value``, joined by ", "."""
         return [", ".join(_plain_action(seat, action) for seat, action in step.actions) for step in steps]
 
+    # -- the result, in words ------------------------------------------------------------------
+
+    def read_outcome(self, plain: Mapping[str, Plain]) -> Outcome:
+        """An outcome of this game from its plain form (an ``end``'s, a transcript's, a state's);
+        ValueError if it is none (:meth:`Outcome.from_plain`)."""
+        return Outcome.from_plain(plain, self.endings)
+
+    def outcome_words(
+        self,
+        outcome: Outcome,
+        names: Mapping[int, str] | None = None,
+        *,
+        mine: Sequence[int] | None = None,
+        brief: bool = False,
+    ) -> str:
+        """The result in words: the one place a game's results are worded.
+
+        * for the record, seats by number (``p2pgenius export``): "p0 wins (knocked out)", "p1
+          and p3 win (team eliminated)", "p0 wins (round wins 2-0)", "a draw (draw)";
+        * ``brief``, as a match says it ends (its log; ``play`` after the person's words): the
+          winner's seat and the ending, "p0 wins (round wins)";
+        * with ``names`` (seat: player), to an onlooker (the replay, ``watch``): "alice (p0) wins
+          (knocked out)", "bob (p1/p3) wins (team eliminated)" (a team of one peer's seats), "bob
+          (p1) and carol (p3) win (...)", "alice (p0) wins, 2-0 in rounds", "a draw (draw)";
+        * with ``mine`` too, to the person at the table holding those seats (the first theirs;
+          none: a spectator there): "you win (bob (p1) surrendered)", "you lose, 1-2 in rounds",
+          "your team wins (p1 and p3 are out of cards)", "alice (p0) wins (knocked out)".
+
+        The game says its part through :meth:`ending_words`, :meth:`tally_words` and
+        :meth:`loss_words`."""
+        if brief:
+            who = "a draw" if outcome.winner is None else f"p{outcome.winner} wins"
+            return f"{who} ({outcome.reason.words})"
+        if names is None:
+            return self._numbered(outcome)
+        if mine is None:
+            return self._onlooker(outcome, names)
+        return self._told(outcome, mine, names)
+
+    def ending_words(self, outcome: Outcome) -> str:
+        """How the match ended, for the record (``p2pgenius history``; within the result
+        ``export`` writes): "knocked out", "round wins 2-0". By default, the ending's words."""
+        return outcome.reason.words
+
+    def tally_words(self, outcome: Outcome, seat: int) -> str | None:
+        """The score the match ended at, from ``seat``'s side ("2-1 in rounds"), in a game that
+        keeps one; None (the default): the ending is told instead."""
+        del outcome, seat
+        return None
+
+    def loss_words(self, outcome: Outcome, losers: str | None) -> str:
+        """How the match ended, told to a player: said of the losing side, ``losers`` (their
+        names), to one who won ("bob (p1) surrendered"); ``losers`` None, to one who lost ("you
+        surrendered"), or of a draw. By default, the ending's words."""
+        del losers
+        return outcome.reason.words
+
+    def _numbered(self, outcome: Outcome) -> str:
+        how = self.ending_words(outcome)
+        if outcome.winner is None:
+            return f"a draw ({how})"
+        if len(outcome.team) > 1:
+            return f"{' and '.join(f'p{seat}' for seat in outcome.team)} win ({how})"
+        return f"p{outcome.winner} wins ({how})"
+
+    def _onlooker(self, outcome: Outcome, names: Mapping[int, str]) -> str:
+        if outcome.winner is None:
+            return self.outcome_words(outcome, brief=True)
+        how, team = outcome.reason.words, outcome.team
+        if team:
+            if len({names.get(seat) for seat in team}) == 1 and names.get(team[0]):
+                return f"{names[team[0]]} ({'/'.join(f'p{seat}' for seat in team)}) wins ({how})"
+            return f"{' and '.join(seat_named(names, seat) for seat in team)} win ({how})"
+        tally = self.tally_words(outcome, outcome.winner)
+        if tally is not None:
+            return f"{seat_named(names, outcome.winner)} wins, {tally}"
+        return f"{seat_named(names, outcome.winner)} wins ({how})"
+
+    def _told(self, outcome: Outcome, mine: Sequence[int], names: Mapping[int, str]) -> str:
+        if outcome.winner is None:
+            return f"a draw ({self.loss_words(outcome, None)})"
+        if not mine:  # (a spectator: the winner by name)
+            return f"{seat_named(names, outcome.winner)} wins ({outcome.reason.words})"
+        winners = outcome.team or (outcome.winner,)
+        won = mine[0] in winners
+        losers = " and ".join(seat_named(names, s) for s in sorted(set(names) | {0, 1}) if s not in winners)
+        if outcome.team:
+            head = "your team wins" if won else "your team loses"
+        else:
+            head = "you win" if won else "you lose"
+        tally = self.tally_words(outcome, mine[0])
+        if tally is not None:
+            return f"{head}, {tally}"
+        return f"{head} ({self.loss_words(outcome, losers if won else None)})"
+
     # -- the end -------------------------------------------------------------------------------
 
     def audit(
@@ -386,7 +491,7 @@ GAME_METHODS: Final = (
 def check(spec: object, name: str) -> None:
     """Refuse (TypeError) a spec that is not a whole game named ``name``: not a GameSpec, its
     engine missing a method of the Game protocol or refusing the timeout every engine must take,
-    an optional part that is not of its kind, or piles without hidden choices."""
+    an optional part that is not of its kind, piles without hidden choices, or no endings."""
     if not isinstance(spec, GameSpec):
         raise TypeError(f"the spec of {name!r} is not a GameSpec but {type(spec).__name__}")
     if spec.name != name or getattr(spec.engine, "name", None) != name:
@@ -402,6 +507,9 @@ def check(spec: object, name: str) -> None:
         raise TypeError(f"{name!r}: cards on piles are hidden choices: give it cards too")
     if not spec.time_options:
         raise TypeError(f"{name!r}: a game needs at least one time option (its main clock)")
+    endings = getattr(spec, "endings", None)
+    if not (isinstance(endings, type) and issubclass(endings, Ending) and len(endings) > 0):
+        raise TypeError(f"{name!r}: a game names how its matches end: endings, an Ending with members")
     try:
         spec.engine.parse_action({"type": "timeout"})
     except P2PGeniusError as exc:

@@ -124,7 +124,8 @@ class Report:
     ok: bool
     summary: str
     outcome: dict[str, Plain] | None = None
-    """The result the messages yield (FINISHED: every peer signed it; UNCONFIRMED: not)."""
+    """The result the messages yield (FINISHED: every peer signed it; UNCONFIRMED: not), in its
+    plain form, as signed (the game's spec reads it back: ``read_outcome``)."""
     messages: int = 0
     fault: Fault | None = None
     rejected: list[str] = field(default_factory=list)
@@ -272,9 +273,10 @@ def _judge(observer: Session, report: Report) -> None:
             f"({report.messages} messages checked, no fault found)"
         )
         return
-    winner = report.outcome.get("winner")
-    said = "a draw" if winner is None else f"p{winner} wins"
-    result = f"{report.game}, {said} ({report.outcome.get('reason')})"
+    outcome = observer.outcome  # (what the report's outcome is the plain form of)
+    assert outcome is not None
+    said = "a draw" if outcome.winner is None else f"p{outcome.winner} wins"
+    result = f"{report.game}, {said} ({outcome.reason.value})"
     if observer.phase is not Phase.OVER:
         report.standing, report.unsigned = UNCONFIRMED, observer.unconfirmed()
         missing = ", ".join(f"peer {peer}" for peer in report.unsigned)
@@ -290,7 +292,7 @@ def _judge(observer: Session, report: Report) -> None:
         )
         return
     report.ok, report.standing = True, FINISHED
-    report.winners = winning_seats(report.outcome)
+    report.winners = outcome.winners
     report.summary = (
         f"valid: {result}, {report.messages} messages, every signature, commitment, action and "
         "state hash checked, and the result signed by every peer"
@@ -307,15 +309,6 @@ def _winners_without(observer: Session, fault: Fault) -> tuple[int, ...]:
         return ()
     seats = [seat for seat, peer in enumerate(observer.owner) if peer == fault.peer]
     return observer.m.spec.winners_without(seats)
-
-
-def winning_seats(outcome: Mapping[str, Any]) -> tuple[int, ...]:
-    """The seats an outcome names as winning (a team's every seat; none for a draw)."""
-    team = outcome.get("winning_seats")
-    if isinstance(team, list) and all(type(seat) is int for seat in team):
-        return tuple(sorted(team))
-    winner = outcome.get("winner")
-    return (winner,) if type(winner) is int else ()
 
 
 def _blindness(

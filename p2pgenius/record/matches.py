@@ -274,12 +274,13 @@ def _line(path: str, report: Report, players: tuple[Player, ...], base: dict[str
         )
         return Match(path, UNFINISHED, False, reason=reason, **base)
     outcome = dict(report.outcome)
+    spec = get_spec(str(report.game))  # (its engine replayed the match: the game is known here)
     return Match(
         path,
         FINISHED,
         report.ok,
         winners=report.winners,
-        reason=ending(outcome),
+        reason=spec.ending_words(spec.read_outcome(outcome)),
         outcome=outcome,
         **base,
     )
@@ -294,15 +295,6 @@ def _match_id(terms: Mapping[str, Any] | None) -> str:
         return hashlib.sha256(encode(dict(terms))).hexdigest()
     except P2PGeniusError:
         return ""
-
-
-def ending(outcome: Mapping[str, Any]) -> str:
-    """How a match ended, in words: "surrender", "round wins 2-0"."""
-    reason = str(outcome.get("reason", "")).replace("_", " ")
-    rounds = outcome.get("round_wins")
-    if isinstance(rounds, list) and rounds and all(type(n) is int for n in rounds):
-        reason += " " + "-".join(str(n) for n in rounds)
-    return reason
 
 
 def _named_date(path: Path) -> str:

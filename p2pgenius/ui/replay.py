@@ -102,26 +102,6 @@ class Entry:
     lines: tuple[str, ...]
 
 
-def result_words(outcome: Mapping[str, Any], names: Mapping[int, str]) -> str:
-    """A result told to an onlooker: "alice (p0) wins (knocked out)", "bob (p1/p3) wins (team
-    eliminated)" (a team of one peer's seats), "bob (p1) and carol (p3) win (...)", "alice (p0)
-    wins, 2-0 in rounds", "a draw (...)"."""
-    winner = outcome.get("winner")
-    if winner is None:
-        return wording.outcome_words(outcome)
-    reason = str(outcome.get("reason")).replace("_", " ")
-    team = outcome.get("winning_seats")
-    if isinstance(team, list) and team:
-        seats = [int(s) for s in team]
-        if len({names.get(s) for s in seats}) == 1 and names.get(seats[0]):
-            return f"{names[seats[0]]} ({'/'.join(f'p{s}' for s in seats)}) wins ({reason})"
-        return f"{' and '.join(seat_name(names, s) for s in seats)} win ({reason})"
-    rounds = outcome.get("round_wins")
-    if isinstance(rounds, list) and len(rounds) == 2 and winner in (0, 1):
-        return f"{seat_name(names, int(winner))} wins, {rounds[winner]}-{rounds[1 - winner]} in rounds"
-    return f"{seat_name(names, int(winner))} wins ({reason})"
-
-
 class Replay:
     """A verified transcript, the position shown, and what to draw there."""
 
@@ -266,7 +246,7 @@ class Replay:
                 f"{self._stage_words(fault.stage)}): {fault.reason}"
             )
         elif report.outcome is not None and report.standing == UNCONFIRMED:
-            said = result_words(report.outcome, self.names)
+            said = self._result()
             who = " and ".join(self._peer_words(peer).removeprefix("by ") for peer in report.unsigned)
             if self.live and not self.stopped:
                 out.append(f"the moves yield: {said}; waiting for {who or 'every player'} to sign it")
@@ -274,7 +254,7 @@ class Replay:
                 signed = f"{who or 'a player'} never signed it"
                 out.append(f"unconfirmed: the moves yield {said}, but {signed}: no result")
         elif report.outcome is not None:
-            out.append(f"the match is over: {result_words(report.outcome, self.names)}")
+            out.append(f"the match is over: {self._result()}")
         elif self.stopped:
             out.append(f"the watching stopped here, before the match ended: {self.stopped}")
         elif self.live:
@@ -284,6 +264,12 @@ class Replay:
         if self.hidden:
             out.append("(face-down cards the transcript never opens stay hidden)")
         return [wording.printable(text) for text in out]
+
+    def _result(self) -> str:
+        """The result the transcript's moves yield, told to an onlooker in its game's words."""
+        assert self.report.outcome is not None
+        spec = get_spec(self.game)
+        return spec.outcome_words(spec.read_outcome(self.report.outcome), self.names)
 
     def _stage_words(self, stage: int) -> str:
         """The protocol's stage ``stage`` (a fault's) in the replay's numbering: its step's, or
@@ -421,9 +407,9 @@ class Replay:
     def result(self) -> str:
         report = self.report
         if report.outcome is not None and report.standing == UNCONFIRMED:
-            return wording.printable(f"unconfirmed: {result_words(report.outcome, self.names)}")
+            return wording.printable(f"unconfirmed: {self._result()}")
         if report.outcome is not None:
-            return wording.printable(result_words(report.outcome, self.names))
+            return wording.printable(self._result())
         if report.fault is not None:
             return "stopped, no result"
         if self.stopped:

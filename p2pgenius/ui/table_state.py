@@ -140,10 +140,12 @@ class TableState:
 
     def outcome_text(self, session: SessionView | None) -> str:
         """The result, told to the person: "you win (...)", "your team loses (...)"."""
-        if self.result is None:
+        game = self.game(session)
+        if self.result is None or game is None:
             return ""
         mine = session.my_seats if session is not None else ()
-        return wording.outcome_for(self.result, mine, seat_names(session))
+        spec = get_spec(game)
+        return spec.outcome_words(spec.read_outcome(self.result), seat_names(session), mine=mine)
 
     # -- the session's events --------------------------------------------------------------------
 

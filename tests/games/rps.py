@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
-from p2pgenius.games.base import Outcome, only_fields
+from p2pgenius.games.base import Ending, Outcome, only_fields
 from p2pgenius.games.catalog import BotLevels, Entry
 from p2pgenius.games.spec import GameSpec, HiddenChoices, Piles, TimeOption, seat_label
 
@@ -26,6 +26,14 @@ CARDS: Final = ("rock", "paper", "scissors")
 BEATS: Final = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 TO_WIN: Final = 3
 MAX_ROUNDS: Final = 15
+
+
+class RpsEnding(Ending):
+    """How a match ends: on points (the first to three, or the higher after fifteen rounds), or
+    tied on points after fifteen."""
+
+    POINTS = "points"
+    POINTS_TIED = "points_tied"
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,8 +220,8 @@ class FaceDown:
             return None
         a, b = state.points
         if a == b:
-            return Outcome(None, "points_tied")
-        return Outcome(0 if a > b else 1, "points")
+            return Outcome(None, RpsEnding.POINTS_TIED)
+        return Outcome(0 if a > b else 1, RpsEnding.POINTS)
 
     def full(self, state: RpsState) -> dict[str, Plain]:
         return self._shown(state, lambda seat, card: card.value)
@@ -285,6 +293,7 @@ class RpsSpec(GameSpec):
     optional_types = ("double",)
     time_options = (TimeOption("move_seconds", 30, "each move"),)
     demo_options: ClassVar[Mapping[str, Any]] = {}
+    endings = RpsEnding
     cards = RpsCards()
     piles = RpsPiles()
 

@@ -66,6 +66,7 @@ class NotBlindness:
         ),
         (lambda: type("Pileless", (RpsSpec,), {"cards": None})(ENGINE), "give it cards too"),
         (lambda: type("Clockless", (RpsSpec,), {"time_options": ()})(ENGINE), "at least one time option"),
+        (lambda: type("Endless", (RpsSpec,), {"endings": None})(ENGINE), "names how its matches end"),
     ],
 )
 def test_a_spec_that_is_not_a_whole_game_is_refused_when_it_enters_the_table(make: Any, why: str) -> None:

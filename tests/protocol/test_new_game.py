@@ -22,7 +22,7 @@ from p2pgenius.canonical import Plain
 from p2pgenius.cli.main import main
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games import catalog
-from p2pgenius.games.base import Outcome, only_fields
+from p2pgenius.games.base import Ending, Outcome, only_fields
 from p2pgenius.games.spec import GameSpec, TimeOption
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
@@ -30,6 +30,12 @@ from p2pgenius.protocol.session import Session, SessionView
 
 HANDS = ("rock", "paper", "scissors")
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
+
+
+class RPSEnding(Ending):
+    """The one way a match ends: two throws won."""
+
+    ROUND_WINS = "round_wins"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +106,7 @@ class RockPaperScissors:
     def outcome(self, state: RPSState) -> Outcome | None:
         for seat in (0, 1):
             if state.wins[seat] == 2:
-                return Outcome(seat, "round_wins")
+                return Outcome(seat, RPSEnding.ROUND_WINS)
         return None
 
     def full(self, state: RPSState) -> dict[str, Plain]:
@@ -124,6 +130,7 @@ class RPSSpec(GameSpec):
     sealed = True
     time_options = (TimeOption("throw_seconds", 30, "each throw"),)
     demo_options: ClassVar[Mapping[str, Any]] = {"fast": True}
+    endings = RPSEnding
 
 
 @pytest.fixture

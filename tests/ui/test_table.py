@@ -14,7 +14,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 
 from p2pgenius.games.duel.engine import DUEL
-from p2pgenius.games.registry import get_game
+from p2pgenius.games.registry import get_game, get_spec
 from p2pgenius.inmemory import play
 from p2pgenius.net.events import DecisionRefused, Listening, LobbyShown
 from p2pgenius.protocol.events import Applied, MatchOver
@@ -28,7 +28,6 @@ from p2pgenius.ui.lines import namer, plain, wrap
 from p2pgenius.ui.lobby import lobby_lines
 from p2pgenius.ui.render import BoardRequest, board
 from p2pgenius.ui.table import Table
-from p2pgenius.wording import outcome_for
 
 from .screen import Terminal, seen, settled
 
@@ -168,16 +167,23 @@ def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> N
     assert "Check the host's fingerprint with them" in joined_by_invite_of(me.public)  # not the host's
 
 
+def told(game: str, outcome: dict[str, Any], mine: tuple[int, ...], names: dict[int, str]) -> str:
+    """``outcome`` (its plain form) told to the person holding ``mine``, in ``game``'s words."""
+    spec = get_spec(game)
+    return spec.outcome_words(spec.read_outcome(outcome), names, mine=mine)
+
+
 def test_the_result_is_told_to_the_person() -> None:
-    assert outcome_for({"winner": 1, "reason": "surrender"}, (0,), NAMES) == "you lose (you surrendered)"
-    assert outcome_for({"winner": 0, "reason": "knocked_out"}, (0,), NAMES) == (
+    assert told("duel", {"winner": 1, "reason": "surrender"}, (0,), NAMES) == "you lose (you surrendered)"
+    assert told("duel", {"winner": 0, "reason": "knocked_out"}, (0,), NAMES) == (
         "you win (bob (p1) was knocked out)"
     )
     rounds = {"winner": 1, "reason": "round_wins", "round_wins": [1, 2]}
-    assert outcome_for(rounds, (1,), NAMES) == "you win, 2-1 in rounds"
+    assert told("magic-square", rounds, (1,), NAMES) == "you win, 2-1 in rounds"
     team = {"winner": 1, "reason": "team_eliminated", "winning_seats": [1, 3]}
-    assert outcome_for(team, (0, 2), {0: "ann", 1: "bob", 2: "ann", 3: "bob"}).startswith("your team loses")
-    assert outcome_for(team, (3,), {0: "ann", 1: "bob", 2: "cy", 3: "di"}) == (
+    four = {0: "ann", 1: "bob", 2: "ann", 3: "bob"}
+    assert told("hornswoggle", team, (0, 2), four).startswith("your team loses")
+    assert told("hornswoggle", team, (3,), {0: "ann", 1: "bob", 2: "cy", 3: "di"}) == (
         "your team wins (ann (p0) and cy (p2) are out of cards)"
     )
     table, session = seated("duel", DUEL.initial({}, {}))

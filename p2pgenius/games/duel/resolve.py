@@ -29,6 +29,7 @@ from p2pgenius.games.duel.state import (
     BLIND_TURNS,
     MONSTER_HP,
     REVIVE_HP,
+    DuelEnding,
     DuelState,
     Monster,
     Wizard,
@@ -660,11 +661,11 @@ class Turn:
         outcome: Outcome | None = None
         if all(down):
             if all(by_pwk):
-                outcome = Outcome(None, "draw")
+                outcome = Outcome(None, DuelEnding.DRAW)
             elif any(by_pwk):
                 survivor = by_pwk.index(False)
                 hps[survivor] = REVIVE_HP
-                outcome = Outcome(survivor, "power_word_kill")
+                outcome = Outcome(survivor, DuelEnding.POWER_WORD_KILL)
                 self.say("revive", [0, 1], seat=survivor, hp=hps[survivor], why="power_word_kill")
             else:
                 for seat in (0, 1):
@@ -672,10 +673,11 @@ class Turn:
                 self.say("revive", [0, 1], hp=REVIVE_HP, why="both")
         elif any(down):
             loser = down.index(True)
-            outcome = Outcome(1 - loser, "power_word_kill" if by_pwk[loser] else "knocked_out")
+            how = DuelEnding.POWER_WORD_KILL if by_pwk[loser] else DuelEnding.KNOCKED_OUT
+            outcome = Outcome(1 - loser, how)
         surrendered = [p.left == p.right == "P" for p in self.plans]
         if all(surrendered):
-            outcome = Outcome(None, "draw")
+            outcome = Outcome(None, DuelEnding.DRAW)
             self.say("surrender", [0, 1], why="both")
         elif any(surrendered):
             # A surrender always ends the duel. The quitter wins only if its own side (its spells,
@@ -683,13 +685,13 @@ class Turn:
             quitter = surrendered.index(True)
             other = 1 - quitter
             if down[other] and ("w", other) in self.spell_hits[quitter]:
-                outcome = Outcome(quitter, "knocked_out")  # (P/P casts no Power Word Kill)
+                outcome = Outcome(quitter, DuelEnding.KNOCKED_OUT)  # (P/P casts no Power Word Kill)
                 self.say("surrender", [0, 1], seat=quitter, why="won")
             else:
-                outcome = Outcome(other, "surrender")
+                outcome = Outcome(other, DuelEnding.SURRENDER)
                 self.say("surrender", [0, 1], seat=quitter, why="loses")
         if outcome is not None:
-            self.say("outcome", [0, 1], winner=outcome.winner, reason=outcome.reason)
+            self.say("outcome", [0, 1], winner=outcome.winner, reason=outcome.reason.value)
         return self.next_state(hps, tuple(monsters), outcome)
 
     def next_state(self, hps: list[int], monsters: tuple[Monster, ...], outcome: Outcome | None) -> DuelState:

@@ -6,11 +6,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
+from p2pgenius.games.base import Outcome
 from p2pgenius.games.duel.actions import Gestures, Paralyze, Timeout
 from p2pgenius.games.duel.engine import DUEL, TURN_SECONDS, sanitize
 from p2pgenius.games.duel.notation import moves
-from p2pgenius.games.duel.state import DuelState
-from p2pgenius.games.duel.words import words
+from p2pgenius.games.duel.state import DuelEnding, DuelState
+from p2pgenius.games.duel.words import loss, words
 from p2pgenius.games.spec import Blindness, GameSpec, Period, Played, TimeOption, seat_label
 
 
@@ -69,6 +70,7 @@ class DuelSpec(GameSpec):
     sealed = True
     time_options = (TimeOption("turn_seconds", TURN_SECONDS, "each turn"),)
     demo_options: ClassVar[Mapping[str, Any]] = {"fast": True}
+    endings = DuelEnding
     blindness = DuelBlindness()
 
     def period(self, options: Mapping[str, Any], state: Any, stage: int, seat: int, round_key: int) -> Period:
@@ -78,6 +80,10 @@ class DuelSpec(GameSpec):
     def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
         """One event in a sentence (words.py)."""
         return words(event, who)
+
+    def loss_words(self, outcome: Outcome, losers: str | None) -> str:
+        """How the duel was lost, or drawn, told to a wizard (words.py)."""
+        return loss(outcome, losers)
 
     def notation(self, initial: DuelState, steps: Sequence[Played]) -> list[str]:
         """One line per stage for ``p2pgenius export`` (docs/export.md)."""

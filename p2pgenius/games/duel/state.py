@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.games.base import Outcome
+from p2pgenius.games.base import Ending, Outcome
 from p2pgenius.games.duel.actions import Gestures
 from p2pgenius.games.duel.spells import HANDS
 
@@ -16,6 +16,15 @@ MONSTER_HP: Final = {"goblin": 1, "ogre": 2, "fire_elemental": 3}
 REVIVE_HP: Final = 5
 BLIND_TURNS: Final = 3
 HIDDEN: Final = "?"
+
+
+class DuelEnding(Ending):
+    """How a duel ends (the ``reason`` of its outcome, protocol/games.md)."""
+
+    KNOCKED_OUT = "knocked_out"
+    POWER_WORD_KILL = "power_word_kill"
+    SURRENDER = "surrender"
+    DRAW = "draw"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
-"""The duel's events in words, for people: each event is data (protocol/games.md, section 5, "The
-per-seat view"), and this is the one place that words it.
+"""The duel's events and results in words, for people: each event is data (protocol/games.md,
+section 5, "The per-seat view"), and this is the one place that words it.
 
 ``who`` renders a seat: "p0" by default; a screen passes one that says "Hana (p0)". Nothing reads
 these sentences back: every layer that needs to know what happened reads the event's fields.
@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from p2pgenius.games.base import Ending, Outcome
 from p2pgenius.games.duel.spells import BY_NAME
-from p2pgenius.games.duel.state import BLIND_TURNS, MONSTER_HP, REVIVE_HP
+from p2pgenius.games.duel.state import BLIND_TURNS, MONSTER_HP, REVIVE_HP, DuelEnding
 
 Who = Callable[[int], str]
 
@@ -24,6 +25,13 @@ REWRITES: Final = {
 }
 """Why step 1 changed a gesture (the ``why`` of a ``rewrite`` event), in words."""
 
+LOSSES: Final[Mapping[Ending, tuple[str, str]]] = {
+    DuelEnding.SURRENDER: ("you surrendered", "{loser} surrendered"),
+    DuelEnding.KNOCKED_OUT: ("you were knocked out", "{loser} was knocked out"),
+    DuelEnding.POWER_WORD_KILL: ("Power Word Kill killed you", "Power Word Kill killed {loser}"),
+}
+"""How a duel was lost, said of the loser: when it is the person told, and when it is not."""
+
 
 def seat_label(seat: int) -> str:
     """A seat as the rules write it."""
@@ -35,6 +43,17 @@ def words(event: Mapping[str, Any], who: Who = seat_label) -> str:
     kind = event.get("type")
     teller = _TELLERS.get(str(kind))
     return teller(event, who) if teller is not None else str(kind)
+
+
+def loss(outcome: Outcome, loser: str | None) -> str:
+    """How the duel ended, told to a wizard: of the ``loser`` (by name) to the winner, or, ``loser``
+    None, to the loser, or of a draw (GameSpec.loss_words)."""
+    if outcome.reason is DuelEnding.DRAW:
+        return "both surrendered, or both fell to Power Word Kill"
+    said = LOSSES.get(outcome.reason)
+    if said is None:
+        return outcome.reason.words
+    return said[0] if loser is None else said[1].format(loser=loser)
 
 
 def _title(spell: Any) -> str:

@@ -16,7 +16,7 @@ from p2pgenius.errors import IllegalActionError
 from p2pgenius.games.base import Outcome
 from p2pgenius.games.hornswoggle.actions import Flip, HornAction
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE, result
-from p2pgenius.games.hornswoggle.state import HornState, team_of
+from p2pgenius.games.hornswoggle.state import HornEnding, HornState, team_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,4 +44,4 @@ def audit(
 
 def audit_outcome(state: HornState, failure: AuditFailure) -> Outcome:
     """The match result when ``failure.seat`` failed the audit: the other team wins."""
-    return result(state, team_of(failure.seat + 1), "audit_failed")
+    return result(state, team_of(failure.seat + 1), HornEnding.AUDIT_FAILED)

@@ -31,7 +31,7 @@ from p2pgenius.games.hornswoggle.actions import (
     Timeout,
     parse_action,
 )
-from p2pgenius.games.hornswoggle.state import HornState, PileCard, Pirate, team_of
+from p2pgenius.games.hornswoggle.state import HornEnding, HornState, PileCard, Pirate, team_of
 
 START_HAND: Final = (4, 2)
 DECISION_SECONDS: Final = 60
@@ -364,7 +364,7 @@ class Hornswoggle:
 
     def _team_loses(self, state: HornState, team: tuple[int, int]) -> HornState:
         winners = team_of(team[0] + 1)
-        outcome = result(state, winners, "team_eliminated")
+        outcome = result(state, winners, HornEnding.TEAM_ELIMINATED)
         return _say(
             replace(state, phase="over", outcome=outcome), "over", out=list(team), winner=outcome.winner
         )
@@ -390,7 +390,7 @@ class Hornswoggle:
         return state.events
 
 
-def result(state: HornState, winners: tuple[int, int], reason: str) -> Outcome:
+def result(state: HornState, winners: tuple[int, int], how: HornEnding) -> Outcome:
     """The outcome for the team ``winners``, with the garnet transfer the result records."""
     winner = state.dm_player(winners[0])
     partner = winners[0] if winners[1] == winner else winners[1]
@@ -399,11 +399,9 @@ def result(state: HornState, winners: tuple[int, int], reason: str) -> Outcome:
     loser_partner = losers[0] if losers[1] == loser_dm else losers[1]
     return Outcome(
         winner,
-        reason,
-        {
-            "winning_seats": list(winners),
-            "garnet_transfer": {"from": loser_partner, "to": partner, "amount": GARNET_TRANSFER},
-        },
+        how,
+        team=winners,
+        details={"garnet_transfer": {"from": loser_partner, "to": partner, "amount": GARNET_TRANSFER}},
     )
 
 

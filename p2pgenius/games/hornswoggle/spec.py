@@ -11,8 +11,8 @@ from p2pgenius.games.base import Outcome
 from p2pgenius.games.hornswoggle.audit import audit, audit_outcome
 from p2pgenius.games.hornswoggle.engine import DECISION_SECONDS, HORNSWOGGLE
 from p2pgenius.games.hornswoggle.notation import moves
-from p2pgenius.games.hornswoggle.state import HornState, perspective
-from p2pgenius.games.hornswoggle.words import words
+from p2pgenius.games.hornswoggle.state import HornEnding, HornState, perspective
+from p2pgenius.games.hornswoggle.words import loss, words
 from p2pgenius.games.spec import GameSpec, HiddenChoices, Piles, Played, TimeOption, seat_label
 
 
@@ -71,6 +71,7 @@ class HornswoggleSpec(GameSpec):
     }
     sides: ClassVar[tuple[tuple[int, ...], ...]] = ((0, 2), (1, 3))
     time_options = (TimeOption("decision_seconds", DECISION_SECONDS, "each decision"),)
+    endings = HornEnding
     cards = HornCards()
     piles = HornPiles()
 
@@ -86,6 +87,10 @@ class HornswoggleSpec(GameSpec):
     def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
         """One event in a sentence (words.py)."""
         return words(event, who)
+
+    def loss_words(self, outcome: Outcome, losers: str | None) -> str:
+        """How a team lost, told to a pirate (words.py)."""
+        return loss(outcome, losers)
 
     def notation(self, initial: HornState, steps: Sequence[Played]) -> list[str]:
         """One line per stage for ``p2pgenius export`` (docs/export.md)."""

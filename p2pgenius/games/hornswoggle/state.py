@@ -12,10 +12,18 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.games.base import Outcome
+from p2pgenius.games.base import Ending, Outcome
 from p2pgenius.games.hornswoggle.actions import DOUBLOON, SKULL
 
 HIDDEN: Final = "hidden"
+
+
+class HornEnding(Ending):
+    """How a Hornswoggle match ends: a team out of cards, or a team caught by the end-of-match
+    audit (protocol/SPEC.md, "The audit")."""
+
+    TEAM_ELIMINATED = "team_eliminated"
+    AUDIT_FAILED = "audit_failed"
 
 
 def team_of(seat: int) -> tuple[int, int]:

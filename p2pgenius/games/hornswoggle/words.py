@@ -1,17 +1,38 @@
-"""Hornswoggle's events in words, for people: each event is data, and this is the one place that
-words it. ``who`` renders a seat ("p1" by default; a screen says "Dora (p1)")."""
+"""Hornswoggle's events and results in words, for people: each event is data, and this is the one
+place that words it. ``who`` renders a seat ("p1" by default; a screen says "Dora (p1)")."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
+
+from p2pgenius.games.base import Ending, Outcome
+from p2pgenius.games.hornswoggle.state import HornEnding
 
 Who = Callable[[int], str]
+
+LOSSES: Final[Mapping[Ending, tuple[str, str]]] = {
+    HornEnding.TEAM_ELIMINATED: ("your team is out of cards", "{losers} are out of cards"),
+    HornEnding.AUDIT_FAILED: (
+        "your team failed the end-of-match audit",
+        "{losers} failed the end-of-match audit",
+    ),
+}
+"""How a match was lost, said of the losing team: when it is the person's, and when it is not."""
 
 
 def seat_label(seat: int) -> str:
     """A seat as the rules write it."""
     return f"p{seat}"
+
+
+def loss(outcome: Outcome, losers: str | None) -> str:
+    """How the match ended, told to a pirate: of the ``losers`` (by name) to a winner, or,
+    ``losers`` None, to a loser (GameSpec.loss_words)."""
+    said = LOSSES.get(outcome.reason)
+    if said is None:
+        return outcome.reason.words
+    return said[0] if losers is None else said[1].format(losers=losers)
 
 
 def plural(count: int, noun: str) -> str:

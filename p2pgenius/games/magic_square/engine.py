@@ -23,7 +23,7 @@ from p2pgenius.games.magic_square.actions import (
     parse_action,
 )
 from p2pgenius.games.magic_square.squares import index, is_magic
-from p2pgenius.games.magic_square.state import SquareState, cell_name, full
+from p2pgenius.games.magic_square.state import SquareEnding, SquareState, cell_name, full
 
 ROUND_SECONDS: Final = 12 * 60
 """Each player's thinking time per round (round 1's colouring included)."""
@@ -267,7 +267,7 @@ class MagicSquare:
         wins[winner] += 1
         fresh = replace(fresh, round_wins=(wins[0], wins[1]))
         if wins[winner] >= WINS_NEEDED:
-            outcome = Outcome(winner, "round_wins", {"round_wins": wins})
+            outcome = Outcome(winner, SquareEnding.ROUND_WINS, details={"round_wins": wins})
             return self._say(
                 replace(fresh, phase="over", outcome=outcome), "match_end", winner=winner, round_wins=wins
             )

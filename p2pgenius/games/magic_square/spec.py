@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+from p2pgenius.games.base import Outcome
 from p2pgenius.games.magic_square.engine import (
     CHALLENGE_SECONDS,
     MAGIC_SQUARE,
@@ -13,8 +14,8 @@ from p2pgenius.games.magic_square.engine import (
 )
 from p2pgenius.games.magic_square.notation import moves
 from p2pgenius.games.magic_square.squares import index
-from p2pgenius.games.magic_square.state import SquareState
-from p2pgenius.games.magic_square.words import words
+from p2pgenius.games.magic_square.state import SquareEnding, SquareState
+from p2pgenius.games.magic_square.words import ending, tally, words
 from p2pgenius.games.spec import GameSpec, Period, Played, RoundClock, TimeOption, seat_label
 
 
@@ -39,6 +40,7 @@ class MagicSquareSpec(GameSpec):
         TimeOption("round_seconds", ROUND_SECONDS, "each player's thinking time per round"),
         TimeOption("challenge_seconds", CHALLENGE_SECONDS, "a challenged player's completion"),
     )
+    endings = SquareEnding
     round_clock = SquareRounds()
 
     def period(
@@ -62,6 +64,14 @@ class MagicSquareSpec(GameSpec):
     def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
         """One event in a sentence (words.py)."""
         return words(event, who)
+
+    def ending_words(self, outcome: Outcome) -> str:
+        """How the match ended, with the rounds each won (words.py)."""
+        return ending(outcome)
+
+    def tally_words(self, outcome: Outcome, seat: int) -> str | None:
+        """The rounds won, from ``seat``'s side (words.py)."""
+        return tally(outcome, seat)
 
     def notation(self, initial: SquareState, steps: Sequence[Played]) -> list[str]:
         """One line per stage for ``p2pgenius export`` (docs/export.md)."""

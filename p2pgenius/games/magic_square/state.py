@@ -6,12 +6,19 @@ from dataclasses import dataclass
 from typing import Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.games.base import Outcome
+from p2pgenius.games.base import Ending, Outcome
 
 RED: Final = 0  # p0 is red
 BLUE: Final = 1  # p1 is blue
 COLOUR_NAMES: Final = ("red", "blue")
 PHASES: Final = ("colour_order", "colouring", "swap", "lead", "place", "challenge", "over")
+
+
+class SquareEnding(Ending):
+    """How a Magic Square match ends: one player has won two rounds (the ``round_wins`` of its
+    outcome say how many each)."""
+
+    ROUND_WINS = "round_wins"
 
 
 def cell_name(cell: int) -> str:

@@ -1,11 +1,12 @@
-"""The Magic Square's events in words, for people: each event is data, and this is the one place
-that words it. ``who`` renders a seat ("p0" by default; a screen says "Ann (p0)")."""
+"""The Magic Square's events and results in words, for people: each event is data, and this is
+the one place that words it. ``who`` renders a seat ("p0" by default; a screen says "Ann (p0)")."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from p2pgenius.games.base import Outcome
 from p2pgenius.games.magic_square.state import COLOUR_NAMES, cell_name
 
 Who = Callable[[int], str]
@@ -14,6 +15,23 @@ Who = Callable[[int], str]
 def seat_label(seat: int) -> str:
     """A seat as the rules write it."""
     return f"p{seat}"
+
+
+def ending(outcome: Outcome) -> str:
+    """How the match ended, for the record: "round wins 2-1" (GameSpec.ending_words)."""
+    rounds = outcome.details.get("round_wins")
+    said = outcome.reason.words
+    if isinstance(rounds, list) and rounds and all(type(n) is int for n in rounds):
+        said += " " + "-".join(str(n) for n in rounds)
+    return said
+
+
+def tally(outcome: Outcome, seat: int) -> str | None:
+    """The rounds won, from ``seat``'s side: "1-2 in rounds" (GameSpec.tally_words)."""
+    rounds = outcome.details.get("round_wins")
+    if isinstance(rounds, list) and len(rounds) == 2 and seat in (0, 1):
+        return f"{rounds[seat]}-{rounds[1 - seat]} in rounds"
+    return None
 
 
 def words(event: Mapping[str, Any], who: Who = seat_label) -> str:

@@ -8,6 +8,7 @@ from typing import Any, Final
 
 from p2pgenius.games.duel.actions import NOBODY
 from p2pgenius.games.duel.engine import DUEL, target_choices
+from p2pgenius.games.duel.spec import DUEL_SPEC
 from p2pgenius.games.duel.spells import (
     BY_NAME,
     CLAP,
@@ -23,7 +24,6 @@ from p2pgenius.games.duel.state import Wizard
 from p2pgenius.games.duel.words import words as duel_words
 from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question
 from p2pgenius.ui.lines import Glyphs, Line, namer, plural, seat_name, side_by_side, width_of, wrap_all
-from p2pgenius.wording import outcome_for
 
 HELP: Final = (
     "Type both hands' gestures, left then right: S D, or SD.\n"
@@ -199,9 +199,10 @@ def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Li
     outcome = view.get("outcome")
     spectator = bool(view.get("spectator"))
     if isinstance(outcome, Mapping):
+        result = DUEL_SPEC.read_outcome(outcome)
         return [
             ("class:title", f" Turn {int(view['turn']) - 1}: the duel is over: "),
-            ("class:strong", outcome_for(outcome, () if spectator else (me,), names)),
+            ("class:strong", DUEL_SPEC.outcome_words(result, names, mine=() if spectator else (me,))),
         ]
     line: Line = [("class:title", f" Turn {view['turn']}")]
     pending = view.get("paralysis_choices") or []
