@@ -63,6 +63,9 @@ def test_a_game_installed_as_a_plugin_is_hosted_joined_watched_and_verified(tmp_
     invite = found[1]
     watcher = spawn(env, tmp_path / "w", outputs["watch"], "watch", invite, "--text",
                     "--transcript", str(transcripts["watch"]))  # fmt: skip
+    while "is watching (fingerprint" not in outputs["host"].read_text():  # (it sees it all, live)
+        assert watcher.poll() is None and time.monotonic() < deadline, outputs["watch"].read_text()
+        time.sleep(0.02)
     joiner = spawn(env, tmp_path / "j", outputs["join"], "join", invite, "--bot",
                    "--transcript", str(transcripts["join"]))  # fmt: skip
     for role, process in (("join", joiner), ("host", host), ("watch", watcher)):

@@ -96,22 +96,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         for listener in listeners:
             listener(session, event)
 
-    def on_message(raw: bytes) -> None:
-        kept.message(raw)
-
-    async def main() -> SessionView | None:
-        return await watched(
-            target,
-            partial(
-                watch,
-                identity=identity,
-                name=name,
-                on_event=on_event,
-                expect_key=target.key,
-                on_message=on_message,
-            ),
-            printer,
-        )
+    watching = partial(watch, identity=identity, name=name, on_event=on_event, on_message=kept.message)
+    main = partial(watched, target, partial(watching, expect_key=target.key), printer)
 
     on_screen = not args.text and sys.stdin.isatty() and out.isatty()
     try:
