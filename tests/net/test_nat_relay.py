@@ -71,6 +71,13 @@ def host(lab: Lab, folder: Path, game: str, *more: str) -> tuple[subprocess.Pope
     return process, output, invite_in(output, process)
 
 
+def join(lab: Lab, folder: Path, invite: str, *more: str) -> tuple[subprocess.Popen[str], Path]:
+    """A bot joining from site b by ``invite``, its transcript ``join.p2pt``."""
+    return run(
+        lab, "b", folder, "join", "join", invite, "--bot", *more, "--transcript", str(folder / "join.p2pt")
+    )
+
+
 def finished(process: subprocess.Popen[str], output: Path) -> str:
     try:
         code = process.wait(timeout=TIMEOUT_S)
@@ -97,19 +104,7 @@ def test_two_players_behind_their_own_nats_play_through_the_relay(
     lab: Lab, tmp_path: Path, game: str
 ) -> None:
     hosting, host_out, invite = host(lab, tmp_path, game)
-    joiner, join_out = run(
-        lab,
-        "b",
-        tmp_path,
-        "join",
-        "join",
-        invite,
-        "--bot",
-        "--grace",
-        "30",
-        "--transcript",
-        str(tmp_path / "join.p2pt"),
-    )
+    joiner, join_out = join(lab, tmp_path, invite, "--grace", "30")
     joined = finished(joiner, join_out)
     hosted = finished(hosting, host_out)
     assert f"relay {RELAY} works (paired a test connection in" in hosted
@@ -177,21 +172,7 @@ def killed_mid_match(process: subprocess.Popen[str], output: Path, transcript: P
 def test_a_joiner_killed_behind_its_nat_resumes_through_the_relay(lab: Lab, tmp_path: Path) -> None:
     hosting, host_out, invite = host(lab, tmp_path, "duel", "--pace", "0.2", "--grace", "60")
     transcript = tmp_path / "join.p2pt"
-    joiner, join_out = run(
-        lab,
-        "b",
-        tmp_path,
-        "join",
-        "join",
-        invite,
-        "--bot",
-        "--pace",
-        "0.2",
-        "--grace",
-        "60",
-        "--transcript",
-        str(transcript),
-    )
+    joiner, join_out = join(lab, tmp_path, invite, "--pace", "0.2", "--grace", "60")
     killed_mid_match(joiner, join_out, transcript)
     resumed, resume_out = run(
         lab, "b", tmp_path, "resume", "resume", str(transcript), "--bot", "--grace", "60", home="join"
@@ -206,10 +187,7 @@ def test_a_host_killed_behind_its_nat_resumes_and_its_joiner_comes_back_through_
     lab: Lab, tmp_path: Path
 ) -> None:
     hosting, host_out, invite = host(lab, tmp_path, "duel", "--pace", "0.2", "--grace", "60")
-    joiner, join_out = run(
-        lab, "b", tmp_path, "join", "join", invite, "--bot", "--pace", "0.2", "--grace", "60",
-        "--transcript", str(tmp_path / "join.p2pt"),
-    )  # fmt: skip
+    joiner, join_out = join(lab, tmp_path, invite, "--pace", "0.2", "--grace", "60")
     transcript = tmp_path / "host.p2pt"
     killed_mid_match(hosting, host_out, transcript)
     assert transcript.with_suffix(".invite").exists()  # (the relays and the seat token, for resume)
