@@ -12,7 +12,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from enum import StrEnum
+from typing import Final, NamedTuple
 
 import trio
 
@@ -50,12 +51,29 @@ OPENED_KEPT: Final = 8
 PROCESSING_KEPT: Final = 5
 """How many recent processing times of a peer count (the largest is allowed for)."""
 
-Deadline = tuple[float, str, int, int]
-"""(when, what, seat, detail): what is "expire", "claim" (a debt on a clock, run out), "warn"
-(detail: the mark, in seconds), "forfeit", "late" (a debt on the grace period, unpaid),
-"confirm" (another's forfeit, checked here; detail: its stage), "walking" and "walked" (before
-the deal: seat is a peer that has not opened its coin share; claimed, then forfeited) or "stuck"
-(seat -1)."""
+
+class Due(StrEnum):
+    """What a deadline is for."""
+
+    EXPIRE = "expire"  # a local seat's clock ran out: its timeout is played
+    CLAIM = "claim"  # a debt on another's clock, run out: claimed
+    WARN = "warn"  # a round clock's warning mark (the deadline's detail: the mark, in seconds)
+    FORFEIT = "forfeit"  # a claim left unanswered for the grace period
+    LATE = "late"  # a debt on the grace period, unpaid: claimed
+    CONFIRM = "confirm"  # another's forfeit, checked here (detail: its stage)
+    WALKING = "walking"  # before the deal: a peer that has not opened its coin share, claimed
+    WALKED = "walked"  # ... and then forfeited
+    STUCK = "stuck"  # the match made no progress for the grace period (seat -1)
+
+
+class Deadline(NamedTuple):
+    """When something is due, what, for which seat (a peer, for WALKING and WALKED), and its
+    detail (see :class:`Due`); deadlines sort by time."""
+
+    when: float
+    what: Due
+    seat: int
+    detail: int
 
 
 def patience(session: Session, grace_s: float) -> float:
@@ -236,22 +254,22 @@ class Clocks:
             self.keys[seat] = view.key
             end = self.began(session, seat) + view.left_ms / 1000
             if seat in session.my_seats:
-                out.append((end, "expire", seat, 0))
+                out.append(Deadline(end, Due.EXPIRE, seat, 0))
             elif seat in owed and seat not in self.claimed:
                 # Judged by what we saw, not only by what it declared: a peer that declares 0 ms
                 # for every decision of a round has still spent the time we saw pass.
                 seen_end = end - self.under.get((seat, view.key), 0.0)
                 wait = self.seat_allowance(session, seat)
-                out.append((max(seen_end, self.disputed.get(seat, 0.0)) + wait, "claim", seat, 0))
+                out.append(Deadline(max(seen_end, self.disputed.get(seat, 0.0)) + wait, Due.CLAIM, seat, 0))
             if view.kind == "round":
                 budget = session.stage.clocks[seat][0].budget_ms / 1000 if session.stage else 0
                 for mark in warnings(session):  # (a mark the round never had is no warning)
                     if mark < budget and (seat, view.key, mark) not in self.warned:
-                        out.append((end - mark, "warn", seat, mark))
+                        out.append(Deadline(end - mark, Due.WARN, seat, mark))
         number = session.stage.number if session.stage is not None else -1
         for seat, at in list(self.claimed.items()):
             if seat in owed and session.me in session.time.claimants((number, seat)):
-                out.append((at + grace_s, "forfeit", seat, 0))
+                out.append(Deadline(at + grace_s, Due.FORFEIT, seat, 0))
             else:  # answered (a decision, a dispute) though something is still owed: claim anew
                 del self.claimed[seat]
         out += self._late(session, debts, grace_s)
@@ -264,9 +282,9 @@ class Clocks:
                 since = max(since, self.stage_at + shown.left_ms / 1000 + self.seat_allowance(session, seat))
             if stage >= 0 and seat in self.disputed:
                 since = max(since, self.disputed[seat] + self.seat_allowance(session, seat))
-            out.append((since + grace_s, "confirm", seat, stage))
+            out.append(Deadline(since + grace_s, Due.CONFIRM, seat, stage))
         if session.stage is None and session.outcome is None and not debts:  # still setting up
-            out.append((max(self.progress.values(), default=0.0) + grace_s, "stuck", -1, 0))
+            out.append(Deadline(max(self.progress.values(), default=0.0) + grace_s, Due.STUCK, -1, 0))
         return out
 
     def _late(self, session: Session, debts: Sequence[Debt], grace_s: float) -> list[Deadline]:
@@ -295,11 +313,11 @@ class Clocks:
             if debt.stage == SETUP:  # (a peer, before the deal: its coin share)
                 claimed = self.walk_claimed.get(debt.seat)
                 if claimed is None:
-                    out.append((since + wait, "walking", debt.seat, 0))
+                    out.append(Deadline(since + wait, Due.WALKING, debt.seat, 0))
                 else:
-                    out.append((claimed + grace_s, "walked", debt.seat, 0))
+                    out.append(Deadline(claimed + grace_s, Due.WALKED, debt.seat, 0))
             elif debt.seat not in self.claimed:
-                out.append((since + wait, "late", debt.seat, 0))
+                out.append(Deadline(since + wait, Due.LATE, debt.seat, 0))
         return out
 
     def next_deadline(self, deadlines: Iterable[Deadline]) -> float:
@@ -322,17 +340,17 @@ class Clocks:
         for when, what, seat, mark in sorted(deadlines):
             if when > now or session.finished or session.fault is not None:
                 break
-            if what == "expire":
+            if what is Due.EXPIRE:
                 if seat in session.awaiting():  # (not a changeable choice's time running out)
                     tell(OutOfTime(seat, timeout_played=True))
                 with contextlib.suppress(LocalMisuseError):
                     session.time_out(seat)
-            elif what == "claim":
+            elif what is Due.CLAIM:
                 observed = int((now - self.stage_at) * 1000)
                 self.claimed[seat] = now
                 tell(TimeoutClaimSent(seat, observed, *debt_words(session, seat)))
                 session.claim_timeout(seat, observed)
-            elif what == "warn":
+            elif what is Due.WARN:
                 view = session.clocks()[seat]
                 left = view.left_ms / 1000 - (now - self.began(session, seat))
                 # (The deadline's own mark has passed, whatever the float arithmetic says: a clock
@@ -342,18 +360,18 @@ class Clocks:
                 passed = [m for m in sorted(reached) if (seat, view.key, m) not in self.warned]
                 self.warned.update((seat, view.key, m) for m in reached)
                 tell(ClockWarning(seat, 1000 * min(passed or [mark]), view.kind))
-            elif what == "forfeit":
+            elif what is Due.FORFEIT:
                 with contextlib.suppress(LocalMisuseError):
                     session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
-            elif what == "confirm":  # (mark: the stage) silent for our own grace period too
+            elif what is Due.CONFIRM:  # (mark: the stage) silent for our own grace period too
                 session.confirm_forfeit(mark, seat)
-            elif what == "walking":  # (seat: a peer) claim first, signed, as for any silence
+            elif what is Due.WALKING:  # (seat: a peer) claim first, signed, as for any silence
                 self.walk_claimed[seat] = now
                 session.claim_walkaway(seat, int((now - self.stage_at) * 1000))
-            elif what == "walked":
+            elif what is Due.WALKED:
                 with contextlib.suppress(LocalMisuseError):
                     session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
-            elif what == "late":
+            elif what is Due.LATE:
                 # Owed and unpaid for the grace period: claim first, signed; the seat's peer, if
                 # it is there at all, answers it, and a claim left unanswered for the grace
                 # period becomes a forfeit. A forfeit is never a bare assertion.

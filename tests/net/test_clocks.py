@@ -14,6 +14,7 @@ import trio.testing
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
+from p2pgenius.net.clocks import Deadline, Due
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.session import Fault, SessionView
@@ -108,8 +109,8 @@ async def test_a_player_who_runs_out_is_timed_out_by_its_own_peer(
 class NeverTimesOut(Peer):
     """A dishonest or broken peer: it never enforces its own clock."""
 
-    def _deadlines(self) -> list[tuple[float, str, int, int]]:
-        return [d for d in super()._deadlines() if d[1] != "expire"]
+    def _deadlines(self) -> list[Deadline]:
+        return [d for d in super()._deadlines() if d.what is not Due.EXPIRE]
 
 
 def sent_kinds(peer: Peer) -> list[str]:

@@ -17,6 +17,7 @@ import trio.testing
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
+from p2pgenius.net.clocks import Deadline, Due
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import SessionView
@@ -179,8 +180,8 @@ class NeverTimesOut(Peer):
     about them (a hung program, or one that will not lose), so its seat stays silent past its
     clock."""
 
-    def _deadlines(self) -> list[tuple[float, str, int, int]]:
-        return [d for d in super()._deadlines() if d[1] != "expire"]
+    def _deadlines(self) -> list[Deadline]:
+        return [d for d in super()._deadlines() if d.what is not Due.EXPIRE]
 
     def _on_clock_event(self, event: Any, at: float | None = None) -> None:
         pass
