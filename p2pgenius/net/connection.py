@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from enum import StrEnum
+from typing import Any, Final, NamedTuple
 
 import trio
 
@@ -22,10 +23,25 @@ HANDSHAKE_TIMEOUT_S: Final = 10.0
 ROUND_TRIPS_KEPT: Final = 5
 """The latest round trips a connection keeps (its pings answered)."""
 
-Item = tuple[str, Any, Any]
-"""What the match loop reads: ("msg", connection, (payload, when it was read)), ("heard",
-connection, round trip in seconds or None: a ping or its answer came), ("gone", connection, None),
-("decided", None, (stage, seat, action)) or ("chat", None, text)."""
+
+class Kind(StrEnum):
+    """What an item of the match loop's inbox is."""
+
+    MSG = "msg"  # a payload came: data (payload, when it was read)
+    HEARD = "heard"  # a ping or its answer came: data the round trip in seconds, or None
+    GONE = "gone"  # the connection ended: data None
+    DECIDED = "decided"  # a local player decided (no connection): data (stage, seat, action)
+    SETTLE = "settle"  # a local sealed choice stands now (no connection): data (stage, seat)
+    CHAT = "chat"  # a local player's chat line (no connection): data the text
+
+
+class Item(NamedTuple):
+    """One item of the match loop's inbox: its kind, the connection it came on (None: from this
+    machine), and its data (see :class:`Kind`)."""
+
+    kind: Kind
+    connection: Connection | None
+    data: Any
 
 
 def why(exc: BaseException) -> str:
@@ -128,7 +144,7 @@ class Connection:
         """What ``payload`` is for the match loop: a ping is answered here (and is news that the
         other side is there), the answer to one of ours gives a round trip; anything else is
         the loop's to read."""
-        message: Item = ("msg", self, (payload, trio.current_time()))
+        message = Item(Kind.MSG, self, (payload, trio.current_time()))
         try:
             kind, number = decode(payload)
         except (EncodingError, TypeError, ValueError):
@@ -136,14 +152,14 @@ class Connection:
         if kind == "ping" and type(number) is int:
             with contextlib.suppress(PeerGoneError):  # (a broken connection: its reader says so)
                 await self.send(encode(["pong", number]))
-            return ("heard", self, None)
+            return Item(Kind.HEARD, self, None)
         if kind == "pong" and type(number) is int:
             sent = self._pings.pop(number, None)
             if sent is None:  # not a ping of ours (or answered twice): nothing measured
-                return ("heard", self, None)
+                return Item(Kind.HEARD, self, None)
             took = trio.current_time() - sent
             self.round_trips = [*self.round_trips[-(ROUND_TRIPS_KEPT - 1) :], took]
-            return ("heard", self, took)
+            return Item(Kind.HEARD, self, took)
         return message
 
     async def messages(self, inbox: Inbox[Item], first: Sequence[bytes] = ()) -> None:
@@ -157,7 +173,7 @@ class Connection:
                 for payload in await self.receive():
                     await inbox.send(await self.item(payload))
         except PeerGoneError:
-            await inbox.send(("gone", self, None))
+            await inbox.send(Item(Kind.GONE, self, None))
 
     async def aclose(self) -> None:
         """Close the stream."""

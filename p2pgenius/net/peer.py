@@ -39,7 +39,7 @@ from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.clocks import LAG_FLOOR_S, MAX_ALLOWANCE_S, PING_S, STALL_PINGS, Clocks, Deadline
-from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, READ_BYTES, Connection, Item, PeerGoneError
+from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, READ_BYTES, Connection, Item, Kind, PeerGoneError
 from p2pgenius.net.events import (
     ConnectionLost,
     DecisionRefused,
@@ -488,10 +488,10 @@ class Peer:
         """The match is over: the table stays open for chat ("gg") until every other player has
         left (or this one does: its caller cancels the match's task)."""
         while self.links:
-            kind, connection, data = await inbox.receive()
-            if kind in ("msg", "chat"):
-                await self._on_item((kind, connection, data))
-            elif kind == "gone" and self.links.drop(connection):
+            item = await inbox.receive()
+            if item.kind in (Kind.MSG, Kind.CHAT):
+                await self._on_item(item)
+            elif item.kind is Kind.GONE and item.connection is not None and self.links.drop(item.connection):
                 self.tell(Notice("a player left the table"), quiet=not self.links)
         self.tell(Notice("everyone else has left: the chat has closed"))
 
@@ -517,16 +517,16 @@ class Peer:
 
     async def _on_item(self, item: Item) -> None:
         kind, connection, data = item
-        if kind == "msg":
+        if kind is Kind.MSG and connection is not None:
             await self._on_payload(connection, *data)
-        elif kind == "heard":  # a ping, or the answer to ours (``data``: its round trip)
+        elif kind is Kind.HEARD:  # a ping, or the answer to ours (``data``: its round trip)
             if data is not None:
                 self._clocks.round_trip(data)
-        elif kind == "gone":
+        elif kind is Kind.GONE and connection is not None:
             await self._gone(connection)
-        elif kind == "settle":
+        elif kind is Kind.SETTLE:
             await self._settle(*data)
-        elif kind == "chat":
+        elif kind is Kind.CHAT:
             session = self.session
             assert session is not None
             try:
@@ -534,7 +534,7 @@ class Peer:
             except P2PGeniusError as exc:
                 self.tell(Notice(str(exc)))
             await self._flush()
-        else:  # a local decision
+        elif kind is Kind.DECIDED:  # a local decision
             await self._decided(*data)
 
     def offer(self, seat: int, action: Mapping[str, Any] | None) -> None:
@@ -542,14 +542,14 @@ class Peer:
         change of mind about a sealed choice while its time runs)."""
         session = self.session
         if self._inbox is not None and session is not None and session.stage is not None:
-            self._inbox.put(("decided", None, (session.stage.number, seat, action)))
+            self._inbox.put(Item(Kind.DECIDED, None, (session.stage.number, seat, action)))
 
     def settle(self, seat: int) -> None:
         """Let a local seat's sealed choice stand now, before its minute is up (from outside the
         loop, like :meth:`offer`): the turn resolves as soon as every choice stands."""
         session = self.session
         if self._inbox is not None and session is not None and session.stage is not None:
-            self._inbox.put(("settle", None, (session.stage.number, seat)))
+            self._inbox.put(Item(Kind.SETTLE, None, (session.stage.number, seat)))
 
     async def _settle(self, number: int, seat: int) -> None:
         session = self.session
@@ -568,7 +568,7 @@ class Peer:
     def chat(self, text: str) -> None:
         """Say something to the table (from outside the loop, like :meth:`offer`)."""
         if self._inbox is not None:
-            self._inbox.put(("chat", None, text))
+            self._inbox.put(Item(Kind.CHAT, None, text))
 
     # -- deciding ----------------------------------------------------------------------------
 
@@ -611,7 +611,7 @@ class Peer:
                 view = view.next() or view  # chosen ahead, from the state it will be made in
             action = await self.decide(view, seat)
             if self._inbox is not None:  # (None: the match ended while it was deciding)
-                self._inbox.put(("decided", None, (number, seat, action)))
+                self._inbox.put(Item(Kind.DECIDED, None, (number, seat, action)))
 
     async def _decided(self, number: int, seat: int, action: Mapping[str, Any] | None) -> None:
         session = self.session
