@@ -170,9 +170,9 @@ def killed_mid_match(process: subprocess.Popen[str], output: Path, transcript: P
 
 
 def test_a_joiner_killed_behind_its_nat_resumes_through_the_relay(lab: Lab, tmp_path: Path) -> None:
-    hosting, host_out, invite = host(lab, tmp_path, "duel", "--pace", "0.2", "--grace", "60")
+    hosting, host_out, invite = host(lab, tmp_path, "duel", "--pace", "0.1", "--grace", "60")
     transcript = tmp_path / "join.p2pt"
-    joiner, join_out = join(lab, tmp_path, invite, "--pace", "0.2", "--grace", "60")
+    joiner, join_out = join(lab, tmp_path, invite, "--pace", "0.1", "--grace", "60")
     killed_mid_match(joiner, join_out, transcript)
     resumed, resume_out = run(
         lab, "b", tmp_path, "resume", "resume", str(transcript), "--bot", "--grace", "60", home="join"
@@ -186,8 +186,8 @@ def test_a_joiner_killed_behind_its_nat_resumes_through_the_relay(lab: Lab, tmp_
 def test_a_host_killed_behind_its_nat_resumes_and_its_joiner_comes_back_through_the_relay(
     lab: Lab, tmp_path: Path
 ) -> None:
-    hosting, host_out, invite = host(lab, tmp_path, "duel", "--pace", "0.2", "--grace", "60")
-    joiner, join_out = join(lab, tmp_path, invite, "--pace", "0.2", "--grace", "60")
+    hosting, host_out, invite = host(lab, tmp_path, "duel", "--pace", "0.1", "--grace", "60")
+    joiner, join_out = join(lab, tmp_path, invite, "--pace", "0.1", "--grace", "60")
     transcript = tmp_path / "host.p2pt"
     killed_mid_match(hosting, host_out, transcript)
     assert transcript.with_suffix(".invite").exists()  # (the relays and the seat token, for resume)
