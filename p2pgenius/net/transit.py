@@ -318,6 +318,7 @@ class RelayKeeper:
             try:
                 stream = await pair(self.relay, self.token, opener=self.opener, side=self.side)
             except RelayClosedError:  # (two others paired under the token: wait there again)
+                recent.append(trio.current_time())  # (a relay that only ever closes is slowed)
                 await trio.sleep(0.05)
                 continue
             except RelayError as exc:

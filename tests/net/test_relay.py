@@ -389,3 +389,40 @@ async def test_a_dead_relay_from_the_settings_is_warned_about_and_hosting_goes_o
     assert f"relay 127.0.0.1:{dead} cannot be reached (connection refused): callers may not get in" in said
     assert "no relay works for now: callers get in only directly until one does" in said
     assert invite.relays == (("127.0.0.1", dead),)  # (it is called at again: it may come back)
+
+
+class ClosesAfterTheRequest(trio.abc.Stream):
+    """A relay's end that takes the request and closes before "ok"."""
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        await trio.lowlevel.checkpoint()
+        return b""
+
+    async def aclose(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+
+async def test_a_relay_that_only_ever_closes_cannot_keep_the_host_busy(autojump_clock: object) -> None:
+    # A hostile relay accepts every waiting connection and closes it before "ok": the host's keeper
+    # calls again, but no more than MAX_PAIRINGS times each PAIRINGS_S.
+    del autojump_clock
+    calls = [0]
+
+    async def closing(family: int, sockaddr: object) -> trio.abc.Stream:
+        calls[0] += 1
+        return ClosesAfterTheRequest()
+
+    keeper = transit.RelayKeeper(("127.0.0.1", 4001), "0" * 64, lambda _: None, opener=closing)
+
+    async def arrived(stream: trio.abc.Stream) -> None:
+        raise AssertionError("nothing pairs at a relay that only closes")
+
+    with trio.move_on_after(60):
+        await keeper.keep(arrived)
+    assert 0 < calls[0] <= (60 / transit.PAIRINGS_S + 1) * transit.MAX_PAIRINGS
