@@ -27,6 +27,13 @@ from tests.net.relays import HostileRelay, free_port, real_relay, twist_missing
 MATCH_S = 90
 
 
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test's config directory is its own, and no host asks the terminal's clipboard."""
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
+
+
 @pytest.fixture(scope="module")
 def relay(tmp_path_factory: pytest.TempPathFactory) -> object:
     if (reason := twist_missing()) is not None:
@@ -110,11 +117,7 @@ async def test_a_relay_is_proved_to_pair_and_a_dead_or_silent_one_is_named(relay
     await silent[0].aclose()
 
 
-async def test_a_duel_is_played_through_the_relay_from_the_invite_alone(
-    relay: tuple[str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
+async def test_a_duel_is_played_through_the_relay_from_the_invite_alone(relay: tuple[str, int]) -> None:
     host_out, join_out = io.StringIO(), io.StringIO()
     hargs = host_args(relay)
     jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random"])
@@ -140,11 +143,7 @@ async def test_a_duel_is_played_through_the_relay_from_the_invite_alone(
     assert kept.stat().st_mode & 0o077 == 0
 
 
-async def test_four_hornswoggle_peers_meet_through_the_relay(
-    relay: tuple[str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
+async def test_four_hornswoggle_peers_meet_through_the_relay(relay: tuple[str, int]) -> None:
     hargs = build_parser().parse_args(
         ["host", "hornswoggle", "--bot", "--port", "0", "--peers", "4", "--relay", f"{relay[0]}:{relay[1]}"]
     )
@@ -165,10 +164,7 @@ async def test_four_hornswoggle_peers_meet_through_the_relay(
     verified(host, *guests)
 
 
-async def test_a_host_whose_relays_all_fail_says_so_at_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+async def test_a_host_whose_relays_all_fail_says_so_at_once() -> None:
     dead = ("127.0.0.1", free_port())
     hargs = host_args(dead)
     host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
@@ -180,13 +176,9 @@ async def test_a_host_whose_relays_all_fail_says_so_at_once(
     assert "\n" not in message
 
 
-async def test_a_relay_reconnect_after_a_cut_is_as_good_as_a_direct_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_relay_reconnect_after_a_cut_is_as_good_as_a_direct_one() -> None:
     # The relay cuts the pipe once, mid-match: the joiner calls at the relay again, the host's
     # next waiting connection takes it back, and the match ends normally, no one forfeited.
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
     hostile = HostileRelay(cut_after=2000)
     host, guests, outs = await through(hostile)
     assert hostile.cuts == 1 and hostile.paired >= 3  # (the probe, the join, the way back)
@@ -194,14 +186,10 @@ async def test_a_relay_reconnect_after_a_cut_is_as_good_as_a_direct_one(
     verified(host, *guests)
 
 
-async def test_a_route_gone_silent_is_given_up_and_the_joiner_comes_back(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_route_gone_silent_is_given_up_and_the_joiner_comes_back() -> None:
     # The relay stops passing bytes mid-match and keeps both connections open. Nobody is claimed
     # for the route's silence: after a few unanswered pings each side closes the dead connection,
     # the joiner calls at the relay again, and the match ends normally.
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
     hostile = HostileRelay(stall_after=2000)
     host, guests, outs = await through(hostile, grace="5", ping_s=0.5)  # (noticed in 1.5 s, not 30)
     assert hostile.cuts == 1
@@ -223,12 +211,10 @@ def doubled(data: bytes) -> bytes:
 
 @pytest.mark.parametrize(("mangle", "direction"), [(flip_one, "to_joiner"), (doubled, "to_host")])
 async def test_a_relay_that_garbles_or_doubles_bytes_breaks_only_the_connection(
-    mangle: object, direction: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    mangle: object, direction: str
 ) -> None:
     # Every byte is authenticated end to end: a relay that changes or repeats any breaks the
     # handshake at once, and the joiner is told in one line; nothing is signed, nothing forfeited.
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
     hostile = HostileRelay(**{direction: mangle})  # type: ignore[arg-type]
     with trio.fail_after(MATCH_S):
         async with trio.open_nursery() as nursery:
@@ -252,26 +238,18 @@ async def test_a_relay_that_garbles_or_doubles_bytes_breaks_only_the_connection(
     assert guest.session is None and host.session is None
 
 
-async def test_joiners_paired_with_each_other_call_again_and_get_in(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_joiners_paired_with_each_other_call_again_and_get_in() -> None:
     # Three joiners call at once; the first is paired with the host, the other two with each other
     # (the real relay may, while the host's next waiting connection is on its way): both their
     # handshakes fail, both call again, and the match is played.
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
     host, guests, outs = await through(HostileRelay(joiners_first=True), "hornswoggle", 4)
     assert any("did not answer as the host; calling again" in out.getvalue() for out in outs)
     verified(host, *guests)
 
 
-async def test_a_relay_that_holds_bytes_back_costs_time_not_a_forfeit(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_relay_that_holds_bytes_back_costs_time_not_a_forfeit() -> None:
     # Each chunk held 0.1 s each way (a slow relay far away), with a grace of 2 s: the match is
     # slower, and normal.
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
     host, guests, _ = await through(HostileRelay(hold_s=0.1), grace="2")
     verified(host, *guests)
 
@@ -351,7 +329,6 @@ async def test_every_route_failing_is_said_in_one_line() -> None:
 def test_the_relays_come_from_the_command_line_else_the_variable_else_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
     monkeypatch.delenv("P2PGENIUS_RELAY", raising=False)
     parse = build_parser().parse_args
     assert chosen_relays(parse(["host", "duel"])) == []
@@ -372,10 +349,8 @@ def test_the_relays_come_from_the_command_line_else_the_variable_else_the_file(
 
 
 async def test_a_dead_relay_from_the_settings_is_warned_about_and_hosting_goes_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    monkeypatch.setattr("p2pgenius.cli.host.to_clipboard", lambda text: False)
     dead = free_port()
     monkeypatch.setenv("P2PGENIUS_RELAY", f"127.0.0.1:{dead}")
     out = io.StringIO()
