@@ -201,7 +201,7 @@ async def match(game: str, peers: int, seed: int, max_stages: int, timer: StepTi
                     await trio.sleep(0.05)
         await listener.aclose()
         assert host.session is not None
-        stages = max(host.session.my_hashes, default=-1) + 1
+        stages = max(host.session.played.ending.my_hashes, default=-1) + 1
     return stages, cut
 
 

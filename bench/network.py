@@ -75,7 +75,7 @@ def match(game: str, seed: int, *, measure_memory: bool = False) -> tuple[float,
         tracemalloc.stop()
         assert host.session is not None
         assert host.session.finished
-        stages = max(host.session.my_hashes) + 1
+        stages = max(host.session.played.ending.my_hashes) + 1
         messages = host.files.transcript.read_bytes().count(b"\x92\xa3msg")
     return elapsed, stages, messages, peak
 

@@ -48,7 +48,7 @@ def duel_turns(matches: int) -> tuple[float, float, float, int]:
         start = time.process_time()
         table = play("duel", seed=seed, levels=["random", "random"])  # bots that hardly think
         cpu += time.process_time() - start
-        turns += max(table.sessions[0].my_hashes, default=0) + 1
+        turns += max(table.sessions[0].played.ending.my_hashes, default=0) + 1
         for record in table.transcripts[0]:
             kind, raw = decode(record)[:2]
             if kind == "msg":
@@ -70,7 +70,7 @@ def _calls_per_turn(matches: int) -> dict[str, float]:
         profile.enable()
         table = play("duel", seed=seed, levels=["random", "random"])
         profile.disable()
-        turns += max(table.sessions[0].my_hashes, default=0) + 1
+        turns += max(table.sessions[0].played.ending.my_hashes, default=0) + 1
         for (path, _, function), row in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
             if path.endswith("identity.py") and function in ("sign", "verify"):
                 counts[f"Ed25519 {function}"] += row[1]

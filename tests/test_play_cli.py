@@ -77,7 +77,7 @@ def test_a_turn_told_again_after_a_paralysis_choice_is_printed_once() -> None:
     out = io.StringIO()
     printer = Printer(out, moves=True)
     session = Session(keys=[bytes(32), bytes(32)], me=None)
-    session.terms = {"game": "duel"}
+    session.setup.terms = {"game": "duel"}
     cast = {
         "type": "cast",
         "blind_sees": [0, 1],

@@ -28,8 +28,8 @@ from p2pgenius.net.events import (
     TimeoutDisputed,
     TimeUnderDeclared,
 )
+from p2pgenius.protocol.bodies import SETUP
 from p2pgenius.protocol.session import ClaimDisputed, Decided, Event, Session, TimeoutClaimed
-from p2pgenius.protocol.session.base import SETUP
 from p2pgenius.protocol.session.debts import GRACE, Debt
 from p2pgenius.protocol.session.ledger import MAX_ALLOWANCE_MS
 
@@ -273,7 +273,7 @@ class Clocks:
             else:  # answered (a decision, a dispute) though something is still owed: claim anew
                 del self.claimed[seat]
         out += self._late(session, debts, grace_s)
-        for stage, seat in session.forfeits_pending():  # another peer's forfeit: check it ourselves
+        for stage, seat in session.referee.forfeits_pending():  # another peer's forfeit: check it ourselves
             # Not before the seat's own clock (as we keep it) has run out and any time its peer
             # said it still had (a dispute) has passed: then our own grace period.
             since = self.forfeit_seen.setdefault((stage, seat), trio.current_time())
@@ -349,7 +349,7 @@ class Clocks:
                 observed = int((now - self.stage_at) * 1000)
                 self.claimed[seat] = now
                 tell(TimeoutClaimSent(seat, observed, *debt_words(session, seat)))
-                session.claim_timeout(seat, observed)
+                session.referee.claim_timeout(seat, observed)
             elif what is Due.WARN:
                 view = session.clocks()[seat]
                 left = view.left_ms / 1000 - (now - self.began(session, seat))
@@ -362,15 +362,15 @@ class Clocks:
                 tell(ClockWarning(seat, 1000 * min(passed or [mark]), view.kind))
             elif what is Due.FORFEIT:
                 with contextlib.suppress(LocalMisuseError):
-                    session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
+                    session.referee.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
             elif what is Due.CONFIRM:  # (mark: the stage) silent for our own grace period too
-                session.confirm_forfeit(mark, seat)
+                session.referee.confirm_forfeit(mark, seat)
             elif what is Due.WALKING:  # (seat: a peer) claim first, signed, as for any silence
                 self.walk_claimed[seat] = now
-                session.claim_walkaway(seat, int((now - self.stage_at) * 1000))
+                session.referee.claim_walkaway(seat, int((now - self.stage_at) * 1000))
             elif what is Due.WALKED:
                 with contextlib.suppress(LocalMisuseError):
-                    session.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
+                    session.referee.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
             elif what is Due.LATE:
                 # Owed and unpaid for the grace period: claim first, signed; the seat's peer, if
                 # it is there at all, answers it, and a claim left unanswered for the grace
@@ -378,7 +378,7 @@ class Clocks:
                 observed = int((now - self.stage_at) * 1000)
                 self.claimed[seat] = now
                 tell(TimeoutClaimSent(seat, observed, *debt_words(session, seat)))
-                session.claim_timeout(seat, observed)
+                session.referee.claim_timeout(seat, observed)
             else:
                 raise PeerGoneError(f"the match did not start: no answer for {grace_s:.0f} seconds")
             return True
@@ -404,7 +404,7 @@ class Clocks:
                 key = (event.seat, self.keys[event.seat])
                 self.under[key] = self.under.get(key, 0.0) + (seen - event.declared_ms) / 1000
             with contextlib.suppress(LocalMisuseError):
-                session.note_observed(event.stage, event.seat, seen)
+                session.referee.note_observed(event.stage, event.seat, seen)
                 tell(TimeUnderDeclared(event.seat, event.declared_ms, seen))
 
     def answer_claim(self, session: Session, event: Event, tell: Notify) -> None:
@@ -437,6 +437,6 @@ class Clocks:
         else:
             left = int((view.left_ms / 1000 - elapsed) * 1000)
             with contextlib.suppress(LocalMisuseError):
-                session.dispute(event.seat, left)
+                session.referee.dispute(event.seat, left)
             claimant = session.names[event.author]
             tell(TimeoutDisputed(event.seat, claimant, event.observed_ms, int(elapsed * 1000), left))

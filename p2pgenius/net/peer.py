@@ -434,7 +434,7 @@ class Peer:
     async def _play(self, first: Sequence[tuple[Connection, bytes]]) -> None:
         session = self.session
         assert session is not None
-        session.defer_audit = True  # (judged in a worker thread: _audit_if_due)
+        session.courier.defer_audit = True  # (judged in a worker thread: _audit_if_due)
         if session.terms is not None:
             await self._warm(session.terms["game"])
         self._clocks.start(session)
@@ -727,14 +727,18 @@ class Peer:
             return
         if session.me == 0:  # relay to the others; each checks the author's signature itself
             await self.links.relay(payload, connection)
-        before = list(session.next_seq)
+        before = list(session.chain.next_seq)
         for event in session.receive(raw):
             self.report(session.view, event)
             self._on_clock_event(event, now)
             await self._audit_if_due(event)
-        self._clocks.progressed(before, session.next_seq, now)
+        self._clocks.progressed(before, session.chain.next_seq, now)
         hashed = _hash_of(raw)
-        if hashed is not None and hashed[0] < len(before) and session.next_seq[hashed[0]] > before[hashed[0]]:
+        if (
+            hashed is not None
+            and hashed[0] < len(before)
+            and session.chain.next_seq[hashed[0]] > before[hashed[0]]
+        ):
             self._clocks.hashed(*hashed, now)
         await self._flush()
 
@@ -755,7 +759,7 @@ class Peer:
             self.report(session.view, event)
             self._on_clock_event(event)
             await self._audit_if_due(event)
-        if session.flushing.messages or session.flushing.records:
+        if session.courier.flushing.messages or session.courier.flushing.records:
             await self._flush()  # accepting a claim sent something more
 
     async def _audit_if_due(self, event: Event) -> None:
@@ -765,8 +769,8 @@ class Peer:
         session = self.session
         if not isinstance(event, AuditDue) or session is None:
             return
-        verdict = await off_loop(session.audit_verdict)
-        session.conclude_audit(verdict)
+        verdict = await off_loop(session.played.ending.audit_verdict)
+        session.played.ending.conclude_audit(verdict)
         await self._flush()
 
     async def _gone(self, connection: Connection) -> None:

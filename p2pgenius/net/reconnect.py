@@ -38,7 +38,7 @@ async def sync(session: Session, connection: Connection, *, speak_first: bool) -
     """Exchange how many messages of each author each side holds; send what the other lacks.
     Returns what arrived right behind the other's sync, to be handled first."""
     if speak_first:
-        await connection.send(encode(["sync", session.next_seq]))
+        await connection.send(encode(["sync", session.chain.next_seq]))
     theirs = None
     behind: list[bytes] = []
     with trio.fail_after(HANDSHAKE_TIMEOUT_S):
@@ -59,12 +59,12 @@ async def sync(session: Session, connection: Connection, *, speak_first: bool) -
                     theirs = counts
                 elif theirs is not None:
                     behind.append(payload)
-    missing = session.missing_for(theirs)
+    missing = session.chain.missing_for(theirs)
     # Anything accepted from now until the connection is adopted (even while the sends below
     # wait) must not fall between this snapshot and the broadcasts that will include it.
-    connection.caught_up = len(session.archive)
+    connection.caught_up = len(session.chain.archive)
     if not speak_first:
-        await connection.send(encode(["sync", session.next_seq]))
+        await connection.send(encode(["sync", session.chain.next_seq]))
     for raw in missing:
         await connection.send(encode(["m", raw]))
     return behind
@@ -201,7 +201,7 @@ class Reconnection:
         self.links.add(connection, index)
         if replaced is not None and replaced is not connection:
             self.nursery.start_soon(_close, replaced)  # (its reader then says it is gone: a no-op)
-        for _, _, raw in self.session.archive[connection.caught_up :]:
+        for _, _, raw in self.session.chain.archive[connection.caught_up :]:
             await connection.send(encode(["m", raw]))  # accepted while we were resyncing
         # What came behind its sync goes first, in order, before anything the reader picks up.
         self.nursery.start_soon(connection.messages, self.inbox, behind)

@@ -89,7 +89,7 @@ class Spectators:
     def feed(self) -> None:
         """Queue for every spectator what the host accepted since (never waiting for one)."""
         session = self.session()
-        if session is None or (session.terms is None and not session.archive):
+        if session is None or (session.terms is None and not session.chain.archive):
             return
         for watcher in list(self.watchers):
             try:
@@ -97,7 +97,7 @@ class Spectators:
                     players = {"keys": list(session.keys), "names": list(session.names)}
                     watcher.send.send_nowait(encode(["watching", players]))
                     watcher.sent = 0
-                for _, _, raw in session.archive[watcher.sent :]:
+                for _, _, raw in session.chain.archive[watcher.sent :]:
                     watcher.send.send_nowait(encode(["m", raw]))
                     watcher.sent += 1
             except trio.WouldBlock:
@@ -264,9 +264,9 @@ def _take(
             )
         return Session(keys=keys, me=None, names=list(names) if names else None)
     if kind == "m" and isinstance(body, bytes) and session is not None:
-        accepted = len(session.archive)
+        accepted = len(session.chain.archive)
         events = session.receive(body)
-        if len(session.archive) > accepted:  # (a message it refused is not the match's)
+        if len(session.chain.archive) > accepted:  # (a message it refused is not the match's)
             on_message(body)  # (first: a listener may read the messages so far, this one included)
         for event in events:
             on_event(session.view, event)

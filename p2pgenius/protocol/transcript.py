@@ -176,7 +176,7 @@ def verify(data: bytes) -> Report:
     observer = Session(keys=keys, me=None, version=first[1])
     report = Report(ok=False, summary="", version=first[1], meta=dict(meta))
     claims = _replay(observer, items, report)
-    observer.settle_forfeits()  # a forfeit that nothing after it answered stands
+    observer.referee.settle_forfeits()  # a forfeit that nothing after it answered stands
     for event in observer.take_events():
         if isinstance(event, Fault) and report.fault is None:
             report.fault = event
@@ -189,8 +189,8 @@ def verify(data: bytes) -> Report:
     report.terms, report.names = observer.terms, list(observer.names)
     report.owner = tuple(observer.owner)
     report.chains = _chains(observer)
-    if observer.terms is not None and observer.game is not None and observer.owner:
-        report.initial = observer.game.initial(observer.terms["setup"], observer.terms["options"])
+    if observer.terms is not None and observer.match is not None:
+        report.initial = observer.match.game.initial(observer.terms["setup"], observer.terms["options"])
         report.steps = _opened(observer, report.initial, report.steps)
         report.steps = _blindness(observer, meta.get("me"), report.initial, report.steps, claims)
     _judge(observer, report)
@@ -244,7 +244,7 @@ def _note(event: Any, index: int, report: Report, claims: dict[int, BlindClaim])
 
 def _chains(observer: Session) -> list[list[bytes]]:
     chains: list[list[bytes]] = [[] for _ in observer.keys]
-    for author, _, raw in observer.archive:
+    for author, _, raw in observer.chain.archive:
         chains[author].append(hashlib.sha256(raw).digest())
     return chains
 
@@ -252,7 +252,7 @@ def _chains(observer: Session) -> list[list[bytes]]:
 def _judge(observer: Session, report: Report) -> None:
     """What the transcript proves, and its summary line."""
     refused, me = report.refused_terms, report.meta.get("me")
-    if refused is not None and type(me) is int and me != 0 and me not in observer.accepted:
+    if refused is not None and type(me) is int and me != 0 and me not in observer.setup.accepted:
         report.standing, report.terms, report.names, report.game = REFUSED, None, [], None
         report.summary = (
             f"refused: peer {me}, whose transcript this is, refused the host's terms ({refused}): "
@@ -308,7 +308,7 @@ def _winners_without(observer: Session, fault: Fault) -> tuple[int, ...]:
     if fault.kind not in ("forfeit", "cheat") or fault.peer is None or not observer.owner:
         return ()
     seats = [seat for seat, peer in enumerate(observer.owner) if peer == fault.peer]
-    return observer.m.spec.winners_without(seats)
+    return observer.played.match.spec.winners_without(seats)
 
 
 def _blindness(
@@ -317,9 +317,8 @@ def _blindness(
     """Mark the stages played while a seat was blind, with what the transcript's own peer was
     shown when the seat was its own; and add, as seen through their claims, the stages of a
     blindness the transcript never opens (it stops before the withheld choices came)."""
-    spec = observer.spec
-    assert spec is not None and observer.game is not None
-    seats = observer.game.seats(initial)
+    spec = observer.played.match.spec
+    seats = spec.engine.seats(initial)
     marked: list[Step] = []
     before = initial
     for step in steps:
@@ -351,16 +350,16 @@ def _opened(observer: Session, initial: Any, steps: list[Step]) -> list[Step]:
     """The steps with every hidden card the transcript opens (flips and the audit) shown. When
     it opens them all, each state is worked out again from the start, every card in sight; when
     some stay hidden (the match stopped before its audit), the states stay as seen."""
-    assert observer.game is not None and observer.spec is not None
-    if not any(observer.spec.unopened(action) for _, _, action in observer.log):
+    match, audits = observer.played.match, observer.played.ending.audits
+    if not any(match.spec.unopened(action) for _, _, action in match.log):
         return steps  # nothing was hidden (or nothing stayed hidden)
-    opened, _ = observer.cards.with_openings(observer.spec, observer.log, observer.audits.values())
+    opened, _ = match.cards.with_openings(match.spec, match.log, audits.values())
     by_stage: dict[int, list[tuple[int, Plain]]] = {}
     for (number, _, _), (seat, action) in zip(observer.log, opened, strict=True):
         by_stage.setdefault(number, []).append((seat, action))
     after: dict[int, Any] = {}
-    if not any(observer.spec.unopened(action) for _, action in opened):
-        game, state = observer.game, initial
+    if not any(match.spec.unopened(action) for _, action in opened):
+        game, state = match.game, initial
         try:
             for (number, _, _), (seat, action) in zip(observer.log, opened, strict=True):
                 state = game.apply(state, seat, game.parse_action(action))

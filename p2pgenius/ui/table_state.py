@@ -307,9 +307,9 @@ class TableState:
                 if record[0] != "msg" or not isinstance(record[1], bytes):
                     continue
                 for event in observer.receive(record[1]):
-                    if isinstance(event, Applied) and observer.game is not None and seat is not None:
+                    if isinstance(event, Applied) and observer.match is not None and seat is not None:
                         game = game or frontend(str(observer.terms["game"]) if observer.terms else "")
-                        view = observer.game.view(observer.state, seat)
+                        view = observer.match.game.view(observer.state, seat)
                         events = [item for item in event.events if isinstance(item, Mapping)]
                         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
                             game.remember(self.memory, events, view, event.actions)

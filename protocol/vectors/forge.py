@@ -144,9 +144,9 @@ class Forger:
         observer.chain.binding = False
         for raw in self.signed(parts):
             observer.receive(raw)
-        if observer.outcome is None or body[1] not in observer.my_hashes:
+        if observer.outcome is None or body[1] not in observer.played.ending.my_hashes:
             return None
-        hashed = Own(["hash", body[1], observer.my_hashes[body[1]]])
+        hashed = Own(["hash", body[1], observer.played.ending.my_hashes[body[1]]])
         return tuple(self.signed([*parts, hashed, Own(["end", observer.outcome.to_plain()])]))
 
     def _kind(self, index: int) -> str:
@@ -232,7 +232,7 @@ class Forger:
         out: list[tuple[tuple[int, ...], int]] = []
         for index, raw in enumerate(self.messages):
             if self.own(index) and observer.match is not None and observer.stage is not None:
-                self._at[index] = (observer.state, observer.m.game)
+                self._at[index] = (observer.state, observer.played.match.game)
             observer.receive(raw)
             owner = observer.owner
             owed = tuple(s for s in observer.owed() if owner and owner[s] != self.me)

@@ -196,7 +196,9 @@ async def test_both_sides_show_the_same_clocks(tmp_path: Path, autojump_clock: A
             await trio.testing.wait_all_tasks_blocked()
             samples.append((host.clock_readings(), guest.clock_readings()))
             assert host.session is not None and guest.session is not None
-            spent.append((dict(host.session.spent), dict(guest.session.spent)))
+            spent.append(
+                (dict(host.session.played.clockbook.spent), dict(guest.session.played.clockbook.spent))
+            )
         enough.cancel()  # stop the match here
 
     with trio.CancelScope() as enough:
@@ -232,7 +234,7 @@ async def test_a_duel_turn_lasts_its_minute_and_a_missed_turn_repeats(
     await match(host, guest, "duel", {"turn_seconds": 60}, {})
     assert host.session is not None and guest.session is not None
     assert host.session.outcome is not None and host.session.outcome == guest.session.outcome
-    turns = len(host.session.my_hashes)
+    turns = len(host.session.played.ending.my_hashes)
     # Not "fast": every turn lasted its whole minute, though the bots chose at once.
     assert trio.current_time() >= 60 * turns
     guest_moves = [a for _, seat, a in host.session.log if seat == 1]
@@ -262,9 +264,13 @@ async def test_a_peer_declaring_no_time_is_disputed_decision_by_decision(
     liar = DeclaresNothing(**vars(peer(tmp_path, "guest", Thinks("wizard", 2, 3.0), Silent())))
     await match(host, liar, "duel", {"fast": True}, {})
     assert host.session is not None and liar.session is not None
-    assert liar.session.spent == host.session.spent  # the clocks still agree...
+    assert (
+        liar.session.played.clockbook.spent == host.session.played.clockbook.spent
+    )  # the clocks still agree...
     liar_seats = liar.session.my_seats
-    assert all(ms == 0 for (seat, _, _), ms in host.session.spent.items() if seat in liar_seats)
+    assert all(
+        ms == 0 for (seat, _, _), ms in host.session.played.clockbook.spent.items() if seat in liar_seats
+    )
     disputes = [(n, s) for (n, s, by), ms in host.session.time.observed.items() if by == 0 and ms >= 1_500]
     assert len(disputes) >= 5  # ...and each 3-second decision declared as 0 ms is on the record
     report = verify(host.files.transcript.read_bytes())
@@ -290,7 +296,9 @@ async def test_a_round_clock_is_bounded_by_the_time_seen_pass_not_by_the_sum_dec
         await match(host, liar, "magic-square", {"round_seconds": 10}, {})
     assert host.session is not None and liar.session is not None
     liar_seat = liar.session.my_seats[0]
-    assert all(ms == 0 for (seat, _, _), ms in host.session.spent.items() if seat == liar_seat)
+    assert all(
+        ms == 0 for (seat, _, _), ms in host.session.played.clockbook.spent.items() if seat == liar_seat
+    )
     claims = []
     for record in records(host.files.transcript.read_bytes()):
         if record[0] == "msg":

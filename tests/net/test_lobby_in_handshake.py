@@ -112,7 +112,7 @@ async def test_a_bot_thinks_off_the_event_loop() -> None:
             return {"type": "gestures", "left": "D", "right": "-"} if go.wait(5) else None
 
     session = Session(keys=[Identity.generate().public] * 2, me=None)
-    session.terms = {"game": "duel"}
+    session.setup.terms = {"game": "duel"}
     session.awaiting = lambda: (0,)  # type: ignore[method-assign]
     driver = BotDriver(bots={0: Waiting()})  # type: ignore[dict-item]
     async with trio.open_nursery() as nursery:

@@ -78,7 +78,7 @@ async def test_a_spectator_from_the_start_and_one_that_comes_late_reach_verifys_
             nursery.start_soon(early.run, port)
             await trio.sleep(0.2)  # in the lobby before the match starts
             nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
-            while host.session is None or len(host.session.archive) < 40:
+            while host.session is None or len(host.session.chain.archive) < 40:
                 await trio.sleep(0.01)
             nursery.start_soon(late.run, port)  # mid-match: it is sent the match so far
     truth = verify(host.files.transcript.read_bytes())
@@ -114,7 +114,7 @@ async def test_a_spectator_never_holds_a_hidden_card_before_the_table_does(tmp_p
             assert isinstance(body[3], bytes) and len(body[3]) == 32
     # Every message it got is one the host accepted, in the same order: nothing more.
     assert host.session is not None
-    assert spectator.messages == [raw for _, _, raw in host.session.archive]
+    assert spectator.messages == [raw for _, _, raw in host.session.chain.archive]
 
 
 async def test_a_stalled_spectator_never_holds_up_the_match(tmp_path: Path) -> None:

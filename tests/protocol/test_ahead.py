@@ -92,7 +92,7 @@ def test_a_peer_that_crashed_after_choosing_ahead_resumes_with_its_choice_held()
         other.receive(raw)
     # It dies now; its disk holds every message it accepted (its own choices too) and its secrets.
     disk = header(ahead.keys, horn.index(ahead)) + b"".join(
-        frame(encode(["msg", raw])) for _, _, raw in ahead.archive
+        frame(encode(["msg", raw])) for _, _, raw in ahead.chain.archive
     )
     assert ahead.identity is not None
     restored = Session.restore(

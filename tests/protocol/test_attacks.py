@@ -244,11 +244,11 @@ def test_refusing_to_open_loses_with_a_signed_forfeit_in_the_transcript() -> Non
     assert honest.stage is not None  # stuck waiting for the reveal
     silent_seat = next(s for s, p in enumerate(honest.owner) if p == 1)
     with pytest.raises(LocalMisuseError, match="claim"):  # a forfeit is never a bare assertion
-        honest.forfeit(silent_seat, "did not open its gestures in time")
-    honest.claim_timeout(silent_seat, 130_000)  # the claim comes first; it goes unanswered
+        honest.referee.forfeit(silent_seat, "did not open its gestures in time")
+    honest.referee.claim_timeout(silent_seat, 130_000)  # the claim comes first; it goes unanswered
     claim = honest.flush()
     table.transcripts[0] += claim.records
-    honest.forfeit(silent_seat, "did not open its gestures in time")
+    honest.referee.forfeit(silent_seat, "did not open its gestures in time")
     out = honest.flush()
     assert any(decode(m)[5][0] == "forfeit" for m in out.messages)
     table.transcripts[0] += out.records

@@ -65,7 +65,10 @@ def test_blinded_peer_gets_claims_not_gestures_then_checks_them_all() -> None:
     first_withheld = order.index((5, 0))
     assert order[first_withheld : first_withheld + 3] == [(5, 0), (6, 0), (7, 0)]
     # ...and p1 re-checked every stage: both machines end with the same hashes.
-    blind_side, sighted = table.sessions[p1_peer].my_hashes, table.sessions[p0_peer].my_hashes
+    blind_side, sighted = (
+        table.sessions[p1_peer].played.ending.my_hashes,
+        table.sessions[p0_peer].played.ending.my_hashes,
+    )
     common = set(blind_side) & set(sighted)
     assert len(common) >= 10
     assert all(blind_side[n] == sighted[n] for n in common)
@@ -127,7 +130,7 @@ def test_a_blind_wizards_own_paralysis_choice_made_without_sight_is_made_legal_a
     blinder = ["D-", "W-", "S-", "W-", "CC", "--", "--", "--", "--", "--", "--"]
     table = play("duel", bots=[Script(blind_caster), Script(blinder)], max_rounds=400)
     assert table.faults() == []
-    ours, theirs = table.sessions[0].my_hashes, table.sessions[1].my_hashes
+    ours, theirs = table.sessions[0].played.ending.my_hashes, table.sessions[1].played.ending.my_hashes
     common = set(ours) & set(theirs)  # (the harness stops the endless duel at some point)
     assert len(common) > 10 and all(ours[n] == theirs[n] for n in common)
     state = table.sessions[0].state
@@ -155,7 +158,7 @@ def test_nothing_a_blind_peer_receives_lets_it_test_a_guess_of_the_withheld_gest
     claims = [e for e in table.events[blind] if isinstance(e, BlindClaim)]
     blind_stages = {c.stage for c in claims[:-1]}  # (the last claim comes as the blindness ends)
     assert blind_stages
-    secret_hashes = {table.sessions[sighted].my_hashes[n] for n in blind_stages}
+    secret_hashes = {table.sessions[sighted].played.ending.my_hashes[n] for n in blind_stages}
     first_reveal = next(
         i
         for i, (_, to, raw) in enumerate(delivered)

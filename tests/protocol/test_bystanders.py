@@ -51,21 +51,21 @@ def test_a_forfeit_of_a_third_peers_seat_waits_for_the_bystanders_own_check() ->
     seat, accused = table.waited_on()
     hostile, bystander = [p for p in range(3) if p != accused]
     villain = table.peers[hostile]
-    villain.claim_timeout(seat, 999_000)
-    villain.forfeit(seat, "no answer")  # back to back: no grace period ran anywhere but its own
+    villain.referee.claim_timeout(seat, 999_000)
+    villain.referee.forfeit(seat, "no answer")  # back to back: no grace period ran anywhere but its own
     table.pump()
     watcher = table.peers[bystander]
     assert watcher.fault is None, watcher.fault
     assert watcher.stage is not None
-    assert watcher.forfeits_pending() == [(watcher.stage.number, seat)]
+    assert watcher.referee.forfeits_pending() == [(watcher.stage.number, seat)]
     # The accused is there and answers (its own peer refused the forfeit): the forfeit is void.
     honest = table.peers[accused]
-    assert honest.fault is None and honest.game is not None
-    legal = honest.game.legal_actions(honest.state, seat)
+    assert honest.fault is None and honest.played.match.game is not None
+    legal = honest.played.match.game.legal_actions(honest.state, seat)
     honest.submit(seat, legal[0].to_plain())
     table.pump()
-    assert watcher.forfeits_pending() == []
-    assert not watcher.confirm_forfeit(0, seat)
+    assert watcher.referee.forfeits_pending() == []
+    assert not watcher.referee.confirm_forfeit(0, seat)
     assert watcher.fault is None and honest.fault is None
     # An observer of the bystander's transcript judges it the same way: the answer voided it.
     report = verify(table.transcript(bystander))
@@ -76,13 +76,13 @@ def test_a_forfeit_stands_for_a_bystander_once_its_own_check_finds_the_seat_stil
     table = Table()
     seat, accused = table.waited_on()
     hostile, bystander = [p for p in range(3) if p != accused]
-    table.peers[hostile].claim_timeout(seat, 999_000)
-    table.peers[hostile].forfeit(seat, "no answer")
+    table.peers[hostile].referee.claim_timeout(seat, 999_000)
+    table.peers[hostile].referee.forfeit(seat, "no answer")
     table.pump()
     watcher = table.peers[bystander]
     assert watcher.stage is not None
     stage = watcher.stage.number
-    assert watcher.confirm_forfeit(stage, seat)  # (the net layer calls it after its grace period)
+    assert watcher.referee.confirm_forfeit(stage, seat)  # (the net layer calls it after its grace period)
     assert isinstance(watcher.fault, Fault) and watcher.fault.kind == "forfeit"
     assert watcher.fault.peer == accused
     # And an observer of that transcript, where nothing answered, lets the forfeit stand.
@@ -99,8 +99,10 @@ def test_a_claim_that_names_a_move_the_reader_has_not_got_waits_for_it() -> None
     seat, mover = table.waited_on()
     peers = table.peers
     mover_session = peers[mover]
-    assert mover_session.game is not None
-    mover_session.submit(seat, mover_session.game.legal_actions(mover_session.state, seat)[0].to_plain())
+    assert mover_session.played.match.game is not None
+    mover_session.submit(
+        seat, mover_session.played.match.game.legal_actions(mover_session.state, seat)[0].to_plain()
+    )
     held = mover_session.flush().messages
     ahead = next(p for p in range(3) if p != mover)  # gets the move at once
     behind = next(p for p in range(3) if p not in (mover, ahead))  # gets it late
@@ -110,7 +112,7 @@ def test_a_claim_that_names_a_move_the_reader_has_not_got_waits_for_it() -> None
     assert stage is not None and stage.number == 1
     target = next((s for s in stage.waiting if peers[ahead].owner[s] != ahead), None)
     assert target is not None, "the next stage waits on a seat the claimant does not hold"
-    peers[ahead].claim_timeout(target, 999_000)
+    peers[ahead].referee.claim_timeout(target, 999_000)
     claim = peers[ahead].flush().messages
     late = peers[behind]
     refused = [e for raw in claim for e in late.receive(raw)]

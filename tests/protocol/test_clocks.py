@@ -64,14 +64,14 @@ def test_declared_time_is_charged_alike_on_both_peers_and_the_round_clock_adds_u
     pair.pump()
     # Both peers charge exactly the declared 7 s to p0's round clock.
     for session in pair.s:
-        assert session.spent == {(0, "round", 0): 7_000}
+        assert session.played.clockbook.spent == {(0, "round", 0): 7_000}
     placer = pair.s[0].state.actor
     peer = pair.seat_peer(placer)
     peer.submit(placer, {"type": "place", "cell": 0}, ms=2_500)
     pair.pump()
     assert pair.s[0].clocks() == pair.s[1].clocks()
-    assert pair.s[0].spent == pair.s[1].spent
-    assert sum(pair.s[0].spent.values()) == 9_500
+    assert pair.s[0].played.clockbook.spent == pair.s[1].played.clockbook.spent
+    assert sum(pair.s[0].played.clockbook.spent.values()) == 9_500
 
 
 def test_a_decision_declaring_more_than_its_clock_had_is_refused() -> None:
@@ -81,14 +81,14 @@ def test_a_decision_declaring_more_than_its_clock_had_is_refused() -> None:
         lead.submit(0, {"type": "order", "first": 0}, ms=60_001)
     # A peer that lies anyway is refused by the other side, with the reason on record.
     other = pair.s[1 - lead.me]  # type: ignore[operator]
-    original = lead.clockbook.check_declared
-    lead.clockbook.check_declared = lambda *a: None  # type: ignore[method-assign]
-    lead._send(Act(0, 0, {"type": "order", "first": 0}, 90_000))
-    lead.clockbook.check_declared = original  # type: ignore[method-assign]
+    original = lead.played.clockbook.check_declared
+    lead.played.clockbook.check_declared = lambda *a: None  # type: ignore[method-assign]
+    lead.courier.send(Act(0, 0, {"type": "order", "first": 0}, 90_000))
+    lead.played.clockbook.check_declared = original  # type: ignore[method-assign]
     pair.pump()
     refused = [e for e in pair.events[other.me] if isinstance(e, Rejected)]  # type: ignore[index]
     assert refused and "declares 90000 ms" in refused[0].reason
-    assert other.spent == {}
+    assert other.played.clockbook.spent == {}
 
 
 def test_running_out_sends_the_games_timeout_and_loses_the_round_everywhere() -> None:
@@ -99,7 +99,7 @@ def test_running_out_sends_the_games_timeout_and_loses_the_round_everywhere() ->
     for session in pair.s:
         assert session.state.last_round["reason"] == "timeout"
         assert session.state.last_round["winner"] == 1
-        assert session.spent[(0, "round", 0)] == 60_000
+        assert session.played.clockbook.spent[(0, "round", 0)] == 60_000
     # The next round's clocks are fresh.
     assert all(v.left_ms == 60_000 for v in pair.s[0].clocks().values())
 
@@ -123,7 +123,7 @@ def test_colouring_time_is_charged_to_the_first_rounds_round_clock() -> None:
     for session in pair.s:
         assert session.state.phase == "lead"
         # One clock per player for the whole of round 1: colouring and placements add up.
-        assert session.spent == {(0, "round", 0): 32_000, (1, "round", 0): 29_000}
+        assert session.played.clockbook.spent == {(0, "round", 0): 32_000, (1, "round", 0): 29_000}
         assert session.clocks()[1] == ClockView("round", 0, 31_000, True)  # p1 coloured second: it leads
     lead = pair.seat_peer(1)
     with pytest.raises(LocalMisuseError, match="only 31000 ms"):
@@ -133,7 +133,7 @@ def test_colouring_time_is_charged_to_the_first_rounds_round_clock() -> None:
     pair.seat_peer(0).submit(0, {"type": "place", "cell": 0}, ms=500)
     pair.pump()
     for session in pair.s:
-        assert session.spent == {(0, "round", 0): 32_500, (1, "round", 0): 30_000}
+        assert session.played.clockbook.spent == {(0, "round", 0): 32_500, (1, "round", 0): 30_000}
         assert session.clocks()[1].left_ms == 30_000
 
 
@@ -151,12 +151,15 @@ def test_running_the_round_clock_out_while_colouring_loses_round_1() -> None:
     for session in pair.s:
         assert session.state.last_round["reason"] == "timeout"
         assert session.state.last_round["winner"] == 1
-        assert session.spent[(0, "round", 0)] == 60_000
+        assert session.played.clockbook.spent[(0, "round", 0)] == 60_000
         assert None not in session.state.colours  # kept for round 2, the blank cells filled in
         assert (session.state.round, session.state.phase) == (2, "swap")
     # Round 2's clocks are fresh; the loser swaps first.
-    assert pair.s[0].clocks() == {0: ClockView("round", pair.s[0].round_key, 60_000, True)}
-    assert pair.s[0].round_key > 0 and pair.s[0].my_hashes == pair.s[1].my_hashes
+    assert pair.s[0].clocks() == {0: ClockView("round", pair.s[0].played.clockbook.round_key, 60_000, True)}
+    assert (
+        pair.s[0].played.clockbook.round_key > 0
+        and pair.s[0].played.ending.my_hashes == pair.s[1].played.ending.my_hashes
+    )
 
 
 def test_terms_offering_a_colouring_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -181,8 +184,8 @@ def test_a_timeout_claim_is_shown_to_the_accused_and_a_claim_on_ones_own_seat_is
     seat = waiting[0]
     accuser = next(s for s in pair.s if seat not in s.my_seats)
     with pytest.raises(LocalMisuseError):
-        accuser.claim_timeout(accuser.my_seats[0], 6_000)
-    accuser.claim_timeout(seat, 6_200)
+        accuser.referee.claim_timeout(accuser.my_seats[0], 6_000)
+    accuser.referee.claim_timeout(seat, 6_200)
     pair.pump()
     accused = pair.seat_peer(seat)
     claims = [e for e in pair.events[accused.me] if isinstance(e, TimeoutClaimed)]  # type: ignore[index]
@@ -190,7 +193,7 @@ def test_a_timeout_claim_is_shown_to_the_accused_and_a_claim_on_ones_own_seat_is
     accused.time_out(seat)  # accepting the claim: the pirate passes or plays its first legal card
     pair.pump()
     assert pair.s[0].stage is not None and pair.s[0].stage.number == 1
-    assert pair.s[0].my_hashes == pair.s[1].my_hashes
+    assert pair.s[0].played.ending.my_hashes == pair.s[1].played.ending.my_hashes
 
 
 def test_without_fast_a_duel_choice_may_change_until_its_minute_is_up() -> None:
@@ -212,7 +215,7 @@ def test_without_fast_a_duel_choice_may_change_until_its_minute_is_up() -> None:
     pair.pump()
     applied = [e for e in pair.events[1] if isinstance(e, Applied)]
     assert applied[0].actions[0][1] == {"type": "gestures", "left": "D", "right": "W"}
-    assert pair.s[0].my_hashes == pair.s[1].my_hashes
+    assert pair.s[0].played.ending.my_hashes == pair.s[1].played.ending.my_hashes
 
 
 def test_with_fast_the_first_commitments_are_revealed_at_once() -> None:
@@ -252,7 +255,10 @@ def test_a_whole_match_with_declared_times_verifies_and_ends_the_same() -> None:
             break
     outcomes = [next(e.outcome for e in evs if isinstance(e, MatchOver)) for evs in pair.events]
     assert outcomes[0] == outcomes[1]
-    assert pair.s[0].spent == pair.s[1].spent and pair.s[0].spent
+    assert (
+        pair.s[0].played.clockbook.spent == pair.s[1].played.clockbook.spent
+        and pair.s[0].played.clockbook.spent
+    )
 
 
 def _window_stage(pair: Pair) -> Any:
@@ -264,7 +270,7 @@ def _window_stage(pair: Pair) -> Any:
             return stage
         for session in pair.s:
             for seat in session.awaiting():
-                action = session.game.legal_actions(session.state, seat)[0]  # type: ignore[union-attr]
+                action = session.played.match.game.legal_actions(session.state, seat)[0]
                 session.submit(seat, action.to_plain(), ms=100)
         pair.pump()
     raise AssertionError("no challenge window beside the next mover")
@@ -286,7 +292,7 @@ def test_a_challenge_window_lapses_at_the_next_action_and_costs_no_time() -> Non
     holder = pair.seat_peer(window)
     left_before = holder.clocks()[window].left_ms
     mover = pair.seat_peer(actor)
-    mover.submit(actor, mover.game.legal_actions(mover.state, actor)[0].to_plain(), ms=100)  # type: ignore[union-attr]
+    mover.submit(actor, mover.played.match.game.legal_actions(mover.state, actor)[0].to_plain(), ms=100)
     pair.pump()
     for session in pair.s:
         assert session.stage is not None and session.stage.number > stage.number
@@ -300,7 +306,7 @@ def test_a_challenge_sent_before_the_next_action_still_counts() -> None:
     (actor,) = stage.waiting
     holder, mover = pair.seat_peer(window), pair.seat_peer(actor)
     holder.submit(window, {"type": "challenge"})  # crosses the mover's action on the wire
-    mover.submit(actor, mover.game.legal_actions(mover.state, actor)[0].to_plain(), ms=100)  # type: ignore[union-attr]
+    mover.submit(actor, mover.played.match.game.legal_actions(mover.state, actor)[0].to_plain(), ms=100)
     pair.pump()
     for session in pair.s:
         assert session.state.phase == "challenge"  # the same on both sides: the challenge won
@@ -317,14 +323,16 @@ def test_an_under_declared_decision_is_disputed_on_the_record_and_verify_reports
     lead.submit(0, {"type": "order", "first": 0}, ms=0)  # it says 0 ms; the other saw 28 s pass
     pair.pump()
     with pytest.raises(LocalMisuseError, match="nothing to dispute"):
-        other.note_observed(0, 0, 0)  # not more than declared
-    other.note_observed(0, 0, 28_000)
+        other.referee.note_observed(0, 0, 0)  # not more than declared
+    other.referee.note_observed(0, 0, 28_000)
     pair.pump()
     seen = [e for e in pair.events[lead.me] if isinstance(e, TimeObserved)]  # type: ignore[index]
     assert [(e.seat, e.observed_ms, e.declared_ms) for e in seen] == [(0, 28_000, 0)]
-    assert lead.spent == other.spent  # the charge stays the declared time: the clocks agree
+    assert (
+        lead.played.clockbook.spent == other.played.clockbook.spent
+    )  # the charge stays the declared time: the clocks agree
     with pytest.raises(LocalMisuseError):
-        lead.note_observed(0, 0, 30_000)  # nobody disputes its own time
-    records = [header(lead.keys, lead.me)] + [frame(encode(["msg", raw])) for _, _, raw in lead.archive]
+        lead.referee.note_observed(0, 0, 30_000)  # nobody disputes its own time
+    records = [header(lead.keys, lead.me)] + [frame(encode(["msg", raw])) for _, _, raw in lead.chain.archive]
     report = verify(b"".join(records))
     assert report.disputed_time and "saw 28.0 s" in report.disputed_time[0]

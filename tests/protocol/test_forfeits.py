@@ -24,13 +24,13 @@ def forged(session: Session, body: list[object]) -> bytes:
         session.identity,
         session.match_id,
         session.me,
-        session.next_seq[session.me],
+        session.chain.next_seq[session.me],
         session.chain.heads(),
         body,
     )
     # Its own chain moves on (a body its receivers refuse as malformed included).
-    session.next_seq[session.me] += 1
-    session.last_hash[session.me] = hashlib.sha256(raw).digest()
+    session.chain.next_seq[session.me] += 1
+    session.chain.last_hash[session.me] = hashlib.sha256(raw).digest()
     return raw
 
 
@@ -62,9 +62,9 @@ def test_a_forfeit_with_no_claim_is_refused_by_the_accused_and_the_match_goes_on
 def test_our_own_forfeit_needs_our_standing_claim_first() -> None:
     _, _, other = stuck_pair()
     with pytest.raises(LocalMisuseError, match="claim"):
-        other.forfeit(0, "no answer")
-    other.claim_timeout(0, 61_000)
-    other.forfeit(0, "no answer to a timeout claim")
+        other.referee.forfeit(0, "no answer")
+    other.referee.claim_timeout(0, 61_000)
+    other.referee.forfeit(0, "no answer to a timeout claim")
     assert [f.kind for f in other.take_events() if isinstance(f, Fault)] == ["forfeit"]
 
 
@@ -81,13 +81,13 @@ def test_a_third_party_refuses_a_forfeit_without_a_claim() -> None:
 
 def test_a_claim_answered_by_a_dispute_no_longer_stands() -> None:
     pair, mover, other = stuck_pair()
-    other.claim_timeout(0, 61_000)
+    other.referee.claim_timeout(0, 61_000)
     pair.pump()
-    mover.dispute(0, 30_000)  # by its clock half a minute is left
+    mover.referee.dispute(0, 30_000)  # by its clock half a minute is left
     pair.pump()
     assert any(isinstance(e, ClaimDisputed) and e.left_ms == 30_000 for e in pair.events[other.me])  # type: ignore[index]
     with pytest.raises(LocalMisuseError, match="claim"):
-        other.forfeit(0, "no answer")
+        other.referee.forfeit(0, "no answer")
     # A forged forfeit after the dispute is refused by everyone.
     pair.events[mover.me] += mover.receive(forged(other, ["forfeit", 0, 0, "no answer"]))  # type: ignore[index]
     assert faults(pair, mover) == []
@@ -96,25 +96,25 @@ def test_a_claim_answered_by_a_dispute_no_longer_stands() -> None:
 def test_a_seat_disputes_once_per_stage_and_only_a_decision_on_its_clock() -> None:
     pair, mover, other = stuck_pair()
     with pytest.raises(LocalMisuseError, match="no timeout claim"):
-        mover.dispute(0, 1_000)
-    other.claim_timeout(0, 61_000)
+        mover.referee.dispute(0, 1_000)
+    other.referee.claim_timeout(0, 61_000)
     pair.pump()
-    mover.dispute(0, 30_000)
+    mover.referee.dispute(0, 30_000)
     pair.pump()
-    other.claim_timeout(0, 92_000)
+    other.referee.claim_timeout(0, 92_000)
     pair.pump()
     with pytest.raises(LocalMisuseError, match="already disputed"):
-        mover.dispute(0, 1_000)
+        mover.referee.dispute(0, 1_000)
     # A second dispute forged anyway is refused, and the claim still stands: the forfeit holds.
     pair.events[other.me] += other.receive(forged(mover, ["dispute", 0, 0, 60_000]))  # type: ignore[index]
     assert any("already disputed" in r for r in rejected(pair, other))
-    other.forfeit(0, "no answer to a timeout claim")
+    other.referee.forfeit(0, "no answer to a timeout claim")
     assert [f.kind for f in other.take_events() if isinstance(f, Fault)] == ["forfeit"]
 
 
 def test_a_decision_answers_a_claim() -> None:
     pair, mover, other = stuck_pair()
-    other.claim_timeout(0, 61_000)
+    other.referee.claim_timeout(0, 61_000)
     pair.pump()
     mover.submit(0, {"type": "order", "first": 0}, ms=59_000)
     pair.pump()
@@ -126,7 +126,7 @@ def _transcript_of(session: Session) -> bytes:
     from p2pgenius.protocol.transcript import frame, header
 
     records = [header(session.keys, session.me)]
-    records += [frame(encode(["msg", raw])) for _, _, raw in session.archive]
+    records += [frame(encode(["msg", raw])) for _, _, raw in session.chain.archive]
     return b"".join(records)
 
 
@@ -146,11 +146,11 @@ def test_walking_away_from_the_coin_flip_after_seeing_the_others_share_forfeits(
                 if i == 1 and decode(raw)[5][0] == "coin_reveal":
                     continue
                 s[1 - i].receive(raw)
-    assert s[0].unrevealed() == (1,) and not s[0].owner
+    assert s[0].setup.unrevealed() == (1,) and not s[0].owner
     with pytest.raises(LocalMisuseError, match="claim"):
-        s[0].forfeit(1, "no answer")
-    s[0].claim_walkaway(1, 121_000)
-    s[0].forfeit(1, "no answer to a timeout claim")
+        s[0].referee.forfeit(1, "no answer")
+    s[0].referee.claim_walkaway(1, 121_000)
+    s[0].referee.forfeit(1, "no answer to a timeout claim")
     fault = next(e for e in s[0].take_events() if isinstance(e, Fault))
     assert (fault.kind, fault.peer, fault.stage) == ("forfeit", 1, -2)
     # The walker's own peer, reading it, refuses it: it is there.

@@ -30,7 +30,7 @@ from p2pgenius.inmemory import Table, randomness, transcript
 from p2pgenius.protocol.bodies import Act, Body, Commit, Reveal
 from p2pgenius.protocol.events import Event, Fault, Rejected
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.messages import commitment
+from p2pgenius.protocol.messages import Envelope, commitment
 from p2pgenius.protocol.session import Session, start_table
 from p2pgenius.protocol.transcript import records, verify
 from tests.any_action import changed, hostile_actions, parts, trees
@@ -54,10 +54,16 @@ class Liar(Session):
 
     lie: Callable[[dict[str, Plain]], Plain] | None = None
 
-    def _claim(self, seat: int) -> dict[str, Plain]:
-        claim = super()._claim(seat)
-        lie, self.lie = self.lie, None  # (the first claim only)
-        return claim if lie is None else dict(lie(claim))
+    def _dispatch(self, env: Envelope) -> None:
+        super()._dispatch(env)
+        if self.play is not None and "claim" not in vars(self.play.blindness):
+            honest = self.play.blindness.claim
+
+            def claim(seat: int) -> dict[str, Plain]:
+                lie, self.lie = self.lie, None  # (the first claim only)
+                return honest(seat) if lie is None else dict(lie(honest(seat)))
+
+            self.play.blindness.claim = claim  # type: ignore[method-assign]
 
 
 @dataclass
@@ -166,7 +172,7 @@ class Duet:
         """The attacker signs ``body`` through its own session, and it goes to the honest peer.
         (The attacker's own session may object to what it sent: it is not the one under test.)"""
         with contextlib.suppress(P2PGeniusError):
-            self.attacker._send(body)
+            self.attacker.courier.send(body)
         self.pump(ATTACKER)
 
 
@@ -183,13 +189,18 @@ def hostile_decision(duet: Duet, seat: int, action: Plain, committed: bool) -> l
         duet.send(Act(number, seat, action, 0))  # (any value: that is the point)
         return duet.honest_goes_on()
     nonce = bytes([7]) * 32
-    attacker.my_secrets[(number, seat)] = (action, nonce)  # (what its own session would open)
+    attacker.courier.secrets[(number, seat)] = (action, nonce)  # (what its own session would open)
     duet.send(Commit(number, seat, commitment(attacker.match_id, number, seat, nonce, action), 0))
     stage = attacker.stage
-    if attacker.m.spec.sealed and stage is not None and stage.number == number and seat not in stage.reveals:
+    if (
+        attacker.played.match.spec.sealed
+        and stage is not None
+        and stage.number == number
+        and seat not in stage.reveals
+    ):
         duet.send(Reveal(number, seat, action, nonce))
     events = duet.honest_goes_on()
-    if not attacker.m.spec.sealed and applied(duet, number, seat) and duet.honest.fault is None:
+    if not attacker.played.match.spec.sealed and applied(duet, number, seat) and duet.honest.fault is None:
         duet.send(Reveal(number, seat, action, nonce))  # a late opening
         events += duet.honest_goes_on()
     return events
@@ -246,7 +257,7 @@ def test_any_action_a_peer_signs_is_refused_or_convicts_it(game: str, data: st.D
     seat = data.draw(st.sampled_from(duet.attacker.awaiting()), label="seat")
     action = data.draw(hostile_actions(game), label="action")
     # Committed where a choice may be (every choice, in a sealed game); an act anywhere else.
-    spec = duet.attacker.m.spec
+    spec = duet.attacker.played.match.spec
     committed = spec.sealed or (spec.committing(duet.attacker.state) and data.draw(st.booleans()))
     events = hostile_decision(duet, seat, action, committed)
     if refused(game, action):  # (nothing blind here: a malformed action is never made legal)

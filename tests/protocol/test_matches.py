@@ -18,5 +18,5 @@ def test_whole_match_ends_with_the_same_outcome_everywhere(game: str, peers: int
     outcomes = table.outcomes()
     assert outcomes[0] is not None
     assert all(o == outcomes[0] for o in outcomes)
-    hashes = [s.my_hashes for s in table.sessions]
+    hashes = [s.played.ending.my_hashes for s in table.sessions]
     assert all(h == hashes[0] for h in hashes)

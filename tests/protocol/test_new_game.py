@@ -234,6 +234,6 @@ def _bodies(session: Session) -> list[tuple[int, int, list[Any]]]:
     from p2pgenius.protocol.messages import open_envelope
 
     found = []
-    for author, seq, raw in session.archive:
+    for author, seq, raw in session.chain.archive:
         found.append((author, seq, list(open_envelope(raw, session.keys).body)))
     return found

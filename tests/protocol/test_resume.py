@@ -65,13 +65,13 @@ def test_a_crashed_peer_resumes_from_disk_and_the_match_finishes(game: str, cras
                 identity=identities[1], transcript=records, secrets=[decode(s) for s in secrets[1]]
             )
             # The rebuilt session is where the old one was, to the message.
-            assert restored.next_seq[1] == sessions[1].next_seq[1]
-            assert restored.my_hashes == sessions[1].my_hashes
+            assert restored.chain.next_seq[1] == sessions[1].chain.next_seq[1]
+            assert restored.played.ending.my_hashes == sessions[1].played.ending.my_hashes
             sessions[1] = restored
             flush(1)
             # On reconnecting each side sends what the other has not seen.
-            inbox[1] += sessions[0].missing_for(restored.next_seq)
-            inbox[0] += restored.missing_for(sessions[0].next_seq)
+            inbox[1] += sessions[0].chain.missing_for(restored.chain.next_seq)
+            inbox[0] += restored.chain.missing_for(sessions[0].chain.next_seq)
     assert crashed
     assert all(s.finished for s in sessions)
     assert sessions[0].outcome == sessions[1].outcome

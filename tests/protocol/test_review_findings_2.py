@@ -53,8 +53,8 @@ def test_a_hidden_card_opened_to_something_else_convicts_its_owner_not_the_flipp
             phase = session.state.phase
             if owner[seat] == hostile and phase == "opening":
                 nonce = secrets.token_bytes(NONCE_LEN)
-                session.my_secrets[(stage.number, seat)] = ({"type": "place", "card": "doubloon"}, nonce)
-                session._send(
+                session.courier.secrets[(stage.number, seat)] = ({"type": "place", "card": "doubloon"}, nonce)
+                session.courier.send(
                     Commit(
                         stage.number, seat, commitment(session.match_id, stage.number, seat, nonce, ruby), 0
                     )
@@ -69,15 +69,15 @@ def test_a_hidden_card_opened_to_something_else_convicts_its_owner_not_the_flipp
             elif phase == "bidding":
                 session.submit(seat, {"type": "pass"})
             elif phase == "flipping":
-                assert session.game is not None
-                legal = session.game.legal_actions(session.state, seat)
+                assert session.played.match.game is not None
+                legal = session.played.match.game.legal_actions(session.state, seat)
                 session.submit(seat, next(a for a in legal if type(a).__name__ == "Flip").to_plain())
             else:
                 session.submit(seat, {"type": "timeout"})
             pump()
             for hostile_session, ref, nonce in swapped:  # it opens what it really committed to
                 if hostile_session.stage is None or hostile_session.stage.number > ref[0]:
-                    hostile_session.my_secrets[ref] = (ruby, nonce)
+                    hostile_session.courier.secrets[ref] = (ruby, nonce)
     honest = peers[1 - hostile]
     assert honest.fault is not None and (honest.fault.kind, honest.fault.peer) == ("cheat", hostile)
     assert "not one" in honest.fault.reason
@@ -88,10 +88,10 @@ def test_a_dispute_cannot_claim_more_time_than_the_clock_had() -> None:
     pair = Pair("magic-square", {"round_seconds": 60}, ms_setup())
     mover = pair.seat_peer(0)
     other = pair.s[1 - mover.me]  # type: ignore[operator]
-    other.claim_timeout(0, 61_000)
+    other.referee.claim_timeout(0, 61_000)
     pair.pump()
     with pytest.raises(LocalMisuseError, match="its clock had"):
-        mover.dispute(0, 2**62)  # a stall for ever, if it were believed
+        mover.referee.dispute(0, 2**62)  # a stall for ever, if it were believed
     events = other.receive(forged(mover, ["dispute", 0, 0, 2**62]))
     assert any(isinstance(e, Rejected) and "its clock had" in e.reason for e in events)
     assert (0, 0) in other.time.claims  # the claim still stands
@@ -104,8 +104,10 @@ def test_both_wizards_blinding_each_other_at_once_play_on() -> None:
     table = play("duel", bots=[Script(both), Script(both)], max_rounds=200)
     assert table.faults() == []
     assert all(session.state.turn > 9 for session in table.sessions)
-    assert table.sessions[0].my_hashes == {
-        n: h for n, h in table.sessions[1].my_hashes.items() if n in table.sessions[0].my_hashes
+    assert table.sessions[0].played.ending.my_hashes == {
+        n: h
+        for n, h in table.sessions[1].played.ending.my_hashes.items()
+        if n in table.sessions[0].played.ending.my_hashes
     }
 
 
@@ -124,7 +126,7 @@ def test_blindness_that_becomes_mutual_part_way_does_not_stall_the_duel() -> Non
     table = play("duel", bots=[Script(first), Script(second)], max_rounds=300)
     assert table.faults() == []
     assert all(session.state.turn > 12 for session in table.sessions)
-    assert all(not session.blinds.withheld for session in table.sessions)
+    assert all(not session.played.blindness.blinds.withheld for session in table.sessions)
 
 
 def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_anew() -> None:
@@ -138,7 +140,7 @@ def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_
     pair = Pair("duel", {"fast": True})
     a, b = pair.s
     seat_a, seat_b = a.my_seats[0], b.my_seats[0]
-    a.claim_timeout(seat_b, 70_000)
+    a.referee.claim_timeout(seat_b, 70_000)
     pair.pump()
     b.submit(seat_b, {"type": "timeout"}, ms=0)  # it answers with a commitment; its reveal waits
     pair.pump()
@@ -193,7 +195,7 @@ def test_a_bare_timeout_instead_of_a_committed_card_is_refused_and_the_match_goe
     assert stage is not None
     seat = next(s for s in stage.waiting if honest.owner[s] == 1)
     with contextlib.suppress(P2PGeniusError):  # (its own session refuses it too; it is sent anyway)
-        hostile._send(Act(stage.number, seat, {"type": "timeout"}, 0))
+        hostile.courier.send(Act(stage.number, seat, {"type": "timeout"}, 0))
     events = [e for raw in hostile.flush().messages for e in honest.receive(raw)]
     assert any(isinstance(e, Rejected) and "played by its own peer" in e.reason for e in events), events
     assert honest.fault is None and honest.stage is not None and seat in honest.stage.waiting

@@ -33,7 +33,7 @@ def test_terms_carrying_an_old_ready_of_the_joiner_are_refused_before_anything_i
     agreed = {"host": host.keys[0], "game": "duel", "options": {"fast": True}, "setup": {}, "host claim": []}
     assert joiner.identity is not None
     old = make_ready(joiner.identity, b"\x01" * 32, salt=salt, agreed=agreed, claim=[])
-    joiner.my_coin = b"\x02" * 32  # the share it committed to at this table
+    joiner.setup.my_coin = b"\x02" * 32  # the share it committed to at this table
     host.propose("duel", options={"fast": True}, setup={}, salt=salt, readies=[None, old])
     events = [e for raw in host.flush().messages for e in joiner.receive(raw)]
     assert any(isinstance(e, Rejected) and "coin commitment we made" in e.reason for e in events), events
@@ -46,8 +46,8 @@ def test_a_bystander_confirms_a_forfeit_only_after_the_seats_own_clock_has_run_o
     table = Table()
     seat, accused = table.waited_on()
     hostile, bystander = [p for p in range(3) if p != accused]
-    table.peers[hostile].claim_timeout(seat, 1)
-    table.peers[hostile].forfeit(seat, "no answer")
+    table.peers[hostile].referee.claim_timeout(seat, 1)
+    table.peers[hostile].referee.forfeit(seat, "no answer")
     table.pump()
     watcher = table.peers[bystander]
 
@@ -78,7 +78,7 @@ def test_one_seats_bot_never_thinks_in_two_threads_at_once() -> None:
             return {"type": "gestures", "left": "D", "right": "-"}
 
     session = Session(keys=[Identity.generate().public] * 2, me=None)
-    session.terms = {"game": "duel"}
+    session.setup.terms = {"game": "duel"}
     session.awaiting = lambda: (0,)  # type: ignore[method-assign]
     driver = BotDriver(bots={0: Slow()})  # type: ignore[dict-item]
 
@@ -107,8 +107,8 @@ def test_a_joiner_restored_before_the_terms_came_still_holds_its_coin_share_and_
     expected["claim"] = []
     transcript = list(records(header(keys, 1, role="join", address="127.0.0.1:1", expected=expected)))
     restored = Session.restore(identity=me, transcript=transcript, secrets=[["coin", b"\x05" * 32]])
-    assert restored.my_coin == b"\x05" * 32
-    assert restored.expected == expected
+    assert restored.setup.my_coin == b"\x05" * 32
+    assert restored.setup.expected == expected
 
 
 def test_messages_for_stages_far_ahead_are_held_only_up_to_a_bound() -> None:
@@ -123,7 +123,7 @@ def test_messages_for_stages_far_ahead_are_held_only_up_to_a_bound() -> None:
     for stage in range(300):
         raw = forged(joiner, ["timeout", 10**6 + stage, 0, 1])
         refused += [e for e in host.receive(raw) if isinstance(e, Rejected)]
-    assert len(host.backlog) <= 256
+    assert len(host.played.backlog) <= 256
     assert refused and "stages not reached yet" in refused[-1].reason
     assert host.fault is None
 

@@ -32,7 +32,7 @@ def test_chat_travels_signed_outside_the_game_state() -> None:
     heard = [e for e in table.events[1] if isinstance(e, ChatReceived)]
     assert heard == [ChatReceived(0, "nice square")]
     assert table.faults() == []
-    assert table.sessions[0].my_hashes == table.sessions[1].my_hashes
+    assert table.sessions[0].played.ending.my_hashes == table.sessions[1].played.ending.my_hashes
 
 
 def test_a_coin_share_opened_to_another_value_is_cheating() -> None:

@@ -15,7 +15,7 @@ def test_the_view_follows_the_session_and_cannot_change_it() -> None:
     assert isinstance(view, SessionView)
     assert view.keys == tuple(session.keys) and view.names == tuple(session.names)
     assert view.me == 0 and view.my_seats == session.my_seats and view.owner == session.owner
-    assert view.game_name == "duel" and view.engine is session.m.game
+    assert view.game_name == "duel" and view.engine is session.played.match.game
     assert view.state is session.state and view.played == len(session.log)
     with pytest.raises(AttributeError):
         view.state = None  # type: ignore[misc]
@@ -28,7 +28,7 @@ def test_the_view_follows_the_session_and_cannot_change_it() -> None:
     assert session.terms is not None and session.terms["game"] == "duel"
     # Live: what the session learns later, the same view shows.
     before = view.played
-    session.m.log.append((99, 0, {"type": "gestures"}))
+    session.played.match.log.append((99, 0, {"type": "gestures"}))
     assert view.played == before + 1
 
 

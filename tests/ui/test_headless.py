@@ -231,9 +231,9 @@ def test_players_say_gg_after_the_end_until_one_leaves(tmp_path: Path) -> None:
         session = table.peer.session if table.peer is not None else None
         assert session is not None
         await until(lambda: session.finished)
-        before = len(session.archive)
+        before = len(session.chain.archive)
         send("say gg\r")
-        await until(lambda: len(session.archive) > before)  # (signed and sent)
+        await until(lambda: len(session.chain.archive) > before)  # (signed and sent)
         said.append(table.text.prompt())
         await until(lambda: any(isinstance(e, ChatReceived) for e in heard))  # the other reads it
         send(CTRL_Q)

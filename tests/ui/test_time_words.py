@@ -50,7 +50,7 @@ def test_a_claim_and_its_dispute_say_whose_clock_what_and_by_whose_measure() -> 
     pair = Pair("duel", {"fast": True})
     claimant, accused = pair.s
     seat = accused.my_seats[0]
-    claimant.claim_timeout(seat, 61_500)
+    claimant.referee.claim_timeout(seat, 61_500)
     events = [e for raw in claimant.flush().messages for e in accused.receive(raw)]
     (claim,) = [e for e in events if isinstance(e, TimeoutClaimed)]
     assert claim.kind == "decision"
@@ -58,7 +58,7 @@ def test_a_claim_and_its_dispute_say_whose_clock_what_and_by_whose_measure() -> 
     name = accused.names[claimant.me]  # type: ignore[index]
     assert said.startswith(f"{name} claims you are late with a decision")
     assert "61.5 s since the stage began, on the clock, as it measures it" in said
-    accused.dispute(seat, 30_000)
+    accused.referee.dispute(seat, 30_000)
     back = [e for raw in accused.flush().messages for e in claimant.receive(raw)]
     (dispute,) = [e for e in back if isinstance(e, ClaimDisputed)]
     words = wording.time_words(claimant.view, dispute)

@@ -7,7 +7,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from p2pgenius.canonical import Plain
+from p2pgenius.errors import shown
 from p2pgenius.games.spec import GameSpec
+from p2pgenius.protocol.messages import NONCE_LEN, Envelope, commitment
+from p2pgenius.protocol.session.faults import CheatError
 
 Ref = tuple[int, int]  # (stage, seat): the commitment that holds a card
 
@@ -65,3 +68,29 @@ class HiddenCards:
 def openings_of(cards: HiddenCards, owner: Mapping[int, int] | tuple[int, ...], me: int) -> list[Ref]:
     """The unopened commitments of seats ``me`` holds, in order (what this peer opens at the end)."""
     return [ref for ref in sorted(cards.unopened) if owner[ref[1]] == me]
+
+
+def check_opening(
+    match_id: bytes, env: Envelope, ref: Ref, action: Plain, nonce: bytes, committed: bytes
+) -> None:
+    """An opening must open the commitment it names: else its author convicts itself."""
+    number, seat = ref
+    if len(nonce) != NONCE_LEN or commitment(match_id, number, seat, nonce, action) != committed:
+        raise CheatError(
+            env.author,
+            f"opened p{seat}'s stage-{number} commitment to something else",
+            {"message": env.hash.hex()},
+        )
+
+
+def check_card(cards: HiddenCards, spec: GameSpec, env: Envelope, ref: Ref, action: Plain) -> None:
+    """A hidden card's opening must be a card, of the kind it was played as: a commitment to
+    anything else (a bid, a ruby) convicts the peer that made it, not the one who flipped."""
+    applied = cards.applied.get(ref)
+    if applied is not None and not spec.opens(applied, action):
+        number, seat = ref
+        raise CheatError(
+            env.author,
+            f"opened p{seat}'s stage-{number} card to something that is not one ({shown(action)})",
+            {"message": env.hash.hex()},
+        )

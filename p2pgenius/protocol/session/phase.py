@@ -1,8 +1,10 @@
 """A match's phase, explicit: one enum and the transitions allowed between its values.
 
-Every change of phase goes through :func:`advance`, which refuses any move the table does not
-list, so the session can never be, say, playing a stage before the seats were dealt, or finish a
-match that a fault already stopped. (In the manner of h11's ``_state.py``.)
+Every change of phase goes through :func:`advance`, which refuses any move that :data:`MOVES` (the
+phase a message of each type may lead to, from each phase) does not list, so the session can never
+be, say, playing a stage before the seats were dealt, or finish a match that a fault already
+stopped; and what each phase accepts is :data:`ACCEPTED`. (In the manner of h11's ``_state.py``.)
+The phase is the one source of where a match stands: nothing else (no flag) says it again.
 """
 
 from __future__ import annotations
@@ -58,27 +60,75 @@ class Phase(Enum):
     """The match was stopped: a peer cheated, the states diverged, or a peer forfeited."""
 
 
-TRANSITIONS: Final[dict[Phase, frozenset[Phase]]] = {
-    Phase.TERMS: frozenset({Phase.COIN_REVEAL, Phase.FAULT}),
-    Phase.COIN_REVEAL: frozenset({Phase.PLAYING, Phase.FAULT}),
-    Phase.PLAYING: frozenset({Phase.BEHIND, Phase.AUDIT, Phase.ENDING, Phase.FAULT}),
-    Phase.BEHIND: frozenset({Phase.PLAYING, Phase.FAULT}),
-    Phase.AUDIT: frozenset({Phase.ENDING, Phase.FAULT}),
-    Phase.ENDING: frozenset({Phase.OVER, Phase.FAULT}),
-    Phase.OVER: frozenset({Phase.FAULT}),  # a peer's last state hash may still disagree
-    Phase.FAULT: frozenset(),
+class Local(Enum):
+    """What moves a match besides a message: a step its driver takes."""
+
+    VERDICT = "verdict"
+    """The driver concludes an audit it judged off its event loop (``conclude_audit``). (A
+    driver's other steps, such as confirming a forfeit after its grace period, only stop a
+    match, which any trigger may.)"""
+
+
+Trigger = type[Body] | Local
+"""What a transition is taken on: the type of the message being handled (a peer's, or one of
+ours as it is sent), or a :class:`Local` step."""
+
+_DECIDING: Final = (Act, Commit, FinalChoice, Reveal, Decline)
+"""The messages that can complete a stage, and with it the game (a commitment or a final
+completes one when the reveal it makes due is withheld from a blinded peer, so counted at once)."""
+
+MOVES: Final[dict[Phase, dict[Trigger, frozenset[Phase]]]] = {
+    Phase.TERMS: {Terms: frozenset({Phase.COIN_REVEAL})},
+    Phase.COIN_REVEAL: {CoinReveal: frozenset({Phase.PLAYING})},  # the last share deals the seats
+    Phase.PLAYING: {
+        Blind: frozenset({Phase.BEHIND}),  # a claim instead of the field: this peer's seat is blind
+        # The stage that ends the game: to the audit of hidden cards (a game with them), else to
+        # the signing of the result.
+        **{kind: frozenset({Phase.AUDIT, Phase.ENDING}) for kind in _DECIDING},
+    },
+    Phase.BEHIND: {Reveal: frozenset({Phase.PLAYING})},  # the last withheld choice is opened
+    Phase.AUDIT: {Audit: frozenset({Phase.ENDING}), Local.VERDICT: frozenset({Phase.ENDING})},
+    # Every peer's signed result is in: the last ``end``, or the message that made the result
+    # known here when every other peer's came first.
+    Phase.ENDING: {kind: frozenset({Phase.OVER}) for kind in (End, Audit, Local.VERDICT, *_DECIDING)},
+    Phase.OVER: {},
+    Phase.FAULT: {},
 }
-"""From each phase, the phases a match may move to."""
+"""The phase each trigger may move a match to, from each phase (as h11's
+``EVENT_TRIGGERED_TRANSITIONS``); any trigger may also stop a match that is not stopped
+(:attr:`Phase.FAULT`): a cheat, a divergence or a forfeit can come at any point, even after the
+end, when a last state hash may still disagree. Nothing else moves a match."""
+
+
+def _reachable(phase: Phase) -> frozenset[Phase]:
+    moves = frozenset(to for targets in MOVES[phase].values() for to in targets)
+    return moves if phase is Phase.FAULT else moves | {Phase.FAULT}
+
+
+TRANSITIONS: Final[dict[Phase, frozenset[Phase]]] = {phase: _reachable(phase) for phase in Phase}
+"""From each phase, the phases a match may move to (whatever the trigger)."""
 
 
 class PhaseError(AssertionError):
     """A transition the table does not allow: a bug in the session, never a peer's doing."""
 
 
-def advance(current: Phase, to: Phase) -> Phase:
-    """``to``, if the table allows moving there from ``current`` (staying put is allowed)."""
-    if to is not current and to not in TRANSITIONS[current]:
-        raise PhaseError(f"a match cannot go from {current.value} to {to.value}")
+def advance(current: Phase, to: Phase, trigger: Trigger | None) -> Phase:
+    """``to``, if :data:`MOVES` lets ``trigger`` move a match there from ``current`` (staying put
+    is always allowed, and stopping is allowed from any phase but the stopped one; with no
+    trigger, nothing else is)."""
+    if to is current:
+        return to
+    allowed = MOVES[current].get(trigger, frozenset()) if trigger is not None else frozenset()
+    if to not in allowed and not (to is Phase.FAULT and current is not Phase.FAULT):
+        name = (
+            "nothing"
+            if trigger is None
+            else trigger.value
+            if isinstance(trigger, Local)
+            else trigger.__name__
+        )
+        raise PhaseError(f"a match cannot go from {current.value} to {to.value} on {name}")
     return to
 
 

@@ -1,11 +1,12 @@
 """Setting a match up: the terms and their checks, seat groups and claims, and the coin flip's
-deal (protocol/SPEC.md, sections 5 and 6). Pure functions: no state, no I/O."""
+deal (protocol/SPEC.md, sections 5 and 6): pure functions, and :class:`MatchSetup`, the part of a
+session that takes the set-up messages."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, Protocol
 
 from p2pgenius.canonical import encode
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
@@ -22,8 +23,8 @@ from p2pgenius.protocol.messages import (
     coin_commitment,
     is_name,
 )
-from p2pgenius.protocol.session.base import SessionBase
 from p2pgenius.protocol.session.cards import HiddenCards
+from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.faults import CheatError
 from p2pgenius.protocol.session.match import Match
 from p2pgenius.protocol.session.phase import Phase
@@ -233,9 +234,18 @@ def check_coins(terms: Mapping[str, Any], keys: Sequence[bytes]) -> None:
             raise MessageError(f"peer {peer}'s coin commitment in the terms: {problem}")
 
 
-class MatchSetup(SessionBase):
-    """The session's set-up messages: terms (with every coin commitment), accepts, the coin's
-    openings, the deal."""
+class MatchSetup:
+    """The session's set-up: terms (with every coin commitment), accepts, the coin's openings,
+    the deal. It hands the session the :class:`Match` the deal makes."""
+
+    def __init__(self, courier: Courier, *, expected: Mapping[str, Any] | None, coin: bytes | None) -> None:
+        self.courier = courier
+        self.expected = expected  # what the lobby agreed: "game", "options", "claim" (ours)
+        self.terms: dict[str, Any] | None = None
+        self.spec: GameSpec | None = None  # the terms' game, once they are in
+        self.accepted: set[int] = set()
+        self.coin_reveals: dict[int, bytes] = {}
+        self.my_coin = coin  # our coin share (a joiner's: committed in its ready, in the lobby)
 
     def ready(
         self,
@@ -249,10 +259,11 @@ class MatchSetup(SessionBase):
     ) -> dict[str, Any]:
         """A joiner's signed ready for the table of ``salt`` (a fresh coin share of ours,
         committed; the network layer makes the same with :func:`make_ready`)."""
-        assert self.identity is not None
-        self.my_coin = self.randomness(NONCE_LEN)
-        agreed = agreement(self.keys[0], game, options, setup, host_claim)
-        return make_ready(self.identity, self.my_coin, salt=salt, agreed=agreed, claim=claim)
+        courier = self.courier
+        assert courier.identity is not None
+        self.my_coin = courier.randomness(NONCE_LEN)
+        agreed = agreement(courier.keys[0], game, options, setup, host_claim)
+        return make_ready(courier.identity, self.my_coin, salt=salt, agreed=agreed, claim=claim)
 
     def propose(
         self,
@@ -269,19 +280,21 @@ class MatchSetup(SessionBase):
         (its group is the one holding them) instead of leaving it to the coin; ``seats`` is the
         host's own claim, for short. ``readies[p]``: each joiner's signed ready (index 0, the
         host's, is ignored), made over ``salt`` (a joiner's claim in it is the one granted)."""
-        if self.me != 0:
+        courier = self.courier
+        keys = courier.keys
+        if courier.me != 0:
             raise LocalMisuseError("only the host (peer 0) proposes the terms")
         spec = get_spec(game)
         spec.engine.initial(setup, options)  # refuse bad terms before anyone sees them
-        wanted = wanted_claims(len(self.keys), claims, seats)
-        problem = claims_problem(spec.seat_groups(len(self.keys)), wanted)
+        wanted = wanted_claims(len(keys), claims, seats)
+        problem = claims_problem(spec.seat_groups(len(keys)), wanted)
         if problem:
             raise LocalMisuseError(problem)
-        salt = salt if salt is not None else self.randomness(NONCE_LEN)
+        salt = salt if salt is not None else courier.randomness(NONCE_LEN)
         if self.my_coin is None:
-            self.my_coin = self.randomness(NONCE_LEN)
-        coins, signatures = [coin_commitment(salt, self.keys[0], self.my_coin)], [b""]
-        for peer in range(1, len(self.keys)):
+            self.my_coin = courier.randomness(NONCE_LEN)
+        coins, signatures = [coin_commitment(salt, keys[0], self.my_coin)], [b""]
+        for peer in range(1, len(keys)):
             ready = readies[peer] if peer < len(readies) else None
             if ready is None:
                 raise LocalMisuseError(f"peer {peer} has not said it is ready")
@@ -292,58 +305,58 @@ class MatchSetup(SessionBase):
             "options": dict(options),
             "setup": dict(setup),
             "engine": engine_fingerprint(game),
-            "peers": list(self.keys),
-            "names": self.names,
-            "groups": spec.seat_groups(len(self.keys)),
+            "peers": list(keys),
+            "names": courier.names,
+            "groups": spec.seat_groups(len(keys)),
             "claims": wanted,
             "salt": salt,
             "coins": coins,
             "readies": signatures,
         }
-        check_coins(terms, self.keys)  # a joiner's ready that does not hold is refused here
-        self.match_id = match_id(terms)
-        self._send(Terms(terms))
+        check_coins(terms, keys)  # a joiner's ready that does not hold is refused here
+        courier.match_id = match_id(terms)
+        courier.send(Terms(terms))
 
-    def _on_terms(self, env: Envelope, msg: Terms) -> None:
-        terms = msg.terms
-        if env.author != 0 or self.phase is not Phase.TERMS:
+    def on_terms(self, env: Envelope, msg: Terms) -> None:
+        courier, terms = self.courier, msg.terms
+        keys, me = courier.keys, courier.me
+        if env.author != 0 or courier.phase is not Phase.TERMS:
             raise MessageError("terms come once, from the host")
         if not isinstance(terms, dict) or match_id(terms) != env.match_id:
             raise MessageError("the match id is not the hash of the terms")
-        spec = check_terms(terms, self.keys, self.expected, self.me)
-        check_coins(terms, self.keys)
-        if self.me is not None and self.me != 0 and self._replay is None:
+        spec = check_terms(terms, keys, self.expected, me)
+        check_coins(terms, keys)
+        if me is not None and me != 0 and courier.replay is None:
             mine = self.my_coin
-            ours = None if mine is None else coin_commitment(terms["salt"], self.keys[self.me], mine)
-            if terms["coins"][self.me] != ours:
+            ours = None if mine is None else coin_commitment(terms["salt"], keys[me], mine)
+            if terms["coins"][me] != ours:
                 # (An old ready of ours, replayed by the host: opening our new share would look
                 # like cheating. We refuse before accepting anything.)
                 raise MessageError("the terms do not carry the coin commitment we made for this table")
-        self.terms = terms
-        self.match_id = env.match_id
-        self.game = spec.engine
+        self.terms, self.spec = terms, spec
+        courier.match_id = env.match_id
         names = terms.get("names")
-        if isinstance(names, list) and len(names) == len(self.keys) and all(type(n) is str for n in names):
-            self.names = [n[:32] for n in names]  # (a restored or observing session knew none)
-        self.spec = spec
+        if isinstance(names, list) and len(names) == len(keys) and all(type(n) is str for n in names):
+            courier.names[:] = [n[:32] for n in names]  # (a restored or observing session knew none)
         self.accepted.add(0)
-        self._enter(Phase.COIN_REVEAL)
-        if self.me is None:
+        courier.enter(Phase.COIN_REVEAL)
+        if me is None:
             return
         if self.my_coin is not None:
-            self._secret(["coin", self.my_coin])
-        if self.me != 0:
-            self._send(Accept(self.match_id))
+            courier.keep(["coin", self.my_coin])
+        if me != 0:
+            courier.send(Accept(courier.match_id))
         # Every share is committed (in the terms): ours can be opened at once.
-        if self.my_coin is not None and self.me not in self.coin_reveals:
-            self._send(CoinReveal(self.my_coin))
+        if self.my_coin is not None and me not in self.coin_reveals:
+            courier.send(CoinReveal(self.my_coin))
 
-    def _on_accept(self, env: Envelope, msg: Accept) -> None:
-        if msg.match_id != self.match_id or env.author == 0 or env.author in self.accepted:
+    def on_accept(self, env: Envelope, msg: Accept) -> None:
+        if msg.match_id != self.courier.match_id or env.author == 0 or env.author in self.accepted:
             raise MessageError("an accept must name these terms, once")
         self.accepted.add(env.author)
 
-    def _on_coin_reveal(self, env: Envelope, msg: CoinReveal) -> None:
+    def on_coin_reveal(self, env: Envelope, msg: CoinReveal) -> Match | None:
+        """Take a peer's opened coin share; the last one deals the seats: the match is returned."""
         nonce = msg.nonce
         if env.author in self.coin_reveals:
             raise MessageError("a coin reveal out of place")
@@ -351,28 +364,66 @@ class MatchSetup(SessionBase):
             raise MessageError("a coin share opened before its author accepted the terms")
         assert self.terms is not None
         committed = self.terms["coins"][env.author]
-        if coin_commitment(self.terms["salt"], self.keys[env.author], nonce) != committed:
+        if coin_commitment(self.terms["salt"], self.courier.keys[env.author], nonce) != committed:
             raise CheatError(
                 env.author, "opened its coin commitment to another value", {"message": env.hash.hex()}
             )
         self.coin_reveals[env.author] = nonce
-        if len(self.coin_reveals) == len(self.keys):
-            self._deal()
+        if len(self.coin_reveals) < len(self.courier.keys):
+            return None
+        return self._deal()
 
-    def _deal(self) -> None:
-        assert self.terms is not None and self.game is not None and self.spec is not None
-        reveals = [self.coin_reveals[a] for a in range(len(self.keys))]
-        owner = deal(reveals, self.terms["groups"], self.terms["claims"])
-        mine = tuple(seat for seat, peer in enumerate(owner) if peer == self.me)
-        state = self.spec.perspective(self.game.initial(self.terms["setup"], self.terms["options"]), mine)
-        self.match = Match(self.terms, self.game, self.spec, owner, mine, state, HiddenCards(len(owner)))
-        self.events.append(SeatsDealt(owner))
-        self._enter(Phase.PLAYING)
-        self._open_stage(0)
+    def _deal(self) -> Match:
+        assert self.terms is not None and self.spec is not None
+        terms, spec, courier = self.terms, self.spec, self.courier
+        reveals = [self.coin_reveals[a] for a in range(len(courier.keys))]
+        owner = deal(reveals, terms["groups"], terms["claims"])
+        mine = tuple(seat for seat, peer in enumerate(owner) if peer == courier.me)
+        state = spec.perspective(spec.engine.initial(terms["setup"], terms["options"]), mine)
+        courier.events.append(SeatsDealt(owner))
+        courier.enter(Phase.PLAYING)
+        return Match(terms, spec.engine, spec, owner, mine, state, HiddenCards(len(owner)))
+
+    def unrevealed(self) -> tuple[int, ...]:
+        """The peers the coin flip waits on: each committed its share and has not opened it. One
+        that walks away here (having seen the others' shares, and so the deal) forfeits."""
+        if self.courier.phase is not Phase.COIN_REVEAL:
+            return ()
+        return tuple(p for p in range(len(self.courier.keys)) if p not in self.coin_reveals)
+
+
+class Ready(Protocol):
+    """What :func:`start_table` asks of each session (a Session is one)."""
+
+    @property
+    def randomness(self) -> Callable[[int], bytes]: ...
+
+    def ready(
+        self,
+        salt: bytes,
+        game: str,
+        *,
+        options: Mapping[str, Any],
+        setup: Mapping[str, Any],
+        host_claim: Sequence[int] = (),
+        claim: Sequence[int] = (),
+    ) -> dict[str, Any]: ...
+
+    def propose(
+        self,
+        game: str,
+        *,
+        options: Mapping[str, Any],
+        setup: Mapping[str, Any],
+        salt: bytes | None = None,
+        seats: Sequence[int] = (),
+        claims: Sequence[Sequence[int]] | None = None,
+        readies: Sequence[Mapping[str, Any] | None] = (),
+    ) -> None: ...
 
 
 def start_table(
-    sessions: Sequence[MatchSetup],
+    sessions: Sequence[Ready],
     game: str,
     *,
     options: Mapping[str, Any],

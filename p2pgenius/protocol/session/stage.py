@@ -9,6 +9,17 @@ from p2pgenius.canonical import Plain
 from p2pgenius.games.spec import Period
 
 
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A blindness claim: what a sighted peer said, signed, a blind seat may know after a stage."""
+
+    view: Mapping[str, Plain]
+    author: int
+    seat: int
+    message: bytes
+    """The hash of the ``blind`` message that carried it (the evidence, if it was false)."""
+
+
 @dataclass(slots=True)
 class Stage:
     """Messages gathered for one stage."""
@@ -21,10 +32,7 @@ class Stage:
     reveals: dict[int, Plain] = field(default_factory=dict)  # seat -> opened action
     declined: set[int] = field(default_factory=set)
     opened: Plain | None = None  # a flip: the hidden card its owner opened
-    claim: Mapping[str, Plain] | None = None  # a blind claim for this stage
-    claim_author: int | None = None
-    claim_seat: int | None = None
-    claim_message: bytes = b""  # the hash of the blind message that carried the claim
+    claim: Claim | None = None  # a blind claim for this stage (this peer's seat is blind)
     clocks: dict[int, tuple[Period, int]] = field(default_factory=dict)  # seat -> clock, ms left
     ms: dict[int, int] = field(default_factory=dict)  # seat -> time its decision took (declared)
     finals: set[int] = field(default_factory=set)  # sealed, without "fast": choices that stand

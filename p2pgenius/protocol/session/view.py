@@ -202,7 +202,7 @@ class SessionView:
         """The latest claim a peer made about what this blinded peer sees (None if not blind)."""
         behind = self._session.behind
         claim = behind[-1].claim if behind else None
-        return None if claim is None else MappingProxyType(dict(claim))
+        return None if claim is None else MappingProxyType(dict(claim.view))
 
     # -- the end ---------------------------------------------------------------------------------
 

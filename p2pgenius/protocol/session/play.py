@@ -1,0 +1,664 @@
+"""Stages, as they are played: from the deal to the game's end (protocol/SPEC.md, section 6).
+
+A stage is one engine decision point: the seats the game waits on each send one message (a
+public ``act``, or a ``commit`` to a hidden choice), plus, where the game merely allows a seat to
+act (its spec's optional actions, such as a challenge), that action or a ``decline``. Sealed
+choices (a sealed game's every stage) are revealed once all commitments are in; hidden cards stay
+committed until flipped or audited. When a stage is complete every peer applies it, in seat
+order, and sends the hash of the public state. :class:`Play` holds the match from the deal on
+(never without one) and, holding the same match, its :class:`Blindness` and its :class:`Ending`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from p2pgenius.canonical import Plain
+from p2pgenius.errors import IllegalActionError, LocalMisuseError
+from p2pgenius.games.base import state_hash
+from p2pgenius.protocol.bodies import Act, Blind, Commit, Decline, FinalChoice, Hash, Reveal
+from p2pgenius.protocol.events import Applied, ClockView, Decided, YourTurn
+from p2pgenius.protocol.messages import NONCE_LEN, Envelope, MessageError, commitment
+from p2pgenius.protocol.session.blindness import Blindness
+from p2pgenius.protocol.session.cards import Ref, check_card, check_opening
+from p2pgenius.protocol.session.courier import Courier
+from p2pgenius.protocol.session.debts import Debt
+from p2pgenius.protocol.session.ending import Ending
+from p2pgenius.protocol.session.faults import CheatError
+from p2pgenius.protocol.session.ledger import TimeLedger
+from p2pgenius.protocol.session.match import Match
+from p2pgenius.protocol.session.phase import Phase
+from p2pgenius.protocol.session.stage import Stage
+from p2pgenius.protocol.session.timing import ClockBook
+
+StageMessage = Blind | Act | Commit | Reveal | FinalChoice | Decline
+"""The messages of one stage, which name it and a seat."""
+
+MAX_HELD: Final = 256
+"""Messages of one author held for stages this peer has not reached yet, at most."""
+
+
+def check_legal(match: Match, seat: int, action: Any, state: Any = None) -> None:
+    """Raise IllegalActionError unless ``seat`` may take ``action`` now (or in ``state``)."""
+    state = match.state if state is None else state
+    pile = match.spec.flipped_pile(action.to_plain())
+    if pile is not None:
+        # The card is not known until its owner opens it: only the pile choice is checked.
+        if action not in match.game.legal_actions(state, seat):
+            raise IllegalActionError(f"p{seat} cannot flip pile {pile} now")
+        return
+    match.game.apply(state, seat, action)
+
+
+class Play:
+    """The stages of one match, on one peer (or an observer)."""
+
+    def __init__(self, courier: Courier, match: Match, time: TimeLedger) -> None:
+        self.courier = courier
+        self.match = match
+        self.time = time
+        self.clockbook = ClockBook()
+        self.commit_log: dict[Ref, bytes] = {}  # every commitment: (stage, seat) -> it
+        self.blindness = Blindness(courier, match)
+        self.choices = Choices(self)
+        self.ending = Ending(courier, match, self.commit_log)
+        self.backlog: list[Envelope] = []  # messages for stages not reached yet
+        self._stage: Stage | None = None
+
+    @property
+    def stage(self) -> Stage | None:
+        """The stage being played (None once the game is over)."""
+        return self._stage
+
+    @stage.setter
+    def stage(self, stage: Stage | None) -> None:
+        self._stage = stage
+        self.courier.stage_number = stage.number if stage is not None else -1
+
+    @property
+    def open(self) -> bool:
+        """A stage is being played and the match goes on (not over, not stopped)."""
+        return self._stage is not None and self.courier.phase not in (Phase.OVER, Phase.FAULT)
+
+    def current(self) -> Stage:
+        """The stage where a local decision is made (LocalMisuseError if there is none)."""
+        if self._stage is None or not self.open:
+            raise LocalMisuseError("the match is not at a stage where anyone can act")
+        return self._stage
+
+    # -- opening a stage ------------------------------------------------------------------------
+
+    def open_stage(self, number: int, carry: Stage | None = None) -> None:
+        """Start stage ``number`` from the current state (keeping what ``carry`` already got)."""
+        match, courier = self.match, self.courier
+        outcome = match.game.outcome(match.state)
+        if outcome is not None:
+            self.stage = None
+            self.ending.game_over(outcome)
+            return
+        waiting = match.game.waiting_on(match.state)
+        optional = tuple(s for s in match.game.to_act(match.state) if s not in waiting)
+        stage = self.stage = Stage(number, waiting, optional)
+        if carry is not None:
+            stage.acts, stage.commits, stage.reveals = carry.acts, carry.commits, carry.reveals
+            stage.declined, stage.ms, stage.finals = carry.declined, carry.ms, carry.finals
+        self._start_clocks(stage)
+        done = set(stage.acts) | set(stage.commits) | stage.declined
+        done |= {  # our own choices made ahead (held, taken in just below)
+            env.msg.seat
+            for env in self.backlog
+            if env.author == courier.me and isinstance(env.msg, Commit) and env.msg.stage == number
+        }
+        mine = tuple(s for s in waiting if s in match.mine and s not in done)
+        maybe = tuple(s for s in optional if s in match.mine and s not in done)
+        if mine or maybe:
+            courier.events.append(YourTurn(number, mine + maybe, maybe))
+        self._replay_backlog()
+        if carry is not None:
+            self.progress()
+
+    def _replay_backlog(self) -> None:
+        backlog, self.backlog = self.backlog, []
+        for env in backlog:
+            self.courier.guarded(env)
+
+    def hold(self, env: Envelope) -> None:
+        """Keep a message for a stage not reached yet (a bounded number per author: a peer can be
+        a few stages ahead, never hundreds of messages)."""
+        if sum(1 for held in self.backlog if held.author == env.author) >= MAX_HELD:
+            raise MessageError(f"more than {MAX_HELD} messages for stages not reached yet")
+        self.backlog.append(env)
+
+    def _start_clocks(self, stage: Stage) -> None:
+        state = None if self.blindness.behind else self.match.state
+        self.clockbook.start(stage, self.match.spec, self.match.terms["options"], state)
+
+    def closed(self, stage: Stage) -> bool:
+        """Every sealed choice of the stage is in and stands: time to reveal."""
+        if not all(s in stage.commits for s in stage.waiting):
+            return False
+        return self.match.fast or all(s in stage.finals for s in stage.waiting)
+
+    def clocks(self) -> dict[int, ClockView]:
+        """Every seat's clock at the current stage (none between stages or after the end)."""
+        if self._stage is None or not self.open:
+            return {}
+        return ClockBook.views(self._stage, self.owed(), self.match.sealed and not self.match.fast)
+
+    # -- what is owed -------------------------------------------------------------------------
+
+    def owed(self) -> tuple[int, ...]:
+        """The seats the match is waiting on right now."""
+        return tuple(sorted({debt.seat for debt in self.debts()}))
+
+    def debts(self) -> tuple[Debt, ...]:
+        """Everything the match waits on now, each due (debts.py)."""
+        if self.courier.phase in (Phase.OVER, Phase.FAULT):
+            return ()
+        stage, owner, ending = self._stage, self.match.owner, self.ending
+        if stage is None:
+            if ending.outcome is None:
+                return ()
+            # After the end: every peer's audit (an audited game), then its signed result; a
+            # seat owes what its peer owes.
+            audit = self.courier.phase is Phase.AUDIT
+            kind, done = ("audit", ending.audits) if audit else ("end", ending.ends)
+            return tuple(Debt(kind, s, -1) for s, p in enumerate(owner) if p not in done)
+        return tuple(sorted(self._stage_debts(stage), key=lambda d: (d.seat, d.kind)))
+
+    def _stage_debts(self, stage: Stage) -> list[Debt]:
+        number, waiting, commits, match = stage.number, stage.waiting, stage.commits, self.match
+        debts = [Debt("decision", s, number) for s in waiting if s not in stage.acts and s not in commits]
+        if match.sealed and not match.fast:
+            debts += [Debt("final", s, number) for s in waiting if s in commits and s not in stage.finals]
+        if match.sealed and self.closed(stage):  # (a reveal is due once every choice stands)
+            debts += [
+                Debt("reveal", s, number)
+                for s in stage.waiting
+                if s not in stage.reveals and not self.blindness.withheld_from_me(match.owner[s])
+            ]
+        pile = None if self.blindness.behind else self._flip_of(stage)
+        if pile is not None and stage.opened is None:
+            debts.append(Debt("opening", pile, number))
+        if all(s in stage.acts or s in stage.commits for s in stage.waiting):
+            # A window is open only until the next action: due once every waited-on seat decided.
+            debts += [
+                Debt("window", s, number)
+                for s in stage.optional
+                if s not in stage.acts and s not in stage.declined
+            ]
+        return debts
+
+    # -- a stage's messages ---------------------------------------------------------------------
+
+    def on_stage_message(self, env: Envelope, msg: StageMessage) -> None:
+        number, seat, stage = msg.stage, msg.seat, self._stage
+        if stage is None:
+            raise MessageError(f"a {msg.kind} message after the game's end")
+        if isinstance(msg, Reveal) and number < stage.number:
+            self._on_late_reveal(env, msg)
+            return
+        if number > stage.number:
+            self.hold(env)
+            return
+        if number < stage.number:
+            raise MessageError(f"a {msg.kind} message for stage {number}, already played")
+        if seat >= len(self.match.owner):
+            raise MessageError(f"no seat p{seat}")
+        if isinstance(msg, Blind):
+            if env.author != self.courier.me:  # our own claims are only records
+                self._on_blind(env, stage, seat, msg.claim)
+            return
+        if self.match.owner[seat] != env.author:
+            raise MessageError(f"peer {env.author} does not hold seat p{seat}")
+        if not self._take(env, stage, msg):
+            return
+        self.time.answered((number, seat))  # the seat answered: no claim about it stands
+        if isinstance(msg, Act | Commit | Decline):
+            self.time.declare((number, seat), msg.ms, ClockBook.left(stage, seat))
+            if env.author != self.courier.me and seat not in stage.optional:  # (a window is off the clock)
+                self.courier.events.append(Decided(number, seat, msg.ms, env.author))
+        self._lapse_windows(stage)
+        self.progress()
+
+    def _take(self, env: Envelope, stage: Stage, msg: Act | Commit | Reveal | FinalChoice | Decline) -> bool:
+        """Take one seat's message into ``stage`` (False: a record only, nothing changes)."""
+        seat = msg.seat
+        match msg:
+            case Act():
+                self.clockbook.check_declared(stage, seat, msg.ms)
+                self._on_act(stage, env, seat, msg.action)
+                self.clockbook.declare(stage, seat, msg.ms)
+                flips = self.match.spec.flipped_pile(msg.action) is not None
+                if flips and stage.opened is None and self._holds_pile(stage):
+                    # This act is the flip of our pile (not another act of the stage, such as an
+                    # optional one beside it): open the card, once. (An optional seat's window
+                    # beside it still lapses below: the flip was the next action.)
+                    self._open_card(stage)
+            case Commit():
+                self._on_commit(stage, seat, msg)
+            case FinalChoice():
+                if self.match.fast or seat not in stage.commits or seat in stage.finals:
+                    raise MessageError(f"an unexpected final for p{seat}")
+                stage.finals.add(seat)
+            case Reveal():
+                if env.author == self.courier.me and stage.reveals.get(seat) == msg.action:
+                    return False  # our own gestures, released after a blindness: a record only
+                if seat in stage.reveals or seat not in stage.commits:
+                    raise MessageError(f"an unexpected reveal for p{seat}")
+                ref = (stage.number, seat)
+                check_opening(self.courier.match_id, env, ref, msg.action, msg.nonce, stage.commits[seat])
+                stage.reveals[seat] = msg.action
+            case Decline():
+                if seat not in stage.optional or seat in stage.declined or seat in stage.acts:
+                    raise MessageError(f"p{seat} has nothing to decline")
+                self.clockbook.declare(stage, seat, msg.ms)
+                stage.declined.add(seat)
+        return True
+
+    def _on_commit(self, stage: Stage, seat: int, msg: Commit) -> None:
+        match = self.match
+        if not match.spec.committing(match.state):
+            raise MessageError("nothing is committed at this point of this game")
+        changing = seat in stage.commits and not match.fast and seat not in stage.finals
+        if seat not in stage.waiting or (seat in stage.commits and not changing) or seat in stage.acts:
+            raise MessageError(f"an unexpected commitment for p{seat}")
+        self.clockbook.declare(stage, seat, msg.ms)
+        stage.commits[seat] = msg.commitment
+        self.commit_log[(stage.number, seat)] = msg.commitment
+
+    def _on_act(self, stage: Stage, env: Envelope, seat: int, action: Plain) -> None:
+        match = self.match
+        if seat in stage.acts or seat in stage.commits or seat in stage.declined:
+            raise MessageError(f"p{seat} acted twice in stage {stage.number}")
+        if seat not in stage.waiting + stage.optional:
+            raise MessageError(f"p{seat} has nothing to do in stage {stage.number}")
+        if match.sealed or match.spec.hidden(action):
+            raise MessageError(f"p{seat} must commit to this action, not show it")
+        timeout = isinstance(action, dict) and action.get("type") == "timeout"
+        if match.spec.owner_resolves_timeout and timeout:
+            # Its own peer plays what the rules' timeout plays, committed like any card: a bare
+            # timeout would lay a card nobody committed to (and break the flip that meets it).
+            raise MessageError(f"p{seat}'s timeout is played by its own peer as the card the rules choose")
+        try:
+            parsed = match.game.parse_action(action)
+            if seat in stage.optional and parsed.to_plain().get("type") not in match.spec.optional_types:
+                allowed = " or ".join(match.spec.optional_types) or "nothing"
+                raise IllegalActionError(f"only {allowed} is allowed here")
+            check_legal(match, seat, parsed)
+        except IllegalActionError as exc:
+            raise CheatError(
+                env.author, f"an illegal action for p{seat}: {exc}", {"message": env.hash.hex()}
+            ) from None
+        stage.acts[seat] = parsed.to_plain()
+
+    def _lapse_windows(self, stage: Stage) -> None:
+        """An optional action (a challenge) is allowed only before the next action: once every
+        seat the stage waits on has acted, a window of ours still open lapses, declined at once
+        (no one has to type "pass", and it costs no time)."""
+        if self._stage is not stage or not stage.optional or self.courier.stopped:
+            return
+        if not all(s in stage.acts or s in stage.commits for s in stage.waiting):
+            return
+        for seat in stage.optional:
+            if seat in self.match.mine and seat not in stage.acts and seat not in stage.declined:
+                self.courier.send(Decline(stage.number, seat, 0))
+
+    # -- hidden cards: a flip is opened by the pile's owner, from the commitment that laid it ----
+
+    def _flip_of(self, stage: Stage) -> int | None:
+        for act in stage.acts.values():
+            pile = self.match.spec.flipped_pile(act)
+            if pile is not None:
+                return pile
+        return None
+
+    def _holds_pile(self, stage: Stage) -> bool:
+        pile = self._flip_of(stage)
+        return pile is not None and self.courier.me is not None and self.match.owner[pile] == self.courier.me
+
+    def _top_card(self, pile: int) -> Ref:
+        return self.match.cards.top(self.match.spec, self.match.state, pile)
+
+    def _open_card(self, stage: Stage) -> None:
+        pile = self._flip_of(stage)
+        assert pile is not None
+        ref = self._top_card(pile)
+        action, nonce = self.courier.secrets[ref]
+        self.courier.send(Reveal(ref[0], ref[1], action, nonce))
+
+    def _on_late_reveal(self, env: Envelope, msg: Reveal) -> None:
+        stage, match = self._stage, self.match
+        if env.author == self.courier.me and (stage is None or self._flip_of(stage) is None):
+            return  # our own gestures, kept from a blinded peer until now: a record only
+        number, seat, action = msg.stage, msg.seat, msg.action
+        if seat >= len(match.owner) or match.owner[seat] != env.author:
+            raise MessageError(f"peer {env.author} does not hold seat p{seat}")
+        committed = self.commit_log.get((number, seat))
+        if committed is None:
+            raise MessageError(f"no commitment of p{seat} at stage {number} to open")
+        check_opening(self.courier.match_id, env, (number, seat), action, msg.nonce, committed)
+        check_card(match.cards, match.spec, env, (number, seat), action)
+        if self.blindness.blinds.open(number, seat, action):
+            self._catch_up()
+            return
+        pile = None if stage is None or self.blindness.behind else self._flip_of(stage)
+        if stage is None or pile is None or stage.opened is not None:
+            raise MessageError(f"nothing waits for p{seat}'s stage-{number} opening")
+        if self._top_card(pile) != (number, seat):
+            raise CheatError(
+                env.author,
+                "opened another card than the one on top of the flipped pile",
+                {"message": env.hash.hex()},
+            )
+        stage.opened = action
+        match.cards.open((number, seat), action)
+        self.progress()
+
+    # -- completing a stage ---------------------------------------------------------------------
+
+    def progress(self) -> None:
+        """Apply the stage if everything it needs is in; send reveals once all commitments are."""
+        stage = self._stage
+        if stage is None or self.courier.stopped:
+            return
+        if self.blindness.behind:
+            # Blinded: the state is unknown until the reveals come, but our own sealed choices
+            # are still revealed once every commitment is in.
+            if self.match.sealed and self.closed(stage):
+                self._reveal_mine(stage)
+            return
+        if stage.optional:  # an optional action's window (a challenge, say)
+            (window,) = stage.optional
+            if window in stage.acts:
+                self._apply(stage, [(window, stage.acts[window])])
+                return
+            if window not in stage.declined:
+                return
+        if not all(s in stage.acts or s in stage.commits for s in stage.waiting):
+            return
+        actions = self._sealed_actions(stage) if self.match.sealed else self._open_actions(stage)
+        if actions is not None:
+            self._apply(stage, actions)
+
+    def _sealed_actions(self, stage: Stage) -> list[tuple[int, Plain]] | None:
+        """The stage's opened choices, once all are (ours are opened here once all stand)."""
+        if not self.closed(stage):
+            return None
+        self._reveal_mine(stage)
+        if self.courier.stopped or self._stage is not stage:
+            return None  # (a reveal of ours just above completed the stage: applied, or a fault)
+        if not all(s in stage.reveals for s in stage.waiting):
+            return None
+        return [(s, stage.reveals[s]) for s in sorted(stage.waiting)]
+
+    def _open_actions(self, stage: Stage) -> list[tuple[int, Plain]] | None:
+        """The stage's actions in a game of open choices (a flip: once its card is opened)."""
+        pile = self._flip_of(stage)
+        if pile is None:
+            return [
+                (s, stage.acts[s] if s in stage.acts else self._hidden_or_mine(stage, s))
+                for s in sorted(stage.waiting)
+            ]
+        if stage.opened is None:
+            return None
+        (seat,) = stage.acts
+        piles = self.match.spec.piles
+        assert piles is not None  # (_flip_of found a flip: the game has piles)
+        return [(seat, piles.flip_with(pile, stage.opened))]
+
+    def _reveal_mine(self, stage: Stage) -> None:
+        """Open our sealed choices of ``stage`` (kept from a blinded wizard's machine instead)."""
+        for seat in stage.waiting:
+            if self.match.owner[seat] != self.courier.me or seat in stage.reveals:
+                continue
+            action, nonce = self.courier.secrets[(stage.number, seat)]
+            body = Reveal(stage.number, seat, action, nonce)
+            blind = self.blindness.blind_others()
+            if blind:
+                # Keep the gestures from a blinded wizard's machine until its blindness ends.
+                self.blindness.withhold(stage.number, body, blind)
+                stage.reveals[seat] = action
+            else:
+                self.courier.send(body)
+
+    def _hidden_or_mine(self, stage: Stage, seat: int) -> Plain:
+        if self.match.owner[seat] == self.courier.me:
+            return self.courier.secrets[(stage.number, seat)][0]
+        cards = self.match.spec.cards
+        assert cards is not None  # (another peer's choice is unknown here only if it is hidden)
+        return cards.placeholder(self.match.state, seat)
+
+    def _apply(self, stage: Stage, actions: list[tuple[int, Plain]]) -> None:
+        """Apply a complete stage, check and send the state hash, and open the next stage."""
+        blind = self.blindness.blind_others()
+        if blind and self.courier.me is not None:  # a blinded peer needs a claim for every such stage
+            self.blindness.blinds.during[stage.number] = blind
+        try:
+            events = self._apply_actions(stage, actions)
+        except CheatError as exc:
+            # Whichever message completed the stage: maybe one of ours, when the peer at fault
+            # revealed its choice early, before ours. The match stops on the fault here; it is
+            # not a refusal of our decision (the driver would take it for one and ask again).
+            self.courier.convict(exc)
+            return
+        self.clockbook.charge(stage)
+        self.courier.events.append(Applied(stage.number, tuple(actions), tuple(events), self.match.state))
+        self._after_stage(stage)
+        if not self.courier.stopped:
+            self.open_stage(stage.number + 1)
+
+    def _apply_actions(self, stage: Stage, actions: list[tuple[int, Plain]]) -> list[Plain]:
+        match = self.match
+        spec, game, state = match.spec, match.game, match.state
+        events: list[Plain] = []
+        for seat, action in actions:
+            # Blind now, or in the turn just played: a choice asked for right after a blind turn
+            # (its own Paralysis asking which hand) was made from the claims, without the field.
+            blind = self.blindness.blind_in(state, seat) or self.blindness.blind_in(state, seat, turns_ago=1)
+            before = game.events(state)
+            parsed: Any = None
+            try:
+                parsed = game.parse_action(action)
+                state = game.apply(state, seat, parsed)
+            except IllegalActionError as exc:
+                if not blind:
+                    raise CheatError(
+                        match.owner[seat], f"an illegal action for p{seat}: {exc}", {"stage": stage.number}
+                    ) from None
+                # A blinded player chose without seeing the field: its choice is made legal, the
+                # game's way, identically on every machine.
+                assert spec.blindness is not None  # (a seat is blind only in a game with blindness)
+                state = game.apply(state, seat, spec.blindness.fix(state, seat, parsed))
+            if game.events(state) is not before:  # a pending submission says nothing new
+                events += list(game.events(state))
+            match.log.append((stage.number, seat, action))
+            match.cards.played(spec, (stage.number, seat), action)
+        if spec.new_round(match.state, state):
+            self.clockbook.new_round(stage.number)
+        match.state = state
+        match.cards.settle(spec, state)
+        return events
+
+    def _after_stage(self, stage: Stage) -> None:
+        courier, ending = self.courier, self.ending
+        h = state_hash(self.match.game, self.match.state)
+        ending.my_hashes[stage.number] = h
+        if courier.me is not None:
+            body = Hash(stage.number, h)
+            blind = self.blindness.blinds.during.get(stage.number)
+            if blind:
+                self.blindness.send_claims(stage)
+                # The hash covers the withheld choices: it waits with them until the blindness
+                # ends (a blind peer could otherwise test its guesses against it).
+                self.blindness.withhold(stage.number, body, blind)
+            else:
+                courier.send(body)
+            self.blindness.release_withheld()
+        ending.compare_hashes(stage.number)
+
+    # -- blindness: playing on from claims, and catching up -----------------------------------
+
+    def _on_blind(self, env: Envelope, stage: Stage, seat: int, view: Mapping[str, Plain]) -> None:
+        self.blindness.take_claim(env, stage, seat, view, self.closed(stage))
+        nxt = view.get("next")
+        waiting = tuple(int(s) for s in nxt) if isinstance(nxt, list) else ()
+        self.stage = Stage(stage.number + 1, waiting, ())
+        self._start_clocks(self.stage)
+        mine = tuple(s for s in waiting if s in self.match.mine)
+        if mine and not view.get("outcome"):
+            self.courier.events.append(YourTurn(self.stage.number, mine))
+        self._replay_backlog()
+
+    def _catch_up(self) -> None:
+        """Replay the stages seen only through claims once every reveal is in; check each claim."""
+        blinds = self.blindness.blinds
+        if not blinds.all_open():
+            return
+        behind = blinds.catch_up()
+        self.courier.enter(Phase.PLAYING)
+        for stage in behind:
+            actions = [(s, stage.reveals[s]) for s in sorted(stage.waiting)]
+            events = self._apply_actions(stage, actions)
+            self.clockbook.charge(stage)
+            self.courier.events.append(Applied(stage.number, tuple(actions), tuple(events), self.match.state))
+            self.blindness.check_claim(stage)
+            self._after_stage(stage)
+            if self.courier.stopped:
+                return
+        # Pick up the stage in progress with the real state, keeping what was already received.
+        current = self._stage
+        assert current is not None
+        self.open_stage(current.number, carry=current)
+
+
+class Choices:
+    """This peer's side of the stages: what its seats may decide now, and sending it."""
+
+    def __init__(self, play: Play) -> None:
+        self.play = play
+
+    def awaiting(self) -> tuple[int, ...]:
+        """The local seats that may still act in the current stage."""
+        stage = self.play.stage
+        if stage is None or not self.play.open:
+            return ()
+        done = set(stage.acts) | set(stage.commits) | stage.declined
+        return tuple(s for s in stage.waiting + stage.optional if s in self.play.match.mine and s not in done)
+
+    def unsettled(self) -> tuple[int, ...]:
+        """The local seats whose choice may still change (sealed, without "fast": committed but
+        not final); the driver finalizes them when their minute is up."""
+        stage = self.play.stage
+        if stage is None or not self.play.open or self.play.match.fast:
+            return ()
+        mine = self.play.match.mine
+        return tuple(s for s in stage.waiting if s in mine and s in stage.commits and s not in stage.finals)
+
+    def committed(self, seat: int) -> Plain | None:
+        """What this peer committed ``seat`` to at the current stage (its latest choice, not yet
+        opened to the others), or None; also right after a resume, from the secrets on disk."""
+        stage = self.play.stage
+        if stage is None or seat not in self.play.match.mine or seat not in stage.commits:
+            return None
+        secret = self.play.courier.secrets.get((stage.number, seat))
+        return None if secret is None else secret[0]
+
+    def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0) -> None:
+        """A local decision for ``seat`` at the current stage (see ``Session.submit``)."""
+        stage, match = self.play.current(), self.play.match
+        if seat not in match.mine:
+            raise LocalMisuseError(f"this peer does not hold seat p{seat}")
+        if seat not in stage.waiting + stage.optional:
+            raise LocalMisuseError(f"p{seat} has nothing to do now")
+        changing = seat in stage.commits and not match.fast and seat not in stage.finals
+        if (seat in stage.acts or seat in stage.commits or seat in stage.declined) and not changing:
+            raise LocalMisuseError(f"p{seat} has already acted this stage")
+        left = ClockBook.left(stage, seat)
+        if not 0 <= ms <= left:
+            raise LocalMisuseError(f"p{seat}'s clock has only {left} ms: time out instead")
+        parsed = match.game.parse_action(action)
+        if parsed.to_plain() == {"type": "timeout"}:
+            # Where the seat's own peer must resolve its timeout (a card it lays from its hidden
+            # hand, say), it does, and what it sends is committed like any other choice.
+            parsed = match.spec.own_timeout(match.state, seat) or parsed
+        if not self.play.blindness.behind:  # a blinded wizard cannot check against a field it cannot see
+            check_legal(match, seat, parsed)
+        plain = parsed.to_plain()
+        if match.sealed or match.spec.hidden(plain):
+            self._commit(stage.number, seat, plain, ms)
+        else:
+            self.play.courier.send(Act(stage.number, seat, plain, ms))
+
+    def _commit(self, number: int, seat: int, plain: Plain, ms: int) -> None:
+        """Send a commitment to ``plain``, its secret kept first."""
+        courier = self.play.courier
+        nonce = courier.randomness(NONCE_LEN)
+        courier.keep(["secret", number, seat, plain, nonce])
+        courier.secrets[(number, seat)] = (plain, nonce)
+        courier.send(Commit(number, seat, commitment(courier.match_id, number, seat, nonce, plain), ms))
+
+    def ahead(self) -> tuple[int, ...]:
+        """The local seats that may already choose for the *next* stage, as commitments, while
+        this one is still open (``GameSpec.ahead``), and have not yet."""
+        stage = self.play.stage
+        if stage is None or not self.play.open or self.play.blindness.behind:
+            return ()
+        early = self.play.match.spec.ahead(self.play.match.state)
+        if early is None:
+            return ()
+        number, mine, secrets = stage.number + 1, self.play.match.mine, self.play.courier.secrets
+        return tuple(
+            s for s in self.play.match.game.waiting_on(early) if s in mine and (number, s) not in secrets
+        )
+
+    def ahead_state(self) -> Any:
+        """The state the seats of :meth:`ahead` choose from (None: nobody may choose ahead)."""
+        if self.play.stage is None or self.play.blindness.behind:
+            return None
+        return self.play.match.spec.ahead(self.play.match.state)
+
+    def submit_ahead(self, seat: int, action: Mapping[str, Plain]) -> None:
+        """A local decision for ``seat`` at the next stage (see ``Session.submit_ahead``)."""
+        if seat not in self.ahead():
+            raise LocalMisuseError(f"p{seat} cannot choose ahead of the next stage now")
+        stage = self.play.current()
+        early = self.ahead_state()
+        parsed = self.play.match.game.parse_action(action)
+        plain = parsed.to_plain()
+        if not (self.play.match.sealed or self.play.match.spec.hidden(plain)):
+            raise LocalMisuseError("only a choice that travels as a commitment may be made ahead")
+        check_legal(self.play.match, seat, parsed, early)
+        self._commit(stage.number + 1, seat, plain, 0)
+
+    def decline(self, seat: int) -> None:
+        """Let an optional action pass (say, no challenge): off the clock, it declares no time."""
+        stage = self.play.current()
+        if seat not in stage.optional or seat not in self.play.match.mine:
+            raise LocalMisuseError(f"p{seat} has no optional action to let pass")
+        self.play.courier.send(Decline(stage.number, seat, 0))
+
+    def finalize(self, seat: int) -> None:
+        """A sealed game without "fast": ``seat``'s last commitment stands."""
+        stage = self.play.current()
+        if seat not in self.play.match.mine or seat not in stage.commits or seat in stage.finals:
+            raise LocalMisuseError(f"p{seat} has no commitment to let stand")
+        self.play.courier.send(FinalChoice(stage.number, seat))
+
+    def time_out(self, seat: int) -> None:
+        """``seat``'s clock ran out on this (its own) peer: send what the rules make of it."""
+        stage = self.play.current()
+        left = ClockBook.left(stage, seat)
+        if seat in stage.waiting:
+            if seat not in stage.commits and seat not in stage.acts:
+                self.submit(seat, {"type": "timeout"}, ms=left)
+            if (
+                self.play.stage is stage
+                and self.play.match.sealed
+                and not self.play.match.fast
+                and seat not in stage.finals
+            ):
+                self.finalize(seat)
+        elif seat in stage.optional and seat not in stage.declined and seat not in stage.acts:
+            self.decline(seat)
