@@ -72,7 +72,7 @@ async def test_a_host_that_signs_terms_with_other_names_than_its_lobby_showed_is
     async def lying_start(role: str) -> None:
         await original(role)
         assert host.session is not None
-        host.session.names = ["alice", *host.session.names[1:]]
+        host.session.names[0] = "alice"
 
     host._start_transcript = lying_start  # type: ignore[method-assign]
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")

@@ -32,7 +32,7 @@ def test_hornswoggle_shows_your_cards_and_only_counts_of_everyone_elses() -> Non
     def snapshot(table: Any, peer: int, seat: int, action: Any) -> Any:
         session = table.sessions[peer]
         if not seen and 0 in session.my_seats and all(p.pile for p in session.state.pirates):
-            seen.append((session.state, session.game.view(session.state, 0)))  # mid-round
+            seen.append((session.state, session.played.match.game.view(session.state, 0)))  # mid-round
         return action
 
     play("hornswoggle", seed=1, levels=["pirate"] * 4, peers=4, before_submit=snapshot)
@@ -218,7 +218,7 @@ def test_a_bot_partner_held_by_this_machine_shows_its_cards() -> None:
     def snapshot(table: Any, peer: int, seat: int, action: Any) -> Any:
         session = table.sessions[peer]
         if not seen and session.my_seats == (0, 2) and all(p.pile for p in session.state.pirates):
-            seen.append({s: session.game.view(session.state, s) for s in (0, 2)})
+            seen.append({s: session.played.match.game.view(session.state, s) for s in (0, 2)})
         return action
 
     play("hornswoggle", seed=1, levels=["pirate"] * 4, peers=2, host_seats=[0, 2], before_submit=snapshot)

@@ -1,19 +1,21 @@
 """The match session, sans-IO: signed messages in, events and messages out (protocol/SPEC.md).
 
 One :class:`Session` per peer drives the game engine in lockstep with the others; a session with
-no identity is an observer that re-checks a transcript (``p2pgenius verify``). By concern:
+no identity is an observer that re-checks a transcript (``p2pgenius verify``). By job, each part an
+object that the thin Session calls:
 
-* ``core``: the Session itself: dispatch on each message's type, stages, their closing;
-* ``phase``: the match's phase, one enum, its transition table and what each phase accepts;
+* ``core``: the Session itself: opens each message and hands it, by type, to the part that takes it;
+* ``courier``: what every part shares: who plays, the chain, sending and recording, the phase;
+* ``phase``: the match's phase, one enum, the moves each message may make and what each accepts;
 * ``chain``: every author's numbered, hash-linked messages, and the archive of them;
 * ``setup``: terms and their checks, seat groups and claims, the coin flip's deal;
 * ``match``: what the deal yields: game, rules, seats and state, never None;
-* ``stage``: the messages gathered for the stage being played;
+* ``play``: the stages, from the deal on, with this peer's choices (``stage``: one stage's messages);
 * ``blindness``: what a blinded peer is withheld and what it is told instead (``blinds``: what
   stays pending meanwhile, on either side);
-* ``ending``: forfeits, the audit and the outcome;
-* ``ledger``: time on the record: declared and observed times, claims, disputes;
-* ``timing``: the clocks, as the transcript defines them;
+* ``ending``: state hashes, the audit and the signed result;
+* ``referee``: timeout claims, disputes, observed times, forfeits;
+* ``debts``: what is owed, from when; ``ledger``: time on the record; ``timing``: the clocks;
 * ``cards``: hidden cards on piles, flipped and audited;
 * ``faults``: a peer's cheating and a session's own errors, kept apart;
 * ``view``: :class:`SessionView`, all that a screen, a bot or a report may read;

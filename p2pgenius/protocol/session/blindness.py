@@ -94,7 +94,7 @@ class Blindness:
             self.courier.send(body)
 
     def take_claim(
-        self, env: Envelope, stage: Stage, seat: int, view: Mapping[str, Plain], closed: bool
+        self, env: Envelope, stage: Stage, seat: int, view: Mapping[str, Plain], *, closed: bool
     ) -> None:
         """A claim about ``stage`` for our blind ``seat``: checked for form, kept on the stage
         (to be checked against the truth later), and this peer falls behind."""

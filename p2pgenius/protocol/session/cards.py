@@ -71,10 +71,11 @@ def openings_of(cards: HiddenCards, owner: Mapping[int, int] | tuple[int, ...], 
 
 
 def check_opening(
-    match_id: bytes, env: Envelope, ref: Ref, action: Plain, nonce: bytes, committed: bytes
+    match_id: bytes, env: Envelope, ref: Ref, opening: tuple[Plain, bytes], committed: bytes
 ) -> None:
-    """An opening must open the commitment it names: else its author convicts itself."""
-    number, seat = ref
+    """An opening (the action and its nonce) must open the commitment it names: else its author
+    convicts itself."""
+    (number, seat), (action, nonce) = ref, opening
     if len(nonce) != NONCE_LEN or commitment(match_id, number, seat, nonce, action) != committed:
         raise CheatError(
             env.author,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import secrets as random_source
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from p2pgenius.canonical import Plain, encode
 from p2pgenius.errors import LocalMisuseError
@@ -32,22 +32,17 @@ from p2pgenius.protocol.bodies import (
     MAX_TEXT,
     SETUP,
     Accept,
-    Act,
     Audit,
-    Blind,
+    Body,
     Chat,
     CoinReveal,
-    Commit,
-    Decline,
     Desync,
     Dispute,
     End,
-    FinalChoice,
     Forfeit,
     Hash,
     Invalid,
     Observed,
-    Reveal,
     Terms,
     TimeoutClaim,
     is_text,
@@ -60,7 +55,7 @@ from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.match import Match
 from p2pgenius.protocol.session.phase import ACCEPTED, WHEN, Phase, PhaseError
-from p2pgenius.protocol.session.play import Play
+from p2pgenius.protocol.session.play import STAGE_MESSAGES, Play
 from p2pgenius.protocol.session.referee import Referee
 from p2pgenius.protocol.session.setup import MatchSetup
 from p2pgenius.protocol.session.stage import Stage
@@ -122,14 +117,7 @@ class Session:
             expected=expected if isinstance(expected, dict) else None,
         )
         courier = session.courier
-        candidates: dict[tuple[int, int], list[tuple[Plain, bytes]]] = {}
-        for record in secrets:
-            if record[0] == "coin":
-                session.setup.my_coin = record[1]
-            elif record[0] == "secret":
-                _, number, seat, action, nonce = record
-                courier.secrets[(number, seat)] = (action, nonce)
-                candidates.setdefault((number, seat), []).append((action, nonce))
+        candidates = session._read_secrets(secrets)
         messages = [r[1] for r in transcript[1:] if r[0] == "msg"]
         courier.replay = [raw for raw in messages if open_envelope(raw, keys).author == me]
         for raw in messages:
@@ -157,6 +145,19 @@ class Session:
                     courier.secrets[ref] = (action, nonce)
         session.take_events()
         return session
+
+    def _read_secrets(self, secrets: list[list[Any]]) -> dict[tuple[int, int], list[tuple[Plain, bytes]]]:
+        """Take our coin share and sealed choices from the secrets records; every secret of each
+        (stage, seat), in order (a choice replaced has several)."""
+        candidates: dict[tuple[int, int], list[tuple[Plain, bytes]]] = {}
+        for record in secrets:
+            if record[0] == "coin":
+                self.setup.my_coin = record[1]
+            elif record[0] == "secret":
+                _, number, seat, action, nonce = record
+                self.courier.secrets[(number, seat)] = (action, nonce)
+                candidates.setdefault((number, seat), []).append((action, nonce))
+        return candidates
 
     # -- where the match stands (the parts' answers) ------------------------------------------
 
@@ -285,35 +286,7 @@ class Session:
             raise MessageError(msg.reason)
         if not isinstance(msg, ACCEPTED[courier.phase]):
             raise MessageError(f"a {msg.kind} message {WHEN[courier.phase]}")
-        match msg:
-            case Terms():
-                self.setup.on_terms(env, msg)
-            case Accept():
-                self.setup.on_accept(env, msg)
-            case CoinReveal():
-                dealt = self.setup.on_coin_reveal(env, msg)
-                if dealt is not None:
-                    self.play = Play(courier, dealt, self.time)
-                    self.play.open_stage(0)
-            case Chat():
-                if env.author != self.me:
-                    courier.events.append(ChatReceived(env.author, msg.text))
-            case Desync():
-                _keep_desync(courier, env, msg)
-            case Observed():
-                self.referee.on_observed(env, msg)
-            case TimeoutClaim() | Dispute():
-                self.referee.on_time_message(env, msg)
-            case Forfeit():
-                self.referee.on_forfeit(env, msg)
-            case Hash():
-                self.played.ending.on_hash(env, msg)
-            case Audit():
-                self.played.ending.on_audit(env, msg)
-            case End():
-                self.played.ending.on_end(env, msg)
-            case Blind() | Act() | Commit() | Reveal() | FinalChoice() | Decline():
-                self.played.on_stage_message(env, msg)
+        _HANDLERS[type(msg)](self, env, msg)
 
     # -- local decisions ------------------------------------------------------------------------
 
@@ -436,3 +409,33 @@ def _keep_desync(courier: Courier, env: Envelope, msg: Desync) -> None:
     """A peer found our hashes differ and sent the state it computed: keep it as evidence."""
     if env.author != courier.me:
         courier.flushing.records.append(encode(["desync_state", env.author, msg.stage, msg.state]))
+
+
+def _on_coin_reveal(session: Session, env: Envelope, msg: CoinReveal) -> None:
+    dealt = session.setup.on_coin_reveal(env, msg)
+    if dealt is not None:  # the last share: the seats are dealt, the stages begin
+        session.play = Play(session.courier, dealt, session.time)
+        session.play.open_stage(0)
+
+
+def _on_chat(session: Session, env: Envelope, msg: Chat) -> None:
+    if env.author != session.me:
+        session.courier.events.append(ChatReceived(env.author, msg.text))
+
+
+_HANDLERS: Final[dict[type[Body], Callable[[Session, Envelope, Any], None]]] = {
+    Terms: lambda s, env, msg: s.setup.on_terms(env, msg),
+    Accept: lambda s, env, msg: s.setup.on_accept(env, msg),
+    CoinReveal: _on_coin_reveal,
+    Chat: _on_chat,
+    Desync: lambda s, env, msg: _keep_desync(s.courier, env, msg),
+    Observed: lambda s, env, msg: s.referee.on_observed(env, msg),
+    TimeoutClaim: lambda s, env, msg: s.referee.on_time_message(env, msg),
+    Dispute: lambda s, env, msg: s.referee.on_time_message(env, msg),
+    Forfeit: lambda s, env, msg: s.referee.on_forfeit(env, msg),
+    Hash: lambda s, env, msg: s.played.ending.on_hash(env, msg),
+    Audit: lambda s, env, msg: s.played.ending.on_audit(env, msg),
+    End: lambda s, env, msg: s.played.ending.on_end(env, msg),
+    **{kind: lambda s, env, msg: s.played.on_stage_message(env, msg) for kind in STAGE_MESSAGES},
+}
+"""The part that takes each type of message (every type a phase accepts: phase.ACCEPTED)."""

@@ -53,7 +53,7 @@ class Courier:
         self.keys = list(keys)
         self.me = me
         self.identity = identity
-        self.names = names or [f"peer {i}" for i in range(len(keys))]
+        self.names = list(names) if names else [f"peer {i}" for i in range(len(keys))]
         self.randomness = randomness  # the only entropy: nonces and coin shares (injectable)
         self.chain = Chain(len(keys), binding=version >= VERSION)
         self.match_id = b""
@@ -142,7 +142,7 @@ class Courier:
 
     def stop(self, fault: Fault) -> None:
         """Stop the match (once: the first fault is the one that stands)."""
-        if self.fault is None:
+        if not self.stopped:
             self.fault = fault
             self.enter(Phase.FAULT)
             self.record(["fault", fault.kind, fault.peer, fault.stage, fault.reason, dict(fault.evidence)])

@@ -91,7 +91,7 @@ class Ending:
             committed = self.commits.get((number, seat))
             if committed is None:
                 raise MessageError(f"no commitment of p{seat} at stage {number}")
-            check_opening(self.courier.match_id, env, (number, seat), action, nonce, committed)
+            check_opening(self.courier.match_id, env, (number, seat), (action, nonce), committed)
             check_card(match.cards, match.spec, env, (number, seat), action)
         self.audits[env.author] = openings
         self._finish_audit()

@@ -34,6 +34,7 @@ from p2pgenius.protocol.session.timing import ClockBook
 
 StageMessage = Blind | Act | Commit | Reveal | FinalChoice | Decline
 """The messages of one stage, which name it and a seat."""
+STAGE_MESSAGES: Final = (Blind, Act, Commit, Reveal, FinalChoice, Decline)
 
 MAX_HELD: Final = 256
 """Messages of one author held for stages this peer has not reached yet, at most."""
@@ -193,25 +194,31 @@ class Play:
     # -- a stage's messages ---------------------------------------------------------------------
 
     def on_stage_message(self, env: Envelope, msg: StageMessage) -> None:
-        number, seat, stage = msg.stage, msg.seat, self._stage
+        """A message naming a stage: an opening of one played, held for one to come, a claim,
+        or one seat's part of this one."""
+        number, stage = msg.stage, self._stage
         if stage is None:
             raise MessageError(f"a {msg.kind} message after the game's end")
         if isinstance(msg, Reveal) and number < stage.number:
             self._on_late_reveal(env, msg)
-            return
-        if number > stage.number:
+        elif number > stage.number:
             self.hold(env)
-            return
-        if number < stage.number:
+        elif number < stage.number:
             raise MessageError(f"a {msg.kind} message for stage {number}, already played")
-        if seat >= len(self.match.owner):
-            raise MessageError(f"no seat p{seat}")
-        if isinstance(msg, Blind):
+        elif msg.seat >= len(self.match.owner):
+            raise MessageError(f"no seat p{msg.seat}")
+        elif isinstance(msg, Blind):
             if env.author != self.courier.me:  # our own claims are only records
-                self._on_blind(env, stage, seat, msg.claim)
-            return
-        if self.match.owner[seat] != env.author:
-            raise MessageError(f"peer {env.author} does not hold seat p{seat}")
+                self._on_blind(env, stage, msg.seat, msg.claim)
+        elif self.match.owner[msg.seat] != env.author:
+            raise MessageError(f"peer {env.author} does not hold seat p{msg.seat}")
+        else:
+            self._on_seat_message(env, stage, msg)
+
+    def _on_seat_message(
+        self, env: Envelope, stage: Stage, msg: Act | Commit | Reveal | FinalChoice | Decline
+    ) -> None:
+        number, seat = msg.stage, msg.seat
         if not self._take(env, stage, msg):
             return
         self.time.answered((number, seat))  # the seat answered: no claim about it stands
@@ -243,18 +250,23 @@ class Play:
                     raise MessageError(f"an unexpected final for p{seat}")
                 stage.finals.add(seat)
             case Reveal():
-                if env.author == self.courier.me and stage.reveals.get(seat) == msg.action:
-                    return False  # our own gestures, released after a blindness: a record only
-                if seat in stage.reveals or seat not in stage.commits:
-                    raise MessageError(f"an unexpected reveal for p{seat}")
-                ref = (stage.number, seat)
-                check_opening(self.courier.match_id, env, ref, msg.action, msg.nonce, stage.commits[seat])
-                stage.reveals[seat] = msg.action
+                return self._on_reveal(env, stage, msg)
             case Decline():
                 if seat not in stage.optional or seat in stage.declined or seat in stage.acts:
                     raise MessageError(f"p{seat} has nothing to decline")
                 self.clockbook.declare(stage, seat, msg.ms)
                 stage.declined.add(seat)
+        return True
+
+    def _on_reveal(self, env: Envelope, stage: Stage, msg: Reveal) -> bool:
+        seat = msg.seat
+        if env.author == self.courier.me and stage.reveals.get(seat) == msg.action:
+            return False  # our own gestures, released after a blindness: a record only
+        if seat in stage.reveals or seat not in stage.commits:
+            raise MessageError(f"an unexpected reveal for p{seat}")
+        opening, ref = (msg.action, msg.nonce), (stage.number, seat)
+        check_opening(self.courier.match_id, env, ref, opening, stage.commits[seat])
+        stage.reveals[seat] = msg.action
         return True
 
     def _on_commit(self, stage: Stage, seat: int, msg: Commit) -> None:
@@ -338,7 +350,7 @@ class Play:
         committed = self.commit_log.get((number, seat))
         if committed is None:
             raise MessageError(f"no commitment of p{seat} at stage {number} to open")
-        check_opening(self.courier.match_id, env, (number, seat), action, msg.nonce, committed)
+        check_opening(self.courier.match_id, env, (number, seat), (action, msg.nonce), committed)
         check_card(match.cards, match.spec, env, (number, seat), action)
         if self.blindness.blinds.open(number, seat, action):
             self._catch_up()
@@ -501,7 +513,7 @@ class Play:
     # -- blindness: playing on from claims, and catching up -----------------------------------
 
     def _on_blind(self, env: Envelope, stage: Stage, seat: int, view: Mapping[str, Plain]) -> None:
-        self.blindness.take_claim(env, stage, seat, view, self.closed(stage))
+        self.blindness.take_claim(env, stage, seat, view, closed=self.closed(stage))
         nxt = view.get("next")
         waiting = tuple(int(s) for s in nxt) if isinstance(nxt, list) else ()
         self.stage = Stage(stage.number + 1, waiting, ())

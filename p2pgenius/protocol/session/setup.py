@@ -66,8 +66,18 @@ def check_terms(
             f"the host runs a different {game} rules engine ({terms.get('engine')}; this "
             f"program has {engine_fingerprint(game)}): both must run the same version"
         )
+    _check_seats(terms, spec, len(keys))
+    for key, wanted in sorted((expected or {}).items()):
+        have = terms["claims"][me] if key == "claim" and me is not None else terms.get(key)
+        if have != wanted:
+            raise MessageError(f"the terms' {key} ({have}) differ from the lobby's ({wanted})")
+    return spec
+
+
+def _check_seats(terms: dict[str, Any], spec: GameSpec, peers: int) -> None:
+    """The terms' seat groups are the game's standard ones and their claims can all be granted."""
     try:
-        groups = spec.seat_groups(len(keys))
+        groups = spec.seat_groups(peers)
     except LocalMisuseError as exc:
         raise MessageError(f"unplayable terms: {exc}") from None
     if terms.get("groups") != groups:
@@ -75,18 +85,13 @@ def check_terms(
     claims = terms.get("claims")
     if not (
         isinstance(claims, list)
-        and len(claims) == len(keys)
+        and len(claims) == peers
         and all(isinstance(c, list) and all(type(s) is int for s in c) for c in claims)
     ):
         raise MessageError("malformed seat claims")
     problem = claims_problem(groups, claims)
     if problem:
         raise MessageError(f"impossible seat claims: {problem}")
-    for key, wanted in sorted((expected or {}).items()):
-        have = claims[me] if key == "claim" and me is not None else terms.get(key)
-        if have != wanted:
-            raise MessageError(f"the terms' {key} ({have}) differ from the lobby's ({wanted})")
-    return spec
 
 
 def deal(
