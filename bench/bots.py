@@ -3,8 +3,9 @@
     .venv/bin/python bench/bots.py [--matches N] [--games G ...] [--jobs J] [--write]
 
 For each game, each pair of its levels (the games' table, strongest first, ``random`` last), and
-the strongest against itself, plays N matches, the sides swapped every match (in Hornswoggle each
-level is a team of two: seats 0 and 2 against 1 and 3); a match still going after MAX_ACTIONS
+the strongest against itself, plays N matches, the sides swapped every match (the game's spec
+says its sides: in a game of teams each level is a whole team, in Hornswoggle seats 0 and 2 against
+1 and 3); a match still going after MAX_ACTIONS
 actions counts as a draw (and says that a level's matches may not end). Each line is the first
 level's score (a win 1, a draw 1/2) with its 95% Wilson interval, and each level's decision time
 (median and slowest) over those matches. The
@@ -31,7 +32,7 @@ from stats import wilson  # (bench/stats.py: the script's own folder is on the p
 
 from p2pgenius.bots import make_bot
 from p2pgenius.games.catalog import GAMES, find
-from p2pgenius.games.registry import get_game
+from p2pgenius.games.registry import get_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "bots.md"
@@ -60,17 +61,15 @@ class LineUp:
         return (self.won + self.drawn / 2) / max(self.matches, 1)
 
 
-def seats_of(game: str) -> int:
-    """How many seats a match of ``game`` has (Hornswoggle: four, two a team)."""
-    return 4 if game == "hornswoggle" else 2
-
-
 def play(line: LineUp, match: int) -> None:
-    """One match of ``line``; ``first`` sits at the even seats in even matches, else the odd."""
-    engine = get_game(line.game)
-    seats = seats_of(line.game)
-    side = match % 2  # the seat parity of the first level
-    levels = [line.first if seat % 2 == side else line.second for seat in range(seats)]
+    """One match of ``line``; ``first`` holds the spec's first side in even matches, else the
+    second (the game's sides, its seats and its teams, come from its spec)."""
+    spec = get_spec(line.game)
+    engine = spec.engine
+    side = match % 2  # the side of the first level
+    ours = spec.sides[side]
+    seats = engine.seats(engine.initial({}, {}))
+    levels = [line.first if seat in ours else line.second for seat in range(seats)]
     bots = [make_bot(line.game, level, seed=1000 * match + seat) for seat, level in enumerate(levels)]
     rng = random.Random(match)
     state = engine.initial({}, {})
@@ -90,7 +89,7 @@ def play(line: LineUp, match: int) -> None:
     outcome = engine.outcome(state)
     if outcome is None or outcome.winner is None:
         line.drawn += 1
-    elif outcome.winner % 2 == side:
+    elif outcome.winner in ours:
         line.won += 1
     else:
         line.lost += 1

@@ -97,23 +97,7 @@ def play(
     if on_start is not None:
         on_start(table)
     driver = BotDriver("random", seed, levels=levels or (), bots=bots)  # levels, bots: by seat
-    inboxes: list[list[bytes]] = [[] for _ in sessions]
-    pending: list[list[YourTurn]] = [[] for _ in sessions]
-
-    def pump(index: int) -> None:
-        session = sessions[index]
-        out = session.flush()
-        table.transcripts[index] += out.records
-        table.secrets[index] += out.secrets
-        for raw in out.messages:
-            for other in range(peers):
-                if other != index:
-                    delivered = tamper(index, other, raw) if tamper else [raw]
-                    inboxes[other] += delivered
-        events = session.take_events()
-        table.events[index] += events
-        pending[index] += [e for e in events if isinstance(e, YourTurn)]
-
+    wires = _Wires(table, game, driver, tamper, before_submit)
     start_table(
         sessions,
         game,
@@ -122,45 +106,105 @@ def play(
         salt=salt or bytes([seed % 256]) * 32,
         seats=host_seats,
     )
-    pump(0)
+    wires.pump(0)
     for _ in range(max_rounds):
-        progressed = False
-        for index in range(peers):
-            while inboxes[index]:
-                raw = inboxes[index].pop(0)
-                events = sessions[index].receive(raw)
-                table.events[index] += events
-                pending[index] += [e for e in events if isinstance(e, YourTurn)]
-                pump(index)
-                progressed = True
-            session = sessions[index]
-            for seat in session.ahead() if ahead else ():
-                session.submit_ahead(seat, plain(driver.choose(game, session.ahead_state(), seat)))
-                pump(index)
-                progressed = True
-            while pending[index]:
-                turn = pending[index].pop(0)
-                session = sessions[index]
-                if session.stage is None or session.stage.number != turn.stage:
-                    continue
-                for seat in turn.seats:
-                    if seat not in session.awaiting():
-                        continue
-                    action = driver.choose(game, session.state, seat)
-                    if before_submit is not None:
-                        action = before_submit(table, index, seat, action)
-                    if action is None:
-                        session.decline(seat)
-                    else:
-                        session.submit(seat, plain(action))
-                    if seat in session.unsettled():  # no clocks here: the minute is up at once
-                        session.finalize(seat)
-                    pump(index)
-                progressed = True
-        idle = not progressed or all(s.finished or s.fault for s in sessions)
-        if idle and not any(inboxes) and not any(pending):
+        if not wires.round(ahead=ahead):
             break
     return table
+
+
+@dataclass
+class _Wires:
+    """A match being played on a :class:`Table`: what waits in each peer's inbox, the turns each
+    peer's bots are still to take, and the bots."""
+
+    table: Table
+    game: str
+    driver: BotDriver
+    tamper: Tamper | None
+    before_submit: Callable[[Table, int, int, Any], Any] | None
+    inboxes: list[list[bytes]] = field(default_factory=list)
+    pending: list[list[YourTurn]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.inboxes = [[] for _ in self.table.sessions]
+        self.pending = [[] for _ in self.table.sessions]
+
+    def round(self, *, ahead: bool) -> bool:
+        """Each peer in turn reads its inbox, then chooses ahead (with ``ahead``), then takes its
+        turns; whether the match goes on (something moved, or something is still to do)."""
+        progressed = False
+        for index in range(len(self.table.sessions)):
+            progressed |= self.read(index)
+            if ahead:
+                progressed |= self.choose_ahead(index)
+            progressed |= self.take_turns(index)
+        sessions = self.table.sessions
+        idle = not progressed or all(s.finished or s.fault for s in sessions)
+        return not (idle and not any(self.inboxes) and not any(self.pending))
+
+    def pump(self, index: int) -> None:
+        """Take what peer ``index`` has to send, keep and deliver it; note its events."""
+        out = self.table.sessions[index].flush()
+        self.table.transcripts[index] += out.records
+        self.table.secrets[index] += out.secrets
+        for raw in out.messages:
+            for other in range(len(self.table.sessions)):
+                if other != index:
+                    self.inboxes[other] += self.tamper(index, other, raw) if self.tamper else [raw]
+        self.note(index, self.table.sessions[index].take_events())
+
+    def note(self, index: int, events: list[Event]) -> None:
+        self.table.events[index] += events
+        self.pending[index] += [e for e in events if isinstance(e, YourTurn)]
+
+    def read(self, index: int) -> bool:
+        """Peer ``index`` receives everything in its inbox, in order (whether there was any)."""
+        read = False
+        while self.inboxes[index]:
+            self.note(index, self.table.sessions[index].receive(self.inboxes[index].pop(0)))
+            self.pump(index)
+            read = True
+        return read
+
+    def choose_ahead(self, index: int) -> bool:
+        """Peer ``index``'s bots choose for every seat that may choose ahead (whether any did)."""
+        session = self.table.sessions[index]
+        chose = False
+        for seat in session.ahead():
+            session.submit_ahead(seat, plain(self.driver.choose(self.game, session.ahead_state(), seat)))
+            self.pump(index)
+            chose = True
+        return chose
+
+    def take_turns(self, index: int) -> bool:
+        """Peer ``index``'s bots take the turns it was given, those of a stage long gone
+        skipped (whether any was still current)."""
+        took = False
+        while self.pending[index]:
+            turn = self.pending[index].pop(0)
+            session = self.table.sessions[index]
+            if session.stage is None or session.stage.number != turn.stage:
+                continue
+            for seat in turn.seats:
+                if seat in session.awaiting():
+                    self.decide(index, seat)
+            took = True
+        return took
+
+    def decide(self, index: int, seat: int) -> None:
+        """The bot of ``seat`` (at peer ``index``) decides, and the decision is sent."""
+        session = self.table.sessions[index]
+        action = self.driver.choose(self.game, session.state, seat)
+        if self.before_submit is not None:
+            action = self.before_submit(self.table, index, seat, action)
+        if action is None:
+            session.decline(seat)
+        else:
+            session.submit(seat, plain(action))
+        if seat in session.unsettled():  # no clocks here: the minute is up at once
+            session.finalize(seat)
+        self.pump(index)
 
 
 def transcript(table: Table, index: int) -> bytes:

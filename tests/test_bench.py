@@ -61,7 +61,7 @@ def test_every_benchmark_runs_and_writes_its_table(tmp_path: Path) -> None:
     for primitive in ("Ed25519 sign", "Ed25519 verify"):
         assert float(cells(text, primitive)[1]) >= 1.0, primitive
     assert float(cells(text, "ratio p2pgenius / TLS")[1]) > 0
-    for game in ("duel", "magic-square", "hornswoggle"):
+    for game in (entry.name for entry in GAMES):
         assert int(cells(text, game)[3].replace(",", "")) > 0  # actions counted per game
     for game in ("duel (2)", "magic-square (2)", "hornswoggle (4)"):
         assert int(cells(text, game)[4].replace(",", "")) > 0  # event-loop steps timed per game

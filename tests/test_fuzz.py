@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from p2pgenius.canonical import encode
 from p2pgenius.cli import sim
 from p2pgenius.errors import EncodingError, P2PGeniusError
-from p2pgenius.games.registry import get_game
+from p2pgenius.games.registry import get_game, names
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.ui import moves
@@ -28,7 +28,7 @@ json_values = st.recursive(
 FIELDS = ["type", "left", "right", "cell", "first", "card", "count", "pile", "targets", "spells", "grid"]
 actions = st.dictionaries(st.sampled_from(FIELDS), json_values, max_size=4) | json_values
 scripts = st.fixed_dictionaries(
-    {"game": st.sampled_from(["duel", "magic-square", "hornswoggle", "chess", 3])},
+    {"game": st.sampled_from([*names(), "chess", 3])},
     optional={
         "actions": st.lists(st.fixed_dictionaries({"seat": json_values, "action": actions}), max_size=6),
         "setup": json_values,
@@ -52,7 +52,7 @@ def test_sim_answers_any_script_with_a_result_or_one_line(script: dict[str, Any]
 
 
 @settings(max_examples=400, deadline=None)
-@given(game=st.sampled_from(["duel", "magic-square", "hornswoggle"]), text=st.text(max_size=40))
+@given(game=st.sampled_from(names()), text=st.text(max_size=40))
 def test_typed_moves_are_actions_or_one_clear_error(game: str, text: str) -> None:
     engine = get_game(game)
     state = engine.initial({"colours": [0, 1] * 8} if game == "magic-square" else {}, {})

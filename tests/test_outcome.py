@@ -13,7 +13,7 @@ from p2pgenius.canonical import encode
 from p2pgenius.games.base import Outcome
 from p2pgenius.games.duel.state import DuelEnding
 from p2pgenius.games.hornswoggle.state import HornEnding
-from p2pgenius.games.registry import get_spec
+from p2pgenius.games.registry import get_spec, names
 from p2pgenius.protocol.transcript import verify
 
 VECTORS = Path(__file__).parents[1] / "protocol" / "vectors"
@@ -26,7 +26,7 @@ HORN = {
 """A Hornswoggle result, its fields in the order its engine writes them."""
 
 
-@pytest.mark.parametrize("game", ["duel", "magic-square", "hornswoggle"])
+@pytest.mark.parametrize("game", names())
 def test_an_outcome_read_from_a_transcript_gives_back_the_very_bytes_it_was_read_from(game: str) -> None:
     report = verify((VECTORS / f"transcript-{game}.p2pt").read_bytes())
     assert report.ok and report.outcome is not None

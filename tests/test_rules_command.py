@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from p2pgenius.cli.main import main
+from p2pgenius.games.catalog import names
 
 DOCS = Path(__file__).parents[1] / "docs" / "rules"
 
 
-@pytest.mark.parametrize("game", ["duel", "magic-square", "hornswoggle"])
+@pytest.mark.parametrize("game", names())
 def test_rules_prints_the_rule_book(game: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", game]) == 0
     assert capsys.readouterr().out == (DOCS / f"{game}.md").read_text(encoding="utf-8")

@@ -1,16 +1,87 @@
 """The command-line grammar, kept free of heavy imports so that ``--help`` starts at once.
 
-Each command's code lives in its own module and is imported only when that command runs.
+Each command's code lives in its own module and is imported only when that command runs. No help
+text names a game: the commands that take one end their ``--help`` with the games' table (each
+game's name and title, and for ``host`` its peers, its seat groups and its time options from its
+spec, loaded only when that help is shown).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import shutil
+import sys
+import textwrap
+from collections.abc import Sequence
 from typing import Any
 
-from p2pgenius.games.catalog import find, levels_help, names
+from p2pgenius.games.catalog import GAMES, Entry, levels_help, names
 from p2pgenius.net import DEFAULT_GRACE_S
+
+
+def game_lines(entry: Entry, *, terms: bool) -> list[str]:
+    """One game as a help text lists it: its name and title, what it is; with ``terms``, from
+    its spec, the peers it takes (and the seat groups it deals them), whether its choices are
+    sealed (``--fast``), and each time option with its default (``--option``)."""
+    lines = [f"{entry.name} ({entry.title}): {entry.summary}"]
+    if not terms:
+        return lines
+    spec = entry.load_spec()
+    counts = sorted(spec.groups_by_peers)
+    peers = f"{counts[0]} peers" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} peers"
+    grouped = [
+        f"over {count}: " + " | ".join("+".join(map(str, group)) for group in groups)
+        for count, groups in sorted(spec.groups_by_peers.items())
+        if any(len(group) > 1 for group in groups)
+    ]
+    lines.append(f"{peers} (--peers)" + (f"; seat groups (--seat) {'; '.join(grouped)}" if grouped else ""))
+    if any(len(side) > 1 for side in spec.sides):
+        lines.append(
+            "teams: " + " against ".join("+".join(map(str, side)) for side in spec.sides) + " (--partner)"
+        )
+    if spec.sealed:
+        lines.append("sealed choices: --fast resolves a stage once every choice is in")
+    lines.extend(f"--option {o.name}={o.seconds}: {o.what}" for o in spec.time_options)
+    return lines
+
+
+def games_help(*, terms: bool) -> str:
+    """The games' table as a command's help ends (see :func:`game_lines`), wrapped to the
+    terminal as argparse wraps the rest."""
+    width = max(shutil.get_terminal_size().columns - 2, 40)
+    out = ["games:"]
+    for entry in GAMES:
+        head, *rest = game_lines(entry, terms=terms)
+        out.extend(textwrap.wrap(head, width, initial_indent="  ", subsequent_indent="      "))
+        for line in rest:
+            out.extend(textwrap.wrap(line, width, initial_indent="    ", subsequent_indent="      "))
+    return "\n".join(out) + "\n"
+
+
+class GamesHelp(argparse.Action):
+    """``-h``/``--help`` of a command that takes a game: argparse's help, then the games' table
+    (:func:`games_help`; ``terms``: with each game's match terms, loaded from its spec now, when
+    help is asked for, never to parse a command line)."""
+
+    def __init__(
+        self, option_strings: Sequence[str], dest: str, *, terms: bool = False, **kwargs: Any
+    ) -> None:
+        kwargs.setdefault("help", "show this help message and exit")
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, **kwargs)
+        self.terms = terms
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None
+    ) -> None:
+        parser.print_help()
+        sys.stdout.write("\n" + games_help(terms=self.terms))
+        parser.exit()
+
+
+def add_game_help(parser: argparse.ArgumentParser, *, terms: bool = False) -> None:
+    """Give ``parser`` (made with ``add_help=False``) the ``--help`` that ends with the games."""
+    parser.add_argument("-h", "--help", action=GamesHelp, terms=terms)
 
 
 def add_solve(commands: Any) -> None:
@@ -143,7 +214,9 @@ def add_rules(commands: Any) -> None:
         "rules",
         help="show the rules of a game",
         description="Print the full rules of a game, rulings included.",
+        add_help=False,
     )
+    add_game_help(parser)
     parser.add_argument("game", choices=names())
 
 
@@ -155,7 +228,7 @@ def add_replay(commands: Any) -> None:
         description="Verify a transcript, then show the match step by step in the terminal: the "
         "board after each step beside the log of what happened, every hidden card the "
         "transcript opens shown. Right/Space/n and Left/p/Backspace step, Home/End go to the "
-        "start and the end, `go N` to step N as the status bar counts them (the duel: turn N), q "
+        "start and the end, `go N` to step N as the status bar counts them (in a game of turns: turn N), q "
         "leaves. Needs a terminal.",
     )
     parser.add_argument("transcript", metavar="TRANSCRIPT", help="the transcript file")
@@ -199,8 +272,8 @@ def add_seat(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="S",
-        help="claim seat S (repeat for several; they must be one peer's group, e.g. 0 and 2 in "
-        "Hornswoggle over two peers); unclaimed seats go by coin flip",
+        help="claim seat S (repeat for several; they must be one peer's group: the seat groups "
+        "each game deals, host --help lists); unclaimed seats go by coin flip",
     )
 
 
@@ -255,13 +328,14 @@ def _common() -> argparse.ArgumentParser:
     common.add_argument(
         "--hints",
         action="store_true",
-        help="terminal UI: start with hints on (Magic Square: cells that keep a magic square possible)",
+        help="terminal UI: start with hints on (in a game whose front end has them: the moves that "
+        "keep the game winnable)",
     )
     common.add_argument(
         "--partner",
         metavar="LEVEL",
-        help="terminal UI, Hornswoggle: the bot level of a partner seat this peer holds "
-        f"(default: the strongest): {', '.join(map(str, find('hornswoggle').described))}",
+        help="terminal UI, a game of teams: the bot level of a partner seat this peer holds "
+        "(default: the game's strongest; its levels as for --bot)",
     )
     return common
 
@@ -273,7 +347,9 @@ def add_host(commands: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="host a match and wait for peers",
         description="Listen for peers, then play a match with them.",
+        add_help=False,
     )
+    add_game_help(host, terms=True)
     host.add_argument("game", choices=names())
     _host_door(host)
     _host_guests(host)
@@ -359,24 +435,25 @@ def _host_match(host: argparse.ArgumentParser) -> None:
         "--fast",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="duel: resolve a turn as soon as both have chosen (default with --bot; without it "
-        "each turn lasts its whole minute and choices may change until then)",
+        help="a game of sealed choices (listed below): resolve a stage as soon as every seat has "
+        "chosen (default with --bot; without it each stage lasts its whole time and choices may "
+        "change until then)",
     )
     host.add_argument(
         "--option",
         action="append",
         default=[],
         metavar="KEY=SECONDS",
-        help="a time limit, 1 to 604800 seconds (a week): turn_seconds (duel: each turn), "
-        "round_seconds (magic-square: each player's time per round), challenge_seconds (a "
-        "challenged player's completion), decision_seconds (hornswoggle: each decision); nobody "
-        "is claimed against before their own clock runs out, however long it is",
+        help="a time limit, 1 to 604800 seconds (a week): each game's KEYs and their defaults are "
+        "listed below; nobody is claimed against before their own clock runs out, however long "
+        "it is",
     )
     host.add_argument(
         "--peers",
         type=int,
         default=2,
-        help="peers at the table, host included (Hornswoggle: 2 to 4; bots fill the seats)",
+        help="peers at the table, host included (default 2; how many each game takes is listed "
+        "below; bots fill the seats)",
     )
 
 
@@ -457,5 +534,7 @@ def add_demo(commands: Any) -> None:
         help="watch bots play over the real protocol on loopback",
         description="Two peers on loopback, bots in every seat, a whole match over the real "
         "protocol (handshake, commitments, signed transcript), then the transcript verified.",
+        add_help=False,
     )
+    add_game_help(demo)
     demo.add_argument("game", nargs="?", choices=names(), help="default: every game in turn")

@@ -42,7 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the rules engine over a JSON script of actions (the format: docs/sim.md)",
         description="Run the rules engine over a script of actions and print JSON Lines: one "
         "object per accepted action, then the outcome. Exit 1 at the first illegal action.",
+        add_help=False,
     )
+    commands.add_game_help(sim_parser)
     sim_parser.add_argument("script", metavar="SCRIPT.json", help="the script, or - for stdin")
     for add in (
         commands.add_solve,

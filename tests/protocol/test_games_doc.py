@@ -568,7 +568,7 @@ def test_the_engine_accepts_exactly_the_terms_the_schema_allows(name: str, part:
             continue
         base = bases[0]
         if part == "options":
-            assert sub["default"] == OPTION_DEFAULTS[name][key], f"{name}: the default of {key}"
+            assert sub["default"] == option_defaults(name)[key], f"{name}: the default of {key}"
             continue
         without = {k: v for k, v in base.items() if k != key}
         given = {**without, key: sub["default"]}
@@ -587,11 +587,17 @@ BASES: dict[tuple[str, str], list[dict[str, Any]]] = {
         {"opponent": 3, "garnets": [0, 1, 2, 3], "hands": [[4, 2], [1, 0], [0, 3], [2, 2]]},
     ],
 }
-OPTION_DEFAULTS = {
-    "duel": {"turn_seconds": 60, "fast": False},
-    "magic-square": {"round_seconds": 720, "challenge_seconds": 300},
-    "hornswoggle": {"decision_seconds": 60},
-}
+
+
+def option_defaults(name: str) -> dict[str, Any]:
+    """What the match terms of game ``name`` default to, from its spec: each time option's
+    seconds, and ``fast`` off in a sealed game (the command line sets it on only for bots)."""
+    spec = get_spec(name)
+    return {option.name: option.seconds for option in spec.time_options} | (
+        {"fast": False} if spec.sealed else {}
+    )
+
+
 MUTANTS: tuple[Any, ...] = (None, True, False, -1, 0, 1, 2, 3, 8, 15, 16, 999, 1000, 1001, "x", [], {})
 TEXT_MUTANTS = (
     *("m0", "m1", "p0", "p2", "m1234567", "p0.middle", "p1.left", "nobody", "hidden", "skull"),

@@ -176,7 +176,7 @@ def test_control_characters_from_peers_never_reach_the_terminal() -> None:
     assert printable("bob\x1b[2J\x07 says\thi") == "bob?[2J? says?hi"
 
 
-@pytest.mark.parametrize("game", ["duel", "magic-square", "hornswoggle", None])
+@pytest.mark.parametrize("game", [*catalog.names(), None])
 def test_every_help_line_is_one_whole_item_for_the_window_to_wrap(game: str | None) -> None:
     # The help window wraps each line to its width: a line broken mid-sentence in the source
     # came out at 80 columns as a long line, a stub of two words, then the rest.

@@ -16,7 +16,7 @@ from prompt_toolkit.input import create_pipe_input
 
 from p2pgenius.canonical import encode
 from p2pgenius.cli.main import main
-from p2pgenius.games.registry import get_spec
+from p2pgenius.games.registry import get_spec, names
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report, frame, records, verify
 from p2pgenius.ui.lines import namer, plain
@@ -26,7 +26,7 @@ from .harness import until
 from .screen import Terminal, seen, settled
 
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
-GAMES = ("duel", "magic-square", "hornswoggle")
+GAMES = names()  # (every game in the table: each has its transcript vector)
 RIGHT, LEFT, HOME, END, BACKSPACE, CTRL_Q = "\x1b[C", "\x1b[D", "\x1b[H", "\x1b[F", "\x7f", "\x11"
 Send = Callable[[str], None]
 

@@ -19,6 +19,7 @@ from prompt_toolkit.input import create_pipe_input
 
 from p2pgenius.canonical import encode
 from p2pgenius.cli.watch import live
+from p2pgenius.games.registry import names
 from p2pgenius.net.spectators import _take
 from p2pgenius.protocol.events import Fault
 from p2pgenius.protocol.session import Event, SessionView
@@ -30,7 +31,7 @@ from .harness import until
 from .screen import Terminal, seen, settled
 
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
-GAMES = ("duel", "magic-square", "hornswoggle")
+GAMES = names()  # (every game in the table: each has its transcript vector)
 SIZES = [(80, 24), (160, 50)]
 UNITS = {"duel": "turn", "magic-square": "step", "hornswoggle": "step"}
 Send = Callable[[str], None]

@@ -14,7 +14,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 
 from p2pgenius.games.duel.engine import DUEL
-from p2pgenius.games.registry import get_game, get_spec
+from p2pgenius.games.registry import get_game, get_spec, names
 from p2pgenius.inmemory import play
 from p2pgenius.net.events import DecisionRefused, Listening, LobbyShown
 from p2pgenius.protocol.events import Applied, MatchOver
@@ -347,7 +347,7 @@ def test_a_flip_out_of_order_is_refused_before_it_is_sent() -> None:
 
 
 def test_the_rules_page_reads_as_text_and_names_no_source_file() -> None:
-    for game in ("duel", "magic-square", "hornswoggle"):
+    for game in names():
         page = rules_page(game)
         text = "\n".join(line for _, line in page)
         assert "**" not in text and "`" not in text and "|---" not in text and "# " not in text

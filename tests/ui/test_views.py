@@ -15,7 +15,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from p2pgenius.games.duel.engine import DUEL
-from p2pgenius.games.registry import get_game
+from p2pgenius.games.registry import get_game, names
 from p2pgenius.inmemory import play
 from p2pgenius.protocol.session import Fault
 from p2pgenius.ui.app import MoveCompleter, build
@@ -87,7 +87,7 @@ def test_a_blinded_wizard_sees_the_opponents_gestures_hidden() -> None:
 
 
 def test_the_ascii_fallback_has_no_character_beyond_ascii() -> None:
-    for game in ("duel", "magic-square", "hornswoggle"):
+    for game in names():
         engine = get_game(game)
         state = engine.initial({"colours": [0, 1] * 8} if game == "magic-square" else {}, {})
         view = engine.view(state, 0)

@@ -11,7 +11,7 @@ from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games.base import Outcome
 from p2pgenius.games.duel import state as st
 from p2pgenius.games.duel.actions import NOBODY, DuelAction, Gestures, Paralyze, Ref, Timeout, parse_action
-from p2pgenius.games.duel.resolve import plan, resolve_turn
+from p2pgenius.games.duel.resolve import Plan, plan, resolve_turn
 from p2pgenius.games.duel.spells import GESTURES, HANDS, STAB
 from p2pgenius.games.duel.state import DuelState, Wizard
 
@@ -182,6 +182,12 @@ def validate(state: DuelState, seat: int, action: Gestures) -> None:
         intent = plan(wizard, action, strict=True)
     except ValueError as exc:
         raise IllegalActionError(str(exc)) from None
+    _check_targets(state, seat, action, intent)
+    _check_orders(state, seat, action, intent)
+
+
+def _check_targets(state: DuelState, seat: int, action: Gestures, intent: Plan) -> None:
+    """Each hand's target: one that exists, and one its spell or its stab may have."""
     for hand, ref in action.targets:
         _check_exists(state, ref, f"{hand} hand")
         spell = intent.spell(hand)
@@ -191,6 +197,11 @@ def validate(state: DuelState, seat: int, action: Gestures) -> None:
             raise IllegalActionError(f"{hand} hand: a summon cannot target an elemental ({ref})")
         if intent.gesture(hand) == STAB and ref == Ref("wizard", seat=seat):
             raise IllegalActionError(f"{hand} hand: a wizard cannot stab itself")
+
+
+def _check_orders(state: DuelState, seat: int, action: Gestures, intent: Plan) -> None:
+    """Each monster order: for a monster ``seat`` controls (or charms this turn), or for one a
+    hand of its summons, and never at itself."""
     charming = intent.casts("charm_monster")
     for monster, target in action.monsters:
         _check_exists(state, target, f"order for {monster}")

@@ -10,6 +10,7 @@ A Paralysis choice: ``p0 holds p1's left hand``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from p2pgenius.canonical import Plain
@@ -83,22 +84,27 @@ def _turn(
             effect = _effect(before, event)
             if effect:
                 effects.append(effect)
+    read = _Told(before, after, counted, casts)
     seats = " | ".join(
-        _submission(before, after, seat, action, counted, casts.get(seat, []))
-        for seat, action in sorted(actions, key=lambda pair: pair[0])
+        _submission(read, seat, action) for seat, action in sorted(actions, key=lambda pair: pair[0])
     )
     return seats + (f"; {', '.join(_counted(effects))}" if effects else "")
 
 
-def _submission(
-    before: DuelState,
-    after: DuelState,
-    seat: int,
-    action: Plain,
-    counted: Mapping[tuple[int, str], str],
-    casts: Sequence[str],
-) -> str:
+@dataclass(frozen=True, slots=True)
+class _Told:
+    """A turn as its events told it: the states either side of it, the gesture each hand was
+    counted as (where step 1 rewrote it), and each wizard's casts in words."""
+
+    before: DuelState
+    after: DuelState
+    counted: Mapping[tuple[int, str], str]
+    casts: Mapping[int, Sequence[str]]
+
+
+def _submission(told: _Told, seat: int, action: Plain) -> str:
     """``p0: L=S R=D@m1 m2@p1 -> Missile at p1``."""
+    before, after, counted, casts = told.before, told.after, told.counted, told.casts.get(seat, [])
     try:
         parsed = parse_action(action)
     except IllegalActionError:

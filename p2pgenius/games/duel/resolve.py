@@ -449,6 +449,14 @@ class Turn:
 
     def enchant(self, casts: list[Cast]) -> None:
         """Step 9: charm, paralysis, fear, anti-spell, blindness."""
+        self.charm(casts)
+        for cast in casts:
+            being = None if cast.fizzled else self.being(cast.target)
+            if being is not None:
+                self.bewitch(cast, being)
+
+    def charm(self, casts: list[Cast]) -> None:
+        """Step 9's charms: a monster charmed by one wizard alone changes hands."""
         charms: dict[int, set[int]] = {}
         for cast in casts:
             if cast.fizzled or cast.spell != "charm_monster":
@@ -471,28 +479,25 @@ class Turn:
                 monster=monster.name,
                 controller=caster,
             )
-        for cast in casts:
-            if cast.fizzled:
-                continue
-            being = self.being(cast.target)
-            if being is None:
-                continue
-            if cast.spell == "paralysis":
-                if being[0] == "w":
-                    self.paralysis.setdefault(being[1], cast.caster)
-                else:
-                    monster = self.monsters[being[1]]
-                    self.monsters[being[1]] = replace(monster, paralysed_turn=self.t + 1)
-                self.say("enchant", self.owner(being) | {cast.caster}, spell="paralysis", **self.named(being))
-            elif cast.spell == "fear" and being[0] == "w":
-                self.feared.add(being[1])
-                self.say("enchant", {being[1], cast.caster}, spell="fear", target=f"p{being[1]}")
-            elif cast.spell == "anti_spell" and being[0] == "w":
-                self.anti_spell.add(being[1])
-                self.say("enchant", {being[1], cast.caster}, spell="anti_spell", target=f"p{being[1]}")
-            elif cast.spell == "blindness" and being[0] == "w":
-                self.blinded.add(being[1])
-                self.say("enchant", {being[1], cast.caster}, spell="blindness", target=f"p{being[1]}")
+
+    def bewitch(self, cast: Cast, being: Being) -> None:
+        """Step 9's other enchantments, each on the being ``cast`` reaches."""
+        if cast.spell == "paralysis":
+            if being[0] == "w":
+                self.paralysis.setdefault(being[1], cast.caster)
+            else:
+                monster = self.monsters[being[1]]
+                self.monsters[being[1]] = replace(monster, paralysed_turn=self.t + 1)
+            self.say("enchant", self.owner(being) | {cast.caster}, spell="paralysis", **self.named(being))
+        elif cast.spell == "fear" and being[0] == "w":
+            self.feared.add(being[1])
+            self.say("enchant", {being[1], cast.caster}, spell="fear", target=f"p{being[1]}")
+        elif cast.spell == "anti_spell" and being[0] == "w":
+            self.anti_spell.add(being[1])
+            self.say("enchant", {being[1], cast.caster}, spell="anti_spell", target=f"p{being[1]}")
+        elif cast.spell == "blindness" and being[0] == "w":
+            self.blinded.add(being[1])
+            self.say("enchant", {being[1], cast.caster}, spell="blindness", target=f"p{being[1]}")
 
     def charm_default(self, cast: Cast) -> Being | None:
         """No target: the opponent's most recently created monster that is not an elemental."""
@@ -507,21 +512,8 @@ class Turn:
         """Step 10: spell damage, stabs and monster attacks go to the ledger; PWK kills."""
         storms = [c for c in casts if c.spell == "fire_storm" and not c.fizzled]
         for cast in casts:
-            if cast.fizzled:
-                continue
-            being = self.being(cast.target)
-            if cast.spell == "missile":
-                self.blockable(
-                    being, MISSILE_DAMAGE, {"source": "missile", "seat": cast.caster}, by_spell=True
-                )
-            elif cast.spell == "fireball":
-                self.fire(being, {"source": "fireball", "seat": cast.caster})
-            elif cast.spell == "power_word_kill" and being is not None:
-                self.killed.add(being)
-                self.spell_hits[cast.caster].add(being)
-                self.say("kill", self.owner(being) | {cast.caster}, **self.named(being))
-            elif cast.spell == "cure_light_wounds" and being is not None:
-                self.heal[being] = self.heal.get(being, 0) + CURE_HEAL
+            if not cast.fizzled:
+                self.spell_damage(cast, self.being(cast.target))
         if storms:
             casters = sorted({c.caster for c in storms})
             for being in self.beings():
@@ -530,16 +522,32 @@ class Turn:
                 self.fire(being, {"source": "fire_storm", "seat": casters[0]}, also=casters[1:])
         for seat, p in enumerate(self.plans):
             for hand in HANDS:
-                if p.gesture(hand) != STAB:
-                    continue
-                ref = self.subs[seat].target(hand)
-                if ref is None or ref == Ref("wizard", seat=seat):
-                    ref = Ref("wizard", seat=1 - seat)
-                if ref.kind == "nobody":
-                    self.say("miss", [seat], seat=seat, source="stab", why="nobody")
-                    continue
-                self.blockable(self.being(ref), STAB_DAMAGE, {"source": "stab", "seat": seat}, by_spell=False)
+                if p.gesture(hand) == STAB:
+                    self.stab(seat, hand)
         self.attack()
+
+    def spell_damage(self, cast: Cast, being: Being | None) -> None:
+        """Step 10 for one spell: its damage or heal to the ledger, or Power Word Kill's kill."""
+        if cast.spell == "missile":
+            self.blockable(being, MISSILE_DAMAGE, {"source": "missile", "seat": cast.caster}, by_spell=True)
+        elif cast.spell == "fireball":
+            self.fire(being, {"source": "fireball", "seat": cast.caster})
+        elif cast.spell == "power_word_kill" and being is not None:
+            self.killed.add(being)
+            self.spell_hits[cast.caster].add(being)
+            self.say("kill", self.owner(being) | {cast.caster}, **self.named(being))
+        elif cast.spell == "cure_light_wounds" and being is not None:
+            self.heal[being] = self.heal.get(being, 0) + CURE_HEAL
+
+    def stab(self, seat: int, hand: str) -> None:
+        """Step 10 for a stab: at its target, by default the other wizard (a shield blocks it)."""
+        ref = self.subs[seat].target(hand)
+        if ref is None or ref == Ref("wizard", seat=seat):
+            ref = Ref("wizard", seat=1 - seat)
+        if ref.kind == "nobody":
+            self.say("miss", [seat], seat=seat, source="stab", why="nobody")
+            return
+        self.blockable(self.being(ref), STAB_DAMAGE, {"source": "stab", "seat": seat}, by_spell=False)
 
     def beings(self) -> list[Being]:
         """Every wizard and every monster still on the field, in a stable order."""
@@ -629,6 +637,16 @@ class Turn:
 
     def settle(self) -> DuelState:
         """Steps 11-13: heals, deaths, the 5-HP rule, surrender; then the next turn's state."""
+        monsters = self.surviving_monsters()
+        hps = self.wizard_hps()
+        down = [hps[s] <= 0 or ("w", s) in self.killed for s in (0, 1)]
+        outcome = self.surrender(down, self.knock_outs(hps, down))
+        if outcome is not None:
+            self.say("outcome", [0, 1], winner=outcome.winner, reason=outcome.reason.value)
+        return self.next_state(hps, monsters, outcome)
+
+    def surviving_monsters(self) -> tuple[Monster, ...]:
+        """Step 11 for the monsters: each healed and hurt, those dead or dispelled gone."""
         monsters: list[Monster] = []
         for number in sorted(self.monsters):
             monster = self.monsters[number]
@@ -649,50 +667,57 @@ class Turn:
                     resist_heat=monster.resist_heat or being in self.new_resist,
                 )
             )
+        return tuple(monsters)
+
+    def wizard_hps(self) -> list[int]:
+        """Step 11 for the wizards: each one's hit points after this turn's damage and heals."""
         hps = []
         for seat, wizard in enumerate(self.new_wizards):
-            being = ("w", seat)
+            being: Being = ("w", seat)
             hp = min(wizard.hp - self.damage.get(being, 0) + self.heal.get(being, 0), wizard.max_hp)
             if hp != wizard.hp:
                 self.say("hp", [seat], seat=seat, hp=hp, was=wizard.hp)
             hps.append(hp)
-        down = [hps[s] <= 0 or ("w", s) in self.killed for s in (0, 1)]
+        return hps
+
+    def knock_outs(self, hps: list[int], down: list[bool]) -> Outcome | None:
+        """Step 12: a wizard down loses; both down, the 5-HP rule revives them (``hps`` set)."""
         by_pwk = [("w", s) in self.killed for s in (0, 1)]
-        outcome: Outcome | None = None
         if all(down):
             if all(by_pwk):
-                outcome = Outcome(None, DuelEnding.DRAW)
-            elif any(by_pwk):
+                return Outcome(None, DuelEnding.DRAW)
+            if any(by_pwk):
                 survivor = by_pwk.index(False)
                 hps[survivor] = REVIVE_HP
-                outcome = Outcome(survivor, DuelEnding.POWER_WORD_KILL)
                 self.say("revive", [0, 1], seat=survivor, hp=hps[survivor], why="power_word_kill")
-            else:
-                for seat in (0, 1):
-                    hps[seat] = REVIVE_HP
-                self.say("revive", [0, 1], hp=REVIVE_HP, why="both")
-        elif any(down):
+                return Outcome(survivor, DuelEnding.POWER_WORD_KILL)
+            for seat in (0, 1):
+                hps[seat] = REVIVE_HP
+            self.say("revive", [0, 1], hp=REVIVE_HP, why="both")
+            return None
+        if any(down):
             loser = down.index(True)
             how = DuelEnding.POWER_WORD_KILL if by_pwk[loser] else DuelEnding.KNOCKED_OUT
-            outcome = Outcome(1 - loser, how)
+            return Outcome(1 - loser, how)
+        return None
+
+    def surrender(self, down: list[bool], outcome: Outcome | None) -> Outcome | None:
+        """Step 13: a surrender (P/P) ends the duel, whatever step 12 said (``outcome``)."""
         surrendered = [p.left == p.right == "P" for p in self.plans]
         if all(surrendered):
-            outcome = Outcome(None, DuelEnding.DRAW)
             self.say("surrender", [0, 1], why="both")
-        elif any(surrendered):
-            # A surrender always ends the duel. The quitter wins only if its own side (its spells,
-            # its monsters) knocked the opponent out this turn, judged before any revival.
-            quitter = surrendered.index(True)
-            other = 1 - quitter
-            if down[other] and ("w", other) in self.spell_hits[quitter]:
-                outcome = Outcome(quitter, DuelEnding.KNOCKED_OUT)  # (P/P casts no Power Word Kill)
-                self.say("surrender", [0, 1], seat=quitter, why="won")
-            else:
-                outcome = Outcome(other, DuelEnding.SURRENDER)
-                self.say("surrender", [0, 1], seat=quitter, why="loses")
-        if outcome is not None:
-            self.say("outcome", [0, 1], winner=outcome.winner, reason=outcome.reason.value)
-        return self.next_state(hps, tuple(monsters), outcome)
+            return Outcome(None, DuelEnding.DRAW)
+        if not any(surrendered):
+            return outcome
+        # A surrender always ends the duel. The quitter wins only if its own side (its spells,
+        # its monsters) knocked the opponent out this turn, judged before any revival.
+        quitter = surrendered.index(True)
+        other = 1 - quitter
+        if down[other] and ("w", other) in self.spell_hits[quitter]:
+            self.say("surrender", [0, 1], seat=quitter, why="won")
+            return Outcome(quitter, DuelEnding.KNOCKED_OUT)  # (P/P casts no Power Word Kill)
+        self.say("surrender", [0, 1], seat=quitter, why="loses")
+        return Outcome(other, DuelEnding.SURRENDER)
 
     def next_state(self, hps: list[int], monsters: tuple[Monster, ...], outcome: Outcome | None) -> DuelState:
         """Carry lasting effects into the next turn's wizards."""

@@ -300,6 +300,32 @@ def _pirate(
     """One pirate: a block of lines (``wide``) or a single line: who (you, your partner, an
     opponent), its hand, its pile (flipped and face-down cards told apart), its discards, and
     where it stands in the round."""
+    status = _standing(view, seat)
+    head = _pirate_head(view, seat, names, glyphs, me, mine)
+    holding, cards, own = _holding(view, seat, glyphs)
+    flipped = view["flipped"][seat]
+    down = list(flipped).count(False)
+    counts = f" ({down} face down)" if down and any(flipped) else ""
+    extra = _aside(view, seat, glyphs, own)
+    pile_line: Line = [("", "pile"), *(cards or [("class:dim", " empty")]), ("class:dim", counts)]
+    if wide:  # four lines: who (and where it stands, if that fits), what it holds, its pile
+        said: Line = [("class:effect", "  " + ", ".join(status))] if status else []
+        beside = width_of(head + said) <= room
+        out = [head + (said if beside else [])]
+        out += [[("", "   "), ("class:dim", "; ".join([holding, *extra]))], [("", "   "), *pile_line]]
+        return [*out, [] if beside else [("", " "), *said]]
+    line: Line = head + [("class:dim", f"  {holding}  ")] + pile_line
+    if extra:
+        line.append(("class:dim", "  " + ", ".join(extra)))
+    if status:
+        line.append(("class:effect", "  " + ", ".join(status)))
+    return [line]
+
+
+def _pirate_head(
+    view: Mapping[str, Any], seat: int, names: Mapping[int, str], glyphs: Glyphs, me: int, mine: Sequence[int]
+) -> Line:
+    """A pirate's first words: whether it is its turn, its name, and who it is to the person."""
     spectator = bool(view.get("spectator"))
     if spectator:
         role = f"team {'A' if seat % 2 == 0 else 'B'}"
@@ -314,7 +340,15 @@ def _pirate(
     )
     if view.get("phase") == "flipping" and view.get("challenger") == seat:
         turn = glyphs.running
-    status = [
+    style = "class:seat.me" if seat == me else ("class:partner" if seat % 2 == me % 2 else "class:seat")
+    if spectator:
+        style = "class:seat"
+    return [(style, f" {turn} {seat_name(names, seat)}"), ("class:dim", f"  {role}")]
+
+
+def _standing(view: Mapping[str, Any], seat: int) -> list[str]:
+    """Where a pirate stands in the round, in words: out, passed, the challenger, owing."""
+    return [
         word
         for word, on in (
             ("out", view["out"][seat]),
@@ -324,51 +358,43 @@ def _pirate(
         )
         if on
     ]
-    style = "class:seat.me" if seat == me else ("class:partner" if seat % 2 == me % 2 else "class:seat")
-    if spectator:
-        style = "class:seat"
-    head: Line = [(style, f" {turn} {seat_name(names, seat)}"), ("class:dim", f"  {role}")]
+
+
+def _holding(
+    view: Mapping[str, Any], seat: int, glyphs: Glyphs
+) -> tuple[str, Line, Mapping[str, Any] | None]:
+    """A pirate's hand in words and its pile's cards, faces shown for a seat this machine holds
+    (a bot partner's too); and that seat's own view (None: not one of this machine's)."""
     pile, flipped = view["piles"][seat], view["flipped"][seat]
     viewer = int(view.get("seat", 0))
     own = view if seat == viewer else dict(view.get("partners", {})).get(seat)
     cards: Line = []
-    if own is not None:  # a seat this machine holds (a bot partner's, too): its faces
-        faces = list(own.get("my_pile", []))
-        hand = own.get("hand")
-        if hand is None:  # (a spectator's view of a hand nobody opened)
-            holding = f"hand {plural(view['hand_counts'][seat], 'card')}"
-        elif sum(hand):
-            holding = f"hand {plural(hand[0], 'doubloon')}, {plural(hand[1], 'skull')}"
-        else:
-            holding = "hand empty"
-        for face, up in zip(faces, flipped, strict=False):
-            cards.append(("class:card.up" if up else "class:card.mine", " " + _card(face, glyphs, up=up)))
-    else:
-        holding = f"hand {plural(view['hand_counts'][seat], 'card')}"
+    if own is None:
         for face, up in zip(pile, flipped, strict=False):
             cards.append(
                 ("class:card.up" if up else "", " " + (_card(face, glyphs, up=True) if up else glyphs.hidden))
             )
-    down = list(flipped).count(False)
-    counts = f" ({down} face down)" if down and any(flipped) else ""
+        return f"hand {plural(view['hand_counts'][seat], 'card')}", cards, own
+    hand = own.get("hand")
+    if hand is None:  # (a spectator's view of a hand nobody opened)
+        holding = f"hand {plural(view['hand_counts'][seat], 'card')}"
+    elif sum(hand):
+        holding = f"hand {plural(hand[0], 'doubloon')}, {plural(hand[1], 'skull')}"
+    else:
+        holding = "hand empty"
+    for face, up in zip(list(own.get("my_pile", [])), flipped, strict=False):
+        cards.append(("class:card.up" if up else "class:card.mine", " " + _card(face, glyphs, up=up)))
+    return holding, cards, own
+
+
+def _aside(view: Mapping[str, Any], seat: int, glyphs: Glyphs, own: Mapping[str, Any] | None) -> list[str]:
+    """What else a pirate has: its discards (which, to a spectator, as far as opened), garnets."""
     extra = [f"{view['discard_counts'][seat]} discarded"] if view["discard_counts"][seat] else []
-    if extra and spectator and own is not None:  # which cards, as far as they were opened
+    if extra and view.get("spectator") and own is not None:  # which cards, as far as they were opened
         extra = [f"discarded {' '.join(_card(card, glyphs, up=True) for card in own.get('my_discards', []))}"]
     if any(view["garnets"]):
         extra.append(plural(view["garnets"][seat], "garnet"))
-    pile_line: Line = [("", "pile"), *(cards or [("class:dim", " empty")]), ("class:dim", counts)]
-    if wide:  # four lines: who (and where it stands, if that fits), what it holds, its pile
-        said: Line = [("class:effect", "  " + ", ".join(status))] if status else []
-        beside = width_of(head + said) <= room
-        out = [head + (said if beside else [])]
-        out += [[("", "   "), ("class:dim", "; ".join([holding, *extra]))], [("", "   "), *pile_line]]
-        return [*out, [] if beside else [("", " "), *said]]
-    line: Line = head + [("class:dim", f"  {holding}  ")] + pile_line
-    if extra:
-        line.append(("class:dim", "  " + ", ".join(extra)))
-    if status:
-        line.append(("class:effect", "  " + ", ".join(status)))
-    return [line]
+    return extra
 
 
 def _reckoning(

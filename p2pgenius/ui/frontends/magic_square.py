@@ -138,17 +138,7 @@ def magic_board(
     good: set[int] = set()
     if hints and view.get("phase") == "place" and len(placed) < 16:
         good = set(index().next_cells(placed))
-    wins = view["round_wins"]
-    phase = PHASE_WORDS.get(str(view["phase"]), str(view["phase"]).replace("_", " "))
-    if view.get("phase") == "place":
-        phase = f"placing {view.get('turn')}"
-    lines: list[Line] = [
-        [
-            ("class:title", " Final position" if over else f" Round {view['round']}"),
-            ("", f"   rounds won: {_who(names, me, 0)} {wins[0]}, {_who(names, me, 1)} {wins[1]}"),
-            ("class:dim", f"   {phase}"),
-        ]
-    ]
+    lines: list[Line] = [_magic_header(view, names, me, over=over)]
     big = height >= 24 and width >= 44
     drawn = _grid(colours, grid, glyphs, good, placed[-1] if placed else None, big=big)
     lines += _beside(drawn, _completion_lines(completion, names, me, big=big), width)
@@ -160,6 +150,37 @@ def magic_board(
             ("class:dim", "" if spectator else f"   you are {'red' if me == 0 else 'blue'}"),
         ]
     )
+    lines += _notes(view, names, me, placed, good, hints=hints)
+    if last is not None:
+        label = f"round {last.get('round')}" if not over else "the last round"
+        lines.append([("class:dim", f" {label}: {_last_round(last, names, me)}")])
+    return wrap_all(lines, width)
+
+
+def _magic_header(view: Mapping[str, Any], names: Mapping[int, str], me: int, *, over: bool) -> Line:
+    """The board's first line: the round (or the final position), rounds won, the phase."""
+    wins = view["round_wins"]
+    phase = PHASE_WORDS.get(str(view["phase"]), str(view["phase"]).replace("_", " "))
+    if view.get("phase") == "place":
+        phase = f"placing {view.get('turn')}"
+    return [
+        ("class:title", " Final position" if over else f" Round {view['round']}"),
+        ("", f"   rounds won: {_who(names, me, 0)} {wins[0]}, {_who(names, me, 1)} {wins[1]}"),
+        ("class:dim", f"   {phase}"),
+    ]
+
+
+def _notes(
+    view: Mapping[str, Any],
+    names: Mapping[int, str],
+    me: int,
+    placed: list[int],
+    good: set[int],
+    *,
+    hints: bool,
+) -> list[Line]:
+    """Under the scores: what the hints found, and the challenge the person may make now."""
+    lines: list[Line] = []
     if good:
         lines.append(
             [("class:dim", f" * the next number ({len(placed) + 1}) keeps a magic square possible here")]
@@ -178,10 +199,7 @@ def magic_board(
                 )
             ]
         )
-    if last is not None:
-        label = f"round {last.get('round')}" if not over else "the last round"
-        lines.append([("class:dim", f" {label}: {_last_round(last, names, me)}")])
-    return wrap_all(lines, width)
+    return lines
 
 
 def _who(names: Mapping[int, str], me: int, seat: int) -> str:

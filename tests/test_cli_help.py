@@ -1,0 +1,70 @@
+"""The command line's help says the games from their table: every game's name and title where a
+command takes a game, and for ``host`` the terms each game's spec sets (its peers, its seat
+groups, its teams, a sealed game's ``--fast`` and each time option with its default); no other
+help text names a game, so a game added to the table is in every help without a line changed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from p2pgenius.cli.main import main
+from p2pgenius.games import catalog
+
+pytestmark = pytest.mark.usefixtures("rps_in_the_table")
+
+TAKE_A_GAME = ("host", "demo", "rules", "sim")
+OTHERS = ("join", "watch", "resume", "verify", "export", "history", "replay", "id")
+
+
+def help_of(command: str, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    """``command --help``: the help before the games' table, and the table (words joined by one
+    space each, as a reader sees them past the wrapping)."""
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    head, _, games = text.partition("\ngames:\n")
+    return head, " ".join(games.split())
+
+
+def words_of_games() -> Iterator[str]:
+    for entry in catalog.GAMES:
+        yield from (entry.name, entry.title, entry.name.replace("-", " "))
+
+
+@pytest.mark.parametrize("command", TAKE_A_GAME)
+def test_a_command_that_takes_a_game_ends_its_help_with_every_game(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, games = help_of(command, capsys)
+    assert catalog.names()[-1] == "rps"  # (the test's own game too: the help reads the table)
+    for entry in catalog.GAMES:
+        assert f"{entry.name} ({entry.title}): {entry.summary}" in games
+
+
+def test_host_help_says_each_games_terms_from_its_spec(capsys: pytest.CaptureFixture[str]) -> None:
+    _, games = help_of("host", capsys)
+    heads = [games.index(f"{entry.name} ({entry.title}): ") for entry in catalog.GAMES]
+    for entry, start, end in zip(catalog.GAMES, heads, [*heads[1:], len(games)], strict=True):
+        spec, told = entry.load_spec(), games[start:end]
+        low, high = min(spec.groups_by_peers), max(spec.groups_by_peers)
+        assert (f"{low} peers" if low == high else f"{low} to {high} peers") in told, entry.name
+        for option in spec.time_options:
+            assert f"--option {option.name}={option.seconds}: {option.what}" in told, entry.name
+        assert ("--fast" in told) == spec.sealed, entry.name
+        assert ("(--partner)" in told) == any(len(side) > 1 for side in spec.sides), entry.name
+    assert "seat groups (--seat) over 2: 0+2 | 1+3; over 3: 0+2 | 1 | 3" in games  # (Hornswoggle's)
+
+
+@pytest.mark.parametrize("command", TAKE_A_GAME + OTHERS)
+def test_no_help_text_names_a_game_but_the_tables_lists(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    head, _ = help_of(command, capsys)
+    head = re.sub(r"\{[^}]*\}", "", " ".join(head.split()))  # (the choices: the table's names)
+    head = head.replace(catalog.levels_help(), "")  # (--bot's levels, game by game, from the table)
+    named = [word for word in words_of_games() if re.search(rf"\b{re.escape(word)}\b", head, re.I)]
+    assert named == [], f"{command} --help names a game outside the games' table"
