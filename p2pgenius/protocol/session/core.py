@@ -72,6 +72,7 @@ from p2pgenius.protocol.messages import (
     commitment,
     open_envelope,
 )
+from p2pgenius.protocol.records import CoinSecret, secrets_of, typed
 from p2pgenius.protocol.session.base import SETUP, SessionBase
 from p2pgenius.protocol.session.blindness import Blindness
 from p2pgenius.protocol.session.debts import Debt
@@ -104,30 +105,29 @@ class Session(MatchSetup, Blindness, Ending, SessionBase):
     ) -> Session:
         """Rebuild a session after a crash from its transcript and secrets records (decoded,
         header first): every message is replayed; our own are taken as recorded, not re-made."""
-        if transcript[0][1] != VERSION:
+        read = typed(transcript)
+        if read.header.version != VERSION:
             raise SessionError(
-                f"this match was played with match messages of version {transcript[0][1]!r}; this "
+                f"this match was played with match messages of version {read.header.version!r}; this "
                 f"program plays version {VERSION}: its transcript can be read, not resumed"
             )
-        meta = transcript[0][2]
-        keys, me = meta["peers"], meta["me"]
-        expected = meta.get("expected")  # what a joiner agreed to in the lobby (terms to come)
+        keys, me = list(read.header.peers), read.header.me
         session = cls(
             keys=keys,
             me=me,
             identity=identity,
             randomness=randomness,
-            expected=expected if isinstance(expected, dict) else None,
+            expected=read.header.expected,  # what a joiner agreed to in the lobby (terms to come)
         )
         candidates: dict[tuple[int, int], list[tuple[Plain, bytes]]] = {}
-        for record in secrets:
-            if record[0] == "coin":
-                session.my_coin = record[1]
-            elif record[0] == "secret":
-                _, number, seat, action, nonce = record
-                session.my_secrets[(number, seat)] = (action, nonce)
-                candidates.setdefault((number, seat), []).append((action, nonce))
-        messages = [r[1] for r in transcript[1:] if r[0] == "msg"]
+        for secret in secrets_of(secrets):
+            if isinstance(secret, CoinSecret):
+                session.my_coin = secret.nonce
+            else:
+                ref, choice = (secret.stage, secret.seat), (secret.action, secret.nonce)
+                session.my_secrets[ref] = choice
+                candidates.setdefault(ref, []).append(choice)
+        messages = read.messages
         session._replay = [raw for raw in messages if open_envelope(raw, keys).author == me]
         for raw in messages:
             if open_envelope(raw, keys).author != me:
