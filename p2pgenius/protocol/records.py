@@ -159,6 +159,14 @@ def read(data: bytes) -> Transcript:
     return typed(records(data))
 
 
+def read_header(data: bytes) -> Header:
+    """A transcript file's header alone (the records after it not read)."""
+    first = next(records(data), None)
+    if first is None:
+        raise TranscriptError("not a p2pgenius transcript (no header)")
+    return header_of(first)
+
+
 def typed(items: Iterable[list[Any]]) -> Transcript:
     """Decoded records, header first (what :func:`records` yields), checked and typed."""
     values = iter(items)

@@ -29,6 +29,7 @@ from p2pgenius.protocol.records import (
     frame,
     header,
     read,
+    read_header,
     records,
 )
 from p2pgenius.protocol.session import (
@@ -57,6 +58,7 @@ __all__ = [
     "frame",
     "header",
     "read",
+    "read_header",
     "records",
     "verify",
 ]

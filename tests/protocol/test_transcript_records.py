@@ -20,6 +20,7 @@ from p2pgenius.protocol.records import (
     frame,
     header,
     read,
+    read_header,
     records,
     secrets_of,
 )
@@ -132,3 +133,12 @@ def test_with_evidence_the_rejected_records_are_judged_again_and_a_repeat_is_not
     assert repeat.repeat and repeat.events == () and repeat.index == len(plain) + 1
     assert isinstance(repeat.record, RejectedRecord) and repeat.record.raw == last
     assert not junk.repeat and [type(e) for e in junk.events] == [Rejected]
+
+
+def test_the_header_alone_reads_from_a_transcript_cut_short_after_it() -> None:
+    data = header(KEYS, 0, role="host") + framed(["msg", b"envelope"])
+    with pytest.raises(TranscriptError, match="damaged"):
+        read(data[:-2])
+    assert read_header(data[:-2]) == read(data).header
+    with pytest.raises(TranscriptError, match="not a p2pgenius transcript"):
+        read_header(b"")
