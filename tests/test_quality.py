@@ -93,7 +93,6 @@ LONG_FUNCTIONS = {
     "p2pgenius/ui/frontends/hornswoggle.py": {"_pirate"},
     "p2pgenius/ui/frontends/magic_square.py": {"magic_board"},
     "p2pgenius/protocol/session/core.py": {"_on_stage_message"},
-    "p2pgenius/cli/watch.py": {"live"},
     "p2pgenius/games/duel/resolve.py": {"settle"},
     "bench/loop.py": {"main"},
 }
