@@ -29,6 +29,7 @@ from p2pgenius.cli.play import Printer
 from p2pgenius.games.catalog import names
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.transcript import read
 
 
 async def _echo(stream: trio.SocketStream) -> None:
@@ -76,7 +77,7 @@ def match(game: str, seed: int, *, measure_memory: bool = False) -> tuple[float,
         assert host.session is not None
         assert host.session.finished
         stages = max(host.session.played.ending.my_hashes) + 1
-        messages = host.files.transcript.read_bytes().count(b"\x92\xa3msg")
+        messages = len(read(host.files.transcript.read_bytes()).messages)
     return elapsed, stages, messages, peak
 
 

@@ -38,6 +38,7 @@ from p2pgenius.canonical import decode
 from p2pgenius.inmemory import play
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity, agreement_public, verify
+from p2pgenius.protocol.records import MsgRecord, record_of
 
 
 def duel_turns(matches: int) -> tuple[float, float, float, int]:
@@ -49,11 +50,11 @@ def duel_turns(matches: int) -> tuple[float, float, float, int]:
         table = play("duel", seed=seed, levels=["random", "random"])  # bots that hardly think
         cpu += time.process_time() - start
         turns += max(table.sessions[0].played.ending.my_hashes, default=0) + 1
-        for record in table.transcripts[0]:
-            kind, raw = decode(record)[:2]
-            if kind == "msg":
+        for index, record in enumerate(table.transcripts[0], start=1):
+            typed = record_of(decode(record), index)
+            if isinstance(typed, MsgRecord):
                 messages += 1
-                size += len(raw)
+                size += len(typed.raw)
     return cpu / turns, messages / turns, size / turns, turns
 
 

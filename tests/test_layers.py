@@ -258,7 +258,9 @@ ORDER: Final = {
         "noise",
         "channel",
         "messages",
+        "records",
         "session",
+        "observer",
         "transcript",
     ],
     "protocol/session": [

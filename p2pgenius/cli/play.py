@@ -28,7 +28,7 @@ from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.events import Applied, Event
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import SessionView
-from p2pgenius.protocol.transcript import records as read_records
+from p2pgenius.protocol.transcript import read_header
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -158,9 +158,9 @@ def identity_of(transcript: bytes) -> Identity:
     """The account identity a transcript was played with (the account's own key, or the key of
     a second process of the account); the account's own key if none matches."""
     try:
-        meta = next(iter(read_records(transcript)))[2]
-        wanted = meta["peers"][meta["me"]]
-    except (P2PGeniusError, StopIteration, LookupError, TypeError):
+        head = read_header(transcript)
+        wanted = None if head.me is None else head.peers[head.me]
+    except P2PGeniusError:
         wanted = None
     return next((i for i in account_identities() if i.public == wanted), load_identity()[0])
 

@@ -19,7 +19,7 @@ import random
 import sys
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
@@ -36,7 +36,16 @@ from p2pgenius.net.spectators import NoHandshakeError, watch
 from p2pgenius.protocol.session import Applied, Event, Fault, MatchOver, SessionView
 from p2pgenius.protocol.transcript import frame, header, verify
 
+if TYPE_CHECKING:
+    import asyncio
+
+    import outcome
+
+    from p2pgenius.ui.replay import Replay
+
 Listener = Callable[[SessionView, Event], None]
+Watching = Callable[[], Awaitable[SessionView | None]]
+"""The watching of a match, to its end (or the host's close): the session, None if none began."""
 
 
 def transcript_bytes(keys: list[bytes], received: list[bytes], meta: dict[str, str]) -> bytes:
@@ -144,7 +153,7 @@ async def watched(
 
 
 def live(
-    main: Callable[[], Awaitable[SessionView | None]],
+    main: Watching,
     received: list[bytes],
     meta: dict[str, str],
     listeners: list[Listener],
@@ -160,71 +169,89 @@ def live(
     # Imported here: prompt_toolkit costs start-up time that text mode does not need.
     import asyncio  # noqa: PLC0415
 
-    import outcome  # noqa: PLC0415
+    screen = LiveScreen(received, meta, ascii_only=ascii_only)
+    listeners.append(screen.update)
+    return asyncio.run(screen.run(main, **app_args))
 
-    from p2pgenius.ui.replay import Replay, ReplayError, build  # noqa: PLC0415
 
-    async def run_both() -> SessionView | None:
-        loop = asyncio.get_running_loop()
-        finished, ready = asyncio.Event(), asyncio.Event()
-        result: list[outcome.Outcome[SessionView | None]] = []
-        shown: dict[str, Any] = {}
-        scopes: list[tuple[trio.CancelScope, trio.lowlevel.TrioToken]] = []
+class LiveScreen:
+    """The replay screen of a match watched live, fed by the watching (trio, as the guest of the
+    screen's asyncio loop): drawn again from the transcript so far once per batch of messages,
+    told why the watching stopped, and the watching cancelled if the person leaves first."""
 
-        def rebuild(session: SessionView) -> None:
-            shown.pop("pending", None)
-            report = verify(transcript_bytes(list(session.keys), received, meta))
-            if "replay" not in shown:
-                with contextlib.suppress(ReplayError):
-                    shown["replay"] = Replay(report, ascii_only=ascii_only, live=True)
-                    shown["replay"].last()  # live: the newest step, followed from now on
-                    ready.set()
-                return
-            shown["replay"].update(report)
-            if "app" in shown:
-                shown["app"].invalidate()
+    def __init__(self, received: list[bytes], meta: dict[str, str], *, ascii_only: bool) -> None:
+        self.received, self.meta, self.ascii_only = received, meta, ascii_only
+        self.replay: Replay | None = None
+        self.app: Any = None
+        self.pending: asyncio.Handle | None = None
+        self.result: list[outcome.Outcome[SessionView | None]] = []
+        self.scopes: list[tuple[trio.CancelScope, trio.lowlevel.TrioToken]] = []
 
-        def update(session: SessionView, event: Event) -> None:
-            # The screen is drawn again once per batch of messages, not once per stage (a
-            # spectator that comes late is sent the whole match at once).
-            if isinstance(event, Applied | MatchOver | Fault) and "pending" not in shown:
-                shown["pending"] = loop.call_soon(rebuild, session)
+    async def run(self, main: Watching, **app_args: Any) -> SessionView | None:
+        """Watch with ``main`` and show it until both the watching and the screen are done."""
+        import asyncio  # noqa: PLC0415
 
-        listeners.append(update)
+        from p2pgenius.ui.replay import build  # noqa: PLC0415
 
-        async def guest() -> SessionView | None:
-            with trio.CancelScope() as scope:
-                scopes.append((scope, trio.lowlevel.current_trio_token()))
-                return await main()
-            return None
-
-        def done(trio_outcome: outcome.Outcome[SessionView | None]) -> None:
-            result.append(trio_outcome)
-            finished.set()
-            ready.set()
-            if "replay" in shown:  # (a match that ended says its result already)
-                shown["replay"].stop(why_stopped(trio_outcome))
-                if "app" in shown:
-                    shown["app"].invalidate()
-
+        self.loop = asyncio.get_running_loop()
+        self.finished, self.ready = asyncio.Event(), asyncio.Event()
         trio.lowlevel.start_guest_run(
-            guest,
-            run_sync_soon_threadsafe=loop.call_soon_threadsafe,
-            done_callback=done,
+            self.guest,
+            main,
+            run_sync_soon_threadsafe=self.loop.call_soon_threadsafe,
+            done_callback=self.done,
             host_uses_signal_set_wakeup_fd=True,
         )
-        await ready.wait()
-        if "replay" in shown:
-            app = shown["app"] = build(shown["replay"], **app_args)
-            await app.run_async()
-        if not finished.is_set() and scopes:
-            scope, token = scopes[0]
+        await self.ready.wait()
+        if self.replay is not None:
+            self.app = build(self.replay, **app_args)
+            await self.app.run_async()
+        if not self.finished.is_set() and self.scopes:  # the person left first: stop watching
+            scope, token = self.scopes[0]
             with contextlib.suppress(trio.RunFinishedError):
                 token.run_sync_soon(scope.cancel)
-        await finished.wait()
-        return result[0].unwrap()
+        await self.finished.wait()
+        return self.result[0].unwrap()
 
-    return asyncio.run(run_both())
+    async def guest(self, main: Watching) -> SessionView | None:
+        """The watching, in trio, cancellable from the screen's side."""
+        with trio.CancelScope() as scope:
+            self.scopes.append((scope, trio.lowlevel.current_trio_token()))
+            return await main()
+        return None
+
+    def update(self, session: SessionView, event: Event) -> None:
+        """A listener of the watching: the screen is drawn again once per batch of messages, not
+        once per stage (a spectator that comes late is sent the whole match at once)."""
+        if isinstance(event, Applied | MatchOver | Fault) and self.pending is None:
+            self.pending = self.loop.call_soon(self.rebuild, session)
+
+    def rebuild(self, session: SessionView) -> None:
+        """The screen from the transcript received so far: opened on its newest step the first
+        time the transcript can be shown (the seats dealt), updated after."""
+        from p2pgenius.ui.replay import Replay, ReplayError  # noqa: PLC0415
+
+        self.pending = None
+        report = verify(transcript_bytes(list(session.keys), self.received, self.meta))
+        if self.replay is None:
+            with contextlib.suppress(ReplayError):
+                self.replay = Replay(report, ascii_only=self.ascii_only, live=True)
+                self.replay.last()  # live: the newest step, followed from now on
+                self.ready.set()
+            return
+        self.replay.update(report)
+        if self.app is not None:
+            self.app.invalidate()
+
+    def done(self, trio_outcome: outcome.Outcome[SessionView | None]) -> None:
+        """The watching ended: keep how, and tell the screen why if the match had not ended."""
+        self.result.append(trio_outcome)
+        self.finished.set()
+        self.ready.set()
+        if self.replay is not None:  # (a match that ended says its result already)
+            self.replay.stop(why_stopped(trio_outcome))
+            if self.app is not None:
+                self.app.invalidate()
 
 
 def why_stopped(ended: Any) -> str:

@@ -1,32 +1,37 @@
-"""Transcripts: every message of a match as this peer sent or received it, and their verification.
+"""Transcripts: their verification, with the public keys alone.
 
-A transcript is a sequence of records, each a 4-byte big-endian length and a canonical msgpack
-array (protocol/SPEC.md, "Transcript"):
+A transcript is the framed sequence of records of :mod:`p2pgenius.protocol.records` (its header,
+then ``msg``, ``rejected``, ``fault`` and ``desync_state`` records; every field, and each kind of
+fault's evidence, is in protocol/SPEC.md section 7), read there into types; the framing and the
+reading are named here too, for the modules that write and read transcripts.
 
-* ``["p2pgenius-transcript", 2, {"peers": [keys], "me": index | null, ...}]``: the header, first;
-* ``["msg", envelope]``: a message as sent or received (its bytes, as ``bin``), in the order this
-  peer processed them;
-* ``["rejected", bytes, reason]``: something a peer sent that was refused (evidence);
-* ``["fault", kind, peer, stage, reason, evidence]``: why this peer stopped the match;
-* ``["desync_state", author, stage, state]``: the public state another peer sent in its desync.
-
-Every field, and each kind of fault's evidence, is in protocol/SPEC.md section 7.
-
-:func:`verify` replays the messages in an observer :class:`Session` with the public keys alone:
-signatures, chains, commitments, every action's legality, every state hash, blindness claims and
-the Hornswoggle audit.
+:func:`verify` replays the messages in an observer :class:`Session` (:func:`~p2pgenius.protocol.
+observer.replay`) with the public keys alone: signatures, chains, commitments, every action's
+legality, every state hash, blindness claims and the Hornswoggle audit.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from p2pgenius.canonical import Plain, decode, encode
-from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.canonical import Plain
+from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.messages import OLD_VERSION, VERSION
+from p2pgenius.protocol.observer import Replayed, observer_of, replay
+from p2pgenius.protocol.records import (
+    MAGIC,
+    MAX_RECORD,
+    MsgRecord,
+    TranscriptError,
+    frame,
+    header,
+    read,
+    read_header,
+    records,
+)
 from p2pgenius.protocol.session import (
     Applied,
     BlindClaim,
@@ -39,52 +44,24 @@ from p2pgenius.protocol.session import (
     TimeObserved,
 )
 
-MAGIC: Final = "p2pgenius-transcript"
-MAX_RECORD: Final = 1 << 20
-
-
-class TranscriptError(P2PGeniusError):
-    """A transcript file that cannot be read."""
-
-
-def header(keys: list[bytes], me: int | None, **extra: Plain) -> bytes:
-    """The framed header record (``extra``: what a peer needs to resume, e.g. its address)."""
-    return frame(encode([MAGIC, VERSION, {**extra, "peers": keys, "me": me}]))
-
-
-def frame(record: bytes) -> bytes:
-    """One record with its length prefix."""
-    return len(record).to_bytes(4, "big") + record
-
-
-def records(data: bytes, *, headed: bool = True) -> Iterator[list[Any]]:
-    """The decoded records of a transcript (``headed`` False: of a secrets file, which has no
-    header); raises TranscriptError on damage."""
-    offset = 0
-    while offset < len(data):
-        # A transcript's header comes first: a first record that is not one is another kind of
-        # file (a text file, say), not a damaged transcript.
-        first = headed and offset == 0
-        stranger = TranscriptError("not a p2pgenius transcript (it does not start with one's header)")
-        if offset + 4 > len(data):
-            raise stranger if first else TranscriptError(f"the transcript is cut short at byte {offset}")
-        length = int.from_bytes(data[offset : offset + 4], "big")
-        if length > MAX_RECORD or offset + 4 + length > len(data):
-            raise (
-                stranger
-                if first
-                else TranscriptError(f"a damaged record at byte {offset} (a crash mid-write?)")
-            )
-        try:
-            value = decode(data[offset + 4 : offset + 4 + length])
-        except EncodingError as exc:
-            if first:
-                raise stranger from None
-            raise TranscriptError(f"a record at byte {offset} is not canonical: {exc}") from None
-        if not isinstance(value, list) or not value or (first and value[0] != MAGIC):
-            raise stranger if first else TranscriptError(f"a record at byte {offset} is not a list")
-        yield value
-        offset += 4 + length
+__all__ = [
+    "FINISHED",
+    "INCOMPLETE",
+    "MAGIC",
+    "MAX_RECORD",
+    "REFUSED",
+    "STOPPED",
+    "UNCONFIRMED",
+    "Report",
+    "Step",
+    "TranscriptError",
+    "frame",
+    "header",
+    "read",
+    "read_header",
+    "records",
+    "verify",
+]
 
 
 @dataclass(frozen=True)
@@ -160,22 +137,18 @@ class Report:
 
 def verify(data: bytes) -> Report:
     """Check a transcript with the public keys it lists alone."""
-    items = iter(records(data))
-    first = next(items, None)
-    if not (isinstance(first, list) and len(first) == 3 and first[0] == MAGIC):
-        raise TranscriptError("not a p2pgenius transcript (no header)")
-    if first[1] not in (VERSION, OLD_VERSION):
+    transcript = read(data)
+    version = transcript.header.version
+    if version not in (VERSION, OLD_VERSION):
         raise TranscriptError(
-            f"a transcript of match version {first[1]!r}; this program reads versions {OLD_VERSION} "
+            f"a transcript of match version {version!r}; this program reads versions {OLD_VERSION} "
             f"and {VERSION} (a transcript is verified by the p2pgenius version that played it)"
         )
-    meta = first[2]
-    keys = meta.get("peers") if isinstance(meta, dict) else None
-    if not isinstance(keys, list) or not all(isinstance(k, bytes) for k in keys) or len(keys) < 2:
-        raise TranscriptError("the header does not list the peers' keys")
-    observer = Session(keys=keys, me=None, version=first[1])
-    report = Report(ok=False, summary="", version=first[1], meta=dict(meta))
-    claims = _replay(observer, items, report)
+    observer = observer_of(transcript.header)
+    report = Report(ok=False, summary="", version=version, meta=dict(transcript.header.meta))
+    claims: dict[int, BlindClaim] = {}
+    for step in replay(transcript, observer, evidence=True):
+        _take(step, report, claims)
     observer.referee.settle_forfeits()  # a forfeit that nothing after it answered stands
     for event in observer.take_events():
         if isinstance(event, Fault) and report.fault is None:
@@ -185,6 +158,27 @@ def verify(data: bytes) -> Report:
                 f"peer {event.author} signed that {'peer' if event.stage < 0 else 'p'}{event.seat} "
                 f"forfeited at stage {event.stage}, and it answered after: contested, not taken"
             )
+    _describe(observer, report, claims)
+    _judge(observer, report)
+    return report
+
+
+def _take(step: Replayed, report: Report, claims: dict[int, BlindClaim]) -> None:
+    """What one record of the replay tells the report (the blindness claims it met, by stage,
+    go to ``claims``)."""
+    if isinstance(step.record, MsgRecord):
+        report.messages += 1
+    elif step.repeat and report.messages == 1 and step.observer.phase is Phase.COIN_REVEAL:
+        # The first message, the terms, refused by the transcript's own peer: their envelope
+        # was accepted, their content not.
+        report.refused_terms = step.record.reason
+    for event in step.events:
+        _note(event, step.index, report, claims)
+
+
+def _describe(observer: Session, report: Report, claims: dict[int, BlindClaim]) -> None:
+    """The match the replay found: its game, terms, players and stages (each hidden card the
+    transcript opens shown, each stage played blind marked)."""
     report.game = observer.terms["game"] if observer.terms else None
     report.terms, report.names = observer.terms, list(observer.names)
     report.owner = tuple(observer.owner)
@@ -192,34 +186,8 @@ def verify(data: bytes) -> Report:
     if observer.terms is not None and observer.match is not None:
         report.initial = observer.match.game.initial(observer.terms["setup"], observer.terms["options"])
         report.steps = _opened(observer, report.initial, report.steps)
-        report.steps = _blindness(observer, meta.get("me"), report.initial, report.steps, claims)
-    _judge(observer, report)
-    return report
-
-
-def _replay(observer: Session, items: Iterator[list[Any]], report: Report) -> dict[int, BlindClaim]:
-    """Feed every message of the transcript to the observer, in order, noting what it finds;
-    returns the blindness claims it met (by stage)."""
-    last_msg = b""
-    claims: dict[int, BlindClaim] = {}
-    for index, record in enumerate(items, start=1):
-        if record[0] == "rejected" and isinstance(record[1], bytes):
-            # A message the peer refused: judged again here, unless it is the "msg" just above
-            # (its envelope was accepted and its content refused: replaying it said why already).
-            if record[1] == last_msg:
-                if report.messages == 1 and observer.phase is Phase.COIN_REVEAL:  # (the terms)
-                    report.refused_terms = str(record[2]) if len(record) > 2 else ""
-                continue
-            events = observer.receive(record[1])
-        elif record[0] == "msg" and isinstance(record[1], bytes):
-            last_msg = record[1]
-            report.messages += 1
-            events = observer.receive(record[1])
-        else:
-            continue
-        for event in events:
-            _note(event, index, report, claims)
-    return claims
+        me = report.meta.get("me")
+        report.steps = _blindness(observer, me, report.initial, report.steps, claims)
 
 
 def _note(event: Any, index: int, report: Report, claims: dict[int, BlindClaim]) -> None:

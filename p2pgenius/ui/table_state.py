@@ -34,8 +34,9 @@ from p2pgenius.net.events import (
 )
 from p2pgenius.protocol.events import Applied, BlindClaim, Event, Fault, MatchOver, SeatsDealt
 from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.protocol.observer import replay
 from p2pgenius.protocol.session import Session, SessionView
-from p2pgenius.protocol.transcript import records as read_records
+from p2pgenius.protocol.transcript import read
 from p2pgenius.record.ratings import Rating
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import frontend
@@ -303,10 +304,8 @@ class TableState:
         names = seat_names(session)
         game = None
         try:
-            for record in read_records(transcript):
-                if record[0] != "msg" or not isinstance(record[1], bytes):
-                    continue
-                for event in observer.receive(record[1]):
+            for step in replay(read(transcript), observer):
+                for event in step.events:
                     if isinstance(event, Applied) and observer.match is not None and seat is not None:
                         game = game or frontend(str(observer.terms["game"]) if observer.terms else "")
                         view = observer.match.game.view(observer.state, seat)

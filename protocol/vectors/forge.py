@@ -21,7 +21,7 @@ from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import ZERO_HASH, commitment, seal
 from p2pgenius.protocol.session import Session
-from p2pgenius.protocol.transcript import frame, header, records
+from p2pgenius.protocol.transcript import frame, header, read
 
 ALTERNATIVES = 2
 """How many other actions the forger tries at each of its decisions."""
@@ -52,14 +52,14 @@ class Forger:
     """Peer ``me`` of a match, from its ``identity`` and its own ``transcript``."""
 
     def __init__(self, identity: Identity, transcript: bytes) -> None:
-        items = list(records(transcript))
-        self.meta: dict[str, Any] = dict(items[0][2])
-        self.keys: list[bytes] = list(self.meta["peers"])
-        self.me: int = self.meta["me"]
-        if self.keys[self.me] != identity.public:
+        own = read(transcript)
+        self.meta: dict[str, Any] = dict(own.header.meta)
+        self.keys: list[bytes] = list(own.header.peers)
+        if own.header.me is None or self.keys[own.header.me] != identity.public:
             raise ValueError("the forger's identity is not its transcript's peer")
+        self.me: int = own.header.me
         self.identity = identity
-        self.messages = [bytes(r[1]) for r in items[1:] if r[0] == "msg"]
+        self.messages = list(own.messages)
         self.match_id = decode(self.messages[0])[1]
         self._states = self._replay()
 

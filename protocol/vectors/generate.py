@@ -6,6 +6,11 @@ Every input is fixed (keys from fixed seeds; nonces and coin shares from a count
 SHA-256, see ``p2pgenius.inmemory.randomness``), so the output is byte-for-byte reproducible; the
 test suite regenerates everything and compares it with the files, and separately re-checks the
 files with independent code (hashlib, msgpack, cryptography and the noiseprotocol package).
+
+Every game in the games' table gets a transcript vector, and the stages of it that stages.json
+shows follow from its spec's traits (:func:`shown_stages`): a new game needs no edit here. What
+stays here by name is data a trait cannot give: how to keep a match short (:data:`SHORT`), the
+bots that made the Magic Square's (:data:`PLAYERS`), and the duel scripted to blind a wizard.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from p2pgenius.errors import EncodingError
 from p2pgenius.games.base import state_hash
 from p2pgenius.games.magic_square.bots import ExactPlacementBot, HeuristicSquareBot
 from p2pgenius.games.registry import get_spec, names
+from p2pgenius.games.spec import GameSpec
 from p2pgenius.inmemory import Table, play, transcript
 from p2pgenius.net import transit
 from p2pgenius.net.invite import CHECK_LABEL, PREFIX, Invite, InviteError, parse
@@ -33,8 +39,10 @@ from p2pgenius.protocol.events import Applied
 from p2pgenius.protocol.identity import Identity, agreement_public, fingerprint
 from p2pgenius.protocol.messages import SIGN_DOMAIN, TAG, commitment, seal
 from p2pgenius.protocol.noise import KeyPair
+from p2pgenius.protocol.observer import observer_of
+from p2pgenius.protocol.observer import replay as replay_transcript
 from p2pgenius.protocol.session import Session
-from p2pgenius.protocol.transcript import records, verify
+from p2pgenius.protocol.transcript import read, verify
 
 HERE = Path(__file__).parent
 
@@ -600,15 +608,13 @@ Message = tuple[bytes, int | None, int]
 def replay(data: bytes) -> tuple[dict[str, Any], list[Message], dict[int, Any]]:
     """A transcript read by an observer: the terms, every message with the stage that was being
     played when it came, and per stage (public state before, actions applied, public after)."""
-    items = list(records(data))
-    observer = Session(keys=items[0][2]["peers"], me=None)
+    file = read(data)
+    observer = observer_of(file.header)
     messages: list[Message] = []
     applied: list[Applied] = []
-    for index, record in enumerate(items):
-        if record[0] != "msg":
-            continue
-        messages.append((record[1], observer.stage.number if observer.stage is not None else None, index))
-        applied += [e for e in observer.receive(record[1]) if isinstance(e, Applied)]
+    for step in replay_transcript(file, observer):
+        messages.append((step.record.raw, step.stage, step.index))
+        applied += [e for e in step.events if isinstance(e, Applied)]
     assert observer.terms is not None and observer.finished, "the match must end cleanly"
     terms = observer.terms
     spec = get_spec(terms["game"])
@@ -678,18 +684,44 @@ def first_stage(data: bytes, found: Any) -> int:
     raise AssertionError("no such stage")
 
 
+Chosen = Callable[[list[Any]], bool] | None
+"""Which stage of a game's vector match a stage vector shows: the first with a message whose body
+passes the test (None: stage 0)."""
+COUNTS = ("no", "one", "two", "three", "four")
+
+
+def shown_stages(spec: GameSpec, seats: int) -> list[tuple[Chosen, str]]:
+    """The stages of a game's vector match that stages.json shows, from its traits (never its
+    name): a sealed game's first turn, a pass on an optional action, cards laid face down, a flip;
+    each with its note (``seats``: how many decide a turn)."""
+    shown: list[tuple[Chosen, str]] = []
+    if spec.sealed:
+        count = COUNTS[seats]
+        each = f"{count} commitments, each made final, {count} reveals, {count} hashes"
+        shown.append((None, f"a {spec.name} turn: {each}"))
+    for optional in spec.optional_types[:1]:
+        note = f"a public act while the other seat lets its {optional} pass (decline)"
+        shown.append((lambda body: body[0] == "decline", note))
+    if spec.cards is not None:
+        note = "cards laid face down at once: commitments, applied as hidden cards"
+        shown.append((lambda body: body[0] == "commit", note))
+    if spec.piles is not None:
+        flip = spec.flip_type
+        note = f"a {flip} (act) and its opening by the pile's owner (a reveal)"
+        shown.append((lambda body: body[0] == "act" and body[3].get("type") == flip, note))
+    return shown
+
+
 def stages(files: dict[str, bytes]) -> list[dict[str, Any]]:
-    """One whole stage of each game (two of Hornswoggle's: cards laid face down, and a flip)."""
-    duel, square, horn = (files[f"transcript-{g}.p2pt"] for g in ("duel", "magic-square", "hornswoggle"))
-    declined = first_stage(square, lambda body: body[0] == "decline")
-    laid = first_stage(horn, lambda body: body[0] == "commit")
-    flipped = first_stage(horn, lambda body: body[0] == "act" and body[3].get("type") == "flip")
-    return [
-        stage_vector(duel, 0, "a duel turn: two commitments, each made final, two reveals, two hashes"),
-        stage_vector(square, declined, "a public act while the other seat lets its challenge pass (decline)"),
-        stage_vector(horn, laid, "cards laid face down at once: commitments, applied as hidden cards"),
-        stage_vector(horn, flipped, "a flip (act) and its opening by the pile's owner (a reveal)"),
-    ]
+    """The stages of every game's vector match that its traits call for (:func:`shown_stages`),
+    in the games' table's order."""
+    out = []
+    for game in names():
+        data = files[f"transcript-{game}.p2pt"]
+        seats = len(replay(data)[2][0][1])  # (the actions applied at stage 0)
+        for chosen, note in shown_stages(get_spec(game), seats):
+            out.append(stage_vector(data, 0 if chosen is None else first_stage(data, chosen), note))
+    return out
 
 
 def blindness(files: dict[str, bytes], tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:

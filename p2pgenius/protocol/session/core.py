@@ -50,6 +50,7 @@ from p2pgenius.protocol.bodies import (
 from p2pgenius.protocol.events import ChatReceived, ClockView, Event, Fault, Flush
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import VERSION, Envelope, MessageError, commitment, open_envelope
+from p2pgenius.protocol.records import CoinSecret, secrets_of, typed
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.faults import CheatError, SessionError
@@ -101,24 +102,23 @@ class Session:
     ) -> Session:
         """Rebuild a session after a crash from its transcript and secrets records (decoded,
         header first): every message is replayed; our own are taken as recorded, not re-made."""
-        if transcript[0][1] != VERSION:
+        read = typed(transcript)
+        if read.header.version != VERSION:
             raise SessionError(
-                f"this match was played with match messages of version {transcript[0][1]!r}; this "
+                f"this match was played with match messages of version {read.header.version!r}; this "
                 f"program plays version {VERSION}: its transcript can be read, not resumed"
             )
-        meta = transcript[0][2]
-        keys, me = meta["peers"], meta["me"]
-        expected = meta.get("expected")  # what a joiner agreed to in the lobby (terms to come)
+        keys, me = list(read.header.peers), read.header.me
         session = cls(
             keys=keys,
             me=me,
             identity=identity,
             randomness=randomness,
-            expected=expected if isinstance(expected, dict) else None,
+            expected=read.header.expected,  # what a joiner agreed to in the lobby (terms to come)
         )
         courier = session.courier
-        candidates = session._read_secrets(secrets)
-        messages = [r[1] for r in transcript[1:] if r[0] == "msg"]
+        candidates = _take_secrets(session, secrets)
+        messages = read.messages
         courier.replay = [raw for raw in messages if open_envelope(raw, keys).author == me]
         for raw in messages:
             if open_envelope(raw, keys).author != me:
@@ -145,19 +145,6 @@ class Session:
                     courier.secrets[ref] = (action, nonce)
         session.take_events()
         return session
-
-    def _read_secrets(self, secrets: list[list[Any]]) -> dict[tuple[int, int], list[tuple[Plain, bytes]]]:
-        """Take our coin share and sealed choices from the secrets records; every secret of each
-        (stage, seat), in order (a choice replaced has several)."""
-        candidates: dict[tuple[int, int], list[tuple[Plain, bytes]]] = {}
-        for record in secrets:
-            if record[0] == "coin":
-                self.setup.my_coin = record[1]
-            elif record[0] == "secret":
-                _, number, seat, action, nonce = record
-                self.courier.secrets[(number, seat)] = (action, nonce)
-                candidates.setdefault((number, seat), []).append((action, nonce))
-        return candidates
 
     # -- where the match stands (the parts' answers) ------------------------------------------
 
@@ -439,3 +426,19 @@ _HANDLERS: Final[dict[type[Body], Callable[[Session, Envelope, Any], None]]] = {
     **{kind: lambda s, env, msg: s.played.on_stage_message(env, msg) for kind in STAGE_MESSAGES},
 }
 """The part that takes each type of message (every type a phase accepts: phase.ACCEPTED)."""
+
+
+def _take_secrets(
+    session: Session, secrets: list[list[Any]]
+) -> dict[tuple[int, int], list[tuple[Plain, bytes]]]:
+    """Take our coin share and sealed choices from the secrets records; every secret of each
+    (stage, seat), in order (a choice replaced has several)."""
+    candidates: dict[tuple[int, int], list[tuple[Plain, bytes]]] = {}
+    for secret in secrets_of(secrets):
+        if isinstance(secret, CoinSecret):
+            session.setup.my_coin = secret.nonce
+        else:
+            ref, choice = (secret.stage, secret.seat), (secret.action, secret.nonce)
+            session.courier.secrets[ref] = choice
+            candidates.setdefault(ref, []).append(choice)
+    return candidates
