@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.messages import OLD_VERSION, VERSION
 from p2pgenius.protocol.session import (
     Applied,
@@ -305,7 +306,7 @@ def _judge(observer: Session, report: Report) -> None:
 def _winners_without(observer: Session, fault: Fault) -> tuple[int, ...]:
     """The seats that win by a fault: a forfeit or a cheat, once the seats are dealt, loses for
     the side of the peer at fault; a desync names nobody who lost."""
-    if fault.kind not in ("forfeit", "cheat") or fault.peer is None or not observer.owner:
+    if fault.kind not in (FaultKind.FORFEIT, FaultKind.CHEAT) or fault.peer is None or not observer.owner:
         return ()
     seats = [seat for seat, peer in enumerate(observer.owner) if peer == fault.peer]
     return observer.m.spec.winners_without(seats)

@@ -16,7 +16,7 @@ from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.base import Game, Outcome
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.protocol.bodies import Body
-from p2pgenius.protocol.events import Event, Fault, Flush, Rejected
+from p2pgenius.protocol.events import Event, Fault, FaultKind, Flush, Rejected
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import OLD_VERSION, VERSION, Envelope, open_envelope, seal
 from p2pgenius.protocol.session.blinds import Blinds
@@ -215,7 +215,9 @@ class SessionBase:
 
     def _cheat(self, exc: CheatError) -> None:
         self._stop(
-            Fault("cheat", exc.peer, self.stage.number if self.stage else -1, exc.reason, exc.evidence)
+            Fault(
+                FaultKind.CHEAT, exc.peer, self.stage.number if self.stage else -1, exc.reason, exc.evidence
+            )
         )
 
     def _stop(self, fault: Fault) -> None:

@@ -7,7 +7,7 @@ from p2pgenius.canonical import encode
 from p2pgenius.errors import LocalMisuseError, shown
 from p2pgenius.games.base import Outcome
 from p2pgenius.protocol.bodies import Audit, Desync, End, Forfeit, Hash
-from p2pgenius.protocol.events import AuditDue, Confirmed, Fault, ForfeitVoided, MatchOver
+from p2pgenius.protocol.events import AuditDue, Confirmed, Fault, FaultKind, ForfeitVoided, MatchOver
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.base import SETUP, SessionBase
 from p2pgenius.protocol.session.cards import openings_of
@@ -55,7 +55,7 @@ class Ending(SessionBase):
             env,
             (stage, seat),
             Fault(
-                "forfeit",
+                FaultKind.FORFEIT,
                 self.owner[seat],
                 stage,
                 f"{self.names[self.owner[seat]]} (p{seat}) forfeits: {reason}",
@@ -135,7 +135,7 @@ class Ending(SessionBase):
             env,
             (SETUP, peer),
             Fault(
-                "forfeit",
+                FaultKind.FORFEIT,
                 peer,
                 SETUP,
                 f"{self.names[peer]} forfeits: did not open its coin share ({reason})",
@@ -161,7 +161,7 @@ class Ending(SessionBase):
                     self._send(Desync(number, self.m.game.public(self.state)))
                 self._stop(
                     Fault(
-                        "desync",
+                        FaultKind.DESYNC,
                         author,
                         number,
                         f"peer {author}'s state after stage {number} differs from ours",
@@ -232,7 +232,7 @@ class Ending(SessionBase):
             number, seat = verdict
             self._stop(
                 Fault(
-                    "forfeit",
+                    FaultKind.FORFEIT,
                     self.owner[seat],
                     number,
                     f"p{seat} did not open its stage-{number} card at the audit",
