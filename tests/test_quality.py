@@ -119,7 +119,6 @@ needs more is doing several jobs: give each its own object)."""
 LARGE_CLASSES = {
     "p2pgenius.protocol.session.core.Session": 119,
     "p2pgenius.protocol.session.ending.Ending": 57,
-    "p2pgenius.net.peer.Peer": 56,
     "p2pgenius.protocol.session.blindness.Blindness": 44,
     "p2pgenius.protocol.session.setup.MatchSetup": 42,
 }

@@ -86,16 +86,16 @@ async def test_links_relay_to_the_others_and_a_player_back_replaces_its_old_conn
     await links.aclose()
 
 
-async def test_open_peer_closes_its_connections_and_files_however_the_block_ends(tmp_path: Path) -> None:
+async def test_a_peer_closes_its_connections_and_files_however_its_block_ends(tmp_path: Path) -> None:
     from p2pgenius.bots.driver import BotDriver
     from p2pgenius.net.files import Files
-    from p2pgenius.net.peer import open_peer
+    from p2pgenius.net.peer import Peer
 
     a, a_far = await pair()
     files = Files(tmp_path / "m.p2pt", tmp_path / "m.secrets")
 
     async def leaves() -> None:
-        async with open_peer(Identity.generate(), "ann", files, BotDriver().decide, print, print) as peer:
+        async with Peer(Identity.generate(), "ann", files, BotDriver().decide, print, print) as peer:
             peer.links.add(a)
             files.append(files.transcript, [b"a record"])
             assert files._open

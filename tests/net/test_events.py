@@ -125,7 +125,7 @@ async def test_a_joiner_failing_to_reach_its_host_says_why_once_not_every_second
             name=guest.name,
             pins=guest.pins,
             tell=guest.tell,
-            came_back=guest.came_back,
+            came_back=guest._clocks.came_back,
             way_back=WayBack(refused, guest.address, 100, lambda: None),
         )
         with trio.move_on_after(400):  # (it tries for as long as the match is on: not forever here)
