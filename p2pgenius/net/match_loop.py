@@ -45,7 +45,7 @@ MAX_REFUSED: Final = 5
 """Refused decisions for one seat and stage before its decider is given the game's timeout."""
 
 
-@dataclass
+@dataclass(eq=False)  # (one object per match: equal only to itself)
 class MatchLoop:
     """One match played to its end (or a fault): the session, the inbox its readers and deciders
     fill, and the nursery their tasks run in, for as long as :meth:`run` runs."""
@@ -337,5 +337,4 @@ class MatchLoop:
         away = [p for p in range(len(session.keys)) if p != session.me] if session.me != 0 else [index]
         self.clocks.went_away(p for p in away if p is not None)
         self.tell(ConnectionLost(index))
-        if self.reconnection.way_back is not None:
-            self.reconnection.come_back_soon()
+        self.reconnection.come_back_soon()  # (a joiner's: a host keeps its door open)
