@@ -16,6 +16,7 @@ from p2pgenius.canonical import encode
 from p2pgenius.cli import sim
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.games.registry import get_game, names
+from p2pgenius.net.lobby import check_lobby
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.ui import moves
@@ -100,13 +101,13 @@ def test_a_hostile_lobby_is_refused_in_one_line(lobby: dict[str, Any]) -> None:
         "start": False,
         "salt": b"\x01" * 32,
     }
-    assert peer._check_lobby(encode(["lobby", valid]), b"\x00" * 32) == valid  # the base is fine
+    assert check_lobby(encode(["lobby", valid]), b"\x00" * 32, peer.identity.public) == valid  # (the base)
     try:
         payload = encode(["lobby", {**valid, **lobby}])  # some fields replaced by anything
     except (EncodingError, ValueError, OverflowError):
         return  # (floats and integers beyond 64 bits cannot even be sent)
     try:
-        peer._check_lobby(payload, b"\x00" * 32)
+        check_lobby(payload, b"\x00" * 32, peer.identity.public)
     except PeerGoneError as exc:
         refused = str(exc)
     else:

@@ -304,6 +304,7 @@ ORDER: Final = {
         "clocks",
         "lobby",
         "reconnect",
+        "match_loop",
         "peer",
     ],
     "bots": ["uniform", "registry", "driver", "__init__"],

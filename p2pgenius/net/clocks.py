@@ -10,10 +10,10 @@ on "round" clocks, and the pings that measure the lag and keep connections alive
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Final, NamedTuple
+from typing import Final
 
 import trio
 
@@ -29,7 +29,7 @@ from p2pgenius.net.events import (
     TimeUnderDeclared,
 )
 from p2pgenius.protocol.bodies import SETUP
-from p2pgenius.protocol.session import ClaimDisputed, Decided, Event, Session, TimeoutClaimed
+from p2pgenius.protocol.session import ClaimDisputed, ClockView, Decided, Event, Session, TimeoutClaimed
 from p2pgenius.protocol.session.debts import GRACE, Debt
 from p2pgenius.protocol.session.ledger import MAX_ALLOWANCE_MS
 
@@ -66,9 +66,11 @@ class Due(StrEnum):
     STUCK = "stuck"  # the match made no progress for the grace period (seat -1)
 
 
-class Deadline(NamedTuple):
+@dataclass(frozen=True, slots=True, order=True)
+class Deadline:
     """When something is due, what, for which seat (a peer, for WALKING and WALKED), and its
-    detail (see :class:`Due`); deadlines sort by time."""
+    detail (see :class:`Due`); deadlines sort by time (then by the rest, so that the order of
+    two at one instant never depends on the order they were found in)."""
 
     when: float
     what: Due
@@ -244,11 +246,23 @@ class Clocks:
     def deadlines(self, session: Session, grace_s: float) -> list[Deadline]:
         """Every clock event still to come at this stage: for each of the session's debts, the one
         rule of its kind (``p2pgenius.protocol.session.debts``), and what follows a claim."""
-        out: list[Deadline] = []
         debts = session.debts()
         owed = {debt.seat for debt in debts if debt.stage != SETUP}
         views = session.clocks()
-        for seat, view in views.items():  # the debts on a clock: a decision, a duel's final
+        out = self._on_clocks(session, views, owed)
+        out += self._after_claims(session, owed, grace_s)
+        out += self._late(session, debts, grace_s)
+        out += self._forfeits_to_check(session, views, grace_s)
+        if session.stage is None and session.outcome is None and not debts:  # still setting up
+            out.append(Deadline(max(self.progress.values(), default=0.0) + grace_s, Due.STUCK, -1, 0))
+        return out
+
+    def _on_clocks(self, session: Session, views: Mapping[int, ClockView], owed: set[int]) -> list[Deadline]:
+        """The debts on a running clock (a decision, a duel's final): a local seat's own timeout,
+        a claim against another seat once it is late by more than the lag allowance, and the
+        game's warnings on "round" clocks."""
+        out: list[Deadline] = []
+        for seat, view in views.items():
             if not view.running:
                 continue
             self.keys[seat] = view.key
@@ -266,16 +280,29 @@ class Clocks:
                 for mark in warnings(session):  # (a mark the round never had is no warning)
                     if mark < budget and (seat, view.key, mark) not in self.warned:
                         out.append(Deadline(end - mark, Due.WARN, seat, mark))
+        return out
+
+    def _after_claims(self, session: Session, owed: set[int], grace_s: float) -> list[Deadline]:
+        """Our claims still standing: each forfeits once unanswered for the grace period; one
+        answered (a decision, a dispute) though something is still owed is forgotten, so that
+        the seat is claimed anew."""
         number = session.stage.number if session.stage is not None else -1
+        out: list[Deadline] = []
         for seat, at in list(self.claimed.items()):
             if seat in owed and session.me in session.time.claimants((number, seat)):
                 out.append(Deadline(at + grace_s, Due.FORFEIT, seat, 0))
-            else:  # answered (a decision, a dispute) though something is still owed: claim anew
+            else:
                 del self.claimed[seat]
-        out += self._late(session, debts, grace_s)
-        for stage, seat in session.referee.forfeits_pending():  # another peer's forfeit: check it ourselves
-            # Not before the seat's own clock (as we keep it) has run out and any time its peer
-            # said it still had (a dispute) has passed: then our own grace period.
+        return out
+
+    def _forfeits_to_check(
+        self, session: Session, views: Mapping[int, ClockView], grace_s: float
+    ) -> list[Deadline]:
+        """Another peer's forfeit, checked ourselves: not before the seat's own clock (as we keep
+        it) has run out and any time its peer said it still had (a dispute) has passed; then our
+        own grace period."""
+        out: list[Deadline] = []
+        for stage, seat in session.referee.forfeits_pending():
             since = self.forfeit_seen.setdefault((stage, seat), trio.current_time())
             shown = views.get(seat) if stage >= 0 else None
             if shown is not None and shown.running:
@@ -283,8 +310,6 @@ class Clocks:
             if stage >= 0 and seat in self.disputed:
                 since = max(since, self.disputed[seat] + self.seat_allowance(session, seat))
             out.append(Deadline(since + grace_s, Due.CONFIRM, seat, stage))
-        if session.stage is None and session.outcome is None and not debts:  # still setting up
-            out.append(Deadline(max(self.progress.values(), default=0.0) + grace_s, Due.STUCK, -1, 0))
         return out
 
     def _late(self, session: Session, debts: Sequence[Debt], grace_s: float) -> list[Deadline]:
@@ -322,7 +347,7 @@ class Clocks:
 
     def next_deadline(self, deadlines: Iterable[Deadline]) -> float:
         """When the match loop must look at the clocks next (the next ping at the latest)."""
-        return min([self.next_ping] + [when for when, *_ in deadlines])
+        return min([self.next_ping] + [deadline.when for deadline in deadlines])
 
     def ping_due(self) -> bool:
         """Whether it is time for the next ping (then the one after is scheduled)."""
@@ -337,52 +362,52 @@ class Clocks:
         deadlines must then be worked out afresh). Raises PeerGoneError if the match never
         started."""
         now = trio.current_time()
-        for when, what, seat, mark in sorted(deadlines):
-            if when > now or session.finished or session.fault is not None:
+        for deadline in sorted(deadlines):
+            if deadline.when > now or session.finished or session.fault is not None:
                 break
-            if what is Due.EXPIRE:
-                if seat in session.awaiting():  # (not a changeable choice's time running out)
-                    tell(OutOfTime(seat, timeout_played=True))
-                with contextlib.suppress(LocalMisuseError):
-                    session.time_out(seat)
-            elif what is Due.CLAIM:
-                observed = int((now - self.stage_at) * 1000)
-                self.claimed[seat] = now
-                tell(TimeoutClaimSent(seat, observed, *debt_words(session, seat)))
-                session.referee.claim_timeout(seat, observed)
-            elif what is Due.WARN:
-                view = session.clocks()[seat]
-                left = view.left_ms / 1000 - (now - self.began(session, seat))
-                # (The deadline's own mark has passed, whatever the float arithmetic says: a clock
-                # that does not move on between the deadline and now, a test's, would spin.)
-                marks = warnings(session)
-                reached = {m for m in marks if m >= left} | {mark}
-                passed = [m for m in sorted(reached) if (seat, view.key, m) not in self.warned]
-                self.warned.update((seat, view.key, m) for m in reached)
-                tell(ClockWarning(seat, 1000 * min(passed or [mark]), view.kind))
-            elif what is Due.FORFEIT:
-                with contextlib.suppress(LocalMisuseError):
-                    session.referee.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
-            elif what is Due.CONFIRM:  # (mark: the stage) silent for our own grace period too
-                session.referee.confirm_forfeit(mark, seat)
-            elif what is Due.WALKING:  # (seat: a peer) claim first, signed, as for any silence
-                self.walk_claimed[seat] = now
-                session.referee.claim_walkaway(seat, int((now - self.stage_at) * 1000))
-            elif what is Due.WALKED:
-                with contextlib.suppress(LocalMisuseError):
-                    session.referee.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
-            elif what is Due.LATE:
-                # Owed and unpaid for the grace period: claim first, signed; the seat's peer, if
-                # it is there at all, answers it, and a claim left unanswered for the grace
-                # period becomes a forfeit. A forfeit is never a bare assertion.
-                observed = int((now - self.stage_at) * 1000)
-                self.claimed[seat] = now
-                tell(TimeoutClaimSent(seat, observed, *debt_words(session, seat)))
-                session.referee.claim_timeout(seat, observed)
-            else:
-                raise PeerGoneError(f"the match did not start: no answer for {grace_s:.0f} seconds")
+            self._do(deadline, session, grace_s, tell)
             return True
         return False
+
+    def _do(self, deadline: Deadline, session: Session, grace_s: float, tell: Notify) -> None:
+        """What a deadline that has passed calls for."""
+        what, seat, now = deadline.what, deadline.seat, trio.current_time()
+        if what is Due.EXPIRE:
+            if seat in session.awaiting():  # (not a changeable choice's time running out)
+                tell(OutOfTime(seat, timeout_played=True))
+            with contextlib.suppress(LocalMisuseError):
+                session.time_out(seat)
+        elif what in (Due.CLAIM, Due.LATE):
+            # Owed and unpaid (on its clock, or for the grace period): claim first, signed; the
+            # seat's peer, if it is there at all, answers it, and a claim left unanswered for
+            # the grace period becomes a forfeit. A forfeit is never a bare assertion.
+            observed = int((now - self.stage_at) * 1000)
+            self.claimed[seat] = now
+            tell(TimeoutClaimSent(seat, observed, *debt_words(session, seat)))
+            session.referee.claim_timeout(seat, observed)
+        elif what is Due.WARN:
+            self._warn(session, seat, deadline.detail, tell)
+        elif what in (Due.FORFEIT, Due.WALKED):
+            with contextlib.suppress(LocalMisuseError):
+                session.referee.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
+        elif what is Due.CONFIRM:  # (the detail: the stage) silent for our own grace period too
+            session.referee.confirm_forfeit(deadline.detail, seat)
+        elif what is Due.WALKING:  # (seat: a peer) claim first, signed, as for any silence
+            self.walk_claimed[seat] = now
+            session.referee.claim_walkaway(seat, int((now - self.stage_at) * 1000))
+        else:
+            raise PeerGoneError(f"the match did not start: no answer for {grace_s:.0f} seconds")
+
+    def _warn(self, session: Session, seat: int, mark: int, tell: Notify) -> None:
+        """A round clock reached a warning mark: say so, once for every mark it has passed."""
+        view = session.clocks()[seat]
+        left = view.left_ms / 1000 - (trio.current_time() - self.began(session, seat))
+        # (The deadline's own mark has passed, whatever the float arithmetic says: a clock that
+        # does not move on between the deadline and now, a test's, would spin.)
+        reached = {m for m in warnings(session) if m >= left} | {mark}
+        passed = [m for m in sorted(reached) if (seat, view.key, m) not in self.warned]
+        self.warned.update((seat, view.key, m) for m in reached)
+        tell(ClockWarning(seat, 1000 * min(passed or [mark]), view.kind))
 
     def check_declared(self, session: Session, event: Event, tell: Notify, at: float | None = None) -> None:
         """Another seat's decision declared less time than we saw pass before it (until ``at``,

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 import trio
 
@@ -35,7 +36,8 @@ class Kind(StrEnum):
     CHAT = "chat"  # a local player's chat line (no connection): data the text
 
 
-class Item(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Item:
     """One item of the match loop's inbox: its kind, the connection it came on (None: from this
     machine), and its data (see :class:`Kind`)."""
 

@@ -6,11 +6,14 @@ flow. The host relays each peer's match messages to the others, but integrity ne
 every match message is signed by its author and checked by every receiver.
 
 One reader task per connection feeds one inbox; a single loop owns the session, so the session is
-never touched concurrently. After every call into the session, :meth:`Peer._flush` appends the
-transcript records and secrets to disk first, then sends.
+never touched concurrently: a :class:`~p2pgenius.net.match_loop.MatchLoop`, which the peer builds
+once the session exists (the host has gathered its players, a joiner has been seated, a crashed
+peer has read its files back), and which therefore never asks whether there is one.
 
-:class:`Peer` runs that loop (deciding, relaying) and composes the rest, one module a concern:
+:class:`Peer` holds who this peer is and how it plays, runs the lobby's side of a match, then the
+loop, and composes the rest, one module a concern:
 
+* ``match_loop``: :class:`MatchLoop`, the match played (deciders, deadlines, relaying, flushing);
 * ``connection``: :class:`Connection`, a secure channel over a trio stream, with its pings;
 * ``links``: :class:`~p2pgenius.net.links.Links`, the match's connections and the host's relaying;
 * ``pins``: :class:`~p2pgenius.net.pins.Pins`, the keys met before, checked and pinned in one place;
@@ -25,43 +28,32 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, NotRequired, TypedDict, Unpack
 
 import trio
 
-from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.canonical import encode
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net import DEFAULT_GRACE_S
-from p2pgenius.net.clocks import LAG_FLOOR_S, MAX_ALLOWANCE_S, PING_S, STALL_PINGS, Clocks, Deadline
-from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, READ_BYTES, Connection, Item, Kind, PeerGoneError
-from p2pgenius.net.events import (
-    ConnectionLost,
-    DecisionRefused,
-    Listening,
-    NetEvent,
-    Notice,
-    Notify,
-    OutOfTime,
-    Reconnecting,
-    ignore,
-    lobby_text,
-)
+from p2pgenius.net.clocks import LAG_FLOOR_S, MAX_ALLOWANCE_S, PING_S, Clocks
+from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, READ_BYTES, Connection, Item, PeerGoneError
+from p2pgenius.net.events import Listening, NetEvent, Notice, Notify, Reconnecting, ignore, lobby_text
 from p2pgenius.net.files import Files
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
-from p2pgenius.net.lobby import LOBBY_FIELDS, Joining, Lobby, Member, check_lobby
+from p2pgenius.net.lobby import LOBBY_FIELDS, Joining, Lobby, Member
+from p2pgenius.net.match_loop import Decide, MatchLoop, Report
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.reconnect import Reconnection, WayBack
 from p2pgenius.net.spectators import Spectators
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
-from p2pgenius.protocol.session import AuditDue, Event, Session, SessionView
+from p2pgenius.protocol.session import Session, SessionView
 from p2pgenius.protocol.transcript import header
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.threads import off_loop, settle_heap
@@ -76,23 +68,28 @@ __all__ = [
     "Connection",
     "Decide",
     "Files",
+    "Hosted",
     "Item",
+    "MatchLoop",
     "Member",
     "Peer",
     "PeerGoneError",
     "Report",
     "lobby_text",
-    "open_peer",
 ]
 
-Decide = Callable[[SessionView, int], Awaitable[Mapping[str, Any] | None]]
-"""Chooses an action for a local seat (None: let an optional action pass)."""
-Report = Callable[[SessionView, Event], None]
-"""Shows a session event to the person running this peer."""
 
+class Hosted(TypedDict):
+    """What a host offers (:meth:`Peer.host`): the game, its options and setup, how many peers
+    play (``peers``, the host among them), the seats the host claims, and whether watchers may
+    come (``spectators``: the lobby shows them every player)."""
 
-MAX_REFUSED: Final = 5
-"""Refused decisions for one seat and stage before its decider is given the game's timeout."""
+    game: str
+    options: Mapping[str, Any]
+    setup: Mapping[str, Any]
+    peers: int
+    seats: NotRequired[Sequence[int]]
+    spectators: NotRequired[bool]
 
 
 class WrongHostError(IdentityError):
@@ -128,22 +125,20 @@ class Peer:
     bot: str | None = None  # the level of the bot at this peer's seats ("": its game's default)
     expect_name: str | None = None  # a joiner: the host's name as its announcement gave it
     wrong_host: Callable[[], None] = lambda: None  # a joiner: the host that answered last had another key
-    _inbox: Inbox[Item] | None = None  # the match loop's, while it runs
-    _nursery: trio.Nursery | None = None
-    _clocks: Clocks = field(default_factory=Clocks, repr=False)
-    _reconnection: Reconnection | None = None  # while playing
+    _clocks: Clocks = field(default_factory=Clocks, repr=False)  # kept across a match's loops
     decide_ahead: bool = False  # let ``decide`` choose for the next stage when the game allows
     settle_at_once: bool = False  # a sealed choice stands as soon as it is made (bots: no minute)
     considers_proposals: bool = False  # a person hosts: a player's proposal waits for its answer
     linger: bool = False  # after the end, keep the table open for chat until the others leave
-    _deciding: dict[tuple[int, int], trio.CancelScope] = field(default_factory=dict)  # (stage, seat)
-    _not_ahead: set[tuple[int, int]] = field(default_factory=set)  # (stage, seat): refused ahead
     _beside: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # run beside play
     _lobby: Lobby | None = None  # a host's, while it gathers players
     _joining: Joining | None = None  # a joiner's, until the start
-    _refused: dict[tuple[int, int], int] = field(default_factory=dict)  # (stage, seat) -> times
+    _loop: MatchLoop | None = None  # while the match is played
     _told_listening: bool = False
     _resumed_stage: tuple[int, float] | None = None  # a resumed peer: (stage, began), from its note
+
+    loop_type: ClassVar[type[MatchLoop]] = MatchLoop
+    """The loop this peer plays its matches in (a test's misbehaving peer plays in another)."""
 
     async def __aenter__(self) -> Peer:
         return self
@@ -162,6 +157,13 @@ class Peer:
         """The match as a screen or a report may read it (None before there is one)."""
         return None if self.session is None else self.session.view
 
+    def _match(self) -> Session:
+        """The session of the match at hand (LocalMisuseError before there is one: host, join or
+        resume first)."""
+        if self.session is None:
+            raise LocalMisuseError("there is no match yet: host, join or resume one first")
+        return self.session
+
     @property
     def pins(self) -> Pins:
         """The keys this peer met before (``pin_dir``)."""
@@ -174,10 +176,6 @@ class Peer:
 
     # -- connecting ------------------------------------------------------------------------
 
-    def channel(self, *, initiator: bool, hello: Mapping[str, Any]) -> SecureChannel:
-        """A fresh channel carrying our identity."""
-        return SecureChannel(initiator=initiator, identity=self.identity, hello=hello)
-
     def check_expected(self, key: bytes) -> None:
         """Refuse a host whose key is not the one an invite (or an announcement) named
         (IdentityError)."""
@@ -188,23 +186,15 @@ class Peer:
                 "Someone may be in the middle; do not play, and ask your friend for a fresh invite"
             )
 
-    async def host(
-        self,
-        listener: trio.abc.Listener[trio.abc.Stream],
-        *,
-        game: str,
-        options: Mapping[str, Any],
-        setup: Mapping[str, Any],
-        peers: int,
-        seats: Sequence[int] = (),
-        spectators: bool = False,
-    ) -> None:
+    async def host(self, listener: trio.abc.Listener[trio.abc.Stream], **table: Unpack[Hosted]) -> None:
         """Hold the lobby until ``peers - 1`` players have joined and said they are ready, then
-        propose the match and play it (``spectators``: admit read-only watchers, as the lobby
-        shows every player)."""
+        propose the match and play it (``table``: what is offered, see :class:`Hosted`)."""
         async with trio.open_nursery() as watching:
             self.spectators = Spectators(
-                nursery=watching, allowed=spectators, session=lambda: self.session, say=self.report_line
+                nursery=watching,
+                allowed=table.get("spectators", False),
+                session=lambda: self.session,
+                say=self.report_line,
             )
             lobby = Lobby(
                 self.identity,
@@ -213,16 +203,16 @@ class Peer:
                 pins=self.pins,
                 spectators=self.spectators,
                 considers=self.considers_proposals,
-                game=game,
-                options=options,
-                setup=setup,
-                peers=peers,
-                seats=seats,
+                game=table["game"],
+                options=table["options"],
+                setup=table["setup"],
+                peers=table["peers"],
+                seats=table.get("seats", ()),
                 token=self.token,
                 invite_only=self.invite_only,
                 bot=self.bot,
             )
-            warmed = self._warm_soon(watching, game)  # (while the players come)
+            warmed = warm_soon(watching, table["game"])  # (while the players come)
             self._lobby = lobby
             try:
                 await self._host(listener, lobby, watching, warmed)
@@ -253,10 +243,10 @@ class Peer:
         # terms need not wait for it).
         nursery.start_soon(self._admit, keys, names)
         await warmed.wait()
-        self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
+        session = self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
         self.listener = listener
         await self._start_transcript("host")
-        self.session.propose(
+        session.propose(
             lobby.game,
             options=lobby.options,
             setup=lobby.setup,
@@ -280,7 +270,9 @@ class Peer:
             check_peer=self.pins.check,
             bot=self.bot,
         )
-        connection = Connection(stream, self.channel(initiator=True, hello=self.hello()))
+        connection = Connection(
+            stream, SecureChannel(initiator=True, identity=self.identity, hello=self.hello())
+        )
         self._joining = joining
         try:
             established = await connection.handshake(prepare=partial(joining.greeted, connection))
@@ -291,13 +283,13 @@ class Peer:
         # The game is in the host's hello: warm it up now, while the host's answer to our ready
         # is on its way (it waits in the socket meanwhile).
         hello_game = established.peer_hello.get("game")
-        await self._warm(str(hello_game))
+        await warm(str(hello_game))
         try:
             lobby, expected, behind = await joining.await_start(connection)
         finally:
             self._joining = None
         if lobby["game"] != hello_game:
-            await self._warm(lobby["game"])
+            await warm(lobby["game"])
         host = ([established.peer_key], [str(established.peer_hello.get("name"))])
         self._beside.append(partial(self._admit, *host))
         self.session = Session(
@@ -350,28 +342,6 @@ class Peer:
             hello["bot"] = self.bot
         return hello
 
-    @staticmethod
-    async def _warm(game: str) -> None:
-        """Load what the game's engine loads once (the Magic Square's index of every square, say)
-        in a worker thread, before the match needs it on the event loop; then set what is loaded
-        aside from the garbage collector (:func:`p2pgenius.threads.settle_heap`)."""
-        with contextlib.suppress(P2PGeniusError):
-            await off_loop(get_spec(game).warm)
-        settle_heap()
-
-    def _warm_soon(self, nursery: trio.Nursery, game: str) -> trio.Event:
-        """:meth:`_warm` in the background; the event is set once it is done."""
-        done = trio.Event()
-
-        async def warm() -> None:
-            try:
-                await self._warm(game)
-            finally:
-                done.set()
-
-        nursery.start_soon(warm)
-        return done
-
     def _check_host(self, host: Established) -> None:
         """The host, as soon as its hello is read: the invite's key, if any, and the pins."""
         self.check_expected(host.peer_key)
@@ -380,10 +350,6 @@ class Peer:
             raise PeerGoneError(
                 f"the host calls itself {name!r}, but its announcement said {self.expect_name!r}: not joining"
             )
-
-    def _check_lobby(self, payload: bytes, host_key: bytes) -> dict[str, Any]:
-        """A lobby message from the host, checked; raises PeerGoneError on a refusal or junk."""
-        return check_lobby(payload, host_key, self.identity.public)
 
     def resume(self, transcript: bytes, secrets: bytes) -> dict[str, Any]:
         """Rebuild the session of a crashed match from its files; returns the transcript's
@@ -403,13 +369,13 @@ class Peer:
     async def _start_transcript(self, role: str) -> None:
         """Begin the match's files; the header says how to come back (and, for a joiner, what
         the terms must carry)."""
-        assert self.session is not None
+        session = self._match()
         meta: dict[str, Any] = {"role": role, "address": self.address, "name": self.name}
         # When the match began here, in UTC (for a reader: export's Date; nothing checks it).
         meta["date"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         if self.agreed is not None:
             meta["expected"] = self.agreed
-        self.files.start(header(self.session.keys, self.session.me, **meta))
+        self.files.start(header(session.keys, session.me, **meta))
 
     def _tell_listening(self, *, again: bool) -> None:
         # The caller that opened the door says where (it knows the address it bound).
@@ -419,59 +385,72 @@ class Peer:
     # -- playing ---------------------------------------------------------------------------
 
     async def play(self, first: Sequence[tuple[Connection, bytes]] = ()) -> None:
-        """Run the match to its end (or a fault); ``first``: payloads already read.
-
-        One loop owns the session. Local players decide in their own tasks (so messages, chat
-        and clocks go on while someone thinks) and hand their decisions to the loop; between
-        items the loop keeps the clocks: its own seats' timeouts, claims against other seats,
-        forfeits after the grace period, the game's warnings on round clocks, and pings."""
+        """Run the match to its end (or a fault) in a :class:`MatchLoop`; ``first``: payloads
+        already read. Raises LocalMisuseError if there is no match to play (host, join or
+        resume first)."""
+        session = self._match()
         try:
-            await self._play(first)
+            await self._play(session, first)
         finally:
             self.files.close()
             self.files.release()
 
-    async def _play(self, first: Sequence[tuple[Connection, bytes]]) -> None:
-        session = self.session
-        assert session is not None
-        session.courier.defer_audit = True  # (judged in a worker thread: _audit_if_due)
+    async def _play(self, session: Session, first: Sequence[tuple[Connection, bytes]]) -> None:
+        session.courier.defer_audit = True  # (judged in a worker thread: the loop's audit)
         if session.terms is not None:
-            await self._warm(session.terms["game"])
+            await warm(session.terms["game"])
         self._clocks.start(session)
         async with trio.open_nursery() as nursery:
-            inbox = Inbox[Item](nursery)
-            await self._open_table(nursery, inbox, first)
-            await self._flush()
-            while not session.finished and session.fault is None:
-                self._follow_stage()
-                item: Item | None = None
-                with trio.move_on_at(self._clocks.next_deadline(self._deadlines())):
-                    item = await inbox.receive()
-                if item is not None:  # (handled outside the deadline: a send is never cut short)
-                    await self._on_item(item)
-                else:
-                    await self._on_time()
-            if self.linger and session.finished:
-                await self._after_the_end(inbox)
-            self._inbox = None  # (nothing said from now on reaches anyone)
+            loop = self._loop = self._match_loop(session, nursery, Inbox[Item](nursery))
+            self._open_doors(nursery, loop.reconnection)
+            try:
+                await loop.run(first)
+            finally:
+                self._loop = None  # (nothing said from now on reaches anyone)
             nursery.cancel_scope.cancel()
-        self._reconnection = None
         await self.links.aclose()
 
-    async def _open_table(
-        self,
-        nursery: trio.Nursery,
-        inbox: Inbox[Item],
-        first: Sequence[tuple[Connection, bytes]],
-    ) -> None:
-        """Start what runs beside the match loop: a reader per connection (``first``: payloads
-        already read, each handed in by its connection's reader before what it reads), the ways
-        back in, the jobs queued to run beside play."""
-        self._inbox, self._nursery = inbox, nursery
-        reconnection = self._reconnection = self._ways_back(inbox, nursery)
-        for connection in self.links:
-            ahead = [payload for read_on, payload in first if read_on is connection]
-            nursery.start_soon(connection.messages, inbox, ahead)
+    def _match_loop(self, session: Session, nursery: trio.Nursery, inbox: Inbox[Item]) -> MatchLoop:
+        """The loop that plays ``session``, and its ways back in (see ``reconnect``)."""
+        way_back = None
+        if self.reconnect is not None:
+            way_back = WayBack(self.reconnect, self.address, self.grace_s, self.wrong_host)
+        reconnection = Reconnection(
+            session,
+            self.links,
+            inbox,
+            nursery,
+            identity=self.identity,
+            name=self.name,
+            pins=self.pins,
+            tell=self.tell,
+            came_back=self._clocks.came_back,
+            spectators=self.spectators,
+            way_back=way_back,
+        )
+        resumed, self._resumed_stage = self._resumed_stage, None
+        return self.loop_type(
+            session,
+            nursery,
+            inbox,
+            reconnection,
+            self.files,
+            self.links,
+            self._clocks,
+            self.decide,
+            self.report,
+            self.tell,
+            self.grace_s,
+            spectators=self.spectators,
+            decide_ahead=self.decide_ahead,
+            settle_at_once=self.settle_at_once,
+            linger=self.linger,
+            resumed_stage=resumed,
+        )
+
+    def _open_doors(self, nursery: trio.Nursery, reconnection: Reconnection) -> None:
+        """What runs beside the match loop: the jobs queued for it, a host's door for players
+        coming back, and a restarted joiner's way back to its host."""
         for job in self._beside:
             nursery.start_soon(job)
         self._beside.clear()
@@ -484,310 +463,33 @@ class Peer:
             self.tell(Reconnecting(self.address), quiet=True)
             reconnection.come_back_soon()
 
-    async def _after_the_end(self, inbox: Inbox[Item]) -> None:
-        """The match is over: the table stays open for chat ("gg") until every other player has
-        left (or this one does: its caller cancels the match's task)."""
-        while self.links:
-            item = await inbox.receive()
-            if item.kind in (Kind.MSG, Kind.CHAT):
-                await self._on_item(item)
-            elif item.kind is Kind.GONE and item.connection is not None and self.links.drop(item.connection):
-                self.tell(Notice("a player left the table"), quiet=not self.links)
-        self.tell(Notice("everyone else has left: the chat has closed"))
-
-    def _ways_back(self, inbox: Inbox[Item], nursery: trio.Nursery) -> Reconnection:
-        """How connections come back into this match (see ``reconnect``)."""
-        assert self.session is not None
-        way_back = None
-        if self.reconnect is not None:
-            way_back = WayBack(self.reconnect, self.address, self.grace_s, self.wrong_host)
-        return Reconnection(
-            self.session,
-            self.links,
-            inbox,
-            nursery,
-            identity=self.identity,
-            name=self.name,
-            pins=self.pins,
-            tell=self.tell,
-            came_back=self.came_back,
-            spectators=self.spectators,
-            way_back=way_back,
-        )
-
-    async def _on_item(self, item: Item) -> None:
-        kind, connection, data = item
-        if kind is Kind.MSG and connection is not None:
-            await self._on_payload(connection, *data)
-        elif kind is Kind.HEARD:  # a ping, or the answer to ours (``data``: its round trip)
-            if data is not None:
-                self._clocks.round_trip(data)
-        elif kind is Kind.GONE and connection is not None:
-            await self._gone(connection)
-        elif kind is Kind.SETTLE:
-            await self._settle(*data)
-        elif kind is Kind.CHAT:
-            session = self.session
-            assert session is not None
-            try:
-                session.chat(data)
-            except P2PGeniusError as exc:
-                self.tell(Notice(str(exc)))
-            await self._flush()
-        elif kind is Kind.DECIDED:  # a local decision
-            await self._decided(*data)
-
     def offer(self, seat: int, action: Mapping[str, Any] | None) -> None:
         """A decision for a local seat from outside the ``decide`` callback (a terminal UI; a
-        change of mind about a sealed choice while its time runs)."""
-        session = self.session
-        if self._inbox is not None and session is not None and session.stage is not None:
-            self._inbox.put(Item(Kind.DECIDED, None, (session.stage.number, seat, action)))
+        change of mind about a sealed choice while its time runs): ignored unless the match is
+        being played."""
+        if self._loop is not None:
+            self._loop.offer(seat, action)
 
     def settle(self, seat: int) -> None:
         """Let a local seat's sealed choice stand now, before its minute is up (from outside the
         loop, like :meth:`offer`): the turn resolves as soon as every choice stands."""
-        session = self.session
-        if self._inbox is not None and session is not None and session.stage is not None:
-            self._inbox.put(Item(Kind.SETTLE, None, (session.stage.number, seat)))
-
-    async def _settle(self, number: int, seat: int) -> None:
-        session = self.session
-        assert session is not None
-        if session.stage is None or session.stage.number != number or seat not in session.unsettled():
-            return  # (the turn moved on, or the choice stands already)
-        session.finalize(seat)
-        await self._flush()
+        if self._loop is not None:
+            self._loop.settle(seat)
 
     @property
     def chat_open(self) -> bool:
         """Whether a chat line would reach the table now (the match is on, or over and the table
         still open: see ``linger``)."""
-        return self._inbox is not None
+        return self._loop is not None
 
     def chat(self, text: str) -> None:
         """Say something to the table (from outside the loop, like :meth:`offer`)."""
-        if self._inbox is not None:
-            self._inbox.put(Item(Kind.CHAT, None, text))
-
-    # -- deciding ----------------------------------------------------------------------------
-
-    def _away(self, number: int) -> float:
-        """Seconds stage ``number`` had run here before this process resumed it (0 for any
-        other stage, or a clock that went back): this peer's own seats' clocks go on from
-        there, as the other peers' did, rather than give the time already spent back."""
-        if self._resumed_stage is None or self._resumed_stage[0] != number:
-            return 0.0
-        return max(time.time() - self._resumed_stage[1], 0.0)
-
-    def _follow_stage(self) -> None:
-        """Notice a new stage: note when it began here and start the local deciders."""
-        session = self.session
-        assert session is not None and self._nursery is not None
-        number = session.stage.number if session.stage is not None else -1
-        away, self._resumed_stage = self._away(number), None
-        if self._clocks.follow(number, away):
-            self.files.note_stage(number, time.time() - away)
-        wanted = {(number, seat) for seat in session.awaiting()}
-        if self.decide_ahead:  # (a choice for the next stage, where the game allows one now)
-            wanted |= {(number + 1, seat) for seat in session.ahead()} - self._not_ahead
-        for key, scope in list(self._deciding.items()):
-            if key not in wanted:
-                scope.cancel()
-                del self._deciding[key]
-        for key in sorted(wanted - self._deciding.keys()):
-            scope = self._deciding[key] = trio.CancelScope()
-            self._nursery.start_soon(self._decider, *key, scope)
-
-    async def _decider(self, number: int, seat: int, scope: trio.CancelScope) -> None:
-        session = self.session
-        assert session is not None
-        with scope:
-            refused = self._refused.get((number, seat), 0)
-            if refused:  # asked again after a refusal: not at once (a bot would spin)
-                await trio.sleep(min(0.05 * 2**refused, 2.0))
-            view = session.view
-            if session.stage is not None and number > session.stage.number:
-                view = view.next() or view  # chosen ahead, from the state it will be made in
-            action = await self.decide(view, seat)
-            if self._inbox is not None:  # (None: the match ended while it was deciding)
-                self._inbox.put(Item(Kind.DECIDED, None, (number, seat, action)))
-
-    async def _decided(self, number: int, seat: int, action: Mapping[str, Any] | None) -> None:
-        session = self.session
-        assert session is not None
-        stage = session.stage
-        if stage is not None and number == stage.number + 1 and action is not None:
-            await self._decided_ahead(number, seat, action)
-            return
-        if stage is None or stage.number != number or session.finished or session.fault is not None:
-            return  # too late: the stage moved on (a timeout, say)
-        if seat not in session.awaiting() and seat not in session.unsettled():
-            return
-        view = session.clocks().get(seat)
-        ms = int(self._clocks.own_elapsed() * 1000)
-        if seat in stage.optional:
-            ms, view = 0, None  # a challenge window is not on the clock
-        try:
-            if view is not None and ms >= view.left_ms:
-                self.tell(OutOfTime(seat))
-                session.time_out(seat)
-            elif action is None:
-                session.decline(seat, ms=ms)
-            else:
-                session.submit(seat, action, ms=ms)
-                if seat in session.unsettled() and (self.settle_at_once or stage.waiting == (seat,)):
-                    # A bot does not change its mind; nor is there anything to wait for when this
-                    # seat is the only one choosing (a Paralysis's hand): its choice stands now.
-                    session.finalize(seat)
-        except P2PGeniusError as exc:
-            self._refused_decision(number, seat, exc)
-        await self._flush()
-
-    def _refused_decision(self, number: int, seat: int, exc: P2PGeniusError) -> None:
-        """The session refused a local decision: say so, and ask again (a decider that keeps
-        choosing what the rules refuse, a broken bot, gets the game's timeout instead of being
-        asked for ever)."""
-        assert self.session is not None
-        self.tell(DecisionRefused(seat, str(exc)))
-        refused = self._refused[(number, seat)] = self._refused.get((number, seat), 0) + 1
-        if refused >= MAX_REFUSED:
-            self.tell(Notice(f"p{seat}: {refused} choices refused in a row; the rules' timeout is played"))
-            with contextlib.suppress(P2PGeniusError):
-                self.session.time_out(seat)
-        elif (number, seat) in self._deciding:
-            self._deciding.pop((number, seat)).cancel()  # ask again, with a fresh decider
-
-    async def _decided_ahead(self, number: int, seat: int, action: Mapping[str, Any]) -> None:
-        """A choice for the next stage, made while this one is still open (see
-        ``Session.ahead``); refused, the seat is simply asked again once that stage opens."""
-        session = self.session
-        assert session is not None
-        if seat not in session.ahead():
-            return
-        try:
-            session.submit_ahead(seat, action)
-        except P2PGeniusError as exc:
-            self.tell(DecisionRefused(seat, str(exc)))
-            self._not_ahead.add((number, seat))  # asked again once that stage opens, not before
-            self._deciding.pop((number, seat), None)
-            return
-        await self._flush()
-
-    # -- clocks (p2pgenius.net.clocks) -------------------------------------------------------
+        if self._loop is not None:
+            self._loop.chat(text)
 
     def clock_readings(self) -> dict[int, tuple[str, float, bool]]:
         """Every seat's clock as this peer shows it: (kind, seconds left, running)."""
         return {} if self.session is None else self._clocks.readings(self.session)
-
-    def came_back(self, peers: Iterable[int]) -> None:
-        """The connection to ``peers`` came back: their time is judged from now on this stage."""
-        self._clocks.came_back(peers)
-
-    def allowance(self) -> float:
-        """How late another seat may be before it is claimed to have run out: network lag
-        (capped, so a peer cannot buy time by answering pings late)."""
-        return self._clocks.allowance()
-
-    def _deadlines(self) -> list[Deadline]:
-        """(when, what, seat, detail) for every clock event still to come at this stage."""
-        assert self.session is not None
-        return self._clocks.deadlines(self.session, self.grace_s)
-
-    async def _on_time(self) -> None:
-        """A deadline passed: do what is due, in time order."""
-        session = self.session
-        assert session is not None
-        if self._clocks.ping_due():
-            await self.links.ping(stalled_after=STALL_PINGS)
-        if self._clocks.act(session, self._deadlines(), self.grace_s, self.tell):
-            await self._flush()
-
-    def _on_clock_event(self, event: Event, at: float | None = None) -> None:
-        """Timeout claims about our seats answered, disputes of our claims heeded, and other seats'
-        declared times checked against what we saw pass until ``at`` (when the message that
-        carried it was read: a busy loop does not make it later; None: now)."""
-        if self.session is not None:
-            self._clocks.answer_claim(self.session, event, self.tell)
-            self._clocks.check_declared(self.session, event, self.tell, at)
-
-    # -- messages (relaying) -----------------------------------------------------------------
-
-    async def _on_payload(self, connection: Connection, payload: bytes, now: float) -> None:
-        """A payload read at ``now`` (in trio's clock) on ``connection``."""
-        session = self.session
-        assert session is not None
-        self.files.note(f"<- {payload.hex()}")
-        try:
-            kind, raw = decode(payload)
-        except (EncodingError, ValueError, TypeError):
-            kind, raw = "", payload
-        if kind != "m" or not isinstance(raw, bytes):
-            self.tell(Notice("a peer sent something that is not a match message (ignored)"))
-            return
-        if session.me == 0:  # relay to the others; each checks the author's signature itself
-            await self.links.relay(payload, connection)
-        before = list(session.chain.next_seq)
-        for event in session.receive(raw):
-            self.report(session.view, event)
-            self._on_clock_event(event, now)
-            await self._audit_if_due(event)
-        self._clocks.progressed(before, session.chain.next_seq, now)
-        hashed = _hash_of(raw)
-        if (
-            hashed is not None
-            and hashed[0] < len(before)
-            and session.chain.next_seq[hashed[0]] > before[hashed[0]]
-        ):
-            self._clocks.hashed(*hashed, now)
-        await self._flush()
-
-    async def _flush(self) -> None:
-        session = self.session
-        assert session is not None
-        out = session.flush()
-        # Secrets first: a commitment on record whose nonce was lost could never be opened.
-        self.files.append(self.files.secrets, out.secrets)
-        self.files.append(self.files.transcript, out.records)
-        for raw in out.messages:
-            payload = encode(["m", raw])
-            self.files.note(f"-> {payload.hex()}")
-            await self.links.broadcast(payload)
-        if self.spectators is not None:
-            self.spectators.feed()  # (queued, never waited for)
-        for event in session.take_events():
-            self.report(session.view, event)
-            self._on_clock_event(event)
-            await self._audit_if_due(event)
-        if session.courier.flushing.messages or session.courier.flushing.records:
-            await self._flush()  # accepting a claim sent something more
-
-    async def _audit_if_due(self, event: Event) -> None:
-        """Every audit is in: judge it in a worker thread (it replays the whole match, tens of
-        milliseconds), so that nothing on the event loop takes long; the verdict is given back
-        here, on the loop, where the session is touched."""
-        session = self.session
-        if not isinstance(event, AuditDue) or session is None:
-            return
-        verdict = await off_loop(session.played.ending.audit_verdict)
-        session.played.ending.conclude_audit(verdict)
-        await self._flush()
-
-    async def _gone(self, connection: Connection) -> None:
-        """A connection closed. The match waits: a joiner tries to come back; a host keeps its
-        door open; a peer that stays away past the grace period forfeits."""
-        session = self.session
-        assert session is not None
-        if not self.links.drop(connection):
-            return  # (one replaced by a player's new connection: nothing is lost)
-        if session.finished or session.fault is not None:
-            return
-        index = 0 if session.me != 0 else self.links.index_of(connection)
-        away = [p for p in range(len(session.keys)) if p != session.me] if session.me != 0 else [index]
-        self._clocks.went_away(p for p in away if p is not None)
-        self.tell(ConnectionLost(index))
-        if self.reconnect is not None and self._reconnection is not None:
-            self._reconnection.come_back_soon()
 
     # -- what the person running this peer is told -------------------------------------------
 
@@ -803,33 +505,25 @@ class Peer:
         self.say(text)
 
 
-@contextlib.asynccontextmanager
-async def open_peer(
-    identity: Identity,
-    name: str,
-    files: Files,
-    decide: Decide,
-    report: Report,
-    say: Callable[[str], None],
-    **options: Any,
-) -> AsyncIterator[Peer]:
-    """A :class:`Peer` (``options``: its other fields, by name) whose connections and files are
-    closed however the block ends: the way to run one.
-
-    ``async with open_peer(identity, "ann", files, bots.decide, report, print) as peer:
-    await peer.join(stream)``"""
-    async with Peer(identity, name, files, decide, report, say, **options) as peer:
-        yield peer
+async def warm(game: str) -> None:
+    """Load what the game's engine loads once (the Magic Square's index of every square, say) in
+    a worker thread, before the match needs it on the event loop; then set what is loaded aside
+    from the garbage collector (:func:`p2pgenius.threads.settle_heap`). An unknown game: nothing
+    to load (the lobby or the terms refuse it)."""
+    with contextlib.suppress(P2PGeniusError):
+        await off_loop(get_spec(game).warm)
+    settle_heap()
 
 
-def _hash_of(raw: bytes) -> tuple[int, int] | None:
-    """(author, stage) if ``raw`` is a ``hash`` message (for the clocks: how long its author
-    took to apply the stage), else None."""
-    try:
-        envelope = decode(raw)
-        author, body = envelope[2], envelope[5]
-    except (EncodingError, LookupError, TypeError, ValueError):
-        return None
-    if isinstance(body, list) and len(body) == 3 and body[0] == "hash" and type(body[1]) is int:
-        return (author, body[1]) if type(author) is int and author >= 0 else None
-    return None
+def warm_soon(nursery: trio.Nursery, game: str) -> trio.Event:
+    """:func:`warm` in the background; the event is set once it is done."""
+    done = trio.Event()
+
+    async def warming() -> None:
+        try:
+            await warm(game)
+        finally:
+            done.set()
+
+    nursery.start_soon(warming)
+    return done

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Final
 
 import trio
@@ -83,6 +83,7 @@ class WayBack:
     wrong_host: Callable[[], None]
 
 
+@dataclass(eq=False)  # (one object per match: equal only to itself)
 class Reconnection:
     """The ways back into a match while it is played: new connections are greeted and read in
     ``nursery``, join ``links`` and what they bring goes to the match loop's ``inbox``.
@@ -92,46 +93,33 @@ class Reconnection:
     ``came_back`` (the clocks judge the players who came back from now on), the host's
     ``spectators`` (a watcher may knock mid-match) and a joiner's ``way_back``."""
 
-    def __init__(
-        self,
-        session: Session,
-        links: Links,
-        inbox: Inbox[Item],
-        nursery: trio.Nursery,
-        *,
-        identity: Identity,
-        name: str,
-        pins: Pins,
-        tell: Tell,
-        came_back: Callable[[Iterable[int]], None],
-        spectators: Spectators | None = None,
-        way_back: WayBack | None = None,
-    ) -> None:
-        self.session = session
-        self.links = links
-        self.inbox = inbox
-        self.nursery = nursery
-        self.identity = identity
-        self.name = name
-        self.pins = pins
-        self.tell = tell
-        self.came_back = came_back
-        self.spectators = spectators
-        self.way_back = way_back
+    session: Session
+    links: Links
+    inbox: Inbox[Item]
+    nursery: trio.Nursery
+    _: KW_ONLY
+    identity: Identity
+    name: str
+    pins: Pins
+    tell: Tell
+    came_back: Callable[[Iterable[int]], None]
+    spectators: Spectators | None = None
+    way_back: WayBack | None = None
 
     def _channel(self, *, initiator: bool) -> SecureChannel:
         return SecureChannel(initiator=initiator, identity=self.identity, hello={"name": self.name})
 
     def come_back_soon(self) -> None:
-        """A joiner lost its host (or restarted): find it again, in the background."""
-        self.nursery.start_soon(self.come_back)
+        """A joiner lost its host (or restarted): find it again, in the background (a host, with
+        no way back, waits at its door instead)."""
+        if self.way_back is not None:
+            self.nursery.start_soon(self.come_back, self.way_back)
 
-    async def come_back(self) -> None:
-        """A joiner that lost the host: connect again and again, for as long as the match is on
-        (a player away owes only what it owes, and its clock runs on: it is not gone). Each
+    async def come_back(self, way: WayBack) -> None:
+        """A joiner that lost the host: connect again and again ``way``, for as long as the match
+        is on (a player away owes only what it owes, and its clock runs on: it is not gone). Each
         second for the grace period, then every RETRY_S."""
-        way, session = self.way_back, self.session
-        assert way is not None
+        session = self.session
         often_until = trio.current_time() + way.grace_s
         said, again_at = "", 0.0  # a reason is said when it changes, and every SAY_AGAIN_S
         while not session.finished and session.fault is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from p2pgenius.canonical import Plain
@@ -140,16 +141,30 @@ class Rejected:
     reason: str
 
 
+class FaultKind(StrEnum):
+    """Why a match stopped. A StrEnum: the transcript records the kind as its string, and a
+    kind read back (or compared) as that string is the same member."""
+
+    CHEAT = "cheat"  # a peer broke the rules, and its signed messages prove it
+    DESYNC = "desync"  # the states diverged: one of the programs is wrong or altered
+    FORFEIT = "forfeit"  # a peer stopped answering (a claim of its silence went unanswered)
+
+
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """The match is stopped: a peer cheated (``kind`` "cheat"), states diverged ("desync") or a
-    peer stopped answering ("forfeit"). ``evidence`` names the messages that prove it."""
+    """The match is stopped, for the reason its ``kind`` says; ``evidence`` names the messages
+    that prove it."""
 
-    kind: str
+    kind: FaultKind
     peer: int | None
     stage: int
     reason: str
     evidence: Mapping[str, Plain]
+
+    def __post_init__(self) -> None:
+        # A kind given as its string (a record read back) becomes its member; an unknown one is
+        # refused here (ValueError), not shown later as a stop for no known reason.
+        object.__setattr__(self, "kind", FaultKind(self.kind))
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import P2PGeniusError
+from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.messages import OLD_VERSION, VERSION
 from p2pgenius.protocol.observer import Replayed, observer_of, replay
 from p2pgenius.protocol.records import (
@@ -273,7 +274,7 @@ def _judge(observer: Session, report: Report) -> None:
 def _winners_without(observer: Session, fault: Fault) -> tuple[int, ...]:
     """The seats that win by a fault: a forfeit or a cheat, once the seats are dealt, loses for
     the side of the peer at fault; a desync names nobody who lost."""
-    if fault.kind not in ("forfeit", "cheat") or fault.peer is None or not observer.owner:
+    if fault.kind not in (FaultKind.FORFEIT, FaultKind.CHEAT) or fault.peer is None or not observer.owner:
         return ()
     seats = [seat for seat, peer in enumerate(observer.owner) if peer == fault.peer]
     return observer.played.match.spec.winners_without(seats)

@@ -28,6 +28,7 @@ from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.catalog import names
 from p2pgenius.games.registry import get_spec
 from p2pgenius.local_files import TooLargeError, read_within
+from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.messages import VERSION
 from p2pgenius.protocol.transcript import UNCONFIRMED as UNSIGNED
@@ -43,7 +44,7 @@ FINISHED, STOPPED, UNCONFIRMED, UNFINISHED, UNREADABLE = (
 """What a line of the record is: a match with a result every peer signed, one stopped by a proven
 fault, one whose result not every peer signed, one that stops short, a file that is no transcript
 this program reads."""
-LOSING_FAULTS: Final = ("forfeit", "cheat")
+LOSING_FAULTS: Final = (FaultKind.FORFEIT, FaultKind.CHEAT)
 """Faults that lose the match for the side of the peer at fault (states that diverge do not:
 nobody can tell which engine was wrong)."""
 PREFIX: Final = 8
@@ -188,7 +189,7 @@ class Match:
             if not seats and self.fault_peer != self.me:
                 who = self.players[self.fault_peer].name
         verb = {"cheat": "cheated", "forfeit": "forfeited", "desync": "diverged"}.get(self.fault_kind)
-        if self.fault_kind == "desync":
+        if self.fault_kind == FaultKind.DESYNC:
             return "the peers' states diverged"
         return f"{who} {verb or self.fault_kind}"
 

@@ -69,7 +69,7 @@ class PeerAdapter:
         state = self.state
         number = session.stage.number if session.stage is not None else -1
         state.asking[seat] = number
-        if state.message.startswith("sent: "):
+        if state.echoes_sent:  # (the echo of the last choice sent: it is behind the person now)
             state.message = ""
         state.invalidate()
         try:

@@ -253,6 +253,7 @@ class TableInput:
             shown = frontend(game).echo(parsed.action, getattr(session, "state", None), seat)
         state.chosen[seat] = shown
         state.asking.pop(seat, None)
-        state.message = f"sent: {shown}"
+        sent = f"sent: {shown}"
         if session is not None and session.terms is not None and not session.fast:  # it may change
-            state.message += f"; `done` lets it stand now, or change it until {self.text.time_words()}"
+            sent += f"; `done` lets it stand now, or change it until {self.text.time_words()}"
+        state.echo_sent(sent)

@@ -85,7 +85,8 @@ class TableState:
         self.settled: set[int] = set()  # the person's seats whose choice it let stand (``done``)
         self._seen_blind: dict[int, list[Mapping[str, Any]]] = {}  # stage -> events told while blind
         self.confirming: tuple[str, int, moves.Parsed] | None = None  # a move waiting for y/n
-        self.message = ""  # one line of feedback under the input
+        self._message = ""  # one line of feedback under the input
+        self.echoes_sent = False  # the line shows what the person just sent (see ``echo_sent``)
         self.fault: Fault | None = None
         self.result: Mapping[str, Any] | None = None
         self.finished = False
@@ -95,6 +96,20 @@ class TableState:
         self._shown: tuple[Any, ...] = ()  # the engine events of the last step, as shown
         self._quiet: list[str] = []  # lines of the network layer shown elsewhere than the log
         self.invalidate: Callable[[], None] = lambda: None  # the screen's redraw, once there is one
+
+    @property
+    def message(self) -> str:
+        """One line of feedback under the input."""
+        return self._message
+
+    @message.setter
+    def message(self, text: str) -> None:
+        self._message, self.echoes_sent = text, False
+
+    def echo_sent(self, text: str) -> None:
+        """Show ``text``, the echo of a choice the person just sent: unlike any other line, it
+        goes once the person is asked again (the choice is then behind them)."""
+        self._message, self.echoes_sent = text, True
 
     # -- what the state says, given the session --------------------------------------------------
 

@@ -13,6 +13,7 @@ from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.lobby import INVITED_READY_S, READY_S
 from p2pgenius.protocol.bodies import SETUP
+from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.ui import moves
@@ -311,9 +312,11 @@ class TableText:
         session = self.session
         who = "a peer" if fault.peer is None or session is None else session.names[fault.peer]
         kinds = {
-            "cheat": f"{who} broke the rules, and the signed messages prove it.",
-            "desync": f"{who}'s game state differs from ours: one of the two programs is wrong or altered.",
-            "forfeit": f"{who} stopped answering and forfeits.",
+            FaultKind.CHEAT: f"{who} broke the rules, and the signed messages prove it.",
+            FaultKind.DESYNC: (
+                f"{who}'s game state differs from ours: one of the two programs is wrong or altered."
+            ),
+            FaultKind.FORFEIT: f"{who} stopped answering and forfeits.",
         }
         peer = self.adapter.peer
         path = peer.files.transcript if peer is not None else Path("?")

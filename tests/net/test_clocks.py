@@ -16,6 +16,7 @@ from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
 from p2pgenius.net.clocks import Deadline, Due
 from p2pgenius.net.inbox import Inbox
+from p2pgenius.net.match_loop import MatchLoop
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.session import Fault, SessionView
 from p2pgenius.protocol.transcript import verify
@@ -106,11 +107,17 @@ async def test_a_player_who_runs_out_is_timed_out_by_its_own_peer(
         assert verify(side.files.transcript.read_bytes()).ok
 
 
-class NeverTimesOut(Peer):
-    """A dishonest or broken peer: it never enforces its own clock."""
+class NoOwnTimeouts(MatchLoop):
+    """The loop of :class:`NeverTimesOut`."""
 
     def _deadlines(self) -> list[Deadline]:
         return [d for d in super()._deadlines() if d.what is not Due.EXPIRE]
+
+
+class NeverTimesOut(Peer):
+    """A dishonest or broken peer: it never enforces its own clock."""
+
+    loop_type = NoOwnTimeouts
 
 
 def sent_kinds(peer: Peer) -> list[str]:
@@ -141,11 +148,17 @@ async def test_a_timeout_claim_is_accepted_by_the_late_peer(tmp_path: Path, auto
     assert verify(host.files.transcript.read_bytes()).ok
 
 
-class IgnoresClaims(NeverTimesOut):
-    """Worse: it neither times itself out nor answers a claim."""
+class NoClaimsAnswered(NoOwnTimeouts):
+    """The loop of :class:`IgnoresClaims`."""
 
     def _on_clock_event(self, event: Any, at: float | None = None) -> None:
         del event, at
+
+
+class IgnoresClaims(NeverTimesOut):
+    """Worse: it neither times itself out nor answers a claim."""
+
+    loop_type = NoClaimsAnswered
 
 
 async def test_a_peer_that_answers_no_claim_forfeits_after_the_grace_period(
@@ -334,14 +347,20 @@ def test_a_peers_processing_allowance_is_capped() -> None:
     assert clocks.allowance(0) < MAX_ALLOWANCE_S  # (another peer's own allowance is unaffected)
 
 
+class SlowLoop(MatchLoop):
+    """The loop of :class:`SlowMachine`."""
+
+    async def _on_payload(self, connection: Any, payload: bytes, now: float) -> None:
+        await trio.sleep(2.0)
+        await super()._on_payload(connection, payload, now)
+
+
 class SlowMachine(Peer):
     """An honest peer on a slow machine: every message takes it 2 s to take in (as a peer that
     runs another program for each stage would; its connections still read, and answer pings, as
     the bytes come)."""
 
-    async def _on_payload(self, connection: Any, payload: bytes, now: float) -> None:
-        await trio.sleep(2.0)
-        await super()._on_payload(connection, payload, now)
+    loop_type = SlowLoop
 
 
 async def test_a_slow_peers_processing_is_not_taken_for_lateness(tmp_path: Path, autojump_clock: Any) -> None:
@@ -390,9 +409,9 @@ async def test_a_resumed_peer_counts_the_time_it_was_away_on_its_own_clock(
     del autojump_clock
     from types import SimpleNamespace
 
-    import p2pgenius.net.peer as peer_module
+    import p2pgenius.net.match_loop as loop_module
 
-    monkeypatch.setattr(peer_module, "time", SimpleNamespace(time=lambda: 10_000.0 + trio.current_time()))
+    monkeypatch.setattr(loop_module, "time", SimpleNamespace(time=lambda: 10_000.0 + trio.current_time()))
     host = peer(tmp_path, "host", BotDriver("random", 1), Silent())
     guest = peer(tmp_path, "guest", Thinks("random", 2, 10**6), Silent())
     with trio.move_on_after(20):  # then both processes stop dead, mid-turn
@@ -412,11 +431,12 @@ async def test_a_resumed_peer_counts_the_time_it_was_away_on_its_own_clock(
     again = peer(tmp_path, "guest", Thinks("random", 2, 10**6), Silent())
     again.identity = guest.identity
     again.resume(guest.files.transcript.read_bytes(), guest.files.secrets.read_bytes())
-    # Any other stage (the match moved on while it was away) begins when it is reached.
-    assert again._away(stage + 1) == 0.0 and 34 <= again._away(stage) <= 36
+    assert again.session is not None
     async with trio.open_nursery() as nursery:
-        again._nursery, again._inbox = nursery, Inbox[Any](nursery)
-        again._follow_stage()
+        loop = again._match_loop(again.session, nursery, Inbox[Any](nursery))
+        # Any other stage (the match moved on while it was away) begins when it is reached.
+        assert loop._away(stage + 1) == 0.0 and 34 <= loop._away(stage) <= 36
+        loop._follow_stage()
         left = again.clock_readings()[seat][1]
         # Only its own seats: the others' clocks (and its judgement of their time) start now.
         assert again._clocks.elapsed() == 0 and 34 <= again._clocks.own_elapsed() <= 36
@@ -459,10 +479,10 @@ async def test_a_resumed_peer_does_not_charge_the_time_it_was_away_to_the_other_
     del autojump_clock
     from types import SimpleNamespace
 
-    import p2pgenius.net.peer as peer_module
+    import p2pgenius.net.match_loop as loop_module
     from p2pgenius.net.latency import MemoryListener
 
-    monkeypatch.setattr(peer_module, "time", SimpleNamespace(time=lambda: 10_000.0 + trio.current_time()))
+    monkeypatch.setattr(loop_module, "time", SimpleNamespace(time=lambda: 10_000.0 + trio.current_time()))
     listener = MemoryListener(0.01)
     guest_log, again_log = Silent(), Silent()
     host = peer(tmp_path, "host", Thinks("random", 1, 20), Silent(), grace=600)

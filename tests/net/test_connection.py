@@ -10,7 +10,7 @@ import trio
 import trio.testing
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.net.connection import ROUND_TRIPS_KEPT, Connection, Item
+from p2pgenius.net.connection import ROUND_TRIPS_KEPT, Connection, Item, Kind
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.protocol.channel import SecureChannel
@@ -37,13 +37,14 @@ async def test_a_ping_is_answered_by_the_connection_and_its_round_trip_measured(
         nursery.start_soon(b.messages, inbox_b)
         await a.ping()
         heard_b = await inbox_b.receive()  # b read a ping: it answered, and says it heard a
-        assert heard_b[0] == "heard" and heard_b[1] is b and heard_b[2] is None
+        assert heard_b == Item(Kind.HEARD, b, None)
         heard_a = await inbox_a.receive()  # a read the answer: one round trip
-        assert heard_a[0] == "heard" and heard_a[1] is a and isinstance(heard_a[2], float)
-        assert a.round_trips == [heard_a[2]] and b.round_trips == []
+        assert heard_a.kind is Kind.HEARD and heard_a.connection is a and isinstance(heard_a.data, float)
+        assert a.round_trips == [heard_a.data] and b.round_trips == []
         await b.send(encode(["m", b"a match message"]))
-        kind, connection, (payload, at) = await inbox_a.receive()
-        assert (kind, connection, decode(payload)) == ("msg", a, ["m", b"a match message"])
+        item = await inbox_a.receive()
+        payload, at = item.data
+        assert (item.kind, item.connection, decode(payload)) == (Kind.MSG, a, ["m", b"a match message"])
         assert at == trio.current_time()
         nursery.cancel_scope.cancel()
 
@@ -53,19 +54,19 @@ async def test_a_pong_for_no_ping_of_ours_measures_nothing(autojump_clock: Any) 
     a, b = await pair()
     # A peer that answers pings it was never sent (to look faster, or slower) measures nothing;
     # one answered twice counts once.
-    assert await a.item(encode(["pong", 7])) == ("heard", a, None)
+    assert await a.item(encode(["pong", 7])) == Item(Kind.HEARD, a, None)
     a._pings[3] = trio.current_time()
     await trio.sleep(0.5)
-    assert await a.item(encode(["pong", 3])) == ("heard", a, 0.5)
-    assert await a.item(encode(["pong", 3])) == ("heard", a, None)
+    assert await a.item(encode(["pong", 3])) == Item(Kind.HEARD, a, 0.5)
+    assert await a.item(encode(["pong", 3])) == Item(Kind.HEARD, a, None)
     assert a.round_trips == [0.5]
     # Only the latest round trips are kept, and pings never answered are forgotten.
     for _ in range(ROUND_TRIPS_KEPT * 3):
         await a.ping()
     assert len(a._pings) <= ROUND_TRIPS_KEPT + 1
     # Anything else, even an ill-formed ping, is the match loop's to judge.
-    assert (await a.item(encode(["ping", "x"])))[0] == "msg"
-    assert (await a.item(b"\xff"))[0] == "msg"
+    assert (await a.item(encode(["ping", "x"]))).kind is Kind.MSG
+    assert (await a.item(b"\xff")).kind is Kind.MSG
     del b
 
 
@@ -86,16 +87,16 @@ async def test_links_relay_to_the_others_and_a_player_back_replaces_its_old_conn
     await links.aclose()
 
 
-async def test_open_peer_closes_its_connections_and_files_however_the_block_ends(tmp_path: Path) -> None:
+async def test_a_peer_closes_its_connections_and_files_however_its_block_ends(tmp_path: Path) -> None:
     from p2pgenius.bots.driver import BotDriver
     from p2pgenius.net.files import Files
-    from p2pgenius.net.peer import open_peer
+    from p2pgenius.net.peer import Peer
 
     a, a_far = await pair()
     files = Files(tmp_path / "m.p2pt", tmp_path / "m.secrets")
 
     async def leaves() -> None:
-        async with open_peer(Identity.generate(), "ann", files, BotDriver().decide, print, print) as peer:
+        async with Peer(Identity.generate(), "ann", files, BotDriver().decide, print, print) as peer:
             peer.links.add(a)
             files.append(files.transcript, [b"a record"])
             assert files._open
@@ -128,10 +129,10 @@ async def test_a_connection_is_closed_as_dead_only_after_pings_of_ours_went_unan
         await links.ping(stalled_after=3)
         assert a.unanswered == 3
         await b.send(encode(["m", b"late, but here"]))  # any byte at all counts as an answer
-        assert (await inbox_a.receive())[0] == "msg"
+        assert (await inbox_a.receive()).kind is Kind.MSG
         assert a.unanswered == 0
         for _ in range(3):
             await links.ping(stalled_after=3)
         await links.ping(stalled_after=3)  # the fourth finds three unanswered: closed
-        assert (await inbox_a.receive())[0] == "gone"
+        assert (await inbox_a.receive()).kind is Kind.GONE
         nursery.cancel_scope.cancel()

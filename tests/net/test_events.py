@@ -116,6 +116,7 @@ async def test_a_joiner_failing_to_reach_its_host_says_why_once_not_every_second
 
     session = Session(keys=[Identity.generate().public, guest.identity.public], me=1, identity=guest.identity)
     async with trio.open_nursery() as nursery:
+        way = WayBack(refused, guest.address, 100, lambda: None)
         back = Reconnection(
             session,
             Links(),
@@ -125,11 +126,11 @@ async def test_a_joiner_failing_to_reach_its_host_says_why_once_not_every_second
             name=guest.name,
             pins=guest.pins,
             tell=guest.tell,
-            came_back=guest.came_back,
-            way_back=WayBack(refused, guest.address, 100, lambda: None),
+            came_back=guest._clocks.came_back,
+            way_back=way,
         )
         with trio.move_on_after(400):  # (it tries for as long as the match is on: not forever here)
-            await back.come_back()
+            await back.come_back(way)
         nursery.cancel_scope.cancel()  # (the inbox's own task)
     said = [line for line in log.lines if line.startswith("reconnecting:")]
     assert 2 <= len(said) <= 400 / SAY_AGAIN_S + 2, said

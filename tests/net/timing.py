@@ -18,6 +18,7 @@ import trio.testing
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
 from p2pgenius.net.clocks import Deadline, Due
+from p2pgenius.net.match_loop import MatchLoop
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import SessionView
@@ -175,16 +176,22 @@ class Mute(BotDriver):
         await trio.sleep_forever()
 
 
-class NeverTimesOut(Peer):
-    """A peer connected but silent: it never plays its own seats' timeouts nor answers a claim
-    about them (a hung program, or one that will not lose), so its seat stays silent past its
-    clock."""
+class SilentLoop(MatchLoop):
+    """The loop of :class:`NeverTimesOut`."""
 
     def _deadlines(self) -> list[Deadline]:
         return [d for d in super()._deadlines() if d.what is not Due.EXPIRE]
 
     def _on_clock_event(self, event: Any, at: float | None = None) -> None:
         pass
+
+
+class NeverTimesOut(Peer):
+    """A peer connected but silent: it never plays its own seats' timeouts nor answers a claim
+    about them (a hung program, or one that will not lose), so its seat stays silent past its
+    clock."""
+
+    loop_type = SilentLoop
 
 
 @dataclass

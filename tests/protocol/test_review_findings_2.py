@@ -158,7 +158,7 @@ def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_
         clock.jump(500)
         for _ in range(3):
             deadlines = clocks.deadlines(a, 120.0)
-            seen.extend(what for when, what, *_ in deadlines if when <= trio.current_time())
+            seen.extend(d.what for d in deadlines if d.when <= trio.current_time())
             clocks.act(a, deadlines, 120.0, lambda event: None)
             a.flush()
 

@@ -9,7 +9,7 @@ from typing import Any
 import trio
 
 from p2pgenius.bots.driver import BotDriver
-from p2pgenius.net.clocks import Clocks
+from p2pgenius.net.clocks import Clocks, Due
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Rejected, Session, start_table
 from p2pgenius.protocol.session.setup import make_ready
@@ -54,9 +54,9 @@ def test_a_bystander_confirms_a_forfeit_only_after_the_seats_own_clock_has_run_o
     async def confirm_at() -> float:
         clocks = Clocks()
         clocks.stage_at = trio.current_time()
-        found = [d for d in clocks.deadlines(watcher, grace_s=10.0) if d[1] == "confirm"]
+        found = [d for d in clocks.deadlines(watcher, grace_s=10.0) if d.what is Due.CONFIRM]
         assert len(found) == 1
-        return found[0][0] - clocks.stage_at
+        return found[0].when - clocks.stage_at
 
     assert trio.run(confirm_at) >= 60 + 10
 

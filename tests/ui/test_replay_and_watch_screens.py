@@ -21,7 +21,7 @@ from p2pgenius.canonical import encode
 from p2pgenius.cli.watch import live
 from p2pgenius.games.registry import names
 from p2pgenius.net.spectators import _take
-from p2pgenius.protocol.events import Fault
+from p2pgenius.protocol.events import Fault, FaultKind
 from p2pgenius.protocol.session import Event, SessionView
 from p2pgenius.protocol.transcript import records, verify
 from p2pgenius.ui.lines import plain
@@ -105,7 +105,7 @@ def test_a_step_of_a_match_is_its_step_not_the_stage_before_it() -> None:
 def test_a_fault_is_told_in_the_replays_numbering() -> None:
     def stopped(game: str, stage: int) -> Replay:
         report = verify(transcript(game))
-        fault = Fault("desync", 1, stage, "the state hashes differ", {})
+        fault = Fault(FaultKind.DESYNC, 1, stage, "the state hashes differ", {})
         return Replay(dataclasses.replace(report, ok=False, outcome=None, fault=fault))
 
     replay = stopped("magic-square", 11)  # the twelfth step's stage

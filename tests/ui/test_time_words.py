@@ -10,7 +10,7 @@ from typing import Any
 from p2pgenius import wording
 from p2pgenius.net.clocks import debt_words
 from p2pgenius.net.events import TimeoutClaimSent
-from p2pgenius.protocol.events import ClaimDisputed, Fault, TimeoutClaimed
+from p2pgenius.protocol.events import ClaimDisputed, Fault, FaultKind, TimeoutClaimed
 from p2pgenius.ui.render import clock_text
 from p2pgenius.ui.table import Table
 from tests.protocol.test_clocks import Pair
@@ -75,7 +75,7 @@ def test_a_forfeit_is_told_by_its_turn_and_its_player() -> None:
     pair = Pair("duel", {"fast": True})
     host, other = pair.s
     table = table_of(host)
-    table.state.fault = Fault("forfeit", other.me, 0, "bob (p1) forfeits: no answer", {})
+    table.state.fault = Fault(FaultKind.FORFEIT, other.me, 0, "bob (p1) forfeits: no answer", {})
     text = table.text.fault_text()
     assert "at turn 1" in text and "stage" not in text.split("\n")[0], text.split("\n")[0]
     assert "bob (p1) forfeits" in text

@@ -17,6 +17,7 @@ from prompt_toolkit.output import DummyOutput
 from p2pgenius.games.duel.engine import DUEL
 from p2pgenius.games.registry import get_game, names
 from p2pgenius.inmemory import play
+from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.session import Fault
 from p2pgenius.ui.app import MoveCompleter, build
 from p2pgenius.ui.frontends import InputError
@@ -166,7 +167,8 @@ def test_both_layouts_and_the_fault_screen_render(tmp_path: Path) -> None:
     render_once(table, Wide())
     assert "0:42" in plain([table.clock_line()])
     table.report(
-        match.sessions[0].view, Fault("cheat", 1, 3, "opened p1's stage-3 commitment to something else", {})
+        match.sessions[0].view,
+        Fault(FaultKind.CHEAT, 1, 3, "opened p1's stage-3 commitment to something else", {}),
     )
     story = table.fault_text()
     assert "broke the rules" in story and "p2pgenius verify" in story and str(tmp_path / "x.p2pt") in story

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from p2pgenius.canonical import Plain, encode
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.protocol.bodies import Body
-from p2pgenius.protocol.events import Event, Fault, Flush, Rejected
+from p2pgenius.protocol.events import Event, Fault, FaultKind, Flush, Rejected
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import OLD_VERSION, VERSION, Envelope, MessageError, open_envelope, seal
 from p2pgenius.protocol.session.chain import Chain
@@ -138,7 +138,7 @@ class Courier:
 
     def convict(self, exc: CheatError) -> None:
         """Stop the match on a peer's proven cheat."""
-        self.stop(Fault("cheat", exc.peer, self.stage_number, exc.reason, exc.evidence))
+        self.stop(Fault(FaultKind.CHEAT, exc.peer, self.stage_number, exc.reason, exc.evidence))
 
     def stop(self, fault: Fault) -> None:
         """Stop the match (once: the first fault is the one that stands)."""

@@ -7,7 +7,7 @@ from p2pgenius.canonical import encode
 from p2pgenius.errors import shown
 from p2pgenius.games.base import Outcome
 from p2pgenius.protocol.bodies import Audit, Desync, End, Hash
-from p2pgenius.protocol.events import AuditDue, Confirmed, Fault, MatchOver
+from p2pgenius.protocol.events import AuditDue, Confirmed, Fault, FaultKind, MatchOver
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.cards import Ref, check_card, check_opening, openings_of
 from p2pgenius.protocol.session.courier import Courier
@@ -56,7 +56,7 @@ class Ending:
                     courier.send(Desync(number, game.public(state)))
                 courier.stop(
                     Fault(
-                        "desync",
+                        FaultKind.DESYNC,
                         author,
                         number,
                         f"peer {author}'s state after stage {number} differs from ours",
@@ -137,7 +137,7 @@ class Ending:
             number, seat = verdict
             self.courier.stop(
                 Fault(
-                    "forfeit",
+                    FaultKind.FORFEIT,
                     self.match.owner[seat],
                     number,
                     f"p{seat} did not open its stage-{number} card at the audit",

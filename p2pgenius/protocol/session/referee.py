@@ -8,7 +8,14 @@ from typing import Protocol
 
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.protocol.bodies import SETUP, Dispute, Forfeit, Observed, TimeoutClaim
-from p2pgenius.protocol.events import ClaimDisputed, Fault, ForfeitVoided, TimeObserved, TimeoutClaimed
+from p2pgenius.protocol.events import (
+    ClaimDisputed,
+    Fault,
+    FaultKind,
+    ForfeitVoided,
+    TimeObserved,
+    TimeoutClaimed,
+)
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
@@ -234,7 +241,7 @@ class Referee:
         name = self.courier.names[owner[seat]]
         evidence = {"claim": env.hash.hex(), "claimed_by": env.author}
         reason = f"{name} (p{seat}) forfeits: {reason}"
-        self._forfeited(env, (stage, seat), Fault("forfeit", owner[seat], stage, reason, evidence))
+        self._forfeited(env, (stage, seat), Fault(FaultKind.FORFEIT, owner[seat], stage, reason, evidence))
 
     def _on_walkaway(self, env: Envelope, msg: Forfeit) -> None:
         """A forfeit before the deal: ``peer`` saw the others' coin shares and did not open its
@@ -252,7 +259,7 @@ class Referee:
             )
         reason = f"{self.courier.names[peer]} forfeits: did not open its coin share ({reason})"
         evidence = {"claim": env.hash.hex(), "claimed_by": env.author}
-        self._forfeited(env, (SETUP, peer), Fault("forfeit", peer, SETUP, reason, evidence))
+        self._forfeited(env, (SETUP, peer), Fault(FaultKind.FORFEIT, peer, SETUP, reason, evidence))
 
     def _forfeited(self, env: Envelope, key: Ref, fault: Fault) -> None:
         """A forfeit that holds on its face. Its author's stops the match at once. Anyone else's

@@ -1,0 +1,47 @@
+"""The screen's side of the peer: asked for a choice again, it clears the echo of the last one
+sent (a typed signal of the state), never a line that says something else."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.ui.peer_adapter import PeerAdapter
+from p2pgenius.ui.table_state import TableState
+
+
+def asked_with(state: TableState) -> str:
+    """The line under the input once the person's seat is asked to decide."""
+    adapter = PeerAdapter(state, BotDriver())
+    session: Any = SimpleNamespace(my_seats=(0,), stage=SimpleNamespace(number=4))
+
+    async def ask() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(adapter.decide, session, 0)
+            await trio.testing.wait_all_tasks_blocked()
+            assert state.asking == {0: 4}
+            nursery.cancel_scope.cancel()
+
+    trio.run(ask)
+    return state.message
+
+
+def test_the_echo_of_the_last_choice_sent_goes_when_the_person_is_asked_again() -> None:
+    state = TableState()
+    state.echo_sent("sent: b3")
+    assert state.message == "sent: b3" and state.echoes_sent
+    assert asked_with(state) == ""
+
+
+@pytest.mark.parametrize("line", ["refused: no such square; choose again", "sent: a line the peer wrote"])
+def test_any_other_line_stays_though_it_begins_with_the_same_words(line: str) -> None:
+    state = TableState()
+    state.echo_sent("sent: b3")
+    state.message = line  # (written since: no longer the echo)
+    assert not state.echoes_sent
+    assert asked_with(state) == line
