@@ -22,12 +22,12 @@ async def off_loop(work: Callable[..., T], *args: Any) -> T:
     """``work(*args)`` in a worker thread, so that it does not hold up the event loop; inline
     under a test's mock clock, which would jump ahead while the thread works (as if the work
     took no time and every deadline passed meanwhile)."""
-    if _mock_clock():
+    if mock_clock():
         return work(*args)
     return await trio.to_thread.run_sync(work, *args)
 
 
-def _mock_clock() -> bool:
+def mock_clock() -> bool:
     """Whether this loop runs on trio's mock clock. Only a test imports ``trio.testing`` (which
     imports pytest: 80 ms of every command's start-up), so a clock of it exists only then."""
     testing = sys.modules.get("trio.testing")
