@@ -95,7 +95,6 @@ LONG_FUNCTIONS = {
     "p2pgenius/protocol/session/core.py": {"_on_stage_message"},
     "p2pgenius/cli/watch.py": {"live"},
     "p2pgenius/games/duel/resolve.py": {"settle"},
-    "bench/loop.py": {"main"},
 }
 """The functions of more than 60 lines on the day the limit came: the list only shrinks."""
 MAX_LINES = 60
