@@ -563,6 +563,11 @@ def main() -> None:
     if args.cli:
         cli(delays, args.samples)
         return
+    every_seating(delays, args.samples, args.turns)
+
+
+def every_seating(delays: Sequence[float], samples: int, turns_timed: int) -> None:
+    """The default table: every seating ``samples`` times at each delay."""
     # What a game loads once per process (the Magic Square's index), loaded before the first
     # sample so that every sample is alike: a fresh process pays it once (see the note below).
     for game in sorted({s.game for s in SEATINGS}):
@@ -575,11 +580,11 @@ def main() -> None:
     for delay in delays:
         joins: list[list[tuple[float, float, float]]] = [[] for _ in SEATINGS]
         turns: list[list[float]] = [[] for _ in SEATINGS]
-        for _ in range(args.samples):  # a round over every seating, so that noise hits all alike
+        for _ in range(samples):  # a round over every seating, so that noise hits all alike
             for seating, joined, turned in zip(SEATINGS, joins, turns, strict=True):
                 joined.append(trio.run(joining, seating, delay))
                 if seating.game == "duel":
-                    turned.append(trio.run(duel_turns, delay, args.turns, seating.claims[0][0]))
+                    turned.append(trio.run(duel_turns, delay, turns_timed, seating.claims[0][0]))
         for seating, joined, turned in zip(SEATINGS, joins, turns, strict=True):
             seats, first, everyone = zip(*joined, strict=True)
             floor_seats, floor_first, floor_every = seating.floors
@@ -591,7 +596,7 @@ def main() -> None:
             )
     print()
     print(
-        f"Round trips (2 x the delay): the median of {args.samples} samples per cell, the lowest "
+        f"Round trips (2 x the delay): the median of {samples} samples per cell, the lowest "
         "and highest in brackets, then the floor the message path allows (the reasons: the "
         "comment above `SEATINGS` in bench/wan.py). Counted from the first handshake byte of "
         "the last joiner, the one timed (j1, j2, j3: the joiners in the order they come; j1 is the "
