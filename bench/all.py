@@ -37,6 +37,12 @@ BENCHES: list[tuple[str, str, list[str], list[str]]] = [
         ["--routes", "--delays", "25,50,100", "--samples", "3", "--turns", "10"],
         ["--routes", "--delays", "50", "--samples", "1", "--turns", "3"],
     ),
+    (
+        "Wide-area link: through the command line",
+        "wan.py",
+        ["--cli", "--delays", "25,50,100", "--samples", "5"],
+        ["--cli", "--delays", "50", "--samples", "2"],
+    ),
     ("Event-loop stalls", "loop.py", [], ["--matches", "1", "--max-stages", "200"]),
     (
         "Load: matches at once in one host process",
@@ -59,6 +65,7 @@ SMOKE: dict[str, list[str]] = {
     "Networked play": ["--matches", "1", "--turns", "10", "--memory-runs", "0", "--games", "duel"],
     "Wide-area link: round trips": ["--delays", "10", "--samples", "1", "--turns", "2"],
     "Wide-area link: through a relay": ["--routes", "--delays", "10", "--samples", "1", "--turns", "2"],
+    "Wide-area link: through the command line": ["--cli", "--delays", "10", "--samples", "1"],
     "Event-loop stalls": ["--matches", "1", "--max-stages", "60"],
     "Load: matches at once in one host process": ["--matches", "4", "--waves", "1"],
     "Transcript verification": ["--matches", "1"],

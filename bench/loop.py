@@ -4,7 +4,8 @@
 
 Networked matches of each game over loopback TCP, the host and its joiners (one for the duel and
 the Magic Square, three for Hornswoggle) in this process, every seat played by its game's default
-bot (the strong ones, which think in worker threads), the whole protocol with transcripts on disk.
+bot (the strong ones, which think in a process of each peer's own, as in the command line), the
+whole protocol with transcripts on disk.
 A trio Instrument times every task step of the peers (``before_task_step`` to ``after_task_step``,
 wall clock, and the CPU time of the loop's thread over the same step): while a step runs, nothing
 else on the loop does, so no message is read or answered and no clock is kept. The aim: nothing
@@ -12,7 +13,7 @@ on the event loop over 20 ms. (The benchmark's own task, which sets the peers up
 end, is left out: it is not the program's.)
 
 Reported per game: the steps counted, the longest (with the CPU time the loop's thread spent in it,
-less than the wall time when the step waited for the GIL, held by a bot thinking in its thread, or
+less than the wall time when the step waited for the GIL, held by another thread of the process, or
 for a core; and how much of it went to the garbage collector's passes) and which task held it, the
 99th percentile and the steps over 20 ms; then, per game, the tasks with the longest steps. Every
 peer shares this one loop, so a step of one peer's holds up all of them. Last, every step over
@@ -162,7 +163,7 @@ def _line(frame: FrameType) -> str:
 
 def _peer(tmp: Path, name: str, seed: int) -> Peer:
     files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets")
-    decide = BotDriver(None, seed).decide  # each game's default level: a strong bot, in a thread
+    decide = BotDriver(None, seed).decide  # each game's default level: a strong bot, in its process
     return Peer(
         Identity.generate(),
         name,
@@ -227,21 +228,47 @@ def main() -> None:
     timers: dict[str, StepTimer] = {}
     played: dict[str, tuple[int, int, int]] = {}  # game -> (matches, stages, cut)
     for game, peers in GAMES:
-        timer = timers[game] = StepTimer()
-        stop = threading.Event()
-        sampler = threading.Thread(target=sample, args=(timer, threading.get_ident(), stop), daemon=True)
-        if args.where:
-            sampler.start()
-        stages, cuts = 0, 0
-        gc.callbacks.append(timer.collecting)
-        try:
-            for seed in range(1, args.matches + 1):
-                got, cut = trio.run(match, game, peers, seed, args.max_stages, timer, instruments=[timer])
-                stages, cuts = stages + got, cuts + cut
-        finally:
-            stop.set()
-            gc.callbacks.remove(timer.collecting)
-        played[game] = (args.matches, stages, cuts)
+        timers[game] = StepTimer()
+        played[game] = (args.matches, *play_game(game, peers, args, timers[game]))
+    print_games(timers, played, args.max_stages)
+    print()
+    print_tasks(timers, args.top)
+    print_stalls(timers, where=args.where)
+    print()
+    print(
+        "Wall time of each task step, every peer's steps on one loop. Its CPU: the loop thread's "
+        "CPU time over that step (for the rest of it, the thread waited: for the GIL, held by a "
+        "thread of this process, or for a core); of which GC: the garbage collector's passes "
+        "on the loop's thread within the step (every peer of the match lives in this one process, "
+        "so a full pass walks all their objects: a lone peer's heap is smaller). Most CPU in one "
+        "step: the step that worked the longest, whatever its wall time. The bots think in a "
+        "process of each peer's own (`p2pgenius.bots.worker`), as they do in the command line."
+    )
+
+
+def play_game(game: str, peers: int, args: argparse.Namespace, timer: StepTimer) -> tuple[int, int]:
+    """``args.matches`` matches of ``game``, every step timed by ``timer`` (and, with
+    ``--where``, looked at by the sampler): (stages played, matches cut)."""
+    stop = threading.Event()
+    sampler = threading.Thread(target=sample, args=(timer, threading.get_ident(), stop), daemon=True)
+    if args.where:
+        sampler.start()
+    stages, cuts = 0, 0
+    gc.callbacks.append(timer.collecting)
+    try:
+        for seed in range(1, args.matches + 1):
+            got, cut = trio.run(match, game, peers, seed, args.max_stages, timer, instruments=[timer])
+            stages, cuts = stages + got, cuts + cut
+    finally:
+        stop.set()
+        gc.callbacks.remove(timer.collecting)
+    return stages, cuts
+
+
+def print_games(
+    timers: dict[str, StepTimer], played: dict[str, tuple[int, int, int]], max_stages: int
+) -> None:
+    """The first table: per game, the longest step, the 99th percentile and the steps over the aim."""
     print(
         "| game (peers) | bots | matches | stages | task steps | longest step | its CPU, of which GC "
         f"| task that held it | 99th percentile | steps over {STALL_MS:g} ms | most CPU in one step |"
@@ -252,45 +279,44 @@ def main() -> None:
         name, worst = max(timer.tasks.items(), key=lambda item: item[1].longest_s)
         busiest, most = max(timer.tasks.items(), key=lambda item: item[1].most_cpu_s)
         over = sum(t.over for t in timer.tasks.values())
-        cut_note = f" ({cuts} cut at {args.max_stages} stages)" if cuts else ""
+        cut_note = f" ({cuts} cut at {max_stages} stages)" if cuts else ""
         print(
             f"| {game} ({peers}) | {level_of(game, None)} | {matches}{cut_note} | {stages:,} "
             f"| {len(timer.durations):,} | {ms(worst.longest_s)} | {ms(worst.longest_cpu_s)}, "
             f"{ms(worst.longest_gc_s)} | `{name}` | {ms(percentile(timer.durations, 0.99))} | {over:,} "
             f"| {ms(most.most_cpu_s)} (`{busiest}`) |"
         )
-    print()
+
+
+def print_tasks(timers: dict[str, StepTimer], top: int) -> None:
+    """The second table: per game, the ``top`` tasks with the longest steps."""
     print(
-        f"| game | task (the {args.top} with the longest steps) | steps | longest | its CPU, of which GC "
+        f"| game | task (the {top} with the longest steps) | steps | longest | its CPU, of which GC "
         f"| over {STALL_MS:g} ms | most CPU in one step |"
     )
     print("|---|---|---|---|---|---|---|")
     for game, _ in GAMES:
         ranked = sorted(timers[game].tasks.items(), key=lambda item: -item[1].longest_s)
-        for name, task in ranked[: args.top]:
+        for name, task in ranked[:top]:
             print(
                 f"| {game} | `{name}` | {task.steps:,} | {ms(task.longest_s)} | {ms(task.longest_cpu_s)}, "
                 f"{ms(task.longest_gc_s)} | {task.over:,} | {ms(task.most_cpu_s)} |"
             )
+
+
+def print_stalls(timers: dict[str, StepTimer], *, where: bool) -> None:
+    """The last table, if any step went over the aim: every such step (and where it was)."""
     stalls = [(game, stall) for game, _ in GAMES for stall in timers[game].stalls]
-    if stalls:
-        where = " where the loop was at 10 ms |" if args.where else ""
-        print()
-        print(f"| game | every step over {STALL_MS:g} ms | its CPU, of which GC | task |{where}")
-        print("|---|---|---|---|" + ("---|" if args.where else ""))
-        for game, stall in stalls:
-            seen = f" {stall.where or '(not seen)'} |" if args.where else ""
-            cpu = f"{ms(stall.cpu_s)}, {ms(stall.gc_s)}"
-            print(f"| {game} | {ms(stall.took_s)} | {cpu} | `{stall.task}` |{seen}")
+    if not stalls:
+        return
+    heading = " where the loop was at 10 ms |" if where else ""
     print()
-    print(
-        "Wall time of each task step, every peer's steps on one loop. Its CPU: the loop thread's "
-        "CPU time over that step (for the rest of it, the thread waited: for the GIL, held by a "
-        "bot thinking in its thread, or for a core); of which GC: the garbage collector's passes "
-        "on the loop's thread within the step (every peer of the match lives in this one process, "
-        "so a full pass walks all their objects: a lone peer's heap is smaller). Most CPU in one "
-        "step: the step that worked the longest, whatever its wall time."
-    )
+    print(f"| game | every step over {STALL_MS:g} ms | its CPU, of which GC | task |{heading}")
+    print("|---|---|---|---|" + ("---|" if where else ""))
+    for game, stall in stalls:
+        seen = f" {stall.where or '(not seen)'} |" if where else ""
+        cpu = f"{ms(stall.cpu_s)}, {ms(stall.gc_s)}"
+        print(f"| {game} | {ms(stall.took_s)} | {cpu} | `{stall.task}` |{seen}")
 
 
 if __name__ == "__main__":

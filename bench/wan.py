@@ -1,6 +1,6 @@
 """Benchmark: matches over a wide-area link, in round trips (real TCP through a delay proxy).
 
-    .venv/bin/python bench/wan.py [--delays 25,50,100] [--samples 5] [--turns 30]
+    .venv/bin/python bench/wan.py [--delays 25,50,100] [--samples 5] [--turns 30] [--routes | --cli]
 
 A host and its joiners (one for the duel and the Magic Square, three for Hornswoggle) run in this
 process; every joiner reaches the host through ``p2pgenius.net.latency.delay_proxy``, which holds
@@ -25,17 +25,26 @@ naming a relay (the race must not slow the direct route: goal within 0.1 round t
 and through the real transit relay (``twist transitrelay`` on loopback, each peer's leg to it half
 the delay, so that the end-to-end delay is the same), the direct address dropping packets (goal:
 within 0.5 round trip of the direct route, head start included).
+
+``--cli`` measures instead the duel's join through the real command line: ``p2pgenius host duel
+--bot random`` and ``p2pgenius join INVITE --bot random`` in processes of their own, the joiner
+reaching the host through the same delay proxy, beside the same join in this process, sample by
+sample; counted as above, then from the joiner's TCP connection, and its start-up (from its spawn
+to that connection) in milliseconds (goal: the command line's first move within 0.1 round trip
+of this process's).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -44,8 +53,10 @@ import trio
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.games.registry import get_spec
+from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.addresses import Opener, open_socket
 from p2pgenius.net.files import Files
+from p2pgenius.net.keystore import load_identity
 from p2pgenius.net.latency import delay_proxy
 from p2pgenius.net.peer import Peer
 from p2pgenius.net.transit import Entrance, RelayKeeper, Way, relay_token
@@ -231,6 +242,186 @@ async def duel_turns(delay: float, turns: int, host_seat: int) -> float:
     return elapsed / turns / (2 * delay)
 
 
+# -- real processes: the command line's own path -----------------------------------------------
+
+PROBE = """
+import os, sys, time
+def mark(what, seen=set()):
+    if what not in seen:
+        seen.add(what)
+        os.write(2, f"@wan {what} {time.monotonic():.6f}\\n".encode())
+mark("start")
+import trio
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.cli.main import main
+from p2pgenius.cli.play import Printer
+from p2pgenius.protocol.events import SeatsDealt
+opened, sent, told, decide = (
+    trio.SocketStream.__init__, trio.SocketStream.send_all, Printer.event, BotDriver.decide
+)
+def connected(self, *args):
+    mark("connect")
+    opened(self, *args)
+async def sending(self, data):
+    mark("sent")
+    await sent(self, data)
+def event(self, session, event):
+    if isinstance(event, SeatsDealt):
+        mark("seats")
+    told(self, session, event)
+async def asked(self, session, seat):
+    mark("asked")
+    return await decide(self, session, seat)
+trio.SocketStream.__init__, trio.SocketStream.send_all = connected, sending
+Printer.event, BotDriver.decide = event, asked
+sys.argv[0] = "p2pgenius"
+sys.exit(main())
+"""
+"""What ``--cli`` runs as each peer, ``python -c PROBE host ...``: the command line itself, which
+notes on standard error (``@wan WHAT SECONDS``, the system's monotonic clock, which every process
+reads alike) when it started (Python's own start-up before it: the bench notes the spawn), when
+its first TCP connection opened and its first byte went, when it knew its seats and when it was
+first asked to decide. Nothing else of the program is changed."""
+
+
+@dataclass
+class Spawned:
+    """A command-line peer under way: its lines and marks as they come."""
+
+    process: trio.Process
+    lines: list[str]
+    marks: dict[str, float]
+
+
+async def spawn(nursery: trio.Nursery, words: Sequence[str], home: Path) -> Spawned:
+    """``p2pgenius WORDS`` (under :data:`PROBE`) with ``home`` as its config directory; its
+    output read as it comes. Killed when ``nursery`` is cancelled (no process is left behind)."""
+    environment = dict(os.environ, P2PGENIUS_HOME=str(home), P2PGENIUS_NO_CLIPBOARD="1")
+    process: trio.Process = await nursery.start(
+        partial(
+            trio.run_process,
+            [sys.executable, "-c", PROBE, *words],
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+    )
+    spawned = Spawned(process, [], {})
+    assert process.stdout is not None and process.stderr is not None
+    nursery.start_soon(_read, process.stdout, spawned)
+    nursery.start_soon(_read, process.stderr, spawned)
+    return spawned
+
+
+async def _read(stream: trio.abc.ReceiveStream, spawned: Spawned) -> None:
+    """Lines of ``stream`` into ``spawned`` (a mark into its marks)."""
+    pending = b""
+    async for chunk in stream:
+        *whole, pending = (pending + chunk).split(b"\n")
+        for line in whole:
+            text = line.decode("utf-8", "replace")
+            if text.startswith("@wan "):
+                _, what, when = text.split()
+                spawned.marks[what] = float(when)
+            else:
+                spawned.lines.append(text)
+
+
+async def _until(spawned: Sequence[Spawned], ready: Callable[[], bool], what: str) -> None:
+    """Wait for ``ready()``; if a process ends first or a minute passes, say why with its output."""
+    with trio.move_on_after(60):
+        while not ready():
+            if any(s.process.returncode is not None for s in spawned):
+                break
+            await trio.sleep(0.001)
+    if not ready():
+        told = "\n".join(line for s in spawned for line in s.lines[-5:])
+        raise RuntimeError(f"--cli: no {what}; the peers said:\n{told}")
+
+
+def proxied(invite_line: str, port: int) -> str:
+    """The host's invite, its address made the delay proxy's (as a port forwarded elsewhere)."""
+    invite = invite_codec.parse(invite_line.rsplit(maxsplit=1)[-1])
+    return str(replace(invite, port=port, addresses=("127.0.0.1",)))
+
+
+async def cli_joining(seating: Seating, delay: float, tmp: Path) -> tuple[float, float, float, float]:
+    """A real ``p2pgenius host`` and ``p2pgenius join`` (random bots, so no thinking counts),
+    the joiner through the delay proxy: (round trips to seats and to its first move from its
+    first handshake byte, as :func:`joining` counts; to its first move from its connect; and
+    milliseconds from its spawn to its connect)."""
+    game = ["--fast"] if seating.options.get("fast") else []
+    host_words = ["host", seating.game, "--bot", "random", "--no-relay", *game]
+    host_words += [*(f"--seat={s}" for s in seating.claims[0]), "--transcript", str(tmp / "host.p2pt")]
+    async with trio.open_nursery() as nursery:
+        host = await spawn(nursery, host_words, tmp / "host-home")
+        await _until([host], lambda: any("p2pgenius join " in line for line in host.lines), "invite")
+        invite = next(line for line in host.lines if "p2pgenius join " in line)
+        port = invite_codec.parse(invite.split()[-1]).port
+        proxy = await nursery.start(delay_proxy, "127.0.0.1", port, delay)
+        join_words = ["join", proxied(invite, proxy), "--bot", "random"]
+        join_words += [*(f"--seat={s}" for s in seating.claims[1]), "--transcript", str(tmp / "join.p2pt")]
+        spawned_at = time.monotonic()
+        joiner = await spawn(nursery, join_words, tmp / "join-home")
+        peers = [host, joiner]
+        await _until(peers, lambda: "asked" in joiner.marks and "asked" in host.marks, "first moves")
+        nursery.cancel_scope.cancel()
+    marks, rtt = joiner.marks, 2 * delay
+    return (
+        (marks["seats"] - marks["sent"]) / rtt,
+        (marks["asked"] - marks["sent"]) / rtt,
+        (marks["asked"] - marks["connect"]) / rtt,
+        (marks["connect"] - spawned_at) * 1000,
+    )
+
+
+def cli(delays: Sequence[float], samples: int) -> None:
+    """``--cli``: the duel's two seatings joined in one process (:func:`joining`) and through
+    the real command line (:func:`cli_joining`), sample by sample in turn, so that the load of
+    the machine falls on both alike."""
+    get_spec("duel").warm()
+    seatings = [s for s in SEATINGS if s.game == "duel"]
+    print(
+        "| one-way delay | who holds each seat | one process: to seats | to its first move "
+        "| real processes: to seats | to its first move | its first move from its connect "
+        "| its start-up to the connect |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        for home in ("host-home", "join-home"):
+            load_identity(tmp / home)  # (a player's key is made once, not on the way to a match)
+        for delay in delays:
+            inside: list[list[tuple[float, float, float]]] = [[] for _ in seatings]
+            real: list[list[tuple[float, float, float, float]]] = [[] for _ in seatings]
+            for _ in range(samples):
+                for seating, one, two in zip(seatings, inside, real, strict=True):
+                    one.append(trio.run(joining, seating, delay))
+                    two.append(trio.run(cli_joining, seating, delay, tmp))
+            for seating, one, two in zip(seatings, inside, real, strict=True):
+                seats, first, _ = zip(*one, strict=True)
+                cli_seats, cli_first, from_connect, start_up = zip(*two, strict=True)
+                print(
+                    f"| {delay * 1000:.0f} ms | {seating.label()} | {spread(seats, 2)} | {spread(first, 2)} "
+                    f"| {spread(cli_seats, 2)} | {spread(cli_first, 2)} | {spread(from_connect, 2)} "
+                    f"| {statistics.median(start_up):.0f} ms ({min(start_up):.0f}-{max(start_up):.0f}) |",
+                    flush=True,
+                )
+    print()
+    print(
+        f"Round trips (2 x the delay), the median of {samples} samples, the lowest and highest in "
+        "brackets, then the floor. One process: as the table above (both peers in this process, "
+        "counted from the joiner's first handshake byte). Real processes: `p2pgenius host duel "
+        "--bot random` and `p2pgenius join INVITE --bot random`, the invite's address the delay "
+        "proxy's, each process noting when it did what (bench/wan.py's `PROBE`); counted the same "
+        "way, then from the joiner's TCP connection (the proxy answers at once: the connection "
+        "costs no round trip here). Its start-up: from the spawn of the joiner's process to that "
+        "connection (Python, the imports, the identity, the invite), in milliseconds. Goal: the "
+        "command line's first move within 0.1 round trip of one process's."
+    )
+
+
 # -- routes: direct, and through a relay ----------------------------------------------------------
 
 SILENT_PORT = 9  # (the discard port: the opener below never connects there, as a dropped SYN)
@@ -361,11 +552,22 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5, help="runs of each seating at each delay")
     parser.add_argument("--turns", type=int, default=30, help="duel turns timed per sample")
     parser.add_argument("--routes", action="store_true", help="direct and relayed joins instead (see above)")
+    parser.add_argument(
+        "--cli", action="store_true", help="duel joins through real processes too (see above)"
+    )
     args = parser.parse_args()
     delays = [int(d) / 1000 for d in args.delays.split(",")]
     if args.routes:
         routes(delays, args.samples, args.turns)
         return
+    if args.cli:
+        cli(delays, args.samples)
+        return
+    every_seating(delays, args.samples, args.turns)
+
+
+def every_seating(delays: Sequence[float], samples: int, turns_timed: int) -> None:
+    """The default table: every seating ``samples`` times at each delay."""
     # What a game loads once per process (the Magic Square's index), loaded before the first
     # sample so that every sample is alike: a fresh process pays it once (see the note below).
     for game in sorted({s.game for s in SEATINGS}):
@@ -378,11 +580,11 @@ def main() -> None:
     for delay in delays:
         joins: list[list[tuple[float, float, float]]] = [[] for _ in SEATINGS]
         turns: list[list[float]] = [[] for _ in SEATINGS]
-        for _ in range(args.samples):  # a round over every seating, so that noise hits all alike
+        for _ in range(samples):  # a round over every seating, so that noise hits all alike
             for seating, joined, turned in zip(SEATINGS, joins, turns, strict=True):
                 joined.append(trio.run(joining, seating, delay))
                 if seating.game == "duel":
-                    turned.append(trio.run(duel_turns, delay, args.turns, seating.claims[0][0]))
+                    turned.append(trio.run(duel_turns, delay, turns_timed, seating.claims[0][0]))
         for seating, joined, turned in zip(SEATINGS, joins, turns, strict=True):
             seats, first, everyone = zip(*joined, strict=True)
             floor_seats, floor_first, floor_every = seating.floors
@@ -394,7 +596,7 @@ def main() -> None:
             )
     print()
     print(
-        f"Round trips (2 x the delay): the median of {args.samples} samples per cell, the lowest "
+        f"Round trips (2 x the delay): the median of {samples} samples per cell, the lowest "
         "and highest in brackets, then the floor the message path allows (the reasons: the "
         "comment above `SEATINGS` in bench/wan.py). Counted from the first handshake byte of "
         "the last joiner, the one timed (j1, j2, j3: the joiners in the order they come; j1 is the "

@@ -9,11 +9,11 @@ a full pass of the garbage collector over a big heap: :func:`settle_heap`.
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import trio
-import trio.testing
 
 T = TypeVar("T")
 
@@ -22,9 +22,16 @@ async def off_loop(work: Callable[..., T], *args: Any) -> T:
     """``work(*args)`` in a worker thread, so that it does not hold up the event loop; inline
     under a test's mock clock, which would jump ahead while the thread works (as if the work
     took no time and every deadline passed meanwhile)."""
-    if isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
+    if mock_clock():
         return work(*args)
     return await trio.to_thread.run_sync(work, *args)
+
+
+def mock_clock() -> bool:
+    """Whether this loop runs on trio's mock clock. Only a test imports ``trio.testing`` (which
+    imports pytest: 80 ms of every command's start-up), so a clock of it exists only then."""
+    testing = sys.modules.get("trio.testing")
+    return testing is not None and isinstance(trio.lowlevel.current_clock(), testing.MockClock)
 
 
 _settled = False

@@ -307,7 +307,7 @@ ORDER: Final = {
         "match_loop",
         "peer",
     ],
-    "bots": ["uniform", "registry", "driver", "__init__"],
+    "bots": ["uniform", "registry", "worker", "driver", "__init__"],
     "record": ["__init__", "matches", "ratings", "index", "bundle"],
     "ui": [
         "__init__",

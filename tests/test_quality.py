@@ -88,9 +88,7 @@ def test_every_complexity_exemption_is_still_needed() -> None:
     assert set(found) <= set(exempt), "a new offender (ruff itself refuses it too)"
 
 
-LONG_FUNCTIONS = {
-    "bench/loop.py": {"main"},
-}
+LONG_FUNCTIONS: dict[str, set[str]] = {}
 """The functions of more than 60 lines on the day the limit came: the list only shrinks."""
 MAX_LINES = 60
 

@@ -22,3 +22,38 @@ def test_the_heap_is_settled_once_a_process_and_only_what_was_loaded_is_set_asid
     )
     assert done.stdout.strip() == "ok", done.stderr
     assert gc.isenabled()  # (this process's collector was left alone)
+
+
+def test_a_command_that_plays_does_not_load_the_test_tools() -> None:
+    # trio.testing imports pytest: once 80 ms of every host's and joiner's start-up, before it
+    # could connect.
+    code = (
+        "import sys, p2pgenius.cli.host, p2pgenius.cli.join, p2pgenius.net.peer\n"
+        "print(sorted(m for m in ('trio.testing', 'pytest') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+async def test_work_off_the_loop_runs_in_a_worker_thread_on_a_real_clock() -> None:
+    import threading
+
+    from p2pgenius.threads import off_loop
+
+    assert await off_loop(threading.get_ident) != threading.get_ident()
+
+
+def test_work_off_the_loop_runs_inline_on_the_mock_clock() -> None:
+    # Under trio's autojump clock a thread's work would seem to take no time while every
+    # deadline passed: the work is done on the loop instead.
+    import threading
+
+    import trio
+    import trio.testing
+
+    from p2pgenius.threads import off_loop
+
+    async def where() -> int:
+        return await off_loop(threading.get_ident)
+
+    assert trio.run(where, clock=trio.testing.MockClock(autojump_threshold=0)) == threading.get_ident()

@@ -81,3 +81,15 @@ def make_bot(game: str, level: str | None, *, seed: int) -> Bot:
         return RandomBot(get_game(game), seed=seed)
     bot: Bot = factory(seed=seed)
     return bot
+
+
+def thinks_at_once(game: str, level: str | None) -> bool:
+    """Whether the bot of ``level`` (None or "": the default, the strongest) picks in microseconds
+    (``random``, the level every game has): worth no worker, neither a thread nor a process.
+    Told from the table's words, without loading a bot (which may load tables)."""
+    return (level or described(game)[0].name) == RANDOM
+
+
+def plain(action: Any) -> Any:
+    """An action's plain form (a bot may return an engine action or plain data)."""
+    return action.to_plain() if hasattr(action, "to_plain") else action

@@ -10,7 +10,7 @@ import secrets
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypedDict, Unpack
 
 import trio
 
@@ -130,6 +130,14 @@ def bind_address(args: argparse.Namespace) -> str:
     return str(args.bind)
 
 
+class Aim(TypedDict, total=False):
+    """Where a test points a host's searches instead: UPnP's (the router's SSDP address) and the
+    announcement's (the interfaces it is made on)."""
+
+    upnp_target: tuple[str, int] | None
+    interfaces: list[str] | None
+
+
 class Seats:
     """What the host's announcement says of the table: its free seats (from the lobby's events)."""
 
@@ -153,14 +161,13 @@ async def host_match(
     peer: Peer,
     options: dict[str, Any],
     *,
-    upnp_target: tuple[str, int] | None = None,
-    interfaces: list[str] | None = None,
     task_status: trio.TaskStatus[Invite] = trio.TASK_STATUS_IGNORED,
+    **aim: Unpack[Aim],
 ) -> None:
     """Listen, say every address a joiner can use and the invite (forwarding the port on the
     router first with ``--upnp``, announcing the match on the local network beside), and play.
-    ``task_status`` gets the invite; ``upnp_target`` and ``interfaces`` aim UPnP's search and
-    the announcement elsewhere (tests)."""
+    ``task_status`` gets the invite; ``aim`` points UPnP's search and the announcement elsewhere
+    (tests)."""
     say = peer.report_line
     relays = chosen_relays(args)
     bound = await listen(bind_address(args), args.port)
@@ -168,8 +175,9 @@ async def host_match(
     addresses = _say_where(bound, say, relayed=bool(relays))
     if relays:
         await check_relays(relays, say, strict=getattr(args, "relay", None) is not None)
-    mapping = await forward(bound.port, say, upnp_target) if args.upnp else None
-    invite, saved = _invite(args, peer, bound, addresses, mapping, relays)
+    mapping = await forward(bound.port, say, aim.get("upnp_target")) if args.upnp else None
+    shown = _invited(args, bound, addresses, mapping, say)
+    invite, saved = _invite(args, peer, bound, shown, relays)
     seats = Seats(args.peers)
     _tell_screen(peer, seats, invite, saved, local_only=bound.loopback and not relays)
     entrance = door(bound.listener, invite, say)
@@ -180,7 +188,7 @@ async def host_match(
             if mapping is not None:
                 nursery.start_soon(upnp.keep, mapping, say)
             if args.announce and not bound.loopback and not peer.invite_only:
-                interfaces = interfaces or [a for a in addresses if ":" not in a] or None
+                interfaces = aim.get("interfaces") or [a for a in addresses if ":" not in a] or None
                 announcement = discovery.Announcement(
                     game=args.game,
                     name=peer.name,
@@ -239,21 +247,27 @@ def _say_where(bound: Bound, say: Callable[[str], None], *, relayed: bool = Fals
     return addresses
 
 
-def _invite(
+def _invited(
     args: argparse.Namespace,
-    peer: Peer,
     bound: Bound,
     addresses: list[str],
     mapping: upnp.PortMapping | None,
-    relays: list[tuple[str, int]],
-) -> tuple[Invite, Path]:
-    """The invite (the addresses to try, first those advertised and the router's public one, and
-    this host's key, with a fresh seat token), said and saved beside the transcript."""
-    say = peer.report_line
+    say: Callable[[str], None],
+) -> list[str]:
+    """The addresses the invite names, in the order to try: first those advertised (said) and
+    the router's public one, then this network's."""
     first = list(args.advertise) + ([mapping.public] if mapping is not None and mapping.public else [])
     if args.advertise:
         say(f"also in the invite: {', '.join(hostport(a, bound.port) for a in args.advertise)}")
-    shown = list(dict.fromkeys(first + addresses))[: invite_codec.MAX_ADDRESSES]
+    return list(dict.fromkeys(first + addresses))[: invite_codec.MAX_ADDRESSES]
+
+
+def _invite(
+    args: argparse.Namespace, peer: Peer, bound: Bound, shown: list[str], relays: list[tuple[str, int]]
+) -> tuple[Invite, Path]:
+    """The invite (the addresses ``shown`` and this host's key, with a fresh seat token), said
+    and saved beside the transcript."""
+    say = peer.report_line
     peer.token = secrets.token_bytes(invite_codec.TOKEN_LEN)  # the invite's holders are seated first
     peer.invite_only = bool(getattr(args, "invite_only", False))
     invite = Invite(peer.identity.public, bound.port, tuple(shown), peer.token, tuple(relays))

@@ -272,57 +272,81 @@ def _prepare(args: argparse.Namespace, peer: Peer, target: Target) -> None:
 async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> None:
     """Connect to the first of ``target``'s addresses that answers (pinning its key, if it names
     one) and play; the same addresses are tried again if the connection drops."""
+    _prepare(args, peer, target)
+    tries = _Tries(peer, target)
+    peer.reconnect = tries.again
+    peer.wrong_host = tries.wrong_host
+    while not await tries.play(args.seat):
+        pass
 
-    wrong: set[str] = set()  # addresses where a host with another key answered
-    last = [""]
 
-    async def again() -> trio.abc.Stream:
+class _Tries:
+    """A joiner's ways to its host: the routes where a host with another key answered are left
+    out, and a relay that paired it with someone else is called at again (:class:`_Calls`)."""
+
+    def __init__(self, peer: Peer, target: Target) -> None:
+        self.peer, self.target = peer, target
+        self.wrong: set[str] = set()  # routes where a host with another key answered
+        self.last = ""  # the route of the connection under way
+        self.refused: WrongHostError | None = None  # the last host that had another key
+        self.calls = _Calls()
+
+    def wrong_host(self) -> None:
+        """The connection under way reached a host with another key (after a reconnection)."""
+        self.wrong.add(self.last)
+
+    async def again(self) -> trio.abc.Stream:
+        """A stream to the host once more (its connection dropped mid-match)."""
         try:
-            stream, route = await target.reach(wrong)
+            stream, route = await self.target.reach(self.wrong)
         except ConnectError:
-            if not wrong:
+            if not self.wrong:
                 raise
-            wrong.clear()  # (every other address failed: the right host may be back at one)
-            stream, route = await target.reach()
-        last[0] = route.where
+            self.wrong.clear()  # (every other address failed: the right host may be back at one)
+            stream, route = await self.target.reach()
+        self.last = route.where
         return stream
 
-    _prepare(args, peer, target)
-    peer.reconnect = again
-    peer.wrong_host = lambda: wrong.add(last[0])
-    refused: WrongHostError | None = None
-    calls = _Calls()
-    while True:
+    async def _first(self) -> tuple[trio.abc.Stream, transit.Route]:
+        """A stream to the host, or why none is left (the host with another key, if one was)."""
         try:
-            stream, route = await target.reach(wrong)
+            return await self.target.reach(self.wrong)
         except ConnectError as exc:
-            if refused is None:
+            if self.refused is None:
                 raise
             if str(exc) == NOTHING_LEFT:
-                raise refused from None
-            raise WrongHostError(f"{refused}. The invite's other addresses: {exc}") from None
+                raise self.refused from None
+            raise WrongHostError(f"{self.refused}. The invite's other addresses: {exc}") from None
+
+    async def play(self, seats: Sequence[int]) -> bool:
+        """Reach the host and play the match (True), or say why that route failed and that the
+        next is to be tried (False)."""
+        peer, target = self.peer, self.target
+        stream, route = await self._first()
         peer.address = route.where if route.relay is None else hostport(*target.targets[0])
         peer.report_line(route.words())
         try:
             async with peer:  # (its connections closed however the match ends)
-                await peer.join(stream, seats=args.seat)
-            return
+                await peer.join(stream, seats=seats)
+            return True
         except WrongHostError as exc:
-            if await calls.again(peer, route, f"{exc}; calling again"):
-                continue  # (someone else holding the invite waited at the relay as the host)
+            if await self.calls.again(peer, route, f"{exc}; calling again"):
+                return False  # (someone else holding the invite waited at the relay as the host)
             # One address answered with another key (someone else's machine took it, or a
             # stranger sits in the middle there): say so, and go on with the invite's others.
-            wrong.add(route.where)
-            refused = exc
+            self.wrong.add(route.where)
+            self.refused = exc
             if len(target.targets) + len(target.relays) > 1:
                 peer.report_line(f"{route.where}: {exc}")
                 peer.report_line("trying the invite's other addresses")
+            return False
         except (PeerGoneError, trio.TooSlowError):
             # A relay paired us with someone who is not the host (another joiner calling at
             # the same moment, who sends what we do, or one who says nothing), or broke the
             # handshake: call again, a few times, a moment apart.
-            if peer.connections or not await calls.again(peer, route, NOT_THE_HOST):
+            if peer.connections or not await self.calls.again(peer, route, NOT_THE_HOST):
                 raise
+            return False
 
 
 NOT_THE_HOST = "the call it paired us with did not answer as the host; calling again"
