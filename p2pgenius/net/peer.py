@@ -246,7 +246,7 @@ class Peer:
         session = self.session = Session(keys=keys, me=0, identity=self.identity, names=names)
         self.listener = listener
         await self._start_transcript("host")
-        session.propose(
+        session.setup.propose(
             lobby.game,
             options=lobby.options,
             setup=lobby.setup,

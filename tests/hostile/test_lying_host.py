@@ -24,7 +24,7 @@ async def test_a_host_that_claims_a_seat_it_did_not_show_in_the_lobby_is_refused
         await original(role)
         session = host.session
         assert session is not None
-        propose = session.propose
+        propose = session.setup.propose
 
         def claim_p0(game: str, **kw: Any) -> None:
             # (The joiner's signed ready names the host's claim too: a lying host must also skip
@@ -37,7 +37,7 @@ async def test_a_host_that_claims_a_seat_it_did_not_show_in_the_lobby_is_refused
             finally:
                 setup.check_coins = checked
 
-        session.propose = claim_p0  # type: ignore[method-assign]
+        session.setup.propose = claim_p0  # type: ignore[method-assign]
 
     host._start_transcript = lying_start  # type: ignore[method-assign]
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")

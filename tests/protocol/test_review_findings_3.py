@@ -34,7 +34,7 @@ def test_terms_carrying_an_old_ready_of_the_joiner_are_refused_before_anything_i
     assert joiner.identity is not None
     old = make_ready(joiner.identity, b"\x01" * 32, salt=salt, agreed=agreed, claim=[])
     joiner.setup.my_coin = b"\x02" * 32  # the share it committed to at this table
-    host.propose("duel", options={"fast": True}, setup={}, salt=salt, readies=[None, old])
+    host.setup.propose("duel", options={"fast": True}, setup={}, salt=salt, readies=[None, old])
     events = [e for raw in host.flush().messages for e in joiner.receive(raw)]
     assert any(isinstance(e, Rejected) and "coin commitment we made" in e.reason for e in events), events
     assert joiner.fault is None and not joiner.flush().messages  # no accept, no opening

@@ -22,7 +22,7 @@ re-checks everything (``p2pgenius verify``).
 from __future__ import annotations
 
 import secrets as random_source
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain, encode
@@ -276,35 +276,6 @@ class Session:
         _HANDLERS[type(msg)](self, env, msg)
 
     # -- local decisions ------------------------------------------------------------------------
-
-    def ready(
-        self,
-        salt: bytes,
-        game: str,
-        *,
-        options: Mapping[str, Any],
-        setup: Mapping[str, Any],
-        host_claim: Sequence[int] = (),
-        claim: Sequence[int] = (),
-    ) -> dict[str, Any]:
-        """A joiner's signed ready for the table of ``salt`` (see ``MatchSetup.ready``)."""
-        return self.setup.ready(salt, game, options=options, setup=setup, host_claim=host_claim, claim=claim)
-
-    def propose(
-        self,
-        game: str,
-        *,
-        options: Mapping[str, Any],
-        setup: Mapping[str, Any],
-        salt: bytes | None = None,
-        seats: Sequence[int] = (),
-        claims: Sequence[Sequence[int]] | None = None,
-        readies: Sequence[Mapping[str, Any] | None] = (),
-    ) -> None:
-        """The host proposes the match terms (see ``MatchSetup.propose``)."""
-        self.setup.propose(
-            game, options=options, setup=setup, salt=salt, seats=seats, claims=claims, readies=readies
-        )
 
     def _stages(self) -> Play:
         """The stages, for a local decision (LocalMisuseError before the deal)."""

@@ -5,7 +5,7 @@ session that takes the set-up messages."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
 from p2pgenius.canonical import encode
@@ -397,38 +397,15 @@ class MatchSetup:
         return tuple(p for p in range(len(self.courier.keys)) if p not in self.coin_reveals)
 
 
-class Ready(Protocol):
-    """What :func:`start_table` asks of each session (a Session is one)."""
+class Seated(Protocol):
+    """What :func:`start_table` asks of each session (a Session is one): its set-up part."""
 
     @property
-    def randomness(self) -> Callable[[int], bytes]: ...
-
-    def ready(
-        self,
-        salt: bytes,
-        game: str,
-        *,
-        options: Mapping[str, Any],
-        setup: Mapping[str, Any],
-        host_claim: Sequence[int] = (),
-        claim: Sequence[int] = (),
-    ) -> dict[str, Any]: ...
-
-    def propose(
-        self,
-        game: str,
-        *,
-        options: Mapping[str, Any],
-        setup: Mapping[str, Any],
-        salt: bytes | None = None,
-        seats: Sequence[int] = (),
-        claims: Sequence[Sequence[int]] | None = None,
-        readies: Sequence[Mapping[str, Any] | None] = (),
-    ) -> None: ...
+    def setup(self) -> MatchSetup: ...
 
 
 def start_table(
-    sessions: Sequence[Ready],
+    sessions: Sequence[Seated],
     game: str,
     *,
     options: Mapping[str, Any],
@@ -439,11 +416,11 @@ def start_table(
 ) -> None:
     """Start a match between sessions held in one place (tests, the in-memory table): each
     joiner (``sessions[1:]``) says it is ready, then the host (``sessions[0]``) proposes."""
-    host = sessions[0]
-    salt = salt if salt is not None else host.randomness(NONCE_LEN)
+    host = sessions[0].setup
+    salt = salt if salt is not None else host.courier.randomness(NONCE_LEN)
     wanted = wanted_claims(len(sessions), claims, seats)
     readies: list[Mapping[str, Any] | None] = [None]
-    for peer, joiner in enumerate(sessions[1:], start=1):
+    for peer, joiner in enumerate((session.setup for session in sessions[1:]), start=1):
         readies.append(
             joiner.ready(salt, game, options=options, setup=setup, host_claim=wanted[0], claim=wanted[peer])
         )
