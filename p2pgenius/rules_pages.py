@@ -6,6 +6,7 @@ without Markdown's marks, and without the asides that point into the source tree
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Final
@@ -41,56 +42,72 @@ def rules_page(game: str, *, ascii_only: bool = False) -> list[tuple[str, str]]:
 
 def render(markdown: str, *, ascii_only: bool = False) -> list[tuple[str, str]]:
     """Markdown (the subset the rules pages use) as readable lines; see :func:`rules_page`."""
-    bullet = "- " if ascii_only else "\u2022 "
-    out: list[tuple[str, str]] = []
-    paragraph: list[str] = []
-    table: list[list[str]] = []
-
-    def flush() -> None:
-        if paragraph:
-            out.append((TEXT, inline(" ".join(paragraph))))
-            paragraph.clear()
-        if table:
-            out.extend((TABLE, row) for row in _table(table))
-            out.append((TEXT, ""))
-            table.clear()
-
+    page = _Page(bullet="- " if ascii_only else "\u2022 ")
     for raw in _without_source_asides(markdown).splitlines():
-        line = raw.rstrip()
+        page.add(raw.rstrip())
+    return page.finished()
+
+
+@dataclass
+class _Page:
+    """The lines so far, and the paragraph or table being gathered (a line of either may follow)."""
+
+    bullet: str
+    out: list[tuple[str, str]] = field(default_factory=list)
+    paragraph: list[str] = field(default_factory=list)
+    table: list[list[str]] = field(default_factory=list)
+
+    def add(self, line: str) -> None:
+        """One line of Markdown (right-stripped)."""
         stripped = line.strip()
         if stripped.startswith("|"):
-            if paragraph:
-                flush()
-            cells = [inline(cell.strip()) for cell in stripped.strip("|").split("|")]
-            if not all(re.fullmatch(r":?-+:?", cell.replace(" ", "")) for cell in cells if cell):
-                table.append(cells)
-            continue
-        if table:
-            flush()
+            self._table_row(stripped)
+            return
+        if self.table:
+            self._flush()
         if not stripped:
-            flush()
-            if out and out[-1] != (TEXT, ""):
-                out.append((TEXT, ""))
-            continue
-        heading = re.match(r"(#+)\s+(.*)", stripped)
-        if heading:
-            flush()
+            self._blank()
+        elif heading := re.match(r"(#+)\s+(.*)", stripped):
+            self._flush()
             level = len(heading.group(1))
             title = inline(heading.group(2))
-            out.append((HEADING if level <= 2 else SUBHEADING, title.upper() if level == 1 else title))
-            continue
-        item = re.match(r"(\s*)([*-]|\d+\.)\s+(.*)", line)
-        if item:
-            flush()
+            self.out.append((HEADING if level <= 2 else SUBHEADING, title.upper() if level == 1 else title))
+        elif item := re.match(r"(\s*)([*-]|\d+\.)\s+(.*)", line):
+            self._flush()
             depth = len(item.group(1)) // 2
-            mark = bullet if item.group(2) in "*-" else item.group(2) + " "
-            paragraph.append("  " * depth + mark + item.group(3))
-            continue
-        paragraph.append(stripped)
-    flush()
-    while out and out[-1] == (TEXT, ""):
-        out.pop()
-    return out
+            mark = self.bullet if item.group(2) in "*-" else item.group(2) + " "
+            self.paragraph.append("  " * depth + mark + item.group(3))
+        else:
+            self.paragraph.append(stripped)
+
+    def finished(self) -> list[tuple[str, str]]:
+        """Every line, without blank ones at the end."""
+        self._flush()
+        while self.out and self.out[-1] == (TEXT, ""):
+            self.out.pop()
+        return self.out
+
+    def _table_row(self, stripped: str) -> None:
+        if self.paragraph:
+            self._flush()
+        cells = [inline(cell.strip()) for cell in stripped.strip("|").split("|")]
+        if not all(re.fullmatch(r":?-+:?", cell.replace(" ", "")) for cell in cells if cell):
+            self.table.append(cells)
+
+    def _blank(self) -> None:
+        """A paragraph ends; one blank line, however many there were."""
+        self._flush()
+        if self.out and self.out[-1] != (TEXT, ""):
+            self.out.append((TEXT, ""))
+
+    def _flush(self) -> None:
+        if self.paragraph:
+            self.out.append((TEXT, inline(" ".join(self.paragraph))))
+            self.paragraph.clear()
+        if self.table:
+            self.out.extend((TABLE, row) for row in _table(self.table))
+            self.out.append((TEXT, ""))
+            self.table.clear()
 
 
 def inline(text: str) -> str:

@@ -64,19 +64,7 @@ def tell(session: SessionView, event: Event) -> list[Told]:
     """What ``event`` of ``session`` says, line by line (nothing for events that say nothing)."""
     names = session.names
     if isinstance(event, SeatsDealt):
-        claims = session.terms.get("claims", []) if session.terms is not None else []
-        claimed = {seat for claim in claims for seat in claim}
-        seats = ", ".join(
-            f"p{s}: {names[p]}{' (claimed)' if s in claimed else ''}" for s, p in enumerate(event.owner)
-        )
-        left_to_chance = sum(1 for claim in claims if not claim)  # peers the coin deals to
-        if not claimed:
-            how = "by fair coin flip"
-        elif left_to_chance <= 1:
-            how = "as claimed"
-        else:
-            how = "as claimed, the rest by fair coin flip"
-        return [Told(SEATS, f"seats {how}: {seats}")]
+        return [Told(SEATS, _seats_words(session, event))]
     if isinstance(event, Applied):
         if session.terms is None:
             return []
@@ -97,6 +85,24 @@ def tell(session: SessionView, event: Event) -> list[Told]:
     if isinstance(event, MatchOver | Confirmed):
         return _the_end(session, event)
     return []
+
+
+def _seats_words(session: SessionView, event: SeatsDealt) -> str:
+    """Who sits where, and how that was decided: as the players claimed, or by the coin."""
+    names = session.names
+    claims = session.terms.get("claims", []) if session.terms is not None else []
+    claimed = {seat for claim in claims for seat in claim}
+    seats = ", ".join(
+        f"p{s}: {names[p]}{' (claimed)' if s in claimed else ''}" for s, p in enumerate(event.owner)
+    )
+    left_to_chance = sum(1 for claim in claims if not claim)  # peers the coin deals to
+    if not claimed:
+        how = "by fair coin flip"
+    elif left_to_chance <= 1:
+        how = "as claimed"
+    else:
+        how = "as claimed, the rest by fair coin flip"
+    return f"seats {how}: {seats}"
 
 
 def time_words(session: SessionView, event: TimeoutClaimed | ClaimDisputed) -> str:

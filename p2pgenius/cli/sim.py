@@ -25,6 +25,16 @@ def _reject_constant(name: str) -> Any:
 
 def read_script(path: str) -> Mapping[str, Any]:
     """Read and check the script's outer shape; raises ScriptError."""
+    text = _read_text(path)
+    try:
+        script = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise ScriptError(f"script {path} is not valid JSON: {exc}") from None
+    return _checked_shape(script)
+
+
+def _read_text(path: str) -> str:
+    """The script's text (``-``: standard input), refused past MAX_SCRIPT_BYTES."""
     try:
         if path == "-":
             text = sys.stdin.read(MAX_SCRIPT_BYTES + 1)
@@ -35,10 +45,12 @@ def read_script(path: str) -> Mapping[str, Any]:
         raise ScriptError(f"cannot read script {path}: {exc}") from None
     if len(text) > MAX_SCRIPT_BYTES:
         raise ScriptError(f"script {path} is larger than {MAX_SCRIPT_BYTES} bytes")
-    try:
-        script = json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
-        raise ScriptError(f"script {path} is not valid JSON: {exc}") from None
+    return text
+
+
+def _checked_shape(script: Any) -> Mapping[str, Any]:
+    """``script``, once it is an object of the four known fields, each of its type (what is in
+    them the game checks)."""
     if not isinstance(script, dict):
         raise ScriptError('script must be a JSON object with "game" and "actions"')
     unknown = set(script) - {"game", "options", "setup", "actions"}

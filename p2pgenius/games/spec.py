@@ -77,9 +77,9 @@ def seat_named(names: Mapping[int, str], seat: int) -> str:
     return f"{name} (p{seat})" if name else f"p{seat}"
 
 
-class Blindness(ABC):
-    """A game in which a seat may for a while not see the others' choices (the duel): its peer is
-    sent signed claims instead, and checks them once it sees again."""
+class BlindnessRules(ABC):
+    """The rules of blindness, in a game where a seat may for a while not see the others' choices
+    (the duel): its peer is sent signed claims instead, and checks them once it sees again."""
 
     @abstractmethod
     def blind(self, state: Any, seat: int, turns_ago: int = 0) -> bool:
@@ -178,7 +178,7 @@ class RoundClock(ABC):
 
 
 FEATURES: Final = {
-    "blindness": Blindness,
+    "blindness": BlindnessRules,
     "cards": HiddenChoices,
     "piles": Piles,
     "round_clock": RoundClock,
@@ -214,7 +214,7 @@ class GameSpec:
     """How a match of the game may end: its closed set of endings, the ``reason`` of its outcomes
     (every game names its own; the spec is refused without)."""
 
-    blindness: Blindness | None = None
+    blindness: BlindnessRules | None = None
     """Present in a game where a seat may play blind (the duel)."""
     cards: HiddenChoices | None = None
     """Present in a game with hidden choices that travel as commitments (Hornswoggle)."""

@@ -49,6 +49,7 @@ from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import names
 from p2pgenius.net.keystore import check_name, load_pins
 from p2pgenius.protocol.channel import PROTOCOL_VERSION
+from p2pgenius.protocol.identity import PUBLIC_LEN as KEY_LEN
 from p2pgenius.protocol.identity import fingerprint
 
 if TYPE_CHECKING:
@@ -62,7 +63,6 @@ FOLLOW_S: Final = 0.5
 """How often a host's announcement is brought up to date (free seats; withdrawn at the start)."""
 STOP_S: Final = 3.0
 """How long withdrawing an announcement may take on the way out."""
-KEY_LEN: Final = 32
 MAX_SEATS: Final = 16
 MAX_ANNOUNCEMENTS: Final = 64
 """Announced matches one look reads, at most; any more are passed over and counted (a neighbour

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from p2pgenius.errors import LocalMisuseError
+from p2pgenius.protocol.identity import PUBLIC_LEN as KEY_LEN
 from p2pgenius.protocol.identity import fingerprint
 
 PREFIX: Final = "p2pgenius://"
@@ -48,7 +49,6 @@ VERSIONS: Final = (1, 2, 3)
 TOKEN_LEN: Final = 16
 CHECK_LABEL: Final = b"p2pgenius invite"
 CHECK_LEN: Final = 4
-KEY_LEN: Final = 32
 MAX_ADDRESSES: Final = 16
 MAX_RELAYS: Final = 4
 KIND_IPV4: Final = 4

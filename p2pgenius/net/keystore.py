@@ -24,12 +24,11 @@ from typing import Final
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.local_files import PRIVATE, open_own, replace
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
+from p2pgenius.protocol.messages import NAME_LIMIT
 
 IDENTITY_FILE: Final = "identity.key"
 KNOWN_PEERS_FILE: Final = "known_peers"
 LOCK_FILE: Final = ".lock"
-NAME_LIMIT: Final = 32
-"""The longest player name, in characters."""
 
 
 def check_name(name: object) -> str:

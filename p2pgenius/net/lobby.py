@@ -74,7 +74,6 @@ INVITED_READY_S: Final = 600.0
 MAX_UNREADY_PER_ADDRESS: Final = 2
 """Callers without the token, from one address (this machine's own excepted), that may wait in the
 lobby unready at once."""
-TOKEN_LEN: Final = 16
 MAX_LEVEL: Final = 32
 """The longest bot level's name a hello may carry (it is only shown)."""
 PROPOSABLE: Final = ("fast",)

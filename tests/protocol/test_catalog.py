@@ -11,7 +11,7 @@ import pytest
 
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games import catalog
-from p2pgenius.games.spec import Blindness, GameSpec, TimeOption
+from p2pgenius.games.spec import BlindnessRules, GameSpec, TimeOption
 from tests.games.rps import ENGINE, SPEC, FaceDown, RpsCards, RpsSpec
 
 
@@ -62,7 +62,7 @@ class NotBlindness:
         (lambda: RpsSpec(NoTimeout()), "refuses the timeout every engine takes"),
         (
             lambda: type("Half", (RpsSpec,), {"blindness": NotBlindness()})(ENGINE),
-            "blindness must be a Blindness",
+            "blindness must be a BlindnessRules",
         ),
         (lambda: type("Pileless", (RpsSpec,), {"cards": None})(ENGINE), "give it cards too"),
         (lambda: type("Clockless", (RpsSpec,), {"time_options": ()})(ENGINE), "at least one time option"),
@@ -99,7 +99,7 @@ def test_a_whole_game_enters_and_leaves_and_a_name_is_taken_once() -> None:
 
 def test_the_optional_parts_are_kinds_that_say_what_they_need() -> None:
     with pytest.raises(TypeError):
-        Blindness()  # type: ignore[abstract]
+        BlindnessRules()  # type: ignore[abstract]
     assert isinstance(SPEC.cards, RpsCards) and SPEC.blindness is None and SPEC.round_clock is None
     plain = GameSpec(ENGINE)
     plain.time_options = (TimeOption("s", 1, "x"),)

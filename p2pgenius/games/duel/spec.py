@@ -12,10 +12,10 @@ from p2pgenius.games.duel.engine import DUEL, TURN_SECONDS, sanitize
 from p2pgenius.games.duel.notation import moves
 from p2pgenius.games.duel.state import DuelEnding, DuelState
 from p2pgenius.games.duel.words import loss, words
-from p2pgenius.games.spec import Blindness, GameSpec, Period, Played, TimeOption, seat_label
+from p2pgenius.games.spec import BlindnessRules, GameSpec, Period, Played, TimeOption, seat_label
 
 
-class DuelBlindness(Blindness):
+class DuelBlindness(BlindnessRules):
     """A blinded wizard's peer is sent signed claims instead of the opponent's gestures."""
 
     def blind(self, state: DuelState, seat: int, turns_ago: int = 0) -> bool:

@@ -50,7 +50,7 @@ from p2pgenius.games.hornswoggle.actions import (
     Place,
 )
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
-from p2pgenius.games.hornswoggle.search import CaptainBot
+from p2pgenius.games.hornswoggle.search import INSURE_BELOW, CaptainBot
 from p2pgenius.games.hornswoggle.state import HornState, perspective
 
 START_SKULLS: Final = 2
@@ -59,7 +59,6 @@ OPPONENT_SKULL_BIAS: Final = 1.0
 BIDDER_SKULL_BIAS: Final = 0.3  # a bidder is showing doubloons on its own pile
 PASSER_SKULL_BIAS: Final = 1.3
 CHALLENGE_AT: Final = 0.5  # open or raise when this likely to succeed
-INSURE_BELOW: Final = 0.8
 DEFEND: Final = 0.9  # how often the opening card is a skull (when holding both kinds)
 ATTACK_PILE: Final = 2  # an attacker bids once its own pile is this high...
 ATTACK_TABLE: Final = 4  # ...or the table this full

@@ -4,7 +4,7 @@ pirate showed, guesses of hidden cards that follow it, and the sampling search t
 Nothing here reads a card its seat may not see: :class:`CaptainBot` first reduces the state with
 ``perspective(state, [seat])``; the guesses (:class:`Guesser`) then fill every other seat's unknown
 cards, the partner's included, from public facts and the bot's memory only. The simulator
-(:class:`Table`) plays the rest of one round on plain mutable lists (no frozen states copied per
+(:class:`SimTable`) plays the rest of one round on plain mutable lists (no frozen states copied per
 action), with the engine's rules for turns, bidding, flipping and settling; the losers' discards
 follow :func:`discard_choice`.
 
@@ -63,7 +63,7 @@ WIN: Final = 30.0
 SimAction = tuple[str, int]  # ("place", card), ("bid", n), ("pass", 0), ("flip", pile), ("insure", 0)
 
 
-class Table:
+class SimTable:
     """One round from the first add-or-bid on, on mutable lists (cards: D or S; pile tops last)."""
 
     __slots__ = (
@@ -99,9 +99,9 @@ class Table:
         self.flips = 0
         self.success = False
 
-    def copy(self) -> Table:
+    def copy(self) -> SimTable:
         """An independent copy."""
-        other = Table.__new__(Table)
+        other = SimTable.__new__(SimTable)
         other.hand = [list(h) for h in self.hand]
         other.pile = [list(p) for p in self.pile]
         other.shown = list(self.shown)
@@ -228,7 +228,7 @@ def expected_skulls(cards: int) -> float:
     return min(2, cards) * (cards + 3) / 9
 
 
-def skull_chance(t: Table, seat: int, owner: int, style: Style = PLAIN_STYLE) -> float:
+def skull_chance(t: SimTable, seat: int, owner: int, style: Style = PLAIN_STYLE) -> float:
     """The chance that a face-down card of ``owner`` is a skull, from public facts only."""
     hidden = t.cards(owner) - t.shown[owner]
     if hidden <= 0:
@@ -244,7 +244,7 @@ def skull_chance(t: Table, seat: int, owner: int, style: Style = PLAIN_STYLE) ->
     return min(0.95, base * bias)
 
 
-def clean_top(t: Table, seat: int) -> int:
+def clean_top(t: SimTable, seat: int) -> int:
     """How many doubloons lie on top of ``seat``'s own pile before its first skull (unflipped)."""
     pile = t.pile[seat]
     count = 0
@@ -255,7 +255,7 @@ def clean_top(t: Table, seat: int) -> int:
     return count
 
 
-def success(t: Table, seat: int, bid: int, style: Style = PLAIN_STYLE) -> float:
+def success(t: SimTable, seat: int, bid: int, style: Style = PLAIN_STYLE) -> float:
     """The chance that ``seat`` flips ``bid`` doubloons in all (own pile first, then the safest)."""
     own_left = len(t.pile[seat]) - t.shown[seat]
     need = bid - (t.flips if t.challenger == seat else 0)
@@ -278,7 +278,7 @@ def success(t: Table, seat: int, bid: int, style: Style = PLAIN_STYLE) -> float:
     return probability
 
 
-def best_bid(t: Table, seat: int, low: int, style: Style = PLAIN_STYLE) -> tuple[int, float]:
+def best_bid(t: SimTable, seat: int, low: int, style: Style = PLAIN_STYLE) -> tuple[int, float]:
     """The highest bid from ``low`` that is sure, or else likely (STRETCH_AT), with its chance."""
     best = (low, success(t, seat, low, style))
     for bid in range(low + 1, t.size + 1):
@@ -300,7 +300,7 @@ def discard_choice(hand: list[int]) -> int:
     return S if skulls > 1 or doubloons <= 1 else D
 
 
-def lay_choice(t: Table, seat: int, rng: random.Random) -> int:
+def lay_choice(t: SimTable, seat: int, rng: random.Random) -> int:
     """The card to add: an attacker keeps its pile clean, sometimes it lays the trap on top."""
     doubloons, skulls = t.hand[seat]
     if not skulls:
@@ -313,7 +313,7 @@ def lay_choice(t: Table, seat: int, rng: random.Random) -> int:
     return S if t.pile[seat][-1] == D else D  # a defender keeps a skull on top
 
 
-def turn_policy(t: Table, seat: int, rng: random.Random, style: Style = PLAIN_STYLE) -> SimAction:
+def turn_policy(t: SimTable, seat: int, rng: random.Random, style: Style = PLAIN_STYLE) -> SimAction:
     """Add a card or bid."""
     in_hand = sum(t.hand[seat])
     clean = clean_top(t, seat)
@@ -325,7 +325,7 @@ def turn_policy(t: Table, seat: int, rng: random.Random, style: Style = PLAIN_ST
     return ("place", lay_choice(t, seat, rng))
 
 
-def bidding_policy(t: Table, seat: int, style: Style = PLAIN_STYLE) -> SimAction:
+def bidding_policy(t: SimTable, seat: int, style: Style = PLAIN_STYLE) -> SimAction:
     """Raise or pass."""
     if t.bid >= t.size:
         return ("pass", 0)
@@ -337,7 +337,7 @@ def bidding_policy(t: Table, seat: int, style: Style = PLAIN_STYLE) -> SimAction
     return ("bid", bid) if chance >= RAISE_AT else ("pass", 0)
 
 
-def flip_policy(t: Table, seat: int, style: Style = PLAIN_STYLE) -> SimAction:
+def flip_policy(t: SimTable, seat: int, style: Style = PLAIN_STYLE) -> SimAction:
     """Insure a long shot; flip the safest pile."""
     if t.may_insure() and success(t, seat, t.bid, style) < INSURE_BELOW:
         return ("insure", 0)
@@ -345,7 +345,7 @@ def flip_policy(t: Table, seat: int, style: Style = PLAIN_STYLE) -> SimAction:
     return ("flip", min(piles, key=lambda p: (skull_chance(t, seat, p, style), p)))
 
 
-def policy(t: Table, seat: int, rng: random.Random, style: Style = PLAIN_STYLE) -> SimAction:
+def policy(t: SimTable, seat: int, rng: random.Random, style: Style = PLAIN_STYLE) -> SimAction:
     """The heuristic's action for the seat to act (it reads only that seat's own cards)."""
     if t.phase == TURNS:
         return turn_policy(t, seat, rng, style)
@@ -354,7 +354,7 @@ def policy(t: Table, seat: int, rng: random.Random, style: Style = PLAIN_STYLE) 
     return flip_policy(t, seat, style)
 
 
-def playout(t: Table, rng: random.Random, styles: list[Style], noise: list[float]) -> None:
+def playout(t: SimTable, rng: random.Random, styles: list[Style], noise: list[float]) -> None:
     """Play the round to its end: every pirate plays the heuristic, or, as often as its noise
     says, a random legal action."""
     while t.phase != DONE:
@@ -368,7 +368,7 @@ def playout(t: Table, rng: random.Random, styles: list[Style], noise: list[float
     t.settle()
 
 
-def value(t: Table, seat: int) -> float:
+def value(t: SimTable, seat: int) -> float:
     """How good the settled round is for ``seat``'s team (cards, and pirates still in)."""
     score = [float(c) + (OUT_BONUS if c else 0.0) for c in (t.cards(s) for s in range(4))]
     mine = score[seat % 2] + score[seat % 2 + 2]
@@ -562,10 +562,10 @@ class Guesser:
         }
         return cls(state, seat, configs)
 
-    def draw(self, rng: random.Random, noise: list[float] | None = None) -> Table:
+    def draw(self, rng: random.Random, noise: list[float] | None = None) -> SimTable:
         """One guess of the whole table (in the opening, with the others' opening cards laid as
         their noise says: a careful pirate opens with a skull as often as OPEN_SKULL)."""
-        t = Table()
+        t = SimTable()
         for owner, pirate in enumerate(self.state.pirates):
             t.out[owner] = pirate.out
             t.garnets[owner] = pirate.garnets
@@ -590,14 +590,14 @@ class Guesser:
         return t
 
 
-def _lay(t: Table, seat: int, skull: bool) -> None:
+def _lay(t: SimTable, seat: int, skull: bool) -> None:
     """An opening card (a skull if asked and held, or the only kind held)."""
     card = S if (skull and t.hand[seat][S]) or not t.hand[seat][D] else D
     t.hand[seat][card] -= 1
     t.pile[seat].append(card)
 
 
-def _public(t: Table, state: HornState) -> None:
+def _public(t: SimTable, state: HornState) -> None:
     t.phase = {"turns": TURNS, "bidding": BIDDING, "flipping": FLIPPING, "opening": TURNS}.get(
         state.phase, DONE
     )
@@ -629,7 +629,7 @@ def to_action(action: SimAction) -> HornAction:
     return Flip(value)
 
 
-def candidates(t: Table, seat: int, rng: random.Random, style: Style) -> list[SimAction]:
+def candidates(t: SimTable, seat: int, rng: random.Random, style: Style) -> list[SimAction]:
     """The few actions worth searching: the heuristic's, cards to add, sure and nearby bids."""
     legal = t.legal(seat)
     if t.phase == FLIPPING:

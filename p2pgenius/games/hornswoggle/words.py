@@ -41,53 +41,71 @@ def plural(count: int, noun: str) -> str:
 
 
 def words(event: Mapping[str, Any], who: Who = seat_label) -> str:
-    """One event in a sentence."""
+    """One event in a sentence (an event of a kind this version does not know: its kind)."""
     kind, seat = event.get("type"), event.get("seat")
     me = who(int(seat)) if isinstance(seat, int) else ""
-    if kind == "order":
-        first = int(event["first"])
-        picked = "itself" if first == seat else who(first)
-        return f"{me} (Death Match Opponent) picks {picked} to start"
-    if kind == "opening_card":
-        return f"{me} places its opening card face down"
-    if kind == "piles_laid":
-        return f"every pile has a card; {me} to add a card or bid"
-    if kind == "add":
-        return f"{me} adds a card"
-    if kind == "bid":
-        return (
-            f"{me} starts the challenge with a bid of {event['count']}"
-            if event.get("first")
-            else f"{me} raises to {event['count']}"
-        )
-    if kind == "pass":
-        return f"{me} passes"
-    if kind == "challenger":
-        count = int(event["count"])
-        return f"{me} is the challenger: it must flip {plural(count, 'doubloon')} without meeting a skull"
-    if kind == "insure":
-        return f"{me} spends a Hacked Garnet on Bluff Insurance"
-    if kind == "flip":
-        pile = int(event["pile"])
-        whose = "its own" if pile == seat else f"{who(pile)}'s"
-        return f"{me} flips {whose} card: a {event['card']}"
-    if kind == "settled":
-        return _settled(event, me)
-    if kind == "discard":
-        return f"{me} discards a card face down"
-    if kind == "round":
-        out = [who(int(s)) for s in event.get("out") or []]
-        note = f" ({', '.join(out)} out)" if out else ""
-        return f"round {event['round']}: {who(int(event['first']))} starts{note}"
-    if kind == "over":
-        a, b = (who(int(s)) for s in event["out"])
-        return f"{a} and {b} are out: {who(int(event['winner']))}'s team wins"
-    return str(kind)
+    say = SAYINGS.get(kind) if isinstance(kind, str) else None
+    return str(kind) if say is None else say(event, me, who)
 
 
-def _settled(event: Mapping[str, Any], me: str) -> str:
+def _order(event: Mapping[str, Any], me: str, who: Who) -> str:
+    first = int(event["first"])
+    picked = "itself" if first == event.get("seat") else who(first)
+    return f"{me} (Death Match Opponent) picks {picked} to start"
+
+
+def _bid(event: Mapping[str, Any], me: str, who: Who) -> str:
+    if event.get("first"):
+        return f"{me} starts the challenge with a bid of {event['count']}"
+    return f"{me} raises to {event['count']}"
+
+
+def _challenger(event: Mapping[str, Any], me: str, who: Who) -> str:
+    count = int(event["count"])
+    return f"{me} is the challenger: it must flip {plural(count, 'doubloon')} without meeting a skull"
+
+
+def _flip(event: Mapping[str, Any], me: str, who: Who) -> str:
+    pile = int(event["pile"])
+    whose = "its own" if pile == event.get("seat") else f"{who(pile)}'s"
+    return f"{me} flips {whose} card: a {event['card']}"
+
+
+def _round(event: Mapping[str, Any], me: str, who: Who) -> str:
+    out = [who(int(s)) for s in event.get("out") or []]
+    note = f" ({', '.join(out)} out)" if out else ""
+    return f"round {event['round']}: {who(int(event['first']))} starts{note}"
+
+
+def _over(event: Mapping[str, Any], me: str, who: Who) -> str:
+    a, b = (who(int(s)) for s in event["out"])
+    return f"{a} and {b} are out: {who(int(event['winner']))}'s team wins"
+
+
+def _settled(event: Mapping[str, Any], me: str, who: Who) -> str:
     if event.get("success"):
         owing = "each opponent discards a card" if event.get("owing") else "no opponent has a card"
         return f"{me} flips {plural(int(event['count']), 'doubloon')}: success! {owing}"
     saved = ", but Bluff Insurance saves its card" if event.get("insured") else " and discards a card"
     return f"a skull! {me} fails{saved}"
+
+
+Saying = Callable[[Mapping[str, Any], str, Who], str]
+"""An event's sentence, from the event, its seat as ``who`` renders it, and ``who``."""
+
+SAYINGS: Final[Mapping[str, Saying]] = {
+    "order": _order,
+    "opening_card": lambda event, me, who: f"{me} places its opening card face down",
+    "piles_laid": lambda event, me, who: f"every pile has a card; {me} to add a card or bid",
+    "add": lambda event, me, who: f"{me} adds a card",
+    "bid": _bid,
+    "pass": lambda event, me, who: f"{me} passes",
+    "challenger": _challenger,
+    "insure": lambda event, me, who: f"{me} spends a Hacked Garnet on Bluff Insurance",
+    "flip": _flip,
+    "settled": _settled,
+    "discard": lambda event, me, who: f"{me} discards a card face down",
+    "round": _round,
+    "over": _over,
+}
+"""Each kind of event the engine says (engine.py), and its sentence."""

@@ -120,24 +120,31 @@ class MagicSquare:
         if state.outcome is not None:
             raise IllegalActionError("the match is over")
         if isinstance(action, Challenge):
-            if seat != state.window:
-                raise IllegalActionError(
-                    f"p{seat} cannot challenge now: only right after the opponent's placement"
-                )
-            placed = len(state.cells)
-            return self._say(
-                replace(state, phase="challenge", challenger=seat, window=None),
-                "challenge",
-                seat=seat,
-                number=placed,
-                cell=state.cells[-1],
-            )
+            return self._challenge(state, seat)
         if seat != state.actor:
             who = "nobody" if state.actor is None else f"p{state.actor}"
             raise IllegalActionError(f"it is {who}'s move ({state.phase}), not p{seat}'s")
         state = replace(state, window=None, events=())
         if isinstance(action, Timeout):
             return self._timeout(state, seat)
+        return self._move(state, seat, action)
+
+    def _challenge(self, state: SquareState, seat: int) -> SquareState:
+        if seat != state.window:
+            raise IllegalActionError(
+                f"p{seat} cannot challenge now: only right after the opponent's placement"
+            )
+        placed = len(state.cells)
+        return self._say(
+            replace(state, phase="challenge", challenger=seat, window=None),
+            "challenge",
+            seat=seat,
+            number=placed,
+            cell=state.cells[-1],
+        )
+
+    def _move(self, state: SquareState, seat: int, action: SquareAction) -> SquareState:
+        """The player to move moves, in its phase."""
         phase = state.phase
         if phase == "colour_order":
             order = expect(action, Order, "order", "choose who colours first")

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
 
 from p2pgenius.games.magic_square.squares import CELLS, index
-
-RED: Final = 0
+from p2pgenius.games.magic_square.state import RED
 
 
 def lead_of(first_lead: int, placed: int) -> int:

@@ -25,6 +25,7 @@ from typing import Final
 
 CELLS: Final = 16
 MAGIC_SUM: Final = 34
+NUMBERS: Final = range(1, CELLS + 1)
 LINES: Final[tuple[tuple[int, ...], ...]] = (
     *(tuple(range(r * 4, r * 4 + 4)) for r in range(4)),
     *(tuple(range(c, 16, 4)) for c in range(4)),
@@ -148,71 +149,83 @@ def symmetries(grid: Grid) -> list[Grid]:
 
 
 def enumerate_squares() -> list[Grid]:
-    """Find every magic square by search (how squares.bin was made; slow: most of a second).
+    """Find every magic square by search (how squares.bin was made; slow: a few seconds).
 
     Cells are chosen in an order that lets a line's last cell be computed: row 0, column 0, the
-    anti-diagonal, row 1, then the main diagonal, row 2 and the remaining columns are forced.
+    anti-diagonal, row 1, then the main diagonal, row 2 and the remaining columns are forced. Each
+    step below fills its cells of one shared grid and hands the rest to the next; the numbers
+    used so far are a bit set.
     """
     found: list[Grid] = []
-    numbers = range(1, CELLS + 1)
-
-    def fresh(used: int, value: int) -> bool:
-        return 1 <= value <= CELLS and not used >> value & 1
-
-    for c0 in numbers:
-        for c1 in numbers:
-            if c1 == c0:
-                continue
-            for c2 in numbers:
+    grid = [0] * CELLS
+    for c0 in NUMBERS:
+        for c1 in _unused(1 << c0):
+            for c2 in _unused(1 << c0 | 1 << c1):
                 c3 = MAGIC_SUM - c0 - c1 - c2
-                used = 1 << c0 | 1 << c1
-                if c2 in (c0, c1) or not fresh(used | 1 << c2, c3):
-                    continue
-                used |= 1 << c2 | 1 << c3
-                found += _below_row0(used, (c0, c1, c2, c3))
+                used = _with(1 << c0 | 1 << c1, c2, c3)
+                if used:
+                    grid[0:4] = c0, c1, c2, c3
+                    _column0(used, grid, found)
     return sorted(found)
 
 
-def _below_row0(used0: int, row0: tuple[int, int, int, int]) -> list[Grid]:
-    c0, c1, c2, c3 = row0
-    out: list[Grid] = []
+def _unused(used: int) -> list[int]:
+    """The numbers not in ``used``, in order."""
+    return [number for number in NUMBERS if not used >> number & 1]
 
-    def fresh(used: int, value: int) -> bool:
-        return 1 <= value <= CELLS and not used >> value & 1
 
-    for c4 in range(1, CELLS + 1):
-        if used0 >> c4 & 1:
-            continue
-        for c8 in range(1, CELLS + 1):
-            c12 = MAGIC_SUM - c0 - c4 - c8
-            used = used0 | 1 << c4
-            if used >> c8 & 1 or not fresh(used | 1 << c8, c12):
-                continue
-            used |= 1 << c8 | 1 << c12
-            for c6 in range(1, CELLS + 1):
-                c9 = MAGIC_SUM - c3 - c6 - c12
-                if used >> c6 & 1 or not fresh(used | 1 << c6, c9):
-                    continue
-                used6 = used | 1 << c6 | 1 << c9
-                for c5 in range(1, CELLS + 1):
-                    c7 = MAGIC_SUM - c4 - c5 - c6
-                    if used6 >> c5 & 1 or not fresh(used6 | 1 << c5, c7):
-                        continue
-                    used5 = used6 | 1 << c5 | 1 << c7
-                    c13 = MAGIC_SUM - c1 - c5 - c9
-                    if not fresh(used5, c13):
-                        continue
-                    used5 |= 1 << c13
-                    for c10 in range(1, CELLS + 1):
-                        c15 = MAGIC_SUM - c0 - c5 - c10
-                        c11 = MAGIC_SUM - c8 - c9 - c10
-                        c14 = MAGIC_SUM - c2 - c6 - c10
-                        grid = (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15)
-                        if used5 >> c10 & 1 or len(set(grid)) != CELLS or min(grid) < 1:
-                            continue
-                        if max(grid) <= CELLS and is_magic(grid):
-                            out.append(grid)
-    return out
+def _with(used: int, chosen: int, forced: int) -> int:
+    """``used`` with the ``chosen`` number (not in it) and the ``forced`` one that completes its
+    line, or 0 when ``forced`` cannot go in (used, ``chosen`` itself, or outside 1..16)."""
+    used |= 1 << chosen
+    return used | 1 << forced if 1 <= forced <= CELLS and not used >> forced & 1 else 0
+
+
+def _column0(used: int, grid: list[int], found: list[Grid]) -> None:
+    """Column 0 (cells 0, 4, 8, 12): cells 4 and 8 chosen, 12 forced."""
+    for c4 in _unused(used):
+        for c8 in _unused(used | 1 << c4):
+            c12 = MAGIC_SUM - grid[0] - c4 - c8
+            taken = _with(used | 1 << c4, c8, c12)
+            if taken:
+                grid[4], grid[8], grid[12] = c4, c8, c12
+                _anti_diagonal(taken, grid, found)
+
+
+def _anti_diagonal(used: int, grid: list[int], found: list[Grid]) -> None:
+    """The anti-diagonal (cells 3, 6, 9, 12): cell 6 chosen, 9 forced."""
+    for c6 in _unused(used):
+        c9 = MAGIC_SUM - grid[3] - c6 - grid[12]
+        taken = _with(used, c6, c9)
+        if taken:
+            grid[6], grid[9] = c6, c9
+            _row1(taken, grid, found)
+
+
+def _row1(used: int, grid: list[int], found: list[Grid]) -> None:
+    """Row 1 (cells 4..7): cell 5 chosen, 7 forced, and with cell 5 column 1's last, cell 13."""
+    for c5 in _unused(used):
+        c7 = MAGIC_SUM - grid[4] - c5 - grid[6]
+        taken = _with(used, c5, c7)
+        c13 = MAGIC_SUM - grid[1] - c5 - grid[9]
+        if taken and 1 <= c13 <= CELLS and not taken >> c13 & 1:
+            grid[5], grid[7], grid[13] = c5, c7, c13
+            _last_cells(taken | 1 << c13, grid, found)
+
+
+def _last_cells(used: int, grid: list[int], found: list[Grid]) -> None:
+    """Cell 10 chosen; the main diagonal, row 2 and column 2 force cells 15, 11 and 14, and the
+    square is kept if it is magic (column 3 and row 3 are only checked)."""
+    diagonal, row2, column2 = (
+        MAGIC_SUM - grid[0] - grid[5],
+        MAGIC_SUM - grid[8] - grid[9],
+        MAGIC_SUM - grid[2] - grid[6],
+    )
+    for c10 in _unused(used):
+        grid[10], grid[15], grid[11], grid[14] = c10, diagonal - c10, row2 - c10, column2 - c10
+        # (is_magic alone would do; the cheap checks first keep the search to a few seconds)
+        if len(set(grid)) == CELLS and min(grid) >= 1 and is_magic(grid):
+            found.append(tuple(grid))
 
 
 def packed_data() -> bytes:

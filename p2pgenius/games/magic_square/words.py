@@ -4,7 +4,7 @@ the one place that words it. ``who`` renders a seat ("p0" by default; a screen s
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from p2pgenius.games.base import Outcome
 from p2pgenius.games.magic_square.state import COLOUR_NAMES, cell_name
@@ -35,39 +35,49 @@ def tally(outcome: Outcome, seat: int) -> str | None:
 
 
 def words(event: Mapping[str, Any], who: Who = seat_label) -> str:
-    """One event in a sentence."""
+    """One event in a sentence (an event of a kind this version does not know: its kind)."""
     kind, seat = event.get("type"), event.get("seat")
     me = who(int(seat)) if isinstance(seat, int) else ""
-    if kind == "challenge":
-        return f"{me} challenges {who(1 - int(seat or 0))}'s {event['number']} on {cell_name(event['cell'])}"
-    if kind in ("colour_order", "lead"):
-        return _order(event, who)
-    if kind == "colour":
-        return f"{me} colours {cell_name(event['cell'])} {COLOUR_NAMES[int(seat or 0)]}"
-    if kind == "swaps_done":
-        return f"{me} makes no more swaps"
-    if kind == "swap":
-        return f"{me} swaps the colours of {cell_name(event['red'])} and {cell_name(event['blue'])}"
-    if kind == "place":
-        return f"{me} places {event['number']} on {cell_name(event['cell'])}"
-    if kind == "round_end":
-        return _round_end(event, who)
-    if kind == "replay":
-        lead = who(int(event["lead"]))
-        return f"round {event['round']} is replayed with the same colouring; {lead} leads first"
-    if kind == "match_end":
-        wins, winner = event["round_wins"], int(event["winner"])
-        return f"{who(winner)} wins the match {wins[winner]}-{wins[1 - winner]}"
-    if kind == "next_round":
-        reason = str(event["reason"]).replace("_", " ")
-        return (
-            f"{who(int(event['winner']))} wins round {event['round']} ({reason}); "
-            f"{who(int(event['lead']))} may swap up to two pairs of cells and leads first"
-        )
-    return str(kind)
+    say = SAYINGS.get(kind) if isinstance(kind, str) else None
+    return str(kind) if say is None else say(event, me, who)
 
 
-def _order(event: Mapping[str, Any], who: Who) -> str:
+def _challenge(event: Mapping[str, Any], me: str, who: Who) -> str:
+    opponent = who(1 - int(event.get("seat") or 0))
+    return f"{me} challenges {opponent}'s {event['number']} on {cell_name(event['cell'])}"
+
+
+def _colour(event: Mapping[str, Any], me: str, who: Who) -> str:
+    return f"{me} colours {cell_name(event['cell'])} {COLOUR_NAMES[int(event.get('seat') or 0)]}"
+
+
+def _swap(event: Mapping[str, Any], me: str, who: Who) -> str:
+    return f"{me} swaps the colours of {cell_name(event['red'])} and {cell_name(event['blue'])}"
+
+
+def _place(event: Mapping[str, Any], me: str, who: Who) -> str:
+    return f"{me} places {event['number']} on {cell_name(event['cell'])}"
+
+
+def _replay(event: Mapping[str, Any], me: str, who: Who) -> str:
+    lead = who(int(event["lead"]))
+    return f"round {event['round']} is replayed with the same colouring; {lead} leads first"
+
+
+def _match_end(event: Mapping[str, Any], me: str, who: Who) -> str:
+    wins, winner = event["round_wins"], int(event["winner"])
+    return f"{who(winner)} wins the match {wins[winner]}-{wins[1 - winner]}"
+
+
+def _next_round(event: Mapping[str, Any], me: str, who: Who) -> str:
+    reason = str(event["reason"]).replace("_", " ")
+    return (
+        f"{who(int(event['winner']))} wins round {event['round']} ({reason}); "
+        f"{who(int(event['lead']))} may swap up to two pairs of cells and leads first"
+    )
+
+
+def _order(event: Mapping[str, Any], me: str, who: Who) -> str:
     """Who colours first (the Death Match Opponent's choice), or places first (the Lead
     Player's): "chooses to" when the chooser picks itself, which "lets Dora (p1) colour first"
     said of Dora herself misread."""
@@ -81,9 +91,8 @@ def _order(event: Mapping[str, Any], who: Who) -> str:
     return f"{who(seat)} ({role}) {lets} {who(first)} {verb} first"
 
 
-def _round_end(event: Mapping[str, Any], who: Who) -> str:
-    how, seat = event.get("how"), event.get("seat")
-    me = who(int(seat)) if isinstance(seat, int) else ""
+def _round_end(event: Mapping[str, Any], me: str, who: Who) -> str:
+    how = event.get("how")
     if how == "concedes":
         return f"{me} concedes the challenge"
     if how == "placed_16":
@@ -116,3 +125,22 @@ def _scores(event: Mapping[str, Any], who: Who) -> str:
         f"all 16 placed and the square is magic: {who(int(winner))} wins round {event.get('round')} "
         f"on score, {won} to {who(1 - int(winner))}'s {lost}"
     )
+
+
+Saying = Callable[[Mapping[str, Any], str, Who], str]
+"""An event's sentence, from the event, its seat as ``who`` renders it, and ``who``."""
+
+SAYINGS: Final[Mapping[str, Saying]] = {
+    "challenge": _challenge,
+    "colour_order": _order,
+    "lead": _order,
+    "colour": _colour,
+    "swaps_done": lambda event, me, who: f"{me} makes no more swaps",
+    "swap": _swap,
+    "place": _place,
+    "round_end": _round_end,
+    "replay": _replay,
+    "match_end": _match_end,
+    "next_round": _next_round,
+}
+"""Each kind of event the engine says (engine.py), and its sentence."""
