@@ -45,9 +45,10 @@ from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.keystore import check_name
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.spectators import Spectators, caller_name, is_spectator
+from p2pgenius.protocol.bodies import NONCE_LEN
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.messages import NONCE_LEN, printable
+from p2pgenius.protocol.messages import printable
 from p2pgenius.protocol.session import claims_problem
 from p2pgenius.protocol.session.setup import make_ready, ready_problem
 

@@ -47,7 +47,6 @@ COMMIT_DOMAIN: Final = "p2pgenius/1 commitment"
 COIN_DOMAIN: Final = "p2pgenius/2 coin"
 READY_DOMAIN: Final = b"p2pgenius/2 ready"
 ZERO_HASH: Final = b"\x00" * 32
-NONCE_LEN: Final = 32
 MAX_MESSAGE_BYTES: Final = 60_000
 _SIX: Final = b"\x96"  # msgpack's fixarray headers of 6 and 7 elements
 _SEVEN: Final = b"\x97"

@@ -8,9 +8,9 @@ import secrets
 import pytest
 
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
-from p2pgenius.protocol.bodies import Act, Commit
+from p2pgenius.protocol.bodies import NONCE_LEN, Act, Commit
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.messages import NONCE_LEN, commitment
+from p2pgenius.protocol.messages import commitment
 from p2pgenius.protocol.session import Fault, Rejected, Session, start_table
 
 from .harness import play

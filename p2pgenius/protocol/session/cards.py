@@ -9,7 +9,8 @@ from typing import Any
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import shown
 from p2pgenius.games.spec import GameSpec
-from p2pgenius.protocol.messages import NONCE_LEN, Envelope, commitment
+from p2pgenius.protocol.bodies import NONCE_LEN
+from p2pgenius.protocol.messages import Envelope, commitment
 from p2pgenius.protocol.session.faults import CheatError
 
 Ref = tuple[int, int]  # (stage, seat): the commitment that holds a card

@@ -17,9 +17,9 @@ from typing import Any, Final
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games.base import state_hash
-from p2pgenius.protocol.bodies import Act, Blind, Commit, Decline, FinalChoice, Hash, Reveal
+from p2pgenius.protocol.bodies import NONCE_LEN, Act, Blind, Commit, Decline, FinalChoice, Hash, Reveal
 from p2pgenius.protocol.events import Applied, ClockView, Decided, YourTurn
-from p2pgenius.protocol.messages import NONCE_LEN, Envelope, MessageError, commitment
+from p2pgenius.protocol.messages import Envelope, MessageError, commitment
 from p2pgenius.protocol.session.blindness import Blindness
 from p2pgenius.protocol.session.cards import Ref, check_card, check_opening
 from p2pgenius.protocol.session.courier import Courier

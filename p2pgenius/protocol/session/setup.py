@@ -12,11 +12,10 @@ from p2pgenius.canonical import encode
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import engine_fingerprint, get_spec
 from p2pgenius.games.spec import GameSpec
-from p2pgenius.protocol.bodies import Accept, CoinReveal, Terms
+from p2pgenius.protocol.bodies import NONCE_LEN, Accept, CoinReveal, Terms
 from p2pgenius.protocol.events import SeatsDealt
 from p2pgenius.protocol.identity import Identity, verify
 from p2pgenius.protocol.messages import (
-    NONCE_LEN,
     READY_DOMAIN,
     Envelope,
     MessageError,
