@@ -36,8 +36,7 @@ from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.protocol.transcript import verify
-from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.lines import Glyphs
+from p2pgenius.ui.frontends import BoardRequest, frontend
 from p2pgenius.ui.render import plain
 from p2pgenius.ui.replay import Replay
 
@@ -45,7 +44,6 @@ from .games.rps import ENTRY
 from .playthroughs import playthrough, stored
 
 GAMES = (*catalog.names(), ENTRY.name)
-GLYPHS = Glyphs.pick(True)
 """The table's games, and the test's own (in the table while this module runs)."""
 
 
@@ -267,7 +265,8 @@ def test_every_seats_view_of_every_step_is_drawn_by_the_front_end(game: str) -> 
     for _ in range(300):
         for seat in range(engine.seats(state)):
             view = engine.view(state, seat)
-            lines = front.board(view, names, GLYPHS, hints=True, mine=(seat,), width=80, height=24)
+            request = BoardRequest(game, view, names, ascii_only=True, hints=True, mine=(seat,), height=24)
+            lines = front.board(request)
             assert lines and all(isinstance(line, list) for line in lines)
             if seat in engine.to_act(state):  # what the person may type is offered
                 assert front.choices(state, seat, "", hints=True), (game, seat)

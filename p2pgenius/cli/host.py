@@ -189,15 +189,10 @@ async def host_match(
                 nursery.start_soon(upnp.keep, mapping, say)
             if args.announce and not bound.loopback and not peer.invite_only:
                 interfaces = aim.get("interfaces") or [a for a in addresses if ":" not in a] or None
-                announcement = discovery.Announcement(
-                    game=args.game,
-                    name=peer.name,
-                    key=peer.identity.public,
-                    port=bound.port,
-                    addresses=addresses,
-                    seats=seats.free,
-                    interfaces=interfaces,
+                announced = discovery.Found(
+                    args.game, peer.name, peer.identity.public, seats.free, bound.port, tuple(addresses)
                 )
+                announcement = discovery.Announcement(announced, interfaces=interfaces)
                 nursery.start_soon(discovery.announce, announcement, partial(table_state, seats, peer), say)
             async with peer:  # (its connections closed however the match ends)
                 await peer.host(

@@ -32,7 +32,7 @@ from p2pgenius.games.catalog import names
 from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_name, load_identity
-from p2pgenius.net.spectators import NoHandshakeError, watch
+from p2pgenius.net.spectators import NoHandshakeError, Onlooker, watch
 from p2pgenius.protocol.session import Applied, Event, Fault, MatchOver, SessionView
 from p2pgenius.protocol.transcript import frame, header, verify
 
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         for listener in listeners:
             listener(session, event)
 
-    watching = partial(watch, identity=identity, name=name, on_event=on_event, on_message=kept.message)
+    watching = partial(watch, identity=identity, name=name, onlooker=Onlooker(on_event, kept.message))
     main = partial(watched, target, partial(watching, expect_key=target.key), printer)
 
     on_screen = not args.text and sys.stdin.isatty() and out.isatty()

@@ -260,24 +260,16 @@ def _zeroconf(interfaces: Sequence[str] | None) -> Zeroconf:
 
 
 class Announcement:
-    """One match announced on the local network. The methods block (run them in a thread)."""
+    """One match announced on the local network: ``match``, as those who look will find it (its
+    free seats as they are now), announced on ``interfaces`` (None: all of them). The methods
+    block (run them in a thread)."""
 
-    def __init__(
-        self,
-        *,
-        game: str,
-        name: str,
-        key: bytes,
-        port: int,
-        addresses: Sequence[str],
-        seats: int,
-        interfaces: Sequence[str] | None = None,
-    ) -> None:
-        self.game, self.name, self.key, self.port = game, name, key, port
-        self.addresses = list(addresses)
-        self.seats = seats
+    def __init__(self, match: Found, *, interfaces: Sequence[str] | None = None) -> None:
+        self.game, self.name, self.key, self.port = match.game, match.name, match.key, match.port
+        self.addresses = list(match.addresses)
+        self.seats = match.seats
         self.interfaces = interfaces
-        self.instance = instance_name(name, game)
+        self.instance = instance_name(self.name, self.game)
         self._zeroconf: Zeroconf | None = None
         self._info: ServiceInfo | None = None
         self._lock = threading.Lock()

@@ -183,19 +183,28 @@ def is_spectator(host_side: Established) -> bool:
     return host_side.peer_hello.get("role") == ROLE
 
 
+@dataclass(frozen=True)
+class Onlooker:
+    """What a spectator does with the match as it comes: each event goes to ``on_event`` (with
+    the session, read only) and each accepted message's bytes to ``on_message`` (to keep a
+    transcript)."""
+
+    on_event: Callable[[SessionView, Event], None]
+    on_message: Callable[[bytes], None] = lambda raw: None
+
+
 async def watch(
     stream: trio.abc.Stream,
     identity: Identity,
     name: str,
-    on_event: Callable[[SessionView, Event], None],
+    onlooker: Onlooker,
     *,
     expect_key: bytes | None = None,
-    on_message: Callable[[bytes], None] = lambda raw: None,
 ) -> SessionView | None:
     """Watch the match of the host at the other end of ``stream``: every message is checked as it
-    comes (an observer session), each event goes to ``on_event`` and each accepted message's
-    bytes to ``on_message`` (to keep a transcript). Returns the session (read only) when the match
-    is over or the host closes (None if the match never started); raises PeerGoneError if refused."""
+    comes (an observer session) and handed to the ``onlooker``. Returns the session (read only)
+    when the match is over or the host closes (None if the match never started); raises
+    PeerGoneError if refused."""
 
     def check(host: Established) -> None:
         if expect_key is not None and host.peer_key != expect_key:
@@ -216,7 +225,7 @@ async def watch(
     try:
         while not finished(session):
             for payload in await connection.receive():
-                session = _take(payload, session, on_event, on_message, host_key=host.peer_key)
+                session = _take(payload, session, onlooker, host_key=host.peer_key)
                 if finished(session):
                     break
     except PeerGoneError:
@@ -229,12 +238,7 @@ async def watch(
 
 
 def _take(
-    payload: bytes,
-    session: Session | None,
-    on_event: Callable[[SessionView, Event], None],
-    on_message: Callable[[bytes], None],
-    *,
-    host_key: bytes | None = None,
+    payload: bytes, session: Session | None, onlooker: Onlooker, *, host_key: bytes | None = None
 ) -> Session | None:
     try:
         value = decode(payload)
@@ -267,9 +271,9 @@ def _take(
         accepted = len(session.chain.archive)
         events = session.receive(body)
         if len(session.chain.archive) > accepted:  # (a message it refused is not the match's)
-            on_message(body)  # (first: a listener may read the messages so far, this one included)
+            onlooker.on_message(body)  # (first: a listener may read the messages so far, this one included)
         for event in events:
-            on_event(session.view, event)
+            onlooker.on_event(session.view, event)
         return session
     return session
 

@@ -465,6 +465,31 @@ def _elsewhere(device: UpnpDevice, router: str) -> str | None:
     return None
 
 
+NOT_PUBLIC: Final[tuple[tuple[Callable[[ipaddress.IPv4Address], bool], str], ...]] = (
+    (lambda ip: ip.is_unspecified, "the unspecified address"),
+    (lambda ip: ip == BROADCAST, "the broadcast address"),
+    (lambda ip: ip.is_multicast, "a multicast address"),
+    (lambda ip: ip.is_loopback, "a loopback address"),
+    (lambda ip: ip.is_link_local, "a link-local address"),
+    (
+        lambda ip: ip in CARRIER_NAT,
+        "a carrier-grade NAT address: the provider's NAT is in front of the router",
+    ),
+    (
+        lambda ip: any(ip in net for net in DOCUMENTATION),
+        "a documentation (TEST-NET) address, never a real one",
+    ),
+    (
+        lambda ip: any(ip in net for net in PRIVATE),
+        "a private address: another router is in front of this one",
+    ),
+    (lambda ip: ip.is_reserved, "a reserved address"),
+    (lambda ip: not ip.is_global, "not a global address"),
+)
+"""What an IPv4 address the router gives may be instead of a public one, each with its words:
+the first that holds is said (the more telling before the more general)."""
+
+
 def _not_public(text: str) -> str | None:
     """Why the address the router says it has is not put in the invite (None if it is: a global
     unicast IPv4 address), in words."""
@@ -472,31 +497,10 @@ def _not_public(text: str) -> str | None:
         ip = ipaddress.ip_address(text)
     except ValueError:
         return f"{_shown(text)!r} is not an address"
-    if ip.version != 4:
+    if not isinstance(ip, ipaddress.IPv4Address):
         return f"{ip} is not an IPv4 address"
-    if ip.is_unspecified:
-        kind = "the unspecified address"
-    elif ip == BROADCAST:
-        kind = "the broadcast address"
-    elif ip.is_multicast:
-        kind = "a multicast address"
-    elif ip.is_loopback:
-        kind = "a loopback address"
-    elif ip.is_link_local:
-        kind = "a link-local address"
-    elif ip in CARRIER_NAT:
-        kind = "a carrier-grade NAT address: the provider's NAT is in front of the router"
-    elif any(ip in net for net in DOCUMENTATION):
-        kind = "a documentation (TEST-NET) address, never a real one"
-    elif any(ip in net for net in PRIVATE):
-        kind = "a private address: another router is in front of this one"
-    elif ip.is_reserved:
-        kind = "a reserved address"
-    elif not ip.is_global:
-        kind = "not a global address"
-    else:
-        return None
-    return f"{ip} is {kind}"
+    kind = next((kind for holds, kind in NOT_PUBLIC if holds(ip)), None)
+    return None if kind is None else f"{ip} is {kind}"
 
 
 def _local_address_towards(host: str) -> str:

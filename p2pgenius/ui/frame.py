@@ -141,29 +141,33 @@ def help_overlay(words: Callable[[], str], shown: Filter) -> Float:
     return overlay(Window(text_control(lines), style="class:help"), "help", shown)
 
 
+@dataclass(frozen=True)
+class InputLine:
+    """The line the person types on, and what sits around it: the ``buffer`` typed into after
+    its ``prompt``, the windows ``above`` it (the question) and those ``below`` it (the message)."""
+
+    buffer: Buffer
+    prompt: AnyFormattedText
+    above: Sequence[AnyContainer] = ()
+    below: Sequence[AnyContainer] = ()
+
+    def windows(self) -> list[AnyContainer]:
+        """Top to bottom: what is above, the line itself, what is below."""
+        typed = BufferControl(self.buffer, input_processors=[BeforeInput(self.prompt)])
+        return [*self.above, Window(typed, height=1), *self.below]
+
+
 def frame(
     *,
     status: Callable[[], list[Line]],
     body: Callable[[], AnyContainer],
-    above_input: Sequence[AnyContainer],
-    buffer: Buffer,
-    prompt: AnyFormattedText,
-    below_input: Sequence[AnyContainer] = (),
+    typing: InputLine,
     floats: Sequence[Float] = (),
 ) -> FloatContainer:
-    """The whole screen: the ``status`` bar, the ``body`` (laid out anew at each redraw), what is
-    ``above_input``, the input line with its ``prompt``, what is ``below_input``, and the
-    ``floats`` over it all."""
+    """The whole screen: the ``status`` bar, the ``body`` (laid out anew at each redraw), the
+    input line with what is around it (``typing``), and the ``floats`` over it all."""
     return FloatContainer(
-        content=HSplit(
-            [
-                fitted(status, style="class:status"),
-                DynamicContainer(body),
-                *above_input,
-                Window(BufferControl(buffer, input_processors=[BeforeInput(prompt)]), height=1),
-                *below_input,
-            ]
-        ),
+        content=HSplit([fitted(status, style="class:status"), DynamicContainer(body), *typing.windows()]),
         floats=list(floats),
     )
 

@@ -27,6 +27,7 @@ from p2pgenius import rules_pages
 from p2pgenius.ui import moves
 from p2pgenius.ui.frame import (
     Geometry,
+    InputLine,
     fitted,
     frame,
     geometry,
@@ -119,10 +120,12 @@ class MatchLayout:
         self.root = frame(
             status=self.screen.status,
             body=self.body,
-            above_input=[clocks, fitted(self.screen.question)],
-            buffer=buffer,
-            prompt=table.text.prompt,
-            below_input=[fitted(self.screen.message)],
+            typing=InputLine(
+                buffer,
+                table.text.prompt,
+                above=[clocks, fitted(self.screen.question)],
+                below=[fitted(self.screen.message)],
+            ),
             floats=self._floats(),
         )
 

@@ -81,52 +81,78 @@ def wrap(line: Line, width: int, indent: int | None = None) -> list[Line]:
     if indent is None:
         text = "".join(t for _, t in line)
         indent = min(len(text) - len(text.lstrip(" ")) + 1, width // 3)
-    words: list[tuple[str, str]] = []  # (style, piece): pieces are words and runs of spaces
+    filling = _Filling(width, indent)
+    for style, piece in _pieces(line):
+        filling.add(style, piece)
+    return filling.done()
+
+
+def _pieces(line: Line) -> list[Fragment]:
+    """``line``'s fragments cut into words and runs of spaces, each keeping its style."""
+    pieces: list[Fragment] = []
     for style, text in line:
         piece = ""
         for char in text:
             if piece and (char == " ") != (piece[-1] == " "):
-                words.append((style, piece))
+                pieces.append((style, piece))
                 piece = ""
             piece += char
         if piece:
-            words.append((style, piece))
-    out: list[Line] = []
-    current: Line = []
-    used = start = 0  # columns used on this line; how many of them are the indent
+            pieces.append((style, piece))
+    return pieces
 
-    def new_line() -> None:
-        nonlocal current, used, start
-        while len(current) > 1 and not current[-1][1].strip():
-            current.pop()  # no trailing spaces
-        out.append(current)
-        current, used, start = [("", " " * indent)], indent, indent
 
-    for style, piece in words:
+class _Filling:
+    """Lines being filled, piece by piece, up to ``width`` columns, each after the first starting
+    with ``indent`` spaces (what :func:`wrap` does)."""
+
+    def __init__(self, width: int, indent: int) -> None:
+        self.width, self.indent = width, indent
+        self.out: list[Line] = []
+        self.current: Line = []
+        self.used = self.start = 0  # columns used on this line; how many of them are the indent
+
+    def add(self, style: str, piece: str) -> None:
+        """A word or a run of spaces: on this line if it fits, else on the next (spaces at a break
+        vanish; a word longer than a whole line is broken where it must)."""
         size = width_of(piece)
-        if used + size <= width:
-            current.append((style, piece))
-            used += size
-            continue
-        if piece.startswith(" "):  # spaces at a break vanish
-            new_line()
-            continue
-        if used > start:
-            new_line()
-        while used + width_of(piece) > width:  # a word longer than a line: break it
-            cut, taken = 0, 0
-            while cut < len(piece) and used + taken + get_cwidth(piece[cut]) <= width:
-                taken += get_cwidth(piece[cut])
-                cut += 1
-            cut = max(cut, 1)
-            current.append((style, piece[:cut]))
-            new_line()
+        if self.used + size <= self.width:
+            self.current.append((style, piece))
+            self.used += size
+            return
+        if piece.startswith(" "):
+            self.new_line()
+            return
+        if self.used > self.start:
+            self.new_line()
+        while self.used + width_of(piece) > self.width:
+            cut = self._room_for(piece)
+            self.current.append((style, piece[:cut]))
+            self.new_line()
             piece = piece[cut:]
-        current.append((style, piece))
-        used += width_of(piece)
-    if used > start:
-        out.append(current)
-    return out or [[]]
+        self.current.append((style, piece))
+        self.used += width_of(piece)
+
+    def _room_for(self, piece: str) -> int:
+        """How many of ``piece``'s characters fit on this line (at least one: a line takes one
+        character even when it is wider than the room, or the wrapping would never end)."""
+        cut, taken = 0, 0
+        while cut < len(piece) and self.used + taken + get_cwidth(piece[cut]) <= self.width:
+            taken += get_cwidth(piece[cut])
+            cut += 1
+        return max(cut, 1)
+
+    def new_line(self) -> None:
+        while len(self.current) > 1 and not self.current[-1][1].strip():
+            self.current.pop()  # no trailing spaces
+        self.out.append(self.current)
+        self.current, self.used, self.start = [("", " " * self.indent)], self.indent, self.indent
+
+    def done(self) -> list[Line]:
+        """The lines filled (one empty line for nothing at all)."""
+        if self.used > self.start:
+            self.out.append(self.current)
+        return self.out or [[]]
 
 
 def wrap_all(lines: Sequence[Line], width: int) -> list[Line]:

@@ -9,11 +9,9 @@ tests read the same text the player sees. ``ascii`` swaps every non-ASCII glyph 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
-from typing import Any
+from collections.abc import Mapping
 
-from p2pgenius.ui.frontends import frontend
+from p2pgenius.ui.frontends import BoardRequest, frontend
 from p2pgenius.ui.lines import Fragment, Glyphs, Line, plain, seat_name, width_of
 
 __all__ = [
@@ -71,36 +69,6 @@ def clocks_line(
 # -- the board ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class BoardRequest:
-    """A board to draw: ``game``'s board from ``view`` (the engine's view for the person's seat,
-    or a spectator's), how to draw it, and the room it has.
-
-    ``names``: the players' names by seat; ``mine``: the seats this machine holds, the first being
-    the person's; ``hints``: mark the moves that help; ``width`` columns and about ``height``
-    rows; ``memory``: what the front end kept of the match on this screen (a round's reckoning)."""
-
-    game: str
-    view: Mapping[str, Any]
-    names: Mapping[int, str]
-    _: KW_ONLY
-    ascii_only: bool
-    hints: bool
-    mine: Sequence[int]
-    width: int = 80
-    height: int = 40
-    memory: Mapping[str, Any] | None = None
-
-
 def board(request: BoardRequest) -> list[Line]:
     """The board ``request`` asks for, as the game's front end draws it."""
-    return frontend(request.game).board(
-        request.view,
-        request.names,
-        Glyphs.pick(request.ascii_only),
-        hints=request.hints,
-        mine=request.mine,
-        width=request.width,
-        height=request.height,
-        memory=request.memory,
-    )
+    return frontend(request.game).board(request)

@@ -45,6 +45,7 @@ from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import UNCONFIRMED, Report, Step
 from p2pgenius.ui.frame import (
     MIN_LOG,
+    InputLine,
     application,
     fitted,
     frame,
@@ -681,9 +682,7 @@ def build(replay: Replay, **app_args: Any) -> Application[None]:
     root = frame(
         status=screen.status,
         body=screen.body,
-        above_input=[fitted(screen.keys)],
-        buffer=buffer,
-        prompt=f"{replay.command}> ",
+        typing=InputLine(buffer, f"{replay.command}> ", above=[fitted(screen.keys)]),
         floats=[help_overlay(replay.help_text, Condition(lambda: replay.help_open))],
     )
     return application(

@@ -22,7 +22,7 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Confirmed, Fault, Rejected
 from p2pgenius.protocol.transcript import Report, verify
 
-from .villain import Chain, Seen, frame_header, honest, raw_call, villain
+from .villain import Chain, Lie, Seen, frame_header, honest, raw_call, villain
 
 
 @dataclass
@@ -60,21 +60,13 @@ async def _match(tmp: Path, rewrite: Any, game: str, grace: float, options: dict
 
 
 def in_match(
-    kind: str,
-    change: Callable[[list[Any]], list[Any]] | None = None,
-    *,
-    nth: int = 1,
-    mode: str = "change",
-    game: str = "duel",
-    grace: float = 60,
-    clock: int | None = None,
+    lie: Lie, *, game: str = "duel", grace: float = 60, clock: int | None = None
 ) -> Callable[[Path], Awaitable[Result]]:
+    """A match of ``game`` in which the villain tells ``lie`` (each run with a chain of its own)."""
     options: dict[str, Any] = {"fast": True} if game == "duel" else {}
     if clock is not None:  # (a seat owing its decision is late only once its clock has run out)
         options["turn_seconds"] = clock
-    return lambda tmp: _match(
-        tmp, Chain(kind, change or (lambda b: b), nth=nth, mode=mode), game, grace, options
-    )
+    return lambda tmp: _match(tmp, Chain(lie), game, grace, options)
 
 
 async def _at_the_door(tmp: Path, attack: Callable[[int, Path], Awaitable[Any]]) -> Result:
@@ -229,91 +221,97 @@ ATTACKS: list[Attack] = [
         at_the_door(forged_ready),
         "refused: signature does not verify",
     ),
-    Attack("a forged signature", in_match("hash", nth=1, mode="forge"), "rejected: forged"),
-    Attack("a replayed message", in_match("commit", nth=1, mode="replay"), "rejected: replayed"),
+    Attack("a forged signature", in_match(Lie("hash", nth=1, mode="forge")), "rejected: forged"),
+    Attack("a replayed message", in_match(Lie("commit", nth=1, mode="replay")), "rejected: replayed"),
     Attack(
-        "a message from another match", in_match("commit", nth=1, mode="foreign"), "rejected: another match"
+        "a message from another match",
+        in_match(Lie("commit", nth=1, mode="foreign")),
+        "rejected: another match",
     ),
-    Attack("an oversized message", in_match("hash", nth=1, mode="oversize"), "rejected: limit"),
+    Attack("an oversized message", in_match(Lie("hash", nth=1, mode="oversize")), "rejected: limit"),
     Attack(
         "a decision declaring more time than its clock had",
-        in_match("commit", lambda b: [*b[:4], 10**9], nth=1, grace=3, clock=3),
+        in_match(Lie("commit", lambda b: [*b[:4], 10**9], nth=1), grace=3, clock=3),
         "rejected+forfeit: declares",
     ),
     Attack(
         "equivocation (two messages, one number)",
-        in_match("hash", lambda b: [b[0], b[1], bytes(32)], mode="equivocate"),
+        in_match(Lie("hash", lambda b: [b[0], b[1], bytes(32)], mode="equivocate")),
         "fault cheat: equivocation",
     ),
     Attack(
         "a commitment opened to another value",
-        in_match("reveal", _reveal_other, nth=1),
+        in_match(Lie("reveal", _reveal_other, nth=1)),
         "fault cheat: opened",
     ),
     Attack(
         "a lying state hash",
-        in_match("hash", lambda b: [b[0], b[1], bytes(32)], nth=1),
+        in_match(Lie("hash", lambda b: [b[0], b[1], bytes(32)], nth=1)),
         "fault desync: differs",
     ),
     Attack(
         "an illegal action",
         in_match(
-            "act",
-            lambda b: [b[0], b[1], b[2], {"type": "place", "cell": 99}, b[4]],
-            nth=1,
+            Lie("act", lambda b: [b[0], b[1], b[2], {"type": "place", "cell": 99}, b[4]], nth=1),
             game="magic-square",
         ),
         "fault cheat: illegal",
     ),
     Attack(
         "a chat line that would drive the reader's terminal (an escape sequence)",
-        in_match("commit", lambda b: ["chat", "gg \x1b]0;owned\x07\x1b[2J"], mode="inject"),
+        in_match(Lie("commit", lambda b: ["chat", "gg \x1b]0;owned\x07\x1b[2J"], mode="inject")),
         "rejected: a chat line has 1 to 500 printable characters",
     ),
     Attack(
         "a forfeit whose reason would drive a verifier's terminal",
         in_match(
-            "commit", lambda b: ["forfeit", b[1], 0, "timed out\x1b[2J\x1b]52;c;cHduZWQ=\x07"], mode="inject"
+            Lie(
+                "commit",
+                lambda b: ["forfeit", b[1], 0, "timed out\x1b[2J\x1b]52;c;cHduZWQ=\x07"],
+                mode="inject",
+            )
         ),
         "rejected: a forfeit whose reason is not printable",
     ),
     Attack(
         "a forfeit of the honest seat, no claim first, while it is answering",
-        in_match("commit", lambda b: ["forfeit", b[1], 0, "no answer for 120 seconds"], mode="inject"),
+        in_match(Lie("commit", lambda b: ["forfeit", b[1], 0, "no answer for 120 seconds"], mode="inject")),
         "rejected: a forfeit of p0",
     ),
     Attack(
         "a forfeit of the honest seat after a claim, no grace period",
         in_match(
-            "commit",
-            lambda b: [["timeout", b[1], 0, 130_000], ["forfeit", b[1], 0, "no answer to a claim"]],
-            mode="inject",
+            Lie(
+                "commit",
+                lambda b: [["timeout", b[1], 0, 130_000], ["forfeit", b[1], 0, "no answer to a claim"]],
+                mode="inject",
+            )
         ),
         "rejected: a forfeit of p0",
     ),
     Attack(
         "walking away from the coin flip, its share never opened (a free re-roll of the seats)",
-        in_match("coin_reveal", nth=0, mode="drop", grace=3),
+        in_match(Lie("coin_reveal", nth=0, mode="drop"), grace=3),
         "fault forfeit: coin share",
     ),
     Attack(
         "refusing to open a commitment",
-        in_match("reveal", nth=1, mode="drop", grace=3),
+        in_match(Lie("reveal", nth=1, mode="drop"), grace=3),
         "fault forfeit: no answer",
     ),
     Attack(
         "an observed time of the honest seat's decision no peer can have seen (a billion ms)",
-        in_match("hash", lambda b: ["observed", b[1], 0, 10**9], mode="inject"),
+        in_match(Lie("hash", lambda b: ["observed", b[1], 0, 10**9], mode="inject")),
         "rejected: more than any peer can wait",
     ),
     Attack(
         "walking away at the very end, the result never signed (to keep a loss off the record)",
-        in_match("end", nth=0, mode="drop", grace=2, clock=3),  # (gone: waited for as long as a turn)
+        in_match(Lie("end", nth=0, mode="drop"), grace=2, clock=3),  # (gone: waited for as long as a turn)
         "fault forfeit: no answer",
     ),
     Attack(
         "a result signed that the match did not have",
-        in_match("end", lambda b: ["end", {**b[1], "winner": 0 if b[1].get("winner") else 1}], nth=0),
+        in_match(Lie("end", lambda b: ["end", {**b[1], "winner": 0 if b[1].get("winner") else 1}], nth=0)),
         "fault cheat: signed a result",
     ),
 ]

@@ -82,7 +82,7 @@ def test_a_hosts_refusal_reaches_join_and_watch_harmless(hostile: str) -> None:
         with pytest.raises(PeerGoneError) as joining:
             check_lobby(payload, b"h" * 32, b"m" * 32)
         with pytest.raises(PeerGoneError) as watching:
-            spectators._take(payload, None, lambda s, e: None, lambda raw: None)
+            spectators._take(payload, None, spectators.Onlooker(lambda s, e: None))
         for refused in (joining.value, watching.value):
             assert "the host refused us: go away" in str(refused) and not drives(str(refused))
 
@@ -95,7 +95,7 @@ def test_text_that_drives_a_terminal_is_refused_where_it_enters(hostile: str) ->
         check_terms({"peers": keys, "names": ["ann", f"bob{hostile}"], "game": "duel"}, keys, None, 1)
     watching = encode(["watching", {"keys": keys, "names": ["ann", f"bob{hostile}"]}])
     with pytest.raises(PeerGoneError, match="malformed list of players"):
-        spectators._take(watching, None, lambda s, e: None, lambda raw: None)
+        spectators._take(watching, None, spectators.Onlooker(lambda s, e: None))
     me = Identity.generate()
     session = Session(keys=[me.public, keys[1]], me=0, identity=me)
     with pytest.raises(LocalMisuseError, match="printable"):

@@ -48,15 +48,28 @@ class Villain(Peer):
         session.flush = lying_flush  # type: ignore[method-assign]
 
 
-@dataclass
-class Chain:
-    """Rewrites one message (the ``nth`` of ``kind``) and keeps the author's hash chain whole after
-    it, re-signing every later message, as a real liar would."""
+def unchanged(body: list[Any]) -> list[Any]:
+    return body
+
+
+@dataclass(frozen=True)
+class Lie:
+    """The lie a :class:`Chain` tells: about the ``nth`` message of ``kind`` (counted from 0), in
+    its ``mode``: change | replay | equivocate | forge | oversize | drop | foreign | inject
+    (``change``: the body it sends instead, or the messages it injects after it)."""
 
     kind: str
-    change: Callable[[list[Any]], list[Any]]
-    nth: int = 0
-    mode: str = "change"  # change | replay | equivocate | forge | oversize | drop | foreign | inject
+    change: Callable[[list[Any]], list[Any]] = unchanged
+    nth: int = 1
+    mode: str = "change"
+
+
+@dataclass
+class Chain:
+    """Rewrites one message (the one its ``lie`` is about) and keeps the author's hash chain whole
+    after it, re-signing every later message, as a real liar would."""
+
+    lie: Lie
     seen: int = 0
     shift: int = 0  # messages injected so far: later ones are numbered after them
     prev: bytes | None = None
@@ -65,46 +78,57 @@ class Chain:
 
     def __call__(self, identity: Identity, raw: bytes) -> list[bytes]:
         _, match_id, author, seq, heads, body, _ = decode(raw)
-        if self.prev is not None and self.mode in ("change", "inject"):  # re-chain after the lie
+        if self.prev is not None and self.lie.mode in ("change", "inject"):  # re-chain after the lie
             out = seal(identity, match_id, author, seq + self.shift, self.chained(heads, author), list(body))
             self.prev = hashlib.sha256(out).digest()
             return [out]
-        if self.done or body[0] != self.kind:
+        if self.done or body[0] != self.lie.kind:
             return [raw]
-        if self.seen < self.nth:
+        if self.seen < self.lie.nth:
             self.seen += 1
             return [raw]
         self.done = True
-        self.log.append(f"{self.mode} {body[0]} #{seq}")
-        if self.mode == "replay":
+        self.log.append(f"{self.lie.mode} {body[0]} #{seq}")
+        return self._tell(identity, raw)
+
+    def _tell(self, identity: Identity, raw: bytes) -> list[bytes]:
+        """What goes on the wire instead of ``raw``, the message lied about."""
+        _, match_id, author, seq, heads, body, _ = decode(raw)
+        mode = self.lie.mode
+        if mode == "replay":
             return [raw, raw]
-        if self.mode == "inject":  # messages of its own making after this one, chained in
-            made = self.change(list(body))
-            sent: list[bytes] = [raw]
-            self.prev = hashlib.sha256(raw).digest()
-            for extra in made if made and isinstance(made[0], list) else [made]:
-                self.shift += 1
-                chained = self.chained(heads, author)
-                sent.append(seal(identity, match_id, author, seq + self.shift, chained, extra))
-                self.prev = hashlib.sha256(sent[-1]).digest()
-            return sent
-        if self.mode == "drop":
+        if mode == "inject":
+            return self._inject(identity, raw)
+        if mode == "drop":
             self.done = False  # keep refusing
             return []
-        if self.mode == "forge":  # (someone else's copy: the real one follows)
+        if mode == "forge":  # (someone else's copy: the real one follows)
             return [raw[:-1] + bytes([raw[-1] ^ 1]), raw]
-        if self.mode == "foreign":
+        if mode == "foreign":
             return [seal(identity, bytes(32), author, seq, heads, list(body)), raw]
-        if self.mode == "oversize":
+        if mode == "oversize":
             return [
                 seal(identity, match_id, author, seq, heads, ["chat", "x" * (MAX_MESSAGE_BYTES + 10)]),
                 raw,
             ]
-        changed = seal(identity, match_id, author, seq, heads, self.change(list(body)))
-        if self.mode == "equivocate":
+        changed = seal(identity, match_id, author, seq, heads, self.lie.change(list(body)))
+        if mode == "equivocate":
             return [raw, changed]
         self.prev = hashlib.sha256(changed).digest()
         return [changed]
+
+    def _inject(self, identity: Identity, raw: bytes) -> list[bytes]:
+        """``raw``, then messages of the villain's own making after it, chained in."""
+        _, match_id, author, seq, heads, body, _ = decode(raw)
+        made = self.lie.change(list(body))
+        sent: list[bytes] = [raw]
+        self.prev = hashlib.sha256(raw).digest()
+        for extra in made if made and isinstance(made[0], list) else [made]:
+            self.shift += 1
+            chained = self.chained(heads, author)
+            sent.append(seal(identity, match_id, author, seq + self.shift, chained, extra))
+            self.prev = hashlib.sha256(sent[-1]).digest()
+        return sent
 
     def chained(self, heads: list[bytes], author: int) -> list[bytes]:
         """``heads`` with the author's own chained after the last message it sent."""

@@ -5,6 +5,7 @@ after the grace period, a hung peer loses, and both sides show the same clocks."
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,15 +66,26 @@ class Freezable(trio.abc.Stream):
         await self.inner.aclose()
 
 
+@dataclass(frozen=True)
+class Terms:
+    """The match the host offers: ``game``, its ``options`` and its ``setup``."""
+
+    game: str
+    options: dict[str, Any]
+    setup: dict[str, Any]
+
+
 async def match(
     host: Peer,
     guest: Peer,
-    game: str,
-    options: dict[str, Any],
-    setup: dict[str, Any],
+    terms: Terms,
+    *,
     watch: Callable[[], Any] | None = None,
     guest_stream: Callable[[trio.abc.Stream], trio.abc.Stream] = lambda s: s,
 ) -> None:
+    """``host`` and ``guest`` play the match of ``terms`` to its end (``watch``: a task run
+    beside it; ``guest_stream``: the guest's end of the connection, as it sees it)."""
+    game, options, setup = terms.game, terms.options, terms.setup
     host_end, guest_end = trio.testing.memory_stream_pair()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(guest.join, guest_stream(guest_end))
@@ -94,7 +106,7 @@ async def test_a_player_who_runs_out_is_timed_out_by_its_own_peer(
     host_log, guest_log = Silent(), Silent()
     host = peer(tmp_path, "host", BotDriver("heuristic", 1, thread=False), host_log)
     guest = peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), guest_log)
-    await match(host, guest, "magic-square", {"round_seconds": 30}, SQUARE)
+    await match(host, guest, Terms("magic-square", {"round_seconds": 30}, SQUARE))
     assert host.session is not None and guest.session is not None
     outcome = host.session.outcome
     assert outcome is not None and outcome == guest.session.outcome
@@ -139,7 +151,7 @@ async def test_a_timeout_claim_is_accepted_by_the_late_peer(tmp_path: Path, auto
     host = peer(tmp_path, "host", BotDriver("heuristic", 1, thread=False), Silent())
     guest_log = Silent()
     guest = NeverTimesOut(**vars(peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), guest_log)))
-    await match(host, guest, "magic-square", {"round_seconds": 20}, SQUARE)
+    await match(host, guest, Terms("magic-square", {"round_seconds": 20}, SQUARE))
     assert host.session is not None and host.session.outcome is not None
     assert host.session.outcome.winner == 0
     kinds = sent_kinds(host)
@@ -168,7 +180,7 @@ async def test_a_peer_that_answers_no_claim_forfeits_after_the_grace_period(
     host_log = Silent()
     host = peer(tmp_path, "host", BotDriver("heuristic", 1, thread=False), host_log, grace=40)
     guest = IgnoresClaims(**vars(peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), Silent())))
-    await match(host, guest, "magic-square", {"round_seconds": 20}, SQUARE)
+    await match(host, guest, Terms("magic-square", {"round_seconds": 20}, SQUARE))
     faults = [e for e in host_log.events if isinstance(e, Fault)]
     assert faults and faults[0].kind == "forfeit"
     assert "timeout claim" in faults[0].reason
@@ -187,7 +199,7 @@ async def test_a_hung_peer_loses_after_the_grace_period(tmp_path: Path, autojump
         streams.append(Freezable(stream, after=20))  # mid-match: a few turns in
         return streams[0]
 
-    await match(host, guest, "duel", {"fast": True}, {"hp": [60, 60]}, None, freezable)
+    await match(host, guest, Terms("duel", {"fast": True}, {"hp": [60, 60]}), guest_stream=freezable)
     assert streams[0].frozen
     faults = [e for e in host_log.events if isinstance(e, Fault)]
     assert faults and faults[0].kind == "forfeit"
@@ -215,7 +227,7 @@ async def test_both_sides_show_the_same_clocks(tmp_path: Path, autojump_clock: A
         enough.cancel()  # stop the match here
 
     with trio.CancelScope() as enough:
-        await match(host, guest, "magic-square", {"round_seconds": 600}, SQUARE, watch)
+        await match(host, guest, Terms("magic-square", {"round_seconds": 600}, SQUARE), watch=watch)
     assert len(samples) == 150
     compared = 0
     for ours, theirs in samples:
@@ -244,7 +256,7 @@ async def test_a_duel_turn_lasts_its_minute_and_a_missed_turn_repeats(
 
     host = peer(tmp_path, "host", BotDriver("random", 1), Silent())
     guest = peer(tmp_path, "guest", Misses("random", 2), Silent())
-    await match(host, guest, "duel", {"turn_seconds": 60}, {})
+    await match(host, guest, Terms("duel", {"turn_seconds": 60}, {}))
     assert host.session is not None and guest.session is not None
     assert host.session.outcome is not None and host.session.outcome == guest.session.outcome
     turns = len(host.session.played.ending.my_hashes)
@@ -275,7 +287,7 @@ async def test_a_peer_declaring_no_time_is_disputed_decision_by_decision(
     del autojump_clock
     host = peer(tmp_path, "host", BotDriver("wizard", 1, thread=False), Silent())
     liar = DeclaresNothing(**vars(peer(tmp_path, "guest", Thinks("wizard", 2, 3.0), Silent())))
-    await match(host, liar, "duel", {"fast": True}, {})
+    await match(host, liar, Terms("duel", {"fast": True}, {}))
     assert host.session is not None and liar.session is not None
     assert (
         liar.session.played.clockbook.spent == host.session.played.clockbook.spent
@@ -306,7 +318,7 @@ async def test_a_round_clock_is_bounded_by_the_time_seen_pass_not_by_the_sum_dec
     host = peer(tmp_path, "host", BotDriver("perfect", 1, thread=False), Silent())
     liar = DeclaresNothing(**vars(peer(tmp_path, "guest", Thinks("random", 2, 3.0), Silent())))
     with trio.move_on_after(60):
-        await match(host, liar, "magic-square", {"round_seconds": 10}, {})
+        await match(host, liar, Terms("magic-square", {"round_seconds": 10}, {}))
     assert host.session is not None and liar.session is not None
     liar_seat = liar.session.my_seats[0]
     assert all(
@@ -370,7 +382,7 @@ async def test_a_slow_peers_processing_is_not_taken_for_lateness(tmp_path: Path,
     del autojump_clock
     host = peer(tmp_path, "host", BotDriver("random", 1, thread=False), Silent())
     slow = SlowMachine(**vars(peer(tmp_path, "guest", BotDriver("random", 2, thread=False), Silent())))
-    await match(host, slow, "duel", {"fast": True}, {"hp": [30, 30]})
+    await match(host, slow, Terms("duel", {"fast": True}, {"hp": [30, 30]}))
     assert host.session is not None and host.session.outcome is not None
     assert max(host._clocks.processing.get(1, [0.0])) >= 1.5  # it measured the slow machine
     late = [(n, seat) for (n, seat, by), ms in host.session.time.observed.items() if by == 0]
@@ -393,7 +405,7 @@ async def test_a_decider_that_keeps_choosing_illegal_moves_gets_the_timeout_not_
     host = peer(tmp_path, "host", BotDriver("wizard", 1, thread=False), Silent())
     log = Silent()
     broken = peer(tmp_path, "guest", Stubborn("wizard", 2), log)
-    await match(host, broken, "duel", {"fast": True}, {})
+    await match(host, broken, Terms("duel", {"fast": True}, {}))
     assert host.session is not None and host.session.outcome is not None  # the duel was played out
     assert any("choices refused in a row" in line for line in log.lines)
     assert sum("refused" in line for line in log.lines) <= 6 * host.session.state.turn
@@ -415,7 +427,7 @@ async def test_a_resumed_peer_counts_the_time_it_was_away_on_its_own_clock(
     host = peer(tmp_path, "host", BotDriver("random", 1), Silent())
     guest = peer(tmp_path, "guest", Thinks("random", 2, 10**6), Silent())
     with trio.move_on_after(20):  # then both processes stop dead, mid-turn
-        await match(host, guest, "duel", {"turn_seconds": 60}, {})
+        await match(host, guest, Terms("duel", {"turn_seconds": 60}, {}))
     assert guest.session is not None and guest.session.stage is not None
     stage = guest.session.stage.number
     assert guest.files.stage_began() is not None and guest.files.stage_began()[0] == stage  # type: ignore[index]

@@ -106,7 +106,7 @@ async def test_a_match_announced_on_loopback_is_found_updated_and_withdrawn() ->
     key = Identity.generate().public
     name = f"t{key.hex()[:8]}"
     announcement = Announcement(
-        game="magic-square", name=name, key=key, port=7781, addresses=LOOPBACK, seats=2, interfaces=LOOPBACK
+        Found("magic-square", name, key, 2, 7781, tuple(LOOPBACK)), interfaces=LOOPBACK
     )
     said: list[str] = []
     seats, started = [2], [False]
@@ -449,9 +449,7 @@ async def test_a_fake_announced_first_under_the_hosts_pinned_name_is_marked_and_
     hargs = build_parser().parse_args(["host", "duel", "--bot", "--lan", "--port", "0", "--name", name])
     host = make_peer(hargs, "duel-host", 1, Printer(host_out, moves=False))
     trust(name, host.identity.public, tmp_path)  # the joiner played this host before
-    fake = Announcement(
-        game="duel", name=name, key=fake_key, port=9, addresses=LOOPBACK, seats=1, interfaces=LOOPBACK
-    )
+    fake = Announcement(Found("duel", name, fake_key, 1, 9, tuple(LOOPBACK)), interfaces=LOOPBACK)
     keys = {host.identity.public, fake_key}
     monkeypatch.setattr("builtins.input", lambda: "")  # Enter: the first listed
     printer = Printer(join_out, moves=False)

@@ -21,7 +21,7 @@ from p2pgenius.net.events import (
     PeerReady,
 )
 
-from .test_clocks import SQUARE, Thinks, match
+from .test_clocks import SQUARE, Terms, Thinks, match
 from .test_network import Silent, peer
 
 
@@ -43,7 +43,7 @@ async def test_the_lobby_is_told_as_events_and_as_lines(tmp_path: Path, autojump
     guest = peer(tmp_path, "guest", BotDriver("random", 2), guest_log)
     host.notify, guest.notify = host_log.notify, guest_log.notify
     host.address = "127.0.0.1:9"
-    await match(host, guest, "duel", {"fast": True}, {"hp": [5, 5]})
+    await match(host, guest, Terms("duel", {"fast": True}, {"hp": [5, 5]}))
     assert host_log.told[0] == Listening("127.0.0.1:9")
     assert "listening on 127.0.0.1:9" not in host_log.lines  # the caller that opened the door says it
     joined = [e for e in host_log.told if isinstance(e, PeerJoined)]
@@ -64,7 +64,7 @@ async def test_round_clock_warnings_come_from_the_game_spec(tmp_path: Path, auto
     host = peer(tmp_path, "host", BotDriver("heuristic", 1, thread=False), host_log)
     guest = peer(tmp_path, "guest", Thinks("heuristic", 2, 10**6), guest_log)  # never decides
     host.notify, guest.notify = host_log.notify, guest_log.notify
-    await match(host, guest, "magic-square", {"round_seconds": 200}, SQUARE)
+    await match(host, guest, Terms("magic-square", {"round_seconds": 200}, SQUARE))
     assert guest.session is not None and guest.session.outcome is not None
     mine = guest.session.my_seats
     warned = [e for e in guest_log.told if isinstance(e, ClockWarning) and e.seat in mine]
@@ -83,7 +83,7 @@ async def test_a_game_without_warnings_gets_none(tmp_path: Path, autojump_clock:
     host = peer(tmp_path, "host", BotDriver("random", 1), host_log)
     guest = peer(tmp_path, "guest", Thinks("random", 2, 50), guest_log)
     host.notify, guest.notify = host_log.notify, guest_log.notify
-    await match(host, guest, "duel", {"fast": True, "turn_seconds": 600}, {"hp": [3, 3]})
+    await match(host, guest, Terms("duel", {"fast": True, "turn_seconds": 600}, {"hp": [3, 3]}))
     assert not [e for e in host_log.told + guest_log.told if isinstance(e, ClockWarning)]
     assert not [line for line in host_log.lines + guest_log.lines if "left on the" in line]
     assert trio.current_time() > 50

@@ -5,6 +5,7 @@ autojump clock (only the delays take time, so the count is exact)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -59,21 +60,24 @@ def player(tmp: Path, name: str, watch: Watch, *, ahead: bool = False) -> Peer:
     )
 
 
-async def measure(
-    tmp: Path,
-    game: str,
-    peers: int,
-    options: dict[str, Any],
-    claims: tuple[tuple[int, ...], ...] = (),
-    *,
-    ahead: bool = False,
-) -> list[tuple[float, float]]:
+@dataclass(frozen=True)
+class Offer:
+    """The match a host offers: ``game`` with its ``options`` for ``peers`` peers, and the seats
+    each claims (``claims``, the host's first; none: seats dealt by lot)."""
+
+    game: str
+    peers: int
+    options: dict[str, Any] = field(default_factory=dict)
+    claims: tuple[tuple[int, ...], ...] = ()
+
+
+async def measure(tmp: Path, offer: Offer, *, ahead: bool = False) -> list[tuple[float, float]]:
     """For each joiner: (round trips to its seats, round trips to its first move), counted from
     its first handshake byte. The joiners come one after another, each once the one before is in
-    (``claims``: each peer's seats, the host's first; ``ahead``: bots choose ahead where the game
-    allows)."""
+    (``ahead``: bots choose ahead where the game allows)."""
     listener = MemoryListener(DELAY)
-    claims = claims or ((),) * peers
+    game, peers, options = offer.game, offer.peers, offer.options
+    claims = offer.claims or ((),) * peers
     host = player(tmp, "host", Watch("random", 1), ahead=ahead)
     watches = [Watch("random", 10 + i) for i in range(1, peers)]
     joiners = [player(tmp, f"joiner{i}", w, ahead=ahead) for i, w in enumerate(watches, start=1)]
@@ -103,7 +107,7 @@ async def test_a_joiner_moves_two_round_trips_after_its_first_byte(
 ) -> None:
     # Hello; the host's answer carries the table; our last handshake message carries our signed
     # ready and coin commitment; the host's terms carry its opened share: two round trips.
-    [(dealt, first_move)] = await measure(tmp_path, "duel", 2, {"fast": True})
+    [(dealt, first_move)] = await measure(tmp_path, Offer("duel", 2, {"fast": True}))
     assert dealt <= 2.05, dealt
     assert first_move <= 2.5, first_move
 
@@ -112,7 +116,7 @@ async def test_the_last_of_four_joiners_knows_its_seats_within_three_and_a_half_
     autojump_clock: Any, tmp_path: Path
 ) -> None:
     # With four, the other joiners' shares are opened to the host and relayed: one more round trip.
-    results = await measure(tmp_path, "hornswoggle", 4, {})
+    results = await measure(tmp_path, Offer("hornswoggle", 4))
     last_dealt = results[-1][0]
     assert last_dealt <= 3.05, results
 
@@ -126,6 +130,6 @@ async def test_with_four_every_joiner_is_asked_within_three_and_a_half_round_tri
     # Without choosing ahead, a joiner other than the last at p1 kept the others past 4.
     seats = [0, 2, 3]
     claims = tuple((1,) if peer == picker else (seats.pop(0),) for peer in range(4))
-    results = await measure(tmp_path, "hornswoggle", 4, {}, claims, ahead=True)
+    results = await measure(tmp_path, Offer("hornswoggle", 4, claims=claims), ahead=True)
     last_dealt, last_move = results[-1]
     assert last_dealt <= 3.05 and last_move <= 3.5, results

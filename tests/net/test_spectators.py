@@ -18,7 +18,7 @@ from p2pgenius.net import spectators as spectators_module
 from p2pgenius.net.connection import Connection, PeerGoneError
 from p2pgenius.net.files import Files
 from p2pgenius.net.peer import Peer
-from p2pgenius.net.spectators import watch
+from p2pgenius.net.spectators import Onlooker, watch
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session, SessionView
@@ -46,7 +46,7 @@ class Spectator:
     async def run(self, port: int) -> None:
         stream = await trio.open_tcp_stream("127.0.0.1", port)
         self.session = await watch(
-            stream, Identity.generate(), "wendy", lambda s, e: None, on_message=self.messages.append
+            stream, Identity.generate(), "wendy", Onlooker(lambda s, e: None, self.messages.append)
         )
 
     def verdict(self) -> Any:
@@ -278,7 +278,7 @@ async def test_a_spectator_gets_a_blinded_wizards_withheld_gestures_no_sooner_th
 )
 def test_a_malformed_list_of_players_from_the_host_is_a_clear_error(body: Any) -> None:
     with pytest.raises(PeerGoneError, match="malformed list of players"):
-        spectators_module._take(encode(["watching", body]), None, lambda s, e: None, lambda raw: None)
+        spectators_module._take(encode(["watching", body]), None, Onlooker(lambda s, e: None))
 
 
 async def test_a_host_admits_only_so_many_spectators(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -372,7 +372,7 @@ def test_a_spectator_refuses_a_host_that_passes_on_another_hosts_match() -> None
     host, other, player = (Identity.generate().public for _ in range(3))
     listing = encode(["watching", {"keys": [other, player], "names": ["ann", "bob"]}])
     with pytest.raises(PeerGoneError, match="the host's match is not its own"):
-        spectators_module._take(listing, None, lambda s, e: None, lambda raw: None, host_key=host)
+        spectators_module._take(listing, None, Onlooker(lambda s, e: None), host_key=host)
     own = encode(["watching", {"keys": [host, player], "names": ["ann", "bob"]}])
-    session = spectators_module._take(own, None, lambda s, e: None, lambda raw: None, host_key=host)
+    session = spectators_module._take(own, None, Onlooker(lambda s, e: None), host_key=host)
     assert session is not None and session.keys[0] == host

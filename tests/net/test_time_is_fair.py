@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.games.registry import get_spec
 from tests.games.rps import ENTRY
-from tests.hostile.villain import Chain, Villain
+from tests.hostile.villain import Chain, Lie, Villain
 from tests.test_every_game import GAMES, most_peers
 
 from . import timing
@@ -136,7 +136,7 @@ def silent(game: str, peers: int, which: int, grace: float, how: str) -> Any:
 
                 def make(*args: Any, **kwargs: Any) -> Villain:  # (its end never leaves)
                     villain = Villain(*args, **kwargs)
-                    villain.rewrite = Chain("end", lambda body: body, mode="drop")
+                    villain.rewrite = Chain(Lie("end", nth=0, mode="drop"))
                     return villain
 
             return await play_match(

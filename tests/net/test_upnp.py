@@ -217,14 +217,19 @@ class FakeRouter:
             self.sent += len(chunk)
 
     def answer(self, path: str, headers: dict[str, str], body: str) -> tuple[str, str]:
+        """The status and body the router answers a request for ``path`` with."""
+        if path == "/ctl/IPConn":
+            return self.control(headers, body)
         if path == "/rootDesc.xml":
             return "200 OK", self.device
         if path == "/WANIPCn.xml":
             return "200 OK", SCPD
         if path.startswith("/filler"):
             return "200 OK", SCPD.replace("</scpd>", "<!--" + "x" * 60_000 + "--></scpd>")
-        if path != "/ctl/IPConn":
-            return "404 Not Found", ""
+        return "404 Not Found", ""
+
+    def control(self, headers: dict[str, str], body: str) -> tuple[str, str]:
+        """The answer to a SOAP call on the control URL."""
         action = headers["soapaction"].strip('"').rpartition("#")[2]
         call = ET.fromstring(body).find(".//{http://schemas.xmlsoap.org/soap/envelope/}Body")
         assert call is not None
@@ -237,18 +242,22 @@ class FakeRouter:
             )
         key = (int(args["NewExternalPort"]), args["NewProtocol"])
         if action == "AddPortMapping":
-            if self.only_permanent and args["NewLeaseDuration"] != "0":
-                return "500 Internal Server Error", fault(725, "OnlyPermanentLeasesSupported")
-            held = self.mappings.get(key)
-            if held is not None and held["NewInternalClient"] != args["NewInternalClient"]:
-                return "500 Internal Server Error", fault(718, "ConflictInMappingEntry")
-            self.mappings[key] = args
-            return "200 OK", ENVELOPE.format(f'<u:AddPortMappingResponse xmlns:u="{SERVICE}"/>')
+            return self.add_mapping(key, args)
         if action == "DeletePortMapping":
             if self.mappings.pop(key, None) is None:
                 return "500 Internal Server Error", fault(714, "NoSuchEntryInArray")
             return "200 OK", ENVELOPE.format(f'<u:DeletePortMappingResponse xmlns:u="{SERVICE}"/>')
         return "500 Internal Server Error", fault(401, "Invalid Action")
+
+    def add_mapping(self, key: tuple[int, str], args: dict[str, str]) -> tuple[str, str]:
+        """AddPortMapping, refused as this router's settings say."""
+        if self.only_permanent and args["NewLeaseDuration"] != "0":
+            return "500 Internal Server Error", fault(725, "OnlyPermanentLeasesSupported")
+        held = self.mappings.get(key)
+        if held is not None and held["NewInternalClient"] != args["NewInternalClient"]:
+            return "500 Internal Server Error", fault(718, "ConflictInMappingEntry")
+        self.mappings[key] = args
+        return "200 OK", ENVELOPE.format(f'<u:AddPortMappingResponse xmlns:u="{SERVICE}"/>')
 
 
 async def start_router(nursery: trio.Nursery, **options: Any) -> FakeRouter:

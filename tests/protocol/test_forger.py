@@ -138,7 +138,7 @@ def test_the_heads_are_what_stops_the_old_attack() -> None:
 async def test_a_spectator_shown_a_forged_history_accepts_no_other_result() -> None:
     from p2pgenius.canonical import encode
     from p2pgenius.net.connection import Connection, PeerGoneError
-    from p2pgenius.net.spectators import watch
+    from p2pgenius.net.spectators import Onlooker, watch
     from p2pgenius.protocol.channel import SecureChannel
     from p2pgenius.protocol.identity import Identity
 
@@ -166,7 +166,11 @@ async def test_a_spectator_shown_a_forged_history_accepts_no_other_result() -> N
         async with trio.open_nursery() as nursery:
             nursery.start_soon(show, right)
             session = await watch(
-                left, Identity.generate(), "onlooker", lambda view, event: None, expect_key=host.public
+                left,
+                Identity.generate(),
+                "onlooker",
+                Onlooker(lambda view, event: None),
+                expect_key=host.public,
             )
         outcomes.append(session)
         assert session is not None

@@ -11,67 +11,86 @@ from p2pgenius.protocol.session import Session, start_table
 from p2pgenius.protocol.transcript import frame, header, verify
 
 
-@pytest.mark.parametrize(
-    ("game", "crash_after"), [("duel", 12), ("duel", 30), ("magic-square", 40), ("hornswoggle", 70)]
-)
-def test_a_crashed_peer_resumes_from_disk_and_the_match_finishes(game: str, crash_after: int) -> None:
-    identities = [Identity.from_seed(bytes([9, i]) * 16) for i in range(2)]
-    keys = [i.public for i in identities]
-    sessions = [Session(keys=keys, me=i, identity=identities[i]) for i in range(2)]
-    disk: list[list[bytes]] = [[header(keys, i)] for i in range(2)]
-    secrets: list[list[bytes]] = [[], []]
-    seats = 4 if game == "hornswoggle" else 2
-    bots = [make_bot(game, "random", seed=s) for s in range(seats)]
-    inbox: list[list[bytes]] = [[], []]
+class TwoPeers:
+    """Two peers' sessions passing messages by hand, each with its disk (transcript and secrets)
+    and random bots for its seats."""
 
-    def flush(i: int) -> None:
-        out = sessions[i].flush()
-        disk[i] += [frame(r) for r in out.records]
-        secrets[i] += out.secrets
-        inbox[1 - i] += out.messages
-        sessions[i].take_events()
+    def __init__(self, game: str) -> None:
+        self.identities = [Identity.from_seed(bytes([9, i]) * 16) for i in range(2)]
+        keys = [i.public for i in self.identities]
+        self.sessions = [Session(keys=keys, me=i, identity=self.identities[i]) for i in range(2)]
+        self.disk: list[list[bytes]] = [[header(keys, i)] for i in range(2)]
+        self.secrets: list[list[bytes]] = [[], []]
+        seats = 4 if game == "hornswoggle" else 2
+        self.bots = [make_bot(game, "random", seed=s) for s in range(seats)]
+        self.inbox: list[list[bytes]] = [[], []]
 
-    def act(i: int) -> None:
-        session = sessions[i]
+    def flush(self, i: int) -> None:
+        out = self.sessions[i].flush()
+        self.disk[i] += [frame(r) for r in out.records]
+        self.secrets[i] += out.secrets
+        self.inbox[1 - i] += out.messages
+        self.sessions[i].take_events()
+
+    def deliver(self, i: int) -> int:
+        """Peer ``i`` takes what came for it; how many messages that was."""
+        count = 0
+        while self.inbox[i]:
+            self.sessions[i].receive(self.inbox[i].pop(0))
+            self.flush(i)
+            count += 1
+        return count
+
+    def act(self, i: int) -> None:
+        session = self.sessions[i]
         for seat in session.awaiting():
-            action = bots[seat].choose(session.state, seat)
+            action = self.bots[seat].choose(session.state, seat)
             if action is None:
                 session.decline(seat)
             else:
                 session.submit(seat, action.to_plain())
             for unsettled in session.unsettled():  # a duel's minute, at once
                 session.finalize(unsettled)
-            flush(i)
+            self.flush(i)
 
+    def crash_and_restore(self) -> None:
+        """Peer 1 dies: whatever was on its way to it is lost; its disk survives, and it is
+        rebuilt from it."""
+        sessions = self.sessions
+        self.inbox[1].clear()
+        records = [decode(r[4:]) for r in self.disk[1]]
+        restored = Session.restore(
+            identity=self.identities[1], transcript=records, secrets=[decode(s) for s in self.secrets[1]]
+        )
+        # The rebuilt session is where the old one was, to the message.
+        assert restored.chain.next_seq[1] == sessions[1].chain.next_seq[1]
+        assert restored.played.ending.my_hashes == sessions[1].played.ending.my_hashes
+        sessions[1] = restored
+        self.flush(1)
+        # On reconnecting each side sends what the other has not seen.
+        self.inbox[1] += sessions[0].chain.missing_for(restored.chain.next_seq)
+        self.inbox[0] += restored.chain.missing_for(sessions[0].chain.next_seq)
+
+
+@pytest.mark.parametrize(
+    ("game", "crash_after"), [("duel", 12), ("duel", 30), ("magic-square", 40), ("hornswoggle", 70)]
+)
+def test_a_crashed_peer_resumes_from_disk_and_the_match_finishes(game: str, crash_after: int) -> None:
+    peers = TwoPeers(game)
+    sessions, disk = peers.sessions, peers.disk
     start_table(sessions, game, options={}, setup={})
-    flush(0)
+    peers.flush(0)
     delivered = 0
     crashed = False
     for _ in range(100_000):
         if all(s.finished for s in sessions):
             break
         for i in (0, 1):
-            while inbox[i]:
-                sessions[i].receive(inbox[i].pop(0))
-                flush(i)
-                delivered += 1
-            act(i)
+            delivered += peers.deliver(i)
+            peers.act(i)
         if not crashed and delivered >= crash_after:
-            # Peer 1 dies: whatever was on its way to it is lost; its disk survives.
             crashed = True
-            inbox[1].clear()
-            records = [decode(r[4:]) for r in disk[1]]
-            restored = Session.restore(
-                identity=identities[1], transcript=records, secrets=[decode(s) for s in secrets[1]]
-            )
-            # The rebuilt session is where the old one was, to the message.
-            assert restored.chain.next_seq[1] == sessions[1].chain.next_seq[1]
-            assert restored.played.ending.my_hashes == sessions[1].played.ending.my_hashes
-            sessions[1] = restored
-            flush(1)
-            # On reconnecting each side sends what the other has not seen.
-            inbox[1] += sessions[0].chain.missing_for(restored.chain.next_seq)
-            inbox[0] += restored.chain.missing_for(sessions[0].chain.next_seq)
+            peers.crash_and_restore()
     assert crashed
     assert all(s.finished for s in sessions)
     assert sessions[0].outcome == sessions[1].outcome

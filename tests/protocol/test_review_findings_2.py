@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -19,6 +21,49 @@ from .test_clocks import Pair, ms_setup
 from .test_forfeits import forged
 
 
+def _flip(session: Session, seat: int) -> dict[str, Any]:
+    assert session.played.match.game is not None
+    legal = session.played.match.game.legal_actions(session.state, seat)
+    flip: dict[str, Any] = next(a for a in legal if type(a).__name__ == "Flip").to_plain()
+    return flip
+
+
+def _time_out(session: Session, seat: int) -> dict[str, Any]:
+    del session, seat
+    return {"type": "timeout"}
+
+
+PLAYS: dict[str, Callable[[Session, int], dict[str, Any]]] = {
+    "order": lambda session, seat: {"type": "order", "first": 0},
+    "opening": lambda session, seat: {"type": "place", "card": "doubloon"},
+    "turns": lambda session, seat: {"type": "bid", "count": session.state.table},
+    "bidding": lambda session, seat: {"type": "pass"},
+    "flipping": _flip,
+}
+"""What a seat plays in each phase of hornswoggle, below (anything else: a timeout)."""
+
+
+def _commit_to(session: Session, number: int, seat: int, card: dict[str, Any]) -> bytes:
+    """``seat`` commits to ``card`` at stage ``number`` while its session keeps a doubloon as
+    what it will open; the commitment's nonce."""
+    nonce = secrets.token_bytes(NONCE_LEN)
+    session.courier.secrets[(number, seat)] = ({"type": "place", "card": "doubloon"}, nonce)
+    session.courier.send(Commit(number, seat, commitment(session.match_id, number, seat, nonce, card), 0))
+    return nonce
+
+
+def _pump(peers: list[Session], observer: Session) -> None:
+    """Every message each peer has to send, to the other and to the observer, until none has."""
+    moved = True
+    while moved:
+        moved = False
+        for i in (0, 1):
+            for raw in peers[i].flush().messages:
+                peers[1 - i].receive(raw)
+                observer.receive(raw)
+                moved = True
+
+
 def test_a_hidden_card_opened_to_something_else_convicts_its_owner_not_the_flipper() -> None:
     # A hostile commits to a "ruby" as its opening card; an honest challenger flips its pile.
     ids = [Identity.from_seed(bytes([9, i]) * 16) for i in range(2)]
@@ -27,14 +72,7 @@ def test_a_hidden_card_opened_to_something_else_convicts_its_owner_not_the_flipp
     observer = Session(keys=keys, me=None)
 
     def pump() -> None:
-        moved = True
-        while moved:
-            moved = False
-            for i in (0, 1):
-                for raw in peers[i].flush().messages:
-                    peers[1 - i].receive(raw)
-                    observer.receive(raw)
-                    moved = True
+        _pump(peers, observer)
 
     start_table(peers, "hornswoggle", options={}, setup={})
     pump()
@@ -52,28 +90,9 @@ def test_a_hidden_card_opened_to_something_else_convicts_its_owner_not_the_flipp
                 continue
             phase = session.state.phase
             if owner[seat] == hostile and phase == "opening":
-                nonce = secrets.token_bytes(NONCE_LEN)
-                session.courier.secrets[(stage.number, seat)] = ({"type": "place", "card": "doubloon"}, nonce)
-                session.courier.send(
-                    Commit(
-                        stage.number, seat, commitment(session.match_id, stage.number, seat, nonce, ruby), 0
-                    )
-                )
-                swapped.append((session, (stage.number, seat), nonce))
-            elif phase == "order":
-                session.submit(seat, {"type": "order", "first": 0})
-            elif phase == "opening":
-                session.submit(seat, {"type": "place", "card": "doubloon"})
-            elif phase == "turns":
-                session.submit(seat, {"type": "bid", "count": session.state.table})
-            elif phase == "bidding":
-                session.submit(seat, {"type": "pass"})
-            elif phase == "flipping":
-                assert session.played.match.game is not None
-                legal = session.played.match.game.legal_actions(session.state, seat)
-                session.submit(seat, next(a for a in legal if type(a).__name__ == "Flip").to_plain())
+                swapped.append((session, (stage.number, seat), _commit_to(session, stage.number, seat, ruby)))
             else:
-                session.submit(seat, {"type": "timeout"})
+                session.submit(seat, PLAYS.get(phase, _time_out)(session, seat))
             pump()
             for hostile_session, ref, nonce in swapped:  # it opens what it really committed to
                 if hostile_session.stage is None or hostile_session.stage.number > ref[0]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,30 +56,38 @@ def make_peer(
 Driver = Callable[[Table, Callable[[str], None]], Any]
 
 
+@dataclass(frozen=True)
+class Staging:
+    """How :func:`play` stages its match beyond the game: whether the person's peer hosts
+    (``ui_hosts``) and the ``seats`` it claims; the bot (its ``bot_level``, or a ``bot_driver`` of
+    its own; with ``bot_settles``, its sealed choices stand at once, as the command line's bots'
+    do; ``bot_heard`` collects the events it hears); whether the table ``linger``s after the end
+    (for chat); the game's ``setup``; the screen's ``table`` and ``output`` (fresh ones if None)."""
+
+    ui_hosts: bool = True
+    seats: tuple[int, ...] = (0,)
+    bot_level: str | None = None
+    bot_driver: BotDriver | None = None
+    bot_settles: bool = False
+    bot_heard: list[Any] | None = None
+    linger: bool = False
+    setup: dict[str, Any] | None = None
+    table: Table | None = None
+    output: Any = None
+
+
 def play(
-    tmp: Path,
-    game: str,
-    options: dict[str, Any],
-    driver: Driver,
-    *,
-    ui_hosts: bool = True,
-    bot_level: str | None = None,
-    seats: tuple[int, ...] = (0,),
-    table: Table | None = None,
-    output: Any = None,
-    bot_settles: bool = False,
-    linger: bool = False,
-    bot_heard: list[Any] | None = None,
-    bot_driver: BotDriver | None = None,
-    setup: dict[str, Any] | None = None,
+    tmp: Path, game: str, options: dict[str, Any], driver: Driver, staging: Staging | None = None
 ) -> tuple[Table, Peer, Peer]:
-    """A match between a person at the UI (typing what ``driver`` sends) and a bot (whose sealed
-    choices stand at once with ``bot_settles``, as the command line's bots' do)."""
-    table = table or Table()
+    """A match between a person at the UI (typing what ``driver`` sends) and a bot, staged as
+    ``staging`` says (by default: the person hosts and sits at p0, the bot plays at random)."""
+    how = staging or Staging()
+    table = how.table or Table()
     person = make_peer(tmp, "person", table)
-    bot = make_peer(tmp, "bot", None, bot_driver or BotDriver(bot_level, 5), bot_heard)
-    bot.settle_at_once = bot_settles
-    person.linger = bot.linger = linger  # (the table stays open for chat after the end)
+    bot = make_peer(tmp, "bot", None, how.bot_driver or BotDriver(how.bot_level, 5), how.bot_heard)
+    bot.settle_at_once = how.bot_settles
+    person.linger = bot.linger = how.linger  # (the table stays open for chat after the end)
+    ui_hosts, seats = how.ui_hosts, how.seats
     host, guest = (person, bot) if ui_hosts else (bot, person)
 
     async def match() -> None:
@@ -90,7 +99,7 @@ def play(
                     listeners[0],
                     game=game,
                     options=options,
-                    setup=setup or {},
+                    setup=how.setup or {},
                     peers=2,
                     seats=seats if ui_hosts else (),
                 )
@@ -101,7 +110,7 @@ def play(
 
     async def main() -> None:
         with create_pipe_input() as keys:
-            app = build(table, input=keys, output=output or DummyOutput())
+            app = build(table, input=keys, output=how.output or DummyOutput())
             drive = asyncio.ensure_future(driver(table, keys.send_text))
             screen = asyncio.ensure_future(bridge._main(table, app, match))
             done, _ = await asyncio.wait([drive, screen], timeout=120, return_when=asyncio.FIRST_EXCEPTION)

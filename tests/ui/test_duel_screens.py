@@ -23,7 +23,7 @@ from p2pgenius.ui.table import Table
 from tests.net.test_processes import listening_port, spawn
 from tests.ui.test_resume_in_the_ui import person
 
-from .harness import play, until
+from .harness import Staging, play, until
 from .screen import Terminal, settled
 
 CTRL_Q = "\x11"
@@ -86,10 +86,7 @@ def test_a_blinded_wizard_is_told_once_sees_what_hit_it_and_no_stale_choice(tmp_
         "duel",
         {"fast": True},
         drive,
-        seats=(1,),
-        bot_driver=bots,
-        setup={"hp": [15, 15]},
-        output=terminal.output(),
+        Staging(seats=(1,), bot_driver=bots, setup={"hp": [15, 15]}, output=terminal.output()),
     )
     told = [line for line in table.log if "you are blind" in line]
     assert len(told) == 1, told  # once, when the blindness began

@@ -15,7 +15,7 @@ from p2pgenius.protocol.transcript import verify
 from p2pgenius.ui.render import plain
 from p2pgenius.ui.table import Table
 
-from .harness import play, until
+from .harness import Staging, play, until
 
 CTRL_Q = "\x11"
 
@@ -71,7 +71,7 @@ def test_a_whole_duel_typed_at_the_keyboard(tmp_path: Path) -> None:
             await until(moved(table, answered))
         send(CTRL_Q)
 
-    table, person, bot = play(tmp_path, "duel", {"fast": True}, drive, bot_level="random")
+    table, person, bot = play(tmp_path, "duel", {"fast": True}, drive, Staging(bot_level="random"))
     assert table.result is not None
     assert person.session is not None and bot.session is not None
     assert person.session.outcome == bot.session.outcome
@@ -111,7 +111,7 @@ def test_bad_input_gets_one_line_and_a_surrender_asks_first(tmp_path: Path) -> N
         await until(lambda: table.finished, 30)
         send(CTRL_Q)
 
-    table, person, _ = play(tmp_path, "duel", {"fast": True}, drive, bot_level="random")
+    table, person, _ = play(tmp_path, "duel", {"fast": True}, drive, Staging(bot_level="random"))
     assert "gestures for the left and right hand" in seen["nonsense"]
     assert "\n" not in seen["nonsense"]
     assert "surrender" in seen["surrender"] and "y or n" in seen["surrender"]
@@ -128,7 +128,7 @@ def test_a_whole_magic_square_and_chat_through_the_ui(tmp_path: Path) -> None:
         await by_first_choice()(table, send)
 
     table, person, bot = play(
-        tmp_path, "magic-square", {}, drive, bot_level="heuristic", table=Table(hints=True)
+        tmp_path, "magic-square", {}, drive, Staging(bot_level="heuristic", table=Table(hints=True))
     )
     assert table.result is not None
     assert person.session is not None and bot.session is not None
@@ -154,10 +154,7 @@ def test_hornswoggle_with_a_bot_partner_and_a_joining_person_who_accepts_the_lob
         "hornswoggle",
         {},
         drive,
-        ui_hosts=False,
-        bot_level="pirate",
-        seats=(0, 2),
-        table=Table(partner_delay=0),
+        Staging(ui_hosts=False, bot_level="pirate", seats=(0, 2), table=Table(partner_delay=0)),
     )
     assert "join this match" in asked[0]
     # The lobby: the host's whole fingerprint (once), the time limit in words, no wire format.
@@ -211,7 +208,7 @@ def test_without_fast_turns_done_resolves_the_turn_at_once(tmp_path: Path) -> No
         await until(lambda: table.finished, 30)
         send(CTRL_Q)
 
-    table, person, _ = play(tmp_path, "duel", {}, drive, bot_level="random", bot_settles=True)
+    table, person, _ = play(tmp_path, "duel", {}, drive, Staging(bot_level="random", bot_settles=True))
     assert table.result is not None
     assert "you chose S D" in seen[0] and "`done`" in seen[0], seen
     assert max(waited) < 10, waited
@@ -240,7 +237,7 @@ def test_players_say_gg_after_the_end_until_one_leaves(tmp_path: Path) -> None:
 
     heard: list[Any] = []
     table, _, bot = play(
-        tmp_path, "duel", {"fast": True}, drive, bot_level="random", linger=True, bot_heard=heard
+        tmp_path, "duel", {"fast": True}, drive, Staging(bot_level="random", linger=True, bot_heard=heard)
     )
     assert table.result is not None and said == ["chat> "]
     heard = [e for e in bot.heard if isinstance(e, ChatReceived)]  # type: ignore[attr-defined]

@@ -10,8 +10,8 @@ import re
 from p2pgenius.games.duel.engine import DUEL
 from p2pgenius.games.duel.spells import SPELLS
 from p2pgenius.ui.frame import geometry
-from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.lines import Glyphs, plain
+from p2pgenius.ui.frontends import BoardRequest, frontend
+from p2pgenius.ui.lines import plain
 
 GESTURES = [  # (never P P: a surrender)
     *("SD", "DS", "WP", "PW", "SS", "DW", "WW", "PS", "SD"),
@@ -29,8 +29,9 @@ def duel_after(turns: int) -> dict[str, object]:
 
 
 def board(view: dict[str, object], width: int, height: int) -> list[str]:
+    names = {0: "ann", 1: "bob"}
     lines = frontend("duel").board(
-        view, {0: "ann", 1: "bob"}, Glyphs.pick(True), hints=True, mine=(0,), width=width, height=height
+        BoardRequest("duel", view, names, ascii_only=True, hints=True, mine=(0,), width=width, height=height)
     )
     return plain(lines).splitlines()
 

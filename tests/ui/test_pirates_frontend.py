@@ -13,8 +13,9 @@ from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
 from p2pgenius.games.hornswoggle.state import HornState, perspective
 from p2pgenius.protocol.events import Applied
 from p2pgenius.ui import moves
+from p2pgenius.ui.frontends import BoardRequest
 from p2pgenius.ui.frontends.hornswoggle import FRONT as HORN
-from p2pgenius.ui.lines import Glyphs, plain
+from p2pgenius.ui.lines import plain
 from tests.ui.test_table import seated
 
 PIRATES = {0: "Fay", 1: "Bot", 2: "Fay", 3: "Bot"}
@@ -42,7 +43,10 @@ def pirate_view(state: HornState, seat: int = 0, partners: tuple[int, ...] = (2,
 
 
 def horn_board(view: dict[str, Any], width: int, height: int, mine: tuple[int, ...] = (0, 2)) -> str:
-    lines = HORN.board(view, PIRATES, Glyphs.pick(True), hints=False, mine=mine, width=width, height=height)
+    request = BoardRequest(
+        HORN.game, view, PIRATES, ascii_only=True, hints=False, mine=mine, width=width, height=height
+    )
+    lines = HORN.board(request)
     return plain(lines)
 
 

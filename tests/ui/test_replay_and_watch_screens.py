@@ -20,7 +20,7 @@ from prompt_toolkit.input import create_pipe_input
 from p2pgenius.canonical import encode
 from p2pgenius.cli.watch import live
 from p2pgenius.games.registry import names
-from p2pgenius.net.spectators import _take
+from p2pgenius.net.spectators import Onlooker, _take
 from p2pgenius.protocol.events import Fault, FaultKind
 from p2pgenius.protocol.session import Event, SessionView
 from p2pgenius.protocol.transcript import records, verify
@@ -182,13 +182,12 @@ class Feed:
             listener(session, event)
 
     async def main(self) -> SessionView | None:
-        session = _take(encode(["watching", {"keys": self.keys}]), None, self.on_event, self.received.append)
+        onlooker = Onlooker(self.on_event, self.received.append)
+        session = _take(encode(["watching", {"keys": self.keys}]), None, onlooker)
         fed = 0
         while fed < len(self.messages) and not (self.ended and fed >= self.upto):
             while fed < min(self.upto, len(self.messages)):
-                session = _take(
-                    encode(["m", self.messages[fed]]), session, self.on_event, self.received.append
-                )
+                session = _take(encode(["m", self.messages[fed]]), session, onlooker)
                 fed += 1
             await trio.sleep(0.01)
         assert session is not None

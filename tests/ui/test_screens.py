@@ -15,7 +15,7 @@ from p2pgenius.games.duel.spells import SPELLS
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.ui.table import Table
 
-from .harness import play, until
+from .harness import Staging, play, until
 from .screen import Terminal, seen, settled
 
 CTRL_Q = "\x11"
@@ -93,7 +93,7 @@ def test_the_duel_at_80x24_then_160x50_and_a_chat_after_the_end(tmp_path: Path) 
         send(CTRL_Q)
 
     table, person, _ = play(
-        tmp_path, "duel", {"fast": True}, drive, bot_level="wizard", output=terminal.output()
+        tmp_path, "duel", {"fast": True}, drive, Staging(bot_level="wizard", output=terminal.output())
     )
     assert table.result is not None
     narrow = screens["turn 2"]
@@ -165,9 +165,7 @@ def test_the_magic_square_from_colouring_to_the_final_grid(tmp_path: Path) -> No
         "magic-square",
         {},
         drive,
-        bot_level="heuristic",
-        output=terminal.output(),
-        table=Table(hints=True),
+        Staging(bot_level="heuristic", output=terminal.output(), table=Table(hints=True)),
     )
     assert table.result is not None
     assert "choose who colours first" in screens.get("who colours first", "") or "colour" in screens
@@ -241,11 +239,13 @@ def test_hornswoggle_lobby_piles_reckoning_and_a_wrong_flip(tmp_path: Path) -> N
         "hornswoggle",
         {},
         drive,
-        ui_hosts=False,
-        bot_level="pirate",
-        seats=(0, 2),
-        output=terminal.output(),
-        table=Table(partner_delay=0),
+        Staging(
+            ui_hosts=False,
+            bot_level="pirate",
+            seats=(0, 2),
+            output=terminal.output(),
+            table=Table(partner_delay=0),
+        ),
     )
     lobby = screens["lobby"]
     assert bot.identity.fingerprint in lobby and person.identity.fingerprint in lobby

@@ -25,7 +25,7 @@ from p2pgenius.ui.lines import plain
 from p2pgenius.ui.table import Table
 from tests.magic_square.helpers import place_square, square, start
 
-from .harness import make_peer, play, until
+from .harness import Staging, make_peer, play, until
 from .screen import Terminal, seen, settled
 from .test_table import seated
 
@@ -127,9 +127,7 @@ def test_the_magic_squares_end_says_who_won_the_last_round_by_how_much(tmp_path:
         "magic-square",
         {},
         drive,
-        bot_level="heuristic",
-        output=terminal.output(),
-        table=Table(hints=True),
+        Staging(bot_level="heuristic", output=terminal.output(), table=Table(hints=True)),
     )
     assert table.result is not None
     # The log never ends a round with a bare "55-81": it says who won it, and on what.

@@ -11,8 +11,9 @@ import pytest
 
 from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
 from p2pgenius.games.magic_square.state import SquareState
+from p2pgenius.ui.frontends import BoardRequest
 from p2pgenius.ui.frontends.magic_square import FRONT as SQUARE
-from p2pgenius.ui.lines import Glyphs, plain
+from p2pgenius.ui.lines import plain
 from tests.magic_square.helpers import place_square, square, start
 
 NAMES = {0: "ann", 1: "bob"}
@@ -22,7 +23,17 @@ def square_board(
     view: dict[str, Any], memory: dict[str, Any] | None = None, width: int = 80, height: int = 14
 ) -> str:
     lines = SQUARE.board(
-        view, NAMES, Glyphs.pick(True), hints=False, mine=(0,), width=width, height=height, memory=memory
+        BoardRequest(
+            SQUARE.game,
+            view,
+            NAMES,
+            ascii_only=True,
+            hints=False,
+            mine=(0,),
+            width=width,
+            height=height,
+            memory=memory,
+        )
     )
     return plain(lines)
 

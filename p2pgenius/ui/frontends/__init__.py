@@ -7,6 +7,6 @@ fields, the legal actions as completions), so a game without a front end of its 
 playable, and never through another game's rules.
 """
 
-from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question, frontend
+from p2pgenius.ui.frontends.base import BoardRequest, Choice, FrontEnd, InputError, Parsed, Question, frontend
 
-__all__ = ["Choice", "FrontEnd", "InputError", "Parsed", "Question", "frontend"]
+__all__ = ["BoardRequest", "Choice", "FrontEnd", "InputError", "Parsed", "Question", "frontend"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Final
 
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
@@ -53,6 +53,35 @@ class Choice:
     extra: tuple[str, ...] = field(default=())
 
 
+@dataclass(frozen=True)
+class BoardRequest:
+    """A board to draw: ``game``'s board from ``view`` (the engine's view for the person's seat,
+    or a spectator's; ``view["partners"]``, if there, the views of the others), how to draw it,
+    and the room it has.
+
+    ``names``: the players' names by seat; ``mine``: the seats this machine holds, the first being
+    the person's; ``hints``: mark the moves that help; ``width`` columns and about ``height``
+    rows, of which a board uses what it is given (more detail when there is room) and never more
+    columns than ``width``; ``memory``: what :meth:`FrontEnd.remember` kept of the match so far
+    on this screen (a round's reckoning)."""
+
+    game: str
+    view: Mapping[str, Any]
+    names: Mapping[int, str]
+    _: KW_ONLY
+    ascii_only: bool
+    hints: bool
+    mine: Sequence[int]
+    width: int = 80
+    height: int = 40
+    memory: Mapping[str, Any] | None = None
+
+    @property
+    def glyphs(self) -> Glyphs:
+        """The glyphs to draw with: plain ones with ``ascii_only``."""
+        return Glyphs.pick(self.ascii_only)
+
+
 GENERIC_HELP: Final = (
     "Type a move as its type and fields: place cell=5 (a field's value is JSON when it reads as "
     'JSON: 5, true, [1,2], "5"; otherwise text), or the whole action as JSON: {"type": "place"}.\n'
@@ -85,31 +114,17 @@ class FrontEnd:
 
     # -- what the player sees ------------------------------------------------------------------
 
-    def board(
-        self,
-        view: Mapping[str, Any],
-        names: Mapping[int, str],
-        glyphs: Glyphs,
-        *,
-        hints: bool,
-        mine: Sequence[int],
-        width: int = 80,
-        height: int = 40,
-        memory: Mapping[str, Any] | None = None,
-    ) -> list[Line]:
-        """The board from the seat's ``view`` (``mine``: the seats this machine holds, the first
-        being the person's; ``view["partners"]``, if there, the views of the others), for a
-        space of ``width`` columns and about ``height`` rows: a board uses what it is given
-        (more detail when there is room) and never needs more columns than ``width``.
-        ``memory``: what :meth:`remember` kept of the match so far on this screen."""
-        del glyphs, hints, width, height, memory
+    def board(self, request: BoardRequest) -> list[Line]:
+        """The board ``request`` asks for: by default the game's title, the players and the view
+        as JSON."""
         spec = self.spec
         lines: list[Line] = [[("class:title", f" {spec.title or spec.name}")]]
-        players = [seat_name(names, seat) for seat in sorted(names)]
+        players = [seat_name(request.names, seat) for seat in sorted(request.names)]
         if players:
-            you = f"   (you are p{mine[0]})" if mine else ""
+            you = f"   (you are p{request.mine[0]})" if request.mine else ""
             lines.append([("", " " + ", ".join(players)), ("class:dim", you)])
-        text = json.dumps(view, indent=2, sort_keys=True, default=str)  # ASCII: non-ASCII escaped
+        # (ASCII: json.dumps escapes whatever is not)
+        text = json.dumps(request.view, indent=2, sort_keys=True, default=str)
         lines += [[("", " " + row)] for row in text.splitlines()]
         return lines
 

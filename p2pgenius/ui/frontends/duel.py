@@ -22,8 +22,8 @@ from p2pgenius.games.duel.spells import (
 )
 from p2pgenius.games.duel.state import Wizard
 from p2pgenius.games.duel.words import words as duel_words
-from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question
-from p2pgenius.ui.lines import Glyphs, Line, namer, plural, seat_name, side_by_side, width_of, wrap_all
+from p2pgenius.ui.frontends.base import BoardRequest, Choice, FrontEnd, InputError, Parsed, Question
+from p2pgenius.ui.lines import Line, namer, plural, seat_name, side_by_side, width_of, wrap_all
 
 HELP: Final = (
     "Type both hands' gestures, left then right: S D, or SD.\n"
@@ -50,19 +50,8 @@ class DuelFrontEnd(FrontEnd):
     }
     replay_unit = "turn"
 
-    def board(
-        self,
-        view: Mapping[str, Any],
-        names: Mapping[int, str],
-        glyphs: Glyphs,
-        *,
-        hints: bool,
-        mine: Sequence[int],
-        width: int = 80,
-        height: int = 40,
-        memory: Mapping[str, Any] | None = None,
-    ) -> list[Line]:
-        return duel_board(view, names, glyphs, width=width, height=height)
+    def board(self, request: BoardRequest) -> list[Line]:
+        return duel_board(request)
 
     def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
         return duel_question(view, seat, names)
@@ -141,20 +130,14 @@ TALL: Final = 30
 """Columns of the spell book as a column of its own (full names, gestures with dashes)."""
 
 
-def duel_board(
-    view: Mapping[str, Any],
-    names: Mapping[int, str],
-    glyphs: Glyphs,
-    *,
-    width: int = 80,
-    height: int = 40,
-) -> list[Line]:
+def duel_board(request: BoardRequest) -> list[Line]:
     """Both wizards (HP, effects, both hands' gestures, what each hand can complete next and in
     how many gestures), the monsters, whether each side has chosen, the last turn's events when
     there is room, and the spell book. A tall board (:data:`TALL` rows) has the wizards side by
     side across its width and the whole book under them, names in full; a short wide one the
     book beside the wizards; a narrow one the book under them, shortly named. Beside the book
     or on a tall board, each hand's spells under way take two rows."""
+    view, names, width, height = request.view, request.names, request.width, request.height
     me = int(view.get("seat", 0))
     tall = height >= TALL and width >= 2 * BOOK_WIDE
     book_beside = width >= 100 and not tall
@@ -164,14 +147,11 @@ def duel_board(
     if left_width >= 64:
         half = (left_width - 2) // 2
         widths = [half, left_width - 2 - half]
-        columns = [
-            _wizard(view, seat, names, glyphs, me, w, hint_rows)
-            for seat, w in zip((me, 1 - me), widths, strict=True)
-        ]
+        columns = [_wizard(request, seat, w, hint_rows) for seat, w in zip((me, 1 - me), widths, strict=True)]
         lines += side_by_side(columns, widths, gap=2)
     else:
         for seat in (me, 1 - me):
-            lines += wrap_all(_wizard(view, seat, names, glyphs, me, left_width, hint_rows), left_width)
+            lines += wrap_all(_wizard(request, seat, left_width, hint_rows), left_width)
     lines += wrap_all(_monsters(view, me), left_width)
     who = namer(names)
     events = [duel_words(e, who) for e in view.get("events", []) if isinstance(e, Mapping)]
@@ -225,17 +205,11 @@ def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Li
     return line
 
 
-def _wizard(
-    view: Mapping[str, Any],
-    seat: int,
-    names: Mapping[int, str],
-    glyphs: Glyphs,
-    me: int,
-    width: int,
-    hint_rows: int = 1,
-) -> list[Line]:
+def _wizard(request: BoardRequest, seat: int, width: int, hint_rows: int = 1) -> list[Line]:
     """One wizard's block, ``width`` columns wide: who, HP, effects, both hands' gestures (as
     many of the latest as fit) and what each hand can complete next (on ``hint_rows`` rows)."""
+    view, names, glyphs = request.view, request.names, request.glyphs
+    me = int(view.get("seat", 0))
     wizard = view["wizards"][seat]
     if view.get("spectator"):
         out: list[Line] = [[("class:seat", f" {seat_name(names, seat)}")]]
@@ -463,39 +437,50 @@ GESTURE_WORDS = {"c": "C", "d": "D", "p": "P", "s": "S", "w": "W", ">": ">", "-"
 
 def parse_duel(words: list[str]) -> Parsed:
     """The move typed as ``words``."""
-    head = words[0].lower()
-    if head == "paralyze":
-        if len(words) != 3 or words[2].lower() not in HANDS:
-            raise InputError("paralyze TARGET HAND, like: paralyze p1 left")
-        return Parsed({"type": "paralyze", "target": words[1].lower(), "hand": words[2].lower()})
-    if len(words[0]) == 2 and len(words) >= 1 and all(c.lower() in GESTURE_WORDS for c in words[0]):
-        hands, rest = [GESTURE_WORDS[c.lower()] for c in words[0]], words[1:]
-    elif len(words) >= 2 and all(w.lower() in GESTURE_WORDS for w in words[:2]):
-        hands, rest = [GESTURE_WORDS[w.lower()] for w in words[:2]], words[2:]
-    else:
-        raise InputError(
-            "gestures for the left and right hand, like: S D  (C D P S W, > to stab, - for nothing); "
-            "then targets like left=p1, spells like left:missile, monster orders like m1=p1"
-        )
+    if words[0].lower() == "paralyze":
+        return _parse_paralyze(words)
+    hands, rest = _split_gestures(words)
     action: dict[str, Any] = {"type": "gestures", "left": hands[0], "right": hands[1]}
     for word in rest:
-        if ":" in word:
-            hand, _, spell = word.partition(":")
-            if hand not in HANDS or spell not in BY_NAME:
-                raise InputError(f"{word!r}: name a hand and a spell, like left:missile")
-            action.setdefault("spells", {})[hand] = spell
-        elif "=" in word:
-            key, _, target = word.partition("=")
-            if key in HANDS:
-                action.setdefault("targets", {})[key] = target
-            else:
-                action.setdefault("monsters", {})[key] = target
-        else:
-            raise InputError(f"{word!r}: expected left=TARGET, right=TARGET, HAND:SPELL or MONSTER=TARGET")
+        _add_option(action, word)
     confirm = ""
     if hands == ["P", "P"]:
         confirm = "P with both hands is a surrender: you lose the duel"
     return Parsed(action, confirm)
+
+
+def _parse_paralyze(words: list[str]) -> Parsed:
+    """``paralyze TARGET HAND``: the hand a Paralysis holds."""
+    if len(words) != 3 or words[2].lower() not in HANDS:
+        raise InputError("paralyze TARGET HAND, like: paralyze p1 left")
+    return Parsed({"type": "paralyze", "target": words[1].lower(), "hand": words[2].lower()})
+
+
+def _split_gestures(words: list[str]) -> tuple[list[str], list[str]]:
+    """Both hands' gestures, typed together ("SD") or apart ("S D"), and the words after them."""
+    if len(words[0]) == 2 and all(c.lower() in GESTURE_WORDS for c in words[0]):
+        return [GESTURE_WORDS[c.lower()] for c in words[0]], words[1:]
+    if len(words) >= 2 and all(w.lower() in GESTURE_WORDS for w in words[:2]):
+        return [GESTURE_WORDS[w.lower()] for w in words[:2]], words[2:]
+    raise InputError(
+        "gestures for the left and right hand, like: S D  (C D P S W, > to stab, - for nothing); "
+        "then targets like left=p1, spells like left:missile, monster orders like m1=p1"
+    )
+
+
+def _add_option(action: dict[str, Any], word: str) -> None:
+    """One word after the gestures into ``action``: a hand's spell (``left:missile``), a hand's
+    target (``left=p1``) or a monster's (``m1=p1``)."""
+    if ":" in word:
+        hand, _, spell = word.partition(":")
+        if hand not in HANDS or spell not in BY_NAME:
+            raise InputError(f"{word!r}: name a hand and a spell, like left:missile")
+        action.setdefault("spells", {})[hand] = spell
+    elif "=" in word:
+        key, _, target = word.partition("=")
+        action.setdefault("targets" if key in HANDS else "monsters", {})[key] = target
+    else:
+        raise InputError(f"{word!r}: expected left=TARGET, right=TARGET, HAND:SPELL or MONSTER=TARGET")
 
 
 def duel_choices(state: Any, seat: int, typed: str) -> list[Choice]:

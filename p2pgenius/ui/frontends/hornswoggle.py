@@ -9,7 +9,7 @@ from typing import Any, Final
 from p2pgenius.games.hornswoggle.actions import Flip
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
 from p2pgenius.games.hornswoggle.words import words as horn_words
-from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question
+from p2pgenius.ui.frontends.base import BoardRequest, Choice, FrontEnd, InputError, Parsed, Question
 from p2pgenius.ui.lines import Glyphs, Line, namer, plural, seat_name, side_by_side, width_of, wrap_all
 
 HELP: Final = (
@@ -27,19 +27,8 @@ class HornFrontEnd(FrontEnd):
     help = HELP
     styles: Mapping[str, str] = {"card.up": "bold", "card.mine": "ansicyan", "partner": "ansigreen"}
 
-    def board(
-        self,
-        view: Mapping[str, Any],
-        names: Mapping[int, str],
-        glyphs: Glyphs,
-        *,
-        hints: bool,
-        mine: Sequence[int],
-        width: int = 80,
-        height: int = 40,
-        memory: Mapping[str, Any] | None = None,
-    ) -> list[Line]:
-        return horn_board(view, names, glyphs, mine, width=width, height=height, memory=memory)
+    def board(self, request: BoardRequest) -> list[Line]:
+        return horn_board(request)
 
     def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
         return horn_question(view, seat, names)
@@ -133,23 +122,15 @@ PHASES: Final = {
 }
 
 
-def horn_board(
-    view: Mapping[str, Any],
-    names: Mapping[int, str],
-    glyphs: Glyphs,
-    mine: Sequence[int],
-    *,
-    width: int = 80,
-    height: int = 40,
-    memory: Mapping[str, Any] | None = None,
-) -> list[Line]:
+def horn_board(request: BoardRequest) -> list[Line]:
     """The four pirates (hands, piles, discards, garnets), who is whose partner, the bid and how
     far the flipping got, and the last reckoning until the next round's bidding. Cards you hold
     show their faces (small letters while face down); everyone else's are counts, or faces once
     flipped (capitals). A spectator's view (a replay) shows every card it knows, and calls
     nobody "you"."""
+    view, names, glyphs, width = request.view, request.names, request.glyphs, request.width
     spectator = bool(view.get("spectator"))
-    me = -1 if spectator else int(view.get("seat", 0))
+    me = _me(view)
     lines: list[Line] = [_header(view, names)]
     progress = _progress(view, names)
     if progress:
@@ -157,8 +138,8 @@ def horn_board(
     out = out_words(view, names)
     if out:
         lines.append([("class:effect", f" {out}")])
-    lines += _pirates(view, names, glyphs, me, mine, width=width, height=height - len(lines))
-    reckoning = (memory or {}).get("reckoning")
+    lines += _pirates(request)
+    reckoning = (request.memory or {}).get("reckoning")
     legend: Line = [
         ("class:dim", " piles bottom to top: "),
         ("class:card.up", "D S"),
@@ -171,7 +152,7 @@ def horn_board(
             else f" yours face down, {glyphs.hidden} face down",
         ),
     ]
-    if len(wrap_all(lines, width)) + 1 + (4 if reckoning else 0) <= height:
+    if len(wrap_all(lines, width)) + 1 + (4 if reckoning else 0) <= request.height:
         lines.append(legend)
     if reckoning:
         lines += _reckoning(reckoning, names, me, view)
@@ -188,20 +169,17 @@ on the right); below, one line a pirate. Decided by the width alone, which a scr
 rounds on one screen."""
 
 
-def _pirates(
-    view: Mapping[str, Any],
-    names: Mapping[int, str],
-    glyphs: Glyphs,
-    me: int,
-    mine: Sequence[int],
-    *,
-    width: int,
-    height: int,
-) -> list[Line]:
+def _me(view: Mapping[str, Any]) -> int:
+    """The person's seat on this board (-1 on a spectator's, where nobody is "you")."""
+    return -1 if view.get("spectator") else int(view.get("seat", 0))
+
+
+def _pirates(request: BoardRequest) -> list[Line]:
     """The four pirates: a team a column on a wide board, else one line each."""
+    view, width = request.view, request.width
     wide = width >= WIDE_BOARD
     half = (width - 3) // 2
-    blocks = [_pirate(view, seat, names, glyphs, me, mine, wide=wide, room=half) for seat in range(4)]
+    blocks = [_pirate(request, seat, wide=wide, room=half) for seat in range(4)]
     if not wide:
         return [block[0] for block in blocks]
     widths = [half, width - 3 - half]
@@ -286,22 +264,13 @@ def _progress(view: Mapping[str, Any], names: Mapping[int, str]) -> Line:
     ]
 
 
-def _pirate(
-    view: Mapping[str, Any],
-    seat: int,
-    names: Mapping[int, str],
-    glyphs: Glyphs,
-    me: int,
-    mine: Sequence[int],
-    *,
-    wide: bool,
-    room: int = 0,
-) -> list[Line]:
+def _pirate(request: BoardRequest, seat: int, *, wide: bool, room: int = 0) -> list[Line]:
     """One pirate: a block of lines (``wide``) or a single line: who (you, your partner, an
     opponent), its hand, its pile (flipped and face-down cards told apart), its discards, and
     where it stands in the round."""
+    view, glyphs = request.view, request.glyphs
     status = _standing(view, seat)
-    head = _pirate_head(view, seat, names, glyphs, me, mine)
+    head = _pirate_head(request, seat)
     holding, cards, own = _holding(view, seat, glyphs)
     flipped = view["flipped"][seat]
     down = list(flipped).count(False)
@@ -322,17 +291,17 @@ def _pirate(
     return [line]
 
 
-def _pirate_head(
-    view: Mapping[str, Any], seat: int, names: Mapping[int, str], glyphs: Glyphs, me: int, mine: Sequence[int]
-) -> Line:
+def _pirate_head(request: BoardRequest, seat: int) -> Line:
     """A pirate's first words: whether it is its turn, its name, and who it is to the person."""
+    view, glyphs = request.view, request.glyphs
+    me = _me(view)
     spectator = bool(view.get("spectator"))
     if spectator:
         role = f"team {'A' if seat % 2 == 0 else 'B'}"
     elif seat == me:
         role = "you"
     elif seat % 2 == me % 2:
-        role = "your partner" + (", a bot" if seat in mine else "")
+        role = "your partner" + (", a bot" if seat in request.mine else "")
     else:
         role = "opponent"
     turn = (
@@ -343,7 +312,7 @@ def _pirate_head(
     style = "class:seat.me" if seat == me else ("class:partner" if seat % 2 == me % 2 else "class:seat")
     if spectator:
         style = "class:seat"
-    return [(style, f" {turn} {seat_name(names, seat)}"), ("class:dim", f"  {role}")]
+    return [(style, f" {turn} {seat_name(request.names, seat)}"), ("class:dim", f"  {role}")]
 
 
 def _standing(view: Mapping[str, Any], seat: int) -> list[str]:

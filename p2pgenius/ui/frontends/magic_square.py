@@ -3,13 +3,14 @@ b3, completions that mark the cells keeping a magic square possible (with hints 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
 from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import cell_name
-from p2pgenius.ui.frontends.base import Choice, FrontEnd, InputError, Parsed, Question
+from p2pgenius.ui.frontends.base import BoardRequest, Choice, FrontEnd, InputError, Parsed, Question
 from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, side_by_side, width_of, wrap_all
 
 HELP: Final = (
@@ -33,19 +34,8 @@ class SquareFrontEnd(FrontEnd):
         "last": "bold underline",
     }
 
-    def board(
-        self,
-        view: Mapping[str, Any],
-        names: Mapping[int, str],
-        glyphs: Glyphs,
-        *,
-        hints: bool,
-        mine: Sequence[int],
-        width: int = 80,
-        height: int = 40,
-        memory: Mapping[str, Any] | None = None,
-    ) -> list[Line]:
-        return magic_board(view, names, glyphs, hints=hints, width=width, height=height, memory=memory)
+    def board(self, request: BoardRequest) -> list[Line]:
+        return magic_board(request)
 
     def remember(
         self,
@@ -108,39 +98,42 @@ PHASE_WORDS: Final = {
 }
 
 
-def magic_board(
-    view: Mapping[str, Any],
-    names: Mapping[int, str],
-    glyphs: Glyphs,
-    *,
-    hints: bool,
-    width: int = 80,
-    height: int = 40,
-    memory: Mapping[str, Any] | None = None,
-) -> list[Line]:
+@dataclass(frozen=True)
+class _Cells:
+    """The grid as the board draws it: each cell's colour (its owner's seat, or None) and number
+    (0: none yet), the cells in the order they were numbered, and those the hints mark."""
+
+    colours: Sequence[Any]
+    numbers: Sequence[int]
+    placed: Sequence[int]
+    good: frozenset[int]
+
+
+def magic_board(request: BoardRequest) -> list[Line]:
     """The grid with colours and numbers, the scores, the round and the phase; with ``hints``,
     the cells where the next number still allows a magic completion. When the match is over, the
     last round's final grid and score (the state has cleared its numbers). A completion that
     beat a challenge (kept in ``memory``) beside the grid until the next round's first number,
     and as the final grid if it ended the match. Bigger cells when there is room. A spectator's
     view (a replay) names the players, nobody "you"."""
+    view, names, width, height = request.view, request.names, request.width, request.height
     spectator = bool(view.get("spectator"))
-    me = -1 if spectator else int(view.get("seat", 0))
-    colours = view["colours"]
+    me = _me(view)
     grid = list(view["grid"])
     scores = list(view["scores"])
     last = view.get("last_round") if isinstance(view.get("last_round"), dict) else None
     over = view.get("phase") == "over"
-    completion = _completion(memory, last)
+    completion = _completion(request.memory, last)
     if over and last is not None:  # the final position, not the cleared grid of a next round
         grid, scores = list(last.get("grid", grid)), list(last.get("scores", scores))
     placed = [cell for _, cell in sorted((n, c) for c, n in enumerate(grid) if n)]
-    good: set[int] = set()
-    if hints and view.get("phase") == "place" and len(placed) < 16:
-        good = set(index().next_cells(placed))
+    good: frozenset[int] = frozenset()
+    if request.hints and view.get("phase") == "place" and len(placed) < 16:
+        good = frozenset(index().next_cells(placed))
+    cells = _Cells(view["colours"], grid, placed, good)
     lines: list[Line] = [_magic_header(view, names, me, over=over)]
     big = height >= 24 and width >= 44
-    drawn = _grid(colours, grid, glyphs, good, placed[-1] if placed else None, big=big)
+    drawn = _grid(cells, request.glyphs, big=big)
     lines += _beside(drawn, _completion_lines(completion, names, me, big=big), width)
     lines.append(
         [
@@ -150,7 +143,7 @@ def magic_board(
             ("class:dim", "" if spectator else f"   you are {'red' if me == 0 else 'blue'}"),
         ]
     )
-    lines += _notes(view, names, me, placed, good, hints=hints)
+    lines += _notes(request, cells)
     if last is not None:
         label = f"round {last.get('round')}" if not over else "the last round"
         lines.append([("class:dim", f" {label}: {_last_round(last, names, me)}")])
@@ -170,22 +163,20 @@ def _magic_header(view: Mapping[str, Any], names: Mapping[int, str], me: int, *,
     ]
 
 
-def _notes(
-    view: Mapping[str, Any],
-    names: Mapping[int, str],
-    me: int,
-    placed: list[int],
-    good: set[int],
-    *,
-    hints: bool,
-) -> list[Line]:
+def _me(view: Mapping[str, Any]) -> int:
+    """The person's seat on this board (-1 on a spectator's, where nobody is "you")."""
+    return -1 if view.get("spectator") else int(view.get("seat", 0))
+
+
+def _notes(request: BoardRequest, cells: _Cells) -> list[Line]:
     """Under the scores: what the hints found, and the challenge the person may make now."""
+    view, names, me, placed = request.view, request.names, _me(request.view), cells.placed
     lines: list[Line] = []
-    if good:
+    if cells.good:
         lines.append(
             [("class:dim", f" * the next number ({len(placed) + 1}) keeps a magic square possible here")]
         )
-    elif hints and view.get("phase") == "place" and len(placed) < 16:
+    elif request.hints and view.get("phase") == "place" and len(placed) < 16:
         lines.append([("class:effect", " no cell keeps a magic square possible: challenge!")])
     window = view.get("challenge_window")
     if window == me and placed:  # the note only for the player it concerns
@@ -297,16 +288,10 @@ def _beside(grid: list[Line], extra: list[Line], width: int) -> list[Line]:
     return grid + extra
 
 
-def _grid(
-    colours: Sequence[Any],
-    grid: Sequence[int],
-    glyphs: Glyphs,
-    good: set[int],
-    last: int | None,
-    *,
-    big: bool,
-) -> list[Line]:
+def _grid(cells: _Cells, glyphs: Glyphs, *, big: bool) -> list[Line]:
     """The 4x4 grid, a cell as one line of 5 columns, or (``big``) as three lines of 9."""
+    colours, grid, good = cells.colours, cells.numbers, cells.good
+    last = cells.placed[-1] if cells.placed else None
     cell_width = 9 if big else 5
     lines: list[Line] = [
         [("class:dim", "    " + "".join(f"{c:^{cell_width}} " for c in COLUMNS))],
@@ -393,47 +378,61 @@ def parse_cell(word: str) -> int:
     raise InputError(f"{word!r} is not a cell: columns a-d, rows 1-4 (like b3)")
 
 
+PLAIN_MOVES: Final = {
+    "challenge": ({"type": "challenge"}, "a challenge cannot be taken back"),
+    "concede": ({"type": "concede"}, "conceding loses this round"),
+    "done": ({"type": "swaps_done"}, ""),
+}
+"""The moves typed as one word that say all of it: the action, and the question to confirm."""
+
+
 def parse_square(words: list[str], state: Any, seat: int) -> Parsed:
     """The move typed as ``words``."""
     head = words[0].lower()
-    other = 1 - seat
+    if head in PLAIN_MOVES:
+        action, confirm = PLAIN_MOVES[head]
+        return Parsed(dict(action), confirm)
     if head in ("first", "second") and len(words) == 1:
-        return Parsed({"type": "order", "first": seat if head == "first" else other})
-    if head == "challenge":
-        return Parsed({"type": "challenge"}, "a challenge cannot be taken back")
+        return Parsed({"type": "order", "first": seat if head == "first" else 1 - seat})
     if head in ("pass", "no"):
         if state is not None and getattr(state, "actor", None) == seat:
             raise InputError("it is your move: playing it lets the last placement stand (or: challenge)")
         return Parsed(None)
-    if head == "concede":
-        return Parsed({"type": "concede"}, "conceding loses this round")
-    if head == "done":
-        return Parsed({"type": "swaps_done"})
     if head == "swap" and len(words) == 3:
         a, b = parse_cell(words[1]), parse_cell(words[2])
         colours = getattr(state, "colours", ())
         red, blue = (a, b) if colours and colours[a] == 0 else (b, a)
         return Parsed({"type": "swap", "red": red, "blue": blue})
     if head == "complete":
-        numbers = words[1:]
-        if len(numbers) != 16 or not all(n.isascii() and n.isdigit() for n in numbers):
-            raise InputError("complete takes the 16 numbers of the finished square, row by row")
-        return Parsed({"type": "complete", "grid": [int(n) for n in numbers]})
+        return _parse_complete(words[1:])
     if len(words) == 1:
-        cell = parse_cell(head)
-        phase = getattr(state, "phase", "place")
-        actor = getattr(state, "actor", None)
-        if phase in ("colour_order", "lead") and actor == seat:
-            what = "colours" if phase == "colour_order" else "places"
-            raise InputError(f"first choose who {what} first: first (you) or second")
-        if state is not None and actor is not None and actor != seat:
-            window = getattr(state, "window", None) == seat
-            raise InputError(
-                "it is the other player's move"
-                + ("; you may challenge the last number (challenge) or let it stand (pass)" if window else "")
-            )
-        return Parsed({"type": "colour" if phase == "colouring" else "place", "cell": cell})
+        return _parse_cell_move(head, state, seat)
     raise _unread(words, state)
+
+
+def _parse_complete(numbers: list[str]) -> Parsed:
+    """``complete`` and the 16 numbers of the finished square, row by row."""
+    if len(numbers) != 16 or not all(n.isascii() and n.isdigit() for n in numbers):
+        raise InputError("complete takes the 16 numbers of the finished square, row by row")
+    return Parsed({"type": "complete", "grid": [int(n) for n in numbers]})
+
+
+def _parse_cell_move(word: str, state: Any, seat: int) -> Parsed:
+    """A cell typed alone: colouring it or placing the next number on it, when that is what the
+    match waits for from ``seat``."""
+    cell = parse_cell(word)
+    phase = getattr(state, "phase", "place")
+    actor = getattr(state, "actor", None)
+    if phase in ("colour_order", "lead") and actor == seat:
+        what = "colours" if phase == "colour_order" else "places"
+        raise InputError(f"first choose who {what} first: first (you) or second")
+    if state is not None and actor is not None and actor != seat:
+        window = getattr(state, "window", None) == seat
+        raise InputError(
+            "it is the other player's move"
+            + ("; you may challenge the last number (challenge) or let it stand (pass)" if window else "")
+        )
+    return Parsed({"type": "colour" if phase == "colouring" else "place", "cell": cell})
 
 
 def _unread(words: list[str], state: Any) -> InputError:
@@ -451,56 +450,78 @@ def _unread(words: list[str], state: Any) -> InputError:
     )
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """Whom the completions are for: the ``state`` and ``seat``, whether ``hints`` are on, and
+    the cells they mark (``good``: where the next number keeps a magic square possible)."""
+
+    state: Any
+    seat: int
+    hints: bool
+    good: frozenset[int]
+
+
+def _order_choice(plain: Mapping[str, Any], asked: _Asked) -> tuple[int, Choice] | None:
+    who = "you" if plain["first"] == asked.seat else "your opponent"
+    text = "first" if plain["first"] == asked.seat else "second"
+    return 1, Choice(text, f"{who} go{'es' if who != 'you' else ''} first")
+
+
+def _cell_choice(plain: Mapping[str, Any], asked: _Asked) -> tuple[int, Choice] | None:
+    cell = plain["cell"]
+    verb = f"put {len(asked.state.cells) + 1} on" if plain["type"] == "place" else "colour"
+    meta = f"{verb} {cell_name(cell)}"
+    if cell in asked.good:
+        meta += " (keeps a magic square possible)"
+    return 0 if cell in asked.good else 1, Choice(cell_name(cell), meta)
+
+
+def _complete_choice(plain: Mapping[str, Any], asked: _Asked) -> tuple[int, Choice] | None:
+    if not asked.hints:
+        return None
+    grid = " ".join(str(n) for n in plain["grid"])
+    return 0, Choice(f"complete {grid}", "a magic completion (hint)")
+
+
+def _swap_choice(plain: Mapping[str, Any], asked: _Asked) -> tuple[int, Choice] | None:
+    del asked
+    text = f"swap {cell_name(plain['red'])} {cell_name(plain['blue'])}"
+    return 1, Choice(text, "exchange these cells' colours")
+
+
+def _fixed(rank: int, choice: Choice) -> Callable[[Mapping[str, Any], _Asked], tuple[int, Choice] | None]:
+    return lambda plain, asked: (rank, choice)
+
+
+CHOICES: Final[Mapping[str, Callable[[Mapping[str, Any], _Asked], tuple[int, Choice] | None]]] = {
+    "order": _order_choice,
+    "place": _cell_choice,
+    "colour": _cell_choice,
+    "challenge": _fixed(0, Choice("challenge", "say the square can no longer be made magic")),
+    "concede": _fixed(2, Choice("concede", "give up this round")),
+    "complete": _complete_choice,
+    "swap": _swap_choice,
+    "swaps_done": _fixed(0, Choice("done", "no more swaps")),
+}
+"""A legal action's completion by its type, with its rank (the lower, the earlier it is listed),
+or None for one not offered (a completion without hints)."""
+
+
 def square_choices(state: Any, seat: int, hints: bool) -> list[Choice]:
     """The legal moves in words; with ``hints``, cells that keep a magic square possible first."""
     if state is None:
         return []
-    engine = MAGIC_SQUARE
-    good: set[int] = set()
+    good: frozenset[int] = frozenset()
     if hints and state.phase == "place":
-        good = set(index().next_cells(list(state.cells)))
+        good = frozenset(index().next_cells(list(state.cells)))
+    asked = _Asked(state, seat, hints, good)
     out: list[tuple[int, Choice]] = []
-    for action in engine.legal_actions(state, seat):
+    for action in MAGIC_SQUARE.legal_actions(state, seat):
         plain = action.to_plain()
-        kind = plain["type"]
-        if kind == "order":
-            who = "you" if plain["first"] == seat else "your opponent"
-            out.append(
-                (
-                    1,
-                    Choice(
-                        "first" if plain["first"] == seat else "second",
-                        f"{who} go{'es' if who != 'you' else ''} first",
-                    ),
-                )
-            )
-        elif kind in ("place", "colour"):
-            cell = plain["cell"]
-            number = len(state.cells) + 1
-            verb = f"put {number} on" if kind == "place" else "colour"
-            meta = f"{verb} {cell_name(cell)}"
-            if cell in good:
-                meta += " (keeps a magic square possible)"
-            out.append((0 if cell in good else 1, Choice(cell_name(cell), meta)))
-        elif kind == "challenge":
-            out.append((0, Choice("challenge", "say the square can no longer be made magic")))
-        elif kind == "concede":
-            out.append((2, Choice("concede", "give up this round")))
-        elif kind == "complete" and hints:
-            grid = " ".join(str(n) for n in plain["grid"])
-            out.append((0, Choice(f"complete {grid}", "a magic completion (hint)")))
-        elif kind == "swap":
-            out.append(
-                (
-                    1,
-                    Choice(
-                        f"swap {cell_name(plain['red'])} {cell_name(plain['blue'])}",
-                        "exchange these cells' colours",
-                    ),
-                )
-            )
-        elif kind == "swaps_done":
-            out.append((0, Choice("done", "no more swaps")))
+        choose = CHOICES.get(plain["type"])
+        found = choose(plain, asked) if choose is not None else None
+        if found is not None:
+            out.append(found)
     if seat == state.window and seat != state.actor:  # (the actor lets it stand by playing on)
         out.append((1, Choice("pass", "let the placement stand (no challenge)")))
     return [choice for _, choice in sorted(out, key=lambda item: item[0])]
