@@ -174,22 +174,28 @@ def local_addresses(
                 address = ipaddress.ip_address(text.split("%")[0])
             except ValueError:
                 continue
-            if address.is_loopback or address.is_link_local or address.is_multicast or address.is_unspecified:
+            kind = _kind(address, ipv4=ipv4, ipv6=ipv6)
+            if kind is None:
                 continue
-            if address.version == 4:
-                if not ipv4:
-                    continue
-                kind = 0
-            else:
-                if not ipv6 or address.ipv4_mapped is not None:
-                    continue
-                kind = 2 if address in ipaddress.ip_network("fc00::/7") else 1
             ranked.append((int(virtual), kind, order, str(address)))
     seen: list[str] = []
     for *_, address_text in sorted(ranked):
         if address_text not in seen:
             seen.append(address_text)
     return seen[:MAX_SHOWN]
+
+
+def _kind(address: ipaddress.IPv4Address | ipaddress.IPv6Address, *, ipv4: bool, ipv6: bool) -> int | None:
+    """How good ``address`` is for others to reach (0: IPv4, 1: global IPv6, 2: unique-local
+    IPv6), or None if it is left out (loopback, link-local, multicast, unspecified, a family not
+    asked for, an IPv4-mapped IPv6)."""
+    if address.is_loopback or address.is_link_local or address.is_multicast or address.is_unspecified:
+        return None
+    if address.version == 4:
+        return 0 if ipv4 else None
+    if not ipv6 or address.ipv4_mapped is not None:
+        return None
+    return 2 if address in ipaddress.ip_network("fc00::/7") else 1
 
 
 def reachable_addresses(bound: Bound, *, adapters: Iterable[ifaddr.Adapter] | None = None) -> list[str]:
