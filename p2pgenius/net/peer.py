@@ -25,8 +25,9 @@ it hosts, joins or plays), and hands each job to its own object:
 
 from __future__ import annotations
 
+import contextlib
 import datetime
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Unpack
@@ -157,8 +158,7 @@ class Peer:
         return None if self._party is None else self._party.loop
 
     def _make_party(self) -> Party:
-        """What this peer's side plays with, from its settings as they are now (kept: its loop
-        is the one :meth:`offer`, :meth:`settle` and :meth:`chat` reach)."""
+        """What this peer's side plays with, from its settings as they are now."""
         player = LocalPlayer(self.identity, self.name, self.pins, self.tell, self.bot)
         playing = Playing(
             self.decide,
@@ -169,10 +169,21 @@ class Peer:
             linger=self.linger,
             loop_type=self.loop_type,
         )
-        party = self._party = Party(
+        return Party(
             player, self.address, self.files, self.links, self._clocks, self.report_line, playing, self._began
         )
-        return party
+
+    @contextlib.contextmanager
+    def _playing(self, party: Party, side: Host | Joiner | None = None) -> Iterator[None]:
+        """While a side (or a match read back from its files) is played: the lobby and the loop
+        that :meth:`propose`, :meth:`offer`, :meth:`settle` and :meth:`chat` reach. Let go after:
+        the party refers back to this peer, and a peer dropped after a failed join must close
+        its connection at once (by reference counting), not at the next garbage collection."""
+        self._side, self._party = side, party
+        try:
+            yield
+        finally:
+            self._side = self._party = None
 
     def _way_back(self) -> WayBack | None:
         """A joiner's way back to its host (None: its caller gave none)."""
@@ -186,17 +197,19 @@ class Peer:
         """Hold the lobby until ``peers - 1`` players have joined and said they are ready, then
         propose the match and play it (``table``: what is offered, see :class:`Hosted`)."""
         seating = Seating(self.token, self.invite_only, self.considers_proposals)
-        side = self._side = Host(self._make_party(), seating)
-        await side.run(listener, table)
+        party = self._make_party()
+        side = Host(party, seating)
+        with self._playing(party, side):
+            await side.run(listener, table)
 
     async def join(self, stream: trio.abc.Stream, *, seats: Sequence[int] = ()) -> None:
         """Handshake with the host, say we are ready (claiming ``seats``), follow the lobby until
         the match starts, and play (see :class:`~p2pgenius.net.joiner.Joiner`)."""
         expected = Expected(self.expect_key, self.expect_from, self.expect_name)
-        side = self._side = Joiner(
-            self._make_party(), expected, token=self.token, confirm=self.confirm, way_back=self._way_back()
-        )
-        await side.run(stream, seats)
+        party = self._make_party()
+        side = Joiner(party, expected, token=self.token, confirm=self.confirm, way_back=self._way_back())
+        with self._playing(party, side):
+            await side.run(stream, seats)
 
     def resume(self, transcript: bytes, secrets: bytes) -> dict[str, Any]:
         """Rebuild the session of a crashed match from its files; returns the transcript's
@@ -221,7 +234,9 @@ class Peer:
             raise LocalMisuseError("there is no match yet: host, join or resume one first")
         doors = Doors(listener=self.listener, way_back=self._way_back(), restarted=True)
         resumed, self._resumed_stage = self._resumed_stage, None
-        await self._make_party().play(self.session, doors, resumed_stage=resumed)
+        party = self._make_party()
+        with self._playing(party):
+            await party.play(self.session, doors, resumed_stage=resumed)
 
     async def _began(self, session: Session, role: str, agreed: dict[str, Any] | None) -> None:
         """A side has its session: a screen may read it now, and the match's files begin."""
