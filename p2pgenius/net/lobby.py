@@ -19,7 +19,9 @@ import math
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from enum import StrEnum
+from functools import partial
+from typing import Any, Final, NotRequired, TypedDict
 
 import trio
 
@@ -85,10 +87,74 @@ MAX_UNREADY_MESSAGES: Final = 8
 options change (the reference joiner sends its ready, maybe with a proposal, and nothing else); a
 caller that sends more floods the lobby and is shown the door."""
 
-LobbyItem = tuple[str, Any, Any]
-"""What the lobby's loop reads: ("joined", connection, caller), ("said", connection, payload),
-("left", connection, None), or the host's own answer to a proposal ("options", None, options to
-take up, or None to keep the table's)."""
+
+class LobbyKind(StrEnum):
+    """What an item of the lobby's inbox is."""
+
+    JOINED = "joined"  # a caller showed its key at the door: data its :class:`Caller`
+    SAID = "said"  # a caller sent something: data the payload
+    LEFT = "left"  # a caller's connection ended: data None
+    OPTIONS = "options"  # the host's own answer to a proposal (no connection): data the options
+    # to take up, or None to keep the table's
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyItem:
+    """One item of the lobby's inbox: its kind, the connection it came on (None: from this
+    machine), and its data (see :class:`LobbyKind`)."""
+
+    kind: LobbyKind
+    connection: Connection | None
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """A caller that has shown its key at the host's door: its key and name, whether it showed
+    the invite's seat token, where it called from, and its bot's level (as its hello said)."""
+
+    key: bytes
+    name: str
+    invited: bool
+    address: str
+    bot: str | None
+
+
+class Hosted(TypedDict):
+    """What a host offers: the game, its options and setup, how many peers play (``peers``, the
+    host among them), the seats the host claims, and whether watchers may come (``spectators``:
+    the lobby shows them every player)."""
+
+    game: str
+    options: Mapping[str, Any]
+    setup: Mapping[str, Any]
+    peers: int
+    seats: NotRequired[Sequence[int]]
+    spectators: NotRequired[bool]
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Whom a host seats and how it hears them: the invite's seat token (its holders come before
+    other callers), whether only they are seated, and whether a person hosts (a player's
+    proposal then waits for its answer)."""
+
+    token: bytes | None = None
+    invite_only: bool = False
+    considers: bool = False
+
+
+@dataclass(frozen=True)
+class LocalPlayer:
+    """This peer at a table, as the host's lobby and a joiner's both need it: who it is, the level
+    of the bot at its seats (None: a person; "": its game's default), the keys it met before, and
+    how its person is told."""
+
+    identity: Identity
+    name: str
+    pins: Pins
+    tell: Tell
+    bot: str | None = None
 
 
 def proposal_of(payload: bytes | Any, game: str) -> dict[str, bool] | None:
@@ -142,10 +208,11 @@ def ready_map(payload: bytes) -> dict[str, Any] | None:
     if not (isinstance(value, list) and len(value) in (2, 3) and value[0] == "ready"):
         return None  # (a third element: the options the player proposes, see proposal_of)
     ready = value[1]
-    seats = ready.get("seats") if isinstance(ready, dict) else None
+    if not isinstance(ready, dict):
+        return None
+    seats = ready.get("seats")
     if not (isinstance(seats, list) and len(seats) <= 4 and all(type(s) is int for s in seats)):
         return None
-    assert isinstance(ready, dict)
     return ready
 
 
@@ -190,43 +257,34 @@ def agreed_of(lobby: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Lobby:
-    """The host's lobby for one match: ``peers`` peers (the host included) to play ``game``."""
+    """The host's lobby for one match: what the host (``host``) offers (``hosted``: ``peers``
+    peers, the host included, to play ``game``), and whom it seats (``seating``)."""
 
     def __init__(
         self,
-        identity: Identity,
-        name: str,
+        host: LocalPlayer,
+        hosted: Hosted,
+        seating: Seating = Seating(),
         *,
-        tell: Tell,
-        pins: Pins,
         spectators: Spectators | None = None,
-        considers: bool = False,
-        game: str,
-        options: Mapping[str, Any],
-        setup: Mapping[str, Any],
-        peers: int,
-        seats: Sequence[int],
-        token: bytes | None = None,
-        invite_only: bool = False,
-        bot: str | None = None,
     ) -> None:
-        self.identity = identity
-        self.bot = bot  # the level of the host's own bot, if a bot plays its seats
-        self.name = name
-        self.tell = tell
-        self.pins = pins
+        self.identity = host.identity
+        self.bot = host.bot  # the level of the host's own bot, if a bot plays its seats
+        self.name = host.name
+        self.tell = host.tell
+        self.pins = host.pins
         self.spectators = spectators
-        self.token = token  # the invite's seat token: its holders come before other callers
-        self.invite_only = invite_only and token is not None  # ...and no one else is seated
-        self.game = game
-        self.options = dict(options)
-        self.setup = dict(setup)
-        self.peers = peers
-        self.seats = sorted(seats)  # the host's own claim
+        self.token = seating.token  # the invite's seat token: its holders come before other callers
+        self.invite_only = seating.invite_only and seating.token is not None  # ...no one else seated
+        self.game = hosted["game"]
+        self.options = dict(hosted["options"])
+        self.setup = dict(hosted["setup"])
+        self.peers = hosted["peers"]
+        self.seats = sorted(hosted.get("seats", ()))  # the host's own claim
         self.members: list[Member] = []
         self.salt = secrets.token_bytes(NONCE_LEN)  # this table's: in every lobby and the terms
         self._said: Inbox[LobbyItem] | None = None  # while gathering
-        self.considers = considers  # a person hosts: a proposal waits for its answer
+        self.considers = seating.considers  # a person hosts: a proposal waits for its answer
         self.pending: dict[str, bool] | None = None  # a proposal waiting for it (the start waits)
         self.declined: set[tuple[str, bool]] = set()  # option values the host's person let go
         self.superseded: list[dict[str, Any]] = []  # what players agreed to before options changed
@@ -237,14 +295,14 @@ class Lobby:
         options are not ones a player may propose in this game."""
         if self._said is None or proposal_of(["propose", options], self.game) is None:
             return False
-        self._said.put(("options", None, options))
+        self._said.put(LobbyItem(LobbyKind.OPTIONS, None, options))
         return True
 
     def decline(self) -> bool:
         """The host lets a player's proposal go: the table starts with the options it has."""
         if self._said is None or self.pending is None:
             return False
-        self._said.put(("options", None, None))
+        self._said.put(LobbyItem(LobbyKind.OPTIONS, None, None))
         return True
 
     def view(self, you: int, *, start: bool = False) -> dict[str, Any]:
@@ -289,7 +347,7 @@ class Lobby:
         groups = get_spec(self.game).seat_groups(self.peers)
         async with trio.open_nursery() as nursery:
             said = self._said = Inbox[LobbyItem](nursery)
-            nursery.start_soon(Door(listener).serve, nursery, self._greet)
+            nursery.start_soon(Door(listener).serve, nursery, partial(self._greet, said))
             changed, backlog = False, None
             while True:
                 # Shown once a batch: a caller that says ready in its handshake is "joined" and
@@ -322,12 +380,13 @@ class Lobby:
         self._said = None
         return self.members
 
-    async def _greet(self, stream: trio.abc.Stream, shown_key: Callable[[], None]) -> None:
+    async def _greet(
+        self, said: Inbox[LobbyItem], stream: trio.abc.Stream, shown_key: Callable[[], None]
+    ) -> None:
         """A caller at the door: the handshake (our hello shows the table), then everything it
-        says goes to the lobby's loop until it leaves. The inbox is bounded: while it is full
-        this waits and reads nothing, so TCP slows a caller that floods the lobby."""
-        assert self._said is not None
-        said, tell, spectators = self._said, self.tell, self.spectators
+        says goes to the lobby's loop (``said``) until it leaves. The inbox is bounded: while it
+        is full this waits and reads nothing, so TCP slows a caller that floods the lobby."""
+        tell, spectators = self.tell, self.spectators
         hello = {"name": self.name, "game": self.game, "lobby": self.greeting()}
         connection = Connection(stream, SecureChannel(initiator=False, identity=self.identity, hello=hello))
         try:
@@ -350,35 +409,32 @@ class Lobby:
         invited = (
             self.token is not None and isinstance(token, bytes) and hmac.compare_digest(token, self.token)
         )
-        caller = (established.peer_key, name, invited, address_of(stream), bot_of(established.peer_hello))
-        await said.send(("joined", connection, caller))
+        bot = bot_of(established.peer_hello)
+        caller = Caller(established.peer_key, name, invited, address_of(stream), bot)
+        await said.send(LobbyItem(LobbyKind.JOINED, connection, caller))
         try:
             while True:
                 for payload in await connection.receive():
-                    await said.send(("said", connection, payload))
+                    await said.send(LobbyItem(LobbyKind.SAID, connection, payload))
         except PeerGoneError:
-            await said.send(("left", connection, None))
+            await said.send(LobbyItem(LobbyKind.LEFT, connection, None))
 
     async def _take(self, item: LobbyItem, groups: Sequence[Sequence[int]]) -> bool:
         """One thing that happened at the door or in the lobby; True if the table changed."""
-        what, connection, data = item
-        member = next((m for m in self.members if m.connection is connection), None)
-        if what == "joined":
-            return await self._admit(connection, data)
-        if what == "options":
+        kind, connection, data = item.kind, item.connection, item.data
+        if kind is LobbyKind.OPTIONS:
             return self._answered(data)
+        if kind is LobbyKind.JOINED and connection is not None:
+            return await self._admit(connection, data)
+        member = next((m for m in self.members if m.connection is connection), None)
         if member is None:
             return False  # (a caller already shown the door: what it still said changes nothing)
-        if what == "left":
+        if kind is LobbyKind.LEFT:
             self._remove(member)
             self.tell(PeerLeft(member.name))
             return True
-        if member.ready is None:
-            member.said += 1
-            if member.said > MAX_UNREADY_MESSAGES:
-                reason = f"you sent more than {MAX_UNREADY_MESSAGES} messages without saying you are ready"
-                await self._drop(member, reason)
-                return True
+        if await self._flooding(member):
+            return True
         if proposal := proposal_of(data, self.game):
             self._consider(member, proposal)
             if ready_map(data) is None:
@@ -387,23 +443,35 @@ class Lobby:
             return False  # (a ready is said once; anything else before the start means nothing)
         return await self._ready(member, data, groups)
 
+    async def _flooding(self, member: Member) -> bool:
+        """Count a message from a member that has not said it is ready; one too many, and it is
+        shown the door (True)."""
+        if member.ready is not None:
+            return False
+        member.said += 1
+        if member.said <= MAX_UNREADY_MESSAGES:
+            return False
+        await self._drop(
+            member, f"you sent more than {MAX_UNREADY_MESSAGES} messages without saying you are ready"
+        )
+        return True
+
     async def _ready(self, member: Member, data: bytes, groups: Sequence[Sequence[int]]) -> bool:
         """What a caller that has not said it is ready says: its ready, or it is shown the door
         (True: the table changed)."""
         ready = ready_map(data)
+        if ready is None:
+            await self._drop(member, "a malformed ready message")
+            return True
         taken = [self.seats] + [m.claim or [] for m in self.members if m is not member]
-        problem = (
-            "a malformed ready message"
-            if ready is None
-            else ready_problem(member.key, ready, salt=self.salt, agreed=self.agreed())
-            or claims_problem(groups, [*taken, sorted(ready["seats"])])
+        problem = ready_problem(member.key, ready, salt=self.salt, agreed=self.agreed()) or claims_problem(
+            groups, [*taken, sorted(ready["seats"])]
         )
-        if problem and ready is not None and self._stale(member, ready):
+        if problem and self._stale(member, ready):
             return False  # (agreed to the table before its options changed: it is asked again)
         if problem:
             await self._drop(member, problem)
             return True
-        assert ready is not None
         member.ready = ready
         member.claim = sorted(ready["seats"])
         self.tell(PeerReady(member.name))
@@ -475,9 +543,9 @@ class Lobby:
         full = len(self.members) == self.peers - 1 and all(m.claim is not None for m in self.members)
         return full and self.pending is None
 
-    async def _admit(self, connection: Connection, caller: Any) -> bool:
+    async def _admit(self, connection: Connection, caller: Caller) -> bool:
         """Seat a caller that has shown its key, or say why not (False: the table is as it was)."""
-        key, name, invited, address, bot = caller
+        key, name, invited, address, bot = caller.key, caller.name, caller.invited, caller.address, caller.bot
         members, tell = self.members, self.tell
         if key == self.identity.public or any(m.key == key for m in members):
             tell(Refused("already at the table", name))
@@ -613,35 +681,30 @@ class Joining:
     host (``check_host``: an invite's key, the pins) and the table, and when nobody needs to be
     asked (``confirm`` is None) it queues our signed ready to leave with our last handshake
     message. :meth:`await_start` asks the player if that is still to do, then follows the host's
-    lobbies until the start. ``check_peer`` is asked about every other player at the table (a
+    lobbies until the start. Every other player at the table is checked against the pins (a
     known name with another key is refused)."""
 
     def __init__(
         self,
-        identity: Identity,
-        name: str,
+        joiner: LocalPlayer,
         seats: Sequence[int],
         *,
         confirm: Callable[[Mapping[str, Any]], Awaitable[bool]] | None,
-        tell: Notify,
         check_host: Callable[[Established], None],
-        check_peer: Callable[[str, bytes], None],
-        bot: str | None = None,
     ) -> None:
-        self.identity = identity
-        self.name = name
+        self.identity = joiner.identity
+        self.name = joiner.name
         self.seats = sorted(seats)
         self.confirm = confirm
-        self.bot = bot  # the level of the bot at our seats, as our hello says it
-        self.tell = tell
+        self.bot = joiner.bot  # the level of the bot at our seats, as our hello says it
+        self.tell: Notify = joiner.tell
         self.check_host = check_host
-        self.check_peer = check_peer
+        self.check_peer = joiner.pins.check
         self.nonce = secrets.token_bytes(NONCE_LEN)  # our coin share, committed in the ready
         self.host_key = b""
         self.host_name: object = None  # what the host's hello calls it
         self.shown: dict[str, Any] | None = None
-        self.agreed: dict[str, Any] | None = None
-        self.sent = False
+        self.agreed: dict[str, Any] | None = None  # what our last ready agreed to (None: none sent)
         self.proposal: dict[str, bool] | None = None  # options to propose with our ready
 
     def greeted(self, connection: Connection, host: Established) -> None:
@@ -670,20 +733,24 @@ class Joining:
                 lobby["bots"] = [*table["bots"], ours]
         except (KeyError, TypeError) as exc:
             raise PeerGoneError(f"the host sent a malformed table ({exc!r})") from None
-        self._show(checked_lobby(lobby, self.host_key, self.identity.public))
+        shown = checked_lobby(lobby, self.host_key, self.identity.public)
+        self._show(shown)
         if self.confirm is None:
-            connection.channel.send(self._ready())
+            connection.channel.send(self._ready(shown)[0])
 
-    def _ready(self) -> bytes:
-        assert self.shown is not None
-        self.agreed = agreed_of(self.shown)
-        self.sent = True
-        ready = make_ready(
-            self.identity, self.nonce, salt=self.agreed["salt"], agreed=self.agreed, claim=self.seats
-        )
+    @property
+    def sent(self) -> bool:
+        """Whether we have said we are ready (a proposal made now would come too late)."""
+        return self.agreed is not None
+
+    def _ready(self, shown: Mapping[str, Any]) -> tuple[bytes, dict[str, Any]]:
+        """Our ready for the table ``shown``, and what it agrees to (kept: the host is held to
+        it)."""
+        agreed = self.agreed = agreed_of(shown)
+        ready = make_ready(self.identity, self.nonce, salt=agreed["salt"], agreed=agreed, claim=self.seats)
         if self.proposal:  # (the options we propose ride with the ready)
-            return encode(["ready", ready, self.proposal])
-        return encode(["ready", ready])
+            return encode(["ready", ready, self.proposal]), agreed
+        return encode(["ready", ready]), agreed
 
     def _show(self, lobby: dict[str, Any]) -> None:
         # The names at the table are the ones each player gave in its own hello: the host cannot
@@ -712,23 +779,21 @@ class Joining:
             for payload in await connection.receive():
                 check_lobby(payload, self.host_key, self.identity.public)
             raise PeerGoneError("the host has no table open: its match is under way")
-        if not self.sent:
-            await self._agree(connection)
+        agreed = self.agreed if self.agreed is not None else await self._agree(connection, self.shown)
         while True:
             payloads = await connection.receive()
             for position, payload in enumerate(payloads):
                 lobby = check_lobby(payload, self.host_key, self.identity.public)
                 self._show(lobby)
-                assert self.agreed is not None
                 now = agreed_of(lobby)
-                changed = [key for key in AGREED if now[key] != self.agreed[key]]
+                changed = [key for key in AGREED if now[key] != agreed[key]]
                 if (
                     changed == ["options"]
                     and not lobby["ready"][lobby["you"]]
-                    and _proposable(now["options"], self.agreed["options"])
+                    and _proposable(now["options"], agreed["options"])
                 ):
                     # A proposal taken up (fast turns): the host asks everyone to agree again.
-                    await self._agree(connection)
+                    agreed = await self._agree(connection, lobby)
                     continue
                 if changed:
                     raise PeerGoneError(f"the host changed the {' and '.join(changed)} after we agreed")
@@ -738,21 +803,22 @@ class Joining:
                     # The terms must carry exactly the seat claims this lobby showed: the host's,
                     # ours and everyone's (else the host could sit where it likes while we read
                     # "coin flip"), and the salt our coin share is bound to.
-                    expected = {key: self.agreed[key] for key in ("game", "options", "setup", "salt")}
+                    expected = {key: agreed[key] for key in ("game", "options", "setup", "salt")}
                     expected["claims"] = [sorted(c) for c in lobby["claims"]]
                     # ...and exactly the names it showed, the ones the players will be known by
                     # in the log, the transcript and its export.
                     expected["names"] = list(lobby["names"])
                     return lobby, {**expected, "claim": self.seats}, payloads[position + 1 :]
 
-    async def _agree(self, connection: Connection) -> None:
-        """Say we are ready to play the table as shown (asking the player first, if there is one
-        to ask), with our proposal, if we make one."""
-        assert self.shown is not None
-        if self.confirm is not None and not await self.confirm(self.shown):
+    async def _agree(self, connection: Connection, shown: Mapping[str, Any]) -> dict[str, Any]:
+        """Say we are ready to play the table as ``shown`` (asking the player first, if there is
+        one to ask), with our proposal, if we make one; returns what we agreed to."""
+        if self.confirm is not None and not await self.confirm(shown):
             raise PeerGoneError("left the lobby")
-        await connection.send(self._ready())
+        ready, agreed = self._ready(shown)
+        await connection.send(ready)
         self.proposal = None
+        return agreed
 
 
 def _proposable(now: Mapping[str, Any], before: Mapping[str, Any]) -> bool:

@@ -18,6 +18,7 @@ from p2pgenius.canonical import decode
 from p2pgenius.net.clocks import Deadline, Due
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.match_loop import MatchLoop
+from p2pgenius.net.party import Doors
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.session import Fault, SessionView
 from p2pgenius.protocol.transcript import verify
@@ -445,7 +446,9 @@ async def test_a_resumed_peer_counts_the_time_it_was_away_on_its_own_clock(
     again.resume(guest.files.transcript.read_bytes(), guest.files.secrets.read_bytes())
     assert again.session is not None
     async with trio.open_nursery() as nursery:
-        loop = again._match_loop(again.session, nursery, Inbox[Any](nursery))
+        loop = again._make_party().match_loop(
+            again.session, nursery, Inbox[Any](nursery), Doors(), again._resumed_stage
+        )
         # Any other stage (the match moved on while it was away) begins when it is reached.
         assert loop._away(stage + 1) == 0.0 and 34 <= loop._away(stage) <= 36
         loop._follow_stage()

@@ -78,7 +78,8 @@ async def test_a_reused_transcript_path_starts_with_empty_secrets(tmp_path: Path
 
 def test_a_lobby_that_names_the_host_or_us_otherwise_than_the_hellos_is_refused() -> None:
     # The names at a table are the ones each player gave in its own hello.
-    from p2pgenius.net.lobby import Joining
+    from p2pgenius.net.lobby import Joining, LocalPlayer
+    from p2pgenius.net.pins import Pins
     from p2pgenius.protocol.channel import Established
     from p2pgenius.protocol.identity import Identity
 
@@ -101,13 +102,10 @@ def test_a_lobby_that_names_the_host_or_us_otherwise_than_the_hellos_is_refused(
 
     def greet(hello_name: str, lobby_name: str) -> None:
         joining = Joining(
-            me,
-            "me",
+            LocalPlayer(me, "me", Pins(None), lambda event, quiet=False: None),
             [],
             confirm=None,
-            tell=lambda event: None,
             check_host=lambda h: None,
-            check_peer=lambda n, k: None,
         )
         hello = {"name": hello_name, "lobby": table(lobby_name)}
         joining.greeted(_NoChannel(), Established(host.public, hello, b""))  # type: ignore[arg-type]

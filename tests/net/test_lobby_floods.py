@@ -64,7 +64,7 @@ class Gauge:
 
     async def watch(self) -> None:
         while True:
-            lobby = self.host._lobby
+            lobby = self.host.lobby
             said = lobby._said if lobby is not None else None
             if said is not None:
                 self.most = max(self.most, said.statistics().current_buffer_used)

@@ -15,7 +15,7 @@ from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import encode
 from p2pgenius.net.connection import Connection
 from p2pgenius.net.events import NetEvent, OptionsChanged, OptionsProposed, ProposalsIgnored
-from p2pgenius.net.lobby import Lobby, Member, proposal_of
+from p2pgenius.net.lobby import Lobby, LocalPlayer, Member, Seating, proposal_of
 from p2pgenius.net.peer import Peer
 from p2pgenius.net.pins import Pins
 from p2pgenius.protocol.channel import SecureChannel
@@ -67,7 +67,7 @@ async def test_a_joiners_proposal_taken_up_by_the_host_is_agreed_again_and_playe
     events = noted(host)
 
     async def propose_then_take_it_up() -> None:
-        while guest._joining is None:
+        while guest.joining is None:
             await trio.sleep(0.001)
         assert guest.propose({"fast": True})  # it goes with the ready
         while not any(isinstance(e, OptionsProposed) for e in events):
@@ -132,7 +132,7 @@ async def test_a_stranger_in_the_lobby_cannot_change_the_options_by_proposing(tm
         with trio.fail_after(10):
             while not any(isinstance(e, OptionsProposed) for e in events):
                 await trio.sleep(0.01)
-        assert host._lobby is not None and host._lobby.options == {}
+        assert host.lobby is not None and host.lobby.options == {}
         assert sum(isinstance(e, OptionsProposed) for e in events) == 1
         nursery.cancel_scope.cancel()
 
@@ -141,7 +141,7 @@ async def _bursts(guest: Peer, host: Peer, *, every_s: float, size: int) -> int:
     """Once the joiner's ready (with its proposal) has left, fast turns proposed again, ``size``
     at a time every ``every_s``, until the match starts (the attack: 576 proposals in 20 s kept
     a person's table from starting); returns how many it sent."""
-    while guest._joining is None or not guest._joining.sent:
+    while guest.joining is None or not guest.joining.sent:
         await trio.sleep(0.001)
     connection, sent = guest.links.connections[0], 0
     while host.session is None:
@@ -209,16 +209,9 @@ def _lobby(tmp_path: Path, told: list[NetEvent], *names: str) -> tuple[Lobby, li
         told.append(event)
 
     lobby = Lobby(
-        Identity.generate(),
-        "host",
-        tell=tell,
-        pins=Pins(tmp_path),
-        considers=True,
-        game="duel",
-        options={"fast": False},
-        setup={},
-        peers=len(names) + 1,
-        seats=[],
+        LocalPlayer(Identity.generate(), "host", Pins(tmp_path), tell),
+        {"game": "duel", "options": {"fast": False}, "setup": {}, "peers": len(names) + 1, "seats": []},
+        Seating(considers=True),
     )
     members = [Member(cast(Connection, None), Identity.generate().public, name, claim=[]) for name in names]
     lobby.members += members

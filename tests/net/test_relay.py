@@ -232,7 +232,7 @@ async def test_a_relay_that_garbles_or_doubles_bytes_breaks_only_the_connection(
             guest = make_peer(jargs, "join", 2, Printer(io.StringIO(), moves=True))
             with pytest.raises(P2PGeniusError) as broken:
                 await join_match(jargs, guest, target_of(str(invite)))
-            assert host._lobby is not None and not host._lobby.members  # (nobody was seated)
+            assert host.lobby is not None and not host.lobby.members  # (nobody was seated)
             nursery.cancel_scope.cancel()
     assert "\n" not in str(broken.value)
     assert guest.session is None and host.session is None

@@ -1,0 +1,218 @@
+"""What a host and a joiner share: one peer as either side of a match needs it.
+
+A :class:`Party` is who this peer is (identity, name, the address it plays at), what it keeps
+(files, pins, links, clocks), what it tells its person, and how it plays a match once there is
+one. The host's side (``host``) and a joiner's (``joiner``) each hold one, seat the players their
+own way, and hand it the session they end with: :meth:`Party.play` builds the
+:class:`~p2pgenius.net.match_loop.MatchLoop` for that session, never before it exists, and opens
+the doors beside it (:class:`Doors`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import trio
+
+from p2pgenius.errors import P2PGeniusError
+from p2pgenius.games.registry import get_spec
+from p2pgenius.net.clocks import Clocks
+from p2pgenius.net.connection import Connection, Item
+from p2pgenius.net.events import Listening, Notice, Reconnecting, Tell
+from p2pgenius.net.files import Files
+from p2pgenius.net.inbox import Inbox
+from p2pgenius.net.links import Links
+from p2pgenius.net.lobby import LocalPlayer
+from p2pgenius.net.match_loop import Decide, MatchLoop, Report
+from p2pgenius.net.reconnect import Reconnection, WayBack
+from p2pgenius.net.spectators import Spectators
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.session import Session
+from p2pgenius.threads import off_loop, settle_heap
+
+Began = Callable[[Session, str, dict[str, Any] | None], Awaitable[None]]
+"""Told when a side has its session (``role``: "host" or "join"; what the terms must carry, for a
+joiner): the match's files begin, before anything of the match is sent."""
+
+
+@dataclass(frozen=True)
+class Playing:
+    """How this peer plays its matches: its deciders and what it reports, the grace period, and
+    the loop's options (see :class:`~p2pgenius.net.match_loop.MatchLoop`)."""
+
+    decide: Decide
+    report: Report
+    grace_s: float
+    decide_ahead: bool = False
+    settle_at_once: bool = False
+    linger: bool = False
+    loop_type: type[MatchLoop] = MatchLoop  # (a test's misbehaving peer plays in another)
+
+
+@dataclass(frozen=True)
+class Doors:
+    """What opens beside a match: a host's door for its players coming back, a joiner's way back
+    to its host, and the jobs queued for the match's nursery. ``restarted``: this process read
+    the match back from its files, so the door opens again (or the way back is taken at once),
+    and that is said."""
+
+    listener: trio.abc.Listener[trio.abc.Stream] | None = None
+    way_back: WayBack | None = None
+    spectators: Spectators | None = None  # a host's watchers, fed by the loop
+    beside: Sequence[Callable[[], Awaitable[None]]] = ()
+    restarted: bool = False
+
+
+@dataclass(eq=False)  # (one object per side of a match: equal only to itself)
+class Party:
+    """One peer as the host's side and a joiner's both need it (see the module's docstring)."""
+
+    player: LocalPlayer  # who this peer is at a table (its keys met before; how it is told)
+    address: str  # recorded in the transcript, so that a crashed peer can come back
+    files: Files
+    links: Links  # the match's connections; the host relays
+    clocks: Clocks  # kept across a match's loops
+    say: Callable[[str], None]  # a line for the person running this peer
+    playing: Playing
+    began: Began
+    loop: MatchLoop | None = None  # while the match is played
+
+    @property
+    def identity(self) -> Identity:
+        """This peer's identity."""
+        return self.player.identity
+
+    @property
+    def tell(self) -> Tell:
+        """How this peer's person is told (the event as data, and its line)."""
+        return self.player.tell
+
+    async def admit(self, keys: Sequence[bytes], names: Sequence[str]) -> None:
+        """Pin the keys of the match's players (it writes and syncs a file: in a worker thread,
+        beside the match, which need not wait for it); a failure is said, and changes nothing."""
+        try:
+            await off_loop(partial(self.player.pins.admit, keys, names, own=self.identity.public))
+        except (P2PGeniusError, OSError) as exc:
+            self.tell(Notice(f"the players' keys were not pinned: {exc}"))
+
+    async def play(
+        self,
+        session: Session,
+        doors: Doors,
+        *,
+        first: Sequence[tuple[Connection, bytes]] = (),
+        resumed_stage: tuple[int, float] | None = None,
+    ) -> None:
+        """Run the match to its end (or a fault) in a :class:`MatchLoop`; ``first``: payloads
+        already read; ``resumed_stage``: a resumed peer's (stage, began), from its note. The
+        files are closed (and their lock released) however it ends."""
+        try:
+            await self._play(session, doors, first, resumed_stage)
+        finally:
+            self.files.close()
+            self.files.release()
+
+    async def _play(
+        self,
+        session: Session,
+        doors: Doors,
+        first: Sequence[tuple[Connection, bytes]],
+        resumed_stage: tuple[int, float] | None,
+    ) -> None:
+        session.courier.defer_audit = True  # (judged in a worker thread: the loop's audit)
+        if session.terms is not None:
+            await warm(session.terms["game"])
+        self.clocks.start(session)
+        async with trio.open_nursery() as nursery:
+            loop = self.loop = self.match_loop(session, nursery, Inbox[Item](nursery), doors, resumed_stage)
+            self._open_doors(nursery, loop.reconnection, doors)
+            try:
+                await loop.run(first)
+            finally:
+                self.loop = None  # (nothing said from now on reaches anyone)
+            nursery.cancel_scope.cancel()
+        await self.links.aclose()
+
+    def match_loop(
+        self,
+        session: Session,
+        nursery: trio.Nursery,
+        inbox: Inbox[Item],
+        doors: Doors,
+        resumed_stage: tuple[int, float] | None = None,
+    ) -> MatchLoop:
+        """The loop that plays ``session``, and its ways back in (see ``reconnect``)."""
+        reconnection = Reconnection(
+            session,
+            self.links,
+            inbox,
+            nursery,
+            identity=self.identity,
+            name=self.player.name,
+            pins=self.player.pins,
+            tell=self.tell,
+            came_back=self.clocks.came_back,
+            spectators=doors.spectators,
+            way_back=doors.way_back,
+        )
+        how = self.playing
+        return how.loop_type(
+            session,
+            nursery,
+            inbox,
+            reconnection,
+            self.files,
+            self.links,
+            self.clocks,
+            how.decide,
+            how.report,
+            self.tell,
+            how.grace_s,
+            spectators=doors.spectators,
+            decide_ahead=how.decide_ahead,
+            settle_at_once=how.settle_at_once,
+            linger=how.linger,
+            resumed_stage=resumed_stage,
+        )
+
+    def _open_doors(self, nursery: trio.Nursery, reconnection: Reconnection, doors: Doors) -> None:
+        """What runs beside the match loop: the jobs queued for it, a host's door for players
+        coming back, and a restarted joiner's way back to its host."""
+        for job in doors.beside:
+            nursery.start_soon(job)
+        if doors.listener is not None:
+            if doors.restarted:  # (a host that gathered its players said so then)
+                self.tell(Listening(self.address, again=True), quiet=True)
+            nursery.start_soon(reconnection.welcome_back, doors.listener)
+        if doors.restarted and doors.way_back is not None and not self.links:
+            # A restarted joiner finds its host again (the caller said where it goes).
+            self.tell(Reconnecting(self.address), quiet=True)
+            reconnection.come_back_soon()
+
+
+async def warm(game: str) -> None:
+    """Load what the game's engine loads once (the Magic Square's index of every square, say) in
+    a worker thread, before the match needs it on the event loop; then set what is loaded aside
+    from the garbage collector (:func:`p2pgenius.threads.settle_heap`). An unknown game: nothing
+    to load (the lobby or the terms refuse it)."""
+    with contextlib.suppress(P2PGeniusError):
+        await off_loop(get_spec(game).warm)
+    settle_heap()
+
+
+def warm_soon(nursery: trio.Nursery, game: str) -> trio.Event:
+    """:func:`warm` in the background; the event is set once it is done."""
+    done = trio.Event()
+
+    async def warming() -> None:
+        try:
+            await warm(game)
+        finally:
+            done.set()
+
+    nursery.start_soon(warming)
+    return done
