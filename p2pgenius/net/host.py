@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from functools import partial
 
 import trio
 
@@ -52,14 +53,15 @@ class Host:
                 members = await lobby.gather(listener)
             finally:
                 self.lobby = None
-            session = await self._seat(lobby, members, watching, warmed)
-            await party.play(session, Doors(listener=listener, spectators=spectators))
+            session = await self._seat(lobby, members, warmed)
+            # Pinning writes (and syncs) the pins file: in a worker thread, beside the match, once
+            # the terms are on their way (they need not wait for it, nor share the interpreter).
+            pin = partial(party.admit, list(session.keys), list(session.names))
+            await party.play(session, Doors(listener=listener, spectators=spectators, beside=[pin]))
             await spectators.finish()
             watching.cancel_scope.cancel()
 
-    async def _seat(
-        self, lobby: Lobby, members: Sequence[Member], nursery: trio.Nursery, warmed: trio.Event
-    ) -> Session:
+    async def _seat(self, lobby: Lobby, members: Sequence[Member], warmed: trio.Event) -> Session:
         """Send every player the start, make the session and propose the terms (the table's
         options and setup, everyone's claims and signed readies)."""
         party = self.party
@@ -72,9 +74,6 @@ class Host:
             with contextlib.suppress(PeerGoneError):
                 await member.connection.send(encode(["lobby", lobby.view(index, start=True)]))
             party.links.add(member.connection, index)
-        # Pinning writes (and syncs) the pins file: in a worker thread, beside the match (the
-        # terms need not wait for it).
-        nursery.start_soon(party.admit, keys, names)
         await warmed.wait()
         session = self.session = Session(keys=keys, me=0, identity=party.identity, names=names)
         await party.began(session, "host", None)

@@ -198,10 +198,19 @@ async def warm(game: str) -> None:
     """Load what the game's engine loads once (the Magic Square's index of every square, say) in
     a worker thread, before the match needs it on the event loop; then set what is loaded aside
     from the garbage collector (:func:`p2pgenius.threads.settle_heap`). An unknown game: nothing
-    to load (the lobby or the terms refuse it)."""
+    to load (the lobby or the terms refuse it). Once a game is warm in this process, nothing more
+    is done: a host warms its game while the players come, and the match does not wait for a
+    second trip to a thread; the game's module is imported in the thread too, not on the loop."""
+    if game in _WARM:
+        return
     with contextlib.suppress(P2PGeniusError):
-        await off_loop(get_spec(game).warm)
+        await off_loop(lambda: get_spec(game).warm())
+        _WARM.add(game)
     settle_heap()
+
+
+_WARM: set[str] = set()
+"""The games whose engines have loaded what they load once, in this process."""
 
 
 def warm_soon(nursery: trio.Nursery, game: str) -> trio.Event:
