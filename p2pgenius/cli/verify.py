@@ -81,6 +81,7 @@ def bundle_json(matches: list[Match], tallies: dict[bytes, bundle.Tally]) -> dic
                 "winners": list(m.winners),
                 "ending": m.reason,
                 "problem": m.problem,
+                "unchained": m.unchained,
                 "players": [
                     {"name": p.name, "fingerprint": p.fingerprint, "seats": list(p.seats)} for p in m.players
                 ],
@@ -111,6 +112,7 @@ def bundle_text(out: TextIO, matches: list[Match], tallies: dict[bytes, bundle.T
         won = " and ".join(f"p{seat}" for seat in m.winners) or "nobody (a draw)"
         how = printable(m.reason) if m.kind == FINISHED else f"by a fault: {printable(m.reason)}"
         told = f"{m.game}: {won} won ({how}); {players}"
+        told += f"; {m.unchained} msg record(s) that fail the envelope checks, ignored" if m.unchained else ""
         if m.proves and m.match_id in counted:
             told += "; the same match as one above: counted once"
         counted.add(m.match_id)

@@ -160,20 +160,37 @@ class LocalPlayer:
 def proposal_of(payload: bytes | Any, game: str) -> dict[str, bool] | None:
     """The options a ``propose`` message proposes (None: not a well-formed proposal, or one this
     game has nothing to propose about)."""
-    try:
-        value = decode(payload) if isinstance(payload, bytes) else payload
-    except EncodingError:
+    proposed = _proposed(payload)
+    if proposed is None:
         return None
-    if isinstance(value, list) and len(value) == 3 and value[0] == "ready":
-        value = ["propose", value[2]]  # (proposed with the ready)
-    if not (isinstance(value, list) and len(value) == 2 and value[0] == "propose"):
-        return None
-    options = value[1]
-    if not (isinstance(options, dict) and options and set(options) <= set(PROPOSABLE)):
+    options = proposed[1]
+    if not (options and set(options) <= set(PROPOSABLE)):
         return None
     if not all(type(v) is bool for v in options.values()) or not get_spec(game).sealed:
         return None
     return dict(options)
+
+
+def is_propose(payload: bytes) -> bool:
+    """Whether ``payload`` is a ``["propose", map]`` message, whatever its map proposes: a
+    proposal of nothing this host may take up is ignored, not taken for a malformed ready
+    (protocol/SPEC.md section 4a, "Proposals")."""
+    proposed = _proposed(payload)
+    return proposed is not None and proposed[0] == "propose"
+
+
+def _proposed(payload: bytes | Any) -> tuple[str, dict[str, Any]] | None:
+    """The map a message proposes and the kind of message that carries it: ``propose`` alone, or
+    a ``ready`` as its third element (None: it proposes nothing)."""
+    try:
+        value = decode(payload) if isinstance(payload, bytes) else payload
+    except EncodingError:
+        return None
+    if not (isinstance(value, list) and value and isinstance(value[-1], dict)):
+        return None
+    if (len(value), value[0]) in ((2, "propose"), (3, "ready")):
+        return value[0], value[-1]
+    return None
 
 
 @dataclass
@@ -437,8 +454,8 @@ class Lobby:
             return True
         if proposal := proposal_of(data, self.game):
             self._consider(member, proposal)
-            if ready_map(data) is None:
-                return False  # (a proposal alone: nothing else changes)
+        if is_propose(data):
+            return False  # (a proposal alone: nothing else changes, whatever it proposes)
         if member.ready is not None:
             return False  # (a ready is said once; anything else before the start means nothing)
         return await self._ready(member, data, groups)

@@ -134,6 +134,11 @@ class Report:
     chains: list[list[bytes]] = field(default_factory=list)
     """Per peer, the hash of each of its messages that the transcript holds, in its order: what
     a copy of the match holds of each peer's signed history (copies are compared by these)."""
+    unchained: list[int] = field(default_factory=list)
+    """The ``msg`` records (their indexes) whose envelopes fail the checks of SPEC section 5 (a
+    signature, a chain): no author's chain holds them, so they prove nothing and change nothing
+    (SPEC section 7, "A msg record that fails the checks"); the verdict is the one the transcript
+    has without them."""
 
 
 def verify(data: bytes) -> Report:
@@ -148,8 +153,11 @@ def verify(data: bytes) -> Report:
     observer = observer_of(transcript.header)
     report = Report(ok=False, summary="", version=version, meta=dict(transcript.header.meta))
     claims: dict[int, BlindClaim] = {}
+    archived = 0
     for step in replay(transcript, observer, evidence=True):
-        _take(step, report, claims)
+        joined = len(observer.chain.archive) > archived  # (its envelope passed: its author's word)
+        archived = len(observer.chain.archive)
+        _take(step, report, claims, joined=joined)
     observer.referee.settle_forfeits()  # a forfeit that nothing after it answered stands
     for event in observer.take_events():
         if isinstance(event, Fault) and report.fault is None:
@@ -161,14 +169,23 @@ def verify(data: bytes) -> Report:
             )
     _describe(observer, report, claims)
     _judge(observer, report)
+    if report.unchained:
+        records = ", ".join(map(str, report.unchained))
+        report.summary += (
+            f"; {len(report.unchained)} msg record(s) (record {records}) fail the envelope checks: "
+            "no author's chain holds them, so they prove nothing and change nothing"
+        )
     return report
 
 
-def _take(step: Replayed, report: Report, claims: dict[int, BlindClaim]) -> None:
-    """What one record of the replay tells the report (the blindness claims it met, by stage,
-    go to ``claims``)."""
+def _take(step: Replayed, report: Report, claims: dict[int, BlindClaim], *, joined: bool) -> None:
+    """What one record of the replay tells the report (``joined``: a message its author's chain
+    took; the blindness claims it met, by stage, go to ``claims``)."""
     if isinstance(step.record, MsgRecord):
-        report.messages += 1
+        if joined:
+            report.messages += 1
+        else:
+            report.unchained.append(step.index)
     elif step.repeat and report.messages == 1 and step.observer.phase is Phase.COIN_REVEAL:
         # The first message, the terms, refused by the transcript's own peer: their envelope
         # was accepted, their content not.

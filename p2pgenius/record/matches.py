@@ -92,6 +92,9 @@ class Match:
     chains: tuple[bytes, ...] = ()
     """Per peer, the first PREFIX bytes of the hash of each of its messages the transcript holds
     (its signed history, as this copy has it)."""
+    unchained: int = 0
+    """How many of its ``msg`` records no author's chain holds (a failed signature, say): they
+    prove nothing and change nothing, so the line counts as if they were not there, and says so."""
 
     @property
     def signed(self) -> int:
@@ -236,6 +239,7 @@ def from_report(path: str, report: Report, fallback_date: str = "") -> Match:
         "players": players,
         "steps": len(report.steps),
         "chains": tuple(b"".join(digest[:PREFIX] for digest in chain) for chain in report.chains),
+        "unchained": len(report.unchained),
     }
     return _line(path, report, players, base)
 

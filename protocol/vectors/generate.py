@@ -43,6 +43,8 @@ from p2pgenius.protocol.observer import observer_of
 from p2pgenius.protocol.observer import replay as replay_transcript
 from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.transcript import read, verify
+from p2pgenius.record import bundle
+from p2pgenius.record.matches import once
 
 HERE = Path(__file__).parent
 
@@ -828,6 +830,59 @@ def _blind_outcome(forge: Any, forgery: Any) -> Any:
     return None if observer.outcome is None else observer.outcome.to_plain()
 
 
+BUNDLED = ("duel", "duel", "hornswoggle", "magic-square")
+"""The games of the bundle vector's transcripts, in its order: the duel twice, as peer 0 and as
+peer 1 wrote it (one match: it counts once), under one name (names may repeat)."""
+
+
+def bundles(tables: dict[str, tuple[Table, int]]) -> tuple[bytes, dict[str, Any]]:
+    """A bundle (SPEC section 7a) of the games' vector matches, and what it proves per player."""
+    entries, seen = [], dict.fromkeys(BUNDLED, 0)
+    for game in BUNDLED:
+        table, _ = tables[game]
+        entries.append((f"transcript-{game}.p2pt", transcript(table, seen[game])))
+        seen[game] += 1
+    data = bundle.write(entries)
+    assert bundle.read(data) == entries
+    assert decode(data) == [bundle.MAGIC, bundle.VERSION, [list(entry) for entry in entries]]
+    lines, tallies = bundle.prove(entries)
+    counted = {id(line) for line in once(lines)}
+    listed = []
+    for (name, raw), line in zip(entries, lines, strict=True):
+        terms = verify(raw).terms
+        assert terms is not None and line.match_id == hashlib.sha256(encode(terms)).hexdigest()
+        listed.append(
+            {
+                "name": name,
+                "sha256": hashlib.sha256(raw).hexdigest(),
+                "me": decode(raw[4 : 4 + int.from_bytes(raw[:4], "big")])[2]["me"],
+                "game": line.game,
+                "match": line.match_id,
+                "proves": line.proves,
+                "counted": id(line) in counted,
+            }
+        )
+    record = [
+        {
+            "key": key.hex(),
+            "games": {g: dict(zip(("won", "lost", "drawn"), n, strict=True)) for g, n in tally.games.items()},
+        }
+        for key, tally in sorted(tallies.items())
+    ]
+    return data, {
+        "description": "a bundle (SPEC section 7a): bundle.bin is the bare canonical msgpack of "
+        "['p2pgenius bundle', 1, [[NAME, TRANSCRIPT], ...]] (no length prefix, no header), each NAME a "
+        "transcript file's base name (two entries here share one), each TRANSCRIPT its bytes unchanged; "
+        "'entries' gives each transcript's SHA-256, its header's 'me', its game, 'match' (the "
+        "lowercase hex of SHA-256(encode(terms)), one for every copy of one match), whether it proves "
+        "a result and whether it is the copy counted; 'record' gives, per key and game, the matches "
+        "won, lost and drawn (a Hornswoggle team's result is each of its peers')",
+        "file": "bundle.bin",
+        "entries": listed,
+        "record": record,
+    }
+
+
 def everything() -> dict[str, bytes]:
     """Every vector file's name and exact bytes."""
 
@@ -846,6 +901,8 @@ def everything() -> dict[str, bytes]:
     files["stages.json"] = dump(stages(files))
     files["blindness.json"] = dump(blindness(files, tables))
     files["forgeries.json"] = dump(forgeries(tables))
+    files["bundle.bin"], proven = bundles(tables)
+    files["bundle.json"] = dump(proven)
     return files
 
 

@@ -137,6 +137,32 @@ async def test_a_stranger_in_the_lobby_cannot_change_the_options_by_proposing(tm
         nursery.cancel_scope.cancel()
 
 
+@pytest.mark.parametrize("ignored", [{"turn_seconds": 5}, {}, {"fast": "yes"}])
+async def test_a_proposal_of_nothing_to_propose_before_the_ready_is_ignored_not_refused(
+    tmp_path: Path, ignored: dict[str, Any]
+) -> None:
+    # SPEC section 4a: a joiner may send `propose` before its `ready`, and a proposal of anything
+    # else is ignored: the caller stays at the table, and what it proposes next is still heard.
+    host = peer(tmp_path, "host", BotDriver("random", 1), Silent())
+    events = noted(host)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: host.host(listeners[0], game="duel", options={}, setup={}, peers=2))
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        identity = Identity.generate()
+        caller = Connection(stream, SecureChannel(initiator=True, identity=identity, hello={"name": "eve"}))
+        await caller.handshake()
+        await caller.send(encode(["propose", ignored]))
+        await caller.send(encode(["propose", {"fast": True}]))
+        with trio.fail_after(10):
+            while not any(isinstance(e, OptionsProposed) for e in events):
+                await trio.sleep(0.01)
+        assert host._lobby is not None and [m.name for m in host._lobby.members] == ["eve"]
+        assert host._lobby.options == {}
+        nursery.cancel_scope.cancel()
+
+
 async def _bursts(guest: Peer, host: Peer, *, every_s: float, size: int) -> int:
     """Once the joiner's ready (with its proposal) has left, fast turns proposed again, ``size``
     at a time every ``every_s``, until the match starts (the attack: 576 proposals in 20 s kept

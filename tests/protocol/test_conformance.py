@@ -667,6 +667,69 @@ def test_only_every_peers_end_makes_a_result_and_no_forgery_has_one() -> None:
         assert signed_result(bytes.fromhex(case["transcript"])) in (None, real), case["note"]
 
 
+# -- section 7a: bundles --------------------------------------------------------------------------
+
+
+def deal(terms: dict[str, Any], shares: dict[int, bytes]) -> list[int]:
+    """Section 6, "Set-up": the peer holding each seat, from the opened coin shares."""
+    peers = len(terms["peers"])
+    shared = encode([shares[peer] for peer in range(peers)])
+    order = sorted(range(peers), key=lambda peer: h(shared + bytes([peer])))
+    groups = [list(group) for group in terms["groups"]]
+    holder: dict[int, int] = {}  # group index -> peer
+    for peer in range(peers):  # claimed groups first, to their claimants
+        if terms["claims"][peer]:
+            holder[next(i for i, g in enumerate(groups) if terms["claims"][peer][0] in g)] = peer
+    free = iter(peer for peer in order if not terms["claims"][peer])
+    for index in range(len(groups)):
+        if index not in holder:
+            holder[index] = next(free)
+    owner = [-1] * sum(len(group) for group in groups)
+    for index, group in enumerate(groups):
+        for seat in group:
+            owner[seat] = holder[index]
+    return owner
+
+
+def tally(raw: bytes, record: dict[str, dict[str, list[int]]]) -> None:
+    """Section 7a, "The record": what one counted transcript adds (a finished match's result)."""
+    _, match, _ = read_transcript(raw)
+    outcome = signed_result(raw)
+    owner = deal(match.terms, match.shares)
+    winners = outcome.get("winning_seats") or ([] if outcome["winner"] is None else [outcome["winner"]])
+    for peer, key in enumerate(match.keys):
+        seats = {seat for seat, holder in enumerate(owner) if holder == peer}
+        if seats:
+            column = 2 if not winners else 0 if seats & set(winners) else 1
+            record.setdefault(key.hex(), {}).setdefault(match.terms["game"], [0, 0, 0])[column] += 1
+
+
+def test_a_bundle_reads_as_section_7a_says_and_proves_its_record() -> None:
+    vector = load("bundle.json")
+    magic, version, entries = canonical((VECTORS / vector["file"]).read_bytes())  # bare: one value
+    assert (magic, version) == ("p2pgenius bundle", 1) and len(entries) == len(vector["entries"])
+    assert len({name for name, _ in entries}) < len(entries)  # (names may repeat)
+    record: dict[str, dict[str, list[int]]] = {}
+    seen: set[str] = set()
+    for (name, raw), case in zip(entries, vector["entries"], strict=True):
+        assert isinstance(name, str) and "/" not in name and name == case["name"]
+        assert h(raw).hex() == case["sha256"]
+        meta, match, _ = read_transcript(raw)
+        assert meta["me"] == case["me"] and match.terms["game"] == case["game"]
+        assert h(encode(match.terms)).hex() == case["match"] != match.match_id.hex()
+        proves = signed_result(raw) is not None
+        counted = proves and case["match"] not in seen  # (these copies prove alike: the first)
+        assert (proves, counted) == (case["proves"], case["counted"]), name
+        seen.add(case["match"])
+        if counted:
+            tally(raw, record)
+    expected = {
+        entry["key"]: {game: [n["won"], n["lost"], n["drawn"]] for game, n in entry["games"].items()}
+        for entry in vector["record"]
+    }
+    assert record == expected
+
+
 CHECKED: dict[str, Callable[..., None]] = {
     "canonical.json": test_canonical_values_decode_and_encode_to_exactly_their_bytes,
     "noise-xx-25519-cacophony.json": test_the_cacophony_noise_vectors_replay,
@@ -677,6 +740,8 @@ CHECKED: dict[str, Callable[..., None]] = {
     "stages.json": test_each_stage_vector_reproduces_its_messages_and_its_hash,
     "blindness.json": test_each_blindness_claim_is_the_map_sent_and_the_withheld_messages_come_after,
     "forgeries.json": test_only_every_peers_end_makes_a_result_and_no_forgery_has_one,
+    "bundle.json": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
+    "bundle.bin": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
 }
 
 

@@ -83,3 +83,27 @@ def test_the_spec_lists_everything_owed_as_the_session_reads_it() -> None:
         for o in OBLIGATIONS
     ]
     assert [[cell.replace("`", "") for cell in row] for row in documented] == expected
+
+
+def test_the_spec_lists_every_games_bot_levels_and_shows_an_unknown_one_by_its_name() -> None:
+    from p2pgenius.bots.registry import level_words, levels
+    from p2pgenius.net.events import PeerJoined
+    from p2pgenius.net.lobby import bot_of
+    from p2pgenius.net.lobby import level_words as lobby_words
+    from p2pgenius.protocol.identity import fingerprint
+
+    documented = rows(between("<!-- bot-levels -->", "<!-- /bot-levels -->"))
+    expected = [
+        [game, "`, `".join(levels(game)), ", ".join(level_words(game, level) for level in levels(game))]
+        for game in names()
+    ]
+    assert documented == expected
+    # A well-formed level no game has: shown as its name alone; a malformed one: no bot said.
+    assert bot_of({"bot": "grandmaster"}) == "grandmaster"
+    assert lobby_words("duel", "grandmaster") == "grandmaster"
+    assert [bot_of({"bot": b}) for b in ("x" * 33, "a b", 7, "é")] == [None] * 4
+    key = bytes(32)
+    joined = PeerJoined("eve", key, lobby_words("duel", "grandmaster")).text
+    assert joined == f"eve joined ({fingerprint(key)[:9]}), a bot: grandmaster"
+    example = between("**Bot levels.**", "<!-- bot-levels -->") + between("<!-- /bot-levels -->", "## 4a. ")
+    assert "`eve joined (ABCD-EFGH), a bot: grandmaster`" in example.replace("\n", " ")
