@@ -158,8 +158,8 @@ async def test_a_proposal_of_nothing_to_propose_before_the_ready_is_ignored_not_
         with trio.fail_after(10):
             while not any(isinstance(e, OptionsProposed) for e in events):
                 await trio.sleep(0.01)
-        assert host._lobby is not None and [m.name for m in host._lobby.members] == ["eve"]
-        assert host._lobby.options == {}
+        assert host.lobby is not None and [m.name for m in host.lobby.members] == ["eve"]
+        assert host.lobby.options == {}
         nursery.cancel_scope.cancel()
 
 
