@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import msgpack
 
@@ -23,6 +23,18 @@ Plain = Any
 # msgpack refuses to nest deeper than this; far above anything we produce.
 _MAX_DEPTH = 64
 
+_LEAVES: Final = frozenset((str, bytes, bool, type(None), int))
+"""The exact types that are their own canonical form (subclasses take the general path; the
+range of an int is msgpack's to refuse, the one this format has)."""
+_SEQUENCES: Final = frozenset((list, tuple))
+_TOO_DEEP: Final = "value nests too deeply"
+_INT_RANGE: Final = "integer out of range (the canonical form holds -2**63 to 2**64 - 1)"
+
+# One packer for the process, rather than one made per value (most of the cost of packing a small
+# value): packing runs in C from start to end, holding the interpreter (no Python hook is given),
+# so no thread can meet it half-way, and it empties its buffer after every value, refused or not.
+_PACKER: Final = msgpack.Packer(use_bin_type=True)
+
 
 def normalise(value: Plain, _depth: int = 0) -> Plain:
     """Return ``value`` with every map sorted by key and every tuple made a list.
@@ -30,40 +42,68 @@ def normalise(value: Plain, _depth: int = 0) -> Plain:
     Raises EncodingError for floats, non-string map keys and types with no canonical form.
     """
     if _depth > _MAX_DEPTH:
-        raise EncodingError("value nests too deeply")
+        raise EncodingError(_TOO_DEEP)
     kind = type(value)
-    if kind is str or kind is bytes or kind is bool or value is None:  # the common leaves, first
+    if kind in _LEAVES:
         return value
-    if kind is int:
-        if not -(2**63) <= value < 2**64:
-            raise EncodingError(f"integer out of range: {value}")
-        return value
-    if kind is list or kind is tuple:
-        return [normalise(item, _depth + 1) for item in value]
+    if kind in _SEQUENCES:
+        return _sequence(value, _depth + 1)
     if kind is dict and all(type(key) is str for key in value):
-        return {key: normalise(value[key], _depth + 1) for key in sorted(value)}
-    if isinstance(value, bool | str | bytes):  # subclasses: the general path below
+        return _mapping(value, sorted(value), _depth + 1)
+    return _subclassed(value, _depth)
+
+
+# The containers' items are normalised in line where they are leaves (most are: hashes, names,
+# numbers), a call per item being most of the cost. A leaf one level too deep is refused all the
+# same, as when each item was normalised by its own call.
+
+
+def _sequence(items: list[Plain] | tuple[Plain, ...], depth: int) -> list[Plain]:
+    if depth > _MAX_DEPTH and items:
+        raise EncodingError(_TOO_DEEP)
+    return [item if type(item) in _LEAVES else normalise(item, depth) for item in items]
+
+
+def _mapping(value: Mapping[str, Plain], keys: list[str], depth: int) -> dict[str, Plain]:
+    if depth > _MAX_DEPTH and keys:
+        raise EncodingError(_TOO_DEEP)
+    out = {}
+    for key in keys:
+        item = value[key]
+        out[key] = item if type(item) in _LEAVES else normalise(item, depth)
+    return out
+
+
+def _subclassed(value: Plain, depth: int) -> Plain:
+    """The general path: subclasses of the plain types, any mapping, and what is refused."""
+    if isinstance(value, bool | str | bytes):
         return value
     if isinstance(value, int):
         if not -(2**63) <= value < 2**64:
-            raise EncodingError(f"integer out of range: {value}")
+            raise EncodingError(_INT_RANGE)
         return value
     if isinstance(value, list | tuple):
-        return [normalise(item, _depth + 1) for item in value]
+        return _sequence(value, depth + 1)
     if isinstance(value, Mapping):
         keys = list(value)
         for key in keys:
             if not isinstance(key, str):
                 raise EncodingError(f"map key must be a string, got {type(key).__name__}")
-        return {key: normalise(value[key], _depth + 1) for key in sorted(keys)}
+        return _mapping(value, sorted(keys), depth + 1)
     raise EncodingError(f"{type(value).__name__} has no canonical encoding")
 
 
 def encode(value: Plain) -> bytes:
     """Encode plain data to its canonical msgpack bytes."""
+    return _pack(normalise(value))
+
+
+def _pack(value: Plain) -> bytes:
     try:
-        packed: bytes = msgpack.packb(normalise(value), use_bin_type=True)
-    except (ValueError, OverflowError) as exc:  # e.g. a string with lone surrogates
+        packed: bytes = _PACKER.pack(value)
+    except OverflowError:
+        raise EncodingError(_INT_RANGE) from None
+    except ValueError as exc:  # e.g. a string with lone surrogates
         raise EncodingError(f"cannot encode: {exc}") from exc
     return packed
 
@@ -75,12 +115,46 @@ def decode(data: bytes) -> Plain:
     except Exception as exc:  # msgpack raises a zoo of types for bad input
         raise EncodingError(f"not valid msgpack: {exc}") from exc
     try:
-        again = encode(value)
+        # What msgpack decodes is already of the exact plain types, lists and maps in the order
+        # they came: it is canonical if it holds nothing refused, every map's keys are in order,
+        # and packing it again gives the same bytes (the smallest forms, no duplicate key).
+        in_order = _canonical_shape(value, 0)
+        again = _pack(value) if in_order else b""
     except EncodingError as exc:
         raise EncodingError(f"not canonical: {exc}") from exc
     if again != data:
         raise EncodingError("not canonical: the bytes differ from the canonical encoding")
     return value
+
+
+def _canonical_shape(value: Plain, depth: int) -> bool:
+    """Whether every map in the decoded ``value`` has its keys in order. What :func:`normalise`
+    refuses is refused here too, the first found in the same order (maps by sorted key), with
+    the same words: a peer whose message is refused is told why, and it is written down."""
+    if depth > _MAX_DEPTH:
+        raise EncodingError(_TOO_DEEP)
+    kind = type(value)
+    if kind in _LEAVES:
+        return True
+    if kind is list:
+        items, in_order = value, True
+    elif kind is dict:
+        for key in value:
+            if type(key) is not str:
+                raise EncodingError(f"map key must be a string, got {type(key).__name__}")
+        keys = list(value)
+        ordered = sorted(keys)
+        in_order = keys == ordered
+        items = [value[key] for key in ordered]
+    else:  # an extension type: refused, or (as a list) not what was sent
+        normalise(value, depth)
+        return False
+    if depth >= _MAX_DEPTH and items:
+        raise EncodingError(_TOO_DEEP)
+    for item in items:
+        if type(item) not in _LEAVES and not _canonical_shape(item, depth + 1):
+            in_order = False
+    return in_order
 
 
 def digest(value: Plain) -> bytes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import msgpack
@@ -69,3 +70,41 @@ def test_a_leaf_nested_too_deep_is_refused_and_str_subclass_keys_still_encode() 
         pass
 
     assert encode({Key("a"): 1}) == encode({"a": 1})
+
+
+def test_integers_beyond_the_format_are_refused_and_its_ends_encode() -> None:
+    assert decode(encode([-(2**63), 2**64 - 1])) == [-(2**63), 2**64 - 1]
+    for value in (2**64, -(2**63) - 1, [1, {"a": 2**70}]):
+        with pytest.raises(EncodingError, match="integer out of range"):
+            encode(value)
+
+
+def test_non_canonical_bytes_are_refused_for_the_first_problem_in_key_order() -> None:
+    # Decoding checks in the order encoding does (a map by its sorted keys), so the reason a
+    # peer's message is refused (written down, and told) is the same on every version.
+    data = msgpack.packb({"b": [1.5], "a": {b"k": 1}}, use_bin_type=True)
+    with pytest.raises(EncodingError, match="map key must be a string, got bytes"):
+        decode(data)
+    with pytest.raises(EncodingError, match="the bytes differ"):
+        decode(msgpack.packb({"b": [1], "a": {"k": [2]}}, use_bin_type=True))
+    with pytest.raises(EncodingError, match="float has no canonical encoding"):
+        decode(msgpack.packb({"a": [1], "b": {"k": 2.5}}, use_bin_type=True))
+
+
+def test_values_encoded_from_many_threads_at_once_keep_their_own_bytes() -> None:
+    # One packer serves the process: no thread may see another's half-packed value.
+    values = [[n, "x" * n, {"k": bytes(n)}] for n in range(8)]
+    expected = [msgpack.packb([n, "x" * n, {"k": bytes(n)}], use_bin_type=True) for n in range(8)]
+    wrong: list[int] = []
+
+    def work(n: int) -> None:
+        for _ in range(3000):
+            if encode(values[n]) != expected[n]:
+                wrong.append(n)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []

@@ -6,9 +6,12 @@ format; each test names the words it checks.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from p2pgenius.games.duel import DUEL
 from p2pgenius.games.duel.actions import Gestures, Paralyze, Timeout
 from p2pgenius.games.duel.engine import repeat_submission
+from p2pgenius.games.duel.state import Wizard
 from p2pgenius.games.duel.words import words
 
 from .helpers import Move, action, cast, event_types, g, hps, idle, monsters, play
@@ -220,3 +223,16 @@ def test_two_paralyses_on_one_wizard_the_first_caster_in_seat_order_picks_the_ha
     state = play(p0, p1)[-1]
     assert state.paralysis_choices == ((1, 0),)
     assert DUEL.to_act(state) == (0,)
+
+
+# -- the engine's own bookkeeping: resolving a turn builds each wizard afresh, field by field (no
+# copy of the old one, for speed), so a field added to Wizard must be carried there too.
+
+
+def test_a_resolved_turn_carries_every_field_a_wizard_has() -> None:
+    carried = ["hp", "max_hp", "left", "right", "barrier", "paralysed", "feared", "blind_from"]
+    carried += ["blind_until", "blind_mark", "resist_heat", "clapped_alone", "last"]
+    assert [f.name for f in fields(Wizard)] == carried, "carry the new field in Turn.next_state"
+    state = play(["P-", "-S"], ["W-"])[-1]
+    assert state.wizards[0].left == ("P", "-") and state.wizards[0].right == ("-", "S")
+    assert state.wizards[1].left == ("W", "-") and state.wizards[0].last == Gestures("-", "S")

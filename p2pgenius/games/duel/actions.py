@@ -87,11 +87,17 @@ class Gestures:
 
     def target(self, hand: str) -> Ref | None:
         """The named target of ``hand``, if any."""
-        return dict(self.targets).get(hand)
+        for named, ref in reversed(self.targets):  # (the last pair of a hand, as a dict would)
+            if named == hand:
+                return ref
+        return None
 
     def spell(self, hand: str) -> str | None:
         """The spell named for ``hand``, if any."""
-        return dict(self.spells).get(hand)
+        for named, spell in reversed(self.spells):
+            if named == hand:
+                return spell
+        return None
 
     def to_plain(self) -> dict[str, Plain]:
         """The contract form."""

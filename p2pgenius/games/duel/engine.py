@@ -19,6 +19,9 @@ DEFAULT_HP: Final = 15
 MAX_SETUP_HP: Final = 1000
 OPTION_KEYS: Final = ("turn_seconds", "fast")
 TURN_SECONDS: Final = 60
+_EVERY_PAIR: Final = tuple(Gestures(left, right) for left in GESTURES for right in GESTURES)
+"""The 49 default submissions, made once: a random bot asks for them every turn (they are frozen,
+so one tuple serves every state)."""
 
 
 class Duel:
@@ -74,7 +77,7 @@ class Duel:
                 if by == seat and target not in done
                 for hand in HANDS
             )
-        return tuple(Gestures(left, right) for left in GESTURES for right in GESTURES)
+        return _EVERY_PAIR
 
     def parse_action(self, data: Any) -> DuelAction:
         """See :func:`p2pgenius.games.duel.actions.parse_action`."""

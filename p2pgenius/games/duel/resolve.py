@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Final
 
 from p2pgenius.canonical import Plain
@@ -106,15 +107,27 @@ def plan(wizard: Wizard, submitted: Gestures, *, strict: bool) -> Plan:
     ``strict`` a named spell that does not complete raises ValueError (the caller words the error);
     otherwise (a repeated submission after a timeout) the name is ignored.
     """
+    intent, refusal = _planned(wizard, submitted)
+    if strict and refusal is not None:
+        raise ValueError(refusal)
+    return intent
+
+
+@lru_cache(maxsize=4096)
+def _planned(wizard: Wizard, submitted: Gestures) -> tuple[Plan, str | None]:
+    """The plan, and why ``strict`` refuses it (None: it does not). Both values are immutable
+    functions of the two immutable arguments, remembered: each submission is planned when it is
+    checked, when it is applied and when the turn resolves, on every peer."""
     left, right = effective_gestures(wizard, submitted)
     counted = {"left": left, "right": right}
     options = {hand: completions(wizard.history(hand) + (counted[hand],), wizard.barrier) for hand in HANDS}
+    refusal = None
     for hand in HANDS:
         name = submitted.spell(hand)
         pool = options["left"] + options["right"] if left == right == CLAP else options[hand]
-        if strict and name is not None and all(c.spell != name for c in pool):
+        if refusal is None and name is not None and all(c.spell != name for c in pool):
             possible = ", ".join(sorted({c.spell for c in pool})) or "nothing"
-            raise ValueError(f"{hand} hand: {name} does not complete this turn (completes: {possible})")
+            refusal = f"{hand} hand: {name} does not complete this turn (completes: {possible})"
     chosen: list[tuple[str, Completion]] = []
     if left == right == CLAP:
         # One clap completing two-handed spells on both hands casts one spell only.
@@ -128,7 +141,7 @@ def plan(wizard: Wizard, submitted: Gestures, *, strict: bool) -> Plan:
                 continue
             named = [c for c in options[hand] if c.spell == submitted.spell(hand)]
             chosen.append((hand, (named or list(options[hand]))[0]))
-    return Plan(left, right, tuple(chosen), tuple(options.items()))
+    return Plan(left, right, tuple(chosen), tuple(options.items())), refusal
 
 
 @dataclass(slots=True)
@@ -180,7 +193,6 @@ class Turn:
         self.resistant |= {("m", m.number) for m in state.monsters if m.resist_heat}
         self.removed: set[int] = set()
         self.controller: dict[int, int] = {}
-        self.new_wizards = list(state.wizards)
         self.paralysis: dict[int, int] = {}  # target wizard -> first caster
         self.feared: set[int] = set()
         self.blinded: set[int] = set()
@@ -244,7 +256,7 @@ class Turn:
         """Steps 1-3: record counted gestures, note surrenders, list the spells cast."""
         casts: list[Cast] = []
         for seat, (p, sub) in enumerate(zip(self.plans, self.subs, strict=True)):
-            wizard = self.new_wizards[seat]
+            wizard = self.state.wizards[seat]
             for hand in HANDS:
                 if p.gesture(hand) != sub.gesture(hand):
                     self.say(
@@ -256,9 +268,6 @@ class Turn:
                         submitted=sub.gesture(hand),
                         counted=p.gesture(hand),
                     )
-            self.new_wizards[seat] = replace(
-                wizard, left=wizard.left + (p.left,), right=wizard.right + (p.right,)
-            )
             for hand, completion in p.spells:
                 explicit = sub.target(hand)
                 if explicit is None and p.left == p.right == CLAP:
@@ -672,7 +681,7 @@ class Turn:
     def wizard_hps(self) -> list[int]:
         """Step 11 for the wizards: each one's hit points after this turn's damage and heals."""
         hps = []
-        for seat, wizard in enumerate(self.new_wizards):
+        for seat, wizard in enumerate(self.state.wizards):
             being: Being = ("w", seat)
             hp = min(wizard.hp - self.damage.get(being, 0) + self.heal.get(being, 0), wizard.max_hp)
             if hp != wizard.hp:
@@ -724,7 +733,7 @@ class Turn:
         t = self.t
         choices: list[tuple[int, int]] = []
         wizards = []
-        for seat, wizard in enumerate(self.new_wizards):
+        for seat, wizard in enumerate(self.state.wizards):
             paralysed = None
             if seat in self.paralysis and outcome is None:
                 if wizard.paralysed is not None:
@@ -745,10 +754,15 @@ class Turn:
                     blind_until = max(blind_until, t + BLIND_TURNS)
                 else:
                     blind_from, blind_until, mark = t + 1, t + BLIND_TURNS, self.next_monster
+            # Every field, built at once (step 1's counted gestures join the histories here):
+            # a new field of Wizard must be carried here too (tests/duel/test_edges.py checks).
+            counted = self.plans[seat]
             wizards.append(
-                replace(
-                    wizard,
+                Wizard(
                     hp=hps[seat],
+                    max_hp=wizard.max_hp,
+                    left=(*wizard.left, counted.left),
+                    right=(*wizard.right, counted.right),
                     barrier=t if seat in self.anti_spell else wizard.barrier,
                     paralysed=paralysed,
                     feared=seat in self.feared,

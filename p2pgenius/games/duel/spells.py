@@ -79,16 +79,22 @@ def completions(history: tuple[str, ...], barrier: int) -> tuple[Completion, ...
     return _tail_completions(history[max(barrier, len(history) - _LONGEST, 0) :])
 
 
+_CAST_BY: Final = {tuple(sequence): spell.name for spell in SPELLS for sequence in spell.sequences}
+"""Every gesture sequence, as a tuple of gestures, and the spell it casts (no two spells share
+one): a tail's completions are its suffixes found here."""
+_LENGTHS: Final = sorted({len(sequence) for sequence in _CAST_BY})
+
+
 @lru_cache(maxsize=16_384)
 def _tail_completions(tail: tuple[str, ...]) -> tuple[Completion, ...]:
     found: dict[str, int] = {}
     end = len(tail)
-    for spell in SPELLS:
-        for sequence in spell.sequences:
-            n = len(sequence)
-            start = end - n
-            if start >= 0 and all(tail[start + k] == sequence[k] for k in range(n)):
-                found[spell.name] = max(found.get(spell.name, 0), n)
+    for n in _LENGTHS:
+        if n > end:
+            break
+        name = _CAST_BY.get(tail[end - n :])
+        if name is not None:
+            found[name] = max(found.get(name, 0), n)
     ordered = sorted(found.items(), key=lambda item: (-item[1], _ORDER[item[0]]))
     return tuple(Completion(name, length) for name, length in ordered)
 
