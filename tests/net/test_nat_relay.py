@@ -18,10 +18,10 @@ import pytest
 
 from p2pgenius.protocol.transcript import FINISHED, records, verify
 from tests.net.natlab import RELAY_ADDRESS, Lab, needs_lab
+from tests.patience import HANG_S
 
 pytestmark = needs_lab()
 
-TIMEOUT_S = 90
 RELAY = f"{RELAY_ADDRESS}:4001"
 THROUGH = re.compile(
     rf"connected through relay {re.escape(RELAY)} \(no direct address answered within \d+ ms\)"
@@ -55,7 +55,7 @@ def run(
 
 
 def invite_in(output: Path, process: subprocess.Popen[str]) -> str:
-    deadline = time.monotonic() + TIMEOUT_S
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline:
         if found := re.search(r"p2pgenius join (p2pgenius://[a-z2-7]+)", output.read_text()):
             return found[1]
@@ -80,7 +80,7 @@ def join(lab: Lab, folder: Path, invite: str, *more: str) -> tuple[subprocess.Po
 
 def finished(process: subprocess.Popen[str], output: Path) -> str:
     try:
-        code = process.wait(timeout=TIMEOUT_S)
+        code = process.wait(timeout=HANG_S)
     except subprocess.TimeoutExpired:
         process.kill()
         raise AssertionError(f"still running: {output.read_text()[-3000:]}") from None
@@ -160,7 +160,7 @@ def messages_in(path: Path) -> int:
 
 def killed_mid_match(process: subprocess.Popen[str], output: Path, transcript: Path) -> None:
     """SIGKILL ``process`` once its transcript holds 12 messages (the match well under way)."""
-    deadline = time.monotonic() + TIMEOUT_S
+    deadline = time.monotonic() + HANG_S
     while messages_in(transcript) < 12:
         assert process.poll() is None, output.read_text()
         assert time.monotonic() < deadline, output.read_text()

@@ -18,6 +18,7 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.ui import bridge
 from p2pgenius.ui.app import build
 from p2pgenius.ui.table import Table
+from tests.patience import HANG_S
 
 
 def make_peer(
@@ -104,7 +105,7 @@ def play(
             app = build(table, input=keys, output=output or DummyOutput())
             drive = asyncio.ensure_future(driver(table, keys.send_text))
             screen = asyncio.ensure_future(bridge._main(table, app, match))
-            done, _ = await asyncio.wait([drive, screen], timeout=120, return_when=asyncio.FIRST_EXCEPTION)
+            done, _ = await asyncio.wait([drive, screen], timeout=HANG_S, return_when=asyncio.FIRST_EXCEPTION)
             if drive in done and drive.exception() is not None:
                 if app.is_running:
                     app.exit()

@@ -21,6 +21,7 @@ from p2pgenius.ui import bridge
 from p2pgenius.ui.app import build
 from p2pgenius.ui.table import Table
 from tests.net.test_processes import listening_port, spawn
+from tests.patience import HANG_S
 
 from .harness import until
 
@@ -126,7 +127,7 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
         back.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
         screen(again, back.play, play_to_the_end)
         assert again.result is not None
-        assert host.wait(timeout=30) == 0, host_out.read_text()
+        assert host.wait(timeout=HANG_S) == 0, host_out.read_text()
         # Who is who, and what happened before the resume, come back with it.
         host_name = next(n for s, n in first.names().items() if s == 1)
         assert resumed["names"] == {0: "ann", 1: host_name} and "peer" not in host_name

@@ -24,6 +24,7 @@ from p2pgenius.ui.app import build
 from p2pgenius.ui.lines import plain
 from p2pgenius.ui.table import Table
 from tests.magic_square.helpers import place_square, square, start
+from tests.patience import HANG_S
 
 from .harness import make_peer, play, until
 from .screen import Terminal, seen, settled
@@ -66,7 +67,7 @@ def host_with_setup(tmp: Path, game: str, setup: dict[str, Any], driver: Driver,
             app = build(table, input=keys, output=terminal.output())
             drive = asyncio.ensure_future(driver(table, keys.send_text))
             screen = asyncio.ensure_future(bridge._main(table, app, match))
-            done, _ = await asyncio.wait([drive, screen], timeout=120, return_when=asyncio.FIRST_EXCEPTION)
+            done, _ = await asyncio.wait([drive, screen], timeout=HANG_S, return_when=asyncio.FIRST_EXCEPTION)
             if drive in done and drive.exception() is not None:
                 if app.is_running:
                     app.exit()
