@@ -121,7 +121,7 @@ def play(
     return table, person, bot
 
 
-async def until(condition: Callable[[], bool], seconds: float = 30) -> None:
+async def until(condition: Callable[[], bool], seconds: float = HANG_S) -> None:
     """Wait (on the asyncio loop, where the UI lives) until ``condition`` holds."""
     for _ in range(int(seconds / 0.005)):
         if condition():

@@ -106,12 +106,12 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
         assert peer.session is not None and not peer.session.finished
 
         async def play_to_the_end(table: Table, send: Callable[[str], None]) -> None:
-            await until(lambda: bool(table.asking) or table.finished, 30)
+            await until(lambda: bool(table.asking) or table.finished)
             resumed["names"] = table.names()
             resumed["log"] = list(table.log)
             resumed["chat"] = list(table.chat_lines)
             while not table.finished:
-                await until(lambda: bool(table.asking) or table.finished, 30)
+                await until(lambda: bool(table.asking) or table.finished)
                 if table.finished:
                     break
                 asked = dict(table.asking)

@@ -110,13 +110,13 @@ def test_the_magic_squares_end_says_who_won_the_last_round_by_how_much(tmp_path:
 
     async def drive(table: Table, send: Send) -> None:
         while not table.finished:
-            await until(lambda: bool(table.asking) or table.finished, 60)
+            await until(lambda: bool(table.asking) or table.finished)
             if table.finished:
                 break
             offered = [c.text for c in table.completions("")]
             if not offered:  # a challenge window that lapsed meanwhile: the question goes by itself
                 asked = dict(table.asking)
-                await until(lambda: table.asking != asked or table.finished, 2)  # noqa: B023
+                await until(lambda: table.asking != asked or table.finished)  # noqa: B023
                 continue
             swaps = [text for text in offered if text.startswith("swap")]  # (two swaps end the step)
             await answer(table, send, "pass" if "pass" in offered else (swaps or offered)[0])
@@ -177,7 +177,7 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
     async def drive(table: Table, send: Send) -> None:
         table_view.append(table.view)
         while not out() and not table.finished:
-            await until(lambda: bool(table.asking) or table.finished or out(), 60)
+            await until(lambda: bool(table.asking) or table.finished or out())
             if out() or table.finished:
                 break
             view = table.view()
@@ -193,7 +193,7 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
         screens["narrow"], screens["wide"] = await both_sizes(
             terminal, table, told.replace("(", r"\(").replace(")", r"\)")
         )
-        await until(lambda: table.finished, 60)
+        await until(lambda: table.finished)
         send(CTRL_Q)
 
     table = host_with_setup(tmp_path, "hornswoggle", OUT_SETUP, drive, terminal)
