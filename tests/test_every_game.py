@@ -39,6 +39,7 @@ from p2pgenius.protocol.transcript import verify
 from p2pgenius.ui.frontends import BoardRequest, frontend
 from p2pgenius.ui.render import plain
 from p2pgenius.ui.replay import Replay
+from tests.patience import HANG_S
 
 from .games.rps import ENTRY
 from .playthroughs import playthrough, stored
@@ -102,7 +103,7 @@ def free_port() -> int:
         return port
 
 
-def listening(port: int, within: float = 20.0) -> None:
+def listening(port: int, within: float = HANG_S) -> None:
     """Wait until something listens at ``port`` (without connecting to it: a caller that
     knocks and leaves would be a line in the host's output)."""
     end = time.monotonic() + within
@@ -156,7 +157,7 @@ def test_bots_play_a_whole_match_through_the_command_line_and_a_spectator_watche
         joiner.start()
         time.sleep(0.05)
     for command in (host, *joiners, watcher):
-        command.join(120)
+        command.join(HANG_S)
         assert not command.is_alive(), f"{command.args[:2]} did not finish"
         assert command.code == 0, command.args
     reports = [verify(path.read_bytes()) for path in (*files, watched)]
@@ -229,7 +230,7 @@ async def test_a_joiner_killed_mid_match_resumes_from_its_files(game: str, tmp_p
     port = listeners[0].socket.getsockname()[1]
     host.address = guest.address = f"127.0.0.1:{port}"
     options = dict(get_spec(game).demo_options)
-    with trio.fail_after(90):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 partial(host.host, listeners[0], game=game, options=options, setup={}, peers=2)

@@ -19,6 +19,7 @@ from p2pgenius.games.registry import get_game, get_spec, names
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Step, frame, header, records, verify
+from tests.patience import HANG_S
 
 from .protocol.harness import transcript
 from .protocol.test_attacks import attacked
@@ -202,7 +203,7 @@ def test_the_same_transcript_always_gives_the_same_text(
             capture_output=True,
             text=True,
             check=True,
-            timeout=60,
+            timeout=HANG_S,
             env={**os.environ, "PYTHONHASHSEED": seed},
         ).stdout
         for seed in ("1", "2")

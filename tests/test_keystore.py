@@ -11,6 +11,7 @@ from p2pgenius.cli.main import main
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.net.keystore import check_known, load_identity, load_pins, trust
 from p2pgenius.protocol.identity import Identity, IdentityError
+from tests.patience import HANG_S
 
 
 def test_the_identity_is_created_once_with_private_permissions(tmp_path: Path) -> None:
@@ -76,7 +77,7 @@ def test_two_processes_pinning_at_once_both_land(tmp_path: Path) -> None:
     for worker in workers:
         worker.start()
     for worker in workers:
-        worker.join(timeout=30)
+        worker.join(timeout=HANG_S)
     assert [worker.exitcode for worker in workers] == [0] * len(workers)
     assert set(load_pins(tmp_path)) == set(keys)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

@@ -12,6 +12,7 @@ from typing import Final
 
 import p2pgenius
 from p2pgenius.games import catalog
+from tests.patience import HANG_S
 
 PACKAGE = Path(p2pgenius.__file__).parent
 PURE = ["games", "protocol", "canonical.py", "errors.py"]
@@ -89,7 +90,7 @@ def test_importing_the_engines_and_protocol_loads_no_networking_or_ui() -> None:
         "if m in sys.modules))"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=HANG_S
     )
     assert done.stdout.strip() == "[]"
 

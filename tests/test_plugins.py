@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from p2pgenius.games.catalog import PLUGINS
+from tests.patience import HANG_S
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMEOUT_S = 120
 
 
 def installed(folder: Path, points: str) -> dict[str, str]:
@@ -56,7 +56,7 @@ def test_a_game_installed_as_a_plugin_is_hosted_joined_watched_and_verified(tmp_
     outputs = {role: tmp_path / f"{role}.txt" for role in ("host", "join", "watch")}
     host = spawn(env, tmp_path / "h", outputs["host"], "host", "rps", "--bot", "--port", "0",
                  "--spectators", "--transcript", str(transcripts["host"]))  # fmt: skip
-    deadline = time.monotonic() + TIMEOUT_S
+    deadline = time.monotonic() + HANG_S
     while not (found := re.search(r"p2pgenius join (p2pgenius://[a-z2-7]+)", outputs["host"].read_text())):
         assert host.poll() is None and time.monotonic() < deadline, outputs["host"].read_text()
         time.sleep(0.02)
@@ -69,7 +69,7 @@ def test_a_game_installed_as_a_plugin_is_hosted_joined_watched_and_verified(tmp_
     joiner = spawn(env, tmp_path / "j", outputs["join"], "join", invite, "--bot",
                    "--transcript", str(transcripts["join"]))  # fmt: skip
     for role, process in (("join", joiner), ("host", host), ("watch", watcher)):
-        assert process.wait(timeout=TIMEOUT_S) == 0, outputs[role].read_text()[-2000:]
+        assert process.wait(timeout=HANG_S) == 0, outputs[role].read_text()[-2000:]
     assert "result:" in outputs["join"].read_text()
     assert "verified:" in outputs["watch"].read_text()
     for role, path in transcripts.items():

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import p2pgenius
+from tests.patience import HANG_S
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,14 +34,16 @@ def test_ruff_finds_nothing() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_mypy_strict_finds_nothing() -> None:
-    done = subprocess.run([tool("mypy")], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [tool("mypy")], cwd=ROOT, capture_output=True, text=True, timeout=HANG_S, check=False
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -75,7 +78,7 @@ def test_every_complexity_exemption_is_still_needed() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
         check=False,
     )
     found: dict[str, set[str]] = {}

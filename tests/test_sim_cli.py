@@ -13,6 +13,7 @@ import pytest
 
 from p2pgenius.cli.main import main
 from p2pgenius.games.duel.spells import BY_NAME
+from tests.patience import HANG_S
 
 
 def run_sim(tmp_path: Path, capsys: pytest.CaptureFixture[str], script: Any) -> tuple[int, list[Any], str]:
@@ -155,7 +156,7 @@ def run_cli(*args: str, stdin: str = "", seed: str = "0") -> subprocess.Complete
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=HANG_S,
         check=False,
     )
 

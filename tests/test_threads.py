@@ -6,6 +6,8 @@ import gc
 import subprocess
 import sys
 
+from tests.patience import HANG_S
+
 
 def test_the_heap_is_settled_once_a_process_and_only_what_was_loaded_is_set_aside() -> None:
     # In a fresh process: the garbage collector's full passes then skip everything loaded so far.
@@ -18,7 +20,7 @@ def test_the_heap_is_settled_once_a_process_and_only_what_was_loaded_is_set_asid
         "print('ok')\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S, check=False
     )
     assert done.stdout.strip() == "ok", done.stderr
     assert gc.isenabled()  # (this process's collector was left alone)

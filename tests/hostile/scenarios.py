@@ -21,6 +21,7 @@ from p2pgenius.protocol.channel import PROTOCOL_VERSION, SecureChannel
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Confirmed, Fault, Rejected
 from p2pgenius.protocol.transcript import Report, verify
+from tests.patience import HANG_S
 
 from .villain import Chain, Lie, Seen, frame_header, honest, raw_call, villain
 
@@ -51,7 +52,7 @@ async def _match(tmp: Path, rewrite: Any, game: str, grace: float, options: dict
             lambda: host.host(listeners[0], game=game, options=options, setup={}, peers=2, seats=[0])
         )
         nursery.start_soon(bad.join, await trio.open_tcp_stream("127.0.0.1", port))
-        with trio.fail_after(60):  # until the host has *shown* the end (events follow the sends)
+        with trio.fail_after(HANG_S):  # until the host has *shown* the end (events follow the sends)
             while not any(isinstance(e, Fault | Confirmed) for e in seen.events):
                 await trio.sleep(0.01)
         nursery.cancel_scope.cancel()
@@ -77,7 +78,7 @@ async def _at_the_door(tmp: Path, attack: Callable[[int, Path], Awaitable[Any]])
     friend = honest(tmp, "friend", Seen())
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)

@@ -20,6 +20,7 @@ from p2pgenius.net.reconnect import sync
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.protocol.transcript import verify
+from tests.patience import HANG_S
 
 from .villain import Seen, honest
 
@@ -70,7 +71,7 @@ async def test_a_player_flooding_pings_during_the_match_fills_no_inbox_and_the_m
     most, sent = [0], []
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(
@@ -116,7 +117,7 @@ async def test_a_player_coming_back_again_and_again_holds_one_connection_at_the_
     guest.decide = thinks_for_ever  # (the match waits at its first stage, with time to spare)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
@@ -133,7 +134,7 @@ async def test_a_player_coming_back_again_and_again_holds_one_connection_at_the_
                 await sync(guest.session, again, speak_first=True)
                 while sum(line == "guest is back" for line in seen.lines) < time:
                     await trio.sleep(0.01)
-                with trio.fail_after(5):  # the host closed the connection it came back in place of
+                with trio.fail_after(HANG_S):  # the host closed the connection it came back in place of
                     if previous is None:
                         while guest.links.connections:
                             await trio.sleep(0.01)

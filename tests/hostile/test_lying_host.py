@@ -8,6 +8,7 @@ from typing import Any
 import trio
 
 from p2pgenius.protocol.session import MatchOver, Rejected, setup
+from tests.patience import HANG_S
 
 from .villain import Seen, honest
 
@@ -47,7 +48,7 @@ async def test_a_host_that_claims_a_seat_it_did_not_show_in_the_lobby_is_refused
             lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
         )
         nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
-        with trio.fail_after(20):
+        with trio.fail_after(HANG_S):
             while not any(isinstance(e, Rejected) for e in seen_guest.events):
                 await trio.sleep(0.01)
         nursery.cancel_scope.cancel()
@@ -82,7 +83,7 @@ async def test_a_host_that_signs_terms_with_other_names_than_its_lobby_showed_is
             lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
         )
         nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
-        with trio.fail_after(20):
+        with trio.fail_after(HANG_S):
             while not any(isinstance(e, Rejected) for e in seen_guest.events):
                 await trio.sleep(0.01)
         nursery.cancel_scope.cancel()

@@ -116,9 +116,9 @@ def colouring_state(cells: int, seed: int) -> SquareState:
 def test_the_perfect_bot_colours_a_best_cell_by_the_table_within_a_second(cells: int) -> None:
     state = colouring_state(cells, cells)
     bot = make_bot("magic-square", "perfect", seed=cells)
-    start = time.perf_counter()
+    start = time.process_time()  # (the bot's own work: other processes on a busy machine add none)
     action = bot.choose(state, state.colourer)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     assert isinstance(action, Colour)
     red, blue = table.mask_of(state.colours, 0), table.mask_of(state.colours, 1)
     options = dict(table.colouring_values(red, blue, first=0))
@@ -151,10 +151,10 @@ def test_the_perfect_bot_swaps_into_a_best_colouring_by_the_table(wins: tuple[in
     deciding = sum(wins) == 2
     best = max(swap_score(other, seat, deciding) for other in table.neighbours(mask, swaps))
     bot = PerfectSquareBot(seed=1)
-    start = time.perf_counter()
+    start = time.process_time()  # (the bot's own work: other processes on a busy machine add none)
     for _ in range(swaps + 1):
         action = bot.choose(state, seat)
-        assert time.perf_counter() - start < 1.0
+        assert time.process_time() - start < 1.0
         if isinstance(action, SwapsDone):
             break
         assert isinstance(action, Swap)

@@ -13,6 +13,7 @@ from p2pgenius.bots.driver import BotDriver
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.transcript import verify
+from tests.patience import HANG_S
 
 
 class CutAfter(trio.abc.Stream):
@@ -79,7 +80,7 @@ async def cut_after(tmp: Path, writes: int, *, game: str = "duel", seed: int = 1
     setup = {"hp": [5, 5]} if game == "duel" else {}
     first = CutAfter(await trio.open_tcp_stream("127.0.0.1", port), writes)
     before = False
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game=game, options=options, setup=setup, peers=2)

@@ -84,6 +84,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
+from tests.patience import HANG_S
+
 if TYPE_CHECKING:
     import pytest
 
@@ -96,7 +98,7 @@ PREFIX = "p2pl"
 _OURS = re.compile(rf"^{PREFIX}(\d+)n(\d+)-")
 _LAB_NUMBERS = itertools.count(1)
 _BIN = Path(sys.executable).parent
-_COMMAND_TIMEOUT_S = 20
+_COMMAND_TIMEOUT_S = HANG_S
 
 TUNSETIFF = 0x400454CA
 IFF_TAP = 0x0002
@@ -531,13 +533,13 @@ class Lab:
             )
         return Connect(outcome, float(seconds))
 
-    def wait_listening(self, where: str, host: str, port: int, timeout: float = 10.0) -> None:
+    def wait_listening(self, where: str, host: str, port: int, timeout: float = HANG_S) -> None:
         """Return once host:port accepts TCP connections from ``where``, or raise TimeoutError."""
         tried = self.connect(where, host, port, timeout=min(timeout, 2.0), retry_for=timeout)
         if tried.outcome != "connected":
             raise TimeoutError(f"{host}:{port} does not accept connections from {where}: {tried.outcome}")
 
-    def start_relay(self, port: int = 4001, timeout: float = 15.0) -> subprocess.Popen[Any]:
+    def start_relay(self, port: int = 4001, timeout: float = HANG_S) -> subprocess.Popen[Any]:
         """Start the magic-wormhole transit relay (``twist transitrelay``) in pub on
         relay_address:port; return once it accepts connections. It logs to workdir/relay.log,
         writes no usage database, and is stopped on close."""

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import trio
 
+from tests.patience import HANG_S
+
 TWIST = Path(sys.executable).with_name("twist")
 
 
@@ -46,7 +48,7 @@ def real_relay(folder: Path) -> Iterator[tuple[str, int]]:
     with (folder / "relay.log").open("w") as log:
         process = subprocess.Popen(command, cwd=folder, stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + HANG_S
         while True:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
                 break

@@ -10,6 +10,7 @@ import trio
 import trio.testing
 
 from p2pgenius.net.door import Door
+from tests.patience import HANG_S
 
 
 class FakeListener(trio.abc.Listener[trio.abc.Stream]):
@@ -45,7 +46,7 @@ async def test_running_out_of_descriptors_is_waited_out() -> None:
     door = Door(listener)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(door.serve, nursery, greet)
-        with trio.fail_after(30):
+        with trio.fail_after(HANG_S):
             while len(greeted) < 3:
                 await trio.sleep(0.05)
         nursery.cancel_scope.cancel()
@@ -68,7 +69,7 @@ async def test_idle_callers_are_pushed_out_by_newcomers() -> None:
     door = Door(listener, max_pending=4, max_per_address=100)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(door.serve, nursery, greet)
-        with trio.fail_after(30):
+        with trio.fail_after(HANG_S):
             while len(admitted) < 3:
                 await trio.sleep(0.05)
         assert len(door.pending) <= 4

@@ -23,8 +23,7 @@ from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net import addresses
 from p2pgenius.net.addresses import ConnectError, connect, listen, local_addresses
 from p2pgenius.protocol.transcript import verify
-
-MATCH_S = 60
+from tests.patience import HANG_S
 
 
 def has_ipv6() -> bool:
@@ -51,7 +50,7 @@ async def test_every_interface_takes_ipv4_and_ipv6_on_one_port() -> None:
     assert bound.everywhere and not bound.loopback
     assert bound.address == f"[::]:{bound.port}"
     families = [socket.AF_INET] + ([socket.AF_INET6] if has_ipv6() else [])
-    with trio.fail_after(10):
+    with trio.fail_after(HANG_S):
         for host in ["127.0.0.1", "::1"][: len(families)]:
             stream, where = await connect([(host, bound.port)])
             accepted = await bound.listener.accept()
@@ -219,7 +218,7 @@ async def test_one_host_on_every_interface_takes_joiners_over_ipv4_and_ipv6(
     jargs = build_parser().parse_args(["join", "unused:1", "--bot"])
     host = make_peer(hargs, "hornswoggle-host", 1, Printer(out, moves=False))
     guests = [make_peer(jargs, "join", 2 + i, Printer(io.StringIO(), moves=False)) for i in range(2)]
-    with trio.fail_after(MATCH_S):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             invite = await nursery.start(host_match, hargs, host, match_options(hargs))
             for guest, address in zip(guests, ["127.0.0.1", "::1"], strict=True):

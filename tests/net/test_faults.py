@@ -12,6 +12,7 @@ from p2pgenius.bots.driver import BotDriver
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.transcript import verify
+from tests.patience import HANG_S
 
 from .test_network import Silent
 
@@ -60,7 +61,7 @@ async def test_a_connection_cut_mid_match_is_made_again(tmp_path: Path) -> None:
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     guest.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="hornswoggle", options={}, setup={}, peers=2)
@@ -81,7 +82,7 @@ async def test_a_killed_peer_restarts_from_its_files_and_finishes(tmp_path: Path
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     host.address = guest.address = f"127.0.0.1:{port}"
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(
@@ -128,7 +129,7 @@ async def test_a_killed_host_restarts_from_its_files_and_the_joiner_comes_back(
     port = listeners[0].socket.getsockname()[1]
     host.address = guest.address = f"127.0.0.1:{port}"
     guest.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             kill, dead = trio.Event(), trio.Event()
 

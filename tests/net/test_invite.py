@@ -24,9 +24,9 @@ from p2pgenius.net import invite as codec
 from p2pgenius.net.invite import Invite, InviteError
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 from p2pgenius.protocol.transcript import verify
+from tests.patience import HANG_S
 
 KEY = bytes(range(32))
-MATCH_S = 60
 
 
 def sample() -> Invite:
@@ -213,7 +213,7 @@ async def test_a_match_joined_by_invite_plays_to_the_end(
     hargs = build_parser().parse_args(["host", "duel", "--bot", "--port", "0"])
     jargs = build_parser().parse_args(["join", "unused:1", "--bot", "random"])
     host = make_peer(hargs, "duel-host", 1, Printer(host_out, moves=True))
-    with trio.fail_after(MATCH_S):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             invite = await nursery.start(host_match, hargs, host, match_options(hargs))
             guest = make_peer(jargs, "join", 2, Printer(join_out, moves=True))
@@ -238,7 +238,7 @@ async def test_a_host_with_another_key_is_refused_after_the_handshake(
     jargs = build_parser().parse_args(["join", "unused:1", "--bot"])
     host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
     impostor_key = Identity.generate().public
-    with trio.fail_after(MATCH_S):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             invite = await nursery.start(host_match, hargs, host, match_options(hargs))
             tampered = Invite(impostor_key, invite.port, invite.addresses)
@@ -265,7 +265,7 @@ async def test_a_host_with_another_key_at_the_first_address_does_not_stop_the_jo
     host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
     join_out = io.StringIO()
     decoy_out = io.StringIO()
-    with trio.fail_after(MATCH_S):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             invite = await nursery.start(host_match, hargs, host, match_options(hargs))
             dargs = build_parser().parse_args(["host", "duel", "--bot", "--port", str(invite.port)])
@@ -300,7 +300,7 @@ def spawn_host(home: Path, output: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def invite_in(output: Path) -> str:
-    deadline = time.monotonic() + MATCH_S
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline:
         if found := re.search(r"p2pgenius join (p2pgenius://\S+)", output.read_text()):
             return found[1]
@@ -326,7 +326,7 @@ def test_two_terminals_of_one_account_play_by_invite_and_an_impostor_is_one_line
         assert main(["join", str(invite), "--bot", "random"]) == 0
         said = capsys.readouterr().out
         assert "result:" in said and "connected to 127.0.0.1:" in said
-        assert host.wait(timeout=MATCH_S) == 0, out.read_text()
+        assert host.wait(timeout=HANG_S) == 0, out.read_text()
     finally:
         host.kill()
         host.wait()
@@ -343,7 +343,7 @@ async def test_advertised_addresses_go_first_in_the_invite(
     advertised = ["--advertise", "friend.example.org", "--advertise", "198.51.100.9"]
     hargs = build_parser().parse_args(["host", "duel", "--bot", "--port", "0", *advertised])
     host = make_peer(hargs, "duel-host", 1, Printer(out, moves=False))
-    with trio.fail_after(MATCH_S):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             invite = await nursery.start(host_match, hargs, host, match_options(hargs))
             nursery.cancel_scope.cancel()  # (nobody joins: those addresses are not this machine's)

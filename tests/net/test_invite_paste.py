@@ -20,10 +20,10 @@ from p2pgenius.cli.terminal import NO_CLIPBOARD, Sanitizing, to_clipboard
 from p2pgenius.net import invite as codec
 from p2pgenius.net.invite import Invite, InviteError
 from p2pgenius.protocol.transcript import verify
+from tests.patience import HANG_S
 
 KEY = bytes(range(32))
 TOKEN = bytes(range(16))
-MATCH_S = 60
 
 
 def invite() -> Invite:
@@ -129,7 +129,7 @@ async def test_a_match_joined_with_an_invite_pasted_in_pieces_plays_to_the_end(
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
     hargs = build_parser().parse_args(["host", "duel", "--bot", "--port", "0"])
     host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
-    with trio.fail_after(MATCH_S):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             made = await nursery.start(host_match, hargs, host, match_options(hargs))
             pieces = wrapped(str(made), 80).split()

@@ -9,6 +9,7 @@ import trio
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.net.peer import PeerGoneError
+from tests.patience import HANG_S
 
 from .test_network import Silent, peer
 
@@ -19,7 +20,7 @@ async def test_a_joiners_seat_claim_is_granted_and_everyone_sees_the_lobby(tmp_p
     guest = peer(tmp_path, "guest", BotDriver("random", 2), guest_log)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
@@ -40,7 +41,7 @@ async def test_a_claim_on_a_taken_seat_and_a_full_table_are_refused_clearly(tmp_
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     greedy = peer(tmp_path, "greedy", BotDriver("pirate", 2), Silent())
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(
@@ -145,7 +146,7 @@ async def test_a_joiner_that_says_ready_at_once_is_sent_the_start_lobby_only(
     guest = peer(tmp_path, "guest", BotDriver("random", 2), Silent())
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)

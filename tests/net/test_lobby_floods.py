@@ -22,6 +22,7 @@ from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session.setup import make_ready
+from tests.patience import HANG_S
 
 from .test_lobby_squatting import listen_to
 from .test_network import Silent, peer
@@ -89,7 +90,7 @@ async def test_an_unready_caller_flooding_proposals_is_shown_the_door_and_a_frie
     gauge = Gauge(host)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="duel", options={}, setup={"hp": [3, 3]}, peers=2)
@@ -125,7 +126,7 @@ async def test_a_ready_player_flooding_the_lobby_neither_fills_the_host_nor_hold
     gauge = Gauge(host)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="hornswoggle", options={}, setup={}, peers=3)

@@ -20,6 +20,7 @@ from p2pgenius.net.peer import PeerGoneError
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity, IdentityError
 from p2pgenius.protocol.session import Session
+from tests.patience import HANG_S
 
 from .test_network import Silent, peer
 
@@ -53,7 +54,7 @@ async def test_a_joiner_holding_an_invite_refuses_another_key_before_it_shows_wh
     guest.expect_key = Identity.generate().public  # the invite names someone else
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_serve, host, listener)
-        with trio.fail_after(10), pytest.raises(IdentityError, match="not the one the invite names"):
+        with trio.fail_after(HANG_S), pytest.raises(IdentityError, match="not the one the invite names"):
             await guest.join(await trio.open_tcp_stream("127.0.0.1", port))
         await trio.sleep(0.2)
         nursery.cancel_scope.cancel()
@@ -66,7 +67,7 @@ async def test_a_joiner_with_the_invites_key_plays(tmp_path: Path) -> None:
     host, port, listener = await _hosting(tmp_path, Silent())
     guest = peer(tmp_path, "guest", BotDriver("random", 2), Silent())
     guest.expect_key = host.identity.public
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listener, game="duel", options={"fast": True}, setup={}, peers=2)
@@ -87,7 +88,7 @@ async def test_the_table_comes_in_the_hello_and_a_forged_ready_is_refused_with_a
         stream = await trio.open_tcp_stream("127.0.0.1", port)
         channel = SecureChannel(initiator=True, identity=caller, hello={"name": "forger"})
         connection = Connection(stream, channel)
-        with trio.fail_after(10):
+        with trio.fail_after(HANG_S):
             established = await connection.handshake()
             table = established.peer_hello["lobby"]
             assert table["game"] == "duel" and table["options"] == {"fast": True}
@@ -136,10 +137,10 @@ async def test_a_joiner_refuses_a_table_where_a_known_name_has_another_key(tmp_p
     async with trio.open_nursery() as nursery:
         nursery.start_soon(lambda: host.host(listener, game="hornswoggle", options={}, setup={}, peers=3))
         nursery.start_soon(impostor.join, await trio.open_tcp_stream("127.0.0.1", port))
-        with trio.fail_after(10):  # the impostor sits first
+        with trio.fail_after(HANG_S):  # the impostor sits first
             while not any(line.startswith("alice joined") for line in host_log.lines):
                 await trio.sleep(0.01)
-        with trio.fail_after(10), pytest.raises(PeerGoneError, match="key of peer 'alice' has changed"):
+        with trio.fail_after(HANG_S), pytest.raises(PeerGoneError, match="key of peer 'alice' has changed"):
             await bob.join(await trio.open_tcp_stream("127.0.0.1", port))
         nursery.cancel_scope.cancel()
 

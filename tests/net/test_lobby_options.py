@@ -20,6 +20,7 @@ from p2pgenius.net.peer import Peer
 from p2pgenius.net.pins import Pins
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity
+from tests.patience import HANG_S
 
 from .test_network import OneStream, Silent, peer
 
@@ -48,7 +49,7 @@ def noted(host: Peer) -> list[NetEvent]:
 async def play(host: Peer, guest: Peer, during: Any) -> None:
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="duel", options={}, setup={"hp": [3, 3]}, peers=2)
@@ -129,7 +130,7 @@ async def test_a_stranger_in_the_lobby_cannot_change_the_options_by_proposing(tm
         await caller.handshake()
         await caller.send(encode(["propose", {"fast": True}]))
         await caller.send(encode(["propose", {"turn_seconds": 1}]))  # not something to propose
-        with trio.fail_after(10):
+        with trio.fail_after(HANG_S):
             while not any(isinstance(e, OptionsProposed) for e in events):
                 await trio.sleep(0.01)
         assert host.lobby is not None and host.lobby.options == {}

@@ -18,6 +18,7 @@ from p2pgenius.net.connection import Connection, PeerGoneError
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity
+from tests.patience import HANG_S
 
 from .test_network import Silent, peer
 
@@ -58,7 +59,7 @@ async def test_a_friend_with_the_invite_takes_the_seat_a_stranger_holds_without_
     friend.token = TOKEN
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
@@ -80,7 +81,7 @@ async def test_a_wrong_token_is_no_token(tmp_path: Path) -> None:
     host = host_of(tmp_path, log)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
@@ -129,7 +130,7 @@ async def test_callers_from_one_address_cannot_crowd_the_lobby(
     host = host_of(tmp_path, log)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="hornswoggle", options={}, setup={}, peers=4)
@@ -167,7 +168,7 @@ async def test_the_limit_a_stranger_who_says_ready_at_once_takes_a_free_seat(tmp
     friend.token = TOKEN
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
@@ -190,7 +191,7 @@ async def test_an_invite_only_table_turns_away_callers_without_the_token(tmp_pat
     friend.token = TOKEN
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)

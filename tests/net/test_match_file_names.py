@@ -8,7 +8,6 @@ import io
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,8 +19,8 @@ from p2pgenius.cli.main import build_parser
 from p2pgenius.cli.play import Printer, make_peer, match_options
 from p2pgenius.net.files import Files
 from p2pgenius.protocol.transcript import verify
-
-MATCH_S = 60
+from tests.net.test_processes import wait_for_words
+from tests.patience import HANG_S
 
 
 def test_the_game_goes_before_whose_the_file_is() -> None:
@@ -51,7 +50,7 @@ async def test_a_joiners_transcript_carries_the_game_of_the_hosts_lobby(
     monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
     hargs = build_parser().parse_args(["host", "duel", "--bot", "--port", "0"])
     host = make_peer(hargs, "duel-host", 1, Printer(io.StringIO(), moves=True))
-    with trio.fail_after(MATCH_S):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             made = await nursery.start(host_match, hargs, host, match_options(hargs))
             jargs = build_parser().parse_args(["join", str(made), "--bot", "random"])
@@ -77,7 +76,7 @@ async def test_a_transcript_path_given_is_kept_as_it_is(
     hargs = build_parser().parse_args(["host", "magic-square", "--bot", "random", "--port", "0"])
     host = make_peer(hargs, "magic-square-host", 1, Printer(io.StringIO(), moves=True))
     mine = tmp_path / "mine.p2pt"
-    with trio.fail_after(MATCH_S):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             made = await nursery.start(host_match, hargs, host, match_options(hargs))
             argv = ["join", str(made), "--bot", "random", "--transcript", str(mine)]
@@ -104,16 +103,14 @@ def test_the_commands_name_a_joiners_and_a_spectators_files_by_the_game(tmp_path
     outs = {name: tmp_path / f"{name}.txt" for name in ("host", "watch", "join")}
     host = spawn(tmp_path / "h", outs["host"], "host", "hornswoggle", "--port", "0", "--bot", "--spectators")
     try:
-        deadline = time.monotonic() + MATCH_S
-        while "p2pgenius join p2pgenius://" not in outs["host"].read_text() and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_for_words(outs["host"], "p2pgenius join p2pgenius://")
         invite = outs["host"].read_text().split("p2pgenius join ")[1].split()[0]
         spectator = spawn(tmp_path / "w", outs["watch"], "watch", invite, "--text")
-        time.sleep(0.5)  # (in the lobby before the match starts)
+        wait_for_words(outs["host"], "is watching")  # (in the lobby before the match starts)
         joiner = spawn(tmp_path / "g", outs["join"], "join", invite, "--bot")
-        assert spectator.wait(MATCH_S) == 0, outs["watch"].read_text()
-        assert joiner.wait(MATCH_S) == 0, outs["join"].read_text()
-        assert host.wait(MATCH_S) == 0
+        assert spectator.wait(HANG_S) == 0, outs["watch"].read_text()
+        assert joiner.wait(HANG_S) == 0, outs["join"].read_text()
+        assert host.wait(HANG_S) == 0
     finally:
         for process in (host, spectator, joiner):
             process.kill()

@@ -18,11 +18,14 @@ import pytest
 
 from p2pgenius.protocol.transcript import FINISHED, records, verify
 from tests.net.natlab import RELAY_ADDRESS, Lab, needs_lab
+from tests.patience import HANG_S
 
 pytestmark = needs_lab()
 
-TIMEOUT_S = 90
 RELAY = f"{RELAY_ADDRESS}:4001"
+CLUB = {"duel": "wizard", "magic-square": "heuristic", "hornswoggle": "pirate"}
+"""The level the hosts' bots play (a process ``--bot`` alone would play the strongest, which
+searches for tens of milliseconds a decision: the relay is what is tested, not the bots)."""
 THROUGH = re.compile(
     rf"connected through relay {re.escape(RELAY)} \(no direct address answered within \d+ ms\)"
 )
@@ -54,18 +57,23 @@ def run(
     return process, output
 
 
-def invite_in(output: Path, process: subprocess.Popen[str]) -> str:
-    deadline = time.monotonic() + TIMEOUT_S
+def said_in(output: Path, process: subprocess.Popen[str], pattern: str) -> re.Match[str]:
+    """Once the running ``process`` has said what matches ``pattern``."""
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline:
-        if found := re.search(r"p2pgenius join (p2pgenius://[a-z2-7]+)", output.read_text()):
-            return found[1]
+        if found := re.search(pattern, output.read_text()):
+            return found
         assert process.poll() is None, output.read_text()
         time.sleep(0.02)
-    raise AssertionError(f"the host showed no invite: {output.read_text()}")
+    raise AssertionError(f"never said {pattern!r}: {output.read_text()}")
+
+
+def invite_in(output: Path, process: subprocess.Popen[str]) -> str:
+    return said_in(output, process, r"p2pgenius join (p2pgenius://[a-z2-7]+)")[1]
 
 
 def host(lab: Lab, folder: Path, game: str, *more: str) -> tuple[subprocess.Popen[str], Path, str]:
-    args = ["host", game, "--bot", "--lan", "--no-announce", "--port", "0", "--relay", RELAY]
+    args = ["host", game, "--bot", CLUB[game], "--lan", "--no-announce", "--port", "0", "--relay", RELAY]
     args += ["--grace", "30", "--transcript", str(folder / "host.p2pt"), *more]
     process, output = run(lab, "a", folder, "host", *args)
     return process, output, invite_in(output, process)
@@ -80,7 +88,7 @@ def join(lab: Lab, folder: Path, invite: str, *more: str) -> tuple[subprocess.Po
 
 def finished(process: subprocess.Popen[str], output: Path) -> str:
     try:
-        code = process.wait(timeout=TIMEOUT_S)
+        code = process.wait(timeout=HANG_S)
     except subprocess.TimeoutExpired:
         process.kill()
         raise AssertionError(f"still running: {output.read_text()[-3000:]}") from None
@@ -117,11 +125,13 @@ def test_two_players_behind_their_own_nats_play_through_the_relay(
 def test_four_hornswoggle_peers_behind_four_nats_and_a_spectator_behind_a_fifth(
     lab: Lab, tmp_path: Path
 ) -> None:
-    # (Paced, so that the match outlasts a spectator whose first call the relay paired with a
-    # joiner's: it calls again, and must find the host still there.)
-    hosting, host_out, invite = host(
-        lab, tmp_path, "hornswoggle", "--peers", "4", "--spectators", "--pace", "0.1"
+    # The spectator is in the lobby before the joiners call: had the relay paired its first call
+    # with a joiner's, it would call again, and on a busy machine the match could be over by then.
+    hosting, host_out, invite = host(lab, tmp_path, "hornswoggle", "--peers", "4", "--spectators")
+    watcher, watch_out = run(
+        lab, "e", tmp_path, "watch", "watch", invite, "--text", "--transcript", str(tmp_path / "watch.p2pt")
     )
+    said_in(host_out, hosting, "is watching")
     joiners = [
         run(
             lab,
@@ -131,6 +141,7 @@ def test_four_hornswoggle_peers_behind_four_nats_and_a_spectator_behind_a_fifth(
             "join",
             invite,
             "--bot",
+            CLUB["hornswoggle"],
             "--grace",
             "30",
             "--transcript",
@@ -138,9 +149,6 @@ def test_four_hornswoggle_peers_behind_four_nats_and_a_spectator_behind_a_fifth(
         )
         for site in ("b", "c", "d")
     ]
-    watcher, watch_out = run(
-        lab, "e", tmp_path, "watch", "watch", invite, "--text", "--transcript", str(tmp_path / "watch.p2pt")
-    )
     for process, output in joiners:
         assert THROUGH.search(finished(process, output))
     finished(hosting, host_out)
@@ -160,7 +168,7 @@ def messages_in(path: Path) -> int:
 
 def killed_mid_match(process: subprocess.Popen[str], output: Path, transcript: Path) -> None:
     """SIGKILL ``process`` once its transcript holds 12 messages (the match well under way)."""
-    deadline = time.monotonic() + TIMEOUT_S
+    deadline = time.monotonic() + HANG_S
     while messages_in(transcript) < 12:
         assert process.poll() is None, output.read_text()
         assert time.monotonic() < deadline, output.read_text()

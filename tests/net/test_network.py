@@ -17,6 +17,7 @@ from p2pgenius.protocol.channel import PROTOCOL_VERSION, SecureChannel
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Event, SessionView
 from p2pgenius.protocol.transcript import verify
+from tests.patience import HANG_S
 
 
 class Silent:
@@ -119,7 +120,7 @@ async def test_a_peer_whose_key_changed_is_refused(tmp_path: Path) -> None:
         stream = await trio.open_tcp_stream("127.0.0.1", port)
         with pytest.raises(Exception):  # noqa: B017, PT011 - the host hangs up on it
             await impostor.join(stream)
-        with trio.fail_after(10):  # the host says why it hung up
+        with trio.fail_after(HANG_S):  # the host says why it hung up
             while not any("has changed" in line for line in log.lines):
                 await trio.sleep(0.01)
         nursery.cancel_scope.cancel()
@@ -171,7 +172,7 @@ async def test_pinning_the_players_keys_holds_up_neither_the_terms_nor_the_play(
     guest = peer(tmp_path, "guest", BotDriver("random", 2), Silent())
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)

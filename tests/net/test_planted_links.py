@@ -20,7 +20,8 @@ from p2pgenius.inmemory import play, transcript
 from p2pgenius.local_files import UnsafeFileError, open_own
 from p2pgenius.net import keystore
 from p2pgenius.net.files import Files
-from tests.net.test_processes import TIMEOUT_S, listening_port, spawn
+from tests.net.test_processes import listening_port, spawn
+from tests.patience import HANG_S
 
 OWN_WORDS = "the victim's own file: nobody may write it but its owner\n"
 
@@ -49,7 +50,7 @@ def refused_process(home: Path, argv: list[str]) -> str:
         env={**os.environ, "P2PGENIUS_HOME": str(home)},
         capture_output=True,
         text=True,
-        timeout=TIMEOUT_S,
+        timeout=HANG_S,
         check=False,
     )
     assert done.returncode == 1, done.stderr
@@ -90,7 +91,7 @@ def test_a_link_planted_beside_the_transcript_is_refused_before_anything_is_writ
 
 def invite_of(path: Path, other_than: str) -> str:
     """The invite file's text once a host has written one (other than ``other_than``)."""
-    deadline = time.monotonic() + TIMEOUT_S
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
         if text.startswith("p2pgenius join p2pgenius://") and text != other_than:

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from p2pgenius.protocol.transcript import records, verify
-
-TIMEOUT_S = 60
+from tests.patience import HANG_S
 
 
 def spawn(home: Path, output: Path, *args: str) -> subprocess.Popen[str]:
@@ -38,12 +37,20 @@ def spawn_bot_host(home: Path, output: Path, transcript: Path) -> subprocess.Pop
 
 
 def listening_port(output: Path) -> int:
-    deadline = time.monotonic() + TIMEOUT_S
+    deadline = time.monotonic() + HANG_S
     while time.monotonic() < deadline:
         if match := re.search(r"listening on .*:(\d+)", output.read_text()):
             return int(match[1])
         time.sleep(0.01)
     raise AssertionError("the host never said where it listens")
+
+
+def wait_for_words(output: Path, words: str) -> None:
+    """Until a process's ``output`` has ``words`` in it (a hang fails after ``HANG_S``)."""
+    deadline = time.monotonic() + HANG_S
+    while words not in output.read_text():
+        assert time.monotonic() < deadline, output.read_text()
+        time.sleep(0.01)
 
 
 def messages_in(path: Path) -> int:
@@ -71,7 +78,7 @@ def test_host_and_join_with_bots_survive_a_sigkill_and_resume(tmp_path: Path) ->
             "--transcript",
             str(join_file),
         )
-        deadline = time.monotonic() + TIMEOUT_S
+        deadline = time.monotonic() + HANG_S
         while messages_in(join_file) < 12 and joiner.poll() is None:
             assert time.monotonic() < deadline, (host_out.read_text(), join_out.read_text())
             time.sleep(0.005)
@@ -80,9 +87,9 @@ def test_host_and_join_with_bots_survive_a_sigkill_and_resume(tmp_path: Path) ->
             joiner.send_signal(signal.SIGKILL)
             joiner.wait()
             resumed = spawn(tmp_path / "j", resume_out, "resume", str(join_file), "--bot", "--grace", "60")
-            assert resumed.wait(timeout=TIMEOUT_S) == 0, resume_out.read_text()
+            assert resumed.wait(timeout=HANG_S) == 0, resume_out.read_text()
             assert "reconnected to the host" in resume_out.read_text()
-        assert host.wait(timeout=TIMEOUT_S) == 0, host_out.read_text()
+        assert host.wait(timeout=HANG_S) == 0, host_out.read_text()
         assert "result:" in host_out.read_text()
     finally:
         host.kill()
@@ -132,8 +139,8 @@ def test_a_match_over_ipv6(tmp_path: Path) -> None:
             "--transcript",
             str(tmp_path / "j.p2pt"),
         )
-        assert joiner.wait(timeout=TIMEOUT_S) == 0, join_out.read_text()
-        assert host.wait(timeout=TIMEOUT_S) == 0, host_out.read_text()
+        assert joiner.wait(timeout=HANG_S) == 0, join_out.read_text()
+        assert host.wait(timeout=HANG_S) == 0, host_out.read_text()
     finally:
         host.kill()
     assert verify((tmp_path / "j.p2pt").read_bytes()).ok
@@ -161,11 +168,11 @@ def test_a_spectator_watches_two_bot_processes_to_the_end_and_its_verdict_is_ver
     spectator = spawn(
         tmp_path / "w", outs["watch"], "watch", f"127.0.0.1:{port}", "--text", "--transcript", str(watch_file)
     )
-    time.sleep(0.5)
+    wait_for_words(outs["host"], "is watching")  # in the lobby before the match starts
     joiner = spawn(tmp_path / "g", outs["join"], "join", f"127.0.0.1:{port}", "--bot")
     try:
-        assert spectator.wait(TIMEOUT_S) == 0, outs["watch"].read_text()
-        assert host.wait(TIMEOUT_S) == 0 and joiner.wait(TIMEOUT_S) == 0
+        assert spectator.wait(HANG_S) == 0, outs["watch"].read_text()
+        assert host.wait(HANG_S) == 0 and joiner.wait(HANG_S) == 0
     finally:
         for process in (host, spectator, joiner):
             process.kill()
@@ -207,7 +214,7 @@ def test_a_match_still_played_by_one_process_cannot_be_taken_over_by_another(
             str(join_file),
         )
         try:
-            deadline = time.monotonic() + TIMEOUT_S
+            deadline = time.monotonic() + HANG_S
             while messages_in(join_file) < 4 and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert main(["resume", str(join_file), "--bot"]) == 2

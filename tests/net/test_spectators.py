@@ -23,6 +23,7 @@ from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session, SessionView
 from p2pgenius.protocol.transcript import frame, header, verify
+from tests.patience import HANG_S
 
 
 def player(tmp: Path, name: str, seed: int, lines: list[str]) -> Peer:
@@ -55,6 +56,13 @@ class Spectator:
         return verify(header(list(self.session.keys), None) + records)
 
 
+async def watching(lines: list[str]) -> None:
+    """Until the host has said it admitted a spectator: one waiting in the lobby before a joiner
+    comes sees the match from its start, however long the admission took."""
+    while not any("is watching" in line for line in lines):
+        await trio.sleep(0.01)
+
+
 async def _host(tmp: Path, game: str, *, allowed: bool = True) -> tuple[Peer, Any, int, list[str]]:
     lines: list[str] = []
     host = player(tmp, "host", 1, lines)
@@ -65,10 +73,10 @@ async def _host(tmp: Path, game: str, *, allowed: bool = True) -> tuple[Peer, An
 async def test_a_spectator_from_the_start_and_one_that_comes_late_reach_verifys_verdict(
     tmp_path: Path,
 ) -> None:
-    host, listener, port, _ = await _host(tmp_path, "hornswoggle")
+    host, listener, port, lines = await _host(tmp_path, "hornswoggle")
     guest = player(tmp_path, "guest", 2, [])
     early, late = Spectator(), Spectator()
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(
@@ -76,7 +84,7 @@ async def test_a_spectator_from_the_start_and_one_that_comes_late_reach_verifys_
                 )
             )
             nursery.start_soon(early.run, port)
-            await trio.sleep(0.2)  # in the lobby before the match starts
+            await watching(lines)  # in the lobby before the match starts
             nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
             while host.session is None or len(host.session.chain.archive) < 40:
                 await trio.sleep(0.01)
@@ -91,10 +99,10 @@ async def test_a_spectator_from_the_start_and_one_that_comes_late_reach_verifys_
 
 
 async def test_a_spectator_never_holds_a_hidden_card_before_the_table_does(tmp_path: Path) -> None:
-    host, listener, port, _ = await _host(tmp_path, "hornswoggle")
+    host, listener, port, lines = await _host(tmp_path, "hornswoggle")
     guest = player(tmp_path, "guest", 2, [])
     spectator = Spectator()
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(
@@ -102,7 +110,7 @@ async def test_a_spectator_never_holds_a_hidden_card_before_the_table_does(tmp_p
                 )
             )
             nursery.start_soon(spectator.run, port)
-            await trio.sleep(0.2)
+            await watching(lines)
             nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
     bodies = [decode(raw)[5] for raw in spectator.messages]
     kinds = [body[0] for body in bodies]
@@ -122,7 +130,7 @@ async def test_a_stalled_spectator_never_holds_up_the_match(tmp_path: Path) -> N
     # host is done soon after (it waits a moment for a spectator's queue, never for ever).
     host, listener, port, _ = await _host(tmp_path, "duel")
     guest = player(tmp_path, "guest", 2, [])
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(
@@ -189,7 +197,7 @@ async def test_a_spectator_that_speaks_is_dropped(tmp_path: Path) -> None:
         connection = Connection(stream, channel)
         await connection.handshake()
         await connection.send(encode(["chat", "hello everyone"]))
-        with trio.fail_after(5):
+        with trio.fail_after(HANG_S):
             while not any("loud dropped" in line for line in lines):
                 await trio.sleep(0.01)
         nursery.cancel_scope.cancel()
@@ -201,7 +209,7 @@ async def test_a_host_that_does_not_admit_spectators_says_so(tmp_path: Path) -> 
         nursery.start_soon(
             lambda: host.host(listener, game="duel", options={"fast": True}, setup={}, peers=2)
         )
-        with trio.fail_after(10), pytest.raises(PeerGoneError, match="does not admit spectators"):
+        with trio.fail_after(HANG_S), pytest.raises(PeerGoneError, match="does not admit spectators"):
             await Spectator().run(port)
         nursery.cancel_scope.cancel()
 
@@ -241,7 +249,7 @@ async def test_a_spectator_gets_a_blinded_wizards_withheld_gestures_no_sooner_th
         body = decode(raw)[5]
         return body[0], body[1] if len(body) > 1 and type(body[1]) is int else -1
 
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(
@@ -255,7 +263,7 @@ async def test_a_spectator_gets_a_blinded_wizards_withheld_gestures_no_sooner_th
                 )
             )
             nursery.start_soon(spectator.run, port)
-            await trio.sleep(0.2)
+            await watching(lines)
             nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
             while not any(stage_of(raw) == ("hash", 9) for raw in spectator.messages):
                 await trio.sleep(0.01)
@@ -283,7 +291,7 @@ def test_a_malformed_list_of_players_from_the_host_is_a_clear_error(body: Any) -
 
 async def test_a_host_admits_only_so_many_spectators(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(spectators_module, "MAX_SPECTATORS", 1)
-    host, listener, port, _ = await _host(tmp_path, "duel")
+    host, listener, port, lines = await _host(tmp_path, "duel")
     first = Spectator()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(
@@ -292,8 +300,8 @@ async def test_a_host_admits_only_so_many_spectators(tmp_path: Path, monkeypatch
             )
         )
         nursery.start_soon(first.run, port)
-        await trio.sleep(0.3)
-        with trio.fail_after(10), pytest.raises(PeerGoneError, match="spectators already"):
+        await watching(lines)
+        with trio.fail_after(HANG_S), pytest.raises(PeerGoneError, match="spectators already"):
             await Spectator().run(port)
         nursery.cancel_scope.cancel()
 
@@ -328,7 +336,7 @@ async def test_a_blinded_duel_verifies_replays_and_exports_from_every_point_of_v
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     spectator = Spectator()
-    with trio.fail_after(60):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(
@@ -342,7 +350,7 @@ async def test_a_blinded_duel_verifies_replays_and_exports_from_every_point_of_v
                 )
             )
             nursery.start_soon(spectator.run, port)
-            await trio.sleep(0.2)
+            await watching(lines)
             nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
     assert host.session is not None and host.session.outcome is not None
     blinded = "host" if host_seat == 1 else "guest"

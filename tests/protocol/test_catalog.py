@@ -13,6 +13,7 @@ from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games import catalog
 from p2pgenius.games.spec import BlindnessRules, GameSpec, TimeOption
 from tests.games.rps import ENGINE, SPEC, FaceDown, RpsCards, RpsSpec
+from tests.patience import HANG_S
 
 
 def test_the_table_names_every_game_and_loads_nothing_until_asked() -> None:
@@ -24,7 +25,7 @@ def test_the_table_names_every_game_and_loads_nothing_until_asked() -> None:
         "print('p2pgenius.games.duel.engine' in sys.modules)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=HANG_S
     )
     names, loaded, after = done.stdout.splitlines()
     assert names == "('duel', 'magic-square', 'hornswoggle')"

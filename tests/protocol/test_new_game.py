@@ -27,6 +27,7 @@ from p2pgenius.games.spec import GameSpec, TimeOption
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session, SessionView
+from tests.patience import HANG_S
 
 HANDS = ("rock", "paper", "scissors")
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
@@ -219,7 +220,7 @@ async def _play_to_file(tmp: Path, options: dict[str, Any] | None = None) -> tup
     guest = make_peer(tmp, "guest", Thrower(2))
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(HANG_S):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 lambda: host.host(listeners[0], game="sealed-rps", options=terms, setup={}, peers=2)

@@ -19,6 +19,7 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.ui import bridge
 from p2pgenius.ui.app import build
 from p2pgenius.ui.table import Table
+from tests.patience import HANG_S
 
 
 def make_peer(
@@ -113,7 +114,7 @@ def play(
             app = build(table, input=keys, output=how.output or DummyOutput())
             drive = asyncio.ensure_future(driver(table, keys.send_text))
             screen = asyncio.ensure_future(bridge._main(table, app, match))
-            done, _ = await asyncio.wait([drive, screen], timeout=120, return_when=asyncio.FIRST_EXCEPTION)
+            done, _ = await asyncio.wait([drive, screen], timeout=HANG_S, return_when=asyncio.FIRST_EXCEPTION)
             if drive in done and drive.exception() is not None:
                 if app.is_running:
                     app.exit()
@@ -129,7 +130,7 @@ def play(
     return table, person, bot
 
 
-async def until(condition: Callable[[], bool], seconds: float = 30) -> None:
+async def until(condition: Callable[[], bool], seconds: float = HANG_S) -> None:
     """Wait (on the asyncio loop, where the UI lives) until ``condition`` holds."""
     for _ in range(int(seconds / 0.005)):
         if condition():

@@ -11,6 +11,8 @@ import pyte
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output.vt100 import Vt100_Output
 
+from tests.patience import HANG_S
+
 
 class Terminal:
     """A ``columns`` x ``rows`` terminal: prompt_toolkit writes escape sequences, pyte draws them."""
@@ -58,7 +60,7 @@ class Terminal:
         return next((i for i, line in enumerate(self.lines()) if re.search(pattern, line)), -1)
 
 
-async def seen(terminal: Terminal, *patterns: str, seconds: float = 30) -> str:
+async def seen(terminal: Terminal, *patterns: str, seconds: float = HANG_S) -> str:
     """Wait until every pattern is on the screen; returns the screen (fails with the screen)."""
     for _ in range(int(seconds / 0.01)):
         text = terminal.text()
@@ -74,7 +76,7 @@ async def settled(terminal: Terminal, condition: Callable[[], bool] = lambda: Tr
     the last change has landed)."""
     last = ""
     steady = 0
-    for _ in range(3000):
+    for _ in range(int(HANG_S / 0.01)):
         text = terminal.text()
         steady = steady + 1 if text == last and condition() else 0
         if steady >= 5:

@@ -65,7 +65,7 @@ def test_a_blinded_wizard_is_told_once_sees_what_hit_it_and_no_stale_choice(tmp_
 
     async def drive(table: Table, send: Callable[[str], None]) -> None:
         for turn in range(1, 10):
-            await until(lambda: bool(table.asking) or table.finished, 30)
+            await until(lambda: bool(table.asking) or table.finished)
             if table.finished:
                 break
             if turn == 7:  # blind, a turn after its first
@@ -73,11 +73,11 @@ def test_a_blinded_wizard_is_told_once_sees_what_hit_it_and_no_stale_choice(tmp_
             asked = dict(table.asking)
             send("- -\r")
             await until(lambda asked=asked: table.asking != asked or table.finished)  # type: ignore[misc]
-        await until(lambda: bool(table.asking) or table.finished, 30)
+        await until(lambda: bool(table.asking) or table.finished)
         send("P P\r")
         await until(lambda: table.confirming is not None or table.finished)
         send("y")
-        await until(lambda: table.finished, 30)
+        await until(lambda: table.finished)
         send(CTRL_Q)
 
     bots = BotDriver(bots={0: Script(["D-", "W-", "S-", "W-", "CC", ">-", ">-", "--", "--"])})
@@ -132,17 +132,17 @@ def looked_then_finished(terminal: Terminal, screens: dict[str, str]) -> Any:
     """Look at the resumed screen at both sizes, then let the choice stand and surrender."""
 
     async def drive(table: Table, send: Callable[[str], None]) -> None:
-        await until(lambda: table.text.expected().startswith("you chose") and bool(table.clocks), 30)
+        await until(lambda: table.text.expected().startswith("you chose") and bool(table.clocks))
         await asyncio.sleep(0.3)  # (the clocks are read four times a second)
         await both_sizes(terminal, table, screens, "resumed")
         send("done\r")
-        await until(lambda: bool(table.asking), 30)
+        await until(lambda: bool(table.asking))
         send("P P\r")
         await until(lambda: table.confirming is not None)
         send("y")
         await until(lambda: table.text.expected().startswith("you chose"))
         send("done\r")
-        await until(lambda: table.finished, 30)
+        await until(lambda: table.finished)
         send(CTRL_Q)
 
     return drive

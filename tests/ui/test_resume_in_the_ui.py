@@ -21,6 +21,7 @@ from p2pgenius.ui import bridge
 from p2pgenius.ui.app import build
 from p2pgenius.ui.table import Table
 from tests.net.test_processes import listening_port, spawn
+from tests.patience import HANG_S
 
 from .harness import until
 
@@ -105,12 +106,12 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
         assert peer.session is not None and not peer.session.finished
 
         async def play_to_the_end(table: Table, send: Callable[[str], None]) -> None:
-            await until(lambda: bool(table.asking) or table.finished, 30)
+            await until(lambda: bool(table.asking) or table.finished)
             resumed["names"] = table.names()
             resumed["log"] = list(table.log)
             resumed["chat"] = list(table.chat_lines)
             while not table.finished:
-                await until(lambda: bool(table.asking) or table.finished, 30)
+                await until(lambda: bool(table.asking) or table.finished)
                 if table.finished:
                     break
                 asked = dict(table.asking)
@@ -126,7 +127,7 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
         back.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
         screen(again, back.play, play_to_the_end)
         assert again.result is not None
-        assert host.wait(timeout=30) == 0, host_out.read_text()
+        assert host.wait(timeout=HANG_S) == 0, host_out.read_text()
         # Who is who, and what happened before the resume, come back with it.
         host_name = next(n for s, n in first.names().items() if s == 1)
         assert resumed["names"] == {0: "ann", 1: host_name} and "peer" not in host_name

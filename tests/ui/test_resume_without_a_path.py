@@ -29,7 +29,7 @@ async def surrender(table: Table, send: Callable[[str], None]) -> None:
     send("P P\r")
     await until(lambda: table.confirming is not None)
     send("y\r")
-    await until(lambda: table.finished, 30)
+    await until(lambda: table.finished)
     send(CTRL_Q)
 
 

@@ -81,7 +81,7 @@ def test_the_duel_at_80x24_then_160x50_and_a_chat_after_the_end(tmp_path: Path) 
         send("P P\r")
         await until(lambda: table.confirming is not None)
         send("y\r")
-        await until(lambda: table.finished, 30)
+        await until(lambda: table.finished)
         send("say gg\r")  # at once: the match's connections may still be closing
         await until(lambda: "chat" in table.message or any("gg" in line for line in table.chat_lines))
         said.append(table.message)
@@ -136,7 +136,7 @@ def test_the_magic_square_from_colouring_to_the_final_grid(tmp_path: Path) -> No
 
     async def drive(table: Table, send: Send) -> None:
         while not table.finished:
-            await until(lambda: bool(table.asking) or table.finished, 60)
+            await until(lambda: bool(table.asking) or table.finished)
             if table.finished:
                 break
             question = table.question()
@@ -154,7 +154,7 @@ def test_the_magic_square_from_colouring_to_the_final_grid(tmp_path: Path) -> No
             offered = [c.text for c in table.completions("")]
             if not offered:  # a challenge window that lapsed meanwhile: the question goes by itself
                 asked = dict(table.asking)
-                await until(lambda: table.asking != asked or table.finished, 2)  # noqa: B023
+                await until(lambda: table.asking != asked or table.finished)  # noqa: B023
                 continue
             await answer(table, send, "pass" if "pass" in offered else offered[0])
         screens["end"] = await settled(terminal)
@@ -209,7 +209,7 @@ def test_hornswoggle_lobby_piles_reckoning_and_a_wrong_flip(tmp_path: Path) -> N
         screens["lobby"] = await seen(terminal, "join this match")
         send("y\r")
         while not table.finished:
-            await until(lambda: bool(table.asking) or table.finished, 60)
+            await until(lambda: bool(table.asking) or table.finished)
             if table.finished:
                 break
             view = table.view()

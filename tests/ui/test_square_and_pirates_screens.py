@@ -24,6 +24,7 @@ from p2pgenius.ui.app import build
 from p2pgenius.ui.lines import plain
 from p2pgenius.ui.table import Table
 from tests.magic_square.helpers import place_square, square, start
+from tests.patience import HANG_S
 
 from .harness import Staging, make_peer, play, until
 from .screen import Terminal, seen, settled
@@ -66,7 +67,7 @@ def host_with_setup(tmp: Path, game: str, setup: dict[str, Any], driver: Driver,
             app = build(table, input=keys, output=terminal.output())
             drive = asyncio.ensure_future(driver(table, keys.send_text))
             screen = asyncio.ensure_future(bridge._main(table, app, match))
-            done, _ = await asyncio.wait([drive, screen], timeout=120, return_when=asyncio.FIRST_EXCEPTION)
+            done, _ = await asyncio.wait([drive, screen], timeout=HANG_S, return_when=asyncio.FIRST_EXCEPTION)
             if drive in done and drive.exception() is not None:
                 if app.is_running:
                     app.exit()
@@ -109,13 +110,13 @@ def test_the_magic_squares_end_says_who_won_the_last_round_by_how_much(tmp_path:
 
     async def drive(table: Table, send: Send) -> None:
         while not table.finished:
-            await until(lambda: bool(table.asking) or table.finished, 60)
+            await until(lambda: bool(table.asking) or table.finished)
             if table.finished:
                 break
             offered = [c.text for c in table.completions("")]
             if not offered:  # a challenge window that lapsed meanwhile: the question goes by itself
                 asked = dict(table.asking)
-                await until(lambda: table.asking != asked or table.finished, 2)  # noqa: B023
+                await until(lambda: table.asking != asked or table.finished)  # noqa: B023
                 continue
             swaps = [text for text in offered if text.startswith("swap")]  # (two swaps end the step)
             await answer(table, send, "pass" if "pass" in offered else (swaps or offered)[0])
@@ -174,7 +175,7 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
     async def drive(table: Table, send: Send) -> None:
         table_view.append(table.view)
         while not out() and not table.finished:
-            await until(lambda: bool(table.asking) or table.finished or out(), 60)
+            await until(lambda: bool(table.asking) or table.finished or out())
             if out() or table.finished:
                 break
             view = table.view()
@@ -190,7 +191,7 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
         screens["narrow"], screens["wide"] = await both_sizes(
             terminal, table, told.replace("(", r"\(").replace(")", r"\)")
         )
-        await until(lambda: table.finished, 60)
+        await until(lambda: table.finished)
         send(CTRL_Q)
 
     table = host_with_setup(tmp_path, "hornswoggle", OUT_SETUP, drive, terminal)

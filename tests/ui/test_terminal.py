@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from p2pgenius.protocol.transcript import verify
+from tests.patience import HANG_S
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 BIN = Path(sys.executable).parent / "p2pgenius"
@@ -26,7 +27,7 @@ SOCKET = f"p2pgenius-test-{os.getpid()}"  # a tmux server of our own, away from 
 
 def tmux(*args: str) -> str:
     done = subprocess.run(
-        ["tmux", "-L", SOCKET, *args], capture_output=True, text=True, timeout=10, check=False
+        ["tmux", "-L", SOCKET, *args], capture_output=True, text=True, timeout=HANG_S, check=False
     )
     return done.stdout
 
@@ -35,7 +36,7 @@ def screen(session: str) -> str:
     return tmux("capture-pane", "-p", "-S", "-200", "-t", session)  # with what scrolled away
 
 
-def wait_for(session: str, pattern: str, seconds: float = 30) -> re.Match[str]:
+def wait_for(session: str, pattern: str, seconds: float = HANG_S) -> re.Match[str]:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         found = re.search(pattern, screen(session))
@@ -53,7 +54,7 @@ def play_by_hand(session: str) -> int:
     """Answer every question of the duel's screen as a person would, until the match is over
     (surrendering after :data:`SURRENDER_AFTER` turns); returns the answers typed."""
     turns = 0
-    give_up = time.monotonic() + 240
+    give_up = time.monotonic() + HANG_S
     for gestures in itertools.cycle(["S D", "D S", "W W", "> S", "P W", "S W", "D D"]):
         now = screen(session)
         if "match over" in now or turns > 200 or time.monotonic() > give_up:
@@ -72,7 +73,7 @@ def play_by_hand(session: str) -> int:
             tmux("send-keys", "-t", session, typed, "Enter")
             turns += 1
             # wait until this question is answered (the next one is asked, or the match ends)
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + HANG_S
             while time.monotonic() < deadline:
                 again = screen(session)
                 prompt = re.search(r"^(gestures|paralyse)>", again, re.MULTILINE)
@@ -106,15 +107,15 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
         )
         wait_for(session, r"Turn 1")
         turns = play_by_hand(session)
-        final = wait_for(session, r"match over: (.+?)\. Ctrl-Q leaves", 30).group(1)
+        final = wait_for(session, r"match over: (.+?)\. Ctrl-Q leaves").group(1)
         assert turns >= 1
         assert "casts" in screen(session) or "stab" in screen(session)
         tmux("send-keys", "-t", session, "C-q")
-        result = wait_for(session, r"result: (.+)", 15).group(1)
+        result = wait_for(session, r"result: (.+)").group(1)
         # The screen said it to ann (p0); the command line says it by seat.
         said = {"you win": "p0 wins", "you lose": "p1 wins", "a draw": "a draw"}
         assert said[final.split(" (")[0]] in result
-        assert guest.wait(timeout=30) == 0
+        assert guest.wait(timeout=HANG_S) == 0
         assert verify(transcript.read_bytes()).ok
         # The terminal is left clean: the shell's output is plain lines again.
         assert "transcript: " in screen(session)
