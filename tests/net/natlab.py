@@ -98,6 +98,7 @@ PREFIX = "p2pl"
 _OURS = re.compile(rf"^{PREFIX}(\d+)n(\d+)-")
 _LAB_NUMBERS = itertools.count(1)
 _BIN = Path(sys.executable).parent
+_REPO = Path(__file__).resolve().parents[2]
 _COMMAND_TIMEOUT_S = HANG_S
 
 TUNSETIFF = 0x400454CA
@@ -469,6 +470,7 @@ class Lab:
                 stdout=subprocess.PIPE,
                 stderr=log,
                 text=True,
+                env=_wire_environment(),
             )
         os.close(watch)
         assert self._wire.stdout is not None
@@ -579,6 +581,13 @@ class Lab:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def _wire_environment() -> dict[str, str]:
+    """The wire runs this file as a script with -P, which keeps tests/net off sys.path: the
+    repository root goes on it so that this file's own imports (tests.patience) resolve."""
+    path = [str(_REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
 
 
 def _stop(processes: Sequence[subprocess.Popen[Any]], grace: float = 2.0) -> None:
