@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from p2pgenius.protocol.events import Event
+from p2pgenius.protocol.events import Event, Rejected
 from p2pgenius.protocol.records import Header, MsgRecord, RejectedRecord, Transcript
 from p2pgenius.protocol.session import Session
 
@@ -31,7 +31,12 @@ class Replayed:
     """The observer, as it stands after this record (the same session all along)."""
     repeat: bool = False
     """A ``rejected`` record with the bytes of the ``msg`` just before it: that message's
-    envelope was accepted and its content refused, which replaying the ``msg`` said already."""
+    envelope was accepted and its content refused, which replaying the ``msg`` said already, or
+    the same bytes came twice."""
+    own: bool = False
+    """A repeat of a ``msg`` the observer accepted: the refusal is the transcript's peer's own,
+    which the observer cannot make (of terms it did not expect, or of a copy that came again
+    right after the message); the record's reason stands for it."""
 
 
 def observer_of(header: Header, *, names: list[str] | None = None) -> Session:
@@ -48,15 +53,15 @@ def replay(
     marked, and not fed). The ``fault`` and ``desync_state`` records are never fed: an observer
     finds faults itself."""
     session = observer if observer is not None else observer_of(transcript.header)
-    last = b""
+    last, accepted = b"", False
     for index, record in enumerate(transcript.records, start=1):
         if not isinstance(record, MsgRecord) and not (evidence and isinstance(record, RejectedRecord)):
             continue
         stage = session.stage.number if session.stage is not None else None
         if isinstance(record, RejectedRecord) and record.raw == last:
-            yield Replayed(index, record, stage, (), session, repeat=True)
+            yield Replayed(index, record, stage, (), session, repeat=True, own=accepted)
             continue
-        if isinstance(record, MsgRecord):
-            last = record.raw
         events = tuple(session.receive(record.raw))
+        if isinstance(record, MsgRecord):
+            last, accepted = record.raw, not any(isinstance(event, Rejected) for event in events)
         yield Replayed(index, record, stage, events, session)

@@ -190,6 +190,8 @@ def _take(step: Replayed, report: Report, claims: dict[int, BlindClaim], *, join
         # The first message, the terms, refused by the transcript's own peer: their envelope
         # was accepted, their content not.
         report.refused_terms = step.record.reason
+    elif step.own:  # (a copy of the message that came again, refused as a replay)
+        report.rejected.append(f"record {step.index}: {step.record.reason}")
     for event in step.events:
         _note(event, step.index, report, claims)
 

@@ -83,6 +83,33 @@ def test_terms_the_joiner_refused_are_said_refused_and_their_names_never_shown(
     assert all("differ from the lobby" in line for line in shown.splitlines() if "Mallory" in line), shown
 
 
+def test_a_message_that_came_twice_in_a_row_is_listed_refused_by_verify() -> None:
+    # A replay that arrives right after its original is recorded as a `rejected` record of the
+    # bytes of the `msg` just before it, as a refused content would be: verify must still list it.
+    from p2pgenius.canonical import decode
+    from p2pgenius.protocol.session import Session, start_table
+    from p2pgenius.protocol.transcript import frame, header
+
+    ids = [Identity.from_seed(bytes([43, i]) * 16) for i in range(2)]
+    keys = [i.public for i in ids]
+    host = Session(keys=keys, me=0, identity=ids[0], names=["ann", "bob"])
+    joiner = Session(keys=keys, me=1, identity=ids[1])
+    start_table([host, joiner], "duel", options={}, setup={})
+    for raw in host.flush().messages:
+        joiner.receive(raw)
+    host.chat("hello")  # (a message the joiner answers nothing to)
+    for raw in host.flush().messages:
+        joiner.receive(raw)
+        joiner.receive(raw)  # (again, at once)
+    records = joiner.flush().records
+    last, again = (decode(record) for record in records[-2:])
+    assert isinstance(last, list) and isinstance(again, list)
+    assert (last[0], again[0]) == ("msg", "rejected") and last[1] == again[1]
+    report = verify(header(keys, 1, role="join") + b"".join(frame(r) for r in records))
+    assert report.rejected and all("replayed" in reason for reason in report.rejected), report.rejected
+    assert report.refused_terms is None
+
+
 OLD = Path(__file__).parent / "data" / "version-2-duel.p2pt"
 """A whole duel as match messages version 2 made it (the vector of that version, kept as it was)."""
 
