@@ -8,7 +8,8 @@ handshake replayed message by message, and invites read and written by code of i
 base64 and the standard library: section 4c), with their relay tokens (section 4d). No Session
 and no rules engine runs here: the transcripts are read record by record as section 7 lays them
 out. Every file in the folder must have a check (a new vector file without one fails the last
-test).
+test). protocol/games.md is read the same way: its worked examples and fingerprints are checked
+from the document alone.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from p2pgenius.protocol.identity import Identity, agreement_public, verify
 from p2pgenius.protocol.messages import Envelope, open_envelope
 from p2pgenius.protocol.noise import KeyPair, XXHandshake
 
+from . import test_games_doc as games_doc
 from .test_noise import replay_cacophony
 
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
@@ -39,6 +41,7 @@ MATCH_DOMAIN = b"p2pgenius/1 match"
 COMMIT_DOMAIN = "p2pgenius/1 commitment"
 COIN_DOMAIN = "p2pgenius/2 coin"
 READY_DOMAIN = b"p2pgenius/2 ready"
+GAMES_MD = games_doc.TEXT
 NOT_GENERATED = {"noise-xx-25519-cacophony.json"}  # published vectors, kept as they are
 
 
@@ -728,6 +731,52 @@ def test_a_bundle_reads_as_section_7a_says_and_proves_its_record() -> None:
         for entry in vector["record"]
     }
     assert record == expected
+
+
+# -- protocol/games.md: every worked example, read out of the document ---------------------------
+# Only the document is read here: its marked blocks, its schemas (a validator of the subset of JSON
+# Schema it uses) and the encoding its section 4 describes, written without p2pgenius.canonical. No
+# engine runs, so a number or a byte in the document that drifts from what it says fails here.
+
+
+def worked_example_prose(game: str) -> str:
+    """The text of ``game``'s section from its "### Worked example" heading to its example block."""
+    start = GAMES_MD.index(f"(`{game}`)")
+    heading = GAMES_MD.index("### Worked example", start)
+    return GAMES_MD[heading : GAMES_MD.index(f"<!-- example: {game} -->", heading)]
+
+
+@pytest.mark.parametrize("game", sorted(name for marker, name in games_doc.blocks() if marker == "example"))
+def test_each_games_md_worked_example_hashes_and_counts_as_the_document_says(game: str) -> None:
+    example = games_doc.block_json("example", game)
+    valid = games_doc.schemas()
+    for _, action in example["actions"]:
+        assert valid.valid(games_doc.urn(game, "action"), action), action
+    assert valid.valid(games_doc.urn(game, "state"), example["state"])
+    data = games_doc.canonical({"game": game, "state": example["state"]})
+    assert h(data).hex() == example["hash"]
+    prose = " ".join(worked_example_prose(game).split())
+    written = games_doc.blocks().get(("bytes", game))
+    if written is None:
+        assert "of them" not in prose
+        return
+    assert bytes.fromhex("".join(written.split())) == data
+    counts = re.findall(r"(\d+) of them", prose)
+    assert counts == [str(len(data))], f"{game}: the prose counts {counts} bytes; the block holds {len(data)}"
+    # "Read from the start: `82` a map of two entries; `a4 67616d65` the key ..." walks the first
+    # bytes in order.
+    after = GAMES_MD[GAMES_MD.index("Read from the start:", GAMES_MD.index(f"<!-- bytes: {game} -->")) :]
+    walk = after[: after.index("\n\n")]
+    pieces = [p for p in re.findall(r"`([^`]+)`", walk) if re.fullmatch(r"[0-9a-f]{2}( ?[0-9a-f]{2})*", p)]
+    assert pieces and data.startswith(bytes.fromhex("".join(pieces).replace(" ", "")))
+
+
+def test_each_games_md_engine_fingerprint_is_the_hash_the_document_defines() -> None:
+    version = re.search(r"with package version (\d+\.\d+\.\d+)", GAMES_MD)
+    assert version is not None
+    for game, traits in games_doc.block_json("games").items():
+        made = h(games_doc.canonical([game, traits["rules_version"], version[1]]))[:16].hex()
+        assert made == traits["engine"], game
 
 
 CHECKED: dict[str, Callable[..., None]] = {
