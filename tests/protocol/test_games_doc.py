@@ -780,6 +780,7 @@ def duel_event_place(event: dict[str, Any]) -> tuple[Any, ...]:
         return {None: (9, 2), "held": (14, int(event["target"][1:])), "chosen": (15,)}[why]
     if kind in ("damage", "blocked", "miss", "kill", "idle"):
         part = {"missile": 0, "fireball": 0, None: 0, "fire_storm": 1, "stab": 2, "monster": 3}[source]
+        part = 3 if kind == "idle" else part
         return (10, part, {0: 0, 1: 0, 2: seat, 3: number}[part])
     return {"death": (12, 0, number), "hp": (12, 1, seat), "revive": (12, 2), "surrender": (13, 0)}.get(
         kind, (13, 1)
