@@ -779,6 +779,75 @@ def test_each_games_md_engine_fingerprint_is_the_hash_the_document_defines() -> 
         assert made == traits["engine"], game
 
 
+# -- game-steps.json: the engines' steps, held to games.md sections 5 and 6 ------------------------
+
+CLEARED = {"turn": 1, "grid": [0] * 16, "scores": [0, 0], "placers": []}
+EVENT_SCHEMA = {
+    "duel": "urn:p2pgenius:duel:view#/$defs/event",
+    "magic-square": "urn:p2pgenius:magic-square:view#/properties/events/items",
+}
+
+
+def valid_event(game: str, event: dict[str, Any]) -> bool:
+    valid = games_doc.schemas()
+    schema, root = valid.resolve(EVENT_SCHEMA[game], {})
+    return not valid.check(schema, event, root, "$")
+
+
+def check_duel_step(state: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """Section 5, "The order of a turn's events" and the facts after it."""
+    places = [games_doc.duel_event_place(event) for event in events]
+    assert places == sorted(places), [event["type"] for event in events]
+    for event in events:
+        assert event["type"] != "hp" or event["hp"] != event["was"]
+        assert event["type"] != "rewrite" or event["submitted"] != event["counted"]
+    if state["outcome"] is not None:
+        assert all(wizard["paralysed"] is None for wizard in state["wizards"])
+        assert state["paralysis_choices"] == [] and not [e for e in events if e.get("why") == "held"]
+
+
+def check_square_step(state: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """Section 6, "Phase by phase", and the view's events."""
+    phase = state["phase"]
+    assert state["swaps_left"] == 0 or phase == "swap"
+    if phase == "colour_order":
+        assert state["first_lead"] == 0 and state["to_move"] == state["opponent"]
+    if phase in ("colour_order", "colouring", "swap", "over"):
+        assert {key: state[key] for key in CLEARED} == CLEARED and state["lead"] is None
+    if phase == "over":
+        assert (state["to_move"], state["challenger"], state["challenge_window"]) == (None, None, None)
+        assert state["round"] == state["last_round"]["round"]
+    for event in events:
+        if event["type"] == "next_round":
+            assert event["round"] == state["last_round"]["round"] == state["round"] - 1
+    if phase == "challenge" and events[-1]["type"] == "challenge":
+        placed, challenge = events[-2:]
+        assert placed["type"] == "place" and (placed["number"], placed["cell"]) == (
+            challenge["number"],
+            challenge["cell"],
+        )
+
+
+def test_each_game_step_hashes_validates_and_keeps_the_documented_order_and_phases() -> None:
+    vector = load("game-steps.json")
+    assert {match["game"] for match in vector["matches"]} == {"duel", "magic-square"}
+    valid = games_doc.schemas()
+    seen: set[str] = set()
+    for match in vector["matches"]:
+        game = match["game"]
+        assert valid.valid(games_doc.urn(game, "setup"), match["setup"])
+        for step in match["steps"]:
+            if step["action"] is not None:
+                assert valid.valid(games_doc.urn(game, "action"), step["action"])
+            assert valid.valid(games_doc.urn(game, "state"), step["state"]), match["note"]
+            assert h(games_doc.canonical({"game": game, "state": step["state"]})).hex() == step["hash"]
+            assert all(valid_event(game, event) for event in step["events"])
+            (check_duel_step if game == "duel" else check_square_step)(step["state"], step["events"])
+            seen |= {str(event.get(key)) for event in step["events"] for key in ("type", "why")}
+    # The vector shows what its notes say: these events come up in it.
+    assert {"held", "revive", "destroyed", "no_monster", "paralysed", "challenge", "swaps_done"} <= seen
+
+
 CHECKED: dict[str, Callable[..., None]] = {
     "canonical.json": test_canonical_values_decode_and_encode_to_exactly_their_bytes,
     "noise-xx-25519-cacophony.json": test_the_cacophony_noise_vectors_replay,
@@ -791,6 +860,7 @@ CHECKED: dict[str, Callable[..., None]] = {
     "forgeries.json": test_only_every_peers_end_makes_a_result_and_no_forgery_has_one,
     "bundle.json": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
     "bundle.bin": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
+    "game-steps.json": test_each_game_step_hashes_validates_and_keeps_the_documented_order_and_phases,
 }
 
 
