@@ -219,7 +219,7 @@ def test_an_order_for_a_summons_is_one_rule_for_every_hand_of_both_wizards(hand:
     state = DUEL.apply(state, 1, action("--"))
     assert hps(state) == (15, 15) and "idle" not in event_types(state)
     # It counts when that hand summons a goblin for p0: p1's right hand summons one at p0.
-    p0 = ["--", "--", g("--", monsters={"p1.right": "p0"})]
+    p0: list[Move] = ["--", "--", g("--", monsters={"p1.right": "p0"})]
     p1: list[Move] = ["-W", "-W", g("-S", targets={"right": "p0"})]
     assert hps(play(p0, p1)[-1]) == (14, 15)
 
