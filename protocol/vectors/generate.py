@@ -23,13 +23,13 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError
 from p2pgenius.games.base import state_hash
 from p2pgenius.games.magic_square.bots import ExactPlacementBot, HeuristicSquareBot
-from p2pgenius.games.registry import get_spec, names
+from p2pgenius.games.registry import get_game, get_spec, names
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.inmemory import Table, play, transcript
 from p2pgenius.net import transit
@@ -883,6 +883,128 @@ def bundles(tables: dict[str, tuple[Table, int]]) -> tuple[bytes, dict[str, Any]
     }
 
 
+def _gestures(move: str, **extra: Any) -> dict[str, Any]:
+    """A duel submission from "LR" (left and right gestures) and its optional maps."""
+    return {"type": "gestures", "left": move[0], "right": move[1], **extra}
+
+
+def _turns(*turns: tuple[str | dict[str, Any], str | dict[str, Any]]) -> list[list[Any]]:
+    """Duel turns (p0's move, p1's) as [seat, action] pairs, p0 first."""
+    return [
+        [seat, _gestures(move) if isinstance(move, str) else move]
+        for pair in turns
+        for seat, move in enumerate(pair)
+    ]
+
+
+_PARALYZE_P1_LEFT: Final = [0, {"type": "paralyze", "target": "p1", "hand": "left"}]
+GAME_STEPS: Final[list[tuple[str, str, dict[str, Any], list[list[Any]]]]] = [
+    (
+        "duel",
+        "a turn's events in the documented order: casts in cast order, summons, then step 10's spells,"
+        " stabs and monsters by number, then deaths before hp",
+        {},
+        _turns(
+            ("W-", "W-"),
+            ("WS", "W-"),
+            (_gestures("SD", targets={"right": "p1.left"}), _gestures("S>", targets={"right": "p0.left"})),
+        ),
+    ),
+    (
+        "duel",
+        "Paralysis on a hand already held: a plain enchant at step 9, the held enchant last; the"
+        " held hand's rewrite says paralysed",
+        {},
+        [
+            *_turns(("W-", "--"), ("W-", "--"), ("W-", "S-")),
+            _PARALYZE_P1_LEFT,
+            *_turns(("W-", "D-"), ("--", "W-")),
+        ],
+    ),
+    (
+        "duel",
+        "both wizards knocked out: hp says the HP before the revival, then revive",
+        {"hp": [2, 2]},
+        _turns(("S>", "S>"), ("D>", "D>")),
+    ),
+    (
+        "duel",
+        "a clap of both hands completes a Blindness on the left, which takes the right hand's target (a"
+        " goblin: destroyed at step 7); a Charm Monster at a wizard misses",
+        {},
+        _turns(
+            ("D-", "W-"),
+            ("W-", "WP"),
+            ("S-", "SW"),
+            ("W-", "-W"),
+            (_gestures("CC", targets={"right": "m1"}), _gestures("-D", targets={"right": "p0"})),
+        ),
+    ),
+    (
+        "duel",
+        "Fire Storm over the beings in order, none for a counter-spell's subject; Fear at a monster"
+        " says nothing after its cast",
+        {},
+        _turns(
+            ("SS", "W-"),
+            ("WW", "WD"),
+            (_gestures("WD", targets={"right": "p1.left"}), "SP"),
+            ("CC", "-P"),
+        ),
+    ),
+    (
+        "magic-square",
+        "the state between phases: first_lead 0 while the order is awaited, a colouring timeout,"
+        " swaps then swaps_done, a challenge stage's events, the board cleared at the end",
+        {},
+        [
+            [1, {"type": "order", "first": 0}],
+            [0, {"type": "colour", "cell": 0}],
+            [1, {"type": "colour", "cell": 1}],
+            [0, {"type": "timeout"}],
+            [0, {"type": "swap", "red": 0, "blue": 1}],
+            [0, {"type": "swaps_done"}],
+            [0, {"type": "order", "first": 0}],
+            [0, {"type": "place", "cell": 5}],
+            [1, {"type": "challenge"}],
+            [0, {"type": "concede"}],
+        ],
+    ),
+]
+"""Scripted matches of the engines alone (protocol/games.md sections 5 and 6), each fixed here by
+hand so that its steps show the facts its note names."""
+
+
+def _game_step(game: Any, state: Any, seat: int | None, action: Any) -> dict[str, Any]:
+    """One step of :func:`game_steps`: the action and what it left."""
+    return {
+        "seat": seat,
+        "action": action,
+        "state": game.public(state),
+        "hash": state_hash(game, state).hex(),
+        "events": list(game.events(state)),
+    }
+
+
+def game_steps() -> dict[str, Any]:
+    """Each :data:`GAME_STEPS` match, action by action: the public state, its hash and the events
+    (the duel's as a sighted seat's view shows them)."""
+    made = []
+    for name, note, setup, actions in GAME_STEPS:
+        game = get_game(name)
+        state = game.initial(setup, {})
+        steps = [_game_step(game, state, None, None)]
+        for seat, action in actions:
+            state = game.apply(state, seat, game.parse_action(action))
+            steps.append(_game_step(game, state, seat, action))
+        made.append({"game": name, "note": note, "setup": setup, "steps": steps})
+    return {
+        "about": "protocol/games.md: engine steps; each step is one action applied, with the public"
+        " state after it, H(encode({game, state})) and the events of the last action",
+        "matches": made,
+    }
+
+
 def everything() -> dict[str, bytes]:
     """Every vector file's name and exact bytes."""
 
@@ -903,6 +1025,7 @@ def everything() -> dict[str, bytes]:
     files["forgeries.json"] = dump(forgeries(tables))
     files["bundle.bin"], proven = bundles(tables)
     files["bundle.json"] = dump(proven)
+    files["game-steps.json"] = dump(game_steps())
     return files
 
 

@@ -210,6 +210,27 @@ def test_a_spell_at_a_summon_that_fails_misses() -> None:
     assert "miss" in event_types(state)
 
 
+@pytest.mark.parametrize("hand", ["p0.left", "p0.right", "p1.left", "p1.right"])
+def test_an_order_for_a_summons_is_one_rule_for_every_hand_of_both_wizards(hand: str) -> None:
+    # p0 orders the monster a hand summons this turn to attack p0 (its own wizard). No hand
+    # summons anything: the order is accepted alike for its own hands and for p1's, and ignored.
+    state = play(["--"], ["--"])[-1]
+    state = DUEL.apply(state, 0, action(g("--", monsters={hand: "p0"})))
+    state = DUEL.apply(state, 1, action("--"))
+    assert hps(state) == (15, 15) and "idle" not in event_types(state)
+    # It counts when that hand summons a goblin for p0: p1's right hand summons one at p0.
+    p0: list[Move] = ["--", "--", g("--", monsters={"p1.right": "p0"})]
+    p1: list[Move] = ["-W", "-W", g("-S", targets={"right": "p0"})]
+    assert hps(play(p0, p1)[-1]) == (14, 15)
+
+
+def test_an_order_telling_a_monster_to_attack_itself_is_refused_for_every_monster() -> None:
+    state = play(cast("WWS"), [])[-1]
+    for order in ({"m1": "m1"}, {"p0.left": "p0.left"}, {"p1.right": "p1.right"}):
+        with pytest.raises(IllegalActionError, match="cannot attack itself"):
+            DUEL.apply(state, 0, action(g("--", monsters=order)))
+
+
 # -- step 7: instant removals -------------------------------------------------------------------
 
 

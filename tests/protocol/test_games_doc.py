@@ -747,3 +747,60 @@ def test_the_worked_example_replays_to_its_state_and_hash(name: str) -> None:
     written = blocks().get(("bytes", name))
     if written is not None:
         assert "".join(written.split()) == encode({"game": name, "state": example["state"]}).hex()
+
+
+# -- the duel's events, in the order section 5 gives -------------------------------------------
+
+_ORDER_TABLE = re.compile(r"<!-- events order: duel -->\n((?:\|.*\n)+)")
+_HANDS = {"left": 0, "right": 1}
+
+
+def duel_event_place(event: dict[str, Any]) -> tuple[Any, ...]:
+    """Where games.md's "The order of a turn's events" puts ``event``: its step's row (``held``
+    after 13; a paralysis stage's ``chosen`` after that), then its place within the row."""
+    kind, why, seat = event["type"], event.get("why"), event.get("seat", 0)
+    source = event.get("source")
+    number = int(str(event.get("monster", "m0"))[1:])
+    fixed = {"fizzle": {"counter_spell": (4,), "power_word_kill": (5,), "charm_monster": (9, 1, number)}}
+    if kind in fixed:
+        return fixed[kind][event["by"]]
+    if kind == "rewrite":
+        return (1, seat, _HANDS[event["hand"]])
+    if kind == "cast" or (kind == "miss" and why == "nobody" and source is None):
+        return (3, seat)
+    if kind in ("summon", "merge") or why == "no_master":
+        return (6,)
+    if kind == "destroyed":
+        return (7,)
+    if why == "no_monster":
+        return (9, 0)
+    if kind == "charm":
+        return (9, 1, number)
+    if kind == "enchant":
+        return {None: (9, 2), "held": (14, int(event["target"][1:])), "chosen": (15,)}[why]
+    if kind in ("damage", "blocked", "miss", "kill", "idle"):
+        part = {"missile": 0, "fireball": 0, None: 0, "fire_storm": 1, "stab": 2, "monster": 3}[source]
+        part = 3 if kind == "idle" else part
+        return (10, part, {0: 0, 1: 0, 2: seat, 3: number}[part])
+    return {"death": (12, 0, number), "hp": (12, 1, seat), "revive": (12, 2), "surrender": (13, 0)}.get(
+        kind, (13, 1)
+    )
+
+
+def test_every_duel_turns_events_come_in_the_order_section_5_gives() -> None:
+    table = _ORDER_TABLE.search(TEXT)
+    assert table is not None, "games.md has no events order table for the duel"
+    rows = {}
+    for line in table[1].splitlines()[2:]:
+        step, events = (cell.strip() for cell in line.strip("|").split("|"))
+        rows[14 if step == "held" else int(step)] = set(re.findall(r"`(\w+)`", events))
+    seen: set[tuple[int, str]] = set()
+    for view in matches("duel").views:
+        places = [duel_event_place(event) for event in view["events"]]
+        assert places == sorted(places), [e["type"] for e in view["events"]]
+        for event, place in zip(view["events"], places, strict=True):
+            seen.add((place[0], event["type"]))
+            if place[0] in rows:
+                assert event["type"] in rows[place[0]], (event, place[0])
+    steps = {step for step, _ in seen}
+    assert {1, 3, 6, 9, 10, 12, 13} <= steps, f"the matches showed events of steps {sorted(steps)} only"
