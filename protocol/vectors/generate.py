@@ -558,17 +558,18 @@ STAGE_KINDS = ("act", "commit", "final", "reveal", "decline", "hash", "blind")
 
 
 class Script:
-    """A bot that plays a fixed list of duel gestures ("LR": left and right), then nothing."""
+    """A bot that plays a fixed list of duel gestures ("LR": left and right) or whole actions,
+    then nothing."""
 
     level = "script"
 
-    def __init__(self, moves: list[str]) -> None:
+    def __init__(self, moves: list[str] | list[str | dict[str, Any]]) -> None:
         self.moves = list(moves)
 
     def choose(self, state: Any, seat: int) -> Any:
-        """The next gestures of the script."""
+        """The next move of the script."""
         move = self.moves.pop(0) if self.moves else "--"
-        return {"type": "gestures", "left": move[0], "right": move[1]}
+        return move if isinstance(move, dict) else {"type": "gestures", "left": move[0], "right": move[1]}
 
 
 # p0 blinds p1 on turn 5 (p1 is blind on turns 6 to 8, stages 5 to 7), then stabs it to death.
@@ -577,6 +578,32 @@ BLIND_SCRIPT: list[list[str]] = [
     ["D-", "W-", "S-", "W-", "CC", "-W", "-S", "--", ">-", ">-"],
     ["--"] * 10,
 ]
+
+
+# p0 paralyses both wizards on turn 3 (its left hand at p1, its right at itself) and owes two
+# choices of hand, made in stages 3 and 4 (p1's, then its own); then it stabs p1 to death.
+PARALYSIS_SETUP: dict[str, Any] = {"hp": [15, 1]}
+PARALYSIS_SCRIPT: list[list[str | dict[str, Any]]] = [
+    [
+        "WW",
+        "WW",
+        {"type": "gestures", "left": "W", "right": "W", "targets": {"right": "p0"}},
+        {"type": "paralyze", "target": "p1", "hand": "left"},
+        {"type": "paralyze", "target": "p0", "hand": "right"},
+        ">-",
+    ],
+    ["--"] * 4,
+]
+PARALYSIS_STAGES: tuple[tuple[int, str], ...] = (
+    (
+        3,
+        "a duel caster's first of two Paralysis choices of hand (p0 paralysed both wizards): one "
+        "commitment, made final, one reveal, two hashes; the state changes: that entry of "
+        "paralysis_choices gets its hand",
+    ),
+    (4, "the same caster's second choice: both hands are held and paralysis_choices is empty"),
+)
+"""The stages of transcript-duel-paralysis.p2pt that stages.json shows."""
 
 
 def matches() -> dict[str, tuple[Table, int]]:
@@ -593,6 +620,14 @@ def matches() -> dict[str, tuple[Table, int]]:
         bots=[Script(BLIND_SCRIPT[0]), Script(BLIND_SCRIPT[1])],
     )
     out["duel-blind"] = (blind, blind.sessions[0].owner[1])  # the blinded wizard's peer
+    paralysis = play(
+        "duel",
+        seed=11,
+        deterministic=True,
+        setup=PARALYSIS_SETUP,
+        bots=[Script(PARALYSIS_SCRIPT[0]), Script(PARALYSIS_SCRIPT[1])],
+    )
+    out["duel-paralysis"] = (paralysis, 0)
     return out
 
 
@@ -723,6 +758,8 @@ def stages(files: dict[str, bytes]) -> list[dict[str, Any]]:
         seats = len(replay(data)[2][0][1])  # (the actions applied at stage 0)
         for chosen, note in shown_stages(get_spec(game), seats):
             out.append(stage_vector(data, 0 if chosen is None else first_stage(data, chosen), note))
+    for number, note in PARALYSIS_STAGES:
+        out.append(stage_vector(files["transcript-duel-paralysis.p2pt"], number, note))
     return out
 
 

@@ -561,12 +561,18 @@ def transcript_of(match_id: str) -> Match:
 def test_each_stage_vector_reproduces_its_messages_and_its_hash() -> None:
     cases = load("stages.json")
     assert sorted({case["game"] for case in cases}) == ["duel", "hornswoggle", "magic-square"]
+    paralysis = [case for case in cases if case["applied"][0][1]["type"] == "paralyze"]
+    assert len(paralysis) == 2 and paralysis[1]["public_before"] == paralysis[0]["public_after"]
+    assert [c["hand"] for c in paralysis[1]["public_before"]["paralysis_choices"]] == [None, "left"]
     for case in cases:
         keys = [bytes.fromhex(key) for key in case["peers"]]
         match = transcript_of(case["match_id"])
         assert match.keys == keys
         digest = state_hash(case["game"], from_json(case["public_after"]))
         assert digest.hex() == case["hash"], case["note"]
+        # What a stage decided is in the state it leaves (SPEC section 6), so in its hash: a duel
+        # caster's first of two Paralysis choices too (issue 38, item 9).
+        assert state_hash(case["game"], from_json(case["public_before"])) != digest, case["note"]
         kinds = set()
         for message in case["messages"]:
             envelope = open_envelope(bytes.fromhex(message["envelope"]), keys)

@@ -318,3 +318,25 @@ def test_a_clap_of_one_hand_is_asked_about_unless_a_paralysed_hand_must_repeat_i
     asked = _after(("W-", "--"), ("W-", "--"), ("W-", "C-"), choose=False)
     question = duel_front.duel_question(DUEL.view(asked, 0), 0, {})
     assert "left repeats C, right repeats -" in question.text
+
+
+def test_a_caster_owing_two_paralysis_choices_is_asked_for_the_one_left() -> None:
+    # p0 paralyses both wizards (left at p1, right at itself) and holds its own right hand first:
+    # the second question, and Tab, are about p1's hands (they were about p0's again).
+    state = DUEL.initial({}, {})
+    for gestures in ({"left": "W", "right": "W"}, {"left": "W", "right": "W"}):
+        state = DUEL.apply(state, 0, DUEL.parse_action({"type": "gestures", **gestures}))
+        state = DUEL.apply(state, 1, DUEL.parse_action({"type": "gestures", "left": "-", "right": "-"}))
+    both = {"type": "gestures", "left": "W", "right": "W", "targets": {"right": "p0"}}
+    state = DUEL.apply(state, 0, DUEL.parse_action(both))
+    state = DUEL.apply(state, 1, DUEL.parse_action({"type": "gestures", "left": "-", "right": "-"}))
+    first = duel_front.duel_question(DUEL.view(state, 0), 0, {1: "Bea"})
+    assert "(paralyze p0 left, or right)" in first.text
+    state = DUEL.apply(state, 0, DUEL.parse_action({"type": "paralyze", "target": "p0", "hand": "right"}))
+    second = duel_front.duel_question(DUEL.view(state, 0), 0, {1: "Bea"})
+    assert "Bea (p1)'s left repeats -, right repeats -" in second.text, second.text
+    assert "(paralyze p1 left, or right)" in second.text
+    assert [c.text for c in duel_front.duel_choices(state, 0, "")] == [
+        "paralyze p1 left",
+        "paralyze p1 right",
+    ]

@@ -282,3 +282,31 @@ def target_choices(state: DuelState) -> tuple[str, ...]:
 
 
 DUEL: Final = Duel()
+
+
+class DuelRules3(Duel):
+    """The duel of rules version 3, for an observer replaying a match of that version (SPEC.md
+    section 8): the same play, but its public state and views give no ``hand`` in
+    ``paralysis_choices``, so the first of a caster's two choices did not change the state hash."""
+
+    def public(self, state: DuelState) -> dict[str, Plain]:
+        """What both peers agreed on under rules version 3."""
+        return _without_hands(st.public(state))
+
+    def view(self, state: DuelState, seat: int) -> dict[str, Plain]:
+        """A seat's view (a blindness claim's body) under rules version 3."""
+        return _without_hands(st.view(state, seat))
+
+
+def _without_hands(plain: dict[str, Plain]) -> dict[str, Plain]:
+    choices = plain["paralysis_choices"]
+    assert isinstance(choices, list)
+    plain["paralysis_choices"] = [
+        {key: value for key, value in choice.items() if key != "hand"}
+        for choice in choices
+        if isinstance(choice, dict)
+    ]
+    return plain
+
+
+DUEL_RULES_3: Final = DuelRules3()

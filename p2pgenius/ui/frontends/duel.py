@@ -396,7 +396,7 @@ def _other(hand: str) -> str:
 def duel_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
     """What the wizard at ``seat`` decides now."""
     pending = [p for p in view.get("paralysis_choices") or [] if isinstance(p, Mapping)]
-    mine = [p for p in pending if p.get("by") == seat]
+    mine = [p for p in pending if p.get("by") == seat and p.get("hand") is None]  # (not yet chosen)
     if mine:
         target = str(mine[0].get("target", "p1"))
         number = int(target.lstrip("p") or 0)
@@ -489,10 +489,11 @@ def duel_choices(state: Any, seat: int, typed: str) -> list[Choice]:
     if state is None:
         return []
     if getattr(state, "paralysis_choices", None):
+        made = {target for target, _ in state.chosen}  # (a caster owing two makes one at a time)
         return [
             Choice(f"paralyze p{target} {hand}", f"paralyse p{target}'s {hand} hand next turn")
             for target, by in state.paralysis_choices
-            if by == seat
+            if by == seat and target not in made
             for hand in HANDS
         ]
     words = typed.split()
