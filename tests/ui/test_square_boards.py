@@ -192,8 +192,8 @@ def test_a_large_window_spends_its_spare_rows_on_the_rules_of_the_moment() -> No
     state = place_square(start([0, 1] * 8, 0), square(5), upto=3)
     table, _ = at_table(state, 0)
     narrow, wide = both(table)
-    assert "The rules of what you see" not in narrow
-    assert "The rules of what you see" in wide
+    assert "The rules in brief" not in narrow
+    assert "The rules in brief" in wide
     said = flat(wide)
     assert "every row, every column and both main diagonals add up to 34" in said
     assert "Right after a placement the other player may challenge it" in said

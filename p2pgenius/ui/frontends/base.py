@@ -260,14 +260,20 @@ CHAT_ROOM: Final = 8
 def rules_lines(
     rules: Mapping[str, Sequence[str]], phase: str, width: int, used: int, height: int
 ) -> list[Line]:
-    """The rules of what is on a board now, under a heading (``rules[""]`` always, then the
-    entry of ``phase``), each wrapped to ``width``: for a board of ``used`` rows that has the
-    rows to spare (a large window) in its ``height``, else none."""
-    said = [*rules.get("", ()), *rules.get(phase, ())]
-    lines: list[Line] = [[], [("class:title", " The rules of what you see (F2: the whole rules page)")]]
-    for sentence in said:
-        lines += wrap([("class:dim", f"  - {sentence}")], width, 4)
-    return lines if said and used + len(lines) + CHAT_ROOM <= height else []
+    """The rules of what is on a board, for a board of ``used`` rows with rows to spare in its
+    ``height`` (a large window), each wrapped to ``width``, under a heading: ``rules[""]`` and
+    every phase's entry in order, the entry of ``phase`` standing out, when they all fit; else
+    ``rules[""]`` and ``phase``'s alone; else none."""
+    heading: list[Line] = [[], [("class:title", " The rules in brief (F2: the whole rules page)")]]
+    for keys in (list(rules), ["", phase]):
+        lines = list(heading)
+        for key in keys:
+            style = "class:effect" if key == phase else "class:dim"
+            for sentence in rules.get(key, ()):
+                lines += wrap([(style, f"  - {sentence}")], width, 4)
+        if len(lines) > len(heading) and used + len(lines) + CHAT_ROOM <= height:
+            return lines
+    return []
 
 
 def _field_text(value: Any) -> str:
