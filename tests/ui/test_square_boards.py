@@ -200,3 +200,24 @@ def test_a_large_window_spends_its_spare_rows_on_the_rules_of_the_moment() -> No
     rows = wide.splitlines()
     chat = next(i for i, row in enumerate(rows) if "chat (say TEXT)" in row)
     assert chat > 30, "the rules fill the board's spare rows, the chat keeps the rest"
+
+
+def test_a_move_the_moment_does_not_allow_says_what_may_be_typed_and_never_a_seat_id() -> None:
+    state = place_square(start([0, 1] * 8, 0), square(5), upto=3)
+    placer = state.actor
+    assert placer is not None and state.window == placer  # (it may challenge, or play on)
+    table, sent = at_table(state, placer)
+    table.enter("concede")
+    assert not sent and table.confirming is None
+    assert table.state.message == "not now: type a cell for the next number (like b3) or challenge"
+    for screen in both(table):
+        assert table.state.message in flat(screen) and "expected" not in screen
+    empty = next(cell for cell in range(16) if cell not in state.cells)
+    played_on = act(state, placer, {"type": "place", "cell": empty})
+    assert played_on.window != placer
+    table, sent = at_table(played_on, placer)
+    table.asking = {placer: 1}
+    table.enter("challenge")
+    assert not sent and table.confirming is None
+    said = "you may challenge only right after your opponent places a number, before the next move"
+    assert table.state.message == said and "p0" not in table.state.message

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
 from p2pgenius.games.magic_square.squares import LINES, MAGIC_SUM, index
-from p2pgenius.games.magic_square.state import cell_name
+from p2pgenius.games.magic_square.state import SquareState, cell_name
 from p2pgenius.ui.frontends.base import (
     BoardRequest,
     Choice,
@@ -477,7 +477,45 @@ PLAIN_MOVES: Final = {
 
 
 def parse_square(words: list[str], state: Any, seat: int) -> Parsed:
-    """The move typed as ``words``."""
+    """The move typed as ``words``; one of a kind the moment does not allow is refused with the
+    kinds it does, in words."""
+    parsed = _read_square(words, state, seat)
+    if parsed.action is not None and isinstance(state, SquareState):
+        _check_now(parsed.action, state, seat)
+    return parsed
+
+
+MOVE_WORDS: Final = {
+    "order": "first or second",
+    "colour": "a cell to colour (like b3)",
+    "place": "a cell for the next number (like b3)",
+    "challenge": "challenge",
+    "complete": "complete and the 16 numbers",
+    "concede": "concede",
+    "swap": "swap and a red and a blue cell (swap a1 b2)",
+    "swaps_done": "done",
+}
+"""Each kind of move as the person types it, for a refusal that says what may be typed now."""
+
+
+def _check_now(action: Mapping[str, Any], state: SquareState, seat: int) -> None:
+    """Refuse a challenge out of its window, and a move of a kind the moment does not allow."""
+    kinds = [str(a.to_plain()["type"]) for a in MAGIC_SQUARE.legal_actions(state, seat)]
+    kind = str(action.get("type"))
+    if kind in kinds or state.phase == "over":
+        return
+    if kind == "challenge":
+        raise InputError(
+            "you may challenge only right after your opponent places a number, before the next move"
+        )
+    if not kinds:
+        return  # (not this seat's move: the table says whom the match waits for)
+    offered = " or ".join(dict.fromkeys(MOVE_WORDS.get(k, k) for k in kinds))
+    raise InputError(f"not now: type {offered}")
+
+
+def _read_square(words: list[str], state: Any, seat: int) -> Parsed:
+    """The move ``words`` say, before it is checked against the moment."""
     head = words[0].lower()
     if head in PLAIN_MOVES:
         action, confirm = PLAIN_MOVES[head]
