@@ -176,8 +176,8 @@ def test_the_grid_a_round_ended_with_stays_when_a_bot_starts_the_next_round() ->
     state = act(state, 1, {"type": "place", "cell": 0})  # the bot leads and places 1 at once
     session.state = state
     table.report(session, Applied(33, (), state.events, state))  # type: ignore[arg-type]
-    rows = [" ".join(f"{n:>2}" for n in ended[r : r + 4]) for r in range(0, 16, 4)]
-    assert f"round 1 ended with the grid: {' / '.join(rows)}" in list(table.log)
+    rows = [" ".join(str(n) for n in ended[r : r + 4]) for r in range(0, 16, 4)]
+    assert f"round 1 ended with the grid, row by row: {' / '.join(rows)}" in list(table.log)
     for screen in both(table):
         board = screen.split("what happened")[0] if "\u2502\u2502" not in screen else screen
         assert "round 1 as it ended:" in board

@@ -71,8 +71,8 @@ class SquareFrontEnd(FrontEnd):
             out.append(line)
             grid = event.get("grid") if event.get("type") == "round_end" else None
             if isinstance(grid, list) and len(grid) == 16:
-                rows = (" ".join(f"{n:>2}" if n else " ." for n in grid[r : r + 4]) for r in range(0, 16, 4))
-                out.append(f"round {event.get('round')} ended with the grid: " + " / ".join(rows))
+                rows = (" ".join(str(n) if n else "." for n in grid[r : r + 4]) for r in range(0, 16, 4))
+                out.append(f"round {event.get('round')} ended with the grid, row by row: " + " / ".join(rows))
         return out
 
     def echo(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
