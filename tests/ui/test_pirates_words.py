@@ -68,6 +68,18 @@ def test_a_card_that_is_none_is_answered_with_the_cards_the_pirate_may_use() -> 
         assert said in flat(screen) and "first pN" not in screen
 
 
+def test_a_move_begun_but_not_finished_is_told_what_it_takes() -> None:
+    table, sent = at_table(opened())
+    for typed, said in (
+        ("place", "place which card: place doubloon or place skull (you hold 3 doubloons and 2 skulls)"),
+        ("bid many", "bid and how many doubloons, like bid 3"),
+        ("flip", "flip and whose pile, like flip p2"),
+    ):
+        table.enter(typed)
+        assert not sent and table.state.message == said, typed
+    assert "first pN" not in flat(show(table, Terminal(80, 24)))
+
+
 def test_a_move_the_moment_does_not_allow_lists_the_moves_it_does() -> None:
     table, sent = at_table(opened())
     table.enter("pass")

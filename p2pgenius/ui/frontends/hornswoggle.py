@@ -544,7 +544,25 @@ def _read_horn(words: list[str], state: Any, seat: int) -> Parsed:
         who = words[1].lower().lstrip("p")
         if who.isascii() and who.isdigit():
             return _read_pirate(head, int(who), state, seat)
-    raise InputError("place doubloon|skull, bid N, pass, insure, flip pN, discard doubloon|skull, first pN")
+    raise _unread(head, state, seat)
+
+
+UNREAD: Final = {
+    "bid": "bid and how many doubloons, like bid 3",
+    "flip": "flip and whose pile, like flip p2",
+    "first": "first and the pirate who starts, like first p0",
+}
+"""What a move begun but not finished takes (a card's moves say the cards held)."""
+
+
+def _unread(head: str, state: Any, seat: int) -> InputError:
+    """What to say of words that are no move: a move begun ("discard", "bid x") is told what it
+    takes; anything else, every kind of move."""
+    if head in ("place", "discard"):
+        return InputError(f"{head} which card: {_offered(state, seat, head)}")
+    if head in UNREAD:
+        return InputError(UNREAD[head])
+    return InputError("place doubloon|skull, bid N, pass, insure, flip pN, discard doubloon|skull, first pN")
 
 
 def _read_pirate(head: str, pirate: int, state: Any, seat: int) -> Parsed:
