@@ -148,6 +148,8 @@ def test_a_swap_takes_the_red_and_the_blue_cell_in_either_order() -> None:
         f"a swap takes one red cell and one blue cell: {name[0]} and {both_red} are both red"
     )
     assert table.state.message in flat(show(table, Terminal(80, 24)))
+    table.enter(f"swap {name[0]}")  # one cell: what a swap takes
+    assert not sent and table.state.message == "swap and two cells, a red one and a blue one, like swap a1 b2"
 
 
 def test_the_large_board_has_each_cells_colour_and_number_on_one_row() -> None:

@@ -622,6 +622,8 @@ def _unread(words: list[str], state: Any) -> InputError:
         return InputError(
             f"type the cell alone, like {head}: the number placed is always the next one{number}"
         )
+    if head == "swap":
+        return InputError("swap and two cells, a red one and a blue one, like swap a1 b2")
     return InputError(
         "a cell like b3; first / second; challenge / pass; swap a1 b2 / done; complete N x16 / concede"
     )
