@@ -254,7 +254,7 @@ class FrontEnd:
 
 
 CHAT_ROOM: Final = 8
-"""Rows a board leaves free under it (for the chat) when it adds the rules of the moment."""
+"""Rows a board leaves free under it (for the chat) when it adds the rules in brief."""
 
 
 def rules_lines(

@@ -200,7 +200,7 @@ RULES_NOW: Final[Mapping[str, tuple[str, ...]]] = {
         "discards one, face down. A skull: the challenger discards one (unless insured).",
     ),
 }
-"""What a large board says of the rules: always the first entry, then the current phase's."""
+"""The rules in brief by phase ("": whatever the phase), for a board with rows to spare (rules_lines)."""
 
 
 WIDE_BOARD: Final = 96

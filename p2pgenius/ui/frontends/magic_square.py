@@ -219,7 +219,7 @@ RULES_NOW: Final[Mapping[str, tuple[str, ...]]] = {
         "A valid one: the challenger loses the round; anything else: the challenged player does.",
     ),
 }
-"""What a large board says of the rules: always the first entry, then the current phase's."""
+"""The rules in brief by phase ("": whatever the phase), for a board with rows to spare (rules_lines)."""
 
 
 def _magic_header(view: Mapping[str, Any], names: Mapping[int, str], me: int, *, over: bool) -> Line:
@@ -630,6 +630,7 @@ def _unread(words: list[str], state: Any) -> InputError:
 
 
 def _is_cell(word: str) -> bool:
+    """Whether ``word`` names a cell (a1..d4)."""
     word = word.lower()
     return len(word) == 2 and word[0] in COLUMNS and word[1] in "1234"
 
