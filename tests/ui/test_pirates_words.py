@@ -151,3 +151,15 @@ def test_a_large_window_spends_its_spare_rows_on_the_rules() -> None:
     rows = wide.splitlines()
     chat = next(i for i, row in enumerate(rows) if "chat (say TEXT)" in row)
     assert chat > 30
+
+
+def test_the_clocks_name_the_pirates_at_80_columns_and_the_bot_by_its_own_name() -> None:
+    table, _ = at_table(opened())
+    table.clocks = {seat: ("decision", 60.0 - seat, seat == 0) for seat in range(4)}
+    narrow, wide = both(table)
+    for screen in (narrow, wide):
+        line = next(row for row in screen.splitlines() if "clocks" in row and "1:00" in row)
+        assert re.search(
+            r"Fay \(p0\) 1:00\s+Bot \(p1\) 0:59\s+Fay's bot \(p2\) 0:58\s+Bot \(p3\) 0:57", line
+        ), line
+        assert "Fay (p2)" not in line
