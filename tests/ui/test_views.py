@@ -234,7 +234,7 @@ def test_a_bot_partner_held_by_this_machine_shows_its_cards() -> None:
     rows = text.splitlines()
     line = next(line for line in rows if "(p2)" in line)
     faces = " ".join("d" if c == "doubloon" else "s" for c in views[2]["my_pile"])
-    assert "your partner, a bot" in line and f"pile {faces}" in line
+    assert "ann's bot (p2)  your partner" in line and f"pile {faces}" in line
     doubloons = views[2]["hand"][0]
     assert f"hand {doubloons} doubloon" in line
 
