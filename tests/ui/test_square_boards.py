@@ -122,6 +122,16 @@ def test_two_cells_typed_while_colouring_are_told_to_go_one_at_a_time() -> None:
     assert not sent and table.state.message == "b2 is already coloured"  # never "cell 5 (b2)"
 
 
+def test_the_example_cell_of_a_question_is_one_that_is_free() -> None:
+    state = act(start(), 1, {"type": "order", "first": 0})
+    table, _ = at_table(state, 0)
+    assert "colour a cell red, like b3" in flat(both(table)[0])  # (b3 is free)
+    taken = act(state, 0, {"type": "colour", "cell": 9})  # b3
+    table, _ = at_table(taken, 1)
+    narrow = flat(both(table)[0])
+    assert "like b3" not in narrow and "colour a cell blue, like a1" in narrow, narrow
+
+
 def lost_round_one() -> SquareState:
     """Red wins round 1 on score: blue (p1), the loser, may swap."""
     grid = square(5)

@@ -410,6 +410,13 @@ def _grid(cells: _Cells, glyphs: Glyphs, *, big: bool) -> list[Line]:
     return lines
 
 
+def _example(free: list[bool]) -> str:
+    """A cell to give as an example of a move: b3 if it is free, else the first free cell."""
+    cells = [cell for cell, ok in enumerate(free) if ok]
+    b3 = 9  # (row 3, column b)
+    return cell_name(b3 if b3 in cells or not cells else cells[0])
+
+
 def square_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
     """What the player at ``seat`` decides now."""
     phase = view.get("phase")
@@ -435,7 +442,8 @@ def square_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]
     if phase == "colouring":
         mine = sum(1 for c in view["colours"] if c == seat)
         colour = "red" if seat == 0 else "blue"
-        return Question("colour", f"colour a cell {colour}, like b3 ({8 - mine} of your 8 cells left)")
+        free = _example([c is None for c in view["colours"]])
+        return Question("colour", f"colour a cell {colour}, like {free} ({8 - mine} of your 8 cells left)")
     if phase == "swap":
         left = int(view.get("swaps_left", 0))
         return Question(
@@ -448,7 +456,7 @@ def square_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]
             f"you lead: choose who places {len(placed) + 1} first: first (you) or second ({other})",
         )
     if phase == "place":
-        place = f"place {len(placed) + 1} on an empty cell, like b3"
+        place = f"place {len(placed) + 1} on an empty cell, like {_example([not n for n in grid])}"
         if window:
             return Question(
                 "challenge or place", f"you may challenge {last} (challenge), or play on: {place}"
