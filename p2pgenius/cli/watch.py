@@ -33,7 +33,7 @@ from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_name, load_identity
 from p2pgenius.net.spectators import NoHandshakeError, Onlooker, watch
-from p2pgenius.protocol.session import Applied, Event, Fault, MatchOver, SessionView
+from p2pgenius.protocol.session import Applied, Confirmed, Event, Fault, MatchOver, SessionView
 from p2pgenius.protocol.transcript import frame, header, verify
 
 if TYPE_CHECKING:
@@ -184,6 +184,7 @@ class LiveScreen:
         self.replay: Replay | None = None
         self.app: Any = None
         self.pending: asyncio.Handle | None = None
+        self.due: SessionView | None = None  # the session a pending redraw reads
         self.result: list[outcome.Outcome[SessionView | None]] = []
         self.scopes: list[tuple[trio.CancelScope, trio.lowlevel.TrioToken]] = []
 
@@ -223,8 +224,9 @@ class LiveScreen:
     def update(self, session: SessionView, event: Event) -> None:
         """A listener of the watching: the screen is drawn again once per batch of messages, not
         once per stage (a spectator that comes late is sent the whole match at once)."""
-        if isinstance(event, Applied | MatchOver | Fault) and self.pending is None:
+        if isinstance(event, Applied | MatchOver | Confirmed | Fault) and self.pending is None:
             self.pending = self.loop.call_soon(self.rebuild, session)
+            self.due = session
 
     def rebuild(self, session: SessionView) -> None:
         """The screen from the transcript received so far: opened on its newest step the first
@@ -248,6 +250,9 @@ class LiveScreen:
         self.result.append(trio_outcome)
         self.finished.set()
         self.ready.set()
+        if self.pending is not None and self.due is not None:  # what came last, then why it ended
+            self.pending.cancel()
+            self.rebuild(self.due)
         if self.replay is not None:  # (a match that ended says its result already)
             self.replay.stop(why_stopped(trio_outcome))
             if self.app is not None:

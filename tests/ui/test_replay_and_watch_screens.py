@@ -17,7 +17,7 @@ import pytest
 import trio
 from prompt_toolkit.input import create_pipe_input
 
-from p2pgenius.canonical import encode
+from p2pgenius.canonical import decode, encode
 from p2pgenius.cli.watch import live
 from p2pgenius.games.registry import names
 from p2pgenius.net.spectators import Onlooker, _take
@@ -275,3 +275,25 @@ def test_a_watch_cut_short_says_so_not_that_the_match_goes_on(size: tuple[int, i
     said = "the watching stopped here, before the match ended: the host closed the connection"
     assert said in log_of(text)
     assert "the match goes on" not in text and "no result: the watching stopped" in text
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_signatures_that_come_after_the_last_move_reach_the_live_screen(size: tuple[int, int]) -> None:
+    # The signed results come in messages of their own, after the stage that ends the match: the
+    # screen must be drawn again for them, and say the match is over, not that nobody signed it.
+    terminal = Terminal(*size)
+    kinds = [body[0] for body in (decode(raw)[5] for raw in Feed("duel", 0).messages)]
+    assert kinds[-1] == "end"
+    feed = Feed("duel", upto=len(kinds) - 1)  # all but the last signed result
+    screens: dict[str, str] = {}
+
+    async def driver(send: Send) -> None:
+        screens["moved"] = await seen(terminal, r"to sign it", seconds=20)
+        feed.upto, feed.ended = len(feed.messages), True  # the signatures, then the host goes
+        screens["signed"] = await seen(terminal, r"the match is over: peer 1", seconds=20)
+        screens["signed"] = await settled(terminal)
+        send("q")
+
+    watch_on(terminal, feed, driver)
+    assert "waiting for" in log_of(screens["moved"])
+    assert "never signed" not in screens["signed"] and "unconfirmed" not in screens["signed"]
