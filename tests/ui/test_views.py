@@ -4,6 +4,7 @@ fault screen and both layouts, checked as the text a player would see."""
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -318,3 +319,70 @@ def test_a_clap_of_one_hand_is_asked_about_unless_a_paralysed_hand_must_repeat_i
     asked = _after(("W-", "--"), ("W-", "--"), ("W-", "C-"), choose=False)
     question = duel_front.duel_question(DUEL.view(asked, 0), 0, {})
     assert "left repeats C, right repeats -" in question.text
+
+
+def test_left_or_right_alone_names_the_hand_a_waiting_paralysis_holds() -> None:
+    front = duel_front.DuelFrontEnd("duel")
+    asked = _after(("W-", "SD"), ("W-", "DS"), ("W-", "SD"), choose=False)  # p0 owes the choice
+    for typed in ("right", "paralyze right", "paralyze p1 right"):
+        assert front.parse(typed, asked, 0).action == {"type": "paralyze", "target": "p1", "hand": "right"}
+    assert front.echo({"type": "paralyze", "target": "p1", "hand": "right"}, asked, 0) == (
+        "Paralysis: the opponent's right hand repeats D next turn"
+    )
+    question = duel_front.duel_question(DUEL.view(asked, 0), 0, {0: "ann", 1: "bob"})
+    assert "bob (p1)'s left repeats S, right repeats D next turn (type left or right)" in question.text
+    assert "paralyze p1" not in question.text
+    hands = {c.text: c.meta for c in duel_front.duel_choices(asked, 0, "")}
+    assert hands == {
+        "left": "Paralysis: the opponent's left hand repeats S next turn",
+        "right": "Paralysis: the opponent's right hand repeats D next turn",
+    }
+    with pytest.raises(InputError, match="none waits for one now"):
+        front.parse("right", DUEL.initial({}, {}), 0)
+
+
+def test_a_second_target_for_one_hand_is_refused_not_silently_dropped() -> None:
+    front = duel_front.DuelFrontEnd("duel")
+    with pytest.raises(InputError, match="left=p1 and left=p0: the left hand has one target"):
+        front.parse("S D left=p1 left=p0", DUEL.initial({}, {}), 0)
+    with pytest.raises(InputError, match="the right hand casts one spell"):
+        front.parse("S D right:missile right:shield", DUEL.initial({}, {}), 0)
+    said_twice = front.parse("S D right=p1 right=p1", DUEL.initial({}, {}), 0).action
+    assert said_twice is not None and said_twice["targets"] == {"right": "p1"}
+
+
+def _hints(state: Any, seat: int, width: int) -> str:
+    request = BoardRequest(
+        "duel",
+        DUEL.view(state, seat),
+        {0: "ann", 1: "bob"},
+        ascii_only=True,
+        hints=True,
+        mine=(seat,),
+        width=width if width < 100 else 96,  # (160 columns: the board beside the log)
+        height=16 if width < 100 else 44,
+    )
+    return plain(board(request))
+
+
+def test_the_next_hints_put_the_spell_most_made_first_among_the_nearest() -> None:
+    # p0's left hand made D-W-S of Blindness (D-W-S-W-C): two gestures from it, as Cure, Fear and
+    # Anti-spell are after their first S; the Blindness three gestures in is listed first of them.
+    state = _after(("D-", "--"), ("W-", "--"), ("S-", "--"))
+    for width in (80, 160):
+        text = _hints(state, 0, width)
+        left = next(line for line in text.splitlines() if "L next" in line)
+        assert re.search(r"L next Missile \+1 D, Blindness \+2 WC", left), text
+
+
+def test_a_paralysed_hand_is_hinted_only_the_spells_its_repeated_gesture_goes_on_with() -> None:
+    # p1's left hand made S, then is held by p0's Paralysis: it repeats S, so only spells whose next
+    # gesture is S are open to it this turn (not Missile's D, Cure's P, Fear's W).
+    held = _after(("W-", "--"), ("W-", "--"), ("W-", "S-"))
+    for width in (80, 160):
+        text = _hints(held, 1, width)  # (bob's is the left column)
+        assert re.search(r"^ +L next none: it must repeat S\s", text, re.MULTILINE), text
+    open_to_it = _after(("W-", "--"), ("W-", "--"), ("W-", "W-"))  # W, held: W again, W-W-S, W-W-W
+    text = _hints(open_to_it, 1, 160)
+    hinted = "\n".join(line for line in text.splitlines() if "next" in line or line.startswith(" " * 9))
+    assert "Goblin" in hinted and "Paralysis" in hinted, text

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 from p2pgenius.games.duel.actions import NOBODY
@@ -30,7 +31,7 @@ HELP: Final = (
     "Gestures: C clap (both hands), D digit, P palm, S snap, W wave, > stab, - nothing.\n"
     "Then, optionally: left=p1 (a hand's target); left:missile (a shorter spell the gestures "
     "also complete); m1=p1 (a monster's target).\n"
-    "paralyze p1 left: after your Paralysis, choose the hand.\n"
+    "left or right: after your Paralysis, the hand it holds (paralyze p1 left names the wizard too).\n"
     "P with both hands surrenders.\n"
     "Without fast turns your gestures may change until the turn's minute is up: type them again to "
     "change them, or done when you are sure; the turn resolves as soon as both players are done."
@@ -87,10 +88,17 @@ class DuelFrontEnd(FrontEnd):
             return f"paralyze {action.get('target')} {action.get('hand')}"
         return super().describe(action)
 
+    def echo(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
+        """A Paralysis choice as what it does ("the opponent's right hand repeats D next turn")."""
+        if action.get("type") == "paralyze" and state is not None:
+            return paralysis_words(state, seat, str(action.get("target")), str(action.get("hand")))
+        return super().echo(action, state, seat)
+
     def parse(self, text: str, state: Any, seat: int) -> Parsed:
         """The move typed; gestures that last turn's effects would change (rules, step 1) are
-        refused up front, and a clap of one hand is asked about (it counts as nothing)."""
-        parsed = parse_duel(text.split())
+        refused up front, and a clap of one hand is asked about (it counts as nothing). While a
+        Paralysis of this seat waits for its hand, ``left`` or ``right`` alone names it."""
+        parsed = parse_duel(_paralysis_words(text.split(), state, seat))
         action = parsed.action
         if state is None or action is None or action.get("type") != "gestures" or seat not in (0, 1):
             return parsed
@@ -253,23 +261,63 @@ def _wizard(request: BoardRequest, seat: int, width: int, hint_rows: int = 1) ->
     for hand in HANDS:
         label = f"  {hand[0].upper()} next "
         unseen = "unknown while you are blind" if blind is None else "unknown: unseen while blind"
-        rows = _next_spells(str(wizard.get(hand, "")), barrier, width - len(label), unseen, hint_rows)
+        history = str(wizard.get(hand, ""))
+        able = _able(_forced(wizard, hand), bool(wizard.get("feared")))
+        rows = _next_spells(history, barrier, width - len(label), hint_rows, able) or [
+            [("class:dim", unseen)]
+        ]
         out.append([("class:dim", label), *rows[0]])
         out += [[("", " " * len(label)), *row] for row in rows[1:]]
     return out
 
 
-def _next_spells(
-    history: str, barrier: Any, room: int, unseen: str = "unknown while you are blind", rows: int = 1
-) -> list[Line]:
-    """What a hand can complete next, nearest first, each with how many gestures it still needs
-    and which: as many as fit on ``rows`` rows of ``room`` columns (short names when full ones
-    do not let the two nearest fit)."""
+def _forced(wizard: Mapping[str, Any], hand: str) -> str | None:
+    """The gesture a paralysed ``hand`` repeats this turn (a clap made alone included), or None."""
+    if wizard.get("paralysed") != hand:
+        return None
+    if wizard.get("clapped_alone") == hand:
+        return CLAP
+    return str(wizard.get(hand, ""))[-1:] or NOTHING
+
+
+Able = tuple[Callable[[str], bool], str]
+"""Whether a hand can make a gesture this turn, and why not, in words."""
+FREE: Final[Able] = (lambda gesture: True, "")
+
+
+def _able(forced: str | None, feared: bool) -> Able:
+    """Which gestures a hand can make this turn (rules, step 1): a paralysed hand only its
+    ``forced`` one, an afraid wizard no C, D or S."""
+    if forced is not None:
+        return (lambda gesture: gesture == forced), f"none: it must repeat {forced}"
+    if feared:
+        return (lambda gesture: gesture not in ("C", "D", "S")), "none: afraid, no C, D or S"
+    return FREE
+
+
+def _nearest(history: str, barrier: int, able: Callable[[str], bool]) -> list[tuple[str, str]]:
+    """The spells a hand can go on with this turn: fewest gestures still needed first, then the
+    most already made (a Blindness three gestures in before a Cure one in), then table order."""
+
+    def done(item: tuple[str, str]) -> int:
+        name, rest = item
+        return max(len(seq) - len(rest) for seq in BY_NAME[name].sequences if seq.endswith(rest))
+
+    near = [item for item in next_gestures(tuple(history), barrier) if able(item[1][0])]
+    return sorted(near, key=lambda item: (len(item[1]), -done(item)))  # (stable: then table order)
+
+
+def _next_spells(history: str, barrier: Any, room: int, rows: int = 1, able: Able = FREE) -> list[Line]:
+    """What a hand can complete next, nearest first (:func:`_nearest`), each with how many
+    gestures it still needs and which: as many as fit on ``rows`` rows of ``room`` columns
+    (short names when full ones do not let the two nearest fit); none if a gesture it needs
+    is unseen (blind)."""
     if "?" in history[-8:] or barrier is None:
-        return [[("class:dim", unseen)]]
-    near = next_gestures(tuple(history), int(barrier))
+        return []
+    near = _nearest(history, int(barrier), able[0])
     if not near:
-        return [[("class:dim", "nothing under way")]]
+        stopped = next_gestures(tuple(history), int(barrier))
+        return [[("class:dim", able[1] if stopped else "nothing under way")]]
     out: list[Line] = []
     for names in (
         {n: BY_NAME[n].title for n, _ in near},
@@ -405,15 +453,54 @@ def duel_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) 
         if wizard.get("clapped_alone") in HANDS:
             last[str(wizard["clapped_alone"])] = CLAP  # a clap made alone is what the hand repeats
         repeats = ", ".join(f"{hand} repeats {last[hand]}" for hand in HANDS)
+        whose = "your own" if number == seat else f"{seat_name(names, number)}'s"
+        how = "type left or right" if len(mine) == 1 else f"type paralyze {target} left, or right"
         return Question(
-            "paralyse",
-            f"choose the hand to paralyse: {seat_name(names, number)}'s {repeats} next turn "
-            f"(paralyze {target} left, or right)",
+            "paralyse", f"choose the hand to paralyse: {whose} {repeats} next turn ({how})"
         )
     return Question(
         "gestures",
         f"turn {view.get('turn')}: choose your gestures, left hand then right, like S D (Tab lists them)",
     )
+
+
+def _waiting_paralyses(state: Any, seat: int) -> list[int]:
+    """The wizards whose hand this seat's Paralysis still has to pick."""
+    if state is None or not getattr(state, "paralysis_choices", None):
+        return []
+    done = {target for target, _ in state.chosen}
+    return [target for target, by in state.paralysis_choices if by == seat and target not in done]
+
+
+def _paralysis_words(words: list[str], state: Any, seat: int) -> list[str]:
+    """``left``/``right`` (or ``paralyze left``) as ``paralyze pN left`` while one Paralysis of
+    ``seat`` waits for its hand; any other words as they are."""
+    hand = words[-1].lower()
+    short = len(words) == 1 or (len(words) == 2 and words[0].lower() == "paralyze")
+    if not short or hand not in HANDS:
+        return words
+    if state is None:  # (blind: this machine cannot tell which wizard waits)
+        raise InputError(
+            f"while you are blind, name the wizard your Paralysis holds: paralyze p{1 - seat} {hand}"
+        )
+    waiting = _waiting_paralyses(state, seat)
+    if not waiting:
+        raise InputError(
+            f"{hand} alone names the hand a Paralysis of yours holds, and none waits for one now"
+        )
+    if len(waiting) > 1:
+        raise InputError(
+            f"two of your Paralyses wait for a hand: name the wizard too, like paralyze p{waiting[0]} {hand}"
+        )
+    return ["paralyze", f"p{waiting[0]}", hand]
+
+
+def paralysis_words(state: Any, seat: int, target: str, hand: str) -> str:
+    """A Paralysis choice as what it does: "the opponent's right hand repeats D next turn"."""
+    number = int(target[1:]) if target[1:].isdigit() and int(target[1:]) in (0, 1) else 1 - seat
+    whose = "your own" if number == seat else "the opponent's"
+    forced = repeated(replace(state.wizards[number], paralysed=hand), hand)
+    return f"Paralysis: {whose} {hand} hand repeats {forced} next turn"
 
 
 def gestures_text(action: Mapping[str, Any]) -> str:
@@ -475,12 +562,22 @@ def _add_option(action: dict[str, Any], word: str) -> None:
         hand, _, spell = word.partition(":")
         if hand not in HANDS or spell not in BY_NAME:
             raise InputError(f"{word!r}: name a hand and a spell, like left:missile")
-        action.setdefault("spells", {})[hand] = spell
+        _once(action.setdefault("spells", {}), f"{hand}:", spell, f"the {hand} hand casts one spell")
     elif "=" in word:
         key, _, target = word.partition("=")
-        action.setdefault("targets" if key in HANDS else "monsters", {})[key] = target
+        what = f"the {key} hand has one target" if key in HANDS else f"{key} attacks one target"
+        _once(action.setdefault("targets" if key in HANDS else "monsters", {}), f"{key}=", target, what)
     else:
         raise InputError(f"{word!r}: expected left=TARGET, right=TARGET, HAND:SPELL or MONSTER=TARGET")
+
+
+def _once(chosen: dict[str, str], typed: str, value: str, what: str) -> None:
+    """The choice ``typed`` as ``left=`` or ``left:`` set to ``value``; a second, different one
+    for the same key is refused (rather than one of the two silently counting)."""
+    key = typed[:-1]
+    if chosen.get(key, value) != value:
+        raise InputError(f"{typed}{chosen[key]} and {typed}{value}: {what}; type only the one you mean")
+    chosen[key] = value
 
 
 def duel_choices(state: Any, seat: int, typed: str) -> list[Choice]:
@@ -489,10 +586,13 @@ def duel_choices(state: Any, seat: int, typed: str) -> list[Choice]:
     if state is None:
         return []
     if getattr(state, "paralysis_choices", None):
+        waiting = _waiting_paralyses(state, seat)
         return [
-            Choice(f"paralyze p{target} {hand}", f"paralyse p{target}'s {hand} hand next turn")
-            for target, by in state.paralysis_choices
-            if by == seat
+            Choice(
+                hand if len(waiting) == 1 else f"paralyze p{target} {hand}",
+                paralysis_words(state, seat, f"p{target}", hand),
+            )
+            for target in waiting
             for hand in HANDS
         ]
     words = typed.split()
