@@ -17,8 +17,11 @@ from prompt_toolkit.input import create_pipe_input
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.games.duel.engine import DUEL
+from p2pgenius.protocol.transcript import verify
 from p2pgenius.ui import bridge
 from p2pgenius.ui.app import build
+from p2pgenius.ui.lines import plain
+from p2pgenius.ui.replay import Replay
 from p2pgenius.ui.table import Table
 from tests.net.test_processes import listening_port, spawn
 from tests.ui.test_resume_in_the_ui import person
@@ -246,3 +249,15 @@ def test_a_turn_played_blind_is_logged_under_its_own_number_when_the_blindness_e
     table, _, _ = play(tmp_path, "duel", {"fast": True}, drive, Staging(seats=(1,), bot_driver=bots))
     shield = [line for line in table.log if "bot (p0) casts Shield" in line]
     assert shield == ["turn 7: bot (p0) casts Shield (left hand) at bot (p0)"], table.log
+    # Its replay keeps p0 on the left at every turn, the blind ones (shown as p1 saw them) too,
+    # and the board's heading names the turn the status bar does.
+    replay = Replay(verify((tmp_path / "person.p2pt").read_bytes()))
+    for index in range(1, replay.count + 1):
+        replay.jump(index)
+        rows = plain(replay.board_lines(80, 20)).splitlines()
+        wizards = next(row for row in rows if "person (p1)" in row)
+        assert wizards.index("bot (p0)") < wizards.index("person (p1)"), (replay.where(), rows)
+        turn = int(replay.where().split()[1])
+        assert rows[0].startswith(f" After turn {turn}") or rows[0].startswith(f" Turn {turn}:"), rows[0]
+    blind = [i for i, entry in enumerate(replay.entries) if "blind" in entry.head]
+    assert blind, [entry.head for entry in replay.entries]

@@ -146,7 +146,9 @@ def duel_board(request: BoardRequest) -> list[Line]:
     book beside the wizards; a narrow one the book under them, shortly named. Beside the book
     or on a tall board, each hand's spells under way take two rows."""
     view, names, width, height = request.view, request.names, request.width, request.height
-    me = int(view.get("seat", 0))
+    # An onlooker (a replay, a spectator) sees p0 first at every step, a blind turn's view of
+    # what p1 was shown included; a player sees its own wizard first.
+    me = 0 if view.get("spectator") else int(view.get("seat", 0))
     tall = height >= TALL and width >= 2 * BOOK_WIDE
     book_beside = width >= 100 and not tall
     left_width = width - BOOK_WIDE - 3 if book_beside else width
@@ -160,7 +162,7 @@ def duel_board(request: BoardRequest) -> list[Line]:
     else:
         for seat in (me, 1 - me):
             lines += wrap_all(_wizard(request, seat, left_width, hint_rows), left_width)
-    lines += wrap_all(_monsters(view, me), left_width)
+    lines += wrap_all(_monsters(view, me, names), left_width)
     who = namer(names)
     events = [duel_words(e, who) for e in view.get("events", []) if isinstance(e, Mapping)]
     last = []
@@ -192,7 +194,11 @@ def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Li
             ("class:title", f" Turn {int(view['turn']) - 1}: the duel is over: "),
             ("class:strong", DUEL_SPEC.outcome_words(result, names, mine=() if spectator else (me,))),
         ]
-    line: Line = [("class:title", f" Turn {view['turn']}")]
+    turn = int(view["turn"])
+    if spectator:  # (an onlooker is shown the field after a turn: the replay's "turn 8" is this)
+        line: Line = [("class:title", f" After turn {turn - 1}" if turn > 1 else " Before turn 1")]
+    else:
+        line = [("class:title", f" Turn {turn}")]
     pending = view.get("paralysis_choices") or []
     if pending:
         by = [int(p.get("by", 0)) for p in pending if isinstance(p, Mapping)]
@@ -353,7 +359,7 @@ def _spells_on_rows(
     return out, placed
 
 
-def _monsters(view: Mapping[str, Any], me: int) -> list[Line]:
+def _monsters(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> list[Line]:
     monsters = [m for m in view.get("monsters", []) if isinstance(m, Mapping)]
     if not monsters:
         return []
@@ -362,7 +368,7 @@ def _monsters(view: Mapping[str, Any], me: int) -> list[Line]:
         controller = monster.get("controller")
         owner = "yours" if controller == me else ("theirs" if controller is not None else "unseen")
         if view.get("spectator") and controller is not None:
-            owner = f"p{controller}'s"
+            owner = f"{seat_name(names, int(controller))}'s"
         hp = monster.get("hp")
         what = f"{monster['id']} {str(monster['kind']).replace('_', ' ')} ({owner}" + (
             f", {hp} HP)" if hp is not None else ")"
@@ -455,9 +461,7 @@ def duel_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) 
         repeats = ", ".join(f"{hand} repeats {last[hand]}" for hand in HANDS)
         whose = "your own" if number == seat else f"{seat_name(names, number)}'s"
         how = "type left or right" if len(mine) == 1 else f"type paralyze {target} left, or right"
-        return Question(
-            "paralyse", f"choose the hand to paralyse: {whose} {repeats} next turn ({how})"
-        )
+        return Question("paralyse", f"choose the hand to paralyse: {whose} {repeats} next turn ({how})")
     return Question(
         "gestures",
         f"turn {view.get('turn')}: choose your gestures, left hand then right, like S D (Tab lists them)",
