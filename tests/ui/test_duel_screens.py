@@ -224,6 +224,13 @@ def test_a_paralysis_asks_for_the_hand_by_name_and_takes_left_or_right_alone(tmp
         told = screens[f"told {columns}"]
         assert "turn 3: bot (p1)'s right hand is paralysed next turn" in told, told  # (what it did)
         assert "paralysed: right hand repeats" in told and "R next none: it must repeat D" in told, told
+    # At 80x24 the board is compact (each wizard's name and HP on one row) so that the log under
+    # it has 7 rows, an effect on the board and all (it had 5).
+    rows = screens["told 80"].splitlines()
+    rule = next(i for i, row in enumerate(rows) if "what happened" in row)
+    clocks = next(i for i, row in enumerate(rows) if "clocks" in row)
+    assert clocks - rule - 1 >= 7, screens["told 80"]
+    assert re.search(r"you: person \(p0\)\s+HP 13/15", screens["told 80"])
     ending = [line for line in table.log if "duel is over" in line.lower()]
     assert ending and all("_" not in line for line in ending), ending
 

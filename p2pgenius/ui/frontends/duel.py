@@ -133,9 +133,12 @@ SHORT: Final = {
 """Short spell names for the spell book of a narrow screen."""
 
 BOOK_WIDE: Final = 40
+"""Columns of the spell book as a column of its own (full names, gestures with dashes)."""
 TALL: Final = 30
 """Rows from which the duel's board has room for all of it at once (see :func:`duel_board`)."""
-"""Columns of the spell book as a column of its own (full names, gestures with dashes)."""
+LOG_ROOM: Final = 4
+"""Rows a short board (80x24) leaves to the log under it beyond the least the screen keeps for
+it: the spell book's title, and the last turn's events, only show when these stay free."""
 
 
 def duel_board(request: BoardRequest) -> list[Line]:
@@ -154,14 +157,18 @@ def duel_board(request: BoardRequest) -> list[Line]:
     left_width = width - BOOK_WIDE - 3 if book_beside else width
     lines: list[Line] = [_turn_line(view, me, names)]
     hint_rows = 2 if tall or book_beside else 1  # (beside the book, the rows are there anyway)
+    short = not tall and not book_beside  # (the log under it needs the rows: compact)
     if left_width >= 64:
         half = (left_width - 2) // 2
         widths = [half, left_width - 2 - half]
-        columns = [_wizard(request, seat, w, hint_rows) for seat, w in zip((me, 1 - me), widths, strict=True)]
+        columns = [
+            _wizard(request, seat, w, hint_rows, compact=short)
+            for seat, w in zip((me, 1 - me), widths, strict=True)
+        ]
         lines += side_by_side(columns, widths, gap=2)
     else:
         for seat in (me, 1 - me):
-            lines += wrap_all(_wizard(request, seat, left_width, hint_rows), left_width)
+            lines += wrap_all(_wizard(request, seat, left_width, hint_rows, compact=short), left_width)
     lines += wrap_all(_monsters(view, me, names), left_width)
     who = namer(names)
     events = [duel_words(e, who) for e in view.get("events", []) if isinstance(e, Mapping)]
@@ -176,9 +183,10 @@ def duel_board(request: BoardRequest) -> list[Line]:
         told = [[], *wrap_all(last, width)] if last else []
         return [*lines, *told, [], *spell_book(width=width, full=True)]
     book = spell_book(width=width, full=False)
-    if len(lines) + len(book) + len(last) + 1 <= height and last:
+    room = height - LOG_ROOM  # (the log under a short board shows the last turn already)
+    if len(lines) + len(book) + len(last) + 1 <= room and last:
         lines += wrap_all(last, width)
-    if len(lines) + len(book) + 1 <= height:
+    if len(lines) + len(book) + 1 <= room:
         lines.append(
             [("class:title", " Spell book"), ("class:dim", "  (gestures in order; C: both hands clap)")]
         )
@@ -219,9 +227,12 @@ def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Li
     return line
 
 
-def _wizard(request: BoardRequest, seat: int, width: int, hint_rows: int = 1) -> list[Line]:
-    """One wizard's block, ``width`` columns wide: who, HP, effects, both hands' gestures (as
-    many of the latest as fit) and what each hand can complete next (on ``hint_rows`` rows)."""
+def _wizard(
+    request: BoardRequest, seat: int, width: int, hint_rows: int = 1, *, compact: bool = False
+) -> list[Line]:
+    """One wizard's block, ``width`` columns wide: who, HP (``compact``: on one row, if they fit),
+    effects, both hands' gestures (as many of the latest as fit) and what each hand can complete
+    next (on ``hint_rows`` rows)."""
     view, names, glyphs = request.view, request.names, request.glyphs
     me = int(view.get("seat", 0))
     wizard = view["wizards"][seat]
@@ -230,19 +241,8 @@ def _wizard(request: BoardRequest, seat: int, width: int, hint_rows: int = 1) ->
     else:
         who = "you" if seat == me else "opponent"
         out = [[("class:seat.me" if seat == me else "class:seat", f" {who}: {seat_name(names, seat)}")]]
-    hp, top = wizard.get("hp"), int(wizard.get("max_hp") or 15)
     blind = view.get("blind_seat")  # (a replay of what a blind wizard was shown)
-    if isinstance(hp, int):
-        full = min(max(hp, 0), top)
-        bar = glyphs.bar * full + glyphs.gap * (top - full)
-        out.append([("class:hp", f" HP {hp:>2}/{top} "), ("class:hp.bar", bar)])
-    else:
-        why = (
-            "hidden while you are blind"
-            if blind is None
-            else f"unseen: {seat_name(names, int(blind))} was blind"
-        )
-        out.append([("class:dim", f" HP {glyphs.hidden} ({why})")])
+    out += _hp_rows(out.pop(), wizard, request, width if compact else 0)
     effects = [
         label
         for label, on in (
@@ -311,6 +311,26 @@ def _nearest(history: str, barrier: int, able: Callable[[str], bool]) -> list[tu
 
     near = [item for item in next_gestures(tuple(history), barrier) if able(item[1][0])]
     return sorted(near, key=lambda item: (len(item[1]), -done(item)))  # (stable: then table order)
+
+
+def _hp_rows(who: Line, wizard: Mapping[str, Any], request: BoardRequest, width: int) -> list[Line]:
+    """The wizard's ``who`` row and its HP (a bar of one cell a point) under it; given a
+    ``width`` (a compact board), the HP in numbers on the ``who`` row if they fit there."""
+    glyphs, blind = request.glyphs, request.view.get("blind_seat")
+    hp, top = wizard.get("hp"), int(wizard.get("max_hp") or 15)
+    if isinstance(hp, int):
+        full = min(max(hp, 0), top)
+        bar: Line = [("class:hp.bar", glyphs.bar * full + glyphs.gap * (top - full))]
+        told: Line = [("class:hp", f" HP {hp:>2}/{top} ")]
+    else:
+        why = (
+            "hidden while you are blind"
+            if blind is None
+            else f"unseen: {seat_name(request.names, int(blind))} was blind"
+        )
+        bar, told = [], [("class:dim", f" HP {glyphs.hidden} ({why})")]
+    one = [*who, ("", " "), *told]
+    return [one] if width_of(one) <= width else [who, told + bar]
 
 
 def _next_spells(history: str, barrier: Any, room: int, rows: int = 1, able: Able = FREE) -> list[Line]:
