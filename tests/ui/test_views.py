@@ -339,6 +339,12 @@ def test_left_or_right_alone_names_the_hand_a_waiting_paralysis_holds() -> None:
     }
     with pytest.raises(InputError, match="none waits for one now"):
         front.parse("right", DUEL.initial({}, {}), 0)
+    with pytest.raises(InputError, match=r"^first choose the hand your Paralysis holds: type left or right$"):
+        front.parse("S D", asked, 0)  # (the engine would say "p0 must first choose ...")
+    with pytest.raises(
+        InputError, match=r"^your Paralysis holds a hand of the opponent: type left or right$"
+    ):
+        front.parse("paralyze p0 left", asked, 0)
 
 
 def test_a_second_target_for_one_hand_is_refused_not_silently_dropped() -> None:

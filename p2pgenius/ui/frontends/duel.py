@@ -100,6 +100,12 @@ class DuelFrontEnd(FrontEnd):
         Paralysis of this seat waits for its hand, ``left`` or ``right`` alone names it."""
         parsed = parse_duel(_paralysis_words(text.split(), state, seat))
         action = parsed.action
+        waiting = _waiting_paralyses(state, seat)
+        if waiting and action is not None and action.get("type") == "gestures":
+            raise InputError("first choose the hand your Paralysis holds: type left or right")
+        if waiting and action is not None and action.get("target") not in [f"p{t}" for t in waiting]:
+            whose = "your own wizard" if waiting[0] == seat else "the opponent"
+            raise InputError(f"your Paralysis holds a hand of {whose}: type left or right")
         if state is None or action is None or action.get("type") != "gestures" or seat not in (0, 1):
             return parsed
         wizard = state.wizards[seat]
