@@ -151,7 +151,8 @@ def duel_board(request: BoardRequest) -> list[Line]:
     """Both wizards (HP, effects, both hands' gestures, what each hand can complete next and in
     how many gestures), the monsters, whether each side has chosen, the last turn's events when
     there is room, and the spell book. A tall board (:data:`TALL` rows) has the wizards side by
-    side across its width and the whole book under them, names in full; a short wide one the
+    side across its width and the whole book under them, names in full, then, in the rows left,
+    the rules of what it shows (:func:`rules_in_play`); a short wide one the
     book beside the wizards; a narrow one the book under them, shortly named. Beside the book
     or on a tall board, each hand's spells under way take two rows."""
     view, names, width, height = request.view, request.names, request.width, request.height
@@ -187,7 +188,10 @@ def duel_board(request: BoardRequest) -> list[Line]:
         return side_by_side([left, book], [left_width, BOOK_WIDE], gap=3)
     if tall:
         told = [[], *wrap_all(last, width)] if last else []
-        return [*lines, *told, [], *spell_book(width=width, full=True)]
+        book = spell_book(width=width, full=True)
+        rules = [[], *wrap_all(rules_in_play(view), width)]
+        fits = len(lines) + len(told) + 1 + len(book) + len(rules) + LOG_ROOM <= height
+        return [*lines, *told, [], *book, *(rules if fits else [])]
     book = spell_book(width=width, full=False)
     room = height - LOG_ROOM  # (the log under a short board shows the last turn already)
     if len(lines) + len(book) + len(last) + 1 <= room and last:
@@ -197,6 +201,48 @@ def duel_board(request: BoardRequest) -> list[Line]:
             [("class:title", " Spell book"), ("class:dim", "  (gestures in order; C: both hands clap)")]
         )
     return lines + book
+
+
+RULES_ALWAYS: Final = (
+    "A hand casts a spell by making its gestures on consecutive turns; the last one casts it, and "
+    "one hand casts one spell a turn (the longest it completes: left:missile names a shorter one).",
+    "C counts only when both hands clap; every P that no longer spell uses casts Shield; P with "
+    "both hands surrenders.",
+    "L next / R next: what each hand can complete, with how many gestures (and which) it still "
+    "needs, nearest first.",
+    "A wizard at 0 HP or less is knocked out and loses (both in one turn: each rises with 5 HP); "
+    "Power Word Kill kills outright.",
+)
+"""The rules every duel board shows on a tall screen (docs/rules/duel.md in a few lines)."""
+
+RULES_OF: Final = {
+    "paralysed": "Paralysed: that hand repeats its previous gesture this turn (a clap made alone "
+    "claps alone again, which is nothing).",
+    "feared": "Afraid: this turn its C, D and S count as nothing.",
+    "blind_turns_left": "Blind: for 3 turns a blind wizard does not see the other's gestures; it "
+    "is told only what affects it, and all is shown when the blindness ends.",
+    "resist_heat": "Resists heat: from now on Fireball, Fire Storm and fire elementals cannot harm "
+    "that wizard.",
+    "monsters": "Monsters attack the opposing wizard each turn, from the turn they appear, unless "
+    "ordered otherwise (m1=p0): a goblin has 1 HP and hits for 1, an ogre 2 and 2; a fire "
+    "elemental (3 HP, 3 damage) hits every being but itself and takes no fire damage. Shield "
+    "blocks monsters.",
+}
+"""The rule of each effect or thing a duel board may show, in the words of docs/rules/duel.md."""
+
+
+def rules_in_play(view: Mapping[str, Any]) -> list[Line]:
+    """The rules of what the board shows now: the few every turn needs, then those of each
+    effect on a wizard and of the monsters, if any."""
+    wizards = [w for w in view.get("wizards", []) if isinstance(w, Mapping)]
+    shown = [key for key in RULES_OF if key != "monsters" and any(w.get(key) for w in wizards)]
+    if any(isinstance(m, Mapping) for m in view.get("monsters", [])):
+        shown.append("monsters")
+    more = "" if view.get("spectator") else "  (F2: all of them)"  # (a replay has no rules page)
+    out: list[Line] = [[("class:title", " Rules of what is on screen"), ("class:dim", more)]]
+    for text in (*RULES_ALWAYS, *(RULES_OF[key] for key in shown)):
+        out.append([("class:dim", "  " + text)])
+    return out
 
 
 def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Line:
