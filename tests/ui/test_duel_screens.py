@@ -221,6 +221,7 @@ def test_a_paralysis_asks_for_the_hand_by_name_and_takes_left_or_right_alone(tmp
             "(type left or right)"
         ), asked
         assert "paralyze p1" not in asked, asked
+        assert "Turn 3   your Paralysis: you choose the hand it holds" in asked, asked  # (turn 3 cast it)
         told = screens[f"told {columns}"]
         assert "turn 3: bot (p1)'s right hand is paralysed next turn" in told, told  # (what it did)
         assert "paralysed: right hand repeats" in told and "R next none: it must repeat D" in told, told

@@ -255,15 +255,17 @@ def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Li
             ("class:strong", DUEL_SPEC.outcome_words(result, names, mine=() if spectator else (me,))),
         ]
     turn = int(view["turn"])
+    pending = [int(p.get("by", 0)) for p in view.get("paralysis_choices") or [] if isinstance(p, Mapping)]
     if spectator:  # (an onlooker is shown the field after a turn: the replay's "turn 8" is this)
         line: Line = [("class:title", f" After turn {turn - 1}" if turn > 1 else " Before turn 1")]
-    else:
-        line = [("class:title", f" Turn {turn}")]
-    pending = view.get("paralysis_choices") or []
+    else:  # (a Paralysis's hand is chosen at the end of the turn that cast it)
+        line = [("class:title", f" Turn {turn - 1 if pending else turn}")]
     if pending:
-        by = [int(p.get("by", 0)) for p in pending if isinstance(p, Mapping)]
-        who = "you" if me in by and not spectator else ", ".join(seat_name(names, s) for s in by)
-        line.append(("class:effect", f"   Paralysis: {who} to choose the hand it holds"))
+        if me in pending and not spectator:
+            line.append(("class:effect", "   your Paralysis: you choose the hand it holds"))
+        else:
+            whose = " and ".join(f"{seat_name(names, s)}'s" for s in pending)
+            line.append(("class:effect", f"   {whose} Paralysis: to choose the hand it holds"))
         return line
     if spectator:
         return line
