@@ -7,6 +7,9 @@ sound bot that finishes. The strongest levels are tested on their own (tests/due
 tests/hornswoggle/test_bots.py, tests/magic_square/test_table.py), measured by bench/bots.py, and
 played by ``p2pgenius demo``; a test that asks for a level by name gets that level, and one
 marked ``real_default_level`` gets the game's real default.
+
+Hypothesis runs with no per-example deadline: the suite shares two cores with whatever else the
+machine does, and a slow example is not a wrong one (speed is measured in bench/, not asserted).
 """
 
 from __future__ import annotations
@@ -14,9 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from p2pgenius.bots import registry
 from p2pgenius.games import catalog
+
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 def pytest_configure(config: pytest.Config) -> None:

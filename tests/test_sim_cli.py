@@ -94,6 +94,7 @@ def test_sim_lists_monsters_as_docs_sim_says(tmp_path: Path, capsys: pytest.Capt
         (gestures("S", "-"), "0", "seat must be a whole number"),
         ("not an object", 0, "must be an object"),
         ({"type": "paralyze", "target": "p1", "hand": "left"}, 0, "no paralysis is waiting"),
+        (gestures("-", "-", monsters={"p1.left": "p1.left"}), 0, "cannot attack itself"),
     ],
 )
 def test_sim_refuses_bad_actions_with_one_line_and_exit_1(
@@ -109,6 +110,24 @@ def test_sim_refuses_bad_actions_with_one_line_and_exit_1(
     assert err.startswith("error: step 2: ")
     assert reason in err
     assert err.count("\n") == 1
+
+
+def test_sim_takes_an_order_for_any_hands_summons_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # docs/sim.md: an order for a summons of this turn is never refused, for the seat's own hands
+    # as for the other seat's; a hand that summons nothing makes it count for nothing.
+    orders = {"p0.left": "p1", "p0.right": "nobody", "p1.left": "p0", "p1.right": "nobody"}
+    script = {
+        "game": "duel",
+        "actions": [
+            {"seat": 0, "action": gestures("-", "-", monsters=orders)},
+            {"seat": 1, "action": gestures("-", "-", monsters=orders)},
+        ],
+    }
+    code, lines, err = run_sim(tmp_path, capsys, script)
+    assert (code, err) == (0, "")
+    assert [w["hp"] for w in lines[-1]["state"]["wizards"]] == [15, 15]
 
 
 def test_sim_refuses_a_second_submission_in_one_turn(

@@ -25,7 +25,8 @@ def get_game(name: str) -> Game[Any, Any]:
     return get_spec(name).engine
 
 
-def engine_fingerprint(name: str) -> str:
-    """What two peers compare before a match: the same fingerprint means the same rules engine."""
-    spec = get_spec(name)
-    return digest([name, spec.rules_version, __version__]).hex()[:32]
+def engine_fingerprint(name: str, rules_version: int | None = None) -> str:
+    """What two peers compare before a match: the same fingerprint means the same rules engine
+    (of ``rules_version``; by default the game's own)."""
+    version = get_spec(name).rules_version if rules_version is None else rules_version
+    return digest([name, version, __version__]).hex()[:32]

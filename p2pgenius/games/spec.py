@@ -197,6 +197,10 @@ class GameSpec:
     """Its name for people."""
     rules_version: int = 1
     """Bumped whenever the engine would compute anything differently (peers must agree)."""
+    older_engines: ClassVar[Mapping[int, Game[Any, Any]]] = {}
+    """Engines of earlier rules versions, by version, that replay a match of that version exactly
+    (its state hashes and views as its peers computed them): an observer (``verify``, a spectator)
+    reads such a match with one; a player plays only ``rules_version`` (SPEC.md section 8)."""
     groups_by_peers: ClassVar[Mapping[int, tuple[tuple[int, ...], ...]]] = {2: ((0,), (1,))}
     """For each number of peers the game allows, the seat groups the coin flip deals, one a peer."""
     sides: ClassVar[tuple[tuple[int, ...], ...]] = ((0,), (1,))

@@ -17,12 +17,14 @@ from p2pgenius.ui.frontends import Choice, InputError, Parsed, frontend
 __all__ = ["COMMON_HELP", "Choice", "InputError", "Parsed", "blind_choices", "choices", "help_text", "parse"]
 
 
-def parse(game: str, text: str, state: Any, seat: int) -> Parsed:
+def parse(game: str, text: str, state: Any, seat: int, *, hints: bool = False) -> Parsed:
     """The move ``text`` means for ``seat``; raises InputError. Legality is checked here too
-    (``state`` None: this machine does not know the state, so only the front end's syntax is)."""
+    (``state`` None: this machine does not know the state, so only the front end's syntax is);
+    with ``hints``, a legal move they mark as a mistake is to be confirmed first."""
     if not text.split():
         raise InputError("type a move (Tab shows the legal ones), or help")
-    parsed = frontend(game).parse(text, state, seat)
+    front = frontend(game)
+    parsed = front.parse(text, state, seat)
     if parsed.action is not None and state is not None:
         spec = get_spec(game)
         try:
@@ -31,6 +33,9 @@ def parse(game: str, text: str, state: Any, seat: int) -> Parsed:
                 spec.engine.apply(state, seat, action)
         except P2PGeniusError as exc:
             raise InputError(str(exc)) from None
+        caution = front.caution(parsed.action, state, seat) if hints and not parsed.confirm else ""
+        if caution:
+            return Parsed(parsed.action, caution)
     return parsed
 
 

@@ -49,11 +49,12 @@ def clocks_line(
     width: int = 200,
 ) -> Line:
     """Every seat's clock: time left, and a mark on the running ones; their kind ("turn",
-    "round") once if all share it. Names are left out when they do not fit in ``width``."""
+    "round") once if all share it. When that does not fit in ``width``, the names go without
+    the kind; when that does not either, the seats go without their names."""
     kinds = {kind for kind, _, _ in readings.values()}
     shared = next(iter(kinds)) if len(kinds) == 1 else ""
-    for named in (True, False):
-        line: Line = [("class:label", f" {shared} clocks " if shared else " clocks ")]
+    for named, kind_said in ((True, True), (True, False), (False, True)):
+        line: Line = [("class:label", f" {shared} clocks " if shared and kind_said else " clocks ")]
         for seat, (kind, left, running) in sorted(readings.items()):
             style = "class:clock.low" if left < 60 else ("class:clock.running" if running else "class:clock")
             mark = glyphs.running if running else glyphs.stopped

@@ -203,7 +203,9 @@ class TableInput:
             state.message = "not your move now: " + (self.text.expected() or "wait") + " (say TEXT chats)"
             return
         try:
-            parsed = moves.parse(game, text, None if session.blind else session.state, seat)
+            parsed = moves.parse(
+                game, text, None if session.blind else session.state, seat, hints=state.hints
+            )
         except moves.InputError as exc:
             state.message = str(exc)  # (seats stay seats: a refusal may say what to type, "flip p0")
             return

@@ -124,7 +124,11 @@ class TableText:
         fit ("Uma has chosen and waits; you have 9:12"); stopped once the match is over."""
         if self.state.finished:  # nothing runs once the match is over
             return [("class:label", " clocks "), ("class:dim", " stopped: the match is over")]
-        line = clocks_line(self.state.clocks, self.names(), Glyphs.pick(self.state.ascii_only), width)
+        names = self.names()
+        mine = self.session.my_seats if self.session is not None else ()
+        for seat in mine[1:]:  # a bot this machine plays beside the person: not the person's name
+            names[seat] = f"{names.get(mine[0], 'your')}'s bot"
+        line = clocks_line(self.state.clocks, names, Glyphs.pick(self.state.ascii_only), width)
         words = self.clock_words()
         if words and width_of(line) + len(words) + 3 <= width:
             line = [*line, ("class:dim", f" - {words}")]

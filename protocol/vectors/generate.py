@@ -23,13 +23,13 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError
 from p2pgenius.games.base import state_hash
 from p2pgenius.games.magic_square.bots import ExactPlacementBot, HeuristicSquareBot
-from p2pgenius.games.registry import get_spec, names
+from p2pgenius.games.registry import get_game, get_spec, names
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.inmemory import Table, play, transcript
 from p2pgenius.net import transit
@@ -558,17 +558,18 @@ STAGE_KINDS = ("act", "commit", "final", "reveal", "decline", "hash", "blind")
 
 
 class Script:
-    """A bot that plays a fixed list of duel gestures ("LR": left and right), then nothing."""
+    """A bot that plays a fixed list of duel gestures ("LR": left and right) or whole actions,
+    then nothing."""
 
     level = "script"
 
-    def __init__(self, moves: list[str]) -> None:
+    def __init__(self, moves: list[str] | list[str | dict[str, Any]]) -> None:
         self.moves = list(moves)
 
     def choose(self, state: Any, seat: int) -> Any:
-        """The next gestures of the script."""
+        """The next move of the script."""
         move = self.moves.pop(0) if self.moves else "--"
-        return {"type": "gestures", "left": move[0], "right": move[1]}
+        return move if isinstance(move, dict) else {"type": "gestures", "left": move[0], "right": move[1]}
 
 
 # p0 blinds p1 on turn 5 (p1 is blind on turns 6 to 8, stages 5 to 7), then stabs it to death.
@@ -577,6 +578,32 @@ BLIND_SCRIPT: list[list[str]] = [
     ["D-", "W-", "S-", "W-", "CC", "-W", "-S", "--", ">-", ">-"],
     ["--"] * 10,
 ]
+
+
+# p0 paralyses both wizards on turn 3 (its left hand at p1, its right at itself) and owes two
+# choices of hand, made in stages 3 and 4 (p1's, then its own); then it stabs p1 to death.
+PARALYSIS_SETUP: dict[str, Any] = {"hp": [15, 1]}
+PARALYSIS_SCRIPT: list[list[str | dict[str, Any]]] = [
+    [
+        "WW",
+        "WW",
+        {"type": "gestures", "left": "W", "right": "W", "targets": {"right": "p0"}},
+        {"type": "paralyze", "target": "p1", "hand": "left"},
+        {"type": "paralyze", "target": "p0", "hand": "right"},
+        ">-",
+    ],
+    ["--"] * 4,
+]
+PARALYSIS_STAGES: tuple[tuple[int, str], ...] = (
+    (
+        3,
+        "a duel caster's first of two Paralysis choices of hand (p0 paralysed both wizards): one "
+        "commitment, made final, one reveal, two hashes; the state changes: that entry of "
+        "paralysis_choices gets its hand",
+    ),
+    (4, "the same caster's second choice: both hands are held and paralysis_choices is empty"),
+)
+"""The stages of transcript-duel-paralysis.p2pt that stages.json shows."""
 
 
 def matches() -> dict[str, tuple[Table, int]]:
@@ -593,6 +620,14 @@ def matches() -> dict[str, tuple[Table, int]]:
         bots=[Script(BLIND_SCRIPT[0]), Script(BLIND_SCRIPT[1])],
     )
     out["duel-blind"] = (blind, blind.sessions[0].owner[1])  # the blinded wizard's peer
+    paralysis = play(
+        "duel",
+        seed=11,
+        deterministic=True,
+        setup=PARALYSIS_SETUP,
+        bots=[Script(PARALYSIS_SCRIPT[0]), Script(PARALYSIS_SCRIPT[1])],
+    )
+    out["duel-paralysis"] = (paralysis, 0)
     return out
 
 
@@ -723,6 +758,8 @@ def stages(files: dict[str, bytes]) -> list[dict[str, Any]]:
         seats = len(replay(data)[2][0][1])  # (the actions applied at stage 0)
         for chosen, note in shown_stages(get_spec(game), seats):
             out.append(stage_vector(data, 0 if chosen is None else first_stage(data, chosen), note))
+    for number, note in PARALYSIS_STAGES:
+        out.append(stage_vector(files["transcript-duel-paralysis.p2pt"], number, note))
     return out
 
 
@@ -883,6 +920,128 @@ def bundles(tables: dict[str, tuple[Table, int]]) -> tuple[bytes, dict[str, Any]
     }
 
 
+def _gestures(move: str, **extra: Any) -> dict[str, Any]:
+    """A duel submission from "LR" (left and right gestures) and its optional maps."""
+    return {"type": "gestures", "left": move[0], "right": move[1], **extra}
+
+
+def _turns(*turns: tuple[str | dict[str, Any], str | dict[str, Any]]) -> list[list[Any]]:
+    """Duel turns (p0's move, p1's) as [seat, action] pairs, p0 first."""
+    return [
+        [seat, _gestures(move) if isinstance(move, str) else move]
+        for pair in turns
+        for seat, move in enumerate(pair)
+    ]
+
+
+_PARALYZE_P1_LEFT: Final = [0, {"type": "paralyze", "target": "p1", "hand": "left"}]
+GAME_STEPS: Final[list[tuple[str, str, dict[str, Any], list[list[Any]]]]] = [
+    (
+        "duel",
+        "a turn's events in the documented order: casts in cast order, summons, then step 10's spells,"
+        " stabs and monsters by number, then deaths before hp",
+        {},
+        _turns(
+            ("W-", "W-"),
+            ("WS", "W-"),
+            (_gestures("SD", targets={"right": "p1.left"}), _gestures("S>", targets={"right": "p0.left"})),
+        ),
+    ),
+    (
+        "duel",
+        "Paralysis on a hand already held: a plain enchant at step 9, the held enchant last; the"
+        " held hand's rewrite says paralysed",
+        {},
+        [
+            *_turns(("W-", "--"), ("W-", "--"), ("W-", "S-")),
+            _PARALYZE_P1_LEFT,
+            *_turns(("W-", "D-"), ("--", "W-")),
+        ],
+    ),
+    (
+        "duel",
+        "both wizards knocked out: hp says the HP before the revival, then revive",
+        {"hp": [2, 2]},
+        _turns(("S>", "S>"), ("D>", "D>")),
+    ),
+    (
+        "duel",
+        "a clap of both hands completes a Blindness on the left, which takes the right hand's target (a"
+        " goblin: destroyed at step 7); a Charm Monster at a wizard misses",
+        {},
+        _turns(
+            ("D-", "W-"),
+            ("W-", "WP"),
+            ("S-", "SW"),
+            ("W-", "-W"),
+            (_gestures("CC", targets={"right": "m1"}), _gestures("-D", targets={"right": "p0"})),
+        ),
+    ),
+    (
+        "duel",
+        "Fire Storm over the beings in order, none for a counter-spell's subject; Fear at a monster"
+        " says nothing after its cast",
+        {},
+        _turns(
+            ("SS", "W-"),
+            ("WW", "WD"),
+            (_gestures("WD", targets={"right": "p1.left"}), "SP"),
+            ("CC", "-P"),
+        ),
+    ),
+    (
+        "magic-square",
+        "the state between phases: first_lead 0 while the order is awaited, a colouring timeout,"
+        " swaps then swaps_done, a challenge stage's events, the board cleared at the end",
+        {},
+        [
+            [1, {"type": "order", "first": 0}],
+            [0, {"type": "colour", "cell": 0}],
+            [1, {"type": "colour", "cell": 1}],
+            [0, {"type": "timeout"}],
+            [0, {"type": "swap", "red": 0, "blue": 1}],
+            [0, {"type": "swaps_done"}],
+            [0, {"type": "order", "first": 0}],
+            [0, {"type": "place", "cell": 5}],
+            [1, {"type": "challenge"}],
+            [0, {"type": "concede"}],
+        ],
+    ),
+]
+"""Scripted matches of the engines alone (protocol/games.md sections 5 and 6), each fixed here by
+hand so that its steps show the facts its note names."""
+
+
+def _game_step(game: Any, state: Any, seat: int | None, action: Any) -> dict[str, Any]:
+    """One step of :func:`game_steps`: the action and what it left."""
+    return {
+        "seat": seat,
+        "action": action,
+        "state": game.public(state),
+        "hash": state_hash(game, state).hex(),
+        "events": list(game.events(state)),
+    }
+
+
+def game_steps() -> dict[str, Any]:
+    """Each :data:`GAME_STEPS` match, action by action: the public state, its hash and the events
+    (the duel's as a sighted seat's view shows them)."""
+    made = []
+    for name, note, setup, actions in GAME_STEPS:
+        game = get_game(name)
+        state = game.initial(setup, {})
+        steps = [_game_step(game, state, None, None)]
+        for seat, action in actions:
+            state = game.apply(state, seat, game.parse_action(action))
+            steps.append(_game_step(game, state, seat, action))
+        made.append({"game": name, "note": note, "setup": setup, "steps": steps})
+    return {
+        "about": "protocol/games.md: engine steps; each step is one action applied, with the public"
+        " state after it, H(encode({game, state})) and the events of the last action",
+        "matches": made,
+    }
+
+
 def everything() -> dict[str, bytes]:
     """Every vector file's name and exact bytes."""
 
@@ -903,6 +1062,7 @@ def everything() -> dict[str, bytes]:
     files["forgeries.json"] = dump(forgeries(tables))
     files["bundle.bin"], proven = bundles(tables)
     files["bundle.json"] = dump(proven)
+    files["game-steps.json"] = dump(game_steps())
     return files
 
 

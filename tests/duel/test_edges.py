@@ -199,10 +199,11 @@ def test_a_repeated_target_naming_a_monster_now_gone_falls_back_to_the_default()
     assert hps(state)[1] == 14
 
 
-def test_a_repeat_drops_only_the_parts_no_longer_legal() -> None:
-    # Turn 3: p0's left completes a goblin, ordered to attack nobody; its right stabs nobody. On
-    # turn 4 p0 misses its submission: the left's S no longer summons, so the order for p0.left
-    # falls to the default, but the stab is still aimed at nobody.
+def test_a_repeat_keeps_the_parts_still_legal_an_order_for_a_summons_included() -> None:
+    # Turn 3: p0's left completes a goblin (m1), ordered to attack nobody; its right stabs nobody.
+    # On turn 4 p0 misses its submission: the left's S no longer summons, but an order for a
+    # summons is never refused (it counts only if the hand summons), so the repeat keeps it, and
+    # it names this turn's summons of the left hand, not m1; the stab is still aimed at nobody.
     p0 = cast("WW") + [g("S>", targets={"right": "nobody"}, monsters={"p0.left": "nobody"})]
     state = play(p0, [])[-1]
     assert hps(state) == (15, 15)
@@ -211,10 +212,11 @@ def test_a_repeat_drops_only_the_parts_no_longer_legal() -> None:
         "left": "S",
         "right": ">",
         "targets": {"right": "nobody"},
+        "monsters": {"p0.left": "nobody"},
     }
     state = DUEL.apply(state, 0, Timeout())
     state = DUEL.apply(state, 1, action("--"))
-    assert hps(state) == (15, 14)  # the goblin attacks p1 by default; the stab misses
+    assert hps(state) == (15, 14)  # the goblin m1 attacks p1 by default; the stab misses
 
 
 def test_two_paralyses_on_one_wizard_the_first_caster_in_seat_order_picks_the_hand() -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from p2pgenius.errors import IllegalActionError
+from p2pgenius.games.base import state_hash
 from p2pgenius.games.duel import DUEL
 from p2pgenius.games.duel.actions import Paralyze, Timeout
+from p2pgenius.games.duel.engine import DUEL_RULES_3
 from p2pgenius.games.duel.state import DuelState
 
 from .helpers import Move, action, cast, event_types, g, hps, idle, monsters, play
@@ -210,6 +212,27 @@ def test_a_spell_at_a_summon_that_fails_misses() -> None:
     assert "miss" in event_types(state)
 
 
+@pytest.mark.parametrize("hand", ["p0.left", "p0.right", "p1.left", "p1.right"])
+def test_an_order_for_a_summons_is_one_rule_for_every_hand_of_both_wizards(hand: str) -> None:
+    # p0 orders the monster a hand summons this turn to attack p0 (its own wizard). No hand
+    # summons anything: the order is accepted alike for its own hands and for p1's, and ignored.
+    state = play(["--"], ["--"])[-1]
+    state = DUEL.apply(state, 0, action(g("--", monsters={hand: "p0"})))
+    state = DUEL.apply(state, 1, action("--"))
+    assert hps(state) == (15, 15) and "idle" not in event_types(state)
+    # It counts when that hand summons a goblin for p0: p1's right hand summons one at p0.
+    p0: list[Move] = ["--", "--", g("--", monsters={"p1.right": "p0"})]
+    p1: list[Move] = ["-W", "-W", g("-S", targets={"right": "p0"})]
+    assert hps(play(p0, p1)[-1]) == (14, 15)
+
+
+def test_an_order_telling_a_monster_to_attack_itself_is_refused_for_every_monster() -> None:
+    state = play(cast("WWS"), [])[-1]
+    for order in ({"m1": "m1"}, {"p0.left": "p0.left"}, {"p1.right": "p1.right"}):
+        with pytest.raises(IllegalActionError, match="cannot attack itself"):
+            DUEL.apply(state, 0, action(g("--", monsters=order)))
+
+
 # -- step 7: instant removals -------------------------------------------------------------------
 
 
@@ -363,3 +386,33 @@ def test_a_timeout_while_choosing_a_paralysed_hand_picks_the_left() -> None:
     state = play(cast("WWW"), [])[-1]
     state = DUEL.apply(state, 0, Timeout())
     assert state.wizards[1].paralysed == "left"
+
+
+def test_a_casters_first_of_two_paralysis_choices_is_in_the_hashed_state_and_every_view() -> None:
+    # Issue 38, item 9: p0 paralyses both wizards (left at p1, right at itself) and owes two
+    # choices, made in two stages. The first must change the public state and its hash (under
+    # rules version 3 it changed neither), and show in the views a blindness claim is made of.
+    state = play(["WW", "WW", g("WW", targets={"right": "p0"})], ["--", "--", "--"])[-1]
+    assert state.paralysis_choices == ((0, 0), (1, 0))
+    pending = [{"target": "p0", "by": 0, "hand": None}, {"target": "p1", "by": 0, "hand": None}]
+    assert DUEL.public(state)["paralysis_choices"] == pending
+    first = DUEL.apply(state, 0, Paralyze(1, "right"))
+    made = [pending[0], {"target": "p1", "by": 0, "hand": "right"}]
+    assert DUEL.public(first)["paralysis_choices"] == made
+    assert state_hash(DUEL, first) != state_hash(DUEL, state)
+    assert DUEL.view(first, 1)["paralysis_choices"] == made
+    assert DUEL.view(first, 0)["paralysis_choices"] == made
+    # What is left to choose follows from the public state alone: the entry still null.
+    assert DUEL.to_act(first) == (0,)
+    assert DUEL.legal_actions(first, 0) == (Paralyze(0, "left"), Paralyze(0, "right"))
+    done = DUEL.apply(first, 0, Paralyze(0, "left"))
+    assert [w.paralysed for w in done.wizards] == ["left", "right"]
+    assert DUEL.public(done)["paralysis_choices"] == []
+    chosen = [(e["target"], e["hand"]) for e in done.events if e.get("why") == "chosen"]
+    assert chosen == [("p1", "right"), ("p0", "left")]  # in the order the choices were made
+    # Rules version 3, still read by an observer, hashed the first choice as nothing.
+    assert state_hash(DUEL_RULES_3, first) == state_hash(DUEL_RULES_3, state)
+    assert DUEL_RULES_3.public(first)["paralysis_choices"] == [
+        {"target": "p0", "by": 0},
+        {"target": "p1", "by": 0},
+    ]

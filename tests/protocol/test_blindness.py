@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from p2pgenius.canonical import decode
-from p2pgenius.games.duel.actions import Gestures, Ref
+from p2pgenius.games.duel.actions import Gestures, Paralyze, Ref
 from p2pgenius.protocol.session import BlindClaim
 
 from .harness import Tamper, play
@@ -95,8 +95,6 @@ class Paralyser(Script):
 
     def choose(self, state: Any, seat: int) -> Any:
         if state.paralysis_choices:
-            from p2pgenius.games.duel.actions import Paralyze
-
             target = next(t for t, by in state.paralysis_choices if by == seat)
             return Paralyze(target, "left")
         return super().choose(state, seat)
@@ -194,3 +192,53 @@ def test_what_blindness_leaves_pending_is_kept_in_order_and_released_once() -> N
     with pytest.raises(MessageError, match="already open"):
         blinds.open(7, 0, {"theirs": True})
     assert blinds.catch_up() == [seen] and blinds.behind == []
+
+
+class Queue:
+    """Takes its actions in order, whatever it is shown (a blind peer's stale state included)."""
+
+    level = "queue"
+
+    def __init__(self, moves: Sequence[Any]) -> None:
+        self.moves = list(moves)
+
+    def choose(self, state: Any, seat: int) -> Any:
+        move = self.moves.pop(0) if self.moves else "--"
+        return move if not isinstance(move, str) else Gestures(move[0], move[1])
+
+
+def test_a_blind_casters_two_paralysis_choices_each_reach_its_peer_in_the_claims() -> None:
+    # Issue 38, item 9: p0 blinds p1 (turn 5: blind 6-8); p1, blind, paralyses both wizards on
+    # turn 7 (left at p0, right at itself) and owes two choices, made in stages 7 and 8. p1's peer
+    # opens those stages from claims alone: the claim of the first must show which wizard it
+    # chose (it did not: the state, its hash and the claim were those of the stage before), and
+    # every claim must be what p1's peer computes once the reveals come.
+    p1_moves: list[Any] = ["--"] * 4 + ["WW", "WW"]
+    p1_moves += [Gestures("W", "W", targets=(("right", Ref("wizard", seat=1)),))]
+    p1_moves += [Paralyze(1, "right"), Paralyze(0, "left")]
+    p0_moves = ["D-", "W-", "S-", "W-", "CC"]
+    table = play("duel", bots=[Queue(p0_moves), Queue(p1_moves)], max_rounds=400)
+    assert table.faults() == []
+    sighted, blind = table.sessions[0].owner
+    claims = {e.stage: e.view for e in table.events[blind] if isinstance(e, BlindClaim)}
+    assert [claims[n]["next"] for n in (6, 7, 8)] == [[1], [1], [0, 1]]
+    assert claims[6]["paralysis_choices"] == [
+        {"target": "p0", "by": 1, "hand": None},
+        {"target": "p1", "by": 1, "hand": None},
+    ]
+    assert claims[7]["paralysis_choices"] == [
+        {"target": "p0", "by": 1, "hand": None},
+        {"target": "p1", "by": 1, "hand": "right"},
+    ]
+    assert claims[8]["paralysis_choices"] == []
+    assert [w["paralysed"] for w in claims[8]["wizards"]] == [None, "right"]  # (p0's: unseen)
+    # Each stage has its own hash, and the blind peer's replay reached every one of them.
+    hashes = table.sessions[sighted].played.ending.my_hashes
+    assert len({hashes[6], hashes[7], hashes[8]}) == 3
+    theirs = table.sessions[blind].played.ending.my_hashes
+    assert all(theirs[n] == hashes[n] for n in (6, 7, 8))
+    applied = [(n, a) for n, _, a in table.sessions[blind].log if a.get("type") == "paralyze"]
+    assert applied == [
+        (7, {"type": "paralyze", "target": "p1", "hand": "right"}),
+        (8, {"type": "paralyze", "target": "p0", "hand": "left"}),
+    ]

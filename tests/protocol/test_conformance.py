@@ -8,7 +8,8 @@ handshake replayed message by message, and invites read and written by code of i
 base64 and the standard library: section 4c), with their relay tokens (section 4d). No Session
 and no rules engine runs here: the transcripts are read record by record as section 7 lays them
 out. Every file in the folder must have a check (a new vector file without one fails the last
-test).
+test). protocol/games.md is read the same way: its worked examples and fingerprints are checked
+from the document alone.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from p2pgenius.protocol.identity import Identity, agreement_public, verify
 from p2pgenius.protocol.messages import Envelope, open_envelope
 from p2pgenius.protocol.noise import KeyPair, XXHandshake
 
+from . import test_games_doc as games_doc
 from .test_noise import replay_cacophony
 
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
@@ -39,6 +41,7 @@ MATCH_DOMAIN = b"p2pgenius/1 match"
 COMMIT_DOMAIN = "p2pgenius/1 commitment"
 COIN_DOMAIN = "p2pgenius/2 coin"
 READY_DOMAIN = b"p2pgenius/2 ready"
+GAMES_MD = games_doc.TEXT
 NOT_GENERATED = {"noise-xx-25519-cacophony.json"}  # published vectors, kept as they are
 
 
@@ -558,12 +561,18 @@ def transcript_of(match_id: str) -> Match:
 def test_each_stage_vector_reproduces_its_messages_and_its_hash() -> None:
     cases = load("stages.json")
     assert sorted({case["game"] for case in cases}) == ["duel", "hornswoggle", "magic-square"]
+    paralysis = [case for case in cases if case["applied"][0][1]["type"] == "paralyze"]
+    assert len(paralysis) == 2 and paralysis[1]["public_before"] == paralysis[0]["public_after"]
+    assert [c["hand"] for c in paralysis[1]["public_before"]["paralysis_choices"]] == [None, "left"]
     for case in cases:
         keys = [bytes.fromhex(key) for key in case["peers"]]
         match = transcript_of(case["match_id"])
         assert match.keys == keys
         digest = state_hash(case["game"], from_json(case["public_after"]))
         assert digest.hex() == case["hash"], case["note"]
+        # What a stage decided is in the state it leaves (SPEC section 6), so in its hash: a duel
+        # caster's first of two Paralysis choices too (issue 38, item 9).
+        assert state_hash(case["game"], from_json(case["public_before"])) != digest, case["note"]
         kinds = set()
         for message in case["messages"]:
             envelope = open_envelope(bytes.fromhex(message["envelope"]), keys)
@@ -730,6 +739,121 @@ def test_a_bundle_reads_as_section_7a_says_and_proves_its_record() -> None:
     assert record == expected
 
 
+# -- protocol/games.md: every worked example, read out of the document ---------------------------
+# Only the document is read here: its marked blocks, its schemas (a validator of the subset of JSON
+# Schema it uses) and the encoding its section 4 describes, written without p2pgenius.canonical. No
+# engine runs, so a number or a byte in the document that drifts from what it says fails here.
+
+
+def worked_example_prose(game: str) -> str:
+    """The text of ``game``'s section from its "### Worked example" heading to its example block."""
+    start = GAMES_MD.index(f"(`{game}`)")
+    heading = GAMES_MD.index("### Worked example", start)
+    return GAMES_MD[heading : GAMES_MD.index(f"<!-- example: {game} -->", heading)]
+
+
+@pytest.mark.parametrize("game", sorted(name for marker, name in games_doc.blocks() if marker == "example"))
+def test_each_games_md_worked_example_hashes_and_counts_as_the_document_says(game: str) -> None:
+    example = games_doc.block_json("example", game)
+    valid = games_doc.schemas()
+    for _, action in example["actions"]:
+        assert valid.valid(games_doc.urn(game, "action"), action), action
+    assert valid.valid(games_doc.urn(game, "state"), example["state"])
+    data = games_doc.canonical({"game": game, "state": example["state"]})
+    assert h(data).hex() == example["hash"]
+    prose = " ".join(worked_example_prose(game).split())
+    written = games_doc.blocks().get(("bytes", game))
+    if written is None:
+        assert "of them" not in prose
+        return
+    assert bytes.fromhex("".join(written.split())) == data
+    counts = re.findall(r"(\d+) of them", prose)
+    assert counts == [str(len(data))], f"{game}: the prose counts {counts} bytes; the block holds {len(data)}"
+    # "Read from the start: `82` a map of two entries; `a4 67616d65` the key ..." walks the first
+    # bytes in order.
+    after = GAMES_MD[GAMES_MD.index("Read from the start:", GAMES_MD.index(f"<!-- bytes: {game} -->")) :]
+    walk = after[: after.index("\n\n")]
+    pieces = [p for p in re.findall(r"`([^`]+)`", walk) if re.fullmatch(r"[0-9a-f]{2}( ?[0-9a-f]{2})*", p)]
+    assert pieces and data.startswith(bytes.fromhex("".join(pieces).replace(" ", "")))
+
+
+def test_each_games_md_engine_fingerprint_is_the_hash_the_document_defines() -> None:
+    version = re.search(r"with package version (\d+\.\d+\.\d+)", GAMES_MD)
+    assert version is not None
+    for game, traits in games_doc.block_json("games").items():
+        made = h(games_doc.canonical([game, traits["rules_version"], version[1]]))[:16].hex()
+        assert made == traits["engine"], game
+
+
+# -- game-steps.json: the engines' steps, held to games.md sections 5 and 6 ------------------------
+
+CLEARED = {"turn": 1, "grid": [0] * 16, "scores": [0, 0], "placers": []}
+EVENT_SCHEMA = {
+    "duel": "urn:p2pgenius:duel:view#/$defs/event",
+    "magic-square": "urn:p2pgenius:magic-square:view#/properties/events/items",
+}
+
+
+def valid_event(game: str, event: dict[str, Any]) -> bool:
+    valid = games_doc.schemas()
+    schema, root = valid.resolve(EVENT_SCHEMA[game], {})
+    return not valid.check(schema, event, root, "$")
+
+
+def check_duel_step(state: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """Section 5, "The order of a turn's events" and the facts after it."""
+    places = [games_doc.duel_event_place(event) for event in events]
+    assert places == sorted(places), [event["type"] for event in events]
+    for event in events:
+        assert event["type"] != "hp" or event["hp"] != event["was"]
+        assert event["type"] != "rewrite" or event["submitted"] != event["counted"]
+    if state["outcome"] is not None:
+        assert all(wizard["paralysed"] is None for wizard in state["wizards"])
+        assert state["paralysis_choices"] == [] and not [e for e in events if e.get("why") == "held"]
+
+
+def check_square_step(state: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """Section 6, "Phase by phase", and the view's events."""
+    phase = state["phase"]
+    assert state["swaps_left"] == 0 or phase == "swap"
+    if phase == "colour_order":
+        assert state["first_lead"] == 0 and state["to_move"] == state["opponent"]
+    if phase in ("colour_order", "colouring", "swap", "over"):
+        assert {key: state[key] for key in CLEARED} == CLEARED and state["lead"] is None
+    if phase == "over":
+        assert (state["to_move"], state["challenger"], state["challenge_window"]) == (None, None, None)
+        assert state["round"] == state["last_round"]["round"]
+    for event in events:
+        if event["type"] == "next_round":
+            assert event["round"] == state["last_round"]["round"] == state["round"] - 1
+    if phase == "challenge" and events[-1]["type"] == "challenge":
+        placed, challenge = events[-2:]
+        assert placed["type"] == "place" and (placed["number"], placed["cell"]) == (
+            challenge["number"],
+            challenge["cell"],
+        )
+
+
+def test_each_game_step_hashes_validates_and_keeps_the_documented_order_and_phases() -> None:
+    vector = load("game-steps.json")
+    assert {match["game"] for match in vector["matches"]} == {"duel", "magic-square"}
+    valid = games_doc.schemas()
+    seen: set[str] = set()
+    for match in vector["matches"]:
+        game = match["game"]
+        assert valid.valid(games_doc.urn(game, "setup"), match["setup"])
+        for step in match["steps"]:
+            if step["action"] is not None:
+                assert valid.valid(games_doc.urn(game, "action"), step["action"])
+            assert valid.valid(games_doc.urn(game, "state"), step["state"]), match["note"]
+            assert h(games_doc.canonical({"game": game, "state": step["state"]})).hex() == step["hash"]
+            assert all(valid_event(game, event) for event in step["events"])
+            (check_duel_step if game == "duel" else check_square_step)(step["state"], step["events"])
+            seen |= {str(event.get(key)) for event in step["events"] for key in ("type", "why")}
+    # The vector shows what its notes say: these events come up in it.
+    assert {"held", "revive", "destroyed", "no_monster", "paralysed", "challenge", "swaps_done"} <= seen
+
+
 CHECKED: dict[str, Callable[..., None]] = {
     "canonical.json": test_canonical_values_decode_and_encode_to_exactly_their_bytes,
     "noise-xx-25519-cacophony.json": test_the_cacophony_noise_vectors_replay,
@@ -742,6 +866,7 @@ CHECKED: dict[str, Callable[..., None]] = {
     "forgeries.json": test_only_every_peers_end_makes_a_result_and_no_forgery_has_one,
     "bundle.json": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
     "bundle.bin": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
+    "game-steps.json": test_each_game_step_hashes_validates_and_keeps_the_documented_order_and_phases,
 }
 
 

@@ -18,7 +18,7 @@ import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -361,6 +361,8 @@ class Record:
     views: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
+    unchanged: list[dict[str, Any]] = field(default_factory=list)
+    """Public states that a stage applied to them left as they were."""
 
 
 def stage_of(game: str, public: dict[str, Any]) -> str:
@@ -373,10 +375,13 @@ def stage_of(game: str, public: dict[str, Any]) -> str:
 
 
 MAX_STAGES = 3000
-SCRIPTS: tuple[tuple[str, ...], ...] = (
+SELF_TOO: Final = {"type": "gestures", "left": "W", "right": "W", "targets": {"right": "self"}}
+"""Both hands complete Paralysis, the right one at the wizard itself ("self": its own seat)."""
+SCRIPTS: tuple[tuple[str | dict[str, Any], ...], ...] = (
     ("D-", "W-", "S-", "W-", "CC"),  # Blindness: the left hand's D W S W C, both hands clapping
     ("CC", "P-", "S-", "W-", "W-"),  # Summon Fire Elemental: C P S W W
     (),
+    ("WW", "WW", SELF_TOO),  # Paralysis at both wizards: the caster owes two choices of hand
 )
 
 
@@ -421,9 +426,13 @@ def play_match(name: str, seed: int, levels: list[str], setup: dict[str, Any], r
     state = game.initial(setup, {})
     seats = game.seats(state)
     own = [spec.perspective(state, [seat]) for seat in range(seats)]
-    script = {seed % 2: list(SCRIPTS[seed % 3])} if name == "duel" else {}
+    script = {seed % 2: list(SCRIPTS[seed % len(SCRIPTS)])} if name == "duel" else {}
+    before: dict[str, Any] | None = None
     for _ in range(MAX_STAGES):
         public = game.public(state)
+        if before is not None and same(before, public):
+            record.unchanged.append(public)
+        before = public
         waiting = list(game.waiting_on(state))
         optional = [s for s in game.to_act(state) if s not in waiting]
         record.stages.append((stage_of(name, public), public, waiting, optional))
@@ -440,9 +449,13 @@ def play_match(name: str, seed: int, levels: list[str], setup: dict[str, Any], r
         for seat in waiting:
             action = bots[seat].choose(own[seat], seat)
             if name == "duel" and script.get(seat) and not state.paralysis_choices:
-                gestures = script[seat].pop(0)
-                left, right = gestures[0], gestures[1]
-                action = game.parse_action({"type": "gestures", "left": left, "right": right})
+                move = script[seat].pop(0)
+                if isinstance(move, str):
+                    move = {"type": "gestures", "left": move[0], "right": move[1]}
+                else:
+                    targets = {hand: f"p{seat}" if t == "self" else t for hand, t in move["targets"].items()}
+                    move = {**move, "targets": targets}
+                action = game.parse_action(move)
             elif name == "duel":
                 action = decorate(game, state, seat, action, rng)
             if rng.random() < 0.03:
@@ -666,6 +679,13 @@ def test_every_action_sent_validates_and_travels_as_its_stage_row_says(name: str
         )
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_every_stage_changes_the_public_state_it_is_applied_to(name: str) -> None:
+    # SPEC section 6, "What a stage decided is in the state it leaves": an engine keeps no open
+    # decision outside the hashed state (a duel caster's first of two Paralysis choices did).
+    assert matches(name).unchanged == []
+
+
 def test_every_hornswoggle_seat_computes_the_same_public_state() -> None:
     assert matches("hornswoggle").disagreements == []
 
@@ -747,3 +767,60 @@ def test_the_worked_example_replays_to_its_state_and_hash(name: str) -> None:
     written = blocks().get(("bytes", name))
     if written is not None:
         assert "".join(written.split()) == encode({"game": name, "state": example["state"]}).hex()
+
+
+# -- the duel's events, in the order section 5 gives -------------------------------------------
+
+_ORDER_TABLE = re.compile(r"<!-- events order: duel -->\n((?:\|.*\n)+)")
+_HANDS = {"left": 0, "right": 1}
+
+
+def duel_event_place(event: dict[str, Any]) -> tuple[Any, ...]:
+    """Where games.md's "The order of a turn's events" puts ``event``: its step's row (``held``
+    after 13; a paralysis stage's ``chosen`` after that), then its place within the row."""
+    kind, why, seat = event["type"], event.get("why"), event.get("seat", 0)
+    source = event.get("source")
+    number = int(str(event.get("monster", "m0"))[1:])
+    fixed = {"fizzle": {"counter_spell": (4,), "power_word_kill": (5,), "charm_monster": (9, 1, number)}}
+    if kind in fixed:
+        return fixed[kind][event["by"]]
+    if kind == "rewrite":
+        return (1, seat, _HANDS[event["hand"]])
+    if kind == "cast" or (kind == "miss" and why == "nobody" and source is None):
+        return (3, seat)
+    if kind in ("summon", "merge") or why == "no_master":
+        return (6,)
+    if kind == "destroyed":
+        return (7,)
+    if why == "no_monster":
+        return (9, 0)
+    if kind == "charm":
+        return (9, 1, number)
+    if kind == "enchant":
+        return {None: (9, 2), "held": (14, int(event["target"][1:])), "chosen": (15,)}[why]
+    if kind in ("damage", "blocked", "miss", "kill", "idle"):
+        part = {"missile": 0, "fireball": 0, None: 0, "fire_storm": 1, "stab": 2, "monster": 3}[source]
+        part = 3 if kind == "idle" else part
+        return (10, part, {0: 0, 1: 0, 2: seat, 3: number}[part])
+    return {"death": (12, 0, number), "hp": (12, 1, seat), "revive": (12, 2), "surrender": (13, 0)}.get(
+        kind, (13, 1)
+    )
+
+
+def test_every_duel_turns_events_come_in_the_order_section_5_gives() -> None:
+    table = _ORDER_TABLE.search(TEXT)
+    assert table is not None, "games.md has no events order table for the duel"
+    rows = {}
+    for line in table[1].splitlines()[2:]:
+        step, events = (cell.strip() for cell in line.strip("|").split("|"))
+        rows[14 if step == "held" else int(step)] = set(re.findall(r"`(\w+)`", events))
+    seen: set[tuple[int, str]] = set()
+    for view in matches("duel").views:
+        places = [duel_event_place(event) for event in view["events"]]
+        assert places == sorted(places), [e["type"] for e in view["events"]]
+        for event, place in zip(view["events"], places, strict=True):
+            seen.add((place[0], event["type"]))
+            if place[0] in rows:
+                assert event["type"] in rows[place[0]], (event, place[0])
+    steps = {step for step, _ in seen}
+    assert {1, 3, 6, 9, 10, 12, 13} <= steps, f"the matches showed events of steps {sorted(steps)} only"

@@ -54,6 +54,26 @@ def test_the_spec_gives_each_games_engine_fingerprint_as_the_code_computes_it() 
     assert documented == expected
 
 
+def test_the_spec_lists_every_earlier_rules_version_an_observer_still_reads() -> None:
+    documented = {
+        (game, int(version)): (package, engine)
+        for game, version, package, engine, _how in rows(
+            between("<!-- older-engines -->", "<!-- /older-engines -->")
+        )
+    }
+    expected = {
+        (game, version): (__version__, engine_fingerprint(game, version))
+        for game in names()
+        for version in get_spec(game).older_engines
+    }
+    assert documented == expected
+    for game, version in expected:
+        # An earlier version is earlier, and its engine is a different one of the same game.
+        spec = get_spec(game)
+        assert version < spec.rules_version and spec.older_engines[version] is not spec.engine
+        assert spec.older_engines[version].name == game
+
+
 def test_the_key_order_example_is_the_canonical_encoding() -> None:
     section = between("## 3. Encoding", "## 4. The channel")
     assert "`82 a2 61 61 02 a1 62 01`" in section

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -137,3 +138,49 @@ def test_a_version_2_transcript_is_read_and_proves_no_result() -> None:
     items = list(records(data))
     with pytest.raises(P2PGeniusError, match="can be read, not resumed"):
         Session.restore(identity=Identity.generate(), transcript=items, secrets=[])
+
+
+class _Queue:
+    """A bot taking its actions in order (then doing nothing)."""
+
+    level = "queue"
+
+    def __init__(self, moves: list[Any]) -> None:
+        self.moves = moves
+
+    def choose(self, state: Any, seat: int) -> Any:
+        from p2pgenius.games.duel.actions import Gestures
+
+        return self.moves.pop(0) if self.moves else Gestures("P", "P")  # (then surrender)
+
+
+def test_a_duel_of_rules_version_3_is_still_read_with_the_hashes_its_peers_sent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Rules version 4 put a caster's first of two Paralysis choices in the public state (issue
+    # 38, item 9), which changes that stage's hash. A transcript of version 3 (made here by
+    # playing with the version-3 engine and fingerprint) still verifies: an observer replays it
+    # by the rules its terms name, and would find a false desync by today's.
+    from p2pgenius.games.duel.actions import Gestures, Paralyze, Ref
+    from p2pgenius.games.duel.engine import DUEL_RULES_3
+    from p2pgenius.games.duel.spec import DUEL_SPEC, DuelSpec
+
+    self_too = Gestures("W", "W", targets=(("right", Ref("wizard", seat=0)),))
+    moves: list[Any] = [Gestures("W", "W"), Gestures("W", "W"), self_too, Paralyze(1, "left")]
+    moves.append(Paralyze(0, "right"))
+    with monkeypatch.context() as old:
+        old.setattr(DuelSpec, "rules_version", 3)
+        old.setattr(DUEL_SPEC, "engine", DUEL_RULES_3)
+        idle = [Gestures("-", "-")] * 4
+        table = play("duel", bots=[_Queue(moves), _Queue(idle)], options={"fast": True})
+    assert table.faults() == [] and all(table.outcomes())
+    data = transcript(table, 0)
+    report = verify(data)
+    assert report.ok and report.fault is None, report.summary
+    hashes = table.sessions[0].played.ending.my_hashes
+    chose = [n for n, _, action in table.sessions[0].log if action.get("type") == "paralyze"]
+    assert chose == [3, 4] and hashes[2] == hashes[3]  # version 3: the first choice changed no hash
+    monkeypatch.setattr(DuelSpec, "older_engines", {3: DUEL_SPEC.engine})
+    assert not verify(data).ok  # read by today's rules, the same messages do not check out
+    monkeypatch.setattr(DuelSpec, "older_engines", {})
+    assert not verify(data).ok  # and without the old engine its terms are refused

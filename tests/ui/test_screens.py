@@ -256,8 +256,9 @@ def test_hornswoggle_lobby_piles_reckoning_and_a_wrong_flip(tmp_path: Path) -> N
     flipping = screens["flipping"]
     assert re.search(r"you flip for \d+: \d+ found, \d+ to go; own pile first", flipping)
     assert "flip your own pile first: flip p0" in flipping  # the question says it
-    for seat, role in ((0, "you"), (1, "opponent"), (2, r"your partner, a bot"), (3, "opponent")):
+    for seat, role in ((0, "you"), (1, "opponent"), (2, r"your partner"), (3, "opponent")):
         assert re.search(rf"\(p{seat}\)\s+{role}", flipping), (seat, role)
+    assert re.search(r"person's bot \(p2\)\s+your partner", flipping)  # a name of its own
     assert "piles bottom to top" in flipping
     assert refused == ["flip your own pile first: flip p0"], refused
     wrong = screens["wrong flip"]

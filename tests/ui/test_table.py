@@ -220,7 +220,7 @@ def test_the_questions_say_what_is_being_decided() -> None:
             )
         )
     )
-    assert "you may challenge" in with_note and "challenge" not in without  # only where it applies
+    assert "you may challenge" in with_note and "you may challenge" not in without  # (where it applies)
     assert "pass" not in [c.text for c in moves.choices("magic-square", placed, 1, "", hints=False)]
     swap = {**square.view(coloured, 0), "phase": "swap", "swaps_left": 2}
     assert (

@@ -235,7 +235,7 @@ def test_a_bot_partner_held_by_this_machine_shows_its_cards() -> None:
     rows = text.splitlines()
     line = next(line for line in rows if "(p2)" in line)
     faces = " ".join("d" if c == "doubloon" else "s" for c in views[2]["my_pile"])
-    assert "your partner, a bot" in line and f"pile {faces}" in line
+    assert "ann's bot (p2)  your partner" in line and f"pile {faces}" in line
     doubloons = views[2]["hand"][0]
     assert f"hand {doubloons} doubloon" in line
 
@@ -392,3 +392,29 @@ def test_a_paralysed_hand_is_hinted_only_the_spells_its_repeated_gesture_goes_on
     text = _hints(open_to_it, 1, 160)
     hinted = "\n".join(line for line in text.splitlines() if "next" in line or line.startswith(" " * 9))
     assert "Goblin" in hinted and "Paralysis" in hinted, text
+
+
+def test_a_caster_owing_two_paralysis_choices_is_asked_for_the_one_left() -> None:
+    # p0 paralyses both wizards (left at p1, right at itself) and holds its own right hand first:
+    # the second question, and Tab, are about p1's hands (they were about p0's again).
+    state = DUEL.initial({}, {})
+    for gestures in ({"left": "W", "right": "W"}, {"left": "W", "right": "W"}):
+        state = DUEL.apply(state, 0, DUEL.parse_action({"type": "gestures", **gestures}))
+        state = DUEL.apply(state, 1, DUEL.parse_action({"type": "gestures", "left": "-", "right": "-"}))
+    both = {"type": "gestures", "left": "W", "right": "W", "targets": {"right": "p0"}}
+    state = DUEL.apply(state, 0, DUEL.parse_action(both))
+    state = DUEL.apply(state, 1, DUEL.parse_action({"type": "gestures", "left": "-", "right": "-"}))
+    first = duel_front.duel_question(DUEL.view(state, 0), 0, {1: "Bea"})
+    assert (
+        "your own left repeats W, right repeats W next turn (type paralyze p0 left, or right)" in first.text
+    )
+    state = DUEL.apply(state, 0, DUEL.parse_action({"type": "paralyze", "target": "p0", "hand": "right"}))
+    second = duel_front.duel_question(DUEL.view(state, 0), 0, {1: "Bea"})
+    assert "Bea (p1)'s left repeats -, right repeats -" in second.text, second.text
+    assert "(type left or right)" in second.text  # (one left: a hand alone names it)
+    assert [c.text for c in duel_front.duel_choices(state, 0, "")] == ["left", "right"]
+    assert duel_front.DuelFrontEnd("duel").parse("left", state, 0).action == {
+        "type": "paralyze",
+        "target": "p1",
+        "hand": "left",
+    }

@@ -203,27 +203,28 @@ def _check_targets(state: DuelState, seat: int, action: Gestures, intent: Plan) 
 
 
 def _check_orders(state: DuelState, seat: int, action: Gestures, intent: Plan) -> None:
-    """Each monster order: for a monster ``seat`` controls (or charms this turn), or for one a
-    hand of its summons, and never at itself."""
+    """Each monster order: for a monster on the field that ``seat`` controls (any but a fire
+    elemental if it casts Charm Monster this turn), or for a summons of this turn, and never at
+    itself. An order for a summons (``p<s>.left``) is one rule for every hand of both wizards,
+    the seat's own included: it is accepted whatever the hand does, and counts only if that hand
+    summons a goblin or ogre that serves ``seat``; the other wizard's hands cannot be known when
+    a sealed submission is checked, so no hand's can be refused."""
     charming = intent.casts("charm_monster")
     for monster, target in action.monsters:
         _check_exists(state, target, f"order for {monster}")
         if monster == target:
             raise IllegalActionError(f"order for {monster}: a monster cannot attack itself")
-        if monster.kind == "monster":
-            found = state.monster(monster.monster)
-            if found is None:
-                raise IllegalActionError(f"order for {monster}: there is no monster {monster}")
-            if found.kind == "fire_elemental":
-                raise IllegalActionError(
-                    f"order for {monster}: a fire elemental attacks everyone and takes no orders"
-                )
-            if found.controller != seat and not charming:
-                raise IllegalActionError(f"order for {monster}: p{seat} does not control it")
-        elif monster.seat == seat and intent.spell(monster.hand) not in ("summon_goblin", "summon_ogre"):
+        if monster.kind != "monster":
+            continue
+        found = state.monster(monster.monster)
+        if found is None:
+            raise IllegalActionError(f"order for {monster}: there is no monster {monster}")
+        if found.kind == "fire_elemental":
             raise IllegalActionError(
-                f"order for {monster}: that hand is not summoning a goblin or ogre this turn"
+                f"order for {monster}: a fire elemental attacks everyone and takes no orders"
             )
+        if found.controller != seat and not charming:
+            raise IllegalActionError(f"order for {monster}: p{seat} does not control it")
 
 
 def _check_exists(state: DuelState, ref: Ref, what: str) -> None:
@@ -248,7 +249,7 @@ def sanitize(state: DuelState, seat: int, last: Gestures) -> Gestures:
     spell name, then each target (left hand, then right), then each monster order (in the order
     of their names) is kept if, added to what was kept so far, the submission is still legal, and
     otherwise falls back to its default (a monster that is gone, a stab that step 1 turned on
-    oneself, an order for a hand that no longer summons...)."""
+    oneself, an order for a monster no longer controlled...)."""
     kept = Gestures(last.left, last.right)  # always legal
     for named in last.spells:
         candidate = replace(kept, spells=(*kept.spells, named))
@@ -281,3 +282,31 @@ def target_choices(state: DuelState) -> tuple[str, ...]:
 
 
 DUEL: Final = Duel()
+
+
+class DuelRules3(Duel):
+    """The duel of rules version 3, for an observer replaying a match of that version (SPEC.md
+    section 8): the same play, but its public state and views give no ``hand`` in
+    ``paralysis_choices``, so the first of a caster's two choices did not change the state hash."""
+
+    def public(self, state: DuelState) -> dict[str, Plain]:
+        """What both peers agreed on under rules version 3."""
+        return _without_hands(st.public(state))
+
+    def view(self, state: DuelState, seat: int) -> dict[str, Plain]:
+        """A seat's view (a blindness claim's body) under rules version 3."""
+        return _without_hands(st.view(state, seat))
+
+
+def _without_hands(plain: dict[str, Plain]) -> dict[str, Plain]:
+    choices = plain["paralysis_choices"]
+    assert isinstance(choices, list)
+    plain["paralysis_choices"] = [
+        {key: value for key, value in choice.items() if key != "hand"}
+        for choice in choices
+        if isinstance(choice, dict)
+    ]
+    return plain
+
+
+DUEL_RULES_3: Final = DuelRules3()

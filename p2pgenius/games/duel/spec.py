@@ -6,9 +6,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.games.base import Outcome
+from p2pgenius.games.base import Game, Outcome
 from p2pgenius.games.duel.actions import Gestures, Paralyze, Timeout
-from p2pgenius.games.duel.engine import DUEL, TURN_SECONDS, sanitize
+from p2pgenius.games.duel.engine import DUEL, DUEL_RULES_3, TURN_SECONDS, sanitize
 from p2pgenius.games.duel.notation import moves
 from p2pgenius.games.duel.state import DuelEnding, DuelState
 from p2pgenius.games.duel.words import loss, words
@@ -66,7 +66,8 @@ class DuelSpec(GameSpec):
 
     name = "duel"
     title = "The wizard duel"
-    rules_version = 3  # 3: the edge rulings of issue 24 (summons, paralysis, claps, surrender)
+    rules_version = 4  # 3: the edge rulings of issue 24; 4: both Paralysis choices in the state
+    older_engines: ClassVar[Mapping[int, Game[Any, Any]]] = {3: DUEL_RULES_3}
     sealed = True
     time_options = (TimeOption("turn_seconds", TURN_SECONDS, "each turn"),)
     demo_options: ClassVar[Mapping[str, Any]] = {"fast": True}

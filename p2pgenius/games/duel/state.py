@@ -129,11 +129,19 @@ def public(state: DuelState) -> dict[str, Plain]:
         "wizards": [_wizard_plain(wizard, state.turn) for wizard in state.wizards],
         "monsters": [_monster_plain(monster) for monster in state.monsters],
         "next_monster": state.next_monster,
-        "paralysis_choices": [
-            {"target": f"p{target}", "by": chooser} for target, chooser in state.paralysis_choices
-        ],
+        "paralysis_choices": _choices_plain(state),
         "outcome": None if state.outcome is None else state.outcome.to_plain(),
     }
+
+
+def _choices_plain(state: DuelState) -> list[Plain]:
+    """The Paralysis choices of hand the duel waits on, each with the hand once chosen (a caster
+    owing two makes them in two stages: the first one is part of the state between them)."""
+    hands = dict(state.chosen)
+    return [
+        {"target": f"p{target}", "by": chooser, "hand": hands.get(target)}
+        for target, chooser in state.paralysis_choices
+    ]
 
 
 def full(state: DuelState) -> dict[str, Plain]:
@@ -187,8 +195,8 @@ def view(state: DuelState, seat: int) -> dict[str, Plain]:
     ]
     plain["next_monster"] = None
     plain["paralysis_choices"] = [
-        {"target": f"p{target}", "by": chooser}
-        for target, chooser in state.paralysis_choices
+        choice
+        for choice, (target, chooser) in zip(_choices_plain(state), state.paralysis_choices, strict=True)
         if seat in (target, chooser)
     ]
     plain["outcome"] = None if state.outcome is None else state.outcome.to_plain()

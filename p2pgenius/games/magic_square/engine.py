@@ -173,7 +173,7 @@ class MagicSquare:
 
     def _colour(self, state: SquareState, seat: int, action: Colour) -> SquareState:
         if state.colours[action.cell] is not None:
-            raise IllegalActionError(f"cell {action.cell} ({cell_name(action.cell)}) is already coloured")
+            raise IllegalActionError(f"{cell_name(action.cell)} is already coloured")
         colours = list(state.colours)
         colours[action.cell] = seat
         done = all(c is not None for c in colours)
@@ -198,9 +198,7 @@ class MagicSquare:
 
     def _place(self, state: SquareState, seat: int, action: Place) -> SquareState:
         if action.cell in state.cells:
-            raise IllegalActionError(
-                f"cell {action.cell} ({cell_name(action.cell)}) already holds {state.grid[action.cell]}"
-            )
+            raise IllegalActionError(f"{cell_name(action.cell)} already holds {state.grid[action.cell]}")
         number = len(state.cells) + 1
         state = replace(state, cells=(*state.cells, action.cell), placers=(*state.placers, seat))
         placed: dict[str, Plain] = {"seat": seat, "number": number, "cell": action.cell}

@@ -10,6 +10,7 @@ from typing import Any, Final, Protocol
 
 from p2pgenius.canonical import encode
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.games.base import Game
 from p2pgenius.games.registry import engine_fingerprint, get_spec
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.protocol.bodies import NONCE_LEN, Accept, CoinReveal, Terms
@@ -60,7 +61,7 @@ def check_terms(
         spec.engine.initial(terms.get("setup", {}), terms.get("options", {}))
     except P2PGeniusError as exc:
         raise MessageError(f"unplayable terms: {exc}") from None
-    if terms.get("engine") != engine_fingerprint(game):
+    if terms_engine(spec, terms.get("engine"), me) is None:
         raise MessageError(
             f"the host runs a different {game} rules engine ({terms.get('engine')}; this "
             f"program has {engine_fingerprint(game)}): both must run the same version"
@@ -71,6 +72,19 @@ def check_terms(
         if have != wanted:
             raise MessageError(f"the terms' {key} ({have}) differ from the lobby's ({wanted})")
     return spec
+
+
+def terms_engine(spec: GameSpec, engine: Any, me: int | None) -> Game[Any, Any] | None:
+    """The engine that plays a match whose terms carry the fingerprint ``engine``: the game's own;
+    for an observer (``me`` None: verify, a spectator) also one of an earlier rules version that
+    it still replays exactly (SPEC.md section 8). None if neither."""
+    if engine == engine_fingerprint(spec.name):
+        return spec.engine
+    if me is None:
+        for version, older in sorted(spec.older_engines.items()):
+            if engine == engine_fingerprint(spec.name, version):
+                return older
+    return None
 
 
 def _check_seats(terms: dict[str, Any], spec: GameSpec, peers: int) -> None:
@@ -247,6 +261,7 @@ class MatchSetup:
         self.expected = expected  # what the lobby agreed: "game", "options", "claim" (ours)
         self.terms: dict[str, Any] | None = None
         self.spec: GameSpec | None = None  # the terms' game, once they are in
+        self.engine: Game[Any, Any] | None = None  # the engine of the terms' rules version
         self.accepted: set[int] = set()
         self.coin_reveals: dict[int, bytes] = {}
         self.my_coin = coin  # our coin share (a joiner's: committed in its ready, in the lobby)
@@ -338,6 +353,7 @@ class MatchSetup:
                 # like cheating. We refuse before accepting anything.)
                 raise MessageError("the terms do not carry the coin commitment we made for this table")
         self.terms, self.spec = terms, spec
+        self.engine = terms_engine(spec, terms.get("engine"), me)
         courier.match_id = env.match_id
         names = terms.get("names")
         if isinstance(names, list) and len(names) == len(keys) and all(type(n) is str for n in names):
@@ -378,15 +394,15 @@ class MatchSetup:
         return self._deal()
 
     def _deal(self) -> Match:
-        assert self.terms is not None and self.spec is not None
-        terms, spec, courier = self.terms, self.spec, self.courier
+        assert self.terms is not None and self.spec is not None and self.engine is not None
+        terms, spec, engine, courier = self.terms, self.spec, self.engine, self.courier
         reveals = [self.coin_reveals[a] for a in range(len(courier.keys))]
         owner = deal(reveals, terms["groups"], terms["claims"])
         mine = tuple(seat for seat, peer in enumerate(owner) if peer == courier.me)
-        state = spec.perspective(spec.engine.initial(terms["setup"], terms["options"]), mine)
+        state = spec.perspective(engine.initial(terms["setup"], terms["options"]), mine)
         courier.events.append(SeatsDealt(owner))
         courier.enter(Phase.PLAYING)
-        return Match(terms, spec.engine, spec, owner, mine, state, HiddenCards(len(owner)))
+        return Match(terms, engine, spec, owner, mine, state, HiddenCards(len(owner)))
 
     def unrevealed(self) -> tuple[int, ...]:
         """The peers the coin flip waits on: each committed its share and has not opened it. One

@@ -20,7 +20,7 @@ from p2pgenius.games.base import Game
 from p2pgenius.games.catalog import find
 from p2pgenius.games.registry import get_game, get_spec
 from p2pgenius.games.spec import GameSpec
-from p2pgenius.ui.lines import Glyphs, Line, namer, seat_name
+from p2pgenius.ui.lines import Glyphs, Line, namer, seat_name, wrap
 
 
 class InputError(P2PGeniusError):
@@ -222,6 +222,12 @@ class FrontEnd:
             action[key] = _field_value(value)
         return Parsed(action)
 
+    def caution(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
+        """With hints on, the question to confirm a legal ``action`` of ``seat`` the hints mark as
+        a mistake ("": they do not, as by default)."""
+        del action, state, seat
+        return ""
+
     def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
         """The completions for what is typed so far: the legal moves."""
         del typed, hints
@@ -245,6 +251,29 @@ class FrontEnd:
             return list(self.engine.legal_actions(state, seat))
         except P2PGeniusError:
             return []
+
+
+CHAT_ROOM: Final = 8
+"""Rows a board leaves free under it (for the chat) when it adds the rules in brief."""
+
+
+def rules_lines(
+    rules: Mapping[str, Sequence[str]], phase: str, width: int, used: int, height: int
+) -> list[Line]:
+    """The rules of what is on a board, for a board of ``used`` rows with rows to spare in its
+    ``height`` (a large window), each wrapped to ``width``, under a heading: ``rules[""]`` and
+    every phase's entry in order, the entry of ``phase`` standing out, when they all fit; else
+    ``rules[""]`` and ``phase``'s alone; else none."""
+    heading: list[Line] = [[], [("class:title", " The rules in brief (F2: the whole rules page)")]]
+    for keys in (list(rules), ["", phase]):
+        lines = list(heading)
+        for key in keys:
+            style = "class:effect" if key == phase else "class:dim"
+            for sentence in rules.get(key, ()):
+                lines += wrap([(style, f"  - {sentence}")], width, 4)
+        if len(lines) > len(heading) and used + len(lines) + CHAT_ROOM <= height:
+            return lines
+    return []
 
 
 def _field_text(value: Any) -> str:

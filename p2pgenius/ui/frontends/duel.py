@@ -255,7 +255,11 @@ def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Li
             ("class:strong", DUEL_SPEC.outcome_words(result, names, mine=() if spectator else (me,))),
         ]
     turn = int(view["turn"])
-    pending = [int(p.get("by", 0)) for p in view.get("paralysis_choices") or [] if isinstance(p, Mapping)]
+    pending = [
+        int(p.get("by", 0))
+        for p in view.get("paralysis_choices") or []
+        if isinstance(p, Mapping) and p.get("hand") is None  # (not yet chosen)
+    ]
     if spectator:  # (an onlooker is shown the field after a turn: the replay's "turn 8" is this)
         line: Line = [("class:title", f" After turn {turn - 1}" if turn > 1 else " Before turn 1")]
     else:  # (a Paralysis's hand is chosen at the end of the turn that cast it)
@@ -524,7 +528,7 @@ def _other(hand: str) -> str:
 def duel_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
     """What the wizard at ``seat`` decides now."""
     pending = [p for p in view.get("paralysis_choices") or [] if isinstance(p, Mapping)]
-    mine = [p for p in pending if p.get("by") == seat]
+    mine = [p for p in pending if p.get("by") == seat and p.get("hand") is None]  # (not yet chosen)
     if mine:
         target = str(mine[0].get("target", "p1"))
         number = int(target.lstrip("p") or 0)

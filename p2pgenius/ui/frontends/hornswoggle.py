@@ -6,10 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from p2pgenius.games.hornswoggle.actions import Flip
+from p2pgenius.games.hornswoggle.actions import Flip, Insure
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
+from p2pgenius.games.hornswoggle.state import HornState
 from p2pgenius.games.hornswoggle.words import words as horn_words
-from p2pgenius.ui.frontends.base import BoardRequest, Choice, FrontEnd, InputError, Parsed, Question
+from p2pgenius.ui.frontends.base import (
+    BoardRequest,
+    Choice,
+    FrontEnd,
+    InputError,
+    Parsed,
+    Question,
+    rules_lines,
+)
 from p2pgenius.ui.lines import Glyphs, Line, namer, plural, seat_name, side_by_side, width_of, wrap_all
 
 HELP: Final = (
@@ -159,7 +168,39 @@ def horn_board(request: BoardRequest) -> list[Line]:
     if view.get("owing"):
         owing = ", ".join(_who(view, names, s) for s in view["owing"])
         lines.append([("class:dim", f" discards owed by: {owing}")])
-    return wrap_all(lines, width)
+    lines = wrap_all(lines, width)
+    return lines + rules_lines(RULES_NOW, str(view.get("phase")), width, len(lines), request.height)
+
+
+RULES_NOW: Final[Mapping[str, tuple[str, ...]]] = {
+    "": (
+        "Two teams, p0 and p2 against p1 and p3. A pirate with no cards is out; a team whose two "
+        "pirates are both out loses.",
+    ),
+    "order": ("The Death Match Opponent picks the pirate who starts round 1.",),
+    "opening": ("Every pirate with cards lays one card face down on its own pile, all at once.",),
+    "turns": (
+        "In turn, clockwise, each pirate adds a card to its own pile or starts the challenge with a "
+        "bid: how many doubloons it will turn over without meeting a skull (1 to the cards on the "
+        "table). A pirate with no cards in hand must bid.",
+    ),
+    "bidding": (
+        "Clockwise, each pirate raises the bid or passes (and is out of this round's bidding). When "
+        "all but one have passed, or the bid is every card on the table, the high bidder is the "
+        "challenger.",
+    ),
+    "flipping": (
+        "The challenger turns over its own pile first, top card down, then the top card of any "
+        "other pile, one at a time. The first skull ends it.",
+        "Before its first flip it may spend a Hacked Garnet on Bluff Insurance: a skull then costs "
+        "it no card.",
+    ),
+    "discarding": (
+        "Every pile goes back to its owner's hand. The challenge made: each opponent with cards "
+        "discards one, face down. A skull: the challenger discards one (unless insured).",
+    ),
+}
+"""The rules in brief by phase ("": whatever the phase), for a board with rows to spare (rules_lines)."""
 
 
 WIDE_BOARD: Final = 96
@@ -301,7 +342,7 @@ def _pirate_head(request: BoardRequest, seat: int) -> Line:
     elif seat == me:
         role = "you"
     elif seat % 2 == me % 2:
-        role = "your partner" + (", a bot" if seat in request.mine else "")
+        role = "your partner"
     else:
         role = "opponent"
     turn = (
@@ -312,7 +353,16 @@ def _pirate_head(request: BoardRequest, seat: int) -> Line:
     style = "class:seat.me" if seat == me else ("class:partner" if seat % 2 == me % 2 else "class:seat")
     if spectator:
         style = "class:seat"
-    return [(style, f" {turn} {seat_name(request.names, seat)}"), ("class:dim", f"  {role}")]
+    return [(style, f" {turn} {bot_name(request, seat)}"), ("class:dim", f"  {role}")]
+
+
+def bot_name(request: BoardRequest, seat: int) -> str:
+    """A pirate's name on the board: a bot this machine plays beside the person has a name of its
+    own ("Fay's bot (p2)"), not the person's ("Fay (p2)" read as the person)."""
+    me = _me(request.view)
+    if me < 0 or seat == me or seat not in request.mine:
+        return seat_name(request.names, seat)
+    return f"{request.names.get(me, 'your')}'s bot (p{seat})"
 
 
 def _standing(view: Mapping[str, Any], seat: int) -> list[str]:
@@ -418,7 +468,10 @@ def horn_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) 
         bid = int(view.get("bid", 0))
         if bid >= table:
             return Question("pass", f"the bid is {bid}, every card on the table: pass")
-        return Question("raise or pass", f"raise the bid of {bid} (bid {bid + 1} to {table}) or pass")
+        if bid + 1 == table:
+            every = f"raise it to every card on the table (bid {table})"
+            return Question("raise or pass", f"the bid is {bid}: {every} or pass")
+        return Question("raise or pass", f"the bid is {bid}: raise it (bid {bid + 1} to {table}) or pass")
     if phase == "flipping":
         return _flip_question(view, seat)
     if phase == "discarding":
@@ -462,9 +515,20 @@ CARD_WORDS = {"d": "doubloon", "doubloon": "doubloon", "s": "skull", "skull": "s
 
 def parse_horn(words: list[str], state: Any = None, seat: int = 0) -> Parsed:
     """The move typed as ``words`` (a flip is checked here against the flipping order, since
-    the engine cannot check a flip before its card is opened)."""
+    the engine cannot check a flip before its card is opened; a move of a kind the moment does
+    not allow is refused with the moves it does, in words)."""
+    parsed = _read_horn(words, state, seat)
+    if parsed.action is not None:
+        _check_now(parsed.action, state, seat)
+    return parsed
+
+
+def _read_horn(words: list[str], state: Any, seat: int) -> Parsed:
+    """The move ``words`` say, before it is checked against the moment."""
     head = words[0].lower()
-    if head in ("place", "discard") and len(words) == 2 and words[1].lower() in CARD_WORDS:
+    if head in ("place", "discard") and len(words) == 2:
+        if words[1].lower() not in CARD_WORDS:
+            raise InputError(f"{words[1]!r} is not a card: {_offered(state, seat, head)}")
         return Parsed({"type": head, "card": _held(state, seat, head, CARD_WORDS[words[1].lower()])})
     if head in CARD_WORDS and len(words) == 1:  # "d" alone: the card the question asks for
         kind = "discard" if getattr(state, "phase", None) == "discarding" else "place"
@@ -474,15 +538,80 @@ def parse_horn(words: list[str], state: Any = None, seat: int = 0) -> Parsed:
     if head == "pass" and len(words) == 1:
         return Parsed({"type": "pass"})
     if head == "insure" and len(words) == 1:
+        _check_insure(state, seat)
         return Parsed({"type": "insure"}, "insuring cannot be taken back")
     if head in ("flip", "first") and len(words) == 2:
         who = words[1].lower().lstrip("p")
         if who.isascii() and who.isdigit():
-            if head == "flip":
-                _check_flip(state, seat, int(who))
-                return Parsed({"type": "flip", "pile": int(who)})
-            return Parsed({"type": "order", "first": int(who)})
-    raise InputError("place doubloon|skull, bid N, pass, insure, flip pN, discard doubloon|skull, first pN")
+            return _read_pirate(head, int(who), state, seat)
+    raise _unread(head, state, seat)
+
+
+UNREAD: Final = {
+    "bid": "bid and how many doubloons, like bid 3",
+    "flip": "flip and whose pile, like flip p2",
+    "first": "first and the pirate who starts, like first p0",
+}
+"""What a move begun but not finished takes (a card's moves say the cards held)."""
+
+
+def _unread(head: str, state: Any, seat: int) -> InputError:
+    """What to say of words that are no move: a move begun ("discard", "bid x") is told what it
+    takes; anything else, every kind of move."""
+    if head in ("place", "discard"):
+        return InputError(f"{head} which card: {_offered(state, seat, head)}")
+    if head in UNREAD:
+        return InputError(UNREAD[head])
+    return InputError("place doubloon|skull, bid N, pass, insure, flip pN, discard doubloon|skull, first pN")
+
+
+def _read_pirate(head: str, pirate: int, state: Any, seat: int) -> Parsed:
+    """``flip pN`` or ``first pN``: a pirate that exists, and a flip the flipping order allows."""
+    if not 0 <= pirate < 4:
+        raise InputError(f"there is no p{pirate}: the pirates are p0, p1, p2 and p3")
+    if head == "flip":
+        _check_flip(state, seat, pirate)
+        return Parsed({"type": "flip", "pile": pirate})
+    return Parsed({"type": "order", "first": pirate})
+
+
+def _offered(state: Any, seat: int, verb: str) -> str:
+    """What ``verb`` (place, discard) may take for the pirate at ``seat``, as far as ``state``
+    knows its hand: "discard doubloon or discard skull (you hold ...)"."""
+    pirates = getattr(state, "pirates", ())
+    hand = pirates[seat].hand if 0 <= seat < len(pirates) else None
+    return _cards(verb, hand) if hand is not None and sum(hand) else f"{verb} doubloon or {verb} skull"
+
+
+def _check_now(action: Mapping[str, Any], state: Any, seat: int) -> None:
+    """Refuse a move of a kind the moment does not allow ("pass" while adding cards), saying the
+    moves it does allow; a flip and an insurance say their own reasons (see their checks)."""
+    if not isinstance(state, HornState) or action.get("type") in ("flip", "insure"):
+        return
+    if seat not in HORNSWOGGLE.to_act(state):
+        return
+    legal = HORNSWOGGLE.legal_actions(state, seat)
+    if any(a.to_plain().get("type") == action.get("type") for a in legal):
+        return
+    offered = [choice.text for choice in horn_choices(state, seat)]
+    shown = ", ".join(offered[:6]) + (", ..." if len(offered) > 6 else "")
+    raise InputError(f"not now: you may {shown}")
+
+
+def _check_insure(state: Any, seat: int) -> None:
+    """Refuse Bluff Insurance the moment does not allow, saying why in the rules' words."""
+    if not isinstance(state, HornState):
+        return
+    pirates = state.pirates
+    if state.phase != "flipping" or state.challenger != seat:
+        raise InputError("only the challenger may buy Bluff Insurance, before its first flip")
+    if any(isinstance(a, Insure) for a in HORNSWOGGLE.legal_actions(state, seat)):
+        return
+    if state.insured:
+        raise InputError("your challenge is insured already")
+    if not pirates[seat].garnets:
+        raise InputError("you cannot buy Bluff Insurance: it costs a Hacked Garnet, and you have none")
+    raise InputError("you cannot buy Bluff Insurance now: only before the first flip")
 
 
 def _held(state: Any, seat: int, verb: str, card: str) -> str:
@@ -499,19 +628,15 @@ def _held(state: Any, seat: int, verb: str, card: str) -> str:
 
 def _check_flip(state: Any, seat: int, pile: int) -> None:
     """Refuse a flip the flipping order does not allow, saying which piles it does."""
-    if (
-        state is None
-        or getattr(state, "phase", None) != "flipping"
-        or getattr(state, "challenger", None) != seat
-    ):
+    if state is None:
         return
+    if getattr(state, "phase", None) != "flipping" or getattr(state, "challenger", None) != seat:
+        raise InputError("nothing to flip now: only the challenger flips, once the bidding is over")
     allowed = [a.pile for a in HORNSWOGGLE.legal_actions(state, seat) if isinstance(a, Flip)]
     if pile in allowed:
         return
     if allowed == [seat]:
         raise InputError(f"flip your own pile first: flip p{seat}")
-    if not 0 <= pile < 4:
-        raise InputError(f"there is no p{pile}: the piles are p0 to p3")
     piles = ", ".join(f"flip p{s}" for s in allowed)
     raise InputError(f"p{pile}'s pile has no face-down card left; you may: {piles}")
 

@@ -8,9 +8,17 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
-from p2pgenius.games.magic_square.squares import index
-from p2pgenius.games.magic_square.state import cell_name
-from p2pgenius.ui.frontends.base import BoardRequest, Choice, FrontEnd, InputError, Parsed, Question
+from p2pgenius.games.magic_square.squares import LINES, MAGIC_SUM, index
+from p2pgenius.games.magic_square.state import SquareState, cell_name
+from p2pgenius.ui.frontends.base import (
+    BoardRequest,
+    Choice,
+    FrontEnd,
+    InputError,
+    Parsed,
+    Question,
+    rules_lines,
+)
 from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, side_by_side, width_of, wrap_all
 
 HELP: Final = (
@@ -49,6 +57,24 @@ class SquareFrontEnd(FrontEnd):
         action, so it comes with the step's ``actions``)."""
         remember_completion(memory, events, view, actions)
 
+    def log_lines(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        names: Mapping[int, str] | None = None,
+    ) -> list[str]:
+        """The log's lines, each round's end followed by its grid as it ended, row by row (the
+        board moves on to the next round at once when a bot leads it)."""
+        out: list[str] = []
+        events = [event for event in events if isinstance(event, Mapping)]
+        for line, event in zip(super().log_lines(events, view, names), events, strict=True):
+            out.append(line)
+            grid = event.get("grid") if event.get("type") == "round_end" else None
+            if isinstance(grid, list) and len(grid) == 16:
+                rows = (" ".join(str(n) if n else "." for n in grid[r : r + 4]) for r in range(0, 16, 4))
+                out.append(f"round {event.get('round')} ended with the grid, row by row: " + " / ".join(rows))
+        return out
+
     def echo(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
         """What the person at ``seat`` sent, in the words it typed: an order as "first" or
         "second" and what that means ("second: your opponent colours first"), not "p0 first"."""
@@ -82,6 +108,21 @@ class SquareFrontEnd(FrontEnd):
 
     def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
         return square_choices(state, seat, hints)
+
+    def caution(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
+        """A number placed where the hints say no magic square is possible any more, while
+        another cell keeps one possible: named, and asked first."""
+        del seat
+        if action.get("type") != "place" or getattr(state, "phase", None) != "place":
+            return ""
+        good = index().next_cells(list(state.cells))
+        if not good or action.get("cell") in good:
+            return ""
+        marked = ", ".join(cell_name(cell) for cell in sorted(good))
+        return (
+            f"{len(state.cells) + 1} on {cell_name(int(action['cell']))} leaves no magic square "
+            f"possible (the hints mark {marked})"
+        )
 
 
 # -- the board ------------------------------------------------------------------------------------
@@ -134,7 +175,10 @@ def magic_board(request: BoardRequest) -> list[Line]:
     lines: list[Line] = [_magic_header(view, names, me, over=over)]
     big = height >= 24 and width >= 44
     drawn = _grid(cells, request.glyphs, big=big)
-    lines += _beside(drawn, _completion_lines(completion, names, me, big=big), width)
+    aside = _completion_lines(completion, names, me, big=big)
+    if not aside and last is not None and not over and len(placed) < 2:
+        aside = _finished_lines(last, big=big)
+    lines += _beside(drawn, aside, width)
     lines.append(
         [
             ("class:red", f" red: {seat_name(names, 0)} {scores[0]} "),
@@ -147,7 +191,35 @@ def magic_board(request: BoardRequest) -> list[Line]:
     if last is not None:
         label = f"round {last.get('round')}" if not over else "the last round"
         lines.append([("class:dim", f" {label}: {_last_round(last, names, me)}")])
-    return wrap_all(lines, width)
+    lines = wrap_all(lines, width)
+    return lines + rules_lines(RULES_NOW, str(view.get("phase")), width, len(lines), height)
+
+
+RULES_NOW: Final[Mapping[str, tuple[str, ...]]] = {
+    "": (
+        "Magic: each of 1 to 16 once, and every row, every column and both main diagonals add up "
+        "to 34 (the broken diagonals do not count).",
+        "A player's score is the sum of the numbers on its colour's cells. Best of three rounds.",
+    ),
+    "colour_order": ("The Death Match Opponent chooses who colours first.",),
+    "colouring": ("The players colour one cell a move, in turn, until each has eight cells.",),
+    "swap": (
+        "The last round's loser may swap up to two pairs of cells: a red one and a blue one exchange "
+        "their colours. done ends the swaps; the winner gets none.",
+    ),
+    "lead": ("Each pair of numbers, the Lead Player names who places first; the lead alternates.",),
+    "place": (
+        "The numbers go in in order, one a move. Right after a placement the other player may "
+        "challenge it: no magic square is possible any more.",
+        "All 16 placed and not magic: whoever placed 16 loses the round. Otherwise the higher score "
+        "wins; 68-68 replays the round.",
+    ),
+    "challenge": (
+        "The challenged player shows a magic completion keeping every number placed, or concedes. "
+        "A valid one: the challenger loses the round; anything else: the challenged player does.",
+    ),
+}
+"""The rules in brief by phase ("": whatever the phase), for a board with rows to spare (rules_lines)."""
 
 
 def _magic_header(view: Mapping[str, Any], names: Mapping[int, str], me: int, *, over: bool) -> Line:
@@ -277,6 +349,23 @@ def _completion_lines(
     return out
 
 
+def _finished_lines(last: Mapping[str, Any], *, big: bool) -> list[Line]:
+    """The grid the last round ended with, row by row beside the new round's grid until the
+    new round's numbers 1 and 2 are placed (a bot that leads at once must not hide it; how the
+    round ended is the board's last line)."""
+    grid = [int(n) for n in last.get("grid") or ()]
+    if len(grid) != 16:
+        return []
+    out: list[Line] = [[("class:title", f"round {last.get('round')} as it ended:")]]
+    for row in range(4):
+        numbers = "".join(f"{n:>3}" if n else "  ." for n in grid[4 * row : 4 * row + 4])
+        line: Line = [("", "  " + numbers)]
+        out += [[], line, []] if big else [line]  # (a big cell's number is on its middle line)
+        if big and row < 3:
+            out.append([])
+    return out
+
+
 def _beside(grid: list[Line], extra: list[Line], width: int) -> list[Line]:
     """``extra`` to the right of the grid when the width has room for it, else under it."""
     if not extra:
@@ -289,7 +378,8 @@ def _beside(grid: list[Line], extra: list[Line], width: int) -> list[Line]:
 
 
 def _grid(cells: _Cells, glyphs: Glyphs, *, big: bool) -> list[Line]:
-    """The 4x4 grid, a cell as one line of 5 columns, or (``big``) as three lines of 9."""
+    """The 4x4 grid, a cell as one line of 5 columns, or (``big``) as three lines of 9 with its
+    colour's letter and its number on the middle one (as the small cell has them)."""
     colours, grid, good = cells.colours, cells.numbers, cells.good
     last = cells.placed[-1] if cells.placed else None
     cell_width = 9 if big else 5
@@ -306,9 +396,9 @@ def _grid(cells: _Cells, glyphs: Glyphs, *, big: bool) -> list[Line]:
             mark = "R" if owner == 0 else ("B" if owner == 1 else glyphs.gap)
             text = f"{number:>2}" if number else (" *" if cell in good else "  ")
             numbered = style + (" class:last" if cell == last else "")
-            if big:
-                rows[0] += [(style, f"{mark:<{cell_width}}"), ("", " ")]
-                rows[1] += [(numbered, f"{text:^{cell_width}}"), ("", " ")]
+            if big:  # the colour's letter and the number side by side on the middle line
+                rows[0] += [(style, " " * cell_width), ("", " ")]
+                rows[1] += [(style, f" {mark}  "), (numbered, text), (style, "   "), ("", " ")]
                 rows[2] += [(style, " " * cell_width), ("", " ")]
             else:
                 rows[0] += [(style, f" {mark}"), (numbered, text), (style, " "), ("", " ")]
@@ -387,7 +477,45 @@ PLAIN_MOVES: Final = {
 
 
 def parse_square(words: list[str], state: Any, seat: int) -> Parsed:
-    """The move typed as ``words``."""
+    """The move typed as ``words``; one of a kind the moment does not allow is refused with the
+    kinds it does, in words."""
+    parsed = _read_square(words, state, seat)
+    if parsed.action is not None and isinstance(state, SquareState):
+        _check_now(parsed.action, state, seat)
+    return parsed
+
+
+MOVE_WORDS: Final = {
+    "order": "first or second",
+    "colour": "a cell to colour (like b3)",
+    "place": "a cell for the next number (like b3)",
+    "challenge": "challenge",
+    "complete": "complete and the 16 numbers",
+    "concede": "concede",
+    "swap": "swap and a red and a blue cell (swap a1 b2)",
+    "swaps_done": "done",
+}
+"""Each kind of move as the person types it, for a refusal that says what may be typed now."""
+
+
+def _check_now(action: Mapping[str, Any], state: SquareState, seat: int) -> None:
+    """Refuse a challenge out of its window, and a move of a kind the moment does not allow."""
+    kinds = [str(a.to_plain()["type"]) for a in MAGIC_SQUARE.legal_actions(state, seat)]
+    kind = str(action.get("type"))
+    if kind in kinds or state.phase == "over":
+        return
+    if kind == "challenge":
+        raise InputError(
+            "you may challenge only right after your opponent places a number, before the next move"
+        )
+    if not kinds:
+        return  # (not this seat's move: the table says whom the match waits for)
+    offered = " or ".join(dict.fromkeys(MOVE_WORDS.get(k, k) for k in kinds))
+    raise InputError(f"not now: type {offered}")
+
+
+def _read_square(words: list[str], state: Any, seat: int) -> Parsed:
+    """The move ``words`` say, before it is checked against the moment."""
     head = words[0].lower()
     if head in PLAIN_MOVES:
         action, confirm = PLAIN_MOVES[head]
@@ -399,22 +527,65 @@ def parse_square(words: list[str], state: Any, seat: int) -> Parsed:
             raise InputError("it is your move: playing it lets the last placement stand (or: challenge)")
         return Parsed(None)
     if head == "swap" and len(words) == 3:
-        a, b = parse_cell(words[1]), parse_cell(words[2])
-        colours = getattr(state, "colours", ())
-        red, blue = (a, b) if colours and colours[a] == 0 else (b, a)
-        return Parsed({"type": "swap", "red": red, "blue": blue})
+        return _parse_swap(parse_cell(words[1]), parse_cell(words[2]), state)
     if head == "complete":
-        return _parse_complete(words[1:])
+        return _parse_complete(words[1:], state)
     if len(words) == 1:
         return _parse_cell_move(head, state, seat)
     raise _unread(words, state)
 
 
-def _parse_complete(numbers: list[str]) -> Parsed:
-    """``complete`` and the 16 numbers of the finished square, row by row."""
+def _parse_swap(a: int, b: int, state: Any) -> Parsed:
+    """``swap`` and two cells, the red one and the blue one in either order (the action names
+    the red cell first)."""
+    colours = getattr(state, "colours", None)
+    if not colours:  # (the state unknown here: as typed, and the engine checks it)
+        return Parsed({"type": "swap", "red": a, "blue": b})
+    if colours[a] == colours[b]:
+        both = "red" if colours[a] == 0 else "blue"
+        raise InputError(
+            f"a swap takes one red cell and one blue cell: {cell_name(a)} and {cell_name(b)} are both {both}"
+        )
+    red, blue = (a, b) if colours[a] == 0 else (b, a)
+    return Parsed({"type": "swap", "red": red, "blue": blue})
+
+
+def _parse_complete(numbers: list[str], state: Any) -> Parsed:
+    """``complete`` and the 16 numbers of the finished square, row by row; asked first when they
+    do not complete the grid (sent, they lose the round)."""
     if len(numbers) != 16 or not all(n.isascii() and n.isdigit() for n in numbers):
         raise InputError("complete takes the 16 numbers of the finished square, row by row")
-    return Parsed({"type": "complete", "grid": [int(n) for n in numbers]})
+    grid = [int(n) for n in numbers]
+    placed = getattr(state, "grid", None)
+    why = misfit(tuple(placed), grid) if placed is not None else ""
+    confirm = f"these numbers do not complete your grid ({why}) and would lose the round" if why else ""
+    return Parsed({"type": "complete", "grid": grid}, confirm)
+
+
+LINE_NAMES: Final = (
+    *(f"row {r}" for r in range(1, 5)),
+    *(f"column {c}" for c in COLUMNS),
+    "the diagonal a1-d4",
+    "the diagonal d1-a4",
+)
+"""The lines of ``LINES`` (rows, columns, the two diagonals) as the board labels them."""
+
+
+def misfit(placed: Sequence[int], grid: Sequence[int]) -> str:
+    """Why ``grid`` is not a magic completion of the numbers ``placed`` (0: an empty cell), in
+    words ("b2 holds 5, not 7"; "row 2 adds up to 30, not 34"); "" when it is one."""
+    for cell, number in enumerate(placed):
+        if number and grid[cell] != number:
+            return f"{cell_name(cell)} holds {number}, not {grid[cell]}"
+    for number in range(1, 17):
+        count = list(grid).count(number)
+        if count != 1:
+            return f"{number} is missing" if count == 0 else f"{number} is there {count} times"
+    for name, line in zip(LINE_NAMES, LINES, strict=True):
+        total = sum(grid[cell] for cell in line)
+        if total != MAGIC_SUM:
+            return f"{name} adds up to {total}, not {MAGIC_SUM}"
+    return ""
 
 
 def _parse_cell_move(word: str, state: Any, seat: int) -> Parsed:
@@ -436,18 +607,32 @@ def _parse_cell_move(word: str, state: Any, seat: int) -> Parsed:
 
 
 def _unread(words: list[str], state: Any) -> InputError:
-    """What to say of ``words`` that are no move: a cell typed with a number ("b1 1") is told to
-    go alone; anything else, every kind of move."""
+    """What to say of ``words`` that are no move: a cell typed with more ("b1 1", "a1 b1") is
+    told to go alone, in the words of the phase (colouring, swapping, placing); anything else,
+    every kind of move."""
     head = words[0].lower()
-    if len(words) == 2 and len(head) == 2 and head[0] in "abcd" and head[1] in "1234":
+    if _is_cell(head) and len(words) > 1:
+        phase = getattr(state, "phase", None)
+        if phase == "colouring":
+            return InputError(f"colour one cell at a time: type it alone, like {head}")
+        if phase == "swap" and len(words) == 2 and _is_cell(words[1]):
+            return InputError(f"type a swap as swap {head} {words[1].lower()} (or done: no more swaps)")
         cells = getattr(state, "cells", None)
         number = f" ({len(cells) + 1} now)" if isinstance(cells, tuple) and len(cells) < 16 else ""
         return InputError(
             f"type the cell alone, like {head}: the number placed is always the next one{number}"
         )
+    if head == "swap":
+        return InputError("swap and two cells, a red one and a blue one, like swap a1 b2")
     return InputError(
         "a cell like b3; first / second; challenge / pass; swap a1 b2 / done; complete N x16 / concede"
     )
+
+
+def _is_cell(word: str) -> bool:
+    """Whether ``word`` names a cell (a1..d4)."""
+    word = word.lower()
+    return len(word) == 2 and word[0] in COLUMNS and word[1] in "1234"
 
 
 @dataclass(frozen=True)
