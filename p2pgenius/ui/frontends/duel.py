@@ -23,7 +23,15 @@ from p2pgenius.games.duel.spells import (
 )
 from p2pgenius.games.duel.state import Wizard
 from p2pgenius.games.duel.words import words as duel_words
-from p2pgenius.ui.frontends.base import BoardRequest, Choice, FrontEnd, InputError, Parsed, Question
+from p2pgenius.ui.frontends.base import (
+    BoardRequest,
+    Choice,
+    FrontEnd,
+    InputError,
+    Parsed,
+    Question,
+    rules_lines,
+)
 from p2pgenius.ui.lines import Line, namer, plural, seat_name, side_by_side, width_of, wrap_all
 
 HELP: Final = (
@@ -152,7 +160,8 @@ def duel_board(request: BoardRequest) -> list[Line]:
     how many gestures), the monsters, whether each side has chosen, the last turn's events when
     there is room, and the spell book. A tall board (:data:`TALL` rows) has the wizards side by
     side across its width and the whole book under them, names in full, then, in the rows left,
-    the rules of what it shows (:func:`rules_in_play`); a short wide one the
+    the rules of what it shows (:func:`rules_in_play`, as the other games' boards say theirs); a
+    short wide one the
     book beside the wizards; a narrow one the book under them, shortly named. Beside the book
     or on a tall board, each hand's spells under way take two rows."""
     view, names, width, height = request.view, request.names, request.width, request.height
@@ -189,9 +198,8 @@ def duel_board(request: BoardRequest) -> list[Line]:
     if tall:
         told = [[], *wrap_all(last, width)] if last else []
         book = spell_book(width=width, full=True)
-        rules = [[], *wrap_all(rules_in_play(view), width)]
-        fits = len(lines) + len(told) + 1 + len(book) + len(rules) + LOG_ROOM <= height
-        return [*lines, *told, [], *book, *(rules if fits else [])]
+        shown = [*lines, *told, [], *book]
+        return shown + rules_lines(rules_in_play(view), "now", width, len(shown), height)
     book = spell_book(width=width, full=False)
     room = height - LOG_ROOM  # (the log under a short board shows the last turn already)
     if len(lines) + len(book) + len(last) + 1 <= room and last:
@@ -204,45 +212,36 @@ def duel_board(request: BoardRequest) -> list[Line]:
 
 
 RULES_ALWAYS: Final = (
-    "A hand casts a spell by making its gestures on consecutive turns; the last one casts it, and "
-    "one hand casts one spell a turn (the longest it completes: left:missile names a shorter one).",
-    "C counts only when both hands clap; every P that no longer spell uses casts Shield; P with "
-    "both hands surrenders.",
-    "L next / R next: what each hand can complete, with how many gestures (and which) it still "
-    "needs, nearest first.",
-    "A wizard at 0 HP or less is knocked out and loses (both in one turn: each rises with 5 HP); "
-    "Power Word Kill kills outright.",
+    "A hand casts a spell by making its gestures on consecutive turns, one spell a turn.",
+    "C counts only when both hands clap; a P no longer spell uses casts Shield; P P surrenders.",
+    "L next / R next: what each hand can complete, and the gestures it still needs (+N).",
+    "At 0 HP or less a wizard is knocked out and loses (both at once: each rises with 5 HP).",
 )
-"""The rules every duel board shows on a tall screen (docs/rules/duel.md in a few lines)."""
+"""The rules every duel board shows on a tall screen (docs/rules/duel.md in a few lines, each
+short enough for one row of a 96-column board)."""
 
 RULES_OF: Final = {
-    "paralysed": "Paralysed: that hand repeats its previous gesture this turn (a clap made alone "
-    "claps alone again, which is nothing).",
-    "feared": "Afraid: this turn its C, D and S count as nothing.",
-    "blind_turns_left": "Blind: for 3 turns a blind wizard does not see the other's gestures; it "
-    "is told only what affects it, and all is shown when the blindness ends.",
-    "resist_heat": "Resists heat: from now on Fireball, Fire Storm and fire elementals cannot harm "
-    "that wizard.",
-    "monsters": "Monsters attack the opposing wizard each turn, from the turn they appear, unless "
-    "ordered otherwise (m1=p0): a goblin has 1 HP and hits for 1, an ogre 2 and 2; a fire "
-    "elemental (3 HP, 3 damage) hits every being but itself and takes no fire damage. Shield "
-    "blocks monsters.",
+    "paralysed": ("Paralysed: that hand repeats its last gesture this turn (a lone clap: nothing again).",),
+    "feared": ("Afraid: this turn its C, D and S count as nothing.",),
+    "blind_turns_left": ("Blind: 3 turns without the other's gestures; all is shown when it ends.",),
+    "resist_heat": ("Resists heat: Fireball, Fire Storm and fire elementals no longer harm it.",),
+    "monsters": (
+        "Monsters attack the other wizard each turn (m1=p0 orders one); Shield blocks them.",
+        "Goblin 1 HP, hits 1; ogre 2 and 2; fire elemental 3 and 3, hits every being but itself.",
+    ),
 }
 """The rule of each effect or thing a duel board may show, in the words of docs/rules/duel.md."""
 
 
-def rules_in_play(view: Mapping[str, Any]) -> list[Line]:
-    """The rules of what the board shows now: the few every turn needs, then those of each
-    effect on a wizard and of the monsters, if any."""
+def rules_in_play(view: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """The rules of what the board shows now, for :func:`rules_lines`: the few every turn needs
+    (``""``), then (``"now"``, standing out) those of each effect on a wizard and of the
+    monsters, if any."""
     wizards = [w for w in view.get("wizards", []) if isinstance(w, Mapping)]
     shown = [key for key in RULES_OF if key != "monsters" and any(w.get(key) for w in wizards)]
     if any(isinstance(m, Mapping) for m in view.get("monsters", [])):
         shown.append("monsters")
-    more = "" if view.get("spectator") else "  (F2: all of them)"  # (a replay has no rules page)
-    out: list[Line] = [[("class:title", " Rules of what is on screen"), ("class:dim", more)]]
-    for text in (*RULES_ALWAYS, *(RULES_OF[key] for key in shown)):
-        out.append([("class:dim", "  " + text)])
-    return out
+    return {"": RULES_ALWAYS, "now": tuple(rule for key in shown for rule in RULES_OF[key])}
 
 
 def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Line:
