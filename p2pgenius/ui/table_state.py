@@ -239,8 +239,18 @@ class TableState:
         front = frontend(game)
         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
             front.remember(self.memory, fresh, view, event.actions)
-        for text in front.log_lines(fresh, view, seat_names(session)):
+        for text in front.log_lines(fresh, self._step_view(session, event, view), seat_names(session)):
             self._log(text)
+
+    def _step_view(
+        self, session: SessionView, event: Applied, view: Mapping[str, Any] | None
+    ) -> Mapping[str, Any] | None:
+        """The person's view as the step left it: a turn played blind and replayed when the
+        blindness ended is told under its own number, not the one the match is at now."""
+        seat = person_seat(session)
+        if view is None or event.state is None or session.engine is None or seat is None or session.blind:
+            return view
+        return {**view, **session.engine.view(event.state, seat)}
 
     def _log(self, text: str) -> None:
         text = wording.printable(text)

@@ -238,3 +238,18 @@ def test_a_resolved_turn_carries_every_field_a_wizard_has() -> None:
     state = play(["P-", "-S"], ["W-"])[-1]
     assert state.wizards[0].left == ("P", "-") and state.wizards[0].right == ("-", "S")
     assert state.wizards[1].left == ("W", "-") and state.wizards[0].last == Gestures("-", "S")
+
+
+def test_the_end_of_a_duel_is_told_in_the_rules_words_not_its_reason_names() -> None:
+    who = {0: "ann (p0)", 1: "bob (p1)"}.__getitem__
+    said = {
+        reason: words({"type": "outcome", "winner": 1, "reason": reason}, who)
+        for reason in ("knocked_out", "power_word_kill", "surrender")
+    }
+    assert said == {
+        "knocked_out": "The duel is over: bob (p1) wins: ann (p0) was knocked out",
+        "power_word_kill": "The duel is over: bob (p1) wins: Power Word Kill killed ann (p0)",
+        "surrender": "The duel is over: bob (p1) wins: ann (p0) surrendered",
+    }
+    drawn = words({"type": "outcome", "winner": None, "reason": "draw"}, who)
+    assert drawn == "The duel is over: a draw (both surrendered, or both fell to Power Word Kill)"

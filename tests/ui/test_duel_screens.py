@@ -17,8 +17,11 @@ from prompt_toolkit.input import create_pipe_input
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.games.duel.engine import DUEL
+from p2pgenius.protocol.transcript import verify
 from p2pgenius.ui import bridge
 from p2pgenius.ui.app import build
+from p2pgenius.ui.lines import plain
+from p2pgenius.ui.replay import Replay
 from p2pgenius.ui.table import Table
 from tests.net.test_processes import listening_port, spawn
 from tests.ui.test_resume_in_the_ui import person
@@ -180,3 +183,89 @@ def test_a_duel_resumed_mid_turn_shows_the_choice_made_before_and_one_story(tmp_
 
 async def join_at(peer: Any, port: int) -> None:
     await peer.join(await trio.open_tcp_stream("127.0.0.1", port))
+
+
+def test_a_paralysis_asks_for_the_hand_by_name_and_takes_left_or_right_alone(tmp_path: Path) -> None:
+    # The person (p0) completes Paralysis (W-W-W) on turn 3 while the bot's hands make S and D:
+    # asked which hand to hold, it types `right` alone, and is told what that did.
+    terminal = Terminal(80, 24)
+    screens: dict[str, str] = {}
+
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        for gestures in ("W -", "W -", "W -"):
+            await until(lambda: bool(table.asking))
+            asked = dict(table.asking)
+            send(gestures + "\r")
+            await until(lambda asked=asked: table.asking != asked)  # type: ignore[misc]
+        await until(lambda: "choose the hand to paralyse" in table.text.expected())
+        await both_sizes(terminal, table, screens, "asked")
+        send("right\r")
+        await until(lambda: "right hand is paralysed" in "\n".join(table.log))
+        await both_sizes(terminal, table, screens, "told")
+        await until(lambda: bool(table.asking))
+        send("P P\r")
+        await until(lambda: table.confirming is not None)
+        send("y")
+        await until(lambda: table.finished)
+        send(CTRL_Q)
+
+    bots = BotDriver(bots={1: Script(["SD", "DS", "SD", "--", "--"])})
+    table, _, _ = play(
+        tmp_path, "duel", {"fast": True}, drive, Staging(bot_driver=bots, output=terminal.output())
+    )
+    for columns, _ in SIZES:
+        asked = screens[f"asked {columns}"]
+        question = " ".join(asked[asked.index("choose the hand to") :].split())  # (wrapped at spaces)
+        assert question.startswith(
+            "choose the hand to paralyse: bot (p1)'s left repeats S, right repeats D next turn "
+            "(type left or right)"
+        ), asked
+        assert "paralyze p1" not in asked, asked
+        assert "Turn 3   your Paralysis: you choose the hand it holds" in asked, asked  # (turn 3 cast it)
+        told = screens[f"told {columns}"]
+        assert "turn 3: bot (p1)'s right hand is paralysed next turn" in told, told  # (what it did)
+        assert "paralysed: right hand repeats" in told and "R next none: it must repeat D" in told, told
+    # At 80x24 the board is compact (each wizard's name and HP on one row) so that the log under
+    # it has 7 rows, an effect on the board and all (it had 5).
+    rows = screens["told 80"].splitlines()
+    rule = next(i for i, row in enumerate(rows) if "what happened" in row)
+    clocks = next(i for i, row in enumerate(rows) if "clocks" in row)
+    assert clocks - rule - 1 >= 7, screens["told 80"]
+    assert re.search(r"you: person \(p0\)\s+HP 13/15", screens["told 80"])
+    ending = [line for line in table.log if "duel is over" in line.lower()]
+    assert ending and all("_" not in line for line in ending), ending
+
+
+def test_a_turn_played_blind_is_logged_under_its_own_number_when_the_blindness_ends(tmp_path: Path) -> None:
+    # The bot (p0) blinds the person (p1) on turn 5 (blind on turns 6 to 8) and raises a Shield on
+    # turn 7, which the blinded person is not told of then: it is logged when the blindness ends,
+    # as turn 7's.
+    async def drive(table: Table, send: Callable[[str], None]) -> None:
+        for _ in range(9):
+            await until(lambda: bool(table.asking))
+            asked = dict(table.asking)
+            send("- -\r")
+            await until(lambda asked=asked: table.asking != asked)  # type: ignore[misc]
+        await until(lambda: bool(table.asking))
+        send("P P\r")
+        await until(lambda: table.confirming is not None)
+        send("y")
+        await until(lambda: table.finished)
+        send(CTRL_Q)
+
+    bots = BotDriver(bots={0: Script(["D-", "W-", "S-", "W-", "CC", "--", "P-", "--", "--"])})
+    table, _, _ = play(tmp_path, "duel", {"fast": True}, drive, Staging(seats=(1,), bot_driver=bots))
+    shield = [line for line in table.log if "bot (p0) casts Shield" in line]
+    assert shield == ["turn 7: bot (p0) casts Shield (left hand) at bot (p0)"], table.log
+    # Its replay keeps p0 on the left at every turn, the blind ones (shown as p1 saw them) too,
+    # and the board's heading names the turn the status bar does.
+    replay = Replay(verify((tmp_path / "person.p2pt").read_bytes()))
+    for index in range(1, replay.count + 1):
+        replay.jump(index)
+        rows = plain(replay.board_lines(80, 20)).splitlines()
+        wizards = next(row for row in rows if "person (p1)" in row)
+        assert wizards.index("bot (p0)") < wizards.index("person (p1)"), (replay.where(), rows)
+        turn = int(replay.where().split()[1])
+        assert rows[0].startswith(f" After turn {turn}") or rows[0].startswith(f" Turn {turn}:"), rows[0]
+    blind = [i for i, entry in enumerate(replay.entries) if "blind" in entry.head]
+    assert blind, [entry.head for entry in replay.entries]

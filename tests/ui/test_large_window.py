@@ -81,3 +81,26 @@ def test_a_large_window_gives_the_log_beside_the_board_at_least_60_columns() -> 
     assert not narrow.wide and narrow.board_width == 80
     middle = geometry(120, 40, 6)  # the log at its least beside a board as wide as a narrow screen
     assert middle.wide and middle.side_width == 40 and middle.board_width >= 78
+
+
+def test_a_large_board_uses_its_empty_rows_for_the_rules_of_what_it_shows() -> None:
+    # At 160x50 the board (96x44) has rows to spare under the spell book: the rules of what is on
+    # it go there, an effect's rule only while a wizard has it.
+    plain_turn = "\n".join(board(duel_after(3), 96, 44))
+    assert "The rules in brief" in plain_turn and "C counts only when both hands clap" in plain_turn
+    assert "Paralysed:" not in plain_turn and "Monsters attack" not in plain_turn
+    assert all(len(row) <= 96 for row in plain_turn.splitlines())
+    state = DUEL.initial({}, {})
+    for left in "WWW":  # ann's Paralysis on bob, who waves: it holds bob's left hand
+        for seat, gesture in ((0, left), (1, "S")):
+            state = DUEL.apply(
+                state, seat, DUEL.parse_action({"type": "gestures", "left": gesture, "right": "-"})
+            )
+    state = DUEL.apply(state, 0, DUEL.parse_action({"type": "paralyze", "target": "p1", "hand": "left"}))
+    held = board(dict(DUEL.view(state, 0)), 96, 44)
+    rules = held[next(i for i, row in enumerate(held) if "rules in brief" in row) + 1 :]
+    assert rules and all(row.startswith("  - ") for row in rules), rules  # (one row each)
+    assert "Paralysed: that hand repeats its last gesture" in "\n".join(held)
+    assert len(held) <= 44 and all(len(row) <= 96 for row in held)
+    small = "\n".join(board(dict(DUEL.view(state, 0)), 80, 14))
+    assert "The rules in brief" not in small  # (80x24 has no room for them)

@@ -265,11 +265,16 @@ def test_hp_bars_stay_in_their_box_and_a_blind_wizard_sees_no_next_spells() -> N
     view = DUEL.view(state, 0)
     view["wizards"][0]["hp"] = -3
     text = plain(
-        board(BoardRequest("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20))
+        board(BoardRequest("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=30))
     )
     row = next(line for line in text.splitlines() if "HP -3/15" in line)
     assert re.search(r"HP -3/15 \.{15}(\s|$)", row), row  # 15 wide, no overflow
     assert all(len(line) <= 80 for line in text.splitlines())
+    short = plain(  # (a short board, as at 80x24, has the HP in numbers beside the name)
+        board(BoardRequest("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20))
+    )
+    assert re.search(r"you: ann \(p0\)  HP -3/15  +opponent: bob \(p1\)  HP 15/15", short), short
+    assert all(len(line) <= 80 for line in short.splitlines())
     view["wizards"][1]["left"] = "SD??"
     view["wizards"][1]["anti_spell_from"] = None
     blind = plain(

@@ -4,6 +4,7 @@ fault screen and both layouts, checked as the text a player would see."""
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -320,6 +321,79 @@ def test_a_clap_of_one_hand_is_asked_about_unless_a_paralysed_hand_must_repeat_i
     assert "left repeats C, right repeats -" in question.text
 
 
+def test_left_or_right_alone_names_the_hand_a_waiting_paralysis_holds() -> None:
+    front = duel_front.DuelFrontEnd("duel")
+    asked = _after(("W-", "SD"), ("W-", "DS"), ("W-", "SD"), choose=False)  # p0 owes the choice
+    for typed in ("right", "paralyze right", "paralyze p1 right"):
+        assert front.parse(typed, asked, 0).action == {"type": "paralyze", "target": "p1", "hand": "right"}
+    assert front.echo({"type": "paralyze", "target": "p1", "hand": "right"}, asked, 0) == (
+        "Paralysis: the opponent's right hand repeats D next turn"
+    )
+    question = duel_front.duel_question(DUEL.view(asked, 0), 0, {0: "ann", 1: "bob"})
+    assert "bob (p1)'s left repeats S, right repeats D next turn (type left or right)" in question.text
+    assert "paralyze p1" not in question.text
+    hands = {c.text: c.meta for c in duel_front.duel_choices(asked, 0, "")}
+    assert hands == {
+        "left": "Paralysis: the opponent's left hand repeats S next turn",
+        "right": "Paralysis: the opponent's right hand repeats D next turn",
+    }
+    with pytest.raises(InputError, match="none waits for one now"):
+        front.parse("right", DUEL.initial({}, {}), 0)
+    with pytest.raises(InputError, match=r"^first choose the hand your Paralysis holds: type left or right$"):
+        front.parse("S D", asked, 0)  # (the engine would say "p0 must first choose ...")
+    with pytest.raises(
+        InputError, match=r"^your Paralysis holds a hand of the opponent: type left or right$"
+    ):
+        front.parse("paralyze p0 left", asked, 0)
+
+
+def test_a_second_target_for_one_hand_is_refused_not_silently_dropped() -> None:
+    front = duel_front.DuelFrontEnd("duel")
+    with pytest.raises(InputError, match="left=p1 and left=p0: the left hand has one target"):
+        front.parse("S D left=p1 left=p0", DUEL.initial({}, {}), 0)
+    with pytest.raises(InputError, match="the right hand casts one spell"):
+        front.parse("S D right:missile right:shield", DUEL.initial({}, {}), 0)
+    said_twice = front.parse("S D right=p1 right=p1", DUEL.initial({}, {}), 0).action
+    assert said_twice is not None and said_twice["targets"] == {"right": "p1"}
+
+
+def _hints(state: Any, seat: int, width: int) -> str:
+    request = BoardRequest(
+        "duel",
+        DUEL.view(state, seat),
+        {0: "ann", 1: "bob"},
+        ascii_only=True,
+        hints=True,
+        mine=(seat,),
+        width=width if width < 100 else 96,  # (160 columns: the board beside the log)
+        height=16 if width < 100 else 44,
+    )
+    return plain(board(request))
+
+
+def test_the_next_hints_put_the_spell_most_made_first_among_the_nearest() -> None:
+    # p0's left hand made D-W-S of Blindness (D-W-S-W-C): two gestures from it, as Cure, Fear and
+    # Anti-spell are after their first S; the Blindness three gestures in is listed first of them.
+    state = _after(("D-", "--"), ("W-", "--"), ("S-", "--"))
+    for width in (80, 160):
+        text = _hints(state, 0, width)
+        left = next(line for line in text.splitlines() if "L next" in line)
+        assert re.search(r"L next Missile \+1 D, Blindness \+2 WC", left), text
+
+
+def test_a_paralysed_hand_is_hinted_only_the_spells_its_repeated_gesture_goes_on_with() -> None:
+    # p1's left hand made S, then is held by p0's Paralysis: it repeats S, so only spells whose next
+    # gesture is S are open to it this turn (not Missile's D, Cure's P, Fear's W).
+    held = _after(("W-", "--"), ("W-", "--"), ("W-", "S-"))
+    for width in (80, 160):
+        text = _hints(held, 1, width)  # (bob's is the left column)
+        assert re.search(r"^ +L next none: it must repeat S\s", text, re.MULTILINE), text
+    open_to_it = _after(("W-", "--"), ("W-", "--"), ("W-", "W-"))  # W, held: W again, W-W-S, W-W-W
+    text = _hints(open_to_it, 1, 160)
+    hinted = "\n".join(line for line in text.splitlines() if "next" in line or line.startswith(" " * 9))
+    assert "Goblin" in hinted and "Paralysis" in hinted, text
+
+
 def test_a_caster_owing_two_paralysis_choices_is_asked_for_the_one_left() -> None:
     # p0 paralyses both wizards (left at p1, right at itself) and holds its own right hand first:
     # the second question, and Tab, are about p1's hands (they were about p0's again).
@@ -331,12 +405,16 @@ def test_a_caster_owing_two_paralysis_choices_is_asked_for_the_one_left() -> Non
     state = DUEL.apply(state, 0, DUEL.parse_action(both))
     state = DUEL.apply(state, 1, DUEL.parse_action({"type": "gestures", "left": "-", "right": "-"}))
     first = duel_front.duel_question(DUEL.view(state, 0), 0, {1: "Bea"})
-    assert "(paralyze p0 left, or right)" in first.text
+    assert (
+        "your own left repeats W, right repeats W next turn (type paralyze p0 left, or right)" in first.text
+    )
     state = DUEL.apply(state, 0, DUEL.parse_action({"type": "paralyze", "target": "p0", "hand": "right"}))
     second = duel_front.duel_question(DUEL.view(state, 0), 0, {1: "Bea"})
     assert "Bea (p1)'s left repeats -, right repeats -" in second.text, second.text
-    assert "(paralyze p1 left, or right)" in second.text
-    assert [c.text for c in duel_front.duel_choices(state, 0, "")] == [
-        "paralyze p1 left",
-        "paralyze p1 right",
-    ]
+    assert "(type left or right)" in second.text  # (one left: a hand alone names it)
+    assert [c.text for c in duel_front.duel_choices(state, 0, "")] == ["left", "right"]
+    assert duel_front.DuelFrontEnd("duel").parse("left", state, 0).action == {
+        "type": "paralyze",
+        "target": "p1",
+        "hand": "left",
+    }

@@ -31,6 +31,8 @@ LOSSES: Final[Mapping[Ending, tuple[str, str]]] = {
     DuelEnding.POWER_WORD_KILL: ("Power Word Kill killed you", "Power Word Kill killed {loser}"),
 }
 """How a duel was lost, said of the loser: when it is the person told, and when it is not."""
+DRAWN: Final = "both surrendered, or both fell to Power Word Kill"
+"""How a duel is drawn, in words."""
 
 
 def seat_label(seat: int) -> str:
@@ -49,7 +51,7 @@ def loss(outcome: Outcome, loser: str | None) -> str:
     """How the duel ended, told to a wizard: of the ``loser`` (by name) to the winner, or, ``loser``
     None, to the loser, or of a draw (GameSpec.loss_words)."""
     if outcome.reason is DuelEnding.DRAW:
-        return "both surrendered, or both fell to Power Word Kill"
+        return DRAWN
     said = LOSSES.get(outcome.reason)
     if said is None:
         return outcome.reason.words
@@ -218,9 +220,13 @@ def _surrender(e: Mapping[str, Any], who: Who) -> str:
 
 
 def _outcome(e: Mapping[str, Any], who: Who) -> str:
-    winner = e.get("winner")
-    result = "draw" if winner is None else f"{who(int(winner))} wins"
-    return f"The duel is over: {result} ({e.get('reason')})"
+    """The end in the rules' words: "bob (p1) wins: Power Word Kill killed ann (p0)"."""
+    winner, reason = e.get("winner"), str(e.get("reason"))
+    if winner is None:
+        return f"The duel is over: a draw ({DRAWN})"
+    said = LOSSES.get(DuelEnding(reason)) if reason in set(DuelEnding) else None
+    why = reason.replace("_", " ") if said is None else said[1].format(loser=who(1 - int(winner)))
+    return f"The duel is over: {who(int(winner))} wins: {why}"
 
 
 _TELLERS: Final[dict[str, Callable[[Mapping[str, Any], Who], str]]] = {

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 from p2pgenius.games.duel.actions import NOBODY
@@ -22,7 +23,15 @@ from p2pgenius.games.duel.spells import (
 )
 from p2pgenius.games.duel.state import Wizard
 from p2pgenius.games.duel.words import words as duel_words
-from p2pgenius.ui.frontends.base import BoardRequest, Choice, FrontEnd, InputError, Parsed, Question
+from p2pgenius.ui.frontends.base import (
+    BoardRequest,
+    Choice,
+    FrontEnd,
+    InputError,
+    Parsed,
+    Question,
+    rules_lines,
+)
 from p2pgenius.ui.lines import Line, namer, plural, seat_name, side_by_side, width_of, wrap_all
 
 HELP: Final = (
@@ -30,7 +39,7 @@ HELP: Final = (
     "Gestures: C clap (both hands), D digit, P palm, S snap, W wave, > stab, - nothing.\n"
     "Then, optionally: left=p1 (a hand's target); left:missile (a shorter spell the gestures "
     "also complete); m1=p1 (a monster's target).\n"
-    "paralyze p1 left: after your Paralysis, choose the hand.\n"
+    "left or right: after your Paralysis, the hand it holds (paralyze p1 left names the wizard too).\n"
     "P with both hands surrenders.\n"
     "Without fast turns your gestures may change until the turn's minute is up: type them again to "
     "change them, or done when you are sure; the turn resolves as soon as both players are done."
@@ -87,11 +96,24 @@ class DuelFrontEnd(FrontEnd):
             return f"paralyze {action.get('target')} {action.get('hand')}"
         return super().describe(action)
 
+    def echo(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
+        """A Paralysis choice as what it does ("the opponent's right hand repeats D next turn")."""
+        if action.get("type") == "paralyze" and state is not None:
+            return paralysis_words(state, seat, str(action.get("target")), str(action.get("hand")))
+        return super().echo(action, state, seat)
+
     def parse(self, text: str, state: Any, seat: int) -> Parsed:
         """The move typed; gestures that last turn's effects would change (rules, step 1) are
-        refused up front, and a clap of one hand is asked about (it counts as nothing)."""
-        parsed = parse_duel(text.split())
+        refused up front, and a clap of one hand is asked about (it counts as nothing). While a
+        Paralysis of this seat waits for its hand, ``left`` or ``right`` alone names it."""
+        parsed = parse_duel(_paralysis_words(text.split(), state, seat))
         action = parsed.action
+        waiting = _waiting_paralyses(state, seat)
+        if waiting and action is not None and action.get("type") == "gestures":
+            raise InputError("first choose the hand your Paralysis holds: type left or right")
+        if waiting and action is not None and action.get("target") not in [f"p{t}" for t in waiting]:
+            whose = "your own wizard" if waiting[0] == seat else "the opponent"
+            raise InputError(f"your Paralysis holds a hand of {whose}: type left or right")
         if state is None or action is None or action.get("type") != "gestures" or seat not in (0, 1):
             return parsed
         wizard = state.wizards[seat]
@@ -125,34 +147,45 @@ SHORT: Final = {
 """Short spell names for the spell book of a narrow screen."""
 
 BOOK_WIDE: Final = 40
+"""Columns of the spell book as a column of its own (full names, gestures with dashes)."""
 TALL: Final = 30
 """Rows from which the duel's board has room for all of it at once (see :func:`duel_board`)."""
-"""Columns of the spell book as a column of its own (full names, gestures with dashes)."""
+LOG_ROOM: Final = 4
+"""Rows a short board (80x24) leaves to the log under it beyond the least the screen keeps for
+it: the spell book's title, and the last turn's events, only show when these stay free."""
 
 
 def duel_board(request: BoardRequest) -> list[Line]:
     """Both wizards (HP, effects, both hands' gestures, what each hand can complete next and in
     how many gestures), the monsters, whether each side has chosen, the last turn's events when
     there is room, and the spell book. A tall board (:data:`TALL` rows) has the wizards side by
-    side across its width and the whole book under them, names in full; a short wide one the
+    side across its width and the whole book under them, names in full, then, in the rows left,
+    the rules of what it shows (:func:`rules_in_play`, as the other games' boards say theirs); a
+    short wide one the
     book beside the wizards; a narrow one the book under them, shortly named. Beside the book
     or on a tall board, each hand's spells under way take two rows."""
     view, names, width, height = request.view, request.names, request.width, request.height
-    me = int(view.get("seat", 0))
+    # An onlooker (a replay, a spectator) sees p0 first at every step, a blind turn's view of
+    # what p1 was shown included; a player sees its own wizard first.
+    me = 0 if view.get("spectator") else int(view.get("seat", 0))
     tall = height >= TALL and width >= 2 * BOOK_WIDE
     book_beside = width >= 100 and not tall
     left_width = width - BOOK_WIDE - 3 if book_beside else width
     lines: list[Line] = [_turn_line(view, me, names)]
     hint_rows = 2 if tall or book_beside else 1  # (beside the book, the rows are there anyway)
+    short = not tall and not book_beside  # (the log under it needs the rows: compact)
     if left_width >= 64:
         half = (left_width - 2) // 2
         widths = [half, left_width - 2 - half]
-        columns = [_wizard(request, seat, w, hint_rows) for seat, w in zip((me, 1 - me), widths, strict=True)]
+        columns = [
+            _wizard(request, seat, w, hint_rows, compact=short)
+            for seat, w in zip((me, 1 - me), widths, strict=True)
+        ]
         lines += side_by_side(columns, widths, gap=2)
     else:
         for seat in (me, 1 - me):
-            lines += wrap_all(_wizard(request, seat, left_width, hint_rows), left_width)
-    lines += wrap_all(_monsters(view, me), left_width)
+            lines += wrap_all(_wizard(request, seat, left_width, hint_rows, compact=short), left_width)
+    lines += wrap_all(_monsters(view, me, names), left_width)
     who = namer(names)
     events = [duel_words(e, who) for e in view.get("events", []) if isinstance(e, Mapping)]
     last = []
@@ -164,15 +197,51 @@ def duel_board(request: BoardRequest) -> list[Line]:
         return side_by_side([left, book], [left_width, BOOK_WIDE], gap=3)
     if tall:
         told = [[], *wrap_all(last, width)] if last else []
-        return [*lines, *told, [], *spell_book(width=width, full=True)]
+        book = spell_book(width=width, full=True)
+        shown = [*lines, *told, [], *book]
+        return shown + rules_lines(rules_in_play(view), "now", width, len(shown), height)
     book = spell_book(width=width, full=False)
-    if len(lines) + len(book) + len(last) + 1 <= height and last:
+    room = height - LOG_ROOM  # (the log under a short board shows the last turn already)
+    if len(lines) + len(book) + len(last) + 1 <= room and last:
         lines += wrap_all(last, width)
-    if len(lines) + len(book) + 1 <= height:
+    if len(lines) + len(book) + 1 <= room:
         lines.append(
             [("class:title", " Spell book"), ("class:dim", "  (gestures in order; C: both hands clap)")]
         )
     return lines + book
+
+
+RULES_ALWAYS: Final = (
+    "A hand casts a spell by making its gestures on consecutive turns, one spell a turn.",
+    "C counts only when both hands clap; a P no longer spell uses casts Shield; P P surrenders.",
+    "L next / R next: what each hand can complete, and the gestures it still needs (+N).",
+    "At 0 HP or less a wizard is knocked out and loses (both at once: each rises with 5 HP).",
+)
+"""The rules every duel board shows on a tall screen (docs/rules/duel.md in a few lines, each
+short enough for one row of a 96-column board)."""
+
+RULES_OF: Final = {
+    "paralysed": ("Paralysed: that hand repeats its last gesture this turn (a lone clap: nothing again).",),
+    "feared": ("Afraid: this turn its C, D and S count as nothing.",),
+    "blind_turns_left": ("Blind: 3 turns without the other's gestures; all is shown when it ends.",),
+    "resist_heat": ("Resists heat: Fireball, Fire Storm and fire elementals no longer harm it.",),
+    "monsters": (
+        "Monsters attack the other wizard each turn (m1=p0 orders one); Shield blocks them.",
+        "Goblin 1 HP, hits 1; ogre 2 and 2; fire elemental 3 and 3, hits every being but itself.",
+    ),
+}
+"""The rule of each effect or thing a duel board may show, in the words of docs/rules/duel.md."""
+
+
+def rules_in_play(view: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """The rules of what the board shows now, for :func:`rules_lines`: the few every turn needs
+    (``""``), then (``"now"``, standing out) those of each effect on a wizard and of the
+    monsters, if any."""
+    wizards = [w for w in view.get("wizards", []) if isinstance(w, Mapping)]
+    shown = [key for key in RULES_OF if key != "monsters" and any(w.get(key) for w in wizards)]
+    if any(isinstance(m, Mapping) for m in view.get("monsters", [])):
+        shown.append("monsters")
+    return {"": RULES_ALWAYS, "now": tuple(rule for key in shown for rule in RULES_OF[key])}
 
 
 def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Line:
@@ -184,12 +253,22 @@ def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Li
             ("class:title", f" Turn {int(view['turn']) - 1}: the duel is over: "),
             ("class:strong", DUEL_SPEC.outcome_words(result, names, mine=() if spectator else (me,))),
         ]
-    line: Line = [("class:title", f" Turn {view['turn']}")]
-    pending = view.get("paralysis_choices") or []
+    turn = int(view["turn"])
+    pending = [
+        int(p.get("by", 0))
+        for p in view.get("paralysis_choices") or []
+        if isinstance(p, Mapping) and p.get("hand") is None  # (not yet chosen)
+    ]
+    if spectator:  # (an onlooker is shown the field after a turn: the replay's "turn 8" is this)
+        line: Line = [("class:title", f" After turn {turn - 1}" if turn > 1 else " Before turn 1")]
+    else:  # (a Paralysis's hand is chosen at the end of the turn that cast it)
+        line = [("class:title", f" Turn {turn - 1 if pending else turn}")]
     if pending:
-        by = [int(p.get("by", 0)) for p in pending if isinstance(p, Mapping)]
-        who = "you" if me in by and not spectator else ", ".join(seat_name(names, s) for s in by)
-        line.append(("class:effect", f"   Paralysis: {who} to choose the hand it holds"))
+        if me in pending and not spectator:
+            line.append(("class:effect", "   your Paralysis: you choose the hand it holds"))
+        else:
+            whose = " and ".join(f"{seat_name(names, s)}'s" for s in pending)
+            line.append(("class:effect", f"   {whose} Paralysis: to choose the hand it holds"))
         return line
     if spectator:
         return line
@@ -205,9 +284,12 @@ def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Li
     return line
 
 
-def _wizard(request: BoardRequest, seat: int, width: int, hint_rows: int = 1) -> list[Line]:
-    """One wizard's block, ``width`` columns wide: who, HP, effects, both hands' gestures (as
-    many of the latest as fit) and what each hand can complete next (on ``hint_rows`` rows)."""
+def _wizard(
+    request: BoardRequest, seat: int, width: int, hint_rows: int = 1, *, compact: bool = False
+) -> list[Line]:
+    """One wizard's block, ``width`` columns wide: who, HP (``compact``: on one row, if they fit),
+    effects, both hands' gestures (as many of the latest as fit) and what each hand can complete
+    next (on ``hint_rows`` rows)."""
     view, names, glyphs = request.view, request.names, request.glyphs
     me = int(view.get("seat", 0))
     wizard = view["wizards"][seat]
@@ -216,19 +298,8 @@ def _wizard(request: BoardRequest, seat: int, width: int, hint_rows: int = 1) ->
     else:
         who = "you" if seat == me else "opponent"
         out = [[("class:seat.me" if seat == me else "class:seat", f" {who}: {seat_name(names, seat)}")]]
-    hp, top = wizard.get("hp"), int(wizard.get("max_hp") or 15)
     blind = view.get("blind_seat")  # (a replay of what a blind wizard was shown)
-    if isinstance(hp, int):
-        full = min(max(hp, 0), top)
-        bar = glyphs.bar * full + glyphs.gap * (top - full)
-        out.append([("class:hp", f" HP {hp:>2}/{top} "), ("class:hp.bar", bar)])
-    else:
-        why = (
-            "hidden while you are blind"
-            if blind is None
-            else f"unseen: {seat_name(names, int(blind))} was blind"
-        )
-        out.append([("class:dim", f" HP {glyphs.hidden} ({why})")])
+    out += _hp_rows(out.pop(), wizard, request, width if compact else 0)
     effects = [
         label
         for label, on in (
@@ -253,23 +324,83 @@ def _wizard(request: BoardRequest, seat: int, width: int, hint_rows: int = 1) ->
     for hand in HANDS:
         label = f"  {hand[0].upper()} next "
         unseen = "unknown while you are blind" if blind is None else "unknown: unseen while blind"
-        rows = _next_spells(str(wizard.get(hand, "")), barrier, width - len(label), unseen, hint_rows)
+        history = str(wizard.get(hand, ""))
+        able = _able(_forced(wizard, hand), bool(wizard.get("feared")))
+        rows = _next_spells(history, barrier, width - len(label), hint_rows, able) or [
+            [("class:dim", unseen)]
+        ]
         out.append([("class:dim", label), *rows[0]])
         out += [[("", " " * len(label)), *row] for row in rows[1:]]
     return out
 
 
-def _next_spells(
-    history: str, barrier: Any, room: int, unseen: str = "unknown while you are blind", rows: int = 1
-) -> list[Line]:
-    """What a hand can complete next, nearest first, each with how many gestures it still needs
-    and which: as many as fit on ``rows`` rows of ``room`` columns (short names when full ones
-    do not let the two nearest fit)."""
+def _forced(wizard: Mapping[str, Any], hand: str) -> str | None:
+    """The gesture a paralysed ``hand`` repeats this turn (a clap made alone included), or None."""
+    if wizard.get("paralysed") != hand:
+        return None
+    if wizard.get("clapped_alone") == hand:
+        return CLAP
+    return str(wizard.get(hand, ""))[-1:] or NOTHING
+
+
+Able = tuple[Callable[[str], bool], str]
+"""Whether a hand can make a gesture this turn, and why not, in words."""
+FREE: Final[Able] = (lambda gesture: True, "")
+
+
+def _able(forced: str | None, feared: bool) -> Able:
+    """Which gestures a hand can make this turn (rules, step 1): a paralysed hand only its
+    ``forced`` one, an afraid wizard no C, D or S."""
+    if forced is not None:
+        return (lambda gesture: gesture == forced), f"none: it must repeat {forced}"
+    if feared:
+        return (lambda gesture: gesture not in ("C", "D", "S")), "none: afraid, no C, D or S"
+    return FREE
+
+
+def _nearest(history: str, barrier: int, able: Callable[[str], bool]) -> list[tuple[str, str]]:
+    """The spells a hand can go on with this turn: fewest gestures still needed first, then the
+    most already made (a Blindness three gestures in before a Cure one in), then table order."""
+
+    def done(item: tuple[str, str]) -> int:
+        name, rest = item
+        return max(len(seq) - len(rest) for seq in BY_NAME[name].sequences if seq.endswith(rest))
+
+    near = [item for item in next_gestures(tuple(history), barrier) if able(item[1][0])]
+    return sorted(near, key=lambda item: (len(item[1]), -done(item)))  # (stable: then table order)
+
+
+def _hp_rows(who: Line, wizard: Mapping[str, Any], request: BoardRequest, width: int) -> list[Line]:
+    """The wizard's ``who`` row and its HP (a bar of one cell a point) under it; given a
+    ``width`` (a compact board), the HP in numbers on the ``who`` row if they fit there."""
+    glyphs, blind = request.glyphs, request.view.get("blind_seat")
+    hp, top = wizard.get("hp"), int(wizard.get("max_hp") or 15)
+    if isinstance(hp, int):
+        full = min(max(hp, 0), top)
+        bar: Line = [("class:hp.bar", glyphs.bar * full + glyphs.gap * (top - full))]
+        told: Line = [("class:hp", f" HP {hp:>2}/{top} ")]
+    else:
+        why = (
+            "hidden while you are blind"
+            if blind is None
+            else f"unseen: {seat_name(request.names, int(blind))} was blind"
+        )
+        bar, told = [], [("class:dim", f" HP {glyphs.hidden} ({why})")]
+    one = [*who, ("", " "), *told]
+    return [one] if width_of(one) <= width else [who, told + bar]
+
+
+def _next_spells(history: str, barrier: Any, room: int, rows: int = 1, able: Able = FREE) -> list[Line]:
+    """What a hand can complete next, nearest first (:func:`_nearest`), each with how many
+    gestures it still needs and which: as many as fit on ``rows`` rows of ``room`` columns
+    (short names when full ones do not let the two nearest fit); none if a gesture it needs
+    is unseen (blind)."""
     if "?" in history[-8:] or barrier is None:
-        return [[("class:dim", unseen)]]
-    near = next_gestures(tuple(history), int(barrier))
+        return []
+    near = _nearest(history, int(barrier), able[0])
     if not near:
-        return [[("class:dim", "nothing under way")]]
+        stopped = next_gestures(tuple(history), int(barrier))
+        return [[("class:dim", able[1] if stopped else "nothing under way")]]
     out: list[Line] = []
     for names in (
         {n: BY_NAME[n].title for n, _ in near},
@@ -305,7 +436,7 @@ def _spells_on_rows(
     return out, placed
 
 
-def _monsters(view: Mapping[str, Any], me: int) -> list[Line]:
+def _monsters(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> list[Line]:
     monsters = [m for m in view.get("monsters", []) if isinstance(m, Mapping)]
     if not monsters:
         return []
@@ -314,7 +445,7 @@ def _monsters(view: Mapping[str, Any], me: int) -> list[Line]:
         controller = monster.get("controller")
         owner = "yours" if controller == me else ("theirs" if controller is not None else "unseen")
         if view.get("spectator") and controller is not None:
-            owner = f"p{controller}'s"
+            owner = f"{seat_name(names, int(controller))}'s"
         hp = monster.get("hp")
         what = f"{monster['id']} {str(monster['kind']).replace('_', ' ')} ({owner}" + (
             f", {hp} HP)" if hp is not None else ")"
@@ -405,15 +536,52 @@ def duel_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) 
         if wizard.get("clapped_alone") in HANDS:
             last[str(wizard["clapped_alone"])] = CLAP  # a clap made alone is what the hand repeats
         repeats = ", ".join(f"{hand} repeats {last[hand]}" for hand in HANDS)
-        return Question(
-            "paralyse",
-            f"choose the hand to paralyse: {seat_name(names, number)}'s {repeats} next turn "
-            f"(paralyze {target} left, or right)",
-        )
+        whose = "your own" if number == seat else f"{seat_name(names, number)}'s"
+        how = "type left or right" if len(mine) == 1 else f"type paralyze {target} left, or right"
+        return Question("paralyse", f"choose the hand to paralyse: {whose} {repeats} next turn ({how})")
     return Question(
         "gestures",
         f"turn {view.get('turn')}: choose your gestures, left hand then right, like S D (Tab lists them)",
     )
+
+
+def _waiting_paralyses(state: Any, seat: int) -> list[int]:
+    """The wizards whose hand this seat's Paralysis still has to pick."""
+    if state is None or not getattr(state, "paralysis_choices", None):
+        return []
+    done = {target for target, _ in state.chosen}
+    return [target for target, by in state.paralysis_choices if by == seat and target not in done]
+
+
+def _paralysis_words(words: list[str], state: Any, seat: int) -> list[str]:
+    """``left``/``right`` (or ``paralyze left``) as ``paralyze pN left`` while one Paralysis of
+    ``seat`` waits for its hand; any other words as they are."""
+    hand = words[-1].lower()
+    short = len(words) == 1 or (len(words) == 2 and words[0].lower() == "paralyze")
+    if not short or hand not in HANDS:
+        return words
+    if state is None:  # (blind: this machine cannot tell which wizard waits)
+        raise InputError(
+            f"while you are blind, name the wizard your Paralysis holds: paralyze p{1 - seat} {hand}"
+        )
+    waiting = _waiting_paralyses(state, seat)
+    if not waiting:
+        raise InputError(
+            f"{hand} alone names the hand a Paralysis of yours holds, and none waits for one now"
+        )
+    if len(waiting) > 1:
+        raise InputError(
+            f"two of your Paralyses wait for a hand: name the wizard too, like paralyze p{waiting[0]} {hand}"
+        )
+    return ["paralyze", f"p{waiting[0]}", hand]
+
+
+def paralysis_words(state: Any, seat: int, target: str, hand: str) -> str:
+    """A Paralysis choice as what it does: "the opponent's right hand repeats D next turn"."""
+    number = int(target[1:]) if target[1:].isdigit() and int(target[1:]) in (0, 1) else 1 - seat
+    whose = "your own" if number == seat else "the opponent's"
+    forced = repeated(replace(state.wizards[number], paralysed=hand), hand)
+    return f"Paralysis: {whose} {hand} hand repeats {forced} next turn"
 
 
 def gestures_text(action: Mapping[str, Any]) -> str:
@@ -475,12 +643,22 @@ def _add_option(action: dict[str, Any], word: str) -> None:
         hand, _, spell = word.partition(":")
         if hand not in HANDS or spell not in BY_NAME:
             raise InputError(f"{word!r}: name a hand and a spell, like left:missile")
-        action.setdefault("spells", {})[hand] = spell
+        _once(action.setdefault("spells", {}), f"{hand}:", spell, f"the {hand} hand casts one spell")
     elif "=" in word:
         key, _, target = word.partition("=")
-        action.setdefault("targets" if key in HANDS else "monsters", {})[key] = target
+        what = f"the {key} hand has one target" if key in HANDS else f"{key} attacks one target"
+        _once(action.setdefault("targets" if key in HANDS else "monsters", {}), f"{key}=", target, what)
     else:
         raise InputError(f"{word!r}: expected left=TARGET, right=TARGET, HAND:SPELL or MONSTER=TARGET")
+
+
+def _once(chosen: dict[str, str], typed: str, value: str, what: str) -> None:
+    """The choice ``typed`` as ``left=`` or ``left:`` set to ``value``; a second, different one
+    for the same key is refused (rather than one of the two silently counting)."""
+    key = typed[:-1]
+    if chosen.get(key, value) != value:
+        raise InputError(f"{typed}{chosen[key]} and {typed}{value}: {what}; type only the one you mean")
+    chosen[key] = value
 
 
 def duel_choices(state: Any, seat: int, typed: str) -> list[Choice]:
@@ -489,11 +667,13 @@ def duel_choices(state: Any, seat: int, typed: str) -> list[Choice]:
     if state is None:
         return []
     if getattr(state, "paralysis_choices", None):
-        made = {target for target, _ in state.chosen}  # (a caster owing two makes one at a time)
+        waiting = _waiting_paralyses(state, seat)
         return [
-            Choice(f"paralyze p{target} {hand}", f"paralyse p{target}'s {hand} hand next turn")
-            for target, by in state.paralysis_choices
-            if by == seat and target not in made
+            Choice(
+                hand if len(waiting) == 1 else f"paralyze p{target} {hand}",
+                paralysis_words(state, seat, f"p{target}", hand),
+            )
+            for target in waiting
             for hand in HANDS
         ]
     words = typed.split()
