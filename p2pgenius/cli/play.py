@@ -61,6 +61,9 @@ class Printer:
         self.prefix = prefix
         self.last_events: list[Any] = []  # the events of the last stage applied
         self.held: list[str] = []  # lines for the screen, once it shows (see :meth:`hold`)
+        self.sink: Callable[[str], None] | None = None
+        """Where the lines go while a full-screen UI shows (text printed under it would scroll
+        it and leave stale characters): the screen's own log."""
 
     def hold(self, text: str) -> None:
         """A line the terminal UI is to show once it opens (printed now, the full screen would
@@ -69,6 +72,9 @@ class Printer:
 
     def line(self, text: str) -> None:
         """One line of output (control characters from peers never reach the terminal)."""
+        if self.sink is not None:
+            self.sink(wording.printable(text))
+            return
         self.out.write(f"{self.prefix}{wording.printable(text)}\n")
         self.out.flush()
 
