@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -277,3 +278,19 @@ def test_a_bundle_counts_each_match_once_and_shows_no_terminal_text(
     out.write_bytes(bundle.write([]))
     assert main(["verify", str(out)]) == 1
     assert "proves nothing" in capsys.readouterr().err
+
+
+def test_a_bundle_of_one_says_one_transcript_and_names_who_won(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "record.bundle"
+    assert main(["export", "--bundle", str(out)]) == 0
+    capsys.readouterr()
+    entries = bundle.read(out.read_bytes())
+    out.write_bytes(bundle.write(entries[:1]))
+    assert main(["verify", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("bundle of 1 transcript: 1 verifies as a proven result\n"), said
+    line = next(line for line in said.splitlines() if line.startswith("  ok "))
+    assert re.search(r": \w+: .+ won \(|: a draw \(", line) and not re.search(r"\bp\d\b", line), line
+    assert "_" not in line.split(" won (")[-1].split(")")[0], "the ending in words"
