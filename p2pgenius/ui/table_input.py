@@ -5,7 +5,12 @@ open (help, rules, the log scrolled back, the question whether to leave). The ke
 
 from __future__ import annotations
 
+import base64
+import os
 from typing import Final
+
+from prompt_toolkit.application import get_app
+from prompt_toolkit.output import DummyOutput, Output
 
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.rules_pages import rules_page
@@ -20,6 +25,20 @@ LEAVE_QUESTION: Final = (
     "Ctrl-Q again leaves, Esc stays"
 )
 """Said under the input at the first Ctrl-Q of a match still going."""
+
+
+NO_CLIPBOARD: Final = "P2PGENIUS_NO_CLIPBOARD"
+"""Set: the terminal is never asked to copy (as the host's command line never asks it then)."""
+
+
+def terminal_clipboard(output: Output, text: str) -> bool:
+    """Ask the terminal the screen draws on to put ``text`` on its clipboard (OSC 52); False if
+    there is no terminal to ask (or it is dumb, or asking is turned off)."""
+    if os.environ.get(NO_CLIPBOARD) or os.environ.get("TERM") == "dumb" or isinstance(output, DummyOutput):
+        return False
+    output.write_raw(f"\x1b]52;c;{base64.b64encode(text.encode()).decode('ascii')}\x07")
+    output.flush()
+    return True
 
 
 class TableInput:
@@ -74,10 +93,10 @@ class TableInput:
     def _command(self, text: str) -> None:
         """A command, a chat line, or else a move."""
         lowered = text.lower()
-        if lowered in ("help", "?"):
-            self.toggle_help()
-        elif lowered == "rules":
-            self.show_rules()
+        panes = {"help": self.toggle_help, "?": self.toggle_help, "rules": self.show_rules}
+        panes |= {"copy": self.copy_invite, "copy invite": self.copy_invite}
+        if lowered in panes:
+            panes[lowered]()
         elif lowered in ("done", "stand") and self._unsettled() is not None:
             self._settle()
         elif lowered in ("fast", "fast on", "fast off"):
@@ -97,6 +116,27 @@ class TableInput:
                 self.state.message = str(exc)
             except (LookupError, TypeError, ValueError) as exc:
                 self.state.message = f"not understood: {exc}"
+
+    def copy_invite(self) -> None:
+        """F3 or ``copy``: the host's invite, whole, to the clipboard: the screen's own, and the
+        terminal's, asked with OSC 52 (``ESC ] 52 ; c ; BASE64 BEL``: a terminal that allows it
+        puts it on the system clipboard; nothing says whether it did)."""
+        state = self.state
+        if not state.invite:
+            state.message = "there is no invite to copy: a host shows one while it waits for players"
+            return
+        app = get_app()
+        app.clipboard.set_text(state.invite)
+        asked = terminal_clipboard(app.output, state.invite)
+        saved = f", or copy it from {state.saved}" if state.saved else ""
+        if asked:
+            state.message = (
+                "invite copied: your terminal was asked to put it on the clipboard (OSC 52); paste "
+                f"it to check: a terminal that does not allow it keeps nothing{saved}"
+            )
+        else:
+            state.message = f"this terminal has no clipboard p2pgenius can reach: select its rows{saved}"
+        state.invalidate()
 
     # -- the panes -------------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from p2pgenius.protocol.session import SessionView
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import Question, frontend
 from p2pgenius.ui.lines import Line, width_of, wrap_all
-from p2pgenius.ui.lobby import duration, waiting_lines
+from p2pgenius.ui.lobby import duration, invite_lines, waiting_lines
 from p2pgenius.ui.peer_adapter import PeerAdapter
 from p2pgenius.ui.render import BoardRequest, Glyphs, board, clock_text, clocks_line, seat_name
 from p2pgenius.ui.table_state import CHAT, TableState, person_seat, seat_names
@@ -51,13 +51,13 @@ class TableText:
 
     # -- the board and the bars around it --------------------------------------------------------
 
-    def board_lines(self, width: int = 80, height: int = 40) -> list[Line]:
+    def board_lines(self, width: int = 80, height: int = 40, *, invite_apart: bool = False) -> list[Line]:
         """The board for ``width`` columns and about ``height`` rows (the lobby, or the wait for
-        players, before the match)."""
+        players, before the match; ``invite_apart``: its invite is across the screen)."""
         game, view = self.game(), self.view()
         session = self.session
         if game is None or view is None or session is None:
-            return wrap_all(self.waiting_lines(), width)
+            return wrap_all(self.waiting_lines(width, invite_apart=invite_apart), width)
         state = self.state
         try:
             lines = board(
@@ -78,12 +78,20 @@ class TableText:
             lines = [[("class:effect", f" the board cannot be drawn from what the peer sent ({exc!r})")]]
         return wrap_all(lines, width)
 
-    def waiting_lines(self) -> list[Line]:
+    def waiting_lines(self, width: int = 80, *, invite_apart: bool = False) -> list[Line]:
         """The board before the match: the lobby, or the wait for players."""
         peer = self.adapter.peer
         if self.state.lobby is not None or peer is None:
-            return waiting_lines(self.state, None)
-        return waiting_lines(self.state, peer.identity.fingerprint)
+            return waiting_lines(self.state, None, width)
+        return waiting_lines(self.state, peer.identity.fingerprint, width, invite_apart=invite_apart)
+
+    def invite_banner(self, width: int) -> list[Line]:
+        """A host's invite across a wide screen while it waits for players, on rows with nothing
+        beside them (a row selection copies the invite alone); none once the match begins."""
+        waiting = self.game() is None or self.view() is None or self.session is None
+        if not waiting or not self.state.invite or self.state.lobby is not None or self.adapter.peer is None:
+            return []
+        return invite_lines(self.state, width)
 
     def status_lines(self, width: int = 80) -> list[Line]:
         """The status bar: the game, you, the others with their fingerprints, the connection; on
