@@ -24,6 +24,7 @@ from p2pgenius.cli.terminal import error
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
+from p2pgenius.net.lobby import DeclinedError
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.events import Applied, Event
 from p2pgenius.protocol.identity import Identity
@@ -286,6 +287,9 @@ def one_line(run: Callable[[argparse.Namespace, TextIO], int]) -> Callable[[argp
                 return run(args, out)
             except BaseExceptionGroup as group:
                 raise first_error(group) from None
+        except DeclinedError as exc:  # (the person's own choice: a plain sentence, no error)
+            out.write(f"{exc}\n")
+            return 0
         except (PeerGoneError, trio.TooSlowError) as exc:
             raise P2PGeniusError(str(exc) or "the peer took too long") from None
         except BrokenPipeError:

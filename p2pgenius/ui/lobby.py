@@ -38,7 +38,13 @@ def waiting_lines(
     ``width`` columns; ``invite_apart``: the invite is shown across the screen, not here."""
     if state.lobby is not None:
         return lobby_lines(state.lobby, state.vouched, state.rated)
-    lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
+    # (a player's proposal waits for the host: the table waits for its answer, not for players)
+    title = (
+        wording.printable(state.proposal.text)
+        if state.proposal is not None
+        else "Waiting for the other players"
+    )
+    lines: list[Line] = [[("class:title", f" {title}")], []]
     if state.invite and own_fingerprint is not None:
         if invite_apart:
             lines += [[("", " Whoever joins runs p2pgenius join with the invite above (F3 copies it)")], []]

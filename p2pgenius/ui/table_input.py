@@ -25,6 +25,11 @@ LEAVE_QUESTION: Final = (
     "Ctrl-Q again leaves, Esc stays"
 )
 """Said under the input at the first Ctrl-Q of a match still going."""
+LEAVE_LOBBY_QUESTION: Final = (
+    "leave? No match has begun: nothing is played, and there is nothing to resume. "
+    "Ctrl-Q again leaves, Esc stays"
+)
+"""Said at the first Ctrl-Q before the match begins (the waiting screen, the lobby)."""
 
 
 NO_CLIPBOARD: Final = "P2PGENIUS_NO_CLIPBOARD"
@@ -62,13 +67,7 @@ class TableInput:
         text = text.strip()
         state.message = ""
         if self.adapter.lobby_answered is not None:
-            if not text or self.adapter.answer is not None:
-                return  # (an empty line answers nothing; and the answer given stands)
-            yes = text.lower() in ("y", "yes", "fast")
-            if text.lower() == "fast":  # join, and propose fast turns with it
-                self.adapter.propose({"fast": True})
-            if not self.adapter.answer_lobby(yes):
-                state.message = "the host has gone"
+            self._answer_lobby(text)
             return
         if state.confirming is not None:
             if not text:
@@ -86,6 +85,23 @@ class TableInput:
         self._command(text)
         state.invalidate()
 
+    def _answer_lobby(self, text: str) -> None:
+        """y, n or fast to the host's lobby: join, leave, or join proposing fast turns."""
+        if not text or self.adapter.answer is not None:
+            return  # (an empty line answers nothing; and the answer given stands)
+        answer = text.lower()
+        yes = answer in ("y", "yes", "fast")
+        if answer == "fast":  # join, and propose fast turns with it
+            self.adapter.propose({"fast": True})
+        if not self.adapter.answer_lobby(yes):
+            self.state.message = "the host has gone"
+        elif answer == "fast":
+            self.state.say_of_lobby(
+                "you join and propose fast turns: the host takes them up or keeps its options"
+            )
+        elif yes:
+            self.state.say_of_lobby("you join: the match begins once every player has said yes")
+
     def asks_yes_no(self) -> bool:
         """Whether the person is asked a yes-or-no question now."""
         return self.state.confirming is not None or self.adapter.lobby_answered is not None
@@ -102,7 +118,8 @@ class TableInput:
         elif lowered in ("fast", "fast on", "fast off"):
             self._propose(lowered != "fast off")
         elif lowered == "keep" and self.adapter.decline_proposal():
-            self.state.message = "the table keeps its options"
+            self.state.proposal = None
+            self.state.say_of_lobby("the table keeps its options")
         elif lowered == "hint":
             self.state.hints = not self.state.hints
             self.state.message = f"hints {'on' if self.state.hints else 'off'}"
@@ -205,7 +222,9 @@ class TableInput:
         if self.state.finished or self.leaving:
             return True
         self.leaving = True
-        self.state.message = LEAVE_QUESTION
+        session = self.text.session
+        begun = session is not None and session.terms is not None
+        self.state.message = LEAVE_QUESTION if begun else LEAVE_LOBBY_QUESTION
         return False
 
     # -- chat and moves --------------------------------------------------------------------------
@@ -261,7 +280,13 @@ class TableInput:
         elif not self.adapter.propose({"fast": fast}):
             self.state.message = "there is no lobby to change the options in"
         else:
-            self.state.message = f"proposed: {'fast turns' if fast else 'the whole minute for each turn'}"
+            words = "fast turns" if fast else "the whole minute for each turn"
+            taken = self.state.proposal is not None  # (a player's proposal, taken up)
+            self.state.proposal = None
+            said = (
+                f"the table plays with {words}: every player agrees again" if taken else f"proposed: {words}"
+            )
+            self.state.say_of_lobby(said)
 
     def _unsettled(self) -> int | None:
         """The person's seat, if its sealed choice may still change (else None)."""
