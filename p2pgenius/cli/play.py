@@ -94,9 +94,10 @@ class Printer:
                 self.line(f"  {told.text}")
 
 
-def finish(peer: Peer, printer: Printer, *, personal: bool = True) -> int:
+def finish(peer: Peer, printer: Printer, *, personal: bool = True, by_name: bool = False) -> int:
     """Print the result of a finished peer (``personal``: to the person who played it, "you
-    win", and then in the seats' words); returns the exit code."""
+    win", and then in the seats' words, or ``by_name``, who won by name: a person's, after the
+    screen); returns the exit code."""
     session = peer.view
     if session is None:
         error("the match did not start")
@@ -115,9 +116,11 @@ def finish(peer: Peer, printer: Printer, *, personal: bool = True) -> int:
     assert session.outcome is not None
     outcome, spec = session.outcome, get_spec(str(session.game_name))
     names = {seat: session.names[peer] for seat, peer in enumerate(session.owner)}
-    brief = spec.outcome_words(outcome, brief=True)  # "p1 wins (surrender)"
+    brief = spec.outcome_words(outcome, brief=True)  # "p1 wins (surrender)": as scripts read it
     if personal:
         told = spec.outcome_words(outcome, names, mine=session.my_seats)  # "you win (...)"
+        if by_name:  # (a person leaving the screen: who won, by name)
+            brief = spec.outcome_words(outcome, names)  # "bob (p1) wins (surrender)"
         printer.line(f"result: {told}; that is, {brief}")
     else:
         printer.line(f"result: {brief}")
@@ -258,7 +261,7 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
     peer.linger = True  # (a person says gg after the end, until the others leave)
     peer.confirm = table.confirm_lobby
     run_ui(table, build(table), main)
-    return finish(peer, printer)
+    return finish(peer, printer, by_name=True)
 
 
 def first_error(group: BaseExceptionGroup[Any]) -> BaseException:

@@ -57,7 +57,7 @@ def test_every_file_is_listed_as_what_it_is_and_none_is_deleted(
     cheat = listed["20261201-160000-000000-magic-square-host.p2pt"]
     report = verify(Path(cheat["path"]).read_bytes())
     assert report.fault is not None and report.fault.kind == "cheat"
-    held = "/".join(f"p{seat}" for seat, peer in enumerate(report.owner) if peer == report.fault.peer)
+    held = report.names[report.fault.peer]  # (by name, not by seat)
     # A proven cheat loses the match for the cheater (breaking a lost match on purpose must not
     # keep the loss off the record): this account, the other peer, won it.
     assert cheat["kind"] == STOPPED and cheat["result"] == f"won: {held} cheated" and not cheat["verified"]

@@ -112,8 +112,8 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
         assert "casts" in screen(session) or "stab" in screen(session)
         tmux("send-keys", "-t", session, "C-q")
         result = wait_for(session, r"result: (.+)").group(1)
-        # The screen said it to ann (p0); the command line says it by seat.
-        said = {"you win": "p0 wins", "you lose": "p1 wins", "a draw": "a draw"}
+        # The screen said it to ann (p0); the command line says who won, by name.
+        said = {"you win": "(p0) wins", "you lose": "(p1) wins", "a draw": "a draw"}
         assert said[final.split(" (")[0]] in result
         assert guest.wait(timeout=HANG_S) == 0
         assert verify(transcript.read_bytes()).ok
