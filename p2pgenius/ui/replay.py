@@ -133,34 +133,33 @@ class Replay:
         self.help_open = False
         self._boards: dict[tuple[int, int, int], list[Line]] = {}
         self.front = frontend(self.game)  # (no game yet: the generic one, which draws nothing here)
+        # Live, before the deal: one position, no board yet, the log saying what it waits for.
+        self.names: dict[int, str] = {}
+        self.states: list[Any] = [None]
+        self.views: list[Mapping[str, Any]] = [{}]
+        self.memories: list[Mapping[str, Any]] = [{}]
+        self.unit, self.numbers, self.hidden = STEP, [0], False
+        self.entries: list[Entry] = [Entry("before the first move", ())]
         if self.begun:
             self._read_match(report)
-        else:
-            self._read_nothing()
+            return
+        self._bare_last = self.entries[0]
+        self._read_ending()
 
     def _read_match(self, report: Report) -> None:
         """Every position of the match so far: its state, its view, its number and its entry."""
         spec = get_spec(self.game)
-        self.names: dict[int, str] = {
+        self.names = {
             seat: wording.printable(str(report.names[peer])) for seat, peer in enumerate(report.owner)
         }
-        self.states: list[Any] = [report.initial] + [step.state for step in report.steps]
-        self.views: list[Mapping[str, Any]] = [self.front.spectator_view(report.initial)] + [
+        self.states = [report.initial] + [step.state for step in report.steps]
+        self.views = [self.front.spectator_view(report.initial)] + [
             self._step_view(step) for step in report.steps
         ]
         self.unit, self.numbers = self._numbering()
         self.hidden = any(spec.unopened(action) for step in report.steps for _, action in step.actions)
-        self.memories: list[Mapping[str, Any]] = []
-        self.entries: list[Entry] = []
+        self.memories, self.entries = [], []
         self._read_steps()
-
-    def _read_nothing(self) -> None:
-        """Live, before the deal: one position, no board yet, the log saying what it waits for."""
-        self.names, self.states, self.views, self.memories = {}, [None], [{}], [{}]
-        self.unit, self.numbers, self.hidden = STEP, [0], False
-        self.entries = [Entry("before the first move", ())]
-        self._bare_last = self.entries[0]
-        self._read_ending()
 
     def _numbering(self) -> tuple[str, list[int]]:
         """What the replay counts (the front end's unit, or the steps) and each position's number

@@ -57,6 +57,7 @@ def test_every_file_is_listed_as_what_it_is_and_none_is_deleted(
     cheat = listed["20261201-160000-000000-magic-square-host.p2pt"]
     report = verify(Path(cheat["path"]).read_bytes())
     assert report.fault is not None and report.fault.kind == "cheat"
+    assert report.fault.peer is not None
     held = report.names[report.fault.peer]  # (by name, not by seat)
     # A proven cheat loses the match for the cheater (breaking a lost match on purpose must not
     # keep the loss off the record): this account, the other peer, won it.

@@ -82,7 +82,12 @@ def test_a_joiner_answering_fast_is_told_what_it_did() -> None:
     table = Table()
     table.adapter.lobby_answered = SimpleNamespace()  # type: ignore[assignment]
     proposed: list[dict[str, bool]] = []
-    table.adapter.propose = lambda options: proposed.append(options) or True  # type: ignore[method-assign]
+
+    def propose(options: dict[str, bool]) -> bool:
+        proposed.append(options)
+        return True
+
+    table.adapter.propose = propose  # type: ignore[method-assign]
     table.adapter.answer_lobby = lambda yes: True  # type: ignore[method-assign]
     table.input.enter("fast")
     assert proposed == [{"fast": True}]
@@ -103,6 +108,6 @@ def test_a_joiner_saying_no_ends_with_a_plain_sentence() -> None:
         raise BaseExceptionGroup("the match", [DeclinedError(DECLINED)])
 
     out = io.StringIO()
-    code = one_line(declines)(argparse.Namespace(command="join"), out)  # type: ignore[arg-type]
+    code = one_line(declines)(argparse.Namespace(command="join"), out)
     assert code == 0 and out.getvalue() == f"{DECLINED}\n"
     assert "error" not in out.getvalue() and "left the lobby" in DECLINED
