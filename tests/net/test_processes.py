@@ -223,7 +223,7 @@ def test_a_match_still_played_by_one_process_cannot_be_taken_over_by_another(
             assert main(["resume", "--bot"]) == 2
             err = capsys.readouterr().err
             assert (
-                "the only unfinished match is being played now, in another p2pgenius process" in err
+                "every unfinished match is being played now, each in another p2pgenius process" in err
                 and f"{join_file} (duel)" in err
                 and "not being played now" not in err
             )
