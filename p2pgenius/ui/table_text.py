@@ -294,18 +294,19 @@ class TableText:
         return moves.choices(game, session.state, seat, typed, hints=self.state.hints)
 
     def when(self, stage: int) -> str:
-        """A stage in the words the rules pages use: "at turn 4" (the duel), "at step 12",
-        "at the coin flip", "after the game's end"."""
+        """A stage in the words the rules pages use: "at turn 4" (the duel), "in round 2, at step
+        12" (a game played in rounds), "at the coin flip", "after the game's end"."""
         game, session = self.game(), self.session
         if stage == SETUP:
             return "at the coin flip, before the seats were dealt"
         if stage < 0 or game is None or session is None or session.state is None:
             return "after the game's end"
         front = frontend(game)
-        if front.replay_unit == "stage":
-            return f"at step {stage + 1}"
         try:
-            number = front.replay_number(stage, front.spectator_view(session.state))
+            view = front.spectator_view(session.state)
+            if front.replay_unit == "stage":
+                return _in_round(view, f"at step {stage + 1}")
+            number = front.replay_number(stage, view)
         except (LookupError, TypeError, ValueError, AttributeError):
             return f"at step {stage + 1}"
         # (The number is that of a step played, read after it: a stage still open is the next.)
@@ -335,3 +336,10 @@ class TableText:
             f"Anyone can check it:\n  p2pgenius verify {path}\n\n"
             "Press Ctrl-Q to leave."
         )
+
+
+def _in_round(view: Mapping[str, Any], step: str) -> str:
+    """``step`` with the round it is in, where the game's view says one (the rules pages of a game
+    played in rounds count them): "in round 2, at step 12"."""
+    number = view.get("round")
+    return f"in round {number}, {step}" if type(number) is int and number > 0 else step

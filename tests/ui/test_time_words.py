@@ -7,6 +7,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from p2pgenius import wording
 from p2pgenius.net.clocks import debt_words
 from p2pgenius.net.events import TimeoutClaimSent
@@ -90,3 +92,13 @@ def test_four_clocks_on_80_columns_keep_the_players_names() -> None:
     assert "Alice (p0) 1:00" in wide and "Bartholomew (p1) 0:59" in wide
     narrow = plain([clocks_line(readings, names, Glyphs.pick(False), 80)])
     assert len(narrow) <= 80 and "Ali (p0) 1:00" in narrow and "Bar (p1) 0:59" in narrow
+
+
+@pytest.mark.parametrize("game", ["magic-square", "hornswoggle"])
+def test_a_forfeit_in_a_game_of_rounds_is_told_by_its_round_not_a_stage(game: str) -> None:
+    pair = Pair(game, {})
+    host, other = pair.s
+    table = table_of(host)
+    table.state.fault = Fault(FaultKind.FORFEIT, other.me, 0, "bob forfeits: no answer", {})
+    head = table.text.fault_text().split("\n")[0]
+    assert head == "THE MATCH STOPPED (forfeit, in round 1, at step 1)", head
