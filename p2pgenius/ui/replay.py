@@ -60,7 +60,7 @@ from p2pgenius.ui.frame import (
     text_control,
 )
 from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.lines import Line, seat_name, width_of, wrap, wrap_all
+from p2pgenius.ui.lines import Line, namer, seat_name, width_of, wrap, wrap_all
 from p2pgenius.ui.render import BoardRequest, board
 from p2pgenius.ui.style import replay_style
 
@@ -201,6 +201,7 @@ class Replay:
         memory: dict[str, Any] = {}
         shown: tuple[Any, ...] = ()
         seats = ", ".join(f"p{seat} {name}" for seat, name in sorted(self.names.items()))
+        who = namer(self.names)  # (a player by name, its seat beside it: "Hana (p1)")
         self.entries.append(Entry("the start", (f"seats: {seats}",)))
         self.memories.append(copy.deepcopy(memory))
         for k, step in enumerate(self.report.steps, start=1):
@@ -218,7 +219,9 @@ class Replay:
                 said = self.front.log_lines(fresh, view, self.names)
             except (LookupError, TypeError, ValueError, AttributeError):  # (a transcript's odd event)
                 said = [str(e.get("type")) for e in fresh]
-            moves = "; ".join(f"p{seat}: {self._move(action)}" for seat, action in self._shown_actions(step))
+            moves = "; ".join(
+                f"{who(seat)}: {self._move(action)}" for seat, action in self._shown_actions(step)
+            )
             blind = (
                 [f"{' and '.join(seat_name(self.names, s) for s in step.blind)} blind"] if step.blind else []
             )

@@ -348,3 +348,13 @@ def test_a_watching_that_ends_before_the_match_began_closes_the_screen_and_print
         session = live(feed.main, screen, feed.listeners, feed.printer, input=keys, output=terminal.output())
     assert session is not None and session.game_name is None
     assert feed.out.getvalue() == "connecting to the host to watch\n"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_log_names_the_players_beside_their_moves(game: str) -> None:
+    report = verify(transcript(game))
+    replay = Replay(dataclasses.replace(report, names=["Ann", "Bob"]))
+    heads = [entry.head for entry in replay.entries[1:] if ": " in entry.head]
+    assert heads, "steps with moves"
+    assert all(re.search(r"(Ann|Bob) \(p\d\): ", head) for head in heads), heads[:3]
+    assert not any(re.search(r"(^|  |; )p\d: ", head) for head in heads), "a name, not a seat alone"
