@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -148,3 +149,22 @@ def test_the_waiting_lines_name_the_file_and_the_fingerprint() -> None:
     assert identity.fingerprint in text and SAVED in text.splitlines()
     assert "".join(invite_rows(str(INVITE), 80)) == str(INVITE)
     assert all(row in text.splitlines() for row in invite_rows(str(INVITE), 80))
+
+
+def test_the_screens_log_points_to_the_invite_instead_of_wrapping_it_beside_the_board(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from p2pgenius.cli.host import _invite
+
+    monkeypatch.setenv("P2PGENIUS_NO_CLIPBOARD", "1")
+    for bot, shown in ((None, False), ("random", True)):
+        said: list[str] = []
+        peer = SimpleNamespace(
+            identity=Identity.generate(),
+            report_line=said.append,
+            files=SimpleNamespace(invite=tmp_path / "i"),
+        )
+        args = SimpleNamespace(bot=bot, invite_only=False)
+        invite, _ = _invite(args, peer, SimpleNamespace(port=7780), ["127.0.0.1"], [])  # type: ignore[arg-type]
+        assert any(str(invite) in line for line in said) is shown, said
+        assert any("on the waiting screen, on rows of its own" in line for line in said) is not shown
