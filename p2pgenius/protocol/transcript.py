@@ -252,12 +252,15 @@ def _judge(observer: Session, report: Report) -> None:
         report.standing = STOPPED
         report.winners = _winners_without(observer, fault)
         who = "nobody" if fault.peer is None else _peer_name(report, fault.peer)
-        report.summary = f"{fault.kind} at stage {fault.stage} by {who}: {fault.reason}"
+        when = f"at step {fault.stage + 1}" if fault.stage >= 0 else "before the deal"
+        report.summary = f"{fault.kind} {when} by {who}: {fault.reason}"
         return
     if report.outcome is None:
-        stage = observer.stage.number if observer.stage else "setup"
+        # (in steps, counted from 1 as replay and export count them: never the protocol's stages)
+        played = observer.stage.number if observer.stage else None
+        where = "before the deal" if played is None else f"after {played} step" + ("" if played == 1 else "s")
         report.summary = (
-            f"incomplete: the match stops at stage {stage} with no result "
+            f"incomplete: the match stops {where} with no result "
             f"({report.messages} messages checked, no fault found)"
         )
         return
