@@ -98,7 +98,8 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
         port = wait_for(session, r"listening on 127\.0\.0\.1:(\d+)").group(1)
         shown = screen(session)
         assert "check that they see your fingerprint" in shown
-        assert "\n│p2pgenius://" in shown  # the invite, alone at the start of a line
+        assert "\np2pgenius://" in shown  # the invite, across the screen: alone on its row
+        assert "│p2pgenius://" not in shown, "not in the board's box, beside the log"
         guest = subprocess.Popen(
             [str(BIN), "join", f"127.0.0.1:{port}", "--bot", "random", "--name", "bob"],
             env={**os.environ, "P2PGENIUS_HOME": str(tmp_path / "guest-home")},
