@@ -118,7 +118,7 @@ def test_a_stopped_or_unfinished_match_is_one_line_on_standard_error(
     )
 
 
-def test_the_result_is_told_to_the_person_who_played_and_in_the_seats_words() -> None:
+def test_the_result_is_told_to_the_person_who_played_and_who_won_by_name() -> None:
     import io
     from types import SimpleNamespace
 
@@ -136,9 +136,11 @@ def test_the_result_is_told_to_the_person_who_played_and_in_the_seats_words() ->
     )
     out = io.StringIO()
     files = SimpleNamespace(transcript="m.p2pt")
-    assert finish(SimpleNamespace(view=view, files=files), Printer(out, moves=False)) == 0  # type: ignore[arg-type]
+    peer = SimpleNamespace(view=view, files=files)
+    assert finish(peer, Printer(out, moves=False), by_name=True) == 0  # type: ignore[arg-type]
     line = out.getvalue().splitlines()[0]
-    assert line.startswith("result: you win, 2-1 in rounds; that is, p1 wins"), line
+    assert line.startswith("result: you win, 2-1 in rounds; that is, bob (p1) wins"), line
+    assert "that is, p1" not in line, "by name, not by seat alone"
 
 
 def test_the_notice_of_another_process_waits_for_the_screen_instead_of_being_hidden_by_it(

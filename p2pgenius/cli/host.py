@@ -269,7 +269,11 @@ def _invite(
     say(f"fingerprint: {peer.identity.fingerprint}")
     carries = "the addresses, the relays" if relays else "the addresses"
     say(f"invite, to send to whoever joins (it carries {carries} and this host's key):")
-    say(f"  p2pgenius join {invite}")
+    if args.bot is None:  # (the screen's log column would wrap it beside the board: a selection
+        # there takes the border and the board's text; the waiting screen has it on rows of its own)
+        say("  on the waiting screen, on rows of its own (F3 copies it whole), and in the .invite file")
+    else:
+        say(f"  p2pgenius join {invite}")
     if to_clipboard(f"p2pgenius join {invite}"):
         say("(the terminal was asked to put it on the clipboard too; P2PGENIUS_NO_CLIPBOARD=1 stops that)")
     if peer.invite_only:

@@ -24,6 +24,7 @@ from p2pgenius.cli.terminal import error
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
+from p2pgenius.net.lobby import DeclinedError
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.events import Applied, Event
 from p2pgenius.protocol.identity import Identity
@@ -61,6 +62,9 @@ class Printer:
         self.prefix = prefix
         self.last_events: list[Any] = []  # the events of the last stage applied
         self.held: list[str] = []  # lines for the screen, once it shows (see :meth:`hold`)
+        self.sink: Callable[[str], None] | None = None
+        """Where the lines go while a full-screen UI shows (text printed under it would scroll
+        it and leave stale characters): the screen's own log."""
 
     def hold(self, text: str) -> None:
         """A line the terminal UI is to show once it opens (printed now, the full screen would
@@ -69,6 +73,9 @@ class Printer:
 
     def line(self, text: str) -> None:
         """One line of output (control characters from peers never reach the terminal)."""
+        if self.sink is not None:
+            self.sink(wording.printable(text))
+            return
         self.out.write(f"{self.prefix}{wording.printable(text)}\n")
         self.out.flush()
 
@@ -87,9 +94,10 @@ class Printer:
                 self.line(f"  {told.text}")
 
 
-def finish(peer: Peer, printer: Printer, *, personal: bool = True) -> int:
+def finish(peer: Peer, printer: Printer, *, personal: bool = True, by_name: bool = False) -> int:
     """Print the result of a finished peer (``personal``: to the person who played it, "you
-    win", and then in the seats' words); returns the exit code."""
+    win", and then in the seats' words, or ``by_name``, who won by name: a person's, after the
+    screen); returns the exit code."""
     session = peer.view
     if session is None:
         error("the match did not start")
@@ -108,9 +116,11 @@ def finish(peer: Peer, printer: Printer, *, personal: bool = True) -> int:
     assert session.outcome is not None
     outcome, spec = session.outcome, get_spec(str(session.game_name))
     names = {seat: session.names[peer] for seat, peer in enumerate(session.owner)}
-    brief = spec.outcome_words(outcome, brief=True)  # "p1 wins (surrender)"
+    brief = spec.outcome_words(outcome, brief=True)  # "p1 wins (surrender)": as scripts read it
     if personal:
         told = spec.outcome_words(outcome, names, mine=session.my_seats)  # "you win (...)"
+        if by_name:  # (a person leaving the screen: who won, by name)
+            brief = spec.outcome_words(outcome, names)  # "bob (p1) wins (surrender)"
         printer.line(f"result: {told}; that is, {brief}")
     else:
         printer.line(f"result: {brief}")
@@ -251,7 +261,7 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
     peer.linger = True  # (a person says gg after the end, until the others leave)
     peer.confirm = table.confirm_lobby
     run_ui(table, build(table), main)
-    return finish(peer, printer)
+    return finish(peer, printer, by_name=True)
 
 
 def first_error(group: BaseExceptionGroup[Any]) -> BaseException:
@@ -280,6 +290,9 @@ def one_line(run: Callable[[argparse.Namespace, TextIO], int]) -> Callable[[argp
                 return run(args, out)
             except BaseExceptionGroup as group:
                 raise first_error(group) from None
+        except DeclinedError as exc:  # (the person's own choice: a plain sentence, no error)
+            out.write(f"{exc}\n")
+            return 0
         except (PeerGoneError, trio.TooSlowError) as exc:
             raise P2PGeniusError(str(exc) or "the peer took too long") from None
         except BrokenPipeError:

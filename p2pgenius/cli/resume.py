@@ -62,11 +62,7 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
                 playing = Files(candidate, candidate.with_suffix(".secrets")).live()
                 (live if playing else unfinished).append((candidate, report.game or "a match"))
         if not unfinished:
-            running = "".join(f"\n{found} ({game}): live, open in another process" for found, game in live)
-            raise LocalMisuseError(
-                f"no unfinished match among the newest transcripts in {folder} that is not being "
-                f"played now: name one (p2pgenius resume PATH){running}"
-            )
+            raise LocalMisuseError(nothing_to_resume(folder, live))
         if len(unfinished) > 1:
             listed = "\n".join(
                 f"  p2pgenius resume {found}   ({game}, "
@@ -82,6 +78,22 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
     files = Files(path, secrets, Path(args.log) if args.log else None)
     with held(files):  # a match still played by another process is not taken over
         return _resume(args, printer, path, files)
+
+
+def nothing_to_resume(folder: Path, live: list[tuple[Path, str]]) -> str:
+    """Why ``resume`` without a path takes no match: none is unfinished, or each unfinished one
+    (``live``: its transcript and game) is being played now in another process."""
+    if not live:
+        return (
+            f"no unfinished match among the newest transcripts in {folder}: name one (p2pgenius resume PATH)"
+        )
+    where = "".join(f"\n  {found} ({game})" for found, game in live)
+    if len(live) == 1:
+        return (
+            "the only unfinished match is being played now, in another p2pgenius process: carry "
+            f"on there (resume takes it up once that process has stopped):{where}"
+        )
+    return f"every unfinished match is being played now, each in another p2pgenius process:{where}"
 
 
 def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files) -> int:

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             + "\n"
         )
     else:
-        out.write(report.summary + "\n")
+        out.write(printable(report.summary) + "\n")  # (peers name themselves)
         for line in report.rejected:
             out.write(f"  refused: {line}\n")
         for line in report.disputed_time:
@@ -103,15 +103,22 @@ def bundle_json(matches: list[Match], tallies: dict[bytes, bundle.Tally]) -> dic
 
 def bundle_text(out: TextIO, matches: list[Match], tallies: dict[bytes, bundle.Tally], good: int) -> None:
     """What a bundle proves, for people."""
-    out.write(f"bundle of {len(matches)} transcripts: {good} verify as proven results\n")
+    count = f"{len(matches)} transcript" + ("" if len(matches) == 1 else "s")
+    proven = f"{good} verifies as a proven result" if good == 1 else f"{good} verify as proven results"
+    out.write(f"bundle of {count}: {proven}\n")
     counted: set[str] = set()
     for m in matches:
-        players = ", ".join(
-            f"{printable(p.name)} ({p.fingerprint}) {'/'.join(f'p{s}' for s in p.seats)}" for p in m.players
-        )
-        won = " and ".join(f"p{seat}" for seat in m.winners) or "nobody (a draw)"
+        players = ", ".join(f"{printable(p.name)} ({p.fingerprint})" for p in m.players)
+        won = " and ".join(printable(p.name) for p in m.players if set(p.seats) & set(m.winners))
         how = printable(m.reason) if m.kind == FINISHED else f"by a fault: {printable(m.reason)}"
-        told = f"{m.game}: {won} won ({how}); {players}"
+        ended = (
+            f"{won} won ({how})"
+            if won
+            else f"a draw ({how})"
+            if m.kind == FINISHED
+            else f"nobody won ({how})"
+        )
+        told = f"{m.game}: {ended}; {players}"
         told += f"; {m.unchained} msg record(s) that fail the envelope checks, ignored" if m.unchained else ""
         if m.proves and m.match_id in counted:
             told += "; the same match as one above: counted once"

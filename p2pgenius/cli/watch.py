@@ -33,8 +33,8 @@ from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_name, load_identity
 from p2pgenius.net.spectators import NoHandshakeError, Onlooker, watch
-from p2pgenius.protocol.session import Applied, Confirmed, Event, Fault, MatchOver, SessionView
-from p2pgenius.protocol.transcript import frame, header, verify
+from p2pgenius.protocol.session import Applied, Confirmed, Event, Fault, MatchOver, SeatsDealt, SessionView
+from p2pgenius.protocol.transcript import Report, frame, header, verify
 
 if TYPE_CHECKING:
     import asyncio
@@ -113,7 +113,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         try:
             if on_screen:
                 printer.moves = False  # the screen shows the moves
-                session = live(main, received, meta, listeners, ascii_only=ascii_only(args, out))
+                screen = LiveScreen(received, meta, ascii_only=ascii_only(args, out))
+                session = live(main, screen, listeners, printer)
             else:
                 session = trio.run(main)
         except BaseExceptionGroup as group:
@@ -154,37 +155,50 @@ async def watched(
 
 def live(
     main: Watching,
-    received: list[bytes],
-    meta: dict[str, str],
+    screen: LiveScreen,
     listeners: list[Listener],
-    *,
-    ascii_only: bool,
+    printer: Printer | None = None,
     **app_args: Any,
 ) -> SessionView | None:
     """Watch in the terminal UI: the match runs as trio's guest on prompt_toolkit's asyncio loop;
-    the screen opens once the seats are dealt (until then the terminal says what it waits for)
-    and follows each stage as it is applied; if the watching ends before the match does, it says
-    so. The person leaves with q: at the end, or earlier (the watching stops there; what was
-    received is kept). ``app_args``: the screen's input and output (tests)."""
+    the screen opens at once (saying what it waits for until the seats are dealt) and follows
+    each stage as it is applied; if the watching ends before the match does, it says so. Every
+    line the ``printer`` would print meanwhile (the connection, the players' chat) goes to the
+    screen's log instead; a watching that ended before the match began closes the screen and
+    prints them. The person leaves with q: at the end, or earlier (the watching stops there;
+    what was received is kept). ``app_args``: the screen's input and output (tests)."""
     # Imported here: prompt_toolkit costs start-up time that text mode does not need.
     import asyncio  # noqa: PLC0415
 
-    screen = LiveScreen(received, meta, ascii_only=ascii_only)
     listeners.append(screen.update)
-    return asyncio.run(screen.run(main, **app_args))
+    if printer is not None:
+        printer.sink = screen.say
+    try:
+        return asyncio.run(screen.run(main, **app_args))
+    finally:
+        if printer is not None:
+            printer.sink = None
+            if not screen.replay.begun:  # (the screen closed on them: the terminal keeps them)
+                for _, text in screen.replay.notes:
+                    printer.line(text)
 
 
 class LiveScreen:
     """The replay screen of a match watched live, fed by the watching (trio, as the guest of the
-    screen's asyncio loop): drawn again from the transcript so far once per batch of messages,
-    told why the watching stopped, and the watching cancelled if the person leaves first."""
+    screen's asyncio loop): open from the start, drawn again from the transcript so far once per
+    batch of messages, told what the spectator is told besides the moves and why the watching
+    stopped, and the watching cancelled if the person leaves first."""
 
     def __init__(self, received: list[bytes], meta: dict[str, str], *, ascii_only: bool) -> None:
-        self.received, self.meta, self.ascii_only = received, meta, ascii_only
-        self.replay: Replay | None = None
+        from p2pgenius.ui.replay import Replay  # noqa: PLC0415
+
+        self.received, self.meta = received, meta
+        self.replay: Replay = Replay(
+            Report(ok=False, summary="", meta=dict(meta)), ascii_only=ascii_only, live=True
+        )
         self.app: Any = None
-        self.pending: asyncio.Handle | None = None
-        self.due: SessionView | None = None  # the session a pending redraw reads
+        self.closed = False
+        self.pending: tuple[asyncio.Handle, SessionView] | None = None
         self.result: list[outcome.Outcome[SessionView | None]] = []
         self.scopes: list[tuple[trio.CancelScope, trio.lowlevel.TrioToken]] = []
 
@@ -195,7 +209,8 @@ class LiveScreen:
         from p2pgenius.ui.replay import build  # noqa: PLC0415
 
         self.loop = asyncio.get_running_loop()
-        self.finished, self.ready = asyncio.Event(), asyncio.Event()
+        self.finished = asyncio.Event()
+        self.app = build(self.replay, **app_args)
         trio.lowlevel.start_guest_run(
             self.guest,
             main,
@@ -203,15 +218,15 @@ class LiveScreen:
             done_callback=self.done,
             host_uses_signal_set_wakeup_fd=True,
         )
-        await self.ready.wait()
-        if self.replay is not None:
-            self.app = build(self.replay, **app_args)
+        try:
             await self.app.run_async()
-        if not self.finished.is_set() and self.scopes:  # the person left first: stop watching
-            scope, token = self.scopes[0]
-            with contextlib.suppress(trio.RunFinishedError):
-                token.run_sync_soon(scope.cancel)
-        await self.finished.wait()
+        finally:
+            self.closed = True
+            if not self.finished.is_set() and self.scopes:  # the person left first: stop watching
+                scope, token = self.scopes[0]
+                with contextlib.suppress(trio.RunFinishedError):
+                    token.run_sync_soon(scope.cancel)
+            await self.finished.wait()
         return self.result[0].unwrap()
 
     async def guest(self, main: Watching) -> SessionView | None:
@@ -224,39 +239,54 @@ class LiveScreen:
     def update(self, session: SessionView, event: Event) -> None:
         """A listener of the watching: the screen is drawn again once per batch of messages, not
         once per stage (a spectator that comes late is sent the whole match at once)."""
-        if isinstance(event, Applied | MatchOver | Confirmed | Fault) and self.pending is None:
-            self.pending = self.loop.call_soon(self.rebuild, session)
-            self.due = session
+        if isinstance(event, SeatsDealt | Applied | MatchOver | Confirmed | Fault) and self.pending is None:
+            self.pending = (self.loop.call_soon(self.rebuild), session)
+        elif self.pending is not None:
+            self.pending = (self.pending[0], session)
 
-    def rebuild(self, session: SessionView) -> None:
-        """The screen from the transcript received so far: opened on its newest step the first
-        time the transcript can be shown (the seats dealt), updated after."""
-        from p2pgenius.ui.replay import Replay, ReplayError  # noqa: PLC0415
+    def say(self, text: str) -> None:
+        """A line for the spectator (the connection, a player's chat): in the log, where the
+        match is now (the stages that came before it shown first)."""
+        if self.pending is not None:
+            self.pending[0].cancel()
+            self.rebuild()
+        self.replay.notes.append((self.replay.count, text))
+        self.redraw()
 
+    def rebuild(self) -> None:
+        """The screen from the transcript received so far (the newest step followed)."""
+        assert self.pending is not None
+        session = self.pending[1]
         self.pending = None
-        report = verify(transcript_bytes(list(session.keys), self.received, self.meta))
-        if self.replay is None:
-            with contextlib.suppress(ReplayError):
-                self.replay = Replay(report, ascii_only=self.ascii_only, live=True)
-                self.replay.last()  # live: the newest step, followed from now on
-                self.ready.set()
-            return
-        self.replay.update(report)
+        self.replay.update(verify(transcript_bytes(list(session.keys), self.received, self.meta)))
+        self.redraw()
+
+    def redraw(self) -> None:
         if self.app is not None:
             self.app.invalidate()
 
     def done(self, trio_outcome: outcome.Outcome[SessionView | None]) -> None:
-        """The watching ended: keep how, and tell the screen why if the match had not ended."""
+        """The watching ended: keep how, and tell the screen why if the match had not ended (a
+        match that had not begun closes the screen: there is nothing to look at)."""
         self.result.append(trio_outcome)
         self.finished.set()
-        self.ready.set()
-        if self.pending is not None and self.due is not None:  # what came last, then why it ended
-            self.pending.cancel()
-            self.rebuild(self.due)
-        if self.replay is not None:  # (a match that ended says its result already)
-            self.replay.stop(why_stopped(trio_outcome))
-            if self.app is not None:
-                self.app.invalidate()
+        if self.pending is not None:
+            self.pending[0].cancel()
+            self.rebuild()
+        self.replay.stop(why_stopped(trio_outcome))  # (a match that ended says its result already)
+        self.redraw()
+        if not self.replay.begun:
+            self.loop.call_soon(self.leave)
+
+    def leave(self) -> None:
+        """Close the screen (once it runs, if it does not yet; not if it closed already)."""
+        if self.closed:
+            return
+        if not self.app.is_running:
+            self.loop.call_later(0.05, self.leave)
+            return
+        with contextlib.suppress(Exception):  # (the person closed it at the same moment)
+            self.app.exit()
 
 
 def why_stopped(ended: Any) -> str:

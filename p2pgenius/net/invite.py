@@ -153,11 +153,11 @@ def parse(text: str) -> Invite:
     try:
         raw = base64.b32decode(code.upper() + "=" * (-len(code) % 8))
     except binascii.Error:
-        raise damaged from None
+        raise (CUT_SHORT if _cut_short(code) else damaged) from None
     body, check = raw[:-CHECK_LEN], raw[-CHECK_LEN:]
     canonical = base64.b32encode(raw).decode("ascii").rstrip("=").lower() == code
     if len(raw) <= CHECK_LEN or _check(body) != check or not canonical:
-        raise damaged
+        raise CUT_SHORT if _cut_short(code) else damaged
     if body[0] not in VERSIONS:
         raise InviteError(
             f"this invite is for another version of p2pgenius (invite version {body[0]}; this one "
@@ -165,6 +165,52 @@ def parse(text: str) -> Invite:
             "an invite this one reads"
         )
     return _read(body)
+
+
+CUT_SHORT: Final = InviteError(
+    "the invite is cut short: it spans two rows; put it in quotes or use the .invite file "
+    "(a line break pasted into a shell ends the command there)"
+)
+
+
+def _cut_short(code: str) -> bool:
+    """Whether ``code`` (an invite's letters that fail its check) is the start of an invite: its
+    fields run past its end, as the first row of an invite pasted over two rows without quotes
+    does (a changed character leaves the fields ending where the check begins)."""
+    for length in range(len(code), max(len(code) - 8, 0), -1):  # (the longest prefix base32 reads)
+        try:
+            raw = base64.b32decode(code[:length].upper() + "=" * (-length % 8))
+        except binascii.Error:
+            continue
+        return bool(raw) and raw[0] in VERSIONS and _fields_end(raw) > len(raw)
+    return False
+
+
+def _fields_end(body: bytes) -> int:
+    """Where the fields of an invite's ``body`` end (past its length when they are cut off); 0
+    for fields no invite has."""
+    at = 4 + KEY_LEN + (TOKEN_LEN if body[0] >= 2 else 0)
+    if at > len(body):
+        return at
+    lists = [body[at - 1]]
+    if body[0] == 3:
+        lists.append(-1)  # (the relays: their count follows the addresses)
+    for count in lists:
+        relay = count < 0
+        if relay:
+            if at >= len(body):
+                return at + 1
+            count, at = body[at], at + 1
+        for _ in range(count):
+            if at + 1 >= len(body):
+                return at + 2
+            width = {KIND_IPV4: 5, KIND_IPV6: 17}.get(
+                body[at], 2 + body[at + 1] if body[at] == KIND_NAME else -1
+            )
+            if width < 0:
+                return 0
+            at += width + (2 if relay else 0)
+    return at
 
 
 def check_address(text: str) -> str:

@@ -88,6 +88,14 @@ options change (the reference joiner sends its ready, maybe with a proposal, and
 caller that sends more floods the lobby and is shown the door."""
 
 
+class DeclinedError(PeerGoneError):
+    """The person said no to the host's table: this peer left the lobby, and no match was
+    played (the person's own choice, told as such, not as an error)."""
+
+
+DECLINED: Final = "you said no to the table: you left the lobby, and no match was played"
+
+
 class LobbyKind(StrEnum):
     """What an item of the lobby's inbox is."""
 
@@ -831,7 +839,7 @@ class Joining:
         """Say we are ready to play the table as ``shown`` (asking the player first, if there is
         one to ask), with our proposal, if we make one; returns what we agreed to."""
         if self.confirm is not None and not await self.confirm(shown):
-            raise PeerGoneError("left the lobby")
+            raise DeclinedError(DECLINED)
         ready, agreed = self._ready(shown)
         await connection.send(ready)
         self.proposal = None

@@ -251,23 +251,27 @@ def _judge(observer: Session, report: Report) -> None:
         fault = report.fault
         report.standing = STOPPED
         report.winners = _winners_without(observer, fault)
-        who = "nobody" if fault.peer is None else f"peer {fault.peer}"
-        report.summary = f"{fault.kind} at stage {fault.stage} by {who}: {fault.reason}"
+        who = "nobody" if fault.peer is None else _peer_name(report, fault.peer)
+        when = f"at step {fault.stage + 1}" if fault.stage >= 0 else "before the deal"
+        report.summary = f"{fault.kind} {when} by {who}: {fault.reason}"
         return
     if report.outcome is None:
-        stage = observer.stage.number if observer.stage else "setup"
+        # (in steps, counted from 1 as replay and export count them: never the protocol's stages)
+        played = observer.stage.number if observer.stage else None
+        where = "before the deal" if played is None else f"after {played} step" + ("" if played == 1 else "s")
         report.summary = (
-            f"incomplete: the match stops at stage {stage} with no result "
+            f"incomplete: the match stops {where} with no result "
             f"({report.messages} messages checked, no fault found)"
         )
         return
     outcome = observer.outcome  # (what the report's outcome is the plain form of)
     assert outcome is not None
-    said = "a draw" if outcome.winner is None else f"p{outcome.winner} wins"
-    result = f"{report.game}, {said} ({outcome.reason.value})"
+    names = {seat: str(report.names[peer]) for seat, peer in enumerate(report.owner)}
+    # (the game words its results: "alice (p0) wins (knocked out)", not "p0 wins (knocked_out)")
+    result = f"{report.game}, {observer.played.match.spec.outcome_words(outcome, names)}"
     if observer.phase is not Phase.OVER:
         report.standing, report.unsigned = UNCONFIRMED, observer.unconfirmed()
-        missing = ", ".join(f"peer {peer}" for peer in report.unsigned)
+        missing = ", ".join(_peer_name(report, peer) for peer in report.unsigned)
         why = (
             f"a transcript of match version {report.version}, whose signatures never bind one peer "
             "to another's messages"
@@ -288,6 +292,13 @@ def _judge(observer: Session, report: Report) -> None:
     if report.disputed_time:
         disputed = len(report.disputed_time)
         report.summary += f"; the declared time of {disputed} decision(s) disputed on the record"
+
+
+def _peer_name(report: Report, peer: int) -> str:
+    """A peer in a summary: its name, and which peer it is ("alice (peer 1)")."""
+    if 0 <= peer < len(report.names):
+        return f"{report.names[peer]} (peer {peer})"
+    return f"peer {peer}"
 
 
 def _winners_without(observer: Session, fault: Fault) -> tuple[int, ...]:

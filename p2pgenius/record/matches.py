@@ -166,7 +166,7 @@ class Match:
     def result(self) -> str:
         """The result for the transcript's own peer: "won", "lost", "draw", "won: p1 forfeited",
         "lost: you cheated", "stopped: the peers' states diverged", "unconfirmed: p1 did not
-        sign the result", "unfinished", "watched: p0 won", "unreadable"."""
+        sign the result", "unfinished", "watched: alice won", "unreadable" (players by name)."""
         if self.kind in (UNREADABLE, UNFINISHED):
             return self.kind
         if self.kind == UNCONFIRMED:
@@ -177,7 +177,7 @@ class Match:
                 return f"stopped: {self._fault_words()}"
             return f"{side or self._onlooker()}: {self._fault_words()}"
         if side is None:
-            won = " and ".join(f"p{seat}" for seat in self.winners)
+            won = " and ".join(p.name for p in self.players if set(p.seats) & set(self.winners))
             return f"{self._onlooker()}: {won} won" if self.winners else f"{self._onlooker()}: a draw"
         return side
 
@@ -187,10 +187,7 @@ class Match:
     def _fault_words(self) -> str:
         who = "a peer"
         if self.fault_peer is not None and self.fault_peer < len(self.players):
-            seats = self.players[self.fault_peer].seats
-            who = "you" if self.fault_peer == self.me else ("/".join(f"p{s}" for s in seats) or "a peer")
-            if not seats and self.fault_peer != self.me:
-                who = self.players[self.fault_peer].name
+            who = "you" if self.fault_peer == self.me else self.players[self.fault_peer].name
         verb = {"cheat": "cheated", "forfeit": "forfeited", "desync": "diverged"}.get(self.fault_kind)
         if self.fault_kind == FaultKind.DESYNC:
             return "the peers' states diverged"
@@ -259,11 +256,7 @@ def _line(path: str, report: Report, players: tuple[Player, ...], base: dict[str
             **base,
         )
     if report.standing == UNSIGNED:
-        unsigned = " and ".join(
-            "/".join(f"p{seat}" for seat in players[peer].seats) or players[peer].name
-            for peer in report.unsigned
-            if peer < len(players)
-        )
+        unsigned = " and ".join(players[peer].name for peer in report.unsigned if peer < len(players))
         why = (
             f"an older transcript (match version {report.version}), which binds no peer to the result"
             if report.version != VERSION

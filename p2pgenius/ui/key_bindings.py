@@ -3,8 +3,8 @@
 
 Tab lists the legal moves (again: the next one), Enter on one sends it; PageUp/PageDown scroll
 the log (and the rules page, while it is open), End returns to the newest lines, Home goes to the
-first; F2 opens the rules page; and the frame's keys: F1 or ? the help, Esc closes what is open,
-Ctrl-C or Ctrl-Q leaves after asking.
+first; F2 opens the rules page; F3 copies a host's invite; and the frame's keys: F1 or ? the
+help, Esc closes what is open, Ctrl-C or Ctrl-Q leaves after asking.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ def match_keys(typed: TableInput, buffer: Buffer, active_log: Callable[[], Windo
             answer_keys(typed, buffer),
             completion_keys(buffer),
             rules_keys(typed, rules_shown),
+            invite_keys(typed),
             log_keys(typed, buffer, active_log, ~rules_shown),
             frame_keys(empty=empty, toggle_help=typed.toggle_help, close=typed.close, leave=leave),
         ]
@@ -77,6 +78,17 @@ def completion_keys(buffer: Buffer) -> KeyBindings:
     def _take(event: KeyPressEvent) -> None:
         buffer.complete_state = None
         buffer.validate_and_handle()
+
+    return keys
+
+
+def invite_keys(typed: TableInput) -> KeyBindings:
+    """F3 copies a host's invite whole to the clipboard."""
+    keys = KeyBindings()
+
+    @keys.add("f3")
+    def _copy(event: KeyPressEvent) -> None:
+        typed.copy_invite()
 
     return keys
 

@@ -26,6 +26,7 @@ from prompt_toolkit.widgets import Frame
 from p2pgenius import rules_pages
 from p2pgenius.ui import moves
 from p2pgenius.ui.frame import (
+    WIDE,
     Geometry,
     InputLine,
     fitted,
@@ -87,8 +88,18 @@ class Screen:
         return wrap([("class:message", " " + text)], columns) if text else [[]]
 
     def chrome(self) -> int:
-        """Rows taken by everything but the board, the log and the chat."""
-        return len(self.status()) + 1 + len(self.question()) + 1 + len(self.message())
+        """Rows taken by everything but the board, the log and the chat (and the invite across a
+        wide screen)."""
+        rows = len(self.status()) + 1 + len(self.question()) + 1 + len(self.message())
+        return rows + len(self.invite())
+
+    def invite(self) -> list[Line]:
+        """On a wide screen, a host's invite across it while it waits (else none): a narrow one
+        has it in the board, which is as wide as the screen."""
+        columns, _ = self.size()
+        if columns < WIDE:
+            return []
+        return self._once("invite", lambda: self.table.text.invite_banner(columns))  # type: ignore[no-any-return]
 
     def geometry(self) -> Geometry:
         columns, rows = self.size()
@@ -96,7 +107,11 @@ class Screen:
 
     def board(self) -> list[Line]:
         geo = self.geometry()
-        return self._once("board", lambda: self.table.text.board_lines(geo.board_width, geo.board_height))  # type: ignore[no-any-return]
+        apart = bool(self.invite())
+        return self._once(  # type: ignore[no-any-return]
+            "board",
+            lambda: self.table.text.board_lines(geo.board_width, geo.board_height, invite_apart=apart),
+        )
 
     def chat_under(self) -> bool:
         """On a wide screen, whether the board leaves room under it for the chat (the log then
@@ -142,6 +157,16 @@ class MatchLayout:
             # log rather than lose its own, down to a single line of log.
             height = min(len(screen.board()), geo.rows - screen.chrome() - 2)
             return stacked(screen.board, height, self._rule, self.feed)
+        split = self._wide_split(geo)
+        invite = screen.invite()  # (across the screen, nothing beside it: a row selection copies it)
+        if not invite:
+            return split
+        across = Window(text_control(lambda: lines_text(invite)), height=Dimension.exact(len(invite)))
+        return HSplit([across, split])
+
+    def _wide_split(self, geo: Geometry) -> AnyContainer:
+        """A wide screen's board beside the log, with the chat under the board or the log."""
+        screen = self.screen
         log = Frame(self.log, title=self._log_title)
         if screen.chat_under():  # room under the board: the chat goes there, the log beside all
             need = len(screen.board()) + 2

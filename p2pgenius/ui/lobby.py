@@ -30,24 +30,26 @@ def duration(seconds: int) -> str:
     return f"{minutes} min" + (f" {rest} s" if rest else "")
 
 
-def waiting_lines(state: TableState, own_fingerprint: str | None, width: int = 80) -> list[Line]:
+def waiting_lines(
+    state: TableState, own_fingerprint: str | None, width: int = 80, *, invite_apart: bool = False
+) -> list[Line]:
     """The board before the seats are dealt: the lobby a joiner is shown, or a host's wait with
     what to tell the others (``own_fingerprint``: this peer's, once there is a peer), for
-    ``width`` columns."""
+    ``width`` columns; ``invite_apart``: the invite is shown across the screen, not here."""
     if state.lobby is not None:
         return lobby_lines(state.lobby, state.vouched, state.rated)
-    lines: list[Line] = [[("class:title", " Waiting for the other players")], []]
+    # (a player's proposal waits for the host: the table waits for its answer, not for players)
+    title = (
+        wording.printable(state.proposal.text)
+        if state.proposal is not None
+        else "Waiting for the other players"
+    )
+    lines: list[Line] = [[("class:title", f" {title}")], []]
     if state.invite and own_fingerprint is not None:
-        carries = "your addresses, relays and key" if _relayed(state.invite) else "your addresses and key"
-        lines += [
-            [("", f" Whoever joins runs p2pgenius join with this invite ({carries}):")],
-            [],
-            *([("class:strong", piece)] for piece in invite_rows(state.invite, width)),
-            [],
-        ]
-        if state.saved:
-            lines += [[("class:dim", " It is also in this file, to copy whole:")]]
-            lines += [[("class:dim", state.saved)], []]
+        if invite_apart:
+            lines += [[("", " Whoever joins runs p2pgenius join with the invite above (F3 copies it)")], []]
+        else:
+            lines += invite_lines(state, width)
         lines += [
             [("", " They join with it. By phone or in person, check that they see your fingerprint")],
             [("class:strong", f"   {own_fingerprint}")],
@@ -66,6 +68,30 @@ def waiting_lines(state: TableState, own_fingerprint: str | None, width: int = 8
     else:
         lines.append([("class:dim", " " + state.connection)])
     return lines
+
+
+def invite_lines(state: TableState, width: int) -> list[Line]:
+    """A host's invite for ``width`` columns, with what to do with it: on rows of its own (a row
+    selection copies it), the file it is saved in, what a paste over two rows does, the key that
+    copies it whole."""
+    carries = "your addresses, relays and key" if _relayed(state.invite) else "your addresses and key"
+    rows = invite_rows(state.invite, width)
+    lines: list[Line] = [
+        [("", f" Whoever joins runs p2pgenius join with this invite ({carries}):")],
+        [],
+        *([("class:strong", piece)] for piece in rows),
+        [],
+    ]
+    if state.saved:
+        lines += [[("class:dim", " It is also in this file, to copy whole:")]]
+        lines += [[("class:dim", state.saved)]]
+    if len(rows) > 1:
+        spans = f"it spans {plural(len(rows), 'row')}"
+        lines += [  # (two lines: the board is not wrapped yet)
+            [("class:dim", f" Pasted without quotes it is cut short: {spans};")],
+            [("class:dim", " put it in quotes or use the .invite file.")],
+        ]
+    return [*lines, [("class:dim", " F3 (or typing copy) copies it whole to the clipboard.")], []]
 
 
 def _relayed(text: str) -> bool:

@@ -61,5 +61,6 @@ COMMON_HELP: Final = (
     "PageUp/PageDown: scroll what happened; End: the newest.\n"
     "F1 or ?: this help.\n"
     "rules (or F2): the rules page, PageUp/PageDown to scroll.\n"
+    "copy (or F3): a host's invite, whole, to the clipboard.\n"
     "Ctrl-C / Ctrl-Q: leave (asks first; p2pgenius resume carries on)."
 )

@@ -112,7 +112,8 @@ class PeerAdapter:
         answered = self.lobby_answered = trio.Event()
         await answered.wait()
         self.lobby_answered = None
-        state.message = "" if self.answer else "you declined"
+        if not self.answer:  # (a yes keeps what was said of it: "you join ...")
+            state.message = "you declined"
         return bool(self.answer)
 
     async def keep_time(self) -> None:

@@ -41,6 +41,7 @@ from prompt_toolkit.widgets import Frame
 from p2pgenius import wording
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
+from p2pgenius.games.registry import names as game_names
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import UNCONFIRMED, Report, Step
 from p2pgenius.ui.frame import (
@@ -59,7 +60,7 @@ from p2pgenius.ui.frame import (
     text_control,
 )
 from p2pgenius.ui.frontends import frontend
-from p2pgenius.ui.lines import Line, seat_name, width_of, wrap, wrap_all
+from p2pgenius.ui.lines import Line, namer, seat_name, width_of, wrap, wrap_all
 from p2pgenius.ui.render import BoardRequest, board
 from p2pgenius.ui.style import replay_style
 
@@ -88,6 +89,7 @@ PROTOCOL_UNIT: Final = "stage"
 show (it counts the steps from 1 instead)."""
 STEP: Final = "step"
 GOES_ON: Final = "the match goes on: waiting for the next move"
+WAITING: Final = "waiting for the match to begin: the board shows once the seats are dealt"
 
 
 class ReplayError(P2PGeniusError):
@@ -106,33 +108,58 @@ class Entry:
 class Replay:
     """A verified transcript, the position shown, and what to draw there."""
 
-    def __init__(self, report: Report, *, ascii_only: bool = False, live: bool = False) -> None:
-        if report.game is None or report.initial is None or not report.owner:
+    def __init__(
+        self,
+        report: Report,
+        *,
+        ascii_only: bool = False,
+        live: bool = False,
+        notes: list[tuple[int, str]] | None = None,
+    ) -> None:
+        self.begun = report.game is not None and report.initial is not None and bool(report.owner)
+        if not self.begun and not live:
             raise ReplayError("nothing to replay: the transcript stops before the seats were dealt")
         self.report = report
-        self.game: str = report.game
+        self.game: str = report.game if report.game in game_names() else ""
         self.ascii_only = ascii_only
         self.live = live  # watched as it is played (p2pgenius watch)
         self.stopped = ""  # live: why the watching stopped before the match ended, once it did
-        self.front = frontend(self.game)
-        spec = get_spec(self.game)
-        self.title = spec.title or self.game
-        self.names: dict[int, str] = {
-            seat: wording.printable(str(report.names[peer])) for seat, peer in enumerate(report.owner)
-        }
-        self.states: list[Any] = [report.initial] + [step.state for step in report.steps]
-        self.views: list[Mapping[str, Any]] = [self.front.spectator_view(report.initial)] + [
-            self._step_view(step) for step in report.steps
-        ]
-        self.unit, self.numbers = self._numbering()
-        self.hidden = any(spec.unopened(action) for step in report.steps for _, action in step.actions)
-        self.memories: list[Mapping[str, Any]] = []
-        self.entries: list[Entry] = []
-        self._read_steps()
+        self.notes: list[tuple[int, str]] = [] if notes is None else notes
+        """Live: what the spectator was told besides the moves (the connection, the players'
+        chat), each at the position the match was at when it came."""
+        self.title = (get_spec(self.game).title or self.game) if self.game else "a match"
         self.index = 0
         self.message = ""
         self.help_open = False
         self._boards: dict[tuple[int, int, int], list[Line]] = {}
+        self.front = frontend(self.game)  # (no game yet: the generic one, which draws nothing here)
+        # Live, before the deal: one position, no board yet, the log saying what it waits for.
+        self.names: dict[int, str] = {}
+        self.states: list[Any] = [None]
+        self.views: list[Mapping[str, Any]] = [{}]
+        self.memories: list[Mapping[str, Any]] = [{}]
+        self.unit, self.numbers, self.hidden = STEP, [0], False
+        self.entries: list[Entry] = [Entry("before the first move", ())]
+        if self.begun:
+            self._read_match(report)
+            return
+        self._bare_last = self.entries[0]
+        self._read_ending()
+
+    def _read_match(self, report: Report) -> None:
+        """Every position of the match so far: its state, its view, its number and its entry."""
+        spec = get_spec(self.game)
+        self.names = {
+            seat: wording.printable(str(report.names[peer])) for seat, peer in enumerate(report.owner)
+        }
+        self.states = [report.initial] + [step.state for step in report.steps]
+        self.views = [self.front.spectator_view(report.initial)] + [
+            self._step_view(step) for step in report.steps
+        ]
+        self.unit, self.numbers = self._numbering()
+        self.hidden = any(spec.unopened(action) for step in report.steps for _, action in step.actions)
+        self.memories, self.entries = [], []
+        self._read_steps()
 
     def _numbering(self) -> tuple[str, list[int]]:
         """What the replay counts (the front end's unit, or the steps) and each position's number
@@ -174,6 +201,7 @@ class Replay:
         memory: dict[str, Any] = {}
         shown: tuple[Any, ...] = ()
         seats = ", ".join(f"p{seat} {name}" for seat, name in sorted(self.names.items()))
+        who = namer(self.names)  # (a player by name, its seat beside it: "Hana (p1)")
         self.entries.append(Entry("the start", (f"seats: {seats}",)))
         self.memories.append(copy.deepcopy(memory))
         for k, step in enumerate(self.report.steps, start=1):
@@ -191,7 +219,9 @@ class Replay:
                 said = self.front.log_lines(fresh, view, self.names)
             except (LookupError, TypeError, ValueError, AttributeError):  # (a transcript's odd event)
                 said = [str(e.get("type")) for e in fresh]
-            moves = "; ".join(f"p{seat}: {self._move(action)}" for seat, action in self._shown_actions(step))
+            moves = "; ".join(
+                f"{who(seat)}: {self._move(action)}" for seat, action in self._shown_actions(step)
+            )
             blind = (
                 [f"{' and '.join(seat_name(self.names, s) for s in step.blind)} blind"] if step.blind else []
             )
@@ -204,7 +234,9 @@ class Replay:
     def _read_ending(self) -> None:
         """The last position's entry, with how the transcript ends (so far) under it."""
         last = self._bare_last
-        self.entries[-1] = Entry(last.head, last.lines + tuple(self._ending()))
+        ending = self._ending()
+        self._ending_rows = len(ending)
+        self.entries[-1] = Entry(last.head, last.lines + tuple(ending))
 
     def _shown_actions(self, step: Step) -> list[tuple[int, Any]]:
         """What the step's seats did, as far as the replay shows it: a stage the transcript's
@@ -257,7 +289,10 @@ class Replay:
         elif report.outcome is not None:
             out.append(f"the match is over: {self._result()}")
         elif self.stopped:
-            out.append(f"the watching stopped here, before the match ended: {self.stopped}")
+            ended = "ended" if self.begun else "began"
+            out.append(f"the watching stopped here, before the match {ended}: {self.stopped}")
+        elif not self.begun:
+            out.append(WAITING)
         elif self.live:
             out.append(GOES_ON)
         else:
@@ -292,7 +327,7 @@ class Replay:
         step follows the newest; one stepped back stays where it is."""
         following = self.index >= self.count
         index, help_open, stopped, message = self.index, self.help_open, self.stopped, self.message
-        self.__init__(report, ascii_only=self.ascii_only, live=self.live)  # type: ignore[misc]
+        self.__init__(report, ascii_only=self.ascii_only, live=self.live, notes=self.notes)  # type: ignore[misc]
         if stopped:
             self.stop(stopped)
         self.index = self.count if following else min(index, self.count)
@@ -387,7 +422,10 @@ class Replay:
         return self.views[self.index if index is None else index]
 
     def where(self) -> str:
-        """ "turn 3 of 8", "step 12 of 31", "step 0 of 31 (the start)", "turn 3 of 8 (continued)"."""
+        """ "turn 3 of 8", "step 12 of 31", "step 0 of 31 (the start)", "turn 3 of 8 (continued)";
+        live before the deal, "before the first move"."""
+        if not self.begun:
+            return "before the first move"
         number, notes = self.mark(self.index).partition(" (")[::2]
         return f"{number} of {self.numbers[-1]}" + (f" ({notes}" if notes else "")
 
@@ -415,6 +453,8 @@ class Replay:
             return "stopped, no result"
         if self.stopped:
             return "no result: the watching stopped"
+        if not self.begun:
+            return "not begun yet"
         return "the match goes on" if self.live else "no result yet"
 
     def players(self) -> list[str]:
@@ -453,6 +493,8 @@ class Replay:
     def titles(self) -> tuple[str, ...]:
         """The status bar's title, longest first: "replay: The wizard duel", or live, "watching
         The wizard duel live"."""
+        if self.live and not self.game:  # (before the terms name it)
+            return (f" watching {self.title} live ", " watching live ")
         if self.live:
             return (
                 f" watching {self.title} live ",
@@ -468,6 +510,8 @@ class Replay:
 
     def board_lines(self, width: int = 80, height: int = 40) -> list[Line]:
         """The board after the current step, for ``width`` columns and about ``height`` rows."""
+        if not self.begun:
+            return wrap([("class:dim", " the board shows once the seats are dealt")], width, 1)
         key = (self.index, width, height)
         if key not in self._boards:
             if len(self._boards) > 512:  # (a terminal resized over and over)
@@ -498,8 +542,13 @@ class Replay:
         current = index == self.index
         head: Line = [("class:current" if current else "class:old-head", entry.head)]
         out = wrap(head, width, 2)
-        for text in entry.lines:
-            out += wrap([("class:current-text" if current else "class:old", "  " + text)], width, 4)
+        style = "class:current-text" if current else "class:old"
+        lines = [(style, text) for text in entry.lines]
+        said = [("class:chat", text) for at, text in self.notes if at == index]
+        # What was said comes before how the transcript ends so far (the last entry's tail).
+        cut = len(lines) - self._ending_rows if index == self.count else len(lines)
+        for kind, text in lines[:cut] + said + lines[cut:]:
+            out += wrap([(kind, "  " + text)], width, 4)
         return out
 
     def log_lines(self, width: int = 40, height: int | None = None) -> list[Line]:
@@ -617,7 +666,7 @@ class Screen:
 
     def rule(self) -> StyleAndTextTuples:
         replay = self.replay
-        title = f" what happened, up to {replay.where()} "
+        title = f" what happened, up to {replay.where()} " if replay.begun else " what happened so far "
         return rule_line(title, self.size()[0], ascii_only=replay.ascii_only)
 
     def body(self) -> AnyContainer:
@@ -686,7 +735,11 @@ def build(replay: Replay, **app_args: Any) -> Application[None]:
         floats=[help_overlay(replay.help_text, Condition(lambda: replay.help_open))],
     )
     return application(
-        root, buffer=buffer, keys=keys(replay, buffer), style=lambda: replay_style(replay.game), **app_args
+        root,
+        buffer=buffer,
+        keys=keys(replay, buffer),
+        style=lambda: replay_style(replay.game or None),
+        **app_args,
     )
 
 

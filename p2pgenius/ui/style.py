@@ -59,7 +59,7 @@ def _with_board(board: tuple[tuple[str, str], ...]) -> BaseStyle:
     return merge_styles([STYLE, Style.from_dict(dict(board))]) if board else STYLE
 
 
-def replay_style(game: str) -> BaseStyle:
+def replay_style(game: str | None) -> BaseStyle:
     """The styles of ``game``'s replay: the match's, and the marks of the step shown."""
     return merge_styles([style(game), REPLAY_STYLE])
 

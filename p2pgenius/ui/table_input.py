@@ -5,7 +5,12 @@ open (help, rules, the log scrolled back, the question whether to leave). The ke
 
 from __future__ import annotations
 
+import base64
+import os
 from typing import Final
+
+from prompt_toolkit.application import get_app
+from prompt_toolkit.output import DummyOutput, Output
 
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.rules_pages import rules_page
@@ -20,6 +25,25 @@ LEAVE_QUESTION: Final = (
     "Ctrl-Q again leaves, Esc stays"
 )
 """Said under the input at the first Ctrl-Q of a match still going."""
+LEAVE_LOBBY_QUESTION: Final = (
+    "leave? No match has begun: nothing is played, and there is nothing to resume. "
+    "Ctrl-Q again leaves, Esc stays"
+)
+"""Said at the first Ctrl-Q before the match begins (the waiting screen, the lobby)."""
+
+
+NO_CLIPBOARD: Final = "P2PGENIUS_NO_CLIPBOARD"
+"""Set: the terminal is never asked to copy (as the host's command line never asks it then)."""
+
+
+def terminal_clipboard(output: Output, text: str) -> bool:
+    """Ask the terminal the screen draws on to put ``text`` on its clipboard (OSC 52); False if
+    there is no terminal to ask (or it is dumb, or asking is turned off)."""
+    if os.environ.get(NO_CLIPBOARD) or os.environ.get("TERM") == "dumb" or isinstance(output, DummyOutput):
+        return False
+    output.write_raw(f"\x1b]52;c;{base64.b64encode(text.encode()).decode('ascii')}\x07")
+    output.flush()
+    return True
 
 
 class TableInput:
@@ -43,13 +67,7 @@ class TableInput:
         text = text.strip()
         state.message = ""
         if self.adapter.lobby_answered is not None:
-            if not text or self.adapter.answer is not None:
-                return  # (an empty line answers nothing; and the answer given stands)
-            yes = text.lower() in ("y", "yes", "fast")
-            if text.lower() == "fast":  # join, and propose fast turns with it
-                self.adapter.propose({"fast": True})
-            if not self.adapter.answer_lobby(yes):
-                state.message = "the host has gone"
+            self._answer_lobby(text)
             return
         if state.confirming is not None:
             if not text:
@@ -67,6 +85,23 @@ class TableInput:
         self._command(text)
         state.invalidate()
 
+    def _answer_lobby(self, text: str) -> None:
+        """y, n or fast to the host's lobby: join, leave, or join proposing fast turns."""
+        if not text or self.adapter.answer is not None:
+            return  # (an empty line answers nothing; and the answer given stands)
+        answer = text.lower()
+        yes = answer in ("y", "yes", "fast")
+        if answer == "fast":  # join, and propose fast turns with it
+            self.adapter.propose({"fast": True})
+        if not self.adapter.answer_lobby(yes):
+            self.state.message = "the host has gone"
+        elif answer == "fast":
+            self.state.say_of_lobby(
+                "you join and propose fast turns: the host takes them up or keeps its options"
+            )
+        elif yes:
+            self.state.say_of_lobby("you join: the match begins once every player has said yes")
+
     def asks_yes_no(self) -> bool:
         """Whether the person is asked a yes-or-no question now."""
         return self.state.confirming is not None or self.adapter.lobby_answered is not None
@@ -74,16 +109,17 @@ class TableInput:
     def _command(self, text: str) -> None:
         """A command, a chat line, or else a move."""
         lowered = text.lower()
-        if lowered in ("help", "?"):
-            self.toggle_help()
-        elif lowered == "rules":
-            self.show_rules()
+        panes = {"help": self.toggle_help, "?": self.toggle_help, "rules": self.show_rules}
+        panes |= {"copy": self.copy_invite, "copy invite": self.copy_invite}
+        if lowered in panes:
+            panes[lowered]()
         elif lowered in ("done", "stand") and self._unsettled() is not None:
             self._settle()
         elif lowered in ("fast", "fast on", "fast off"):
             self._propose(lowered != "fast off")
         elif lowered == "keep" and self.adapter.decline_proposal():
-            self.state.message = "the table keeps its options"
+            self.state.proposal = None
+            self.state.say_of_lobby("the table keeps its options")
         elif lowered == "hint":
             self.state.hints = not self.state.hints
             self.state.message = f"hints {'on' if self.state.hints else 'off'}"
@@ -97,6 +133,27 @@ class TableInput:
                 self.state.message = str(exc)
             except (LookupError, TypeError, ValueError) as exc:
                 self.state.message = f"not understood: {exc}"
+
+    def copy_invite(self) -> None:
+        """F3 or ``copy``: the host's invite, whole, to the clipboard: the screen's own, and the
+        terminal's, asked with OSC 52 (``ESC ] 52 ; c ; BASE64 BEL``: a terminal that allows it
+        puts it on the system clipboard; nothing says whether it did)."""
+        state = self.state
+        if not state.invite:
+            state.message = "there is no invite to copy: a host shows one while it waits for players"
+            return
+        app = get_app()
+        app.clipboard.set_text(state.invite)
+        asked = terminal_clipboard(app.output, state.invite)
+        saved = f", or copy it from {state.saved}" if state.saved else ""
+        if asked:
+            state.message = (
+                "invite copied: your terminal was asked to put it on the clipboard (OSC 52); paste "
+                f"it to check: a terminal that does not allow it keeps nothing{saved}"
+            )
+        else:
+            state.message = f"this terminal has no clipboard p2pgenius can reach: select its rows{saved}"
+        state.invalidate()
 
     # -- the panes -------------------------------------------------------------------------------
 
@@ -165,7 +222,9 @@ class TableInput:
         if self.state.finished or self.leaving:
             return True
         self.leaving = True
-        self.state.message = LEAVE_QUESTION
+        session = self.text.session
+        begun = session is not None and session.terms is not None
+        self.state.message = LEAVE_QUESTION if begun else LEAVE_LOBBY_QUESTION
         return False
 
     # -- chat and moves --------------------------------------------------------------------------
@@ -223,7 +282,13 @@ class TableInput:
         elif not self.adapter.propose({"fast": fast}):
             self.state.message = "there is no lobby to change the options in"
         else:
-            self.state.message = f"proposed: {'fast turns' if fast else 'the whole minute for each turn'}"
+            words = "fast turns" if fast else "the whole minute for each turn"
+            taken = self.state.proposal is not None  # (a player's proposal, taken up)
+            self.state.proposal = None
+            said = (
+                f"the table plays with {words}: every player agrees again" if taken else f"proposed: {words}"
+            )
+            self.state.say_of_lobby(said)
 
     def _unsettled(self) -> int | None:
         """The person's seat, if its sealed choice may still change (else None)."""

@@ -27,6 +27,8 @@ from p2pgenius.net.events import (
     Listening,
     LobbyShown,
     NetEvent,
+    OptionsChanged,
+    OptionsProposed,
     PeerBack,
     PeerJoined,
     Reconnected,
@@ -74,6 +76,8 @@ class TableState:
         self.vouched = ""  # a joiner: why the host's key is known good already ("" if it is not)
         self.connection = "connecting"
         self.lobby: Mapping[str, Any] | None = None
+        self.proposal: OptionsProposed | None = None  # a host: a player's proposal waiting for it
+        self.lobby_said = ""  # what was said under the input about the lobby (gone once the match begins)
         self.ratings: Callable[[str, list[bytes]], dict[bytes, Rating]] | None = None  # this machine's record
         self.rated: dict[bytes, Rating] = {}  # the lobby's players' ratings, as this machine knows them
         # The match.
@@ -170,6 +174,9 @@ class TableState:
         it)."""
         if isinstance(event, SeatsDealt):
             self.connection = "connected"
+            self.proposal = None
+            if self.message and self.message == self.lobby_said:  # (the lobby's words, not the match's)
+                self.message = ""
         elif isinstance(event, Applied):
             self.chosen.clear()
             self.settled.clear()
@@ -286,6 +293,7 @@ class TableState:
         """What the network layer tells the screen as data (its words come to :meth:`on_line`):
         the connection status, a host's address, the clock warnings and refused choices of the
         ``person``'s seat (under the input, not in the log), the lobby (on the board)."""
+        self._track_proposal(event)
         if isinstance(event, Listening):
             self.address = event.address
             self.invite, self.saved = event.invite, event.saved
@@ -318,6 +326,15 @@ class TableState:
             self.message = f"refused: {wording.printable(event.reason)}; choose again"
             self._quiet.append(event.text)
         del self._quiet[:-20]  # (a line told quietly never comes)
+
+    def _track_proposal(self, event: NetEvent) -> None:
+        """A host: a player's proposal waits for its answer, until the options change."""
+        if isinstance(event, OptionsProposed | OptionsChanged):
+            self.proposal = event if isinstance(event, OptionsProposed) else None
+
+    def say_of_lobby(self, text: str) -> None:
+        """Words under the input about the lobby: they go once the match begins."""
+        self.message = self.lobby_said = text
 
     # -- after a resume: what happened before ----------------------------------------------------
 

@@ -19,7 +19,7 @@ from p2pgenius.protocol.session import SessionView
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import Question, frontend
 from p2pgenius.ui.lines import Line, width_of, wrap_all
-from p2pgenius.ui.lobby import duration, waiting_lines
+from p2pgenius.ui.lobby import duration, invite_lines, waiting_lines
 from p2pgenius.ui.peer_adapter import PeerAdapter
 from p2pgenius.ui.render import BoardRequest, Glyphs, board, clock_text, clocks_line, seat_name
 from p2pgenius.ui.table_state import CHAT, TableState, person_seat, seat_names
@@ -51,13 +51,13 @@ class TableText:
 
     # -- the board and the bars around it --------------------------------------------------------
 
-    def board_lines(self, width: int = 80, height: int = 40) -> list[Line]:
+    def board_lines(self, width: int = 80, height: int = 40, *, invite_apart: bool = False) -> list[Line]:
         """The board for ``width`` columns and about ``height`` rows (the lobby, or the wait for
-        players, before the match)."""
+        players, before the match; ``invite_apart``: its invite is across the screen)."""
         game, view = self.game(), self.view()
         session = self.session
         if game is None or view is None or session is None:
-            return wrap_all(self.waiting_lines(), width)
+            return wrap_all(self.waiting_lines(width, invite_apart=invite_apart), width)
         state = self.state
         try:
             lines = board(
@@ -78,12 +78,20 @@ class TableText:
             lines = [[("class:effect", f" the board cannot be drawn from what the peer sent ({exc!r})")]]
         return wrap_all(lines, width)
 
-    def waiting_lines(self) -> list[Line]:
+    def waiting_lines(self, width: int = 80, *, invite_apart: bool = False) -> list[Line]:
         """The board before the match: the lobby, or the wait for players."""
         peer = self.adapter.peer
         if self.state.lobby is not None or peer is None:
-            return waiting_lines(self.state, None)
-        return waiting_lines(self.state, peer.identity.fingerprint)
+            return waiting_lines(self.state, None, width)
+        return waiting_lines(self.state, peer.identity.fingerprint, width, invite_apart=invite_apart)
+
+    def invite_banner(self, width: int) -> list[Line]:
+        """A host's invite across a wide screen while it waits for players, on rows with nothing
+        beside them (a row selection copies the invite alone); none once the match begins."""
+        waiting = self.game() is None or self.view() is None or self.session is None
+        if not waiting or not self.state.invite or self.state.lobby is not None or self.adapter.peer is None:
+            return []
+        return invite_lines(self.state, width)
 
     def status_lines(self, width: int = 80) -> list[Line]:
         """The status bar: the game, you, the others with their fingerprints, the connection; on
@@ -290,18 +298,19 @@ class TableText:
         return moves.choices(game, session.state, seat, typed, hints=self.state.hints)
 
     def when(self, stage: int) -> str:
-        """A stage in the words the rules pages use: "at turn 4" (the duel), "at step 12",
-        "at the coin flip", "after the game's end"."""
+        """A stage in the words the rules pages use: "at turn 4" (the duel), "in round 2, at step
+        12" (a game played in rounds), "at the coin flip", "after the game's end"."""
         game, session = self.game(), self.session
         if stage == SETUP:
             return "at the coin flip, before the seats were dealt"
         if stage < 0 or game is None or session is None or session.state is None:
             return "after the game's end"
         front = frontend(game)
-        if front.replay_unit == "stage":
-            return f"at step {stage + 1}"
         try:
-            number = front.replay_number(stage, front.spectator_view(session.state))
+            view = front.spectator_view(session.state)
+            if front.replay_unit == "stage":
+                return _in_round(view, f"at step {stage + 1}")
+            number = front.replay_number(stage, view)
         except (LookupError, TypeError, ValueError, AttributeError):
             return f"at step {stage + 1}"
         # (The number is that of a step played, read after it: a stage still open is the next.)
@@ -331,3 +340,10 @@ class TableText:
             f"Anyone can check it:\n  p2pgenius verify {path}\n\n"
             "Press Ctrl-Q to leave."
         )
+
+
+def _in_round(view: Mapping[str, Any], step: str) -> str:
+    """``step`` with the round it is in, where the game's view says one (the rules pages of a game
+    played in rounds count them): "in round 2, at step 12"."""
+    number = view.get("round")
+    return f"in round {number}, {step}" if type(number) is int and number > 0 else step

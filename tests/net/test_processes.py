@@ -223,7 +223,9 @@ def test_a_match_still_played_by_one_process_cannot_be_taken_over_by_another(
             assert main(["resume", "--bot"]) == 2
             err = capsys.readouterr().err
             assert (
-                "not being played now" in err and f"{join_file} (duel): live, open in another process" in err
+                "every unfinished match is being played now, each in another p2pgenius process" in err
+                and f"{join_file} (duel)" in err
+                and "not being played now" not in err
             )
             assert main(["host", "duel", "--bot", "--port", "0", "--transcript", str(host_file)]) == 2
             assert (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,11 @@ def test_a_cut_transcript_is_incomplete_not_valid() -> None:
     report = verify(half)
     assert not report.ok
     assert report.summary.startswith("incomplete")
+    # In steps, as replay and export count them, not the protocol's stages.
+    assert re.match(
+        r"incomplete: the match stops (after \d+ steps?|before the deal) with no result", report.summary
+    )
+    assert "stage" not in report.summary, report.summary
     with pytest.raises(TranscriptError, match=r"damaged|cut short"):
         verify(data[:-3])
 

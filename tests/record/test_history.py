@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,8 @@ def test_every_file_is_listed_as_what_it_is_and_none_is_deleted(
     cheat = listed["20261201-160000-000000-magic-square-host.p2pt"]
     report = verify(Path(cheat["path"]).read_bytes())
     assert report.fault is not None and report.fault.kind == "cheat"
-    held = "/".join(f"p{seat}" for seat, peer in enumerate(report.owner) if peer == report.fault.peer)
+    assert report.fault.peer is not None
+    held = report.names[report.fault.peer]  # (by name, not by seat)
     # A proven cheat loses the match for the cheater (breaking a lost match on purpose must not
     # keep the loss off the record): this account, the other peer, won it.
     assert cheat["kind"] == STOPPED and cheat["result"] == f"won: {held} cheated" and not cheat["verified"]
@@ -277,3 +279,19 @@ def test_a_bundle_counts_each_match_once_and_shows_no_terminal_text(
     out.write_bytes(bundle.write([]))
     assert main(["verify", str(out)]) == 1
     assert "proves nothing" in capsys.readouterr().err
+
+
+def test_a_bundle_of_one_says_one_transcript_and_names_who_won(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "record.bundle"
+    assert main(["export", "--bundle", str(out)]) == 0
+    capsys.readouterr()
+    entries = bundle.read(out.read_bytes())
+    out.write_bytes(bundle.write(entries[:1]))
+    assert main(["verify", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("bundle of 1 transcript: 1 verifies as a proven result\n"), said
+    line = next(line for line in said.splitlines() if line.startswith("  ok "))
+    assert re.search(r": \w+: .+ won \(|: a draw \(", line) and not re.search(r"\bp\d\b", line), line
+    assert "_" not in line.split(" won (")[-1].split(")")[0], "the ending in words"

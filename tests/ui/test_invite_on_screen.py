@@ -5,11 +5,14 @@ character 81"), through a real terminal emulator (pyte) at 80, 100 and 160 colum
 from __future__ import annotations
 
 import asyncio
+import base64
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
 
+from p2pgenius.cli.main import main
 from p2pgenius.net import invite as codec
 from p2pgenius.net.events import Listening
 from p2pgenius.protocol.identity import Identity
@@ -24,9 +27,21 @@ INVITE = codec.Invite(bytes(range(32)), 34409, ("127.0.0.1",), bytes(range(16)))
 SAVED = "/tmp/hA/matches/20261201-175557-964910-duel-host.invite"
 
 
-def waiting_screen(columns: int, rows: int = 24) -> Terminal:
-    """The host's screen once it listens, before anyone joins."""
-    terminal = Terminal(columns, rows)
+class Recording(Terminal):
+    """A terminal that keeps what it was sent (the escape sequences a screen draws nothing of)."""
+
+    def __init__(self, columns: int, rows: int) -> None:
+        super().__init__(columns, rows)
+        self.sent: list[str] = []
+
+    def write(self, data: str) -> int:
+        self.sent.append(data)
+        return super().write(data)
+
+
+def waiting_screen(columns: int, rows: int = 24, keys_sent: str = "") -> Recording:
+    """The host's screen once it listens, before anyone joins (``keys_sent`` then pressed)."""
+    terminal = Recording(columns, rows)
     table = Table()
     table.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
 
@@ -37,6 +52,10 @@ def waiting_screen(columns: int, rows: int = 24) -> Terminal:
             table.net_event(Listening("127.0.0.1:34409", invite=str(INVITE), saved=SAVED, local_only=True))
             await seen(terminal, "Whoever joins")
             await settled(terminal)
+            if keys_sent:
+                keys.send_text(keys_sent)
+                await seen(terminal, "invite copied|no clipboard")
+                await settled(terminal)
             app.exit()
             await asyncio.wait_for(shown, 10)
 
@@ -70,16 +89,46 @@ def test_the_invite_on_the_waiting_screen_is_copied_whole(columns: int) -> None:
     assert SAVED in terminal.lines(), "the file to copy it whole from, on a line of its own"
 
 
-def test_the_invite_stands_alone_in_the_boards_frame_on_a_wide_screen() -> None:
+def test_the_invite_stands_alone_across_a_wide_screen() -> None:
+    # The report: at 160 columns the invite was wrapped at 55 columns inside the board's box,
+    # sharing its rows with the log column; a row selection took the border and the log's text.
     terminal = waiting_screen(160, 50)
-    rows = []
-    for line in copied(terminal):
-        inside = line.split("\u2502")[1]  # (between the board frame's sides)
-        if not inside.strip():
-            break
-        rows.append(inside.rstrip())
-    assert all(not row.startswith(" ") for row in rows), rows
-    assert "".join(rows) == str(INVITE)
+    rows = copied(terminal)
+    assert rows == [str(INVITE)], "one row, the whole width's, with nothing beside it"
+    text = terminal.text()
+    assert "cut short" not in text, "one row: nothing to cut"
+    assert "with the invite above (F3 copies it)" in text
+    assert SAVED in terminal.lines()
+    assert text.count(str(INVITE)[:30]) == 1, "the invite once, not in the board too"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+def test_f3_copies_the_invite_whole_and_says_so(size: tuple[int, int]) -> None:
+    terminal = waiting_screen(*size, keys_sent="\x1bOR")  # (F3)
+    encoded = base64.b64encode(str(INVITE).encode()).decode()
+    assert f"\x1b]52;c;{encoded}\x07" in "".join(terminal.sent), "the terminal asked to copy it (OSC 52)"
+    said = " ".join(line.strip() for line in terminal.lines())
+    assert "invite copied: your terminal was asked to put it on the clipboard (OSC 52)" in said
+    assert SAVED in said
+
+
+def test_the_waiting_screen_says_a_paste_over_two_rows_is_cut_short() -> None:
+    terminal = waiting_screen(80)
+    assert len(copied(terminal)) == 2
+    said = " ".join(line.strip() for line in terminal.lines())
+    assert "cut short: it spans 2 rows; put it in quotes or use the .invite file" in said
+
+
+def test_join_says_an_invite_pasted_over_two_rows_is_cut_short(capsys: pytest.CaptureFixture[str]) -> None:
+    first_row = invite_rows(str(INVITE), 80)[0]
+    with pytest.raises(codec.InviteError, match="cut short: it spans two rows; put it in quotes or use"):
+        codec.parse(first_row)
+    typo = str(INVITE)[:40] + ("b" if str(INVITE)[40] != "b" else "c") + str(INVITE)[41:]
+    with pytest.raises(codec.InviteError, match="damaged"):
+        codec.parse(typo)  # (a changed character is no cut)
+    assert main(["join", first_row, "--bot"]) == 2
+    err = capsys.readouterr().err
+    assert "cut short: it spans two rows; put it in quotes or use the .invite file" in err
 
 
 @pytest.mark.parametrize("width", [20, 55, 80, 109, 110, 200])
@@ -100,3 +149,22 @@ def test_the_waiting_lines_name_the_file_and_the_fingerprint() -> None:
     assert identity.fingerprint in text and SAVED in text.splitlines()
     assert "".join(invite_rows(str(INVITE), 80)) == str(INVITE)
     assert all(row in text.splitlines() for row in invite_rows(str(INVITE), 80))
+
+
+def test_the_screens_log_points_to_the_invite_instead_of_wrapping_it_beside_the_board(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from p2pgenius.cli.host import _invite
+
+    monkeypatch.setenv("P2PGENIUS_NO_CLIPBOARD", "1")
+    for bot, shown in ((None, False), ("random", True)):
+        said: list[str] = []
+        peer = SimpleNamespace(
+            identity=Identity.generate(),
+            report_line=said.append,
+            files=SimpleNamespace(invite=tmp_path / "i"),
+        )
+        args = SimpleNamespace(bot=bot, invite_only=False)
+        invite, _ = _invite(args, peer, SimpleNamespace(port=7780), ["127.0.0.1"], [])  # type: ignore[arg-type]
+        assert any(str(invite) in line for line in said) is shown, said
+        assert any("on the waiting screen, on rows of its own" in line for line in said) is not shown

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import re
 import threading
 from collections.abc import Awaitable, Callable
@@ -18,7 +19,8 @@ import trio
 from prompt_toolkit.input import create_pipe_input
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.cli.watch import live
+from p2pgenius.cli.play import Printer
+from p2pgenius.cli.watch import LiveScreen, live
 from p2pgenius.games.registry import names
 from p2pgenius.net.spectators import Onlooker, _take
 from p2pgenius.protocol.events import Fault, FaultKind
@@ -166,7 +168,9 @@ def test_go_n_on_the_screen_lands_on_what_the_status_bar_calls_n(
 
 class Feed:
     """A host's messages to a spectator, from a vector transcript, as far as the test lets them go
-    (``upto``), through the spectator's own checks (``net.spectators._take``)."""
+    (``upto``), through the spectator's own checks (``net.spectators._take``); and the lines the
+    command prints besides (``say``: a player's chat, the connection), through its printer, which
+    writes to ``out`` what does not reach the screen."""
 
     def __init__(self, game: str, upto: int) -> None:
         rows = list(records(transcript(game)))
@@ -175,7 +179,15 @@ class Feed:
         self.upto = upto
         self.ended = False  # the host closes the connection once all it lets go has gone
         self.received: list[bytes] = []
-        self.listeners: list[Callable[[SessionView, Event], None]] = []
+        self.out = io.StringIO()
+        self.printer = Printer(self.out, moves=False)
+        self.listeners: list[Callable[[SessionView, Event], None]] = [self.printer.event]
+        self.lines: list[str] = ["connecting to the host to watch"]
+        self.linger = False  # the connection stays open after the end (the players chat)
+
+    def say(self, text: str) -> None:
+        """A line the command prints (as a chat line is), between two messages."""
+        self.lines.append(text)
 
     def on_event(self, session: SessionView, event: Event) -> None:
         for listener in list(self.listeners):
@@ -186,9 +198,15 @@ class Feed:
         session = _take(encode(["watching", {"keys": self.keys}]), None, onlooker)
         fed = 0
         while fed < len(self.messages) and not (self.ended and fed >= self.upto):
+            while self.lines:
+                self.printer.line(self.lines.pop(0))
             while fed < min(self.upto, len(self.messages)):
                 session = _take(encode(["m", self.messages[fed]]), session, onlooker)
                 fed += 1
+            await trio.sleep(0.01)
+        while self.linger or self.lines:
+            while self.lines:
+                self.printer.line(self.lines.pop(0))
             await trio.sleep(0.01)
         assert session is not None
         return session.view
@@ -213,10 +231,9 @@ def watch_on(terminal: Terminal, feed: Feed, driver: Callable[[Send], Awaitable[
         typist.start()
         session = live(
             feed.main,
-            feed.received,
-            {"role": "watch"},
+            LiveScreen(feed.received, {"role": "watch"}, ascii_only=False),
             feed.listeners,
-            ascii_only=False,
+            feed.printer,
             input=keys,
             output=terminal.output(),
         )
@@ -297,3 +314,69 @@ def test_the_signatures_that_come_after_the_last_move_reach_the_live_screen(size
     watch_on(terminal, feed, driver)
     assert "waiting for" in log_of(screens["moved"])
     assert "never signed" not in screens["signed"] and "unconfirmed" not in screens["signed"]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_watch_screen_shows_from_the_start_and_every_line_goes_through_it(size: tuple[int, int]) -> None:
+    # The report: until the first move the spectator saw plain text lines, and a chat line came
+    # as raw text after the prompt (the screen scrolled, the title was lost, stale characters
+    # stayed until Ctrl-L).
+    terminal = Terminal(*size)
+    feed = Feed("duel", upto=0)
+    feed.linger = True
+    screens: dict[str, str] = {}
+
+    async def driver(send: Send) -> None:
+        screens["before"] = await seen(terminal, r"waiting for the match to begin", r"connecting to the host")
+        screens["before"] = await settled(terminal)
+        feed.say("Alice: good luck")
+        screens["luck"] = await seen(terminal, r"Alice: good luck")
+        feed.upto = 30
+        await seen(terminal, r"the match goes on: waiting")
+        feed.say("Bob: you too")
+        screens["during"] = await seen(terminal, r"Bob: you too")
+        screens["during"] = await settled(terminal)
+        feed.upto = len(feed.messages)
+        await seen(terminal, r"the match is over")
+        feed.say("Alice: gg")
+        screens["after"] = await seen(terminal, r"Alice: gg")
+        screens["after"] = await settled(terminal)
+        feed.linger = False
+        send("q")
+
+    watch_on(terminal, feed, driver)
+    assert feed.out.getvalue() == "", "nothing is printed under the screen while it shows"
+    before, during, after = screens["before"], screens["during"], screens["after"]
+    assert re.search(r"watching a match live", before.splitlines()[0]), before
+    assert re.search(r"^watch>", before, re.MULTILINE)
+    assert "connecting to the host to watch" in log_of(before)
+    assert "not begun yet" in "\n".join(before.splitlines()[:3])
+    for text in (during, after):
+        assert re.search(r"watching (The wizard duel|duel) live", text.splitlines()[0]), text
+        assert re.search(r"^watch>", text, re.MULTILINE), "the prompt stays on its row"
+    log = log_of(during)
+    assert "Alice: good luck" in log_of(screens["luck"]) and "Bob: you too" in log
+    assert log.index("Bob: you too") < log.index("the match goes on"), "what was said, then how it ends"
+    assert "Alice: gg" in log_of(after) and "the match is over" in log_of(after)
+
+
+def test_a_watching_that_ends_before_the_match_began_closes_the_screen_and_prints_what_it_said() -> None:
+    terminal = Terminal(80, 24)
+    feed = Feed("duel", upto=0)
+    feed.ended = True  # the host closes before the deal
+    feed.messages = feed.messages[:1]
+    with create_pipe_input() as keys:
+        screen = LiveScreen(feed.received, {"role": "watch"}, ascii_only=False)
+        session = live(feed.main, screen, feed.listeners, feed.printer, input=keys, output=terminal.output())
+    assert session is not None and session.game_name is None
+    assert feed.out.getvalue() == "connecting to the host to watch\n"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_log_names_the_players_beside_their_moves(game: str) -> None:
+    report = verify(transcript(game))
+    replay = Replay(dataclasses.replace(report, names=["Ann", "Bob"]))
+    heads = [entry.head for entry in replay.entries[1:] if ": " in entry.head]
+    assert heads, "steps with moves"
+    assert all(re.search(r"(Ann|Bob) \(p\d\): ", head) for head in heads), heads[:3]
+    assert not any(re.search(r"(^|  |; )p\d: ", head) for head in heads), "a name, not a seat alone"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from p2pgenius.cli.main import main
+from p2pgenius.cli.resume import nothing_to_resume
 from p2pgenius.ui.table import Table
 
 from .harness import play, until
@@ -75,3 +76,13 @@ def test_resume_without_a_path(
     assert "2 unfinished matches; choose one:" in err
     assert f"p2pgenius resume {first}" in err and f"p2pgenius resume {second}" in err
     assert "/finished.p2pt" not in err
+
+
+def test_resume_says_plainly_that_the_only_unfinished_match_is_being_played(tmp_path: Path) -> None:
+    live = tmp_path / "a-duel-join.p2pt"
+    said = nothing_to_resume(tmp_path, [(live, "duel")])
+    assert said.startswith("the only unfinished match is being played now, in another p2pgenius process")
+    assert f"{live} (duel)" in said and "name one" not in said and "not being played" not in said
+    two = nothing_to_resume(tmp_path, [(live, "duel"), (tmp_path / "b.p2pt", "hornswoggle")])
+    assert two.startswith("every unfinished match is being played now")
+    assert nothing_to_resume(tmp_path, []).startswith("no unfinished match among the newest transcripts")

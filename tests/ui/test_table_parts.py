@@ -27,7 +27,7 @@ def test_the_state_takes_the_network_layers_events_without_a_peer() -> None:
 def test_ctrl_q_asks_once_and_esc_takes_the_question_back() -> None:
     table = Table(game="duel")
     assert table.input.leave() is False and table.leaving
-    assert table.message.startswith("leave the match?")
+    assert table.message.startswith("leave? No match has begun")  # (no session: nothing to resume)
     table.input.close()
     assert not table.leaving and table.message == ""
     assert table.input.leave() is False and table.input.leave() is True  # asked, then left

@@ -98,7 +98,8 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
         port = wait_for(session, r"listening on 127\.0\.0\.1:(\d+)").group(1)
         shown = screen(session)
         assert "check that they see your fingerprint" in shown
-        assert "\n│p2pgenius://" in shown  # the invite, alone at the start of a line
+        assert "\np2pgenius://" in shown  # the invite, across the screen: alone on its row
+        assert "│p2pgenius://" not in shown, "not in the board's box, beside the log"
         guest = subprocess.Popen(
             [str(BIN), "join", f"127.0.0.1:{port}", "--bot", "random", "--name", "bob"],
             env={**os.environ, "P2PGENIUS_HOME": str(tmp_path / "guest-home")},
@@ -112,8 +113,8 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
         assert "casts" in screen(session) or "stab" in screen(session)
         tmux("send-keys", "-t", session, "C-q")
         result = wait_for(session, r"result: (.+)").group(1)
-        # The screen said it to ann (p0); the command line says it by seat.
-        said = {"you win": "p0 wins", "you lose": "p1 wins", "a draw": "a draw"}
+        # The screen said it to ann (p0); the command line says who won, by name.
+        said = {"you win": "(p0) wins", "you lose": "(p1) wins", "a draw": "a draw"}
         assert said[final.split(" (")[0]] in result
         assert guest.wait(timeout=HANG_S) == 0
         assert verify(transcript.read_bytes()).ok

@@ -3,15 +3,19 @@ claim and its dispute in words (whose debt, which, by whose measure); a forfeit'
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+
+import pytest
 
 from p2pgenius import wording
 from p2pgenius.net.clocks import debt_words
 from p2pgenius.net.events import TimeoutClaimSent
 from p2pgenius.protocol.events import ClaimDisputed, Fault, FaultKind, TimeoutClaimed
-from p2pgenius.ui.render import clock_text
+from p2pgenius.ui.lines import Glyphs, plain
+from p2pgenius.ui.render import clock_text, clocks_line
 from p2pgenius.ui.table import Table
 from tests.protocol.test_clocks import Pair
 
@@ -79,3 +83,24 @@ def test_a_forfeit_is_told_by_its_turn_and_its_player() -> None:
     text = table.text.fault_text()
     assert "at turn 1" in text and "stage" not in text.split("\n")[0], text.split("\n")[0]
     assert "bob (p1) forfeits" in text
+
+
+def test_four_clocks_on_80_columns_keep_the_players_names() -> None:
+    # The report: Hornswoggle's clocks at 80 columns read `p0 1:00 ▶p1 0:59`, no name left.
+    readings = {seat: ("turn", 60.0 - (seat == 1), seat == 1) for seat in range(4)}
+    names = {0: "Alice", 1: "Bartholomew", 2: "Alice", 3: "Bartholomew"}
+    wide = plain([clocks_line(readings, names, Glyphs.pick(False), 200)])
+    assert "Alice (p0) 1:00" in wide and "Bartholomew (p1) 0:59" in wide
+    narrow = plain([clocks_line(readings, names, Glyphs.pick(False), 80)])
+    assert len(narrow) <= 80 and re.search(r"Ali\w* \(p0\) 1:00", narrow), narrow
+    assert re.search(r"Bar\w* \(p1\) 0:59", narrow) and "Bartholomew" not in narrow, narrow
+
+
+@pytest.mark.parametrize("game", ["magic-square", "hornswoggle"])
+def test_a_forfeit_in_a_game_of_rounds_is_told_by_its_round_not_a_stage(game: str) -> None:
+    pair = Pair(game, {})
+    host, other = pair.s
+    table = table_of(host)
+    table.state.fault = Fault(FaultKind.FORFEIT, other.me, 0, "bob forfeits: no answer", {})
+    head = table.text.fault_text().split("\n")[0]
+    assert head == "THE MATCH STOPPED (forfeit, in round 1, at step 1)", head

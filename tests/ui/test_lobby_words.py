@@ -1,0 +1,113 @@
+"""What the lobby says back (issue 37, 5): a joiner answering ``fast`` is told what it did; a host
+whose table waits on a player's proposal says so on its board, not "Waiting for the other
+players"; the host's word on taking it up goes once the match begins; Ctrl-Q before the match
+says there is nothing to resume; a joiner's no ends in a plain sentence. Screens through a real
+terminal emulator (pyte) at 80x24 and 160x50."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+from types import SimpleNamespace
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+
+from p2pgenius.cli.play import one_line
+from p2pgenius.net.events import Listening, OptionsProposed
+from p2pgenius.net.lobby import DECLINED, DeclinedError
+from p2pgenius.protocol.events import SeatsDealt
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.ui.app import build
+from p2pgenius.ui.table import Table
+
+from .screen import Terminal, seen, settled
+
+SIZES = [(80, 24), (160, 50)]
+INVITE_EVENT = Listening("127.0.0.1:34409", invite="", saved="", local_only=True)
+
+
+def host_table() -> Table:
+    table = Table()
+    table.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
+    return table
+
+
+def screen_of(table: Table, size: tuple[int, int], keys_sent: str = "", wait_for: str = "") -> str:
+    """The screen of ``table`` once it settled (``keys_sent`` then pressed, until ``wait_for``)."""
+    terminal = Terminal(*size)
+    screens: list[str] = []
+
+    async def run() -> None:
+        with create_pipe_input() as keys:
+            app = build(table, input=keys, output=terminal.output())
+            shown = asyncio.ensure_future(app.run_async())
+            await seen(terminal, r"\S")
+            await settled(terminal)
+            if keys_sent:
+                keys.send_text(keys_sent)
+                await seen(terminal, wait_for)
+            screens.append(await settled(terminal))
+            app.exit()
+            await asyncio.wait_for(shown, 10)
+
+    asyncio.run(run())
+    return screens[0]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_host_whose_table_waits_on_a_proposal_says_so_on_its_board(size: tuple[int, int]) -> None:
+    table = host_table()
+    table.net_event(INVITE_EVENT)
+    table.net_event(OptionsProposed("Bob", {"fast": True}))
+    text = screen_of(table, size)
+    assert "Waiting for the other players" not in text
+    assert "Bob proposes fast turns: type `fast` to take it up" in " ".join(text.split())
+
+
+def test_taking_up_a_proposal_is_said_as_such_and_goes_once_the_match_begins() -> None:
+    table = host_table()
+    table.net_event(OptionsProposed("Bob", {"fast": True}))
+    table.adapter.propose = lambda options: True  # type: ignore[method-assign]
+    table.input.enter("fast")
+    assert table.state.message == "the table plays with fast turns: every player agrees again"
+    assert "proposed" not in table.state.message and table.state.proposal is None
+    session = SimpleNamespace(names=["Alice", "Bob"], terms=None, me=0, owner=(0, 1))
+    table.state.on_session_event(session, SeatsDealt((0, 1)))  # type: ignore[arg-type]
+    assert table.state.message == "", "the lobby's words do not stay into the match"
+
+
+def test_a_joiner_answering_fast_is_told_what_it_did() -> None:
+    table = Table()
+    table.adapter.lobby_answered = SimpleNamespace()  # type: ignore[assignment]
+    proposed: list[dict[str, bool]] = []
+
+    def propose(options: dict[str, bool]) -> bool:
+        proposed.append(options)
+        return True
+
+    table.adapter.propose = propose  # type: ignore[method-assign]
+    table.adapter.answer_lobby = lambda yes: True  # type: ignore[method-assign]
+    table.input.enter("fast")
+    assert proposed == [{"fast": True}]
+    assert table.state.message.startswith("you join and propose fast turns")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_ctrl_q_on_the_waiting_screen_says_there_is_nothing_to_resume(size: tuple[int, int]) -> None:
+    table = host_table()
+    table.net_event(INVITE_EVENT)
+    text = " ".join(screen_of(table, size, "\x11", "Ctrl-Q again leaves").split())
+    assert "No match has begun: nothing is played, and there is nothing to resume" in text
+    assert "transcript is kept" not in text and "resume carries on" not in text
+
+
+def test_a_joiner_saying_no_ends_with_a_plain_sentence() -> None:
+    def declines(args: argparse.Namespace, out: object) -> int:
+        raise BaseExceptionGroup("the match", [DeclinedError(DECLINED)])
+
+    out = io.StringIO()
+    code = one_line(declines)(argparse.Namespace(command="join"), out)
+    assert code == 0 and out.getvalue() == f"{DECLINED}\n"
+    assert "error" not in out.getvalue() and "left the lobby" in DECLINED
