@@ -261,6 +261,9 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
     peer.linger = True  # (a person says gg after the end, until the others leave)
     peer.confirm = table.confirm_lobby
     run_ui(table, build(table), main)
+    if peer.view is None and table.input.leaving:  # (the person's own choice: no error)
+        printer.line("you left before the match began: nothing was played, and nothing is to resume")
+        return 0
     return finish(peer, printer, by_name=True)
 
 

@@ -124,3 +124,23 @@ def test_a_whole_duel_in_a_real_terminal(tmp_path: Path) -> None:
         tmux("kill-server")
         if guest is not None and guest.poll() is None:
             guest.kill()
+
+
+def test_leaving_the_waiting_screen_is_no_error(tmp_path: Path) -> None:
+    # Ctrl-Q twice before anyone joined: the person's own choice, said in a plain sentence, exit 0
+    # (it was "error: the match did not start", exit 1).
+    session = f"p2pw-{os.getpid()}"
+    env = f"P2PGENIUS_HOME={tmp_path / 'home'} TERM=xterm-256color"
+    command = f"{env} {BIN} host duel --port 0 --name ann; echo exit=$?; sleep 30"
+    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
+    try:
+        wait_for(session, r"listening on 127\.0\.0\.1:\d+|check that they see your fingerprint")
+        tmux("send-keys", "-t", session, "C-q")
+        wait_for(session, r"Ctrl-Q again leaves")
+        tmux("send-keys", "-t", session, "C-q")
+        wait_for(session, r"exit=\d")
+        shown = screen(session)
+        assert "you left before the match began" in shown and "exit=0" in shown, shown
+        assert "error:" not in shown, shown
+    finally:
+        tmux("kill-server")
