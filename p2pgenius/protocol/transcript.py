@@ -266,9 +266,9 @@ def _judge(observer: Session, report: Report) -> None:
         return
     outcome = observer.outcome  # (what the report's outcome is the plain form of)
     assert outcome is not None
-    names = {seat: str(report.names[peer]) for seat, peer in enumerate(report.owner)}
-    # (the game words its results: "alice (p0) wins (knocked out)", not "p0 wins (knocked_out)")
-    result = f"{report.game}, {observer.played.match.spec.outcome_words(outcome, names)}"
+    # (the game words its results, seats by number as the record has them: "p0 wins (knocked
+    # out)", not "p0 wins (knocked_out)"; then who held each seat, by name)
+    result = f"{report.game}, {observer.played.match.spec.outcome_words(outcome)} {_seating(report)}"
     if observer.phase is not Phase.OVER:
         report.standing, report.unsigned = UNCONFIRMED, observer.unconfirmed()
         missing = ", ".join(_peer_name(report, peer) for peer in report.unsigned)
@@ -292,6 +292,16 @@ def _judge(observer: Session, report: Report) -> None:
     if report.disputed_time:
         disputed = len(report.disputed_time)
         report.summary += f"; the declared time of {disputed} decision(s) disputed on the record"
+
+
+def _seating(report: Report) -> str:
+    """Who held each seat, by name: "[p0: alice, p1: bob]", "[p0/p2: bob, p1/p3: carol]"."""
+    held = []
+    for peer, name in enumerate(report.names):
+        seats = [seat for seat, owner in enumerate(report.owner) if owner == peer]
+        if seats:
+            held.append((seats[0], f"{'/'.join(f'p{seat}' for seat in seats)}: {name}"))
+    return "[" + ", ".join(words for _, words in sorted(held)) + "]"
 
 
 def _peer_name(report: Report, peer: int) -> str:
