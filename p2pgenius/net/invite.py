@@ -176,13 +176,41 @@ CUT_SHORT: Final = InviteError(
 def _cut_short(code: str) -> bool:
     """Whether ``code`` (an invite's letters that fail its check) is the start of an invite: its
     fields run past its end, as the first row of an invite pasted over two rows without quotes
-    does (a changed character leaves the fields ending where the check begins)."""
+    does, and no one character changed, lost, added or swapped makes it whole (a changed count
+    or length can make the fields of a damaged invite run past its end too)."""
     for length in range(len(code), max(len(code) - 8, 0), -1):  # (the longest prefix base32 reads)
         try:
             raw = base64.b32decode(code[:length].upper() + "=" * (-length % 8))
         except binascii.Error:
             continue
-        return bool(raw) and raw[0] in VERSIONS and _fields_end(raw) > len(raw)
+        runs_past = bool(raw) and raw[0] in VERSIONS and _fields_end(raw) > len(raw)
+        return runs_past and not _one_edit_from_whole(code)
+    return False
+
+
+def _whole(code: str) -> bool:
+    """Whether ``code`` reads as an invite whose check matches."""
+    try:
+        raw = base64.b32decode(code.upper() + "=" * (-len(code) % 8))
+    except binascii.Error:
+        return False
+    return len(raw) > CHECK_LEN and _check(raw[:-CHECK_LEN]) == raw[-CHECK_LEN:]
+
+
+def _one_edit_from_whole(code: str) -> bool:
+    """Whether one character changed, lost, added or two swapped would make ``code`` whole (a
+    few thousand checks, made only for an invite that failed its own)."""
+    letters = sorted(_ALPHABET)
+    for at in range(len(code) + 1):
+        head, tail = code[:at], code[at:]
+        edits = [head + letter + tail for letter in letters]  # (one lost)
+        if tail:
+            edits += [head + tail[1:]]  # (one added)
+            edits += [head + letter + tail[1:] for letter in letters if letter != tail[0]]  # (changed)
+        if len(tail) > 1:
+            edits.append(head + tail[1] + tail[0] + tail[2:])  # (two swapped)
+        if any(_whole(edit) for edit in edits):
+            return True
     return False
 
 
