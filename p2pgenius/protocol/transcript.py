@@ -252,7 +252,10 @@ def _judge(observer: Session, report: Report) -> None:
         report.standing = STOPPED
         report.winners = _winners_without(observer, fault)
         who = "nobody" if fault.peer is None else _peer_name(report, fault.peer)
-        when = f"at step {fault.stage + 1}" if fault.stage >= 0 else "before the deal"
+        if fault.stage >= 0:
+            when = f"at step {fault.stage + 1}"
+        else:  # (no stage open: before the deal, or after the last one)
+            when = f"after step {len(report.steps)}, the last," if report.owner else "before the deal"
         report.summary = f"{fault.kind} {when} by {who}: {fault.reason}"
         return
     if report.outcome is None:

@@ -41,3 +41,12 @@ async def test_the_honest_peer_holds(attack: Attack, tmp_path: Path) -> None:
         if kind == "refused":
             assert any("refused" in line and words in line for line in result.seen.lines), result.seen.lines
         assert session.finished and report.ok, report.summary
+
+
+async def test_a_forfeit_after_the_last_move_is_told_after_it_not_before_the_deal(tmp_path: Path) -> None:
+    # No stage is open once the last is played: verify said such a fault came "before the deal".
+    attack = next(a for a in ATTACKS if a.name.startswith("walking away at the very end"))
+    report = (await attack.run(tmp_path)).report
+    assert report.fault is not None and report.steps, report.summary
+    assert f"forfeit after step {len(report.steps)}, the last, by " in report.summary, report.summary
+    assert "before the deal" not in report.summary
