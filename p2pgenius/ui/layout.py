@@ -46,6 +46,8 @@ from p2pgenius.ui.table_input import TableInput
 
 CHAT_UNDER: Final = 6
 """Rows of chat a wide screen's board must leave free under it for the chat to go there."""
+CHAT_MOST: Final = 12
+"""Rows the chat under a wide screen's board takes at most (the board keeps the rest)."""
 
 
 class Screen:
@@ -170,8 +172,10 @@ class MatchLayout:
         log = Frame(self.log, title=self._log_title)
         if screen.chat_under():  # room under the board: the chat goes there, the log beside all
             need = len(screen.board()) + 2
-            board = Frame(self.board, title=self._board_title, height=Dimension.exact(need))
-            chat = Frame(self.chat, title="chat (say TEXT)")
+            # (the chat takes up to CHAT_MOST rows, the board the rest: no tall empty chat box)
+            board = Frame(self.board, title=self._board_title, height=Dimension(min=need, weight=1))
+            rows = Dimension(min=CHAT_UNDER + 2, max=CHAT_MOST + 2, preferred=CHAT_MOST + 2)
+            chat = Frame(self.chat, title="chat (say TEXT)", height=rows)
             return VSplit([HSplit([board, chat]), HSplit([log], width=Dimension.exact(geo.side_width))])
         chat_rows = max(4, min(12, geo.board_height // 4))
         chat = Frame(self.chat, title="chat (say TEXT)", height=Dimension.exact(chat_rows + 2))

@@ -111,3 +111,13 @@ def test_a_joiner_saying_no_ends_with_a_plain_sentence() -> None:
     code = one_line(declines)(argparse.Namespace(command="join"), out)
     assert code == 0 and out.getvalue() == f"{DECLINED}\n"
     assert "error" not in out.getvalue() and "left the lobby" in DECLINED
+
+
+def test_a_large_window_keeps_the_chat_box_to_a_dozen_rows_under_a_short_board() -> None:
+    # Issue 37, 8: at 160x50 a 30-row chat box held one line under the waiting screen's board.
+    table = host_table()
+    table.net_event(INVITE_EVENT)
+    rows = screen_of(table, (160, 50)).splitlines()
+    top = next(k for k, row in enumerate(rows) if "chat (say TEXT)" in row)
+    bottom = next(k for k in range(top + 1, len(rows)) if rows[k].startswith("\u2514"))
+    assert 6 <= bottom - top - 1 <= 12, "\n".join(rows)
