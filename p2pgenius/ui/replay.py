@@ -200,8 +200,8 @@ class Replay:
         adds only what is new: the very same event objects, as the session reported them)."""
         memory: dict[str, Any] = {}
         shown: tuple[Any, ...] = ()
-        seats = ", ".join(f"p{seat} {name}" for seat, name in sorted(self.names.items()))
         who = namer(self.names)  # (a player by name, its seat beside it: "Hana (p1)")
+        seats = ", ".join(who(seat) for seat in sorted(self.names))
         self.entries.append(Entry("the start", (f"seats: {seats}",)))
         self.memories.append(copy.deepcopy(memory))
         for k, step in enumerate(self.report.steps, start=1):

@@ -380,3 +380,11 @@ def test_the_log_names_the_players_beside_their_moves(game: str) -> None:
     assert heads, "steps with moves"
     assert all(re.search(r"(Ann|Bob) \(p\d\): ", head) for head in heads), heads[:3]
     assert not any(re.search(r"(^|  |; )p\d: ", head) for head in heads), "a name, not a seat alone"
+
+
+def test_the_start_names_each_seats_player_as_the_log_does() -> None:
+    report = verify(transcript("duel"))
+    replay = Replay(dataclasses.replace(report, names=["Ann", "Bob"]))
+    start = replay.entries[0]
+    assert start.head == "the start" and start.lines[0].startswith("seats: "), start
+    assert re.fullmatch(r"seats: (Ann|Bob) \(p0\), (Ann|Bob) \(p1\)", start.lines[0]), start.lines
