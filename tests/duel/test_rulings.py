@@ -233,6 +233,13 @@ def test_an_order_telling_a_monster_to_attack_itself_is_refused_for_every_monste
             DUEL.apply(state, 0, action(g("--", monsters=order)))
 
 
+def test_an_order_for_another_wizards_monster_is_refused_in_words_without_a_seat_id() -> None:
+    state = play(cast("WWS"), [])[-1]  # m1, p0's goblin
+    assert monsters(state) and monsters(state)[0][0] == "m1"
+    with pytest.raises(IllegalActionError, match=r"^order for m1: that monster is not under your control$"):
+        DUEL.apply(state, 1, action(g("--", monsters={"m1": "p0"})))
+
+
 # -- step 7: instant removals -------------------------------------------------------------------
 
 

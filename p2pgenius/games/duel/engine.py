@@ -224,7 +224,7 @@ def _check_orders(state: DuelState, seat: int, action: Gestures, intent: Plan) -
                 f"order for {monster}: a fire elemental attacks everyone and takes no orders"
             )
         if found.controller != seat and not charming:
-            raise IllegalActionError(f"order for {monster}: p{seat} does not control it")
+            raise IllegalActionError(f"order for {monster}: that monster is not under your control")
 
 
 def _check_exists(state: DuelState, ref: Ref, what: str) -> None:
