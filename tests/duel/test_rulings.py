@@ -226,6 +226,19 @@ def test_an_order_for_a_summons_is_one_rule_for_every_hand_of_both_wizards(hand:
     assert hps(play(p0, p1)[-1]) == (14, 15)
 
 
+def test_rules_3_still_refuses_an_order_for_its_own_hands_summons_that_summons_nothing() -> None:
+    # An observer replays a rules-3 match by rules 3: its peers convicted such an order as a
+    # cheat, and replaying it by rules 4's looser check would turn that conviction into nothing.
+    from p2pgenius.games.duel.engine import DUEL_RULES_3
+
+    state = play(["--"], ["--"])[-1]
+    order = action(g("--", monsters={"p0.left": "p1"}))
+    with pytest.raises(IllegalActionError, match="that hand is not summoning a goblin or ogre"):
+        DUEL_RULES_3.apply(state, 0, order)
+    DUEL_RULES_3.apply(state, 0, action(g("--", monsters={"p1.left": "p1"})))  # (another's: as ever)
+    DUEL.apply(state, 0, order)  # rules 4: accepted, and ignored
+
+
 def test_an_order_telling_a_monster_to_attack_itself_is_refused_for_every_monster() -> None:
     state = play(cast("WWS"), [])[-1]
     for order in ({"m1": "m1"}, {"p0.left": "p0.left"}, {"p1.right": "p1.right"}):

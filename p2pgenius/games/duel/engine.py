@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
@@ -28,6 +28,8 @@ class Duel:
     """The wizard duel (2 seats): simultaneous gestures, 16 spells, monsters."""
 
     name = "duel"
+    OWN_SUMMONS_CHECKED: ClassVar[bool] = False
+    """Rules 3 refused an order for a summons of the seat's own hand that summons nothing."""
 
     def initial(self, setup: Mapping[str, Any], options: Mapping[str, Any]) -> DuelState:
         """A new duel; setup may set ``hp`` for both wizards (default 15 each)."""
@@ -100,7 +102,7 @@ class Duel:
         if isinstance(action, Timeout):
             action = repeat_submission(state, seat)
         else:
-            validate(state, seat, action)
+            validate(state, seat, action, own_summons=self.OWN_SUMMONS_CHECKED)
         submitted = list(state.submitted)
         submitted[seat] = action
         pair = (submitted[0], submitted[1])
@@ -178,8 +180,9 @@ def check_options(options: Mapping[str, Any]) -> None:
             raise LocalMisuseError("duel options: fast must be true or false")
 
 
-def validate(state: DuelState, seat: int, action: Gestures) -> None:
-    """Refuse a submission whose named spells, targets or orders the rules do not allow."""
+def validate(state: DuelState, seat: int, action: Gestures, *, own_summons: bool = False) -> None:
+    """Refuse a submission whose named spells, targets or orders the rules do not allow
+    (``own_summons``: rules 3's order check, see :class:`DuelRules3`)."""
     wizard = state.wizards[seat]
     try:
         intent = plan(wizard, action, strict=True)
@@ -187,6 +190,13 @@ def validate(state: DuelState, seat: int, action: Gestures) -> None:
         raise IllegalActionError(str(exc)) from None
     _check_targets(state, seat, action, intent)
     _check_orders(state, seat, action, intent)
+    if own_summons:
+        for monster, _ in action.monsters:
+            summons = intent.spell(monster.hand) in ("summon_goblin", "summon_ogre")
+            if monster.kind != "monster" and monster.seat == seat and not summons:
+                raise IllegalActionError(
+                    f"order for {monster}: that hand is not summoning a goblin or ogre this turn"
+                )
 
 
 def _check_targets(state: DuelState, seat: int, action: Gestures, intent: Plan) -> None:
@@ -287,7 +297,11 @@ DUEL: Final = Duel()
 class DuelRules3(Duel):
     """The duel of rules version 3, for an observer replaying a match of that version (SPEC.md
     section 8): the same play, but its public state and views give no ``hand`` in
-    ``paralysis_choices``, so the first of a caster's two choices did not change the state hash."""
+    ``paralysis_choices``, so the first of a caster's two choices did not change the state hash;
+    and it refuses an order for a summons of the seat's own hand when that hand summons nothing,
+    as rules 3 did (a rules-3 peer convicted such an order: its transcript must say so again)."""
+
+    OWN_SUMMONS_CHECKED: ClassVar[bool] = True
 
     def public(self, state: DuelState) -> dict[str, Plain]:
         """What both peers agreed on under rules version 3."""
