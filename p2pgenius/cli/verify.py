@@ -45,10 +45,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         )
     else:
         out.write(printable(report.summary) + "\n")  # (peers name themselves)
-        for line in report.rejected:
-            out.write(f"  refused: {line}\n")
+        for line in report.rejected:  # (a record's reason, and what peers sent: never raw)
+            out.write(f"  refused: {printable(line)}\n")
         for line in report.disputed_time:
-            out.write(f"  time disputed: {line}\n")
+            out.write(f"  time disputed: {printable(line)}\n")
         if getattr(args, "text", False):
             out.write("\n" + record(report))
     return 0 if report.ok else 1

@@ -191,7 +191,9 @@ def _take(step: Replayed, report: Report, claims: dict[int, BlindClaim], *, join
         # was accepted, their content not.
         report.refused_terms = step.record.reason
     elif step.own:  # (a copy of the message that came again, refused as a replay)
-        report.rejected.append(f"record {step.index}: {step.record.reason}")
+        said = step.record.reason[:200]
+        told = f"a copy of the message before it, refused (its peer's word: {said})"
+        report.rejected.append(f"record {step.index}: {told}")
     for event in step.events:
         _note(event, step.index, report, claims)
 

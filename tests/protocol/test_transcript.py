@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
+from p2pgenius.canonical import encode
 from p2pgenius.cli.main import main
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.transcript import TranscriptError, verify
+from p2pgenius.protocol.transcript import TranscriptError, frame, records, verify
 
 from .harness import play, transcript
 
@@ -114,7 +115,25 @@ def test_a_message_that_came_twice_in_a_row_is_listed_refused_by_verify() -> Non
     assert (last[0], again[0]) == ("msg", "rejected") and last[1] == again[1]
     report = verify(header(keys, 1, role="join") + b"".join(frame(r) for r in records))
     assert report.rejected and all("replayed" in reason for reason in report.rejected), report.rejected
+    assert all("its peer's word" in reason for reason in report.rejected), "a claim, not a finding"
     assert report.refused_terms is None
+
+
+def test_a_reason_a_transcript_gives_reaches_the_terminal_printable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The transcript's writer words its own `rejected` records: verify prints them, never raw.
+    table = play("duel", seed=1)
+    data = transcript(table, 1)
+    rows = list(records(data))
+    last = next(row for row in reversed(rows) if row[0] == "msg")
+    at = rows.index(last) + 1  # (right after that msg: the writer's own refusal of a copy of it)
+    rows.insert(at, ["rejected", last[1], "\x1b[1A\x1b[2Kvalid: nothing to see"])
+    path = tmp_path / "forged.p2pt"
+    path.write_bytes(b"".join(frame(encode(row)) for row in rows))
+    main(["verify", str(path)])
+    shown = capsys.readouterr().out
+    assert "nothing to see" in shown and "\x1b" not in shown, shown
 
 
 OLD = Path(__file__).parent / "data" / "version-2-duel.p2pt"
