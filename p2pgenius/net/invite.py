@@ -51,6 +51,13 @@ CHECK_LABEL: Final = b"p2pgenius invite"
 CHECK_LEN: Final = 4
 MAX_ADDRESSES: Final = 16
 MAX_RELAYS: Final = 4
+_LONGEST = 4 + KEY_LEN + TOKEN_LEN + 1 + MAX_ADDRESSES * (2 + 255) + 1 + MAX_RELAYS * (2 + 255 + 2)
+MAX_CODE: Final = -(-8 * (_LONGEST + CHECK_LEN) // 5)
+"""Characters after the prefix an invite can have at the most (every field at its longest): a
+longer text is refused before it is decoded."""
+EDIT_SEARCH_MOST: Final = 600
+"""The longest invite whose one-character repairs are tried to tell damage from a cut (the
+search grows with the square of the length; real invites are a few hundred characters)."""
 KIND_IPV4: Final = 4
 KIND_IPV6: Final = 6
 KIND_NAME: Final = ord("N")
@@ -137,6 +144,8 @@ def parse(text: str) -> Invite:
     if not clean.lower().startswith(PREFIX):
         raise InviteError(f"not an invite: an invite starts with {PREFIX}")
     code = clean[len(PREFIX) :].rstrip("/")
+    if len(code) > MAX_CODE:
+        raise InviteError(f"not an invite: {len(code)} characters, and an invite has at most {MAX_CODE}")
     code = code.lower() if code.isascii() else code  # (only ASCII letters fold: no Kelvin sign "k")
     for position, char in enumerate(code, start=len(PREFIX) + 1):
         if char not in _ALPHABET:
@@ -153,11 +162,11 @@ def parse(text: str) -> Invite:
     try:
         raw = base64.b32decode(code.upper() + "=" * (-len(code) % 8))
     except binascii.Error:
-        raise (CUT_SHORT if _cut_short(code) else damaged) from None
+        raise (cut_short() if _cut_short(code) else damaged) from None
     body, check = raw[:-CHECK_LEN], raw[-CHECK_LEN:]
     canonical = base64.b32encode(raw).decode("ascii").rstrip("=").lower() == code
     if len(raw) <= CHECK_LEN or _check(body) != check or not canonical:
-        raise CUT_SHORT if _cut_short(code) else damaged
+        raise cut_short() if _cut_short(code) else damaged
     if body[0] not in VERSIONS:
         raise InviteError(
             f"this invite is for another version of p2pgenius (invite version {body[0]}; this one "
@@ -167,10 +176,15 @@ def parse(text: str) -> Invite:
     return _read(body)
 
 
-CUT_SHORT: Final = InviteError(
+CUT_SHORT: Final = (
     "the invite is cut short: it spans two rows; put it in quotes or use the .invite file "
     "(a line break pasted into a shell ends the command there)"
 )
+
+
+def cut_short() -> InviteError:
+    """The error of an invite cut short (a new one each time: an exception carries its traceback)."""
+    return InviteError(CUT_SHORT)
 
 
 def _cut_short(code: str) -> bool:
@@ -200,6 +214,8 @@ def _whole(code: str) -> bool:
 def _one_edit_from_whole(code: str) -> bool:
     """Whether one character changed, lost, added or two swapped would make ``code`` whole (a
     few thousand checks, made only for an invite that failed its own)."""
+    if len(code) > EDIT_SEARCH_MOST:
+        return True  # (too long to search: said damaged, as before the search)
     letters = sorted(_ALPHABET)
     for at in range(len(code) + 1):
         head, tail = code[:at], code[at:]
@@ -220,24 +236,28 @@ def _fields_end(body: bytes) -> int:
     at = 4 + KEY_LEN + (TOKEN_LEN if body[0] >= 2 else 0)
     if at > len(body):
         return at
-    lists = [body[at - 1]]
-    if body[0] == 3:
-        lists.append(-1)  # (the relays: their count follows the addresses)
-    for count in lists:
-        relay = count < 0
-        if relay:
-            if at >= len(body):
-                return at + 1
-            count, at = body[at], at + 1
-        for _ in range(count):
-            if at + 1 >= len(body):
-                return at + 2
-            width = {KIND_IPV4: 5, KIND_IPV6: 17}.get(
-                body[at], 2 + body[at + 1] if body[at] == KIND_NAME else -1
-            )
-            if width < 0:
-                return 0
-            at += width + (2 if relay else 0)
+    if not 0 < body[at - 1] <= MAX_ADDRESSES:
+        return 0
+    at = _list_end(body, at, body[at - 1], relay=False)
+    if body[0] != 3 or not 0 < at <= len(body):
+        return at
+    if at == len(body):
+        return at + 1  # (the relays: their count follows the addresses)
+    if body[at] > MAX_RELAYS:
+        return 0
+    return _list_end(body, at + 1, body[at], relay=True)
+
+
+def _list_end(body: bytes, at: int, count: int, *, relay: bool) -> int:
+    """Where ``count`` addresses (each with its port, for a ``relay``) from ``at`` end: past the
+    body's end when they are cut off; 0 for an address of no kind an invite has."""
+    for _ in range(count):
+        if at + 1 >= len(body):
+            return at + 2
+        width = {KIND_IPV4: 5, KIND_IPV6: 17}.get(body[at], 2 + body[at + 1] if body[at] == KIND_NAME else -1)
+        if width < 0:
+            return 0
+        at += width + (2 if relay else 0)
     return at
 
 

@@ -359,3 +359,27 @@ def test_an_address_no_invite_can_carry_is_refused_at_once(
     assert main(["host", "duel", "--bot", "--advertise", "my host!"]) == 2
     err = capsys.readouterr().err
     assert "'my host!' is neither an IP address nor a host name" in err and err.count("\n") == 1
+
+
+def test_a_text_longer_than_any_invite_is_refused_before_it_is_decoded() -> None:
+    longest = codec.MAX_CODE
+    with pytest.raises(InviteError, match=f"not an invite: {longest + 1} characters"):
+        codec.parse(codec.PREFIX + "a" * (longest + 1))
+    tail = longest - len(sample().text()) + len(codec.PREFIX)
+    for length in (700, 4000, tail):  # (past the repair search's reach: said damaged at once)
+        with pytest.raises(InviteError, match="damaged"):
+            codec.parse(sample().text() + "a" * length)
+
+
+def test_an_invite_whose_count_is_more_than_any_invite_has_is_damaged_not_cut_short() -> None:
+    # A count byte past the maxima makes fields no invite has: not the start of one cut short.
+    code = sample().text()[len(codec.PREFIX) :]
+    raw = bytearray(base64.b32decode(code.upper() + "=" * (-len(code) % 8)))
+    at = codec._fields_end(bytes(raw[:40]))  # (where the cut fields would go on: past 40 bytes)
+    assert at > 40
+    count = 4 + len(KEY) + (codec.TOKEN_LEN if raw[0] >= 2 else 0) - 1
+    raw[count] = codec.MAX_ADDRESSES + 1
+    assert codec._fields_end(bytes(raw[: count + 8])) == 0
+    cut = base64.b32encode(bytes(raw[: count + 10])).decode().rstrip("=").lower()
+    with pytest.raises(InviteError, match="damaged"):
+        codec.parse(codec.PREFIX + cut)
