@@ -213,7 +213,7 @@ def duel_board(request: BoardRequest) -> list[Line]:
 
 RULES_ALWAYS: Final = (
     "A hand casts a spell by making its gestures on consecutive turns, one spell a turn.",
-    "C counts only when both hands clap; every P that no longer spell uses casts Shield; P P surrenders.",
+    "C counts only when both hands clap; a P in no longer spell casts Shield; P P surrenders.",
     "L next / R next: what each hand can complete, and the gestures it still needs (+N).",
     "At 0 HP or less a wizard is knocked out and loses (both at once: each rises with 5 HP).",
 )
