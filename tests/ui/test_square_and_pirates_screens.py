@@ -45,12 +45,24 @@ async def answer(table: Table, send: Send, text: str) -> None:
         await until(lambda: table.asking != asked or table.finished)
 
 
+PAUSING: list[BotDriver] = []
+"""The bots of the match :func:`host_with_setup` plays, pausing between moves (see :func:`quicken`)."""
+
+
+def quicken() -> None:
+    """The screens were read: the bots play the rest of the match without pausing."""
+    for driver in PAUSING:
+        driver.delay = 0.0
+
+
 def host_with_setup(tmp: Path, game: str, setup: dict[str, Any], driver: Driver, terminal: Terminal) -> Table:
     """The harness's match (the person hosts at the UI, holding p0 and p2; a bot peer joins),
     with the engine ``setup`` given (the harness passes none)."""
     table = Table(partner_delay=0.3)  # (bots that pause: the match goes on while the screen is read)
     person = make_peer(tmp, "person", table)
-    bot = make_peer(tmp, "bot", None, BotDriver(None, 5, delay=0.3))
+    opponents = BotDriver(None, 5, delay=0.3)
+    bot = make_peer(tmp, "bot", None, opponents)
+    PAUSING[:] = [table.adapter.partners, opponents]
 
     async def match() -> None:
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
@@ -191,6 +203,7 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
         screens["narrow"], screens["wide"] = await both_sizes(
             terminal, table, told.replace("(", r"\(").replace(")", r"\)")
         )
+        quicken()
         await until(lambda: table.finished)
         send(CTRL_Q)
 
