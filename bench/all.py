@@ -66,7 +66,7 @@ SMOKE: dict[str, list[str]] = {
     "Wide-area link: round trips": ["--delays", "10", "--samples", "1", "--turns", "2"],
     "Wide-area link: through a relay": ["--routes", "--delays", "10", "--samples", "1", "--turns", "2"],
     "Wide-area link: through the command line": ["--cli", "--delays", "10", "--samples", "1"],
-    "Event-loop stalls": ["--matches", "1", "--max-stages", "60"],
+    "Event-loop stalls": ["--matches", "1", "--max-stages", "20"],
     "Load: matches at once in one host process": ["--matches", "4", "--waves", "1"],
     "Transcript verification": ["--matches", "1"],
     "The record: history over many transcripts": ["--transcripts", "5", "--runs", "1"],
