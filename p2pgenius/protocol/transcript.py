@@ -262,7 +262,8 @@ def _judge(observer: Session, report: Report) -> None:
         return
     if report.outcome is None:
         # (in steps, counted from 1 as replay and export count them: never the protocol's stages)
-        played = observer.stage.number if observer.stage else None
+        # (no stage open: before the deal, or every stage played and the audit or the ends owed)
+        played = observer.stage.number if observer.stage else (len(report.steps) if report.owner else None)
         where = "before the deal" if played is None else f"after {played} step" + ("" if played == 1 else "s")
         report.summary = (
             f"incomplete: the match stops {where} with no result "

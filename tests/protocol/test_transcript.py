@@ -209,3 +209,16 @@ def test_a_duel_of_rules_version_3_is_still_read_with_the_hashes_its_peers_sent(
     assert not verify(data).ok  # read by today's rules, the same messages do not check out
     monkeypatch.setattr(DuelSpec, "older_engines", {})
     assert not verify(data).ok  # and without the old engine its terms are refused
+
+
+def test_a_hornswoggle_cut_in_its_audit_stops_after_its_last_step_not_before_the_deal() -> None:
+    # Every stage played, the audit owed: no stage is open, as before the deal.
+    table = play("hornswoggle", seed=5)
+    rows = list(records(transcript(table, 0)))
+    steps = len(verify(transcript(table, 0)).steps)
+    for cut in range(len(rows) - 1, 0, -1):
+        report = verify(b"".join(frame(encode(row)) for row in rows[:cut]))
+        if report.outcome is None:
+            break
+    assert len(report.steps) == steps, "cut after the last step"
+    assert f"incomplete: the match stops after {steps} steps" in report.summary, report.summary
