@@ -109,7 +109,10 @@ def bundle_text(out: TextIO, matches: list[Match], tallies: dict[bytes, bundle.T
     counted: set[str] = set()
     for m in matches:
         players = ", ".join(f"{printable(p.name)} ({p.fingerprint})" for p in m.players)
-        won = " and ".join(printable(p.name) for p in m.players if set(p.seats) & set(m.winners))
+        # (names are the players' own: the winner's fingerprint tells two Anns apart)
+        won = " and ".join(
+            f"{printable(p.name)} ({p.fingerprint})" for p in m.players if set(p.seats) & set(m.winners)
+        )
         how = printable(m.reason) if m.kind == FINISHED else f"by a fault: {printable(m.reason)}"
         ended = (
             f"{won} won ({how})"

@@ -295,3 +295,5 @@ def test_a_bundle_of_one_says_one_transcript_and_names_who_won(
     line = next(line for line in said.splitlines() if line.startswith("  ok "))
     assert re.search(r": \w+: .+ won \(|: a draw \(", line) and not re.search(r"\bp\d\b", line), line
     assert "_" not in line.split(" won (")[-1].split(")")[0], "the ending in words"
+    winner = re.search(r": \w+: (.+) won \(", line)
+    assert winner is None or re.search(r"\((\w{4}-){3}\w{4}\)$", winner.group(1)), "whose key won"
