@@ -69,7 +69,7 @@ def test_every_benchmark_runs_and_writes_its_table(tmp_path: Path) -> None:
 
 def test_the_bot_table_plays_every_pair_of_levels_and_counts_each_match() -> None:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "bots.py"), "--matches", "2", "--jobs", "1"],
+        [sys.executable, str(ROOT / "bench" / "bots.py"), "--matches", "2", "--jobs", "2"],
         cwd=ROOT,
         capture_output=True,
         text=True,
