@@ -612,23 +612,15 @@ def matches() -> dict[str, tuple[Table, int]]:
     for game in names():  # every game in the table
         players: dict[str, Any] = {"bots": PLAYERS[game]()} if game in PLAYERS else {}
         out[game] = (play(game, seed=11, deterministic=True, **SHORT.get(game, {}), **players), 0)
-    blind = play(
-        "duel",
-        seed=11,
-        deterministic=True,
-        setup=BLIND_SETUP,
-        bots=[Script(BLIND_SCRIPT[0]), Script(BLIND_SCRIPT[1])],
-    )
+    blind = _scripted_duel(BLIND_SETUP, BLIND_SCRIPT)
     out["duel-blind"] = (blind, blind.sessions[0].owner[1])  # the blinded wizard's peer
-    paralysis = play(
-        "duel",
-        seed=11,
-        deterministic=True,
-        setup=PARALYSIS_SETUP,
-        bots=[Script(PARALYSIS_SCRIPT[0]), Script(PARALYSIS_SCRIPT[1])],
-    )
-    out["duel-paralysis"] = (paralysis, 0)
+    out["duel-paralysis"] = (_scripted_duel(PARALYSIS_SETUP, PARALYSIS_SCRIPT), 0)
     return out
+
+
+def _scripted_duel(setup: dict[str, Any], script: Any) -> Table:
+    """A duel from ``setup`` whose two wizards play ``script``'s two move lists."""
+    return play("duel", seed=11, deterministic=True, setup=setup, bots=[Script(script[0]), Script(script[1])])
 
 
 def transcripts(tables: dict[str, tuple[Table, int]]) -> dict[str, bytes]:

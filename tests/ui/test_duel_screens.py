@@ -185,6 +185,16 @@ async def join_at(peer: Any, port: int) -> None:
     await peer.join(await trio.open_tcp_stream("127.0.0.1", port))
 
 
+async def surrender_and_leave(table: Table, send: Callable[[str], None]) -> None:
+    """At the next question: P P, the surrender confirmed, and Ctrl-Q once the match is over."""
+    await until(lambda: bool(table.asking))
+    send("P P\r")
+    await until(lambda: table.confirming is not None)
+    send("y")
+    await until(lambda: table.finished)
+    send(CTRL_Q)
+
+
 def test_a_paralysis_asks_for_the_hand_by_name_and_takes_left_or_right_alone(tmp_path: Path) -> None:
     # The person (p0) completes Paralysis (W-W-W) on turn 3 while the bot's hands make S and D:
     # asked which hand to hold, it types `right` alone, and is told what that did.
@@ -202,12 +212,7 @@ def test_a_paralysis_asks_for_the_hand_by_name_and_takes_left_or_right_alone(tmp
         send("right\r")
         await until(lambda: "right hand is paralysed" in "\n".join(table.log))
         await both_sizes(terminal, table, screens, "told")
-        await until(lambda: bool(table.asking))
-        send("P P\r")
-        await until(lambda: table.confirming is not None)
-        send("y")
-        await until(lambda: table.finished)
-        send(CTRL_Q)
+        await surrender_and_leave(table, send)
 
     bots = BotDriver(bots={1: Script(["SD", "DS", "SD", "--", "--"])})
     table, _, _ = play(
@@ -246,12 +251,7 @@ def test_a_turn_played_blind_is_logged_under_its_own_number_when_the_blindness_e
             asked = dict(table.asking)
             send("- -\r")
             await until(lambda asked=asked: table.asking != asked)  # type: ignore[misc]
-        await until(lambda: bool(table.asking))
-        send("P P\r")
-        await until(lambda: table.confirming is not None)
-        send("y")
-        await until(lambda: table.finished)
-        send(CTRL_Q)
+        await surrender_and_leave(table, send)
 
     bots = BotDriver(bots={0: Script(["D-", "W-", "S-", "W-", "CC", "--", "P-", "--", "--"])})
     table, _, _ = play(tmp_path, "duel", {"fast": True}, drive, Staging(seats=(1,), bot_driver=bots))
