@@ -243,7 +243,7 @@ def test_a_fault_is_the_result_with_the_peer_at_fault(capsys: pytest.CaptureFixt
     assert report.fault is not None
     text = record(report)
     seats = [f"p{s}" for s, peer in enumerate(report.owner) if peer == 1]
-    result = f"desync by peer 1 ({report.names[1]}: {' and '.join(seats)}) at step {report.fault.stage + 1}"
+    result = f"cheat by peer 1 ({report.names[1]}: {' and '.join(seats)}) at step {report.fault.stage + 1}"
     assert tags(text)["Result"] == result
     assert tags(text)["Verified"] == report.summary
     assert text.endswith(f"Result: {result}\n")

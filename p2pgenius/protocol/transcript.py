@@ -158,7 +158,7 @@ def verify(data: bytes) -> Report:
         joined = len(observer.chain.archive) > archived  # (its envelope passed: its author's word)
         archived = len(observer.chain.archive)
         _take(step, report, claims, joined=joined)
-    observer.referee.settle_forfeits()  # a forfeit that nothing after it answered stands
+    observer.settle()  # a forfeit nothing answered, a false hash no peer's hash showed as one
     for event in observer.take_events():
         if isinstance(event, Fault) and report.fault is None:
             report.fault = event

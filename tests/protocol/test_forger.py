@@ -109,7 +109,7 @@ def observed(keys: list[bytes], messages: tuple[bytes, ...], *, binding: bool) -
     observer.chain.binding = binding
     for raw in messages:
         observer.receive(raw)
-    observer.referee.settle_forfeits()
+    observer.settle()
     return observer
 
 

@@ -354,6 +354,18 @@ class Session:
         """The state the seats of :meth:`ahead` choose from (None: nobody may choose ahead)."""
         return self.play.choices.ahead_state() if self.play is not None else None
 
+    def settle(self) -> None:
+        """The end of an observer's record (a transcript replayed, a spectator's last message):
+        what it held for lack of an answer stands now, the earlier first: a state hash that
+        differed from the replay's with no peer's agreeing (a desync), a forfeit nothing
+        answered."""
+        if self.play is not None:
+            pending = [stage for stage, _ in self.referee.forfeits_pending()]
+            desync = min(self.play.ending.unproven, default=None)
+            if desync is not None and (not pending or desync <= min(pending)):
+                self.play.ending.settle()
+        self.referee.settle_forfeits()
+
     def unconfirmed(self) -> tuple[int, ...]:
         """The peers whose signed word of the known result has not come (none before it is known)."""
         return self.play.ending.unconfirmed() if self.play is not None else ()

@@ -28,7 +28,12 @@ class Ending:
         self.match = match
         self.commits = commits  # every commitment of the match: (stage, seat) -> it
         self.hashes: dict[int, dict[int, bytes]] = {}  # stage -> author -> hash
+        self.hashed_by: dict[int, dict[int, bytes]] = {}  # stage -> author -> its hash message's hash
         self.my_hashes: dict[int, bytes] = {}
+        self.unproven: dict[int, Fault] = {}
+        """An observer's: stage -> the desync a hash that differs from its replay's makes, held
+        while no peer's hash of that stage agrees with the replay (one that does proves the other
+        a lie, :meth:`_referee`); what is still held when the record ends stands (:meth:`settle`)."""
         self.audits: dict[int, list[list[object]]] = {}
         self.ends: dict[int, Envelope] = {}  # peer -> its signed word of the result (``end``)
         self.outcome: Outcome | None = None
@@ -41,6 +46,7 @@ class Ending:
         if env.author in self.hashes.get(number, {}):
             raise MessageError(f"a second hash of stage {number} from peer {env.author}")
         self.hashes.setdefault(number, {})[env.author] = h
+        self.hashed_by.setdefault(number, {})[env.author] = env.hash
         self.compare_hashes(number)
 
     def compare_hashes(self, number: int) -> None:
@@ -49,20 +55,55 @@ class Ending:
         if mine is None:
             return
         courier, game, state = self.courier, self.match.game, self.match.state
+        if courier.me is None:
+            self._referee(number, mine)
+            return
         for author, theirs in sorted(self.hashes.get(number, {}).items()):
             if theirs != mine and not courier.stopped:
-                if courier.me is not None:
-                    # Tell the others what we computed, so every desync report holds both states.
-                    courier.send(Desync(number, game.public(state)))
-                courier.stop(
-                    Fault(
-                        FaultKind.DESYNC,
-                        author,
-                        number,
-                        f"peer {author}'s state after stage {number} differs from ours",
-                        {"ours": mine.hex(), "theirs": theirs.hex(), "state": game.public(state)},
-                    )
+                # Tell the others what we computed, so every desync report holds both states.
+                courier.send(Desync(number, game.public(state)))
+                courier.stop(self._desync(number, author, mine, theirs))
+
+    def _desync(self, number: int, author: int, mine: bytes, theirs: bytes) -> Fault:
+        state = self.match.game.public(self.match.state)
+        return Fault(
+            FaultKind.DESYNC,
+            author,
+            number,
+            f"peer {author}'s state after stage {number} differs from ours",
+            {"ours": mine.hex(), "theirs": theirs.hex(), "state": state},
+        )
+
+    def _referee(self, number: int, mine: bytes) -> None:
+        """An observer's judgement of the hashes of stage ``number``: its replay of every signed
+        message is the state the terms' engine gives, so a peer's hash that differs while another
+        peer's agrees is a lie its author signed (its proven cheat: a loser cannot turn a lost
+        match into states that diverged). With no peer agreeing yet, the difference is held: a
+        hash still to come may agree (in whatever order the record holds them); one that never
+        does leaves a desync that proves nobody lost (:meth:`settle`)."""
+        courier, hashes = self.courier, self.hashes.get(number, {})
+        wrong = [author for author, theirs in sorted(hashes.items()) if theirs != mine]
+        if not wrong or courier.stopped:
+            return
+        if any(theirs == mine for theirs in hashes.values()):
+            self.unproven.pop(number, None)
+            liar = wrong[0]
+            courier.convict(
+                CheatError(
+                    liar,
+                    f"signed a false state hash of stage {number}: the signed messages give another "
+                    "state, which another peer's hash agrees with",
+                    {"message": self.hashed_by[number][liar].hex()},
                 )
+            )
+        else:
+            self.unproven.setdefault(number, self._desync(number, wrong[0], mine, hashes[wrong[0]]))
+
+    def settle(self) -> None:
+        """The end of an observer's record: a state hash that differed from the replay's, and
+        that no peer's hash of its stage agreed with, stands as the desync it is (the first)."""
+        if self.unproven and not self.courier.stopped:
+            self.courier.stop(self.unproven[min(self.unproven)])
 
     # -- the audit ----------------------------------------------------------------------------
 
