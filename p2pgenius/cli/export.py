@@ -23,7 +23,7 @@ from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import REFUSED, UNCONFIRMED, Report, verify
 from p2pgenius.record import bundle
 from p2pgenius.record.index import Index
-from p2pgenius.record.matches import once
+from p2pgenius.record.matches import Match, once
 from p2pgenius.wording import printable
 
 
@@ -53,9 +53,9 @@ def write_bundle(args: argparse.Namespace, out: TextIO) -> int:
     else:
         with Index(index_path(), matches_folder()) as index:
             index.refresh()
-            lines = once(mine(index.matches()))
-            chosen = [m for m in lines if m.counts and (not args.game or m.game == args.game)]
-        paths = [m.path for m in reversed(chosen)]  # (oldest first)
+            every = mine(index.matches())
+        chosen = [m for m in once(every) if m.counts and (not args.game or m.game == args.game)]
+        paths = [path for m in reversed(chosen) for path in _proving(m, every)]  # (oldest first)
     entries, total = [], 0
     for path in paths:
         entries.append((Path(path).name, read(path)))
@@ -75,6 +75,15 @@ def write_bundle(args: argparse.Namespace, out: TextIO) -> int:
         f"check them with: p2pgenius verify {args.bundle}\n"
     )
     return 0
+
+
+def _proving(line: Match, every: Sequence[Match]) -> list[str]:
+    """The transcripts a bundle needs to prove what the record says of ``line``'s match: its own,
+    or, where no copy proves it by itself (a result its copies prove only together), every copy
+    of the match."""
+    if line.alone[0] != 0:
+        return [line.path]
+    return [m.path for m in every if m.match_id == line.match_id]
 
 
 def _fits(size: int) -> None:

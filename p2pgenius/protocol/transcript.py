@@ -13,7 +13,7 @@ legality, every state hash, blindness claims and the Hornswoggle audit.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -26,6 +26,7 @@ from p2pgenius.protocol.records import (
     MAGIC,
     MAX_RECORD,
     MsgRecord,
+    Transcript,
     TranscriptError,
     frame,
     header,
@@ -44,6 +45,7 @@ from p2pgenius.protocol.session import (
     Session,
     TimeObserved,
 )
+from p2pgenius.protocol.union import union
 
 __all__ = [
     "FINISHED",
@@ -58,10 +60,12 @@ __all__ = [
     "TranscriptError",
     "frame",
     "header",
+    "judge",
     "read",
     "read_header",
     "records",
     "verify",
+    "verify_copies",
 ]
 
 
@@ -143,7 +147,18 @@ class Report:
 
 def verify(data: bytes) -> Report:
     """Check a transcript with the public keys it lists alone."""
-    transcript = read(data)
+    return judge(read(data))
+
+
+def verify_copies(copies: Sequence[bytes]) -> Report:
+    """Several transcripts of one match judged whole: every signed message they hold, merged by
+    hash (:func:`~p2pgenius.protocol.union.union`), checked as one transcript. NotOneMatchError
+    if they are not copies of one match."""
+    return judge(union([read(data) for data in copies]))
+
+
+def judge(transcript: Transcript) -> Report:
+    """Check a transcript, read, with the public keys it lists alone."""
     version = transcript.header.version
     if version not in (VERSION, OLD_VERSION):
         raise TranscriptError(

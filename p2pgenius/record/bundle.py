@@ -28,7 +28,7 @@ from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.local_files import TRANSCRIPT_LIMIT_BYTES, TooLargeError, read_within
 from p2pgenius.protocol.transcript import verify
-from p2pgenius.record.matches import UNREADABLE, Match, from_report, once
+from p2pgenius.record.matches import UNREADABLE, Match, from_report, judged, once
 
 MAGIC: Final = "p2pgenius bundle"
 VERSION: Final = 1
@@ -87,17 +87,22 @@ class Tally:
 
 
 def prove(entries: Sequence[tuple[str, bytes]]) -> tuple[list[Match], dict[bytes, Tally]]:
-    """Every transcript of a bundle verified, and what the ones that verify prove per player."""
+    """Every transcript of a bundle verified (the transcripts of one match judged together), and
+    what the ones that verify prove per player."""
     matches = []
+    held: dict[int, bytes] = {}  # id of a line -> its transcript's bytes
     for name, data in entries:
         try:
             if len(data) > TRANSCRIPT_LIMIT_BYTES:  # (listed as unreadable, as history lists one)
                 raise TooLargeError(len(data), TRANSCRIPT_LIMIT_BYTES, "transcript")
             matches.append(from_report(name, verify(data)))
+            held[id(matches[-1])] = data
         except (P2PGeniusError, ValueError, TypeError, LookupError) as exc:
             matches.append(Match(name, UNREADABLE, False, problem=str(exc) or type(exc).__name__))
+    # (several transcripts of one match: each judged with the others, and counted once)
+    matches = judged(matches, lambda line: held[id(line)])
     tallies: dict[bytes, Tally] = {}
-    for match in once(matches):  # (two transcripts of one match: once, the one proving most)
+    for match in once(matches):
         sides = match.sides()
         if not match.proves or (sides is None and not match.dealt):
             continue

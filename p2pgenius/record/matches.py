@@ -9,16 +9,18 @@ result that not every peer signed (unconfirmed: no result); a match that stops s
 no evidence either way, ``resume`` may take it up); or a file that is no transcript this program
 reads (damaged or foreign: listed, never counted, never deleted).
 
-Several transcripts of one match (the other peer's, a spectator's, a copy) count once: the one
-whose signed history proves most (:func:`once`), never the one an unsigned header dates first; two
-that hold different messages under one author's number prove that author signed two histories.
+Several transcripts of one match (the other peer's, a spectator's, a copy) are judged together,
+whole (:func:`judged`, :func:`whole`: every signed message they hold, merged by hash, verified as
+one transcript), and count once (:func:`once`): never by a count, a date or an order one copy's
+writer controls; two that hold different messages under one author's number prove that author
+signed two histories.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
@@ -32,7 +34,7 @@ from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.messages import VERSION
 from p2pgenius.protocol.transcript import UNCONFIRMED as UNSIGNED
-from p2pgenius.protocol.transcript import Report, verify
+from p2pgenius.protocol.transcript import Report, verify, verify_copies
 
 FINISHED, STOPPED, UNCONFIRMED, UNFINISHED, UNREADABLE = (
     "finished",
@@ -92,6 +94,10 @@ class Match:
     chains: tuple[bytes, ...] = ()
     """Per peer, the first PREFIX bytes of the hash of each of its messages the transcript holds
     (its signed history, as this copy has it)."""
+    alone: tuple[int, int, int] = (-1, 0, 0)
+    """When its line carries the verdict of several copies of its match (:func:`judged`): whether
+    this transcript by itself proves the same (1) or not (0), then what it proves by itself
+    (:func:`rank`); (-1, 0, 0) otherwise."""
     unchained: int = 0
     """How many of its ``msg`` records no author's chain holds (a failed signature, say): they
     prove nothing and change nothing, so the line counts as if they were not there, and says so."""
@@ -309,15 +315,64 @@ def opponents_named(match: Match) -> Sequence[str]:
     return [f"{player.name} ({player.fingerprint})" for player in match.opponents]
 
 
-def once(matches: Iterable[Match]) -> list[Match]:
+Reader = Callable[[Match], bytes]
+"""The bytes of the transcript a line was read from (a file's, a bundle entry's)."""
+
+
+def read_copy(match: Match) -> bytes:
+    """The transcript file a line of the index was read from."""
+    return read_within(Path(match.path))
+
+
+def judged(matches: Iterable[Match], read: Reader = read_copy) -> list[Match]:
+    """``matches``, every line of a match that has several (another peer's transcript, a
+    spectator's, a copy) carrying the verdict of all of them together (:func:`whole`), each still
+    naming its own file and writer."""
+    lines = list(matches)
+    groups: dict[str, list[Match]] = {}
+    for match in lines:
+        if match.match_id:
+            groups.setdefault(match.match_id, []).append(match)
+    wholes = {key: whole(copies, read) for key, copies in groups.items() if _differ(copies)}
+    return [_as(match, wholes[match.match_id]) if match.match_id in wholes else match for match in lines]
+
+
+def _differ(copies: Sequence[Match]) -> bool:
+    """Whether copies of one match hold different signed messages or say different things of
+    them (then they are judged together; copies alike in both prove alike)."""
+    first = copies[0]
+    return any(copy.chains != first.chains or _verdict(copy) != _verdict(first) for copy in copies[1:])
+
+
+def _as(copy: Match, verdict: Match) -> Match:
+    """``copy`` with ``verdict``'s judgement of its match (and its chains: the union's)."""
+    return replace(
+        copy,
+        kind=verdict.kind,
+        verified=verdict.verified,
+        winners=verdict.winners,
+        reason=verdict.reason,
+        fault_peer=verdict.fault_peer,
+        fault_kind=verdict.fault_kind,
+        steps=verdict.steps,
+        outcome=verdict.outcome,
+        chains=verdict.chains,
+        alone=(int(_verdict(copy) == _verdict(verdict)), *rank(copy)) if copy.alone[0] < 0 else copy.alone,
+    )
+
+
+def _verdict(match: Match) -> tuple[str, tuple[int, ...], int | None, str]:
+    """What a line proves, whoever wrote it: its kind, the winning seats, the fault's peer and kind."""
+    return match.kind, match.winners, match.fault_peer, match.fault_kind
+
+
+def once(matches: Iterable[Match], read: Reader = read_copy) -> list[Match]:
     """``matches`` with each match once (lines with no terms are all kept), in the order of its
-    first line: of several transcripts of one match (the other peer's, a spectator's, a copy),
-    the one whose signed history proves most (:func:`rank`), whatever their headers say. Copies
-    that hold two different messages under one author's number prove that author signed two
-    histories of the match: the line is then that proof, a cheat (:func:`split`)."""
+    first line, judged from all its copies together (:func:`judged`): the line of a copy a
+    player of the match wrote, where there is one."""
     groups: dict[str, list[Match]] = {}
     out: list[Match | str] = []
-    for match in matches:
+    for match in judged(matches, read):
         if not match.match_id:
             out.append(match)
         elif match.match_id in groups:
@@ -325,7 +380,44 @@ def once(matches: Iterable[Match]) -> list[Match]:
         else:
             groups[match.match_id] = [match]
             out.append(match.match_id)
-    return [entry if isinstance(entry, Match) else _standing(groups[entry]) for entry in out]
+    return [entry if isinstance(entry, Match) else _written(groups[entry]) for entry in out]
+
+
+def _written(copies: list[Match]) -> Match:
+    """Of copies judged alike, one that proves by itself what they prove together (what a bundle
+    of it shows), one a player of the match wrote (a spectator's otherwise), of those the one that
+    proves most by itself, then the first."""
+    return max(
+        copies,
+        key=lambda copy: (
+            copy.alone[0] != 0,
+            copy.me is not None and copy.role != "watch",
+            copy.alone[1:] if copy.alone[0] >= 0 else rank(copy),
+        ),
+    )
+
+
+def whole(copies: Sequence[Match], read: Reader = read_copy) -> Match:
+    """What several copies of one match prove together: every signed message they hold, merged
+    by hash and verified as one transcript (SPEC section 7, "Several copies of one match"), never
+    the copy with more messages (a count the copy's writer controls: a loser pads its own).
+    Copies that hold the same signed messages and say the same of them prove alike: the one that
+    proves most stands for them. Two different messages under one author's number prove that author signed two
+    histories (a cheat), found where the second would have come."""
+    best = max(copies, key=lambda copy: (*rank(copy), copy.me is not None))
+    if not _differ(copies):
+        return best
+    try:
+        report = verify_copies([read(copy) for copy in copies])
+    except (P2PGeniusError, OSError, ValueError, TypeError, LookupError):
+        # (a copy that cannot be read again now, or copies of no one match: as far as the
+        # chains tell, two histories of one author, else the copy that proves most)
+        for other in copies:
+            split_at = split(best, other)
+            if split_at is not None:
+                return _equivocation(best, *split_at)
+        return best
+    return from_report(best.path, report, fallback_date=best.date)
 
 
 def rank(match: Match) -> tuple[int, int]:
@@ -341,17 +433,6 @@ def rank(match: Match) -> tuple[int, int]:
     else:
         proof = 0
     return proof, match.signed
-
-
-def _standing(copies: list[Match]) -> Match:
-    # (Among copies that prove as much, one written by a player of the match rather than a
-    # spectator's: the same result, seen from a seat.)
-    best = max(copies, key=lambda copy: (*rank(copy), copy.me is not None))
-    for other in copies:
-        split_at = split(best, other)
-        if split_at is not None:
-            return _equivocation(best, *split_at)
-    return best
 
 
 def split(one: Match, other: Match) -> tuple[int, int] | None:

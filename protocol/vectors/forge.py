@@ -12,7 +12,7 @@ every cut, in every game; ``generate.py`` keeps a few of them as ``forgeries.jso
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,10 +94,11 @@ class Forger:
 
     # -- what it tries -------------------------------------------------------------------------
 
-    def forgeries(self) -> Iterator[Forgery]:
-        """Every rewrite of each of its own messages, each cut right after it, and each with the
-        rest of the match kept (its own later messages signed again after the lie)."""
-        for index in range(len(self.messages)):
+    def forgeries(self, at: Iterable[int] | None = None) -> Iterator[Forgery]:
+        """Every rewrite of each of its own messages (``at``: of those at these indexes), each cut
+        right after it, and each with the rest of the match kept (its own later messages signed
+        again after the lie)."""
+        for index in range(len(self.messages)) if at is None else sorted(set(at)):
             if not self.own(index):
                 continue
             kind = decode(self.messages[index])[5][0]
@@ -171,15 +172,34 @@ class Forger:
             other = Own(["reveal", body[1], body[2], {"type": "timeout"}, body[4]])
             yield "opened to another choice", [other]
 
-    def claims(self) -> Iterator[Forgery]:
+    def claims(self, chat: int = 0, at: Iterable[int] | None = None) -> Iterator[Forgery]:
         """At each point where another peer owes something, everything after cut and a timeout
-        claim and a forfeit of that seat added: the forfeit path, the other's answers left out."""
+        claim and a forfeit of that seat added: the forfeit path, the other's answers left out;
+        then ``chat`` signed chat lines (padding: a copy with more signed messages). Where the
+        forger's own messages went on after that point, its claim takes a number it had used
+        (a second history); after its last one, nothing it signed is signed twice. ``at``: only
+        at these indexes."""
+        chosen = None if at is None else set(at)
         for index, (owed, number) in enumerate(self._states):
+            if chosen is not None and index not in chosen:
+                continue
             for seat in owed:
                 claim = Own(["timeout", number, seat, 10**9])
                 forfeit = Own(["forfeit", number, seat, "no answer to a timeout claim"])
+                padding = [Own(["chat", f"padding {line}"]) for line in range(chat)]
                 note = f"after message {index}: claimed p{seat} timed out and forfeited it"
-                yield Forgery(note, tuple(self.signed([*self.messages[: index + 1], claim, forfeit])))
+                note += f", then {chat} chat lines" if chat else ""
+                parts = [*self.messages[: index + 1], claim, forfeit, *padding]
+                yield Forgery(note, tuple(self.signed(parts)))
+
+    def cuts(self) -> Iterator[Forgery]:
+        """Everything after each message cut (nothing signed anew)."""
+        for index in range(len(self.messages)):
+            yield Forgery(f"cut after message {index}", tuple(self.messages[: index + 1]))
+
+    def last_own(self) -> int:
+        """The index of the forger's last message (-1: none)."""
+        return max((index for index in range(len(self.messages)) if self.own(index)), default=-1)
 
     # -- how ---------------------------------------------------------------------------------
 

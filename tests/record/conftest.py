@@ -1,6 +1,7 @@
 """A config directory whose matches/ holds real transcripts of bot matches: finished matches of
 every game between the same two keys, a match stopped by a proven cheat, one that stops short, a
-spectator's transcript, a damaged transcript and a foreign file."""
+copy of a finished match cut short, a spectator's transcript, a damaged transcript and a foreign
+file."""
 
 from __future__ import annotations
 
@@ -52,8 +53,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name, data in made.items():
         (folder / name).write_bytes(data)
     duel = made["20261201-120000-000000-duel-host.p2pt"]
-    (folder / "20261201-130000-000000-duel-join.p2pt").write_bytes(cut(duel, len(list(records(duel))) // 2))
+    # A match this account holds only cut short (another match between the same two keys).
+    other = transcript(play("duel", seed=SEED, setup={"hp": [3, 3]}), 0)
+    (folder / "20261201-130000-000000-duel-join.p2pt").write_bytes(cut(other, len(list(records(other))) // 2))
     (folder / "20261201-130000-000000-duel-join.secrets").write_bytes(b"")
+    # A copy of the first duel cut short: judged with the whole one, it is that match.
+    (folder / "20261201-130500-000000-duel-join.p2pt").write_bytes(cut(duel, len(list(records(duel))) // 2))
     (folder / "20261201-140000-000000-duel-watch.p2pt").write_bytes(spectator(duel))
     (folder / "20261201-150000-000000-duel-host.p2pt").write_bytes(duel[: len(duel) // 2] + b"\xff" * 7)
     cheat = attacked("magic-square", 1, "act", illegal, seed=SEED)  # (its liar: peer 1, the other)

@@ -50,6 +50,11 @@ def test_every_file_is_listed_as_what_it_is_and_none_is_deleted(
     assert "notes.txt" in listed and "foreign" in listed["notes.txt"]["problem"]
     assert listed["20261201-150000-000000-duel-host.p2pt"]["kind"] == UNREADABLE  # damaged
     assert listed["20261201-130000-000000-duel-join.p2pt"]["result"] == "unfinished"
+    # A copy cut short of a match held whole: judged with it, it is that match, counted once.
+    copy = listed["20261201-130500-000000-duel-join.p2pt"]
+    whole = listed["20261201-120000-000000-duel-host.p2pt"]
+    assert copy["match"] == whole["match"] and copy["result"] == whole["result"] != "unfinished"
+    assert copy["resume"] == ""
     # A spectator's transcript of a match this account played: the account's side, once counted.
     watched = listed["20261201-140000-000000-duel-watch.p2pt"]
     original = listed["20261201-120000-000000-duel-host.p2pt"]
@@ -64,6 +69,7 @@ def test_every_file_is_listed_as_what_it_is_and_none_is_deleted(
     assert cheat["kind"] == STOPPED and cheat["result"] == f"won: {held} cheated" and not cheat["verified"]
     assert not any(name.endswith((".stage", ".secrets")) for name in listed), "companions are not listed"
     finished = [m for m in listed.values() if m["kind"] == FINISHED and m["role"] == "" and m["seats"]]
+    finished = [m for m in finished if m is not copy]  # (judged with the whole: checked above)
     assert len(finished) == 6
     for match in finished:
         assert match["verified"] and match["result"] == expected(Path(match["path"])), match

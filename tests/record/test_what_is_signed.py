@@ -75,10 +75,11 @@ def test_a_forgers_copy_in_the_winners_record_moves_nothing(
         path.write_bytes(dated(forge.write(forgery), "2026-11-30 12:00:00 UTC"))
     after = record(capsys)
     assert mine(after) == mine(before), "the forgeries moved the winner's rating"
-    # Each forgery is listed as what it proves; none is a loss of this account's, none counts
-    # against it (a forged copy of the same match yields to the real one, which proves more).
+    # Every copy is judged with the others: each rewrite beside the real history is a second
+    # message under one of the forger's numbers, signed by it (its cheat), and the account won;
+    # none is a loss of this account's, none counts against it.
     lines = {Path(m["path"]).name: m for m in after["matches"]}
-    assert lines[real.name]["result"] == "won"
+    assert lines[real.name]["result"] == "won: peer 1 cheated"
     assert not any(m["result"] == "lost" for m in after["matches"]), [m["result"] for m in after["matches"]]
     against = record(capsys, "--against", fingerprint(table.identities[1].public))["against"]
     assert against == {"duel": [1, 0, 0]}

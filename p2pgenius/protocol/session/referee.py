@@ -18,7 +18,7 @@ from p2pgenius.protocol.events import (
 )
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.courier import Courier
-from p2pgenius.protocol.session.debts import Debt
+from p2pgenius.protocol.session.debts import GRACE, Debt
 from p2pgenius.protocol.session.ledger import Ref, TimeLedger
 from p2pgenius.protocol.session.phase import Phase
 from p2pgenius.protocol.session.play import Play
@@ -277,13 +277,26 @@ class Referee:
         self.time.hold_forfeit(key, env.author, fault)
 
     def _forfeit_stands(self, key: Ref, author: int) -> bool:
-        """Whether the claim under a pending forfeit still stands unanswered."""
+        """Whether the claim under a pending forfeit still stands unanswered, and its author
+        pays what it owes (a peer that leaves unpaid what it could pay at once, its own coin
+        share, reveal or signed result, is as silent as the one it accuses: its word that the
+        other was silent stands for nothing)."""
         stage, seat = key
-        if author not in self.time.claimants(key):
+        if author not in self.time.claimants(key) or self._owes_at_once(author):
             return False
         if stage == SETUP:
             return seat in self.standing.setup.unrevealed()
         return stage == self._number() and seat in self.standing.owed()
+
+    def _owes_at_once(self, peer: int) -> bool:
+        """Whether ``peer`` owes a debt on the grace period now (one it can pay at once)."""
+        owner = self.standing.owner
+        for debt in self.standing.debts():
+            if debt.rule.deadline != GRACE:
+                continue
+            if (debt.seat if debt.stage == SETUP else owner[debt.seat]) == peer:
+                return True
+        return False
 
     def forfeits_pending(self) -> list[Ref]:
         """The (stage, seat) of others' forfeits waiting for this peer's own check (a pending

@@ -1,0 +1,242 @@
+"""Copies of one match are judged whole (issue 43, item 2; SPEC section 7, "Several copies of one
+match"): a loser that walked away cannot write a copy that beats the winner's, however it cuts,
+rewrites or pads it. The forger (protocol/vectors/forge.py) writes every kind of whole copy a peer
+can write alone (cuts, rewrites of its own messages, its own claims and forfeits, padding) and
+each is placed beside the honest player's copy, in every game with two peers and with the most:
+the honest player's result never changes, and where the forger signed nothing twice, nothing of
+the verdict does. Then the issue's own attack, through the real commands: the winner's history,
+ratings, record against the loser, bundle and ``verify BUNDLE`` stay exactly what they were."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2pgenius.canonical import decode, encode
+from p2pgenius.cli.main import main
+from p2pgenius.inmemory import play, transcript
+from p2pgenius.protocol.identity import Identity, fingerprint
+from p2pgenius.protocol.transcript import Report, frame, header, records, verify, verify_copies
+from p2pgenius.record import bundle
+from p2pgenius.record.matches import Match, from_report
+from tests.protocol.test_forger import FORGE
+
+SEED = 43
+SAMPLES = 6
+"""Rewrites are tried at this many of the forger's messages, spread over the match (every one
+of them at every message is test_forger.py's; here each is judged beside the honest copy)."""
+
+
+def walkaway(game: str, peers: int, salt: int = 0) -> tuple[Any, bytes, bytes]:
+    """(the table, the honest player's copy, the forger's): an honest match in which peer 1, the
+    forger, stopped at the last point where it owed something (its signed result, where it owed
+    that), and peer 0 claimed its timeout and forfeited it, as an honest peer does after its grace.
+    The forger's own transcript holds what it read of that history, in the order it read it, and
+    the claim and the forfeit last."""
+    table = play(game, peers=peers, seed=SEED, deterministic=True, salt=bytes([salt]) * 32)
+    honest = FORGE.Forger(table.identities[0], transcript(table, 0))
+    owner = table.sessions[0].owner
+    walks = [claim for claim in honest.claims() if owner[decode(claim.messages[-1])[5][2]] == 1]
+    assert walks, "the forger never owed anything: nothing to walk away from"
+    walk = walks[-1]
+    copy = honest.write(walk)
+    held = set(walk.messages)
+    read = [raw for raw in FORGE.Forger(table.identities[1], transcript(table, 1)).messages if raw in held]
+    keys = [identity.public for identity in table.identities]
+    theirs = header(keys, 1) + b"".join(frame(encode(["msg", raw])) for raw in [*read, *walk.messages[-2:]])
+    return table, copy, theirs
+
+
+def side(report: Report, table: Any) -> str | None:
+    line = from_report("copy.p2pt", report).owned([table.identities[0].public])
+    return line.side()
+
+
+def verdict(line: Match) -> tuple[str, tuple[int, ...], int | None, str]:
+    return line.kind, line.winners, line.fault_peer, line.fault_kind
+
+
+@pytest.mark.parametrize(
+    ("game", "peers"), [("duel", 2), ("magic-square", 2), ("hornswoggle", 2), ("hornswoggle", 4)]
+)
+def test_no_copy_the_forger_writes_changes_the_honest_players_result(game: str, peers: int) -> None:
+    table, copy, theirs = walkaway(game, peers)
+    alone = verify(copy)
+    assert alone.fault is not None and (alone.fault.kind, alone.fault.peer) == ("forfeit", 1), alone.summary
+    honest_side = side(alone, table)
+    forger = FORGE.Forger(table.identities[1], theirs)
+    count, last = len(forger.messages), forger.last_own()
+    spread = sorted({round(i * (count - 1) / (SAMPLES - 1)) for i in range(SAMPLES)})
+    after = list(range(last, count))  # (every point after its last message: nothing signed twice)
+    own = [index for index in range(count) if forger.own(index)]
+    tried = 3 if peers == 2 else 2
+    mine = [own[round(i * (len(own) - 1) / (tried - 1))] for i in range(tried)]
+    copies = [
+        *(cut for index, cut in enumerate(forger.cuts()) if index in spread or index >= last),
+        *forger.claims(chat=20, at=spread[:2] + after),
+        *forger.forgeries(at=mine),
+    ]
+    appended = signed_anew = 0
+    for forgery in copies:
+        together = verify_copies([copy, forger.write(forgery)])
+        assert side(together, table) == honest_side, f"{forgery.note}: {together.summary}"
+        if _signed_twice(forgery, forger):
+            signed_anew += 1
+            assert together.fault is not None and together.fault.peer == 1, (
+                f"{forgery.note}: {together.summary}"
+            )
+        else:
+            appended += 1
+            line, real = from_report("a", together), from_report("b", alone)
+            assert verdict(line) == verdict(real), f"{forgery.note}: {together.summary}"
+    assert appended > 10 and signed_anew > 2, (appended, signed_anew)
+
+
+def _signed_twice(forgery: Any, forger: Any) -> bool:
+    """Whether the forgery holds a message of the forger's that another of its messages in the
+    honest history has the number of (a second history)."""
+    real = {(decode(raw)[2], decode(raw)[3]): raw for raw in forger.messages}
+    return any(real.get((decode(raw)[2], decode(raw)[3]), raw) != raw for raw in forgery.messages)
+
+
+# -- the issue's attack, through the real commands ---------------------------------------------
+
+
+@pytest.fixture
+def account(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A config directory whose account is peer 0 of SEED's matches; returns its matches/."""
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    key = tmp_path / "identity.key"
+    key.write_text(Identity.from_seed(bytes([SEED, 0]) * 16).seed.hex() + "\n", encoding="ascii")
+    key.chmod(0o600)
+    folder = tmp_path / "matches"
+    folder.mkdir()
+    return folder
+
+
+def everything(capsys: pytest.CaptureFixture[str], them: str, tmp_path: Path) -> dict[str, Any]:
+    """What the account's record says: history, ratings, the record against the loser, and the
+    bundle it exports with what ``verify BUNDLE`` proves of it."""
+    assert main(["history", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert main(["history", "--json", "--against", them]) == 0
+    against = json.loads(capsys.readouterr().out)["against"]
+    out = tmp_path / "mine.bundle"
+    assert main(["export", "--bundle", str(out)]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    entries = bundle.read(out.read_bytes())
+    main(["verify", str(out), "--json"])
+    proved = json.loads(capsys.readouterr().out)
+    return {
+        "results": {Path(m["path"]).name: m["result"] for m in listed["matches"]},
+        "ratings": listed["ratings"],
+        "against": against,
+        "bundle": [name for name, _ in entries],
+        "proved": proved["record"],
+    }
+
+
+def test_a_losers_padded_copy_beside_the_winners_changes_nothing_in_the_winners_record(
+    account: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The loser (peer 1) walked away without signing its end; the winner claimed and forfeited
+    # it. The loser's copy: the winner's messages cut just before the winner's end, its own
+    # timeout claim and forfeit of the winner, and 20 signed chat lines (more signed messages
+    # than the winner's copy holds).
+    table, copy, theirs = next(
+        made for made in (walkaway("duel", 2, salt) for salt in range(20)) if lost(made)
+    )
+    alone = verify(copy)
+    assert alone.fault is not None and (alone.fault.kind, alone.fault.peer) == ("forfeit", 1)
+    real = account / "20261201-120000-000000-duel-host.p2pt"
+    real.write_bytes(copy)
+    them = fingerprint(table.identities[1].public)
+    before = everything(capsys, them, tmp_path)
+    assert before["results"] == {real.name: "won: peer 1 forfeited"}
+    forger = FORGE.Forger(table.identities[1], theirs)
+    ends = [i for i, raw in enumerate(forger.messages) if decode(raw)[2] == 0 and decode(raw)[5][0] == "end"]
+    assert ends, "the winner's copy holds its end"
+    cut, (outcome, stage, seat) = ends[0], _claimable(forger, ends[0] - 1, owner=0, table=table)
+    # As the issue found it: no end of its own. Alone, that copy no longer proves the winner's
+    # forfeit (its author left unpaid its own signed result, which it could send at once);
+    # beside the winner's, nothing of the winner's record moves.
+    bare = forger.write(next(f for f in forger.claims(chat=20, at=[cut - 1]) if owned_by(table, f) == 0))
+    assert verify(bare).fault is None, verify(bare).summary
+    padded = account / "20261130-120000-000000-duel-join.p2pt"  # (dated earlier)
+    padded.write_bytes(bare)
+    after = everything(capsys, them, tmp_path)
+    assert after["results"] == {
+        real.name: before["results"][real.name],
+        padded.name: before["results"][real.name],
+    }
+    assert {k: v for k, v in after.items() if k != "results"} == {
+        k: v for k, v in before.items() if k != "results"
+    }
+    # So the loser signs its end too (the result it lost) before its claim: alone, its copy
+    # says the winner forfeited. Beside the winner's, its claim is answered by the winner's end,
+    # and the two ends make the match finished, the winner's: the record's every number stays.
+    padding = [FORGE.Own(["chat", f"padding {line}"]) for line in range(20)]
+    parts = [
+        *forger.messages[:cut],
+        FORGE.Own(["end", outcome]),
+        FORGE.Own(["timeout", stage, seat, 10**9]),
+        FORGE.Own(["forfeit", stage, seat, "no answer to a timeout claim"]),
+        *padding,
+    ]
+    forged = forger.write(FORGE.Forgery("padded", tuple(forger.signed(parts))))
+    said = verify(forged)
+    assert said.fault is not None and (said.fault.kind, said.fault.peer) == ("forfeit", 0), said.summary
+    assert said.messages > alone.messages, "the padded copy holds more signed messages"
+    padded.unlink()
+    (account / "20261130-130000-000000-duel-join.p2pt").write_bytes(forged)
+    after = everything(capsys, them, tmp_path)
+    assert set(after["results"].values()) == {"won"}, after["results"]
+    assert (after["ratings"], after["against"], after["proved"]) == (
+        before["ratings"],
+        before["against"],
+        before["proved"],
+    )
+
+
+def lost(made: tuple[Any, bytes, bytes]) -> bool:
+    """Whether peer 1, which walked away, had lost the game itself (the duel's result, known to
+    both before it walked away)."""
+    table = made[0]
+    outcome = table.sessions[0].outcome
+    return outcome is not None and all(table.sessions[0].owner[seat] == 0 for seat in outcome.winners)
+
+
+def _claimable(forger: Any, index: int, *, owner: int, table: Any) -> tuple[Any, int, int]:
+    """(the match's result, the stage and a seat of peer ``owner`` that owes something) after
+    message ``index`` of the forger's transcript."""
+    for claim in forger.claims(at=[index]):
+        _, stage, seat, _ = decode(claim.messages[-1])[5]
+        if table.sessions[0].owner[seat] == owner:
+            return table.sessions[0].outcome.to_plain(), stage, seat
+    raise AssertionError(f"nothing of peer {owner} is owed after message {index}")
+
+
+def owned_by(table: Any, forgery: Any) -> int:
+    """The peer holding the seat a forgery's forfeit names."""
+    return int(table.sessions[0].owner[decode(forgery.messages[-21])[5][2]])
+
+
+def test_every_copy_of_a_match_is_in_the_record_once_whichever_proves_more_alone(
+    account: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The honest copy of a finished match and a copy cut short of it: together they are that
+    # match, whichever the index lists first; nothing is counted twice.
+    table = play("duel", seed=SEED)
+    data = transcript(table, 0)
+    items = list(records(data))
+    (account / "20261201-120000-000000-duel-host.p2pt").write_bytes(data)
+    cut = b"".join(frame(encode(r)) for r in items[: len(items) // 2])
+    (account / "20261202-120000-000000-duel-join.p2pt").write_bytes(cut)
+    assert main(["history", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    results = {m["result"] for m in listed["matches"]}
+    assert len(results) == 1 and results != {"unfinished"}
+    assert sum(r["matches"] for r in listed["ratings"]["duel"] if r["you"]) == 1
