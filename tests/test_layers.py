@@ -260,6 +260,7 @@ ORDER: Final = {
         "channel",
         "messages",
         "records",
+        "union",
         "session",
         "observer",
         "transcript",
