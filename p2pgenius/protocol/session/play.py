@@ -161,11 +161,12 @@ class Play:
         if stage is None:
             if ending.outcome is None:
                 return ()
-            # After the end: every peer's audit (an audited game), then its signed result; a
-            # seat owes what its peer owes.
+            # After the end: every peer's audit (an audited game), then its signed result, each
+            # a debt of the peer's lowest seat (the one seat a claim about it names: SPEC 6).
             audit = self.courier.phase is Phase.AUDIT
             kind, done = ("audit", ending.audits) if audit else ("end", ending.ends)
-            return tuple(Debt(kind, s, -1) for s, p in enumerate(owner) if p not in done)
+            lowest = sorted({owner.index(peer) for peer in owner})
+            return tuple(Debt(kind, seat, -1) for seat in lowest if owner[seat] not in done)
         return tuple(sorted(self._stage_debts(stage), key=lambda d: (d.seat, d.kind)))
 
     def _stage_debts(self, stage: Stage) -> list[Debt]:
