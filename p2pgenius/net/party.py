@@ -11,7 +11,7 @@ the doors beside it (:class:`Doors`).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -34,9 +34,10 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
 from p2pgenius.threads import off_loop, settle_heap
 
-Began = Callable[[Session, str, dict[str, Any] | None], Awaitable[None]]
-"""Told when a side has its session (``role``: "host" or "join"; what the terms must carry, for a
-joiner): the match's files begin, before anything of the match is sent."""
+Began = Callable[[Session, str, Mapping[str, Any]], Awaitable[None]]
+"""Told when a side has its session (``role``: "host" or "join"; what its transcript's header keeps
+besides: a joiner's ``expected``, what the terms must carry; a host's ``spectators``, whether its
+lobby admitted them): the match's files begin, before anything of the match is sent."""
 
 
 @dataclass(frozen=True)

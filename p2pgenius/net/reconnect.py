@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import KW_ONLY, dataclass
-from typing import Final
+from typing import Final, NoReturn
 
 import trio
 
@@ -165,10 +165,10 @@ class Reconnection:
             if is_spectator(established) and self.spectators is not None:
                 self.spectators.admit(connection, caller_name(established))
                 return
+            if is_spectator(established):  # (a watcher is no player: told why it is turned away)
+                await _refuse(connection, "this match does not admit spectators")
             if established.peer_key not in session.keys[1:]:
-                with contextlib.suppress(PeerGoneError):
-                    await connection.send(encode(["refused", "the match has started without you"]))
-                raise PeerGoneError("not a player of this match")
+                await _refuse(connection, "the match has started without you", "not a player of this match")
             self.pins.name_of(established)
             behind = await sync(session, connection, speak_first=False)
         except (P2PGeniusError, trio.TooSlowError) as exc:
@@ -193,6 +193,13 @@ class Reconnection:
             await connection.send(encode(["m", raw]))  # accepted while we were resyncing
         # What came behind its sync goes first, in order, before anything the reader picks up.
         self.nursery.start_soon(connection.messages, self.inbox, behind)
+
+
+async def _refuse(connection: Connection, reason: str, said: str | None = None) -> NoReturn:
+    """Tell a caller why it is turned away (``said``: what this host is told, if not that)."""
+    with contextlib.suppress(PeerGoneError):
+        await connection.send(encode(["refused", reason]))
+    raise PeerGoneError(said or reason)
 
 
 async def _close(connection: Connection, within_s: float = 1.0) -> None:
