@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import KW_ONLY, dataclass
-from typing import Final, NoReturn
+from typing import Final, NoReturn, TypeVar
 
 import trio
 
@@ -28,10 +28,12 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
 
 SAY_AGAIN_S: Final = 30.0
-RETRY_S: Final = 15.0
-"""How often a joiner tries to reach its host again once the grace period has passed."""
 """A joiner trying to reach its host again says why it failed when the reason changes, and at
 least this often (a try a second: one line a second would bury everything else)."""
+RETRY_S: Final = 15.0
+"""How often a joiner tries to reach its host again once the grace period has passed."""
+
+T = TypeVar("T")
 
 
 async def sync(session: Session, connection: Connection, *, speak_first: bool) -> list[bytes]:
@@ -68,6 +70,37 @@ async def sync(session: Session, connection: Connection, *, speak_first: bool) -
     for raw in missing:
         await connection.send(encode(["m", raw]))
     return behind
+
+
+def failed_call(exc: BaseException) -> str:
+    """Why a call to the host failed, in words (a first connection's advice, "is the host
+    running...?", is no help to one calling again)."""
+    return why(exc).split(": ", 1)[0] if isinstance(exc, ConnectError) else why(exc)
+
+
+async def call_again(
+    call: Callable[[], Awaitable[T]], say: Callable[[str], None], *, often_until: float, until: float
+) -> T:
+    """What ``call`` gives once it answers, called again and again as a joiner calls its host
+    again: each second until ``often_until`` (trio's clock), then every RETRY_S; why a call
+    failed is said when the reason changes and every SAY_AGAIN_S. Past ``until``, PeerGoneError
+    says for how long nobody answered, and the last reason (a spectator's way back: one that
+    watches is waited for by nobody, and gives up in time)."""
+    began, said, again_at = trio.current_time(), "", 0.0
+    while True:
+        try:
+            return await call()
+        except (OSError, PeerGoneError, trio.TooSlowError) as exc:
+            reason, now = failed_call(exc), trio.current_time()
+            if now >= until:
+                raise PeerGoneError(
+                    f"the host could not be reached again for {now - began:.0f} s ({reason})"
+                ) from None
+            every = 1.0 if now < often_until else RETRY_S
+            if reason != said or now >= again_at:
+                say(f"calling again: {reason}; trying again every {every:.0f} s")
+                said, again_at = reason, now + SAY_AGAIN_S
+            await trio.sleep(min(every, until - now))
 
 
 @dataclass(frozen=True)
@@ -133,8 +166,7 @@ class Reconnection:
                     raise PeerGoneError("another host answered at that address")
                 behind = await sync(session, connection, speak_first=True)
             except (OSError, PeerGoneError, trio.TooSlowError) as exc:
-                # (A first connection's advice, "is the host running...?", is no help here.)
-                reason = why(exc).split(": ", 1)[0] if isinstance(exc, ConnectError) else why(exc)
+                reason = failed_call(exc)
                 now = trio.current_time()
                 pause = 1.0 if now < often_until else RETRY_S
                 if reason != said or now >= again_at:

@@ -4,6 +4,7 @@ so, and a watcher whose connection drops (a relay restarted) calls again and wat
 
 from __future__ import annotations
 
+import itertools
 from functools import partial
 from pathlib import Path
 
@@ -69,10 +70,10 @@ async def host_killed_and_resumed(
 
             async def host_until_killed() -> None:
                 async with trio.open_nursery() as process:
-                    table = {"options": {"fast": True}, "setup": {"hp": [60, 60]}, "peers": 2}
-                    process.start_soon(
-                        partial(host.host, listener, game="duel", spectators=spectators, **table)
+                    table = partial(
+                        host.host, listener, game="duel", options={"fast": True}, setup={"hp": [60, 60]}
                     )
+                    process.start_soon(partial(table, peers=2, spectators=spectators))
                     await kill.wait()
                     process.cancel_scope.cancel()
                 for connection in host.connections:
@@ -116,3 +117,61 @@ async def test_a_resumed_host_of_a_match_without_spectators_says_so(tmp_path: Pa
     again, _, _ = await host_killed_and_resumed(tmp_path, spectators=False, after=knock)
     assert refused == ["the host refused us: this match does not admit spectators"]
     assert "spectators" not in read_header(again.files.transcript.read_bytes()).meta
+
+
+async def test_a_spectator_calling_again_gives_up_in_time_saying_why(autojump_clock: object) -> None:
+    # Nobody answers: it calls each second until ``often_until``, then every RETRY_S, says why
+    # when the reason changes (not once a second), and stops at ``until`` with how long it waited.
+    from p2pgenius.net.addresses import ConnectError
+    from p2pgenius.net.reconnect import RETRY_S, call_again
+
+    del autojump_clock
+    calls: list[float] = []
+    said: list[str] = []
+
+    async def nobody() -> None:
+        calls.append(trio.current_time())
+        raise ConnectError("nothing is listening at 127.0.0.1:9 (connection refused): is the host running?")
+
+    start = trio.current_time()
+    with pytest.raises(PeerGoneError) as stopped:
+        await call_again(nobody, said.append, often_until=start + 10, until=start + 100)
+    refused = "nothing is listening at 127.0.0.1:9 (connection refused)"
+    assert str(stopped.value) == f"the host could not be reached again for 100 s ({refused})"
+    assert trio.current_time() - start == pytest.approx(100)
+    gaps = [round(b - a) for a, b in itertools.pairwise(calls)]
+    assert gaps[:10] == [1] * 10 and set(gaps[11:-1]) == {RETRY_S}, gaps
+    assert (
+        said[0]
+        == "calling again: nothing is listening at 127.0.0.1:9 (connection refused); trying again every 1 s"
+    )
+    assert len(said) < 6, said
+
+
+def test_a_watcher_called_again_takes_only_what_is_new_and_only_the_match_it_watched() -> None:
+    # A host called again sends `watching` and the match from its first message: the messages the
+    # watcher holds are not taken twice, one before the new `watching` is ignored (SPEC 4b), and
+    # a `watching` that lists other players ends the watching.
+    from p2pgenius.canonical import encode
+    from p2pgenius.net.spectators import Onlooker, RefusedError, Watched
+    from p2pgenius.protocol.transcript import records
+
+    rows = list(records((Path(__file__).parents[2] / "protocol/vectors/transcript-duel.p2pt").read_bytes()))
+    keys, messages = rows[0][2]["peers"], [row[1] for row in rows[1:] if row[0] == "msg"]
+    kept: list[bytes] = []
+    watched = Watched(Onlooker(lambda session, event: None, kept.append))
+    listing = encode(["watching", {"keys": keys}])
+    assert watched.take(listing, keys[0], listed=False)
+    for raw in messages[:5]:
+        watched.take(encode(["m", raw]), keys[0], listed=True)
+    assert kept == messages[:5]
+    # Called again: a message before the list is ignored; the list is the same; all is sent anew.
+    assert not watched.take(encode(["m", messages[5]]), keys[0], listed=False)
+    assert watched.take(listing, keys[0], listed=False)
+    for raw in messages[:8]:
+        watched.take(encode(["m", raw]), keys[0], listed=True)
+    assert kept == messages[:8]
+    other = encode(["watching", {"keys": [keys[0], bytes(32)]}])
+    with pytest.raises(RefusedError, match="another match than the one watched"):
+        watched.take(other, keys[0], listed=False)
+    assert watched.take(other, keys[0], listed=True)  # (a second list on one connection: ignored)
