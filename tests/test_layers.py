@@ -262,6 +262,7 @@ ORDER: Final = {
         "records",
         "session",
         "observer",
+        "overdue",
         "transcript",
     ],
     "protocol/session": [
@@ -305,6 +306,7 @@ ORDER: Final = {
         "clocks",
         "lobby",
         "reconnect",
+        "overdue",
         "match_loop",
         "party",
         "host",

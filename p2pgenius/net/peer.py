@@ -45,11 +45,13 @@ from p2pgenius.net.joiner import Expected, Joiner, WrongHostError
 from p2pgenius.net.links import Links
 from p2pgenius.net.lobby import LOBBY_FIELDS, Joining, Lobby, LocalPlayer, Member
 from p2pgenius.net.match_loop import Decide, MatchLoop, Report
+from p2pgenius.net.overdue import overdue
 from p2pgenius.net.party import Doors, Party, Playing
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.reconnect import WayBack
 from p2pgenius.net.spectators import Spectators
 from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.overdue import Times
 from p2pgenius.protocol.session import Session, SessionView
 from p2pgenius.protocol.transcript import header
 from p2pgenius.protocol.transcript import records as read_records
@@ -113,6 +115,7 @@ class Peer:
     _side: Host | Joiner | None = None  # the side being played (its lobby, then its match)
     _party: Party | None = None  # what the side plays with (its loop, while the match is played)
     _resumed_stage: tuple[int, float] | None = None  # a resumed peer: (stage, began), from its note
+    _kept: Times | None = None  # a resumed peer: when its files said the match was last at
 
     loop_type: ClassVar[type[MatchLoop]] = MatchLoop
     """The loop this peer plays its matches in (a test's misbehaving peer plays in another)."""
@@ -227,6 +230,9 @@ class Peer:
         self.address = meta.get("address", "")
         self.watched = meta.get("role") == "host" and meta.get("spectators") is True
         self._resumed_stage = self.files.stage_began()
+        with contextlib.suppress(OSError):  # (when the files were last written: what it owes is
+            # late from then, at the latest; no file, no such judgement)
+            self._kept = Times(self._resumed_stage, self.files.transcript.stat().st_mtime)
         return dict(meta)
 
     async def play(self) -> None:
@@ -244,7 +250,8 @@ class Peer:
             spectators = None
             if self.listener is not None:
                 spectators = Spectators(watching, lambda: session, self.report_line, allowed=self.watched)
-            doors = Doors(self.listener, self._way_back(), spectators, restarted=True)
+            late = overdue(session, self._kept, self.grace_s)
+            doors = Doors(self.listener, self._way_back(), spectators, restarted=True, overdue=late)
             with self._playing(party):
                 await party.play(session, doors, resumed_stage=resumed)
             if spectators is not None:

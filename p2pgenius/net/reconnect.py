@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Final, NoReturn, TypeVar
 
 import trio
@@ -116,6 +116,16 @@ class WayBack:
     wrong_host: Callable[[], None]
 
 
+@dataclass(eq=False)
+class Arrivals:
+    """Players' connections back, held before the match loop runs (a resumed peer that missed a
+    deadline of its own plays on only once it has reached another player): each as adopted,
+    its player's index at the host and what came behind its sync; ``came`` is set at the first."""
+
+    held: list[tuple[Connection, int | None, list[bytes]]] = field(default_factory=list)
+    came: trio.Event = field(default_factory=trio.Event)
+
+
 @dataclass(eq=False)  # (one object per match: equal only to itself)
 class Reconnection:
     """The ways back into a match while it is played: new connections are greeted and read in
@@ -138,6 +148,7 @@ class Reconnection:
     came_back: Callable[[Iterable[int]], None]
     spectators: Spectators | None = None
     way_back: WayBack | None = None
+    arrivals: Arrivals | None = None  # while set, a connection back is held there, not read
 
     def _channel(self, *, initiator: bool) -> SecureChannel:
         return SecureChannel(initiator=initiator, identity=self.identity, hello={"name": self.name})
@@ -216,7 +227,12 @@ class Reconnection:
         """Make a resynced connection one of the match's (``index``: the player it carries, at
         the host): send what was accepted meanwhile, queue what came behind its sync, and read
         it in the match loop. The player's connection it comes in place of is closed: left open,
-        its reader read on, and a player coming back again and again held one more each time."""
+        its reader read on, and a player coming back again and again held one more each time.
+        While ``arrivals`` is set, the connection is held there instead, for the loop to take."""
+        if self.arrivals is not None:
+            self.arrivals.held.append((connection, index, behind))
+            self.arrivals.came.set()
+            return
         replaced = self.links.via.get(index) if index is not None else None
         self.links.add(connection, index)
         if replaced is not None and replaced is not connection:
