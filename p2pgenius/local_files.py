@@ -22,6 +22,7 @@ the cost of a ``stat``, and one that grows meanwhile (or a pipe) at the cost of 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import secrets
 import stat
@@ -195,3 +196,26 @@ def _read_up_to(handle: BinaryIO, size: int) -> bytes:
     while len(data) < size and (more := handle.read(size - len(data))):
         data += more
     return data
+
+
+def stage_note(transcript: Path) -> Path:
+    """Beside a transcript (its name plus ``.stage``, so never the transcript itself): the note of
+    the stage under way and when it began on this machine (``net/files.py`` writes it)."""
+    return transcript.with_name(transcript.name + ".stage")
+
+
+def read_stage_note(transcript: Path) -> tuple[int, float] | None:
+    """The note beside ``transcript``: (stage, when it began, in seconds since the epoch), or None
+    if there is none or it is damaged (a crash mid-write, or an edit: not a finite time)."""
+    try:
+        descriptor = open_own(stage_note(transcript), os.O_RDONLY)
+        try:
+            text = os.read(descriptor, 64)  # (the note is 33 bytes; more is no note of ours)
+        finally:
+            os.close(descriptor)
+        number, began = text.decode("ascii").split()
+        stage, when = int(number), float(began)
+    except (OSError, UnsafeFileError, ValueError, UnicodeDecodeError):
+        return None
+    # ("nan", "inf" or a time before the epoch are no note a peer of ours wrote.)
+    return (stage, when) if stage >= 0 and math.isfinite(when) and when >= 0 else None

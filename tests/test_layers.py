@@ -263,6 +263,7 @@ ORDER: Final = {
         "union",
         "session",
         "observer",
+        "overdue",
         "transcript",
     ],
     "protocol/session": [
@@ -306,6 +307,7 @@ ORDER: Final = {
         "clocks",
         "lobby",
         "reconnect",
+        "overdue",
         "match_loop",
         "party",
         "host",

@@ -118,6 +118,8 @@ def resume_hint(match: Match) -> str:
     """For an unfinished match this account played: how to take it up, or why not."""
     if match.kind != UNFINISHED or match.me is None or match.role == "watch":
         return ""
+    if match.forfeited_most_likely():  # (its ending says why: a resume would reach nobody)
+        return ""
     path = Path(match.path)
     secrets = path.with_suffix(".secrets")
     if not secrets.exists():
@@ -145,7 +147,7 @@ def _lines(out: TextIO, lines: Sequence[Match]) -> None:
         out.write(f"{head}  vs {others}\n")
         detail = [
             f"seats {seats_words(match)}",
-            printable(match.reason),
+            printable(match.ending()),
             length_words(match),
             verdict_words(match),
         ]
@@ -224,7 +226,7 @@ def as_json(
                 "game": m.game,
                 "kind": m.kind,
                 "result": m.result(),
-                "ending": m.reason,
+                "ending": m.ending(),
                 "seats": list(m.mine),
                 "role": m.role,
                 "opponents": [

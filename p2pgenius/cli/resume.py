@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 from typing import TextIO
@@ -97,6 +98,15 @@ def nothing_to_resume(folder: Path, live: list[tuple[Path, str]]) -> str:
 
 
 def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files) -> int:
+    peer, main = prepared(args, printer, path, files)
+    return played(args, peer, main, printer)
+
+
+def prepared(
+    args: argparse.Namespace, printer: Printer, path: Path, files: Files
+) -> tuple[Peer, Callable[[], Awaitable[None]]]:
+    """The peer read back from the match's files (held by this process), and what plays it on
+    (a test runs it inside its own trio run)."""
     secrets = files.secrets
     try:
         # (Both were checked by the lock: this user's regular files, no links.)
@@ -125,8 +135,7 @@ def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files
     invite = saved_invite(files)
     if invite is not None and invite.key != peer.session.keys[0]:  # type: ignore[union-attr]
         invite = None  # (another match's invite: this match's host is the one to find)
-    main = partial(_rejoin, peer, meta, (host, int(port)), invite)
-    return played(args, peer, main, printer)
+    return peer, partial(_rejoin, peer, meta, (host, int(port)), invite)
 
 
 async def _rejoin(

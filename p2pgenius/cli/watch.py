@@ -14,12 +14,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
-import itertools
 import random
 import sys
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import trio
 
@@ -29,10 +28,13 @@ from p2pgenius.cli.join import MISPAIRED_TRIES, NOT_THE_HOST, Target, address_of
 from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.catalog import names
-from p2pgenius.net.connection import PeerGoneError
+from p2pgenius.net import DEFAULT_GRACE_S, transit
+from p2pgenius.net.clocks import patience
+from p2pgenius.net.connection import PeerGoneError, why
 from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_name, load_identity
-from p2pgenius.net.spectators import NoHandshakeError, Onlooker, watch
+from p2pgenius.net.reconnect import call_again
+from p2pgenius.net.spectators import NoHandshakeError, Onlooker, RefusedError, Watched
 from p2pgenius.protocol.session import Applied, Confirmed, Event, Fault, MatchOver, SeatsDealt, SessionView
 from p2pgenius.protocol.transcript import Report, frame, header, verify
 
@@ -105,8 +107,9 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         for listener in listeners:
             listener(session, event)
 
-    watching = partial(watch, identity=identity, name=name, onlooker=Onlooker(on_event, kept.message))
-    main = partial(watched, target, partial(watching, expect_key=target.key), printer)
+    watching = Watched(Onlooker(on_event, kept.message))
+    follow = partial(watching.follow, identity=identity, name=name, expect_key=target.key)
+    main = partial(watched, target, follow, watching, printer)
 
     on_screen = not args.text and sys.stdin.isatty() and out.isatty()
     try:
@@ -119,6 +122,9 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
                 session = trio.run(main)
         except BaseExceptionGroup as group:
             raise first_error(group) from None
+    except WatchingStoppedError as exc:
+        printer.line(f"the watching stopped before the match ended: {exc}")
+        session = None
     except (PeerGoneError, trio.TooSlowError) as exc:
         raise P2PGeniusError(str(exc) or "the host took too long") from None
     finally:
@@ -134,23 +140,75 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
 
 async def watched(
-    target: Target, watching: Callable[[trio.abc.Stream], Awaitable[SessionView | None]], printer: Printer
+    target: Target, follow: Callable[[trio.abc.Stream], Awaitable[None]], watching: Watched, printer: Printer
 ) -> SessionView | None:
-    """Reach the host and watch (``watching``, given the stream); a relay that paired this call
-    with someone who is not the host (another caller at the same moment) is called at again, as a
-    joiner does."""
+    """Reach the host and watch to the end (``follow``, given each stream). A relay that paired
+    the first call with someone who is not the host (another caller at the same moment) is called
+    at again, as a joiner does; a connection cut before the match ends is made again, as a
+    joiner's is (a relay restarted, a host resumed after a crash), for as long as a peer cut off
+    is waited for: then WatchingStoppedError says why."""
     printer.line(f"connecting to {target.what} to watch")
-    for call in itertools.count(1):
-        stream, route = await target.reach()
-        printer.line(f"{route.words()}: watching; every message is checked as it comes")
+    stream, route = await target.reach()
+    mispaired, cut_at = 0, None  # (cut_at: when the watching was last cut off, on trio's clock)
+    while True:
+        doing = WATCHING if cut_at is None else "watching again, from where it was cut"
+        printer.line(f"{route.words()}: {doing}")
         try:
-            return await watching(stream)
+            await follow(stream)
+            return watching.view
+        except RefusedError:
+            raise
         except NoHandshakeError:
-            if route.relay is None or call > MISPAIRED_TRIES:
-                raise
-            printer.line(f"{route.where}: {NOT_THE_HOST}")
-            await trio.sleep(random.uniform(0.1, 1.0))
-    return None
+            if cut_at is None and watching.session is None:  # (the first call)
+                if route.relay is None or mispaired >= MISPAIRED_TRIES:
+                    raise
+                mispaired += 1
+                printer.line(f"{route.where}: {NOT_THE_HOST}")
+                await trio.sleep(random.uniform(0.1, 1.0))
+                stream, route = await target.reach()
+                continue
+        except PeerGoneError as exc:
+            if watching.session is None:  # (in the lobby: as a player cut there, it comes anew)
+                raise PeerGoneError(f"{cut_words(route, exc)}, before the match began") from None
+            printer.line(f"{cut_words(route, exc)}; calling again")
+            cut_at = trio.current_time()
+        cut_at = cut_at if cut_at is not None else trio.current_time()
+        stream, route = await _call_again(target, watching, printer, cut_at)
+
+
+WATCHING: Final = "watching; every message is checked as it comes"
+
+
+class WatchingStoppedError(PeerGoneError):
+    """The watching was cut off before the match ended, and the host could not be reached again."""
+
+
+async def _call_again(
+    target: Target, watching: Watched, printer: Printer, cut_at: float
+) -> tuple[trio.abc.Stream, transit.Route]:
+    """The host, called again after the watching was cut off at ``cut_at``: each second for the
+    grace period, then less often, for as long as a peer cut off is waited for (the match's
+    longest time limit, never less than the grace period)."""
+    session = watching.session
+    waited = patience(session, DEFAULT_GRACE_S) if session is not None else DEFAULT_GRACE_S
+    try:
+        return await call_again(
+            target.reach, printer.line, often_until=cut_at + DEFAULT_GRACE_S, until=cut_at + waited
+        )
+    except PeerGoneError as exc:
+        raise WatchingStoppedError(str(exc)) from None
+
+
+def cut_words(route: transit.Route, exc: BaseException) -> str:
+    """What cut the watching, as far as a spectator can tell: through a relay, the relay or the
+    host may have gone (the relay closes its end either way); directly, the host's connection."""
+    if route.relay is not None:
+        return (
+            f"lost the connection through {transit.relay_label(route.relay)}: the relay or the host "
+            "went away (a relay does not say which)"
+        )
+    reason = why(exc).replace("the peer", "the host")
+    return f"lost the connection to the host ({route.where}): {reason}"
 
 
 def live(

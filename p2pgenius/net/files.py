@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from p2pgenius.errors import LocalMisuseError
-from p2pgenius.local_files import PRIVATE, SHARED, UnsafeFileError, check, open_own, replace, write_all
+from p2pgenius.local_files import (
+    PRIVATE,
+    SHARED,
+    UnsafeFileError,
+    check,
+    open_own,
+    read_stage_note,
+    replace,
+    stage_note,
+    write_all,
+)
 from p2pgenius.protocol.transcript import frame
 
 
@@ -132,8 +141,9 @@ class Files:
     def stage_note(self) -> Path:
         """Beside the transcript (its name plus ``.stage``, so never the transcript itself): the
         stage under way and when it began here (wall clock), so that a resumed peer's own clocks
-        count the time already spent (nothing else reads it)."""
-        return self.transcript.with_name(self.transcript.name + ".stage")
+        count the time already spent, and a resumed peer or the record can tell from when it was
+        late with what it owed (:mod:`p2pgenius.protocol.overdue`)."""
+        return stage_note(self.transcript)
 
     def note_stage(self, number: int, began: float) -> None:
         """Stage ``number`` began here at ``began`` (seconds since the epoch). One fixed-width
@@ -147,18 +157,7 @@ class Files:
     def stage_began(self) -> tuple[int, float] | None:
         """The note of :meth:`note_stage`: (stage, when it began), or None if there is none or it
         is damaged (a crash mid-write, or an edit: not a finite time)."""
-        try:
-            descriptor = open_own(self.stage_note, os.O_RDONLY)
-            try:
-                text = os.read(descriptor, 64)  # (the note is 33 bytes; more is no note of ours)
-            finally:
-                os.close(descriptor)
-            number, began = text.decode("ascii").split()
-            stage, when = int(number), float(began)
-        except (OSError, UnsafeFileError, ValueError, UnicodeDecodeError):
-            return None
-        # ("nan", "inf" or a time before the epoch are no note a peer of ours wrote.)
-        return (stage, when) if stage >= 0 and math.isfinite(when) and when >= 0 else None
+        return read_stage_note(self.transcript)
 
     def note(self, text: str) -> None:
         """A line for the wire log, if there is one."""

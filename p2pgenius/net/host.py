@@ -76,7 +76,9 @@ class Host:
             party.links.add(member.connection, index)
         await warmed.wait()
         session = self.session = Session(keys=keys, me=0, identity=party.identity, names=names)
-        await party.began(session, "host", None)
+        # A resumed host admits spectators as this one did (SPEC 4b): its header says whether.
+        watched = lobby.spectators is not None and lobby.spectators.allowed
+        await party.began(session, "host", {"spectators": True} if watched else {})
         session.setup.propose(
             lobby.game,
             options=lobby.options,

@@ -129,7 +129,7 @@ class Joiner:
             expected=expected,
             coin=joining.nonce,
         )
-        await party.began(session, "join", expected)
+        await party.began(session, "join", {"expected": expected})
         # Our coin share is committed (in our ready) before the terms come: on disk now, so that a
         # crash before the terms does not leave us unable to open it (and so forfeit).
         party.files.append(party.files.secrets, [encode(["coin", joining.nonce])])

@@ -11,7 +11,7 @@ the doors beside it (:class:`Doors`).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -28,15 +28,17 @@ from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.net.lobby import LocalPlayer
 from p2pgenius.net.match_loop import Decide, MatchLoop, Report
-from p2pgenius.net.reconnect import Reconnection, WayBack
+from p2pgenius.net.overdue import Overdue, company
+from p2pgenius.net.reconnect import Arrivals, Reconnection, WayBack
 from p2pgenius.net.spectators import Spectators
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
 from p2pgenius.threads import off_loop, settle_heap
 
-Began = Callable[[Session, str, dict[str, Any] | None], Awaitable[None]]
-"""Told when a side has its session (``role``: "host" or "join"; what the terms must carry, for a
-joiner): the match's files begin, before anything of the match is sent."""
+Began = Callable[[Session, str, Mapping[str, Any]], Awaitable[None]]
+"""Told when a side has its session (``role``: "host" or "join"; what its transcript's header keeps
+besides: a joiner's ``expected``, what the terms must carry; a host's ``spectators``, whether its
+lobby admitted them): the match's files begin, before anything of the match is sent."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ class Doors:
     spectators: Spectators | None = None  # a host's watchers, fed by the loop
     beside: Sequence[Callable[[], Awaitable[None]]] = ()
     restarted: bool = False
+    overdue: Overdue | None = None  # a restarted peer late with what it owed: it reaches another first
 
 
 @dataclass(eq=False)  # (one object per side of a match: equal only to itself)
@@ -129,13 +132,33 @@ class Party:
         self.clocks.start(session)
         async with trio.open_nursery() as nursery:
             loop = self.loop = self.match_loop(session, nursery, Inbox[Item](nursery), doors, resumed_stage)
+            if doors.overdue is not None:
+                loop.reconnection.arrivals = Arrivals()  # (held until another player is reached)
             self._open_doors(nursery, loop.reconnection, doors)
+            if doors.overdue is not None:
+                first = [*first, *await self._reached(loop.reconnection, doors.overdue)]
             try:
                 await loop.run(first)
             finally:
                 self.loop = None  # (nothing said from now on reaches anyone)
             nursery.cancel_scope.cancel()
         await self.links.aclose()
+
+    async def _reached(self, reconnection: Reconnection, late: Overdue) -> list[tuple[Connection, bytes]]:
+        """A restarted peer late with what it owed plays on only once another player is back
+        (:mod:`p2pgenius.net.overdue`): the connections held meanwhile join the match, and what
+        came behind each one's sync is read first. Nobody in time: ForfeitedMostLikelyError."""
+        self.tell(Notice(late.notice()))
+        assert reconnection.arrivals is not None
+        try:
+            back = await company(reconnection.arrivals, late)
+        finally:
+            reconnection.arrivals = None  # (from now on each comes back into the match at once)
+        first: list[tuple[Connection, bytes]] = []
+        for connection, index, behind in back:
+            self.links.add(connection, index)
+            first += [(connection, payload) for payload in behind]
+        return first
 
     def match_loop(
         self,

@@ -45,10 +45,13 @@ from p2pgenius.net.joiner import Expected, Joiner, WrongHostError
 from p2pgenius.net.links import Links
 from p2pgenius.net.lobby import LOBBY_FIELDS, Joining, Lobby, LocalPlayer, Member
 from p2pgenius.net.match_loop import Decide, MatchLoop, Report
+from p2pgenius.net.overdue import overdue
 from p2pgenius.net.party import Doors, Party, Playing
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.reconnect import WayBack
+from p2pgenius.net.spectators import Spectators
 from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.overdue import Times
 from p2pgenius.protocol.session import Session, SessionView
 from p2pgenius.protocol.transcript import header
 from p2pgenius.protocol.transcript import records as read_records
@@ -96,6 +99,7 @@ class Peer:
     listener: trio.abc.Listener[trio.abc.Stream] | None = None  # a resumed host's door
     notify: Notify = ignore  # the network layer's events, as data (a screen's status line)
     agreed: dict[str, Any] | None = None  # a joiner: what the terms must carry (the lobby it agreed to)
+    watched: bool = False  # a host: its lobby admitted spectators (a resumed host admits them again)
     expect_key: bytes | None = None  # a joiner's host key known in advance (an invite): pinned exactly
     expect_from: str = "the invite"  # where expect_key came from, in words ("the announcement")
     token: bytes | None = None  # the invite's seat token: a host's to hand out, a joiner's to show
@@ -111,6 +115,7 @@ class Peer:
     _side: Host | Joiner | None = None  # the side being played (its lobby, then its match)
     _party: Party | None = None  # what the side plays with (its loop, while the match is played)
     _resumed_stage: tuple[int, float] | None = None  # a resumed peer: (stage, began), from its note
+    _kept: Times | None = None  # a resumed peer: when its files said the match was last at
 
     loop_type: ClassVar[type[MatchLoop]] = MatchLoop
     """The loop this peer plays its matches in (a test's misbehaving peer plays in another)."""
@@ -223,29 +228,47 @@ class Peer:
         )
         self.name = meta.get("name", self.name)
         self.address = meta.get("address", "")
+        self.watched = meta.get("role") == "host" and meta.get("spectators") is True
         self._resumed_stage = self.files.stage_began()
+        with contextlib.suppress(OSError):  # (when the files were last written: what it owes is
+            # late from then, at the latest; no file, no such judgement)
+            self._kept = Times(self._resumed_stage, self.files.transcript.stat().st_mtime)
         return dict(meta)
 
     async def play(self) -> None:
         """Play on the match read back by :meth:`resume`, to its end (or a fault): a host with
         its door (``listener``) open again, a joiner finding its host (``reconnect``). Raises
         LocalMisuseError if there is no match to play (resume first)."""
-        if self.session is None:
+        session = self.session
+        if session is None:
             raise LocalMisuseError("there is no match yet: host, join or resume one first")
-        doors = Doors(listener=self.listener, way_back=self._way_back(), restarted=True)
         resumed, self._resumed_stage = self._resumed_stage, None
         party = self._make_party()
-        with self._playing(party):
-            await party.play(self.session, doors, resumed_stage=resumed)
+        async with trio.open_nursery() as watching:
+            # A host's door takes watchers again as its lobby did (the header says whether),
+            # and tells one of a match that admits none so, not that it started without it.
+            spectators = None
+            if self.listener is not None:
+                spectators = Spectators(watching, lambda: session, self.report_line, allowed=self.watched)
+            late = overdue(session, self._kept, self.grace_s)
+            doors = Doors(self.listener, self._way_back(), spectators, restarted=True, overdue=late)
+            with self._playing(party):
+                await party.play(session, doors, resumed_stage=resumed)
+            if spectators is not None:
+                await spectators.finish()
+            watching.cancel_scope.cancel()
 
-    async def _began(self, session: Session, role: str, agreed: dict[str, Any] | None) -> None:
-        """A side has its session: a screen may read it now, and the match's files begin."""
-        self.session, self.agreed = session, agreed
+    async def _began(self, session: Session, role: str, kept: Mapping[str, Any]) -> None:
+        """A side has its session: a screen may read it now, and the match's files begin
+        (``kept``: what the header keeps besides, see :data:`~p2pgenius.net.party.Began`)."""
+        self.session, self.agreed = session, kept.get("expected")
+        self.watched = kept.get("spectators") is True
         await self._start_transcript(role)
 
     async def _start_transcript(self, role: str) -> None:
         """Begin the match's files; the header says how to come back (and, for a joiner, what
-        the terms must carry). A test's dishonest peer wraps its session here."""
+        the terms must carry; for a host, that it admits spectators). A test's dishonest peer
+        wraps its session here."""
         if self.session is None:
             raise LocalMisuseError("there is no match yet: host, join or resume one first")
         meta: dict[str, Any] = {"role": role, "address": self.address, "name": self.name}
@@ -253,6 +276,8 @@ class Peer:
         meta["date"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         if self.agreed is not None:
             meta["expected"] = self.agreed
+        if self.watched:
+            meta["spectators"] = True
         self.files.start(header(self.session.keys, self.session.me, **meta))
 
     # -- in the lobby, and while the match is played (from outside the loop) ---------------------

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import KW_ONLY, dataclass
-from typing import Final
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Final, NoReturn, TypeVar
 
 import trio
 
@@ -28,10 +28,12 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
 
 SAY_AGAIN_S: Final = 30.0
-RETRY_S: Final = 15.0
-"""How often a joiner tries to reach its host again once the grace period has passed."""
 """A joiner trying to reach its host again says why it failed when the reason changes, and at
 least this often (a try a second: one line a second would bury everything else)."""
+RETRY_S: Final = 15.0
+"""How often a joiner tries to reach its host again once the grace period has passed."""
+
+T = TypeVar("T")
 
 
 async def sync(session: Session, connection: Connection, *, speak_first: bool) -> list[bytes]:
@@ -70,6 +72,37 @@ async def sync(session: Session, connection: Connection, *, speak_first: bool) -
     return behind
 
 
+def failed_call(exc: BaseException) -> str:
+    """Why a call to the host failed, in words (a first connection's advice, "is the host
+    running...?", is no help to one calling again)."""
+    return why(exc).split(": ", 1)[0] if isinstance(exc, ConnectError) else why(exc)
+
+
+async def call_again(
+    call: Callable[[], Awaitable[T]], say: Callable[[str], None], *, often_until: float, until: float
+) -> T:
+    """What ``call`` gives once it answers, called again and again as a joiner calls its host
+    again: each second until ``often_until`` (trio's clock), then every RETRY_S; why a call
+    failed is said when the reason changes and every SAY_AGAIN_S. Past ``until``, PeerGoneError
+    says for how long nobody answered, and the last reason (a spectator's way back: one that
+    watches is waited for by nobody, and gives up in time)."""
+    began, said, again_at = trio.current_time(), "", 0.0
+    while True:
+        try:
+            return await call()
+        except (OSError, PeerGoneError, trio.TooSlowError) as exc:
+            reason, now = failed_call(exc), trio.current_time()
+            if now >= until:
+                raise PeerGoneError(
+                    f"the host could not be reached again for {now - began:.0f} s ({reason})"
+                ) from None
+            every = 1.0 if now < often_until else RETRY_S
+            if reason != said or now >= again_at:
+                say(f"calling again: {reason}; trying again every {every:.0f} s")
+                said, again_at = reason, now + SAY_AGAIN_S
+            await trio.sleep(min(every, until - now))
+
+
 @dataclass(frozen=True)
 class WayBack:
     """A joiner's way back to its host: ``connect`` opens a stream to where the host was
@@ -81,6 +114,16 @@ class WayBack:
     address: str
     grace_s: float
     wrong_host: Callable[[], None]
+
+
+@dataclass(eq=False)
+class Arrivals:
+    """Players' connections back, held before the match loop runs (a resumed peer that missed a
+    deadline of its own plays on only once it has reached another player): each as adopted,
+    its player's index at the host and what came behind its sync; ``came`` is set at the first."""
+
+    held: list[tuple[Connection, int | None, list[bytes]]] = field(default_factory=list)
+    came: trio.Event = field(default_factory=trio.Event)
 
 
 @dataclass(eq=False)  # (one object per match: equal only to itself)
@@ -105,6 +148,7 @@ class Reconnection:
     came_back: Callable[[Iterable[int]], None]
     spectators: Spectators | None = None
     way_back: WayBack | None = None
+    arrivals: Arrivals | None = None  # while set, a connection back is held there, not read
 
     def _channel(self, *, initiator: bool) -> SecureChannel:
         return SecureChannel(initiator=initiator, identity=self.identity, hello={"name": self.name})
@@ -133,8 +177,7 @@ class Reconnection:
                     raise PeerGoneError("another host answered at that address")
                 behind = await sync(session, connection, speak_first=True)
             except (OSError, PeerGoneError, trio.TooSlowError) as exc:
-                # (A first connection's advice, "is the host running...?", is no help here.)
-                reason = why(exc).split(": ", 1)[0] if isinstance(exc, ConnectError) else why(exc)
+                reason = failed_call(exc)
                 now = trio.current_time()
                 pause = 1.0 if now < often_until else RETRY_S
                 if reason != said or now >= again_at:
@@ -165,10 +208,10 @@ class Reconnection:
             if is_spectator(established) and self.spectators is not None:
                 self.spectators.admit(connection, caller_name(established))
                 return
+            if is_spectator(established):  # (a watcher is no player: told why it is turned away)
+                await _refuse(connection, "this match does not admit spectators")
             if established.peer_key not in session.keys[1:]:
-                with contextlib.suppress(PeerGoneError):
-                    await connection.send(encode(["refused", "the match has started without you"]))
-                raise PeerGoneError("not a player of this match")
+                await _refuse(connection, "the match has started without you", "not a player of this match")
             self.pins.name_of(established)
             behind = await sync(session, connection, speak_first=False)
         except (P2PGeniusError, trio.TooSlowError) as exc:
@@ -184,7 +227,12 @@ class Reconnection:
         """Make a resynced connection one of the match's (``index``: the player it carries, at
         the host): send what was accepted meanwhile, queue what came behind its sync, and read
         it in the match loop. The player's connection it comes in place of is closed: left open,
-        its reader read on, and a player coming back again and again held one more each time."""
+        its reader read on, and a player coming back again and again held one more each time.
+        While ``arrivals`` is set, the connection is held there instead, for the loop to take."""
+        if self.arrivals is not None:
+            self.arrivals.held.append((connection, index, behind))
+            self.arrivals.came.set()
+            return
         replaced = self.links.via.get(index) if index is not None else None
         self.links.add(connection, index)
         if replaced is not None and replaced is not connection:
@@ -193,6 +241,13 @@ class Reconnection:
             await connection.send(encode(["m", raw]))  # accepted while we were resyncing
         # What came behind its sync goes first, in order, before anything the reader picks up.
         self.nursery.start_soon(connection.messages, self.inbox, behind)
+
+
+async def _refuse(connection: Connection, reason: str, said: str | None = None) -> NoReturn:
+    """Tell a caller why it is turned away (``said``: what this host is told, if not that)."""
+    with contextlib.suppress(PeerGoneError):
+        await connection.send(encode(["refused", reason]))
+    raise PeerGoneError(said or reason)
 
 
 async def _close(connection: Connection, within_s: float = 1.0) -> None:

@@ -19,6 +19,7 @@ hash as the messages come (an observer session), and gives each event to its cal
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
@@ -193,6 +194,103 @@ class Onlooker:
     on_message: Callable[[bytes], None] = lambda raw: None
 
 
+class RefusedError(PeerGoneError):
+    """The host turned the spectator away (its word, in the message): no use calling again."""
+
+
+@dataclass
+class Watched:
+    """A spectator's match across its connections to the host: the observer session (None until
+    the host lists the players) and a digest of every message received. A host called again (its
+    relay restarted, or itself) sends the match from its first message: what is held already is
+    not taken twice, and a host that lists other players is not the match watched."""
+
+    onlooker: Onlooker
+    session: Session | None = None
+    seen: set[bytes] | None = field(default_factory=set)  # (None: every message taken as it comes)
+
+    @property
+    def view(self) -> SessionView | None:
+        """The match as far as it was watched (None if it never began)."""
+        return None if self.session is None else self.session.view
+
+    @property
+    def over(self) -> bool:
+        """Whether the match came to its end (its result, or a fault)."""
+        return finished(self.session)
+
+    async def follow(
+        self, stream: trio.abc.Stream, identity: Identity, name: str, *, expect_key: bytes | None = None
+    ) -> None:
+        """Watch over one connection (``stream``) until the match is over: every message is
+        checked as it comes and handed to the onlooker. Raises PeerGoneError if the connection
+        ends first, or the host refuses us (RefusedError); NoHandshakeError if it never got as far
+        as the handshake's end."""
+
+        def check(host: Established) -> None:
+            if expect_key is not None and host.peer_key != expect_key:
+                raise IdentityError(
+                    f"the host's key is not the one the invite names: the invite names "
+                    f"{fingerprint(expect_key)}, the host at this address has {fingerprint(host.peer_key)}"
+                )
+
+        channel = SecureChannel(initiator=True, identity=identity, hello={"name": name, "role": ROLE})
+        connection = Connection(stream, channel)
+        try:
+            host = await connection.handshake(prepare=check)
+        except (PeerGoneError, trio.TooSlowError) as exc:
+            with contextlib.suppress(Exception):
+                await connection.aclose()
+            raise NoHandshakeError(str(exc) or "the host did not finish the handshake in time") from exc
+        listed = False  # (whether this connection's ``watching`` came)
+        try:
+            while not self.over:
+                for payload in await connection.receive():
+                    listed = self.take(payload, host.peer_key, listed=listed)
+                    if self.over:
+                        break
+        finally:
+            with contextlib.suppress(Exception):
+                await connection.aclose()
+
+    def take(self, payload: bytes, host_key: bytes | None, *, listed: bool) -> bool:
+        """One payload from the host, on a connection whose ``watching`` came already (``listed``:
+        a second one is ignored) or not yet (a match message before it is ignored; on a
+        connection made again it must list the players watched). Returns whether it has come."""
+        try:
+            value = decode(payload)
+            kind, body = value[0], value[1]
+        except (EncodingError, LookupError, TypeError, ValueError):
+            raise PeerGoneError("the host sent something that is not a message") from None
+        if kind == "refused":
+            raise RefusedError(f"the host refused us: {printable(str(body)[:200]) or 'it gave no reason'}")
+        if kind == "watching" and not listed:
+            keys, names = _players(body, host_key)
+            if self.session is None:
+                self.session = Session(keys=keys, me=None, names=names)
+            elif keys != list(self.session.keys):  # (called again: the same match, or none of ours)
+                raise RefusedError("the host now shows another match than the one watched")
+            return True
+        if kind == "m" and isinstance(body, bytes) and listed and self.session is not None:
+            self._message(body, self.session)
+        return listed
+
+    def _message(self, body: bytes, session: Session) -> None:
+        """A match message from the host, checked by the session and handed to the onlooker."""
+        if self.seen is not None:
+            digest = hashlib.sha256(body).digest()
+            if digest in self.seen:
+                return  # (held already: a host called again sends the match from its start)
+            self.seen.add(digest)
+        accepted = len(session.chain.archive)
+        events = session.receive(body)
+        if len(session.chain.archive) > accepted:  # (a message it refused is not the match's)
+            # (first: a listener may read the messages so far, this one included)
+            self.onlooker.on_message(body)
+        for event in events:
+            self.onlooker.on_event(session.view, event)
+
+
 async def watch(
     stream: trio.abc.Stream,
     identity: Identity,
@@ -201,81 +299,50 @@ async def watch(
     *,
     expect_key: bytes | None = None,
 ) -> SessionView | None:
-    """Watch the match of the host at the other end of ``stream``: every message is checked as it
-    comes (an observer session) and handed to the ``onlooker``. Returns the session (read only)
-    when the match is over or the host closes (None if the match never started); raises
-    PeerGoneError if refused."""
-
-    def check(host: Established) -> None:
-        if expect_key is not None and host.peer_key != expect_key:
-            raise IdentityError(
-                f"the host's key is not the one the invite names: the invite names "
-                f"{fingerprint(expect_key)}, the host at this address has {fingerprint(host.peer_key)}"
-            )
-
-    channel = SecureChannel(initiator=True, identity=identity, hello={"name": name, "role": ROLE})
-    connection = Connection(stream, channel)
+    """Watch the match of the host at the other end of ``stream`` over that one connection
+    (:meth:`Watched.follow`). Returns the session (read only) when the match is over or the host
+    closes (None if the match never started); raises PeerGoneError if refused."""
+    watched = Watched(onlooker)
     try:
-        host = await connection.handshake(prepare=check)
-    except (PeerGoneError, trio.TooSlowError) as exc:
-        with contextlib.suppress(Exception):
-            await connection.aclose()
-        raise NoHandshakeError(str(exc) or "the host did not finish the handshake in time") from exc
-    session: Session | None = None
-    try:
-        while not finished(session):
-            for payload in await connection.receive():
-                session = _take(payload, session, onlooker, host_key=host.peer_key)
-                if finished(session):
-                    break
+        await watched.follow(stream, identity, name, expect_key=expect_key)
+    except RefusedError:
+        raise
     except PeerGoneError:
-        if session is None:
+        if watched.session is None:
             raise
-    finally:
-        with contextlib.suppress(Exception):
-            await connection.aclose()
-    return None if session is None else session.view
+    return watched.view
 
 
 def _take(
     payload: bytes, session: Session | None, onlooker: Onlooker, *, host_key: bytes | None = None
 ) -> Session | None:
-    try:
-        value = decode(payload)
-        kind, body = value[0], value[1]
-    except (EncodingError, LookupError, TypeError, ValueError):
-        raise PeerGoneError("the host sent something that is not a message") from None
-    if kind == "refused":
-        raise PeerGoneError(f"the host refused us: {printable(str(body)[:200]) or 'it gave no reason'}")
-    if kind == "watching" and session is None:
-        keys = body.get("keys") if isinstance(body, dict) else None
-        names = body.get("names") if isinstance(body, dict) else None
-        if not (
-            isinstance(keys, list)
-            and all(isinstance(k, bytes) for k in keys)
-            and 2 <= len(keys) <= 4
-            and (names is None or (isinstance(names, list) and len(names) == len(keys)))
-            and all(is_name(n) for n in names or ())
-        ):
-            raise PeerGoneError("the host sent a malformed list of players")
-        assert isinstance(keys, list)
-        if host_key is not None and keys[0] != host_key:
-            # Its own match's host is p0's peer: a host that passes on someone else's match (or
-            # makes one up under other keys) is not the match the invite was for.
-            raise PeerGoneError(
-                f"the host's match is not its own: the players it lists are hosted by "
-                f"{fingerprint(keys[0])}, not by the host at this address ({fingerprint(host_key)})"
-            )
-        return Session(keys=keys, me=None, names=list(names) if names else None)
-    if kind == "m" and isinstance(body, bytes) and session is not None:
-        accepted = len(session.chain.archive)
-        events = session.receive(body)
-        if len(session.chain.archive) > accepted:  # (a message it refused is not the match's)
-            onlooker.on_message(body)  # (first: a listener may read the messages so far, this one included)
-        for event in events:
-            onlooker.on_event(session.view, event)
-        return session
-    return session
+    """One payload from the host for the match watched so far over one connection (its first
+    ``watching`` makes the session; see :meth:`Watched.take`)."""
+    watched = Watched(onlooker, session, seen=None)
+    watched.take(payload, host_key, listed=session is not None)
+    return watched.session
+
+
+def _players(body: object, host_key: bytes | None) -> tuple[list[bytes], list[str] | None]:
+    """The players' keys and names of a ``watching`` message, checked (SPEC 4b)."""
+    keys = body.get("keys") if isinstance(body, dict) else None
+    names = body.get("names") if isinstance(body, dict) else None
+    if not (
+        isinstance(keys, list)
+        and all(isinstance(k, bytes) for k in keys)
+        and 2 <= len(keys) <= 4
+        and (names is None or (isinstance(names, list) and len(names) == len(keys)))
+        and all(is_name(n) for n in names or ())
+    ):
+        raise PeerGoneError("the host sent a malformed list of players")
+    if host_key is not None and keys[0] != host_key:
+        # Its own match's host is p0's peer: a host that passes on someone else's match (or
+        # makes one up under other keys) is not the match the invite was for.
+        raise PeerGoneError(
+            f"the host's match is not its own: the players it lists are hosted by "
+            f"{fingerprint(keys[0])}, not by the host at this address ({fingerprint(host_key)})"
+        )
+    return list(keys), list(names) if names else None
 
 
 def finished(session: Session | None) -> bool:

@@ -22,6 +22,7 @@ from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.messages import OLD_VERSION, VERSION
 from p2pgenius.protocol.observer import Replayed, observer_of, replay
+from p2pgenius.protocol.overdue import Owed, longest_limit, owed_now
 from p2pgenius.protocol.records import (
     MAGIC,
     MAX_RECORD,
@@ -143,6 +144,12 @@ class Report:
     signature, a chain): no author's chain holds them, so they prove nothing and change nothing
     (SPEC section 7, "A msg record that fails the checks"); the verdict is the one the transcript
     has without them."""
+    owed: tuple[Owed, ...] = ()
+    """What the match waited on where the transcript stops, each debt with its peer (and its
+    clock, if it is on one): an unfinished match's, whose own peer may have been claimed since
+    (:mod:`p2pgenius.protocol.overdue`)."""
+    longest_s: float = 0.0
+    """The match's longest time limit, in seconds (0 before the terms)."""
 
 
 def verify(data: bytes) -> Report:
@@ -220,6 +227,7 @@ def _describe(observer: Session, report: Report, claims: dict[int, BlindClaim]) 
     report.terms, report.names = observer.terms, list(observer.names)
     report.owner = tuple(observer.owner)
     report.chains = _chains(observer)
+    report.owed, report.longest_s = owed_now(observer), longest_limit(observer.terms)
     if observer.terms is not None and observer.match is not None:
         report.initial = observer.match.game.initial(observer.terms["setup"], observer.terms["options"])
         report.steps = _opened(observer, report.initial, report.steps)

@@ -24,8 +24,9 @@ from p2pgenius.canonical import decode, encode
 from p2pgenius.local_files import PRIVATE, open_own
 from p2pgenius.record.matches import UNREADABLE, Match, Player, read
 
-SCHEMA: Final = 3
-"""The index's layout; an index of another layout is rebuilt."""
+SCHEMA: Final = 4
+"""The index's layout; an index of another layout is rebuilt (4: what an unfinished match's own
+peer owed, and from when it was late)."""
 COMPANIONS: Final = (".secrets", ".invite", ".lock", ".stage", ".log", ".tmp")
 """Files that go beside a transcript (``X.p2pt.lock``, ``X.secrets``...): not listed."""
 TRANSCRIPT: Final = ".p2pt"
@@ -49,6 +50,8 @@ FIELDS: Final = (
     "outcome",
     "match_id",
     "chains",
+    "late",
+    "late_at",
 )
 
 
@@ -80,7 +83,7 @@ class Index:
             "CREATE TABLE IF NOT EXISTS matches (path TEXT PRIMARY KEY, size INTEGER, mtime INTEGER,"
             " kind TEXT, verified INTEGER, game TEXT, date TEXT, role TEXT, me INTEGER, players TEXT,"
             " winners TEXT, reason TEXT, fault_peer INTEGER, fault_kind TEXT, steps INTEGER,"
-            " problem TEXT, outcome TEXT, match_id TEXT, chains BLOB)"
+            " problem TEXT, outcome TEXT, match_id TEXT, chains BLOB, late TEXT, late_at REAL)"
         )
         db.execute("CREATE INDEX IF NOT EXISTS by_date ON matches (date)")
         db.execute(f"PRAGMA user_version = {SCHEMA}")
@@ -183,6 +186,8 @@ class Index:
             json.dumps(dict(match.outcome), default=str),
             match.match_id,
             encode(list(match.chains)),
+            match.late,
+            match.late_at,
         )
         self.db.execute(f"INSERT OR REPLACE INTO matches VALUES ({', '.join('?' * len(FIELDS))})", row)
 
@@ -238,4 +243,6 @@ def _match(row: dict[str, Any]) -> Match:
         outcome=json.loads(row["outcome"]),
         match_id=row["match_id"] or "",
         chains=tuple(decode(row["chains"])) if row["chains"] else (),
+        late=row["late"] or "",
+        late_at=row["late_at"] or 0.0,
     )

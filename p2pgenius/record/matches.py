@@ -18,8 +18,11 @@ signed two histories.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
+import math
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,10 +32,11 @@ from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.catalog import names
 from p2pgenius.games.registry import get_spec
-from p2pgenius.local_files import TooLargeError, read_within
+from p2pgenius.local_files import TooLargeError, read_stage_note, read_within
 from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.messages import VERSION
+from p2pgenius.protocol.overdue import Times, missed
 from p2pgenius.protocol.transcript import UNCONFIRMED as UNSIGNED
 from p2pgenius.protocol.transcript import Report, verify, verify_copies
 
@@ -101,6 +105,25 @@ class Match:
     unchained: int = 0
     """How many of its ``msg`` records no author's chain holds (a failed signature, say): they
     prove nothing and change nothing, so the line counts as if they were not there, and says so."""
+    late: str = ""
+    """An unfinished match's: what its own peer owed where the transcript stops, and since when
+    ("p1 (yours) is late with a decision ..., since ... (its clock ran out then)"); "" if nothing."""
+    late_at: float = 0.0
+    """From when that debt was late (seconds since the epoch): from then on the others most likely
+    claimed it and, unanswered, forfeited this peer (:meth:`forfeited_most_likely`)."""
+
+    def forfeited_most_likely(self, now: float | None = None) -> bool:
+        """Whether the match stops short with its own peer late with what it owed (by ``now``;
+        None: the wall clock): most likely forfeited by it, which only the others' transcripts
+        prove (it counts for nobody)."""
+        when = time.time() if now is None else now
+        return self.kind == UNFINISHED and bool(self.late) and self.late_at <= when
+
+    def ending(self, now: float | None = None) -> str:
+        """How it ended, in words (``reason``), or what it owed, for a match most likely forfeited."""
+        if self.forfeited_most_likely(now):
+            return f"{self.late}; not counted: only the others' transcripts can prove the forfeit"
+        return self.reason
 
     @property
     def signed(self) -> int:
@@ -169,10 +192,13 @@ class Match:
         me = next((index for index, player in enumerate(self.players) if player.key in account), None)
         return replace(self, me=me)
 
-    def result(self) -> str:
+    def result(self, now: float | None = None) -> str:
         """The result for the transcript's own peer: "won", "lost", "draw", "won: p1 forfeited",
         "lost: you cheated", "stopped: the peers' states diverged", "unconfirmed: p1 did not
-        sign the result", "unfinished", "watched: alice won", "unreadable" (players by name)."""
+        sign the result", "unfinished", "most likely forfeited by you" (unfinished, its peer late
+        with what it owed by ``now``), "watched: alice won", "unreadable" (players by name)."""
+        if self.forfeited_most_likely(now):
+            return "most likely forfeited by you"
         if self.kind in (UNREADABLE, UNFINISHED):
             return self.kind
         if self.kind == UNCONFIRMED:
@@ -214,7 +240,26 @@ def read(path: Path) -> Match:
         return Match(
             str(path), UNREADABLE, False, date=_named_date(path), problem=str(exc) or type(exc).__name__
         )
-    return from_report(str(path), report, fallback_date=_named_date(path))
+    match = from_report(str(path), report, fallback_date=_named_date(path))
+    return _late(match, report, path)
+
+
+def _late(match: Match, report: Report, path: Path) -> Match:
+    """An unfinished match of its own peer's, with what that peer owed where it stops and since
+    when, from the transcript and what this machine kept beside it (the stage note, and when the
+    transcript was last written): from then on, most likely forfeited."""
+    if match.kind != UNFINISHED or match.me is None:
+        return match
+    try:
+        times = Times(read_stage_note(path), path.stat().st_mtime)
+    except OSError:
+        return match
+    late = missed(report.owed, match.me, times, report.longest_s, math.inf)
+    if late is None:
+        return match
+    since = datetime.datetime.fromtimestamp(late.since, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    words = f"{late.owed.words()}, since {since} ({late.how()})"
+    return replace(match, late=words, late_at=late.late_at)
 
 
 def from_report(path: str, report: Report, fallback_date: str = "") -> Match:

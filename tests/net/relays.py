@@ -35,30 +35,53 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@dataclass
+class RelayProcess:
+    """The transit relay on loopback as a process a test may stop and start again on the same
+    port (a relay restarted): ``start`` returns once it accepts connections."""
+
+    folder: Path
+    port: int = field(default_factory=free_port)
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def where(self) -> tuple[str, int]:
+        return ("127.0.0.1", self.port)
+
+    def start(self) -> None:
+        command = [
+            str(TWIST) if TWIST.exists() else "twist",
+            "transitrelay",
+            f"--port=tcp:{self.port}:interface=127.0.0.1",
+        ]
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with (self.folder / "relay.log").open("a") as log:
+            self.process = subprocess.Popen(command, cwd=self.folder, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + HANG_S
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(self.where, timeout=1):
+                return
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                log_text = (self.folder / "relay.log").read_text()[-2000:]
+                raise RuntimeError(f"the relay did not start: {log_text}")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
 @contextlib.contextmanager
 def real_relay(folder: Path) -> Iterator[tuple[str, int]]:
     """The transit relay on loopback, for as long as the block runs: (host, port)."""
-    port = free_port()
-    command = [
-        str(TWIST) if TWIST.exists() else "twist",
-        "transitrelay",
-        f"--port=tcp:{port}:interface=127.0.0.1",
-    ]
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / "relay.log").open("w") as log:
-        process = subprocess.Popen(command, cwd=folder, stdout=log, stderr=subprocess.STDOUT)
+    relay = RelayProcess(folder)
     try:
-        deadline = time.monotonic() + HANG_S
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the relay did not start: {(folder / 'relay.log').read_text()[-2000:]}")
-            time.sleep(0.05)
-        yield ("127.0.0.1", port)
+        relay.start()
+        yield relay.where
     finally:
-        process.kill()
-        process.wait()
+        relay.stop()
 
 
 REQUEST = re.compile(rb"please relay ([0-9a-f]{64}) for side ([0-9a-f]{16})\n")
