@@ -323,7 +323,10 @@ class _Tries:
         next is to be tried (False)."""
         peer, target = self.peer, self.target
         stream, route = await self._first()
+        # (Through a relay no direct address answered: the header keeps the invite's first, for
+        # a reader, and the relay, which resume calls at once: SPEC section 7's header.)
         peer.address = route.where if route.relay is None else hostport(*target.targets[0])
+        peer.relay = "" if route.relay is None else hostport(*route.relay)
         peer.report_line(route.words())
         try:
             async with peer:  # (its connections closed however the match ends)

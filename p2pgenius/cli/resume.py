@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TextIO
@@ -152,10 +152,8 @@ async def _rejoin(
             peer.listener = entrance
             peer.report_line(f"listening again on {meta['address']}; waiting for the others")
         else:
-            targets = [address] + [t for t in (invite.targets() if invite else []) if t != address]
-            relays = invite.relays if invite is not None else ()
-            token = transit.relay_token(invite.key, invite.token) if invite and invite.relays else None
-            way = transit.Way(targets, relays, token)
+            way = way_back(meta, address, invite)
+            relays = way.relays
 
             async def again() -> trio.abc.Stream:
                 return (await way.reach())[0]
@@ -171,6 +169,19 @@ async def _rejoin(
             if peer.listener is not None:
                 with trio.CancelScope(shield=True):
                     await peer.listener.aclose()
+
+
+def way_back(meta: Mapping[str, object], address: tuple[str, int], invite: Invite | None) -> transit.Way:
+    """A joiner's way back to its host, from its files alone: the address it played at, then the
+    invite's other addresses and its relays (the invite kept beside the transcript, privately: it
+    holds the seat token the relays are called with). One that came through a relay (the header's
+    ``relay``) calls there at once, as it came, not after the direct routes' head start."""
+    targets = [address] + [t for t in (invite.targets() if invite else []) if t != address]
+    relays = invite.relays if invite is not None else ()
+    token = transit.relay_token(invite.key, invite.token) if invite and invite.relays else None
+    came = meta.get("relay")
+    head_start = 0.0 if isinstance(came, str) and came else transit.HEAD_START_S
+    return transit.Way(targets, relays, token, head_start_s=head_start)
 
 
 def saved_invite(files: Files) -> Invite | None:

@@ -94,6 +94,7 @@ class Peer:
     session: Session | None = None  # the match's, once a side has one (a screen reads it)
     links: Links = field(default_factory=Links)  # the match's connections; the host relays
     address: str = ""  # recorded in the transcript so that a crashed peer can come back
+    relay: str = ""  # a joiner that came through a relay: its HOST:PORT (resume calls there at once)
     reconnect: Callable[[], Awaitable[trio.abc.Stream]] | None = None  # a joiner's way back
     confirm: Callable[[Mapping[str, Any]], Awaitable[bool]] | None = None  # agree to a lobby
     listener: trio.abc.Listener[trio.abc.Stream] | None = None  # a resumed host's door
@@ -278,6 +279,8 @@ class Peer:
             meta["expected"] = self.agreed
         if self.watched:
             meta["spectators"] = True
+        if self.relay:
+            meta["relay"] = self.relay
         self.files.start(header(self.session.keys, self.session.me, **meta))
 
     # -- in the lobby, and while the match is played (from outside the loop) ---------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import trio
 from p2pgenius.cli.host import chosen_relays, host_match
 from p2pgenius.cli.join import join_match, target_of
 from p2pgenius.cli.main import build_parser
+from p2pgenius.cli.resume import way_back
 from p2pgenius.cli.play import Printer, held, make_peer, match_options
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.net import transit
@@ -135,6 +137,11 @@ async def test_a_duel_is_played_through_the_relay_from_the_invite_alone(relay: t
     assert "this machine directly, other machines through the relays" in said
     assert f"connected through relay {relay[0]}:{relay[1]} (direct connection not possible)" in joined
     verified(host, guest)
+    # Its header says how it came: the invite's first address (which did not answer) and the
+    # relay it came through, which resume calls at once (SPEC section 7, the header).
+    meta = verify(guest.files.transcript.read_bytes()).meta
+    assert meta["address"] == f"127.0.0.1:{given.port}" and meta["relay"] == f"{relay[0]}:{relay[1]}"
+    assert way_back(meta, ("127.0.0.1", given.port), given).head_start_s == 0.0
     # The joiner keeps the invite beside its transcript, privately: resume finds the relay by it.
     kept = guest.files.invite
     assert kept.name.endswith("-duel-join.invite")  # (renamed with the transcript)
@@ -299,6 +306,27 @@ async def test_a_silent_direct_address_costs_the_head_start_not_its_timeout() ->
     assert took < CONNECT_TIMEOUT_S
     assert transit.HEAD_START_FLOOR_S <= route.head_start_s < CONNECT_TIMEOUT_S
     assert route.words().startswith(f"connected through relay 127.0.0.1:{port} (no direct address answered")
+    await stream.aclose()
+
+
+async def test_a_joiner_that_came_through_a_relay_comes_back_through_it_without_a_head_start() -> None:
+    # Resuming from its files alone: the header's relay, the invite beside the transcript. A
+    # direct address that answers nothing costs it nothing (it would cost a direct joiner the
+    # head start): it goes the way it came.
+    hostile = HostileRelay()
+    key, seat_token = bytes(32), bytes(16)
+    token = transit.relay_token(key, seat_token)
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(hostile.serve)
+        relay = ("127.0.0.1", port)
+        await keeper_at(nursery, hostile, token)
+        invite = Invite(key, SILENT, ("127.0.0.1",), seat_token, (relay,))
+        way = way_back({"relay": f"127.0.0.1:{port}"}, ("127.0.0.1", SILENT), invite)
+        way = replace(way, opener=silent_to_port_9)
+        stream, route = await way.reach()
+        nursery.cancel_scope.cancel()
+    assert route.relay == relay and route.head_start_s < transit.HEAD_START_FLOOR_S
+    assert way_back({}, ("127.0.0.1", SILENT), invite).head_start_s == transit.HEAD_START_S  # (came direct)
     await stream.aclose()
 
 
