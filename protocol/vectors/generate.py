@@ -41,8 +41,10 @@ from p2pgenius.protocol.messages import SIGN_DOMAIN, TAG, commitment, seal
 from p2pgenius.protocol.noise import KeyPair
 from p2pgenius.protocol.observer import observer_of
 from p2pgenius.protocol.observer import replay as replay_transcript
+from p2pgenius.protocol.records import MsgRecord, RejectedRecord
 from p2pgenius.protocol.session import Session
-from p2pgenius.protocol.transcript import read, verify
+from p2pgenius.protocol.transcript import judge, read, verify
+from p2pgenius.protocol.union import union
 from p2pgenius.record import bundle
 from p2pgenius.record.matches import once
 
@@ -850,6 +852,91 @@ def forgeries(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
     }
 
 
+def copies(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
+    """Copies of the duel vector's match placed side by side (SPEC section 7, "Several copies of
+    one match"), each set with its union: the order of its messages, its twins and its verdict."""
+    table, _ = tables["duel"]
+    real = verify(transcript(table, 0))
+    assert real.outcome is not None
+    loser = table.sessions[0].owner[1 - int(str(real.outcome["winner"]))]
+    winner = 1 - loser
+    honest = forge_module().Forger(table.identities[winner], transcript(table, winner))
+    owner = table.sessions[0].owner
+    walk = [c for c in honest.claims() if owner[decode(c.messages[-1])[5][2]] == loser][-1]
+    walked = honest.write(walk)  # (the loser left owing its end; the winner claimed, forfeited it)
+    held = set(walk.messages)
+    seen = forge_module().Forger(table.identities[loser], transcript(table, loser)).messages
+    theirs = [raw for raw in seen if raw in held] + list(walk.messages[-2:])
+    forger = forge_module().Forger(
+        table.identities[loser],
+        read_header_bytes(transcript(table, loser)) + b"".join(frame_msg(raw) for raw in theirs),
+    )
+    last = forger.last_own()
+    padded = next(f for f in forger.claims(chat=3, at=range(last, len(forger.messages))) if "chat" in f.note)
+    rewritten = next(f for f in forger.forgeries() if "the rest kept" in f.note)
+    cases = [
+        (
+            "the winner's copy of a match the loser walked away from at its end, and the loser's copy "
+            "padded with its own claim, forfeit and chat lines",
+            [walked, forger.write(padded)],
+        ),
+        (
+            "the winner's copy and the loser's with one of its messages rewritten (a second history)",
+            [walked, forger.write(rewritten)],
+        ),
+        ("a whole copy and the same match cut short", [transcript(table, 0), cut_copy(transcript(table, 1))]),
+    ]
+    out = []
+    for note, made in cases:
+        whole = union([read(data) for data in made])
+        report = judge(whole)
+        fault = report.fault
+        out.append(
+            {
+                "note": note,
+                "copies": [data.hex() for data in made],
+                "order": [
+                    hashlib.sha256(r.raw).hexdigest() for r in whole.records if isinstance(r, MsgRecord)
+                ],
+                "twins": [
+                    hashlib.sha256(r.raw).hexdigest() for r in whole.records if isinstance(r, RejectedRecord)
+                ],
+                "verdict": report.standing,
+                "fault": None if fault is None else {"kind": fault.kind, "peer": fault.peer},
+                "outcome": as_json(report.outcome),
+            }
+        )
+    return {
+        "description": "copies of transcript-duel.p2pt's match judged whole (SPEC section 7, 'Several "
+        "copies of one match'): for each case, the transcripts ('copies', hex), the union's messages "
+        "in its canonical order ('order': SHA-256 of each envelope), the twins replayed after it "
+        "('twins'), and the verdict a verifier must reach from the union ('verdict', 'fault', "
+        "'outcome')",
+        "peers": [key.hex() for key in real.meta["peers"]],
+        "cases": out,
+    }
+
+
+def read_header_bytes(data: bytes) -> bytes:
+    """A transcript file's header record, framed, as it is."""
+    return data[: 4 + int.from_bytes(data[:4], "big")]
+
+
+def frame_msg(raw: bytes) -> bytes:
+    """A ``msg`` record of ``raw``, framed."""
+    body = encode(["msg", raw])
+    return len(body).to_bytes(4, "big") + body
+
+
+def cut_copy(data: bytes) -> bytes:
+    """The transcript cut after half of its records."""
+    at, ends = 0, []
+    while at < len(data):
+        at += 4 + int.from_bytes(data[at : at + 4], "big")
+        ends.append(at)
+    return data[: ends[len(ends) // 2]]
+
+
 def _blind_outcome(forge: Any, forgery: Any) -> Any:
     """The result an observer blind to the heads (version 2's rule) reaches from a forgery."""
     observer = Session(keys=forge.keys, me=None)
@@ -1052,6 +1139,7 @@ def everything() -> dict[str, bytes]:
     files["stages.json"] = dump(stages(files))
     files["blindness.json"] = dump(blindness(files, tables))
     files["forgeries.json"] = dump(forgeries(tables))
+    files["copies.json"] = dump(copies(tables))
     files["bundle.bin"], proven = bundles(tables)
     files["bundle.json"] = dump(proven)
     files["game-steps.json"] = dump(game_steps())

@@ -16,8 +16,8 @@ import trio
 from p2pgenius.cli.host import chosen_relays, host_match
 from p2pgenius.cli.join import join_match, target_of
 from p2pgenius.cli.main import build_parser
-from p2pgenius.cli.resume import way_back
 from p2pgenius.cli.play import Printer, held, make_peer, match_options
+from p2pgenius.cli.resume import way_back
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.net import transit
 from p2pgenius.net.addresses import CONNECT_TIMEOUT_S, ConnectError, open_socket

@@ -676,6 +676,75 @@ def test_only_every_peers_end_makes_a_result_and_no_forgery_has_one() -> None:
         assert signed_result(bytes.fromhex(case["transcript"])) in (None, real), case["note"]
 
 
+def union_of(copies: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+    """Section 7, "Several copies of one match", steps 1 to 3, as the text says them: the hashes
+    of the union's messages in its order, and of its twins."""
+    keys = frames(copies[0])[0][2]["peers"]
+    gathered: dict[bytes, list[Any]] = {}
+    match_id = None
+    for data in copies:  # 1. every msg and rejected record's envelope whose signature holds
+        for record in frames(data)[1:]:
+            if record[0] not in ("msg", "rejected") or h(record[1]) in gathered:
+                continue
+            try:
+                fields = canonical(record[1])
+            except EncodingError:
+                continue
+            if not (isinstance(fields, list) and len(fields) == 7 and fields[0] == "p2pg/3"):
+                continue
+            author = fields[2]
+            if not (type(author) is int and 0 <= author < len(keys)):
+                continue
+            if not verify(keys[author], fields[6], SIGN_DOMAIN + encode(fields[:6])):
+                continue
+            match_id = fields[1] if match_id is None else match_id
+            if fields[1] == match_id:
+                gathered[h(record[1])] = fields
+    named: set[bytes] = set()  # 2. chains: the branch other authors' messages name, directly or not
+    for fields in gathered.values():
+        for peer, head in enumerate(fields[4]):
+            while peer != fields[2] and head in gathered and head not in named:
+                named.add(head)
+                head = gathered[head][4][peer]
+    chains: list[list[bytes]] = []
+    twins: list[bytes] = []
+    for author in range(len(keys)):
+        chain: list[bytes] = []
+        while True:
+            numbered = [k for k, f in gathered.items() if f[2] == author and f[3] == len(chain)]
+            numbered.sort(key=lambda k: (k not in named, k))
+            tip = chain[-1] if chain else ZERO
+            fitting = [k for k in numbered if gathered[k][4][author] == tip]
+            if not fitting:
+                break
+            chain.append(fitting[0])
+            twins += [k for k in numbered if k != fitting[0]]
+        chains.append(chain)
+    order: list[bytes] = []  # 3. the lowest author whose next message names only what is taken
+    at = [0] * len(keys)
+    while True:
+        ready = [
+            a
+            for a in range(len(keys))
+            if at[a] < len(chains[a]) and all(x == ZERO or x in order for x in gathered[chains[a][at[a]]][4])
+        ]
+        if not ready:
+            return order, twins
+        order.append(chains[ready[0]][at[ready[0]]])
+        at[ready[0]] += 1
+
+
+def test_copies_of_one_match_merge_into_the_union_the_vector_gives() -> None:
+    vector = load("copies.json")
+    verdicts = set()
+    for case in vector["cases"]:
+        order, twins = union_of([bytes.fromhex(copy) for copy in case["copies"]])
+        assert [k.hex() for k in order] == case["order"], case["note"]
+        assert [k.hex() for k in twins] == case["twins"], case["note"]
+        verdicts.add(case["verdict"])
+    assert {"stopped", "finished"} <= verdicts  # (a forfeit and a cheat stand; a cut copy hides nothing)
+
+
 # -- section 7a: bundles --------------------------------------------------------------------------
 
 
@@ -864,6 +933,7 @@ CHECKED: dict[str, Callable[..., None]] = {
     "stages.json": test_each_stage_vector_reproduces_its_messages_and_its_hash,
     "blindness.json": test_each_blindness_claim_is_the_map_sent_and_the_withheld_messages_come_after,
     "forgeries.json": test_only_every_peers_end_makes_a_result_and_no_forgery_has_one,
+    "copies.json": test_copies_of_one_match_merge_into_the_union_the_vector_gives,
     "bundle.json": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
     "bundle.bin": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
     "game-steps.json": test_each_game_step_hashes_validates_and_keeps_the_documented_order_and_phases,
