@@ -79,9 +79,10 @@ class Deadline:
 
 
 def patience(session: Session, grace_s: float) -> float:
-    """How long a peer that is cut off is waited for before what it owes without a clock is
-    claimed: as long as one of its decisions may take (the match's longest time limit), never
-    less than the grace period."""
+    """The most a debt on the grace period waits for its debtor's connection to come back: as
+    long as one of its decisions may take (the match's longest time limit), never less than the
+    grace period. It is one allowance per debt, used up by the time the debtor is away while it
+    owes, never renewed by coming back (protocol/SPEC.md, section 6, "What is owed")."""
     if session.terms is None:
         return grace_s
     spec, options = get_spec(session.terms["game"]), session.terms["options"]
@@ -113,12 +114,14 @@ class Clocks:
     claimed: dict[int, float] = field(default_factory=dict)  # seat -> when we claimed its timeout
     disputed: dict[int, float] = field(default_factory=dict)  # seat -> no new claim before then
     walk_claimed: dict[int, float] = field(default_factory=dict)  # peer -> claimed: its coin share
-    due: dict[tuple[str, int, int], float] = field(default_factory=dict)
-    """(kind, seat, stage) of each debt on the grace period -> when it fell due here."""
+    due: dict[tuple[str, int, int], tuple[float, float]] = field(default_factory=dict)
+    """(kind, seat, stage) of each debt on the grace period -> (when it fell due here, how long
+    its debtor had been cut off in all by then: see :meth:`away_for`)."""
     forfeit_seen: dict[tuple[int, int], float] = field(default_factory=dict)  # another's forfeit: read
     warned: set[tuple[int, int, int]] = field(default_factory=set)
     back: dict[int, float] = field(default_factory=dict)  # peer -> when its connection came back
     away: dict[int, float] = field(default_factory=dict)  # peer -> since when it is cut off
+    gone: dict[int, float] = field(default_factory=dict)  # peer -> seconds cut off, earlier absences
     progress: dict[int, float] = field(default_factory=dict)  # peer -> its last accepted message
     rtts: list[float] = field(default_factory=list)
     under: dict[tuple[int, int], float] = field(default_factory=dict)
@@ -182,7 +185,14 @@ class Clocks:
         now = trio.current_time()
         for peer in peers:
             self.back[peer] = now
-            self.away.pop(peer, None)
+            if peer in self.away:
+                self.gone[peer] = self.gone.get(peer, 0.0) + now - self.away.pop(peer)
+
+    def away_for(self, peer: int) -> float:
+        """Seconds ``peer``'s connection has been down here in all, its current absence included
+        (a debt on the grace period waits that long more, within :func:`patience`)."""
+        now = trio.current_time()
+        return self.gone.get(peer, 0.0) + (now - self.away[peer] if peer in self.away else 0.0)
 
     def went_away(self, peers: Iterable[int]) -> None:
         """The connection to ``peers`` was lost (a joiner's to its host: every other peer)."""
@@ -315,34 +325,39 @@ class Clocks:
     def _late(self, session: Session, debts: Sequence[Debt], grace_s: float) -> list[Deadline]:
         """The debts on the grace period (an opening, a window, an audit, a result, a coin share):
         each another peer's is claimed once the grace period has passed since it fell due, as we
-        saw it, and then forfeited if the claim goes unanswered as long. A peer cut off is waited
-        for as long as one of its decisions may take, never less than the grace period
-        (:func:`patience`: away an hour in a turn of a week is not gone), and one that came back
-        is given the grace period from then (it may not have seen the debt fall due). Nothing
-        else counts: pings say a peer is there, not that it paid; and a seat with time on its
-        clock owes nothing yet, away or not."""
+        saw it, and then forfeited if the claim goes unanswered as long. The time its debtor's
+        connection was down while it owed the debt (it could not pay, nor perhaps see the debt
+        fall due) is added, at most :func:`patience` per debt in all: away an hour in a turn of
+        a week is not gone, and coming back gives no new grace period (a debtor that drops and
+        comes back every few seconds is claimed as if it had stayed away). Nothing else
+        counts: pings say a peer is there, not that it paid; and a seat with time on its clock
+        owes nothing yet, away or not."""
         now = trio.current_time()
         due = {(debt.kind, debt.seat, debt.stage) for debt in debts if debt.rule.deadline == GRACE}
         for key in [key for key in self.due if key not in due]:
             del self.due[key]  # (paid)
+        most = patience(session, grace_s)
         out: list[Deadline] = []
         for debt in debts:
             if debt.rule.deadline != GRACE:
                 continue
-            since = self.due.setdefault((debt.kind, debt.seat, debt.stage), now)
             peer = debt.seat if debt.stage == SETUP else session.owner[debt.seat]
+            fell_due, away_then = self.due.setdefault(
+                (debt.kind, debt.seat, debt.stage), (now, self.away_for(peer))
+            )
             if peer == session.me:
                 continue
-            since = max(since, self.back.get(peer, since), self.away.get(peer, since))
-            wait = patience(session, grace_s) if peer in self.away else grace_s
+            when = fell_due + grace_s + min(self.away_for(peer) - away_then, most)
+            if peer in self.away and when > now:
+                when = fell_due + grace_s + most  # (its absence counts on, up to the bound)
             if debt.stage == SETUP:  # (a peer, before the deal: its coin share)
                 claimed = self.walk_claimed.get(debt.seat)
                 if claimed is None:
-                    out.append(Deadline(since + wait, Due.WALKING, debt.seat, 0))
+                    out.append(Deadline(when, Due.WALKING, debt.seat, 0))
                 else:
                     out.append(Deadline(claimed + grace_s, Due.WALKED, debt.seat, 0))
             elif debt.seat not in self.claimed:
-                out.append(Deadline(since + wait, Due.LATE, debt.seat, 0))
+                out.append(Deadline(when, Due.LATE, debt.seat, 0))
         return out
 
     def next_deadline(self, deadlines: Iterable[Deadline]) -> float:
