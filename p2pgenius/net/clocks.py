@@ -10,6 +10,7 @@ on "round" clocks, and the pings that measure the lag and keep connections alive
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -58,7 +59,8 @@ class Due(StrEnum):
     EXPIRE = "expire"  # a local seat's clock ran out: its timeout is played
     CLAIM = "claim"  # a debt on another's clock, run out: claimed
     WARN = "warn"  # a round clock's warning mark (the deadline's detail: the mark, in seconds)
-    FORFEIT = "forfeit"  # a claim left unanswered for the grace period
+    FORFEIT = "forfeit"  # a claim left unanswered for the grace period (detail 1: or for what
+    # was left of the seat's grace past its clock, see ``Clocks.overtime``)
     LATE = "late"  # a debt on the grace period, unpaid: claimed
     CONFIRM = "confirm"  # another's forfeit, checked here (detail: its stage)
     WALKING = "walking"  # before the deal: a peer that has not opened its coin share, claimed
@@ -122,6 +124,17 @@ class Clocks:
     back: dict[int, float] = field(default_factory=dict)  # peer -> when its connection came back
     away: dict[int, float] = field(default_factory=dict)  # peer -> since when it is cut off
     gone: dict[int, float] = field(default_factory=dict)  # peer -> seconds cut off, earlier absences
+    late: dict[int, tuple[int, float, tuple[int, int]]] = field(default_factory=dict)
+    """Another seat owing on its clock -> (the stage, when it is late here: its clock as we keep
+    it, plus the lag allowance; the budget its time past that is taken from)."""
+    cutoff: dict[int, float] = field(default_factory=dict)
+    """Another seat owing on its clock -> when, at this stage, it has used up its grace past its
+    clock: a claim about it that stands then is a forfeit, however recent."""
+    overtime: dict[tuple[int, int], float] = field(default_factory=dict)
+    """(seat, round) -> seconds it kept the match waiting past the moment it was late, over its
+    decisions of the round (a game without rounds: of the match). At most the grace period is
+    ever granted so, per seat and round: a fresh clock a decision, or a dispute, does not renew
+    it (protocol/SPEC.md, section 6, "Forfeits")."""
     progress: dict[int, float] = field(default_factory=dict)  # peer -> its last accepted message
     rtts: list[float] = field(default_factory=list)
     under: dict[tuple[int, int], float] = field(default_factory=dict)
@@ -259,7 +272,7 @@ class Clocks:
         debts = session.debts()
         owed = {debt.seat for debt in debts if debt.stage != SETUP}
         views = session.clocks()
-        out = self._on_clocks(session, views, owed)
+        out = self._on_clocks(session, views, owed, grace_s)
         out += self._after_claims(session, owed, grace_s)
         out += self._late(session, debts, grace_s)
         out += self._forfeits_to_check(session, views, grace_s)
@@ -267,10 +280,14 @@ class Clocks:
             out.append(Deadline(max(self.progress.values(), default=0.0) + grace_s, Due.STUCK, -1, 0))
         return out
 
-    def _on_clocks(self, session: Session, views: Mapping[int, ClockView], owed: set[int]) -> list[Deadline]:
+    def _on_clocks(
+        self, session: Session, views: Mapping[int, ClockView], owed: set[int], grace_s: float
+    ) -> list[Deadline]:
         """The debts on a running clock (a decision, a duel's final): a local seat's own timeout,
         a claim against another seat once it is late by more than the lag allowance, and the
         game's warnings on "round" clocks."""
+        self._charge_overtime(session, views, owed)
+        self.cutoff = {}
         out: list[Deadline] = []
         for seat, view in views.items():
             if not view.running:
@@ -279,12 +296,8 @@ class Clocks:
             end = self.began(session, seat) + view.left_ms / 1000
             if seat in session.my_seats:
                 out.append(Deadline(end, Due.EXPIRE, seat, 0))
-            elif seat in owed and seat not in self.claimed:
-                # Judged by what we saw, not only by what it declared: a peer that declares 0 ms
-                # for every decision of a round has still spent the time we saw pass.
-                seen_end = end - self.under.get((seat, view.key), 0.0)
-                wait = self.seat_allowance(session, seat)
-                out.append(Deadline(max(seen_end, self.disputed.get(seat, 0.0)) + wait, Due.CLAIM, seat, 0))
+            elif seat in owed:
+                out += self._claim(session, seat, view, grace_s)
             if view.kind == "round":
                 budget = session.stage.clocks[seat][0].budget_ms / 1000 if session.stage else 0
                 for mark in warnings(session):  # (a mark the round never had is no warning)
@@ -292,15 +305,51 @@ class Clocks:
                         out.append(Deadline(end - mark, Due.WARN, seat, mark))
         return out
 
+    def _claim(self, session: Session, seat: int, view: ClockView, grace_s: float) -> list[Deadline]:
+        """Another seat owing on its running clock: claimed once it is late (its clock, as we
+        keep it, run out, plus the lag allowance), or after the time a dispute said it had left;
+        and, whatever a dispute said, no later than its cutoff: the moment it has taken, past
+        the clock, the grace period in all this round (a game without rounds: this match)."""
+        # Judged by what we saw, not only by what it declared: a peer that declares 0 ms for
+        # every decision of a round has still spent the time we saw pass.
+        seen_left = view.left_ms / 1000 - self.under.get((seat, view.key), 0.0)
+        wait = self.seat_allowance(session, seat)
+        late_at = self.began(session, seat) + max(seen_left, 0.0) + wait
+        budget = (seat, session.played.clockbook.round_key)
+        self.late[seat] = (self.stage_number, late_at, budget)
+        cutoff = self.cutoff[seat] = late_at + max(grace_s - self.overtime.get(budget, 0.0), 0.0)
+        if seat in self.claimed:
+            return []
+        disputed = self.disputed.get(seat)
+        claim_at = late_at if disputed is None else max(late_at, disputed + wait)
+        return [Deadline(min(claim_at, cutoff), Due.CLAIM, seat, 0)]
+
+    def _charge_overtime(self, session: Session, views: Mapping[int, ClockView], owed: set[int]) -> None:
+        """Seats that were on their clock here and are no longer (they paid, or the stage moved
+        on): the time each kept the match waiting past the moment it was late (until its
+        peer's last message here, no later than now) is taken from its grace past its clock."""
+        for seat, (stage, late_at, budget) in list(self.late.items()):
+            view = views.get(seat)
+            if stage == self.stage_number and view is not None and view.running and seat in owed:
+                continue
+            del self.late[seat]
+            peer = session.owner[seat] if seat < len(session.owner) else None
+            paid = min(trio.current_time(), self.progress.get(peer, late_at) if peer is not None else late_at)
+            if paid > late_at:
+                self.overtime[budget] = self.overtime.get(budget, 0.0) + paid - late_at
+
     def _after_claims(self, session: Session, owed: set[int], grace_s: float) -> list[Deadline]:
-        """Our claims still standing: each forfeits once unanswered for the grace period; one
-        answered (a decision, a dispute) though something is still owed is forgotten, so that
-        the seat is claimed anew."""
+        """Our claims still standing: each forfeits once unanswered for the grace period, or, on
+        a clock, once the seat's cutoff has passed (its grace past its clock used up, by earlier
+        decisions or by this one); one answered (a decision, a dispute) though something is
+        still owed is forgotten, so that the seat is claimed anew."""
         number = session.stage.number if session.stage is not None else -1
         out: list[Deadline] = []
         for seat, at in list(self.claimed.items()):
             if seat in owed and session.me in session.time.claimants((number, seat)):
-                out.append(Deadline(at + grace_s, Due.FORFEIT, seat, 0))
+                cutoff = self.cutoff.get(seat, math.inf)
+                when = max(at, min(at + grace_s, cutoff))
+                out.append(Deadline(when, Due.FORFEIT, seat, int(cutoff < at + grace_s)))
             else:
                 del self.claimed[seat]
         return out
@@ -310,7 +359,8 @@ class Clocks:
     ) -> list[Deadline]:
         """Another peer's forfeit, checked ourselves: not before the seat's own clock (as we keep
         it) has run out and any time its peer said it still had (a dispute) has passed; then our
-        own grace period."""
+        own grace period; and no later than the seat's cutoff, when we would forfeit it
+        ourselves."""
         out: list[Deadline] = []
         for stage, seat in session.referee.forfeits_pending():
             since = self.forfeit_seen.setdefault((stage, seat), trio.current_time())
@@ -319,7 +369,10 @@ class Clocks:
                 since = max(since, self.stage_at + shown.left_ms / 1000 + self.seat_allowance(session, seat))
             if stage >= 0 and seat in self.disputed:
                 since = max(since, self.disputed[seat] + self.seat_allowance(session, seat))
-            out.append(Deadline(since + grace_s, Due.CONFIRM, seat, stage))
+            when = since + grace_s
+            if stage == self.stage_number and seat in self.cutoff:  # (as our own forfeit would)
+                when = max(self.forfeit_seen[(stage, seat)], min(when, self.cutoff[seat]))
+            out.append(Deadline(when, Due.CONFIRM, seat, stage))
         return out
 
     def _late(self, session: Session, debts: Sequence[Debt], grace_s: float) -> list[Deadline]:
@@ -403,8 +456,13 @@ class Clocks:
         elif what is Due.WARN:
             self._warn(session, seat, deadline.detail, tell)
         elif what in (Due.FORFEIT, Due.WALKED):
+            reason = f"no answer to a timeout claim for {grace_s:.0f} seconds"
+            if deadline.detail:  # (sooner: its clock spent, and its grace past it)
+                reason = (
+                    f"no answer to a timeout claim, its clock and its {grace_s:.0f} seconds past it spent"
+                )
             with contextlib.suppress(LocalMisuseError):
-                session.referee.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
+                session.referee.forfeit(seat, reason)
         elif what is Due.CONFIRM:  # (the detail: the stage) silent for our own grace period too
             session.referee.confirm_forfeit(deadline.detail, seat)
         elif what is Due.WALKING:  # (seat: a peer) claim first, signed, as for any silence

@@ -84,7 +84,8 @@ OBLIGATIONS: Final[tuple[Obligation, ...]] = (
         "when the stage opens",
         CLOCK,
         "the decision (its own peer sends the game's timeout when its clock runs out), or one "
-        "`dispute` a stage saying how much its clock still has",
+        "`dispute` a stage saying how much its clock still has (granted only out of its grace past "
+        "the clock)",
         True,
     ),
     Obligation(
