@@ -141,6 +141,13 @@ class Clocks:
     """(seat, clock key) -> seconds another seat's decisions on that clock declared less than we
     saw pass (less the lag allowance): on a round clock, summed over the round."""
     keys: dict[int, int] = field(default_factory=dict)  # seat -> the key of its clock when last running
+    kinds: dict[int, str] = field(default_factory=dict)  # seat -> the kind of that clock
+    excused: dict[tuple[int, int], float] = field(default_factory=dict)
+    """(seat, round) -> seconds of its decisions on a round clock not judged against that clock
+    because its peer came back mid-stage (they are judged from its return: it may not have seen
+    the stage open). They come out of the same grace as ``overtime``; past it, they count on the
+    clock: its clock runs on while it is away, and coming back renews nothing."""
+    grace_s: float = math.inf  # (the grace period the deadlines were last worked out with)
     opened: dict[int, float] = field(default_factory=dict)  # stage -> when it opened here (recent ones)
     processing: dict[int, list[float]] = field(default_factory=dict)
     """peer -> how long it took to apply recent stages, as its hashes showed (seconds): a slow
@@ -188,7 +195,8 @@ class Clocks:
         """When what another seat's decision declared is judged from: the stage's start here, or
         later if its peer's connection came back since (until then it could not see the stage,
         or its answer could not reach us). Claims still run from the stage's start: a peer that
-        reconnects must not thereby put its clock off; its own clock answers a claim."""
+        reconnects must not thereby put its clock off; its own clock answers a claim. (On a round
+        clock, what this excuses is granted only out of the seat's grace: :meth:`_judge`.)"""
         start = self.began(session, seat)
         peer = session.owner[seat] if seat < len(session.owner) else None
         return max(start, self.back.get(peer, start)) if peer is not None else start
@@ -269,6 +277,7 @@ class Clocks:
     def deadlines(self, session: Session, grace_s: float) -> list[Deadline]:
         """Every clock event still to come at this stage: for each of the session's debts, the one
         rule of its kind (``p2pgenius.protocol.session.debts``), and what follows a claim."""
+        self.grace_s = grace_s
         debts = session.debts()
         owed = {debt.seat for debt in debts if debt.stage != SETUP}
         views = session.clocks()
@@ -292,7 +301,7 @@ class Clocks:
         for seat, view in views.items():
             if not view.running:
                 continue
-            self.keys[seat] = view.key
+            self.keys[seat], self.kinds[seat] = view.key, view.kind
             end = self.began(session, seat) + view.left_ms / 1000
             if seat in session.my_seats:
                 out.append(Deadline(end, Due.EXPIRE, seat, 0))
@@ -317,7 +326,8 @@ class Clocks:
         late_at = self.began(session, seat) + max(seen_left, 0.0) + wait
         budget = (seat, session.played.clockbook.round_key)
         self.late[seat] = (self.stage_number, late_at, budget)
-        cutoff = self.cutoff[seat] = late_at + max(grace_s - self.overtime.get(budget, 0.0), 0.0)
+        spare = grace_s - self.overtime.get(budget, 0.0) - self.excused.get(budget, 0.0)
+        cutoff = self.cutoff[seat] = late_at + max(spare, 0.0)
         if seat in self.claimed:
             return []
         disputed = self.disputed.get(seat)
@@ -497,13 +507,31 @@ class Clocks:
             allowed = MAX_ALLOWANCE_S
         arrived = trio.current_time() if at is None else at
         seen = int((arrived - self.judged_from(session, event.seat) - allowed) * 1000)
+        if event.seat in self.keys:  # (the clock it decided on: the stage has moved on since)
+            whole = int((arrived - self.began(session, event.seat) - allowed) * 1000)
+            self._judge(event, seen, whole)
         if seen > event.declared_ms:
-            if event.seat in self.keys:  # (the clock it decided on: the stage has moved on since)
-                key = (event.seat, self.keys[event.seat])
-                self.under[key] = self.under.get(key, 0.0) + (seen - event.declared_ms) / 1000
             with contextlib.suppress(LocalMisuseError):
                 session.referee.note_observed(event.stage, event.seat, seen)
                 tell(TimeUnderDeclared(event.seat, event.declared_ms, seen))
+
+    def _judge(self, event: Decided, seen_ms: int, whole_ms: int) -> None:
+        """Take what another seat's decision declared less than we saw pass (``seen_ms``, from
+        its peer's return if it came back mid-stage) off its clock as we judge it (``under``: on
+        a round clock, summed over the round). On a round clock what the return excused (the
+        stage's time before it: ``whole_ms`` less ``seen_ms``) is granted only out of the seat's
+        grace; past that, it counts on the clock too. (A peer away whenever a stage opened was
+        judged from each return, and so never seen to spend its round.)"""
+        seat, key = event.seat, self.keys[event.seat]
+        judged = max(seen_ms - event.declared_ms, 0) / 1000
+        excused = max(whole_ms - event.declared_ms, 0) / 1000 - judged
+        if excused > 0 and self.kinds.get(seat) == "round":  # (a round clock's key: its round)
+            spare = self.grace_s - self.overtime.get((seat, key), 0.0) - self.excused.get((seat, key), 0.0)
+            granted = min(excused, max(spare, 0.0))
+            self.excused[(seat, key)] = self.excused.get((seat, key), 0.0) + granted
+            judged += excused - granted
+        if judged > 0:
+            self.under[(seat, key)] = self.under.get((seat, key), 0.0) + judged
 
     def answer_claim(self, session: Session, event: Event, tell: Notify) -> None:
         """A timeout claim about one of our seats: accept it if our own clock agrees (within a

@@ -19,7 +19,7 @@ import trio
 import trio.testing
 
 from p2pgenius.bots.driver import BotDriver
-from p2pgenius.net.clocks import patience
+from p2pgenius.net.clocks import MAX_ALLOWANCE_S, patience
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.bodies import SETUP, Body
 from p2pgenius.protocol.session import SessionView
@@ -182,3 +182,47 @@ def test_a_debtor_that_keeps_coming_back_is_claimed_and_forfeited_in_time(debtor
     assert took <= 2 * GRACE + extra + 2 * POLL_S, (took, way)
     # Meanwhile it dropped and came back all along (each return: a new connection).
     assert calls - calls_then >= took / (on_s + down_s + 1) - 1 >= 1, (calls - calls_then, took)
+
+
+def test_a_clock_liar_away_whenever_a_stage_opens_still_spends_its_round() -> None:
+    # A 10 s Magic Square round clock, a grace period of 20 s. The liar declares 0 ms for every
+    # decision while taking 5 s, and is connected 1 s of every 5 or 6: each stage opens while it
+    # is away, and its decision arrives as it comes back. Judged from each return (it may not have
+    # seen the stage open), it was never seen to spend anything: it played whole matches, 5 s a
+    # decision on a 10 s round, with no claim and nothing on the record. Now what a return
+    # excuses comes out of its grace, and past that counts on its round's clock.
+    from tests.net.test_clocks import DeclaresNothing, Thinks
+
+    seen = Seen()
+    network = Network(cut_s=1.0, away_s=4.0, every=True)
+
+    async def main() -> Any:
+        with tempfile.TemporaryDirectory() as tmp:
+            return await play_match(
+                Path(tmp),
+                "magic-square",
+                peers=2,
+                options={"round_seconds": 10},
+                setup={},
+                deciders=[BotDriver("random", 1, thread=False), Thinks("random", 2, 5.0)],
+                grace_s=20.0,
+                network=network,
+                make=DeclaresNothing,
+                silent=1,
+                within_s=900,
+                watch=watching(seen, debtor=1, network=network),
+            )
+
+    played = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    host = played.reports[0]
+    assert host.fault is not None and host.fault.kind == "forfeit" and host.fault.peer == 1, host.summary
+    assert "its clock and its 20 seconds past it spent" in host.fault.reason
+    session = played.peers[0].session
+    assert session is not None and session.played.clockbook.round_key == 0  # (its first round)
+    assert seen.stopped_at is not None and seen.stopped_at[1] >= 5  # (it kept dropping)
+    # The round's 10 s and the grace period's 20 s, and a lag allowance for each decision (the
+    # whole cap for the first, before its peer's speed is known), as for a liar that stays: 38 s.
+    liar = session.owner.index(1)
+    decisions = sum(1 for _, seat, _ in session.log if seat == liar) + 1  # (and the one it owed)
+    allowance = played.peers[0]._clocks.allowance(1)
+    assert seen.stopped_at[0] <= 10 + 20 + decisions * allowance + MAX_ALLOWANCE_S, (seen, decisions)
