@@ -357,9 +357,10 @@ class Clocks:
         out: list[Deadline] = []
         for seat, at in list(self.claimed.items()):
             if seat in owed and session.me in session.time.claimants((number, seat)):
-                cutoff = self.cutoff.get(seat, math.inf)
-                when = max(at, min(at + grace_s, cutoff))
-                out.append(Deadline(when, Due.FORFEIT, seat, int(cutoff < at + grace_s)))
+                when = max(at, min(at + grace_s, self.cutoff.get(seat, math.inf)))
+                # (Its reason says which came first, to the second it words them in: a claim made
+                # a moment after the seat was late forfeits at its cutoff, a moment early.)
+                out.append(Deadline(when, Due.FORFEIT, seat, int(when < at + grace_s - 0.5)))
             else:
                 del self.claimed[seat]
         return out
