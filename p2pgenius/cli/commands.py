@@ -319,8 +319,9 @@ def _common() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help=(
             "how long something owed without a clock (an opening, an audit, the signed result) may"
-            " stay unpaid before it is claimed, and a claim unanswered before it forfeits (default"
-            " 120; a decision is on its own clock, however long)"
+            " stay unpaid before it is claimed, a claim unanswered before it forfeits, and the most"
+            " a player may take past its spent clock in a round or match (default 120; a decision"
+            " is on its own clock, however long)"
         ),
     )
     common.add_argument("--log", metavar="PATH", help="write a debug log of every message")

@@ -10,6 +10,7 @@ on "round" clocks, and the pings that measure the lag and keep connections alive
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -58,7 +59,8 @@ class Due(StrEnum):
     EXPIRE = "expire"  # a local seat's clock ran out: its timeout is played
     CLAIM = "claim"  # a debt on another's clock, run out: claimed
     WARN = "warn"  # a round clock's warning mark (the deadline's detail: the mark, in seconds)
-    FORFEIT = "forfeit"  # a claim left unanswered for the grace period
+    FORFEIT = "forfeit"  # a claim left unanswered for the grace period (detail 1: or for what
+    # was left of the seat's grace past its clock, see ``Clocks.overtime``)
     LATE = "late"  # a debt on the grace period, unpaid: claimed
     CONFIRM = "confirm"  # another's forfeit, checked here (detail: its stage)
     WALKING = "walking"  # before the deal: a peer that has not opened its coin share, claimed
@@ -79,9 +81,10 @@ class Deadline:
 
 
 def patience(session: Session, grace_s: float) -> float:
-    """How long a peer that is cut off is waited for before what it owes without a clock is
-    claimed: as long as one of its decisions may take (the match's longest time limit), never
-    less than the grace period."""
+    """The most a debt on the grace period waits for its debtor's connection to come back: as
+    long as one of its decisions may take (the match's longest time limit), never less than the
+    grace period. It is one allowance per debt, used up by the time the debtor is away while it
+    owes, never renewed by coming back (protocol/SPEC.md, section 6, "What is owed")."""
     if session.terms is None:
         return grace_s
     spec, options = get_spec(session.terms["game"]), session.terms["options"]
@@ -113,18 +116,38 @@ class Clocks:
     claimed: dict[int, float] = field(default_factory=dict)  # seat -> when we claimed its timeout
     disputed: dict[int, float] = field(default_factory=dict)  # seat -> no new claim before then
     walk_claimed: dict[int, float] = field(default_factory=dict)  # peer -> claimed: its coin share
-    due: dict[tuple[str, int, int], float] = field(default_factory=dict)
-    """(kind, seat, stage) of each debt on the grace period -> when it fell due here."""
+    due: dict[tuple[str, int, int], tuple[float, float]] = field(default_factory=dict)
+    """(kind, seat, stage) of each debt on the grace period -> (when it fell due here, how long
+    its debtor had been cut off in all by then: see :meth:`away_for`)."""
     forfeit_seen: dict[tuple[int, int], float] = field(default_factory=dict)  # another's forfeit: read
     warned: set[tuple[int, int, int]] = field(default_factory=set)
     back: dict[int, float] = field(default_factory=dict)  # peer -> when its connection came back
     away: dict[int, float] = field(default_factory=dict)  # peer -> since when it is cut off
+    gone: dict[int, float] = field(default_factory=dict)  # peer -> seconds cut off, earlier absences
+    late: dict[int, tuple[int, float, tuple[int, int]]] = field(default_factory=dict)
+    """Another seat owing on its clock -> (the stage, when it is late here: its clock as we keep
+    it, plus the lag allowance; the budget its time past that is taken from)."""
+    cutoff: dict[int, float] = field(default_factory=dict)
+    """Another seat owing on its clock -> when, at this stage, it has used up its grace past its
+    clock: a claim about it that stands then is a forfeit, however recent."""
+    overtime: dict[tuple[int, int], float] = field(default_factory=dict)
+    """(seat, round) -> seconds it kept the match waiting past the moment it was late, over its
+    decisions of the round (a game without rounds: of the match). At most the grace period is
+    ever granted so, per seat and round: a fresh clock a decision, or a dispute, does not renew
+    it (protocol/SPEC.md, section 6, "Forfeits")."""
     progress: dict[int, float] = field(default_factory=dict)  # peer -> its last accepted message
     rtts: list[float] = field(default_factory=list)
     under: dict[tuple[int, int], float] = field(default_factory=dict)
     """(seat, clock key) -> seconds another seat's decisions on that clock declared less than we
     saw pass (less the lag allowance): on a round clock, summed over the round."""
     keys: dict[int, int] = field(default_factory=dict)  # seat -> the key of its clock when last running
+    kinds: dict[int, str] = field(default_factory=dict)  # seat -> the kind of that clock
+    excused: dict[tuple[int, int], float] = field(default_factory=dict)
+    """(seat, round) -> seconds of its decisions on a round clock not judged against that clock
+    because its peer came back mid-stage (they are judged from its return: it may not have seen
+    the stage open). They come out of the same grace as ``overtime``; past it, they count on the
+    clock: its clock runs on while it is away, and coming back renews nothing."""
+    grace_s: float = math.inf  # (the grace period the deadlines were last worked out with)
     opened: dict[int, float] = field(default_factory=dict)  # stage -> when it opened here (recent ones)
     processing: dict[int, list[float]] = field(default_factory=dict)
     """peer -> how long it took to apply recent stages, as its hashes showed (seconds): a slow
@@ -172,7 +195,8 @@ class Clocks:
         """When what another seat's decision declared is judged from: the stage's start here, or
         later if its peer's connection came back since (until then it could not see the stage,
         or its answer could not reach us). Claims still run from the stage's start: a peer that
-        reconnects must not thereby put its clock off; its own clock answers a claim."""
+        reconnects must not thereby put its clock off; its own clock answers a claim. (On a round
+        clock, what this excuses is granted only out of the seat's grace: :meth:`_judge`.)"""
         start = self.began(session, seat)
         peer = session.owner[seat] if seat < len(session.owner) else None
         return max(start, self.back.get(peer, start)) if peer is not None else start
@@ -182,7 +206,14 @@ class Clocks:
         now = trio.current_time()
         for peer in peers:
             self.back[peer] = now
-            self.away.pop(peer, None)
+            if peer in self.away:
+                self.gone[peer] = self.gone.get(peer, 0.0) + now - self.away.pop(peer)
+
+    def away_for(self, peer: int) -> float:
+        """Seconds ``peer``'s connection has been down here in all, its current absence included
+        (a debt on the grace period waits that long more, within :func:`patience`)."""
+        now = trio.current_time()
+        return self.gone.get(peer, 0.0) + (now - self.away[peer] if peer in self.away else 0.0)
 
     def went_away(self, peers: Iterable[int]) -> None:
         """The connection to ``peers`` was lost (a joiner's to its host: every other peer)."""
@@ -246,10 +277,11 @@ class Clocks:
     def deadlines(self, session: Session, grace_s: float) -> list[Deadline]:
         """Every clock event still to come at this stage: for each of the session's debts, the one
         rule of its kind (``p2pgenius.protocol.session.debts``), and what follows a claim."""
+        self.grace_s = grace_s
         debts = session.debts()
         owed = {debt.seat for debt in debts if debt.stage != SETUP}
         views = session.clocks()
-        out = self._on_clocks(session, views, owed)
+        out = self._on_clocks(session, views, owed, grace_s)
         out += self._after_claims(session, owed, grace_s)
         out += self._late(session, debts, grace_s)
         out += self._forfeits_to_check(session, views, grace_s)
@@ -257,24 +289,24 @@ class Clocks:
             out.append(Deadline(max(self.progress.values(), default=0.0) + grace_s, Due.STUCK, -1, 0))
         return out
 
-    def _on_clocks(self, session: Session, views: Mapping[int, ClockView], owed: set[int]) -> list[Deadline]:
+    def _on_clocks(
+        self, session: Session, views: Mapping[int, ClockView], owed: set[int], grace_s: float
+    ) -> list[Deadline]:
         """The debts on a running clock (a decision, a duel's final): a local seat's own timeout,
         a claim against another seat once it is late by more than the lag allowance, and the
         game's warnings on "round" clocks."""
+        self._charge_overtime(session, views, owed)
+        self.cutoff = {}
         out: list[Deadline] = []
         for seat, view in views.items():
             if not view.running:
                 continue
-            self.keys[seat] = view.key
+            self.keys[seat], self.kinds[seat] = view.key, view.kind
             end = self.began(session, seat) + view.left_ms / 1000
             if seat in session.my_seats:
                 out.append(Deadline(end, Due.EXPIRE, seat, 0))
-            elif seat in owed and seat not in self.claimed:
-                # Judged by what we saw, not only by what it declared: a peer that declares 0 ms
-                # for every decision of a round has still spent the time we saw pass.
-                seen_end = end - self.under.get((seat, view.key), 0.0)
-                wait = self.seat_allowance(session, seat)
-                out.append(Deadline(max(seen_end, self.disputed.get(seat, 0.0)) + wait, Due.CLAIM, seat, 0))
+            elif seat in owed:
+                out += self._claim(session, seat, view, grace_s)
             if view.kind == "round":
                 budget = session.stage.clocks[seat][0].budget_ms / 1000 if session.stage else 0
                 for mark in warnings(session):  # (a mark the round never had is no warning)
@@ -282,15 +314,53 @@ class Clocks:
                         out.append(Deadline(end - mark, Due.WARN, seat, mark))
         return out
 
+    def _claim(self, session: Session, seat: int, view: ClockView, grace_s: float) -> list[Deadline]:
+        """Another seat owing on its running clock: claimed once it is late (its clock, as we
+        keep it, run out, plus the lag allowance), or after the time a dispute said it had left;
+        and, whatever a dispute said, no later than its cutoff: the moment it has taken, past
+        the clock, the grace period in all this round (a game without rounds: this match)."""
+        # Judged by what we saw, not only by what it declared: a peer that declares 0 ms for
+        # every decision of a round has still spent the time we saw pass.
+        seen_left = view.left_ms / 1000 - self.under.get((seat, view.key), 0.0)
+        wait = self.seat_allowance(session, seat)
+        late_at = self.began(session, seat) + max(seen_left, 0.0) + wait
+        budget = (seat, session.played.clockbook.round_key)
+        self.late[seat] = (self.stage_number, late_at, budget)
+        spare = grace_s - self.overtime.get(budget, 0.0) - self.excused.get(budget, 0.0)
+        cutoff = self.cutoff[seat] = late_at + max(spare, 0.0)
+        if seat in self.claimed:
+            return []
+        disputed = self.disputed.get(seat)
+        claim_at = late_at if disputed is None else max(late_at, disputed + wait)
+        return [Deadline(min(claim_at, cutoff), Due.CLAIM, seat, 0)]
+
+    def _charge_overtime(self, session: Session, views: Mapping[int, ClockView], owed: set[int]) -> None:
+        """Seats that were on their clock here and are no longer (they paid, or the stage moved
+        on): the time each kept the match waiting past the moment it was late (until its
+        peer's last message here, no later than now) is taken from its grace past its clock."""
+        for seat, (stage, late_at, budget) in list(self.late.items()):
+            view = views.get(seat)
+            if stage == self.stage_number and view is not None and view.running and seat in owed:
+                continue
+            del self.late[seat]
+            peer = session.owner[seat] if seat < len(session.owner) else None
+            paid = min(trio.current_time(), self.progress.get(peer, late_at) if peer is not None else late_at)
+            if paid > late_at:
+                self.overtime[budget] = self.overtime.get(budget, 0.0) + paid - late_at
+
     def _after_claims(self, session: Session, owed: set[int], grace_s: float) -> list[Deadline]:
-        """Our claims still standing: each forfeits once unanswered for the grace period; one
-        answered (a decision, a dispute) though something is still owed is forgotten, so that
-        the seat is claimed anew."""
+        """Our claims still standing: each forfeits once unanswered for the grace period, or, on
+        a clock, once the seat's cutoff has passed (its grace past its clock used up, by earlier
+        decisions or by this one); one answered (a decision, a dispute) though something is
+        still owed is forgotten, so that the seat is claimed anew."""
         number = session.stage.number if session.stage is not None else -1
         out: list[Deadline] = []
         for seat, at in list(self.claimed.items()):
             if seat in owed and session.me in session.time.claimants((number, seat)):
-                out.append(Deadline(at + grace_s, Due.FORFEIT, seat, 0))
+                when = max(at, min(at + grace_s, self.cutoff.get(seat, math.inf)))
+                # (Its reason says which came first, to the second it words them in: a claim made
+                # a moment after the seat was late forfeits at its cutoff, a moment early.)
+                out.append(Deadline(when, Due.FORFEIT, seat, int(when < at + grace_s - 0.5)))
             else:
                 del self.claimed[seat]
         return out
@@ -300,7 +370,8 @@ class Clocks:
     ) -> list[Deadline]:
         """Another peer's forfeit, checked ourselves: not before the seat's own clock (as we keep
         it) has run out and any time its peer said it still had (a dispute) has passed; then our
-        own grace period."""
+        own grace period; and no later than the seat's cutoff, when we would forfeit it
+        ourselves."""
         out: list[Deadline] = []
         for stage, seat in session.referee.forfeits_pending():
             since = self.forfeit_seen.setdefault((stage, seat), trio.current_time())
@@ -309,40 +380,48 @@ class Clocks:
                 since = max(since, self.stage_at + shown.left_ms / 1000 + self.seat_allowance(session, seat))
             if stage >= 0 and seat in self.disputed:
                 since = max(since, self.disputed[seat] + self.seat_allowance(session, seat))
-            out.append(Deadline(since + grace_s, Due.CONFIRM, seat, stage))
+            when = since + grace_s
+            if stage == self.stage_number and seat in self.cutoff:  # (as our own forfeit would)
+                when = max(self.forfeit_seen[(stage, seat)], min(when, self.cutoff[seat]))
+            out.append(Deadline(when, Due.CONFIRM, seat, stage))
         return out
 
     def _late(self, session: Session, debts: Sequence[Debt], grace_s: float) -> list[Deadline]:
         """The debts on the grace period (an opening, a window, an audit, a result, a coin share):
         each another peer's is claimed once the grace period has passed since it fell due, as we
-        saw it, and then forfeited if the claim goes unanswered as long. A peer cut off is waited
-        for as long as one of its decisions may take, never less than the grace period
-        (:func:`patience`: away an hour in a turn of a week is not gone), and one that came back
-        is given the grace period from then (it may not have seen the debt fall due). Nothing
-        else counts: pings say a peer is there, not that it paid; and a seat with time on its
-        clock owes nothing yet, away or not."""
+        saw it, and then forfeited if the claim goes unanswered as long. The time its debtor's
+        connection was down while it owed the debt (it could not pay, nor perhaps see the debt
+        fall due) is added, at most :func:`patience` per debt in all: away an hour in a turn of
+        a week is not gone, and coming back gives no new grace period (a debtor that drops and
+        comes back every few seconds is claimed as if it had stayed away). Nothing else
+        counts: pings say a peer is there, not that it paid; and a seat with time on its clock
+        owes nothing yet, away or not."""
         now = trio.current_time()
         due = {(debt.kind, debt.seat, debt.stage) for debt in debts if debt.rule.deadline == GRACE}
         for key in [key for key in self.due if key not in due]:
             del self.due[key]  # (paid)
+        most = patience(session, grace_s)
         out: list[Deadline] = []
         for debt in debts:
             if debt.rule.deadline != GRACE:
                 continue
-            since = self.due.setdefault((debt.kind, debt.seat, debt.stage), now)
             peer = debt.seat if debt.stage == SETUP else session.owner[debt.seat]
+            fell_due, away_then = self.due.setdefault(
+                (debt.kind, debt.seat, debt.stage), (now, self.away_for(peer))
+            )
             if peer == session.me:
                 continue
-            since = max(since, self.back.get(peer, since), self.away.get(peer, since))
-            wait = patience(session, grace_s) if peer in self.away else grace_s
+            when = fell_due + grace_s + min(self.away_for(peer) - away_then, most)
+            if peer in self.away and when > now:
+                when = fell_due + grace_s + most  # (its absence counts on, up to the bound)
             if debt.stage == SETUP:  # (a peer, before the deal: its coin share)
                 claimed = self.walk_claimed.get(debt.seat)
                 if claimed is None:
-                    out.append(Deadline(since + wait, Due.WALKING, debt.seat, 0))
+                    out.append(Deadline(when, Due.WALKING, debt.seat, 0))
                 else:
                     out.append(Deadline(claimed + grace_s, Due.WALKED, debt.seat, 0))
             elif debt.seat not in self.claimed:
-                out.append(Deadline(since + wait, Due.LATE, debt.seat, 0))
+                out.append(Deadline(when, Due.LATE, debt.seat, 0))
         return out
 
     def next_deadline(self, deadlines: Iterable[Deadline]) -> float:
@@ -388,8 +467,13 @@ class Clocks:
         elif what is Due.WARN:
             self._warn(session, seat, deadline.detail, tell)
         elif what in (Due.FORFEIT, Due.WALKED):
+            reason = f"no answer to a timeout claim for {grace_s:.0f} seconds"
+            if deadline.detail:  # (sooner: its clock spent, and its grace past it)
+                reason = (
+                    f"no answer to a timeout claim, its clock and its {grace_s:.0f} seconds past it spent"
+                )
             with contextlib.suppress(LocalMisuseError):
-                session.referee.forfeit(seat, f"no answer to a timeout claim for {grace_s:.0f} seconds")
+                session.referee.forfeit(seat, reason)
         elif what is Due.CONFIRM:  # (the detail: the stage) silent for our own grace period too
             session.referee.confirm_forfeit(deadline.detail, seat)
         elif what is Due.WALKING:  # (seat: a peer) claim first, signed, as for any silence
@@ -424,13 +508,31 @@ class Clocks:
             allowed = MAX_ALLOWANCE_S
         arrived = trio.current_time() if at is None else at
         seen = int((arrived - self.judged_from(session, event.seat) - allowed) * 1000)
+        if event.seat in self.keys:  # (the clock it decided on: the stage has moved on since)
+            whole = int((arrived - self.began(session, event.seat) - allowed) * 1000)
+            self._judge(event, seen, whole)
         if seen > event.declared_ms:
-            if event.seat in self.keys:  # (the clock it decided on: the stage has moved on since)
-                key = (event.seat, self.keys[event.seat])
-                self.under[key] = self.under.get(key, 0.0) + (seen - event.declared_ms) / 1000
             with contextlib.suppress(LocalMisuseError):
                 session.referee.note_observed(event.stage, event.seat, seen)
                 tell(TimeUnderDeclared(event.seat, event.declared_ms, seen))
+
+    def _judge(self, event: Decided, seen_ms: int, whole_ms: int) -> None:
+        """Take what another seat's decision declared less than we saw pass (``seen_ms``, from
+        its peer's return if it came back mid-stage) off its clock as we judge it (``under``: on
+        a round clock, summed over the round). On a round clock what the return excused (the
+        stage's time before it: ``whole_ms`` less ``seen_ms``) is granted only out of the seat's
+        grace; past that, it counts on the clock too. (A peer away whenever a stage opened was
+        judged from each return, and so never seen to spend its round.)"""
+        seat, key = event.seat, self.keys[event.seat]
+        judged = max(seen_ms - event.declared_ms, 0) / 1000
+        excused = max(whole_ms - event.declared_ms, 0) / 1000 - judged
+        if excused > 0 and self.kinds.get(seat) == "round":  # (a round clock's key: its round)
+            spare = self.grace_s - self.overtime.get((seat, key), 0.0) - self.excused.get((seat, key), 0.0)
+            granted = min(excused, max(spare, 0.0))
+            self.excused[(seat, key)] = self.excused.get((seat, key), 0.0) + granted
+            judged += excused - granted
+        if judged > 0:
+            self.under[(seat, key)] = self.under.get((seat, key), 0.0) + judged
 
     def answer_claim(self, session: Session, event: Event, tell: Notify) -> None:
         """A timeout claim about one of our seats: accept it if our own clock agrees (within a

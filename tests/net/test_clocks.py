@@ -4,6 +4,7 @@ after the grace period, a hung peer loses, and both sides show the same clocks."
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,12 +16,13 @@ import trio.testing
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
-from p2pgenius.net.clocks import Deadline, Due
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.net.clocks import MAX_ALLOWANCE_S, Deadline, Due
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.match_loop import MatchLoop
 from p2pgenius.net.party import Doors
 from p2pgenius.net.peer import Peer
-from p2pgenius.protocol.session import Fault, SessionView
+from p2pgenius.protocol.session import Fault, SessionView, TimeoutClaimed
 from p2pgenius.protocol.transcript import verify
 
 from .test_network import OneStream, Silent, peer
@@ -334,9 +336,9 @@ async def test_a_round_clock_is_bounded_by_the_time_seen_pass_not_by_the_sum_dec
                 claims.append(body)
     assert claims, "the host never claimed the liar's round clock"
     assert min(observed for *_, observed in claims) <= 14_000  # the first claim: about 10 s in
-    # The limit (docs/security.md), at its extent: the liar's own peer answers every claim with a
-    # dispute from its declared clock, and so plays on; each claim and dispute is signed, on the
-    # record, beside every under-declared decision.
+    # The liar's own peer answers each claim with a dispute from its declared clock, and plays on
+    # for as long as its grace past the clock lasts (the next test: then it forfeits); each claim
+    # and dispute is signed, on the record, beside every under-declared decision.
     disputes = [
         decode(r[1])[5]
         for r in records(host.files.transcript.read_bytes())
@@ -538,3 +540,93 @@ async def test_a_resumed_peer_does_not_charge_the_time_it_was_away_to_the_other_
         nursery.cancel_scope.cancel()
     assert not any("disputed on the record" in line for line in again_log.lines), again_log.lines
     assert again.session is not None and again.session.fault is None
+
+
+async def test_a_clock_liar_is_forfeited_once_its_round_and_a_grace_period_past_it_are_spent(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    # A 10 s round clock and a grace period of 20 s. The liar takes 5 s a decision, declares 0 ms
+    # each time and disputes every claim (its declared clock always has time). Before, it was
+    # claimed again and again and never forfeited: a dispute stopped each first claim, its next
+    # decision answered the second, and so every decision past its round's time could take up
+    # to a grace period. Now the time it keeps the match waiting past its clock (as the host saw
+    # it pass) comes out of one grace period for the round, which no decision or dispute renews:
+    # once that is spent, the claim that stands is a forfeit.
+    del autojump_clock
+    from p2pgenius.canonical import decode
+    from p2pgenius.protocol.transcript import records
+
+    host = peer(tmp_path, "host", BotDriver("random", 1, thread=False), Silent(), grace=20)
+    liar = DeclaresNothing(**vars(peer(tmp_path, "guest", Thinks("random", 2, 5.0), Silent())))
+    stopped: list[float] = []
+
+    async def watch() -> None:
+        while host.session is None or host.session.fault is None:
+            await trio.sleep(0.1)
+        stopped.append(trio.current_time())
+
+    with trio.move_on_after(600):
+        await match(host, liar, Terms("magic-square", {"round_seconds": 10}, {}), watch=watch)
+    assert host.session is not None and liar.session is not None
+    fault = host.session.fault
+    assert fault is not None and fault.kind == "forfeit" and fault.peer == 1, fault
+    assert "its clock and its 20 seconds past it spent" in fault.reason
+    assert host.session.played.clockbook.round_key == 0  # (in its first round)
+    sent = [decode(r[1]) for r in records(host.files.transcript.read_bytes()) if r[0] == "msg"]
+    liar_seat = liar.session.my_seats[0]
+    decisions = [e for e in sent if e[2] == 1 and e[5][0] in ("act", "decline") and e[5][2] == liar_seat]
+    assert all(e[5][-1] == 0 for e in decisions)  # (every one declared 0 ms)
+    assert any(e[2] == 1 and e[5][0] == "dispute" for e in sent)  # (and it disputed)
+    # The round's 10 s and the grace period's 20 s, and a lag allowance for each decision it made
+    # (each is judged after that, as an honest one's is; the first, before its peer's speed is
+    # known from a hash, after the whole cap), no more: 43 s here.
+    allowance = host._clocks.allowance(1)
+    bound = 10 + 20 + len(decisions) * allowance + MAX_ALLOWANCE_S
+    assert stopped and stopped[0] <= bound, (stopped, len(decisions), allowance)
+    report = verify(host.files.transcript.read_bytes())
+    assert report.fault is not None and report.fault.kind == "forfeit" and report.fault.peer == 1
+
+
+class DisputesEverything(NoOwnTimeouts):
+    """The loop of :class:`StretchesEveryTurn`."""
+
+    def _on_clock_event(self, event: Any, at: float | None = None) -> None:
+        session, stage = self.session, self.session.stage
+        if isinstance(event, TimeoutClaimed) and event.seat in session.my_seats:
+            if stage is not None and stage.number == event.stage:  # its whole clock, it says
+                with contextlib.suppress(LocalMisuseError):
+                    session.referee.dispute(event.seat, stage.clocks[event.seat][1])
+            return
+        super()._on_clock_event(event, at)
+
+
+class StretchesEveryTurn(Peer):
+    """A peer that never times itself out and answers every claim with a dispute saying its whole
+    turn is still left (as much as a dispute may say)."""
+
+    loop_type = DisputesEverything
+
+
+async def test_a_peer_that_overruns_every_turn_and_disputes_has_one_grace_period_a_match(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    # Duel turns of 10 s and a grace period of 30 s; the liar takes 20 s a turn. Each claim, at
+    # 11 s, it disputes saying its whole turn is left, and its decision answers the next claim.
+    # Before, that bought it 10 s more a turn for ever (a fresh clock each turn, a fresh dispute,
+    # a fresh grace period). Now a clock that is fresh each stage renews nothing past it: the
+    # time it overruns (9 s a turn past the lag allowance) comes out of one grace period for the
+    # match, and the claim standing once that is spent is a forfeit, in its fourth turn.
+    del autojump_clock
+    host = peer(tmp_path, "host", BotDriver("random", 1, thread=False), Silent(), grace=30)
+    liar = StretchesEveryTurn(**vars(peer(tmp_path, "guest", Thinks("random", 2, 20.0), Silent())))
+    with trio.move_on_after(3600):
+        await match(host, liar, Terms("duel", {"fast": True, "turn_seconds": 10}, {"hp": [60, 60]}))
+    assert host.session is not None and liar.session is not None
+    fault = host.session.fault
+    assert fault is not None and fault.kind == "forfeit" and fault.peer == 1, fault
+    assert "its clock and its 30 seconds past it spent" in fault.reason
+    turns = fault.stage  # (the turns it played before, each 10 s, the allowance, and its overrun)
+    assert 3 <= turns <= 4, turns
+    kinds = sent_kinds(host)
+    assert kinds.count("dispute") >= turns  # (it disputed each turn, on the record)
+    assert verify(host.files.transcript.read_bytes()).fault is not None

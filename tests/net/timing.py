@@ -111,12 +111,14 @@ class Cut(trio.abc.Stream):
 class Network:
     """An in-memory network: the host's listener, and a way in for each joiner (every call a new
     connection), each way delayed by ``delay_s``; a joiner's first connection cut after
-    ``cut_s`` if given."""
+    ``cut_s`` if given (``every``: each of its connections, so that it keeps dropping and coming
+    back)."""
 
     delay_s: float = 0.0
     cut_s: float | None = None
     away_s: float = 0.0
     """After the cut, how long the joiner cannot reach the host at all (its tries fail)."""
+    every: bool = False
     calls: list[trio.abc.Stream] = field(default_factory=list)
     down: tuple[float, float] = (0.0, 0.0)  # (from, until): the joiner cut off cannot come back
 
@@ -127,7 +129,7 @@ class Network:
         if self.down[0] <= trio.current_time() < self.down[1]:
             raise OSError("the network is down")
         mine, theirs = connection(self.delay_s)
-        cut = self.cut_s is not None and not self.calls
+        cut = self.cut_s is not None and (self.every or not self.calls)
         if cut and self.cut_s is not None:
             at = trio.current_time() + self.cut_s
             self.down = (at, at + self.away_s)
@@ -224,9 +226,11 @@ async def play_match(  # noqa: PLR0913  (a match's every knob, by name)
     silent: int | None = None,
     within_s: float = 10**8,
     ping_s: float | None = None,
+    watch: Callable[[list[Peer]], Awaitable[None]] | None = None,
 ) -> Played:
     """Host (peer 0) and ``peers - 1`` joiners play a whole match; ``silent``: the index of the
-    peer built with ``make`` (a hostile one), every other an honest :class:`Peer`."""
+    peer built with ``make`` (a hostile one), every other an honest :class:`Peer`; ``watch``: a
+    task beside the match, given every peer."""
     network = network or Network()
     made: list[Peer] = []
     for index in range(peers):
@@ -260,6 +264,8 @@ async def play_match(  # noqa: PLR0913  (a match's every knob, by name)
         )
         for joiner in joiners:
             nursery.start_soon(_join, joiner, network)
+        if watch is not None:
+            nursery.start_soon(watch, made)
         honest = [peer for index, peer in enumerate(made) if index != silent]
         with trio.fail_after(within_s):  # (fake seconds: the autojump clock skips the waits)
             while not all(over(peer) for peer in honest):

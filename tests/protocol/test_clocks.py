@@ -336,3 +336,22 @@ def test_an_under_declared_decision_is_disputed_on_the_record_and_verify_reports
     records = [header(lead.keys, lead.me)] + [frame(encode(["msg", raw])) for _, _, raw in lead.chain.archive]
     report = verify(b"".join(records))
     assert report.disputed_time and "saw 28.0 s" in report.disputed_time[0]
+
+
+def test_a_seat_that_flipped_its_own_pile_is_off_its_clock_while_it_owes_the_opening() -> None:
+    # A Hornswoggle challenger flips its own pile first: it has decided (its flip), and owes the
+    # opening of its card, a debt on the grace period. Its clock showed as still running, so its
+    # own peer, had the opening not gone at once, played its timeout again and again (refused
+    # each time: its loop spun), and the others claimed the opening on its decision's clock.
+    from p2pgenius.games.spec import Period
+    from p2pgenius.protocol.session.stage import Stage
+    from p2pgenius.protocol.session.timing import ClockBook
+
+    stage = Stage(7, waiting=(2,), optional=(1,), acts={2: {"type": "flip", "pile": 2}})
+    stage.clocks = {2: (Period("decision", 7, 60_000), 60_000), 1: (Period("decision", 7, 60_000), 60_000)}
+    stage.ms[2] = 4_000
+    views = ClockBook.views(stage, owed=(1, 2), whole_period=False)
+    assert views[2] == ClockView("decision", 7, 56_000, False)  # (its declared time is shown spent)
+    assert not views[1].running  # (an optional seat: never on the clock)
+    stage.acts.clear()
+    assert ClockBook.views(stage, owed=(2,), whole_period=False)[2].running  # deciding: it runs

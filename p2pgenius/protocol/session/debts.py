@@ -6,10 +6,12 @@ window's answer, an audit, its signed result, its coin share. What a session owe
 from the transcript alone (:meth:`Session.debts`); *when* a debt is late is the clock layer's to
 measure, from the one rule of its kind here: on the debtor's own clock (claimable once that clock
 has run out, as the claimant keeps it, plus the lag allowance), or on the grace period (claimable
-once the grace period has passed since the debt became due, as the claimant saw it). Nothing is
-owed before it is due: a seat that has chosen owes no opening while another still thinks, a
-challenger owes no answer while the seat before it has not acted, and a seat with time left on its
-clock owes nothing yet, connected or not. A claim about a debt that is not due changes nothing.
+once the grace period has passed since the debt became due, as the claimant saw it, plus the time
+its debtor was cut off meanwhile, at most the patience bound per debt: coming back renews
+nothing). Nothing is owed before it is due: a seat that has chosen owes no opening while another
+still thinks, a challenger owes no answer while the seat before it has not acted, and a seat with
+time left on its clock owes nothing yet, connected or not. A claim about a debt that is not due
+changes nothing.
 
 The lobby's ``ready`` and a peer's coming back after a cut are in the table too (what a player
 must do in time), though no claim is made about them: a host turns away a caller that is not
@@ -24,7 +26,8 @@ from typing import Final
 CLOCK: Final = "clock"
 """Late once the debtor's clock has run out, as the claimant keeps it, plus the lag allowance."""
 GRACE: Final = "grace"
-"""Late once the grace period has passed since it became due, as the claimant saw it."""
+"""Late once the grace period has passed since it became due, as the claimant saw it (plus the
+time its debtor was cut off meanwhile, at most the patience bound per debt)."""
 HOST: Final = "host"
 """Not claimed: the host's own policy decides (the lobby)."""
 
@@ -81,7 +84,8 @@ OBLIGATIONS: Final[tuple[Obligation, ...]] = (
         "when the stage opens",
         CLOCK,
         "the decision (its own peer sends the game's timeout when its clock runs out), or one "
-        "`dispute` a stage saying how much its clock still has",
+        "`dispute` a stage saying how much its clock still has (granted only out of its grace past "
+        "the clock)",
         True,
     ),
     Obligation(
@@ -145,7 +149,8 @@ OBLIGATIONS: Final[tuple[Obligation, ...]] = (
         "a peer whose connection dropped",
         "never: a peer away owes only its debts above",
         HOST,
-        "its coming back (`sync`); meanwhile its clock runs on, and its debts are claimed as ever",
+        "its coming back (`sync`), which renews no deadline; meanwhile its clock runs on, and its "
+        "debts are claimed as ever",
         False,
     ),
 )

@@ -67,8 +67,11 @@ class ClockBook:
         for seat, (clock, left) in sorted(stage.clocks.items()):
             if whole_period:
                 running = seat not in stage.finals
-            else:  # (a seat with only an optional action, a challenge window, is not on the clock)
-                running = seat in owed and seat not in stage.commits and seat in stage.waiting
+            else:  # (a seat with only an optional action, a challenge window, is not on the clock;
+                # nor one that has decided and owes what pays on the grace period: its own
+                # flipped card's opening)
+                decided = seat in stage.commits or seat in stage.acts
+                running = seat in owed and not decided and seat in stage.waiting
             used = 0 if running else stage.ms.get(seat, 0)  # a running clock counts from the start
             views[seat] = ClockView(clock.kind, clock.key, left - used, running)
         return views
