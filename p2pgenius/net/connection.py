@@ -14,6 +14,7 @@ and coming back it is sent what it lacks (``reconnect.sync``), so nothing queued
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -88,9 +89,8 @@ class Connection:
         self.early: list[Any] = []  # events read along with the end of the handshake
         self.caught_up = 0  # how much of the session's archive this peer was sent on resyncing
         self.round_trips: list[float] = []  # the latest, in seconds (ROUND_TRIPS_KEPT of them)
-        self._pings: dict[int, float] = {}  # ping number -> when it was sent
-        self.unanswered = 0  # pings sent since bytes last came (a dead route brings none)
-        self._next_ping = 0
+        self._pings: dict[int, float] = {}  # ping number -> when it was sent (the latest few)
+        self.unanswered = 0  # pings of ours since the other side last answered one
         self.dropped: str | None = None  # why we gave the connection up (see :meth:`drop`)
         self._closed = False  # nothing more may be sent (closed, or closing once written)
         self._closing = False  # the writer closes the stream once the queue is written
@@ -236,7 +236,6 @@ class Connection:
             data = await self.stream.receive_some(READ_BYTES)
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             raise PeerGoneError("the connection broke") from exc
-        self.unanswered = 0
         if not data:
             if self.peer is None and self.channel.initiator and self.channel.handshake.message == 1:
                 # A host that speaks another channel version closes on reading our hello; the
@@ -257,18 +256,20 @@ class Connection:
         return [event.payload for event in await self._read() if isinstance(event, Received)]
 
     def ping(self) -> None:
-        """Send a ping: its answer gives a round trip (and shows the other side is there)."""
-        number, self._next_ping = self._next_ping, self._next_ping + 1
+        """Send a ping: its answer gives a round trip, and shows that the other side read all we
+        sent before it (bytes from it show only that it sends). Its number is random, so that
+        nobody can answer it without reading it."""
+        number = secrets.randbits(32)
         self._pings[number] = trio.current_time()
-        for old in [n for n in self._pings if n < number - ROUND_TRIPS_KEPT]:
-            del self._pings[old]  # (never answered: the connection is judged by silence)
+        while len(self._pings) > ROUND_TRIPS_KEPT + 1:  # (never answered: forgotten, oldest first)
+            del self._pings[next(iter(self._pings))]
         self.post(encode(["ping", number]))
         self.unanswered += 1
 
     def item(self, payload: bytes) -> Item:
         """What ``payload`` is for the match loop: a ping is answered here (queued: a reader never
         waits to write) and is news that the other side is there; the answer to one of ours gives
-        a round trip; anything else is the loop's to read."""
+        a round trip, and shows the other side reads; anything else is the loop's to read."""
         message = Item(Kind.MSG, self, (payload, trio.current_time()))
         try:
             kind, number = decode(payload)
@@ -282,6 +283,7 @@ class Connection:
             sent = self._pings.pop(number, None)
             if sent is None:  # not a ping of ours (or answered twice): nothing measured
                 return Item(Kind.HEARD, self, None)
+            self.unanswered = 0
             took = trio.current_time() - sent
             self.round_trips = [*self.round_trips[-(ROUND_TRIPS_KEPT - 1) :], took]
             return Item(Kind.HEARD, self, took)

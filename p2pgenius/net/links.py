@@ -67,13 +67,14 @@ class Links:
                     connection.post(payload)
 
     def ping(self, stalled_after: int | None = None) -> None:
-        """Ping every connection (each times its own round trips); one that brought no byte since
-        ``stalled_after`` pings of ours is dropped instead (its reader then says it is gone).
-        Pings, not seconds: a loop that was busy, or a match that just began, sent none
-        meanwhile."""
+        """Ping every connection (each times its own round trips); one whose other side answered
+        none of our last ``stalled_after`` pings is dropped instead (its reader then says it is
+        gone): its route is dead, or the peer does not read what we send, which its own bytes
+        would not show. Pings, not seconds: a loop that was busy, or a match that just began,
+        sent none meanwhile."""
         for connection in self:
             if stalled_after is not None and connection.unanswered >= stalled_after:
-                connection.drop(f"it brought no byte since {stalled_after} pings of ours")
+                connection.drop(f"it answered none of our last {stalled_after} pings")
                 continue
             with contextlib.suppress(PeerGoneError):
                 connection.ping()
