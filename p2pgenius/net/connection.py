@@ -97,6 +97,7 @@ class Connection:
         self._lock = trio.Lock()  # one write at a time (the writer's, or a task's own flush)
         self._queued = 0  # bytes posted since the last write took them
         self._wanted = trio.Event()  # set when there is something for the writer to do
+        self._took = trio.Event()  # set (and renewed) each time a write takes the queue
         self._writing = False  # a writer task runs
         self._write_scope: trio.CancelScope | None = None  # the write under way, cut short by a drop
 
@@ -113,7 +114,8 @@ class Connection:
         bound); the stream is closed here when the connection is dropped or closing."""
         try:
             while True:
-                await self._wanted.wait()
+                if not self._wanted.is_set():  # (set already: written at once, without a pause)
+                    await self._wanted.wait()
                 self._wanted = trio.Event()
                 if self.dropped is not None or (self._closed and not self._closing):
                     break
@@ -124,6 +126,7 @@ class Connection:
             pass
         finally:
             self._writing = False
+            self._took.set()  # (nobody waits for a writer that is gone)
             if self.dropped is not None or self._closed:
                 # (Closing the stream wakes the reader, which then says the connection is gone.)
                 await trio.aclose_forcefully(self.stream)
@@ -148,14 +151,28 @@ class Connection:
         self.post(payload)
         await self.flush()
 
+    async def handed_over(self) -> None:
+        """Wait until the writer has taken what is queued, and so handed it to the system if the
+        system had room (a loop that posted a message lets it leave before it goes on with its
+        own work, as when it wrote it itself). At once if nothing waits, or if a write is under
+        way already: one that waits for a peer that does not read is never waited for."""
+        if self._queued and self._writing and self._write_scope is None and not self._lock.locked():
+            await self._took.wait()
+
     async def flush(self) -> None:
         """Hand everything queued to the system, each piece within :data:`SEND_S`. Raises
         PeerGoneError if the connection broke, was dropped, or is dropped now (the bound passed).
         Cut short from outside, the connection is dropped too: how much of a record reached the
         wire is not known, and nothing can follow part of one."""
-        async with self._lock:
+        try:  # (no pause between taking the lock and writing when it is free)
+            self._lock.acquire_nowait()
+        except trio.WouldBlock:
+            await self._lock.acquire()
+        try:
             data = self.channel.data_to_send()
             self._queued = 0
+            self._took.set()
+            self._took = trio.Event()
             if not data:
                 return
             if self.dropped is not None:
@@ -167,6 +184,8 @@ class Connection:
             finally:
                 if not written and self.dropped is None:
                     self.dropped = "a write was cut short"
+        finally:
+            self._lock.release()
 
     async def _write(self, data: memoryview) -> None:
         for start in range(0, len(data), PIECE):

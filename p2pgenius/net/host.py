@@ -78,6 +78,7 @@ class Host:
             with contextlib.suppress(PeerGoneError):
                 member.connection.post(encode(["lobby", lobby.view(index, start=True)]))
             party.links.add(member.connection, index)
+        await party.links.handed_over()
         await warmed.wait()
         session = self.session = Session(keys=keys, me=0, identity=party.identity, names=names)
         await party.began(session, "host", None)

@@ -79,6 +79,12 @@ class Links:
             with contextlib.suppress(PeerGoneError):
                 connection.ping()
 
+    async def handed_over(self) -> None:
+        """Let every connection's writer take what was queued for it (never waiting for a write
+        under way): see :meth:`Connection.handed_over`."""
+        for connection in self:
+            await connection.handed_over()
+
     async def flush(self, within: float = SEND_S) -> None:
         """Let every connection write what is queued for it (at most ``within`` seconds in all):
         a match's last messages leave before its connections close."""

@@ -261,6 +261,7 @@ class MatchLoop:
         """A deadline passed: do what is due, in time order."""
         if self.clocks.ping_due():
             self.links.ping(stalled_after=STALL_PINGS)
+            await self.links.handed_over()  # (a round trip measures the network, not this loop)
         if self.clocks.act(self.session, self._deadlines(), self.grace_s, self.tell):
             await self.flush()
 
@@ -313,6 +314,9 @@ class MatchLoop:
             payload = encode(["m", raw])
             self.files.note(f"-> {payload.hex()}")
             self.links.broadcast(payload)
+        # They leave before the events are told and the loop goes on (a write that waits for a
+        # peer that does not read is not waited for).
+        await self.links.handed_over()
         if self.spectators is not None:
             self.spectators.feed()  # (queued, never waited for)
         for event in session.take_events():

@@ -188,8 +188,10 @@ async def test_a_peer_that_does_not_read_holds_up_neither_the_reader_nor_the_sen
             assert (await inbox.receive()).kind is Kind.HEARD
         assert trio.current_time() == 0
         a.post(encode(["m", b"to a peer that reads nothing"]))  # never waits either
+        await a.handed_over()  # nor does the loop, letting it leave: a write is under way
         a.ping()
-        assert a.dropped is None
+        await a.handed_over()
+        assert trio.current_time() == 0 and a.dropped is None
         assert (await inbox.receive()).kind is Kind.GONE  # the writer waited for the bound: dropped
         assert trio.current_time() == pytest.approx(connection_module.SEND_S)
         assert a.dropped == "it took nothing we sent for 10 s: it is not reading"
