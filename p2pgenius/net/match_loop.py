@@ -87,7 +87,7 @@ class MatchLoop:
             item: Item | None = None
             with trio.move_on_at(self.clocks.next_deadline(self._deadlines())):
                 item = await self.inbox.receive()
-            if item is not None:  # (handled outside the deadline: a decision is never cut short)
+            if item is not None:  # (handled outside the deadline: nothing it does is cut short)
                 await self._on_item(item)
             else:
                 await self._on_time()
