@@ -37,11 +37,12 @@ from p2pgenius.protocol.session.ledger import MAX_ALLOWANCE_MS
 PING_S: Final = 10.0
 """How often a peer pings each connection (round-trip times for the lag allowance; liveness)."""
 STALL_PINGS: Final = 3
-"""A connection that brought no byte since this many pings of ours is closed as dead: a peer there
-answers pings at once, so the silence is the route's (a relay that holds bytes back, a NAT that
-forgot the mapping, a cable pulled). The joiner then comes back another way or the same way anew,
-and a peer cut off is waited for as section 5's table says (never claimed for the route's
-silence)."""
+"""A connection whose other side answered none of this many pings of ours is closed as dead: a
+peer there answers pings at once, so the silence is the route's (a relay that holds bytes back, a
+NAT that forgot the mapping, a cable pulled) or the peer does not read (its own bytes, pings
+included, do not show that it reads ours: only a pong does). The joiner then comes back another way
+or the same way anew, and a peer cut off is waited for as section 5's table says (never claimed
+for the route's silence)."""
 LAG_FLOOR_S: Final = 1.0
 """The least lag allowed before claiming another seat's timeout (plus twice the round trip)."""
 MAX_ALLOWANCE_S: Final = MAX_ALLOWANCE_MS / 1000

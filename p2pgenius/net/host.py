@@ -46,7 +46,10 @@ class Host:
                 session=lambda: self.session,
                 say=party.say,
             )
-            lobby = self.lobby = Lobby(party.player, hosted, self.seating, spectators=spectators)
+            # The players' connections write in ``watching`` from the lobby on: their writers go
+            # on into the match (each connection's own: see net/connection.py).
+            lobby = Lobby(party.player, hosted, self.seating, spectators=spectators, writers=watching)
+            self.lobby = lobby
             warmed = warm_soon(watching, lobby.game)  # (while the players come)
             try:
                 party.tell(Listening(party.address, again=False), quiet=True)
@@ -71,9 +74,11 @@ class Host:
         for index, member in enumerate(members, start=1):
             # A player whose connection died this instant is bound by its signed ready: it may
             # come back (the door stays open to the match's players) or forfeit its coin share.
+            # (Queued: its writer sends it at once, and the start waits for nobody.)
             with contextlib.suppress(PeerGoneError):
-                await member.connection.send(encode(["lobby", lobby.view(index, start=True)]))
+                member.connection.post(encode(["lobby", lobby.view(index, start=True)]))
             party.links.add(member.connection, index)
+        await party.links.handed_over()
         await warmed.wait()
         session = self.session = Session(keys=keys, me=0, identity=party.identity, names=names)
         # A resumed host admits spectators as this one did (SPEC 4b): its header says whether.

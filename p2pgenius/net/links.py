@@ -3,7 +3,9 @@
 A joiner has one link, to its host. The host has one per other player, knows which player each
 one carries (``index_of``), relays each player's match messages to the others (every message is
 signed by its author and checked by each receiver: relaying needs no trust) and, when a player
-comes back on a new connection, puts it in the old one's place.
+comes back on a new connection, puts it in the old one's place. Nothing here waits for a peer:
+each connection has its own queue and writer (``connection``), so one that does not read holds up
+nobody else.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterator
 
 import trio
 
-from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.net.connection import SEND_S, Connection, PeerGoneError, flush_all
 
 
 class Links:
@@ -51,30 +53,42 @@ class Links:
         """The player a connection carries, at the host (None: not known, or not the host)."""
         return next((index for index, known in self.via.items() if known is connection), None)
 
-    async def broadcast(self, payload: bytes) -> None:
-        """Send ``payload`` on every connection (a broken one: its reader notices and reports)."""
+    def broadcast(self, payload: bytes) -> None:
+        """Queue ``payload`` on every connection (one given up: its reader says so)."""
         for connection in self:
             with contextlib.suppress(PeerGoneError):
-                await connection.send(payload)
+                connection.post(payload)
 
-    async def relay(self, payload: bytes, source: Connection) -> None:
+    def relay(self, payload: bytes, source: Connection) -> None:
         """Pass a player's message on to every other player (the host's job)."""
         for connection in self:
             if connection is not source:
                 with contextlib.suppress(PeerGoneError):
-                    await connection.send(payload)
+                    connection.post(payload)
 
-    async def ping(self, stalled_after: int | None = None) -> None:
-        """Ping every connection (each times its own round trips); one that brought no byte since
-        ``stalled_after`` pings of ours is closed instead (its reader then says it is gone). Pings,
-        not seconds: a loop that was busy, or a match that just began, sent none meanwhile."""
-        for connection in list(self):
+    def ping(self, stalled_after: int | None = None) -> None:
+        """Ping every connection (each times its own round trips); one whose other side answered
+        none of our last ``stalled_after`` pings is dropped instead (its reader then says it is
+        gone): its route is dead, or the peer does not read what we send, which its own bytes
+        would not show. Pings, not seconds: a loop that was busy, or a match that just began,
+        sent none meanwhile."""
+        for connection in self:
             if stalled_after is not None and connection.unanswered >= stalled_after:
-                with trio.move_on_after(1.0):
-                    await connection.aclose()
+                connection.drop(f"it answered none of our last {stalled_after} pings")
                 continue
             with contextlib.suppress(PeerGoneError):
-                await connection.ping()
+                connection.ping()
+
+    async def handed_over(self) -> None:
+        """Let every connection's writer take what was queued for it (never waiting for a write
+        under way): see :meth:`Connection.handed_over`."""
+        for connection in self:
+            await connection.handed_over()
+
+    async def flush(self, within: float = SEND_S) -> None:
+        """Let every connection write what is queued for it (at most ``within`` seconds in all):
+        a match's last messages leave before its connections close."""
+        await flush_all(self, within)
 
     async def aclose(self, within: float = 1.0) -> None:
         """Close every connection (each given ``within`` seconds)."""

@@ -292,6 +292,7 @@ class Lobby:
         seating: Seating = Seating(),
         *,
         spectators: Spectators | None = None,
+        writers: trio.Nursery | None = None,
     ) -> None:
         self.identity = host.identity
         self.bot = host.bot  # the level of the host's own bot, if a bot plays its seats
@@ -299,6 +300,9 @@ class Lobby:
         self.tell = host.tell
         self.pins = host.pins
         self.spectators = spectators
+        # Where the players' connections write (each its own writer): a nursery that outlives the
+        # lobby, as they go on into the match (None: the lobby's own, for a lobby alone).
+        self.writers = writers
         self.token = seating.token  # the invite's seat token: its holders come before other callers
         self.invite_only = seating.invite_only and seating.token is not None  # ...no one else seated
         self.game = hosted["game"]
@@ -372,7 +376,8 @@ class Lobby:
         groups = get_spec(self.game).seat_groups(self.peers)
         async with trio.open_nursery() as nursery:
             said = self._said = Inbox[LobbyItem](nursery)
-            nursery.start_soon(Door(listener).serve, nursery, partial(self._greet, said))
+            greet = partial(self._greet, said, self.writers or nursery)
+            nursery.start_soon(Door(listener).serve, nursery, greet)
             changed, backlog = False, None
             while True:
                 # Shown once a batch: a caller that says ready in its handshake is "joined" and
@@ -380,7 +385,7 @@ class Lobby:
                 # next (three lobbies in a row made a joiner's screen flicker).
                 queued = said.statistics().current_buffer_used
                 if changed and not queued and not self._complete():
-                    await self._show()
+                    self._show()
                     changed = False
                 item: LobbyItem | None = None
                 if self._complete():
@@ -397,20 +402,26 @@ class Lobby:
                     with trio.move_on_at(self._ready_by()):
                         item = await said.receive()
                 if item is None:  # someone took too long to say it is ready
-                    await self._drop_late()
+                    self._drop_late()
                     changed = True
                     continue
-                changed |= await self._take(item, groups)
+                changed |= self._take(item, groups)
             nursery.cancel_scope.cancel()
         self._said = None
         return self.members
 
     async def _greet(
-        self, said: Inbox[LobbyItem], stream: trio.abc.Stream, shown_key: Callable[[], None]
+        self,
+        said: Inbox[LobbyItem],
+        writers: trio.Nursery,
+        stream: trio.abc.Stream,
+        shown_key: Callable[[], None],
     ) -> None:
         """A caller at the door: the handshake (our hello shows the table), then everything it
         says goes to the lobby's loop (``said``) until it leaves. The inbox is bounded: while it
-        is full this waits and reads nothing, so TCP slows a caller that floods the lobby."""
+        is full this waits and reads nothing, so TCP slows a caller that floods the lobby. What the
+        lobby tells it goes through its connection's writer, in ``writers``: the lobby never
+        waits for a caller that does not read."""
         tell, spectators = self.tell, self.spectators
         hello = {"name": self.name, "game": self.game, "lobby": self.greeting()}
         connection = Connection(stream, SecureChannel(initiator=False, identity=self.identity, hello=hello))
@@ -424,11 +435,12 @@ class Lobby:
         if is_spectator(established) and spectators is not None:
             spectators.admit(connection, caller_name(established))
             return
+        connection.start(writers)
         try:
             name = self.pins.name_of(established)
         except P2PGeniusError as exc:  # a known name with another key: say so, then close
             tell(Refused(str(exc)))
-            await _refuse(connection, str(exc))
+            _refuse(connection, str(exc))
             return
         token = established.peer_hello.get("token")
         invited = (
@@ -444,13 +456,13 @@ class Lobby:
         except PeerGoneError:
             await said.send(LobbyItem(LobbyKind.LEFT, connection, None))
 
-    async def _take(self, item: LobbyItem, groups: Sequence[Sequence[int]]) -> bool:
+    def _take(self, item: LobbyItem, groups: Sequence[Sequence[int]]) -> bool:
         """One thing that happened at the door or in the lobby; True if the table changed."""
         kind, connection, data = item.kind, item.connection, item.data
         if kind is LobbyKind.OPTIONS:
             return self._answered(data)
         if kind is LobbyKind.JOINED and connection is not None:
-            return await self._admit(connection, data)
+            return self._admit(connection, data)
         member = next((m for m in self.members if m.connection is connection), None)
         if member is None:
             return False  # (a caller already shown the door: what it still said changes nothing)
@@ -458,7 +470,7 @@ class Lobby:
             self._remove(member)
             self.tell(PeerLeft(member.name))
             return True
-        if await self._flooding(member):
+        if self._flooding(member):
             return True
         if proposal := proposal_of(data, self.game):
             self._consider(member, proposal)
@@ -466,9 +478,9 @@ class Lobby:
             return False  # (a proposal alone: nothing else changes, whatever it proposes)
         if member.ready is not None:
             return False  # (a ready is said once; anything else before the start means nothing)
-        return await self._ready(member, data, groups)
+        return self._ready(member, data, groups)
 
-    async def _flooding(self, member: Member) -> bool:
+    def _flooding(self, member: Member) -> bool:
         """Count a message from a member that has not said it is ready; one too many, and it is
         shown the door (True)."""
         if member.ready is not None:
@@ -476,17 +488,15 @@ class Lobby:
         member.said += 1
         if member.said <= MAX_UNREADY_MESSAGES:
             return False
-        await self._drop(
-            member, f"you sent more than {MAX_UNREADY_MESSAGES} messages without saying you are ready"
-        )
+        self._drop(member, f"you sent more than {MAX_UNREADY_MESSAGES} messages without saying you are ready")
         return True
 
-    async def _ready(self, member: Member, data: bytes, groups: Sequence[Sequence[int]]) -> bool:
+    def _ready(self, member: Member, data: bytes, groups: Sequence[Sequence[int]]) -> bool:
         """What a caller that has not said it is ready says: its ready, or it is shown the door
         (True: the table changed)."""
         ready = ready_map(data)
         if ready is None:
-            await self._drop(member, "a malformed ready message")
+            self._drop(member, "a malformed ready message")
             return True
         taken = [self.seats] + [m.claim or [] for m in self.members if m is not member]
         problem = ready_problem(member.key, ready, salt=self.salt, agreed=self.agreed()) or claims_problem(
@@ -495,7 +505,7 @@ class Lobby:
         if problem and self._stale(member, ready):
             return False  # (agreed to the table before its options changed: it is asked again)
         if problem:
-            await self._drop(member, problem)
+            self._drop(member, problem)
             return True
         member.ready = ready
         member.claim = sorted(ready["seats"])
@@ -553,11 +563,12 @@ class Lobby:
             not ready_problem(member.key, ready, salt=self.salt, agreed=before) for before in self.superseded
         )
 
-    async def _show(self) -> None:
-        """Every player is sent the lobby as it stands."""
+    def _show(self) -> None:
+        """Every player is sent the lobby as it stands (queued: one that does not read holds up
+        nobody, and is dropped once its queue is full or a write to it waits too long)."""
         for index, other in enumerate(self.members, start=1):
             with contextlib.suppress(PeerGoneError):
-                await other.connection.send(encode(["lobby", self.view(index)]))
+                other.connection.post(encode(["lobby", self.view(index)]))
 
     def _ready_by(self) -> float:
         """When the next caller must have said it is ready (trio clock; inf: none need to)."""
@@ -568,32 +579,32 @@ class Lobby:
         full = len(self.members) == self.peers - 1 and all(m.claim is not None for m in self.members)
         return full and self.pending is None
 
-    async def _admit(self, connection: Connection, caller: Caller) -> bool:
+    def _admit(self, connection: Connection, caller: Caller) -> bool:
         """Seat a caller that has shown its key, or say why not (False: the table is as it was)."""
         key, name, invited, address, bot = caller.key, caller.name, caller.invited, caller.address, caller.bot
         members, tell = self.members, self.tell
         if key == self.identity.public or any(m.key == key for m in members):
             tell(Refused("already at the table", name))
-            await _refuse(connection, "you are already at this table")
+            _refuse(connection, "you are already at this table")
             return False
         if self.invite_only and not invited:
             reason = "this table seats only players with the host's invite: ask the host for it"
             tell(Refused(reason, name))
-            await _refuse(connection, reason)
+            _refuse(connection, reason)
             return False
         crowd = [m for m in members if m.ready is None and not m.invited and m.address == address]
         if not invited and not _local(address) and len(crowd) >= MAX_UNREADY_PER_ADDRESS:
             reason = f"{len(crowd)} callers from your address already wait in the lobby unready"
             tell(Refused(reason, name))
-            await _refuse(connection, reason)
+            _refuse(connection, reason)
             return False
         if len(members) >= self.peers - 1 and invited:
             # A friend with the invite never finds its seat held by a stranger who only knocked:
             # the newest caller without the token that is not ready yet makes room.
-            await self._make_room()
+            self._make_room()
         if len(members) >= self.peers - 1:
             tell(Refused("the table is full", name))
-            await _refuse(connection, "the table is full")
+            _refuse(connection, "the table is full")
             return False
         members.append(
             Member(
@@ -603,18 +614,18 @@ class Lobby:
         tell(PeerJoined(name, key, level_words(self.game, self._level(bot))))
         return True
 
-    async def _drop_late(self) -> None:
+    def _drop_late(self) -> None:
         """Show the door to every caller past its time to say it is ready (its seat is free)."""
         now = trio.current_time()
         for member in [m for m in self.members if m.ready is None and m.ready_by() <= now]:
             waited = INVITED_READY_S if member.invited else READY_S
-            await self._drop(member, f"you did not say you are ready within {waited:g} s")
+            self._drop(member, f"you did not say you are ready within {waited:g} s")
 
-    async def _make_room(self) -> None:
+    def _make_room(self) -> None:
         """Free the seat of the newest caller without the token that is not ready, if any."""
         strangers = [m for m in self.members if m.ready is None and not m.invited]
         if strangers:
-            await self._drop(strangers[-1], "a player with the host's invite came for this seat")
+            self._drop(strangers[-1], "a player with the host's invite came for this seat")
 
     def _remove(self, member: Member) -> None:
         """A member leaves the table (or is shown the door). What it alone proposed is withdrawn:
@@ -624,20 +635,21 @@ class Lobby:
             backed = {value for m in self.members for value in m.proposed}
             self.pending = {k: v for k, v in self.pending.items() if (k, v) in backed} or None
 
-    async def _drop(self, member: Member, reason: str) -> None:
+    def _drop(self, member: Member, reason: str) -> None:
         """Show a member the door (its place is free): the host's person and the member are
         told why."""
         self._remove(member)
         self.tell(Refused(reason, member.name))
         self.tell(PeerLeft(member.name), quiet=True)
-        await _refuse(member.connection, reason)
+        _refuse(member.connection, reason)
 
 
-async def _refuse(connection: Connection, reason: str) -> None:
-    """Tell a caller why it is turned away, then close its connection."""
+def _refuse(connection: Connection, reason: str) -> None:
+    """Tell a caller why it is turned away, then close its connection: both by its writer, once
+    the refusal is written (the lobby waits for neither)."""
     with contextlib.suppress(PeerGoneError):
-        await connection.send(encode(["refused", reason]))
-    await connection.aclose()
+        connection.post(encode(["refused", reason]))
+    connection.close_soon()
 
 
 def _local(address: str) -> bool:

@@ -5,8 +5,10 @@ joiner has been seated, a crashed peer has read its files back), so nothing in i
 there is one. Every connection's reader and every local decider hand what they have to its inbox;
 the loop takes the items one at a time, so the session is never touched concurrently. After every
 call into the session, :meth:`MatchLoop.flush` appends the transcript records and secrets to disk
-first, then sends. Between items it keeps the clocks (``clocks``): its own seats' timeouts,
-claims against other seats, forfeits after the grace period, the game's warnings, and pings.
+first, then queues the messages on every connection (each connection's own writer sends them, so
+a peer that does not read holds up nobody). Between items it keeps the clocks (``clocks``): its
+own seats' timeouts, claims against other seats, forfeits after the grace period, the game's
+warnings, and pings.
 
 The peer (``peer``) builds it, with what it needs and nothing more, and opens the doors beside it
 (a host's for players coming back, a joiner's way back to its host).
@@ -77,6 +79,7 @@ class MatchLoop:
         session = self.session
         for connection in self.links:
             ahead = [payload for read_on, payload in first if read_on is connection]
+            connection.start(self.nursery)  # (a host's have written since its lobby)
             self.nursery.start_soon(connection.messages, self.inbox, ahead)
         await self.flush()
         while not session.finished and session.fault is None:
@@ -84,7 +87,7 @@ class MatchLoop:
             item: Item | None = None
             with trio.move_on_at(self.clocks.next_deadline(self._deadlines())):
                 item = await self.inbox.receive()
-            if item is not None:  # (handled outside the deadline: a send is never cut short)
+            if item is not None:  # (handled outside the deadline: nothing it does is cut short)
                 await self._on_item(item)
             else:
                 await self._on_time()
@@ -257,7 +260,8 @@ class MatchLoop:
     async def _on_time(self) -> None:
         """A deadline passed: do what is due, in time order."""
         if self.clocks.ping_due():
-            await self.links.ping(stalled_after=STALL_PINGS)
+            self.links.ping(stalled_after=STALL_PINGS)
+            await self.links.handed_over()  # (a round trip measures the network, not this loop)
         if self.clocks.act(self.session, self._deadlines(), self.grace_s, self.tell):
             await self.flush()
 
@@ -282,7 +286,7 @@ class MatchLoop:
             self.tell(Notice("a peer sent something that is not a match message (ignored)"))
             return
         if session.me == 0:  # relay to the others; each checks the author's signature itself
-            await self.links.relay(payload, connection)
+            self.links.relay(payload, connection)
         before = list(session.chain.next_seq)
         for event in session.receive(raw):
             self.report(session.view, event)
@@ -300,7 +304,7 @@ class MatchLoop:
 
     async def flush(self) -> None:
         """What the session has to persist and send: secrets and records to disk first, then
-        the messages to every connection; then its events, told."""
+        the messages, queued on every connection (never waiting for one); then its events, told."""
         session = self.session
         out = session.flush()
         # Secrets first: a commitment on record whose nonce was lost could never be opened.
@@ -309,7 +313,10 @@ class MatchLoop:
         for raw in out.messages:
             payload = encode(["m", raw])
             self.files.note(f"-> {payload.hex()}")
-            await self.links.broadcast(payload)
+            self.links.broadcast(payload)
+        # They leave before the events are told and the loop goes on (a write that waits for a
+        # peer that does not read is not waited for).
+        await self.links.handed_over()
         if self.spectators is not None:
             self.spectators.feed()  # (queued, never waited for)
         for event in session.take_events():
@@ -340,5 +347,8 @@ class MatchLoop:
         index = 0 if session.me != 0 else self.links.index_of(connection)
         away = [p for p in range(len(session.keys)) if p != session.me] if session.me != 0 else [index]
         self.clocks.went_away(p for p in away if p is not None)
+        if connection.dropped is not None:  # (given up here: it read nothing, or its route is dead)
+            who = session.names[index] if index is not None else "a peer"
+            self.tell(Notice(f"the connection to {who} was given up: {connection.dropped}"))
         self.tell(ConnectionLost(index))
         self.reconnection.come_back_soon()  # (a joiner's: a host keeps its door open)

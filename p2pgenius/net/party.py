@@ -139,6 +139,9 @@ class Party:
                 first = [*first, *await self._reached(loop.reconnection, doors.overdue)]
             try:
                 await loop.run(first)
+                # The last messages (the results every peer signs) are queued: they leave before
+                # the connections' writers stop (a peer that does not read is not waited for long).
+                await self.links.flush()
             finally:
                 self.loop = None  # (nothing said from now on reaches anyone)
             nursery.cancel_scope.cancel()

@@ -187,7 +187,7 @@ class Reconnection:
                 continue
             self.tell(Reconnected())
             self.came_back(p for p in range(len(session.keys)) if p != session.me)
-            await self.adopt(connection, index=None, behind=behind)
+            self.adopt(connection, index=None, behind=behind)
             return
 
     async def welcome_back(self, listener: trio.abc.Listener[trio.abc.Stream]) -> None:
@@ -221,9 +221,9 @@ class Reconnection:
         index = session.keys.index(established.peer_key)
         self.tell(PeerBack(session.names[index]))
         self.came_back([index])
-        await self.adopt(connection, index=index, behind=behind)
+        self.adopt(connection, index=index, behind=behind)
 
-    async def adopt(self, connection: Connection, *, index: int | None, behind: list[bytes]) -> None:
+    def adopt(self, connection: Connection, *, index: int | None, behind: list[bytes]) -> None:
         """Make a resynced connection one of the match's (``index``: the player it carries, at
         the host): send what was accepted meanwhile, queue what came behind its sync, and read
         it in the match loop. The player's connection it comes in place of is closed: left open,
@@ -237,8 +237,12 @@ class Reconnection:
         self.links.add(connection, index)
         if replaced is not None and replaced is not connection:
             self.nursery.start_soon(_close, replaced)  # (its reader then says it is gone: a no-op)
-        for _, _, raw in self.session.chain.archive[connection.caught_up :]:
-            await connection.send(encode(["m", raw]))  # accepted while we were resyncing
+        # What was accepted while we were resyncing, queued at once (nothing the loop sends can
+        # come between), for the connection's own writer from now on, as the loop's messages.
+        connection.start(self.nursery)
+        with contextlib.suppress(PeerGoneError):  # (given up already: its reader says so)
+            for _, _, raw in self.session.chain.archive[connection.caught_up :]:
+                connection.post(encode(["m", raw]))
         # What came behind its sync goes first, in order, before anything the reader picks up.
         self.nursery.start_soon(connection.messages, self.inbox, behind)
 

@@ -9,8 +9,10 @@ relays: commitments, not hidden cards; nothing a blinded wizard's machine may no
 host never holds a withheld gesture before the blinded peer may have it, or, blinded itself, at
 all). It sends nothing but pongs: anything else, and it is dropped.
 
-Nobody waits for a spectator: each has a bounded queue, written by its own task; one that falls
-behind by more than :data:`QUEUE` messages is dropped, and the match never notices.
+Nobody waits for a spectator: what it is sent goes into its connection's queue, which the
+connection's own writer empties (as for every connection: ``connection``); one that falls behind
+by more than the queue holds (``connection.QUEUE_BYTES``), or does not read for the bound on a
+write (``connection.SEND_S``), is dropped, and the match never notices.
 
 :func:`watch` is the spectator's side: it checks every signature, chain link, opening and state
 hash as the messages come (an observer session), and gives each event to its caller.
@@ -28,7 +30,7 @@ import trio
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, LocalMisuseError
-from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.net.connection import Connection, PeerGoneError, flush_all
 from p2pgenius.net.keystore import check_name
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.events import Event
@@ -36,8 +38,6 @@ from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 from p2pgenius.protocol.messages import is_name, printable
 from p2pgenius.protocol.session import Session, SessionView
 
-QUEUE: Final = 4096
-"""Messages a spectator may fall behind by before the host drops it."""
 MAX_SPECTATORS: Final = 32
 """Spectators a host admits at once (each holds a connection; the players must still get in)."""
 ROLE: Final = "spectator"
@@ -49,13 +49,11 @@ class NoHandshakeError(PeerGoneError):
 
 @dataclass
 class Watcher:
-    """One spectator at the host: its connection, its queue, how much of the archive it was sent."""
+    """One spectator at the host: its connection, and how much of the archive it was sent."""
 
     connection: Connection
     name: str
-    send: trio.MemorySendChannel[bytes]
     sent: int = -1  # archive entries queued (-1: not even the "watching" header yet)
-    done: trio.Event = field(default_factory=trio.Event)  # its writer has finished
 
 
 @dataclass
@@ -78,10 +76,9 @@ class Spectators:
             full = f"this match has {MAX_SPECTATORS} spectators already"
             self.nursery.start_soon(_refuse, connection, full)
             return
-        send, receive = trio.open_memory_channel[bytes](QUEUE)
-        watcher = Watcher(connection, name, send)
+        watcher = Watcher(connection, name)
         self.watchers.append(watcher)
-        self.nursery.start_soon(self._write, watcher, receive)
+        connection.start(self.nursery)
         self.nursery.start_soon(self._read, watcher)
         key = connection.peer.peer_key if connection.peer is not None else b""
         self.say(f"{name} is watching (fingerprint {fingerprint(key)})")
@@ -96,52 +93,34 @@ class Spectators:
             try:
                 if watcher.sent < 0:
                     players = {"keys": list(session.keys), "names": list(session.names)}
-                    watcher.send.send_nowait(encode(["watching", players]))
+                    watcher.connection.post(encode(["watching", players]))
                     watcher.sent = 0
                 for _, _, raw in session.chain.archive[watcher.sent :]:
-                    watcher.send.send_nowait(encode(["m", raw]))
+                    watcher.connection.post(encode(["m", raw]))
                     watcher.sent += 1
-            except trio.WouldBlock:
-                self.drop(watcher, f"fell more than {QUEUE} messages behind")
-            except trio.BrokenResourceError:
-                self.drop(watcher, "gone")
+            except PeerGoneError as exc:  # (its queue is full: it fell behind; or it is gone)
+                self.drop(watcher, str(exc))
 
     def drop(self, watcher: Watcher, why: str) -> None:
         """Let a spectator go (the match goes on)."""
         if watcher in self.watchers:
             self.watchers.remove(watcher)
-            watcher.send.close()
-            # Closing the connection wakes its writer (stuck sending to a reader that stalled)
-            # and its reader: nothing of a dropped spectator stays behind.
-            self.nursery.start_soon(_close, watcher.connection)
+            # Its writer closes the connection, cutting short a write stuck on a reader that
+            # stalled, and so wakes its reader: nothing of a dropped spectator stays behind.
+            watcher.connection.drop(why)
             session = self.session()
             if session is not None and (session.finished or session.fault is not None):
                 return  # (the match is over: leaving is what a spectator does then)
             self.say(f"spectator {watcher.name} dropped: {why}")
 
     async def finish(self, within: float = 2.0) -> None:
-        """The match is over: let each spectator's queue drain (for a while), then close."""
+        """The match is over: let each spectator's queue drain (for a while, all at once), then
+        close."""
         self.feed()
-        watchers = list(self.watchers)
+        watchers, self.watchers = list(self.watchers), []
+        await flush_all([watcher.connection for watcher in watchers], within)
         for watcher in watchers:
-            watcher.send.close()
-        with trio.move_on_after(within):
-            for watcher in watchers:
-                await watcher.done.wait()
-
-    async def _write(self, watcher: Watcher, receive: trio.MemoryReceiveChannel[bytes]) -> None:
-        try:
-            async with receive:
-                async for payload in receive:
-                    await watcher.connection.send(payload)
-        except PeerGoneError:
-            self.drop(watcher, "gone")
-        finally:
-            if watcher in self.watchers:
-                self.watchers.remove(watcher)
-            watcher.done.set()
-            with contextlib.suppress(Exception):
-                await watcher.connection.aclose()
+            await _close(watcher.connection)
 
     async def _read(self, watcher: Watcher) -> None:
         """A spectator only answers pings; anything else it says, and it is dropped."""
@@ -156,7 +135,7 @@ class Spectators:
                         self.drop(watcher, "a spectator may not send anything")
                         return
         except PeerGoneError:
-            self.drop(watcher, "gone")
+            self.drop(watcher, watcher.connection.dropped or "gone")  # (why we gave it up, if we did)
 
 
 async def _close(connection: Connection) -> None:

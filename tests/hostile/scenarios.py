@@ -6,11 +6,13 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import trio
+import trio.testing
 
 from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
@@ -23,7 +25,19 @@ from p2pgenius.protocol.session import Confirmed, Fault, Rejected
 from p2pgenius.protocol.transcript import Report, verify
 from tests.patience import HANG_S
 
-from .villain import Chain, Lie, Seen, frame_header, honest, raw_call, villain
+from .villain import (
+    Chain,
+    Lie,
+    Seen,
+    Staller,
+    frame_header,
+    honest,
+    raw_call,
+    small_send_buffers,
+    small_window,
+    staller,
+    villain,
+)
 
 
 @dataclass
@@ -151,6 +165,84 @@ async def forged_ready(port: int, tmp: Path) -> None:
         with trio.fail_after(5):
             while True:
                 await connection.receive()
+
+
+FAKE_HOUR: Final = 3600.0
+"""The most a match against a staller may take, in seconds of the autojump clock (it takes a few
+minutes of them: a write's bound, a decision's time, grace periods)."""
+
+
+@dataclass
+class Stalled:
+    """A match against a :class:`Staller`: the honest host (and what it showed), the honest
+    joiners, the staller, and how many pings the staller sent once it stopped reading."""
+
+    host: Peer
+    seen: Seen
+    joiners: list[Peer]
+    staller: Staller
+    pings: int = 0
+    lines: list[Seen] = field(default_factory=list)  # what each honest joiner showed
+
+
+async def against_a_staller(tmp: Path, game: str, peers: int) -> Stalled:
+    """An honest host with bots, ``peers - 2`` honest joiners and a staller that stops reading once
+    it has made its decision at stage 1, over loopback TCP (its window and the host's send buffers small: the
+    attack is the same with the systems' sizes, only longer), on the autojump clock. Returns once
+    every honest peer's match is over (or a fake hour has passed)."""
+    seen = Seen()
+    host = honest(tmp, "host", seen)
+    joined = [Seen() for _ in range(peers - 2)]
+    joiners = [honest(tmp, f"joiner{n}", told) for n, told in enumerate(joined, start=1)]
+    bad = staller(tmp)
+    result = Stalled(host, seen, joiners, bad, lines=joined)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    small_send_buffers(listeners[0])
+    port = listeners[0].socket.getsockname()[1]
+    options: dict[str, Any] = {"fast": True} if game == "duel" else {}
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            partial(host.host, listeners[0], game=game, options=options, setup={}, peers=peers, seats=[0])
+        )
+        # At p1: the duel's other wizard; in Hornswoggle the Opponent, who picks who begins (the
+        # host), lays its opening card, then stops reading: the host's decision is owed next.
+        nursery.start_soon(partial(bad.join, await small_window(port), seats=[1]))
+        while host.session is None and not (host.lobby and host.lobby.members):
+            await trio.sleep(0.01)  # (the staller is at the table first: the host writes to it first)
+        for joiner in joiners:
+            nursery.start_soon(joiner.join, await trio.open_tcp_stream("127.0.0.1", port))
+        with trio.move_on_after(FAKE_HOUR):
+            while not all(over(side) for side in (host, *joiners)):
+                if bad.loop is not None:
+                    result.pings = max(result.pings, getattr(bad.loop, "pings", 0))
+                await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    await listeners[0].aclose()
+    return result
+
+
+def over(side: Peer) -> bool:
+    """Whether a peer's match is over (its result, or a fault)."""
+    return side.session is not None and (side.session.finished or side.session.fault is not None)
+
+
+def on_a_fake_clock(run: Callable[[Path], Awaitable[Result]]) -> Callable[[Path], Awaitable[Result]]:
+    """``run`` in a trio run of its own on the autojump clock (in a worker thread), so that an
+    attack whose answer takes minutes of deadlines takes none of them in real time, whatever the
+    clock of the caller's run (the suite's, bench/hostile.py's)."""
+
+    async def on_its_own_clock(tmp: Path) -> Result:
+        clock = trio.testing.MockClock(autojump_threshold=0)
+        return await trio.to_thread.run_sync(partial(trio.run, run, tmp, clock=clock))
+
+    return on_its_own_clock
+
+
+async def stalled_duel(tmp: Path) -> Result:
+    """A duel whose joiner stops reading once it has chosen its second turn, and keeps sending
+    pings."""
+    stalled = await against_a_staller(tmp, "duel", 2)
+    return Result(stalled.seen, stalled.host, verify(stalled.host.files.transcript.read_bytes()))
 
 
 @dataclass(frozen=True)
@@ -314,5 +406,10 @@ ATTACKS: list[Attack] = [
         "a result signed that the match did not have",
         in_match(Lie("end", lambda b: ["end", {**b[1], "winner": 0 if b[1].get("winner") else 1}], nth=0)),
         "fault cheat: signed a result",
+    ),
+    Attack(
+        "a player that stops reading mid-match and keeps sending pings (a flood of them)",
+        on_a_fake_clock(stalled_duel),
+        "fault forfeit: no answer",
     ),
 ]

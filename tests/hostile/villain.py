@@ -1,21 +1,27 @@
 """A scripted malicious peer over real TCP: a real Peer (with bots) whose outgoing match messages
-pass through a rewriting function before they reach the wire, and raw-socket callers that break
-the transport. Used by the hostile-peer suite and by bench/hostile.py's table."""
+pass through a rewriting function before they reach the wire, a real Peer that stops reading
+(:class:`Staller`), and raw-socket callers that break the transport. Used by the hostile-peer
+suite and by bench/hostile.py's table."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
+import socket
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Final
 
 import trio
 
 from p2pgenius.bots.driver import BotDriver
-from p2pgenius.canonical import decode
+from p2pgenius.canonical import decode, encode
+from p2pgenius.net.clocks import Deadline
+from p2pgenius.net.connection import PeerGoneError
+from p2pgenius.net.match_loop import MatchLoop
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import MAX_MESSAGE_BYTES, seal
@@ -207,3 +213,135 @@ async def raw_call(port: int, data: bytes, *, trickle: float = 0.0, read: bool =
 def frame_header(length: int) -> bytes:
     """A record's 4-byte length (section 4 of the SPEC)."""
     return struct.pack(">I", length)
+
+
+SMALL_BUFFER: Final = 4096
+"""The host's send buffer on a stalled-reader attack's connection (the system doubles what is
+asked); the staller's receive buffer is the least the system allows. With the systems' own sizes
+(megabytes on loopback) the attack is the same; it takes megabytes of pings to fill them rather
+than a few hundred, which a test need not spend. (The least receive buffer also leaves the
+system no slack to take a few more small segments now and then: full is full at once.)"""
+FLOOD_PINGS: Final = 2000
+"""Pings a staller sends once it has stopped reading: their pongs (about 30 bytes each on the
+wire) fill the small buffers above many times over."""
+
+
+class Deaf(trio.abc.Stream):
+    """A stream that can stop reading: once ``deaf`` is set, a read waits for ever, and what the
+    other side sends piles up in the systems' buffers until its writes wait too. Sending goes on."""
+
+    def __init__(self, inner: trio.abc.Stream) -> None:
+        self.inner = inner
+        self.deaf = False
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        while self.deaf:
+            await trio.sleep_forever()
+        data = await self.inner.receive_some(max_bytes)
+        while self.deaf:  # (what came as it went deaf is never read either)
+            await trio.sleep_forever()
+        return data
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def small_window(port: int) -> Deaf:
+    """A connection to the host at ``port`` on loopback whose receive window is as small as can be
+    (set before connecting, as the window is agreed then), ready to go deaf."""
+    sock = trio.socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)  # (the least the system allows)
+    await sock.connect(("127.0.0.1", port))
+    return Deaf(trio.SocketStream(sock))
+
+
+def small_send_buffers(listener: trio.SocketListener) -> None:
+    """The host's connections accepted from ``listener`` get small send buffers (each inherits the
+    listening socket's), so that a peer that does not read fills them soon."""
+    listener.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_BUFFER)
+
+
+class StallingLoop(MatchLoop):
+    """The loop of a :class:`Staller`: it plays until it has made a decision at stage ``stall_at``
+    or later, then reads nothing more and decides nothing more, and keeps sending pings: a flood
+    of them at once (whose pongs the host must write into a window that never opens), then one
+    every interval, never giving up its own connection (which its pings, unanswered, would). So
+    the match goes on without it for a while: the others' next decisions are owed first."""
+
+    stall_at: ClassVar[int] = 1
+    pings = 0  # pings it sent once it stopped reading
+
+    def deaf(self) -> bool:
+        return any(isinstance(c.stream, Deaf) and c.stream.deaf for c in self.links)
+
+    def _follow_stage(self) -> None:
+        if self.deaf():
+            return  # (deaf, it decides nothing more)
+        super()._follow_stage()  # (this stage's decisions are still made, and sent)
+        stage = self.session.stage
+        if stage is not None and stage.number >= self.stall_at:
+            for connection in self.links:
+                if isinstance(connection.stream, Deaf):
+                    connection.stream.deaf = True
+            self.nursery.start_soon(self._flood)
+
+    async def _flood(self) -> None:
+        for _ in range(FLOOD_PINGS // 100):
+            await self._ping(100)
+
+    async def _ping(self, count: int) -> None:
+        """``count`` pings on every connection, in one write (answered or not, it never looks)."""
+        for connection in self.links:
+            with contextlib.suppress(PeerGoneError):
+                for _ in range(count - 1):
+                    connection.channel.send(encode(["ping", self.pings]))
+                    self.pings += 1
+                await connection.send(encode(["ping", self.pings]))
+                self.pings += 1
+
+    def _deadlines(self) -> list[Deadline]:
+        return [] if self.deaf() else super()._deadlines()  # (deaf, it keeps no clock but pings)
+
+    async def _on_time(self) -> None:
+        if not self.deaf():
+            await super()._on_time()
+        elif self.clocks.ping_due():
+            await self._ping(1)
+
+
+class Staller(Peer):
+    """A joiner that stops reading mid-match but goes on sending (see :class:`StallingLoop`)."""
+
+    loop_type = StallingLoop
+
+
+def staller(tmp: Path, name: str = "staller", seed: int = 2) -> Staller:
+    """A :class:`Staller` with bots at its seats (it never comes back: no way back is given).
+    Where it picks who begins (Hornswoggle's Opponent), it picks the host's seat p0: the first
+    decision owed once it has stopped reading is then the host's, which the host can make only
+    if nothing it sends waits for the staller."""
+    bots = BotDriver(None, seed)
+
+    async def decide(view: SessionView, seat: int) -> Any:
+        action = await bots.decide(view, seat)
+        if isinstance(action, dict) and action.get("type") == "order":
+            return {**action, "first": 0}
+        return action
+
+    files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets")
+    return Staller(
+        Identity.generate(),
+        name,
+        files,
+        decide,
+        lambda s, e: None,
+        lambda t: None,
+        grace_s=math.inf,
+        pin_dir=tmp / "pins" / name,
+    )

@@ -133,15 +133,15 @@ async def test_a_joiner_that_says_ready_at_once_is_sent_the_start_lobby_only(
     from p2pgenius.net.connection import Connection
 
     sent: list[str] = []
-    original = Connection.send
+    original = Connection.post  # (everything a connection sends is queued through it)
 
-    async def spy(self: Connection, payload: bytes) -> None:
+    def spy(self: Connection, payload: bytes) -> None:
         value = decode(payload)
         if isinstance(value, list) and value and value[0] == "lobby":
             sent.append("start" if value[1]["start"] else "lobby")
-        await original(self, payload)
+        original(self, payload)
 
-    monkeypatch.setattr(Connection, "send", spy)
+    monkeypatch.setattr(Connection, "post", spy)
     host = peer(tmp_path, "host", BotDriver("random", 1), Silent())
     guest = peer(tmp_path, "guest", BotDriver("random", 2), Silent())
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")

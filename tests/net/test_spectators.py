@@ -14,6 +14,7 @@ import trio
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode, encode
+from p2pgenius.net import connection as connection_module
 from p2pgenius.net import spectators as spectators_module
 from p2pgenius.net.connection import Connection, PeerGoneError
 from p2pgenius.net.files import Files
@@ -146,7 +147,11 @@ async def test_a_stalled_spectator_never_holds_up_the_match(tmp_path: Path) -> N
 
 
 class Stuck(trio.abc.Stream):
-    """A connection whose other end never reads: every send waits for ever."""
+    """A connection whose other end never reads: every send waits for ever. It says nothing
+    either; closing it wakes a read, as closing a socket does."""
+
+    def __init__(self) -> None:
+        self.closed = trio.Event()
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         await trio.sleep_forever()
@@ -155,20 +160,28 @@ class Stuck(trio.abc.Stream):
         await trio.sleep_forever()
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        await trio.sleep_forever()
-        return b""
+        await self.closed.wait()
+        raise trio.ClosedResourceError
 
     async def aclose(self) -> None:
+        self.closed.set()
         await trio.lowlevel.checkpoint()
 
 
+@pytest.mark.parametrize(
+    ("entries", "why"),
+    [
+        (30, "it read nothing of the last 2 KiB sent to it"),  # its queue is full at once
+        (3, "it took nothing we sent for 10 s: it is not reading"),  # a write waits past the bound
+    ],
+)
 async def test_a_spectator_that_falls_too_far_behind_is_dropped(
-    monkeypatch: pytest.MonkeyPatch, autojump_clock: Any
+    entries: int, why: str, monkeypatch: pytest.MonkeyPatch, autojump_clock: Any
 ) -> None:
-    monkeypatch.setattr(spectators_module, "QUEUE", 8)
+    monkeypatch.setattr(connection_module, "QUEUE_BYTES", 2048)
     ids = [Identity.generate(), Identity.generate()]
     session = Session(keys=[i.public for i in ids], me=0, identity=ids[0])
-    session.chain.archive = [(0, n, bytes([n])) for n in range(30)]
+    session.chain.archive = [(0, n, bytes(100)) for n in range(entries)]
     lines: list[str] = []
     channel = SecureChannel(initiator=False, identity=ids[0], hello={})
     connection = Connection(Stuck(), channel)
@@ -176,10 +189,12 @@ async def test_a_spectator_that_falls_too_far_behind_is_dropped(
         watchers = spectators_module.Spectators(nursery, lambda: session, lines.append, allowed=True)
         connection.channel._send = SimpleNamespace(encrypt=lambda ad, data: data)  # type: ignore[assignment]
         watchers.admit(connection, "slow")
-        await trio.sleep(1)
+        await trio.sleep(connection_module.SEND_S - 1)
+        assert (watchers.watchers == []) is (entries == 30)  # (a write may wait that long)
+        await trio.sleep(2)
         assert watchers.watchers == []
         nursery.cancel_scope.cancel()
-    assert any("spectator slow dropped: fell more than 8 messages behind" in line for line in lines), lines
+    assert f"spectator slow dropped: {why}" in lines, lines
 
 
 async def test_a_spectator_that_speaks_is_dropped(tmp_path: Path) -> None:
