@@ -55,10 +55,16 @@ class Result:
         return next((e for e in self.seen.events if isinstance(e, Fault)), None)
 
 
+PLAYS: Final = "random"
+"""The bots of the honest players and the villain: the attacks are on the protocol, which every
+bot plays alike, and a random bot decides at once (a club bot thinks in a process of its own,
+which made each match of the table take seconds, not a fraction of one)."""
+
+
 async def _match(tmp: Path, rewrite: Any, game: str, grace: float, options: dict[str, Any]) -> Result:
     seen = Seen()
-    host = honest(tmp, "host", seen, grace=grace)
-    bad = villain(tmp, rewrite)
+    host = honest(tmp, "host", seen, level=PLAYS, grace=grace)
+    bad = villain(tmp, rewrite, level=PLAYS)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     async with trio.open_nursery() as nursery:
@@ -88,8 +94,8 @@ async def _at_the_door(tmp: Path, attack: Callable[[int, Path], Awaitable[Any]])
     """Run ``attack`` against a host waiting in its lobby; then an honest player joins and the
     match must be played to the end as if nothing happened."""
     seen = Seen()
-    host = honest(tmp, "host", seen)
-    friend = honest(tmp, "friend", Seen())
+    host = honest(tmp, "host", seen, level=PLAYS)
+    friend = honest(tmp, "friend", Seen(), level=PLAYS)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     with trio.fail_after(HANG_S):
