@@ -148,6 +148,7 @@ class FaultKind(StrEnum):
     CHEAT = "cheat"  # a peer broke the rules, and its signed messages prove it
     DESYNC = "desync"  # the states diverged: one of the programs is wrong or altered
     FORFEIT = "forfeit"  # a peer stopped answering (a claim of its silence went unanswered)
+    CONTESTED = "contested"  # an observer's only: a forfeit and its answer crossed (nobody lost)
 
 
 @dataclass(frozen=True, slots=True)

@@ -157,11 +157,12 @@ def verify(data: bytes) -> Report:
     return judge(read(data))
 
 
-def verify_copies(copies: Sequence[bytes]) -> Report:
-    """Several transcripts of one match judged whole: every signed message they hold, merged by
-    hash (:func:`~p2pgenius.protocol.union.union`), checked as one transcript. NotOneMatchError
-    if they are not copies of one match."""
-    return judge(union([read(data) for data in copies]))
+def verify_copies(copies: Sequence[bytes], terms: bytes | None = None) -> Report:
+    """Several transcripts of one match judged whole: every signed message they hold of the match
+    whose terms hash to ``terms`` (None: the one match they hold), merged by hash
+    (:func:`~p2pgenius.protocol.union.union`), checked as one transcript. NotOneMatchError if they
+    hold no such match."""
+    return judge(union([read(data) for data in copies], terms))
 
 
 def judge(transcript: Transcript) -> Report:
@@ -180,15 +181,14 @@ def judge(transcript: Transcript) -> Report:
         joined = len(observer.chain.archive) > archived  # (its envelope passed: its author's word)
         archived = len(observer.chain.archive)
         _take(step, report, claims, joined=joined)
-    observer.settle()  # a forfeit nothing answered, a false hash no peer's hash showed as one
+    observer.settle()  # a forfeit nothing answered; a desync a later hash showed to be a lie
     for event in observer.take_events():
-        if isinstance(event, Fault) and report.fault is None:
-            report.fault = event
-        elif isinstance(event, ForfeitVoided):
+        if isinstance(event, ForfeitVoided):
             report.disputed_time.append(
                 f"peer {event.author} signed that {'peer' if event.stage < 0 else 'p'}{event.seat} "
                 f"forfeited at stage {event.stage}, and it answered after: contested, not taken"
             )
+    report.fault = observer.fault  # (the observer's last word: settling may have restated it)
     _describe(observer, report, claims)
     _judge(observer, report)
     if report.unchained:
@@ -281,7 +281,8 @@ def _judge(observer: Session, report: Report) -> None:
             when = f"at step {fault.stage + 1}"
         else:  # (no stage open: before the deal, or after the last one)
             when = f"after step {len(report.steps)}, the last," if report.owner else "before the deal"
-        report.summary = f"{fault.kind} {when} by {who}: {fault.reason}"
+        by = "" if fault.kind is FaultKind.CONTESTED else f" by {who}"  # (nobody was proven at fault)
+        report.summary = f"{fault.kind} {when}{by}: {fault.reason}"
         return
     if report.outcome is None:
         # (in steps, counted from 1 as replay and export count them: never the protocol's stages)

@@ -16,9 +16,11 @@ the answer out.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.messages import VERSION, ZERO_HASH, Envelope, MessageError, open_envelope
 from p2pgenius.protocol.records import Header, MsgRecord, Record, RejectedRecord, Transcript
@@ -40,10 +42,12 @@ class Gathered:
     number."""
 
 
-def union(copies: Sequence[Transcript]) -> Transcript:
+def union(copies: Sequence[Transcript], terms: bytes | None = None) -> Transcript:
     """One transcript holding every signed message of ``copies`` (transcripts of one match, match
-    messages version 3), in the canonical order (:func:`causal`); NotOneMatchError if they are not
-    copies of one match."""
+    messages version 3), in the canonical order (:func:`causal`). The match is the one whose signed
+    ``terms`` hash to ``terms`` (``H(encode(terms))``, the record's name for a match; None: the
+    one terms the copies hold), whatever the copies hold first; NotOneMatchError if there is no
+    such match in them (or, with ``terms`` None, several)."""
     if not copies:
         raise NotOneMatchError("no transcript to merge")
     first = copies[0].header
@@ -52,32 +56,46 @@ def union(copies: Sequence[Transcript]) -> Transcript:
         raise NotOneMatchError("transcripts of other players or of another version: not one match")
     if version != VERSION:
         raise NotOneMatchError(f"transcripts of match version {version}: only version {VERSION}'s merge")
-    gathered = gather(_envelopes(copies, peers), len(peers))
+    signed = _envelopes(copies, peers)
+    match_id = _match_of(signed, terms)
+    gathered = gather([env for env in signed if env.match_id == match_id], len(peers))
     records: list[Record] = [MsgRecord(env.raw) for env in causal(gathered.chains)]
     records += [RejectedRecord(twin.raw, "another message under its number") for _, twin in gathered.twins]
     return Transcript(Header(version, peers, None, {"peers": list(peers), "me": None}), tuple(records))
 
 
 def _envelopes(copies: Sequence[Transcript], peers: Sequence[bytes]) -> list[Envelope]:
-    """Every envelope of ``copies`` whose signature holds, of the match the first copy's first
-    message names (each distinct envelope once, checked once)."""
+    """Every envelope of ``copies`` whose signature holds (each distinct envelope once, checked
+    once), in no order that matters."""
     seen: set[bytes] = set()
     out: list[Envelope] = []
-    match_id: bytes | None = None
     for copy in copies:
         for record in copy.records:
             if not isinstance(record, MsgRecord | RejectedRecord) or record.raw in seen:
                 continue
             seen.add(record.raw)
             try:
-                env = open_envelope(record.raw, peers)
+                out.append(open_envelope(record.raw, peers))
             except MessageError:
                 continue  # (nobody's signature: it proves nothing, SPEC section 7)
-            if match_id is None:
-                match_id = env.match_id
-            if env.match_id == match_id:
-                out.append(env)
     return out
+
+
+def _match_of(envelopes: Sequence[Envelope], terms: bytes | None) -> bytes:
+    """The match id of the match the copies are of: that of the host's signed ``terms`` (peer
+    0's message number 0) whose map hashes to ``terms``, or the one such message there is."""
+    found = {
+        env.match_id
+        for env in envelopes
+        if env.author == 0
+        and env.seq == 0
+        and env.kind == "terms"
+        and (terms is None or hashlib.sha256(encode(env.body[1])).digest() == terms)
+    }
+    if len(found) != 1:
+        said = "no" if not found else "more than one"
+        raise NotOneMatchError(f"the copies hold {said} host's terms of the match: not copies of one match")
+    return found.pop()
 
 
 def gather(envelopes: Iterable[Envelope], authors: int) -> Gathered:

@@ -102,7 +102,7 @@ def prove(entries: Sequence[tuple[str, bytes]]) -> tuple[list[Match], dict[bytes
     # (several transcripts of one match: each judged with the others, and counted once)
     matches = judged(matches, lambda line: held[id(line)])
     tallies: dict[bytes, Tally] = {}
-    for match in once(matches):
+    for match in once(matches):  # (judged already: copies alike, nothing read again)
         sides = match.sides()
         if not match.proves or (sides is None and not match.dealt):
             continue

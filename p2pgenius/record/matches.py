@@ -90,7 +90,7 @@ class Match:
     winners: tuple[int, ...] = ()  # the winning seats (none: a draw, or no result)
     reason: str = ""  # how it ended: "surrender", "round wins 2-0", "cheat by p1: ..."
     fault_peer: int | None = None  # the peer a fault names
-    fault_kind: str = ""  # "cheat", "desync", "forfeit"
+    fault_kind: str = ""  # "cheat", "desync", "forfeit", "contested"
     steps: int = 0  # stages played
     problem: str = ""  # why a file is unreadable
     outcome: Mapping[str, Any] = field(default_factory=dict)
@@ -223,6 +223,8 @@ class Match:
         verb = {"cheat": "cheated", "forfeit": "forfeited", "desync": "diverged"}.get(self.fault_kind)
         if self.fault_kind == FaultKind.DESYNC:
             return "the peers' states diverged"
+        if self.fault_kind == FaultKind.CONTESTED:
+            return "a forfeit and its answer crossed, nobody can tell who was silent"
         return f"{who} {verb or self.fault_kind}"
 
 
@@ -453,7 +455,7 @@ def whole(copies: Sequence[Match], read: Reader = read_copy) -> Match:
     if not _differ(copies):
         return best
     try:
-        report = verify_copies([read(copy) for copy in copies])
+        report = verify_copies([read(copy) for copy in copies], bytes.fromhex(best.match_id))
     except (P2PGeniusError, OSError, ValueError, TypeError, LookupError):
         # (a copy that cannot be read again now, or copies of no one match: as far as the
         # chains tell, two histories of one author, else the copy that proves most)
@@ -462,7 +464,10 @@ def whole(copies: Sequence[Match], read: Reader = read_copy) -> Match:
             if split_at is not None:
                 return _equivocation(best, *split_at)
         return best
-    return from_report(best.path, report, fallback_date=best.date)
+    together = from_report(best.path, report, fallback_date=best.date)
+    if together.match_id != best.match_id or (together.dealt and together.players != best.players):
+        return best  # (what the union holds is not this match as its copies deal it: no verdict of it)
+    return together
 
 
 def rank(match: Match) -> tuple[int, int]:

@@ -330,6 +330,7 @@ class TableText:
                 f"{who}'s game state differs from ours: one of the two programs is wrong or altered."
             ),
             FaultKind.FORFEIT: f"{who} stopped answering and forfeits.",
+            FaultKind.CONTESTED: "A forfeit and its answer crossed: nobody can tell who was silent.",
         }
         peer = self.adapter.peer
         path = peer.files.transcript if peer is not None else Path("?")

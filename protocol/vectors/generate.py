@@ -827,16 +827,7 @@ def forgeries(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
         data = forge.write(forgery)
         report = verify(data)
         assert not report.ok, forgery.note
-        fault = report.fault
-        out.append(
-            {
-                "note": forgery.note,
-                "transcript": data.hex(),
-                "verdict": report.standing,
-                "fault": None if fault is None else {"kind": fault.kind, "peer": fault.peer},
-                "outcome": as_json(report.outcome),
-            }
-        )
+        out.append({"note": forgery.note, "transcript": data.hex(), **verdict_of(report)})
     return {
         "description": "transcripts the losing peer ('forger') of transcript-duel.p2pt's match could "
         "write alone, from its own keys and every message it received (SPEC section 7, 'What a "
@@ -856,21 +847,7 @@ def copies(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
     """Copies of the duel vector's match placed side by side (SPEC section 7, "Several copies of
     one match"), each set with its union: the order of its messages, its twins and its verdict."""
     table, _ = tables["duel"]
-    real = verify(transcript(table, 0))
-    assert real.outcome is not None
-    loser = table.sessions[0].owner[1 - int(str(real.outcome["winner"]))]
-    winner = 1 - loser
-    honest = forge_module().Forger(table.identities[winner], transcript(table, winner))
-    owner = table.sessions[0].owner
-    walk = [c for c in honest.claims() if owner[decode(c.messages[-1])[5][2]] == loser][-1]
-    walked = honest.write(walk)  # (the loser left owing its end; the winner claimed, forfeited it)
-    held = set(walk.messages)
-    seen = forge_module().Forger(table.identities[loser], transcript(table, loser)).messages
-    theirs = [raw for raw in seen if raw in held] + list(walk.messages[-2:])
-    forger = forge_module().Forger(
-        table.identities[loser],
-        read_header_bytes(transcript(table, loser)) + b"".join(frame_msg(raw) for raw in theirs),
-    )
+    walked, forger = _walked_away(table)
     last = forger.last_own()
     padded = next(f for f in forger.claims(chat=3, at=range(last, len(forger.messages))) if "chat" in f.note)
     rewritten = next(f for f in forger.forgeries() if "the rest kept" in f.note)
@@ -889,21 +866,15 @@ def copies(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
     out = []
     for note, made in cases:
         whole = union([read(data) for data in made])
-        report = judge(whole)
-        fault = report.fault
+        kept = [r for r in whole.records if isinstance(r, MsgRecord | RejectedRecord)]
+        hashes = [(type(r), hashlib.sha256(r.raw).hexdigest()) for r in kept]
         out.append(
             {
                 "note": note,
                 "copies": [data.hex() for data in made],
-                "order": [
-                    hashlib.sha256(r.raw).hexdigest() for r in whole.records if isinstance(r, MsgRecord)
-                ],
-                "twins": [
-                    hashlib.sha256(r.raw).hexdigest() for r in whole.records if isinstance(r, RejectedRecord)
-                ],
-                "verdict": report.standing,
-                "fault": None if fault is None else {"kind": fault.kind, "peer": fault.peer},
-                "outcome": as_json(report.outcome),
+                "order": [digest for kind, digest in hashes if kind is MsgRecord],
+                "twins": [digest for kind, digest in hashes if kind is RejectedRecord],
+                **verdict_of(judge(whole)),
             }
         )
     return {
@@ -912,8 +883,36 @@ def copies(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
         "in its canonical order ('order': SHA-256 of each envelope), the twins replayed after it "
         "('twins'), and the verdict a verifier must reach from the union ('verdict', 'fault', "
         "'outcome')",
-        "peers": [key.hex() for key in real.meta["peers"]],
+        "peers": [key.hex() for key in verify(transcript(table, 0)).meta["peers"]],
         "cases": out,
+    }
+
+
+def _walked_away(table: Table) -> tuple[bytes, Any]:
+    """The winner's copy of the duel's match as if its loser had walked away owing its signed
+    result (the winner claimed it and forfeited it), and the loser as a forger holding what it
+    had read of that history, in its own order, and the claim and forfeit last."""
+    real = verify(transcript(table, 0))
+    assert real.outcome is not None
+    owner = table.sessions[0].owner
+    loser = owner[1 - int(str(real.outcome["winner"]))]
+    honest = forge_module().Forger(table.identities[1 - loser], transcript(table, 1 - loser))
+    walk = [c for c in honest.claims() if owner[decode(c.messages[-1])[5][2]] == loser][-1]
+    held = set(walk.messages)
+    seen = forge_module().Forger(table.identities[loser], transcript(table, loser)).messages
+    theirs = [raw for raw in seen if raw in held] + list(walk.messages[-2:])
+    head = read_header_bytes(transcript(table, loser))
+    forger = forge_module().Forger(table.identities[loser], head + b"".join(frame_msg(raw) for raw in theirs))
+    return honest.write(walk), forger
+
+
+def verdict_of(report: Any) -> dict[str, Any]:
+    """What a verifier must find, as a vector says it: the verdict, the fault, the outcome."""
+    fault = report.fault
+    return {
+        "verdict": report.standing,
+        "fault": None if fault is None else {"kind": fault.kind, "peer": fault.peer},
+        "outcome": as_json(report.outcome),
     }
 
 

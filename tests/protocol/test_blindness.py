@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from p2pgenius.canonical import decode
+from p2pgenius.canonical import decode, encode
 from p2pgenius.games.duel.actions import Gestures, Paralyze, Ref
-from p2pgenius.protocol.session import BlindClaim
+from p2pgenius.protocol.session import BlindClaim, Session
+from p2pgenius.protocol.transcript import frame, header, verify
 
 from .harness import Tamper, play
 
@@ -242,3 +243,37 @@ def test_a_blind_casters_two_paralysis_choices_each_reach_its_peer_in_the_claims
         (7, {"type": "paralyze", "target": "p1", "hand": "right"}),
         (8, {"type": "paralyze", "target": "p0", "hand": "left"}),
     ]
+
+
+@pytest.mark.parametrize("stage", [5, 6])
+def test_a_sighted_peers_forfeit_of_a_blinded_peer_that_never_opened_its_choice_stands(stage: int) -> None:
+    # The blinded peer walks away during its blindness, its choice of the stage never opened.
+    # The sighted peer claims and forfeits it; its own opening of that stage is kept from the
+    # blinded peer by the rules (not a debt it could pay at once), so its forfeit stands in
+    # its transcript as in the verdict of anyone who reads it.
+    table = play("duel", bots=[Script(P0), Script(P1)], max_rounds=60)
+    owner = table.sessions[0].owner
+    sighted, blinded = owner[0], owner[1]
+    keys = [identity.public for identity in table.identities]
+    kept = []
+    for raw in table.transcripts[sighted]:
+        record = decode(raw)
+        if record[0] == "msg":
+            env = decode(record[1])
+            if env[2] == blinded and env[5][0] == "reveal" and env[5][1] == stage:
+                break
+        kept.append(record)
+    session = Session.restore(
+        identity=table.identities[sighted],
+        transcript=[decode(header(keys, sighted)[4:]), *kept],
+        secrets=[decode(secret) for secret in table.secrets[sighted]],
+    )
+    session.referee.claim_timeout(1, 10**9)
+    session.referee.forfeit(1, "no answer to a timeout claim")
+    messages = session.flush().messages
+    data = header(keys, sighted) + b"".join(frame(encode(r)) for r in kept)
+    data += b"".join(frame(encode(["msg", raw])) for raw in messages)
+    report = verify(data)
+    assert report.fault is not None and (report.fault.kind, report.fault.peer) == ("forfeit", blinded), (
+        report.summary
+    )

@@ -10,13 +10,20 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from p2pgenius.canonical import decode
+import pytest
+
+from p2pgenius.canonical import decode, encode
+from p2pgenius.games.base import Outcome
+from p2pgenius.games.duel.engine import Duel
+from p2pgenius.games.duel.state import DuelEnding
+from p2pgenius.protocol.messages import open_envelope, seal
 from p2pgenius.protocol.session import Fault, Session
-from p2pgenius.protocol.transcript import verify
+from p2pgenius.protocol.transcript import frame, header, verify
 from p2pgenius.record.matches import from_report
 
 from .harness import Table, play, transcript
 from .test_attacks import Liar, attacked, honest_fault
+from .test_blindness import P0, P1, Script
 
 
 def false(body: list[Any]) -> list[Any]:
@@ -112,7 +119,9 @@ def test_a_hash_no_peer_agrees_with_stays_a_desync_that_proves_nobody_lost() -> 
     observer = Session(keys=[i.public for i in table.identities], me=None)
     for raw in kept:
         observer.receive(raw)
-    assert observer.fault is None  # held while another hash may still agree
+    # Stopped at once (nothing after is judged against a state that may be the observer's own
+    # mistake), and still a desync at the end of the record: no hash came that agrees.
+    assert observer.fault is not None and observer.fault.kind == "desync"
     observer.settle()
     fault = observer.fault
     assert isinstance(fault, Fault) and (fault.kind, fault.peer, fault.stage) == ("desync", 1, stage)
@@ -125,7 +134,8 @@ def _hash_of(raw: bytes) -> tuple[int, int] | None:
 
 def test_a_false_hash_is_convicted_whichever_hash_the_record_holds_first() -> None:
     # The liar's hash before the honest one (as a copy that puts the host's messages first may
-    # hold them): held, then proven a lie when the honest hash agrees with the replay.
+    # hold them): the match stops there as a desync, then the honest hash, later in the record,
+    # agrees with the replay and proves the other a lie.
     table = attacked("magic-square", 1, "hash", false)
     messages = _messages(table, 0)
     lie = next(index for index, raw in enumerate(messages) if _is(raw, "hash", author=1))
@@ -135,5 +145,72 @@ def test_a_false_hash_is_convicted_whichever_hash_the_record_holds_first() -> No
     observer = Session(keys=[i.public for i in table.identities], me=None)
     for raw in messages[:honest] + [messages[lie], messages[honest]]:
         observer.receive(raw)
+    assert observer.fault is not None and observer.fault.kind == "desync"  # (no hash agreed yet)
+    observer.settle()  # the end of the record: the honest hash after the stop agrees with the replay
     fault = observer.fault
     assert isinstance(fault, Fault) and (fault.kind, fault.peer) == ("cheat", 1)
+
+
+def test_a_blinded_losers_false_hash_of_a_stage_whose_hash_was_kept_from_it_is_its_cheat() -> None:
+    # While blind, the loser signs a false hash of a blind stage whose hash the sighted peer is
+    # still keeping from it. The sighted peer stops live on the desync, and what it kept goes out
+    # then, signed and recorded: its transcript holds its own hash of that stage, which agrees
+    # with the replay, so verify convicts the liar (it said "incomplete" before).
+    table = play("duel", bots=[Script(P0), Script(P1)], max_rounds=60)
+    owner = table.sessions[0].owner
+    sighted, blinded = owner[0], owner[1]
+    keys = [identity.public for identity in table.identities]
+    kept = []
+    for raw in table.transcripts[sighted]:
+        record = decode(raw)
+        kept.append(record)
+        if record[0] == "msg" and decode(record[1])[5][:2] == ["blind", 6]:
+            break
+    session = Session.restore(
+        identity=table.identities[sighted],
+        transcript=[decode(header(keys, sighted)[4:]), *kept],
+        secrets=[decode(secret) for secret in table.secrets[sighted]],
+    )
+    envelopes = [open_envelope(record[1], keys) for record in kept if record[0] == "msg"]
+    last = [env for env in envelopes if env.author == blinded][-1]
+    seen = [env for env in envelopes[: envelopes.index(last)] if env.author == sighted][-1]
+    heads = [b""] * 2
+    heads[blinded], heads[sighted] = last.hash, seen.hash
+    lie = seal(table.identities[blinded], last.match_id, blinded, last.seq + 1, heads, ["hash", 5, bytes(32)])
+    session.receive(lie)
+    assert session.fault is not None and session.fault.kind == "desync"  # (live: no referee)
+    flushed = session.flush()
+    data = (
+        header(keys, sighted)
+        + b"".join(frame(encode(r)) for r in kept)
+        + b"".join(frame(r) for r in flushed.records)
+    )
+    report = verify(data)
+    assert report.fault is not None and (report.fault.kind, report.fault.peer) == ("cheat", blinded), (
+        report.summary
+    )
+
+
+def test_a_verifier_whose_engine_differs_from_every_peers_finds_a_desync_and_convicts_nobody(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A verifier whose engine disagrees with both peers from some turn on (a bug, a platform
+    # difference): no peer's hash agrees with its replay, so it stops there (a desync: nobody
+    # lost), and judges nothing after against its own mistaken state (an end it would have
+    # called a lie, say).
+    table = play("duel", seed=5, deterministic=True, options={"fast": True})
+    data = transcript(table, 0)
+    assert verify(data).ok
+    real_public, real_outcome = Duel.public, Duel.outcome
+
+    def public(self: Duel, state: Any) -> Any:
+        return {**real_public(self, state), "skew": 1} if state.turn >= 2 else real_public(self, state)
+
+    def outcome(self: Duel, state: Any) -> Any:
+        return Outcome(1, DuelEnding.KNOCKED_OUT) if state.turn >= 4 else real_outcome(self, state)
+
+    monkeypatch.setattr(Duel, "public", public)
+    monkeypatch.setattr(Duel, "outcome", outcome)
+    report = verify(data)
+    assert report.fault is not None and report.fault.kind == "desync", report.summary
+    assert not report.winners

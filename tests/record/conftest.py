@@ -66,3 +66,18 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (folder / "notes.txt").write_text("not a transcript\n", encoding="utf-8")
     (folder / "20261201-120000-000000-duel-host.p2pt.stage").write_text("3 0\n", encoding="ascii")
     return folder
+
+
+@pytest.fixture
+def account(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Path:
+    """A config directory whose account is peer 0 of the matches the requesting module plays
+    with its ``SEED`` (the in-memory table's identities come from the seed); returns its
+    matches/ folder."""
+    seed = int(request.module.SEED)
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
+    key = tmp_path / "identity.key"
+    key.write_text(Identity.from_seed(bytes([seed % 256, 0]) * 16).seed.hex() + "\n", encoding="ascii")
+    key.chmod(0o600)
+    folder = tmp_path / "matches"
+    folder.mkdir()
+    return folder

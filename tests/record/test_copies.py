@@ -15,13 +15,16 @@ from typing import Any
 
 import pytest
 
+from p2pgenius.bots.driver import BotDriver, plain
 from p2pgenius.canonical import decode, encode
 from p2pgenius.cli.main import main
 from p2pgenius.inmemory import play, transcript
-from p2pgenius.protocol.identity import Identity, fingerprint
+from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.protocol.messages import seal
+from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.transcript import Report, frame, header, records, verify, verify_copies
 from p2pgenius.record import bundle
-from p2pgenius.record.matches import Match, from_report
+from p2pgenius.record.matches import Match, from_report, judged
 from tests.protocol.test_forger import FORGE
 
 SEED = 43
@@ -95,6 +98,113 @@ def test_no_copy_the_forger_writes_changes_the_honest_players_result(game: str, 
     assert appended > 10 and signed_anew > 2, (appended, signed_anew)
 
 
+def late_answer(table: Any, claim: Any, loser: int, game: str) -> bytes | None:
+    """The loser's copy of a match it was forfeited in (``claim``: the winner's claim and forfeit
+    after what it had read): rebuilt from its own transcript as far as it had read and its secrets,
+    it pays what it owed at last (its random bot decides), then claims and forfeits the winner
+    for what the winner owes after that (which the winner never saw). None if it owes nothing
+    then."""
+    keys = [identity.public for identity in table.identities]
+    held = set(claim.messages[:-2])
+    kept = []
+    for raw in table.transcripts[loser]:
+        record = decode(raw)
+        if record[0] == "msg" and record[1] not in held:
+            break  # (it walked away there)
+        kept.append(record)
+    session = Session.restore(
+        identity=table.identities[loser],
+        transcript=[decode(header(keys, loser)[4:]), *kept],
+        secrets=[decode(secret) for secret in table.secrets[loser]],
+    )
+    bots, new = BotDriver("random", SEED), []
+    for _ in range(10):  # (its decisions, their finals, and what follows at once)
+        for seat in session.awaiting():
+            session.submit(seat, plain(bots.choose(game, session.state, seat)))
+        for seat in session.unsettled():
+            session.finalize(seat)
+        new += session.flush().messages
+    owner, winner = session.owner, 1 - loser if len(keys) == 2 else None
+    owed = [
+        d for d in session.debts() if d.stage != -2 and owner[d.seat] != loser and owner[d.seat] == winner
+    ]
+    if not owed:
+        return None
+    session.referee.claim_timeout(owed[0].seat, 10**9)
+    session.referee.forfeit(owed[0].seat, "no answer to a timeout claim")
+    new += session.flush().messages
+    return (
+        header(keys, loser)
+        + b"".join(frame(encode(r)) for r in kept)
+        + b"".join(frame(encode(["msg", raw])) for raw in new)
+    )
+
+
+@pytest.mark.parametrize("game", ["duel", "magic-square", "hornswoggle"])
+def test_a_late_answer_in_the_losers_own_copy_never_makes_the_winner_lose(game: str) -> None:
+    # The winner claimed the loser's decision and forfeited it after its grace period. The loser
+    # then writes, in its own copy, the decision it owed (and a claim and forfeit of what the
+    # winner owes after it, which the winner never saw). Nobody can tell whether that answer came
+    # in time (it and the forfeit cross: Cleve, 1986), so the copies together prove no result:
+    # contested, never the winner's forfeit.
+    table = play(game, seed=SEED, deterministic=True)
+    winner, loser = 0, 1
+    honest = FORGE.Forger(table.identities[winner], transcript(table, winner))
+    owner = table.sessions[0].owner
+    kinds: set[str] = set()
+    for claim in list(honest.claims())[::7]:
+        _, stage, seat, _ = decode(claim.messages[-1])[5]
+        if stage < 0 or owner[seat] != loser:
+            continue
+        theirs = late_answer(table, claim, loser, game)
+        if theirs is None:
+            continue
+        ours = honest.write(claim)
+        alone = verify(ours)
+        if alone.fault is None:
+            continue  # (a claim where the winner owed at once itself: no forfeit an honest peer makes)
+        assert alone.fault.peer == loser, alone.summary
+        together = verify_copies([ours, theirs])
+        fault = together.fault
+        assert fault is not None and fault.peer != winner, together.summary  # never the winner's
+        # Either its late messages answered the claim (they crossed the forfeit: no result), or
+        # they did not, and the forfeit stands as the winner's copy alone says.
+        assert fault.kind == "contested" or (fault.kind, fault.peer) == ("forfeit", loser), together.summary
+        line = from_report("x.p2pt", together).owned([table.identities[winner].public])
+        assert line.side() != "lost"
+        kinds.add(fault.kind)
+    assert "contested" in kinds, f"no late answer crossed a forfeit ({kinds}): the test would prove nothing"
+
+
+def test_a_copy_that_leads_with_another_matchs_messages_changes_nothing(tmp_path: Path) -> None:
+    # Copies are listed newest first by their unsigned dates, so a loser can put its own first:
+    # there, a chat line under a made-up match id, then every message of another real match of
+    # the same two keys, then its own messages of this one. The union is of the match the
+    # record's line names (its terms), whatever a copy holds first.
+    keys_seed = SEED
+    this = play("duel", seed=keys_seed, deterministic=True, salt=bytes([1]) * 32)
+    other = play("duel", seed=keys_seed, deterministic=True, salt=bytes([2]) * 32)
+    keys = [identity.public for identity in this.identities]
+    whole = transcript(this, 0)
+    junk = seal(this.identities[1], b"\x07" * 32, 1, 7, [bytes(32), bytes(32)], ["chat", "hello"])
+    theirs = list(records(transcript(this, 1)))
+    crafted = (
+        header(keys, 1)
+        + frame(encode(["msg", junk]))
+        + b"".join(frame(encode(r)) for r in list(records(transcript(other, 1)))[1:])
+        + b"".join(frame(encode(r)) for r in theirs[1 : len(theirs) // 2])
+    )
+    lines = [from_report("whole", verify(whole)), from_report("crafted", verify(crafted))]
+    assert lines[0].match_id == lines[1].match_id or lines[1].match_id  # (both name a match)
+    data = {id(lines[0]): whole, id(lines[1]): crafted}
+    for ordered in (lines, lines[::-1]):
+        judged_lines = judged(list(ordered), lambda line: data[id(line)])
+        by_name = {line.path: line for line in judged_lines}
+        if lines[1].match_id == lines[0].match_id:
+            assert verdict(by_name["crafted"]) == verdict(lines[0])
+        assert verdict(by_name["whole"]) == verdict(lines[0])
+
+
 def _signed_twice(forgery: Any, forger: Any) -> bool:
     """Whether the forgery holds a message of the forger's that another of its messages in the
     honest history has the number of (a second history)."""
@@ -103,18 +213,6 @@ def _signed_twice(forgery: Any, forger: Any) -> bool:
 
 
 # -- the issue's attack, through the real commands ---------------------------------------------
-
-
-@pytest.fixture
-def account(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A config directory whose account is peer 0 of SEED's matches; returns its matches/."""
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    key = tmp_path / "identity.key"
-    key.write_text(Identity.from_seed(bytes([SEED, 0]) * 16).seed.hex() + "\n", encoding="ascii")
-    key.chmod(0o600)
-    folder = tmp_path / "matches"
-    folder.mkdir()
-    return folder
 
 
 def everything(capsys: pytest.CaptureFixture[str], them: str, tmp_path: Path) -> dict[str, Any]:

@@ -13,25 +13,13 @@ import pytest
 from p2pgenius.canonical import encode
 from p2pgenius.cli.main import main
 from p2pgenius.inmemory import play, transcript
-from p2pgenius.protocol.identity import Identity, fingerprint
+from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import frame, header, records, verify
 from p2pgenius.record import bundle
 from tests.protocol.test_forger import FORGE
 
 SEED = 31
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
-
-
-@pytest.fixture
-def account(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A config directory whose account is peer 0 of SEED's matches; returns its matches/."""
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    key = tmp_path / "identity.key"
-    key.write_text(Identity.from_seed(bytes([SEED, 0]) * 16).seed.hex() + "\n", encoding="ascii")
-    key.chmod(0o600)
-    folder = tmp_path / "matches"
-    folder.mkdir()
-    return folder
 
 
 def dated(data: bytes, date: str) -> bytes:

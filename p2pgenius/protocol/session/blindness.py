@@ -93,6 +93,14 @@ class Blindness:
         for body in self.blinds.release():
             self.courier.send(body)
 
+    def release_all(self) -> None:
+        """The match stopped on a fault: what was kept from blinded peers goes out now, signed and
+        recorded, so that a reader of this transcript holds every choice and hash it played (a
+        blinded peer's false hash of a stage whose hash this peer kept is then shown for the lie
+        it is)."""
+        for body in self.blinds.release():
+            self.courier.send(body)
+
     def take_claim(
         self, env: Envelope, stage: Stage, seat: int, view: Mapping[str, Plain], *, closed: bool
     ) -> None:

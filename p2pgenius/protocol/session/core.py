@@ -253,6 +253,7 @@ class Session:
             return courier.take_events()
         courier.record(["msg", raw])
         courier.guarded(env)
+        self.referee.heard(env)
         return courier.take_events()
 
     def flush(self) -> Flush:
@@ -268,6 +269,8 @@ class Session:
         if courier.stopped:
             if isinstance(msg, Desync):
                 _keep_desync(courier, env, msg)
+            elif isinstance(msg, Hash) and self.me is None and self.play is not None:
+                self.play.ending.on_late_hash(env, msg)
             return
         if isinstance(msg, Invalid):
             raise MessageError(msg.reason)
@@ -355,15 +358,11 @@ class Session:
         return self.play.choices.ahead_state() if self.play is not None else None
 
     def settle(self) -> None:
-        """The end of an observer's record (a transcript replayed, a spectator's last message):
-        what it held for lack of an answer stands now, the earlier first: a state hash that
-        differed from the replay's with no peer's agreeing (a desync), a forfeit nothing
-        answered."""
+        """The end of an observer's record (a transcript replayed): what it held for lack of an
+        answer stands now: a forfeit nothing answered; and a desync that a hash later in the
+        record showed to be a lie is its author's cheat."""
         if self.play is not None:
-            pending = [stage for stage, _ in self.referee.forfeits_pending()]
-            desync = min(self.play.ending.unproven, default=None)
-            if desync is not None and (not pending or desync <= min(pending)):
-                self.play.ending.settle()
+            self.play.ending.settle()
         self.referee.settle_forfeits()
 
     def unconfirmed(self) -> tuple[int, ...]:
@@ -373,6 +372,17 @@ class Session:
     def clocks(self) -> dict[int, ClockView]:
         """Every seat's clock at the current stage (none between stages or after the end)."""
         return self.play.clocks() if self.play is not None else {}
+
+
+def _paid_at_the_end(
+    session: Session, env: Envelope, take: Callable[[Envelope, Any], None], msg: Any
+) -> None:
+    """A peer's audit or signed result, taken: it answers every claim about its seats after the
+    end (a claim about its audit, answered, does not stand on for the result it owes next)."""
+    take(env, msg)
+    for seat, peer in enumerate(session.owner):
+        if peer == env.author:
+            session.referee.time.answered((-1, seat))
 
 
 def _keep_desync(courier: Courier, env: Envelope, msg: Desync) -> None:
@@ -404,8 +414,8 @@ _HANDLERS: Final[dict[type[Body], Callable[[Session, Envelope, Any], None]]] = {
     Dispute: lambda s, env, msg: s.referee.on_time_message(env, msg),
     Forfeit: lambda s, env, msg: s.referee.on_forfeit(env, msg),
     Hash: lambda s, env, msg: s.played.ending.on_hash(env, msg),
-    Audit: lambda s, env, msg: s.played.ending.on_audit(env, msg),
-    End: lambda s, env, msg: s.played.ending.on_end(env, msg),
+    Audit: lambda s, env, msg: _paid_at_the_end(s, env, s.played.ending.on_audit, msg),
+    End: lambda s, env, msg: _paid_at_the_end(s, env, s.played.ending.on_end, msg),
     **{kind: lambda s, env, msg: s.played.on_stage_message(env, msg) for kind in STAGE_MESSAGES},
 }
 """The part that takes each type of message (every type a phase accepts: phase.ACCEPTED)."""

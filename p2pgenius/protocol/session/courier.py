@@ -67,6 +67,7 @@ class Courier:
         self.stage_number = -1  # the stage being played (-1: none), which a fault is dated by
         self.defer_audit = False  # a driver with an event loop judges the audit off it (AuditDue)
         self.dispatch: Callable[[Envelope], None] = _nowhere  # the session's, set by the session
+        self.stopping: list[Callable[[], None]] = []  # what runs once a fault has stopped the match
 
     @property
     def stopped(self) -> bool:
@@ -141,12 +142,22 @@ class Courier:
         self.stop(Fault(FaultKind.CHEAT, exc.peer, self.stage_number, exc.reason, exc.evidence))
 
     def stop(self, fault: Fault) -> None:
-        """Stop the match (once: the first fault is the one that stands)."""
+        """Stop the match (once: the first fault is the one that stands), then do what is done
+        once it has stopped (:attr:`stopping`)."""
         if not self.stopped:
             self.fault = fault
             self.enter(Phase.FAULT)
             self.record(["fault", fault.kind, fault.peer, fault.stage, fault.reason, dict(fault.evidence)])
             self.events.append(fault)
+            for then in self.stopping:
+                then()
+
+    def restate(self, fault: Fault) -> None:
+        """An observer's word on why the match stopped, made precise by what the record held after
+        the stop (a desync whose other hash came later: a lie, proven)."""
+        assert self.me is None and self.stopped
+        self.fault = fault
+        self.events.append(fault)
 
     def flush(self) -> Flush:
         """Take what must be persisted and sent since the last flush."""

@@ -30,10 +30,6 @@ class Ending:
         self.hashes: dict[int, dict[int, bytes]] = {}  # stage -> author -> hash
         self.hashed_by: dict[int, dict[int, bytes]] = {}  # stage -> author -> its hash message's hash
         self.my_hashes: dict[int, bytes] = {}
-        self.unproven: dict[int, Fault] = {}
-        """An observer's: stage -> the desync a hash that differs from its replay's makes, held
-        while no peer's hash of that stage agrees with the replay (one that does proves the other
-        a lie, :meth:`_referee`); what is still held when the record ends stands (:meth:`settle`)."""
         self.audits: dict[int, list[list[object]]] = {}
         self.ends: dict[int, Envelope] = {}  # peer -> its signed word of the result (``end``)
         self.outcome: Outcome | None = None
@@ -78,32 +74,48 @@ class Ending:
         """An observer's judgement of the hashes of stage ``number``: its replay of every signed
         message is the state the terms' engine gives, so a peer's hash that differs while another
         peer's agrees is a lie its author signed (its proven cheat: a loser cannot turn a lost
-        match into states that diverged). With no peer agreeing yet, the difference is held: a
-        hash still to come may agree (in whatever order the record holds them); one that never
-        does leaves a desync that proves nobody lost (:meth:`settle`)."""
+        match into states that diverged). With no peer agreeing, the match stops there as a
+        desync (nothing after it is judged against a state that may be the observer's own
+        mistake); a hash of that stage later in the record that agrees makes it the lie it was
+        (:meth:`settle`)."""
         courier, hashes = self.courier, self.hashes.get(number, {})
         wrong = [author for author, theirs in sorted(hashes.items()) if theirs != mine]
         if not wrong or courier.stopped:
             return
         if any(theirs == mine for theirs in hashes.values()):
-            self.unproven.pop(number, None)
-            liar = wrong[0]
-            courier.convict(
-                CheatError(
-                    liar,
-                    f"signed a false state hash of stage {number}: the signed messages give another "
-                    "state, which another peer's hash agrees with",
-                    {"message": self.hashed_by[number][liar].hex()},
-                )
-            )
+            courier.convict(self._lie(number, wrong[0]))
         else:
-            self.unproven.setdefault(number, self._desync(number, wrong[0], mine, hashes[wrong[0]]))
+            courier.stop(self._desync(number, wrong[0], mine, hashes[wrong[0]]))
+
+    def _lie(self, number: int, liar: int) -> CheatError:
+        return CheatError(
+            liar,
+            f"signed a false state hash of stage {number}: the signed messages give another state, "
+            "which another peer's hash agrees with",
+            {"message": self.hashed_by[number][liar].hex()},
+        )
+
+    def on_late_hash(self, env: Envelope, msg: Hash) -> None:
+        """A hash an observer reads after the match stopped on a desync of its stage: kept, for
+        :meth:`settle` (nothing else after a stop is judged)."""
+        fault = self.courier.fault
+        if fault is not None and fault.kind is FaultKind.DESYNC and msg.stage == fault.stage:
+            self.hashes.setdefault(msg.stage, {}).setdefault(env.author, msg.digest)
+            self.hashed_by.setdefault(msg.stage, {}).setdefault(env.author, env.hash)
 
     def settle(self) -> None:
-        """The end of an observer's record: a state hash that differed from the replay's, and
-        that no peer's hash of its stage agreed with, stands as the desync it is (the first)."""
-        if self.unproven and not self.courier.stopped:
-            self.courier.stop(self.unproven[min(self.unproven)])
+        """The end of an observer's record: a desync that a hash later in the record shows to be
+        one peer's lie (it agrees with the replay) is that peer's cheat."""
+        courier, fault = self.courier, self.courier.fault
+        if fault is None or fault.kind is not FaultKind.DESYNC or courier.me is not None:
+            return
+        number = fault.stage
+        mine, hashes = self.my_hashes.get(number), self.hashes.get(number, {})
+        if mine is None or mine not in hashes.values():
+            return
+        liar = next(author for author, theirs in sorted(hashes.items()) if theirs != mine)
+        lie = self._lie(number, liar)
+        courier.restate(Fault(FaultKind.CHEAT, liar, fault.stage, lie.reason, lie.evidence))
 
     # -- the audit ----------------------------------------------------------------------------
 

@@ -62,6 +62,7 @@ class Play:
         self.clockbook = ClockBook()
         self.commit_log: dict[Ref, bytes] = {}  # every commitment: (stage, seat) -> it
         self.blindness = Blindness(courier, match)
+        courier.stopping.append(self.blindness.release_all)
         self.choices = Choices(self)
         self.ending = Ending(courier, match, self.commit_log)
         self.backlog: list[Envelope] = []  # messages for stages not reached yet
@@ -168,6 +169,15 @@ class Play:
             lowest = sorted({owner.index(peer) for peer in owner})
             return tuple(Debt(kind, seat, -1) for seat in lowest if owner[seat] not in done)
         return tuple(sorted(self._stage_debts(stage), key=lambda d: (d.seat, d.kind)))
+
+    def held_back(self, debt: Debt) -> bool:
+        """Whether the rules hold ``debt``'s payment back from a peer for now: the opening of a
+        sealed choice of a stage played while a seat was blind (kept from the blinded peer until
+        it sees again, SPEC 6 "Blindness"): not a debt a peer can pay at once."""
+        if debt.kind != "reveal":
+            return False
+        blind = [seat for seat in range(len(self.match.owner)) if self.blindness.blind(seat)]
+        return bool(blind) and debt.seat not in blind
 
     def _stage_debts(self, stage: Stage) -> list[Debt]:
         number, waiting, commits, match = stage.number, stage.waiting, stage.commits, self.match

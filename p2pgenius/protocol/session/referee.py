@@ -51,6 +51,8 @@ class Referee:
         self.courier = courier
         self.standing = standing
         self.time = TimeLedger()  # declared times, observations, claims, disputes, held forfeits
+        self.answers: dict[Ref, tuple[int, int]] = {}
+        """A held forfeit's answer: (author, number) of the message after which it stood no more."""
 
     def _number(self) -> int:
         """The current stage's number; -1 between stages (after the end: the audit)."""
@@ -274,38 +276,85 @@ class Referee:
         if env.author == self.courier.me:
             self.courier.stop(fault)
             return
+        owing = self._owes_at_once(env.author)
+        if owing:
+            # It leaves unpaid what it could pay at once (its own coin share, reveal, audit or
+            # signed result): as silent as the one it accuses, its word that the other was
+            # silent stands for nothing (an honest peer pays those as they fall due).
+            raise MessageError(f"a forfeit by peer {env.author}, which itself owes its {owing}")
         self.time.hold_forfeit(key, env.author, fault)
 
     def _forfeit_stands(self, key: Ref, author: int) -> bool:
-        """Whether the claim under a pending forfeit still stands unanswered, and its author
-        pays what it owes (a peer that leaves unpaid what it could pay at once, its own coin
-        share, reveal or signed result, is as silent as the one it accuses: its word that the
-        other was silent stands for nothing)."""
+        """Whether the claim under a pending forfeit still stands unanswered."""
         stage, seat = key
-        if author not in self.time.claimants(key) or self._owes_at_once(author):
+        if author not in self.time.claimants(key):
             return False
         if stage == SETUP:
             return seat in self.standing.setup.unrevealed()
         return stage == self._number() and seat in self.standing.owed()
 
-    def _owes_at_once(self, peer: int) -> bool:
-        """Whether ``peer`` owes a debt on the grace period now (one it can pay at once)."""
-        owner = self.standing.owner
+    def _owes_at_once(self, peer: int) -> str:
+        """What ``peer`` owes now on the grace period ("" for nothing): a debt it can pay at once
+        (not one the rules hold back, a sealed choice's opening kept from a peer that cannot
+        see)."""
+        owner, play = self.standing.owner, self.standing.play
         for debt in self.standing.debts():
-            if debt.rule.deadline != GRACE:
+            if debt.rule.deadline != GRACE or (play is not None and play.held_back(debt)):
                 continue
             if (debt.seat if debt.stage == SETUP else owner[debt.seat]) == peer:
-                return True
-        return False
+                return debt.kind if debt.stage == SETUP else f"{debt.kind} of p{debt.seat}"
+        return ""
 
     def forfeits_pending(self) -> list[Ref]:
         """The (stage, seat) of others' forfeits waiting for this peer's own check (a pending
-        forfeit whose seat answered is dropped here)."""
-        for key, (author, _) in sorted(self.time.pending.items()):
-            if not self._forfeit_stands(key, author):
-                del self.time.pending[key]
-                self.courier.events.append(ForfeitVoided(key[0], key[1], author))
+        forfeit whose seat answered is dropped here). An observer's forfeit answered by what did
+        not name it (the answer and the forfeit crossed) leaves the match contested: nobody can
+        tell whether the answer came in time, so no result is proven and nothing after counts
+        (unless every peer has signed the result: it stands)."""
+        for key, (author, fault) in sorted(self.time.pending.items()):
+            if self._forfeit_stands(key, author):
+                continue
+            del self.time.pending[key]
+            self.courier.events.append(ForfeitVoided(key[0], key[1], author))
+            # (a result every peer signed stands; an answer a peer of another side had read came in
+            # time as far as anyone can tell)
+            crossed = self.courier.phase is not Phase.OVER and not self._vouched(key, author)
+            if self.courier.me is None and crossed and not self.courier.stopped:
+                self.courier.stop(self._contested(key, author, fault))
         return sorted(self.time.pending)
+
+    def heard(self, env: Envelope) -> None:
+        """``env`` was taken: a held forfeit that stands no more since is answered by it."""
+        for key, (author, _) in self.time.pending.items():
+            if key not in self.answers and not self._forfeit_stands(key, author):
+                self.answers[key] = (env.author, env.seq)
+
+    def _vouched(self, key: Ref, forfeiter: int) -> bool:
+        """Whether the answer to a held forfeit came in time as far as a peer of another side can
+        tell: one that holds only seats the answer's author plays against (it has no reason to
+        vouch for it), and is not the forfeit's author, had read it (its messages name it)."""
+        answer, owner = self.answers.get(key), self.standing.owner
+        if answer is None or not owner or self.standing.play is None:
+            return False
+        by, number = answer
+        spec = self.standing.play.match.spec
+        against = set(spec.winners_without([seat for seat, peer in enumerate(owner) if peer == by]))
+        for peer in range(len(self.courier.keys)):
+            seats = {seat for seat, holder in enumerate(owner) if holder == peer}
+            if peer in (by, forfeiter) or not seats or not seats <= against:
+                continue
+            if self.courier.chain.named[peer][by] >= number:
+                return True
+        return False
+
+    def _contested(self, key: Ref, author: int, fault: Fault) -> Fault:
+        stage, seat = key
+        who = f"peer {seat}" if stage == SETUP else f"p{seat}"
+        reason = (
+            f"{self.courier.names[author]}'s forfeit of {who} and {who}'s answer crossed (neither "
+            "names the other): nobody can tell whether the answer came in time"
+        )
+        return Fault(FaultKind.CONTESTED, None, stage, reason, dict(fault.evidence))
 
     def confirm_forfeit(self, stage: int, seat: int) -> bool:
         """This peer's own grace period passed after another peer's forfeit of ``seat`` (a peer,
@@ -317,7 +366,9 @@ class Referee:
         return True
 
     def settle_forfeits(self) -> None:
-        """The end of a transcript (an observer): a forfeit never answered stands."""
+        """The end of a transcript (an observer): a forfeit never answered stands (every forfeit
+        is looked at for an answer before any stands: one that crossed its answer contests the
+        match, whatever the order of their seats)."""
         for stage, seat in self.forfeits_pending():
             if self.confirm_forfeit(stage, seat):
                 return
