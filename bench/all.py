@@ -59,7 +59,7 @@ BENCHES: list[tuple[str, str, list[str], list[str]]] = [
 
 
 SMOKE: dict[str, list[str]] = {
-    "Engine throughput": ["--matches", "1", "--slow-matches", "1"],
+    "Engine throughput": ["--matches", "1", "--slow-matches", "1", "--max-actions", "20"],
     "Duel engine": ["--matches", "5"],
     "Magic Square index and solver": ["--queries", "200", "--colourings", "1"],
     "Hornswoggle bots": ["--matches", "1", "--rows", "captain-random,pirate-random"],

@@ -24,8 +24,9 @@ from p2pgenius.games.registry import get_game
 MAX_ACTIONS = 3000  # a random duel can wander; the engine's speed is what is measured
 
 
-def match(game: str, level: str, seed: int) -> tuple[int, float, float, bool]:
-    """One match: (actions applied, seconds in the engine, seconds in all, finished)."""
+def match(game: str, level: str, seed: int, most: int = MAX_ACTIONS) -> tuple[int, float, float, bool]:
+    """One match (cut after ``most`` actions): (actions applied, seconds in the engine, seconds in
+    all, finished)."""
     engine: Any = get_game(game)
     rng = random.Random(seed)
     started = time.perf_counter()
@@ -33,7 +34,7 @@ def match(game: str, level: str, seed: int) -> tuple[int, float, float, bool]:
     state = engine.initial({}, {})
     bots = [make_bot(game, level, seed=seed * 8 + seat) for seat in range(engine.seats(state))]
     actions = 0
-    while actions < MAX_ACTIONS:
+    while actions < most:
         t0 = time.perf_counter()
         over = engine.outcome(state) is not None
         seats = list(engine.to_act(state))
@@ -62,17 +63,20 @@ def main() -> None:
     parser.add_argument(
         "--slow-matches", type=int, default=6, help="matches for the perfect Magic Square bot (seconds each)"
     )
+    parser.add_argument(
+        "--max-actions", type=int, default=MAX_ACTIONS, help=f"cut a match after this many ({MAX_ACTIONS})"
+    )
     args = parser.parse_args()
     print("| game | bots | matches | actions | actions/s, engine alone | actions/s, bots included |")
     print("|---|---|---|---|---|---|")
     for game in names():
         for level in ("random", levels(game)[0]):
             count = args.slow_matches if level == "perfect" else args.matches
-            runs = [match(game, level, seed) for seed in range(count)]
+            runs = [match(game, level, seed, args.max_actions) for seed in range(count)]
             actions = sum(r[0] for r in runs)
             engine_s, all_s = sum(r[1] for r in runs), sum(r[2] for r in runs)
             unfinished = sum(not r[3] for r in runs)
-            note = f" ({unfinished} cut at {MAX_ACTIONS} actions)" if unfinished else ""
+            note = f" ({unfinished} cut at {args.max_actions} actions)" if unfinished else ""
             print(
                 f"| {game} | {level} | {len(runs)}{note} | {actions} "
                 f"| {actions / engine_s:,.0f} | {actions / all_s:,.0f} |"

@@ -28,6 +28,7 @@ settings.load_profile("suite")
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "real_default_level: bots asked for no level play the game's default")
+    config.addinivalue_line("markers", "bots_in_a_process: networked bots think in their own process")
 
 
 @pytest.fixture(autouse=True)
@@ -57,3 +58,19 @@ def rps_in_the_table() -> Iterator[None]:
         yield
     finally:
         catalog.remove(ENTRY.name)
+
+
+
+@pytest.fixture(autouse=True)
+def bots_think_in_a_thread(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """A bot of a networked peer in this process thinks in a worker thread, not in a process of its
+    own (bots/worker.py): the process keeps the event loop free of a strong bot's thinking on a
+    player's machine, which the club bots of the suite do not need, and it cost each of hundreds of
+    networked tests a Python start-up and a round trip a decision (a quarter of tests/net's time).
+    The process is tested on its own (tests/test_bot_worker.py, marked ``bots_in_a_process``), and
+    every test that runs the real ``p2pgenius`` command runs it as players do."""
+    if request.node.get_closest_marker("bots_in_a_process") is not None:
+        return
+    from p2pgenius.bots.driver import BotDriver
+
+    monkeypatch.setattr(BotDriver, "_apart_from_loop", lambda self, game, seat: False)

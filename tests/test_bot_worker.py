@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 import trio
 
 from p2pgenius.bots.driver import BotDriver, plain
@@ -21,6 +22,8 @@ from p2pgenius.games.registry import get_game, get_spec
 
 GAME = "magic-square"
 LEVEL = [level for level in levels(GAME) if level != RANDOM][-1]  # (the quickest that thinks)
+
+pytestmark = pytest.mark.bots_in_a_process  # (the process itself is what these test)
 
 
 class Asked:

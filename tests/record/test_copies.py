@@ -42,9 +42,8 @@ def walkaway(game: str, peers: int, salt: int = 0) -> tuple[Any, bytes, bytes]:
     table = play(game, peers=peers, seed=SEED, deterministic=True, salt=bytes([salt]) * 32)
     honest = FORGE.Forger(table.identities[0], transcript(table, 0))
     owner = table.sessions[0].owner
-    walks = [claim for claim in honest.claims() if owner[decode(claim.messages[-1])[5][2]] == 1]
-    assert walks, "the forger never owed anything: nothing to walk away from"
-    walk = walks[-1]
+    last = max(index for index, (owed, _) in enumerate(honest._states) if any(owner[s] == 1 for s in owed))
+    walk = [claim for claim in honest.claims(at=[last]) if owner[decode(claim.messages[-1])[5][2]] == 1][-1]
     copy = honest.write(walk)
     held = set(walk.messages)
     read = [raw for raw in FORGE.Forger(table.identities[1], transcript(table, 1)).messages if raw in held]
@@ -73,7 +72,7 @@ def test_no_copy_the_forger_writes_changes_the_honest_players_result(game: str, 
     forger = FORGE.Forger(table.identities[1], theirs)
     count, last = len(forger.messages), forger.last_own()
     spread = sorted({round(i * (count - 1) / (SAMPLES - 1)) for i in range(SAMPLES)})
-    after = list(range(last, count))  # (every point after its last message: nothing signed twice)
+    after = list(range(max(last, count - 4), count))  # (points after its last message: nothing signed twice)
     own = [index for index in range(count) if forger.own(index)]
     tried = 3 if peers == 2 else 2
     mine = [own[round(i * (len(own) - 1) / (tried - 1))] for i in range(tried)]
@@ -152,7 +151,9 @@ def test_a_late_answer_in_the_losers_own_copy_never_makes_the_winner_lose(game: 
     honest = FORGE.Forger(table.identities[winner], transcript(table, winner))
     owner = table.sessions[0].owner
     kinds: set[str] = set()
-    for claim in list(honest.claims())[::7]:
+    tried = 0
+    points = range(0, len(honest.messages), 7)
+    for claim in honest.claims(at=points):
         _, stage, seat, _ = decode(claim.messages[-1])[5]
         if stage < 0 or owner[seat] != loser:
             continue
@@ -173,6 +174,9 @@ def test_a_late_answer_in_the_losers_own_copy_never_makes_the_winner_lose(game: 
         line = from_report("x.p2pt", together).owned([table.identities[winner].public])
         assert line.side() != "lost"
         kinds.add(fault.kind)
+        tried += 1
+        if tried >= 4 and "contested" in kinds:
+            break  # (enough: each try restores a session and replays both copies)
     assert "contested" in kinds, f"no late answer crossed a forfeit ({kinds}): the test would prove nothing"
 
 
