@@ -40,6 +40,11 @@ and the connection is dropped. A peer that reads at all, over the slowest route,
 PIECE: Final = 65536
 """What one write hands the system at most (each piece is bound by :data:`SEND_S` on its own, so a
 long catch-up over a slow route is judged by its progress, not by its length)."""
+LINGER_S: Final = 2.0
+"""How long a connection closed after its last words (a refusal) waits, once they are written and
+its side is shut, for the other side to close too: closing with bytes of the other's still
+unread makes the system send a reset, which may reach the other side before the words do and
+lose them (seen on a busy machine). Longer, and the other side is closed on regardless."""
 QUEUE_BYTES: Final = 1 << 20
 """What may wait in a connection's queue for its writer (besides what the systems' buffers hold):
 a peer that lets more pile up is not reading, and is dropped. A whole match's messages come to
@@ -99,6 +104,7 @@ class Connection:
         self._wanted = trio.Event()  # set when there is something for the writer to do
         self._took = trio.Event()  # set (and renewed) each time a write takes the queue
         self._writing = False  # a writer task runs
+        self._ended = trio.Event()  # the reader saw the connection end (the other side closed)
         self._write_scope: trio.CancelScope | None = None  # the write under way, cut short by a drop
 
     def start(self, nursery: trio.Nursery) -> None:
@@ -121,15 +127,29 @@ class Connection:
                     break
                 await self.flush()
                 if self._closing:
+                    # (What was posted while that write went on, the last words among it, is
+                    # still queued: written now, before the stream closes.)
+                    await self.flush()
                     break
         except PeerGoneError:
             pass
         finally:
             self._writing = False
             self._took.set()  # (nobody waits for a writer that is gone)
+            if self.dropped is None and self._closing:
+                await self._linger()
             if self.dropped is not None or self._closed:
                 # (Closing the stream wakes the reader, which then says the connection is gone.)
                 await trio.aclose_forcefully(self.stream)
+
+    async def _linger(self) -> None:
+        """Last words written: shut our side, and let the other side read them and close its own
+        before the stream is closed (:data:`LINGER_S`)."""
+        with trio.move_on_after(LINGER_S):
+            if isinstance(self.stream, trio.abc.HalfCloseableStream):
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                    await self.stream.send_eof()
+            await self._ended.wait()
 
     def post(self, payload: bytes) -> None:
         """Queue one application payload for the writer; never waits. Raises PeerGoneError if the
@@ -254,8 +274,10 @@ class Connection:
         try:
             data = await self.stream.receive_some(READ_BYTES)
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            self._ended.set()
             raise PeerGoneError("the connection broke") from exc
         if not data:
+            self._ended.set()
             if self.peer is None and self.channel.initiator and self.channel.handshake.message == 1:
                 # A host that speaks another channel version closes on reading our hello; the
                 # hello is all it can read, so it cannot tell us (SPEC section 8).

@@ -222,3 +222,22 @@ async def test_a_queue_that_fills_gives_the_connection_up_at_once(
         assert trio.current_time() == 0
         nursery.cancel_scope.cancel()
     del b
+
+
+async def test_last_words_posted_while_a_write_is_under_way_are_written_before_the_close() -> None:
+    # A refusal posted, and the connection closed after it, while the writer was still writing
+    # what came before (the lobby's table, say): the writer left without writing the refusal,
+    # and the caller saw the door close with no reason (seen on a busy machine).
+    a, b = await lockstep_pair()
+    async with trio.open_nursery() as nursery:
+        a.start(nursery)
+        a.post(encode(["lobby", "the table"]))
+        await trio.testing.wait_all_tasks_blocked()  # (the writer took it, and waits for b to read)
+        a.post(encode(["refused", "the reason"]))
+        a.close_soon()
+        said: list[Any] = []
+        with pytest.raises(PeerGoneError, match="the peer closed the connection"):
+            while True:
+                said += [decode(payload) for payload in await b.receive()]
+        assert said == [["lobby", "the table"], ["refused", "the reason"]]
+        nursery.cancel_scope.cancel()
