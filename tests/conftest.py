@@ -15,6 +15,7 @@ machine does, and a slow example is not a wrong one (speed is measured in bench/
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 import pytest
 from hypothesis import settings
@@ -26,9 +27,46 @@ settings.register_profile("suite", deadline=None)
 settings.load_profile("suite")
 
 
+SLOW: Final = (
+    "tests/hostile/",
+    "tests/ui/",
+    "tests/net/",
+    "tests/test_bench.py",
+    "tests/test_every_game.py",
+    "tests/test_plugins.py",
+    "tests/test_quality.py",
+    "tests/test_adding_a_game.py",
+    "tests/test_action_parsers.py",
+    "tests/test_fuzz.py",
+    "tests/duel/test_bots.py",
+    "tests/duel/test_properties.py",
+    "tests/hornswoggle/test_bots.py",
+    "tests/magic_square/test_table.py::test_two_perfect_bots_finish_their_match",
+    "tests/protocol/test_forger.py::test_no_rewrite_and_no_cut_by_one_peer_verifies_as_another_result[",
+    "tests/record/test_copies.py::test_no_copy_the_forger_writes_changes_the_honest_players_result[hornswoggle",
+    "tests/record/test_copies.py::test_a_late_answer_in_the_losers_own_copy_never_makes_the_winner_lose[hornswoggle",
+)
+"""What the check before a commit leaves out (``pytest -m "not slow"``, docs/testing.md): every test
+whose node id starts with one of these, but for what FAST keeps."""
+FAST: Final = (
+    "tests/net/test_network.py",
+    "tests/protocol/test_forger.py::test_no_rewrite_and_no_cut_by_one_peer_verifies_as_another_result[duel-2]",
+)
+"""What the check before a commit keeps of SLOW: one whole networked match of each game over TCP,
+and the forger's every rewrite and cut of a duel."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests of SLOW (less FAST) are marked ``slow``."""
+    for item in items:
+        if item.nodeid.startswith(SLOW) and not item.nodeid.startswith(FAST):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "real_default_level: bots asked for no level play the game's default")
     config.addinivalue_line("markers", "bots_in_a_process: networked bots think in their own process")
+    config.addinivalue_line("markers", "slow: left out of the check before a commit (-m 'not slow')")
 
 
 @pytest.fixture(autouse=True)

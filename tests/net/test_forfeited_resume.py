@@ -251,9 +251,9 @@ async def test_a_late_joiner_whose_host_is_still_there_plays_on(
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_the_commands_say_a_joiner_forfeited_while_away_most_likely_forfeited(tmp_path: Path) -> None:
-    # Real processes: a joiner killed before its first move (its turn clock: 8 s), a host that
+    # Real processes: a joiner killed before its first move (its turn clock: 5 s), a host that
     # forfeits it (grace 2 s) and exits; the joiner's `resume` ends, with one line and exit
-    # status 1, once the bound has passed (8 s plus 2 s); `history` says the same, counts nothing
+    # status 1, once the bound has passed (5 s plus 2 s); `history` says the same, counts nothing
     # and offers no resume; the host's says it won by the forfeit.
     from tests.net.test_processes import listening_port, spawn, wait_for_words
 
@@ -262,7 +262,7 @@ def test_the_commands_say_a_joiner_forfeited_while_away_most_likely_forfeited(tm
     outs = {name: tmp_path / f"{name}.txt" for name in ("host", "join", "resume")}
     times = ["--grace", "2"]
     host = spawn(homes["host"], outs["host"], "host", "duel", "--port", "0", "--bot", "--name", "Hana",
-                 "--option", "turn_seconds=8", *times, "--transcript", str(files["host"]))  # fmt: skip
+                 "--option", "turn_seconds=5", *times, "--transcript", str(files["host"]))  # fmt: skip
     try:
         port = listening_port(outs["host"])
         joiner = spawn(homes["join"], outs["join"], "join", f"127.0.0.1:{port}", "--bot", "--pace", "600",
@@ -286,7 +286,7 @@ def test_the_commands_say_a_joiner_forfeited_while_away_most_likely_forfeited(tm
     assert resumed.stderr.count("\n") == 1, resumed.stderr
     assert resumed.stderr.startswith("error: the match was most likely forfeited by you: p"), resumed.stderr
     assert "is late with a decision (act or commit), or its timeout, at step 1, since " in resumed.stderr
-    assert "Hana (p" in resumed.stderr and "not reached for 10 s" in resumed.stderr
+    assert "Hana (p" in resumed.stderr and "not reached for 7 s" in resumed.stderr
     assert "most likely claimed it while you were away" in resumed.stdout
     assert files["join"].read_bytes() == before  # (nothing played, claimed or written)
 
