@@ -190,12 +190,13 @@ def test_what_a_killed_run_left_is_cleaned_up_and_its_processes_end(tmp_path: Pa
     try:
         assert run.stdout is not None
         prefix, *pids = run.stdout.readline().split()
+        left = [name for name in netns_names() if name.startswith(prefix)]  # (its lab, running)
     finally:
         run.send_signal(signal.SIGKILL)  # no close(), no atexit
         run.wait(timeout=HANG_S)
-    left = [name for name in netns_names() if name.startswith(prefix)]
     assert len(left) == 3
-    assert sorted(clean_leftovers()) == sorted(left)
+    # (Cleaned here, or by a lab another worker of the suite builds at the same moment: gone.)
+    assert set(clean_leftovers()) <= set(left)
     assert [name for name in netns_names() if name.startswith(prefix)] == []
     deadline = time.monotonic() + HANG_S
     while not all(gone(int(pid)) for pid in pids):  # the wire (its pipe's writer died) and the relay
