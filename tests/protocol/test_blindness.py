@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -12,7 +12,7 @@ from p2pgenius.games.duel.actions import Gestures, Paralyze, Ref
 from p2pgenius.protocol.session import BlindClaim, Session
 from p2pgenius.protocol.transcript import frame, header, verify
 
-from .harness import Tamper, play
+from .harness import Table, Tamper, play
 
 
 class Script:
@@ -251,23 +251,15 @@ def test_a_sighted_peers_forfeit_of_a_blinded_peer_that_never_opened_its_choice_
     # The sighted peer claims and forfeits it; its own opening of that stage is kept from the
     # blinded peer by the rules (not a debt it could pay at once), so its forfeit stands in
     # its transcript as in the verdict of anyone who reads it.
-    table = play("duel", bots=[Script(P0), Script(P1)], max_rounds=60)
-    owner = table.sessions[0].owner
-    sighted, blinded = owner[0], owner[1]
-    keys = [identity.public for identity in table.identities]
-    kept = []
-    for raw in table.transcripts[sighted]:
-        record = decode(raw)
-        if record[0] == "msg":
-            env = decode(record[1])
-            if env[2] == blinded and env[5][0] == "reveal" and env[5][1] == stage:
-                break
-        kept.append(record)
-    session = Session.restore(
-        identity=table.identities[sighted],
-        transcript=[decode(header(keys, sighted)[4:]), *kept],
-        secrets=[decode(secret) for secret in table.secrets[sighted]],
-    )
+    blinding = play("duel", bots=[Script(P0), Script(P1)], max_rounds=60)
+    sighted, blinded = blinding.sessions[0].owner[0], blinding.sessions[0].owner[1]
+
+    def before_its_opening(record: list[Any]) -> bool:
+        env = decode(record[1]) if record[0] == "msg" else None
+        return env is not None and env[2] == blinded and env[5][0] == "reveal" and env[5][1] == stage
+
+    session, kept = sighted_until(blinding, before_its_opening)
+    keys = [identity.public for identity in blinding.identities]
     session.referee.claim_timeout(1, 10**9)
     session.referee.forfeit(1, "no answer to a timeout claim")
     messages = session.flush().messages
@@ -277,3 +269,26 @@ def test_a_sighted_peers_forfeit_of_a_blinded_peer_that_never_opened_its_choice_
     assert report.fault is not None and (report.fault.kind, report.fault.peer) == ("forfeit", blinded), (
         report.summary
     )
+
+
+def sighted_until(
+    table: Table, stop: Callable[[list[Any]], bool], *, keep: bool = False
+) -> tuple[Session, list[Any]]:
+    """The sighted peer of the blinding duel rebuilt from its transcript up to the first record
+    ``stop`` picks (with it, if ``keep``), and its secrets; and those records."""
+    sighted = table.sessions[0].owner[0]
+    keys = [identity.public for identity in table.identities]
+    kept: list[Any] = []
+    for raw in table.transcripts[sighted]:
+        record = decode(raw)
+        if stop(record) and not keep:
+            break
+        kept.append(record)
+        if stop(record):
+            break
+    session = Session.restore(
+        identity=table.identities[sighted],
+        transcript=[decode(header(keys, sighted)[4:]), *kept],
+        secrets=[decode(secret) for secret in table.secrets[sighted]],
+    )
+    return session, kept

@@ -23,7 +23,7 @@ from p2pgenius.record.matches import from_report
 
 from .harness import Table, play, transcript
 from .test_attacks import Liar, attacked, honest_fault
-from .test_blindness import P0, P1, Script
+from .test_blindness import P0, P1, Script, sighted_until
 
 
 def false(body: list[Any]) -> list[Any]:
@@ -157,20 +157,13 @@ def test_a_blinded_losers_false_hash_of_a_stage_whose_hash_was_kept_from_it_is_i
     # then, signed and recorded: its transcript holds its own hash of that stage, which agrees
     # with the replay, so verify convicts the liar (it said "incomplete" before).
     table = play("duel", bots=[Script(P0), Script(P1)], max_rounds=60)
-    owner = table.sessions[0].owner
-    sighted, blinded = owner[0], owner[1]
+    sighted, blinded = table.sessions[0].owner[0], table.sessions[0].owner[1]
     keys = [identity.public for identity in table.identities]
-    kept = []
-    for raw in table.transcripts[sighted]:
-        record = decode(raw)
-        kept.append(record)
-        if record[0] == "msg" and decode(record[1])[5][:2] == ["blind", 6]:
-            break
-    session = Session.restore(
-        identity=table.identities[sighted],
-        transcript=[decode(header(keys, sighted)[4:]), *kept],
-        secrets=[decode(secret) for secret in table.secrets[sighted]],
-    )
+
+    def its_sixth_claim(record: list[Any]) -> bool:
+        return bool(record[0] == "msg" and decode(record[1])[5][:2] == ["blind", 6])
+
+    session, kept = sighted_until(table, its_sixth_claim, keep=True)
     envelopes = [open_envelope(record[1], keys) for record in kept if record[0] == "msg"]
     last = [env for env in envelopes if env.author == blinded][-1]
     seen = [env for env in envelopes[: envelopes.index(last)] if env.author == sighted][-1]

@@ -38,13 +38,7 @@ def illegal(body: list[Any]) -> list[Any]:
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A config directory with a matches/ folder of transcripts; returns the folder."""
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    # This account is peer 0 of the matches (their keys come from the seed).
-    key = tmp_path / "identity.key"
-    key.write_text(Identity.from_seed(bytes([SEED % 256, 0]) * 16).seed.hex() + "\n", encoding="ascii")
-    key.chmod(0o600)
-    folder = tmp_path / "matches"
-    folder.mkdir()
+    folder = account_of(tmp_path, monkeypatch, SEED)  # (this account: peer 0 of the matches)
     made: dict[str, bytes] = {}
     for number, game in enumerate(["duel", "duel", "duel", "magic-square", "hornswoggle", "duel"]):
         table = play(game, seed=SEED, levels=None, setup={"hp": [3, 3]} if game == "duel" else None)
@@ -73,11 +67,16 @@ def account(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fix
     """A config directory whose account is peer 0 of the matches the requesting module plays
     with its ``SEED`` (the in-memory table's identities come from the seed); returns its
     matches/ folder."""
-    seed = int(request.module.SEED)
-    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path))
-    key = tmp_path / "identity.key"
+    return account_of(tmp_path, monkeypatch, int(request.module.SEED))
+
+
+def account_of(home: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> Path:
+    """``home`` as the config directory of the account that is peer 0 of the in-memory table's
+    matches of ``seed`` (their identities come from the seed); returns its empty matches/."""
+    monkeypatch.setenv("P2PGENIUS_HOME", str(home))
+    key = home / "identity.key"
     key.write_text(Identity.from_seed(bytes([seed % 256, 0]) * 16).seed.hex() + "\n", encoding="ascii")
     key.chmod(0o600)
-    folder = tmp_path / "matches"
+    folder = home / "matches"
     folder.mkdir()
     return folder
