@@ -252,9 +252,10 @@ def test_a_live_watch_is_titled_watching_and_says_the_match_goes_on_until_its_re
     screens: dict[str, str] = {}
 
     async def driver(send: Send) -> None:
+        await seen(terminal, r"the match goes on: waiting for the next move", r"checked so far")
         screens["during"] = await settled(terminal)
         feed.upto = len(feed.messages)  # the match goes on to its end
-        screens["after"] = await seen(terminal, r"the match is over")
+        await seen(terminal, r"the match is over: peer 1 \(p0\) wins", r" valid ")
         screens["after"] = await settled(terminal)
         send("q")
 
