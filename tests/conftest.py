@@ -98,7 +98,6 @@ def rps_in_the_table() -> Iterator[None]:
         catalog.remove(ENTRY.name)
 
 
-
 @pytest.fixture(autouse=True)
 def bots_think_in_a_thread(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     """A bot of a networked peer in this process thinks in a worker thread, not in a process of its

@@ -24,6 +24,7 @@ from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.messages import VERSION, ZERO_HASH, Envelope, MessageError, open_envelope
 from p2pgenius.protocol.records import Header, MsgRecord, Record, RejectedRecord, Transcript
+from p2pgenius.protocol.session.setup import match_id
 
 
 class NotOneMatchError(P2PGeniusError):
@@ -81,6 +82,15 @@ def _envelopes(copies: Sequence[Transcript], peers: Sequence[bytes]) -> list[Env
     return out
 
 
+def _is_its_own(env: Envelope) -> bool:
+    """Whether a host's ``terms`` message is signed under the match id its terms make (a peer
+    refuses any other, SPEC section 5: one re-signed under a made-up id is no match's terms)."""
+    try:
+        return isinstance(env.body[1], dict) and env.match_id == match_id(env.body[1])
+    except (TypeError, ValueError):
+        return False
+
+
 def _match_of(envelopes: Sequence[Envelope], terms: bytes | None) -> bytes:
     """The match id of the match the copies are of: that of the host's signed ``terms`` (peer
     0's message number 0) whose map hashes to ``terms``, or the one such message there is."""
@@ -91,6 +101,7 @@ def _match_of(envelopes: Sequence[Envelope], terms: bytes | None) -> bytes:
         and env.seq == 0
         and env.kind == "terms"
         and (terms is None or hashlib.sha256(encode(env.body[1])).digest() == terms)
+        and _is_its_own(env)
     }
     if len(found) != 1:
         said = "no" if not found else "more than one"

@@ -223,6 +223,8 @@ class Match:
         verb = {"cheat": "cheated", "forfeit": "forfeited", "desync": "diverged"}.get(self.fault_kind)
         if self.fault_kind == FaultKind.DESYNC:
             return "the peers' states diverged"
+        if self.fault_kind == FaultKind.CONTESTED and self.reason == UNJUDGED:
+            return "its copies say different things and cannot be judged together"
         if self.fault_kind == FaultKind.CONTESTED:
             return "a forfeit and its answer crossed, nobody can tell who was silent"
         return f"{who} {verb or self.fault_kind}"
@@ -463,11 +465,35 @@ def whole(copies: Sequence[Match], read: Reader = read_copy) -> Match:
             split_at = split(best, other)
             if split_at is not None:
                 return _equivocation(best, *split_at)
-        return best
+        return best if _alike(copies) else _unjudged(best)
     together = from_report(best.path, report, fallback_date=best.date)
     if together.match_id != best.match_id or (together.dealt and together.players != best.players):
         return best  # (what the union holds is not this match as its copies deal it: no verdict of it)
     return together
+
+
+UNJUDGED: Final = "contested: its copies say different things and cannot be judged together (no result)"
+"""The reason of copies that cannot be judged together (:func:`_unjudged`)."""
+
+
+def _alike(copies: Sequence[Match]) -> bool:
+    """Whether every copy, read alone, says the same of the match (the same result, or the same
+    fault of the same peer)."""
+    return len({(c.proves, c.winners, c.fault_kind, c.fault_peer) for c in copies}) == 1
+
+
+def _unjudged(match: Match) -> Match:
+    """The line of copies that say different things and cannot be judged together (copies of no
+    one match, as their signed terms tell): no result, never the copy with more messages."""
+    return replace(
+        match,
+        kind=STOPPED,
+        verified=False,
+        winners=(),
+        fault_peer=None,
+        fault_kind=FaultKind.CONTESTED,
+        reason=UNJUDGED,
+    )
 
 
 def rank(match: Match) -> tuple[int, int]:

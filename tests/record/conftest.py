@@ -70,12 +70,12 @@ def account(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fix
     return account_of(tmp_path, monkeypatch, int(request.module.SEED))
 
 
-def account_of(home: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> Path:
-    """``home`` as the config directory of the account that is peer 0 of the in-memory table's
+def account_of(home: Path, monkeypatch: pytest.MonkeyPatch, seed: int, peer: int = 0) -> Path:
+    """``home`` as the config directory of the account that is ``peer`` of the in-memory table's
     matches of ``seed`` (their identities come from the seed); returns its empty matches/."""
     monkeypatch.setenv("P2PGENIUS_HOME", str(home))
     key = home / "identity.key"
-    key.write_text(Identity.from_seed(bytes([seed % 256, 0]) * 16).seed.hex() + "\n", encoding="ascii")
+    key.write_text(Identity.from_seed(bytes([seed % 256, peer]) * 16).seed.hex() + "\n", encoding="ascii")
     key.chmod(0o600)
     folder = home / "matches"
     folder.mkdir()

@@ -19,13 +19,14 @@ from p2pgenius.bots.driver import BotDriver, plain
 from p2pgenius.canonical import decode, encode
 from p2pgenius.cli.main import main
 from p2pgenius.inmemory import play, transcript
-from p2pgenius.protocol.identity import fingerprint
+from p2pgenius.protocol.identity import Identity, fingerprint
 from p2pgenius.protocol.messages import seal
 from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.transcript import Report, frame, header, records, verify, verify_copies
 from p2pgenius.record import bundle
 from p2pgenius.record.matches import Match, from_report, judged
 from tests.protocol.test_forger import FORGE
+from tests.record.conftest import account_of
 
 SEED = 43
 SAMPLES = 6
@@ -33,22 +34,27 @@ SAMPLES = 6
 of them at every message is test_forger.py's; here each is judged beside the honest copy)."""
 
 
-def walkaway(game: str, peers: int, salt: int = 0) -> tuple[Any, bytes, bytes]:
-    """(the table, the honest player's copy, the forger's): an honest match in which peer 1, the
-    forger, stopped at the last point where it owed something (its signed result, where it owed
-    that), and peer 0 claimed its timeout and forfeited it, as an honest peer does after its grace.
-    The forger's own transcript holds what it read of that history, in the order it read it, and
-    the claim and the forfeit last."""
-    table = play(game, peers=peers, seed=SEED, deterministic=True, salt=bytes([salt]) * 32)
-    honest = FORGE.Forger(table.identities[0], transcript(table, 0))
+def walkaway(
+    game: str, peers: int, salt: int = 0, *, sides: tuple[int, int] = (0, 1), seed: int = SEED
+) -> tuple[Any, bytes, bytes]:
+    """(the table, the honest player's copy, the forger's): an honest match in which the loser
+    (``sides``: winner, loser), the forger, stopped at the last point where it owed something (its
+    signed result, where it owed that), and the winner claimed its timeout and forfeited it, as an
+    honest peer does after its grace. The forger's own transcript holds what it read of that
+    history, in the order it read it, and the claim and the forfeit last."""
+    winner, loser = sides
+    table = play(game, peers=peers, seed=seed, deterministic=True, salt=bytes([salt]) * 32)
+    honest = FORGE.Forger(table.identities[winner], transcript(table, winner))
     owner = table.sessions[0].owner
-    last = max(index for index, (owed, _) in enumerate(honest._states) if any(owner[s] == 1 for s in owed))
-    walk = [claim for claim in honest.claims(at=[last]) if owner[decode(claim.messages[-1])[5][2]] == 1][-1]
+    last = max(i for i, (owed, _) in enumerate(honest._states) if any(owner[s] == loser for s in owed))
+    walk = [c for c in honest.claims(at=[last]) if owner[decode(c.messages[-1])[5][2]] == loser][-1]
     copy = honest.write(walk)
     held = set(walk.messages)
-    read = [raw for raw in FORGE.Forger(table.identities[1], transcript(table, 1)).messages if raw in held]
+    own = FORGE.Forger(table.identities[loser], transcript(table, loser))
+    read = [raw for raw in own.messages if raw in held]
     keys = [identity.public for identity in table.identities]
-    theirs = header(keys, 1) + b"".join(frame(encode(["msg", raw])) for raw in [*read, *walk.messages[-2:]])
+    said = [*read, *walk.messages[-2:]]
+    theirs = header(keys, loser) + b"".join(frame(encode(["msg", raw])) for raw in said)
     return table, copy, theirs
 
 
@@ -139,15 +145,20 @@ def late_answer(table: Any, claim: Any, loser: int, game: str) -> bytes | None:
     )
 
 
+@pytest.mark.parametrize(("winner", "loser"), [(0, 1), (1, 0)], ids=["host-wins", "joiner-wins"])
 @pytest.mark.parametrize("game", ["duel", "magic-square", "hornswoggle"])
-def test_a_late_answer_in_the_losers_own_copy_never_makes_the_winner_lose(game: str) -> None:
+def test_a_late_answer_in_the_losers_own_copy_never_makes_the_winner_lose(
+    game: str, winner: int, loser: int
+) -> None:
     # The winner claimed the loser's decision and forfeited it after its grace period. The loser
     # then writes, in its own copy, the decision it owed (and a claim and forfeit of what the
     # winner owes after it, which the winner never saw). Nobody can tell whether that answer came
     # in time (it and the forfeit cross: Cleve, 1986), so the copies together prove no result:
-    # contested, never the winner's forfeit.
+    # contested, never the winner's forfeit. Whichever peer loses: the copies together place
+    # what crossed by author index (SPEC section 7, step 3), so the late answer of a loser that is
+    # the host comes before the winner's claim and forfeit, which must then still not be refused
+    # (that would leave the loser's own forfeit of the winner standing).
     table = play(game, seed=SEED, deterministic=True)
-    winner, loser = 0, 1
     honest = FORGE.Forger(table.identities[winner], transcript(table, winner))
     owner = table.sessions[0].owner
     kinds: set[str] = set()
@@ -301,6 +312,46 @@ def test_a_losers_padded_copy_beside_the_winners_changes_nothing_in_the_winners_
         before["against"],
         before["proved"],
     )
+
+
+def test_a_losing_hosts_terms_signed_again_under_a_made_up_match_id_change_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The host lost and walked away without its end; the joiner claimed and forfeited it. The
+    # host's copy is the padded one (the joiner's messages cut before its end, the host's own
+    # end, claim and forfeit of the joiner, 20 chat lines) and one more record: the host's terms,
+    # the same map, signed again under a made-up match id. Two "terms of the match" once made the
+    # copies unjudgeable together, and the record then fell back on the copy with more messages.
+    table, copy, theirs = walkaway("duel", 2, sides=(1, 0), seed=1)
+    alone = verify(copy)
+    assert alone.fault is not None and (alone.fault.kind, alone.fault.peer) == ("forfeit", 0), alone.summary
+    forger = FORGE.Forger(table.identities[0], theirs)
+    ends = [i for i, raw in enumerate(forger.messages) if decode(raw)[2] == 1 and decode(raw)[5][0] == "end"]
+    cut, (outcome, stage, seat) = ends[0], _claimable(forger, ends[0] - 1, owner=1, table=table)
+    parts = [
+        *forger.messages[:cut],
+        FORGE.Own(["end", outcome]),
+        FORGE.Own(["timeout", stage, seat, 10**9]),
+        FORGE.Own(["forfeit", stage, seat, "no answer to a timeout claim"]),
+        *[FORGE.Own(["chat", f"padding {line}"]) for line in range(20)],
+    ]
+    forged = forger.write(FORGE.Forgery("padded", tuple(forger.signed(parts))))
+    terms = decode(forger.messages[0])
+    assert (terms[2], terms[3], terms[5][0]) == (0, 0, "terms")
+    again = seal(table.identities[0], b"\x01" * 32, 0, 0, terms[4], terms[5])
+    forged += frame(encode(["rejected", again, "a message from another match"]))
+    alone_theirs, together = verify(forged).fault, verify_copies([copy, forged]).fault
+    assert alone_theirs is not None and alone_theirs.peer == 1  # (alone: the joiner's forfeit)
+    assert together is None or together.peer != 1, together
+    (tmp_path / "home").mkdir()
+    account = account_of(tmp_path / "home", monkeypatch, 1, peer=1)  # (the joiner's, the winner's)
+    assert table.identities[1].public == Identity.from_seed(bytes([1, 1]) * 16).public
+    account.joinpath("20261201-120000-000000-duel-join.p2pt").write_bytes(copy)
+    account.joinpath("20261130-120000-000000-duel-host.p2pt").write_bytes(forged)
+    said = everything(capsys, fingerprint(table.identities[0].public), tmp_path)
+    assert all(result.startswith("won") for result in said["results"].values()), said["results"]
+    me = next(r for r in said["proved"] if r["fingerprint"] == fingerprint(table.identities[1].public))
+    assert me["games"]["duel"]["lost"] == 0 and me["games"]["duel"]["won"] == 1, said["proved"]
 
 
 def lost(made: tuple[Any, bytes, bytes]) -> bool:

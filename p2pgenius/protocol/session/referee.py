@@ -4,7 +4,7 @@ say (:class:`Standing`); this part takes what peers sign about it and what this 
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Final, Protocol
 
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.protocol.bodies import SETUP, Dispute, Forfeit, Observed, TimeoutClaim
@@ -13,6 +13,7 @@ from p2pgenius.protocol.events import (
     Fault,
     FaultKind,
     ForfeitVoided,
+    Rejected,
     TimeObserved,
     TimeoutClaimed,
 )
@@ -25,6 +26,10 @@ from p2pgenius.protocol.session.play import Play
 from p2pgenius.protocol.session.setup import MatchSetup
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.timing import ClockBook
+
+PLAYS_ON: Final = frozenset({"act", "commit", "decline", "final", "timeout", "dispute", "forfeit"})
+"""The kinds of message by which a forfeit's author shows it played on after it (a stopped peer
+sends none of them)."""
 
 
 class Standing(Protocol):
@@ -53,6 +58,14 @@ class Referee:
         self.time = TimeLedger()  # declared times, observations, claims, disputes, held forfeits
         self.answers: dict[Ref, tuple[int, int]] = {}
         """A held forfeit's answer: (author, number) of the message after which it stood no more."""
+        self.claims: set[tuple[int, int, int]] = set()
+        """(stage, seat, author) of every timeout claim read, standing or not."""
+        self.due_at: dict[Debt, tuple[int, ...]] = {}
+        """An observer's: each debt, and how many messages of each author it had read when the
+        debt fell due (a peer that had not read them all may not have known it was due)."""
+        self.paid_by: dict[Debt, tuple[int, int]] = {}
+        """An observer's: each debt paid, and the message after which it was owed no more."""
+        self._debts: frozenset[Debt] = frozenset()
 
     def _number(self) -> int:
         """The current stage's number; -1 between stages (after the end: the audit)."""
@@ -106,6 +119,7 @@ class Referee:
         owner = self.standing.owner
         if seat >= len(owner) or owner[seat] == env.author:
             raise MessageError("a timeout claim must name another peer's seat and a time")
+        self.claims.add((number, seat, env.author))
         # A claim about a stage already played crossed the decision on the wire: it stays in the
         # transcript (a dispute, if the decision declared much less) and changes nothing.
         if number == self._number() and seat in self.standing.owed():
@@ -234,6 +248,9 @@ class Referee:
             self._hold(env)  # from a peer ahead of us: judged when we get there
             return
         if stage != self._number() or seat not in self.standing.owed():
+            if self._crossed(env.author, (stage, seat)):
+                self._hold_crossed(env, (stage, seat), owner[seat], reason)
+                return
             raise MessageError(f"a forfeit of p{seat}, which owes nothing now (stage {stage})")
         if env.author not in self.time.claimants((stage, seat)):
             raise MessageError(
@@ -284,6 +301,57 @@ class Referee:
             raise MessageError(f"a forfeit by peer {env.author}, which itself owes its {owing}")
         self.time.hold_forfeit(key, env.author, fault)
 
+    def _saw(self, author: int, message: tuple[int, int] | None) -> bool:
+        """Whether ``author``'s messages so far named ``message`` ((author, number)), or it is its
+        own; None (not known): yes."""
+        if message is None or message[0] == author:
+            return True
+        return self.courier.chain.named[author][message[0]] >= message[1]
+
+    def _knew_due(self, peer: int, debt: Debt) -> bool:
+        """Whether ``peer``'s messages so far named every message an observer had read when
+        ``debt`` fell due (so ``peer`` knew it was due); a peer in the match: yes."""
+        counts = self.due_at.get(debt)
+        named = self.courier.chain.named[peer]
+        return counts is None or all(
+            named[other] >= count - 1 for other, count in enumerate(counts) if other != peer
+        )
+
+    def _crossed(self, author: int, key: Ref) -> bool:
+        """Whether, to an observer, a forfeit by ``author`` of a seat that owes nothing now crossed
+        its answer: its author claimed that seat at that stage, and what the seat owed there was
+        paid by a message its author's messages never named. Which came first on the wire nobody
+        can tell (copies judged together place what crossed by author index, SPEC section 7,
+        step 3), so the forfeit is held as answered by that message (a contested match, unless a
+        peer of another side had read the answer), never refused as its author's fault: refusing
+        it would let the late answer's author forfeit the other in its turn."""
+        stage, seat = key
+        if self.courier.me is not None or (stage, seat, author) not in self.claims:
+            return False
+        return any(
+            debt.stage == stage and debt.seat == seat and not self._saw(author, paid)
+            for debt, paid in self.paid_by.items()
+        )
+
+    def _hold_crossed(self, env: Envelope, key: Ref, debtor: int, reason: str) -> None:
+        """Hold a forfeit that crossed its answer (:meth:`_crossed`): voided when the transcript
+        ends (:meth:`forfeits_pending`). Its author's own debts count only if it had read what
+        made them due (:meth:`_owes_at_once`)."""
+        stage, seat = key
+        owing = self._owes_at_once(env.author)
+        if owing:
+            raise MessageError(f"a forfeit by peer {env.author}, which itself owes its {owing}")
+        if key in self.time.pending:
+            return
+        name = self.courier.names[debtor]
+        reason = f"{name} (p{seat}) forfeits: {reason}"
+        evidence = {"claim": env.hash.hex(), "claimed_by": env.author}
+        self.time.hold_forfeit(key, env.author, Fault(FaultKind.FORFEIT, debtor, stage, reason, evidence))
+        stage_debts = [d for d in self.paid_by if d.stage == stage and d.seat == seat]
+        self.answers[key] = next(
+            self.paid_by[d] for d in stage_debts if not self._saw(env.author, self.paid_by[d])
+        )
+
     def _forfeit_stands(self, key: Ref, author: int) -> bool:
         """Whether the claim under a pending forfeit still stands unanswered."""
         stage, seat = key
@@ -301,6 +369,8 @@ class Referee:
         for debt in self.standing.debts():
             if debt.rule.deadline != GRACE or (play is not None and play.held_back(debt)):
                 continue
+            if not self._knew_due(peer, debt):
+                continue  # (an observer's: it fell due by a message ``peer`` had not read)
             if (debt.seat if debt.stage == SETUP else owner[debt.seat]) == peer:
                 return debt.kind if debt.stage == SETUP else f"{debt.kind} of p{debt.seat}"
         return ""
@@ -324,10 +394,36 @@ class Referee:
         return sorted(self.time.pending)
 
     def heard(self, env: Envelope) -> None:
-        """``env`` was taken: a held forfeit that stands no more since is answered by it."""
+        """``env`` was taken: a held forfeit that stands no more since is answered by it. An
+        observer also notes which debts fell due and which were paid by it (what a forfeit's
+        author had read of them is judged by its messages' heads: :meth:`_crossed`)."""
         for key, (author, _) in self.time.pending.items():
             if key not in self.answers and not self._forfeit_stands(key, author):
                 self.answers[key] = (env.author, env.seq)
+        if self.courier.me is None:
+            self._went_on(env)
+            debts = frozenset(self.standing.debts())
+            for debt in debts - self._debts:
+                self.due_at[debt] = tuple(self.courier.chain.next_seq)
+            for debt in self._debts - debts:
+                self.paid_by.setdefault(debt, (env.author, env.seq))
+            self._debts = debts
+
+    def _went_on(self, env: Envelope) -> None:
+        """An observer's: a held forfeit whose author wrote ``env`` after it is withdrawn (a peer
+        stops its match at its own forfeit: one that plays on did not stand by it), refused as
+        a peer in the match would have refused it."""
+        if env.kind not in PLAYS_ON:
+            return  # (what a stopped peer still sends: its openings kept from a blinded peer, ...)
+        for key, (author, fault) in list(self.time.pending.items()):
+            if author != env.author or env.hash.hex() == fault.evidence.get("claim"):
+                continue
+            del self.time.pending[key]
+            self.answers.pop(key, None)
+            who = f"peer {key[1]}" if key[0] == SETUP else f"p{key[1]}"
+            self.courier.events.append(
+                Rejected(author, f"a forfeit of {who} by peer {author}, which played on after it (withdrawn)")
+            )
 
     def _vouched(self, key: Ref, forfeiter: int) -> bool:
         """Whether the answer to a held forfeit came in time as far as a peer of another side can
