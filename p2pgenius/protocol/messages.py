@@ -24,7 +24,7 @@ bind nothing of the others.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -32,6 +32,14 @@ from p2pgenius.canonical import Plain, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.bodies import Body, BodyError, Hash, is_text, parse_body
 from p2pgenius.protocol.identity import Identity, verify
+
+MATCH_DOMAIN: Final = b"p2pgenius/1 match"
+
+
+def match_id(terms: Mapping[str, Any]) -> bytes:
+    """The match id: H("p2pgenius/1 match" || encode(terms)) (every envelope of the match carries it)."""
+    return hashlib.sha256(MATCH_DOMAIN + encode(dict(terms))).digest()
+
 
 VERSION: Final = 3
 """The match messages' version (protocol/SPEC.md, section 8): every message names the newest

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 
 from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
-from p2pgenius.protocol.messages import VERSION, ZERO_HASH, Envelope, MessageError, open_envelope
+from p2pgenius.protocol.messages import VERSION, ZERO_HASH, Envelope, MessageError, match_id, open_envelope
 from p2pgenius.protocol.records import Header, MsgRecord, Record, RejectedRecord, Transcript
-from p2pgenius.protocol.session.setup import match_id
 
 
 class NotOneMatchError(P2PGeniusError):

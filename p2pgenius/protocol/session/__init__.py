@@ -45,10 +45,11 @@ from p2pgenius.protocol.events import (
     TimeoutClaimed,
     YourTurn,
 )
+from p2pgenius.protocol.messages import MATCH_DOMAIN
 from p2pgenius.protocol.session.core import Session
 from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.phase import Phase
-from p2pgenius.protocol.session.setup import MATCH_DOMAIN, claims_problem, start_table
+from p2pgenius.protocol.session.setup import claims_problem, start_table
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.view import SessionView, StageView
 

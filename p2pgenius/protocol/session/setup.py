@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 from p2pgenius.canonical import encode
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
@@ -22,19 +22,13 @@ from p2pgenius.protocol.messages import (
     MessageError,
     coin_commitment,
     is_name,
+    match_id,
 )
 from p2pgenius.protocol.session.cards import HiddenCards
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.faults import CheatError
 from p2pgenius.protocol.session.match import Match
 from p2pgenius.protocol.session.phase import Phase
-
-MATCH_DOMAIN: Final = b"p2pgenius/1 match"
-
-
-def match_id(terms: Mapping[str, Any]) -> bytes:
-    """The match id: H("p2pgenius/1 match" || encode(terms))."""
-    return hashlib.sha256(MATCH_DOMAIN + encode(dict(terms))).digest()
 
 
 def check_terms(
