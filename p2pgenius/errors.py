@@ -38,3 +38,8 @@ def shown(value: object) -> str:
     cut with "...", never echoed whole, so a 60 kB value cannot fill a transcript's reasons)."""
     text = _QUOTE.repr(value)
     return text if len(text) <= _QUOTED_CHARS else text[: _QUOTED_CHARS - 3] + "..."
+
+
+class PeerGoneError(P2PGeniusError):
+    """The other side closed the connection or broke the channel (or, in a match, never came:
+    the clocks say so when the match did not start)."""

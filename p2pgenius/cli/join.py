@@ -24,7 +24,7 @@ from p2pgenius.cli.play import (
     parse_address,
     played,
 )
-from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError, PeerGoneError
 from p2pgenius.games.catalog import names
 from p2pgenius.local_files import PRIVATE, replace
 from p2pgenius.net import discovery, transit
@@ -34,7 +34,6 @@ from p2pgenius.net.addresses import (
     ConnectError,
     hostport,
 )
-from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.events import LobbyShown, NetEvent
 from p2pgenius.net.files import Files
 from p2pgenius.net.peer import Peer, WrongHostError

@@ -26,15 +26,15 @@ from p2pgenius import wording
 from p2pgenius.canonical import encode
 from p2pgenius.cli.join import MISPAIRED_TRIES, NOT_THE_HOST, Target, address_of, rename, target_of, with_game
 from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files
-from p2pgenius.errors import P2PGeniusError
+from p2pgenius.errors import P2PGeniusError, PeerGoneError
 from p2pgenius.games.catalog import names
 from p2pgenius.net import DEFAULT_GRACE_S, transit
-from p2pgenius.net.clocks import patience
-from p2pgenius.net.connection import PeerGoneError, why
+from p2pgenius.net.connection import why
 from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_name, load_identity
 from p2pgenius.net.reconnect import call_again
 from p2pgenius.net.spectators import NoHandshakeError, Onlooker, RefusedError, Watched
+from p2pgenius.protocol.clocks import patience
 from p2pgenius.protocol.session import Applied, Confirmed, Event, Fault, MatchOver, SeatsDealt, SessionView
 from p2pgenius.protocol.transcript import Report, frame, header, verify
 

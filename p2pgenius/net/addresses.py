@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import trio
 
-from p2pgenius.errors import P2PGeniusError
-from p2pgenius.net.connection import PeerGoneError
+from p2pgenius.errors import P2PGeniusError, PeerGoneError
 
 if TYPE_CHECKING:
     import ifaddr

@@ -23,7 +23,7 @@ from typing import Any, Final
 import trio
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.errors import EncodingError, PeerGoneError
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.protocol.channel import PROTOCOL_VERSION, ChannelError, Established, Received, SecureChannel
 
@@ -78,10 +78,6 @@ def why(exc: BaseException) -> str:
     if str(exc):
         return str(exc)
     return "it took too long" if isinstance(exc, trio.TooSlowError) else type(exc).__name__
-
-
-class PeerGoneError(P2PGeniusError):
-    """The other side closed the connection or broke the channel."""
 
 
 class Connection:

@@ -12,6 +12,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from p2pgenius.protocol.events import (
+    ClockWarning,
+    OutOfTime,
+    TimeoutClaimSent,
+    TimeoutDisputed,
+    TimeUnderDeclared,
+)
 from p2pgenius.protocol.identity import fingerprint
 
 
@@ -36,11 +43,6 @@ def lobby_text(lobby: Mapping[str, Any]) -> str:
     start = "; spectators may watch" if lobby.get("spectators") else ""
     start += "; starting" if lobby["start"] else ""
     return f"lobby: {lobby['game']} ({options}): {'; '.join(people)}{waiting}{start}"
-
-
-def minutes(seconds: int) -> str:
-    """A time left, in words: "5 minutes", "1 minute", "30 s"."""
-    return f"{seconds // 60} minute{'s' if seconds != 60 else ''}" if seconds >= 60 else f"{seconds} s"
 
 
 # -- the lobby -----------------------------------------------------------------------------------
@@ -218,89 +220,6 @@ class PeerBack:
 
 
 # -- clocks and decisions ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ClockWarning:
-    """``seat``'s clock of kind ``kind`` has ``left_ms`` left (one of the game's warning marks)."""
-
-    seat: int
-    left_ms: int
-    kind: str = "round"
-
-    @property
-    def words(self) -> str:
-        return f"{minutes(self.left_ms // 1000)} left on the {self.kind} clock"
-
-    @property
-    def text(self) -> str:
-        return f"p{self.seat}: {self.words}"
-
-
-@dataclass(frozen=True, slots=True)
-class OutOfTime:
-    """One of this peer's seats ran out of time (``timeout_played``: its clock ran out while the
-    match waited on it, so the rules' timeout is sent; else a decision came too late)."""
-
-    seat: int
-    timeout_played: bool = False
-
-    @property
-    def text(self) -> str:
-        return f"p{self.seat}: out of time" + (
-            "; the rules' timeout is played" if self.timeout_played else ""
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class TimeoutClaimSent:
-    """Another peer's seat is late, as measured here (``observed_ms`` since the stage began):
-    claimed. ``who``: the seat's player in words; ``what``: what it owes."""
-
-    seat: int
-    observed_ms: int
-    who: str = ""
-    what: str = ""
-
-    @property
-    def text(self) -> str:
-        who, what = self.who or f"p{self.seat}", self.what or "its decision"
-        return f"{who} is late with {what} ({self.observed_ms / 1000:.1f} s here): claimed, signed"
-
-
-@dataclass(frozen=True, slots=True)
-class TimeUnderDeclared:
-    """A decision of another seat declared less time than passed here before it."""
-
-    seat: int
-    declared_ms: int
-    seen_ms: int
-
-    @property
-    def text(self) -> str:
-        return (
-            f"p{self.seat}'s decision declared {self.declared_ms / 1000:.1f} s; "
-            f"{self.seen_ms / 1000:.1f} s passed here (lag allowed for): disputed on the record"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class TimeoutDisputed:
-    """``claimant`` claims one of our seats ran out of time; our own clock says otherwise."""
-
-    seat: int
-    claimant: str
-    observed_ms: int
-    here_ms: int
-    left_ms: int = 0
-
-    @property
-    def text(self) -> str:
-        left = f"; {self.left_ms / 1000:.1f} s left by ours" if self.left_ms else ""
-        return (
-            f"{self.claimant} claims your clock ran out ({self.observed_ms / 1000:.1f} s by its measure, "
-            f"{self.here_ms / 1000:.1f} s by ours{left}): disputed, signed"
-        )
 
 
 @dataclass(frozen=True, slots=True)

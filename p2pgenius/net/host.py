@@ -16,7 +16,7 @@ from functools import partial
 import trio
 
 from p2pgenius.canonical import encode
-from p2pgenius.net.connection import PeerGoneError
+from p2pgenius.errors import PeerGoneError
 from p2pgenius.net.events import Listening
 from p2pgenius.net.lobby import Hosted, Lobby, Member, Seating
 from p2pgenius.net.party import Doors, Party, warm_soon

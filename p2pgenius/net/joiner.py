@@ -17,7 +17,8 @@ from typing import Any
 import trio
 
 from p2pgenius.canonical import encode
-from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.errors import PeerGoneError
+from p2pgenius.net.connection import Connection
 from p2pgenius.net.lobby import Joining
 from p2pgenius.net.party import Doors, Party, warm
 from p2pgenius.net.reconnect import WayBack

@@ -15,7 +15,8 @@ from collections.abc import Iterator
 
 import trio
 
-from p2pgenius.net.connection import SEND_S, Connection, PeerGoneError, flush_all
+from p2pgenius.errors import PeerGoneError
+from p2pgenius.net.connection import SEND_S, Connection, flush_all
 
 
 class Links:

@@ -26,10 +26,10 @@ from typing import Any, Final, NotRequired, TypedDict
 import trio
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
+from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError, PeerGoneError
 from p2pgenius.games.catalog import find
 from p2pgenius.games.registry import get_spec, names
-from p2pgenius.net.connection import Connection, PeerGoneError, why
+from p2pgenius.net.connection import Connection, why
 from p2pgenius.net.door import Door, address_of
 from p2pgenius.net.events import (
     LobbyShown,

@@ -26,14 +26,15 @@ import trio
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
-from p2pgenius.net.clocks import STALL_PINGS, Clocks, Deadline
 from p2pgenius.net.connection import Connection, Item, Kind
-from p2pgenius.net.events import ConnectionLost, DecisionRefused, Notice, OutOfTime, Tell
+from p2pgenius.net.events import ConnectionLost, DecisionRefused, Notice, Tell
 from p2pgenius.net.files import Files
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.net.reconnect import Reconnection
 from p2pgenius.net.spectators import Spectators
+from p2pgenius.protocol.clocks import STALL_PINGS, Clocks, Deadline
+from p2pgenius.protocol.events import OutOfTime
 from p2pgenius.protocol.messages import peek_hash
 from p2pgenius.protocol.session import AuditDue, Event, Session, SessionView
 from p2pgenius.threads import off_loop
@@ -251,7 +252,7 @@ class MatchLoop:
             return
         await self.flush()
 
-    # -- clocks (p2pgenius.net.clocks) -------------------------------------------------------
+    # -- clocks (p2pgenius.protocol.clocks) -------------------------------------------------------
 
     def _deadlines(self) -> list[Deadline]:
         """Every clock event still to come at this stage."""

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import trio
 
 from p2pgenius.errors import P2PGeniusError
-from p2pgenius.net.clocks import patience
 from p2pgenius.net.connection import Connection
 from p2pgenius.net.reconnect import Arrivals
+from p2pgenius.protocol.clocks import patience
 from p2pgenius.protocol.overdue import Missed, Times, longest_limit, missed, owed_now
 from p2pgenius.protocol.session import Session
 

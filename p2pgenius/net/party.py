@@ -20,7 +20,6 @@ import trio
 
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
-from p2pgenius.net.clocks import Clocks
 from p2pgenius.net.connection import Connection, Item
 from p2pgenius.net.events import Listening, Notice, Reconnecting, Tell
 from p2pgenius.net.files import Files
@@ -31,6 +30,7 @@ from p2pgenius.net.match_loop import Decide, MatchLoop, Report
 from p2pgenius.net.overdue import Overdue, company
 from p2pgenius.net.reconnect import Arrivals, Reconnection, WayBack
 from p2pgenius.net.spectators import Spectators
+from p2pgenius.protocol.clocks import Clocks
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
 from p2pgenius.threads import off_loop, settle_heap

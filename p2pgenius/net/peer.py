@@ -34,10 +34,9 @@ from typing import Any, ClassVar, Unpack
 
 import trio
 
-from p2pgenius.errors import LocalMisuseError
+from p2pgenius.errors import LocalMisuseError, PeerGoneError
 from p2pgenius.net import DEFAULT_GRACE_S
-from p2pgenius.net.clocks import LAG_FLOOR_S, MAX_ALLOWANCE_S, PING_S, Clocks
-from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, READ_BYTES, Connection, Item, PeerGoneError
+from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, READ_BYTES, Connection, Item
 from p2pgenius.net.events import NetEvent, Notify, ignore, lobby_text
 from p2pgenius.net.files import Files
 from p2pgenius.net.host import Host, Hosted, Seating
@@ -50,6 +49,7 @@ from p2pgenius.net.party import Doors, Party, Playing
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.reconnect import WayBack
 from p2pgenius.net.spectators import Spectators
+from p2pgenius.protocol.clocks import LAG_FLOOR_S, MAX_ALLOWANCE_S, PING_S, Clocks
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.overdue import Times
 from p2pgenius.protocol.session import Session, SessionView
@@ -108,7 +108,7 @@ class Peer:
     bot: str | None = None  # the level of the bot at this peer's seats ("": its game's default)
     expect_name: str | None = None  # a joiner: the host's name as its announcement gave it
     wrong_host: Callable[[], None] = lambda: None  # a joiner: the host that answered last had another key
-    _clocks: Clocks = field(default_factory=Clocks, repr=False)  # kept across a match's loops
+    _clocks: Clocks = field(default_factory=lambda: Clocks(trio.current_time), repr=False)  # (across loops)
     decide_ahead: bool = False  # let ``decide`` choose for the next stage when the game allows
     settle_at_once: bool = False  # a sealed choice stands as soon as it is made (bots: no minute)
     considers_proposals: bool = False  # a person hosts: a player's proposal waits for its answer

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from p2pgenius.errors import LocalMisuseError, P2PGeniusError
-from p2pgenius.net.connection import PeerGoneError
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError, PeerGoneError
 from p2pgenius.net.keystore import check_known, check_name, load_pins, trust
 from p2pgenius.protocol.channel import Established
 from p2pgenius.protocol.identity import IdentityError

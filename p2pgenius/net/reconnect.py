@@ -14,9 +14,9 @@ from typing import Final, NoReturn, TypeVar
 import trio
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.errors import EncodingError, P2PGeniusError, PeerGoneError
 from p2pgenius.net.addresses import ConnectError
-from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, PeerGoneError, why
+from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, why
 from p2pgenius.net.door import Door
 from p2pgenius.net.events import PeerBack, Reconnected, Reconnecting, Refused, Tell
 from p2pgenius.net.inbox import Inbox

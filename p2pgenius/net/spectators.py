@@ -29,8 +29,8 @@ from typing import Final
 import trio
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, LocalMisuseError
-from p2pgenius.net.connection import Connection, PeerGoneError, flush_all
+from p2pgenius.errors import EncodingError, LocalMisuseError, PeerGoneError
+from p2pgenius.net.connection import Connection, flush_all
 from p2pgenius.net.keystore import check_name
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.events import Event

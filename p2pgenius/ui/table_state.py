@@ -21,7 +21,6 @@ from p2pgenius import wording
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.events import (
-    ClockWarning,
     ConnectionLost,
     DecisionRefused,
     Listening,
@@ -34,7 +33,7 @@ from p2pgenius.net.events import (
     Reconnected,
     Reconnecting,
 )
-from p2pgenius.protocol.events import Applied, BlindClaim, Event, Fault, MatchOver, SeatsDealt
+from p2pgenius.protocol.events import Applied, BlindClaim, ClockWarning, Event, Fault, MatchOver, SeatsDealt
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.observer import replay
 from p2pgenius.protocol.session import Session, SessionView

@@ -13,8 +13,9 @@ import trio
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import encode
+from p2pgenius.errors import PeerGoneError
 from p2pgenius.net import inbox as inbox_module
-from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.net.connection import Connection
 from p2pgenius.net.peer import Peer
 from p2pgenius.net.reconnect import sync
 from p2pgenius.protocol.channel import SecureChannel

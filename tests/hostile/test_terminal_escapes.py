@@ -18,10 +18,9 @@ from p2pgenius.cli import verify as verify_command
 from p2pgenius.cli.export import record
 from p2pgenius.cli.main import main
 from p2pgenius.cli.terminal import clean
-from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError, PeerGoneError
 from p2pgenius.inmemory import play, transcript
 from p2pgenius.net import spectators
-from p2pgenius.net.connection import PeerGoneError
 from p2pgenius.net.lobby import check_lobby
 from p2pgenius.protocol.bodies import is_text
 from p2pgenius.protocol.identity import Identity

@@ -19,10 +19,10 @@ import trio
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode, encode
-from p2pgenius.net.clocks import Deadline
-from p2pgenius.net.connection import PeerGoneError
+from p2pgenius.errors import PeerGoneError
 from p2pgenius.net.match_loop import MatchLoop
 from p2pgenius.net.peer import Files, Peer
+from p2pgenius.protocol.clocks import Deadline
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import MAX_MESSAGE_BYTES, seal
 from p2pgenius.protocol.session import Event, SessionView

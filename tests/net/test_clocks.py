@@ -17,11 +17,11 @@ import trio.testing
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
 from p2pgenius.errors import LocalMisuseError
-from p2pgenius.net.clocks import MAX_ALLOWANCE_S, Deadline, Due
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.match_loop import MatchLoop
 from p2pgenius.net.party import Doors
 from p2pgenius.net.peer import Peer
+from p2pgenius.protocol.clocks import MAX_ALLOWANCE_S, Deadline, Due
 from p2pgenius.protocol.session import Fault, SessionView, TimeoutClaimed
 from p2pgenius.protocol.transcript import verify
 
@@ -352,9 +352,9 @@ async def test_a_round_clock_is_bounded_by_the_time_seen_pass_not_by_the_sum_dec
 def test_a_peers_processing_allowance_is_capped() -> None:
     # The limit, at its extent: a peer that sends its hashes late to look slow gains at most
     # MAX_ALLOWANCE_S of lateness a decision, however late it sends them.
-    from p2pgenius.net.clocks import MAX_ALLOWANCE_S, Clocks
+    from p2pgenius.protocol.clocks import MAX_ALLOWANCE_S, Clocks
 
-    clocks = Clocks()
+    clocks = Clocks(trio.current_time)
     clocks.opened[5] = 100.0
     clocks.hashed(1, 4, 100.0 + 60.0)  # its hash of stage 4 came a minute after stage 5 opened
     assert clocks.processing[1] == [60.0]

@@ -19,9 +19,9 @@ import trio
 import trio.testing
 
 from p2pgenius.bots.driver import BotDriver
-from p2pgenius.net.clocks import MAX_ALLOWANCE_S, patience
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.bodies import SETUP, Body
+from p2pgenius.protocol.clocks import MAX_ALLOWANCE_S, patience
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.protocol.session.debts import GRACE as ON_GRACE
 from p2pgenius.protocol.session.debts import OBLIGATIONS

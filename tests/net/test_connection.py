@@ -11,8 +11,9 @@ import trio
 import trio.testing
 
 from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import PeerGoneError
 from p2pgenius.net import connection as connection_module
-from p2pgenius.net.connection import ROUND_TRIPS_KEPT, Connection, Item, Kind, PeerGoneError
+from p2pgenius.net.connection import ROUND_TRIPS_KEPT, Connection, Item, Kind
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.protocol.channel import SecureChannel

@@ -11,15 +11,8 @@ import trio
 import trio.testing
 
 from p2pgenius.bots.driver import BotDriver
-from p2pgenius.net.events import (
-    ClockWarning,
-    Listening,
-    LobbyShown,
-    NetEvent,
-    OutOfTime,
-    PeerJoined,
-    PeerReady,
-)
+from p2pgenius.net.events import Listening, LobbyShown, NetEvent, PeerJoined, PeerReady
+from p2pgenius.protocol.events import ClockWarning, OutOfTime
 
 from .test_clocks import SQUARE, Terms, Thinks, match
 from .test_network import Silent, peer

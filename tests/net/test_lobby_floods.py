@@ -13,8 +13,9 @@ import trio
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import encode
+from p2pgenius.errors import PeerGoneError
 from p2pgenius.net import lobby as lobby_module
-from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.net.connection import Connection
 from p2pgenius.net.events import NetEvent, OptionsProposed
 from p2pgenius.net.inbox import INBOX_ITEMS
 from p2pgenius.net.lobby import agreed_of

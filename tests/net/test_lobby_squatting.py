@@ -13,8 +13,9 @@ import trio
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
+from p2pgenius.errors import PeerGoneError
 from p2pgenius.net import lobby as lobby_module
-from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.net.connection import Connection
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity

@@ -14,9 +14,10 @@ import trio
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import PeerGoneError
 from p2pgenius.net import connection as connection_module
 from p2pgenius.net import spectators as spectators_module
-from p2pgenius.net.connection import Connection, PeerGoneError
+from p2pgenius.net.connection import Connection
 from p2pgenius.net.files import Files
 from p2pgenius.net.peer import Peer
 from p2pgenius.net.spectators import Onlooker, watch

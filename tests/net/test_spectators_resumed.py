@@ -12,7 +12,7 @@ import pytest
 import trio
 
 from p2pgenius.bots.driver import BotDriver
-from p2pgenius.net.connection import PeerGoneError
+from p2pgenius.errors import PeerGoneError
 from p2pgenius.net.files import Files
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.identity import Identity

@@ -17,9 +17,9 @@ import trio.testing
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
-from p2pgenius.net.clocks import Deadline, Due
 from p2pgenius.net.match_loop import MatchLoop
 from p2pgenius.net.peer import Files, Peer
+from p2pgenius.protocol.clocks import Deadline, Due
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.protocol.transcript import Report, records, verify

@@ -137,7 +137,8 @@ def test_the_heads_are_what_stops_the_old_attack() -> None:
 
 async def test_a_spectator_shown_a_forged_history_accepts_no_other_result() -> None:
     from p2pgenius.canonical import encode
-    from p2pgenius.net.connection import Connection, PeerGoneError
+    from p2pgenius.errors import PeerGoneError
+    from p2pgenius.net.connection import Connection
     from p2pgenius.net.spectators import Onlooker, watch
     from p2pgenius.protocol.channel import SecureChannel
     from p2pgenius.protocol.identity import Identity

@@ -154,7 +154,7 @@ def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_
     import trio
     import trio.testing
 
-    from p2pgenius.net.clocks import Clocks
+    from p2pgenius.protocol.clocks import Clocks
 
     pair = Pair("duel", {"fast": True})
     a, b = pair.s
@@ -169,7 +169,7 @@ def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_
     seen: list[str] = []
 
     async def main() -> None:
-        clocks = Clocks()
+        clocks = Clocks(trio.current_time)
         clocks.start(a)
         clocks.follow(a.stage.number if a.stage else -1)
         clocks.claimed[seat_b] = trio.current_time()

@@ -9,7 +9,7 @@ from typing import Any
 import trio
 
 from p2pgenius.bots.driver import BotDriver
-from p2pgenius.net.clocks import Clocks, Due
+from p2pgenius.protocol.clocks import Clocks, Due
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Rejected, Session, start_table
 from p2pgenius.protocol.session.setup import make_ready
@@ -52,7 +52,7 @@ def test_a_bystander_confirms_a_forfeit_only_after_the_seats_own_clock_has_run_o
     watcher = table.peers[bystander]
 
     async def confirm_at() -> float:
-        clocks = Clocks()
+        clocks = Clocks(trio.current_time)
         clocks.stage_at = trio.current_time()
         found = [d for d in clocks.deadlines(watcher, grace_s=10.0) if d.what is Due.CONFIRM]
         assert len(found) == 1

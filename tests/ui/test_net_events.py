@@ -7,7 +7,6 @@ from types import SimpleNamespace
 from typing import Any
 
 from p2pgenius.net.events import (
-    ClockWarning,
     ConnectionLost,
     Listening,
     LobbyShown,
@@ -16,6 +15,7 @@ from p2pgenius.net.events import (
     Reconnecting,
     Refused,
 )
+from p2pgenius.protocol.events import ClockWarning
 from p2pgenius.ui.table import Table
 
 

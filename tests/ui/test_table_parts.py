@@ -4,7 +4,8 @@ own."""
 
 from __future__ import annotations
 
-from p2pgenius.net.events import ClockWarning, PeerJoined
+from p2pgenius.net.events import PeerJoined
+from p2pgenius.protocol.events import ClockWarning
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.ui.frame import rule_line
 from p2pgenius.ui.table import Table

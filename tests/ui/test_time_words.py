@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from p2pgenius import wording
-from p2pgenius.net.clocks import debt_words
-from p2pgenius.net.events import TimeoutClaimSent
-from p2pgenius.protocol.events import ClaimDisputed, Fault, FaultKind, TimeoutClaimed
+from p2pgenius.protocol.clocks import debt_words
+from p2pgenius.protocol.events import ClaimDisputed, Fault, FaultKind, TimeoutClaimed, TimeoutClaimSent
 from p2pgenius.ui.lines import Glyphs, plain
 from p2pgenius.ui.render import clock_text, clocks_line
 from p2pgenius.ui.table import Table

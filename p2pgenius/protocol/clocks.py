@@ -1,4 +1,5 @@
-"""The match's clocks as one peer keeps them, on trio's clock.
+"""The match's clocks as one peer keeps them, on whatever clock its caller passes (``now``: the
+networked peer passes trio's, a test a fake one).
 
 The session says how much time each seat's clock had when the stage began (a function of the
 transcript); this measures the time since, here. From the two come the deadlines: a local seat's
@@ -11,25 +12,22 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
-import trio
-
-from p2pgenius.errors import LocalMisuseError
+from p2pgenius.errors import LocalMisuseError, PeerGoneError
 from p2pgenius.games.registry import get_spec
-from p2pgenius.net.connection import PeerGoneError
-from p2pgenius.net.events import (
+from p2pgenius.protocol.bodies import SETUP
+from p2pgenius.protocol.events import (
     ClockWarning,
-    Notify,
     OutOfTime,
+    Tell,
     TimeoutClaimSent,
     TimeoutDisputed,
     TimeUnderDeclared,
 )
-from p2pgenius.protocol.bodies import SETUP
 from p2pgenius.protocol.session import ClaimDisputed, ClockView, Decided, Event, Session, TimeoutClaimed
 from p2pgenius.protocol.session.debts import GRACE, Debt
 from p2pgenius.protocol.session.ledger import MAX_ALLOWANCE_MS
@@ -109,7 +107,12 @@ def warnings(session: Session) -> tuple[int, ...]:
 @dataclass
 class Clocks:
     """What this peer measures: when the current stage began here, when each debt fell due here,
-    what it claimed and warned of, and the round trips of its pings."""
+    what it claimed and warned of, and the round trips of its pings; ``now`` reads the caller's
+    clock (seconds, monotonic). It reads no clock of its own and does no I/O: the caller feeds it
+    the session and what the network did, asks for the deadlines, sleeps until the next one and
+    calls :meth:`act`."""
+
+    now: Callable[[], float]
 
     stage_number: int = -2
     stage_at: float = 0.0  # when the current stage began here (other seats' clocks run from it)
@@ -159,7 +162,7 @@ class Clocks:
 
     def start(self, session: Session) -> None:
         """Play begins (or begins again after a restart): every other peer counts as just heard."""
-        now = trio.current_time()
+        now = self.now()
         self.progress = {peer: now for peer in range(len(session.keys)) if peer != session.me}
         self.next_ping = now  # a round trip measured before the first decision is judged
 
@@ -170,7 +173,7 @@ class Clocks:
         have waited for this peer, and judging them by the time it was away would wrong them)."""
         if number != self.stage_number:
             self.stage_number = number
-            self.stage_at = trio.current_time()
+            self.stage_at = self.now()
             self.opened[number] = self.stage_at
             for old in [n for n in self.opened if n < number - OPENED_KEPT]:
                 del self.opened[old]
@@ -182,11 +185,11 @@ class Clocks:
 
     def elapsed(self) -> float:
         """Seconds since the current stage began here."""
-        return trio.current_time() - self.stage_at
+        return self.now() - self.stage_at
 
     def own_elapsed(self) -> float:
         """Seconds this peer's own seats have spent on the current stage."""
-        return trio.current_time() - self.own_at
+        return self.now() - self.own_at
 
     def began(self, session: Session, seat: int) -> float:
         """When ``seat``'s clock started on the current stage, as this peer keeps it."""
@@ -204,7 +207,7 @@ class Clocks:
 
     def came_back(self, peers: Iterable[int]) -> None:
         """The connection to ``peers`` came back (a joiner's to its host: every other peer)."""
-        now = trio.current_time()
+        now = self.now()
         for peer in peers:
             self.back[peer] = now
             if peer in self.away:
@@ -213,12 +216,12 @@ class Clocks:
     def away_for(self, peer: int) -> float:
         """Seconds ``peer``'s connection has been down here in all, its current absence included
         (a debt on the grace period waits that long more, within :func:`patience`)."""
-        now = trio.current_time()
+        now = self.now()
         return self.gone.get(peer, 0.0) + (now - self.away[peer] if peer in self.away else 0.0)
 
     def went_away(self, peers: Iterable[int]) -> None:
         """The connection to ``peers`` was lost (a joiner's to its host: every other peer)."""
-        now = trio.current_time()
+        now = self.now()
         for peer in peers:
             self.away.setdefault(peer, now)
 
@@ -229,7 +232,7 @@ class Clocks:
         (``judged_from``), which the screen need not show."""
         if self.stage_number == -2:
             return {}  # (not playing yet: a resumed match before its loop has begun)
-        now = trio.current_time()
+        now = self.now()
         return {
             seat: (
                 view.kind,
@@ -345,7 +348,7 @@ class Clocks:
                 continue
             del self.late[seat]
             peer = session.owner[seat] if seat < len(session.owner) else None
-            paid = min(trio.current_time(), self.progress.get(peer, late_at) if peer is not None else late_at)
+            paid = min(self.now(), self.progress.get(peer, late_at) if peer is not None else late_at)
             if paid > late_at:
                 self.overtime[budget] = self.overtime.get(budget, 0.0) + paid - late_at
 
@@ -375,7 +378,7 @@ class Clocks:
         ourselves."""
         out: list[Deadline] = []
         for stage, seat in session.referee.forfeits_pending():
-            since = self.forfeit_seen.setdefault((stage, seat), trio.current_time())
+            since = self.forfeit_seen.setdefault((stage, seat), self.now())
             shown = views.get(seat) if stage >= 0 else None
             if shown is not None and shown.running:
                 since = max(since, self.stage_at + shown.left_ms / 1000 + self.seat_allowance(session, seat))
@@ -397,7 +400,7 @@ class Clocks:
         comes back every few seconds is claimed as if it had stayed away). Nothing else
         counts: pings say a peer is there, not that it paid; and a seat with time on its clock
         owes nothing yet, away or not."""
-        now = trio.current_time()
+        now = self.now()
         due = {(debt.kind, debt.seat, debt.stage) for debt in debts if debt.rule.deadline == GRACE}
         for key in [key for key in self.due if key not in due]:
             del self.due[key]  # (paid)
@@ -431,17 +434,17 @@ class Clocks:
 
     def ping_due(self) -> bool:
         """Whether it is time for the next ping (then the one after is scheduled)."""
-        now = trio.current_time()
+        now = self.now()
         if now < self.next_ping:
             return False
         self.next_ping = now + self.ping_s
         return True
 
-    def act(self, session: Session, deadlines: Iterable[Deadline], grace_s: float, tell: Notify) -> bool:
+    def act(self, session: Session, deadlines: Iterable[Deadline], grace_s: float, tell: Tell) -> bool:
         """Do the first deadline that has passed; returns whether the session changed (the
         deadlines must then be worked out afresh). Raises PeerGoneError if the match never
         started."""
-        now = trio.current_time()
+        now = self.now()
         for deadline in sorted(deadlines):
             if deadline.when > now or session.finished or session.fault is not None:
                 break
@@ -449,9 +452,9 @@ class Clocks:
             return True
         return False
 
-    def _do(self, deadline: Deadline, session: Session, grace_s: float, tell: Notify) -> None:
+    def _do(self, deadline: Deadline, session: Session, grace_s: float, tell: Tell) -> None:
         """What a deadline that has passed calls for."""
-        what, seat, now = deadline.what, deadline.seat, trio.current_time()
+        what, seat, now = deadline.what, deadline.seat, self.now()
         if what is Due.EXPIRE:
             if seat in session.awaiting():  # (not a changeable choice's time running out)
                 tell(OutOfTime(seat, timeout_played=True))
@@ -483,10 +486,10 @@ class Clocks:
         else:
             raise PeerGoneError(f"the match did not start: no answer for {grace_s:.0f} seconds")
 
-    def _warn(self, session: Session, seat: int, mark: int, tell: Notify) -> None:
+    def _warn(self, session: Session, seat: int, mark: int, tell: Tell) -> None:
         """A round clock reached a warning mark: say so, once for every mark it has passed."""
         view = session.clocks()[seat]
-        left = view.left_ms / 1000 - (trio.current_time() - self.began(session, seat))
+        left = view.left_ms / 1000 - (self.now() - self.began(session, seat))
         # (The deadline's own mark has passed, whatever the float arithmetic says: a clock that
         # does not move on between the deadline and now, a test's, would spin.)
         reached = {m for m in warnings(session) if m >= left} | {mark}
@@ -494,7 +497,7 @@ class Clocks:
         self.warned.update((seat, view.key, m) for m in reached)
         tell(ClockWarning(seat, 1000 * min(passed or [mark]), view.kind))
 
-    def check_declared(self, session: Session, event: Event, tell: Notify, at: float | None = None) -> None:
+    def check_declared(self, session: Session, event: Event, tell: Tell, at: float | None = None) -> None:
         """Another seat's decision declared less time than we saw pass before it (until ``at``,
         when its message was read; None: now), less the lag allowance: say so, signed, on the
         record. Every peer still charges the declared time, so the clocks agree; a peer that
@@ -507,7 +510,7 @@ class Clocks:
             # Its first hash has not shown yet how long its machine takes to apply a stage (a
             # ping cannot: the connection answers those at once): the benefit of the doubt.
             allowed = MAX_ALLOWANCE_S
-        arrived = trio.current_time() if at is None else at
+        arrived = self.now() if at is None else at
         seen = int((arrived - self.judged_from(session, event.seat) - allowed) * 1000)
         if event.seat in self.keys:  # (the clock it decided on: the stage has moved on since)
             whole = int((arrived - self.began(session, event.seat) - allowed) * 1000)
@@ -535,7 +538,7 @@ class Clocks:
         if judged > 0:
             self.under[(seat, key)] = self.under.get((seat, key), 0.0) + judged
 
-    def answer_claim(self, session: Session, event: Event, tell: Notify) -> None:
+    def answer_claim(self, session: Session, event: Event, tell: Tell) -> None:
         """A timeout claim about one of our seats: accept it if our own clock agrees (within a
         second), else dispute it, signed, with the time our clock has left (once a stage: the
         next claim comes after that time, when our clock agrees). A dispute of our claim: no new
@@ -549,9 +552,9 @@ class Clocks:
             view = session.clocks().get(event.seat)
             under = self.under.get((event.seat, view.key), 0.0) if view is not None else 0.0
             if under > 0 and view is not None:
-                seen_left = view.left_ms / 1000 - under - (trio.current_time() - self.stage_at)
+                seen_left = view.left_ms / 1000 - under - (self.now() - self.stage_at)
                 left = min(left, max(seen_left, 0.0))
-            self.disputed[event.seat] = trio.current_time() + left
+            self.disputed[event.seat] = self.now() + left
             return
         if not isinstance(event, TimeoutClaimed) or event.seat not in session.my_seats:
             return
