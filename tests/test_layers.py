@@ -391,3 +391,47 @@ def test_inside_each_package_modules_import_only_those_below_them() -> None:
                 if order.index(other) > order.index(module):
                     offenders.append(f"{name}/{module} imports {other}, which is above it")
     assert offenders == []
+
+
+SESSION_INSIDES: Final = ("courier", "played", "chain", "referee")
+"""The session's parts, which only protocol/ reaches into: every other layer asks the session."""
+
+
+def _reaches_in(path: Path, parts: tuple[str, ...]) -> list[str]:
+    """Where ``path`` reads one of the session's ``parts`` (or its time ledger, ``session.time``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Attribute):
+            continue
+        owner = getattr(node.value, "id", "") or getattr(node.value, "attr", "")
+        if node.attr in parts or (node.attr == "time" and str(owner).endswith("session")):
+            found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: .{node.attr}")
+    return found
+
+
+def test_no_layer_above_the_protocol_reaches_into_a_session() -> None:
+    # The network layer moves messages and keeps no rule of its own: what it needs of a match
+    # (the counts a sync says, the messages taken since, whether something waits to be sent, the
+    # audit to judge off the loop, a peer's hash taken) the session says through its own members.
+    offenders = []
+    for layer in ("net", "cli", "bots", "record"):
+        for path in sorted((PACKAGE / layer).rglob("*.py")):
+            offenders += _reaches_in(path, SESSION_INSIDES if layer == "net" else ("courier", "chain", "referee"))
+    assert offenders == []
+
+
+def test_the_reach_check_finds_a_chain_through_the_session(tmp_path: Path) -> None:
+    (tmp_path / "p.py").write_text("n = session.chain.next_seq\nt = session.time.claimants\n", encoding="utf-8")
+    found = _reaches_in_file(tmp_path / "p.py", SESSION_INSIDES)
+    assert [line.split(": ")[1] for line in found] == [".chain", ".time"]
+
+
+def _reaches_in_file(path: Path, parts: tuple[str, ...]) -> list[str]:
+    """:func:`_reaches_in` for a file outside the package (the check's own test)."""
+    text = path.read_text(encoding="utf-8")
+    inside = PACKAGE / "_reach_probe.py"
+    try:
+        inside.write_text(text, encoding="utf-8")
+        return _reaches_in(inside, parts)
+    finally:
+        inside.unlink()

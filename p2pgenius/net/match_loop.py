@@ -34,8 +34,7 @@ from p2pgenius.net.links import Links
 from p2pgenius.net.reconnect import Reconnection
 from p2pgenius.net.spectators import Spectators
 from p2pgenius.protocol.clocks import STALL_PINGS, Clocks, Deadline
-from p2pgenius.protocol.events import OutOfTime
-from p2pgenius.protocol.messages import peek_hash
+from p2pgenius.protocol.events import Hashed, OutOfTime
 from p2pgenius.protocol.session import AuditDue, Event, Session, SessionView
 from p2pgenius.threads import off_loop
 
@@ -272,6 +271,8 @@ class MatchLoop:
         carried it was read: a busy loop does not make it later; None: now)."""
         self.clocks.answer_claim(self.session, event, self.tell)
         self.clocks.check_declared(self.session, event, self.tell, at)
+        if isinstance(event, Hashed) and at is not None:
+            self.clocks.hashed(event.author, event.stage, at)
 
     # -- messages (relaying) -----------------------------------------------------------------
 
@@ -288,19 +289,12 @@ class MatchLoop:
             return
         if session.me == 0:  # relay to the others; each checks the author's signature itself
             self.links.relay(payload, connection)
-        before = list(session.chain.next_seq)
+        before = session.counts
         for event in session.receive(raw):
             self.report(session.view, event)
             self._on_clock_event(event, now)
             await self._audit_if_due(event)
-        self.clocks.progressed(before, session.chain.next_seq, now)
-        hashed = peek_hash(raw)
-        if (
-            hashed is not None
-            and hashed[0] < len(before)
-            and session.chain.next_seq[hashed[0]] > before[hashed[0]]
-        ):
-            self.clocks.hashed(*hashed, now)
+        self.clocks.progressed(before, session.counts, now)
         await self.flush()
 
     async def flush(self) -> None:
@@ -324,7 +318,7 @@ class MatchLoop:
             self.report(session.view, event)
             self._on_clock_event(event)
             await self._audit_if_due(event)
-        if session.courier.flushing.messages or session.courier.flushing.records:
+        if session.unflushed:
             await self.flush()  # accepting a claim sent something more
 
     async def _audit_if_due(self, event: Event) -> None:
@@ -333,8 +327,7 @@ class MatchLoop:
         here, on the loop, where the session is touched."""
         if not isinstance(event, AuditDue):
             return
-        verdict = await off_loop(self.session.played.ending.audit_verdict)
-        self.session.played.ending.conclude_audit(verdict)
+        event.conclude(await off_loop(event.judge))
         await self.flush()
 
     async def _gone(self, connection: Connection) -> None:

@@ -126,7 +126,7 @@ class Party:
         first: Sequence[tuple[Connection, bytes]],
         resumed_stage: tuple[int, float] | None,
     ) -> None:
-        session.courier.defer_audit = True  # (judged in a worker thread: the loop's audit)
+        session.defer_audit = True  # (judged in a worker thread: the loop's audit)
         if session.terms is not None:
             await warm(session.terms["game"])
         self.clocks.start(session)

@@ -42,8 +42,12 @@ class Applied:
 
 @dataclass(frozen=True, slots=True)
 class AuditDue:
-    """Every audit is in: the driver judges it (``audit_verdict``, off its event loop if it has
-    one) and gives the verdict back (``conclude_audit``). Only with ``defer_audit`` set."""
+    """Every audit is in: the driver calls ``judge`` (off its event loop if it has one: it reads
+    only, and replays the whole match) and gives what it returns to ``conclude``, on the loop.
+    Only with the session's ``defer_audit`` set."""
+
+    judge: Callable[[], Any] = field(compare=False)
+    conclude: Callable[[Any], None] = field(compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +105,15 @@ class TimeObserved:
     observed_ms: int
     declared_ms: int
     author: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hashed:
+    """Peer ``author``'s state hash of ``stage`` was taken: it had applied the stage by then (the
+    clocks time how long a peer's machine takes to apply one)."""
+
+    author: int
+    stage: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +305,7 @@ Event = (
     | ClaimDisputed
     | Decided
     | TimeObserved
+    | Hashed
     | ForfeitVoided
     | ChatReceived
     | Rejected

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import Plain, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
-from p2pgenius.protocol.bodies import Body, BodyError, Hash, is_text, parse_body
+from p2pgenius.protocol.bodies import Body, BodyError, is_text, parse_body
 from p2pgenius.protocol.identity import Identity, verify
 
 MATCH_DOMAIN: Final = b"p2pgenius/1 match"
@@ -169,22 +169,6 @@ def open_envelope(raw: bytes, keys: Sequence[bytes], *, version: int = VERSION) 
     except BodyError as exc:
         raise MessageError(str(exc)) from None
     return Envelope(match_id, author, seq, tuple(heads), tuple(body), raw, msg, version)
-
-
-def peek_hash(raw: bytes) -> tuple[int, int] | None:
-    """(author, stage) if ``raw`` is shaped as an envelope whose body is a ``hash`` message, else
-    None. A peek, not a check: nothing is verified (the network layer only times when a peer's
-    hash came, for the messages the session accepted; the session checks each message itself)."""
-    try:
-        value = decode(raw)
-    except EncodingError:
-        return None
-    if not (isinstance(value, list) and len(value) == 7):
-        return None
-    author, body = value[2], value[5]
-    if not (isinstance(body, list) and len(body) == 3 and body[0] == Hash.kind and type(body[1]) is int):
-        return None
-    return (author, body[1]) if type(author) is int and author >= 0 else None
 
 
 def commitment(match_id: bytes, stage: int, seat: int, nonce: bytes, payload: Plain) -> bytes:

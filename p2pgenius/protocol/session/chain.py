@@ -13,8 +13,6 @@ another copy of the match must have instead) never joins the chain.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from p2pgenius.protocol.messages import ZERO_HASH, Envelope, MessageError
 from p2pgenius.protocol.session.faults import CheatError
 
@@ -93,10 +91,3 @@ class Chain:
     def _number_of(self, peer: int, head: bytes) -> int | None:
         found = self.numbered.get(head)
         return found[1] if found is not None and found[0] == peer else None
-
-    def missing_for(self, next_seq: Sequence[int]) -> list[bytes]:
-        """Every message held that a peer reporting ``next_seq`` (per author) has not seen, in
-        the order accepted: what to send it when it reconnects."""
-        return [
-            raw for author, seq, raw in self.archive if author < len(next_seq) and seq >= next_seq[author]
-        ]

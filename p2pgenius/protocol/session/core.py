@@ -22,7 +22,7 @@ re-checks everything (``p2pgenius verify``).
 from __future__ import annotations
 
 import secrets as random_source
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain, encode
@@ -263,6 +263,48 @@ class Session:
     def take_events(self) -> list[Event]:
         """Take the events produced since the last call."""
         return self.courier.take_events()
+
+    @property
+    def defer_audit(self) -> bool:
+        """Whether a driver with an event loop judges the audit off it (:class:`AuditDue`)."""
+        return self.courier.defer_audit
+
+    @defer_audit.setter
+    def defer_audit(self, value: bool) -> None:
+        self.courier.defer_audit = value
+
+    @property
+    def unflushed(self) -> bool:
+        """Whether something waits to be persisted or sent (taking an event can send: accepting a
+        claim, say): :meth:`flush` again."""
+        flushing = self.courier.flushing
+        return bool(flushing.messages or flushing.records)
+
+    # -- the signed log, as a carrier moves it ---------------------------------------------------
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """How many messages of each author this peer holds (what a ``sync`` says)."""
+        return tuple(self.courier.chain.next_seq)
+
+    @property
+    def taken(self) -> int:
+        """How many messages this peer has taken into the match, its own included."""
+        return len(self.courier.chain.archive)
+
+    def taken_since(self, index: int) -> list[bytes]:
+        """The messages taken after the first ``index``, as their envelopes' bytes, in the order
+        taken (what a spectator or a peer that came back is sent next)."""
+        return [raw for _, _, raw in self.courier.chain.archive[index:]]
+
+    def missing_for(self, counts: Sequence[int]) -> list[bytes]:
+        """Every message held that a peer holding ``counts`` (per author) lacks, in the order
+        taken: what a ``sync`` asks to be sent."""
+        return [
+            raw
+            for author, seq, raw in self.courier.chain.archive
+            if author < len(counts) and seq >= counts[author]
+        ]
 
     def _dispatch(self, env: Envelope) -> None:
         msg, courier = env.msg, self.courier

@@ -7,7 +7,7 @@ from p2pgenius.canonical import encode
 from p2pgenius.errors import shown
 from p2pgenius.games.base import Outcome
 from p2pgenius.protocol.bodies import Audit, Desync, End, Hash
-from p2pgenius.protocol.events import AuditDue, Confirmed, Fault, FaultKind, MatchOver
+from p2pgenius.protocol.events import AuditDue, Confirmed, Fault, FaultKind, Hashed, MatchOver
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.cards import Ref, check_card, check_opening, openings_of
 from p2pgenius.protocol.session.courier import Courier
@@ -43,6 +43,8 @@ class Ending:
             raise MessageError(f"a second hash of stage {number} from peer {env.author}")
         self.hashes.setdefault(number, {})[env.author] = h
         self.hashed_by.setdefault(number, {})[env.author] = env.hash
+        if env.author != self.courier.me:
+            self.courier.events.append(Hashed(env.author, number))
         self.compare_hashes(number)
 
     def compare_hashes(self, number: int) -> None:
@@ -157,7 +159,7 @@ class Ending:
             # The driver judges it off its event loop (the replay takes tens of milliseconds):
             # audit_verdict() in a worker thread, then conclude_audit() here.
             self.audit_due = True
-            courier.events.append(AuditDue())
+            courier.events.append(AuditDue(self.audit_verdict, self.conclude_audit))
             return
         self.conclude_audit(self.audit_verdict())
 
