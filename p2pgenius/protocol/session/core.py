@@ -13,7 +13,7 @@ and asks the parts what a driver asks it. The parts, each an object, share one
 :class:`~.courier.Courier` (the record, the chain, the phase): :class:`~.setup.MatchSetup` (the
 terms and the deal), :class:`~.referee.Referee` (time: claims, disputes, forfeits) and, from the
 deal on, :class:`~.play.Play` (the stages), which holds the match with its
-:class:`~.blindness.Blindness` and its :class:`~.ending.Ending`.
+:class:`~.blindness.Blindness` and its :class:`~.ending.EndJudge`.
 
 A :class:`Session` with no identity is an *observer*: fed a transcript's messages in order it
 re-checks everything (``p2pgenius verify``).
@@ -54,7 +54,7 @@ from p2pgenius.protocol.records import CoinSecret, secrets_of, typed
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.faults import CheatError, SessionError
-from p2pgenius.protocol.session.match import Match
+from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import ACCEPTED, WHEN, Phase, PhaseError
 from p2pgenius.protocol.session.play import STAGE_MESSAGES, Play
 from p2pgenius.protocol.session.referee import Referee
@@ -181,7 +181,7 @@ class Session:
         return self.play
 
     @property
-    def match(self) -> Match | None:
+    def match(self) -> DealtMatch | None:
         """The match, from the deal on."""
         return self.play.match if self.play is not None else None
 
