@@ -2,9 +2,10 @@
 
 One :class:`Session` per peer drives the game engine in lockstep with the others. It never touches a
 socket, a clock or a disk: the I/O layer feeds it messages (:meth:`receive`) and local decisions
-(:meth:`submit`, :meth:`decline`, :meth:`chat`, :meth:`forfeit`), and after each call takes
-:meth:`flush`, which says what to append to the transcript and the secrets file (first, durably)
-and which messages to send to every other peer (after).
+(:meth:`submit`, :meth:`decline`, :meth:`chat`; what is said of time, a forfeit too, through its
+:class:`~.referee.Referee`), and after each call takes :meth:`flush`, which says what to append
+to the transcript and the secrets file (first, durably) and which messages to send to every other
+peer (after).
 
 A match goes: terms (the host's proposal) and accepts; a commit-reveal coin flip that deals the
 seat groups to the peers; then *stages*, until the game's end, its audit and every peer's signed
