@@ -42,8 +42,9 @@ def randomness(seed: int, peer: int) -> Callable[[int], bytes]:
 
 
 @dataclass
-class Table:
-    """Peers, their sessions, transcripts and secrets, and the events each one saw."""
+class MemoryTable:
+    """A table of sessions wired back to back in memory: the peers, their sessions, transcripts and
+    secrets, and the events each one saw."""
 
     sessions: list[Session]
     identities: list[Identity]
@@ -68,14 +69,14 @@ def play(
     setup: dict[str, Any] | None = None,
     tamper: Tamper | None = None,
     max_rounds: int = 20000,
-    before_submit: Callable[[Table, int, int, Any], Any] | None = None,
+    before_submit: Callable[[MemoryTable, int, int, Any], Any] | None = None,
     bots: list[Bot] | None = None,
     salt: bytes | None = None,
     deterministic: bool = False,
     host_seats: Sequence[int] = (),
     ahead: bool = False,
-    on_start: Callable[[Table], None] | None = None,
-) -> Table:
+    on_start: Callable[[MemoryTable], None] | None = None,
+) -> MemoryTable:
     """Play a whole match between ``peers`` sessions with bots. Messages are delivered to every
     other peer in the order sent (a ``tamper`` function may change, drop or add them). With
     ``ahead``, bots choose for the next stage whenever the game allows it (``Session.ahead``).
@@ -91,7 +92,7 @@ def play(
         )
         for i in range(peers)
     ]
-    table = Table(
+    table = MemoryTable(
         sessions, identities, [[] for _ in sessions], [[] for _ in sessions], [[] for _ in sessions]
     )
     if on_start is not None:
@@ -115,14 +116,14 @@ def play(
 
 @dataclass
 class _Wires:
-    """A match being played on a :class:`Table`: what waits in each peer's inbox, the turns each
+    """A match being played on a :class:`MemoryTable`: what waits in each peer's inbox, the turns each
     peer's bots are still to take, and the bots."""
 
-    table: Table
+    table: MemoryTable
     game: str
     driver: BotDriver
     tamper: Tamper | None
-    before_submit: Callable[[Table, int, int, Any], Any] | None
+    before_submit: Callable[[MemoryTable, int, int, Any], Any] | None
     inboxes: list[list[bytes]] = field(default_factory=list)
     pending: list[list[YourTurn]] = field(default_factory=list)
 
@@ -207,7 +208,7 @@ class _Wires:
         self.pump(index)
 
 
-def transcript(table: Table, index: int) -> bytes:
+def transcript(table: MemoryTable, index: int) -> bytes:
     """Peer ``index``'s transcript file, as the I/O layer would have written it."""
     keys = [ident.public for ident in table.identities]
     return header(keys, index) + b"".join(frame(r) for r in table.transcripts[index])

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from p2pgenius.games import catalog
+from p2pgenius.ui.frontends import FRONT_ENDS
 from tests.games.rps import ENTRY
 from tests.test_plugins import installed
 
@@ -70,7 +71,8 @@ def test_every_file_the_list_names_is_there_for_every_game(entry: catalog.Entry)
 @pytest.mark.parametrize("entry", BUILT_IN, ids=[entry.name for entry in BUILT_IN])
 def test_every_part_an_entry_names_lives_in_the_listed_files(entry: catalog.Entry) -> None:
     paths = [filled(path, entry) for item in listed("adding a game") for path in item]
-    parts = [where for where in (entry.spec, entry.bots, entry.frontend) if where is not None]
+    assert entry.frontend is None, "the games' table names nothing of the UI: the UI lists its front ends"
+    parts = [where for where in (entry.spec, entry.bots, FRONT_ENDS.get(entry.name)) if where is not None]
     assert all(isinstance(where, str) for where in parts), "a built-in game names its parts by path"
     for where in parts:
         assert isinstance(where, str)

@@ -114,11 +114,57 @@ LAYER_OF = {
     "__main__": 6,
 }
 """The layers of docs/architecture.md, bottom up. A module may import from lower layers and from
-its own package; net and bots sit side by side and do not import each other."""
+its own package, and name in its strings (``"module:attribute"``) only what it could import; net
+and bots sit side by side and do not import each other."""
 
 
 def _part(module: str) -> str:
     return module.split(".")[1] if module.count(".") >= 1 else "__init__"
+
+
+def code_strings(tree: ast.AST) -> list[str]:
+    """Every string constant of ``tree``'s code, the pieces of f-strings included, but not its
+    docstrings (a string standing alone as a statement: a docstring, or an attribute's)."""
+    docstrings = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+MODULE_NAME: Final = re.compile(r"(?<![\w.])p2pgenius(?:\.[A-Za-z_]\w*)+")
+"""A module of the package named in a string: ``"p2pgenius.ui.frontends.duel:FRONT"``, a plain
+``"p2pgenius.net.peer"``, or the start of one an f-string completes."""
+
+
+def named_modules(path: Path) -> list[str]:
+    """Every module of the package that ``path``'s code names in a string (a ``"module:attribute"``
+    path, or a plain dotted name), to be imported by name later: a dependency all the same, which
+    no import statement shows. Prose is not code: docstrings are left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [match.group(0) for text in code_strings(tree) for match in MODULE_NAME.finditer(text)]
+
+
+def upward(path: Path, own: str) -> list[str]:
+    """What module ``path``, of the part ``own`` of the package (``games``, ``ui``, ...), takes
+    from a layer it may not, by an import or by naming a module in a string: one above its own,
+    or beside it (above the base)."""
+    found = [(name, "imports") for name in imported(path)] + [(name, "names") for name in named_modules(path)]
+    offences = []
+    for name, how in found:
+        if name != "p2pgenius" and not name.startswith("p2pgenius."):
+            continue
+        other = _part(name)
+        if other in (own, "__init__"):
+            continue
+        if other not in LAYER_OF or LAYER_OF[other] > LAYER_OF[own] or LAYER_OF[other] == LAYER_OF[own] > 0:
+            offences.append(f"{how} {name}")
+    return offences
 
 
 def test_every_module_imports_only_from_the_layers_below_it() -> None:
@@ -131,15 +177,35 @@ def test_every_module_imports_only_from_the_layers_below_it() -> None:
     assert unknown == [], f"place these in LAYER_OF (and in docs/architecture.md): {unknown}"
     for path in sorted(PACKAGE.rglob("*.py")):
         own = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
-        for name in imported(path):
-            if not name.startswith("p2pgenius"):
-                continue
-            other = _part(name)
-            if other in (own, "__init__"):
-                continue
-            if LAYER_OF[other] > LAYER_OF[own] or (LAYER_OF[other] == LAYER_OF[own] > 0):
-                offenders.append(f"{path.relative_to(PACKAGE)} imports {name}")
+        offenders += [f"{path.relative_to(PACKAGE)} {offence}" for offence in upward(path, own)]
     assert offenders == []
+
+
+def test_the_layer_check_reads_module_names_in_strings_too(tmp_path: Path) -> None:
+    # The games' table as it was: its entries named their front ends in the UI by string, which
+    # the layer check, reading imports only, let through.
+    source = Path(catalog.__file__).read_text(encoding="utf-8")
+    bots = 'bots="p2pgenius.games.duel.bots:BOTS",'
+    assert bots in source
+    old = tmp_path / "catalog.py"
+    old.write_text(source.replace(bots, f'{bots} frontend="p2pgenius.ui.frontends.duel:FRONT",'), "utf-8")
+    assert upward(old, "games") == ["names p2pgenius.ui.frontends.duel"]
+    assert upward(Path(catalog.__file__), "games") == []
+    for code, offence in (
+        ('where = "p2pgenius.net.peer"\n', "names p2pgenius.net.peer"),
+        ('where = f"p2pgenius.ui.frontends.{name}:FRONT"\n', "names p2pgenius.ui.frontends"),
+        ("import importlib\nimportlib.import_module('p2pgenius.cli.main')\n", "names p2pgenius.cli.main"),
+    ):
+        module = tmp_path / "m.py"
+        module.write_text(code, encoding="utf-8")
+        assert upward(module, "games") == [offence], code
+        assert upward(module, "__main__") == [], code  # (the top layer may name any)
+    module = tmp_path / "m.py"
+    prose = (
+        '"""Shown by :mod:`p2pgenius.ui.frontends`."""\nGROUP = "p2pgenius.games"\nNAME = "_p2pgenius._tcp"\n'
+    )
+    module.write_text(prose, encoding="utf-8")
+    assert upward(module, "games") == []
 
 
 GAME_WORDS: Final = re.compile(
@@ -153,16 +219,9 @@ def named_games(path: Path) -> list[str]:
     """Every game named in ``path``'s code (not its prose): string constants other than
     docstrings, identifiers, attributes and imported names, in any spelling."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    docstrings = {  # (a string standing alone as a statement: a docstring, or an attribute's)
-        id(node.value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-    }
-    words: list[str] = []
+    words = code_strings(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-            words.append(node.value)
-        elif isinstance(node, ast.Name):
+        if isinstance(node, ast.Name):
             words.append(node.id)
         elif isinstance(node, ast.Attribute):
             words.append(node.attr)
@@ -175,9 +234,10 @@ def named_games(path: Path) -> list[str]:
 
 def test_no_module_outside_games_names_a_game() -> None:
     # Every game-specific decision goes through the game's spec and the games' table; the game
-    # packages themselves are the only places that know a game, with each game's own front end
-    # and `p2pgenius solve magic-square`, the Magic Square's own command.
-    allowed = {"cli/solve.py", "cli/commands.py"}
+    # packages themselves are the only places that know a game, with each game's own front end,
+    # the UI's list of them (which front end serves which game: the UI's knowledge, not the
+    # games' table's) and `p2pgenius solve magic-square`, the Magic Square's own command.
+    allowed = {"cli/solve.py", "cli/commands.py", "ui/frontends/__init__.py"}
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = str(path.relative_to(PACKAGE))

@@ -23,7 +23,7 @@ from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import REFUSED, UNCONFIRMED, Report, verify
 from p2pgenius.record import bundle
 from p2pgenius.record.index import Index
-from p2pgenius.record.matches import Match, once
+from p2pgenius.record.matches import RecordLine, once
 from p2pgenius.wording import printable
 
 
@@ -77,7 +77,7 @@ def write_bundle(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _proving(line: Match, every: Sequence[Match]) -> list[str]:
+def _proving(line: RecordLine, every: Sequence[RecordLine]) -> list[str]:
     """The transcripts a bundle needs to prove what the record says of ``line``'s match: its own,
     or, where no copy proves it by itself (a result its copies prove only together), every copy
     of the match."""

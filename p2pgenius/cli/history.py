@@ -24,7 +24,7 @@ from p2pgenius.games.catalog import find
 from p2pgenius.net.files import Files
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.record.index import Index
-from p2pgenius.record.matches import FINISHED, STOPPED, UNCONFIRMED, UNFINISHED, UNREADABLE, Match, once
+from p2pgenius.record.matches import FINISHED, STOPPED, UNCONFIRMED, UNFINISHED, UNREADABLE, RecordLine, once
 from p2pgenius.record.ratings import Rating, rate
 from p2pgenius.wording import printable
 
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def chosen(every: Sequence[Match], game: str | None, against: str | None) -> list[Match]:
+def chosen(every: Sequence[RecordLine], game: str | None, against: str | None) -> list[RecordLine]:
     """The lines of ``game`` (if given) played against ``against`` (a fingerprint, if given)."""
     if game:
         find(game)  # (an unknown game: a one-line error)
@@ -78,7 +78,7 @@ def chosen(every: Sequence[Match], game: str | None, against: str | None) -> lis
     ]
 
 
-def who(every: Sequence[Match], typed: str) -> bytes:
+def who(every: Sequence[RecordLine], typed: str) -> bytes:
     """The key of the one opponent whose fingerprint starts with ``typed`` (dashes and case
     aside); LocalMisuseError if none or several."""
     wanted = typed.replace("-", "").replace(" ", "").upper()
@@ -94,15 +94,15 @@ def who(every: Sequence[Match], typed: str) -> bytes:
     return found[0]
 
 
-def seats_words(match: Match) -> str:
+def seats_words(match: RecordLine) -> str:
     return "/".join(f"p{seat}" for seat in match.mine) or "-"
 
 
-def length_words(match: Match) -> str:
+def length_words(match: RecordLine) -> str:
     return f"{match.steps} step{'' if match.steps == 1 else 's'}"  # (as export numbers them)
 
 
-def verdict_words(match: Match) -> str:
+def verdict_words(match: RecordLine) -> str:
     if match.kind == UNREADABLE:
         return match.problem
     if match.kind == FINISHED:
@@ -114,7 +114,7 @@ def verdict_words(match: Match) -> str:
     return "verified so far"
 
 
-def resume_hint(match: Match) -> str:
+def resume_hint(match: RecordLine) -> str:
     """For an unfinished match this account played: how to take it up, or why not."""
     if match.kind != UNFINISHED or match.me is None or match.role == "watch":
         return ""
@@ -129,7 +129,7 @@ def resume_hint(match: Match) -> str:
     return f"p2pgenius resume {shlex.quote(str(path))}"
 
 
-def _lines(out: TextIO, lines: Sequence[Match]) -> None:
+def _lines(out: TextIO, lines: Sequence[RecordLine]) -> None:
     if not lines:
         out.write(f"no matches in the record (transcripts are kept in {matches_folder()})\n")
         return
@@ -161,7 +161,7 @@ def _lines(out: TextIO, lines: Sequence[Match]) -> None:
 
 
 def _ratings(
-    out: TextIO, every: Sequence[Match], ratings: dict[str, dict[bytes, Rating]], game: str | None
+    out: TextIO, every: Sequence[RecordLine], ratings: dict[str, dict[bytes, Rating]], game: str | None
 ) -> None:
     mine = my_keys(every)
     told = []
@@ -176,12 +176,12 @@ def _ratings(
         out.write("your ratings (from verified results on this machine): " + "; ".join(told) + "\n")
 
 
-def my_keys(every: Sequence[Match]) -> set[bytes]:
+def my_keys(every: Sequence[RecordLine]) -> set[bytes]:
     """This account's keys, as its own transcripts name them."""
     return {m.players[m.me].key for m in every if m.me is not None and m.me < len(m.players)}
 
 
-def record_against(every: Sequence[Match], key: bytes) -> dict[str, list[int]]:
+def record_against(every: Sequence[RecordLine], key: bytes) -> dict[str, list[int]]:
     """Per game, [won, lost, drawn] against the player with ``key`` (verified results only)."""
     out: dict[str, list[int]] = {}
     for match in once(every):
@@ -191,7 +191,7 @@ def record_against(every: Sequence[Match], key: bytes) -> dict[str, list[int]]:
     return out
 
 
-def _against(out: TextIO, every: Sequence[Match], typed: str, game: str | None) -> None:
+def _against(out: TextIO, every: Sequence[RecordLine], typed: str, game: str | None) -> None:
     key = who(every, typed)
     name = next(p.name for m in every for p in m.opponents if p.key == key)
     out.write(f"against {name} ({fingerprint(key)}), verified results:\n")
@@ -210,10 +210,10 @@ def _matches(count: int) -> str:
 
 
 def as_json(
-    lines: Sequence[Match],
+    lines: Sequence[RecordLine],
     ratings: dict[str, dict[bytes, Rating]],
     against: str | None,
-    every: Sequence[Match],
+    every: Sequence[RecordLine],
 ) -> dict[str, Any]:
     """The record for scripts."""
     mine = my_keys(every)
@@ -260,7 +260,7 @@ def as_json(
     return out
 
 
-def _open(lines: Sequence[Match], number: int, out: TextIO) -> int:
+def _open(lines: Sequence[RecordLine], number: int, out: TextIO) -> int:
     if not 1 <= number <= len(lines):
         raise LocalMisuseError(
             f"--open {number}: the record lists {len(lines)} {_matches(len(lines))} (1 to {len(lines)})"

@@ -242,10 +242,10 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
     from p2pgenius.cli.recorded import ratings  # noqa: PLC0415
     from p2pgenius.ui.app import build  # noqa: PLC0415
     from p2pgenius.ui.bridge import run as run_ui  # noqa: PLC0415
-    from p2pgenius.ui.table import Table  # noqa: PLC0415
+    from p2pgenius.ui.table import TableScreen  # noqa: PLC0415
 
     check_terminal()
-    table = Table(
+    table = TableScreen(
         ascii_only=ascii_only(args, sys.stdout),
         hints=args.hints,
         partner_level=args.partner,

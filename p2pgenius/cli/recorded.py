@@ -11,7 +11,7 @@ from pathlib import Path
 from p2pgenius.local_files import UnsafeFileError
 from p2pgenius.net.keystore import account_identities, config_dir
 from p2pgenius.record.index import Index
-from p2pgenius.record.matches import Match, judged
+from p2pgenius.record.matches import RecordLine, judged
 from p2pgenius.record.ratings import Rating, known
 
 INDEX_NAME = "history.sqlite"
@@ -37,7 +37,7 @@ def remember(where: Path | str) -> None:
         index.add(path)
 
 
-def mine(lines: Sequence[Match]) -> list[Match]:
+def mine(lines: Sequence[RecordLine]) -> list[RecordLine]:
     """The lines as this account sees them: its own peer in each is the one whose key is one of
     the account's (never the header's ``me``, which is the writer's unsigned word), and each
     line of a match it holds several transcripts of judged from all of them together."""

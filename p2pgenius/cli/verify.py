@@ -11,7 +11,7 @@ from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import verify
 from p2pgenius.record import bundle
-from p2pgenius.record.matches import FINISHED, Match
+from p2pgenius.record.matches import FINISHED, RecordLine
 from p2pgenius.wording import printable
 
 
@@ -68,7 +68,7 @@ def verify_bundle(args: argparse.Namespace, entries: list[tuple[str, bytes]], ou
     return 0 if good == len(matches) else 1
 
 
-def bundle_json(matches: list[Match], tallies: dict[bytes, bundle.Tally]) -> dict[str, Any]:
+def bundle_json(matches: list[RecordLine], tallies: dict[bytes, bundle.Tally]) -> dict[str, Any]:
     """What a bundle proves, for scripts: each transcript, then each player's record."""
     return {
         "transcripts": [
@@ -101,7 +101,9 @@ def bundle_json(matches: list[Match], tallies: dict[bytes, bundle.Tally]) -> dic
     }
 
 
-def bundle_text(out: TextIO, matches: list[Match], tallies: dict[bytes, bundle.Tally], good: int) -> None:
+def bundle_text(
+    out: TextIO, matches: list[RecordLine], tallies: dict[bytes, bundle.Tally], good: int
+) -> None:
     """What a bundle proves, for people."""
     count = f"{len(matches)} transcript" + ("" if len(matches) == 1 else "s")
     proven = f"{good} verifies as a proven result" if good == 1 else f"{good} verify as proven results"

@@ -3,12 +3,14 @@ terminal UI, ``rules``, ``sim``, ``demo``, the documentation tests and the vecto
 
 An entry is data: the game's name and title, its rules page, and where its parts live, as
 ``"module:attribute"`` paths that are imported only when first asked for (``p2pgenius --help``
-reads the names and never loads an engine):
+reads the names and never loads an engine), each in the game's own package:
 
 * ``spec``: its :class:`~p2pgenius.games.spec.GameSpec` (the engine, and how peers play it);
 * ``bots``: its :class:`BotLevels` (the strategies, pure, in the game's own package), or None:
   the uniformly random bot only, which plays every game;
-* ``frontend``: its terminal front end (``p2pgenius.ui.frontends``), or None: the generic one;
+* ``frontend``: a game from outside the package only (a plugin, a test's): its own terminal
+  front end, or None: the generic one (the built-in games' front ends are the UI's to know, and
+  it lists them itself: a table in this layer names nothing above it);
 * ``levels``: its bot levels in words (:class:`Level`), which ``--bot`` and the lobby say.
 
 A part may also be given as the object itself (a game a test defines in its own module). Adding a
@@ -77,6 +79,7 @@ class Entry:
     spec: str | GameSpec
     bots: str | BotLevels | None = None
     frontend: str | object | None = None
+    """A game from outside the package: its terminal front end (see the module's doc)."""
     rules: str = ""
     """Its rules page: a file in ``p2pgenius/rules/`` (default: ``NAME.md``), or a path of its
     own (a game a test defines)."""
@@ -115,7 +118,7 @@ class Entry:
         return bots
 
     def load_frontend(self) -> Any:
-        """The game's terminal front end (None: the generic one)."""
+        """The terminal front end its entry gives (None: none; the UI then looks for its own)."""
         return self._load("frontend")
 
     def _load(self, part: str) -> Any:
@@ -138,7 +141,6 @@ GAMES: Final[list[Entry]] = [
         "simultaneous hand gestures that cast 16 spells (Waving Hands style)",
         spec="p2pgenius.games.duel.spec:DUEL_SPEC",
         bots="p2pgenius.games.duel.bots:BOTS",
-        frontend="p2pgenius.ui.frontends.duel:FRONT",
         levels=(
             Level("archmage", "strongest", "looks a turn ahead over both wizards' moves"),
             Level("wizard", "club", "builds spells toward the opponent's weakness"),
@@ -150,7 +152,6 @@ GAMES: Final[list[Entry]] = [
         "colour a 4x4 grid, then place 1..16 keeping it completable to a magic square",
         spec="p2pgenius.games.magic_square.spec:MAGIC_SQUARE_SPEC",
         bots="p2pgenius.games.magic_square.bots:BOTS",
-        frontend="p2pgenius.ui.frontends.magic_square:FRONT",
         levels=(
             Level("perfect", "strongest", "exact play in every phase"),
             Level("heuristic", "club", "keeps the square completable, colours by rule of thumb"),
@@ -162,7 +163,6 @@ GAMES: Final[list[Entry]] = [
         "face-down doubloons and skulls, bids and bluffs, for two teams of two",
         spec="p2pgenius.games.hornswoggle.spec:HORNSWOGGLE_SPEC",
         bots="p2pgenius.games.hornswoggle.bots:BOTS",
-        frontend="p2pgenius.ui.frontends.hornswoggle:FRONT",
         levels=(
             Level("captain", "strongest", "remembers what each pirate showed and plays out its close calls"),
             Level("pirate", "club", "weighs the odds of every pile"),

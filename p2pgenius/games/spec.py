@@ -7,8 +7,8 @@ end) and hooks for what differs between games (a seat's perspective, who resolve
 clock a decision runs on, blindness, hidden cards that are flipped open, the end-of-match audit, its
 events and results in words). The session, the clocks, the bots, the UI and the command line
 dispatch through it and never name a game, so adding a game is: an engine, a spec, its entry in
-the games' table (:mod:`p2pgenius.games.catalog`), and, for people, a front end
-(``p2pgenius.ui.frontends``) and bots (the files: docs/architecture.md, "Adding a game").
+the games' table (:mod:`p2pgenius.games.catalog`), and, for people, a front end (a module of
+``p2pgenius.ui.frontends``, listed there) and bots (the files: docs/architecture.md, "Adding a game").
 
 Defaults describe the simplest game: public actions, one group per seat, no blindness, no
 hidden cards, no audit. Everything here is pure: no clock, no randomness, no I/O.

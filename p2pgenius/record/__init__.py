@@ -1,6 +1,6 @@
 """A player's record, proven: every match this account played, as its transcripts show it.
 
-* :mod:`.matches`: one transcript read as a line of the record (:class:`~.matches.Match`): when,
+* :mod:`.matches`: one transcript read as a line of the record (:class:`~.matches.RecordLine`): when,
   the game, who played which seats, the result for the transcript's own peer, how it ended, its
   length, and whether the transcript verifies;
 * :mod:`.ratings`: ratings per game from verified results only (openskill's Plackett-Luce model,

@@ -28,7 +28,7 @@ from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.local_files import TRANSCRIPT_LIMIT_BYTES, TooLargeError, read_within
 from p2pgenius.protocol.transcript import verify
-from p2pgenius.record.matches import UNREADABLE, Match, from_report, judged, once
+from p2pgenius.record.matches import UNREADABLE, RecordLine, from_report, judged, once
 
 MAGIC: Final = "p2pgenius bundle"
 VERSION: Final = 1
@@ -86,7 +86,7 @@ class Tally:
     games: dict[str, list[int]] = field(default_factory=dict)
 
 
-def prove(entries: Sequence[tuple[str, bytes]]) -> tuple[list[Match], dict[bytes, Tally]]:
+def prove(entries: Sequence[tuple[str, bytes]]) -> tuple[list[RecordLine], dict[bytes, Tally]]:
     """Every transcript of a bundle verified (the transcripts of one match judged together), and
     what the ones that verify prove per player."""
     matches = []
@@ -98,7 +98,7 @@ def prove(entries: Sequence[tuple[str, bytes]]) -> tuple[list[Match], dict[bytes
             matches.append(from_report(name, verify(data)))
             held[id(matches[-1])] = data
         except (P2PGeniusError, ValueError, TypeError, LookupError) as exc:
-            matches.append(Match(name, UNREADABLE, False, problem=str(exc) or type(exc).__name__))
+            matches.append(RecordLine(name, UNREADABLE, False, problem=str(exc) or type(exc).__name__))
     # (several transcripts of one match: each judged with the others, and counted once)
     matches = judged(matches, lambda line: held[id(line)])
     tallies: dict[bytes, Tally] = {}

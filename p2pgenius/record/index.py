@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.local_files import PRIVATE, open_own
-from p2pgenius.record.matches import UNREADABLE, Match, Player, read
+from p2pgenius.record.matches import UNREADABLE, Player, RecordLine, read
 
 SCHEMA: Final = 4
 """The index's layout; an index of another layout is rebuilt (4: what an unfinished match's own
@@ -150,7 +150,7 @@ class Index:
         self.db.commit()
         return self.refresh(progress)
 
-    def add(self, path: Path) -> Match:
+    def add(self, path: Path) -> RecordLine:
         """Read one transcript now (a match that just ended) and keep its line."""
         size, mtime = _version(path.stat())
         match = replace(self._read(path), path=_key(path))
@@ -159,12 +159,12 @@ class Index:
         return match
 
     @staticmethod
-    def _read(path: Path) -> Match:
+    def _read(path: Path) -> RecordLine:
         if path.suffix != TRANSCRIPT:
-            return Match(str(path), UNREADABLE, False, problem="foreign: not a p2pgenius transcript")
+            return RecordLine(str(path), UNREADABLE, False, problem="foreign: not a p2pgenius transcript")
         return read(path)
 
-    def _keep(self, match: Match, size: int, mtime: int) -> None:
+    def _keep(self, match: RecordLine, size: int, mtime: int) -> None:
         players = [[p.name, p.key.hex(), list(p.seats)] for p in match.players]
         row = (
             match.path,
@@ -193,7 +193,7 @@ class Index:
 
     # -- reading it --------------------------------------------------------------------------------
 
-    def matches(self) -> list[Match]:
+    def matches(self) -> list[RecordLine]:
         """Every line, newest first."""
         try:
             return self._matches()
@@ -201,11 +201,11 @@ class Index:
             self.refresh()
             return self._matches()
 
-    def _matches(self) -> list[Match]:
+    def _matches(self) -> list[RecordLine]:
         rows = self.db.execute(f"SELECT {', '.join(FIELDS)} FROM matches ORDER BY date DESC, path DESC")
         return [_match(dict(zip(FIELDS, row, strict=True))) for row in rows]
 
-    def __iter__(self) -> Iterator[Match]:
+    def __iter__(self) -> Iterator[RecordLine]:
         return iter(self.matches())
 
 
@@ -221,11 +221,11 @@ def _version(stat: os.stat_result) -> tuple[int, int]:
     return stat.st_size, stat.st_mtime_ns + stat.st_ctime_ns + stat.st_ino
 
 
-def _match(row: dict[str, Any]) -> Match:
+def _match(row: dict[str, Any]) -> RecordLine:
     players = tuple(
         Player(name, bytes.fromhex(key), tuple(seats)) for name, key, seats in json.loads(row["players"])
     )
-    return Match(
+    return RecordLine(
         row["path"],
         row["kind"],
         bool(row["verified"]),

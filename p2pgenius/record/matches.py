@@ -76,8 +76,8 @@ class Player:
 
 
 @dataclass(frozen=True)
-class Match:
-    """One transcript, read (see the module's doc)."""
+class RecordLine:
+    """One line of the record: one transcript, read (see the module's doc)."""
 
     path: str
     kind: str  # FINISHED, STOPPED, UNFINISHED or UNREADABLE
@@ -185,7 +185,7 @@ class Match:
         (:attr:`proves`)."""
         return self.side() is not None
 
-    def owned(self, keys: Iterable[bytes]) -> Match:
+    def owned(self, keys: Iterable[bytes]) -> RecordLine:
         """This line as the account holding ``keys`` sees it: its peer is the player whose key is
         one of them (the header's ``me`` is the writer's word, unsigned), or none."""
         account = set(keys)
@@ -230,25 +230,27 @@ class Match:
         return f"{who} {verb or self.fault_kind}"
 
 
-def read(path: Path) -> Match:
+def read(path: Path) -> RecordLine:
     """``path`` verified and read as a line of the record (never raises for what the file holds)."""
     try:
         data = read_within(path)  # (one too large is told by its size, never read whole)
     except TooLargeError as exc:
-        return Match(str(path), UNREADABLE, False, date=_named_date(path), problem=str(exc))
+        return RecordLine(str(path), UNREADABLE, False, date=_named_date(path), problem=str(exc))
     except OSError as exc:
-        return Match(str(path), UNREADABLE, False, date=_named_date(path), problem=f"cannot read it: {exc}")
+        return RecordLine(
+            str(path), UNREADABLE, False, date=_named_date(path), problem=f"cannot read it: {exc}"
+        )
     try:
         report = verify(data)
     except (P2PGeniusError, ValueError, TypeError, LookupError) as exc:
-        return Match(
+        return RecordLine(
             str(path), UNREADABLE, False, date=_named_date(path), problem=str(exc) or type(exc).__name__
         )
     match = from_report(str(path), report, fallback_date=_named_date(path))
     return _late(match, report, path)
 
 
-def _late(match: Match, report: Report, path: Path) -> Match:
+def _late(match: RecordLine, report: Report, path: Path) -> RecordLine:
     """An unfinished match of its own peer's, with what that peer owed where it stops and since
     when, from the transcript and what this machine kept beside it (the stage note, and when the
     transcript was last written): from then on, most likely forfeited."""
@@ -266,7 +268,7 @@ def _late(match: Match, report: Report, path: Path) -> Match:
     return replace(match, late=words, late_at=late.late_at)
 
 
-def from_report(path: str, report: Report, fallback_date: str = "") -> Match:
+def from_report(path: str, report: Report, fallback_date: str = "") -> RecordLine:
     """A transcript's verified report as a line of the record."""
     meta = report.meta
     keys = [key for key in meta.get("peers", []) if isinstance(key, bytes)]
@@ -296,11 +298,11 @@ def from_report(path: str, report: Report, fallback_date: str = "") -> Match:
     return _line(path, report, players, base)
 
 
-def _line(path: str, report: Report, players: tuple[Player, ...], base: dict[str, Any]) -> Match:
+def _line(path: str, report: Report, players: tuple[Player, ...], base: dict[str, Any]) -> RecordLine:
     """What the report proves, as a line (``base``: what every line of it shares)."""
     if report.fault is not None:
         fault = report.fault
-        return Match(
+        return RecordLine(
             path,
             STOPPED,
             False,
@@ -317,7 +319,7 @@ def _line(path: str, report: Report, players: tuple[Player, ...], base: dict[str
             if report.version != VERSION
             else f"{unsigned} did not sign the result"
         )
-        return Match(path, UNCONFIRMED, False, reason=why, outcome=dict(report.outcome or {}), **base)
+        return RecordLine(path, UNCONFIRMED, False, reason=why, outcome=dict(report.outcome or {}), **base)
     if report.outcome is None:
         refused = report.refused_terms
         reason = (
@@ -325,10 +327,10 @@ def _line(path: str, report: Report, players: tuple[Player, ...], base: dict[str
             if refused is not None
             else "the transcript stops before the end: no evidence either way, not counted"
         )
-        return Match(path, UNFINISHED, False, reason=reason, **base)
+        return RecordLine(path, UNFINISHED, False, reason=reason, **base)
     outcome = dict(report.outcome)
     spec = get_spec(str(report.game))  # (its engine replayed the match: the game is known here)
-    return Match(
+    return RecordLine(
         path,
         FINISHED,
         report.ok,
@@ -359,26 +361,26 @@ def _named_date(path: Path) -> str:
     return f"{day[:4]}-{day[4:6]}-{day[6:]} {clock[:2]}:{clock[2:4]}:{clock[4:]}"
 
 
-def opponents_named(match: Match) -> Sequence[str]:
+def opponents_named(match: RecordLine) -> Sequence[str]:
     """The other players as "name (FINGERPRINT)"."""
     return [f"{player.name} ({player.fingerprint})" for player in match.opponents]
 
 
-Reader = Callable[[Match], bytes]
+Reader = Callable[[RecordLine], bytes]
 """The bytes of the transcript a line was read from (a file's, a bundle entry's)."""
 
 
-def read_copy(match: Match) -> bytes:
+def read_copy(match: RecordLine) -> bytes:
     """The transcript file a line of the index was read from."""
     return read_within(Path(match.path))
 
 
-def judged(matches: Iterable[Match], read: Reader = read_copy) -> list[Match]:
+def judged(matches: Iterable[RecordLine], read: Reader = read_copy) -> list[RecordLine]:
     """``matches``, every line of a match that has several (another peer's transcript, a
     spectator's, a copy) carrying the verdict of all of them together (:func:`whole`), each still
     naming its own file and writer."""
     lines = list(matches)
-    groups: dict[str, list[Match]] = {}
+    groups: dict[str, list[RecordLine]] = {}
     for match in lines:
         if match.match_id:
             groups.setdefault(match.match_id, []).append(match)
@@ -386,14 +388,14 @@ def judged(matches: Iterable[Match], read: Reader = read_copy) -> list[Match]:
     return [_as(match, wholes[match.match_id]) if match.match_id in wholes else match for match in lines]
 
 
-def _differ(copies: Sequence[Match]) -> bool:
+def _differ(copies: Sequence[RecordLine]) -> bool:
     """Whether copies of one match hold different signed messages or say different things of
     them (then they are judged together; copies alike in both prove alike)."""
     first = copies[0]
     return any(copy.chains != first.chains or _verdict(copy) != _verdict(first) for copy in copies[1:])
 
 
-def _as(copy: Match, verdict: Match) -> Match:
+def _as(copy: RecordLine, verdict: RecordLine) -> RecordLine:
     """``copy`` with ``verdict``'s judgement of its match (and its chains: the union's)."""
     return replace(
         copy,
@@ -410,17 +412,17 @@ def _as(copy: Match, verdict: Match) -> Match:
     )
 
 
-def _verdict(match: Match) -> tuple[str, tuple[int, ...], int | None, str]:
+def _verdict(match: RecordLine) -> tuple[str, tuple[int, ...], int | None, str]:
     """What a line proves, whoever wrote it: its kind, the winning seats, the fault's peer and kind."""
     return match.kind, match.winners, match.fault_peer, match.fault_kind
 
 
-def once(matches: Iterable[Match], read: Reader = read_copy) -> list[Match]:
+def once(matches: Iterable[RecordLine], read: Reader = read_copy) -> list[RecordLine]:
     """``matches`` with each match once (lines with no terms are all kept), in the order of its
     first line, judged from all its copies together (:func:`judged`): the line of a copy a
     player of the match wrote, where there is one."""
-    groups: dict[str, list[Match]] = {}
-    out: list[Match | str] = []
+    groups: dict[str, list[RecordLine]] = {}
+    out: list[RecordLine | str] = []
     for match in judged(matches, read):
         if not match.match_id:
             out.append(match)
@@ -429,10 +431,10 @@ def once(matches: Iterable[Match], read: Reader = read_copy) -> list[Match]:
         else:
             groups[match.match_id] = [match]
             out.append(match.match_id)
-    return [entry if isinstance(entry, Match) else _written(groups[entry]) for entry in out]
+    return [entry if isinstance(entry, RecordLine) else _written(groups[entry]) for entry in out]
 
 
-def _written(copies: list[Match]) -> Match:
+def _written(copies: list[RecordLine]) -> RecordLine:
     """Of copies judged alike, one that proves by itself what they prove together (what a bundle
     of it shows), one a player of the match wrote (a spectator's otherwise), of those the one that
     proves most by itself, then the first."""
@@ -446,7 +448,7 @@ def _written(copies: list[Match]) -> Match:
     )
 
 
-def whole(copies: Sequence[Match], read: Reader = read_copy) -> Match:
+def whole(copies: Sequence[RecordLine], read: Reader = read_copy) -> RecordLine:
     """What several copies of one match prove together: every signed message they hold, merged
     by hash and verified as one transcript (SPEC section 7, "Several copies of one match"), never
     the copy with more messages (a count the copy's writer controls: a loser pads its own).
@@ -476,13 +478,13 @@ UNJUDGED: Final = "contested: its copies say different things and cannot be judg
 """The reason of copies that cannot be judged together (:func:`_unjudged`)."""
 
 
-def _alike(copies: Sequence[Match]) -> bool:
+def _alike(copies: Sequence[RecordLine]) -> bool:
     """Whether every copy, read alone, says the same of the match (the same result, or the same
     fault of the same peer)."""
     return len({(c.proves, c.winners, c.fault_kind, c.fault_peer) for c in copies}) == 1
 
 
-def _unjudged(match: Match) -> Match:
+def _unjudged(match: RecordLine) -> RecordLine:
     """The line of copies that say different things and cannot be judged together (copies of no
     one match, as their signed terms tell): no result, never the copy with more messages."""
     return replace(
@@ -496,7 +498,7 @@ def _unjudged(match: Match) -> Match:
     )
 
 
-def rank(match: Match) -> tuple[int, int]:
+def rank(match: RecordLine) -> tuple[int, int]:
     """How much a copy of a match proves: a result every peer signed, then a forfeit or a cheat
     proven, then a result not signed by all or a desync, then nothing; among equals, the one
     holding more signed messages."""
@@ -511,7 +513,7 @@ def rank(match: Match) -> tuple[int, int]:
     return proof, match.signed
 
 
-def split(one: Match, other: Match) -> tuple[int, int] | None:
+def split(one: RecordLine, other: RecordLine) -> tuple[int, int] | None:
     """(author, number) of the first message two copies of a match hold differently (None: one's
     every author's history is a prefix of the other's, as honest copies are)."""
     for author, (mine, theirs) in enumerate(zip(one.chains, other.chains, strict=False)):
@@ -522,7 +524,7 @@ def split(one: Match, other: Match) -> tuple[int, int] | None:
     return None
 
 
-def _equivocation(match: Match, author: int, number: int) -> Match:
+def _equivocation(match: RecordLine, author: int, number: int) -> RecordLine:
     """The line two disagreeing copies make: ``author`` signed two messages numbered ``number``,
     proof of cheating (its side loses, if the seats were dealt)."""
     seats = match.players[author].seats if author < len(match.players) else ()

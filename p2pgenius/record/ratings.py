@@ -1,7 +1,7 @@
 """Ratings per game, from verified results only.
 
 Each game has its own ratings, computed afresh from the record in the order the matches were played:
-a match counts when its transcript proves a result (``Match.proves``): every peer signed it (a draw
+a match counts when its transcript proves a result (``RecordLine.proves``): every peer signed it (a draw
 included), or a forfeit or a cheat stopped it, the side at fault losing (walking away from a lost
 match, or breaking it on purpose, loses it). A match stopped by states that diverged, one whose
 result not every peer signed, and one cut short with no evidence either way do not. Players are told
@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
-from p2pgenius.record.matches import Match, once
+from p2pgenius.record.matches import RecordLine, once
 
 START: Final = 1500
 SCALE: Final = 24.0
@@ -54,7 +54,7 @@ class Rating:
         return round(2 * SCALE * self.sigma)
 
 
-def rate(matches: Iterable[Match]) -> dict[str, dict[bytes, Rating]]:
+def rate(matches: Iterable[RecordLine]) -> dict[str, dict[bytes, Rating]]:
     """Every player's rating in every game, from ``matches`` (those that count, oldest first)."""
     model = PlackettLuce()
     state: dict[str, dict[bytes, Any]] = {}
@@ -88,7 +88,7 @@ def rate(matches: Iterable[Match]) -> dict[str, dict[bytes, Rating]]:
     }
 
 
-def teams(match: Match) -> list[list[Any]] | None:
+def teams(match: RecordLine) -> list[list[Any]] | None:
     """The match's sides, each a list of its peers: the winners' and the others' (a draw: the
     two sides as seated). None when a peer sits on both sides."""
     sides = match.sides()
@@ -105,7 +105,7 @@ def teams(match: Match) -> list[list[Any]] | None:
     return [first, second]
 
 
-def known(matches: Iterable[Match], game: str, keys: Iterable[bytes]) -> dict[bytes, Rating]:
+def known(matches: Iterable[RecordLine], game: str, keys: Iterable[bytes]) -> dict[bytes, Rating]:
     """The ratings in ``game`` of the players with ``keys`` that this record knows (a player it
     has not seen in a counted match of ``game`` is left out)."""
     table = rate(m for m in matches if m.game == game).get(game, {})

@@ -1,4 +1,4 @@
-"""The full-screen terminal application: a prompt_toolkit view of a :class:`Table`.
+"""The full-screen terminal application: a prompt_toolkit view of a :class:`TableScreen`.
 
 Put together from its concerns: the layout (:mod:`p2pgenius.ui.layout`, in the frame the replay
 shares, :mod:`p2pgenius.ui.frame`), the keys (:mod:`p2pgenius.ui.key_bindings`), the styles
@@ -20,13 +20,13 @@ from p2pgenius.ui.frame import application
 from p2pgenius.ui.key_bindings import match_keys
 from p2pgenius.ui.layout import MatchLayout
 from p2pgenius.ui.style import style
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 
 
 class MoveCompleter(Completer):
     """Legal moves for what is typed so far, each with its one-line explanation."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TableScreen) -> None:
         self.table = table
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
@@ -43,7 +43,7 @@ class MoveCompleter(Completer):
                 yield Completion(text, start_position=-len(typed), display_meta=choice.meta)
 
 
-def build(table: Table, **app_args: Any) -> Application[None]:
+def build(table: TableScreen, **app_args: Any) -> Application[None]:
     """The application for ``table`` (``app_args``: input, output, for tests)."""
 
     def accept(buff: Buffer) -> bool:

@@ -16,10 +16,10 @@ import outcome
 import trio
 from prompt_toolkit.application import Application
 
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 
 
-def run(table: Table, app: Application[None], trio_main: Callable[[], Awaitable[Any]]) -> Any:
+def run(table: TableScreen, app: Application[None], trio_main: Callable[[], Awaitable[Any]]) -> Any:
     """Run ``app`` and, as trio's guest, ``trio_main`` (the match) until the person leaves.
 
     When the match ends the screen stays, showing the result, until the person presses Ctrl-Q;
@@ -29,7 +29,7 @@ def run(table: Table, app: Application[None], trio_main: Callable[[], Awaitable[
     return asyncio.run(_main(table, app, trio_main))
 
 
-async def _main(table: Table, app: Application[None], trio_main: Callable[[], Awaitable[Any]]) -> Any:
+async def _main(table: TableScreen, app: Application[None], trio_main: Callable[[], Awaitable[Any]]) -> Any:
     loop = asyncio.get_running_loop()
     finished = asyncio.Event()
     result: list[outcome.Outcome[Any]] = []

@@ -41,7 +41,7 @@ from p2pgenius.ui.frame import (
     text_control,
 )
 from p2pgenius.ui.lines import Line, wrap, wrap_all
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 from p2pgenius.ui.table_input import TableInput
 
 CHAT_UNDER: Final = 6
@@ -54,7 +54,7 @@ class Screen:
     """The match screen's pieces that depend on the size of the terminal, worked out once at each
     redraw (the layout asks for them several times)."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TableScreen) -> None:
         self.table = table
         self._memo: dict[str, Any] = {}
         self._drawn: tuple[int, tuple[int, int]] | None = None
@@ -126,7 +126,7 @@ class Screen:
 class MatchLayout:
     """The match screen's windows, and where they go at each redraw (:attr:`root`)."""
 
-    def __init__(self, table: Table, buffer: Buffer) -> None:
+    def __init__(self, table: TableScreen, buffer: Buffer) -> None:
         self.table = table
         self.screen = Screen(table)
         self.log = log_window(table, self.screen, chat=False)  # wide: the log, the chat apart
@@ -214,7 +214,7 @@ class MatchLayout:
         ]
 
 
-def log_window(table: Table, screen: Screen, *, chat: bool | None) -> Window:
+def log_window(table: TableScreen, screen: Screen, *, chat: bool | None) -> Window:
     """The log (``chat`` False), the chat (True) or both (None): a window that follows its newest
     line, or stays where PageUp put it (its lines wrapped at spaces here, so that the scrolling
     counts what is on the screen). The chat always follows."""

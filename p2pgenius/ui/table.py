@@ -10,7 +10,7 @@ The parts, each of one job:
 * :class:`~p2pgenius.ui.table_text.TableText`: the words and lines the screen shows of them;
 * :class:`~p2pgenius.ui.table_input.TableInput`: what the person types and presses.
 
-:class:`Table` builds them and lets its callers reach the attributes they use as its own (the
+:class:`TableScreen` builds them and lets its callers reach the attributes they use as its own (the
 layout and the key bindings use the parts).
 """
 
@@ -51,18 +51,18 @@ class Part(Generic[T]):
     @overload
     def __get__(self, table: None, owner: type[Any]) -> Part[T]: ...
     @overload
-    def __get__(self, table: Table, owner: type[Any]) -> T: ...
-    def __get__(self, table: Table | None, owner: type[Any]) -> Part[T] | T:
+    def __get__(self, table: TableScreen, owner: type[Any]) -> T: ...
+    def __get__(self, table: TableScreen | None, owner: type[Any]) -> Part[T] | T:
         if table is None:
             return self
         return cast(T, getattr(getattr(table, self.part), self.name))
 
-    def __set__(self, table: Table, value: T) -> None:
+    def __set__(self, table: TableScreen, value: T) -> None:
         setattr(getattr(table, self.part), self.name, value)
 
 
-class Table:
-    """What one player sees and may do."""
+class TableScreen:
+    """One player's table on the terminal: what the player sees and may do."""
 
     def __init__(
         self,

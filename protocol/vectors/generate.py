@@ -31,7 +31,7 @@ from p2pgenius.games.base import state_hash
 from p2pgenius.games.magic_square.bots import ExactPlacementBot, HeuristicSquareBot
 from p2pgenius.games.registry import get_game, get_spec, names
 from p2pgenius.games.spec import GameSpec
-from p2pgenius.inmemory import Table, play, transcript
+from p2pgenius.inmemory import MemoryTable, play, transcript
 from p2pgenius.net import transit
 from p2pgenius.net.invite import CHECK_LABEL, PREFIX, Invite, InviteError, parse
 from p2pgenius.protocol.channel import PROLOGUE, PROTOCOL_VERSION, SecureChannel
@@ -608,7 +608,7 @@ PARALYSIS_STAGES: tuple[tuple[int, str], ...] = (
 """The stages of transcript-duel-paralysis.p2pt that stages.json shows."""
 
 
-def matches() -> dict[str, tuple[Table, int]]:
+def matches() -> dict[str, tuple[MemoryTable, int]]:
     """The matches behind the transcript vectors: each table and the peer whose transcript it is."""
     out = {}
     for game in names():  # every game in the table
@@ -620,12 +620,12 @@ def matches() -> dict[str, tuple[Table, int]]:
     return out
 
 
-def _scripted_duel(setup: dict[str, Any], script: Any) -> Table:
+def _scripted_duel(setup: dict[str, Any], script: Any) -> MemoryTable:
     """A duel from ``setup`` whose two wizards play ``script``'s two move lists."""
     return play("duel", seed=11, deterministic=True, setup=setup, bots=[Script(script[0]), Script(script[1])])
 
 
-def transcripts(tables: dict[str, tuple[Table, int]]) -> dict[str, bytes]:
+def transcripts(tables: dict[str, tuple[MemoryTable, int]]) -> dict[str, bytes]:
     """A short, complete match of each game as peer 0's transcript, and a duel with a blinded
     wizard as its peer's."""
     return {f"transcript-{name}.p2pt": transcript(table, peer) for name, (table, peer) in tables.items()}
@@ -757,7 +757,7 @@ def stages(files: dict[str, bytes]) -> list[dict[str, Any]]:
     return out
 
 
-def blindness(files: dict[str, bytes], tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
+def blindness(files: dict[str, bytes], tables: dict[str, tuple[MemoryTable, int]]) -> dict[str, Any]:
     """The stages of a duel played while a wizard was blind, as its peer received them: the claims
     exactly as sent, and the withheld reveals and hashes that came after."""
     table, blinded_peer = tables["duel-blind"]
@@ -808,7 +808,7 @@ def forge_module() -> Any:
     return module
 
 
-def forgeries(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
+def forgeries(tables: dict[str, tuple[MemoryTable, int]]) -> dict[str, Any]:
     """Transcripts the losing peer of the duel vector's match could write alone, each with its
     verdict."""
     table, _ = tables["duel"]
@@ -843,7 +843,7 @@ def forgeries(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
     }
 
 
-def copies(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
+def copies(tables: dict[str, tuple[MemoryTable, int]]) -> dict[str, Any]:
     """Copies of the duel vector's match placed side by side (SPEC section 7, "Several copies of
     one match"), each set with its union: the order of its messages, its twins and its verdict."""
     table, _ = tables["duel"]
@@ -888,7 +888,7 @@ def copies(tables: dict[str, tuple[Table, int]]) -> dict[str, Any]:
     }
 
 
-def _walked_away(table: Table) -> tuple[bytes, Any]:
+def _walked_away(table: MemoryTable) -> tuple[bytes, Any]:
     """The winner's copy of the duel's match as if its loser had walked away owing its signed
     result (the winner claimed it and forfeited it), and the loser as a forger holding what it
     had read of that history, in its own order, and the claim and forfeit last."""
@@ -950,7 +950,7 @@ BUNDLED = ("duel", "duel", "hornswoggle", "magic-square")
 peer 1 wrote it (one match: it counts once), under one name (names may repeat)."""
 
 
-def bundles(tables: dict[str, tuple[Table, int]]) -> tuple[bytes, dict[str, Any]]:
+def bundles(tables: dict[str, tuple[MemoryTable, int]]) -> tuple[bytes, dict[str, Any]]:
     """A bundle (SPEC section 7a) of the games' vector matches, and what it proves per player."""
     entries, seen = [], dict.fromkeys(BUNDLED, 0)
     for game in BUNDLED:

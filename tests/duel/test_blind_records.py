@@ -15,7 +15,7 @@ import pytest
 from p2pgenius.canonical import decode, encode
 from p2pgenius.cli.export import record
 from p2pgenius.cli.main import main
-from p2pgenius.inmemory import Table, transcript
+from p2pgenius.inmemory import MemoryTable, transcript
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import BlindClaim, Session, start_table
 from p2pgenius.protocol.transcript import frame, header, records, verify
@@ -29,7 +29,7 @@ BLIND_STAGES = [5, 6, 7]  # turns 6, 7 and 8: p1 is blinded on turn 5
 
 
 @pytest.fixture(scope="module")
-def table() -> Table:
+def table() -> MemoryTable:
     # p0 blinds p1 on turn 5, then stabs it to death (p1 starts at 3 HP).
     p0 = [*P0[:5], "--", "--", "--", ">-", ">-", ">-", ">-"]
     match = play("duel", bots=[Script(p0), Script(P1)], setup={"hp": [15, 3]}, max_rounds=200)
@@ -37,7 +37,7 @@ def table() -> Table:
     return match
 
 
-def peer_of(table: Table, seat: int) -> int:
+def peer_of(table: MemoryTable, seat: int) -> int:
     return table.sessions[0].owner[seat]
 
 
@@ -52,7 +52,7 @@ def boards(replay: Replay) -> list[str]:
 
 
 @pytest.mark.parametrize("seat", [0, 1], ids=["sighted p0", "blinded p1"])
-def test_each_peers_transcript_verifies_replays_and_exports(table: Table, seat: int) -> None:
+def test_each_peers_transcript_verifies_replays_and_exports(table: MemoryTable, seat: int) -> None:
     report = verify(transcript(table, peer_of(table, seat)))
     assert report.ok, report.summary
     assert all(step.state is not None for step in report.steps)
@@ -67,7 +67,7 @@ def test_each_peers_transcript_verifies_replays_and_exports(table: Table, seat: 
     assert text.count("{p1 blind}") == len(BLIND_STAGES)
 
 
-def test_the_blinded_peers_replay_shows_what_it_was_shown_and_says_it_was_blind(table: Table) -> None:
+def test_the_blinded_peers_replay_shows_what_it_was_shown_and_says_it_was_blind(table: MemoryTable) -> None:
     report = verify(transcript(table, peer_of(table, 1)))
     seen = [step for step in report.steps if step.seen is not None]
     assert [step.stage for step in seen] == BLIND_STAGES
@@ -91,7 +91,7 @@ def test_the_blinded_peers_replay_shows_what_it_was_shown_and_says_it_was_blind(
     assert "unseen: peer" in board and "was blind" in board
 
 
-def test_the_sighted_peers_replay_shows_everything_and_marks_the_blind_turns(table: Table) -> None:
+def test_the_sighted_peers_replay_shows_everything_and_marks_the_blind_turns(table: MemoryTable) -> None:
     report = verify(transcript(table, peer_of(table, 0)))
     assert all(step.seen is None for step in report.steps)
     replay = Replay(report)
@@ -103,7 +103,9 @@ def test_the_sighted_peers_replay_shows_everything_and_marks_the_blind_turns(tab
 
 
 @pytest.mark.parametrize("seat", [0, 1], ids=["sighted p0", "blinded p1"])
-def test_a_transcript_that_stops_inside_the_blindness_replays_and_exports(table: Table, seat: int) -> None:
+def test_a_transcript_that_stops_inside_the_blindness_replays_and_exports(
+    table: MemoryTable, seat: int
+) -> None:
     data = transcript(table, peer_of(table, seat))
     whole = list(records(data))
     # Cut right after the second claim: the withheld gestures have not come yet.

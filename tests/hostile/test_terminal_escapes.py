@@ -127,9 +127,9 @@ def test_verify_export_and_replay_of_a_match_with_refused_hostile_text_show_none
 def test_the_full_screen_ui_logs_and_chats_only_harmless_text(hostile: str) -> None:
     from p2pgenius.net.events import Refused
     from p2pgenius.protocol.events import ChatReceived
-    from p2pgenius.ui.table import Table
+    from p2pgenius.ui.table import TableScreen
 
-    table = Table(game="duel")
+    table = TableScreen(game="duel")
     table.line(f"the network layer says: {hostile}")
     table.net_event(Refused(f"a reason {hostile}", f"name{hostile}"))
     me = Identity.generate()

@@ -18,7 +18,7 @@ from p2pgenius.protocol.messages import MAX_MESSAGE_BYTES, seal
 from p2pgenius.protocol.session import Fault, Rejected
 from p2pgenius.protocol.transcript import verify
 
-from .harness import Table, play, transcript
+from .harness import MemoryTable, play, transcript
 
 SEED = 7
 
@@ -55,9 +55,9 @@ class Liar:
         self.rewritten: dict[bytes, bytes] = {}
         self.prev: bytes | None = None
         self.done = False
-        self.table: Table | None = None
+        self.table: MemoryTable | None = None
 
-    def start(self, table: Table) -> None:
+    def start(self, table: MemoryTable) -> None:
         self.table = table
 
     def __call__(self, author: int, to: int, raw: bytes) -> list[bytes]:
@@ -96,13 +96,13 @@ def attacked(
     change: Callable[[list[Any]], list[Any]],
     seed: int = SEED,
     **kwargs: Any,
-) -> Table:
+) -> MemoryTable:
     """Play with ``peer`` altering its first message of ``kind``."""
     lying = liar(peer, kind, change, seed)
     return play(game, seed=seed, tamper=lying, on_start=lying.start, **kwargs)
 
 
-def honest_fault(table: Table, honest: int) -> Fault:
+def honest_fault(table: MemoryTable, honest: int) -> Fault:
     faults = [e for e in table.events[honest] if isinstance(e, Fault)]
     assert faults, "the honest peer did not notice"
     return faults[0]
@@ -149,7 +149,7 @@ def test_equivocation_two_messages_with_one_number_is_caught() -> None:
 
     said: list[bool] = []
 
-    def chatty(table: Table, peer: int, seat: int, action: Any) -> Any:
+    def chatty(table: MemoryTable, peer: int, seat: int, action: Any) -> Any:
         if peer == 1 and not said:
             said.append(True)
             table.sessions[1].chat("good luck")

@@ -12,7 +12,7 @@ from p2pgenius.games.duel.actions import Gestures, Paralyze, Ref
 from p2pgenius.protocol.session import BlindClaim, Session
 from p2pgenius.protocol.transcript import frame, header, verify
 
-from .harness import Table, Tamper, play
+from .harness import MemoryTable, Tamper, play
 
 
 class Script:
@@ -272,7 +272,7 @@ def test_a_sighted_peers_forfeit_of_a_blinded_peer_that_never_opened_its_choice_
 
 
 def sighted_until(
-    table: Table, stop: Callable[[list[Any]], bool], *, keep: bool = False
+    table: MemoryTable, stop: Callable[[list[Any]], bool], *, keep: bool = False
 ) -> tuple[Session, list[Any]]:
     """The sighted peer of the blinding duel rebuilt from its transcript up to the first record
     ``stop`` picks (with it, if ``keep``), and its secrets; and those records."""

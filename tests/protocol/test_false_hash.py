@@ -21,7 +21,7 @@ from p2pgenius.protocol.session import Fault, Session
 from p2pgenius.protocol.transcript import frame, header, verify
 from p2pgenius.record.matches import from_report
 
-from .harness import Table, play, transcript
+from .harness import MemoryTable, play, transcript
 from .test_attacks import Liar, attacked, honest_fault
 from .test_blindness import P0, P1, Script, sighted_until
 
@@ -43,7 +43,7 @@ def test_a_lying_state_hash_is_the_liars_proven_cheat_in_the_honest_copy() -> No
     assert report.winners and all(table.sessions[0].owner[seat] == 0 for seat in report.winners)
 
 
-def _messages(table: Table, copy: int) -> list[bytes]:
+def _messages(table: MemoryTable, copy: int) -> list[bytes]:
     return [decode(record)[1] for record in table.transcripts[copy] if decode(record)[0] == "msg"]
 
 
@@ -60,9 +60,9 @@ class LastHash:
         self.loser = loser
         self.liar = Liar(loser, "hash", false, seed)
         self.started = False
-        self.table: Table | None = None
+        self.table: MemoryTable | None = None
 
-    def start(self, table: Table) -> None:
+    def start(self, table: MemoryTable) -> None:
         self.table = table
         self.liar.start(table)
 

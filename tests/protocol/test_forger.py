@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import trio
 
-from p2pgenius.inmemory import Table, play, transcript
+from p2pgenius.inmemory import MemoryTable, play, transcript
 from p2pgenius.protocol import identity, messages
 from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.transcript import FINISHED, Report, verify
@@ -48,7 +48,7 @@ FORGE = generator().forge_module()
 pytestmark = pytest.mark.usefixtures("rps_in_the_table")
 
 
-def honest(game: str, peers: int) -> Table:
+def honest(game: str, peers: int) -> MemoryTable:
     return play(game, peers=peers, seed=23, deterministic=True, **SHORT.get(game, {}))
 
 

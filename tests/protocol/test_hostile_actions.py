@@ -26,7 +26,7 @@ from p2pgenius.canonical import Plain, decode
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games import catalog
 from p2pgenius.games.registry import get_spec
-from p2pgenius.inmemory import Table, randomness, transcript
+from p2pgenius.inmemory import MemoryTable, randomness, transcript
 from p2pgenius.protocol.bodies import Act, Body, Commit, Reveal
 from p2pgenius.protocol.events import Event, Fault, Rejected
 from p2pgenius.protocol.identity import Identity
@@ -71,7 +71,7 @@ class Duet:
     """An honest peer (0, the host) and an attacker (1), wired back to back in memory, with bots."""
 
     game: str
-    table: Table
+    table: MemoryTable
     inboxes: list[list[bytes]]
     driver: BotDriver
 
@@ -89,7 +89,7 @@ class Duet:
         )
         duet = cls(
             game,
-            Table(sessions, identities, [[], []], [[], []], [[], []]),
+            MemoryTable(sessions, identities, [[], []], [[], []], [[], []]),
             [[], []],
             BotDriver("random", SEED, bots=bots),
         )

@@ -24,7 +24,7 @@ from p2pgenius.protocol.messages import seal
 from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.transcript import Report, frame, header, records, verify, verify_copies
 from p2pgenius.record import bundle
-from p2pgenius.record.matches import Match, from_report, judged
+from p2pgenius.record.matches import RecordLine, from_report, judged
 from tests.protocol.test_forger import FORGE
 from tests.record.conftest import account_of
 
@@ -63,7 +63,7 @@ def side(report: Report, table: Any) -> str | None:
     return line.side()
 
 
-def verdict(line: Match) -> tuple[str, tuple[int, ...], int | None, str]:
+def verdict(line: RecordLine) -> tuple[str, tuple[int, ...], int | None, str]:
     return line.kind, line.winners, line.fault_peer, line.fault_kind
 
 

@@ -18,12 +18,16 @@ from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.ui import bridge
 from p2pgenius.ui.app import build
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 from tests.patience import HANG_S
 
 
 def make_peer(
-    tmp: Path, name: str, table: Table | None, bots: BotDriver | None = None, heard: list[Any] | None = None
+    tmp: Path,
+    name: str,
+    table: TableScreen | None,
+    bots: BotDriver | None = None,
+    heard: list[Any] | None = None,
 ) -> Peer:
     files = Files(tmp / f"{name}.p2pt", tmp / f"{name}.secrets")
     if table is not None:
@@ -54,7 +58,7 @@ def make_peer(
     return peer
 
 
-Driver = Callable[[Table, Callable[[str], None]], Any]
+Driver = Callable[[TableScreen, Callable[[str], None]], Any]
 
 
 @dataclass(frozen=True)
@@ -73,17 +77,17 @@ class Staging:
     bot_heard: list[Any] | None = None
     linger: bool = False
     setup: dict[str, Any] | None = None
-    table: Table | None = None
+    table: TableScreen | None = None
     output: Any = None
 
 
 def play(
     tmp: Path, game: str, options: dict[str, Any], driver: Driver, staging: Staging | None = None
-) -> tuple[Table, Peer, Peer]:
+) -> tuple[TableScreen, Peer, Peer]:
     """A match between a person at the UI (typing what ``driver`` sends) and a bot, staged as
     ``staging`` says (by default: the person hosts and sits at p0, the bot plays at random)."""
     how = staging or Staging()
-    table = how.table or Table()
+    table = how.table or TableScreen()
     person = make_peer(tmp, "person", table)
     bot = make_peer(tmp, "bot", None, how.bot_driver or BotDriver(how.bot_level, 5), how.bot_heard)
     bot.settle_at_once = how.bot_settles

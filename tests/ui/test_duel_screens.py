@@ -22,7 +22,7 @@ from p2pgenius.ui import bridge
 from p2pgenius.ui.app import build
 from p2pgenius.ui.lines import plain
 from p2pgenius.ui.replay import Replay
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 from tests.net.test_processes import listening_port, spawn
 from tests.ui.test_resume_in_the_ui import person
 
@@ -50,7 +50,7 @@ class Script:
         return DUEL.parse_action({"type": "gestures", "left": move[0], "right": move[1]})
 
 
-async def both_sizes(terminal: Terminal, table: Table, into: dict[str, str], name: str) -> None:
+async def both_sizes(terminal: Terminal, table: TableScreen, into: dict[str, str], name: str) -> None:
     """The screen now at 80x24 and at 160x50 (then back to 80x24)."""
     for columns, rows in SIZES:
         terminal.resize(columns, rows)
@@ -66,7 +66,7 @@ def test_a_blinded_wizard_is_told_once_sees_what_hit_it_and_no_stale_choice(tmp_
     terminal = Terminal(80, 24)
     screens: dict[str, str] = {}
 
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for turn in range(1, 10):
             await until(lambda: bool(table.asking) or table.finished)
             if table.finished:
@@ -106,7 +106,7 @@ def test_a_blinded_wizard_is_told_once_sees_what_hit_it_and_no_stale_choice(tmp_
     assert person.session is not None and person.session.finished
 
 
-def run_screen(terminal: Terminal, table: Table, main: Any, drive: Any) -> None:
+def run_screen(terminal: Terminal, table: TableScreen, main: Any, drive: Any) -> None:
     """The UI on ``terminal`` running ``main`` (the peer's match) while ``drive`` types."""
 
     async def run() -> None:
@@ -119,7 +119,7 @@ def run_screen(terminal: Terminal, table: Table, main: Any, drive: Any) -> None:
     asyncio.run(run())
 
 
-async def choose_then_leave(table: Table, send: Callable[[str], None]) -> None:
+async def choose_then_leave(table: TableScreen, send: Callable[[str], None]) -> None:
     """Join, choose S D on turn 1 (not done: the minute runs), and leave."""
     await until(lambda: table.lobby_answered is not None)
     send("y")
@@ -134,7 +134,7 @@ async def choose_then_leave(table: Table, send: Callable[[str], None]) -> None:
 def looked_then_finished(terminal: Terminal, screens: dict[str, str]) -> Any:
     """Look at the resumed screen at both sizes, then let the choice stand and surrender."""
 
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         await until(lambda: table.text.expected().startswith("you chose") and bool(table.clocks))
         await asyncio.sleep(0.3)  # (the clocks are read four times a second)
         await both_sizes(terminal, table, screens, "resumed")
@@ -162,10 +162,10 @@ def test_a_duel_resumed_mid_turn_shows_the_choice_made_before_and_one_story(tmp_
     screens: dict[str, str] = {}
     try:
         port = listening_port(host_out)
-        peer = person(tmp_path, first := Table())
+        peer = person(tmp_path, first := TableScreen())
         run_screen(terminal, first, partial(join_at, peer, port), choose_then_leave)
         time.sleep(3)  # (away a while: its clock went on meanwhile)
-        back = person(tmp_path, again := Table())
+        back = person(tmp_path, again := TableScreen())
         back.resume((tmp_path / "ann.p2pt").read_bytes(), (tmp_path / "ann.secrets").read_bytes())
         back.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
         run_screen(terminal, again, back.play, looked_then_finished(terminal, screens))
@@ -185,7 +185,7 @@ async def join_at(peer: Any, port: int) -> None:
     await peer.join(await trio.open_tcp_stream("127.0.0.1", port))
 
 
-async def surrender_and_leave(table: Table, send: Callable[[str], None]) -> None:
+async def surrender_and_leave(table: TableScreen, send: Callable[[str], None]) -> None:
     """At the next question: P P, the surrender confirmed, and Ctrl-Q once the match is over."""
     await until(lambda: bool(table.asking))
     send("P P\r")
@@ -201,7 +201,7 @@ def test_a_paralysis_asks_for_the_hand_by_name_and_takes_left_or_right_alone(tmp
     terminal = Terminal(80, 24)
     screens: dict[str, str] = {}
 
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for gestures in ("W -", "W -", "W -"):
             await until(lambda: bool(table.asking))
             asked = dict(table.asking)
@@ -245,7 +245,7 @@ def test_a_turn_played_blind_is_logged_under_its_own_number_when_the_blindness_e
     # The bot (p0) blinds the person (p1) on turn 5 (blind on turns 6 to 8) and raises a Shield on
     # turn 7, which the blinded person is not told of then: it is logged when the blindness ends,
     # as turn 7's.
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for _ in range(9):
             await until(lambda: bool(table.asking))
             asked = dict(table.asking)

@@ -20,7 +20,7 @@ from p2pgenius.games.base import Ending, Outcome
 from p2pgenius.games.registry import get_spec
 from p2pgenius.games.spec import GameSpec, TimeOption
 from p2pgenius.ui import moves
-from p2pgenius.ui.frontends import FrontEnd, frontend
+from p2pgenius.ui.frontends import FRONT_ENDS, FrontEnd, frontend
 from p2pgenius.ui.frontends.duel import DuelFrontEnd
 from p2pgenius.ui.render import BoardRequest, board, plain
 from p2pgenius.wording import printable
@@ -144,6 +144,47 @@ def test_a_game_without_a_front_end_is_shown_and_typed_through_the_generic_one(c
     assert moves.blind_choices(NAME, "", 0) == []
     assert "JSON" in moves.help_text(NAME) and moves.help_text(None) == ""
     assert front.describe({"type": "say", "word": "5", "n": 5, "all": [1, 2]}) == 'say word="5" n=5 all=[1,2]'
+
+
+class CountdownFrontEnd(FrontEnd):
+    """A plugin game's own front end, in its own module."""
+
+    help = "Type take count=1 or take count=2."
+
+
+COUNTDOWN_FRONT = CountdownFrontEnd(NAME)
+
+
+@pytest.mark.parametrize("given", [COUNTDOWN_FRONT, "tests.ui.test_frontends:COUNTDOWN_FRONT"])
+def test_a_game_from_outside_the_package_brings_its_own_front_end(given: object) -> None:
+    # The UI lists the built-in games' front ends itself; a plugin's entry gives its own, as the
+    # object or as a path into its own package.
+    catalog.add(
+        catalog.Entry(NAME, "Countdown", "take 1 or 2", spec=CountdownSpec(Countdown()), frontend=given)
+    )
+    try:
+        assert frontend(NAME) is COUNTDOWN_FRONT and moves.help_text(NAME) == CountdownFrontEnd.help
+        assert all(entry.frontend is None for entry in catalog.GAMES if entry.name != NAME)
+        assert [type(frontend(name)).__name__ for name in FRONT_ENDS] == [
+            "DuelFrontEnd",
+            "SquareFrontEnd",
+            "HornFrontEnd",
+        ]
+    finally:
+        catalog.remove(NAME)
+
+
+def test_a_front_end_made_for_another_game_is_refused() -> None:
+    catalog.add(
+        catalog.Entry(
+            NAME, "Countdown", "take 1 or 2", spec=CountdownSpec(Countdown()), frontend=FrontEnd("duel")
+        )
+    )
+    try:
+        with pytest.raises(TypeError, match="not one of that game's"):
+            frontend(NAME)
+    finally:
+        catalog.remove(NAME)
 
 
 def test_a_game_without_bots_of_its_own_is_played_by_random_bots(countdown: Countdown) -> None:

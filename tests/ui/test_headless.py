@@ -13,24 +13,24 @@ from typing import Any
 from p2pgenius.protocol.session import ChatReceived
 from p2pgenius.protocol.transcript import verify
 from p2pgenius.ui.render import plain
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 
 from .harness import Staging, play, until
 
 CTRL_Q = "\x11"
 
 
-def moved(table: Table, answered: dict[int, int], *, or_confirming: bool = False) -> Callable[[], bool]:
+def moved(table: TableScreen, answered: dict[int, int], *, or_confirming: bool = False) -> Callable[[], bool]:
     """Whether the UI went past the question just answered (or asks to confirm the answer)."""
     return lambda: (
         table.asking != answered or table.finished or (or_confirming and table.confirming is not None)
     )
 
 
-def by_first_choice(max_moves: int = 400) -> Callable[[Table, Callable[[str], None]], Any]:
+def by_first_choice(max_moves: int = 400) -> Callable[[TableScreen, Callable[[str], None]], Any]:
     """A driver that plays the first legal move the completion offers, typed like a person."""
 
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for _ in range(max_moves):
             await until(lambda: bool(table.asking) or table.finished)
             if table.finished:
@@ -59,7 +59,7 @@ def test_a_whole_duel_typed_at_the_keyboard(tmp_path: Path) -> None:
     typed: list[str] = []
     boards: list[str] = []
 
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for gestures in itertools.cycle(["S D", "D S", "W W", "> S", "P W", "S W", "D D"]):
             await until(lambda: bool(table.asking) or table.finished)
             if table.finished or len(typed) > 300:
@@ -88,7 +88,7 @@ def test_a_whole_duel_typed_at_the_keyboard(tmp_path: Path) -> None:
 def test_bad_input_gets_one_line_and_a_surrender_asks_first(tmp_path: Path) -> None:
     seen: dict[str, str] = {}
 
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         await until(lambda: bool(table.asking))
         send("Q Q\r")
         await until(lambda: bool(table.message))
@@ -122,13 +122,13 @@ def test_bad_input_gets_one_line_and_a_surrender_asks_first(tmp_path: Path) -> N
 
 
 def test_a_whole_magic_square_and_chat_through_the_ui(tmp_path: Path) -> None:
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         await until(lambda: bool(table.asking))
         send("say good luck\r")
         await by_first_choice()(table, send)
 
     table, person, bot = play(
-        tmp_path, "magic-square", {}, drive, Staging(bot_level="heuristic", table=Table(hints=True))
+        tmp_path, "magic-square", {}, drive, Staging(bot_level="heuristic", table=TableScreen(hints=True))
     )
     assert table.result is not None
     assert person.session is not None and bot.session is not None
@@ -142,7 +142,7 @@ def test_a_whole_magic_square_and_chat_through_the_ui(tmp_path: Path) -> None:
 def test_hornswoggle_with_a_bot_partner_and_a_joining_person_who_accepts_the_lobby(tmp_path: Path) -> None:
     asked: list[str] = []
 
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         await until(lambda: table.lobby_answered is not None)
         asked.append(table.expected())
         asked.append(plain(table.board_lines()))
@@ -154,7 +154,7 @@ def test_hornswoggle_with_a_bot_partner_and_a_joining_person_who_accepts_the_lob
         "hornswoggle",
         {},
         drive,
-        Staging(ui_hosts=False, bot_level="pirate", seats=(0, 2), table=Table(partner_delay=0)),
+        Staging(ui_hosts=False, bot_level="pirate", seats=(0, 2), table=TableScreen(partner_delay=0)),
     )
     assert "join this match" in asked[0]
     # The lobby: the host's whole fingerprint (once), the time limit in words, no wire format.
@@ -169,7 +169,7 @@ def test_hornswoggle_with_a_bot_partner_and_a_joining_person_who_accepts_the_lob
 
 
 def test_leaving_mid_match_keeps_the_files_for_resume(tmp_path: Path) -> None:
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         await until(lambda: bool(table.asking))
         send(CTRL_Q)
         await until(lambda: table.leaving)
@@ -188,7 +188,7 @@ def test_without_fast_turns_done_resolves_the_turn_at_once(tmp_path: Path) -> No
     seen: list[str] = []
     waited: list[float] = []
 
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for gestures in ("S D", "D S"):
             await until(lambda: bool(table.asking))
             answered = dict(table.asking)
@@ -219,7 +219,7 @@ def test_without_fast_turns_done_resolves_the_turn_at_once(tmp_path: Path) -> No
 def test_players_say_gg_after_the_end_until_one_leaves(tmp_path: Path) -> None:
     said: list[str] = []
 
-    async def drive(table: Table, send: Callable[[str], None]) -> None:
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         await until(lambda: bool(table.asking))
         send("P P\r")
         await until(lambda: table.confirming is not None)

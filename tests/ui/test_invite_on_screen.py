@@ -19,7 +19,7 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.ui.app import build
 from p2pgenius.ui.lines import plain
 from p2pgenius.ui.lobby import invite_rows
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 
 from .screen import Terminal, seen, settled
 
@@ -42,7 +42,7 @@ class Recording(Terminal):
 def waiting_screen(columns: int, rows: int = 24, keys_sent: str = "") -> Recording:
     """The host's screen once it listens, before anyone joins (``keys_sent`` then pressed)."""
     terminal = Recording(columns, rows)
-    table = Table()
+    table = TableScreen()
     table.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
 
     async def run() -> None:
@@ -141,7 +141,7 @@ def test_the_invites_rows_are_even_and_fit(width: int) -> None:
 
 
 def test_the_waiting_lines_name_the_file_and_the_fingerprint() -> None:
-    table = Table()
+    table = TableScreen()
     identity = Identity.generate()
     table.peer = SimpleNamespace(identity=identity, view=None)  # type: ignore[assignment]
     table.net_event(Listening("[::]:7780", invite=str(INVITE), saved=SAVED))

@@ -20,7 +20,7 @@ from p2pgenius.net.lobby import DECLINED, DeclinedError
 from p2pgenius.protocol.events import SeatsDealt
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.ui.app import build
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 
 from .screen import Terminal, seen, settled
 
@@ -28,13 +28,13 @@ SIZES = [(80, 24), (160, 50)]
 INVITE_EVENT = Listening("127.0.0.1:34409", invite="", saved="", local_only=True)
 
 
-def host_table() -> Table:
-    table = Table()
+def host_table() -> TableScreen:
+    table = TableScreen()
     table.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
     return table
 
 
-def screen_of(table: Table, size: tuple[int, int], keys_sent: str = "", wait_for: str = "") -> str:
+def screen_of(table: TableScreen, size: tuple[int, int], keys_sent: str = "", wait_for: str = "") -> str:
     """The screen of ``table`` once it settled (``keys_sent`` then pressed, until ``wait_for``)."""
     terminal = Terminal(*size)
     screens: list[str] = []
@@ -79,7 +79,7 @@ def test_taking_up_a_proposal_is_said_as_such_and_goes_once_the_match_begins() -
 
 
 def test_a_joiner_answering_fast_is_told_what_it_did() -> None:
-    table = Table()
+    table = TableScreen()
     table.adapter.lobby_answered = SimpleNamespace()  # type: ignore[assignment]
     proposed: list[dict[str, bool]] = []
 

@@ -16,7 +16,7 @@ from p2pgenius.net.events import (
     Refused,
 )
 from p2pgenius.protocol.events import ClockWarning
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 
 
 class FakePeer:
@@ -26,7 +26,7 @@ class FakePeer:
 
 
 def test_setting_the_peer_routes_its_events_to_the_table() -> None:
-    table = Table()
+    table = TableScreen()
     fake = FakePeer()
     table.peer = fake  # type: ignore[assignment]
     assert fake.notify == table.net_event
@@ -36,7 +36,7 @@ def test_setting_the_peer_routes_its_events_to_the_table() -> None:
 
 
 def test_the_connection_status_follows_the_events() -> None:
-    table = Table()
+    table = TableScreen()
     table.peer = FakePeer()  # type: ignore[assignment]
     table.net_event(LobbyShown({}))
     assert table.connection == "in the lobby"
@@ -54,7 +54,7 @@ def test_the_connection_status_follows_the_events() -> None:
 
 
 def test_a_clock_warning_for_the_persons_seat_shows_under_the_board() -> None:
-    table = Table()
+    table = TableScreen()
     table.peer = FakePeer()  # type: ignore[assignment]
     table.line("p1: 3 minutes left on the round clock")  # words alone change nothing
     assert table.message == ""

@@ -11,7 +11,7 @@ from typing import Any
 
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
 from p2pgenius.games.hornswoggle.state import HornState, perspective
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 
 from .screen import Terminal
 from .test_table import seated, show
@@ -21,7 +21,9 @@ def horn(state: HornState, seat: int, action: dict[str, Any]) -> HornState:
     return HORNSWOGGLE.apply(state, seat, HORNSWOGGLE.parse_action(action))
 
 
-def at_table(state: HornState, seat: int = 0, seats: tuple[int, ...] = (0, 2)) -> tuple[Table, list[Any]]:
+def at_table(
+    state: HornState, seat: int = 0, seats: tuple[int, ...] = (0, 2)
+) -> tuple[TableScreen, list[Any]]:
     """Fay's table (her machine holds ``seats``, the first hers, a bot the other) over ``state``,
     ``seat`` asked for its move; what it sends goes into the list returned."""
     table, _ = seated(
@@ -34,7 +36,7 @@ def at_table(state: HornState, seat: int = 0, seats: tuple[int, ...] = (0, 2)) -
     return table, sent
 
 
-def both(table: Table) -> tuple[str, str]:
+def both(table: TableScreen) -> tuple[str, str]:
     return show(table, Terminal(80, 24)), show(table, Terminal(160, 50))
 
 

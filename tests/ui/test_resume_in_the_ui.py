@@ -19,7 +19,7 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.transcript import verify
 from p2pgenius.ui import bridge
 from p2pgenius.ui.app import build
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 from tests.net.test_processes import listening_port, spawn
 from tests.patience import HANG_S
 
@@ -29,10 +29,10 @@ CTRL_Q = "\x11"
 ME = Identity.from_seed(b"\x07" * 32)
 
 
-Driver = Callable[[Table, Callable[[str], None]], Coroutine[Any, Any, None]]
+Driver = Callable[[TableScreen, Callable[[str], None]], Coroutine[Any, Any, None]]
 
 
-def screen(table: Table, main: Callable[[], Awaitable[None]], drive: Driver) -> None:
+def screen(table: TableScreen, main: Callable[[], Awaitable[None]], drive: Driver) -> None:
     async def run() -> None:
         with create_pipe_input() as keys:
             app = build(table, input=keys, output=DummyOutput())
@@ -43,7 +43,7 @@ def screen(table: Table, main: Callable[[], Awaitable[None]], drive: Driver) -> 
     asyncio.run(run())
 
 
-def person(tmp: Path, table: Table) -> Peer:
+def person(tmp: Path, table: TableScreen) -> Peer:
     peer = Peer(
         ME,
         "ann",
@@ -81,7 +81,7 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
         port = listening_port(host_out)
         gestures = itertools.cycle(["S D", "D S", "W W", "> S", "P W", "S W", "D D"])
 
-        async def two_turns_then_leave(table: Table, send: Callable[[str], None]) -> None:
+        async def two_turns_then_leave(table: TableScreen, send: Callable[[str], None]) -> None:
             await until(lambda: table.lobby_answered is not None)
             send("y\r")
             for _ in range(2):
@@ -96,7 +96,7 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
             await until(lambda: table.leaving)
             send(CTRL_Q)
 
-        first = Table()
+        first = TableScreen()
         peer = person(tmp_path, first)
 
         async def join() -> None:
@@ -105,7 +105,7 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
         screen(first, join, two_turns_then_leave)
         assert peer.session is not None and not peer.session.finished
 
-        async def play_to_the_end(table: Table, send: Callable[[str], None]) -> None:
+        async def play_to_the_end(table: TableScreen, send: Callable[[str], None]) -> None:
             await until(lambda: bool(table.asking) or table.finished)
             resumed["names"] = table.names()
             resumed["log"] = list(table.log)
@@ -121,7 +121,7 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
 
         resumed: dict[str, Any] = {}
         before = list(first.log)
-        again = Table()
+        again = TableScreen()
         back = person(tmp_path, again)
         back.resume((tmp_path / "ann.p2pt").read_bytes(), (tmp_path / "ann.secrets").read_bytes())
         back.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)

@@ -11,21 +11,21 @@ import pytest
 
 from p2pgenius.cli.main import main
 from p2pgenius.cli.resume import nothing_to_resume
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 
 from .harness import play, until
 
 CTRL_Q = "\x11"
 
 
-async def leave_at_once(table: Table, send: Callable[[str], None]) -> None:
+async def leave_at_once(table: TableScreen, send: Callable[[str], None]) -> None:
     await until(lambda: bool(table.asking))
     send(CTRL_Q)
     await until(lambda: table.leaving)
     send(CTRL_Q)
 
 
-async def surrender(table: Table, send: Callable[[str], None]) -> None:
+async def surrender(table: TableScreen, send: Callable[[str], None]) -> None:
     await until(lambda: bool(table.asking))
     send("P P\r")
     await until(lambda: table.confirming is not None)
@@ -34,7 +34,7 @@ async def surrender(table: Table, send: Callable[[str], None]) -> None:
     send(CTRL_Q)
 
 
-def match(tmp: Path, name: str, drive: Callable[[Table, Callable[[str], None]], object]) -> Path:
+def match(tmp: Path, name: str, drive: Callable[[TableScreen, Callable[[str], None]], object]) -> Path:
     """The transcript (and secrets) of one match, played against a bot."""
     where = tmp / name
     where.mkdir()

@@ -13,7 +13,7 @@ import trio
 
 from p2pgenius.games.duel.spells import SPELLS
 from p2pgenius.protocol.identity import fingerprint
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 
 from .harness import Staging, play, until
 from .screen import Terminal, seen, settled
@@ -38,7 +38,7 @@ def assert_fits(terminal: Terminal) -> None:
     assert prompt >= terminal.rows - 4, "the input line is where it belongs, near the bottom"
 
 
-async def answer(table: Table, send: Send, text: str) -> None:
+async def answer(table: TableScreen, send: Send, text: str) -> None:
     """Type ``text`` for the question asked now and wait until the UI moved past it."""
     asked = dict(table.asking)
     send(text + "\r")
@@ -48,7 +48,7 @@ async def answer(table: Table, send: Send, text: str) -> None:
         await until(lambda: table.asking != asked or table.finished)
 
 
-async def trio_finished(table: Table) -> None:
+async def trio_finished(table: TableScreen) -> None:
     """Wait until the match's trio run is over (its connections closed)."""
     token = table.token
     assert token is not None
@@ -66,7 +66,7 @@ def test_the_duel_at_80x24_then_160x50_and_a_chat_after_the_end(tmp_path: Path) 
     screens: dict[str, str] = {}
     said: list[str] = []
 
-    async def drive(table: Table, send: Send) -> None:
+    async def drive(table: TableScreen, send: Send) -> None:
         await until(lambda: bool(table.asking))
         await answer(table, send, "S D")
         await until(lambda: bool(table.asking) or table.finished)
@@ -134,7 +134,7 @@ def test_the_magic_square_from_colouring_to_the_final_grid(tmp_path: Path) -> No
     terminal = Terminal(80, 24)
     screens: dict[str, str] = {}
 
-    async def drive(table: Table, send: Send) -> None:
+    async def drive(table: TableScreen, send: Send) -> None:
         while not table.finished:
             await until(lambda: bool(table.asking) or table.finished)
             if table.finished:
@@ -165,7 +165,7 @@ def test_the_magic_square_from_colouring_to_the_final_grid(tmp_path: Path) -> No
         "magic-square",
         {},
         drive,
-        Staging(bot_level="heuristic", output=terminal.output(), table=Table(hints=True)),
+        Staging(bot_level="heuristic", output=terminal.output(), table=TableScreen(hints=True)),
     )
     assert table.result is not None
     assert "choose who colours first" in screens.get("who colours first", "") or "colour" in screens
@@ -204,7 +204,7 @@ def test_hornswoggle_lobby_piles_reckoning_and_a_wrong_flip(tmp_path: Path) -> N
     screens: dict[str, str] = {}
     refused: list[str] = []
 
-    async def drive(table: Table, send: Send) -> None:
+    async def drive(table: TableScreen, send: Send) -> None:
         await until(lambda: table.lobby_answered is not None)
         screens["lobby"] = await seen(terminal, "join this match")
         send("y\r")
@@ -244,7 +244,7 @@ def test_hornswoggle_lobby_piles_reckoning_and_a_wrong_flip(tmp_path: Path) -> N
             bot_level="pirate",
             seats=(0, 2),
             output=terminal.output(),
-            table=Table(partner_delay=0),
+            table=TableScreen(partner_delay=0),
         ),
     )
     lobby = screens["lobby"]

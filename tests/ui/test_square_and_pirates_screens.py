@@ -22,7 +22,7 @@ from p2pgenius.protocol.events import Applied
 from p2pgenius.ui import bridge
 from p2pgenius.ui.app import build
 from p2pgenius.ui.lines import plain
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 from tests.magic_square.helpers import place_square, square, start
 from tests.patience import HANG_S
 
@@ -32,10 +32,10 @@ from .test_table import seated
 
 CTRL_Q = "\x11"
 Send = Callable[[str], None]
-Driver = Callable[[Table, Send], Any]
+Driver = Callable[[TableScreen, Send], Any]
 
 
-async def answer(table: Table, send: Send, text: str) -> None:
+async def answer(table: TableScreen, send: Send, text: str) -> None:
     """Type ``text`` for the question asked now and wait until the UI moved past it."""
     asked = dict(table.asking)
     send(text + "\r")
@@ -55,10 +55,12 @@ def quicken() -> None:
         driver.delay = 0.0
 
 
-def host_with_setup(tmp: Path, game: str, setup: dict[str, Any], driver: Driver, terminal: Terminal) -> Table:
+def host_with_setup(
+    tmp: Path, game: str, setup: dict[str, Any], driver: Driver, terminal: Terminal
+) -> TableScreen:
     """The harness's match (the person hosts at the UI, holding p0 and p2; a bot peer joins),
     with the engine ``setup`` given (the harness passes none)."""
-    table = Table(partner_delay=0.3)  # (bots that pause: the match goes on while the screen is read)
+    table = TableScreen(partner_delay=0.3)  # (bots that pause: the match goes on while the screen is read)
     person = make_peer(tmp, "person", table)
     opponents = BotDriver(None, 5, delay=0.3)
     bot = make_peer(tmp, "bot", None, opponents)
@@ -95,7 +97,7 @@ def host_with_setup(tmp: Path, game: str, setup: dict[str, Any], driver: Driver,
     return table
 
 
-async def both_sizes(terminal: Terminal, table: Table, *patterns: str) -> tuple[str, str]:
+async def both_sizes(terminal: Terminal, table: TableScreen, *patterns: str) -> tuple[str, str]:
     """The screen at 80x24, then at 160x50 (each once ``patterns`` are on it), back to 80x24."""
     narrow = await seen(terminal, *patterns)
     narrow = await settled(terminal)
@@ -120,7 +122,7 @@ def test_the_magic_squares_end_says_who_won_the_last_round_by_how_much(tmp_path:
     terminal = Terminal(80, 24)
     screens: dict[str, str] = {}
 
-    async def drive(table: Table, send: Send) -> None:
+    async def drive(table: TableScreen, send: Send) -> None:
         while not table.finished:
             await until(lambda: bool(table.asking) or table.finished)
             if table.finished:
@@ -140,7 +142,7 @@ def test_the_magic_squares_end_says_who_won_the_last_round_by_how_much(tmp_path:
         "magic-square",
         {},
         drive,
-        Staging(bot_level="heuristic", output=terminal.output(), table=Table(hints=True)),
+        Staging(bot_level="heuristic", output=terminal.output(), table=TableScreen(hints=True)),
     )
     assert table.result is not None
     # The log never ends a round with a bare "55-81": it says who won it, and on what.
@@ -184,7 +186,7 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
 
     table_view: list[Callable[[], Any]] = []
 
-    async def drive(table: Table, send: Send) -> None:
+    async def drive(table: TableScreen, send: Send) -> None:
         table_view.append(table.view)
         while not out() and not table.finished:
             await until(lambda: bool(table.asking) or table.finished or out())

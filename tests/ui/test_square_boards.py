@@ -13,14 +13,14 @@ from typing import Any
 from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import SquareState
 from p2pgenius.protocol.events import Applied
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 from tests.magic_square.helpers import act, place_square, red_winning_colours, square, start
 
 from .screen import Terminal
 from .test_table import seated, show
 
 
-def at_table(state: SquareState, seat: int = 0, *, hints: bool = False) -> tuple[Table, list[Any]]:
+def at_table(state: SquareState, seat: int = 0, *, hints: bool = False) -> tuple[TableScreen, list[Any]]:
     """A table seating the person at ``seat`` over ``state``, asked for its move; what it sends
     goes into the list returned."""
     table, _ = seated("magic-square", state, my_seats=(seat,), me=seat)
@@ -32,7 +32,7 @@ def at_table(state: SquareState, seat: int = 0, *, hints: bool = False) -> tuple
     return table, sent
 
 
-def both(table: Table) -> tuple[str, str]:
+def both(table: TableScreen) -> tuple[str, str]:
     """The screen at 80x24 and at 160x50."""
     return show(table, Terminal(80, 24)), show(table, Terminal(160, 50))
 

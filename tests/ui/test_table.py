@@ -27,7 +27,7 @@ from p2pgenius.ui.layout import rules_view
 from p2pgenius.ui.lines import namer, plain, wrap
 from p2pgenius.ui.lobby import lobby_lines
 from p2pgenius.ui.render import BoardRequest, board
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 
 from .screen import Terminal, seen, settled
 
@@ -84,8 +84,8 @@ class FakePeer:
     expect_from: str = ""
 
 
-def seated(game: str, state: Any, **more: Any) -> tuple[Table, FakeSession]:
-    table = Table()
+def seated(game: str, state: Any, **more: Any) -> tuple[TableScreen, FakeSession]:
+    table = TableScreen()
     session = FakeSession(game, state, **more)
     table.peer = FakePeer(session)  # type: ignore[assignment]
     return table, session
@@ -146,14 +146,14 @@ def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> N
     assert "each turn: 20 s" in text and "not fast: each turn lasts its whole time" in text
     assert "=" not in text and "True" not in text and "fast=" not in text
     assert re.search(r"bob \(host\)\s+" + host.fingerprint + r"\s+seat p1", text)
-    table = Table()
+    table = TableScreen()
     table.net_event(LobbyShown(lobby))
     table.line(LobbyShown(lobby).text)  # the half-fingerprint line of the network layer
     assert table.lobby == lobby and not any("lobby: duel" in line for line in table.log)
     assert "Check the host's fingerprint with them" in plain(table.waiting_lines())
 
     def joined_by_invite_of(key: bytes) -> str:
-        table = Table()
+        table = TableScreen()
         fake = FakePeer(None)
         fake.expect_key, fake.expect_from = key, "the invite"
         table.peer = fake  # type: ignore[assignment]
@@ -371,7 +371,7 @@ def test_long_lines_wrap_at_spaces_instead_of_being_cut() -> None:
     assert " ".join(plain([line]).strip() for line in lines) == text
 
 
-def show(table: Table, terminal: Terminal, keys: str = "", *, until: tuple[str, ...] = ()) -> str:
+def show(table: TableScreen, terminal: Terminal, keys: str = "", *, until: tuple[str, ...] = ()) -> str:
     """The screen of ``table`` (no match: a screen of its own), after ``keys``."""
 
     async def run() -> str:
@@ -390,7 +390,7 @@ def show(table: Table, terminal: Terminal, keys: str = "", *, until: tuple[str, 
 
 
 def test_the_log_follows_its_newest_line_and_pages_back_and_forth() -> None:
-    table = Table(game="duel")
+    table = TableScreen(game="duel")
     for number in range(1, 101):
         table.line(f"event number {number}")
     terminal = Terminal(80, 24)
@@ -406,7 +406,7 @@ def test_the_log_follows_its_newest_line_and_pages_back_and_forth() -> None:
 
 
 def test_a_long_message_wraps_under_the_input_at_80_columns() -> None:
-    table = Table(game="duel")
+    table = TableScreen(game="duel")
     table.message = (
         "gestures for the left and right hand, like: S D  (C D P S W, > to stab, - for nothing); "
         "then targets like left=p1"
@@ -417,9 +417,11 @@ def test_a_long_message_wraps_under_the_input_at_80_columns() -> None:
 
 
 def test_the_rules_window_opens_with_f2_and_scrolls() -> None:
-    top = show(Table(game="duel"), Terminal(80, 24), "\x1bOQ", until=("THE WIZARD DUEL",))
+    top = show(TableScreen(game="duel"), Terminal(80, 24), "\x1bOQ", until=("THE WIZARD DUEL",))
     assert "rules (PageUp/PageDown, Esc closes)" in top
-    scrolled = show(Table(game="duel"), Terminal(80, 24), "\x1bOQ\x1b[6~\x1b[6~", until=("rules \\(PageUp",))
+    scrolled = show(
+        TableScreen(game="duel"), Terminal(80, 24), "\x1bOQ\x1b[6~\x1b[6~", until=("rules \\(PageUp",)
+    )
     assert "THE WIZARD DUEL" not in scrolled and "rules (PageUp/PageDown, Esc closes)" in scrolled
 
 
@@ -430,7 +432,7 @@ def test_a_waiting_host_shows_its_invite_whole_on_a_line_of_its_own() -> None:
 
     from p2pgenius.net.events import Listening
 
-    table = Table()
+    table = TableScreen()
     table.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
     invite = "p2pgenius://" + "a" * 80
     table.net_event(Listening("[::]:7780", invite=invite, saved="/tmp/m.invite"))
@@ -489,7 +491,7 @@ def test_a_cell_typed_when_the_order_is_asked_says_what_to_type_and_names_not_se
 
 def test_a_host_on_loopback_is_told_only_this_machine_can_join_and_one_on_the_lan_is_not() -> None:
     for local_only in (True, False):
-        table = Table()
+        table = TableScreen()
         table.peer = FakePeer(None, identity=Identity.generate())  # type: ignore[assignment]
         table.net_event(Listening("[::]:7780", invite="p2pgenius://" + "a" * 70, local_only=local_only))
         text = plain(table.waiting_lines())

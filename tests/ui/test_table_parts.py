@@ -8,7 +8,7 @@ from p2pgenius.net.events import PeerJoined
 from p2pgenius.protocol.events import ClockWarning
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.ui.frame import rule_line
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 from p2pgenius.ui.table_state import TableState
 
 
@@ -26,19 +26,19 @@ def test_the_state_takes_the_network_layers_events_without_a_peer() -> None:
 
 
 def test_ctrl_q_asks_once_and_esc_takes_the_question_back() -> None:
-    table = Table(game="duel")
+    table = TableScreen(game="duel")
     assert table.input.leave() is False and table.leaving
     assert table.message.startswith("leave? No match has begun")  # (no session: nothing to resume)
     table.input.close()
     assert not table.leaving and table.message == ""
     assert table.input.leave() is False and table.input.leave() is True  # asked, then left
-    over = Table()
+    over = TableScreen()
     over.finished = True
     assert over.input.leave() is True  # the match is over: nothing to ask
 
 
 def test_the_table_reads_and_writes_its_parts_attributes_as_its_own() -> None:
-    table = Table()
+    table = TableScreen()
     table.asking = {0: 3}
     table.message = "hello"
     assert table.state.asking == {0: 3} and table.state.message == "hello"

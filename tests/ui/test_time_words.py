@@ -15,12 +15,12 @@ from p2pgenius.protocol.clocks import debt_words
 from p2pgenius.protocol.events import ClaimDisputed, Fault, FaultKind, TimeoutClaimed, TimeoutClaimSent
 from p2pgenius.ui.lines import Glyphs, plain
 from p2pgenius.ui.render import clock_text, clocks_line
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 from tests.protocol.test_clocks import Pair
 
 
-def table_of(session: Any) -> Table:
-    table = Table(game="duel")
+def table_of(session: Any) -> TableScreen:
+    table = TableScreen(game="duel")
     files = SimpleNamespace(transcript=Path("match.p2pt"))
     table.adapter.peer = SimpleNamespace(view=session.view, files=files)  # type: ignore[assignment]
     return table

@@ -25,7 +25,7 @@ from p2pgenius.ui.frontends import InputError
 from p2pgenius.ui.frontends import duel as duel_front
 from p2pgenius.ui.frontends import magic_square as square_front
 from p2pgenius.ui.render import BoardRequest, board, plain
-from p2pgenius.ui.table import Table
+from p2pgenius.ui.table import TableScreen
 
 
 def test_hornswoggle_shows_your_cards_and_only_counts_of_everyone_elses() -> None:
@@ -142,7 +142,7 @@ class Wide(DummyOutput):
         return Size(rows=40, columns=160)
 
 
-def render_once(table: Table, output: Any) -> None:
+def render_once(table: TableScreen, output: Any) -> None:
     async def draw() -> None:
         with create_pipe_input() as keys:
             app = build(table, input=keys, output=output)
@@ -153,7 +153,7 @@ def render_once(table: Table, output: Any) -> None:
 
 def test_both_layouts_and_the_fault_screen_render(tmp_path: Path) -> None:
     match = play("duel", seed=2, max_rounds=6)
-    table = Table()
+    table = TableScreen()
 
     class FakePeer:
         view = match.sessions[0].view
@@ -177,7 +177,7 @@ def test_both_layouts_and_the_fault_screen_render(tmp_path: Path) -> None:
 
 
 def test_the_completer_completes_the_word_being_typed() -> None:
-    table = Table()
+    table = TableScreen()
     engine = get_game("magic-square")
     state = engine.initial({"colours": [0, 1] * 8}, {})
     state = engine.apply(state, 0, engine.parse_action({"type": "order", "first": 0}))
@@ -206,7 +206,7 @@ def test_the_completer_completes_the_word_being_typed() -> None:
 
 
 def test_the_rules_open_inside_the_ui_and_a_chat_before_the_match_is_refused_in_one_line() -> None:
-    table = Table(game="duel")
+    table = TableScreen(game="duel")
     table.enter("rules")
     assert table.rules_open and any("Fireball" in text for _, text in table.rules)
     table.enter("say hello")
@@ -253,7 +253,7 @@ def test_a_blinded_players_screen_is_drawn_from_the_claims_with_the_opponent_hid
         if seat == 1 and session.behind and len(screens) < 3:
             holder = Holder()
             holder.view = session.view
-            ui = Table(ascii_only=True)
+            ui = TableScreen(ascii_only=True)
             ui.peer = holder  # type: ignore[assignment]
             screens.append(plain(ui.board_lines()))
         return action

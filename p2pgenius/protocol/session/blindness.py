@@ -15,7 +15,7 @@ from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.blinds import Blinds
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.faults import CheatError
-from p2pgenius.protocol.session.match import Match
+from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import Phase
 from p2pgenius.protocol.session.stage import Claim, Stage
 
@@ -23,7 +23,7 @@ from p2pgenius.protocol.session.stage import Claim, Stage
 class Blindness:
     """Claims for blind peers, sent and checked; what blindness keeps pending (:class:`Blinds`)."""
 
-    def __init__(self, courier: Courier, match: Match) -> None:
+    def __init__(self, courier: Courier, match: DealtMatch) -> None:
         self.courier = courier
         self.match = match
         self.blinds = Blinds()

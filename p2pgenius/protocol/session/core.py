@@ -2,9 +2,10 @@
 
 One :class:`Session` per peer drives the game engine in lockstep with the others. It never touches a
 socket, a clock or a disk: the I/O layer feeds it messages (:meth:`receive`) and local decisions
-(:meth:`submit`, :meth:`decline`, :meth:`chat`, :meth:`forfeit`), and after each call takes
-:meth:`flush`, which says what to append to the transcript and the secrets file (first, durably)
-and which messages to send to every other peer (after).
+(:meth:`submit`, :meth:`decline`, :meth:`chat`; what is said of time, a forfeit too, through its
+:class:`~.referee.Referee`), and after each call takes :meth:`flush`, which says what to append
+to the transcript and the secrets file (first, durably) and which messages to send to every other
+peer (after).
 
 A match goes: terms (the host's proposal) and accepts; a commit-reveal coin flip that deals the
 seat groups to the peers; then *stages*, until the game's end, its audit and every peer's signed
@@ -13,7 +14,7 @@ and asks the parts what a driver asks it. The parts, each an object, share one
 :class:`~.courier.Courier` (the record, the chain, the phase): :class:`~.setup.MatchSetup` (the
 terms and the deal), :class:`~.referee.Referee` (time: claims, disputes, forfeits) and, from the
 deal on, :class:`~.play.Play` (the stages), which holds the match with its
-:class:`~.blindness.Blindness` and its :class:`~.ending.Ending`.
+:class:`~.blindness.Blindness` and its :class:`~.ending.EndJudge`.
 
 A :class:`Session` with no identity is an *observer*: fed a transcript's messages in order it
 re-checks everything (``p2pgenius verify``).
@@ -54,7 +55,7 @@ from p2pgenius.protocol.records import CoinSecret, secrets_of, typed
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.faults import CheatError, SessionError
-from p2pgenius.protocol.session.match import Match
+from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import ACCEPTED, WHEN, Phase, PhaseError
 from p2pgenius.protocol.session.play import STAGE_MESSAGES, Play
 from p2pgenius.protocol.session.referee import Referee
@@ -181,7 +182,7 @@ class Session:
         return self.play
 
     @property
-    def match(self) -> Match | None:
+    def match(self) -> DealtMatch | None:
         """The match, from the deal on."""
         return self.play.match if self.play is not None else None
 

@@ -12,7 +12,7 @@ from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.cards import Ref, check_card, check_opening, openings_of
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.faults import CheatError
-from p2pgenius.protocol.session.match import Match
+from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import Local, Phase
 
 Verdict = Outcome | Ref | None
@@ -20,10 +20,10 @@ Verdict = Outcome | Ref | None
 outcome stands)."""
 
 
-class Ending:
-    """Hashes, the audit, the signed result."""
+class EndJudge:
+    """How a match's end is judged: the state hashes compared, the audit, the signed result."""
 
-    def __init__(self, courier: Courier, match: Match, commits: dict[Ref, bytes]) -> None:
+    def __init__(self, courier: Courier, match: DealtMatch, commits: dict[Ref, bytes]) -> None:
         self.courier = courier
         self.match = match
         self.commits = commits  # every commitment of the match: (stage, seat) -> it

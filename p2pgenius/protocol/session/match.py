@@ -13,7 +13,7 @@ from p2pgenius.protocol.session.cards import HiddenCards
 
 
 @dataclass
-class Match:
+class DealtMatch:
     """One match from the deal on."""
 
     terms: dict[str, Any]

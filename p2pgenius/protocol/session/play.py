@@ -6,7 +6,7 @@ act (its spec's optional actions, such as a challenge), that action or a ``decli
 choices (a sealed game's every stage) are revealed once all commitments are in; hidden cards stay
 committed until flipped or audited. When a stage is complete every peer applies it, in seat
 order, and sends the hash of the public state. :class:`Play` holds the match from the deal on
-(never without one) and, holding the same match, its :class:`Blindness` and its :class:`Ending`.
+(never without one) and, holding the same match, its :class:`Blindness` and its :class:`EndJudge`.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from p2pgenius.protocol.session.blindness import Blindness
 from p2pgenius.protocol.session.cards import Ref, check_card, check_opening
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
-from p2pgenius.protocol.session.ending import Ending
+from p2pgenius.protocol.session.ending import EndJudge
 from p2pgenius.protocol.session.faults import CheatError
 from p2pgenius.protocol.session.ledger import TimeLedger
-from p2pgenius.protocol.session.match import Match
+from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import Phase
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.timing import ClockBook
@@ -40,7 +40,7 @@ MAX_HELD: Final = 256
 """Messages of one author held for stages this peer has not reached yet, at most."""
 
 
-def check_legal(match: Match, seat: int, action: Any, state: Any = None) -> None:
+def check_legal(match: DealtMatch, seat: int, action: Any, state: Any = None) -> None:
     """Raise IllegalActionError unless ``seat`` may take ``action`` now (or in ``state``)."""
     state = match.state if state is None else state
     pile = match.spec.flipped_pile(action.to_plain())
@@ -55,7 +55,7 @@ def check_legal(match: Match, seat: int, action: Any, state: Any = None) -> None
 class Play:
     """The stages of one match, on one peer (or an observer)."""
 
-    def __init__(self, courier: Courier, match: Match, time: TimeLedger) -> None:
+    def __init__(self, courier: Courier, match: DealtMatch, time: TimeLedger) -> None:
         self.courier = courier
         self.match = match
         self.time = time
@@ -64,7 +64,7 @@ class Play:
         self.blindness = Blindness(courier, match)
         courier.stopping.append(self.blindness.release_all)
         self.choices = Choices(self)
-        self.ending = Ending(courier, match, self.commit_log)
+        self.ending = EndJudge(courier, match, self.commit_log)
         self.backlog: list[Envelope] = []  # messages for stages not reached yet
         self._stage: Stage | None = None
 

@@ -27,7 +27,7 @@ from p2pgenius.protocol.messages import (
 from p2pgenius.protocol.session.cards import HiddenCards
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.faults import CheatError
-from p2pgenius.protocol.session.match import Match
+from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import Phase
 
 
@@ -248,7 +248,7 @@ def check_coins(terms: Mapping[str, Any], keys: Sequence[bytes]) -> None:
 
 class MatchSetup:
     """The session's set-up: terms (with every coin commitment), accepts, the coin's openings,
-    the deal. It hands the session the :class:`Match` the deal makes."""
+    the deal. It hands the session the :class:`DealtMatch` the deal makes."""
 
     def __init__(self, courier: Courier, *, expected: Mapping[str, Any] | None, coin: bytes | None) -> None:
         self.courier = courier
@@ -369,7 +369,7 @@ class MatchSetup:
             raise MessageError("an accept must name these terms, once")
         self.accepted.add(env.author)
 
-    def on_coin_reveal(self, env: Envelope, msg: CoinReveal) -> Match | None:
+    def on_coin_reveal(self, env: Envelope, msg: CoinReveal) -> DealtMatch | None:
         """Take a peer's opened coin share; the last one deals the seats: the match is returned."""
         nonce = msg.nonce
         if env.author in self.coin_reveals:
@@ -387,7 +387,7 @@ class MatchSetup:
             return None
         return self._deal()
 
-    def _deal(self) -> Match:
+    def _deal(self) -> DealtMatch:
         assert self.terms is not None and self.spec is not None and self.engine is not None
         terms, spec, engine, courier = self.terms, self.spec, self.engine, self.courier
         reveals = [self.coin_reveals[a] for a in range(len(courier.keys))]
@@ -396,7 +396,7 @@ class MatchSetup:
         state = spec.perspective(engine.initial(terms["setup"], terms["options"]), mine)
         courier.events.append(SeatsDealt(owner))
         courier.enter(Phase.PLAYING)
-        return Match(terms, engine, spec, owner, mine, state, HiddenCards(len(owner)))
+        return DealtMatch(terms, engine, spec, owner, mine, state, HiddenCards(len(owner)))
 
     def unrevealed(self) -> tuple[int, ...]:
         """The peers the coin flip waits on: each committed its share and has not opened it. One

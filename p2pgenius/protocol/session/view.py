@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from p2pgenius.canonical import Plain
 from p2pgenius.games.base import Game, Outcome
 from p2pgenius.protocol.events import ClockView, Fault
-from p2pgenius.protocol.session.match import Match
+from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.stage import Stage
 
 
@@ -37,7 +37,7 @@ class Readable(Protocol):
     @property
     def terms(self) -> dict[str, Any] | None: ...
     @property
-    def match(self) -> Match | None: ...
+    def match(self) -> DealtMatch | None: ...
     @property
     def state(self) -> Any: ...
     @property

@@ -1,4 +1,4 @@
-"""A game's front end: how people see and play it in the terminal UI, and the registry of them.
+"""A game's front end: how people see and play it in the terminal UI.
 
 :class:`FrontEnd` is also the *generic* front end, the one a game without a registered front end
 is played through: its state is shown as its view (plain JSON), moves are typed as an action's
@@ -15,9 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Final
 
-from p2pgenius.errors import LocalMisuseError, P2PGeniusError
+from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.base import Game
-from p2pgenius.games.catalog import find
 from p2pgenius.games.registry import get_game, get_spec
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.ui.lines import Glyphs, Line, namer, seat_name, wrap
@@ -290,18 +289,3 @@ def _field_value(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
-
-
-def frontend(name: str) -> FrontEnd:
-    """The front end of game ``name``: its own (the games' table names it), or the generic one
-    (a game without one of its own, or a name no game has). A table entry whose front end is
-    not one for that game is refused (TypeError): it would show another game's board."""
-    try:
-        found = find(name).load_frontend()
-    except LocalMisuseError:
-        found = None
-    if found is None:
-        return FrontEnd(name)
-    if not isinstance(found, FrontEnd) or found.game != name:
-        raise TypeError(f"the games' table gives {name!r} the front end {found!r}")
-    return found
