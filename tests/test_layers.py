@@ -475,13 +475,15 @@ def test_no_layer_above_the_protocol_reaches_into_a_session() -> None:
     # audit to judge off the loop, a peer's hash taken) the session says through its own members.
     offenders = []
     for layer in ("net", "cli", "bots", "record"):
+        parts = SESSION_INSIDES if layer == "net" else ("courier", "chain", "referee")
         for path in sorted((PACKAGE / layer).rglob("*.py")):
-            offenders += _reaches_in(path, SESSION_INSIDES if layer == "net" else ("courier", "chain", "referee"))
+            offenders += _reaches_in(path, parts)
     assert offenders == []
 
 
 def test_the_reach_check_finds_a_chain_through_the_session(tmp_path: Path) -> None:
-    (tmp_path / "p.py").write_text("n = session.chain.next_seq\nt = session.time.claimants\n", encoding="utf-8")
+    probe = "n = session.chain.next_seq\nt = session.time.claimants\n"
+    (tmp_path / "p.py").write_text(probe, encoding="utf-8")
     found = _reaches_in_file(tmp_path / "p.py", SESSION_INSIDES)
     assert [line.split(": ")[1] for line in found] == [".chain", ".time"]
 
