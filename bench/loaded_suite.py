@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -84,6 +85,10 @@ def once(pytest_args: list[str]) -> Run:
         if found:
             setattr(run, "errors" if kind == "error" else kind, int(found.group(1)))
     run.failures = [line for line in done.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
+    if run.failures:  # (what failed, whole, for whoever fixes it)
+        kept = Path(tempfile.gettempdir()) / f"loaded-suite-{os.getpid()}-{time.monotonic_ns()}.txt"
+        kept.write_text(done.stdout + done.stderr, encoding="utf-8")
+        run.failures.append(f"(the run's whole output: {kept})")
     if done.returncode not in (0, 1) and not run.failures:
         run.failures = [f"pytest exited {done.returncode}: {(done.stderr or done.stdout)[-300:]}"]
     return run

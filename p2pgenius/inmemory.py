@@ -173,7 +173,9 @@ class _Wires:
         session = self.table.sessions[index]
         chose = False
         for seat in session.ahead():
-            session.submit_ahead(seat, plain(self.driver.choose(self.game, session.ahead_state(), seat)))
+            session.submit(
+                seat, plain(self.driver.choose(self.game, session.ahead_state(), seat)), ahead=True
+            )
             self.pump(index)
             chose = True
         return chose

@@ -243,7 +243,7 @@ class MatchLoop:
         if seat not in session.ahead():
             return
         try:
-            session.submit_ahead(seat, action)
+            session.submit(seat, action, ahead=True)
         except P2PGeniusError as exc:
             self.tell(DecisionRefused(seat, str(exc)))
             self._not_ahead.add((number, seat))  # asked again once that stage opens, not before
@@ -289,37 +289,40 @@ class MatchLoop:
             return
         if session.me == 0:  # relay to the others; each checks the author's signature itself
             self.links.relay(payload, connection)
-        before = session.counts
+        before = session.signed_log.counts
         for event in session.receive(raw):
             self.report(session.view, event)
             self._on_clock_event(event, now)
             await self._audit_if_due(event)
-        self.clocks.progressed(before, session.counts, now)
+        self.clocks.progressed(before, session.signed_log.counts, now)
         await self.flush()
 
     async def flush(self) -> None:
         """What the session has to persist and send: secrets and records to disk first, then
-        the messages, queued on every connection (never waiting for one); then its events, told."""
+        the messages, queued on every connection (never waiting for one); then its events, told;
+        and again while telling them made more (accepting a claim sends a dispute, say)."""
         session = self.session
-        out = session.flush()
-        # Secrets first: a commitment on record whose nonce was lost could never be opened.
-        self.files.append(self.files.secrets, out.secrets)
-        self.files.append(self.files.transcript, out.records)
-        for raw in out.messages:
-            payload = encode(["m", raw])
-            self.files.note(f"-> {payload.hex()}")
-            self.links.broadcast(payload)
-        # They leave before the events are told and the loop goes on (a write that waits for a
-        # peer that does not read is not waited for).
-        await self.links.handed_over()
-        if self.spectators is not None:
-            self.spectators.feed()  # (queued, never waited for)
-        for event in session.take_events():
-            self.report(session.view, event)
-            self._on_clock_event(event)
-            await self._audit_if_due(event)
-        if session.unflushed:
-            await self.flush()  # accepting a claim sent something more
+        while True:
+            out = session.flush()
+            # Secrets first: a commitment on record whose nonce was lost could never be opened.
+            self.files.append(self.files.secrets, out.secrets)
+            self.files.append(self.files.transcript, out.records)
+            for raw in out.messages:
+                payload = encode(["m", raw])
+                self.files.note(f"-> {payload.hex()}")
+                self.links.broadcast(payload)
+            # They leave before the events are told and the loop goes on (a write that waits for
+            # a peer that does not read is not waited for).
+            await self.links.handed_over()
+            if self.spectators is not None:
+                self.spectators.feed()  # (queued, never waited for)
+            events = session.take_events()
+            for event in events:
+                self.report(session.view, event)
+                self._on_clock_event(event)
+                await self._audit_if_due(event)
+            if not events:
+                return
 
     async def _audit_if_due(self, event: Event) -> None:
         """Every audit is in: judge it in a worker thread (it replays the whole match, tens of

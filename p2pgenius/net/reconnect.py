@@ -40,7 +40,7 @@ async def sync(session: Session, connection: Connection, *, speak_first: bool) -
     """Exchange how many messages of each author each side holds; send what the other lacks.
     Returns what arrived right behind the other's sync, to be handled first."""
     if speak_first:
-        await connection.send(encode(["sync", list(session.counts)]))
+        await connection.send(encode(["sync", list(session.signed_log.counts)]))
     theirs = None
     behind: list[bytes] = []
     with trio.fail_after(HANDSHAKE_TIMEOUT_S):
@@ -61,12 +61,12 @@ async def sync(session: Session, connection: Connection, *, speak_first: bool) -
                     theirs = counts
                 elif theirs is not None:
                     behind.append(payload)
-    missing = session.missing_for(theirs)
+    missing = session.signed_log.missing_for(theirs)
     # Anything accepted from now until the connection is adopted (even while the sends below
     # wait) must not fall between this snapshot and the broadcasts that will include it.
-    connection.caught_up = session.taken
+    connection.caught_up = session.signed_log.taken
     if not speak_first:
-        await connection.send(encode(["sync", list(session.counts)]))
+        await connection.send(encode(["sync", list(session.signed_log.counts)]))
     for raw in missing:
         await connection.send(encode(["m", raw]))
     return behind
@@ -241,7 +241,7 @@ class Reconnection:
         # come between), for the connection's own writer from now on, as the loop's messages.
         connection.start(self.nursery)
         with contextlib.suppress(PeerGoneError):  # (given up already: its reader says so)
-            for raw in self.session.taken_since(connection.caught_up):
+            for raw in self.session.signed_log.taken_since(connection.caught_up):
                 connection.post(encode(["m", raw]))
         # What came behind its sync goes first, in order, before anything the reader picks up.
         self.nursery.start_soon(connection.messages, self.inbox, behind)

@@ -87,7 +87,7 @@ class Spectators:
     def feed(self) -> None:
         """Queue for every spectator what the host accepted since (never waiting for one)."""
         session = self.session()
-        if session is None or (session.terms is None and not session.taken):
+        if session is None or (session.terms is None and not session.signed_log.taken):
             return
         for watcher in list(self.watchers):
             try:
@@ -95,7 +95,7 @@ class Spectators:
                     players = {"keys": list(session.keys), "names": list(session.names)}
                     watcher.connection.post(encode(["watching", players]))
                     watcher.sent = 0
-                for raw in session.taken_since(watcher.sent):
+                for raw in session.signed_log.taken_since(watcher.sent):
                     watcher.connection.post(encode(["m", raw]))
                     watcher.sent += 1
             except PeerGoneError as exc:  # (its queue is full: it fell behind; or it is gone)
@@ -261,9 +261,9 @@ class Watched:
             if digest in self.seen:
                 return  # (held already: a host called again sends the match from its start)
             self.seen.add(digest)
-        accepted = session.taken
+        accepted = session.signed_log.taken
         events = session.receive(body)
-        if session.taken > accepted:  # (a message it refused is not the match's)
+        if session.signed_log.taken > accepted:  # (a message it refused is not the match's)
             # (first: a listener may read the messages so far, this one included)
             self.onlooker.on_message(body)
         for event in events:

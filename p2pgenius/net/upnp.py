@@ -51,9 +51,11 @@ else:
 SEARCH_S: Final = 3.0
 """How long the whole setup may take: the search, the router's descriptions, its public address and
 the mapping (the host tells the user "up to" this)."""
-GRACE_S: Final = 0.5
+GRACE_S: Final = 5.0
 """How long past ``SEARCH_S`` trio waits for the worker thread before leaving it behind (it stops by
-itself at ``SEARCH_S``: this is only in case something in it does not heed the deadline)."""
+itself at ``SEARCH_S``, and says why: this is only in case something in it does not heed the
+deadline, so it is long enough that a busy machine's late timer never beats the thread's own
+answer)."""
 REQUEST_S: Final = 5
 """How long one request to the router may take (within the setup, ``SEARCH_S`` is the tighter)."""
 LEASE_S: Final = 3600

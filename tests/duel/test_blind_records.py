@@ -187,8 +187,8 @@ def test_a_peer_that_crashes_inside_the_blindness_resumes_and_every_record_holds
             sessions[victim] = restored
             flush(victim)
             other = 1 - victim
-            inbox[victim] += sessions[other].missing_for(restored.counts)
-            inbox[other] += restored.missing_for(sessions[other].counts)
+            inbox[victim] += sessions[other].signed_log.missing_for(restored.signed_log.counts)
+            inbox[other] += restored.signed_log.missing_for(sessions[other].signed_log.counts)
     assert crashed and all(s.finished for s in sessions)
     for i in (0, 1):
         report = verify(b"".join(disk[i]))

@@ -156,7 +156,7 @@ async def test_a_proposal_of_nothing_to_propose_before_the_ready_is_ignored_not_
         await caller.handshake()
         await caller.send(encode(["propose", ignored]))
         await caller.send(encode(["propose", {"fast": True}]))
-        with trio.fail_after(10):
+        with trio.fail_after(HANG_S):
             while not any(isinstance(e, OptionsProposed) for e in events):
                 await trio.sleep(0.01)
         assert host.lobby is not None and [m.name for m in host.lobby.members] == ["eve"]

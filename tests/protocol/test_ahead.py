@@ -62,20 +62,20 @@ def test_a_choice_ahead_is_refused_where_the_game_allows_none_and_when_illegal_o
     square = _table("magic-square")
     assert square[0].ahead() == () and square[0].ahead_state() is None
     with pytest.raises(LocalMisuseError, match="cannot choose ahead"):
-        square[0].submit_ahead(0, {"type": "order", "first": 0})
+        square[0].submit(0, {"type": "order", "first": 0}, ahead=True)
     horn = _table("hornswoggle")
     peer = next(s for s in horn if 0 in s.my_seats)
     assert set(peer.ahead()) == set(peer.my_seats)  # every seat lays an opening card
     with pytest.raises(LocalMisuseError, match="travels as a commitment"):
-        peer.submit_ahead(0, {"type": "bid", "count": 1})  # public: it would tell the picker
+        peer.submit(0, {"type": "bid", "count": 1}, ahead=True)  # public: it would tell the picker
     with pytest.raises(IllegalActionError):
-        peer.submit_ahead(0, {"type": "discard", "card": "skull"})  # not what the opening allows
+        peer.submit(0, {"type": "discard", "card": "skull"}, ahead=True)  # not what the opening allows
     with pytest.raises(IllegalActionError):
-        peer.submit_ahead(0, {"type": "place", "card": "garnet"})
-    peer.submit_ahead(0, {"type": "place", "card": "skull"})
+        peer.submit(0, {"type": "place", "card": "garnet"}, ahead=True)
+    peer.submit(0, {"type": "place", "card": "skull"}, ahead=True)
     assert 0 not in peer.ahead()  # once
     with pytest.raises(LocalMisuseError, match="cannot choose ahead"):
-        peer.submit_ahead(0, {"type": "place", "card": "doubloon"})
+        peer.submit(0, {"type": "place", "card": "doubloon"}, ahead=True)
     out = peer.flush()
     assert [decode(raw)[5][:3] for raw in out.messages] == [["commit", 1, 0]]
     assert decode(out.secrets[0])[:3] == ["secret", 1, 0]  # on disk before it is sent
@@ -86,7 +86,7 @@ def test_a_peer_that_crashed_after_choosing_ahead_resumes_with_its_choice_held()
     ahead = next(s for s in horn if 1 not in s.my_seats)  # the peer that does not pick
     other = horn[1 - horn.index(ahead)]
     for seat in ahead.ahead():
-        ahead.submit_ahead(seat, {"type": "place", "card": "doubloon"})
+        ahead.submit(seat, {"type": "place", "card": "doubloon"}, ahead=True)
     out = ahead.flush()
     for raw in out.messages:
         other.receive(raw)

@@ -68,8 +68,8 @@ class TwoPeers:
         sessions[1] = restored
         self.flush(1)
         # On reconnecting each side sends what the other has not seen.
-        self.inbox[1] += sessions[0].missing_for(restored.counts)
-        self.inbox[0] += restored.missing_for(sessions[0].counts)
+        self.inbox[1] += sessions[0].signed_log.missing_for(restored.signed_log.counts)
+        self.inbox[0] += restored.signed_log.missing_for(sessions[0].signed_log.counts)
 
 
 @pytest.mark.parametrize(

@@ -23,11 +23,13 @@ class Terminal:
         self.columns, self.rows = columns, rows
         self.screen = pyte.Screen(columns, rows)
         self.stream = pyte.Stream(self.screen)
+        self.stale = False  # resized, and not drawn on since (what it shows is the old size's)
 
     # -- what prompt_toolkit writes to ---------------------------------------------------------
 
     def write(self, data: str) -> int:
         self.stream.feed(data)
+        self.stale = False
         return len(data)
 
     def flush(self) -> None:
@@ -43,6 +45,7 @@ class Terminal:
     def resize(self, columns: int, rows: int) -> None:
         """A new size (the application redraws at its next invalidation)."""
         self.columns, self.rows = columns, rows
+        self.stale = True
         self.screen.resize(rows, columns)
         cursor = self.screen.cursor  # (a terminal keeps its cursor on the screen)
         cursor.x, cursor.y = min(cursor.x, columns - 1), min(cursor.y, rows - 1)
@@ -72,13 +75,13 @@ async def seen(terminal: Terminal, *patterns: str, seconds: float = HANG_S) -> s
 
 
 async def settled(terminal: Terminal, condition: Callable[[], bool] = lambda: True) -> str:
-    """The screen once ``condition`` holds and it stopped changing for a moment (a redraw after
-    the last change has landed)."""
+    """The screen once ``condition`` holds, it was drawn on since its last resize, and it stopped
+    changing for a moment (a redraw after the last change has landed)."""
     last = ""
     steady = 0
     for _ in range(int(HANG_S / 0.01)):
         text = terminal.text()
-        steady = steady + 1 if text == last and condition() else 0
+        steady = steady + 1 if text == last and not terminal.stale and condition() else 0
         if steady >= 5:
             return text
         last = text

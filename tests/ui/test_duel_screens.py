@@ -24,6 +24,7 @@ from p2pgenius.ui.lines import plain
 from p2pgenius.ui.replay import Replay
 from p2pgenius.ui.table import TableScreen
 from tests.net.test_processes import listening_port, spawn
+from tests.patience import HANG_S
 from tests.ui.test_resume_in_the_ui import person
 
 from .harness import Staging, play, until
@@ -113,7 +114,7 @@ def run_screen(terminal: Terminal, table: TableScreen, main: Any, drive: Any) ->
         with create_pipe_input() as keys:
             app = build(table, input=keys, output=terminal.output())
             driver = asyncio.ensure_future(drive(table, keys.send_text))
-            await asyncio.wait_for(bridge._main(table, app, main), 60)
+            await asyncio.wait_for(bridge._main(table, app, main), HANG_S)
             driver.cancel()
 
     asyncio.run(run())

@@ -20,6 +20,7 @@ from p2pgenius.ui.app import build
 from p2pgenius.ui.lines import plain
 from p2pgenius.ui.lobby import invite_rows
 from p2pgenius.ui.table import TableScreen
+from tests.patience import HANG_S
 
 from .screen import Terminal, seen, settled
 
@@ -57,7 +58,7 @@ def waiting_screen(columns: int, rows: int = 24, keys_sent: str = "") -> Recordi
                 await seen(terminal, "invite copied|no clipboard")
                 await settled(terminal)
             app.exit()
-            await asyncio.wait_for(shown, 10)
+            await asyncio.wait_for(shown, HANG_S)
 
     asyncio.run(run())
     return terminal

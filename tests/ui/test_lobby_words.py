@@ -21,6 +21,7 @@ from p2pgenius.protocol.events import SeatsDealt
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.ui.app import build
 from p2pgenius.ui.table import TableScreen
+from tests.patience import HANG_S
 
 from .screen import Terminal, seen, settled
 
@@ -50,7 +51,7 @@ def screen_of(table: TableScreen, size: tuple[int, int], keys_sent: str = "", wa
                 await seen(terminal, wait_for)
             screens.append(await settled(terminal))
             app.exit()
-            await asyncio.wait_for(shown, 10)
+            await asyncio.wait_for(shown, HANG_S)
 
     asyncio.run(run())
     return screens[0]

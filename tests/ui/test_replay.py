@@ -21,6 +21,7 @@ from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report, frame, records, verify
 from p2pgenius.ui.lines import namer, plain
 from p2pgenius.ui.replay import Replay, ReplayError, build
+from tests.patience import HANG_S
 
 from .harness import until
 from .screen import Terminal, seen, settled
@@ -248,7 +249,7 @@ def drive(replay: Replay, terminal: Terminal, driver: Callable[[Send], Awaitable
             shown = asyncio.ensure_future(app.run_async())
             await seen(terminal, r"replay>")
             await driver(keys.send_text)
-            await asyncio.wait_for(shown, 10)
+            await asyncio.wait_for(shown, HANG_S)
 
     asyncio.run(run())
 

@@ -28,6 +28,7 @@ from p2pgenius.protocol.session import Event, SessionView
 from p2pgenius.protocol.transcript import records, verify
 from p2pgenius.ui.lines import plain
 from p2pgenius.ui.replay import Replay, build
+from tests.patience import HANG_S
 
 from .harness import until
 from .screen import Terminal, seen, settled
@@ -129,7 +130,7 @@ def drive(replay: Replay, terminal: Terminal, driver: Callable[[Send], Awaitable
             shown = asyncio.ensure_future(app.run_async())
             await seen(terminal, r"replay>")
             await driver(keys.send_text)
-            await asyncio.wait_for(shown, 10)
+            await asyncio.wait_for(shown, HANG_S)
 
     asyncio.run(run())
 

@@ -37,7 +37,7 @@ def screen(table: TableScreen, main: Callable[[], Awaitable[None]], drive: Drive
         with create_pipe_input() as keys:
             app = build(table, input=keys, output=DummyOutput())
             driver = asyncio.ensure_future(drive(table, keys.send_text))
-            await asyncio.wait_for(bridge._main(table, app, main), 60)
+            await asyncio.wait_for(bridge._main(table, app, main), HANG_S)
             driver.cancel()
 
     asyncio.run(run())

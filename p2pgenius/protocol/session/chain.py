@@ -13,6 +13,8 @@ another copy of the match must have instead) never joins the chain.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from p2pgenius.protocol.messages import ZERO_HASH, Envelope, MessageError
 from p2pgenius.protocol.session.faults import CheatError
 
@@ -91,3 +93,32 @@ class Chain:
     def _number_of(self, peer: int, head: bytes) -> int | None:
         found = self.numbered.get(head)
         return found[1] if found is not None and found[0] == peer else None
+
+
+class SignedLog:
+    """A chain read by a carrier (the network layer): what it holds and what another lacks, never
+    the chain's own bookkeeping."""
+
+    def __init__(self, chain: Chain) -> None:
+        self._chain = chain
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """How many messages of each author this peer holds (what a ``sync`` says)."""
+        return tuple(self._chain.next_seq)
+
+    @property
+    def taken(self) -> int:
+        """How many messages this peer has taken into the match, its own included."""
+        return len(self._chain.archive)
+
+    def taken_since(self, index: int) -> list[bytes]:
+        """The messages taken after the first ``index``, as their envelopes' bytes, in the order
+        taken (what a spectator or a peer that came back is sent next)."""
+        return [raw for _, _, raw in self._chain.archive[index:]]
+
+    def missing_for(self, counts: Sequence[int]) -> list[bytes]:
+        """Every message held that a peer holding ``counts`` (per author) lacks, in the order
+        taken: what a ``sync`` asks to be sent."""
+        archive = self._chain.archive
+        return [raw for author, seq, raw in archive if author < len(counts) and seq >= counts[author]]

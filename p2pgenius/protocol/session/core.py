@@ -23,7 +23,7 @@ re-checks everything (``p2pgenius verify``).
 from __future__ import annotations
 
 import secrets as random_source
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain, encode
@@ -52,6 +52,7 @@ from p2pgenius.protocol.events import ChatReceived, ClockView, Event, Fault, Flu
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import VERSION, Envelope, MessageError, commitment, open_envelope
 from p2pgenius.protocol.records import CoinSecret, secrets_of, typed
+from p2pgenius.protocol.session.chain import SignedLog
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.faults import CheatError, SessionError
@@ -275,37 +276,10 @@ class Session:
         self.courier.defer_audit = value
 
     @property
-    def unflushed(self) -> bool:
-        """Whether something waits to be persisted or sent (taking an event can send: accepting a
-        claim, say): :meth:`flush` again."""
-        flushing = self.courier.flushing
-        return bool(flushing.messages or flushing.records)
-
-    # -- the signed log, as a carrier moves it ---------------------------------------------------
-
-    @property
-    def counts(self) -> tuple[int, ...]:
-        """How many messages of each author this peer holds (what a ``sync`` says)."""
-        return tuple(self.courier.chain.next_seq)
-
-    @property
-    def taken(self) -> int:
-        """How many messages this peer has taken into the match, its own included."""
-        return len(self.courier.chain.archive)
-
-    def taken_since(self, index: int) -> list[bytes]:
-        """The messages taken after the first ``index``, as their envelopes' bytes, in the order
-        taken (what a spectator or a peer that came back is sent next)."""
-        return [raw for _, _, raw in self.courier.chain.archive[index:]]
-
-    def missing_for(self, counts: Sequence[int]) -> list[bytes]:
-        """Every message held that a peer holding ``counts`` (per author) lacks, in the order
-        taken: what a ``sync`` asks to be sent."""
-        return [
-            raw
-            for author, seq, raw in self.courier.chain.archive
-            if author < len(counts) and seq >= counts[author]
-        ]
+    def signed_log(self) -> SignedLog:
+        """The match's signed messages as a carrier moves them (a ``sync``, a spectator's feed, a
+        peer that came back): read only."""
+        return SignedLog(self.courier.chain)
 
     def _dispatch(self, env: Envelope) -> None:
         msg, courier = env.msg, self.courier
@@ -329,18 +303,17 @@ class Session:
             raise LocalMisuseError("the match is not at a stage where anyone can act")
         return self.play
 
-    def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0) -> None:
+    def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0, ahead: bool = False) -> None:
         """A local decision for ``seat`` at the current stage, which took ``ms`` of its clock.
         Raises IllegalActionError or LocalMisuseError (nothing is sent) if it is not allowed. In
-        a sealed game without "fast", a new choice replaces the last until :meth:`finalize`."""
-        self._stages().choices.submit(seat, action, ms=ms)
-
-    def submit_ahead(self, seat: int, action: Mapping[str, Plain]) -> None:
-        """A local decision for ``seat`` at the next stage, made while the current one is still
-        open (see :meth:`ahead`). It travels as a commitment, declaring no time, and every peer
-        (this one too) holds it until that stage opens. Raises IllegalActionError or
-        LocalMisuseError (nothing is sent) if it is not allowed."""
-        self._stages().choices.submit_ahead(seat, action)
+        a sealed game without "fast", a new choice replaces the last until :meth:`finalize`.
+        ``ahead``: for the *next* stage, made while the current one is still open (see
+        :meth:`ahead`); it travels as a commitment, declaring no time, and every peer (this one
+        too) holds it until that stage opens."""
+        if ahead:
+            self._stages().choices.submit_ahead(seat, action)
+        else:
+            self._stages().choices.submit(seat, action, ms=ms)
 
     def decline(self, seat: int, *, ms: int = 0) -> None:
         """Let an optional action pass (say, no challenge). A window is not on the clock: the

@@ -643,7 +643,7 @@ class Choices:
         return self.play.match.spec.ahead(self.play.match.state)
 
     def submit_ahead(self, seat: int, action: Mapping[str, Plain]) -> None:
-        """A local decision for ``seat`` at the next stage (see ``Session.submit_ahead``)."""
+        """A local decision for ``seat`` at the next stage (see ``Session.submit``, ``ahead``)."""
         if seat not in self.ahead():
             raise LocalMisuseError(f"p{seat} cannot choose ahead of the next stage now")
         stage = self.play.current()
