@@ -259,6 +259,7 @@ ORDER: Final = {
         "noise",
         "channel",
         "messages",
+        "channel_messages",
         "records",
         "union",
         "session",
