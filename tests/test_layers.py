@@ -12,6 +12,7 @@ from typing import Final
 
 import p2pgenius
 from p2pgenius.games import catalog
+from p2pgenius.protocol import channel_messages
 from tests.patience import HANG_S
 
 PACKAGE = Path(p2pgenius.__file__).parent
@@ -319,6 +320,7 @@ ORDER: Final = {
         "noise",
         "channel",
         "messages",
+        "channel_messages",
         "records",
         "union",
         "session",
@@ -497,3 +499,59 @@ def _reaches_in_file(path: Path, parts: tuple[str, ...]) -> list[str]:
         return _reaches_in(inside, parts)
     finally:
         inside.unlink()
+
+
+def built_by_hand(path: Path) -> list[str]:
+    """Where ``path`` builds or picks apart a channel message of SPEC 4a/4b by hand: a list or
+    tuple literal whose first element names a channel message kind (``["ping", n]``), or a kind
+    compared with an element read out of a record or with a kind (``value[0] == "sync"``,
+    ``kind != "pong"``)."""
+    kinds = set(channel_messages.KINDS)
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.List | ast.Tuple) and node.elts:
+            first = node.elts[0]
+            if isinstance(first, ast.Constant) and first.value in kinds:
+                found.append(f"line {node.lineno}: [{first.value!r}, ...]")
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            named = [s.value for s in sides if isinstance(s, ast.Constant) and s.value in kinds]
+            if named and any(_read_out(side) for side in sides):
+                found.append(f"line {node.lineno}: compares an element with {named[0]!r}")
+    return found
+
+
+def _read_out(node: ast.expr) -> bool:
+    """Whether ``node`` reads an element out of something, or is a kind (``kind``, ``x.kind``)."""
+    return (
+        isinstance(node, ast.Subscript)
+        or (isinstance(node, ast.Name) and node.id == "kind")
+        or (isinstance(node, ast.Attribute) and node.attr == "kind")
+    )
+
+
+def test_no_module_under_net_builds_or_picks_apart_a_channel_message_by_hand() -> None:
+    # Every channel message is built and parsed in protocol/channel_messages.py (SPEC 4a, 4b):
+    # the network layer sends its builders' bytes and reads its parser's types.
+    offenders = [
+        f"{path.relative_to(PACKAGE)} {where}"
+        for path in sorted((PACKAGE / "net").rglob("*.py"))
+        for where in built_by_hand(path)
+    ]
+    assert offenders == []
+
+
+def test_the_hand_built_message_check_sees_a_list_a_tuple_and_a_comparison(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    for code in (
+        'payload = encode(["ping", 1])\n',
+        "payload = encode(('refused', why))\n",
+        'if value[0] == "sync":\n    pass\n',
+        'ok = value[:1] == ["sync"]\n',
+        'if kind != "pong":\n    pass\n',
+        'if message.kind == "m":\n    pass\n',
+    ):
+        path.write_text(code, encoding="utf-8")
+        assert built_by_hand(path), code
+    path.write_text('ready = lobby["ready"]\nfields = ("game", "ready")\n', encoding="utf-8")
+    assert built_by_hand(path) == []

@@ -22,9 +22,9 @@ from typing import Any, Final
 
 import trio
 
-from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, PeerGoneError
+from p2pgenius.errors import PeerGoneError
 from p2pgenius.net.inbox import Inbox
+from p2pgenius.protocol import channel_messages as wire
 from p2pgenius.protocol.channel import PROTOCOL_VERSION, ChannelError, Established, Received, SecureChannel
 
 READ_BYTES: Final = 65536
@@ -55,7 +55,7 @@ well within it."""
 class Kind(StrEnum):
     """What an item of the match loop's inbox is."""
 
-    MSG = "msg"  # a payload came: data (payload, when it was read)
+    MSG = "msg"  # a payload came: data (payload, when it was read, its message as parsed once)
     HEARD = "heard"  # a ping or its answer came: data the round trip in seconds, or None
     GONE = "gone"  # the connection ended: data None
     DECIDED = "decided"  # a local player decided (no connection): data (stage, seat, action)
@@ -300,31 +300,27 @@ class Connection:
         self._pings[number] = trio.current_time()
         while len(self._pings) > ROUND_TRIPS_KEPT + 1:  # (never answered: forgotten, oldest first)
             del self._pings[next(iter(self._pings))]
-        self.post(encode(["ping", number]))
+        self.post(wire.ping(number))
         self.unanswered += 1
 
     def item(self, payload: bytes) -> Item:
         """What ``payload`` is for the match loop: a ping is answered here (queued: a reader never
         waits to write) and is news that the other side is there; the answer to one of ours gives
         a round trip, and shows the other side reads; anything else is the loop's to read."""
-        message = Item(Kind.MSG, self, (payload, trio.current_time()))
-        try:
-            kind, number = decode(payload)
-        except (EncodingError, TypeError, ValueError):
-            return message
-        if kind == "ping" and type(number) is int:
+        message = wire.parse(payload)
+        if isinstance(message, wire.Ping):
             with contextlib.suppress(PeerGoneError):  # (a connection given up: its reader says so)
-                self.post(encode(["pong", number]))
+                self.post(wire.pong(message.number))
             return Item(Kind.HEARD, self, None)
-        if kind == "pong" and type(number) is int:
-            sent = self._pings.pop(number, None)
+        if isinstance(message, wire.Pong):
+            sent = self._pings.pop(message.number, None)
             if sent is None:  # not a ping of ours (or answered twice): nothing measured
                 return Item(Kind.HEARD, self, None)
             self.unanswered = 0
             took = trio.current_time() - sent
             self.round_trips = [*self.round_trips[-(ROUND_TRIPS_KEPT - 1) :], took]
             return Item(Kind.HEARD, self, took)
-        return message
+        return Item(Kind.MSG, self, (payload, trio.current_time(), message))
 
     async def messages(self, inbox: Inbox[Item], first: Sequence[bytes] = ()) -> None:
         """Read payloads into ``inbox`` until the connection ends (then say it is gone);

@@ -15,12 +15,12 @@ from functools import partial
 
 import trio
 
-from p2pgenius.canonical import encode
 from p2pgenius.errors import PeerGoneError
 from p2pgenius.net.events import Listening
 from p2pgenius.net.lobby import Hosted, Lobby, Member, Seating
 from p2pgenius.net.party import Doors, Party, warm_soon
 from p2pgenius.net.spectators import Spectators
+from p2pgenius.protocol import channel_messages as wire
 from p2pgenius.protocol.session import Session
 
 __all__ = ["Host", "Hosted", "Seating"]
@@ -76,7 +76,7 @@ class Host:
             # come back (the door stays open to the match's players) or forfeit its coin share.
             # (Queued: its writer sends it at once, and the start waits for nobody.)
             with contextlib.suppress(PeerGoneError):
-                member.connection.post(encode(["lobby", lobby.view(index, start=True)]))
+                member.connection.post(wire.lobby(lobby.view(index, start=True)))
             party.links.add(member.connection, index)
         await party.links.handed_over()
         await warmed.wait()

@@ -25,8 +25,7 @@ from typing import Any, Final, NotRequired, TypedDict
 
 import trio
 
-from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError, PeerGoneError
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError, PeerGoneError
 from p2pgenius.games.catalog import find
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net.connection import Connection, why
@@ -47,6 +46,7 @@ from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.keystore import check_name
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.spectators import Spectators, caller_name, is_spectator
+from p2pgenius.protocol import channel_messages as wire
 from p2pgenius.protocol.bodies import NONCE_LEN
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.identity import Identity
@@ -79,9 +79,6 @@ MAX_UNREADY_PER_ADDRESS: Final = 2
 lobby unready at once."""
 MAX_LEVEL: Final = 32
 """The longest bot level's name a hello may carry (it is only shown)."""
-PROPOSABLE: Final = ("fast",)
-"""The options a player may propose in the lobby (a game with sealed turns: whether a turn
-resolves as soon as every choice is in)."""
 MAX_UNREADY_MESSAGES: Final = 8
 """Messages a caller may send the host before it says it is ready, counted afresh whenever the
 options change (the reference joiner sends its ready, maybe with a proposal, and nothing else); a
@@ -100,7 +97,7 @@ class LobbyKind(StrEnum):
     """What an item of the lobby's inbox is."""
 
     JOINED = "joined"  # a caller showed its key at the door: data its :class:`Caller`
-    SAID = "said"  # a caller sent something: data the payload
+    SAID = "said"  # a caller sent something: data its message (parsed once, where it was read)
     LEFT = "left"  # a caller's connection ended: data None
     OPTIONS = "options"  # the host's own answer to a proposal (no connection): data the options
     # to take up, or None to keep the table's
@@ -165,40 +162,14 @@ class LocalPlayer:
     bot: str | None = None
 
 
-def proposal_of(payload: bytes | Any, game: str) -> dict[str, bool] | None:
-    """The options a ``propose`` message proposes (None: not a well-formed proposal, or one this
-    game has nothing to propose about)."""
-    proposed = _proposed(payload)
+def proposal_of(message: wire.Parsed, game: str) -> dict[str, bool] | None:
+    """The options a message proposes (a ``propose``, or a ``ready``'s third element), if a host
+    of ``game`` may take them up (None: it proposes nothing, or nothing this game has to
+    propose about)."""
+    proposed = wire.proposed(message)
     if proposed is None:
         return None
-    options = proposed[1]
-    if not (options and set(options) <= set(PROPOSABLE)):
-        return None
-    if not all(type(v) is bool for v in options.values()) or not get_spec(game).sealed:
-        return None
-    return dict(options)
-
-
-def is_propose(payload: bytes) -> bool:
-    """Whether ``payload`` is a ``["propose", map]`` message, whatever its map proposes: a
-    proposal of nothing this host may take up is ignored, not taken for a malformed ready
-    (protocol/SPEC.md section 4a, "Proposals")."""
-    proposed = _proposed(payload)
-    return proposed is not None and proposed[0] == "propose"
-
-
-def _proposed(payload: bytes | Any) -> tuple[str, dict[str, Any]] | None:
-    """The map a message proposes and the kind of message that carries it: ``propose`` alone, or
-    a ``ready`` as its third element (None: it proposes nothing)."""
-    try:
-        value = decode(payload) if isinstance(payload, bytes) else payload
-    except EncodingError:
-        return None
-    if not (isinstance(value, list) and value and isinstance(value[-1], dict)):
-        return None
-    if (len(value), value[0]) in ((2, "propose"), (3, "ready")):
-        return value[0], value[-1]
-    return None
+    return wire.proposal(proposed, sealed=get_spec(game).sealed)
 
 
 @dataclass
@@ -222,23 +193,6 @@ class Member:
     def ready_by(self) -> float:
         """When it must have said it is ready (trio clock)."""
         return self.since + (INVITED_READY_S if self.invited else READY_S)
-
-
-def ready_map(payload: bytes) -> dict[str, Any] | None:
-    """A ``ready`` message's map (None if it is not a well-formed ready)."""
-    try:
-        value = decode(payload)
-    except EncodingError:
-        return None
-    if not (isinstance(value, list) and len(value) in (2, 3) and value[0] == "ready"):
-        return None  # (a third element: the options the player proposes, see proposal_of)
-    ready = value[1]
-    if not isinstance(ready, dict):
-        return None
-    seats = ready.get("seats")
-    if not (isinstance(seats, list) and len(seats) <= 4 and all(type(s) is int for s in seats)):
-        return None
-    return ready
 
 
 def bot_of(hello: Mapping[str, Any]) -> str | None:
@@ -322,7 +276,7 @@ class Lobby:
         """The host takes up options (its own, or a player's proposal): the table changes and
         every player says again whether it is ready. False if the lobby is not open, or the
         options are not ones a player may propose in this game."""
-        if self._said is None or proposal_of(["propose", options], self.game) is None:
+        if self._said is None or wire.proposal(options, sealed=get_spec(self.game).sealed) is None:
             return False
         self._said.put(LobbyItem(LobbyKind.OPTIONS, None, options))
         return True
@@ -452,7 +406,7 @@ class Lobby:
         try:
             while True:
                 for payload in await connection.receive():
-                    await said.send(LobbyItem(LobbyKind.SAID, connection, payload))
+                    await said.send(LobbyItem(LobbyKind.SAID, connection, wire.parse(payload)))
         except PeerGoneError:
             await said.send(LobbyItem(LobbyKind.LEFT, connection, None))
 
@@ -474,7 +428,7 @@ class Lobby:
             return True
         if proposal := proposal_of(data, self.game):
             self._consider(member, proposal)
-        if is_propose(data):
+        if isinstance(data, wire.Propose):
             return False  # (a proposal alone: nothing else changes, whatever it proposes)
         if member.ready is not None:
             return False  # (a ready is said once; anything else before the start means nothing)
@@ -491,13 +445,13 @@ class Lobby:
         self._drop(member, f"you sent more than {MAX_UNREADY_MESSAGES} messages without saying you are ready")
         return True
 
-    def _ready(self, member: Member, data: bytes, groups: Sequence[Sequence[int]]) -> bool:
+    def _ready(self, member: Member, message: wire.Parsed, groups: Sequence[Sequence[int]]) -> bool:
         """What a caller that has not said it is ready says: its ready, or it is shown the door
         (True: the table changed)."""
-        ready = ready_map(data)
-        if ready is None:
+        if not isinstance(message, wire.Ready):
             self._drop(member, "a malformed ready message")
             return True
+        ready = message.fields
         taken = [self.seats] + [m.claim or [] for m in self.members if m is not member]
         problem = ready_problem(member.key, ready, salt=self.salt, agreed=self.agreed()) or claims_problem(
             groups, [*taken, sorted(ready["seats"])]
@@ -568,7 +522,7 @@ class Lobby:
         nobody, and is dropped once its queue is full or a write to it waits too long)."""
         for index, other in enumerate(self.members, start=1):
             with contextlib.suppress(PeerGoneError):
-                other.connection.post(encode(["lobby", self.view(index)]))
+                other.connection.post(wire.lobby(self.view(index)))
 
     def _ready_by(self) -> float:
         """When the next caller must have said it is ready (trio clock; inf: none need to)."""
@@ -648,7 +602,7 @@ def _refuse(connection: Connection, reason: str) -> None:
     """Tell a caller why it is turned away, then close its connection: both by its writer, once
     the refusal is written (the lobby waits for neither)."""
     with contextlib.suppress(PeerGoneError):
-        connection.post(encode(["refused", reason]))
+        connection.post(wire.refused(reason))
     connection.close_soon()
 
 
@@ -666,15 +620,13 @@ def _local(address: str) -> bool:
 def check_lobby(payload: bytes, host_key: bytes, me: bytes) -> dict[str, Any]:
     """A lobby message from the host (``host_key``) to us (``me``), checked; raises
     PeerGoneError on a refusal or junk."""
-    try:
-        value = decode(payload)
-    except EncodingError as exc:
-        raise PeerGoneError(f"the host sent a malformed lobby: {exc}") from None
-    if isinstance(value, list) and len(value) == 2 and value[0] == "refused":
-        reason = value[1] if isinstance(value[1], str) and value[1].strip() else "it gave no reason"
+    message = wire.parse(payload)
+    if isinstance(message, wire.Malformed) and message.flaw is wire.Flaw.BYTES:
+        raise PeerGoneError(f"the host sent a malformed lobby: {message.reason}")
+    if isinstance(message, wire.Refused):
+        reason = message.reason if message.reason.strip() else "it gave no reason"
         raise PeerGoneError(f"the host refused us: {printable(reason[:200])}")
-    lobby = value[1] if isinstance(value, list) and len(value) == 2 and value[0] == "lobby" else None
-    return checked_lobby(lobby, host_key, me)
+    return checked_lobby(message.table if isinstance(message, wire.Lobby) else None, host_key, me)
 
 
 def checked_lobby(lobby: object, host_key: bytes, me: bytes) -> dict[str, Any]:
@@ -785,9 +737,7 @@ class Joining:
         it)."""
         agreed = self.agreed = agreed_of(shown)
         ready = make_ready(self.identity, self.nonce, salt=agreed["salt"], agreed=agreed, claim=self.seats)
-        if self.proposal:  # (the options we propose ride with the ready)
-            return encode(["ready", ready, self.proposal]), agreed
-        return encode(["ready", ready]), agreed
+        return wire.ready(ready, self.proposal), agreed  # (the options we propose ride with it)
 
     def _show(self, lobby: dict[str, Any]) -> None:
         # The names at the table are the ones each player gave in its own hello: the host cannot
@@ -861,7 +811,7 @@ class Joining:
 def _proposable(now: Mapping[str, Any], before: Mapping[str, Any]) -> bool:
     """Whether options changed only in what a player may propose."""
     keys = set(now) | set(before)
-    return all(now.get(key) == before.get(key) for key in keys if key not in PROPOSABLE)
+    return all(now.get(key) == before.get(key) for key in keys if key not in wire.PROPOSABLE)
 
 
 def _good_name(name: object) -> bool:

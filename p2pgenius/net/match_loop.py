@@ -24,8 +24,7 @@ from typing import Any, Final
 
 import trio
 
-from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, P2PGeniusError
+from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net.connection import Connection, Item, Kind
 from p2pgenius.net.events import ConnectionLost, DecisionRefused, Notice, Tell
 from p2pgenius.net.files import Files
@@ -33,6 +32,7 @@ from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.net.reconnect import Reconnection
 from p2pgenius.net.spectators import Spectators
+from p2pgenius.protocol import channel_messages as wire
 from p2pgenius.protocol.clocks import STALL_PINGS, Clocks, Deadline
 from p2pgenius.protocol.events import Hashed, OutOfTime
 from p2pgenius.protocol.session import AuditDue, Event, Session, SessionView
@@ -276,17 +276,17 @@ class MatchLoop:
 
     # -- messages (relaying) -----------------------------------------------------------------
 
-    async def _on_payload(self, connection: Connection, payload: bytes, now: float) -> None:
-        """A payload read at ``now`` (in trio's clock) on ``connection``."""
+    async def _on_payload(
+        self, connection: Connection, payload: bytes, now: float, message: wire.Parsed
+    ) -> None:
+        """A payload read at ``now`` (in trio's clock) on ``connection``, and its message (parsed
+        once, where it was read)."""
         session = self.session
         self.files.note(f"<- {payload.hex()}")
-        try:
-            kind, raw = decode(payload)
-        except (EncodingError, ValueError, TypeError):
-            kind, raw = "", payload
-        if kind != "m" or not isinstance(raw, bytes):
+        if not isinstance(message, wire.MatchMessage):
             self.tell(Notice("a peer sent something that is not a match message (ignored)"))
             return
+        raw = message.raw
         if session.me == 0:  # relay to the others; each checks the author's signature itself
             self.links.relay(payload, connection)
         before = session.signed_log.counts
@@ -308,7 +308,7 @@ class MatchLoop:
             self.files.append(self.files.secrets, out.secrets)
             self.files.append(self.files.transcript, out.records)
             for raw in out.messages:
-                payload = encode(["m", raw])
+                payload = wire.match_message(raw)
                 self.files.note(f"-> {payload.hex()}")
                 self.links.broadcast(payload)
             # They leave before the events are told and the loop goes on (a write that waits for

@@ -13,8 +13,7 @@ from typing import Final, NoReturn, TypeVar
 
 import trio
 
-from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, P2PGeniusError, PeerGoneError
+from p2pgenius.errors import P2PGeniusError, PeerGoneError
 from p2pgenius.net.addresses import ConnectError
 from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, Connection, Item, why
 from p2pgenius.net.door import Door
@@ -23,6 +22,7 @@ from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.spectators import Spectators, caller_name, is_spectator
+from p2pgenius.protocol import channel_messages as wire
 from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
@@ -40,36 +40,39 @@ async def sync(session: Session, connection: Connection, *, speak_first: bool) -
     """Exchange how many messages of each author each side holds; send what the other lacks.
     Returns what arrived right behind the other's sync, to be handled first."""
     if speak_first:
-        await connection.send(encode(["sync", list(session.signed_log.counts)]))
-    theirs = None
+        await connection.send(wire.sync(list(session.signed_log.counts)))
+    theirs: list[int] | None = None
     behind: list[bytes] = []
     with trio.fail_after(HANDSHAKE_TIMEOUT_S):
         while theirs is None:
             for payload in await connection.receive():
-                try:
-                    value = decode(payload)
-                except EncodingError as exc:
-                    raise PeerGoneError(f"a malformed message while resyncing: {exc}") from None
-                if theirs is None and isinstance(value, list) and value[:1] == ["sync"]:
-                    counts = value[1] if len(value) == 2 else None
-                    if not (
-                        isinstance(counts, list)
-                        and len(counts) == len(session.keys)
-                        and all(type(n) is int and n >= 0 for n in counts)
-                    ):
-                        raise PeerGoneError("a malformed sync")
-                    theirs = counts
-                elif theirs is not None:
+                message = wire.parse(payload)
+                if isinstance(message, wire.Malformed) and message.flaw is wire.Flaw.BYTES:
+                    raise PeerGoneError(f"a malformed message while resyncing: {message.reason}")
+                if theirs is not None:
                     behind.append(payload)
+                else:
+                    theirs = _counts(message, len(session.keys))
     missing = session.signed_log.missing_for(theirs)
     # Anything accepted from now until the connection is adopted (even while the sends below
     # wait) must not fall between this snapshot and the broadcasts that will include it.
     connection.caught_up = session.signed_log.taken
     if not speak_first:
-        await connection.send(encode(["sync", list(session.signed_log.counts)]))
+        await connection.send(wire.sync(list(session.signed_log.counts)))
     for raw in missing:
-        await connection.send(encode(["m", raw]))
+        await connection.send(wire.match_message(raw))
     return behind
+
+
+def _counts(message: wire.Parsed, peers: int) -> list[int] | None:
+    """The other side's counts if ``message`` is its sync (None: something else, ignored while
+    its sync is awaited). Raises PeerGoneError on a sync that is malformed or not one count per
+    peer."""
+    if isinstance(message, wire.Sync) and len(message.counts) == peers:
+        return list(message.counts)
+    if message.kind == wire.Sync.KIND:
+        raise PeerGoneError("a malformed sync")
+    return None
 
 
 def failed_call(exc: BaseException) -> str:
@@ -242,7 +245,7 @@ class Reconnection:
         connection.start(self.nursery)
         with contextlib.suppress(PeerGoneError):  # (given up already: its reader says so)
             for raw in self.session.signed_log.taken_since(connection.caught_up):
-                connection.post(encode(["m", raw]))
+                connection.post(wire.match_message(raw))
         # What came behind its sync goes first, in order, before anything the reader picks up.
         self.nursery.start_soon(connection.messages, self.inbox, behind)
 
@@ -250,7 +253,7 @@ class Reconnection:
 async def _refuse(connection: Connection, reason: str, said: str | None = None) -> NoReturn:
     """Tell a caller why it is turned away (``said``: what this host is told, if not that)."""
     with contextlib.suppress(PeerGoneError):
-        await connection.send(encode(["refused", reason]))
+        await connection.send(wire.refused(reason))
     raise PeerGoneError(said or reason)
 
 

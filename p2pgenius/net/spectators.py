@@ -28,14 +28,14 @@ from typing import Final
 
 import trio
 
-from p2pgenius.canonical import decode, encode
-from p2pgenius.errors import EncodingError, LocalMisuseError, PeerGoneError
+from p2pgenius.errors import LocalMisuseError, PeerGoneError
 from p2pgenius.net.connection import Connection, flush_all
 from p2pgenius.net.keystore import check_name
+from p2pgenius.protocol import channel_messages as wire
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.events import Event
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
-from p2pgenius.protocol.messages import is_name, printable
+from p2pgenius.protocol.messages import printable
 from p2pgenius.protocol.session import Session, SessionView
 
 MAX_SPECTATORS: Final = 32
@@ -92,11 +92,10 @@ class Spectators:
         for watcher in list(self.watchers):
             try:
                 if watcher.sent < 0:
-                    players = {"keys": list(session.keys), "names": list(session.names)}
-                    watcher.connection.post(encode(["watching", players]))
+                    watcher.connection.post(wire.watching(session.keys, session.names))
                     watcher.sent = 0
                 for raw in session.signed_log.taken_since(watcher.sent):
-                    watcher.connection.post(encode(["m", raw]))
+                    watcher.connection.post(wire.match_message(raw))
                     watcher.sent += 1
             except PeerGoneError as exc:  # (its queue is full: it fell behind; or it is gone)
                 self.drop(watcher, str(exc))
@@ -127,11 +126,8 @@ class Spectators:
         try:
             while watcher in self.watchers:
                 for payload in await watcher.connection.receive():
-                    try:
-                        kind = decode(payload)[0]
-                    except (EncodingError, LookupError, TypeError):
-                        kind = None
-                    if kind != "pong":
+                    # (a pong, or anything that names itself one: its number is not read)
+                    if wire.parse(payload).kind != wire.Pong.KIND:
                         self.drop(watcher, "a spectator may not send anything")
                         return
         except PeerGoneError:
@@ -145,7 +141,7 @@ async def _close(connection: Connection) -> None:
 
 async def _refuse(connection: Connection, reason: str) -> None:
     with contextlib.suppress(PeerGoneError):
-        await connection.send(encode(["refused", reason]))
+        await connection.send(wire.refused(reason))
     await connection.aclose()
 
 
@@ -236,22 +232,21 @@ class Watched:
         """One payload from the host, on a connection whose ``watching`` came already (``listed``:
         a second one is ignored) or not yet (a match message before it is ignored; on a
         connection made again it must list the players watched). Returns whether it has come."""
-        try:
-            value = decode(payload)
-            kind, body = value[0], value[1]
-        except (EncodingError, LookupError, TypeError, ValueError):
-            raise PeerGoneError("the host sent something that is not a message") from None
-        if kind == "refused":
-            raise RefusedError(f"the host refused us: {printable(str(body)[:200]) or 'it gave no reason'}")
-        if kind == "watching" and not listed:
-            keys, names = _players(body, host_key)
+        message = wire.parse(payload)
+        if isinstance(message, wire.Malformed) and message.flaw is not wire.Flaw.BODY:
+            raise PeerGoneError("the host sent something that is not a message")
+        if isinstance(message, wire.Refused) or message.kind == wire.Refused.KIND:
+            reason = message.reason if isinstance(message, wire.Refused) else ""
+            raise RefusedError(f"the host refused us: {printable(reason[:200]) or 'it gave no reason'}")
+        if message.kind == wire.Watching.KIND and not listed:
+            keys, names = _players(message, host_key)
             if self.session is None:
                 self.session = Session(keys=keys, me=None, names=names)
             elif keys != list(self.session.keys):  # (called again: the same match, or none of ours)
                 raise RefusedError("the host now shows another match than the one watched")
             return True
-        if kind == "m" and isinstance(body, bytes) and listed and self.session is not None:
-            self._message(body, self.session)
+        if isinstance(message, wire.MatchMessage) and listed and self.session is not None:
+            self._message(message.raw, self.session)
         return listed
 
     def _message(self, body: bytes, session: Session) -> None:
@@ -302,18 +297,11 @@ def _take(
     return watched.session
 
 
-def _players(body: object, host_key: bytes | None) -> tuple[list[bytes], list[str] | None]:
+def _players(message: wire.Parsed, host_key: bytes | None) -> tuple[list[bytes], list[str] | None]:
     """The players' keys and names of a ``watching`` message, checked (SPEC 4b)."""
-    keys = body.get("keys") if isinstance(body, dict) else None
-    names = body.get("names") if isinstance(body, dict) else None
-    if not (
-        isinstance(keys, list)
-        and all(isinstance(k, bytes) for k in keys)
-        and 2 <= len(keys) <= 4
-        and (names is None or (isinstance(names, list) and len(names) == len(keys)))
-        and all(is_name(n) for n in names or ())
-    ):
+    if not isinstance(message, wire.Watching):
         raise PeerGoneError("the host sent a malformed list of players")
+    keys = list(message.keys)
     if host_key is not None and keys[0] != host_key:
         # Its own match's host is p0's peer: a host that passes on someone else's match (or
         # makes one up under other keys) is not the match the invite was for.
@@ -321,7 +309,7 @@ def _players(body: object, host_key: bytes | None) -> tuple[list[bytes], list[st
             f"the host's match is not its own: the players it lists are hosted by "
             f"{fingerprint(keys[0])}, not by the host at this address ({fingerprint(host_key)})"
         )
-    return list(keys), list(names) if names else None
+    return keys, list(message.names) if message.names else None
 
 
 def finished(session: Session | None) -> bool:

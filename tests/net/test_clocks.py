@@ -365,9 +365,9 @@ def test_a_peers_processing_allowance_is_capped() -> None:
 class SlowLoop(MatchLoop):
     """The loop of :class:`SlowMachine`."""
 
-    async def _on_payload(self, connection: Any, payload: bytes, now: float) -> None:
+    async def _on_payload(self, connection: Any, payload: bytes, now: float, message: Any) -> None:
         await trio.sleep(2.0)
-        await super()._on_payload(connection, payload, now)
+        await super()._on_payload(connection, payload, now, message)
 
 
 class SlowMachine(Peer):

@@ -17,6 +17,7 @@ from p2pgenius.net.connection import ROUND_TRIPS_KEPT, Connection, Item, Kind
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.protocol.channel import SecureChannel
+from p2pgenius.protocol.channel_messages import MatchMessage
 from p2pgenius.protocol.identity import Identity
 
 
@@ -47,8 +48,9 @@ async def test_a_ping_is_answered_by_the_connection_and_its_round_trip_measured(
         assert a.round_trips == [heard_a.data] and b.round_trips == []
         await b.send(encode(["m", b"a match message"]))
         item = await inbox_a.receive()
-        payload, at = item.data
+        payload, at, message = item.data
         assert (item.kind, item.connection, decode(payload)) == (Kind.MSG, a, ["m", b"a match message"])
+        assert message == MatchMessage(b"a match message")  # (parsed once, where it was read)
         assert at == trio.current_time()
         nursery.cancel_scope.cancel()
 

@@ -19,6 +19,7 @@ from p2pgenius.net.lobby import Lobby, LocalPlayer, Member, Seating, proposal_of
 from p2pgenius.net.peer import Peer
 from p2pgenius.net.pins import Pins
 from p2pgenius.protocol.channel import SecureChannel
+from p2pgenius.protocol.channel_messages import parse
 from p2pgenius.protocol.identity import Identity
 from tests.patience import HANG_S
 
@@ -108,12 +109,12 @@ async def test_the_host_changes_the_options_and_the_joiner_is_asked_again(tmp_pa
 
 
 def test_only_a_sealed_games_fast_turns_may_be_proposed() -> None:
-    assert proposal_of(encode(["propose", {"fast": True}]), "duel") == {"fast": True}
-    assert proposal_of(encode(["propose", {"fast": True}]), "magic-square") is None  # not sealed
-    assert proposal_of(encode(["propose", {"turn_seconds": 5}]), "duel") is None
-    assert proposal_of(encode(["propose", {"fast": 1}]), "duel") is None
-    assert proposal_of(encode(["propose", {}]), "duel") is None
-    assert proposal_of(b"\xff", "duel") is None
+    assert proposal_of(parse(encode(["propose", {"fast": True}])), "duel") == {"fast": True}
+    assert proposal_of(parse(encode(["propose", {"fast": True}])), "magic-square") is None  # not sealed
+    assert proposal_of(parse(encode(["propose", {"turn_seconds": 5}])), "duel") is None
+    assert proposal_of(parse(encode(["propose", {"fast": 1}])), "duel") is None
+    assert proposal_of(parse(encode(["propose", {}])), "duel") is None
+    assert proposal_of(parse(b"\xff"), "duel") is None
 
 
 async def test_a_stranger_in_the_lobby_cannot_change_the_options_by_proposing(tmp_path: Path) -> None:
