@@ -168,9 +168,10 @@ async def watched(
                 stream, route = await target.reach()
                 continue
         except PeerGoneError as exc:
-            if watching.session is None:  # (in the lobby: as a player cut there, it comes anew)
-                raise PeerGoneError(f"{cut_words(route, exc)}, before the match began") from None
-            printer.line(f"{cut_words(route, exc)}; calling again")
+            # (in the lobby too: a spectator holds no seat, so calling again loses nothing, and
+            # a host busy starting its match may have let the connection go)
+            begun = "" if watching.session is not None else ", before the match began"
+            printer.line(f"{cut_words(route, exc)}{begun}; calling again")
             cut_at = trio.current_time()
         cut_at = cut_at if cut_at is not None else trio.current_time()
         stream, route = await _call_again(target, watching, printer, cut_at)

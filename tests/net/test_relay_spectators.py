@@ -19,6 +19,7 @@ from p2pgenius.cli.main import build_parser
 from p2pgenius.cli.play import Printer, held, make_peer, match_options
 from p2pgenius.cli.resume import prepared
 from p2pgenius.cli.watch import transcript_bytes, watched
+from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net.files import Files
 from p2pgenius.net.invite import Invite
 from p2pgenius.net.match_loop import Decide
@@ -67,7 +68,10 @@ class Watcher:
         follow = partial(
             self.watching.follow, identity=Identity.generate(), name="wendy", expect_key=invite.key
         )
-        self.session = await watched(target, follow, self.watching, Printer(self.out, moves=False))
+        try:
+            self.session = await watched(target, follow, self.watching, Printer(self.out, moves=False))
+        except P2PGeniusError as exc:  # (what it said before, for whoever reads the failure)
+            raise AssertionError(f"{exc}; the watcher said:\n{self.said()}") from exc
 
     def said(self) -> str:
         return self.out.getvalue()
