@@ -393,3 +393,86 @@ def test_every_copy_of_a_match_is_in_the_record_once_whichever_proves_more_alone
     results = {m["result"] for m in listed["matches"]}
     assert len(results) == 1 and results != {"unfinished"}
     assert sum(r["matches"] for r in listed["ratings"]["duel"] if r["you"]) == 1
+
+
+def _claimed_at_the_end(wi: int, lo: int, stage_of_claim: str, seed: int) -> tuple[Report, Report] | None:
+    """The loser ``lo`` sends its last reveal and walks away (no hash, no end); the winner ``wi``
+    reveals, hashes, signs its end, claims ``lo``'s end and forfeits it. ``lo``'s copy: what it read
+    up to its own last reveal, then a claim and a forfeit of ``wi``: of ``wi``'s reveal of that
+    stage ("reveal", a crossing it could have seen) or of ``wi``'s signed result ("end", a debt its
+    own heads show it could not know of). Returns (``wi``'s copy alone, the copies together)."""
+    table = play("duel", peers=2, seed=seed, deterministic=True)
+    owner = table.sessions[0].owner
+    winner = FORGE.Forger(table.identities[wi], transcript(table, wi))
+    loser = FORGE.Forger(table.identities[lo], transcript(table, lo))
+
+    def said(raw: bytes) -> tuple[int, int, str]:
+        _, _, author, number, _, body, _ = decode(raw)
+        return author, number, body[0]
+
+    i_l = max(i for i, raw in enumerate(loser.messages) if said(raw)[::2] == (lo, "reveal"))
+    stage, l_last = decode(loser.messages[i_l])[5][1], said(loser.messages[i_l])[1]
+    i_w = max(i for i, raw in enumerate(winner.messages) if said(raw)[::2] == (wi, "reveal"))
+    w_last = said(winner.messages[i_w])[1]
+    kept = [
+        raw
+        for raw in winner.messages
+        if (said(raw)[0] == wi and said(raw)[1] <= w_last) or (said(raw)[0] == lo and said(raw)[1] <= l_last)
+    ]
+    if not any(said(raw)[:2] == (lo, l_last) for raw in kept) or decode(winner.messages[i_w])[5][1] != stage:
+        return None  # (the winner revealed first here)
+    hashed = next(raw for raw in winner.messages[i_w + 1 :] if said(raw)[::2] == (wi, "hash"))
+    end = next(raw for raw in winner.messages if said(raw)[::2] == (wi, "end"))
+    seat_w, seat_l = owner.index(wi), owner.index(lo)
+    ours = winner.write(
+        FORGE.Forgery(
+            "honest",
+            tuple(
+                winner.signed(
+                    [
+                        *kept,
+                        hashed,
+                        end,
+                        FORGE.Own(["timeout", -1, seat_l, 10**9]),
+                        FORGE.Own(["forfeit", -1, seat_l, "no answer to a timeout claim"]),
+                    ]
+                )
+            ),
+        )
+    )
+    at = stage if stage_of_claim == "reveal" else -1
+    theirs = loser.write(
+        FORGE.Forgery(
+            "crossing",
+            tuple(
+                loser.signed(
+                    [
+                        *loser.messages[: i_l + 1],
+                        FORGE.Own(["timeout", at, seat_w, 10**9]),
+                        FORGE.Own(["forfeit", at, seat_w, "no answer to a timeout claim"]),
+                    ]
+                )
+            ),
+        )
+    )
+    return verify(ours), verify_copies([ours, theirs])
+
+
+@pytest.mark.parametrize("stage_of_claim", ["reveal", "end"])
+@pytest.mark.parametrize(("wi", "lo"), [(0, 1), (1, 0)], ids=["host-wins", "joiner-wins"])
+def test_a_loser_claiming_what_it_could_not_know_was_due_changes_nothing(
+    wi: int, lo: int, stage_of_claim: str
+) -> None:
+    # A claim of the winner's signed result, made by heads that never showed the match over, is
+    # no crossing: the winner's forfeit of the loser stands. A claim of the winner's reveal of
+    # the stage the loser last played crossed that reveal as far as anyone can tell: contested
+    # (the limit security.md states), never the winner's loss.
+    made = next(m for m in (_claimed_at_the_end(wi, lo, stage_of_claim, seed) for seed in range(43, 60)) if m)
+    alone, together = made
+    assert alone.fault is not None and (alone.fault.kind, alone.fault.peer) == ("forfeit", lo), alone.summary
+    fault = together.fault
+    assert fault is not None, together.summary
+    if stage_of_claim == "end":
+        assert (fault.kind, fault.peer) == ("forfeit", lo), together.summary
+    else:
+        assert fault.kind == "contested" and fault.peer is None, together.summary

@@ -319,18 +319,32 @@ class Referee:
 
     def _crossed(self, author: int, key: Ref) -> bool:
         """Whether, to an observer, a forfeit by ``author`` of a seat that owes nothing now crossed
-        its answer: its author claimed that seat at that stage, and what the seat owed there was
-        paid by a message its author's messages never named. Which came first on the wire nobody
-        can tell (copies judged together place what crossed by author index, SPEC section 7,
-        step 3), so the forfeit is held as answered by that message (a contested match, unless a
-        peer of another side had read the answer), never refused as its author's fault: refusing
-        it would let the late answer's author forfeit the other in its turn."""
-        stage, seat = key
-        if self.courier.me is not None or (stage, seat, author) not in self.claims:
+        its answer: its author claimed that seat at that stage, and what the seat owed there,
+        which its author knew was due, was paid by a message its author's messages never named.
+        Which came first on the wire nobody can tell (copies judged together place what crossed
+        by author index, SPEC section 7, step 3), so the forfeit is held as answered by that
+        message (a contested match, unless a peer of another side had read the answer), never
+        refused as its author's fault: refusing it would let the late answer's author forfeit the
+        other in its turn."""
+        if self.courier.me is not None or (*key, author) not in self.claims:
             return False
-        return any(
-            debt.stage == stage and debt.seat == seat and not self._saw(author, paid)
-            for debt, paid in self.paid_by.items()
+        return self._crossing(author, key) is not None
+
+    def _crossing(self, author: int, key: Ref) -> tuple[int, int] | None:
+        """The message that paid, unseen by ``author``, a debt of ``key`` (stage, seat) that
+        ``author`` knew had fallen due (by its messages' heads: a claim of a debt it could not
+        have known of is no crossing), or None."""
+        stage, seat = key
+        return next(
+            (
+                paid
+                for debt, paid in self.paid_by.items()
+                if debt.stage == stage
+                and debt.seat == seat
+                and not self._saw(author, paid)
+                and self._knew_due(author, debt)
+            ),
+            None,
         )
 
     def _hold_crossed(self, env: Envelope, key: Ref, debtor: int, reason: str) -> None:
@@ -347,10 +361,9 @@ class Referee:
         reason = f"{name} (p{seat}) forfeits: {reason}"
         evidence = {"claim": env.hash.hex(), "claimed_by": env.author}
         self.time.hold_forfeit(key, env.author, Fault(FaultKind.FORFEIT, debtor, stage, reason, evidence))
-        stage_debts = [d for d in self.paid_by if d.stage == stage and d.seat == seat]
-        self.answers[key] = next(
-            self.paid_by[d] for d in stage_debts if not self._saw(env.author, self.paid_by[d])
-        )
+        answer = self._crossing(env.author, key)
+        assert answer is not None  # (:meth:`_crossed` found it)
+        self.answers[key] = answer
 
     def _forfeit_stands(self, key: Ref, author: int) -> bool:
         """Whether the claim under a pending forfeit still stands unanswered."""
