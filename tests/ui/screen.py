@@ -64,11 +64,12 @@ class Terminal:
 
 
 async def seen(terminal: Terminal, *patterns: str, seconds: float = HANG_S) -> str:
-    """Wait until every pattern is on the screen; returns the screen (fails with the screen)."""
+    """Wait until every pattern is on the screen, drawn since its last resize; returns the screen
+    (fails with the screen)."""
     for _ in range(int(seconds / 0.01)):
         text = terminal.text()
-        if all(re.search(p, text) for p in patterns):
-            return text
+        if not terminal.stale and all(re.search(p, text) for p in patterns):
+            return text  # (a whole frame: prompt_toolkit writes each in one piece)
         await asyncio.sleep(0.01)
     missing = [p for p in patterns if not re.search(p, terminal.text())]
     raise AssertionError(f"never saw {missing} on the screen:\n{terminal.text()}")

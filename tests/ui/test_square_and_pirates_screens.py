@@ -27,7 +27,7 @@ from tests.magic_square.helpers import place_square, square, start
 from tests.patience import HANG_S
 
 from .harness import Staging, make_peer, play, until
-from .screen import Terminal, seen, settled
+from .screen import Terminal, seen
 from .test_table import seated
 
 CTRL_Q = "\x11"
@@ -98,13 +98,15 @@ def host_with_setup(
 
 
 async def both_sizes(terminal: Terminal, table: TableScreen, *patterns: str) -> tuple[str, str]:
-    """The screen at 80x24, then at 160x50 (each once ``patterns`` are on it), back to 80x24."""
+    """The screen at 80x24, then at 160x50 (each the first frame with ``patterns`` on it), back to
+    80x24."""
+
+    # The frame that shows them, as drawn (the match goes on meanwhile: waiting for the screen to
+    # stop changing could read a later one, the end's, on a busy machine).
     narrow = await seen(terminal, *patterns)
-    narrow = await settled(terminal)
     terminal.resize(160, 50)
     table.invalidate()
-    await seen(terminal, *patterns)
-    wide = await settled(terminal)
+    wide = await seen(terminal, *patterns)
     terminal.resize(80, 24)
     table.invalidate()
     return narrow, wide
