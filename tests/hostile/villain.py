@@ -276,6 +276,9 @@ class StallingLoop(MatchLoop):
 
     stall_at: ClassVar[int] = 1
     pings = 0  # pings it sent once it stopped reading
+    most: ClassVar[int] = 0
+    """The most pings any staller's loop sent (a staller's loop may be replaced when its
+    connection is given up and it comes back: what the first sent is not lost with it)."""
 
     def deaf(self) -> bool:
         return any(isinstance(c.stream, Deaf) and c.stream.deaf for c in self.links)
@@ -304,6 +307,7 @@ class StallingLoop(MatchLoop):
                     self.pings += 1
                 await connection.send(encode(["ping", self.pings]))
                 self.pings += 1
+            StallingLoop.most = max(StallingLoop.most, self.pings)
 
     def _deadlines(self) -> list[Deadline]:
         return [] if self.deaf() else super()._deadlines()  # (deaf, it keeps no clock but pings)
