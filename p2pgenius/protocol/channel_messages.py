@@ -37,13 +37,11 @@ resolves as soon as every choice is in)."""
 # -- the messages ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Lobby:
-    """``["lobby", map]``, host to joiner: the table (its map's fields are the reader's to check,
-    against who it is and whom it met: ``net/lobby.checked_lobby``)."""
+class _Kinded:
+    """A channel message of a known kind: its ``kind`` is its class's ``KIND``."""
 
-    KIND: ClassVar[str] = "lobby"
-    table: dict[str, Any]
+    __slots__ = ()
+    KIND: ClassVar[str]
 
     @property
     def kind(self) -> str:
@@ -51,7 +49,16 @@ class Lobby:
 
 
 @dataclass(frozen=True, slots=True)
-class Ready:
+class Lobby(_Kinded):
+    """``["lobby", map]``, host to joiner: the table (its map's fields are the reader's to check,
+    against who it is and whom it met: ``net/lobby.checked_lobby``)."""
+
+    KIND: ClassVar[str] = "lobby"
+    table: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Ready(_Kinded):
     """``["ready", map]`` or ``["ready", map, proposal]``, joiner to host: its seat claim
     (``seats``, at most 4 integers), its coin commitment (``coin``, 32 bytes) and its signature
     (bytes: whether it verifies over the table is the host's to check). ``fields`` is the map as
@@ -63,30 +70,22 @@ class Ready:
     proposal: dict[str, Any] | None = None
 
     @property
-    def kind(self) -> str:
-        return self.KIND
-
-    @property
     def seats(self) -> list[int]:
         seats: list[int] = self.fields["seats"]
         return seats
 
 
 @dataclass(frozen=True, slots=True)
-class Propose:
+class Propose(_Kinded):
     """``["propose", map]``, joiner to host: options it proposes, whatever the map holds (what a
     host may take up of it: :func:`proposal`)."""
 
     KIND: ClassVar[str] = "propose"
     options: dict[str, Any]
 
-    @property
-    def kind(self) -> str:
-        return self.KIND
-
 
 @dataclass(frozen=True, slots=True)
-class Watching:
+class Watching(_Kinded):
     """``["watching", {"keys": [...], "names": [...]}]``, host to spectator: the players' keys (2
     to 4 byte strings) in peer order and their names (each a valid name, one per key; None: the
     map has none). Unknown keys of the map are ignored."""
@@ -95,71 +94,47 @@ class Watching:
     keys: tuple[bytes, ...]
     names: tuple[str, ...] | None
 
-    @property
-    def kind(self) -> str:
-        return self.KIND
-
 
 @dataclass(frozen=True, slots=True)
-class Refused:
+class Refused(_Kinded):
     """``["refused", str]``, host to caller: why it is turned away (for people; "" if the host
     gave no reason, or a reason that is not text: the refusal stands all the same)."""
 
     KIND: ClassVar[str] = "refused"
     reason: str
 
-    @property
-    def kind(self) -> str:
-        return self.KIND
-
 
 @dataclass(frozen=True, slots=True)
-class MatchMessage:
+class MatchMessage(_Kinded):
     """``["m", bin]``, either way: one match message (section 5), its envelope's bytes."""
 
     KIND: ClassVar[str] = "m"
     raw: bytes
 
-    @property
-    def kind(self) -> str:
-        return self.KIND
-
 
 @dataclass(frozen=True, slots=True)
-class Sync:
+class Sync(_Kinded):
     """``["sync", [n_0, ...]]``, either way on reconnecting: how many messages of each author
     this side holds (each a non-negative integer; one per peer is the reader's to check)."""
 
     KIND: ClassVar[str] = "sync"
     counts: tuple[int, ...]
 
-    @property
-    def kind(self) -> str:
-        return self.KIND
-
 
 @dataclass(frozen=True, slots=True)
-class Ping:
+class Ping(_Kinded):
     """``["ping", int]``, either way: answered with a pong of the same number."""
 
     KIND: ClassVar[str] = "ping"
     number: int
 
-    @property
-    def kind(self) -> str:
-        return self.KIND
-
 
 @dataclass(frozen=True, slots=True)
-class Pong:
+class Pong(_Kinded):
     """``["pong", int]``, either way: the answer to the ping of that number."""
 
     KIND: ClassVar[str] = "pong"
     number: int
-
-    @property
-    def kind(self) -> str:
-        return self.KIND
 
 
 class Flaw(StrEnum):
