@@ -267,13 +267,16 @@ def test_the_commands_say_a_joiner_forfeited_while_away_most_likely_forfeited(tm
         port = listening_port(outs["host"])
         joiner = spawn(homes["join"], outs["join"], "join", f"127.0.0.1:{port}", "--bot", "--pace", "600",
                        "--name", "Carl", *times, "--transcript", str(files["join"]))  # fmt: skip
-        wait_for_words(outs["join"], "seats by fair coin flip")
+        # Killed once both have the seats: the joiner prints them when it has read the host's
+        # coin share, before its own is surely on the wire (killed then, it forfeits the deal).
+        for name in ("join", "host"):
+            wait_for_words(outs[name], "seats by fair coin flip")
         joiner.send_signal(signal.SIGKILL)
         joiner.wait()
         assert host.wait(timeout=HANG_S) == 1, outs["host"].read_text()
     finally:
         host.kill()
-    assert "forfeits: no answer to a timeout claim" in outs["host"].read_text()
+    assert "forfeits: no answer to a timeout claim" in outs["host"].read_text(), outs["host"].read_text()
     before = files["join"].read_bytes()
 
     env = {**os.environ, "P2PGENIUS_HOME": str(homes["join"])}
