@@ -80,8 +80,11 @@ def why(exc: BaseException) -> str:
     return "it took too long" if isinstance(exc, trio.TooSlowError) else type(exc).__name__
 
 
-class Connection:
-    """A secure channel over a trio stream: one reader, one writer (see the module's docstring)."""
+class Connection(trio.abc.AsyncResource):
+    """A secure channel over a trio stream: one reader, one writer (see the module's docstring).
+    Whoever greets a caller and is cancelled before it hands the connection on closes it
+    (``trio.aclose_forcefully``): left open, nobody would read or write it again, and the caller
+    would wait there for ever."""
 
     def __init__(self, stream: trio.abc.Stream, channel: SecureChannel) -> None:
         self.stream = stream

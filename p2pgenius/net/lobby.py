@@ -361,8 +361,24 @@ class Lobby:
                     continue
                 changed |= self._take(item, groups)
             nursery.cancel_scope.cancel()
+        self._turn_away_the_rest(said)
         self._said = None
         return self.members
+
+    def _turn_away_the_rest(self, said: Inbox[LobbyItem]) -> None:
+        """Callers that came after the table was full and ready, still waiting in the inbox:
+        turned away as at a full table (not left open with nobody reading them)."""
+        while True:
+            try:
+                item = said.receive_nowait()
+            except trio.WouldBlock:
+                return
+            connection = item.connection
+            if item.kind is not LobbyKind.JOINED or connection is None:
+                continue  # (a member's: after its ready, nothing it says before the start counts)
+            if not any(m.connection is connection for m in self.members):
+                self.tell(Refused("the table is full", item.data.name))
+                _refuse(connection, "the table is full")
 
     async def _greet(
         self,
@@ -385,6 +401,11 @@ class Lobby:
             tell(Refused(why(exc)))
             await connection.aclose()
             return
+        except trio.Cancelled:
+            # The table filled and the lobby's door closed behind it while this caller was in
+            # its handshake: cut, so it calls again (a watcher then comes in at the match's door).
+            await trio.aclose_forcefully(connection)
+            raise
         shown_key()
         if is_spectator(established) and spectators is not None:
             spectators.admit(connection, caller_name(established))
@@ -402,7 +423,11 @@ class Lobby:
         )
         bot = bot_of(established.peer_hello)
         caller = Caller(established.peer_key, name, invited, address_of(stream), bot)
-        await said.send(LobbyItem(LobbyKind.JOINED, connection, caller))
+        try:
+            await said.send(LobbyItem(LobbyKind.JOINED, connection, caller))
+        except trio.Cancelled:  # (the lobby closed before it took this caller: as above)
+            await trio.aclose_forcefully(connection)
+            raise
         try:
             while True:
                 for payload in await connection.receive():

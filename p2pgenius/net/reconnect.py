@@ -221,6 +221,9 @@ class Reconnection:
             self.tell(Refused(why(exc)))
             await connection.aclose()
             return
+        except trio.Cancelled:  # (the match's door closed first: cut, not left open)
+            await trio.aclose_forcefully(connection)
+            raise
         index = session.keys.index(established.peer_key)
         self.tell(PeerBack(session.names[index]))
         self.came_back([index])

@@ -339,6 +339,7 @@ class RelayKeeper:
             self.paired += 1
             recent.append(trio.current_time())
             await arrived(stream)
+            del stream  # (not held while the next caller is awaited: it is the host's now)
 
 
 class Entrance(trio.abc.Listener[trio.abc.Stream]):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import trio
@@ -33,6 +33,23 @@ async def _hosting(tmp_path: Path, host_log: Silent) -> tuple[Any, int, Any]:
 
 async def _serve(host: Any, listener: Any) -> None:
     await host.host(listener, game="duel", options={"fast": True}, setup={}, peers=2)
+
+
+class Holding(trio.abc.Listener[trio.abc.Stream]):
+    """A listener that keeps a reference to every stream it hands out, as a relay keeper keeps
+    its last pairing (a dropped stream is then not closed by the garbage collector)."""
+
+    def __init__(self, listener: trio.abc.Listener[trio.abc.Stream]) -> None:
+        self.listener = listener
+        self.held: list[trio.abc.Stream] = []
+
+    async def accept(self) -> trio.abc.Stream:
+        stream = await self.listener.accept()
+        self.held.append(stream)
+        return stream
+
+    async def aclose(self) -> None:
+        await self.listener.aclose()
 
 
 async def _everything(connection: Connection) -> list[Any]:
@@ -149,3 +166,73 @@ def test_a_refusal_always_says_why() -> None:
     # A timeout's own text is empty: "refused a connection: " told the host's player nothing.
     assert Refused(why(trio.TooSlowError())).text == "refused a connection: it took too long"
     assert why(PeerGoneError("the peer closed the connection")) == "the peer closed the connection"
+
+
+async def test_a_caller_still_in_its_handshake_when_the_table_fills_is_cut_not_left_hanging(
+    tmp_path: Path,
+) -> None:
+    # A watcher (or any caller) whose handshake is under way when the last player says ready:
+    # the lobby's door closes behind the table, and that caller is cut (it calls again; a watcher
+    # then comes in through the match's door). Left open, nobody read or wrote it again: a watcher
+    # through a relay waited there for ever (seen on a loaded machine).
+    host, port, listener = await _hosting(tmp_path, Silent())
+    going_on = trio.Event()
+    decide = host.decide
+
+    async def held(view: Any, seat: int) -> Any:
+        await going_on.wait()  # (the match stays on while the cut is looked for)
+        return await decide(view, seat)
+
+    host.decide = held
+    guest = peer(tmp_path, "guest", BotDriver("random", 2), Silent())
+    listener = Holding(listener)
+    with trio.fail_after(HANG_S):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_serve, host, listener)
+            half = await trio.open_tcp_stream("127.0.0.1", port)  # (its first message never comes)
+            nursery.start_soon(guest.join, await trio.open_tcp_stream("127.0.0.1", port))
+            while host.session is None:
+                await trio.sleep(0.01)
+            with trio.move_on_after(10) as waited:
+                assert await half.receive_some() == b""  # (closed by the host)
+            going_on.set()
+            assert not waited.cancelled_caught, "a caller mid-handshake was left open"
+            await half.aclose()
+
+
+class Answered:
+    """A caller's connection as the lobby sees it: what it was told, and whether it was closed."""
+
+    def __init__(self) -> None:
+        self.told: list[Any] = []
+        self.closing = False
+
+    def post(self, payload: bytes) -> None:
+        self.told.append(decode(payload))
+
+    def close_soon(self) -> None:
+        self.closing = True
+
+
+async def test_callers_that_came_as_the_table_started_are_turned_away_not_left_open(tmp_path: Path) -> None:
+    # A caller whose handshake ended while the lobby was closing still put itself in the lobby's
+    # inbox: nobody would take it from there, so the lobby turns it away as at a full table.
+    from p2pgenius.net.inbox import Inbox
+    from p2pgenius.net.lobby import Caller, LobbyItem, LobbyKind
+
+    from .test_lobby_options import _lobby
+
+    told: list[Any] = []
+    lobby, (bob,) = _lobby(tmp_path, told, "bob")
+    late, seated = Answered(), Answered()
+    bob.connection = cast(Connection, seated)
+    async with trio.open_nursery() as nursery:
+        said = Inbox[LobbyItem](nursery)
+        caller = Caller(Identity.generate().public, "eve", False, "127.0.0.1", None)
+        await said.send(LobbyItem(LobbyKind.JOINED, cast(Connection, late), caller))
+        await said.send(LobbyItem(LobbyKind.SAID, cast(Connection, seated), None))  # (a member's)
+        lobby._turn_away_the_rest(said)
+        nursery.cancel_scope.cancel()
+    assert late.closing and late.told == [["refused", "the table is full"]], late.told
+    assert not seated.closing and not seated.told
+    assert [(e.reason, e.name) for e in told if isinstance(e, Refused)] == [("the table is full", "eve")]

@@ -152,9 +152,8 @@ async def test_a_watcher_rides_out_a_relay_restart(tmp_path: Path) -> None:
             async with trio.open_nursery() as nursery:
                 invite = await nursery.start(host_match, hargs, host, match_options(hargs))
                 nursery.start_soon(join_match, jargs, guest, target_of(str(invite)))
-                # (it comes once the match is under way: one that calls while the table turns into
-                # the match may find the host's relay keeper idle, docs/testing.md, an open cause)
-                await wait_for_stage(host, 1)
+                # (it comes while the lobby fills: one whose handshake the table's start cuts
+                # calls again, and is let in at the match's door)
                 nursery.start_soon(watcher.run, invite)
                 await wait_for_stage(host, 3)
                 await until(lambda: watcher.watching.session is not None)  # (watching, not in the lobby)
