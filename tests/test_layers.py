@@ -325,6 +325,7 @@ ORDER: Final = {
         "union",
         "session",
         "clocks",
+        "machine",
         "observer",
         "overdue",
         "transcript",

@@ -14,6 +14,9 @@ from typing import Any, Protocol
 
 from p2pgenius.protocol.events import (
     ClockWarning,
+    ConnectionLost,
+    DecisionRefused,
+    Notice,
     OutOfTime,
     TimeoutClaimSent,
     TimeoutDisputed,
@@ -174,17 +177,6 @@ class Refused:
 
 
 @dataclass(frozen=True, slots=True)
-class ConnectionLost:
-    """A connection closed mid-match (``peer``: whose, if known); the match waits for it."""
-
-    peer: int | None = None
-
-    @property
-    def text(self) -> str:
-        return "a peer's connection closed; waiting for it to come back"
-
-
-@dataclass(frozen=True, slots=True)
 class Reconnecting:
     """A joiner is on its way back to the host at ``address`` (``reason``: why the last try
     failed; None on setting out)."""
@@ -217,32 +209,6 @@ class PeerBack:
     @property
     def text(self) -> str:
         return f"{self.name} is back"
-
-
-# -- clocks and decisions ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionRefused:
-    """A local seat's decision was refused (``reason``); the seat is asked again."""
-
-    seat: int
-    reason: str
-
-    @property
-    def text(self) -> str:
-        return f"p{self.seat}: {self.reason}"
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """Anything else worth a line: a chat line refused, a stray message ignored."""
-
-    message: str
-
-    @property
-    def text(self) -> str:
-        return self.message
 
 
 NetEvent = (

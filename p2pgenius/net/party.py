@@ -21,7 +21,7 @@ import trio
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.connection import Connection, Item
-from p2pgenius.net.events import Listening, Notice, Reconnecting, Tell
+from p2pgenius.net.events import Listening, Reconnecting, Tell
 from p2pgenius.net.files import Files
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
@@ -31,7 +31,9 @@ from p2pgenius.net.overdue import Overdue, company
 from p2pgenius.net.reconnect import Arrivals, Reconnection, WayBack
 from p2pgenius.net.spectators import Spectators
 from p2pgenius.protocol.clocks import Clocks
+from p2pgenius.protocol.events import Notice
 from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.machine import MatchMachine
 from p2pgenius.protocol.session import Session
 from p2pgenius.threads import off_loop, settle_heap
 
@@ -52,7 +54,8 @@ class Playing:
     decide_ahead: bool = False
     settle_at_once: bool = False
     linger: bool = False
-    loop_type: type[MatchLoop] = MatchLoop  # (a test's misbehaving peer plays in another)
+    loop_type: type[MatchLoop] = MatchLoop  # (a test's misbehaving peer pumps in another...)
+    machine_type: type[MatchMachine] = MatchMachine  # (...or keeps other rules of time)
 
 
 @dataclass(frozen=True)
@@ -186,21 +189,24 @@ class Party:
             way_back=doors.way_back,
         )
         how = self.playing
-        return how.loop_type(
+        machine = how.machine_type(
             session,
+            self.clocks,
+            how.grace_s,
+            decide_ahead=how.decide_ahead,
+            settle_at_once=how.settle_at_once,
+        )
+        return how.loop_type(
+            machine,
             nursery,
             inbox,
             reconnection,
             self.files,
             self.links,
-            self.clocks,
             how.decide,
             how.report,
             self.tell,
-            how.grace_s,
             spectators=doors.spectators,
-            decide_ahead=how.decide_ahead,
-            settle_at_once=how.settle_at_once,
             linger=how.linger,
             resumed_stage=resumed_stage,
         )

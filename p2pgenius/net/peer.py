@@ -51,6 +51,7 @@ from p2pgenius.net.reconnect import WayBack
 from p2pgenius.net.spectators import Spectators
 from p2pgenius.protocol.clocks import LAG_FLOOR_S, MAX_ALLOWANCE_S, PING_S, Clocks
 from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.machine import MatchMachine
 from p2pgenius.protocol.overdue import Times
 from p2pgenius.protocol.session import Session, SessionView
 from p2pgenius.protocol.transcript import header
@@ -119,6 +120,7 @@ class Peer:
     _kept: Times | None = None  # a resumed peer: when its files said the match was last at
 
     loop_type: ClassVar[type[MatchLoop]] = MatchLoop
+    machine_type: ClassVar[type[MatchMachine]] = MatchMachine
     """The loop this peer plays its matches in (a test's misbehaving peer plays in another)."""
 
     async def __aenter__(self) -> Peer:
@@ -174,6 +176,7 @@ class Peer:
             settle_at_once=self.settle_at_once,
             linger=self.linger,
             loop_type=self.loop_type,
+            machine_type=self.machine_type,
         )
         return Party(
             player, self.address, self.files, self.links, self._clocks, self.report_line, playing, self._began

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from p2pgenius.canonical import Plain
 
@@ -287,8 +287,59 @@ class TimeoutDisputed:
         )
 
 
+# -- what a match machine tells the person besides (p2pgenius.protocol.machine) ----------------
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLost:
+    """A connection closed mid-match (``peer``: whose, if known); the match waits for it."""
+
+    peer: int | None = None
+
+    @property
+    def text(self) -> str:
+        return "a peer's connection closed; waiting for it to come back"
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRefused:
+    """A local seat's decision was refused (``reason``); the seat is asked again."""
+
+    seat: int
+    reason: str
+
+    @property
+    def text(self) -> str:
+        return f"p{self.seat}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Anything else worth a line: a chat line refused, a stray message ignored."""
+
+    message: str
+
+    @property
+    def text(self) -> str:
+        return self.message
+
+
 ClockEvent = ClockWarning | OutOfTime | TimeoutClaimSent | TimeUnderDeclared | TimeoutDisputed
 """What the clocks tell the player (:class:`p2pgenius.protocol.clocks.Clocks`)."""
+
+Said = ClockEvent | ConnectionLost | DecisionRefused | Notice
+"""What a match machine tells the person running its peer, besides the session's events."""
+SAID: Final = (
+    ClockWarning,
+    OutOfTime,
+    TimeoutClaimSent,
+    TimeUnderDeclared,
+    TimeoutDisputed,
+    ConnectionLost,
+    DecisionRefused,
+    Notice,
+)
+"""The types of :data:`Said` (``isinstance(told, SAID)``: said, not reported)."""
 
 Tell = Callable[[ClockEvent], None]
 """Takes what the clocks tell (the network layer's ``Notify`` does)."""

@@ -21,8 +21,6 @@ from p2pgenius import wording
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.events import (
-    ConnectionLost,
-    DecisionRefused,
     Listening,
     LobbyShown,
     NetEvent,
@@ -33,7 +31,17 @@ from p2pgenius.net.events import (
     Reconnected,
     Reconnecting,
 )
-from p2pgenius.protocol.events import Applied, BlindClaim, ClockWarning, Event, Fault, MatchOver, SeatsDealt
+from p2pgenius.protocol.events import (
+    Applied,
+    BlindClaim,
+    ClockWarning,
+    ConnectionLost,
+    DecisionRefused,
+    Event,
+    Fault,
+    MatchOver,
+    SeatsDealt,
+)
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.observer import replay
 from p2pgenius.protocol.session import Session, SessionView

@@ -22,7 +22,6 @@ from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import PeerGoneError
 from p2pgenius.net.match_loop import MatchLoop
 from p2pgenius.net.peer import Files, Peer
-from p2pgenius.protocol.clocks import Deadline
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import MAX_MESSAGE_BYTES, seal
 from p2pgenius.protocol.session import Event, SessionView
@@ -309,13 +308,14 @@ class StallingLoop(MatchLoop):
                 self.pings += 1
             StallingLoop.most = max(StallingLoop.most, self.pings)
 
-    def _deadlines(self) -> list[Deadline]:
-        return [] if self.deaf() else super()._deadlines()  # (deaf, it keeps no clock but pings)
+    def _wake_at(self) -> float:
+        clocks = self.machine.clocks  # (deaf, it keeps no clock but pings)
+        return clocks.next_deadline([]) if self.deaf() else super()._wake_at()
 
     async def _on_time(self) -> None:
         if not self.deaf():
             await super()._on_time()
-        elif self.clocks.ping_due():
+        elif self.machine.clocks.ping_due():
             await self._ping(1)
 
 

@@ -22,6 +22,7 @@ from p2pgenius.net.match_loop import MatchLoop
 from p2pgenius.net.party import Doors
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.clocks import MAX_ALLOWANCE_S, Deadline, Due
+from p2pgenius.protocol.machine import MatchMachine
 from p2pgenius.protocol.session import Fault, SessionView, TimeoutClaimed
 from p2pgenius.protocol.transcript import verify
 
@@ -122,8 +123,8 @@ async def test_a_player_who_runs_out_is_timed_out_by_its_own_peer(
         assert verify(side.files.transcript.read_bytes()).ok
 
 
-class NoOwnTimeouts(MatchLoop):
-    """The loop of :class:`NeverTimesOut`."""
+class NoOwnTimeouts(MatchMachine):
+    """The rules of time of :class:`NeverTimesOut`."""
 
     def _deadlines(self) -> list[Deadline]:
         return [d for d in super()._deadlines() if d.what is not Due.EXPIRE]
@@ -132,7 +133,7 @@ class NoOwnTimeouts(MatchLoop):
 class NeverTimesOut(Peer):
     """A dishonest or broken peer: it never enforces its own clock."""
 
-    loop_type = NoOwnTimeouts
+    machine_type = NoOwnTimeouts
 
 
 def sent_kinds(peer: Peer) -> list[str]:
@@ -164,7 +165,7 @@ async def test_a_timeout_claim_is_accepted_by_the_late_peer(tmp_path: Path, auto
 
 
 class NoClaimsAnswered(NoOwnTimeouts):
-    """The loop of :class:`IgnoresClaims`."""
+    """The rules of time of :class:`IgnoresClaims`."""
 
     def _on_clock_event(self, event: Any, at: float | None = None) -> None:
         del event, at
@@ -173,7 +174,7 @@ class NoClaimsAnswered(NoOwnTimeouts):
 class IgnoresClaims(NeverTimesOut):
     """Worse: it neither times itself out nor answers a claim."""
 
-    loop_type = NoClaimsAnswered
+    machine_type = NoClaimsAnswered
 
 
 async def test_a_peer_that_answers_no_claim_forfeits_after_the_grace_period(
@@ -453,8 +454,9 @@ async def test_a_resumed_peer_counts_the_time_it_was_away_on_its_own_clock(
         loop = again._make_party().match_loop(
             again.session, nursery, Inbox[Any](nursery), Doors(), again._resumed_stage
         )
-        # Any other stage (the match moved on while it was away) begins when it is reached.
-        assert loop._away(stage + 1) == 0.0 and 34 <= loop._away(stage) <= 36
+        loop._resume()  # (its stage had run 35 s: any other stage begins when it is reached)
+        assert loop.machine.resumed is not None and loop.machine.resumed[0] == stage
+        assert 34 <= loop.machine.resumed[1] <= 36
         loop._follow_stage()
         left = again.clock_readings()[seat][1]
         # Only its own seats: the others' clocks (and its judgement of their time) start now.
@@ -590,7 +592,7 @@ async def test_a_clock_liar_is_forfeited_once_its_round_and_a_grace_period_past_
 
 
 class DisputesEverything(NoOwnTimeouts):
-    """The loop of :class:`StretchesEveryTurn`."""
+    """The rules of time of :class:`StretchesEveryTurn`."""
 
     def _on_clock_event(self, event: Any, at: float | None = None) -> None:
         session, stage = self.session, self.session.stage
@@ -606,7 +608,7 @@ class StretchesEveryTurn(Peer):
     """A peer that never times itself out and answers every claim with a dispute saying its whole
     turn is still left (as much as a dispute may say)."""
 
-    loop_type = DisputesEverything
+    machine_type = DisputesEverything
 
 
 async def test_a_peer_that_overruns_every_turn_and_disputes_has_one_grace_period_a_match(

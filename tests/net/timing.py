@@ -17,10 +17,10 @@ import trio.testing
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.canonical import decode
-from p2pgenius.net.match_loop import MatchLoop
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.clocks import Deadline, Due
 from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.machine import MatchMachine
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.protocol.transcript import Report, records, verify
 
@@ -178,8 +178,8 @@ class Mute(BotDriver):
         await trio.sleep_forever()
 
 
-class SilentLoop(MatchLoop):
-    """The loop of :class:`NeverTimesOut`."""
+class SilentMachine(MatchMachine):
+    """The rules of time of :class:`NeverTimesOut`."""
 
     def _deadlines(self) -> list[Deadline]:
         return [d for d in super()._deadlines() if d.what is not Due.EXPIRE]
@@ -193,7 +193,7 @@ class NeverTimesOut(Peer):
     about them (a hung program, or one that will not lose), so its seat stays silent past its
     clock."""
 
-    loop_type = SilentLoop
+    machine_type = SilentMachine
 
 
 @dataclass

@@ -6,16 +6,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from p2pgenius.net.events import (
-    ConnectionLost,
-    Listening,
-    LobbyShown,
-    PeerBack,
-    Reconnected,
-    Reconnecting,
-    Refused,
-)
-from p2pgenius.protocol.events import ClockWarning
+from p2pgenius.net.events import Listening, LobbyShown, PeerBack, Reconnected, Reconnecting, Refused
+from p2pgenius.protocol.events import ClockWarning, ConnectionLost
 from p2pgenius.ui.table import TableScreen
 
 

@@ -16,8 +16,8 @@ from prompt_toolkit.input import create_pipe_input
 from p2pgenius.games.duel.engine import DUEL
 from p2pgenius.games.registry import get_game, get_spec, names
 from p2pgenius.inmemory import play
-from p2pgenius.net.events import DecisionRefused, Listening, LobbyShown
-from p2pgenius.protocol.events import Applied, MatchOver
+from p2pgenius.net.events import Listening, LobbyShown
+from p2pgenius.protocol.events import Applied, DecisionRefused, MatchOver
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui import moves

@@ -1,0 +1,275 @@
+"""One match as an I/O-free machine, in the manner of h11's ``Connection``: the caller feeds it
+what happened (a message read, a local decision, a chat line, a deadline passed, a peer cut off,
+an audit's verdict) and carries out what each input gives back (:class:`Step`): the secrets and
+records to persist (in that order, before anything is sent), the messages to send, what to tell
+the person, the audits to judge (off the event loop: they replay the whole match) and whether to
+ping. Between inputs it says when it must be woken (:meth:`MatchMachine.wake_at`) and which local
+seats are to be asked for a decision (:meth:`MatchMachine.follow`).
+
+Every rule of time lives here and in :mod:`p2pgenius.protocol.clocks` beneath it: when a local
+seat times out, when another seat is claimed, when a claim is answered or disputed, when a
+forfeit is sent; all measured on the clock the caller passes (``Clocks.now``). The caller (the
+networked peer's ``MatchLoop``, a test) is a pump: read, feed, carry out, sleep until the wake-up.
+Nothing here awaits, reads a clock of its own or touches a file or a socket.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from p2pgenius.errors import P2PGeniusError
+from p2pgenius.protocol import channel_messages as wire
+from p2pgenius.protocol.clocks import Clocks, Deadline
+from p2pgenius.protocol.events import ConnectionLost, DecisionRefused, Hashed, Notice, OutOfTime, Said
+from p2pgenius.protocol.session import AuditDue, Event, Session
+
+MAX_REFUSED: Final = 5
+"""Refused decisions for one seat and stage before the game's timeout is played for it."""
+
+Key = tuple[int, int]
+"""(stage number, seat): one decision a local seat is asked for."""
+
+
+@dataclass
+class Step:
+    """What one input gave, for the caller to carry out in this order: ``secrets`` appended to
+    the secrets file and ``records`` to the transcript (durably: a commitment on record whose nonce
+    was lost could never be opened), then ``payloads`` sent to every other peer (each a channel
+    message; a host also relays what it reads, see SPEC section 5), then ``told`` told (the
+    session's events reported with its view, the rest said), ``audits`` judged off the loop and
+    their verdicts fed back (:meth:`MatchMachine.concluded`). ``notes``: lines for the match's
+    log; ``ask_again``: decisions whose asker must start afresh (one was refused);
+    ``ping``: time to ping every connection."""
+
+    secrets: list[bytes] = field(default_factory=list)
+    records: list[bytes] = field(default_factory=list)
+    payloads: list[bytes] = field(default_factory=list)
+    told: list[Event | Said] = field(default_factory=list)
+    audits: list[AuditDue] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    ask_again: list[Key] = field(default_factory=list)
+    ping: bool = False
+
+
+@dataclass(eq=False)  # (one object per match: equal only to itself)
+class MatchMachine:
+    """One match as this peer plays it: its session and its clocks, with the options of how its
+    local seats decide (``decide_ahead``: ask for the next stage's choice where the game allows
+    one now; ``settle_at_once``: a sealed choice stands as soon as it is made, as a bot's does)
+    and the grace period. ``resumed``: a resumed peer's (stage, seconds it had run before)."""
+
+    session: Session
+    clocks: Clocks
+    grace_s: float
+    decide_ahead: bool = False
+    settle_at_once: bool = False
+    resumed: tuple[int, float] | None = None
+    _not_ahead: set[Key] = field(default_factory=set)  # refused ahead: asked once that stage opens
+    _refused: dict[Key, int] = field(default_factory=dict)
+    _step: Step = field(default_factory=Step)
+
+    # -- between inputs ------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """Whether the match is over here (finished, or stopped by a fault)."""
+        return self.session.finished or self.session.fault is not None
+
+    def wake_at(self) -> float:
+        """When the caller must call :meth:`tick` at the latest (on the clocks' clock)."""
+        return self.clocks.next_deadline(self._deadlines())
+
+    def follow(self) -> tuple[set[Key], tuple[int, float] | None]:
+        """The decisions to ask the local seats for now, and the stage that began here if it is
+        new (its number, and the seconds it had run before this process resumed it)."""
+        session = self.session
+        number = session.stage.number if session.stage is not None else -1
+        away = 0.0
+        if self.resumed is not None and self.resumed[0] == number:
+            away = self.resumed[1]
+        self.resumed = None
+        began = (number, away) if self.clocks.follow(number, away) else None
+        wanted = {(number, seat) for seat in session.awaiting()}
+        if self.decide_ahead:  # (a choice for the next stage, where the game allows one now)
+            wanted |= {(number + 1, seat) for seat in session.ahead()} - self._not_ahead
+        return wanted, began
+
+    def refusals(self, key: Key) -> int:
+        """How many decisions for ``key`` were refused (its asker waits a little more each time)."""
+        return self._refused.get(key, 0)
+
+    # -- inputs ---------------------------------------------------------------------------------
+
+    def start(self) -> Step:
+        """Play begins: what the session has to persist and send already."""
+        return self._flush()
+
+    def received(self, payload: bytes, message: wire.Parsed, at: float) -> Step:
+        """A payload read at ``at`` (on the clocks' clock) from a peer, and its message."""
+        session = self.session
+        self._step.notes.append(f"<- {payload.hex()}")
+        if not isinstance(message, wire.MatchMessage):
+            self._step.told.append(Notice("a peer sent something that is not a match message (ignored)"))
+            return self._take()
+        before = session.signed_log.counts
+        for event in session.receive(message.raw):
+            self._step.told.append(event)
+            self._on_clock_event(event, at)
+            self._audit_if_due(event)
+        self.clocks.progressed(before, session.signed_log.counts, at)
+        return self._flush()
+
+    def decided(self, number: int, seat: int, action: Mapping[str, Any] | None) -> Step:
+        """A local seat's decision for stage ``number`` (None: an optional action let pass);
+        one for the next stage is a choice made ahead (see ``Session.ahead``)."""
+        session = self.session
+        stage = session.stage
+        if stage is not None and number == stage.number + 1 and action is not None:
+            return self._decided_ahead(number, seat, action)
+        if stage is None or stage.number != number or self.over:
+            return self._take()  # too late: the stage moved on (a timeout, say)
+        if seat not in session.awaiting() and seat not in session.unsettled():
+            return self._take()
+        view = session.clocks().get(seat)
+        ms = int(self.clocks.own_elapsed() * 1000)
+        if seat in stage.optional:
+            ms, view = 0, None  # a challenge window is not on the clock
+        try:
+            if view is not None and ms >= view.left_ms:
+                self._step.told.append(OutOfTime(seat))
+                session.time_out(seat)
+            elif action is None:
+                session.decline(seat, ms=ms)
+            else:
+                session.submit(seat, action, ms=ms)
+                if seat in session.unsettled() and (self.settle_at_once or stage.waiting == (seat,)):
+                    # A bot does not change its mind; nor is there anything to wait for when this
+                    # seat is the only one choosing (a Paralysis's hand): its choice stands now.
+                    session.finalize(seat)
+        except P2PGeniusError as exc:
+            self._refused_decision(number, seat, exc)
+        return self._flush()
+
+    def settle(self, number: int, seat: int) -> Step:
+        """Let a local seat's sealed choice stand now, before its minute is up."""
+        session = self.session
+        if session.stage is None or session.stage.number != number or seat not in session.unsettled():
+            return self._take()  # (the turn moved on, or the choice stands already)
+        session.finalize(seat)
+        return self._flush()
+
+    def chat(self, text: str) -> Step:
+        """Say something to the table."""
+        try:
+            self.session.chat(text)
+        except P2PGeniusError as exc:
+            self._step.told.append(Notice(str(exc)))
+        return self._flush()
+
+    def tick(self) -> Step:
+        """A wake-up time came: do what is due (a ping first, then one deadline)."""
+        self._step.ping = self.clocks.ping_due()
+        if self.clocks.act(self.session, self._deadlines(), self.grace_s, self._step.told.append):
+            return self._flush()
+        return self._take()
+
+    def round_trip(self, seconds: float) -> None:
+        """A ping of ours was answered after ``seconds``."""
+        self.clocks.round_trip(seconds)
+
+    def gone(self, peer: int | None, why: str | None = None) -> Step:
+        """The connection to ``peer`` (None: the host, for a joiner, or unknown) closed; ``why``:
+        why this side gave it up, if it did. The match waits for it as section 5 says."""
+        session = self.session
+        if self.over:
+            return self._take()
+        away = [p for p in range(len(session.keys)) if p != session.me] if session.me != 0 else [peer]
+        self.clocks.went_away(p for p in away if p is not None)
+        if why is not None:  # (given up here: it read nothing, or its route is dead)
+            who = session.names[peer] if peer is not None else "a peer"
+            self._step.told.append(Notice(f"the connection to {who} was given up: {why}"))
+        self._step.told.append(ConnectionLost(peer))
+        return self._take()
+
+    def concluded(self, audit: AuditDue, verdict: Any) -> Step:
+        """An audit's verdict, judged off the loop (``audit.judge``)."""
+        audit.conclude(verdict)
+        return self._flush()
+
+    # -- the rules of time (a test's dishonest peer overrides these) ----------------------------
+
+    def _deadlines(self) -> list[Deadline]:
+        """Every clock event still to come at this stage."""
+        return self.clocks.deadlines(self.session, self.grace_s)
+
+    def _on_clock_event(self, event: Event, at: float | None = None) -> None:
+        """Timeout claims about our seats answered, disputes of our claims heeded, and other seats'
+        declared times checked against what we saw pass until ``at`` (when the message that
+        carried it was read: a busy loop does not make it later; None: now)."""
+        tell = self._step.told.append
+        self.clocks.answer_claim(self.session, event, tell)
+        self.clocks.check_declared(self.session, event, tell, at)
+        if isinstance(event, Hashed) and at is not None:
+            self.clocks.hashed(event.author, event.stage, at)
+
+    # -- within ---------------------------------------------------------------------------------
+
+    def _refused_decision(self, number: int, seat: int, exc: P2PGeniusError) -> None:
+        """The session refused a local decision: say so, and ask again (a decider that keeps
+        choosing what the rules refuse, a broken bot, gets the game's timeout instead of being
+        asked for ever)."""
+        self._step.told.append(DecisionRefused(seat, str(exc)))
+        refused = self._refused[(number, seat)] = self._refused.get((number, seat), 0) + 1
+        if refused >= MAX_REFUSED:
+            said = f"p{seat}: {refused} choices refused in a row; the rules' timeout is played"
+            self._step.told.append(Notice(said))
+            with contextlib.suppress(P2PGeniusError):
+                self.session.time_out(seat)
+        else:
+            self._step.ask_again.append((number, seat))
+
+    def _decided_ahead(self, number: int, seat: int, action: Mapping[str, Any]) -> Step:
+        """A choice for the next stage, made while this one is still open; refused, the seat is
+        simply asked again once that stage opens."""
+        session = self.session
+        if seat not in session.ahead():
+            return self._take()
+        try:
+            session.submit(seat, action, ahead=True)
+        except P2PGeniusError as exc:
+            self._step.told.append(DecisionRefused(seat, str(exc)))
+            self._not_ahead.add((number, seat))
+            self._step.ask_again.append((number, seat))
+            return self._take()
+        return self._flush()
+
+    def _audit_if_due(self, event: Event) -> None:
+        if isinstance(event, AuditDue):
+            self._step.audits.append(event)
+
+    def _flush(self) -> Step:
+        """Take what the session has to persist and send, and its events (each also heard by the
+        clocks), again while hearing them made more (accepting a claim sends a dispute, say)."""
+        session, step = self.session, self._step
+        while True:
+            out = session.flush()
+            step.secrets += out.secrets
+            step.records += out.records
+            for raw in out.messages:
+                payload = wire.match_message(raw)
+                step.notes.append(f"-> {payload.hex()}")
+                step.payloads.append(payload)
+            events = session.take_events()
+            for event in events:
+                step.told.append(event)
+                self._on_clock_event(event)
+                self._audit_if_due(event)
+            if not events:
+                return self._take()
+
+    def _take(self) -> Step:
+        step, self._step = self._step, Step()
+        return step

@@ -1,0 +1,195 @@
+"""The match machine (protocol/machine.py) with no event loop at all: two peers' machines, a clock
+the test moves by hand, messages carried by hand. Whole matches are played through its one entry
+per input; a silent seat is claimed, and a silent peer forfeited, at the times its inputs say;
+refused decisions and lost connections are told, and the caller's outputs come in the order the
+pump must carry them out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.bots.registry import plain
+from p2pgenius.protocol import channel_messages as wire
+from p2pgenius.protocol.clocks import LAG_FLOOR_S, Clocks
+from p2pgenius.protocol.events import (
+    ConnectionLost,
+    DecisionRefused,
+    FaultKind,
+    MatchOver,
+    Notice,
+    OutOfTime,
+    TimeoutClaimSent,
+)
+from p2pgenius.protocol.machine import MAX_REFUSED, MatchMachine, Step
+from p2pgenius.protocol.records import frame, header
+from p2pgenius.protocol.transcript import verify
+
+from .test_clocks import Pair
+from .test_clocks_without_trio import Hand
+
+GRACE_S = 60.0
+
+
+class Kept(Pair):
+    """A :class:`Pair` that keeps what each session gave to persist before its machine took over
+    (the terms, the coin flip)."""
+
+    def __init__(self, *args: Any) -> None:
+        self.records: list[list[bytes]] = [[], []]
+        super().__init__(*args)
+
+    def pump(self) -> None:
+        moved = True
+        while moved:
+            moved = False
+            for i in (0, 1):
+                out = self.s[i].flush()
+                self.records[i] += out.records
+                self.wire[1 - i] += out.messages
+                self.events[i] += self.s[i].take_events()
+            for i in (0, 1):
+                while self.wire[i]:
+                    self.events[i] += self.s[i].receive(self.wire[i].pop(0))
+                    moved = True
+
+
+class Table:
+    """Two machines over a :class:`Pair`'s sessions, and what each was told and sent."""
+
+    def __init__(self, game: str, options: dict[str, Any], setup: dict[str, Any] | None = None) -> None:
+        self.pair, self.hand = Kept(game, options, setup), Hand()
+        self.machines = [MatchMachine(s, Clocks(self.hand), GRACE_S) for s in self.pair.s]
+        self.told: list[list[Any]] = [[], []]
+        self.wire: list[list[bytes]] = [[], []]  # payloads on their way to each peer
+        self.records = self.pair.records
+        for i, machine in enumerate(self.machines):
+            machine.clocks.start(machine.session)
+            self.take(i, machine.start())
+
+    def take(self, i: int, step: Step) -> None:
+        self.told[i] += step.told
+        self.records[i] += step.records
+        self.wire[1 - i] += step.payloads
+        for audit in step.audits:  # (judged at once here: a pump judges it off its loop)
+            self.take(i, self.machines[i].concluded(audit, audit.judge()))
+
+    def deliver(self) -> None:
+        while any(self.wire):
+            for i in (0, 1):
+                while self.wire[i]:
+                    payload = self.wire[i].pop(0)
+                    self.take(i, self.machines[i].received(payload, wire.parse(payload), self.hand.t))
+
+    def decide_all(self, bots: BotDriver) -> None:
+        """Every decision the machines want now, by ``bots``, each through ``decided``."""
+        for i, machine in enumerate(self.machines):
+            wanted, _ = machine.follow()
+            for number, seat in sorted(wanted):
+                view = machine.session.view
+                if view.stage is None or view.stage.number != number:
+                    continue
+                action = bots.choose(view.game_name or "", view.state, seat)
+                self.take(i, machine.decided(number, seat, None if action is None else plain(action)))
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "setup"),
+    [
+        ("duel", {"fast": True}, {"hp": [5, 5]}),
+        ("magic-square", {}, {"colours": [0, 1] * 8, "first_lead": 0}),
+    ],
+)
+def test_a_whole_match_through_the_machines_one_entry_and_no_event_loop(
+    game: str, options: dict[str, Any], setup: dict[str, Any]
+) -> None:
+    table, bots = Table(game, options, setup), BotDriver("random", 5)
+    for _ in range(2000):
+        if all(m.over for m in table.machines):
+            break
+        table.hand.t += 1.0
+        table.decide_all(bots)
+        table.deliver()
+    assert all(m.session.finished for m in table.machines)
+    first, second = (m.session for m in table.machines)
+    assert first.outcome == second.outcome and first.log == second.log
+    assert [type(e) for e in table.told[0] if isinstance(e, MatchOver)] == [MatchOver]
+    # What the machine gave to persist is the whole transcript: it verifies on its own.
+    for i, session in enumerate((first, second)):
+        kept = header(session.keys, session.me, role="test") + b"".join(frame(r) for r in table.records[i])
+        report = verify(kept)
+        assert report.ok and session.outcome is not None, report.summary
+        assert report.outcome == session.outcome.to_plain(), report.summary
+
+
+def test_a_silent_seat_is_claimed_at_its_clock_and_lag_a_silent_peer_forfeited_after_grace() -> None:
+    table = Table("duel", {"fast": True, "turn_seconds": 60}, {"hp": [5, 5]})
+    first, second = table.machines
+    (mine,), (theirs,) = first.session.my_seats, second.session.my_seats
+    for machine in table.machines:
+        machine.follow()
+    start = table.hand.t
+    assert first.wake_at() == start and first.tick().ping  # (the first ping is due at once)
+    number = first.session.stage.number  # type: ignore[union-attr]
+    table.take(0, first.decided(number, mine, {"type": "gestures", "left": "-", "right": "-"}))
+    table.wire[1].clear()  # (the second peer hears nothing from now on: it is cut off)
+    # Woken at each ping (every 10 s) and at the other seat's minute and the lag allowance, it
+    # sends nothing until then, and then the signed claim.
+    for _ in range(10):
+        assert first.wake_at() > table.hand.t
+        table.hand.t = first.wake_at()
+        step = first.tick()
+        if step.payloads:
+            break
+        assert step.ping and not step.told
+    assert table.hand.t == start + 60 + LAG_FLOOR_S
+    assert [(type(e), getattr(e, "seat", None)) for e in step.told] == [(TimeoutClaimSent, theirs)]
+    assert isinstance(wire.parse(step.payloads[0]), wire.MatchMessage)
+    # Nobody answers: the claim stands the grace period, then the silent seat forfeits.
+    for _ in range(100):
+        if first.over:
+            break
+        table.hand.t = max(table.hand.t, first.wake_at())
+        table.take(0, first.tick())
+    fault = first.session.fault
+    assert fault is not None and fault.kind is FaultKind.FORFEIT and fault.peer == second.session.me
+    assert table.hand.t <= start + 60 + LAG_FLOOR_S + GRACE_S + 1
+
+
+def test_a_seat_past_its_own_clock_plays_its_timeout_and_refused_decisions_are_told_then_timed_out() -> None:
+    table = Table("duel", {"fast": True, "turn_seconds": 60}, {"hp": [5, 5]})
+    first = table.machines[0]
+    (mine,) = first.session.my_seats
+    wanted, began = first.follow()
+    number = first.session.stage.number  # type: ignore[union-attr]
+    assert wanted == {(number, mine)} and began == (number, 0.0)
+    for attempt in range(1, MAX_REFUSED + 1):
+        step = first.decided(number, mine, {"type": "gestures", "left": "no such gesture"})
+        assert isinstance(step.told[0], DecisionRefused) and first.refusals((number, mine)) == attempt
+        if attempt < MAX_REFUSED:
+            assert step.ask_again == [(number, mine)] and not step.payloads
+    # The fifth refusal in a row: the rules' timeout is played for it (and sent).
+    assert any(isinstance(e, Notice) and "refused in a row" in e.text for e in step.told)
+    assert step.payloads and mine not in first.session.awaiting()
+    # Another match: a decision that comes after its clock ran out is its timeout.
+    table = Table("duel", {"fast": True, "turn_seconds": 60}, {"hp": [5, 5]})
+    first = table.machines[0]
+    (mine,) = first.session.my_seats
+    first.follow()
+    number = first.session.stage.number  # type: ignore[union-attr]
+    table.hand.t += 61
+    step = first.decided(number, mine, {"type": "gestures", "left": "-", "right": "-"})
+    assert isinstance(step.told[0], OutOfTime) and step.payloads
+
+
+def test_a_lost_connection_is_told_and_its_peer_waited_for_not_claimed_for_the_route() -> None:
+    table = Table("duel", {"fast": True, "turn_seconds": 60}, {"hp": [5, 5]})
+    host, joiner = table.machines
+    step = joiner.gone(None, "it answered no ping")
+    assert [type(e) for e in step.told] == [Notice, ConnectionLost]
+    assert step.told[0] == Notice("the connection to a peer was given up: it answered no ping")
+    assert host.gone(1).told == [ConnectionLost(1)]
+    assert host.clocks.away == {1: table.hand.t} and joiner.clocks.away == {0: table.hand.t}
+    assert not step.payloads and not step.records  # (nothing is sent or kept for a lost route)
