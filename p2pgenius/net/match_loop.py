@@ -81,7 +81,7 @@ class MatchLoop:
         while not machine.over:
             self._follow_stage()
             item: Item | None = None
-            with trio.move_on_at(self._wake_at()):
+            with trio.move_on_at(machine.wake_at()):
                 item = await self.inbox.receive()
             if item is not None:  # (handled outside the deadline: nothing it does is cut short)
                 await self._on_item(item)
@@ -115,8 +115,7 @@ class MatchLoop:
         if kind is Kind.MSG and connection is not None:
             await self._on_payload(connection, *data)
         elif kind is Kind.HEARD:  # a ping, or the answer to ours (``data``: its round trip)
-            if data is not None:
-                machine.round_trip(data)
+            machine.heard(data)
         elif kind is Kind.GONE and connection is not None:
             await self._gone(connection)
         elif kind is Kind.SETTLE:
@@ -177,10 +176,6 @@ class MatchLoop:
             self.inbox.put(Item(Kind.DECIDED, None, (number, seat, action)))
 
     # -- clocks (p2pgenius.protocol.clocks, through the machine) ---------------------------------
-
-    def _wake_at(self) -> float:
-        """When the machine must be woken at the latest."""
-        return self.machine.wake_at()
 
     async def _on_time(self) -> None:
         """A wake-up time came: the machine does what is due."""

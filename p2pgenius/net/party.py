@@ -132,7 +132,6 @@ class Party:
         session.defer_audit = True  # (judged in a worker thread: the loop's audit)
         if session.terms is not None:
             await warm(session.terms["game"])
-        self.clocks.start(session)
         async with trio.open_nursery() as nursery:
             loop = self.loop = self.match_loop(session, nursery, Inbox[Item](nursery), doors, resumed_stage)
             if doors.overdue is not None:

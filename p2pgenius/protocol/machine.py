@@ -104,7 +104,9 @@ class MatchMachine:
     # -- inputs ---------------------------------------------------------------------------------
 
     def start(self) -> Step:
-        """Play begins: what the session has to persist and send already."""
+        """Play begins (or begins again after a restart): every other peer counts as just heard,
+        the first ping is due, and what the session has to persist and send already is given."""
+        self.clocks.start(self.session)
         return self._flush()
 
     def received(self, payload: bytes, message: wire.Parsed, at: float) -> Step:
@@ -176,9 +178,10 @@ class MatchMachine:
             return self._flush()
         return self._take()
 
-    def round_trip(self, seconds: float) -> None:
-        """A ping of ours was answered after ``seconds``."""
-        self.clocks.round_trip(seconds)
+    def heard(self, round_trip: float | None) -> None:
+        """A ping was read, or the answer to one of ours (``round_trip``: after how long)."""
+        if round_trip is not None:  # (a ping of theirs: answered by the connection itself)
+            self.clocks.round_trip(round_trip)
 
     def gone(self, peer: int | None, why: str | None = None) -> Step:
         """The connection to ``peer`` (None: the host, for a joiner, or unknown) closed; ``why``:

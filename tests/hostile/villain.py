@@ -22,7 +22,9 @@ from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import PeerGoneError
 from p2pgenius.net.match_loop import MatchLoop
 from p2pgenius.net.peer import Files, Peer
+from p2pgenius.protocol.clocks import Deadline
 from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.machine import MatchMachine
 from p2pgenius.protocol.messages import MAX_MESSAGE_BYTES, seal
 from p2pgenius.protocol.session import Event, SessionView
 
@@ -266,6 +268,15 @@ def small_send_buffers(listener: trio.SocketListener) -> None:
     listener.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_BUFFER)
 
 
+class StallingMachine(MatchMachine):
+    """The rules of time of a :class:`Staller`: once deaf, none but its pings."""
+
+    deaf = False
+
+    def _deadlines(self) -> list[Deadline]:
+        return [] if self.deaf else super()._deadlines()
+
+
 class StallingLoop(MatchLoop):
     """The loop of a :class:`Staller`: it plays until it has made a decision at stage ``stall_at``
     or later, then reads nothing more and decides nothing more, and keeps sending pings: a flood
@@ -291,6 +302,8 @@ class StallingLoop(MatchLoop):
             for connection in self.links:
                 if isinstance(connection.stream, Deaf):
                     connection.stream.deaf = True
+            assert isinstance(self.machine, StallingMachine)
+            self.machine.deaf = True  # (it keeps no clock but pings)
             self.nursery.start_soon(self._flood)
 
     async def _flood(self) -> None:
@@ -308,10 +321,6 @@ class StallingLoop(MatchLoop):
                 self.pings += 1
             StallingLoop.most = max(StallingLoop.most, self.pings)
 
-    def _wake_at(self) -> float:
-        clocks = self.machine.clocks  # (deaf, it keeps no clock but pings)
-        return clocks.next_deadline([]) if self.deaf() else super()._wake_at()
-
     async def _on_time(self) -> None:
         if not self.deaf():
             await super()._on_time()
@@ -323,6 +332,7 @@ class Staller(Peer):
     """A joiner that stops reading mid-match but goes on sending (see :class:`StallingLoop`)."""
 
     loop_type = StallingLoop
+    machine_type = StallingMachine
 
 
 def staller(tmp: Path, name: str = "staller", seed: int = 2) -> Staller:

@@ -66,7 +66,6 @@ class Table:
         self.wire: list[list[bytes]] = [[], []]  # payloads on their way to each peer
         self.records = self.pair.records
         for i, machine in enumerate(self.machines):
-            machine.clocks.start(machine.session)
             self.take(i, machine.start())
 
     def take(self, i: int, step: Step) -> None:
