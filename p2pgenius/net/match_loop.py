@@ -72,12 +72,12 @@ class MatchLoop:
         connection's reader before what it reads. Local players decide in their own tasks (so
         messages, chat and clocks go on while someone thinks) and hand their decisions in."""
         machine = self.machine
-        self._resume()
         for connection in self.links:
             ahead = [payload for read_on, payload in first if read_on is connection]
             connection.start(self.nursery)  # (a host's have written since its lobby)
             self.nursery.start_soon(connection.messages, self.inbox, ahead)
         await self.carry_out(machine.start())
+        self._resume()
         while not machine.over:
             self._follow_stage()
             item: Item | None = None

@@ -16,9 +16,10 @@ Nothing here awaits, reads a clock of its own or touches a file or a socket.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Concatenate, Final, ParamSpec
 
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol import channel_messages as wire
@@ -31,6 +32,8 @@ MAX_REFUSED: Final = 5
 
 Key = tuple[int, int]
 """(stage number, seat): one decision a local seat is asked for."""
+
+P = ParamSpec("P")
 
 
 @dataclass
@@ -52,6 +55,22 @@ class Step:
     notes: list[str] = field(default_factory=list)
     ask_again: list[Key] = field(default_factory=list)
     ping: bool = False
+
+
+Input = Callable[Concatenate["MatchMachine", P], Step]
+"""One of the machine's inputs."""
+
+
+def _an_input(method: Input[P]) -> Input[P]:
+    """An input of the machine: it begins its step afresh (what an input that raised left half
+    done is never carried out with the next one's)."""
+
+    def fresh(machine: MatchMachine, /, *args: P.args, **kwargs: P.kwargs) -> Step:
+        machine._step = Step()
+        return method(machine, *args, **kwargs)
+
+    functools.update_wrapper(fresh, method)
+    return fresh
 
 
 @dataclass(eq=False)  # (one object per match: equal only to itself)
@@ -103,12 +122,14 @@ class MatchMachine:
 
     # -- inputs ---------------------------------------------------------------------------------
 
+    @_an_input
     def start(self) -> Step:
         """Play begins (or begins again after a restart): every other peer counts as just heard,
         the first ping is due, and what the session has to persist and send already is given."""
         self.clocks.start(self.session)
         return self._flush()
 
+    @_an_input
     def received(self, payload: bytes, message: wire.Parsed, at: float) -> Step:
         """A payload read at ``at`` (on the clocks' clock) from a peer, and its message."""
         session = self.session
@@ -124,6 +145,7 @@ class MatchMachine:
         self.clocks.progressed(before, session.signed_log.counts, at)
         return self._flush()
 
+    @_an_input
     def decided(self, number: int, seat: int, action: Mapping[str, Any] | None) -> Step:
         """A local seat's decision for stage ``number`` (None: an optional action let pass);
         one for the next stage is a choice made ahead (see ``Session.ahead``)."""
@@ -155,6 +177,7 @@ class MatchMachine:
             self._refused_decision(number, seat, exc)
         return self._flush()
 
+    @_an_input
     def settle(self, number: int, seat: int) -> Step:
         """Let a local seat's sealed choice stand now, before its minute is up."""
         session = self.session
@@ -163,6 +186,7 @@ class MatchMachine:
         session.finalize(seat)
         return self._flush()
 
+    @_an_input
     def chat(self, text: str) -> Step:
         """Say something to the table."""
         try:
@@ -171,6 +195,7 @@ class MatchMachine:
             self._step.told.append(Notice(str(exc)))
         return self._flush()
 
+    @_an_input
     def tick(self) -> Step:
         """A wake-up time came: do what is due (a ping first, then one deadline)."""
         self._step.ping = self.clocks.ping_due()
@@ -183,6 +208,7 @@ class MatchMachine:
         if round_trip is not None:  # (a ping of theirs: answered by the connection itself)
             self.clocks.round_trip(round_trip)
 
+    @_an_input
     def gone(self, peer: int | None, why: str | None = None) -> Step:
         """The connection to ``peer`` (None: the host, for a joiner, or unknown) closed; ``why``:
         why this side gave it up, if it did. The match waits for it as section 5 says."""
@@ -197,6 +223,7 @@ class MatchMachine:
         self._step.told.append(ConnectionLost(peer))
         return self._take()
 
+    @_an_input
     def concluded(self, audit: AuditDue, verdict: Any) -> Step:
         """An audit's verdict, judged off the loop (``audit.judge``)."""
         audit.conclude(verdict)

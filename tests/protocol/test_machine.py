@@ -192,3 +192,21 @@ def test_a_lost_connection_is_told_and_its_peer_waited_for_not_claimed_for_the_r
     assert host.gone(1).told == [ConnectionLost(1)]
     assert host.clocks.away == {1: table.hand.t} and joiner.clocks.away == {0: table.hand.t}
     assert not step.payloads and not step.records  # (nothing is sent or kept for a lost route)
+
+
+def test_an_input_that_raised_leaves_nothing_half_done_for_the_next() -> None:
+    table = Table("duel", {"fast": True, "turn_seconds": 60}, {"hp": [5, 5]})
+    first = table.machines[0]
+    first.follow()
+
+    class BrokenClockError(Exception):
+        pass
+
+    def act_then_fail(*args: Any) -> bool:
+        args[-1](Notice("half of a tick"))  # (told, then the input fails)
+        raise BrokenClockError
+
+    first.clocks.act = act_then_fail  # type: ignore[method-assign]
+    with pytest.raises(BrokenClockError):
+        first.tick()
+    assert first.chat("gg").told == [] and first.chat("gg").payloads  # (nothing of the tick)
