@@ -189,9 +189,13 @@ class MatchLoop:
         """A payload read at ``now`` (in trio's clock) on ``connection``, and its message (parsed
         once, where it was read). A host relays it to the others first: each checks the author's
         signature itself."""
-        if self.session.me == 0 and isinstance(message, wire.MatchMessage):
+        self.files.note(f"<- {payload.hex()}")
+        if not isinstance(message, wire.MatchMessage):
+            self.tell(Notice("a peer sent something that is not a match message (ignored)"))
+            return
+        if self.session.me == 0:
             self.links.relay(payload, connection)
-        await self.carry_out(self.machine.received(payload, message, now))
+        await self.carry_out(self.machine.received(message.raw, now))
 
     async def carry_out(self, step: Step) -> None:
         """What one input gave: a ping first (its round trip measures the network, not what
@@ -201,12 +205,12 @@ class MatchLoop:
         if step.ping:
             self.links.ping(stalled_after=STALL_PINGS)
             await self.links.handed_over()
-        for note in step.notes:
-            self.files.note(note)
         # Secrets first: a commitment on record whose nonce was lost could never be opened.
         self.files.append(self.files.secrets, step.secrets)
         self.files.append(self.files.transcript, step.records)
-        for payload in step.payloads:
+        for raw in step.messages:
+            payload = wire.match_message(raw)
+            self.files.note(f"-> {payload.hex()}")
             self.links.broadcast(payload)
         # They leave before the events are told and the loop goes on (a write that waits for a
         # peer that does not read is not waited for).

@@ -3,8 +3,10 @@ what happened (a message read, a local decision, a chat line, a deadline passed,
 an audit's verdict) and carries out what each input gives back (:class:`Step`): the secrets and
 records to persist (in that order, before anything is sent), the messages to send, what to tell
 the person, the audits to judge (off the event loop: they replay the whole match) and whether to
-ping. Between inputs it says when it must be woken (:meth:`MatchMachine.wake_at`) and which local
-seats are to be asked for a decision (:meth:`MatchMachine.follow`).
+ping. It deals in signed match messages only: how they travel (inside the channel's ``match``
+message over TCP or a relay, SPEC section 4a; or any other carrier) is its caller's business.
+Between inputs it says when it must be woken (:meth:`MatchMachine.wake_at`) and which local seats
+are to be asked for a decision (:meth:`MatchMachine.follow`).
 
 Every rule of time lives here and in :mod:`p2pgenius.protocol.clocks` beneath it: when a local
 seat times out, when another seat is claimed, when a claim is answered or disputed, when a
@@ -22,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any, Concatenate, Final, ParamSpec
 
 from p2pgenius.errors import P2PGeniusError
-from p2pgenius.protocol import channel_messages as wire
 from p2pgenius.protocol.clocks import Clocks, Deadline
 from p2pgenius.protocol.events import ConnectionLost, DecisionRefused, Hashed, Notice, OutOfTime, Said
 from p2pgenius.protocol.session import AuditDue, Event, Session
@@ -40,19 +41,17 @@ P = ParamSpec("P")
 class Step:
     """What one input gave, for the caller to carry out in this order: ``secrets`` appended to
     the secrets file and ``records`` to the transcript (durably: a commitment on record whose nonce
-    was lost could never be opened), then ``payloads`` sent to every other peer (each a channel
-    message; a host also relays what it reads, see SPEC section 5), then ``told`` told (the
-    session's events reported with its view, the rest said), ``audits`` judged off the loop and
-    their verdicts fed back (:meth:`MatchMachine.concluded`). ``notes``: lines for the match's
-    log; ``ask_again``: decisions whose asker must start afresh (one was refused);
-    ``ping``: time to ping every connection."""
+    was lost could never be opened), then ``messages`` (signed match messages) sent to every other
+    peer (a host also relays what it reads, see SPEC section 5), then ``told`` told (the session's
+    events reported with its view, the rest said), ``audits`` judged off the loop and their
+    verdicts fed back (:meth:`MatchMachine.concluded`). ``ask_again``: decisions whose asker
+    must start afresh (one was refused); ``ping``: time to ping every connection."""
 
     secrets: list[bytes] = field(default_factory=list)
     records: list[bytes] = field(default_factory=list)
-    payloads: list[bytes] = field(default_factory=list)
+    messages: list[bytes] = field(default_factory=list)
     told: list[Event | Said] = field(default_factory=list)
     audits: list[AuditDue] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
     ask_again: list[Key] = field(default_factory=list)
     ping: bool = False
 
@@ -130,15 +129,11 @@ class MatchMachine:
         return self._flush()
 
     @_an_input
-    def received(self, payload: bytes, message: wire.Parsed, at: float) -> Step:
-        """A payload read at ``at`` (on the clocks' clock) from a peer, and its message."""
+    def received(self, raw: bytes, at: float) -> Step:
+        """A signed match message from a peer, read at ``at`` (on the clocks' clock)."""
         session = self.session
-        self._step.notes.append(f"<- {payload.hex()}")
-        if not isinstance(message, wire.MatchMessage):
-            self._step.told.append(Notice("a peer sent something that is not a match message (ignored)"))
-            return self._take()
         before = session.signed_log.counts
-        for event in session.receive(message.raw):
+        for event in session.receive(raw):
             self._step.told.append(event)
             self._on_clock_event(event, at)
             self._audit_if_due(event)
@@ -288,10 +283,7 @@ class MatchMachine:
             out = session.flush()
             step.secrets += out.secrets
             step.records += out.records
-            for raw in out.messages:
-                payload = wire.match_message(raw)
-                step.notes.append(f"-> {payload.hex()}")
-                step.payloads.append(payload)
+            step.messages += out.messages
             events = session.take_events()
             for event in events:
                 step.told.append(event)

@@ -12,7 +12,6 @@ import pytest
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.bots.registry import plain
-from p2pgenius.protocol import channel_messages as wire
 from p2pgenius.protocol.clocks import LAG_FLOOR_S, Clocks
 from p2pgenius.protocol.events import (
     ConnectionLost,
@@ -71,7 +70,7 @@ class Table:
     def take(self, i: int, step: Step) -> None:
         self.told[i] += step.told
         self.records[i] += step.records
-        self.wire[1 - i] += step.payloads
+        self.wire[1 - i] += step.messages
         for audit in step.audits:  # (judged at once here: a pump judges it off its loop)
             self.take(i, self.machines[i].concluded(audit, audit.judge()))
 
@@ -80,7 +79,7 @@ class Table:
             for i in (0, 1):
                 while self.wire[i]:
                     payload = self.wire[i].pop(0)
-                    self.take(i, self.machines[i].received(payload, wire.parse(payload), self.hand.t))
+                    self.take(i, self.machines[i].received(payload, self.hand.t))
 
     def decide_all(self, bots: BotDriver) -> None:
         """Every decision the machines want now, by ``bots``, each through ``decided``."""
@@ -140,12 +139,11 @@ def test_a_silent_seat_is_claimed_at_its_clock_and_lag_a_silent_peer_forfeited_a
         assert first.wake_at() > table.hand.t
         table.hand.t = first.wake_at()
         step = first.tick()
-        if step.payloads:
+        if step.messages:
             break
         assert step.ping and not step.told
     assert table.hand.t == start + 60 + LAG_FLOOR_S
     assert [(type(e), getattr(e, "seat", None)) for e in step.told] == [(TimeoutClaimSent, theirs)]
-    assert isinstance(wire.parse(step.payloads[0]), wire.MatchMessage)
     # Nobody answers: the claim stands the grace period, then the silent seat forfeits.
     for _ in range(100):
         if first.over:
@@ -168,10 +166,10 @@ def test_a_seat_past_its_own_clock_plays_its_timeout_and_refused_decisions_are_t
         step = first.decided(number, mine, {"type": "gestures", "left": "no such gesture"})
         assert isinstance(step.told[0], DecisionRefused) and first.refusals((number, mine)) == attempt
         if attempt < MAX_REFUSED:
-            assert step.ask_again == [(number, mine)] and not step.payloads
+            assert step.ask_again == [(number, mine)] and not step.messages
     # The fifth refusal in a row: the rules' timeout is played for it (and sent).
     assert any(isinstance(e, Notice) and "refused in a row" in e.text for e in step.told)
-    assert step.payloads and mine not in first.session.awaiting()
+    assert step.messages and mine not in first.session.awaiting()
     # Another match: a decision that comes after its clock ran out is its timeout.
     table = Table("duel", {"fast": True, "turn_seconds": 60}, {"hp": [5, 5]})
     first = table.machines[0]
@@ -180,7 +178,7 @@ def test_a_seat_past_its_own_clock_plays_its_timeout_and_refused_decisions_are_t
     number = first.session.stage.number  # type: ignore[union-attr]
     table.hand.t += 61
     step = first.decided(number, mine, {"type": "gestures", "left": "-", "right": "-"})
-    assert isinstance(step.told[0], OutOfTime) and step.payloads
+    assert isinstance(step.told[0], OutOfTime) and step.messages
 
 
 def test_a_lost_connection_is_told_and_its_peer_waited_for_not_claimed_for_the_route() -> None:
@@ -191,7 +189,7 @@ def test_a_lost_connection_is_told_and_its_peer_waited_for_not_claimed_for_the_r
     assert step.told[0] == Notice("the connection to a peer was given up: it answered no ping")
     assert host.gone(1).told == [ConnectionLost(1)]
     assert host.clocks.away == {1: table.hand.t} and joiner.clocks.away == {0: table.hand.t}
-    assert not step.payloads and not step.records  # (nothing is sent or kept for a lost route)
+    assert not step.messages and not step.records  # (nothing is sent or kept for a lost route)
 
 
 def test_an_input_that_raised_leaves_nothing_half_done_for_the_next() -> None:
@@ -206,7 +204,7 @@ def test_an_input_that_raised_leaves_nothing_half_done_for_the_next() -> None:
         args[-1](Notice("half of a tick"))  # (told, then the input fails)
         raise BrokenClockError
 
-    first.clocks.act = act_then_fail  # type: ignore[method-assign]
+    first.clocks.act = act_then_fail  # type: ignore[method-assign,assignment]
     with pytest.raises(BrokenClockError):
         first.tick()
-    assert first.chat("gg").told == [] and first.chat("gg").payloads  # (nothing of the tick)
+    assert first.chat("gg").told == [] and first.chat("gg").messages  # (nothing of the tick)
