@@ -229,11 +229,25 @@ wire) fill the small buffers above many times over."""
 
 class Deaf(trio.abc.Stream):
     """A stream that can stop reading: once ``deaf`` is set, a read waits for ever, and what the
-    other side sends piles up in the systems' buffers until its writes wait too. Sending goes on."""
+    other side sends piles up in the systems' buffers until its writes wait too. Sending goes on.
+    Its socket's receive buffer shrinks to the least the system allows as it goes deaf, so they
+    fill soon; not before: a window that small makes the kernel send a few bytes at a time, on
+    its own timers in real seconds, while the tests' autojump clock jumps minutes ahead (the host
+    then gave up the staller before its match had begun, once in five runs on a busy machine)."""
 
-    def __init__(self, inner: trio.abc.Stream) -> None:
+    def __init__(self, inner: trio.SocketStream) -> None:
         self.inner = inner
-        self.deaf = False
+        self._deaf = False
+
+    @property
+    def deaf(self) -> bool:
+        return self._deaf
+
+    @deaf.setter
+    def deaf(self, deaf: bool) -> None:
+        if deaf and not self._deaf:
+            self.inner.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+        self._deaf = deaf
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         await self.inner.send_all(data)
@@ -254,12 +268,9 @@ class Deaf(trio.abc.Stream):
 
 
 async def small_window(port: int) -> Deaf:
-    """A connection to the host at ``port`` on loopback whose receive window is as small as can be
-    (set before connecting, as the window is agreed then), ready to go deaf."""
-    sock = trio.socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)  # (the least the system allows)
-    await sock.connect(("127.0.0.1", port))
-    return Deaf(trio.SocketStream(sock))
+    """A connection to the host at ``port`` on loopback, ready to go deaf (its receive window as
+    small as can be from then on)."""
+    return Deaf(await trio.open_tcp_stream("127.0.0.1", port))
 
 
 def small_send_buffers(listener: trio.SocketListener) -> None:
