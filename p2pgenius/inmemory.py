@@ -2,13 +2,16 @@
 every seat.
 
 No network: each peer's messages go straight to every other peer, in order. Used by the tests
-(which may tamper with the messages), by the protocol test vectors, and by benchmarks. The bots are
-driven by the same :class:`~p2pgenius.bots.driver.BotDriver` as over the network.
+(which may tamper with the messages), by the protocol test vectors, and by benchmarks. Each peer is
+the same :class:`~p2pgenius.protocol.machine.MatchMachine` as over the network (on a clock that
+never moves: nobody is ever late here), and the bots are driven by the same
+:class:`~p2pgenius.bots.driver.BotDriver`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,8 +19,11 @@ from typing import Any
 
 from p2pgenius.bots import Bot
 from p2pgenius.bots.driver import BotDriver, plain
-from p2pgenius.protocol.events import Event, Fault, MatchOver, YourTurn
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.protocol.clocks import Clocks
+from p2pgenius.protocol.events import SAID, DecisionRefused, Event, Fault, MatchOver, YourTurn
 from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.machine import MatchMachine, Step
 from p2pgenius.protocol.session import Session, start_table
 from p2pgenius.protocol.transcript import frame, header
 
@@ -107,29 +113,38 @@ def play(
         salt=salt or bytes([seed % 256]) * 32,
         seats=host_seats,
     )
-    wires.pump(0)
+    wires.carry(0, wires.machines[0].start())
     for _ in range(max_rounds):
         if not wires.round(ahead=ahead):
             break
     return table
 
 
+def _never() -> float:
+    """The in-memory table's clock: it never moves (nobody is ever late, nothing is claimed)."""
+    return 0.0
+
+
 @dataclass
 class _Wires:
-    """A match being played on a :class:`MemoryTable`: what waits in each peer's inbox, the turns each
-    peer's bots are still to take, and the bots."""
+    """A match being played on a :class:`MemoryTable`: each peer's machine, what waits in its
+    inbox, the turns its bots are still to take, and the bots."""
 
     table: MemoryTable
     game: str
     driver: BotDriver
     tamper: Tamper | None
     before_submit: Callable[[MemoryTable, int, int, Any], Any] | None
+    machines: list[MatchMachine] = field(default_factory=list)
     inboxes: list[list[bytes]] = field(default_factory=list)
     pending: list[list[YourTurn]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.inboxes = [[] for _ in self.table.sessions]
-        self.pending = [[] for _ in self.table.sessions]
+        sessions = self.table.sessions
+        # (No clocks here: a sealed choice stands at once, as a bot's does over the network.)
+        self.machines = [MatchMachine(s, Clocks(_never), math.inf, settle_at_once=True) for s in sessions]
+        self.inboxes = [[] for _ in sessions]
+        self.pending = [[] for _ in sessions]
 
     def round(self, *, ahead: bool) -> bool:
         """Each peer in turn reads its inbox, then chooses ahead (with ``ahead``), then takes its
@@ -144,16 +159,23 @@ class _Wires:
         idle = not progressed or all(s.finished or s.fault for s in sessions)
         return not (idle and not any(self.inboxes) and not any(self.pending))
 
-    def pump(self, index: int) -> None:
-        """Take what peer ``index`` has to send, keep and deliver it; note its events."""
-        out = self.table.sessions[index].flush()
-        self.table.transcripts[index] += out.records
-        self.table.secrets[index] += out.secrets
-        for raw in out.messages:
-            for other in range(len(self.table.sessions)):
+    def carry(self, index: int, step: Step) -> None:
+        """Carry out what peer ``index``'s machine gave: keep its records and secrets, deliver
+        its messages to every other peer, note its events (a refused decision of a bot is a bug
+        of the bot or of the table's caller: it stops the match with the reason)."""
+        table = self.table
+        table.transcripts[index] += step.records
+        table.secrets[index] += step.secrets
+        for raw in step.messages:
+            for other in range(len(table.sessions)):
                 if other != index:
                     self.inboxes[other] += self.tamper(index, other, raw) if self.tamper else [raw]
-        self.note(index, self.table.sessions[index].take_events())
+        refused = [told for told in step.told if isinstance(told, DecisionRefused)]
+        if refused:
+            raise LocalMisuseError(f"a decision was refused: {refused[0].text}")
+        self.note(index, [told for told in step.told if not isinstance(told, SAID)])
+        for audit in step.audits:
+            self.carry(index, self.machines[index].concluded(audit, audit.judge()))
 
     def note(self, index: int, events: list[Event]) -> None:
         self.table.events[index] += events
@@ -163,8 +185,7 @@ class _Wires:
         """Peer ``index`` receives everything in its inbox, in order (whether there was any)."""
         read = False
         while self.inboxes[index]:
-            self.note(index, self.table.sessions[index].receive(self.inboxes[index].pop(0)))
-            self.pump(index)
+            self.carry(index, self.machines[index].received(self.inboxes[index].pop(0), 0.0))
             read = True
         return read
 
@@ -173,10 +194,9 @@ class _Wires:
         session = self.table.sessions[index]
         chose = False
         for seat in session.ahead():
-            session.submit(
-                seat, plain(self.driver.choose(self.game, session.ahead_state(), seat)), ahead=True
-            )
-            self.pump(index)
+            assert session.stage is not None  # (a seat chooses ahead only while a stage is open)
+            action = plain(self.driver.choose(self.game, session.ahead_state(), seat))
+            self.carry(index, self.machines[index].decided(session.stage.number + 1, seat, action))
             chose = True
         return chose
 
@@ -196,18 +216,14 @@ class _Wires:
         return took
 
     def decide(self, index: int, seat: int) -> None:
-        """The bot of ``seat`` (at peer ``index``) decides, and the decision is sent."""
+        """The bot of ``seat`` (at peer ``index``) decides, and its machine takes the decision."""
         session = self.table.sessions[index]
         action = self.driver.choose(self.game, session.state, seat)
         if self.before_submit is not None:
             action = self.before_submit(self.table, index, seat, action)
-        if action is None:
-            session.decline(seat)
-        else:
-            session.submit(seat, plain(action))
-        if seat in session.unsettled():  # no clocks here: the minute is up at once
-            session.finalize(seat)
-        self.pump(index)
+        assert session.stage is not None  # (asked only for the current stage's seats)
+        decision = None if action is None else plain(action)
+        self.carry(index, self.machines[index].decided(session.stage.number, seat, decision))
 
 
 def transcript(table: MemoryTable, index: int) -> bytes:
