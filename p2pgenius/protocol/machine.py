@@ -149,9 +149,9 @@ class MatchMachine:
         if stage is not None and number == stage.number + 1 and action is not None:
             return self._decided_ahead(number, seat, action)
         if stage is None or stage.number != number or self.over:
-            return self._take()  # too late: the stage moved on (a timeout, say)
+            return self._step  # too late: the stage moved on (a timeout, say)
         if seat not in session.awaiting() and seat not in session.unsettled():
-            return self._take()
+            return self._step
         view = session.clocks().get(seat)
         ms = int(self.clocks.own_elapsed() * 1000)
         if seat in stage.optional:
@@ -177,7 +177,7 @@ class MatchMachine:
         """Let a local seat's sealed choice stand now, before its minute is up."""
         session = self.session
         if session.stage is None or session.stage.number != number or seat not in session.unsettled():
-            return self._take()  # (the turn moved on, or the choice stands already)
+            return self._step  # (the turn moved on, or the choice stands already)
         session.finalize(seat)
         return self._flush()
 
@@ -196,7 +196,7 @@ class MatchMachine:
         self._step.ping = self.clocks.ping_due()
         if self.clocks.act(self.session, self._deadlines(), self.grace_s, self._step.told.append):
             return self._flush()
-        return self._take()
+        return self._step
 
     def heard(self, round_trip: float | None) -> None:
         """A ping was read, or the answer to one of ours (``round_trip``: after how long)."""
@@ -209,14 +209,14 @@ class MatchMachine:
         why this side gave it up, if it did. The match waits for it as section 5 says."""
         session = self.session
         if self.over:
-            return self._take()
+            return self._step
         away = [p for p in range(len(session.keys)) if p != session.me] if session.me != 0 else [peer]
         self.clocks.went_away(p for p in away if p is not None)
         if why is not None:  # (given up here: it read nothing, or its route is dead)
             who = session.names[peer] if peer is not None else "a peer"
             self._step.told.append(Notice(f"the connection to {who} was given up: {why}"))
         self._step.told.append(ConnectionLost(peer))
-        return self._take()
+        return self._step
 
     @_an_input
     def concluded(self, audit: AuditDue, verdict: Any) -> Step:
@@ -261,14 +261,14 @@ class MatchMachine:
         simply asked again once that stage opens."""
         session = self.session
         if seat not in session.ahead():
-            return self._take()
+            return self._step
         try:
             session.submit(seat, action, ahead=True)
         except P2PGeniusError as exc:
             self._step.told.append(DecisionRefused(seat, str(exc)))
             self._not_ahead.add((number, seat))
             self._step.ask_again.append((number, seat))
-            return self._take()
+            return self._step
         return self._flush()
 
     def _audit_if_due(self, event: Event) -> None:
@@ -290,7 +290,4 @@ class MatchMachine:
                 self._on_clock_event(event)
                 self._audit_if_due(event)
             if not events:
-                return self._take()
-
-    def _take(self) -> Step:
-        return self._step  # (the next input begins a step of its own)
+                return self._step

@@ -31,6 +31,7 @@ class Pair:
         self.s = [Session(keys=keys, me=i, identity=ids[i], **kw.get(f"kw{i}", {})) for i in range(2)]
         self.events: list[list[Event]] = [[], []]
         self.wire: list[list[bytes]] = [[], []]  # messages on their way to each peer
+        self.records: list[list[bytes]] = [[], []]  # what each session gave to persist
         start_table(self.s, game, options=options, setup=setup or {}, claims=kw.get("claims"))
         self.pump()
 
@@ -41,6 +42,7 @@ class Pair:
             moved = False
             for i in (0, 1):
                 out = self.s[i].flush()
+                self.records[i] += out.records
                 self.wire[1 - i] += out.messages
                 self.events[i] += self.s[i].take_events()
             for i in (0, 1):

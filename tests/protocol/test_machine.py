@@ -32,38 +32,15 @@ from .test_clocks_without_trio import Hand
 GRACE_S = 60.0
 
 
-class Kept(Pair):
-    """A :class:`Pair` that keeps what each session gave to persist before its machine took over
-    (the terms, the coin flip)."""
-
-    def __init__(self, *args: Any) -> None:
-        self.records: list[list[bytes]] = [[], []]
-        super().__init__(*args)
-
-    def pump(self) -> None:
-        moved = True
-        while moved:
-            moved = False
-            for i in (0, 1):
-                out = self.s[i].flush()
-                self.records[i] += out.records
-                self.wire[1 - i] += out.messages
-                self.events[i] += self.s[i].take_events()
-            for i in (0, 1):
-                while self.wire[i]:
-                    self.events[i] += self.s[i].receive(self.wire[i].pop(0))
-                    moved = True
-
-
 class Table:
     """Two machines over a :class:`Pair`'s sessions, and what each was told and sent."""
 
     def __init__(self, game: str, options: dict[str, Any], setup: dict[str, Any] | None = None) -> None:
-        self.pair, self.hand = Kept(game, options, setup), Hand()
+        self.pair, self.hand = Pair(game, options, setup), Hand()
         self.machines = [MatchMachine(s, Clocks(self.hand), GRACE_S) for s in self.pair.s]
         self.told: list[list[Any]] = [[], []]
-        self.wire: list[list[bytes]] = [[], []]  # payloads on their way to each peer
-        self.records = self.pair.records
+        self.wire: list[list[bytes]] = [[], []]  # messages on their way to each peer
+        self.records = self.pair.records  # (the terms and the coin flip, kept by the pair)
         for i, machine in enumerate(self.machines):
             self.take(i, machine.start())
 
