@@ -124,3 +124,12 @@ def bots_think_in_a_thread(monkeypatch: pytest.MonkeyPatch, request: pytest.Fixt
     from p2pgenius.bots.driver import BotDriver
 
     monkeypatch.setattr(BotDriver, "_apart_from_loop", lambda self, game, seat: False)
+
+
+@pytest.fixture(autouse=True)
+def a_home_of_its_own(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every test's keys and pins live in a directory of its own (``P2PGENIUS_HOME``), never in the
+    user's config directory: a test that forgot its ``pin_dir`` pinned its throwaway keys there,
+    and the next run met "the key of peer 'host' has changed". A test that sets the variable
+    itself still does (its monkeypatch comes after this one)."""
+    monkeypatch.setenv("P2PGENIUS_HOME", str(tmp_path_factory.mktemp("home")))
