@@ -41,6 +41,10 @@ Decide = Callable[[SessionView, int], Awaitable[Mapping[str, Any] | None]]
 """Chooses an action for a local seat (None: let an optional action pass)."""
 Report = Callable[[SessionView, Event], None]
 """Shows a session event to the person running this peer."""
+Ask = Callable[[dict[int, int]], None]
+"""Tells the person at this peer's first seat which of its seats are asked to decide now (seat ->
+stage number; empty: none). Its decisions come back as every decision does: into the inbox
+(``Peer.offer``), then to the machine's one entry for them (``MatchMachine.decided``)."""
 
 
 @dataclass(eq=False)  # (one object per match: equal only to itself)
@@ -54,13 +58,15 @@ class MatchLoop:
     reconnection: Reconnection  # the ways back in (a joiner's is tried when its host is lost)
     files: Files
     links: Links
-    decide: Decide
+    decide: Decide  # the bots' (every local seat but the person's, when there is a person)
     report: Report
     tell: Tell
+    asks: Ask | None = None  # a person plays the first local seat (None: bots play them all)
     spectators: Spectators | None = None  # a host's watchers, fed after every step
     linger: bool = False  # after the end, keep the table open for chat until the others leave
     resumed_stage: tuple[int, float] | None = None  # a resumed peer: (stage, began), from its note
     _deciding: dict[Key, trio.CancelScope] = field(default_factory=dict)
+    _asked: dict[int, int] | None = None  # what the person was last told it is asked
 
     @property
     def session(self) -> Session:
@@ -125,35 +131,23 @@ class MatchLoop:
         elif kind is Kind.DECIDED:  # a local decision
             await self.carry_out(machine.decided(*data))
 
-    # -- what the person running this peer hands in (from outside the loop) ----------------------
-
-    def offer(self, seat: int, action: Mapping[str, Any] | None) -> None:
-        """A decision for a local seat from outside the ``decide`` callback (a terminal UI; a
-        change of mind about a sealed choice while its time runs)."""
-        stage = self.session.stage
-        if stage is not None:
-            self.inbox.put(Item(Kind.DECIDED, None, (stage.number, seat, action)))
-
-    def settle(self, seat: int) -> None:
-        """Let a local seat's sealed choice stand now, before its minute is up: the turn resolves
-        as soon as every choice stands."""
-        stage = self.session.stage
-        if stage is not None:
-            self.inbox.put(Item(Kind.SETTLE, None, (stage.number, seat)))
-
-    def chat(self, text: str) -> None:
-        """Say something to the table."""
-        self.inbox.put(Item(Kind.CHAT, None, text))
-
     # -- deciding ----------------------------------------------------------------------------
 
     def _follow_stage(self) -> None:
-        """Start the local deciders the machine wants (and stop those it no longer does); a new
-        stage's start is noted in the files."""
+        """Start the local deciders the machine wants (and stop those it no longer does), and
+        tell the person what it is asked; a new stage's start is noted in the files."""
         wanted, began = self.machine.follow()
         if began is not None:
             number, away = began
             self.files.note_stage(number, time.time() - away)
+        if self.asks is not None and self.session.my_seats:
+            person = self.session.my_seats[0]
+            theirs = {key for key in wanted if key[1] == person}
+            wanted -= theirs
+            asked = {seat: number for number, seat in sorted(theirs, reverse=True)}  # (the earliest)
+            if asked != self._asked:
+                self._asked = asked
+                self.asks(dict(asked))
         for key, scope in list(self._deciding.items()):
             if key not in wanted:
                 scope.cancel()
@@ -226,6 +220,8 @@ class MatchLoop:
         for key in step.ask_again:
             if key in self._deciding:
                 self._deciding.pop(key).cancel()  # asked again, by a fresh decider
+            elif self._asked is not None and key[1] in self._asked:
+                self._asked = None  # (the person: told again what it is asked)
         for audit in step.audits:
             await self.carry_out(self.machine.concluded(audit, await off_loop(audit.judge)))
 

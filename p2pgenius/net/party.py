@@ -26,7 +26,7 @@ from p2pgenius.net.files import Files
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
 from p2pgenius.net.lobby import LocalPlayer
-from p2pgenius.net.match_loop import Decide, MatchLoop, Report
+from p2pgenius.net.match_loop import Ask, Decide, MatchLoop, Report
 from p2pgenius.net.overdue import Overdue, company
 from p2pgenius.net.reconnect import Arrivals, Reconnection, WayBack
 from p2pgenius.net.spectators import Spectators
@@ -45,12 +45,14 @@ lobby admitted them): the match's files begin, before anything of the match is s
 
 @dataclass(frozen=True)
 class Playing:
-    """How this peer plays its matches: its deciders and what it reports, the grace period, and
-    the loop's options (see :class:`~p2pgenius.net.match_loop.MatchLoop`)."""
+    """How this peer plays its matches: its deciders (the bots', and the person's questions) and
+    what it reports, the grace period, and the loop's options (see
+    :class:`~p2pgenius.net.match_loop.MatchLoop`)."""
 
     decide: Decide
     report: Report
     grace_s: float
+    asks: Ask | None = None
     decide_ahead: bool = False
     settle_at_once: bool = False
     linger: bool = False
@@ -205,6 +207,7 @@ class Party:
             how.decide,
             how.report,
             self.tell,
+            asks=how.asks,
             spectators=doors.spectators,
             linger=how.linger,
             resumed_stage=resumed_stage,

@@ -36,14 +36,14 @@ import trio
 
 from p2pgenius.errors import LocalMisuseError, PeerGoneError
 from p2pgenius.net import DEFAULT_GRACE_S
-from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, READ_BYTES, Connection, Item
+from p2pgenius.net.connection import HANDSHAKE_TIMEOUT_S, READ_BYTES, Connection, Item, Kind
 from p2pgenius.net.events import NetEvent, Notify, ignore, lobby_text
 from p2pgenius.net.files import Files
 from p2pgenius.net.host import Host, Hosted, Seating
 from p2pgenius.net.joiner import Expected, Joiner, WrongHostError
 from p2pgenius.net.links import Links
 from p2pgenius.net.lobby import LOBBY_FIELDS, Joining, Lobby, LocalPlayer, Member
-from p2pgenius.net.match_loop import Decide, MatchLoop, Report
+from p2pgenius.net.match_loop import Ask, Decide, MatchLoop, Report
 from p2pgenius.net.overdue import overdue
 from p2pgenius.net.party import Doors, Party, Playing
 from p2pgenius.net.pins import Pins
@@ -64,6 +64,7 @@ __all__ = [
     "MAX_ALLOWANCE_S",
     "PING_S",
     "READ_BYTES",
+    "Ask",
     "Connection",
     "Decide",
     "Files",
@@ -100,6 +101,7 @@ class Peer:
     confirm: Callable[[Mapping[str, Any]], Awaitable[bool]] | None = None  # agree to a lobby
     listener: trio.abc.Listener[trio.abc.Stream] | None = None  # a resumed host's door
     notify: Notify = ignore  # the network layer's events, as data (a screen's status line)
+    asks: Ask | None = None  # a person plays the first seat: told what it is asked, it answers by offer
     agreed: dict[str, Any] | None = None  # a joiner: what the terms must carry (the lobby it agreed to)
     watched: bool = False  # a host: its lobby admitted spectators (a resumed host admits them again)
     expect_key: bytes | None = None  # a joiner's host key known in advance (an invite): pinned exactly
@@ -172,6 +174,7 @@ class Peer:
             self.decide,
             self.report,
             self.grace_s,
+            asks=self.asks,
             decide_ahead=self.decide_ahead,
             settle_at_once=self.settle_at_once,
             linger=self.linger,
@@ -303,18 +306,17 @@ class Peer:
         """A host lets a player's proposal go (the table starts with its options)."""
         return self.lobby is not None and self.lobby.decline()
 
-    def offer(self, seat: int, action: Mapping[str, Any] | None) -> None:
-        """A decision for a local seat from outside the ``decide`` callback (a terminal UI; a
-        change of mind about a sealed choice while its time runs): ignored unless the match is
-        being played."""
-        if self.loop is not None:
-            self.loop.offer(seat, action)
+    def offer(self, number: int, seat: int, action: Mapping[str, Any] | None) -> None:
+        """The person's decision for ``seat`` at stage ``number`` (what ``asks`` said it is asked;
+        or a change of mind about a sealed choice while its time runs), handed in as a bot's is:
+        to the machine's one entry for decisions. Ignored unless the match is being played; one
+        for a stage that has moved on meanwhile (a timeout, say) is not taken."""
+        self._hand_in(Item(Kind.DECIDED, None, (number, seat, action)))
 
-    def settle(self, seat: int) -> None:
-        """Let a local seat's sealed choice stand now, before its minute is up (from outside the
-        loop, like :meth:`offer`): the turn resolves as soon as every choice stands."""
-        if self.loop is not None:
-            self.loop.settle(seat)
+    def settle(self, number: int, seat: int) -> None:
+        """Let a local seat's sealed choice of stage ``number`` stand now, before its minute is
+        up (like :meth:`offer`): the turn resolves as soon as every choice stands."""
+        self._hand_in(Item(Kind.SETTLE, None, (number, seat)))
 
     @property
     def chat_open(self) -> bool:
@@ -323,9 +325,13 @@ class Peer:
         return self.loop is not None
 
     def chat(self, text: str) -> None:
-        """Say something to the table (from outside the loop, like :meth:`offer`)."""
+        """Say something to the table (like :meth:`offer`)."""
+        self._hand_in(Item(Kind.CHAT, None, text))
+
+    def _hand_in(self, item: Item) -> None:
+        """What the person hands in, to the match's inbox (nothing while no match is played)."""
         if self.loop is not None:
-            self.loop.chat(text)
+            self.loop.inbox.put(item)
 
     def clock_readings(self) -> dict[int, tuple[str, float, bool]]:
         """Every seat's clock as this peer shows it: (kind, seconds left, running)."""

@@ -21,19 +21,21 @@ from p2pgenius.bots.driver import BotDriver
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net.events import LobbyShown, NetEvent
 from p2pgenius.net.keystore import load_pins
-from p2pgenius.net.peer import Peer
+from p2pgenius.net.peer import Decide, Peer
 from p2pgenius.protocol.events import Event
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.ui.table_state import TableState, person_seat
 
 
 class PeerAdapter:
-    """Takes the peer's callbacks (``decide``, ``report``, ``say``, ``notify``, ``confirm``) into
-    a :class:`TableState`, and the person's moves, chat and answers to the peer."""
+    """Takes the peer's callbacks (``asks``, ``report``, ``say``, ``notify``, ``confirm``) into a
+    :class:`TableState`, and the person's moves, chat and answers to the peer. The peer's other
+    seats are its bot partners' (``decide``)."""
 
     def __init__(self, state: TableState, partners: BotDriver) -> None:
         self.state = state
         self.partners = partners  # bots in this peer's other seats
+        self.decide: Decide = partners.decide
         self._peer: Peer | None = None  # see the property: it takes the peer's typed events
         self.token: trio.lowlevel.TrioToken | None = None
         self.lobby_answered: trio.Event | None = None  # a joiner's question about the lobby
@@ -47,10 +49,10 @@ class PeerAdapter:
     @peer.setter
     def peer(self, peer: Peer | None) -> None:
         """The peer this screen shows; its network events (status, clock warnings) come to
-        :meth:`net_event`."""
+        :meth:`net_event`, and what its person's seat is asked to :meth:`asked`."""
         self._peer = peer
         if peer is not None:
-            peer.notify = self.net_event
+            peer.notify, peer.asks = self.net_event, self.asked
 
     @property
     def session(self) -> SessionView | None:
@@ -62,23 +64,14 @@ class PeerAdapter:
 
     # -- what the peer calls ---------------------------------------------------------------------
 
-    async def decide(self, session: SessionView, seat: int) -> Mapping[str, Any] | None:
-        """A decision for a local seat: the person's (typed), or a bot partner's."""
-        if seat != person_seat(session):
-            return await self.partners.decide(session, seat)
+    def asked(self, asking: dict[int, int]) -> None:
+        """What the person's seat is asked to decide now (seat -> stage; empty: nothing). Asked
+        anew, the echo of the last choice sent goes (it is behind the person now)."""
         state = self.state
-        number = session.stage.number if session.stage is not None else -1
-        state.asking[seat] = number
-        if state.echoes_sent:  # (the echo of the last choice sent: it is behind the person now)
+        if asking.items() - state.asking.items() and state.echoes_sent:
             state.message = ""
+        state.asking = asking
         state.invalidate()
-        try:
-            await trio.sleep_forever()  # the decision arrives through Peer.offer
-        finally:
-            if state.asking.get(seat) == number:
-                del state.asking[seat]
-            state.invalidate()
-        raise AssertionError("unreachable")
 
     def report(self, session: SessionView, event: Event) -> None:
         """A session event, into the state."""
@@ -127,13 +120,20 @@ class PeerAdapter:
     # -- what the person sends -------------------------------------------------------------------
 
     def offer(self, seat: int, action: Mapping[str, Any] | None) -> bool:
-        """Send the person's decision for ``seat``; False if it cannot go (no peer, or trio has
-        finished)."""
-        return self.peer is not None and self._to_trio(self.peer.offer, seat, action)
+        """Send the person's decision for ``seat``, for the stage it was asked about (or, a
+        change of mind about a sealed choice, the stage being played); False if it cannot go (no
+        peer, or trio has finished)."""
+        number = self.state.asking.get(seat, self._stage())
+        return self.peer is not None and self._to_trio(self.peer.offer, number, seat, action)
 
     def settle(self, seat: int) -> bool:
         """Let the person's sealed choice stand now; False if it cannot go."""
-        return self.peer is not None and self._to_trio(self.peer.settle, seat)
+        return self.peer is not None and self._to_trio(self.peer.settle, self._stage(), seat)
+
+    def _stage(self) -> int:
+        """The number of the stage being played (-1: none)."""
+        session = self.session
+        return session.stage.number if session is not None and session.stage is not None else -1
 
     def chat(self, text: str) -> bool:
         """Send a chat line; False if it cannot go (nobody is left to read it)."""

@@ -3,12 +3,7 @@ sent (a typed signal of the state), never a line that says something else."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from typing import Any
-
 import pytest
-import trio
-import trio.testing
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.ui.peer_adapter import PeerAdapter
@@ -18,16 +13,8 @@ from p2pgenius.ui.table_state import TableState
 def asked_with(state: TableState) -> str:
     """The line under the input once the person's seat is asked to decide."""
     adapter = PeerAdapter(state, BotDriver())
-    session: Any = SimpleNamespace(my_seats=(0,), stage=SimpleNamespace(number=4))
-
-    async def ask() -> None:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(adapter.decide, session, 0)
-            await trio.testing.wait_all_tasks_blocked()
-            assert state.asking == {0: 4}
-            nursery.cancel_scope.cancel()
-
-    trio.run(ask)
+    adapter.asked({0: 4})
+    assert state.asking == {0: 4}
     return state.message
 
 

@@ -26,7 +26,7 @@ def at_table(state: SquareState, seat: int = 0, *, hints: bool = False) -> tuple
     table, _ = seated("magic-square", state, my_seats=(seat,), me=seat)
     sent: list[Any] = []
     table.token = type("Token", (), {"run_sync_soon": lambda self, call, *a: call(*a)})()
-    table.peer.offer = lambda seat, action: sent.append((seat, action))  # type: ignore[union-attr, method-assign]
+    table.peer.offer = lambda number, seat, action: sent.append((seat, action))  # type: ignore[union-attr, method-assign]
     table.asking = {seat: 1}
     table.state.hints = hints
     return table, sent
