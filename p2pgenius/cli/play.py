@@ -251,15 +251,15 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
         partner_level=args.partner,
         game=getattr(args, "game", None),
     )
-    table.peer = peer
+    table.adapter.peer = peer
     table.state.ratings = ratings  # (the lobby shows what this machine's record knows)
     for text in printer.held:  # (said before the screen opened)
-        table.line(text)
+        table.adapter.line(text)
     printer.held.clear()
-    peer.decide, peer.report, peer.say = table.decide, table.report, table.line
+    peer.decide, peer.report, peer.say = table.adapter.decide, table.adapter.report, table.adapter.line
     peer.considers_proposals = True  # (a person hosts: it answers a player's proposal)
     peer.linger = True  # (a person says gg after the end, until the others leave)
-    peer.confirm = table.confirm_lobby
+    peer.confirm = table.adapter.confirm_lobby
     run_ui(table, build(table), main)
     if peer.view is None and table.input.leaving:  # (the person's own choice: no error)
         printer.line("you left before the match began: nothing was played, and nothing is to resume")

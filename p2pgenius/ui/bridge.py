@@ -36,11 +36,11 @@ async def _main(table: TableScreen, app: Application[None], trio_main: Callable[
     scopes: list[trio.CancelScope] = []
 
     async def guest() -> Any:
-        table.token = trio.lowlevel.current_trio_token()
+        table.adapter.token = trio.lowlevel.current_trio_token()
         with trio.CancelScope() as scope:
             scopes.append(scope)
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(table.keep_time)
+                nursery.start_soon(table.adapter.keep_time)
                 value = await trio_main()
                 nursery.cancel_scope.cancel()
                 return value
@@ -49,12 +49,12 @@ async def _main(table: TableScreen, app: Application[None], trio_main: Callable[
     def done(trio_outcome: outcome.Outcome[Any]) -> None:
         result.append(trio_outcome)
         finished.set()
-        table.finished = True
-        table.invalidate()
+        table.state.finished = True
+        table.state.invalidate()
 
     async def close_when_done() -> None:
         await finished.wait()
-        if isinstance(result[0], outcome.Error) or (table.result is None and table.fault is None):
+        if isinstance(result[0], outcome.Error) or (table.state.result is None and table.state.fault is None):
             while not app.is_running:  # (trio may finish before the screen is up)
                 await asyncio.sleep(0.01)
             app.exit()  # nothing to look at: say why on the terminal once it is restored
@@ -71,9 +71,9 @@ async def _main(table: TableScreen, app: Application[None], trio_main: Callable[
     finally:
         closer.cancel()
         if not finished.is_set():
-            if table.token is not None and scopes:
+            if table.adapter.token is not None and scopes:
                 # (trio may be done already, its done callback still on its way)
                 with contextlib.suppress(trio.RunFinishedError):
-                    table.token.run_sync_soon(scopes[0].cancel)
+                    table.adapter.token.run_sync_soon(scopes[0].cancel)
             await finished.wait()
     return result[0].unwrap()

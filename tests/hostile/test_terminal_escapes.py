@@ -130,12 +130,12 @@ def test_the_full_screen_ui_logs_and_chats_only_harmless_text(hostile: str) -> N
     from p2pgenius.ui.table import TableScreen
 
     table = TableScreen(game="duel")
-    table.line(f"the network layer says: {hostile}")
-    table.net_event(Refused(f"a reason {hostile}", f"name{hostile}"))
+    table.adapter.line(f"the network layer says: {hostile}")
+    table.adapter.net_event(Refused(f"a reason {hostile}", f"name{hostile}"))
     me = Identity.generate()
     session = Session(keys=[me.public, b"b" * 32], me=0, identity=me, names=["ann", "bob"])
     table._tell(session.view, ChatReceived(1, f"gg {hostile}"))
-    shown = list(table.log) + list(table.chat_lines) + [table.message]
+    shown = list(table.state.log) + list(table.state.chat_lines) + [table.state.message]
     assert any("the network layer says" in line for line in shown)
-    assert any(line.startswith("bob") and "gg" in line for line in table.chat_lines)
+    assert any(line.startswith("bob") and "gg" in line for line in table.state.chat_lines)
     assert not any(drives(line) for line in shown)

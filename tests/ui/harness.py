@@ -35,13 +35,13 @@ def make_peer(
             Identity.generate(),
             name,
             files,
-            table.decide,
-            table.report,
-            table.line,
+            table.adapter.decide,
+            table.adapter.report,
+            table.adapter.line,
             pin_dir=tmp / "pins" / name,
         )
-        table.peer = peer
-        peer.confirm = table.confirm_lobby
+        table.adapter.peer = peer
+        peer.confirm = table.adapter.confirm_lobby
         return peer
     assert bots is not None
     heard = [] if heard is None else heard
@@ -123,10 +123,10 @@ def play(
                 if app.is_running:
                     app.exit()
                 await asyncio.wait([screen], timeout=10)
-                said = f"{table.message!r}; log: {list(table.log)[-6:]}"
+                said = f"{table.state.message!r}; log: {list(table.state.log)[-6:]}"
                 raise AssertionError(f"the driver failed; the screen said: {said}") from drive.exception()
             if screen not in done:
-                raise AssertionError(f"the UI did not finish; the screen said: {table.message!r}")
+                raise AssertionError(f"the UI did not finish; the screen said: {table.state.message!r}")
             screen.result()
             drive.cancel()
 

@@ -55,10 +55,10 @@ async def both_sizes(terminal: Terminal, table: TableScreen, into: dict[str, str
     """The screen now at 80x24 and at 160x50 (then back to 80x24)."""
     for columns, rows in SIZES:
         terminal.resize(columns, rows)
-        table.invalidate()
+        table.state.invalidate()
         into[f"{name} {columns}"] = await settled(terminal)
     terminal.resize(*SIZES[0])
-    table.invalidate()
+    table.state.invalidate()
 
 
 def test_a_blinded_wizard_is_told_once_sees_what_hit_it_and_no_stale_choice(tmp_path: Path) -> None:
@@ -69,19 +69,19 @@ def test_a_blinded_wizard_is_told_once_sees_what_hit_it_and_no_stale_choice(tmp_
 
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for turn in range(1, 10):
-            await until(lambda: bool(table.asking) or table.finished)
-            if table.finished:
+            await until(lambda: bool(table.state.asking) or table.state.finished)
+            if table.state.finished:
                 break
             if turn == 7:  # blind, a turn after its first
                 await both_sizes(terminal, table, screens, "blind")
-            asked = dict(table.asking)
+            asked = dict(table.state.asking)
             send("- -\r")
-            await until(lambda asked=asked: table.asking != asked or table.finished)  # type: ignore[misc]
-        await until(lambda: bool(table.asking) or table.finished)
+            await until(lambda asked=asked: table.state.asking != asked or table.state.finished)  # type: ignore[misc]
+        await until(lambda: bool(table.state.asking) or table.state.finished)
         send("P P\r")
-        await until(lambda: table.confirming is not None or table.finished)
+        await until(lambda: table.state.confirming is not None or table.state.finished)
         send("y")
-        await until(lambda: table.finished)
+        await until(lambda: table.state.finished)
         send(CTRL_Q)
 
     bots = BotDriver(bots={0: Script(["D-", "W-", "S-", "W-", "CC", ">-", ">-", "--", "--"])})
@@ -92,10 +92,10 @@ def test_a_blinded_wizard_is_told_once_sees_what_hit_it_and_no_stale_choice(tmp_
         drive,
         Staging(seats=(1,), bot_driver=bots, setup={"hp": [15, 15]}, output=terminal.output()),
     )
-    told = [line for line in table.log if "you are blind" in line]
+    told = [line for line in table.state.log if "you are blind" in line]
     assert len(told) == 1, told  # once, when the blindness began
-    stabs = [line for line in table.log if "stab" in line.lower()]
-    assert len(stabs) == 2 and all("person" in line for line in stabs), table.log  # seen, once each
+    stabs = [line for line in table.state.log if "stab" in line.lower()]
+    assert len(stabs) == 2 and all("person" in line for line in stabs), table.state.log  # seen, once each
     assert "stab hits person (p1)" in screens["blind 160"], "told while blind, not only after"
     for columns, _ in SIZES:
         screen = screens[f"blind {columns}"]
@@ -122,13 +122,13 @@ def run_screen(terminal: Terminal, table: TableScreen, main: Any, drive: Any) ->
 
 async def choose_then_leave(table: TableScreen, send: Callable[[str], None]) -> None:
     """Join, choose S D on turn 1 (not done: the minute runs), and leave."""
-    await until(lambda: table.lobby_answered is not None)
+    await until(lambda: table.adapter.lobby_answered is not None)
     send("y")
-    await until(lambda: bool(table.asking))
+    await until(lambda: bool(table.state.asking))
     send("S D\r")
     await until(lambda: table.text.expected().startswith("you chose"))
     send(CTRL_Q)
-    await until(lambda: table.leaving)
+    await until(lambda: table.input.leaving)
     send(CTRL_Q)
 
 
@@ -136,17 +136,17 @@ def looked_then_finished(terminal: Terminal, screens: dict[str, str]) -> Any:
     """Look at the resumed screen at both sizes, then let the choice stand and surrender."""
 
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
-        await until(lambda: table.text.expected().startswith("you chose") and bool(table.clocks))
+        await until(lambda: table.text.expected().startswith("you chose") and bool(table.state.clocks))
         await asyncio.sleep(0.3)  # (the clocks are read four times a second)
         await both_sizes(terminal, table, screens, "resumed")
         send("done\r")
-        await until(lambda: bool(table.asking))
+        await until(lambda: bool(table.state.asking))
         send("P P\r")
-        await until(lambda: table.confirming is not None)
+        await until(lambda: table.state.confirming is not None)
         send("y")
         await until(lambda: table.text.expected().startswith("you chose"))
         send("done\r")
-        await until(lambda: table.finished)
+        await until(lambda: table.state.finished)
         send(CTRL_Q)
 
     return drive
@@ -170,7 +170,7 @@ def test_a_duel_resumed_mid_turn_shows_the_choice_made_before_and_one_story(tmp_
         back.resume((tmp_path / "ann.p2pt").read_bytes(), (tmp_path / "ann.secrets").read_bytes())
         back.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
         run_screen(terminal, again, back.play, looked_then_finished(terminal, screens))
-        assert again.result is not None
+        assert again.state.result is not None
     finally:
         host.kill()
     for columns, _ in SIZES:
@@ -188,11 +188,11 @@ async def join_at(peer: Any, port: int) -> None:
 
 async def surrender_and_leave(table: TableScreen, send: Callable[[str], None]) -> None:
     """At the next question: P P, the surrender confirmed, and Ctrl-Q once the match is over."""
-    await until(lambda: bool(table.asking))
+    await until(lambda: bool(table.state.asking))
     send("P P\r")
-    await until(lambda: table.confirming is not None)
+    await until(lambda: table.state.confirming is not None)
     send("y")
-    await until(lambda: table.finished)
+    await until(lambda: table.state.finished)
     send(CTRL_Q)
 
 
@@ -204,14 +204,14 @@ def test_a_paralysis_asks_for_the_hand_by_name_and_takes_left_or_right_alone(tmp
 
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for gestures in ("W -", "W -", "W -"):
-            await until(lambda: bool(table.asking))
-            asked = dict(table.asking)
+            await until(lambda: bool(table.state.asking))
+            asked = dict(table.state.asking)
             send(gestures + "\r")
-            await until(lambda asked=asked: table.asking != asked)  # type: ignore[misc]
+            await until(lambda asked=asked: table.state.asking != asked)  # type: ignore[misc]
         await until(lambda: "choose the hand to paralyse" in table.text.expected())
         await both_sizes(terminal, table, screens, "asked")
         send("right\r")
-        await until(lambda: "right hand is paralysed" in "\n".join(table.log))
+        await until(lambda: "right hand is paralysed" in "\n".join(table.state.log))
         await both_sizes(terminal, table, screens, "told")
         await surrender_and_leave(table, send)
 
@@ -238,7 +238,7 @@ def test_a_paralysis_asks_for_the_hand_by_name_and_takes_left_or_right_alone(tmp
     clocks = next(i for i, row in enumerate(rows) if "clocks" in row)
     assert clocks - rule - 1 >= 7, screens["told 80"]
     assert re.search(r"you: person \(p0\)\s+HP 13/15", screens["told 80"])
-    ending = [line for line in table.log if "duel is over" in line.lower()]
+    ending = [line for line in table.state.log if "duel is over" in line.lower()]
     assert ending and all("_" not in line for line in ending), ending
 
 
@@ -248,16 +248,16 @@ def test_a_turn_played_blind_is_logged_under_its_own_number_when_the_blindness_e
     # as turn 7's.
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for _ in range(9):
-            await until(lambda: bool(table.asking))
-            asked = dict(table.asking)
+            await until(lambda: bool(table.state.asking))
+            asked = dict(table.state.asking)
             send("- -\r")
-            await until(lambda asked=asked: table.asking != asked)  # type: ignore[misc]
+            await until(lambda asked=asked: table.state.asking != asked)  # type: ignore[misc]
         await surrender_and_leave(table, send)
 
     bots = BotDriver(bots={0: Script(["D-", "W-", "S-", "W-", "CC", "--", "P-", "--", "--"])})
     table, _, _ = play(tmp_path, "duel", {"fast": True}, drive, Staging(seats=(1,), bot_driver=bots))
-    shield = [line for line in table.log if "bot (p0) casts Shield" in line]
-    assert shield == ["turn 7: bot (p0) casts Shield (left hand) at bot (p0)"], table.log
+    shield = [line for line in table.state.log if "bot (p0) casts Shield" in line]
+    assert shield == ["turn 7: bot (p0) casts Shield (left hand) at bot (p0)"], table.state.log
     # Its replay keeps p0 on the left at every turn, the blind ones (shown as p1 saw them) too,
     # and the board's heading names the turn the status bar does.
     replay = Replay(verify((tmp_path / "person.p2pt").read_bytes()))

@@ -23,7 +23,9 @@ CTRL_Q = "\x11"
 def moved(table: TableScreen, answered: dict[int, int], *, or_confirming: bool = False) -> Callable[[], bool]:
     """Whether the UI went past the question just answered (or asks to confirm the answer)."""
     return lambda: (
-        table.asking != answered or table.finished or (or_confirming and table.confirming is not None)
+        table.state.asking != answered
+        or table.state.finished
+        or (or_confirming and table.state.confirming is not None)
     )
 
 
@@ -32,24 +34,24 @@ def by_first_choice(max_moves: int = 400) -> Callable[[TableScreen, Callable[[st
 
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for _ in range(max_moves):
-            await until(lambda: bool(table.asking) or table.finished)
-            if table.finished:
+            await until(lambda: bool(table.state.asking) or table.state.finished)
+            if table.state.finished:
                 break
-            choices = table.completions("")
+            choices = table.text.completions("")
             if not choices:
                 # A challenge window that lapsed (the other player moved) between the question
                 # and this look: the question goes away by itself. One that stays is a bug.
                 with contextlib.suppress(AssertionError):
-                    await until(moved(table, dict(table.asking)))
+                    await until(moved(table, dict(table.state.asking)))
                     continue
                 raise AssertionError("a move is asked for but none is offered")
-            answered = dict(table.asking)
+            answered = dict(table.state.asking)
             send(choices[0].text + "\r")
             await until(moved(table, answered, or_confirming=True))
-            if table.confirming is not None:  # a challenge, say: yes, really
+            if table.state.confirming is not None:  # a challenge, say: yes, really
                 send("y\r")
                 await until(moved(table, answered))
-        await until(lambda: table.finished)
+        await until(lambda: table.state.finished)
         send(CTRL_Q)
 
     return drive
@@ -61,18 +63,18 @@ def test_a_whole_duel_typed_at_the_keyboard(tmp_path: Path) -> None:
 
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for gestures in itertools.cycle(["S D", "D S", "W W", "> S", "P W", "S W", "D D"]):
-            await until(lambda: bool(table.asking) or table.finished)
-            if table.finished or len(typed) > 300:
+            await until(lambda: bool(table.state.asking) or table.state.finished)
+            if table.state.finished or len(typed) > 300:
                 break
-            boards.append(plain(table.board_lines()))
+            boards.append(plain(table.text.board_lines()))
             typed.append(gestures)
-            answered = dict(table.asking)
+            answered = dict(table.state.asking)
             send(gestures + "\r")
             await until(moved(table, answered))
         send(CTRL_Q)
 
     table, person, bot = play(tmp_path, "duel", {"fast": True}, drive, Staging(bot_level="random"))
-    assert table.result is not None
+    assert table.state.result is not None
     assert person.session is not None and bot.session is not None
     assert person.session.outcome == bot.session.outcome
     assert "Turn 1" in boards[0] and "HP 15/15" in boards[0]
@@ -80,7 +82,7 @@ def test_a_whole_duel_typed_at_the_keyboard(tmp_path: Path) -> None:
     # What was typed is what was played: the first turn's gestures are p0's first in history.
     wizard = person.session.state.wizards[0]
     assert (wizard.left[0], wizard.right[0]) == ("S", "D")
-    assert any("casts" in line for line in table.log)
+    assert any("casts" in line for line in table.state.log)
     for side in (person, bot):
         assert verify(side.files.transcript.read_bytes()).ok
 
@@ -89,26 +91,26 @@ def test_bad_input_gets_one_line_and_a_surrender_asks_first(tmp_path: Path) -> N
     seen: dict[str, str] = {}
 
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
-        await until(lambda: bool(table.asking))
+        await until(lambda: bool(table.state.asking))
         send("Q Q\r")
-        await until(lambda: bool(table.message))
-        seen["nonsense"] = table.message
+        await until(lambda: bool(table.state.message))
+        seen["nonsense"] = table.state.message
         send("P P\r")
-        await until(lambda: table.confirming is not None)
+        await until(lambda: table.state.confirming is not None)
         seen["surrender"] = table.text.expected()
-        seen["said twice"] = table.message
+        seen["said twice"] = table.state.message
         send("n")  # (the key alone answers)
-        await until(lambda: table.confirming is None)
-        seen["declined"] = table.message
-        seen["still asked"] = str(bool(table.asking))
+        await until(lambda: table.state.confirming is None)
+        seen["declined"] = table.state.message
+        seen["still asked"] = str(bool(table.state.asking))
         send("? ")  # "?" on an empty line opens the help
-        await until(lambda: table.help_open)
+        await until(lambda: table.input.help_open)
         send("\x1b")
-        await until(lambda: not table.help_open)
+        await until(lambda: not table.input.help_open)
         send("P P\r")
-        await until(lambda: table.confirming is not None)
+        await until(lambda: table.state.confirming is not None)
         send("y")
-        await until(lambda: table.finished)
+        await until(lambda: table.state.finished)
         send(CTRL_Q)
 
     table, person, _ = play(tmp_path, "duel", {"fast": True}, drive, Staging(bot_level="random"))
@@ -117,25 +119,25 @@ def test_bad_input_gets_one_line_and_a_surrender_asks_first(tmp_path: Path) -> N
     assert "surrender" in seen["surrender"] and "y or n" in seen["surrender"]
     assert seen["said twice"] == "", "the question line asks; the message line does not repeat it"
     assert seen["declined"] == "not sent" and seen["still asked"] == "True"
-    assert table.result is not None and table.result["reason"] in ("surrender", "draw")
+    assert table.state.result is not None and table.state.result["reason"] in ("surrender", "draw")
     assert person.session is not None and person.session.outcome is not None
 
 
 def test_a_whole_magic_square_and_chat_through_the_ui(tmp_path: Path) -> None:
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
-        await until(lambda: bool(table.asking))
+        await until(lambda: bool(table.state.asking))
         send("say good luck\r")
         await by_first_choice()(table, send)
 
     table, person, bot = play(
         tmp_path, "magic-square", {}, drive, Staging(bot_level="heuristic", table=TableScreen(hints=True))
     )
-    assert table.result is not None
+    assert table.state.result is not None
     assert person.session is not None and bot.session is not None
     assert person.session.outcome == bot.session.outcome
     heard = [e for e in bot.heard if isinstance(e, ChatReceived)]  # type: ignore[attr-defined]
     assert [e.text for e in heard] == ["good luck"]
-    assert any("good luck" in line for line in table.chat_lines)
+    assert any("good luck" in line for line in table.state.chat_lines)
     assert verify(person.files.transcript.read_bytes()).ok
 
 
@@ -143,9 +145,9 @@ def test_hornswoggle_with_a_bot_partner_and_a_joining_person_who_accepts_the_lob
     asked: list[str] = []
 
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
-        await until(lambda: table.lobby_answered is not None)
-        asked.append(table.expected())
-        asked.append(plain(table.board_lines()))
+        await until(lambda: table.adapter.lobby_answered is not None)
+        asked.append(table.text.expected())
+        asked.append(plain(table.text.board_lines()))
         send("y\r")
         await by_first_choice(2000)(table, send)
 
@@ -163,20 +165,20 @@ def test_hornswoggle_with_a_bot_partner_and_a_joining_person_who_accepts_the_lob
     assert person.identity.fingerprint in asked[1]
     assert "each decision: 1 min" in asked[1] and "=" not in asked[1]
     assert person.session is not None and person.session.my_seats == (0, 2)
-    assert table.result is not None
+    assert table.state.result is not None
     assert person.session.outcome == bot.session.outcome  # type: ignore[union-attr]
     assert verify(person.files.transcript.read_bytes()).ok
 
 
 def test_leaving_mid_match_keeps_the_files_for_resume(tmp_path: Path) -> None:
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
-        await until(lambda: bool(table.asking))
+        await until(lambda: bool(table.state.asking))
         send(CTRL_Q)
-        await until(lambda: table.leaving)
+        await until(lambda: table.input.leaving)
         send(CTRL_Q)
 
     table, person, _ = play(tmp_path, "duel", {"fast": True}, drive)
-    assert table.result is None
+    assert table.state.result is None
     assert person.session is not None and not person.session.finished
     records = person.files.transcript.read_bytes()
     assert verify(records).summary.startswith("incomplete")
@@ -190,8 +192,8 @@ def test_without_fast_turns_done_resolves_the_turn_at_once(tmp_path: Path) -> No
 
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
         for gestures in ("S D", "D S"):
-            await until(lambda: bool(table.asking))
-            answered = dict(table.asking)
+            await until(lambda: bool(table.state.asking))
+            answered = dict(table.state.asking)
             send(gestures + "\r")
             await until(lambda: table.text.expected().startswith("you chose"))
             seen.append(table.text.expected())
@@ -199,17 +201,17 @@ def test_without_fast_turns_done_resolves_the_turn_at_once(tmp_path: Path) -> No
             send("done\r")
             await until(moved(table, answered))  # (at once, not after the minute: see `waited`)
             waited.append(asyncio.get_running_loop().time() - started)
-        await until(lambda: bool(table.asking))
+        await until(lambda: bool(table.state.asking))
         send("P P\r")
-        await until(lambda: table.confirming is not None)
+        await until(lambda: table.state.confirming is not None)
         send("y\r")
         await until(lambda: table.text.expected().startswith("you chose"))
         send("done\r")
-        await until(lambda: table.finished)
+        await until(lambda: table.state.finished)
         send(CTRL_Q)
 
     table, person, _ = play(tmp_path, "duel", {}, drive, Staging(bot_level="random", bot_settles=True))
-    assert table.result is not None
+    assert table.state.result is not None
     assert "you chose S D" in seen[0] and "`done`" in seen[0], seen
     assert max(waited) < 10, waited
     assert person.session is not None and person.session.terms is not None
@@ -220,12 +222,12 @@ def test_players_say_gg_after_the_end_until_one_leaves(tmp_path: Path) -> None:
     said: list[str] = []
 
     async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
-        await until(lambda: bool(table.asking))
+        await until(lambda: bool(table.state.asking))
         send("P P\r")
-        await until(lambda: table.confirming is not None)
+        await until(lambda: table.state.confirming is not None)
         send("y")
-        await until(lambda: table.finished)
-        session = table.peer.session if table.peer is not None else None
+        await until(lambda: table.state.finished)
+        session = table.adapter.peer.session if table.adapter.peer is not None else None
         assert session is not None
         await until(lambda: session.finished)
         before = len(session.chain.archive)
@@ -239,7 +241,7 @@ def test_players_say_gg_after_the_end_until_one_leaves(tmp_path: Path) -> None:
     table, _, bot = play(
         tmp_path, "duel", {"fast": True}, drive, Staging(bot_level="random", linger=True, bot_heard=heard)
     )
-    assert table.result is not None and said == ["chat> "]
+    assert table.state.result is not None and said == ["chat> "]
     heard = [e for e in bot.heard if isinstance(e, ChatReceived)]  # type: ignore[attr-defined]
     assert [e.text for e in heard] == ["gg"], "the other player read it, after the end"
     assert verify(bot.files.transcript.read_bytes()).ok  # (a chat after the end is in the record)

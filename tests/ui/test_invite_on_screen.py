@@ -44,13 +44,15 @@ def waiting_screen(columns: int, rows: int = 24, keys_sent: str = "") -> Recordi
     """The host's screen once it listens, before anyone joins (``keys_sent`` then pressed)."""
     terminal = Recording(columns, rows)
     table = TableScreen()
-    table.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
+    table.adapter.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
 
     async def run() -> None:
         with create_pipe_input() as keys:
             app = build(table, input=keys, output=terminal.output())
             shown = asyncio.ensure_future(app.run_async())
-            table.net_event(Listening("127.0.0.1:34409", invite=str(INVITE), saved=SAVED, local_only=True))
+            table.adapter.net_event(
+                Listening("127.0.0.1:34409", invite=str(INVITE), saved=SAVED, local_only=True)
+            )
             await seen(terminal, "Whoever joins")
             await settled(terminal)
             if keys_sent:
@@ -144,9 +146,9 @@ def test_the_invites_rows_are_even_and_fit(width: int) -> None:
 def test_the_waiting_lines_name_the_file_and_the_fingerprint() -> None:
     table = TableScreen()
     identity = Identity.generate()
-    table.peer = SimpleNamespace(identity=identity, view=None)  # type: ignore[assignment]
-    table.net_event(Listening("[::]:7780", invite=str(INVITE), saved=SAVED))
-    text = plain(table.waiting_lines())
+    table.adapter.peer = SimpleNamespace(identity=identity, view=None)  # type: ignore[assignment]
+    table.adapter.net_event(Listening("[::]:7780", invite=str(INVITE), saved=SAVED))
+    text = plain(table.text.waiting_lines())
     assert identity.fingerprint in text and SAVED in text.splitlines()
     assert "".join(invite_rows(str(INVITE), 80)) == str(INVITE)
     assert all(row in text.splitlines() for row in invite_rows(str(INVITE), 80))

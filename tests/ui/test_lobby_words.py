@@ -31,7 +31,7 @@ INVITE_EVENT = Listening("127.0.0.1:34409", invite="", saved="", local_only=True
 
 def host_table() -> TableScreen:
     table = TableScreen()
-    table.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
+    table.adapter.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
     return table
 
 
@@ -60,8 +60,8 @@ def screen_of(table: TableScreen, size: tuple[int, int], keys_sent: str = "", wa
 @pytest.mark.parametrize("size", SIZES)
 def test_a_host_whose_table_waits_on_a_proposal_says_so_on_its_board(size: tuple[int, int]) -> None:
     table = host_table()
-    table.net_event(INVITE_EVENT)
-    table.net_event(OptionsProposed("Bob", {"fast": True}))
+    table.adapter.net_event(INVITE_EVENT)
+    table.adapter.net_event(OptionsProposed("Bob", {"fast": True}))
     text = screen_of(table, size)
     assert "Waiting for the other players" not in text
     assert "Bob proposes fast turns: type `fast` to take it up" in " ".join(text.split())
@@ -69,7 +69,7 @@ def test_a_host_whose_table_waits_on_a_proposal_says_so_on_its_board(size: tuple
 
 def test_taking_up_a_proposal_is_said_as_such_and_goes_once_the_match_begins() -> None:
     table = host_table()
-    table.net_event(OptionsProposed("Bob", {"fast": True}))
+    table.adapter.net_event(OptionsProposed("Bob", {"fast": True}))
     table.adapter.propose = lambda options: True  # type: ignore[method-assign]
     table.input.enter("fast")
     assert table.state.message == "the table plays with fast turns: every player agrees again"
@@ -98,7 +98,7 @@ def test_a_joiner_answering_fast_is_told_what_it_did() -> None:
 @pytest.mark.parametrize("size", SIZES)
 def test_ctrl_q_on_the_waiting_screen_says_there_is_nothing_to_resume(size: tuple[int, int]) -> None:
     table = host_table()
-    table.net_event(INVITE_EVENT)
+    table.adapter.net_event(INVITE_EVENT)
     text = " ".join(screen_of(table, size, "\x11", "Ctrl-Q again leaves").split())
     assert "No match has begun: nothing is played, and there is nothing to resume" in text
     assert "transcript is kept" not in text and "resume carries on" not in text
@@ -117,7 +117,7 @@ def test_a_joiner_saying_no_ends_with_a_plain_sentence() -> None:
 def test_a_large_window_keeps_the_chat_box_to_a_dozen_rows_under_a_short_board() -> None:
     # Issue 37, 8: at 160x50 a 30-row chat box held one line under the waiting screen's board.
     table = host_table()
-    table.net_event(INVITE_EVENT)
+    table.adapter.net_event(INVITE_EVENT)
     rows = screen_of(table, (160, 50)).splitlines()
     top = next(k for k, row in enumerate(rows) if "chat (say TEXT)" in row)
     bottom = next(k for k in range(top + 1, len(rows)) if rows[k].startswith("\u2514"))

@@ -20,37 +20,37 @@ class FakePeer:
 def test_setting_the_peer_routes_its_events_to_the_table() -> None:
     table = TableScreen()
     fake = FakePeer()
-    table.peer = fake  # type: ignore[assignment]
-    assert fake.notify == table.net_event
+    table.adapter.peer = fake  # type: ignore[assignment]
+    assert fake.notify == table.adapter.net_event
     fake.notify(Listening("127.0.0.1:4000"))
-    assert table.address == "127.0.0.1:4000"
-    assert table.connection == "waiting for players"
+    assert table.state.address == "127.0.0.1:4000"
+    assert table.state.connection == "waiting for players"
 
 
 def test_the_connection_status_follows_the_events() -> None:
     table = TableScreen()
-    table.peer = FakePeer()  # type: ignore[assignment]
-    table.net_event(LobbyShown({}))
-    assert table.connection == "in the lobby"
-    table.net_event(ConnectionLost(0))
-    assert table.connection == "a peer's connection closed; waiting for it to come back"
-    table.net_event(Reconnecting("h:1", "the connection broke\x1b[2J"))
-    assert table.connection == "reconnecting: the connection broke?[2J"  # no control characters
-    table.net_event(Reconnected())
-    assert table.connection == "connected"
-    table.net_event(ConnectionLost(1))
-    table.net_event(PeerBack("bob"))
-    assert table.connection == "connected"
-    table.net_event(Refused("the peer closed the connection"))  # a stray caller: no change
-    assert table.connection == "connected"
+    table.adapter.peer = FakePeer()  # type: ignore[assignment]
+    table.adapter.net_event(LobbyShown({}))
+    assert table.state.connection == "in the lobby"
+    table.adapter.net_event(ConnectionLost(0))
+    assert table.state.connection == "a peer's connection closed; waiting for it to come back"
+    table.adapter.net_event(Reconnecting("h:1", "the connection broke\x1b[2J"))
+    assert table.state.connection == "reconnecting: the connection broke?[2J"  # no control characters
+    table.adapter.net_event(Reconnected())
+    assert table.state.connection == "connected"
+    table.adapter.net_event(ConnectionLost(1))
+    table.adapter.net_event(PeerBack("bob"))
+    assert table.state.connection == "connected"
+    table.adapter.net_event(Refused("the peer closed the connection"))  # a stray caller: no change
+    assert table.state.connection == "connected"
 
 
 def test_a_clock_warning_for_the_persons_seat_shows_under_the_board() -> None:
     table = TableScreen()
-    table.peer = FakePeer()  # type: ignore[assignment]
-    table.line("p1: 3 minutes left on the round clock")  # words alone change nothing
-    assert table.message == ""
-    table.net_event(ClockWarning(0, 60_000))  # another seat's
-    assert table.message == ""
-    table.net_event(ClockWarning(1, 180_000))
-    assert table.message == "clock: 3 minutes left on the round clock"
+    table.adapter.peer = FakePeer()  # type: ignore[assignment]
+    table.adapter.line("p1: 3 minutes left on the round clock")  # words alone change nothing
+    assert table.state.message == ""
+    table.adapter.net_event(ClockWarning(0, 60_000))  # another seat's
+    assert table.state.message == ""
+    table.adapter.net_event(ClockWarning(1, 180_000))
+    assert table.state.message == "clock: 3 minutes left on the round clock"

@@ -145,5 +145,6 @@ def test_the_table_logs_a_bot_partners_moves_as_the_partners() -> None:
     table, session = seated("hornswoggle", state, my_seats=(0, 2), owner=(0, 1, 0, 1), names=["Fay", "Bot"])
     after = horn(state, 2, {"type": "place", "card": "doubloon"})
     session.state = perspective(after, (0, 2))
-    table.report(session, Applied(1, ((2, {"type": "place", "card": "doubloon"}),), after.events, after))  # type: ignore[arg-type]
-    assert table.log[-1] == "your partner (p2, bot) places its opening card face down"
+    placed = Applied(1, ((2, {"type": "place", "card": "doubloon"}),), after.events, after)
+    table.adapter.report(session, placed)  # type: ignore[arg-type]
+    assert table.state.log[-1] == "your partner (p2, bot) places its opening card face down"

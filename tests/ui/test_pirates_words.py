@@ -30,9 +30,9 @@ def at_table(
         "hornswoggle", perspective(state, seats), my_seats=seats, owner=(0, 1, 0, 1), names=["Fay", "Bot"]
     )
     sent: list[Any] = []
-    table.token = type("Token", (), {"run_sync_soon": lambda self, call, *a: call(*a)})()
-    table.peer.offer = lambda seat, action: sent.append((seat, action))  # type: ignore[union-attr, method-assign]
-    table.asking = {seat: 1}
+    table.adapter.token = type("Token", (), {"run_sync_soon": lambda self, call, *a: call(*a)})()
+    table.adapter.peer.offer = lambda seat, action: sent.append((seat, action))  # type: ignore[union-attr, method-assign]
+    table.state.asking = {seat: 1}
     return table, sent
 
 
@@ -62,7 +62,7 @@ def test_a_bot_partner_has_a_name_of_its_own_on_the_board() -> None:
 
 def test_a_card_that_is_none_is_answered_with_the_cards_the_pirate_may_use() -> None:
     table, sent = at_table(opened())
-    table.enter("place banana")
+    table.input.enter("place banana")
     assert not sent
     said = "'banana' is not a card: place doubloon or place skull (you hold 3 doubloons and 2 skulls)"
     assert table.state.message == said
@@ -77,14 +77,14 @@ def test_a_move_begun_but_not_finished_is_told_what_it_takes() -> None:
         ("bid many", "bid and how many doubloons, like bid 3"),
         ("flip", "flip and whose pile, like flip p2"),
     ):
-        table.enter(typed)
+        table.input.enter(typed)
         assert not sent and table.state.message == said, typed
     assert "first pN" not in flat(show(table, Terminal(80, 24)))
 
 
 def test_a_move_the_moment_does_not_allow_lists_the_moves_it_does() -> None:
     table, sent = at_table(opened())
-    table.enter("pass")
+    table.input.enter("pass")
     assert not sent
     assert table.state.message.startswith("not now: you may place doubloon, place skull, bid 1, bid 2")
     assert "expected" not in table.state.message
@@ -112,32 +112,32 @@ def challenger() -> HornState:
 
 def test_bluff_insurance_that_cannot_be_bought_says_why_to_you() -> None:
     table, sent = at_table(challenger())
-    table.enter("insure")
-    assert not sent and table.confirming is None
+    table.input.enter("insure")
+    assert not sent and table.state.confirming is None
     said = "you cannot buy Bluff Insurance: it costs a Hacked Garnet, and you have none"
     assert table.state.message == said
     for screen in both(table):
         assert said in flat(screen) and "p0 cannot" not in screen
     garnet = horn(opened(garnets=[1, 0, 0, 0]), 0, {"type": "bid", "count": 4})
     table, sent = at_table(horn(garnet, 0, {"type": "flip", "pile": 0}))
-    table.enter("insure")
+    table.input.enter("insure")
     assert (
         not sent and table.state.message == "you cannot buy Bluff Insurance now: only before the first flip"
     )
     table, sent = at_table(opened())
-    table.enter("insure")
+    table.input.enter("insure")
     assert not sent
     assert table.state.message == "only the challenger may buy Bluff Insurance, before its first flip"
 
 
 def test_a_flip_out_of_turn_and_a_pirate_that_does_not_exist_are_refused_in_words() -> None:
     table, sent = at_table(opened())
-    table.enter("flip p3")
+    table.input.enter("flip p3")
     assert not sent
     assert table.state.message == "nothing to flip now: only the challenger flips, once the bidding is over"
     order = HORNSWOGGLE.initial({}, {})
     table, sent = at_table(order, 1, seats=(1, 3))
-    table.enter("first 9")
+    table.input.enter("first 9")
     assert not sent and table.state.message == "there is no p9: the pirates are p0, p1, p2 and p3"
     for screen in both(table):
         assert "there is no p9" in screen and "must be a seat" not in screen
@@ -157,7 +157,7 @@ def test_a_large_window_spends_its_spare_rows_on_the_rules() -> None:
 
 def test_the_clocks_name_the_pirates_at_80_columns_and_the_bot_by_its_own_name() -> None:
     table, _ = at_table(opened())
-    table.clocks = {seat: ("decision", 60.0 - seat, seat == 0) for seat in range(4)}
+    table.state.clocks = {seat: ("decision", 60.0 - seat, seat == 0) for seat in range(4)}
     narrow, wide = both(table)
     for screen in (narrow, wide):
         line = next(row for row in screen.splitlines() if "clocks" in row and "1:00" in row)

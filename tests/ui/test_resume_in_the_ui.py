@@ -48,13 +48,13 @@ def person(tmp: Path, table: TableScreen) -> Peer:
         ME,
         "ann",
         Files(tmp / "ann.p2pt", tmp / "ann.secrets"),
-        table.decide,
-        table.report,
-        table.line,
+        table.adapter.decide,
+        table.adapter.report,
+        table.adapter.line,
         pin_dir=tmp / "pins",
     )
-    table.peer = peer
-    peer.confirm = table.confirm_lobby
+    table.adapter.peer = peer
+    peer.confirm = table.adapter.confirm_lobby
     return peer
 
 
@@ -82,18 +82,18 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
         gestures = itertools.cycle(["S D", "D S", "W W", "> S", "P W", "S W", "D D"])
 
         async def two_turns_then_leave(table: TableScreen, send: Callable[[str], None]) -> None:
-            await until(lambda: table.lobby_answered is not None)
+            await until(lambda: table.adapter.lobby_answered is not None)
             send("y\r")
             for _ in range(2):
-                await until(lambda: bool(table.asking))
-                asked = dict(table.asking)
+                await until(lambda: bool(table.state.asking))
+                asked = dict(table.state.asking)
                 send(next(gestures) + "\r")
-                await until(lambda asked=asked: table.asking != asked)  # type: ignore[misc]
+                await until(lambda asked=asked: table.state.asking != asked)  # type: ignore[misc]
             send("say see you after the crash\r")
-            await until(lambda: any("see you" in line for line in table.chat_lines))
+            await until(lambda: any("see you" in line for line in table.state.chat_lines))
             await asyncio.sleep(0.2)  # (on its way to the transcript)
             send(CTRL_Q)
-            await until(lambda: table.leaving)
+            await until(lambda: table.input.leaving)
             send(CTRL_Q)
 
         first = TableScreen()
@@ -106,30 +106,30 @@ def test_leave_the_ui_then_resume_in_the_ui_and_finish(tmp_path: Path) -> None:
         assert peer.session is not None and not peer.session.finished
 
         async def play_to_the_end(table: TableScreen, send: Callable[[str], None]) -> None:
-            await until(lambda: bool(table.asking) or table.finished)
-            resumed["names"] = table.names()
-            resumed["log"] = list(table.log)
-            resumed["chat"] = list(table.chat_lines)
-            while not table.finished:
-                await until(lambda: bool(table.asking) or table.finished)
-                if table.finished:
+            await until(lambda: bool(table.state.asking) or table.state.finished)
+            resumed["names"] = table.text.names()
+            resumed["log"] = list(table.state.log)
+            resumed["chat"] = list(table.state.chat_lines)
+            while not table.state.finished:
+                await until(lambda: bool(table.state.asking) or table.state.finished)
+                if table.state.finished:
                     break
-                asked = dict(table.asking)
+                asked = dict(table.state.asking)
                 send(next(gestures) + "\r")
-                await until(lambda asked=asked: table.asking != asked or table.finished)  # type: ignore[misc]
+                await until(lambda asked=asked: table.state.asking != asked or table.state.finished)  # type: ignore[misc]
             send(CTRL_Q)
 
         resumed: dict[str, Any] = {}
-        before = list(first.log)
+        before = list(first.state.log)
         again = TableScreen()
         back = person(tmp_path, again)
         back.resume((tmp_path / "ann.p2pt").read_bytes(), (tmp_path / "ann.secrets").read_bytes())
         back.reconnect = partial(trio.open_tcp_stream, "127.0.0.1", port)
         screen(again, back.play, play_to_the_end)
-        assert again.result is not None
+        assert again.state.result is not None
         assert host.wait(timeout=HANG_S) == 0, host_out.read_text()
         # Who is who, and what happened before the resume, come back with it.
-        host_name = next(n for s, n in first.names().items() if s == 1)
+        host_name = next(n for s, n in first.text.names().items() if s == 1)
         assert resumed["names"] == {0: "ann", 1: host_name} and "peer" not in host_name
         kept = [line for line in before if line.startswith(("seats ", "turn 1:", "turn 2:"))]
         assert kept and all(line in resumed["log"] for line in kept), (kept, resumed["log"])

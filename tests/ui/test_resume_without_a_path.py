@@ -19,18 +19,18 @@ CTRL_Q = "\x11"
 
 
 async def leave_at_once(table: TableScreen, send: Callable[[str], None]) -> None:
-    await until(lambda: bool(table.asking))
+    await until(lambda: bool(table.state.asking))
     send(CTRL_Q)
-    await until(lambda: table.leaving)
+    await until(lambda: table.input.leaving)
     send(CTRL_Q)
 
 
 async def surrender(table: TableScreen, send: Callable[[str], None]) -> None:
-    await until(lambda: bool(table.asking))
+    await until(lambda: bool(table.state.asking))
     send("P P\r")
-    await until(lambda: table.confirming is not None)
+    await until(lambda: table.state.confirming is not None)
     send("y\r")
-    await until(lambda: table.finished)
+    await until(lambda: table.state.finished)
     send(CTRL_Q)
 
 

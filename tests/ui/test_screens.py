@@ -40,17 +40,19 @@ def assert_fits(terminal: Terminal) -> None:
 
 async def answer(table: TableScreen, send: Send, text: str) -> None:
     """Type ``text`` for the question asked now and wait until the UI moved past it."""
-    asked = dict(table.asking)
+    asked = dict(table.state.asking)
     send(text + "\r")
-    await until(lambda: table.asking != asked or table.finished or table.confirming is not None)
-    if table.confirming is not None:
+    await until(
+        lambda: table.state.asking != asked or table.state.finished or table.state.confirming is not None
+    )
+    if table.state.confirming is not None:
         send("y\r")
-        await until(lambda: table.asking != asked or table.finished)
+        await until(lambda: table.state.asking != asked or table.state.finished)
 
 
 async def trio_finished(table: TableScreen) -> None:
     """Wait until the match's trio run is over (its connections closed)."""
-    token = table.token
+    token = table.adapter.token
     assert token is not None
     for _ in range(3000):
         try:
@@ -67,35 +69,37 @@ def test_the_duel_at_80x24_then_160x50_and_a_chat_after_the_end(tmp_path: Path) 
     said: list[str] = []
 
     async def drive(table: TableScreen, send: Send) -> None:
-        await until(lambda: bool(table.asking))
+        await until(lambda: bool(table.state.asking))
         await answer(table, send, "S D")
-        await until(lambda: bool(table.asking) or table.finished)
-        screens["turn 2"] = await settled(terminal, lambda: bool(table.asking))
-        log_newest = table.log[-1]
+        await until(lambda: bool(table.state.asking) or table.state.finished)
+        screens["turn 2"] = await settled(terminal, lambda: bool(table.state.asking))
+        log_newest = table.state.log[-1]
         screens["newest"] = log_newest
         terminal.resize(160, 50)
-        table.invalidate()
+        table.state.invalidate()
         screens["wide"] = await seen(terminal, "Power Word Kill", "P-W-P-W-S-S-S-D")
         terminal.resize(80, 24)
-        table.invalidate()
+        table.state.invalidate()
         send("P P\r")
-        await until(lambda: table.confirming is not None)
+        await until(lambda: table.state.confirming is not None)
         send("y\r")
-        await until(lambda: table.finished)
+        await until(lambda: table.state.finished)
         send("say gg\r")  # at once: the match's connections may still be closing
-        await until(lambda: "chat" in table.message or any("gg" in line for line in table.chat_lines))
-        said.append(table.message)
+        await until(
+            lambda: "chat" in table.state.message or any("gg" in line for line in table.state.chat_lines)
+        )
+        said.append(table.state.message)
         await trio_finished(table)
         send("say gg again\r")  # and once trio has finished: no crash, a line saying why
-        await until(lambda: said[-1] != table.message or "closed" in table.message)
-        said.append(table.message)
+        await until(lambda: said[-1] != table.state.message or "closed" in table.state.message)
+        said.append(table.state.message)
         screens["end"] = await settled(terminal)
         send(CTRL_Q)
 
     table, person, _ = play(
         tmp_path, "duel", {"fast": True}, drive, Staging(bot_level="wizard", output=terminal.output())
     )
-    assert table.result is not None
+    assert table.state.result is not None
     narrow = screens["turn 2"]
     rows = narrow.splitlines()
     assert "you: person (p0)" in rows[0]
@@ -122,12 +126,16 @@ def test_the_duel_at_80x24_then_160x50_and_a_chat_after_the_end(tmp_path: Path) 
     assert re.search(r"match over: you lose \(you surrendered\)\. Ctrl-Q leaves", end)
     assert "stopped: the match is over" in end and "\u25b6" not in end  # no clock runs
     # The result, then (once the other has signed it too) that it stands on the record.
-    assert any("you lose (you surrendered)" in line for line in list(table.log)[-3:]), list(table.log)[-3:]
+    assert any("you lose (you surrendered)" in line for line in list(table.state.log)[-3:]), list(
+        table.state.log
+    )[-3:]
     # Right after the result the table is still there (each peer waits for the other's signed
     # word of the result): the first line may reach it; once everyone has left, none does.
     assert "closed" in said[-1], said
-    assert ("closed" in said[0]) != any(line.endswith("(you): gg") for line in table.chat_lines), said
-    assert not any("gg again" in line for line in table.chat_lines), "nothing pretends to have been said"
+    assert ("closed" in said[0]) != any(line.endswith("(you): gg") for line in table.state.chat_lines), said
+    assert not any("gg again" in line for line in table.state.chat_lines), (
+        "nothing pretends to have been said"
+    )
 
 
 def test_the_magic_square_from_colouring_to_the_final_grid(tmp_path: Path) -> None:
@@ -135,26 +143,26 @@ def test_the_magic_square_from_colouring_to_the_final_grid(tmp_path: Path) -> No
     screens: dict[str, str] = {}
 
     async def drive(table: TableScreen, send: Send) -> None:
-        while not table.finished:
-            await until(lambda: bool(table.asking) or table.finished)
-            if table.finished:
+        while not table.state.finished:
+            await until(lambda: bool(table.state.asking) or table.state.finished)
+            if table.state.finished:
                 break
-            question = table.question()
+            question = table.text.question()
             assert question is not None
             key = question.prompt
             if key not in screens:
-                screens[key] = await settled(terminal, lambda: bool(table.asking))
+                screens[key] = await settled(terminal, lambda: bool(table.state.asking))
             if key == "place" and "wide place" not in screens:
                 terminal.resize(160, 50)
-                table.invalidate()
+                table.state.invalidate()
                 wide = (r"chat \(say TEXT\)", r"place \d+ on an empty cell")
                 screens["wide place"] = await seen(terminal, *wide)
                 terminal.resize(80, 24)
-                table.invalidate()
-            offered = [c.text for c in table.completions("")]
+                table.state.invalidate()
+            offered = [c.text for c in table.text.completions("")]
             if not offered:  # a challenge window that lapsed meanwhile: the question goes by itself
-                asked = dict(table.asking)
-                await until(lambda: table.asking != asked or table.finished)  # noqa: B023
+                asked = dict(table.state.asking)
+                await until(lambda: table.state.asking != asked or table.state.finished)  # noqa: B023
                 continue
             await answer(table, send, "pass" if "pass" in offered else offered[0])
         screens["end"] = await settled(terminal)
@@ -167,7 +175,7 @@ def test_the_magic_square_from_colouring_to_the_final_grid(tmp_path: Path) -> No
         drive,
         Staging(bot_level="heuristic", output=terminal.output(), table=TableScreen(hints=True)),
     )
-    assert table.result is not None
+    assert table.state.result is not None
     assert "choose who colours first" in screens.get("who colours first", "") or "colour" in screens
     assert re.search(r"colour a cell (red|blue), like b3 \(\d of your 8 cells left\)", screens["colour"])
     place = screens["place"]
@@ -194,7 +202,7 @@ def test_the_magic_square_from_colouring_to_the_final_grid(tmp_path: Path) -> No
     assert numbers == set(range(1, 17)), "the final grid keeps its 16 numbers"
     assert int(final.group(2)) + int(final.group(3)) == 136
     assert re.search(r"match over: you (win|lose), \d-\d in rounds", end)
-    assert not any("cell=" in line for line in table.log) and "cell=" not in end
+    assert not any("cell=" in line for line in table.state.log) and "cell=" not in end
     for text in screens.values():
         assert "place cell" not in text and "_" not in text.split("what happened")[0]
 
@@ -205,30 +213,30 @@ def test_hornswoggle_lobby_piles_reckoning_and_a_wrong_flip(tmp_path: Path) -> N
     refused: list[str] = []
 
     async def drive(table: TableScreen, send: Send) -> None:
-        await until(lambda: table.lobby_answered is not None)
+        await until(lambda: table.adapter.lobby_answered is not None)
         screens["lobby"] = await seen(terminal, "join this match")
         send("y\r")
-        while not table.finished:
-            await until(lambda: bool(table.asking) or table.finished)
-            if table.finished:
+        while not table.state.finished:
+            await until(lambda: bool(table.state.asking) or table.state.finished)
+            if table.state.finished:
                 break
-            view = table.view()
+            view = table.text.view()
             assert view is not None
-            offered = [c.text for c in table.completions("")]
+            offered = [c.text for c in table.text.completions("")]
             phase = view["phase"]
             if phase == "flipping" and "flipping" not in screens and view["flipped"][0].count(False):
-                screens["flipping"] = await settled(terminal, lambda: bool(table.asking))
+                screens["flipping"] = await settled(terminal, lambda: bool(table.state.asking))
                 send("flip p1\r")
-                await until(lambda: "flip" in table.message)
-                refused.append(table.message)
+                await until(lambda: "flip" in table.state.message)
+                refused.append(table.state.message)
                 screens["wrong flip"] = await settled(terminal)
-            if table.memory.get("reckoning") and phase == "opening" and "reckoning" not in screens:
-                screens["reckoning"] = await settled(terminal, lambda: bool(table.asking))
+            if table.state.memory.get("reckoning") and phase == "opening" and "reckoning" not in screens:
+                screens["reckoning"] = await settled(terminal, lambda: bool(table.state.asking))
                 terminal.resize(160, 50)
-                table.invalidate()
+                table.state.invalidate()
                 screens["wide"] = await seen(terminal, "reckoning", "team A")
                 terminal.resize(80, 24)
-                table.invalidate()
+                table.state.invalidate()
             bids = [text for text in offered if text.startswith("bid")]
             await answer(table, send, bids[-1] if phase == "turns" and bids else offered[0])
         screens["end"] = await settled(terminal)
@@ -263,7 +271,7 @@ def test_hornswoggle_lobby_piles_reckoning_and_a_wrong_flip(tmp_path: Path) -> N
     assert refused == ["flip your own pile first: flip p0"], refused
     wrong = screens["wrong flip"]
     assert wrong.splitlines()[-1].strip() == "flip your own pile first: flip p0", "under the input"
-    assert "cannot flip" not in wrong and not any("cannot flip" in line for line in table.log)
+    assert "cannot flip" not in wrong and not any("cannot flip" in line for line in table.state.log)
     reckoning = screens["reckoning"]
     assert re.search(r"Round \d+'s reckoning: .+ bid \d+; flipped p\d [DS]", reckoning)
     assert "place your opening card face down" in reckoning  # while the next round opens

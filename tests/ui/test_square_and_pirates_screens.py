@@ -37,12 +37,14 @@ Driver = Callable[[TableScreen, Send], Any]
 
 async def answer(table: TableScreen, send: Send, text: str) -> None:
     """Type ``text`` for the question asked now and wait until the UI moved past it."""
-    asked = dict(table.asking)
+    asked = dict(table.state.asking)
     send(text + "\r")
-    await until(lambda: table.asking != asked or table.finished or table.confirming is not None)
-    if table.confirming is not None:
+    await until(
+        lambda: table.state.asking != asked or table.state.finished or table.state.confirming is not None
+    )
+    if table.state.confirming is not None:
         send("y\r")
-        await until(lambda: table.asking != asked or table.finished)
+        await until(lambda: table.state.asking != asked or table.state.finished)
 
 
 PAUSING: list[BotDriver] = []
@@ -105,10 +107,10 @@ async def both_sizes(terminal: Terminal, table: TableScreen, *patterns: str) -> 
     # stop changing could read a later one, the end's, on a busy machine).
     narrow = await seen(terminal, *patterns)
     terminal.resize(160, 50)
-    table.invalidate()
+    table.state.invalidate()
     wide = await seen(terminal, *patterns)
     terminal.resize(80, 24)
-    table.invalidate()
+    table.state.invalidate()
     return narrow, wide
 
 
@@ -125,14 +127,14 @@ def test_the_magic_squares_end_says_who_won_the_last_round_by_how_much(tmp_path:
     screens: dict[str, str] = {}
 
     async def drive(table: TableScreen, send: Send) -> None:
-        while not table.finished:
-            await until(lambda: bool(table.asking) or table.finished)
-            if table.finished:
+        while not table.state.finished:
+            await until(lambda: bool(table.state.asking) or table.state.finished)
+            if table.state.finished:
                 break
-            offered = [c.text for c in table.completions("")]
+            offered = [c.text for c in table.text.completions("")]
             if not offered:  # a challenge window that lapsed meanwhile: the question goes by itself
-                asked = dict(table.asking)
-                await until(lambda: table.asking != asked or table.finished)  # noqa: B023
+                asked = dict(table.state.asking)
+                await until(lambda: table.state.asking != asked or table.state.finished)  # noqa: B023
                 continue
             swaps = [text for text in offered if text.startswith("swap")]  # (two swaps end the step)
             await answer(table, send, "pass" if "pass" in offered else (swaps or offered)[0])
@@ -146,11 +148,13 @@ def test_the_magic_squares_end_says_who_won_the_last_round_by_how_much(tmp_path:
         drive,
         Staging(bot_level="heuristic", output=terminal.output(), table=TableScreen(hints=True)),
     )
-    assert table.result is not None
+    assert table.state.result is not None
     # The log never ends a round with a bare "55-81": it says who won it, and on what.
-    assert not any(re.fullmatch(r"[\d\s:-]+", line) for line in table.log), list(table.log)
-    ended = [line for line in table.log if line.startswith(("all 16 placed", "the full square is not magic"))]
-    assert ended, list(table.log)
+    assert not any(re.fullmatch(r"[\d\s:-]+", line) for line in table.state.log), list(table.state.log)
+    ended = [
+        line for line in table.state.log if line.startswith(("all 16 placed", "the full square is not magic"))
+    ]
+    assert ended, list(table.state.log)
     for line in ended:
         assert re.fullmatch(
             r"all 16 placed and the square is magic: .+ wins round [123] on score, (\d+) to .+'s (\d+)"
@@ -189,14 +193,14 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
     table_view: list[Callable[[], Any]] = []
 
     async def drive(table: TableScreen, send: Send) -> None:
-        table_view.append(table.view)
-        while not out() and not table.finished:
-            await until(lambda: bool(table.asking) or table.finished or out())
-            if out() or table.finished:
+        table_view.append(table.text.view)
+        while not out() and not table.state.finished:
+            await until(lambda: bool(table.state.asking) or table.state.finished or out())
+            if out() or table.state.finished:
                 break
-            view = table.view()
+            view = table.text.view()
             assert view is not None
-            offered = [c.text for c in table.completions("")]
+            offered = [c.text for c in table.text.completions("")]
             bids = [text for text in offered if text.startswith("bid")]
             if view["phase"] in ("turns", "bidding") and bids:
                 await answer(table, send, bids[-1])  # every card on the table: the challenger at once
@@ -208,11 +212,11 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
             terminal, table, told.replace("(", r"\(").replace(")", r"\)")
         )
         quicken()
-        await until(lambda: table.finished)
+        await until(lambda: table.state.finished)
         send(CTRL_Q)
 
     table = host_with_setup(tmp_path, "hornswoggle", OUT_SETUP, drive, terminal)
-    assert table.result is not None
+    assert table.state.result is not None
     boards = {}
     for size, text in screens.items():
         rows = text.splitlines()
@@ -224,8 +228,8 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
         assert "you're out of cards: your partner (p2, bot) plays on for your team" in board
         assert all(len(row) <= terminal.columns for row in rows if size == "narrow")
     # The bot partner's moves are its own in the log, never the person's.
-    assert any(line.startswith("your partner (p2, bot) ") for line in table.log), list(table.log)
-    assert not any(line.startswith("person (p2)") for line in table.log)
+    assert any(line.startswith("your partner (p2, bot) ") for line in table.state.log), list(table.state.log)
+    assert not any(line.startswith("person (p2)") for line in table.state.log)
     arranged = {size: any("(p0)" in row and "(p1)" in row for row in board) for size, board in boards.items()}
     assert arranged == {"narrow": False, "wide": True}, "a row a pirate at 80 columns, a team a column at 160"
 
@@ -235,11 +239,11 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
 
 def test_typing_second_is_echoed_as_second() -> None:
     table, _ = seated("magic-square", start(), my_seats=(1,), me=1)
-    table.token = type("Token", (), {"run_sync_soon": lambda self, *a: None})()
-    table.peer.offer = lambda seat, action: None  # type: ignore[union-attr, method-assign]
-    table.asking = {1: 1}
-    table.enter("second")
-    assert table.message == "sent: second: your opponent colours first"
+    table.adapter.token = type("Token", (), {"run_sync_soon": lambda self, *a: None})()
+    table.adapter.peer.offer = lambda seat, action: None  # type: ignore[union-attr, method-assign]
+    table.state.asking = {1: 1}
+    table.input.enter("second")
+    assert table.state.message == "sent: second: your opponent colours first"
 
 
 def test_the_question_line_of_a_pirate_that_is_out_is_not_blank() -> None:
@@ -255,7 +259,9 @@ def test_the_question_line_of_a_pirate_that_is_out_is_not_blank() -> None:
     table, _ = seated(
         "hornswoggle", perspective(state, (0, 2)), my_seats=(0, 2), owner=(0, 1, 0, 1), names=["Fay", "Bot"]
     )
-    assert table.expected().startswith("you're out of cards: your partner (p2, bot) plays on for your team")
+    assert table.text.expected().startswith(
+        "you're out of cards: your partner (p2, bot) plays on for your team"
+    )
 
 
 def test_a_completion_that_beats_a_challenge_is_drawn_on_the_players_board() -> None:
@@ -265,5 +271,5 @@ def test_a_completion_that_beats_a_challenge_is_drawn_on_the_players_board() -> 
     complete = {"type": "complete", "grid": list(grid)}
     after = MAGIC_SQUARE.apply(state, 1, MAGIC_SQUARE.parse_action(complete))
     table, session = seated("magic-square", after)
-    table.report(session, Applied(7, ((1, complete),), after.events, after))  # type: ignore[arg-type]
-    assert "bob (p1)'s completion (round 1):" in plain(table.board_lines(80, 14))
+    table.adapter.report(session, Applied(7, ((1, complete),), after.events, after))  # type: ignore[arg-type]
+    assert "bob (p1)'s completion (round 1):" in plain(table.text.board_lines(80, 14))

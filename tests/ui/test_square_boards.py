@@ -25,9 +25,9 @@ def at_table(state: SquareState, seat: int = 0, *, hints: bool = False) -> tuple
     goes into the list returned."""
     table, _ = seated("magic-square", state, my_seats=(seat,), me=seat)
     sent: list[Any] = []
-    table.token = type("Token", (), {"run_sync_soon": lambda self, call, *a: call(*a)})()
-    table.peer.offer = lambda number, seat, action: sent.append((seat, action))  # type: ignore[union-attr, method-assign]
-    table.asking = {seat: 1}
+    table.adapter.token = type("Token", (), {"run_sync_soon": lambda self, call, *a: call(*a)})()
+    table.adapter.peer.offer = lambda number, seat, action: sent.append((seat, action))  # type: ignore[union-attr, method-assign]
+    table.state.asking = {seat: 1}
     table.state.hints = hints
     return table, sent
 
@@ -54,26 +54,26 @@ def test_numbers_that_do_not_complete_the_grid_are_asked_about_before_they_are_s
     wrong = grid[:]
     wrong[14], wrong[15] = wrong[15], wrong[14]  # row 4 still adds up, the columns do not
     table, sent = at_table(state, 1)
-    table.enter("complete " + " ".join(map(str, wrong)))
-    assert table.confirming is not None and not sent
+    table.input.enter("complete " + " ".join(map(str, wrong)))
+    assert table.state.confirming is not None and not sent
     for screen in both(table):
         said = flat(screen)
         why = r"\(column [a-d] adds up to \d+, not 34\)"
         assert re.search(r"these numbers do not complete your grid " + why, said)
         assert "and would lose the round: send it? y or n" in said
-    table.enter("n")
+    table.input.enter("n")
     assert not sent and table.state.message == "not sent"
     moved = grid[:]
     placed = state.cells[0]
     moved[placed], moved[(placed + 1) % 16] = moved[(placed + 1) % 16], moved[placed]
-    table.asking = {1: 1}
-    table.enter("complete " + " ".join(map(str, moved)))
-    assert table.confirming is not None and "holds 1, not" in table.confirming[0]
-    table.enter("y")
+    table.state.asking = {1: 1}
+    table.input.enter("complete " + " ".join(map(str, moved)))
+    assert table.state.confirming is not None and "holds 1, not" in table.state.confirming[0]
+    table.input.enter("y")
     assert sent == [(1, {"type": "complete", "grid": moved})]
     table, sent = at_table(state, 1)  # a true completion goes at once
-    table.enter("complete " + " ".join(map(str, grid)))
-    assert table.confirming is None and sent == [(1, {"type": "complete", "grid": grid})]
+    table.input.enter("complete " + " ".join(map(str, grid)))
+    assert table.state.confirming is None and sent == [(1, {"type": "complete", "grid": grid})]
 
 
 def placing_with_a_hopeless_cell() -> tuple[SquareState, int, tuple[int, ...]]:
@@ -92,33 +92,33 @@ def test_with_hints_on_a_placement_that_leaves_no_magic_square_is_asked_about_fi
     assert seat is not None
     cell = "abcd"[bad % 4] + str(bad // 4 + 1)
     table, sent = at_table(state, seat, hints=True)
-    table.enter(cell)
-    assert table.confirming is not None and not sent
+    table.input.enter(cell)
+    assert table.state.confirming is not None and not sent
     for screen in both(table):
         marked = r"\(the hints mark [a-d][1-4]"
         assert re.search(rf"3 on {cell} leaves no magic square possible {marked}", flat(screen))
-    table.enter("y")
+    table.input.enter("y")
     assert sent == [(seat, {"type": "place", "cell": bad})]
     table, sent = at_table(state, seat, hints=True)  # a cell the hints mark goes at once
-    table.enter("abcd"[good[0] % 4] + str(good[0] // 4 + 1))
-    assert sent and table.confirming is None
+    table.input.enter("abcd"[good[0] % 4] + str(good[0] // 4 + 1))
+    assert sent and table.state.confirming is None
     table, sent = at_table(state, seat, hints=False)  # without hints, nothing is told
-    table.enter(cell)
-    assert sent and table.confirming is None
+    table.input.enter(cell)
+    assert sent and table.state.confirming is None
 
 
 def test_two_cells_typed_while_colouring_are_told_to_go_one_at_a_time() -> None:
     state = act(start(), 1, {"type": "order", "first": 0})
     assert state.phase == "colouring" and state.actor == 0
     table, sent = at_table(state, 0)
-    table.enter("a1 b1")
+    table.input.enter("a1 b1")
     assert not sent and table.state.message == "colour one cell at a time: type it alone, like a1"
     narrow, wide = both(table)
     assert "colour one cell at a time" in narrow and "colour one cell at a time" in wide
     assert "number placed" not in narrow
     coloured = act(state, 0, {"type": "colour", "cell": 5})
     table, sent = at_table(coloured, 1)
-    table.enter("b2")
+    table.input.enter("b2")
     assert not sent and table.state.message == "b2 is already coloured"  # never "cell 5 (b2)"
 
 
@@ -147,18 +147,18 @@ def test_a_swap_takes_the_red_and_the_blue_cell_in_either_order() -> None:
     name = "abcd"[red % 4] + str(red // 4 + 1), "abcd"[blue % 4] + str(blue // 4 + 1)
     for typed in (f"swap {name[0]} {name[1]}", f"swap {name[1]} {name[0]}"):
         table, sent = at_table(state, 1)
-        table.enter(typed)
+        table.input.enter(typed)
         assert sent == [(1, {"type": "swap", "red": red, "blue": blue})], table.state.message
     other = state.colours.index(0, red + 1)
     both_red = "abcd"[other % 4] + str(other // 4 + 1)
     table, sent = at_table(state, 1)
-    table.enter(f"swap {name[0]} {both_red}")
+    table.input.enter(f"swap {name[0]} {both_red}")
     assert not sent
     assert table.state.message == (
         f"a swap takes one red cell and one blue cell: {name[0]} and {both_red} are both red"
     )
     assert table.state.message in flat(show(table, Terminal(80, 24)))
-    table.enter(f"swap {name[0]}")  # one cell: what a swap takes
+    table.input.enter(f"swap {name[0]}")  # one cell: what a swap takes
     assert not sent and table.state.message == "swap and two cells, a red one and a blue one, like swap a1 b2"
 
 
@@ -182,14 +182,14 @@ def test_the_grid_a_round_ended_with_stays_when_a_bot_starts_the_next_round() ->
     state = lost_round_one()
     ended = list(state.last_round["grid"])  # type: ignore[index]
     table, session = seated("magic-square", state, my_seats=(0,), me=0)
-    table.report(session, Applied(30, (), state.events, state))  # type: ignore[arg-type]
+    table.adapter.report(session, Applied(30, (), state.events, state))  # type: ignore[arg-type]
     state = act(state, 1, {"type": "swaps_done"})
     state = act(state, 1, {"type": "order", "first": 1})
     state = act(state, 1, {"type": "place", "cell": 0})  # the bot leads and places 1 at once
     session.state = state
-    table.report(session, Applied(33, (), state.events, state))  # type: ignore[arg-type]
+    table.adapter.report(session, Applied(33, (), state.events, state))  # type: ignore[arg-type]
     rows = [" ".join(str(n) for n in ended[r : r + 4]) for r in range(0, 16, 4)]
-    assert f"round 1 ended with the grid, row by row: {' / '.join(rows)}" in list(table.log)
+    assert f"round 1 ended with the grid, row by row: {' / '.join(rows)}" in list(table.state.log)
     for screen in both(table):
         board = screen.split("what happened")[0] if "\u2502\u2502" not in screen else screen
         assert "round 1 as it ended:" in board
@@ -219,8 +219,8 @@ def test_a_move_the_moment_does_not_allow_says_what_may_be_typed_and_never_a_sea
     placer = state.actor
     assert placer is not None and state.window == placer  # (it may challenge, or play on)
     table, sent = at_table(state, placer)
-    table.enter("concede")
-    assert not sent and table.confirming is None
+    table.input.enter("concede")
+    assert not sent and table.state.confirming is None
     assert table.state.message == "not now: type a cell for the next number (like b3) or challenge"
     for screen in both(table):
         assert table.state.message in flat(screen) and "expected" not in screen
@@ -228,8 +228,8 @@ def test_a_move_the_moment_does_not_allow_says_what_may_be_typed_and_never_a_sea
     played_on = act(state, placer, {"type": "place", "cell": empty})
     assert played_on.window != placer
     table, sent = at_table(played_on, placer)
-    table.asking = {placer: 1}
-    table.enter("challenge")
-    assert not sent and table.confirming is None
+    table.state.asking = {placer: 1}
+    table.input.enter("challenge")
+    assert not sent and table.state.confirming is None
     said = "you may challenge only right after your opponent places a number, before the next move"
     assert table.state.message == said and "p0" not in table.state.message

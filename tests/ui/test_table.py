@@ -87,7 +87,7 @@ class FakePeer:
 def seated(game: str, state: Any, **more: Any) -> tuple[TableScreen, FakeSession]:
     table = TableScreen()
     session = FakeSession(game, state, **more)
-    table.peer = FakePeer(session)  # type: ignore[assignment]
+    table.adapter.peer = FakePeer(session)  # type: ignore[assignment]
     return table, session
 
 
@@ -102,13 +102,13 @@ def test_the_events_of_a_turn_are_logged_once_when_a_paralysis_choice_follows() 
     assert state.paralysis_choices == ((1, 0),)
     table, session = seated("duel", state)
     turn = DUEL.events(state)
-    table.report(session, Applied(5, (), turn))  # type: ignore[arg-type]
+    table.adapter.report(session, Applied(5, (), turn))  # type: ignore[arg-type]
     state = DUEL.apply(state, 0, DUEL.parse_action({"type": "paralyze", "target": "p1", "hand": "left"}))
     session.state = state
     again = DUEL.events(state)
     assert again[: len(turn)] == turn and len(again) == len(turn) + 1  # the engine says it all again
-    table.report(session, Applied(6, (), again))  # type: ignore[arg-type]
-    logged = list(table.log)
+    table.adapter.report(session, Applied(6, (), again))  # type: ignore[arg-type]
+    logged = list(table.state.log)
     assert logged.count("turn 3: ann (p0) casts Paralysis (left hand) at bob (p1)") == 1  # names too
     assert sum("is paralysed" in line and "next turn" not in line for line in logged) == 1
     assert logged[-1].endswith("bob (p1)'s left hand is paralysed next turn")
@@ -117,14 +117,14 @@ def test_the_events_of_a_turn_are_logged_once_when_a_paralysis_choice_follows() 
 def test_a_refused_choice_is_said_under_the_input_not_in_the_log() -> None:
     table, _ = seated("duel", DUEL.initial({}, {}))
     event = DecisionRefused(0, "p0 cannot flip pile 1 now")
-    table.net_event(event)
-    table.line(event.text)  # the network layer says its line too
-    assert table.message == "refused: p0 cannot flip pile 1 now; choose again"
-    assert not table.log
+    table.adapter.net_event(event)
+    table.adapter.line(event.text)  # the network layer says its line too
+    assert table.state.message == "refused: p0 cannot flip pile 1 now; choose again"
+    assert not table.state.log
     other = DecisionRefused(1, "a partner's choice")  # another seat's: the log
-    table.net_event(other)
-    table.line(other.text)
-    assert list(table.log) == ["p1: a partner's choice"]
+    table.adapter.net_event(other)
+    table.adapter.line(other.text)
+    assert list(table.state.log) == ["p1: a partner's choice"]
 
 
 def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> None:
@@ -147,18 +147,18 @@ def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> N
     assert "=" not in text and "True" not in text and "fast=" not in text
     assert re.search(r"bob \(host\)\s+" + host.fingerprint + r"\s+seat p1", text)
     table = TableScreen()
-    table.net_event(LobbyShown(lobby))
-    table.line(LobbyShown(lobby).text)  # the half-fingerprint line of the network layer
-    assert table.lobby == lobby and not any("lobby: duel" in line for line in table.log)
-    assert "Check the host's fingerprint with them" in plain(table.waiting_lines())
+    table.adapter.net_event(LobbyShown(lobby))
+    table.adapter.line(LobbyShown(lobby).text)  # the half-fingerprint line of the network layer
+    assert table.state.lobby == lobby and not any("lobby: duel" in line for line in table.state.log)
+    assert "Check the host's fingerprint with them" in plain(table.text.waiting_lines())
 
     def joined_by_invite_of(key: bytes) -> str:
         table = TableScreen()
         fake = FakePeer(None)
         fake.expect_key, fake.expect_from = key, "the invite"
-        table.peer = fake  # type: ignore[assignment]
-        table.net_event(LobbyShown(lobby))
-        return plain(table.waiting_lines())
+        table.adapter.peer = fake  # type: ignore[assignment]
+        table.adapter.net_event(LobbyShown(lobby))
+        return plain(table.text.waiting_lines())
 
     # Joined by invite: the key was checked against it in the handshake; nothing to check by eye.
     vouched = joined_by_invite_of(host.public)
@@ -187,11 +187,11 @@ def test_the_result_is_told_to_the_person() -> None:
         "your team wins (ann (p0) and cy (p2) are out of cards)"
     )
     table, session = seated("duel", DUEL.initial({}, {}))
-    table.clocks = {0: ("turn", 30.0, True), 1: ("turn", 60.0, False)}
-    assert "\u25b6" in plain([table.clock_line()])
-    table.report(session, MatchOver({"winner": 1, "reason": "surrender"}))  # type: ignore[arg-type]
-    assert table.expected() == "match over: you lose (you surrendered). Ctrl-Q leaves."
-    assert "\u25b6" not in plain([table.clock_line()]) and "stopped" in plain([table.clock_line()])
+    table.state.clocks = {0: ("turn", 30.0, True), 1: ("turn", 60.0, False)}
+    assert "\u25b6" in plain([table.text.clock_line()])
+    table.adapter.report(session, MatchOver({"winner": 1, "reason": "surrender"}))  # type: ignore[arg-type]
+    assert table.text.expected() == "match over: you lose (you surrendered). Ctrl-Q leaves."
+    assert "\u25b6" not in plain([table.text.clock_line()]) and "stopped" in plain([table.text.clock_line()])
 
 
 def test_the_questions_say_what_is_being_decided() -> None:
@@ -242,22 +242,22 @@ def test_sent_moves_are_in_the_words_typed_and_the_time_is_the_matchs() -> None:
         square.initial({"colours": [0, 1] * 8}, {}), 0, square.parse_action({"type": "order", "first": 0})
     )
     table, _ = seated("magic-square", state)
-    table.token = type("Token", (), {"run_sync_soon": lambda self, *a: None})()
-    table.peer.offer = lambda seat, action: None  # type: ignore[union-attr, method-assign]
-    table.asking = {0: 1}
-    table.enter("b3")
-    assert table.message == "sent: b3"
+    table.adapter.token = type("Token", (), {"run_sync_soon": lambda self, *a: None})()
+    table.adapter.peer.offer = lambda seat, action: None  # type: ignore[union-attr, method-assign]
+    table.state.asking = {0: 1}
+    table.input.enter("b3")
+    assert table.state.message == "sent: b3"
     duel_table, duel_session = seated("duel", DUEL.initial({}, {}), options={"turn_seconds": 20})
     duel_session.fast = False
-    assert duel_table.time_words() == "the turn's time is up (20 s a turn)"
-    duel_table.asking = {0: 3}
-    duel_table.token = table.token
-    duel_table.peer.offer = lambda seat, action: None  # type: ignore[union-attr, method-assign]
-    duel_table.enter("S D")
-    assert duel_table.message == (
+    assert duel_table.text.time_words() == "the turn's time is up (20 s a turn)"
+    duel_table.state.asking = {0: 3}
+    duel_table.adapter.token = table.adapter.token
+    duel_table.adapter.peer.offer = lambda number, seat, action: None  # type: ignore[union-attr, method-assign]
+    duel_table.input.enter("S D")
+    assert duel_table.state.message == (
         "sent: S D; `done` lets it stand now, or change it until the turn's time is up (20 s a turn)"
     )
-    assert "minute" not in duel_table.message
+    assert "minute" not in duel_table.state.message
 
 
 def test_hp_bars_stay_in_their_box_and_a_blind_wizard_sees_no_next_spells() -> None:
@@ -392,13 +392,13 @@ def show(table: TableScreen, terminal: Terminal, keys: str = "", *, until: tuple
 def test_the_log_follows_its_newest_line_and_pages_back_and_forth() -> None:
     table = TableScreen(game="duel")
     for number in range(1, 101):
-        table.line(f"event number {number}")
+        table.adapter.line(f"event number {number}")
     terminal = Terminal(80, 24)
     first = show(table, terminal)
     assert "event number 100" in first and "event number 80" not in first
     back = show(table, Terminal(80, 24), "\x1b[5~", until=("End: newest",))  # PageUp
     assert "event number 100" not in back and re.search(r"event number [6-9]\d\b", back)
-    table.line("event number 101")  # while scrolled back, the view stays
+    table.adapter.line("event number 101")  # while scrolled back, the view stays
     still = show(table, Terminal(80, 24))
     assert "event number 101" not in still
     end = show(table, Terminal(80, 24), "\x1b[F", until=("event number 101",))  # End
@@ -407,7 +407,7 @@ def test_the_log_follows_its_newest_line_and_pages_back_and_forth() -> None:
 
 def test_a_long_message_wraps_under_the_input_at_80_columns() -> None:
     table = TableScreen(game="duel")
-    table.message = (
+    table.state.message = (
         "gestures for the left and right hand, like: S D  (C D P S W, > to stab, - for nothing); "
         "then targets like left=p1"
     )
@@ -433,10 +433,10 @@ def test_a_waiting_host_shows_its_invite_whole_on_a_line_of_its_own() -> None:
     from p2pgenius.net.events import Listening
 
     table = TableScreen()
-    table.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
+    table.adapter.peer = SimpleNamespace(identity=Identity.generate(), view=None)  # type: ignore[assignment]
     invite = "p2pgenius://" + "a" * 80
-    table.net_event(Listening("[::]:7780", invite=invite, saved="/tmp/m.invite"))
-    lines = plain(table.waiting_lines()).splitlines()
+    table.adapter.net_event(Listening("[::]:7780", invite=invite, saved="/tmp/m.invite"))
+    lines = plain(table.text.waiting_lines()).splitlines()
     rows = [line for line in lines if line and set(line) <= set(invite)]  # (the rows of the invite)
     assert "".join(rows) == invite  # on rows of its own, none indented: a copy of them reads
     assert all(len(line) <= 80 for line in lines)
@@ -474,13 +474,13 @@ def test_a_cell_typed_when_the_order_is_asked_says_what_to_type_and_names_not_se
     state = square.initial({"colours": [0, 1] * 8, "first_lead": 0}, {})
     assert state.phase == "lead" and state.actor == 0
     table, session = seated("magic-square", state)
-    table.asking = {0: 1}
-    table.enter("b3")  # the engine would say "expected order (...), got place"
-    assert table.message == "first choose who places first: first (you) or second"
+    table.state.asking = {0: 1}
+    table.input.enter("b3")  # the engine would say "expected order (...), got place"
+    assert table.state.message == "first choose who places first: first (you) or second"
     session.my_seats, session.me = (1,), 1
-    table.asking = {1: 1}
-    table.enter("b3")
-    assert table.message == "it is the other player's move"  # (the engine said "p0's ..., not p1's")
+    table.state.asking = {1: 1}
+    table.input.enter("b3")
+    assert table.state.message == "it is the other player's move"  # (the engine said "p0's ..., not p1's")
     state = square.apply(state, 0, square.parse_action({"type": "order", "first": 0}))
     state = square.apply(state, 0, square.parse_action({"type": "place", "cell": 0}))
     state = square.apply(state, 1, square.parse_action({"type": "place", "cell": 1}))
@@ -492,9 +492,11 @@ def test_a_cell_typed_when_the_order_is_asked_says_what_to_type_and_names_not_se
 def test_a_host_on_loopback_is_told_only_this_machine_can_join_and_one_on_the_lan_is_not() -> None:
     for local_only in (True, False):
         table = TableScreen()
-        table.peer = FakePeer(None, identity=Identity.generate())  # type: ignore[assignment]
-        table.net_event(Listening("[::]:7780", invite="p2pgenius://" + "a" * 70, local_only=local_only))
-        text = plain(table.waiting_lines())
-        assert "a" * 70 in text.replace("\n", "") and table.peer.identity.fingerprint in text  # type: ignore[union-attr]
+        table.adapter.peer = FakePeer(None, identity=Identity.generate())  # type: ignore[assignment]
+        table.adapter.net_event(
+            Listening("[::]:7780", invite="p2pgenius://" + "a" * 70, local_only=local_only)
+        )
+        text = plain(table.text.waiting_lines())
+        assert "a" * 70 in text.replace("\n", "") and table.adapter.peer.identity.fingerprint in text  # type: ignore[union-attr]
         assert ("other machines can join only with --lan" in text) == local_only
         assert all(len(line) <= 80 for line in text.splitlines())

@@ -27,24 +27,14 @@ def test_the_state_takes_the_network_layers_events_without_a_peer() -> None:
 
 def test_ctrl_q_asks_once_and_esc_takes_the_question_back() -> None:
     table = TableScreen(game="duel")
-    assert table.input.leave() is False and table.leaving
-    assert table.message.startswith("leave? No match has begun")  # (no session: nothing to resume)
+    assert table.input.leave() is False and table.input.leaving
+    assert table.state.message.startswith("leave? No match has begun")  # (no session: nothing to resume)
     table.input.close()
-    assert not table.leaving and table.message == ""
+    assert not table.input.leaving and table.state.message == ""
     assert table.input.leave() is False and table.input.leave() is True  # asked, then left
     over = TableScreen()
-    over.finished = True
+    over.state.finished = True
     assert over.input.leave() is True  # the match is over: nothing to ask
-
-
-def test_the_table_reads_and_writes_its_parts_attributes_as_its_own() -> None:
-    table = TableScreen()
-    table.asking = {0: 3}
-    table.message = "hello"
-    assert table.state.asking == {0: 3} and table.state.message == "hello"
-    assert table.log is table.state.log and table.enter == table.input.enter
-    table.input.help_open = True
-    assert table.help_open
 
 
 def test_the_rule_between_board_and_log_fills_the_width_exactly() -> None:

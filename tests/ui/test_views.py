@@ -162,16 +162,16 @@ def test_both_layouts_and_the_fault_screen_render(tmp_path: Path) -> None:
         def clock_readings(self) -> dict[int, Any]:
             return {0: ("turn", 42.0, True), 1: ("turn", 60.0, False)}
 
-    table.peer = FakePeer()  # type: ignore[assignment]
-    table.clocks = FakePeer().clock_readings()
+    table.adapter.peer = FakePeer()  # type: ignore[assignment]
+    table.state.clocks = FakePeer().clock_readings()
     render_once(table, DummyOutput())  # 80 columns: narrow, stacked
     render_once(table, Wide())
-    assert "0:42" in plain([table.clock_line()])
-    table.report(
+    assert "0:42" in plain([table.text.clock_line()])
+    table.adapter.report(
         match.sessions[0].view,
         Fault(FaultKind.CHEAT, 1, 3, "opened p1's stage-3 commitment to something else", {}),
     )
-    story = table.fault_text()
+    story = table.text.fault_text()
     assert "broke the rules" in story and "p2pgenius verify" in story and str(tmp_path / "x.p2pt") in story
     render_once(table, Wide())
 
@@ -198,8 +198,8 @@ def test_the_completer_completes_the_word_being_typed() -> None:
     class FakePeer:
         view = Session()
 
-    table.peer = FakePeer()  # type: ignore[assignment]
-    table.asking = {0: 1}
+    table.adapter.peer = FakePeer()  # type: ignore[assignment]
+    table.state.asking = {0: 1}
     found = list(MoveCompleter(table).get_completions(Document("b"), CompleteEvent()))
     assert [c.text for c in found] == ["b1", "b2", "b3", "b4"]
     assert all(c.display_meta_text.startswith("put 1 on b") for c in found)
@@ -207,12 +207,12 @@ def test_the_completer_completes_the_word_being_typed() -> None:
 
 def test_the_rules_open_inside_the_ui_and_a_chat_before_the_match_is_refused_in_one_line() -> None:
     table = TableScreen(game="duel")
-    table.enter("rules")
-    assert table.rules_open and any("Fireball" in text for _, text in table.rules)
-    table.enter("say hello")
-    assert table.message == "chat opens when the match starts"
-    table.enter("S D")
-    assert table.message == "the match has not started yet"
+    table.input.enter("rules")
+    assert table.input.rules_open and any("Fireball" in text for _, text in table.input.rules)
+    table.input.enter("say hello")
+    assert table.state.message == "chat opens when the match starts"
+    table.input.enter("S D")
+    assert table.state.message == "the match has not started yet"
 
 
 def test_a_bot_partner_held_by_this_machine_shows_its_cards() -> None:
@@ -254,8 +254,8 @@ def test_a_blinded_players_screen_is_drawn_from_the_claims_with_the_opponent_hid
             holder = Holder()
             holder.view = session.view
             ui = TableScreen(ascii_only=True)
-            ui.peer = holder  # type: ignore[assignment]
-            screens.append(plain(ui.board_lines()))
+            ui.adapter.peer = holder  # type: ignore[assignment]
+            screens.append(plain(ui.text.board_lines()))
         return action
 
     play("duel", bots=[Script(P0), Script(P1)], before_submit=look, max_rounds=60)
