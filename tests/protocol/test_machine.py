@@ -12,6 +12,7 @@ import pytest
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.bots.registry import plain
+from p2pgenius.inmemory import play as play_in_memory
 from p2pgenius.protocol.clocks import LAG_FLOOR_S, Clocks
 from p2pgenius.protocol.events import (
     ConnectionLost,
@@ -24,6 +25,7 @@ from p2pgenius.protocol.events import (
 )
 from p2pgenius.protocol.machine import MAX_REFUSED, MatchMachine, Step
 from p2pgenius.protocol.records import frame, header
+from p2pgenius.protocol.session import play as play_module
 from p2pgenius.protocol.transcript import verify
 
 from .test_clocks import Pair
@@ -185,3 +187,24 @@ def test_an_input_that_raised_leaves_nothing_half_done_for_the_next() -> None:
     with pytest.raises(BrokenClockError):
         first.tick()
     assert first.chat("gg").told == [] and first.chat("gg").messages  # (nothing of the tick)
+
+
+def test_no_peer_checks_one_act_twice_its_own_acts_included(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local act is parsed and checked as it is made, and not again when its own message is
+    handled (every other peer checks it once, as it arrives)."""
+    checked: list[tuple[int, int, int, str]] = []
+    real_check = play_module.check_legal
+    sessions: list[Any] = []
+
+    def counted(match: Any, seat: int, action: Any, state: Any = None) -> None:
+        index = next(i for i, s in enumerate(sessions) if s.play is not None and s.played.match is match)
+        number = sessions[index].stage.number
+        checked.append((index, number, seat, repr(action.to_plain())))
+        real_check(match, seat, action, state)
+
+    monkeypatch.setattr(play_module, "check_legal", counted)
+    table = play_in_memory("magic-square", seed=5, on_start=lambda t: sessions.extend(t.sessions))
+    assert table.faults() == [] and all(s.finished for s in table.sessions)
+    assert len(checked) > 40, "the match was played with its acts checked"
+    twice = [key for key in set(checked) if checked.count(key) > 1]
+    assert twice == [], twice

@@ -66,6 +66,7 @@ class Play:
         self.choices = Choices(self)
         self.ending = EndJudge(courier, match, self.commit_log)
         self.backlog: list[Envelope] = []  # messages for stages not reached yet
+        self.vetted: tuple[int, int, Plain] | None = None  # our act being sent: (stage, seat, action), checked
         self._stage: Stage | None = None
 
     @property
@@ -304,6 +305,10 @@ class Play:
             # Its own peer plays what the rules' timeout plays, committed like any card: a bare
             # timeout would lay a card nobody committed to (and break the flip that meets it).
             raise MessageError(f"p{seat}'s timeout is played by its own peer as the card the rules choose")
+        vetted, self.vetted = self.vetted, None
+        if env.author == self.courier.me and vetted == (stage.number, seat, action):
+            stage.acts[seat] = action  # (ours, parsed and checked as it was made: not again)
+            return
         try:
             parsed = match.game.parse_action(action)
             if seat in stage.optional and parsed.to_plain().get("type") not in match.spec.optional_types:
@@ -606,12 +611,14 @@ class Choices:
             # Where the seat's own peer must resolve its timeout (a card it lays from its hidden
             # hand, say), it does, and what it sends is committed like any other choice.
             parsed = match.spec.own_timeout(match.state, seat) or parsed
-        if not self.play.blindness.behind:  # a blinded wizard cannot check against a field it cannot see
+        checked = not self.play.blindness.behind  # a blinded wizard cannot check against a field it cannot see
+        if checked:
             check_legal(match, seat, parsed)
         plain = parsed.to_plain()
         if match.sealed or match.spec.hidden(plain):
             self._commit(stage.number, seat, plain, ms)
         else:
+            self.play.vetted = (stage.number, seat, plain) if checked else None
             self.play.courier.send(Act(stage.number, seat, plain, ms))
 
     def _commit(self, number: int, seat: int, plain: Plain, ms: int) -> None:
