@@ -595,3 +595,24 @@ def test_single_game_mechanics_are_named_outside_their_games_less_and_less() -> 
     assert grown == {}, f"these mechanics belong behind the game's traits: {grown}"
     fell = {word: count for word, count in counts.items() if count < MECHANICS[word]}
     assert fell == {}, f"lower MECHANICS to {fell}"
+
+
+MATCH_INSIDES: Final = ("party", "match_loop", "host", "joiner", "inbox", "links")
+"""The networked match's insides under net/: the sides, the pump, its inbox and connections. Every
+other layer holds the match by its one public object, :class:`~p2pgenius.net.peer.Peer`."""
+
+
+def test_outside_the_network_layer_a_match_is_held_by_its_peer_alone() -> None:
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE)
+        if relative.parts[0] == "net":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module is not None:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+                inside = [
+                    n for n in names if n.startswith("p2pgenius.net.") and n.split(".")[2] in MATCH_INSIDES
+                ]
+                offenders += [f"{relative}:{node.lineno} {n}" for n in inside[:1]]
+    assert offenders == [], "reach the match through net.peer.Peer"
