@@ -66,7 +66,9 @@ class Play:
         self.choices = Choices(self)
         self.ending = EndJudge(courier, match, self.commit_log)
         self.backlog: list[Envelope] = []  # messages for stages not reached yet
-        self.vetted: tuple[int, int, Plain] | None = None  # our act being sent: (stage, seat, action), checked
+        self.vetted: tuple[int, int, Plain] | None = (
+            None  # our act being sent: (stage, seat, action), checked
+        )
         self._stage: Stage | None = None
 
     @property
@@ -611,7 +613,9 @@ class Choices:
             # Where the seat's own peer must resolve its timeout (a card it lays from its hidden
             # hand, say), it does, and what it sends is committed like any other choice.
             parsed = match.spec.own_timeout(match.state, seat) or parsed
-        checked = not self.play.blindness.behind  # a blinded wizard cannot check against a field it cannot see
+        checked = (
+            not self.play.blindness.behind
+        )  # a blinded wizard cannot check against a field it cannot see
         if checked:
             check_legal(match, seat, parsed)
         plain = parsed.to_plain()
