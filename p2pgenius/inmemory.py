@@ -174,8 +174,8 @@ class _Wires:
         if refused:
             raise LocalMisuseError(f"a decision was refused: {refused[0].text}")
         self.note(index, [told for told in step.told if not isinstance(told, SAID)])
-        for audit in step.audits:
-            self.carry(index, self.machines[index].concluded(audit, audit.judge()))
+        for due in step.verdicts:
+            self.carry(index, self.machines[index].concluded(due, due.judge()))
 
     def note(self, index: int, events: list[Event]) -> None:
         self.table.events[index] += events

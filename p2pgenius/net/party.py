@@ -131,7 +131,7 @@ class Party:
         first: Sequence[tuple[Connection, bytes]],
         resumed_stage: tuple[int, float] | None,
     ) -> None:
-        session.defer_audit = True  # (judged in a worker thread: the loop's audit)
+        session.defer_verdict = True  # (the match's end judged in a worker thread: MatchLoop)
         if session.terms is not None:
             await warm(session.terms["game"])
         async with trio.open_nursery() as nursery:

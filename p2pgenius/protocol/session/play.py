@@ -4,7 +4,7 @@ A stage is one engine decision point: the seats the game waits on each send one 
 public ``act``, or a ``commit`` to a hidden choice), plus, where the game merely allows a seat to
 act (its spec's optional actions, such as a challenge), that action or a ``decline``. Sealed
 choices (a sealed game's every stage) are revealed once all commitments are in; hidden cards stay
-committed until flipped or audited. When a stage is complete every peer applies it, in seat
+committed until flipped or disclosed. When a stage is complete every peer applies it, in seat
 order, and sends the hash of the public state. :class:`Play` holds the match from the deal on
 (never without one) and, holding the same match, its :class:`Blindness` and its :class:`EndJudge`.
 """
@@ -159,16 +159,9 @@ class Play:
         """Everything the match waits on now, each due (debts.py)."""
         if self.courier.phase in (Phase.OVER, Phase.FAULT):
             return ()
-        stage, owner, ending = self._stage, self.match.owner, self.ending
+        stage = self._stage
         if stage is None:
-            if ending.outcome is None:
-                return ()
-            # After the end: every peer's audit (an audited game), then its signed result, each
-            # a debt of the peer's lowest seat (the one seat a claim about it names: SPEC 6).
-            audit = self.courier.phase is Phase.AUDIT
-            kind, done = ("audit", ending.audits) if audit else ("end", ending.ends)
-            lowest = sorted({owner.index(peer) for peer in owner})
-            return tuple(Debt(kind, seat, -1) for seat in lowest if owner[seat] not in done)
+            return self.ending.debts()
         return tuple(sorted(self._stage_debts(stage), key=lambda d: (d.seat, d.kind)))
 
     def held_back(self, debt: Debt) -> bool:
