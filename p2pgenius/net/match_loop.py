@@ -79,9 +79,9 @@ class MatchLoop:
         messages, chat and clocks go on while someone thinks) and hand their decisions in."""
         machine = self.machine
         for connection in self.links:
-            ahead = [payload for read_on, payload in first if read_on is connection]
+            already = [payload for read_on, payload in first if read_on is connection]
             connection.start(self.nursery)  # (a host's have written since its lobby)
-            self.nursery.start_soon(connection.messages, self.inbox, ahead)
+            self.nursery.start_soon(connection.messages, self.inbox, already)
         await self.carry_out(machine.start())
         self._resume()
         while not machine.over:
@@ -164,7 +164,7 @@ class MatchLoop:
                 await trio.sleep(min(0.05 * 2**refused, 2.0))
             view = session.view
             if session.stage is not None and number > session.stage.number:
-                view = view.next() or view  # chosen ahead, from the state it will be made in
+                view = view.next() or view  # chosen early, from the state it will be made in
             action = await self.decide(view, seat)
             # (Once the match is over the loop's nursery is cancelled: nothing reads this then.)
             self.inbox.put(Item(Kind.DECIDED, None, (number, seat, action)))

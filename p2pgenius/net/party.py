@@ -53,7 +53,7 @@ class Playing:
     report: Report
     grace_s: float
     asks: Ask | None = None
-    decide_ahead: bool = False
+    decide_early: bool = False
     settle_at_once: bool = False
     linger: bool = False
     loop_type: type[MatchLoop] = MatchLoop  # (a test's misbehaving peer pumps in another...)
@@ -194,7 +194,7 @@ class Party:
             session,
             self.clocks,
             how.grace_s,
-            decide_ahead=how.decide_ahead,
+            decide_early=how.decide_early,
             settle_at_once=how.settle_at_once,
         )
         return how.loop_type(

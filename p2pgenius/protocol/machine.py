@@ -76,17 +76,17 @@ def _an_input(method: Input[P]) -> Input[P]:
 @dataclass(eq=False)  # (one object per match: equal only to itself)
 class MatchMachine:
     """One match as this peer plays it: its session and its clocks, with the options of how its
-    local seats decide (``decide_ahead``: ask for the next stage's choice where the game allows
+    local seats decide (``decide_early``: ask for the next stage's choice where the game allows
     one now; ``settle_at_once``: a sealed choice stands as soon as it is made, as a bot's does)
     and the grace period. ``resumed``: a resumed peer's (stage, seconds it had run before)."""
 
     session: Session
     clocks: Clocks
     grace_s: float
-    decide_ahead: bool = False
+    decide_early: bool = False
     settle_at_once: bool = False
     resumed: tuple[int, float] | None = None
-    _not_ahead: set[Key] = field(default_factory=set)  # refused ahead: asked once that stage opens
+    _not_early: set[Key] = field(default_factory=set)  # refused early: asked once that stage opens
     _refused: dict[Key, int] = field(default_factory=dict)
     _step: Step = field(default_factory=Step)
 
@@ -112,8 +112,8 @@ class MatchMachine:
         self.resumed = None
         began = (number, away) if self.clocks.follow(number, away) else None
         wanted = {(number, seat) for seat in session.awaiting()}
-        if self.decide_ahead:  # (a choice for the next stage, where the game allows one now)
-            wanted |= {(number + 1, seat) for seat in session.ahead()} - self._not_ahead
+        if self.decide_early:  # (a choice for the next stage, where the game allows one now)
+            wanted |= {(number + 1, seat) for seat in session.early()} - self._not_early
         return wanted, began
 
     def refusals(self, key: Key) -> int:
@@ -144,11 +144,11 @@ class MatchMachine:
     @_an_input
     def decided(self, number: int, seat: int, action: Mapping[str, Any] | None) -> Step:
         """A local seat's decision for stage ``number`` (None: an optional action let pass);
-        one for the next stage is a choice made ahead (see ``Session.ahead``)."""
+        one for the next stage is a choice made early (see ``Session.early``)."""
         session = self.session
         stage = session.stage
         if stage is not None and number == stage.number + 1 and action is not None:
-            return self._decided_ahead(number, seat, action)
+            return self._decided_early(number, seat, action)
         if stage is None or stage.number != number or self.over:
             return self._step  # too late: the stage moved on (a timeout, say)
         if seat not in session.awaiting() and seat not in session.unsettled():
@@ -257,17 +257,17 @@ class MatchMachine:
         else:
             self._step.ask_again.append((number, seat))
 
-    def _decided_ahead(self, number: int, seat: int, action: Mapping[str, Any]) -> Step:
+    def _decided_early(self, number: int, seat: int, action: Mapping[str, Any]) -> Step:
         """A choice for the next stage, made while this one is still open; refused, the seat is
         simply asked again once that stage opens."""
         session = self.session
-        if seat not in session.ahead():
+        if seat not in session.early():
             return self._step
         try:
-            session.submit(seat, action, ahead=True)
+            session.submit(seat, action, early=True)
         except P2PGeniusError as exc:
             self._step.told.append(DecisionRefused(seat, str(exc)))
-            self._not_ahead.add((number, seat))
+            self._not_early.add((number, seat))
             self._step.ask_again.append((number, seat))
             return self._step
         return self._flush()

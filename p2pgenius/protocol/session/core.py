@@ -304,15 +304,15 @@ class Session:
             raise LocalMisuseError("the match is not at a stage where anyone can act")
         return self.play
 
-    def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0, ahead: bool = False) -> None:
+    def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0, early: bool = False) -> None:
         """A local decision for ``seat`` at the current stage, which took ``ms`` of its clock.
         Raises IllegalActionError or LocalMisuseError (nothing is sent) if it is not allowed. In
         a sealed game without "fast", a new choice replaces the last until :meth:`finalize`.
-        ``ahead``: for the *next* stage, made while the current one is still open (see
-        :meth:`ahead`); it travels as a commitment, declaring no time, and every peer (this one
+        ``early``: for the *next* stage, made while the current one is still open (see
+        :meth:`early`); it travels as a commitment, declaring no time, and every peer (this one
         too) holds it until that stage opens."""
-        if ahead:
-            self._stages().choices.submit_ahead(seat, action)
+        if early:
+            self._stages().choices.submit_early(seat, action)
         else:
             self._stages().choices.submit(seat, action, ms=ms)
 
@@ -366,13 +366,13 @@ class Session:
         """What this peer committed ``seat`` to at the current stage (not yet opened), or None."""
         return self.play.choices.committed(seat) if self.play is not None else None
 
-    def ahead(self) -> tuple[int, ...]:
-        """The local seats that may already choose for the *next* stage (``GameSpec.ahead``)."""
-        return self.play.choices.ahead() if self.play is not None else ()
+    def early(self) -> tuple[int, ...]:
+        """The local seats that may already choose for the *next* stage (the game's ``spec.ahead``)."""
+        return self.play.choices.early() if self.play is not None else ()
 
-    def ahead_state(self) -> Any:
-        """The state the seats of :meth:`ahead` choose from (None: nobody may choose ahead)."""
-        return self.play.choices.ahead_state() if self.play is not None else None
+    def early_state(self) -> Any:
+        """The state the seats of :meth:`early` choose from (None: nobody may choose early)."""
+        return self.play.choices.early_state() if self.play is not None else None
 
     def settle(self) -> None:
         """The end of an observer's record (a transcript replayed): what it held for lack of an

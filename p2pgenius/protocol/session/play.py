@@ -108,7 +108,7 @@ class Play:
             stage.declined, stage.ms, stage.finals = carry.declined, carry.ms, carry.finals
         self._start_clocks(stage)
         done = set(stage.acts) | set(stage.commits) | stage.declined
-        done |= {  # our own choices made ahead (held, taken in just below)
+        done |= {  # our own choices made early (held, taken in just below)
             env.msg.seat
             for env in self.backlog
             if env.author == courier.me and isinstance(env.msg, Commit) and env.msg.stage == number
@@ -128,7 +128,7 @@ class Play:
 
     def hold(self, env: Envelope) -> None:
         """Keep a message for a stage not reached yet (a bounded number per author: a peer can be
-        a few stages ahead, never hundreds of messages)."""
+        a few stages further along, never hundreds of messages)."""
         if sum(1 for held in self.backlog if held.author == env.author) >= MAX_HELD:
             raise MessageError(f"more than {MAX_HELD} messages for stages not reached yet")
         self.backlog.append(env)
@@ -622,9 +622,9 @@ class Choices:
         courier.secrets[(number, seat)] = (plain, nonce)
         courier.send(Commit(number, seat, commitment(courier.match_id, number, seat, nonce, plain), ms))
 
-    def ahead(self) -> tuple[int, ...]:
+    def early(self) -> tuple[int, ...]:
         """The local seats that may already choose for the *next* stage, as commitments, while
-        this one is still open (``GameSpec.ahead``), and have not yet."""
+        this one is still open (the game's ``spec.ahead``), and have not yet."""
         stage = self.play.stage
         if stage is None or not self.play.open or self.play.blindness.behind:
             return ()
@@ -636,22 +636,22 @@ class Choices:
             s for s in self.play.match.game.waiting_on(early) if s in mine and (number, s) not in secrets
         )
 
-    def ahead_state(self) -> Any:
-        """The state the seats of :meth:`ahead` choose from (None: nobody may choose ahead)."""
+    def early_state(self) -> Any:
+        """The state the seats of :meth:`early` choose from (None: nobody may choose early)."""
         if self.play.stage is None or self.play.blindness.behind:
             return None
         return self.play.match.spec.ahead(self.play.match.state)
 
-    def submit_ahead(self, seat: int, action: Mapping[str, Plain]) -> None:
-        """A local decision for ``seat`` at the next stage (see ``Session.submit``, ``ahead``)."""
-        if seat not in self.ahead():
-            raise LocalMisuseError(f"p{seat} cannot choose ahead of the next stage now")
+    def submit_early(self, seat: int, action: Mapping[str, Plain]) -> None:
+        """A local decision for ``seat`` at the next stage (see ``Session.submit``, ``early``)."""
+        if seat not in self.early():
+            raise LocalMisuseError(f"p{seat} cannot choose early for the next stage now")
         stage = self.play.current()
-        early = self.ahead_state()
+        early = self.early_state()
         parsed = self.play.match.game.parse_action(action)
         plain = parsed.to_plain()
         if not (self.play.match.sealed or self.play.match.spec.hidden(plain)):
-            raise LocalMisuseError("only a choice that travels as a commitment may be made ahead")
+            raise LocalMisuseError("only a choice that travels as a commitment may be made early")
         check_legal(self.play.match, seat, parsed, early)
         self._commit(stage.number + 1, seat, plain, 0)
 

@@ -103,7 +103,7 @@ class Referee:
             return
         stage = self.standing.stage
         if stage is not None and msg.stage > stage.number:
-            # From a peer ahead of us (with three or four peers, messages reach us through the
+            # From a peer further along than us (with three or four peers, messages reach us through the
             # host in another order): it counts when we get there, not never.
             self._hold(env)
             return
@@ -245,7 +245,7 @@ class Referee:
             # another peer's word.
             raise MessageError(f"a forfeit of p{seat}, whose peer (this one) is here and answering")
         if current is not None and stage > current.number:
-            self._hold(env)  # from a peer ahead of us: judged when we get there
+            self._hold(env)  # from a peer further along: judged when we get there
             return
         if stage != self._number() or seat not in self.standing.owed():
             if self._crossed(env.author, (stage, seat)):
