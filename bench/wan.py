@@ -97,7 +97,7 @@ class Seating:
 # the Magic Square and Hornswoggle p1 (p0's opponent) picks who begins. In the Magic Square the
 # other seat waits for that pick (the seats then move in turns: when the second one is first asked
 # depends on the pick, so that count is left out); in Hornswoggle the others lay their opening
-# cards meanwhile (committed ahead: ``GameSpec.ahead``), so nobody waits on the pick to be asked.
+# cards meanwhile (committed early: the game's ``spec.ahead``), so nobody waits on the pick to be asked.
 SEATINGS: tuple[Seating, ...] = (
     Seating("duel", {"fast": True}, ((0,), (1,)), (2, 2, 2.5)),
     Seating("duel", {"fast": True}, ((1,), (0,)), (2, 2, 2.5)),
@@ -164,7 +164,7 @@ def _peer(tmp: Path, name: str, watch: Watch) -> Peer:
         watch.event,
         lambda _: None,
         pin_dir=pins,
-        decide_ahead=True,
+        decide_early=True,
     )
 
 

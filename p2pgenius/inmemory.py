@@ -80,12 +80,12 @@ def play(
     salt: bytes | None = None,
     deterministic: bool = False,
     host_seats: Sequence[int] = (),
-    ahead: bool = False,
+    early: bool = False,
     on_start: Callable[[MemoryTable], None] | None = None,
 ) -> MemoryTable:
     """Play a whole match between ``peers`` sessions with bots. Messages are delivered to every
     other peer in the order sent (a ``tamper`` function may change, drop or add them). With
-    ``ahead``, bots choose for the next stage whenever the game allows it (``Session.ahead``).
+    ``early``, bots choose for the next stage whenever the game allows it (``Session.early``).
     ``on_start`` is given the table before anything is sent (a hostile test's liar keeps it)."""
     identities = [Identity.from_seed(bytes([seed % 256, i]) * 16) for i in range(peers)]
     keys = [ident.public for ident in identities]
@@ -115,7 +115,7 @@ def play(
     )
     wires.carry(0, wires.machines[0].start())
     for _ in range(max_rounds):
-        if not wires.round(ahead=ahead):
+        if not wires.round(early=early):
             break
     return table
 
@@ -146,14 +146,14 @@ class _Wires:
         self.inboxes = [[] for _ in sessions]
         self.pending = [[] for _ in sessions]
 
-    def round(self, *, ahead: bool) -> bool:
-        """Each peer in turn reads its inbox, then chooses ahead (with ``ahead``), then takes its
+    def round(self, *, early: bool) -> bool:
+        """Each peer in turn reads its inbox, then chooses early (with ``early``), then takes its
         turns; whether the match goes on (something moved, or something is still to do)."""
         progressed = False
         for index in range(len(self.table.sessions)):
             progressed |= self.read(index)
-            if ahead:
-                progressed |= self.choose_ahead(index)
+            if early:
+                progressed |= self.choose_early(index)
             progressed |= self.take_turns(index)
         sessions = self.table.sessions
         idle = not progressed or all(s.finished or s.fault for s in sessions)
@@ -174,8 +174,8 @@ class _Wires:
         if refused:
             raise LocalMisuseError(f"a decision was refused: {refused[0].text}")
         self.note(index, [told for told in step.told if not isinstance(told, SAID)])
-        for audit in step.audits:
-            self.carry(index, self.machines[index].concluded(audit, audit.judge()))
+        for due in step.verdicts:
+            self.carry(index, self.machines[index].concluded(due, due.judge()))
 
     def note(self, index: int, events: list[Event]) -> None:
         self.table.events[index] += events
@@ -189,13 +189,13 @@ class _Wires:
             read = True
         return read
 
-    def choose_ahead(self, index: int) -> bool:
-        """Peer ``index``'s bots choose for every seat that may choose ahead (whether any did)."""
+    def choose_early(self, index: int) -> bool:
+        """Peer ``index``'s bots choose for every seat that may choose early (whether any did)."""
         session = self.table.sessions[index]
         chose = False
-        for seat in session.ahead():
-            assert session.stage is not None  # (a seat chooses ahead only while a stage is open)
-            action = plain(self.driver.choose(self.game, session.ahead_state(), seat))
+        for seat in session.early():
+            assert session.stage is not None  # (a seat chooses early only while a stage is open)
+            action = plain(self.driver.choose(self.game, session.early_state(), seat))
             self.carry(index, self.machines[index].decided(session.stage.number + 1, seat, action))
             chose = True
         return chose

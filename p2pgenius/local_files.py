@@ -173,7 +173,7 @@ def read_within(
     OSError as ``open`` does. A symbolic link is followed: reading through one harms nothing."""
     # (O_NONBLOCK: a FIFO with no writer reads as empty instead of hanging the open.)
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with os.fdopen(descriptor, "rb", buffering=0) as handle:  # (unbuffered: no byte read ahead)
+    with os.fdopen(descriptor, "rb", buffering=0) as handle:  # (unbuffered: no byte read in advance)
         os.set_blocking(descriptor, True)
         info = os.fstat(descriptor)
         first = _read_up_to(handle, PEEK_BYTES) if kind is not None else b""

@@ -2,8 +2,8 @@
 
 A networked peer runs on trio's event loop (under the terminal UI too, through guest mode): a
 step that takes tens of milliseconds there (a strong bot's thought, loading a game's tables,
-replaying a match for its audit, syncing a file) delays every message, ping and redraw. So does
-a full pass of the garbage collector over a big heap: :func:`settle_heap`.
+replaying a whole match for the game's verdict at its end, syncing a file) delays every message,
+ping and redraw. So does a full pass of the garbage collector over a big heap: :func:`settle_heap`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ T = TypeVar("T")
 
 async def off_loop(work: Callable[..., T], *args: Any) -> T:
     """``work(*args)`` in a worker thread, so that it does not hold up the event loop; inline
-    under a test's mock clock, which would jump ahead while the thread works (as if the work
+    under a test's mock clock, which would jump forward while the thread works (as if the work
     took no time and every deadline passed meanwhile)."""
     if mock_clock():
         return work(*args)

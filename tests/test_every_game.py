@@ -213,7 +213,7 @@ def _peer(tmp: Path, name: str, bots: BotDriver, *, like: Peer | None = None) ->
         lambda line: None,
         grace_s=30,
         pin_dir=tmp / "pins" / name,
-        decide_ahead=True,
+        decide_early=True,
     )
 
 

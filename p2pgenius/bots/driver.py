@@ -31,7 +31,7 @@ class BotDriver:
     waits before it decides over the network (so that a person can follow a partner's moves);
     ``thread``: think off the event loop (the default: the bots made from a level in a process
     of their own, :mod:`p2pgenius.bots.worker`, ready-made ones in a worker thread; False thinks
-    on the event loop, as it does anyway under trio's mock clock, which jumps ahead while work
+    on the event loop, as it does anyway under trio's mock clock, which jumps forward while work
     is done elsewhere, as if a thought took no time while every clock ran out)."""
 
     level: str | None = None

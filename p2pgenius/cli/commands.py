@@ -318,10 +318,10 @@ def _common() -> argparse.ArgumentParser:
         default=DEFAULT_GRACE_S,
         metavar="SECONDS",
         help=(
-            "how long something owed without a clock (an opening, an audit, the signed result) may"
-            " stay unpaid before it is claimed, a claim unanswered before it forfeits, and the most"
-            " a player may take past its spent clock in a round or match (default 120; a decision"
-            " is on its own clock, however long)"
+            "how long something owed without a clock (an opening, the hidden cards shown at the end,"
+            " the signed result) may stay unpaid before it is claimed, a claim unanswered before it"
+            " forfeits, and the most a player may take past its spent clock in a round or match"
+            " (default 120; a decision is on its own clock, however long)"
         ),
     )
     common.add_argument("--log", metavar="PATH", help="write a debug log of every message")

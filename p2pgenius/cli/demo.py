@@ -46,7 +46,7 @@ async def demo_match(
             show.line,
             grace_s=grace_s,
             pin_dir=pins / name,
-            decide_ahead=True,
+            decide_early=True,
             settle_at_once=True,
         )
 

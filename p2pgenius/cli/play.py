@@ -192,7 +192,7 @@ def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer)
         printer.event,
         printer.line,
         grace_s=args.grace,
-        decide_ahead=args.bot is not None,  # (a person is asked once the stage opens)
+        decide_early=args.bot is not None,  # (a person is asked once the stage opens)
         settle_at_once=args.bot is not None,  # (a bot does not change its mind)
         bot=args.bot,
     )

@@ -124,7 +124,7 @@ def prepared(
         printer.event,
         printer.line,
         grace_s=args.grace,
-        decide_ahead=args.bot is not None,
+        decide_early=args.bot is not None,
         settle_at_once=args.bot is not None,
     )
     meta = peer.resume(transcript, kept)

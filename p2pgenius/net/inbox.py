@@ -6,7 +6,7 @@ loop could handle grew the host without limit (91 MB in 30 s from one caller flo
 ``propose``). Here the channel is bounded: a reader that finds it full waits, reads nothing
 meanwhile, and TCP's own flow control slows the sender down. Nothing a peer said is dropped, and
 readers waiting for room are let in in the order they came, so a flooder takes its turn beside the
-others and never ahead of them.
+others and never before them.
 
 What this machine puts in (a person's key press, a bot's decision, the host's answer to a
 proposal) comes from code that must not wait: the screen calls in through trio's token, and the

@@ -7,8 +7,8 @@ pumps: every connection's reader and every local decider hand what they have to 
 loop feeds the items to the machine one at a time (so the session is never touched concurrently),
 carries out each :class:`~p2pgenius.protocol.machine.Step` (the transcript records and secrets
 appended to disk first, then the messages queued on every connection, each connection's own writer
-sending them, so a peer that does not read holds up nobody; then what to tell; audits judged in a
-worker thread and their verdicts fed back), and sleeps until the machine's next wake-up time.
+sending them, so a peer that does not read holds up nobody; then what to tell; the game's verdicts on
+the match's end judged in a worker thread and fed back), and sleeps until the machine's next wake-up time.
 
 The peer (``peer``) builds it, with what it needs and nothing more, and opens the doors beside it
 (a host's for players coming back, a joiner's way back to its host).
@@ -79,9 +79,9 @@ class MatchLoop:
         messages, chat and clocks go on while someone thinks) and hand their decisions in."""
         machine = self.machine
         for connection in self.links:
-            ahead = [payload for read_on, payload in first if read_on is connection]
+            already = [payload for read_on, payload in first if read_on is connection]
             connection.start(self.nursery)  # (a host's have written since its lobby)
-            self.nursery.start_soon(connection.messages, self.inbox, ahead)
+            self.nursery.start_soon(connection.messages, self.inbox, already)
         await self.carry_out(machine.start())
         self._resume()
         while not machine.over:
@@ -164,7 +164,7 @@ class MatchLoop:
                 await trio.sleep(min(0.05 * 2**refused, 2.0))
             view = session.view
             if session.stage is not None and number > session.stage.number:
-                view = view.next() or view  # chosen ahead, from the state it will be made in
+                view = view.next() or view  # chosen early, from the state it will be made in
             action = await self.decide(view, seat)
             # (Once the match is over the loop's nursery is cancelled: nothing reads this then.)
             self.inbox.put(Item(Kind.DECIDED, None, (number, seat, action)))
@@ -194,8 +194,9 @@ class MatchLoop:
     async def carry_out(self, step: Step) -> None:
         """What one input gave: a ping first (its round trip measures the network, not what
         follows), secrets and records to disk, then the messages, queued on every connection
-        (never waiting for one); then what to tell; then the audits, judged in a worker thread
-        (each replays the whole match) and their verdicts fed back, in turn carried out."""
+        (never waiting for one); then what to tell; then the game's verdicts on the match's end,
+        judged in a worker thread (each replays the whole match) and fed back, in turn carried
+        out."""
         if step.ping:
             self.links.ping(stalled_after=STALL_PINGS)
             await self.links.handed_over()
@@ -222,8 +223,8 @@ class MatchLoop:
                 self._deciding.pop(key).cancel()  # asked again, by a fresh decider
             elif self._asked is not None and key[1] in self._asked:
                 self._asked = None  # (the person: told again what it is asked)
-        for audit in step.audits:
-            await self.carry_out(self.machine.concluded(audit, await off_loop(audit.judge)))
+        for due in step.verdicts:
+            await self.carry_out(self.machine.concluded(due, await off_loop(due.judge)))
 
     async def _gone(self, connection: Connection) -> None:
         """A connection closed. The match waits: a joiner tries to come back; a host keeps its

@@ -53,7 +53,7 @@ class Playing:
     report: Report
     grace_s: float
     asks: Ask | None = None
-    decide_ahead: bool = False
+    decide_early: bool = False
     settle_at_once: bool = False
     linger: bool = False
     loop_type: type[MatchLoop] = MatchLoop  # (a test's misbehaving peer pumps in another...)
@@ -131,7 +131,7 @@ class Party:
         first: Sequence[tuple[Connection, bytes]],
         resumed_stage: tuple[int, float] | None,
     ) -> None:
-        session.defer_audit = True  # (judged in a worker thread: the loop's audit)
+        session.defer_verdict = True  # (the match's end judged in a worker thread: MatchLoop)
         if session.terms is not None:
             await warm(session.terms["game"])
         async with trio.open_nursery() as nursery:
@@ -194,7 +194,7 @@ class Party:
             session,
             self.clocks,
             how.grace_s,
-            decide_ahead=how.decide_ahead,
+            decide_early=how.decide_early,
             settle_at_once=how.settle_at_once,
         )
         return how.loop_type(

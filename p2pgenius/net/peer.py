@@ -112,7 +112,7 @@ class Peer:
     expect_name: str | None = None  # a joiner: the host's name as its announcement gave it
     wrong_host: Callable[[], None] = lambda: None  # a joiner: the host that answered last had another key
     _clocks: Clocks = field(default_factory=lambda: Clocks(trio.current_time), repr=False)  # (across loops)
-    decide_ahead: bool = False  # let ``decide`` choose for the next stage when the game allows
+    decide_early: bool = False  # let ``decide`` choose for the next stage when the game allows
     settle_at_once: bool = False  # a sealed choice stands as soon as it is made (bots: no minute)
     considers_proposals: bool = False  # a person hosts: a player's proposal waits for its answer
     linger: bool = False  # after the end, keep the table open for chat until the others leave
@@ -175,7 +175,7 @@ class Peer:
             self.report,
             self.grace_s,
             asks=self.asks,
-            decide_ahead=self.decide_ahead,
+            decide_early=self.decide_early,
             settle_at_once=self.settle_at_once,
             linger=self.linger,
             loop_type=self.loop_type,

@@ -313,5 +313,5 @@ def _players(message: wire.Parsed, host_key: bytes | None) -> tuple[list[bytes],
 
 
 def finished(session: Session | None) -> bool:
-    """Whether a watched match came to its end (its result, every audit done; or a fault)."""
+    """Whether a watched match came to its end (its result, every check done; or a fault)."""
     return session is not None and (session.finished or session.fault is not None)

@@ -130,10 +130,10 @@ def relay_label(relay: tuple[str, int]) -> str:
 class Relayed(trio.abc.Stream):
     """A connection paired at a relay: the bytes the relay sent after ``ok`` come first."""
 
-    def __init__(self, stream: trio.abc.Stream, relay: tuple[str, int], ahead: bytes = b"") -> None:
+    def __init__(self, stream: trio.abc.Stream, relay: tuple[str, int], leftover: bytes = b"") -> None:
         self.stream = stream
         self.relay = relay
-        self._ahead = ahead
+        self._leftover = leftover
 
     @property
     def socket(self) -> object:
@@ -147,10 +147,10 @@ class Relayed(trio.abc.Stream):
         await self.stream.wait_send_all_might_not_block()
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
-        if self._ahead:
+        if self._leftover:
             await trio.lowlevel.checkpoint()
-            size = len(self._ahead) if max_bytes is None else max_bytes
-            data, self._ahead = self._ahead[:size], self._ahead[size:]
+            size = len(self._leftover) if max_bytes is None else max_bytes
+            data, self._leftover = self._leftover[:size], self._leftover[size:]
             return data
         return await self.stream.receive_some(max_bytes)
 
@@ -204,7 +204,7 @@ async def pair(
             line += data
             if len(line) > MAX_LINE and b"\n" not in line:
                 raise RelayError(f"{where} is not a transit relay (it sent {line[:20]!r}...)")
-        answer, _, ahead = line.partition(b"\n")
+        answer, _, leftover = line.partition(b"\n")
         if answer != b"ok":
             raise RelayError(f"{where} refused: {answer.decode('ascii', 'replace')[:40]!r}")
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
@@ -213,7 +213,7 @@ async def pair(
     except BaseException:
         await trio.aclose_forcefully(stream)
         raise
-    return Relayed(stream, relay, ahead)
+    return Relayed(stream, relay, leftover)
 
 
 def _unreachable(text: str, connect_s: float) -> str:

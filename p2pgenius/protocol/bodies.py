@@ -234,8 +234,9 @@ class Blind(Body):
 
 
 @dataclass(frozen=True, slots=True)
-class Audit(Body):
-    """At the end of an audited game: every opening the author had not made."""
+class Disclosure(Body):
+    """At the end of a game with hidden choices (the game's ``spec.audited``): every opening of the
+    author's commitments that it had not made."""
 
     kind: ClassVar[str] = "audit"
     openings: list[Any]
@@ -251,7 +252,7 @@ class Audit(Body):
                 and isinstance(opening[2], dict)
                 and isinstance(opening[3], bytes)
             ):
-                raise BodyError("a malformed audit opening")
+                raise BodyError(f"a malformed {self.kind} opening")
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +274,7 @@ class Forfeit(Body):
 @dataclass(frozen=True, slots=True)
 class End(Body):
     """The author's signed word that the match ended with ``outcome`` (the engine's, after the
-    audit where there is one): with the envelope's heads, on every message it had. A result
+    disclosure where there is one): with the envelope's heads, on every message it had. A result
     stands once every peer has sent its own."""
 
     kind: ClassVar[str] = "end"
@@ -329,7 +330,7 @@ KINDS: Final[dict[str, type[Body]]] = {
         Observed,
         Hash,
         Blind,
-        Audit,
+        Disclosure,
         Forfeit,
         End,
         Desync,
@@ -377,7 +378,7 @@ def _length(value: bytes, length: int, what: str) -> None:
 
 def _stage_seat(stage: int, seat: int, *, setup: bool = False) -> None:
     """A stage is 0 or more; a claim, a dispute or a forfeit may also name the coin flip
-    (``SETUP``) or the end of the match (-1: the audit)."""
+    (``SETUP``) or the end of the match (-1: the disclosure)."""
     if stage < (SETUP if setup else 0):
         raise BodyError(f"no stage {stage}")
     if seat < 0:

@@ -391,7 +391,7 @@ class Clocks:
         return out
 
     def _late(self, session: Session, debts: Sequence[Debt], grace_s: float) -> list[Deadline]:
-        """The debts on the grace period (an opening, a window, an audit, a result, a coin share):
+        """The debts on the grace period (an opening, a window, a disclosure, a result, a coin share):
         each another peer's is claimed once the grace period has passed since it fell due, as we
         saw it, and then forfeited if the claim goes unanswered as long. The time its debtor's
         connection was down while it owed the debt (it could not pay, nor perhaps see the debt

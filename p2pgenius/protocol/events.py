@@ -41,10 +41,10 @@ class Applied:
 
 
 @dataclass(frozen=True, slots=True)
-class AuditDue:
-    """Every audit is in: the driver calls ``judge`` (off its event loop if it has one: it reads
-    only, and replays the whole match) and gives what it returns to ``conclude``, on the loop.
-    Only with the session's ``defer_audit`` set."""
+class VerdictDue:
+    """Every peer's disclosure is in: the driver calls ``judge`` (off its event loop if it has
+    one: it reads only, and replays the whole match) and gives what it returns to ``conclude``, on
+    the loop. Only with the session's ``defer_verdict`` set."""
 
     judge: Callable[[], Any] = field(compare=False)
     conclude: Callable[[Any], None] = field(compare=False)
@@ -349,7 +349,7 @@ Event = (
     SeatsDealt
     | YourTurn
     | Applied
-    | AuditDue
+    | VerdictDue
     | Confirmed
     | BlindClaim
     | TimeoutClaimed

@@ -1,10 +1,11 @@
 """One match as an I/O-free machine, in the manner of h11's ``Connection``: the caller feeds it
 what happened (a message read, a local decision, a chat line, a deadline passed, a peer cut off,
-an audit's verdict) and carries out what each input gives back (:class:`Step`): the secrets and
-records to persist (in that order, before anything is sent), the messages to send, what to tell
-the person, the audits to judge (off the event loop: they replay the whole match) and whether to
-ping. It deals in signed match messages only: how they travel (inside the channel's ``match``
-message over TCP or a relay, SPEC section 4a; or any other carrier) is its caller's business.
+the game's verdict on a match whose hidden choices were disclosed) and carries out what each
+input gives back (:class:`Step`): the secrets and records to persist (in that order, before
+anything is sent), the messages to send, what to tell the person, the verdicts to judge (off the
+event loop: they replay the whole match) and whether to ping. It deals in signed match messages
+only: how they travel (inside the channel's ``match`` message over TCP or a relay, SPEC section
+4a; or any other carrier) is its caller's business.
 Between inputs it says when it must be woken (:meth:`MatchMachine.wake_at`) and which local seats
 are to be asked for a decision (:meth:`MatchMachine.follow`).
 
@@ -26,7 +27,7 @@ from typing import Any, Concatenate, Final, ParamSpec
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.clocks import Clocks, Deadline
 from p2pgenius.protocol.events import ConnectionLost, DecisionRefused, Hashed, Notice, OutOfTime, Said
-from p2pgenius.protocol.session import AuditDue, Event, Session
+from p2pgenius.protocol.session import Event, Session, VerdictDue
 
 MAX_REFUSED: Final = 5
 """Refused decisions for one seat and stage before the game's timeout is played for it."""
@@ -43,15 +44,15 @@ class Step:
     the secrets file and ``records`` to the transcript (durably: a commitment on record whose nonce
     was lost could never be opened), then ``messages`` (signed match messages) sent to every other
     peer (a host also relays what it reads, see SPEC section 5), then ``told`` told (the session's
-    events reported with its view, the rest said), ``audits`` judged off the loop and their
-    verdicts fed back (:meth:`MatchMachine.concluded`). ``ask_again``: decisions whose asker
+    events reported with its view, the rest said), ``verdicts`` judged off the loop and what
+    they find fed back (:meth:`MatchMachine.concluded`). ``ask_again``: decisions whose asker
     must start afresh (one was refused); ``ping``: time to ping every connection."""
 
     secrets: list[bytes] = field(default_factory=list)
     records: list[bytes] = field(default_factory=list)
     messages: list[bytes] = field(default_factory=list)
     told: list[Event | Said] = field(default_factory=list)
-    audits: list[AuditDue] = field(default_factory=list)
+    verdicts: list[VerdictDue] = field(default_factory=list)
     ask_again: list[Key] = field(default_factory=list)
     ping: bool = False
 
@@ -75,17 +76,17 @@ def _an_input(method: Input[P]) -> Input[P]:
 @dataclass(eq=False)  # (one object per match: equal only to itself)
 class MatchMachine:
     """One match as this peer plays it: its session and its clocks, with the options of how its
-    local seats decide (``decide_ahead``: ask for the next stage's choice where the game allows
+    local seats decide (``decide_early``: ask for the next stage's choice where the game allows
     one now; ``settle_at_once``: a sealed choice stands as soon as it is made, as a bot's does)
     and the grace period. ``resumed``: a resumed peer's (stage, seconds it had run before)."""
 
     session: Session
     clocks: Clocks
     grace_s: float
-    decide_ahead: bool = False
+    decide_early: bool = False
     settle_at_once: bool = False
     resumed: tuple[int, float] | None = None
-    _not_ahead: set[Key] = field(default_factory=set)  # refused ahead: asked once that stage opens
+    _not_early: set[Key] = field(default_factory=set)  # refused early: asked once that stage opens
     _refused: dict[Key, int] = field(default_factory=dict)
     _step: Step = field(default_factory=Step)
 
@@ -111,8 +112,8 @@ class MatchMachine:
         self.resumed = None
         began = (number, away) if self.clocks.follow(number, away) else None
         wanted = {(number, seat) for seat in session.awaiting()}
-        if self.decide_ahead:  # (a choice for the next stage, where the game allows one now)
-            wanted |= {(number + 1, seat) for seat in session.ahead()} - self._not_ahead
+        if self.decide_early:  # (a choice for the next stage, where the game allows one now)
+            wanted |= {(number + 1, seat) for seat in session.early()} - self._not_early
         return wanted, began
 
     def refusals(self, key: Key) -> int:
@@ -136,18 +137,18 @@ class MatchMachine:
         for event in session.receive(raw):
             self._step.told.append(event)
             self._on_clock_event(event, at)
-            self._audit_if_due(event)
+            self._verdict_if_due(event)
         self.clocks.progressed(before, session.signed_log.counts, at)
         return self._flush()
 
     @_an_input
     def decided(self, number: int, seat: int, action: Mapping[str, Any] | None) -> Step:
         """A local seat's decision for stage ``number`` (None: an optional action let pass);
-        one for the next stage is a choice made ahead (see ``Session.ahead``)."""
+        one for the next stage is a choice made early (see ``Session.early``)."""
         session = self.session
         stage = session.stage
         if stage is not None and number == stage.number + 1 and action is not None:
-            return self._decided_ahead(number, seat, action)
+            return self._decided_early(number, seat, action)
         if stage is None or stage.number != number or self.over:
             return self._step  # too late: the stage moved on (a timeout, say)
         if seat not in session.awaiting() and seat not in session.unsettled():
@@ -219,9 +220,9 @@ class MatchMachine:
         return self._step
 
     @_an_input
-    def concluded(self, audit: AuditDue, verdict: Any) -> Step:
-        """An audit's verdict, judged off the loop (``audit.judge``)."""
-        audit.conclude(verdict)
+    def concluded(self, due: VerdictDue, verdict: Any) -> Step:
+        """The game's verdict on the match's end, judged off the loop (``due.judge``)."""
+        due.conclude(verdict)
         return self._flush()
 
     # -- the rules of time (a test's dishonest peer overrides these) ----------------------------
@@ -256,24 +257,24 @@ class MatchMachine:
         else:
             self._step.ask_again.append((number, seat))
 
-    def _decided_ahead(self, number: int, seat: int, action: Mapping[str, Any]) -> Step:
+    def _decided_early(self, number: int, seat: int, action: Mapping[str, Any]) -> Step:
         """A choice for the next stage, made while this one is still open; refused, the seat is
         simply asked again once that stage opens."""
         session = self.session
-        if seat not in session.ahead():
+        if seat not in session.early():
             return self._step
         try:
-            session.submit(seat, action, ahead=True)
+            session.submit(seat, action, early=True)
         except P2PGeniusError as exc:
             self._step.told.append(DecisionRefused(seat, str(exc)))
-            self._not_ahead.add((number, seat))
+            self._not_early.add((number, seat))
             self._step.ask_again.append((number, seat))
             return self._step
         return self._flush()
 
-    def _audit_if_due(self, event: Event) -> None:
-        if isinstance(event, AuditDue):
-            self._step.audits.append(event)
+    def _verdict_if_due(self, event: Event) -> None:
+        if isinstance(event, VerdictDue):
+            self._step.verdicts.append(event)
 
     def _flush(self) -> Step:
         """Take what the session has to persist and send, and its events (each also heard by the
@@ -288,6 +289,6 @@ class MatchMachine:
             for event in events:
                 step.told.append(event)
                 self._on_clock_event(event)
-                self._audit_if_due(event)
+                self._verdict_if_due(event)
             if not events:
                 return self._step

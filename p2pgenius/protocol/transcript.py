@@ -7,7 +7,7 @@ reading are named here too, for the modules that write and read transcripts.
 
 :func:`verify` replays the messages in an observer :class:`Session` (:func:`~p2pgenius.protocol.
 observer.replay`) with the public keys alone: signatures, chains, commitments, every action's
-legality, every state hash, blindness claims and the Hornswoggle audit.
+legality, every state hash, blindness claims and what every peer disclosed at the end.
 """
 
 from __future__ import annotations
@@ -286,7 +286,7 @@ def _judge(observer: Session, report: Report) -> None:
         return
     if report.outcome is None:
         # (in steps, counted from 1 as replay and export count them: never the protocol's stages)
-        # (no stage open: before the deal, or every stage played and the audit or the ends owed)
+        # (no stage open: before the deal, or every stage played and the disclosures or the ends owed)
         played = observer.stage.number if observer.stage else (len(report.steps) if report.owner else None)
         where = "before the deal" if played is None else f"after {played} step" + ("" if played == 1 else "s")
         report.summary = (
@@ -386,13 +386,14 @@ def _blindness(
 
 
 def _opened(observer: Session, initial: Any, steps: list[Step]) -> list[Step]:
-    """The steps with every hidden card the transcript opens (flips and the audit) shown. When
-    it opens them all, each state is worked out again from the start, every card in sight; when
-    some stay hidden (the match stopped before its audit), the states stay as seen."""
-    match, audits = observer.played.match, observer.played.ending.audits
+    """The steps with every hidden card the transcript opens (flips and the disclosures at the
+    end) shown. When it opens them all, each state is worked out again from the start, every card
+    in sight; when some stay hidden (the match stopped before its disclosures), the states stay as
+    seen."""
+    match, disclosed = observer.played.match, observer.played.ending.disclosures
     if not any(match.spec.unopened(action) for _, _, action in match.log):
         return steps  # nothing was hidden (or nothing stayed hidden)
-    opened, _ = match.cards.with_openings(match.spec, match.log, audits.values())
+    opened, _ = match.cards.with_openings(match.spec, match.log, disclosed.values())
     by_stage: dict[int, list[tuple[int, Plain]]] = {}
     for (number, _, _), (seat, action) in zip(observer.log, opened, strict=True):
         by_stage.setdefault(number, []).append((seat, action))

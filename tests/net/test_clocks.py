@@ -281,8 +281,8 @@ class DeclaresNothing(Peer):
         session = self.session
         assert session is not None
         submit, decline = session.submit, session.decline
-        session.submit = lambda seat, action, *, ms=0, ahead=False: submit(  # type: ignore[method-assign]
-            seat, action, ms=0, ahead=ahead
+        session.submit = lambda seat, action, *, ms=0, early=False: submit(  # type: ignore[method-assign]
+            seat, action, ms=0, early=early
         )
         session.decline = lambda seat, *, ms=0: decline(seat, ms=0)  # type: ignore[method-assign]
 

@@ -47,7 +47,7 @@ class Watch:
         return None if action is None else plain(action)
 
 
-def player(tmp: Path, name: str, watch: Watch, *, ahead: bool = False) -> Peer:
+def player(tmp: Path, name: str, watch: Watch, *, early: bool = False) -> Peer:
     return Peer(
         Identity.generate(),
         name,
@@ -56,7 +56,7 @@ def player(tmp: Path, name: str, watch: Watch, *, ahead: bool = False) -> Peer:
         watch.event,
         watch.lines.append,
         pin_dir=tmp / "pins" / name,
-        decide_ahead=ahead,
+        decide_early=early,
     )
 
 
@@ -71,16 +71,16 @@ class Offer:
     claims: tuple[tuple[int, ...], ...] = ()
 
 
-async def measure(tmp: Path, offer: Offer, *, ahead: bool = False) -> list[tuple[float, float]]:
+async def measure(tmp: Path, offer: Offer, *, early: bool = False) -> list[tuple[float, float]]:
     """For each joiner: (round trips to its seats, round trips to its first move), counted from
     its first handshake byte. The joiners come one after another, each once the one before is in
-    (``ahead``: bots choose ahead where the game allows)."""
+    (``early``: bots choose early where the game allows)."""
     listener = MemoryListener(DELAY)
     game, peers, options = offer.game, offer.peers, offer.options
     claims = offer.claims or ((),) * peers
-    host = player(tmp, "host", Watch("random", 1), ahead=ahead)
+    host = player(tmp, "host", Watch("random", 1), early=early)
     watches = [Watch("random", 10 + i) for i in range(1, peers)]
-    joiners = [player(tmp, f"joiner{i}", w, ahead=ahead) for i, w in enumerate(watches, start=1)]
+    joiners = [player(tmp, f"joiner{i}", w, early=early) for i, w in enumerate(watches, start=1)]
     streams: list[DelayedStream] = []
     async with trio.open_nursery() as nursery:
         nursery.start_soon(
@@ -126,10 +126,10 @@ async def test_with_four_every_joiner_is_asked_within_three_and_a_half_round_tri
     picker: int, autojump_clock: Any, tmp_path: Path
 ) -> None:
     # p1 (held by peer ``picker``) picks who begins; the others lay their opening cards
-    # meanwhile (committed ahead), so a pick that travels through the host keeps nobody waiting.
-    # Without choosing ahead, a joiner other than the last at p1 kept the others past 4.
+    # meanwhile (committed early), so a pick that travels through the host keeps nobody waiting.
+    # Without choosing early, a joiner other than the last at p1 kept the others past 4.
     seats = [0, 2, 3]
     claims = tuple((1,) if peer == picker else (seats.pop(0),) for peer in range(4))
-    results = await measure(tmp_path, Offer("hornswoggle", 4, claims=claims), ahead=True)
+    results = await measure(tmp_path, Offer("hornswoggle", 4, claims=claims), early=True)
     last_dealt, last_move = results[-1]
     assert last_dealt <= 3.05 and last_move <= 3.5, results

@@ -37,7 +37,7 @@ def player(tmp: Path, name: str, seed: int, lines: list[str]) -> Peer:
         lambda session, event: None,
         lines.append,
         pin_dir=tmp / "pins" / name,
-        decide_ahead=True,  # (Hornswoggle's opening cards come before the pick: watched too)
+        decide_early=True,  # (Hornswoggle's opening cards come before the pick: watched too)
     )
 
 

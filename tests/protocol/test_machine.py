@@ -50,8 +50,8 @@ class Table:
         self.told[i] += step.told
         self.records[i] += step.records
         self.wire[1 - i] += step.messages
-        for audit in step.audits:  # (judged at once here: a pump judges it off its loop)
-            self.take(i, self.machines[i].concluded(audit, audit.judge()))
+        for due in step.verdicts:  # (judged at once here: a pump judges it off its loop)
+            self.take(i, self.machines[i].concluded(due, due.judge()))
 
     def deliver(self) -> None:
         while any(self.wire):

@@ -55,8 +55,8 @@ def test_every_move_of_real_matches_is_in_the_table_and_every_entry_is_taken(mov
         assert to in MOVES[current].get(trigger, frozenset()), (current, to, trigger)
     taken = {(current, trigger) for current, _, trigger in moves}
     # What no honest match above takes, each for its reason: a result known after every other
-    # peer's ``end`` is in (the order of a three- or four-peer table, or a deferred audit), a
-    # driver's verdict (``defer_audit``), or a stage completed by a commitment or a final whose
+    # peer's ``end`` is in (the order of a three- or four-peer table, or a deferred verdict), a
+    # driver's verdict (``defer_verdict``), or a stage completed by a commitment or a final whose
     # reveal is withheld from a blinded peer, or a challenge let pass (declined) right after the
     # game's last move.
     rare = {
@@ -67,11 +67,11 @@ def test_every_move_of_real_matches_is_in_the_table_and_every_entry_is_taken(mov
             bodies.FinalChoice,
             bodies.Reveal,
             bodies.Decline,
-            bodies.Audit,
+            bodies.Disclosure,
         )
     } | {
         (Phase.ENDING, Local.VERDICT),
-        (Phase.AUDIT, Local.VERDICT),
+        (Phase.DISCLOSURE, Local.VERDICT),
         (Phase.PLAYING, bodies.Commit),
         (Phase.PLAYING, bodies.FinalChoice),
         (Phase.PLAYING, bodies.Decline),
@@ -97,8 +97,8 @@ def test_advance_refuses_what_the_table_does_not_list() -> None:
     with pytest.raises(PhaseError, match="on Chat"):
         advance(Phase.PLAYING, Phase.ENDING, bodies.Chat)
     with pytest.raises(PhaseError, match="on nothing"):
-        advance(Phase.AUDIT, Phase.ENDING, None)
-    assert advance(Phase.AUDIT, Phase.ENDING, Local.VERDICT) is Phase.ENDING
+        advance(Phase.DISCLOSURE, Phase.ENDING, None)
+    assert advance(Phase.DISCLOSURE, Phase.ENDING, Local.VERDICT) is Phase.ENDING
     for phase in Phase:  # any trigger may stop a match, once
         if phase is Phase.FAULT:
             with pytest.raises(PhaseError):

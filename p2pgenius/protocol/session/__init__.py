@@ -13,10 +13,10 @@ object that the thin Session calls:
 * ``play``: the stages, from the deal on, with this peer's choices (``stage``: one stage's messages);
 * ``blindness``: what a blinded peer is withheld and what it is told instead (``blinds``: what
   stays pending meanwhile, on either side);
-* ``ending``: state hashes, the audit and the signed result;
+* ``ending``: state hashes, the disclosure of what stayed hidden, its verdict and the signed result;
 * ``referee``: timeout claims, disputes, observed times, forfeits;
 * ``debts``: what is owed, from when; ``ledger``: time on the record; ``timing``: the clocks;
-* ``cards``: hidden cards on piles, flipped and audited;
+* ``cards``: hidden cards on piles, flipped and disclosed;
 * ``faults``: a peer's cheating and a session's own errors, kept apart;
 * ``view``: :class:`SessionView`, all that a screen, a bot or a report may read;
 * ``p2pgenius.protocol.events``: what a session tells its driver.
@@ -27,7 +27,6 @@ Nothing here names a game: every game-specific decision goes through the game's 
 
 from p2pgenius.protocol.events import (
     Applied,
-    AuditDue,
     BlindClaim,
     ChatReceived,
     ClaimDisputed,
@@ -43,6 +42,7 @@ from p2pgenius.protocol.events import (
     SeatsDealt,
     TimeObserved,
     TimeoutClaimed,
+    VerdictDue,
     YourTurn,
 )
 from p2pgenius.protocol.messages import MATCH_DOMAIN
@@ -56,7 +56,6 @@ from p2pgenius.protocol.session.view import SessionView, StageView
 __all__ = [
     "MATCH_DOMAIN",
     "Applied",
-    "AuditDue",
     "BlindClaim",
     "ChatReceived",
     "CheatError",
@@ -79,6 +78,7 @@ __all__ = [
     "StageView",
     "TimeObserved",
     "TimeoutClaimed",
+    "VerdictDue",
     "YourTurn",
     "claims_problem",
     "start_table",

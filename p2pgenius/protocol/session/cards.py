@@ -51,12 +51,12 @@ class HiddenCards:
         self.opened[ref] = action
 
     def with_openings(
-        self, spec: GameSpec, log: Iterable[tuple[int, int, Plain]], audits: Iterable[list[Any]]
+        self, spec: GameSpec, log: Iterable[tuple[int, int, Plain]], disclosed: Iterable[list[Any]]
     ) -> tuple[list[tuple[int, Plain]], list[Ref]]:
-        """The whole match's actions with every hidden card opened (flips and ``audits``), and the
-        commitments nobody opened."""
+        """The whole match's actions with every hidden card opened (flips, and each peer's openings
+        ``disclosed`` at the end), and the commitments nobody opened."""
         opened: dict[Ref, Plain] = dict(self.opened)
-        for openings in audits:
+        for openings in disclosed:
             opened.update({(o[0], o[1]): o[2] for o in openings})
         full = []
         for number, seat, action in log:

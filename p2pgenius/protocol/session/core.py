@@ -8,9 +8,10 @@ to the transcript and the secrets file (first, durably) and which messages to se
 peer (after).
 
 A match goes: terms (the host's proposal) and accepts; a commit-reveal coin flip that deals the
-seat groups to the peers; then *stages*, until the game's end, its audit and every peer's signed
-result. The session is thin: it opens each message, hands it by type to the part that takes it,
-and asks the parts what a driver asks it. The parts, each an object, share one
+seat groups to the peers; then *stages*, until the game's end, the disclosure of every hidden
+choice not yet opened (a game with them) and every peer's signed result. The session is thin: it
+opens each message, hands it by type to the part that takes it, and asks the parts what a driver
+asks it. The parts, each an object, share one
 :class:`~.courier.Courier` (the record, the chain, the phase): :class:`~.setup.MatchSetup` (the
 terms and the deal), :class:`~.referee.Referee` (time: claims, disputes, forfeits) and, from the
 deal on, :class:`~.play.Play` (the stages), which holds the match with its
@@ -33,11 +34,11 @@ from p2pgenius.protocol.bodies import (
     MAX_TEXT,
     SETUP,
     Accept,
-    Audit,
     Body,
     Chat,
     CoinReveal,
     Desync,
+    Disclosure,
     Dispute,
     End,
     Forfeit,
@@ -267,13 +268,13 @@ class Session:
         return self.courier.take_events()
 
     @property
-    def defer_audit(self) -> bool:
-        """Whether a driver with an event loop judges the audit off it (:class:`AuditDue`)."""
-        return self.courier.defer_audit
+    def defer_verdict(self) -> bool:
+        """Whether a driver with an event loop judges the match's end off it (:class:`VerdictDue`)."""
+        return self.courier.defer_verdict
 
-    @defer_audit.setter
-    def defer_audit(self, value: bool) -> None:
-        self.courier.defer_audit = value
+    @defer_verdict.setter
+    def defer_verdict(self, value: bool) -> None:
+        self.courier.defer_verdict = value
 
     @property
     def signed_log(self) -> SignedLog:
@@ -303,15 +304,15 @@ class Session:
             raise LocalMisuseError("the match is not at a stage where anyone can act")
         return self.play
 
-    def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0, ahead: bool = False) -> None:
+    def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0, early: bool = False) -> None:
         """A local decision for ``seat`` at the current stage, which took ``ms`` of its clock.
         Raises IllegalActionError or LocalMisuseError (nothing is sent) if it is not allowed. In
         a sealed game without "fast", a new choice replaces the last until :meth:`finalize`.
-        ``ahead``: for the *next* stage, made while the current one is still open (see
-        :meth:`ahead`); it travels as a commitment, declaring no time, and every peer (this one
+        ``early``: for the *next* stage, made while the current one is still open (see
+        :meth:`early`); it travels as a commitment, declaring no time, and every peer (this one
         too) holds it until that stage opens."""
-        if ahead:
-            self._stages().choices.submit_ahead(seat, action)
+        if early:
+            self._stages().choices.submit_early(seat, action)
         else:
             self._stages().choices.submit(seat, action, ms=ms)
 
@@ -365,13 +366,13 @@ class Session:
         """What this peer committed ``seat`` to at the current stage (not yet opened), or None."""
         return self.play.choices.committed(seat) if self.play is not None else None
 
-    def ahead(self) -> tuple[int, ...]:
-        """The local seats that may already choose for the *next* stage (``GameSpec.ahead``)."""
-        return self.play.choices.ahead() if self.play is not None else ()
+    def early(self) -> tuple[int, ...]:
+        """The local seats that may already choose for the *next* stage (the game's ``spec.ahead``)."""
+        return self.play.choices.early() if self.play is not None else ()
 
-    def ahead_state(self) -> Any:
-        """The state the seats of :meth:`ahead` choose from (None: nobody may choose ahead)."""
-        return self.play.choices.ahead_state() if self.play is not None else None
+    def early_state(self) -> Any:
+        """The state the seats of :meth:`early` choose from (None: nobody may choose early)."""
+        return self.play.choices.early_state() if self.play is not None else None
 
     def settle(self) -> None:
         """The end of an observer's record (a transcript replayed): what it held for lack of an
@@ -393,8 +394,9 @@ class Session:
 def _paid_at_the_end(
     session: Session, env: Envelope, take: Callable[[Envelope, Any], None], msg: Any
 ) -> None:
-    """A peer's audit or signed result, taken: it answers every claim about its seats after the
-    end (a claim about its audit, answered, does not stand on for the result it owes next)."""
+    """A peer's disclosure or signed result, taken: it answers every claim about its seats after
+    the end (a claim about its disclosure, answered, does not stand on for the result it owes
+    next)."""
     take(env, msg)
     for seat, peer in enumerate(session.owner):
         if peer == env.author:
@@ -430,7 +432,7 @@ _HANDLERS: Final[dict[type[Body], Callable[[Session, Envelope, Any], None]]] = {
     Dispute: lambda s, env, msg: s.referee.on_time_message(env, msg),
     Forfeit: lambda s, env, msg: s.referee.on_forfeit(env, msg),
     Hash: lambda s, env, msg: s.played.ending.on_hash(env, msg),
-    Audit: lambda s, env, msg: _paid_at_the_end(s, env, s.played.ending.on_audit, msg),
+    Disclosure: lambda s, env, msg: _paid_at_the_end(s, env, s.played.ending.on_disclosure, msg),
     End: lambda s, env, msg: _paid_at_the_end(s, env, s.played.ending.on_end, msg),
     **{kind: lambda s, env, msg: s.played.on_stage_message(env, msg) for kind in STAGE_MESSAGES},
 }

@@ -65,7 +65,7 @@ class Courier:
         self.fault: Fault | None = None  # why the match stopped (the phase is FAULT), once it has
         self.trigger: Trigger | None = None  # what is being handled now (what may move the phase)
         self.stage_number = -1  # the stage being played (-1: none), which a fault is dated by
-        self.defer_audit = False  # a driver with an event loop judges the audit off it (AuditDue)
+        self.defer_verdict = False  # a driver with an event loop judges the match's end off it (VerdictDue)
         self.dispatch: Callable[[Envelope], None] = _nowhere  # the session's, set by the session
         self.stopping: list[Callable[[], None]] = []  # what runs once a fault has stopped the match
 

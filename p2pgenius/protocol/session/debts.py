@@ -1,17 +1,17 @@
 """Everything a match waits on, as one table (protocol/SPEC.md, section 6, "What is owed").
 
 A *debt* is one thing one seat (or, before the deal, one peer) owes the match now: a decision on
-its clock, a sealed game's ``final``, the opening of a sealed choice or of a flipped card, a challenge
-window's answer, an audit, its signed result, its coin share. What a session owes is worked out
-from the transcript alone (:meth:`Session.debts`); *when* a debt is late is the clock layer's to
-measure, from the one rule of its kind here: on the debtor's own clock (claimable once that clock
-has run out, as the claimant keeps it, plus the lag allowance), or on the grace period (claimable
-once the grace period has passed since the debt became due, as the claimant saw it, plus the time
-its debtor was cut off meanwhile, at most the patience bound per debt: coming back renews
-nothing). Nothing is owed before it is due: a seat that has chosen owes no opening while another
-still thinks, a challenger owes no answer while the seat before it has not acted, and a seat with
-time left on its clock owes nothing yet, connected or not. A claim about a debt that is not due
-changes nothing.
+its clock, a sealed game's ``final``, the opening of a sealed choice or of a flipped card, a
+challenge window's answer, the disclosure of its hidden choices, its signed result, its coin share.
+What a session owes is worked out from the transcript alone (:meth:`Session.debts`); *when* a debt
+is late is the clock layer's to measure, from the one rule of its kind here: on the debtor's own
+clock (claimable once that clock has run out, as the claimant keeps it, plus the lag allowance), or
+on the grace period (claimable once the grace period has passed since the debt became due, as the
+claimant saw it, plus the time its debtor was cut off meanwhile, at most the patience bound per
+debt: coming back renews nothing). Nothing is owed before it is due: a seat that has chosen owes no
+opening while another still thinks, a challenger owes no answer while the seat before it has not
+acted, and a seat with time left on its clock owes nothing yet, connected or not. A claim about a
+debt that is not due changes nothing.
 
 The lobby's ``ready`` and a peer's coming back after a cut are in the table too (what a player
 must do in time), though no claim is made about them: a host turns away a caller that is not
@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final
+
+from p2pgenius.protocol.bodies import Disclosure
 
 CLOCK: Final = "clock"
 """Late once the debtor's clock has run out, as the claimant keeps it, plus the lag allowance."""
@@ -126,19 +128,19 @@ OBLIGATIONS: Final[tuple[Obligation, ...]] = (
         False,
     ),
     Obligation(
-        "audit",
-        "its `audit` (a game with hidden cards)",
+        Disclosure.kind,  # (named, as the others, after what pays it)
+        f"its `{Disclosure.kind}` (a game with hidden cards)",
         "every peer",
         "when the game's outcome comes",
         GRACE,
-        "its `audit`",
+        f"its `{Disclosure.kind}`",
         False,
     ),
     Obligation(
         "end",
         "its signed result (`end`)",
         "every peer",
-        "when the result is known (after the audit, where there is one)",
+        f"when the result is known (after the {Disclosure.kind}, where there is one)",
         GRACE,
         "its `end`",
         False,

@@ -1,27 +1,29 @@
-"""The end of a match: state hashes compared after every stage, the end-of-match audit of hidden
-cards, and the result that every peer signs (``end``) before the match is over."""
+"""The end of a match: state hashes compared after every stage; in a game with hidden choices, the
+disclosure of every commitment not yet opened and the game's verdict on the whole match with all of
+them open; and the result that every peer signs (``end``) before the match is over."""
 
 from __future__ import annotations
 
 from p2pgenius.canonical import encode
 from p2pgenius.errors import shown
 from p2pgenius.games.base import Outcome
-from p2pgenius.protocol.bodies import Audit, Desync, End, Hash
-from p2pgenius.protocol.events import AuditDue, Confirmed, Fault, FaultKind, Hashed, MatchOver
+from p2pgenius.protocol.bodies import Desync, Disclosure, End, Hash
+from p2pgenius.protocol.events import Confirmed, Fault, FaultKind, Hashed, MatchOver, VerdictDue
 from p2pgenius.protocol.messages import Envelope, MessageError
 from p2pgenius.protocol.session.cards import Ref, check_card, check_opening, openings_of
 from p2pgenius.protocol.session.courier import Courier
+from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.faults import CheatError
 from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import Local, Phase
 
 Verdict = Outcome | Ref | None
-"""What an audit finds: another outcome, the first card left unopened, or nothing (the game's
-outcome stands)."""
+"""What the game's verdict on a disclosed match finds: another outcome, the first card left
+unopened, or nothing (the game's outcome stands)."""
 
 
 class EndJudge:
-    """How a match's end is judged: the state hashes compared, the audit, the signed result."""
+    """How a match's end is judged: the state hashes compared, the disclosure, the signed result."""
 
     def __init__(self, courier: Courier, match: DealtMatch, commits: dict[Ref, bytes]) -> None:
         self.courier = courier
@@ -30,10 +32,10 @@ class EndJudge:
         self.hashes: dict[int, dict[int, bytes]] = {}  # stage -> author -> hash
         self.hashed_by: dict[int, dict[int, bytes]] = {}  # stage -> author -> its hash message's hash
         self.my_hashes: dict[int, bytes] = {}
-        self.audits: dict[int, list[list[object]]] = {}
+        self.disclosures: dict[int, list[list[object]]] = {}  # peer -> the openings it disclosed
         self.ends: dict[int, Envelope] = {}  # peer -> its signed word of the result (``end``)
         self.outcome: Outcome | None = None
-        self.audit_due = False
+        self.verdict_due = False
 
     # -- hashes -----------------------------------------------------------------------------------
 
@@ -119,28 +121,29 @@ class EndJudge:
         lie = self._lie(number, liar)
         courier.restate(Fault(FaultKind.CHEAT, liar, fault.stage, lie.reason, lie.evidence))
 
-    # -- the audit ----------------------------------------------------------------------------
+    # -- the disclosure -----------------------------------------------------------------------
 
     def game_over(self, outcome: Outcome) -> None:
-        """The game is over here: audit the hidden cards (a game with them), then sign."""
+        """The game is over here: in a game with hidden choices, disclose ours and await the
+        others' (then the game's verdict); then sign."""
         self.outcome = outcome
         if not self.match.spec.audited:
             self._finish()
             return
         courier = self.courier
-        courier.enter(Phase.AUDIT)
+        courier.enter(Phase.DISCLOSURE)
         if courier.me is not None:
             mine = openings_of(self.match.cards, self.match.owner, courier.me)
-            courier.send(Audit([[n, s, *courier.secrets[(n, s)]] for n, s in mine]))
-        self._finish_audit()
+            courier.send(Disclosure([[n, s, *courier.secrets[(n, s)]] for n, s in mine]))
+        self._judge_once_disclosed()
 
-    def on_audit(self, env: Envelope, msg: Audit) -> None:
-        if env.author in self.audits:
-            raise MessageError("a second audit")
+    def on_disclosure(self, env: Envelope, msg: Disclosure) -> None:
+        if env.author in self.disclosures:
+            raise MessageError(f"a second {msg.kind}")
         match, openings = self.match, msg.openings
-        for number, seat, action, nonce in openings:  # (each of this shape: bodies.Audit)
+        for number, seat, action, nonce in openings:  # (each of this shape: bodies.Disclosure)
             if seat >= len(match.owner):
-                raise MessageError("a malformed audit opening")
+                raise MessageError(f"a malformed {msg.kind} opening")
             if match.owner[seat] != env.author:
                 raise MessageError(f"peer {env.author} opened p{seat}'s card")
             committed = self.commits.get((number, seat))
@@ -148,35 +151,36 @@ class EndJudge:
                 raise MessageError(f"no commitment of p{seat} at stage {number}")
             check_opening(self.courier.match_id, env, (number, seat), (action, nonce), committed)
             check_card(match.cards, match.spec, env, (number, seat), action)
-        self.audits[env.author] = openings
-        self._finish_audit()
+        self.disclosures[env.author] = openings
+        self._judge_once_disclosed()
 
-    def _finish_audit(self) -> None:
-        courier = self.courier
-        if courier.phase is not Phase.AUDIT or len(self.audits) != len(courier.keys) or self.audit_due:
+    def _judge_once_disclosed(self) -> None:
+        courier, disclosed = self.courier, len(self.disclosures) == len(self.courier.keys)
+        if courier.phase is not Phase.DISCLOSURE or not disclosed or self.verdict_due:
             return
-        if courier.defer_audit:
+        if courier.defer_verdict:
             # The driver judges it off its event loop (the replay takes tens of milliseconds):
-            # audit_verdict() in a worker thread, then conclude_audit() here.
-            self.audit_due = True
-            courier.events.append(AuditDue(self.audit_verdict, self.conclude_audit))
+            # verdict() in a worker thread, then conclude() here.
+            self.verdict_due = True
+            courier.events.append(VerdictDue(self.verdict, self.conclude))
             return
-        self.conclude_audit(self.audit_verdict())
+        self.conclude(self.verdict())
 
-    def audit_verdict(self) -> Verdict:
-        """What the audit finds, reading only (a driver may ask in a worker thread): the first
-        card left unopened, as (stage, seat); else the outcome if a seat played a card it did
-        not hold; else None (the game's outcome stands)."""
+    def verdict(self) -> Verdict:
+        """What the game finds of the whole match with every disclosure in, reading only (a driver
+        may ask in a worker thread): the first card left unopened, as (stage, seat); else the
+        game's outcome instead (``spec.audit``: a seat played a card it did not hold, say); else
+        None (the game's outcome stands)."""
         match = self.match
-        opened, missing = match.cards.with_openings(match.spec, match.log, self.audits.values())
+        opened, missing = match.cards.with_openings(match.spec, match.log, self.disclosures.values())
         if missing:
             return missing[0]
         full_log = [(seat, match.game.parse_action(action)) for seat, action in opened]
         return match.spec.audit(match.terms["setup"], match.terms["options"], full_log, match.state)
 
-    def conclude_audit(self, verdict: Verdict) -> None:
-        """End the match with the audit's verdict (:meth:`audit_verdict`; a driver judges it off
-        its event loop and concludes here, a step of its own: :attr:`Local.VERDICT`)."""
+    def conclude(self, verdict: Verdict) -> None:
+        """End the match with the game's verdict (:meth:`verdict`; a driver judges it off its
+        event loop and concludes here, a step of its own: :attr:`Local.VERDICT`)."""
         courier = self.courier
         previous, courier.trigger = courier.trigger, courier.trigger or Local.VERDICT
         try:
@@ -185,8 +189,8 @@ class EndJudge:
             courier.trigger = previous
 
     def _conclude(self, verdict: Verdict) -> None:
-        self.audit_due = False
-        if self.courier.phase is not Phase.AUDIT:
+        self.verdict_due = False
+        if self.courier.phase is not Phase.DISCLOSURE:
             return
         if isinstance(verdict, tuple):
             number, seat = verdict
@@ -195,7 +199,7 @@ class EndJudge:
                     FaultKind.FORFEIT,
                     self.match.owner[seat],
                     number,
-                    f"p{seat} did not open its stage-{number} card at the audit",
+                    f"p{seat} did not open its stage-{number} card at the {Disclosure.kind}",
                     {},
                 )
             )
@@ -205,6 +209,18 @@ class EndJudge:
         self._finish()
 
     # -- the signed result --------------------------------------------------------------------
+
+    def debts(self) -> tuple[Debt, ...]:
+        """What the match waits on after the game's end (none before it): every peer's disclosure
+        (a game with hidden choices), then its signed result, each a debt of the peer's lowest
+        seat (the one seat a claim about it names: SPEC 6)."""
+        if self.outcome is None:
+            return ()
+        owner = self.match.owner
+        disclosing = self.courier.phase is Phase.DISCLOSURE
+        kind, done = (Disclosure.kind, self.disclosures) if disclosing else (End.kind, self.ends)
+        lowest = sorted({owner.index(peer) for peer in owner})
+        return tuple(Debt(kind, seat, -1) for seat in lowest if owner[seat] not in done)
 
     def _finish(self) -> None:
         """The result is known here: say it, signed (``end``), and hold it against what every

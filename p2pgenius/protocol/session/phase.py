@@ -15,7 +15,6 @@ from typing import Final
 from p2pgenius.protocol.bodies import (
     Accept,
     Act,
-    Audit,
     Blind,
     Body,
     Chat,
@@ -23,6 +22,7 @@ from p2pgenius.protocol.bodies import (
     Commit,
     Decline,
     Desync,
+    Disclosure,
     Dispute,
     End,
     FinalChoice,
@@ -49,8 +49,9 @@ class Phase(Enum):
     BEHIND = "behind"
     """Playing, but this peer's seat is blind: stages are seen only through signed claims until
     the withheld choices are opened and every claim is checked."""
-    AUDIT = "audit"
-    """The game is over; waiting for every peer to open what it kept hidden."""
+    DISCLOSURE = "disclosure"
+    """The game is over; waiting for every peer to disclose what it kept hidden (a game with
+    hidden choices), then for the game's verdict on the whole match."""
     ENDING = "ending"
     """The result is known here and every check passed; waiting for every other peer's signed
     word of it (``end``), without which it is only this peer's."""
@@ -64,7 +65,7 @@ class Local(Enum):
     """What moves a match besides a message: a step its driver takes."""
 
     VERDICT = "verdict"
-    """The driver concludes an audit it judged off its event loop (``conclude_audit``). (A
+    """The driver concludes the game's verdict it judged off its event loop (``conclude``). (A
     driver's other steps, such as confirming a forfeit after its grace period, only stop a
     match, which any trigger may.)"""
 
@@ -82,15 +83,15 @@ MOVES: Final[dict[Phase, dict[Trigger, frozenset[Phase]]]] = {
     Phase.COIN_REVEAL: {CoinReveal: frozenset({Phase.PLAYING})},  # the last share deals the seats
     Phase.PLAYING: {
         Blind: frozenset({Phase.BEHIND}),  # a claim instead of the field: this peer's seat is blind
-        # The stage that ends the game: to the audit of hidden cards (a game with them), else to
-        # the signing of the result.
-        **{kind: frozenset({Phase.AUDIT, Phase.ENDING}) for kind in _DECIDING},
+        # The stage that ends the game: to the disclosure of hidden choices (a game with them),
+        # else to the signing of the result.
+        **{kind: frozenset({Phase.DISCLOSURE, Phase.ENDING}) for kind in _DECIDING},
     },
     Phase.BEHIND: {Reveal: frozenset({Phase.PLAYING})},  # the last withheld choice is opened
-    Phase.AUDIT: {Audit: frozenset({Phase.ENDING}), Local.VERDICT: frozenset({Phase.ENDING})},
+    Phase.DISCLOSURE: {Disclosure: frozenset({Phase.ENDING}), Local.VERDICT: frozenset({Phase.ENDING})},
     # Every peer's signed result is in: the last ``end``, or the message that made the result
     # known here when every other peer's came first.
-    Phase.ENDING: {kind: frozenset({Phase.OVER}) for kind in (End, Audit, Local.VERDICT, *_DECIDING)},
+    Phase.ENDING: {kind: frozenset({Phase.OVER}) for kind in (End, Disclosure, Local.VERDICT, *_DECIDING)},
     Phase.OVER: {},
     Phase.FAULT: {},
 }
@@ -139,7 +140,7 @@ ACCEPTED: Final[dict[Phase, tuple[type[Body], ...]]] = {
     Phase.COIN_REVEAL: (Terms, Accept, CoinReveal, Chat, Desync, *_TIME),
     Phase.PLAYING: (Terms, Chat, Desync, Hash, Observed, End, *_TIME, *_STAGE),
     Phase.BEHIND: (Terms, Chat, Desync, Hash, Observed, End, *_TIME, *_STAGE),
-    Phase.AUDIT: (Terms, Chat, Desync, Hash, Observed, End, Audit, *_TIME),
+    Phase.DISCLOSURE: (Terms, Chat, Desync, Hash, Observed, End, Disclosure, *_TIME),
     Phase.ENDING: (Terms, Chat, Desync, Hash, Observed, End, *_TIME),
     Phase.OVER: (Terms, Chat, Desync, Hash, Observed, End),
     Phase.FAULT: (Desync,),
@@ -153,7 +154,7 @@ WHEN: Final[dict[Phase, str]] = {
     Phase.COIN_REVEAL: "before the seats are dealt",
     Phase.PLAYING: "while the match is played",
     Phase.BEHIND: "while the match is played",
-    Phase.AUDIT: "after the game's end (during the audit)",
+    Phase.DISCLOSURE: f"after the game's end (during the {Disclosure.kind})",
     Phase.ENDING: "after the match's end (while its result is signed)",
     Phase.OVER: "after the match is over",
     Phase.FAULT: "after the match stopped",

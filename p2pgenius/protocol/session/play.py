@@ -4,7 +4,7 @@ A stage is one engine decision point: the seats the game waits on each send one 
 public ``act``, or a ``commit`` to a hidden choice), plus, where the game merely allows a seat to
 act (its spec's optional actions, such as a challenge), that action or a ``decline``. Sealed
 choices (a sealed game's every stage) are revealed once all commitments are in; hidden cards stay
-committed until flipped or audited. When a stage is complete every peer applies it, in seat
+committed until flipped or disclosed. When a stage is complete every peer applies it, in seat
 order, and sends the hash of the public state. :class:`Play` holds the match from the deal on
 (never without one) and, holding the same match, its :class:`Blindness` and its :class:`EndJudge`.
 """
@@ -110,7 +110,7 @@ class Play:
             stage.declined, stage.ms, stage.finals = carry.declined, carry.ms, carry.finals
         self._start_clocks(stage)
         done = set(stage.acts) | set(stage.commits) | stage.declined
-        done |= {  # our own choices made ahead (held, taken in just below)
+        done |= {  # our own choices made early (held, taken in just below)
             env.msg.seat
             for env in self.backlog
             if env.author == courier.me and isinstance(env.msg, Commit) and env.msg.stage == number
@@ -130,7 +130,7 @@ class Play:
 
     def hold(self, env: Envelope) -> None:
         """Keep a message for a stage not reached yet (a bounded number per author: a peer can be
-        a few stages ahead, never hundreds of messages)."""
+        a few stages further along, never hundreds of messages)."""
         if sum(1 for held in self.backlog if held.author == env.author) >= MAX_HELD:
             raise MessageError(f"more than {MAX_HELD} messages for stages not reached yet")
         self.backlog.append(env)
@@ -161,16 +161,9 @@ class Play:
         """Everything the match waits on now, each due (debts.py)."""
         if self.courier.phase in (Phase.OVER, Phase.FAULT):
             return ()
-        stage, owner, ending = self._stage, self.match.owner, self.ending
+        stage = self._stage
         if stage is None:
-            if ending.outcome is None:
-                return ()
-            # After the end: every peer's audit (an audited game), then its signed result, each
-            # a debt of the peer's lowest seat (the one seat a claim about it names: SPEC 6).
-            audit = self.courier.phase is Phase.AUDIT
-            kind, done = ("audit", ending.audits) if audit else ("end", ending.ends)
-            lowest = sorted({owner.index(peer) for peer in owner})
-            return tuple(Debt(kind, seat, -1) for seat in lowest if owner[seat] not in done)
+            return self.ending.debts()
         return tuple(sorted(self._stage_debts(stage), key=lambda d: (d.seat, d.kind)))
 
     def held_back(self, debt: Debt) -> bool:
@@ -633,9 +626,9 @@ class Choices:
         courier.secrets[(number, seat)] = (plain, nonce)
         courier.send(Commit(number, seat, commitment(courier.match_id, number, seat, nonce, plain), ms))
 
-    def ahead(self) -> tuple[int, ...]:
+    def early(self) -> tuple[int, ...]:
         """The local seats that may already choose for the *next* stage, as commitments, while
-        this one is still open (``GameSpec.ahead``), and have not yet."""
+        this one is still open (the game's ``spec.ahead``), and have not yet."""
         stage = self.play.stage
         if stage is None or not self.play.open or self.play.blindness.behind:
             return ()
@@ -647,22 +640,22 @@ class Choices:
             s for s in self.play.match.game.waiting_on(early) if s in mine and (number, s) not in secrets
         )
 
-    def ahead_state(self) -> Any:
-        """The state the seats of :meth:`ahead` choose from (None: nobody may choose ahead)."""
+    def early_state(self) -> Any:
+        """The state the seats of :meth:`early` choose from (None: nobody may choose early)."""
         if self.play.stage is None or self.play.blindness.behind:
             return None
         return self.play.match.spec.ahead(self.play.match.state)
 
-    def submit_ahead(self, seat: int, action: Mapping[str, Plain]) -> None:
-        """A local decision for ``seat`` at the next stage (see ``Session.submit``, ``ahead``)."""
-        if seat not in self.ahead():
-            raise LocalMisuseError(f"p{seat} cannot choose ahead of the next stage now")
+    def submit_early(self, seat: int, action: Mapping[str, Plain]) -> None:
+        """A local decision for ``seat`` at the next stage (see ``Session.submit``, ``early``)."""
+        if seat not in self.early():
+            raise LocalMisuseError(f"p{seat} cannot choose early for the next stage now")
         stage = self.play.current()
-        early = self.ahead_state()
+        early = self.early_state()
         parsed = self.play.match.game.parse_action(action)
         plain = parsed.to_plain()
         if not (self.play.match.sealed or self.play.match.spec.hidden(plain)):
-            raise LocalMisuseError("only a choice that travels as a commitment may be made ahead")
+            raise LocalMisuseError("only a choice that travels as a commitment may be made early")
         check_legal(self.play.match, seat, parsed, early)
         self._commit(stage.number + 1, seat, plain, 0)
 

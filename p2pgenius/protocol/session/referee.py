@@ -68,7 +68,7 @@ class Referee:
         self._debts: frozenset[Debt] = frozenset()
 
     def _number(self) -> int:
-        """The current stage's number; -1 between stages (after the end: the audit)."""
+        """The current stage's number; -1 between stages (after the end: the disclosure)."""
         stage = self.standing.stage
         return stage.number if stage is not None else -1
 
@@ -97,13 +97,13 @@ class Referee:
 
     def on_time_message(self, env: Envelope, msg: TimeoutClaim | Dispute) -> None:
         """A timeout claim or a dispute: about the coin flip, a stage (held if we are not there
-        yet), or, after the end, the audit."""
+        yet), or, after the end, the disclosure or the result."""
         if isinstance(msg, TimeoutClaim) and msg.stage == SETUP:
             self._on_setup_claim(env, msg)
             return
         stage = self.standing.stage
         if stage is not None and msg.stage > stage.number:
-            # From a peer ahead of us (with three or four peers, messages reach us through the
+            # From a peer further along than us (with three or four peers, messages reach us through the
             # host in another order): it counts when we get there, not never.
             self._hold(env)
             return
@@ -197,7 +197,7 @@ class Referee:
     def _dispute_problem(self, number: int, seat: int, left_ms: int) -> str:
         """Why ``seat`` may not dispute a claim now ("" if it may): a dispute answers a standing
         claim about a decision still on its clock, once per stage. Anything else owed (a reveal,
-        an opening, a final, an audit) can be sent at once instead, so it is no time to argue."""
+        an opening, a final, a disclosure) can be sent at once instead, so it is no time to argue."""
         stage = self.standing.stage
         if not self.time.claimants((number, seat)):
             return f"a dispute with no timeout claim about p{seat} standing"
@@ -245,7 +245,7 @@ class Referee:
             # another peer's word.
             raise MessageError(f"a forfeit of p{seat}, whose peer (this one) is here and answering")
         if current is not None and stage > current.number:
-            self._hold(env)  # from a peer ahead of us: judged when we get there
+            self._hold(env)  # from a peer further along: judged when we get there
             return
         if stage != self._number() or seat not in self.standing.owed():
             if self._crossed(env.author, (stage, seat)):
@@ -295,7 +295,7 @@ class Referee:
             return
         owing = self._owes_at_once(env.author)
         if owing:
-            # It leaves unpaid what it could pay at once (its own coin share, reveal, audit or
+            # It leaves unpaid what it could pay at once (its own coin share, reveal, disclosure or
             # signed result): as silent as the one it accuses, its word that the other was
             # silent stands for nothing (an honest peer pays those as they fall due).
             raise MessageError(f"a forfeit by peer {env.author}, which itself owes its {owing}")

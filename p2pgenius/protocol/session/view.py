@@ -56,8 +56,8 @@ class Readable(Protocol):
     def fault(self) -> Fault | None: ...
     def awaiting(self) -> tuple[int, ...]: ...
     def committed(self, seat: int) -> Plain | None: ...
-    def ahead(self) -> tuple[int, ...]: ...
-    def ahead_state(self) -> Any: ...
+    def early(self) -> tuple[int, ...]: ...
+    def early_state(self) -> Any: ...
     def unsettled(self) -> tuple[int, ...]: ...
     def owed(self) -> tuple[int, ...]: ...
     def unconfirmed(self) -> tuple[int, ...]: ...
@@ -226,27 +226,27 @@ class SessionView:
         """Why the match stopped, if a check failed or a peer cheated."""
         return self._session.fault
 
-    # -- choosing ahead ------------------------------------------------------------------------
+    # -- choosing early ------------------------------------------------------------------------
 
-    def ahead(self) -> tuple[int, ...]:
+    def early(self) -> tuple[int, ...]:
         """This peer's seats that may already choose for the next stage (see :meth:`next`)."""
-        return self._session.ahead()
+        return self._session.early()
 
     def next(self) -> SessionView | None:
         """The next stage as this peer's seats may already choose in it, while the current one
         is still open (the Hornswoggle opening cards while the Opponent picks who begins), or
         None. Its ``state`` is the one they choose from, its ``stage`` the next, ``awaiting()``
-        the seats of :meth:`ahead`."""
-        state = self._session.ahead_state()
+        the seats of :meth:`early`."""
+        state = self._session.early_state()
         stage = self._session.stage
         if state is None or stage is None:
             return None
-        waiting = self._session.ahead()
-        return _Ahead(self._session, state, StageView(stage.number + 1, waiting, (), frozenset()))
+        waiting = self._session.early()
+        return _Early(self._session, state, StageView(stage.number + 1, waiting, (), frozenset()))
 
 
-class _Ahead(SessionView):
-    """A view of the next stage, chosen in ahead of time (:meth:`SessionView.next`)."""
+class _Early(SessionView):
+    """A view of the next stage, chosen in early (:meth:`SessionView.next`)."""
 
     __slots__ = ("_stage", "_state")
 
@@ -267,7 +267,7 @@ class _Ahead(SessionView):
         stage = self._session.stage
         if stage is not None and stage.number == self._stage.number:  # (it has opened since)
             return self._session.awaiting()
-        return self._session.ahead()
+        return self._session.early()
 
     def unsettled(self) -> tuple[int, ...]:
         return ()

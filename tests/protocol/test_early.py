@@ -1,5 +1,6 @@
-"""Choosing ahead: the Hornswoggle opening cards may be committed while the Death Match Opponent
-still picks who begins (``GameSpec.ahead``); every peer holds them until that stage opens."""
+"""Choosing early: the Hornswoggle opening cards may be committed while the Death Match Opponent
+still picks who begins (the game's trait, ``GameSpec.ahead``); every peer holds them until that
+stage opens."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ def bodies(data: bytes) -> list[list[Any]]:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_opening_cards_chosen_ahead_come_before_the_pick_and_the_match_verifies(seed: int) -> None:
-    table = play("hornswoggle", peers=4, seed=seed, ahead=True)
+def test_opening_cards_chosen_early_come_before_the_pick_and_the_match_verifies(seed: int) -> None:
+    table = play("hornswoggle", peers=4, seed=seed, early=True)
     assert not table.faults() and table.outcomes()[0] is not None
     assert all(o == table.outcomes()[0] for o in table.outcomes())
     for index in range(4):
@@ -58,47 +59,47 @@ def _table(game: str) -> list[Session]:
     return sessions
 
 
-def test_a_choice_ahead_is_refused_where_the_game_allows_none_and_when_illegal_or_made_twice() -> None:
+def test_an_early_choice_is_refused_where_the_game_allows_none_and_when_illegal_or_made_twice() -> None:
     square = _table("magic-square")
-    assert square[0].ahead() == () and square[0].ahead_state() is None
-    with pytest.raises(LocalMisuseError, match="cannot choose ahead"):
-        square[0].submit(0, {"type": "order", "first": 0}, ahead=True)
+    assert square[0].early() == () and square[0].early_state() is None
+    with pytest.raises(LocalMisuseError, match="cannot choose early"):
+        square[0].submit(0, {"type": "order", "first": 0}, early=True)
     horn = _table("hornswoggle")
     peer = next(s for s in horn if 0 in s.my_seats)
-    assert set(peer.ahead()) == set(peer.my_seats)  # every seat lays an opening card
+    assert set(peer.early()) == set(peer.my_seats)  # every seat lays an opening card
     with pytest.raises(LocalMisuseError, match="travels as a commitment"):
-        peer.submit(0, {"type": "bid", "count": 1}, ahead=True)  # public: it would tell the picker
+        peer.submit(0, {"type": "bid", "count": 1}, early=True)  # public: it would tell the picker
     with pytest.raises(IllegalActionError):
-        peer.submit(0, {"type": "discard", "card": "skull"}, ahead=True)  # not what the opening allows
+        peer.submit(0, {"type": "discard", "card": "skull"}, early=True)  # not what the opening allows
     with pytest.raises(IllegalActionError):
-        peer.submit(0, {"type": "place", "card": "garnet"}, ahead=True)
-    peer.submit(0, {"type": "place", "card": "skull"}, ahead=True)
-    assert 0 not in peer.ahead()  # once
-    with pytest.raises(LocalMisuseError, match="cannot choose ahead"):
-        peer.submit(0, {"type": "place", "card": "doubloon"}, ahead=True)
+        peer.submit(0, {"type": "place", "card": "garnet"}, early=True)
+    peer.submit(0, {"type": "place", "card": "skull"}, early=True)
+    assert 0 not in peer.early()  # once
+    with pytest.raises(LocalMisuseError, match="cannot choose early"):
+        peer.submit(0, {"type": "place", "card": "doubloon"}, early=True)
     out = peer.flush()
     assert [decode(raw)[5][:3] for raw in out.messages] == [["commit", 1, 0]]
     assert decode(out.secrets[0])[:3] == ["secret", 1, 0]  # on disk before it is sent
 
 
-def test_a_peer_that_crashed_after_choosing_ahead_resumes_with_its_choice_held() -> None:
+def test_a_peer_that_crashed_after_choosing_early_resumes_with_its_choice_held() -> None:
     horn = _table("hornswoggle")
-    ahead = next(s for s in horn if 1 not in s.my_seats)  # the peer that does not pick
-    other = horn[1 - horn.index(ahead)]
-    for seat in ahead.ahead():
-        ahead.submit(seat, {"type": "place", "card": "doubloon"}, ahead=True)
-    out = ahead.flush()
+    chooser = next(s for s in horn if 1 not in s.my_seats)  # the peer that does not pick
+    other = horn[1 - horn.index(chooser)]
+    for seat in chooser.early():
+        chooser.submit(seat, {"type": "place", "card": "doubloon"}, early=True)
+    out = chooser.flush()
     for raw in out.messages:
         other.receive(raw)
     # It dies now; its disk holds every message it accepted (its own choices too) and its secrets.
-    disk = header(ahead.keys, horn.index(ahead)) + b"".join(
-        frame(encode(["msg", raw])) for _, _, raw in ahead.chain.archive
+    disk = header(chooser.keys, horn.index(chooser)) + b"".join(
+        frame(encode(["msg", raw])) for _, _, raw in chooser.chain.archive
     )
-    assert ahead.identity is not None
+    assert chooser.identity is not None
     restored = Session.restore(
-        identity=ahead.identity, transcript=list(records(disk)), secrets=[decode(s) for s in out.secrets]
+        identity=chooser.identity, transcript=list(records(disk)), secrets=[decode(s) for s in out.secrets]
     )
-    assert restored.ahead() == ()  # its choices are made: it is not asked again
+    assert restored.early() == ()  # its choices are made: it is not asked again
     assert restored.stage is not None and restored.stage.number == 0
     # The Opponent picks; the stage of the opening cards opens and takes the held choices.
     picker = other
