@@ -66,9 +66,8 @@ class Play:
         self.choices = Choices(self)
         self.ending = EndJudge(courier, match, self.commit_log)
         self.backlog: list[Envelope] = []  # messages for stages not reached yet
-        self.vetted: tuple[int, int, Plain] | None = (
-            None  # our act being sent: (stage, seat, action), checked
-        )
+        # Our act being sent, (stage, seat, action), parsed and checked as it was made.
+        self.vetted: tuple[int, int, Plain] | None = None
         self._stage: Stage | None = None
 
     @property
@@ -606,9 +605,8 @@ class Choices:
             # Where the seat's own peer must resolve its timeout (a card it lays from its hidden
             # hand, say), it does, and what it sends is committed like any other choice.
             parsed = match.spec.own_timeout(match.state, seat) or parsed
-        checked = (
-            not self.play.blindness.behind
-        )  # a blinded wizard cannot check against a field it cannot see
+        # A blinded wizard cannot check against a field it cannot see.
+        checked = not self.play.blindness.behind
         if checked:
             check_legal(match, seat, parsed)
         plain = parsed.to_plain()
