@@ -605,7 +605,7 @@ class Choices:
             # Where the seat's own peer must resolve its timeout (a card it lays from its hidden
             # hand, say), it does, and what it sends is committed like any other choice.
             parsed = match.spec.own_timeout(match.state, seat) or parsed
-        # A blinded wizard cannot check against a field it cannot see.
+        # (A seat that may not see the field has nothing to check its choice against.)
         checked = not self.play.blindness.behind
         if checked:
             check_legal(match, seat, parsed)
