@@ -306,7 +306,7 @@ class TableInput:
             state.message = "the match is over: nothing was sent"
             return
         state.settled.add(seat)
-        state.message = f"your choice stands: {state.chosen.get(seat, 'it')}"
+        state.echo_sent(f"your choice stands: {state.chosen.get(seat, 'it')}")  # (goes once asked again)
 
     def _send(self, seat: int, parsed: moves.Parsed) -> None:
         state = self.state

@@ -6,8 +6,11 @@ from __future__ import annotations
 import pytest
 
 from p2pgenius.bots.driver import BotDriver
+from p2pgenius.games.duel.engine import DUEL
 from p2pgenius.ui.peer_adapter import PeerAdapter
 from p2pgenius.ui.table_state import TableState
+
+from .test_table import seated
 
 
 def asked_with(state: TableState) -> str:
@@ -32,3 +35,18 @@ def test_any_other_line_stays_though_it_begins_with_the_same_words(line: str) ->
     state.message = line  # (written since: no longer the echo)
     assert not state.echoes_sent
     assert asked_with(state) == line
+
+
+def test_the_word_that_a_choice_stands_goes_too_once_the_person_is_asked_again() -> None:
+    """``done``: "your choice stands: S D" is about the turn just played; asked for the next
+    turn, the person does not read it under the new question."""
+    table, session = seated("duel", DUEL.initial({}, {}))
+    settled: list[tuple[int, int]] = []
+    session.unsettled = lambda: (0,)  # type: ignore[method-assign]
+    table.adapter.token = type("Token", (), {"run_sync_soon": lambda self, call, *a: call(*a)})()
+    table.adapter.peer.settle = lambda number, seat: settled.append((number, seat))  # type: ignore[union-attr, method-assign]
+    table.state.chosen[0] = "S D"
+    table.input.enter("done")
+    assert settled == [(-1, 0)] and table.state.message == "your choice stands: S D"
+    table.adapter.asked({0: 2})
+    assert table.state.message == ""
