@@ -2,7 +2,8 @@
 
 :func:`tell` turns a session event into lines, each with its :class:`Told` kind, so that each
 front chooses what to show and where (the command line prints moves only when asked; the UI puts
-chat beside the log), the result in its game's words (its spec's ``outcome_words``);
+chat beside the log), the result in its game's words (its spec's ``outcome_words``; what a
+person whose seat is kept in the dark is told is the game's front end's, ``dark_words``);
 :func:`printable` keeps control characters (from peers' names, chat and reasons) away from the
 terminal.
 """
@@ -17,7 +18,6 @@ from p2pgenius.games.registry import get_spec
 from p2pgenius.protocol.bodies import SETUP
 from p2pgenius.protocol.events import (
     Applied,
-    BlindClaim,
     ChatReceived,
     ClaimDisputed,
     Confirmed,
@@ -38,7 +38,6 @@ __all__ = ["Told", "printable", "tell"]
 
 SEATS: Final = "seats"
 MOVE: Final = "move"
-BLIND: Final = "blind"
 TIMEOUT: Final = "timeout"
 CHAT: Final = "chat"
 REFUSED: Final = "refused"
@@ -48,8 +47,8 @@ OVER: Final = "over"
 
 @dataclass(frozen=True, slots=True)
 class Told:
-    """One line about an event: what it is about (``SEATS``, ``MOVE``, ``BLIND``, ``TIMEOUT``,
-    ``CHAT``, ``REFUSED``, ``FAULT`` or ``OVER``) and its words (not yet made printable)."""
+    """One line about an event: what it is about (``SEATS``, ``MOVE``, ``TIMEOUT``, ``CHAT``,
+    ``REFUSED``, ``FAULT`` or ``OVER``) and its words (not yet made printable)."""
 
     kind: str
     text: str
@@ -70,8 +69,6 @@ def tell(session: SessionView, event: Event) -> list[Told]:
             return []
         spec = get_spec(session.terms["game"])
         return [Told(MOVE, spec.words(item)) for item in event.events if isinstance(item, dict)]
-    if isinstance(event, BlindClaim):
-        return [Told(BLIND, "you are blind: you see only what affects you (the rest is shown when it ends)")]
     if isinstance(event, TimeoutClaimed | ClaimDisputed):
         return [Told(TIMEOUT, time_words(session, event))]
     if isinstance(event, ChatReceived):

@@ -145,20 +145,19 @@ def tags(report: Report, result: str) -> list[tuple[str, str]]:
 
 def moves(report: Report) -> list[str]:
     """One numbered line per stage played: ``N. ...`` with N the stage number plus one. A stage
-    played while a seat was blind ends with ``{p1 blind}``; one the transcript never opens (it
-    stops inside a blindness) says so instead of the moves."""
+    played while a seat was kept in the dark ends with the game's mark of it (``{p1 in the
+    dark}``, its spec's ``dark_mark``); one the transcript never opens (it stops before the
+    withheld choices were opened) says so instead of the moves (``unopened_mark``)."""
     if not report.steps or report.game is None:
         return []
+    spec = get_spec(report.game)
     opened = [step for step in report.steps if step.state is not None]
-    lines = get_spec(report.game).notation(report.initial, opened) if opened else []
-    lines += [
-        "{not opened: the transcript stops before the choices withheld from the blind seat were opened}"
-        for step in report.steps[len(opened) :]
-    ]
+    lines = spec.notation(report.initial, opened) if opened else []
+    lines += [f"{{{spec.unopened_mark()}}}" for step in report.steps[len(opened) :]]
     out = []
     for step, line in zip(report.steps, lines, strict=True):
-        blind = " and ".join(f"p{seat}" for seat in step.blind)
-        out.append(f"{step.stage + 1}. {line}" + (f" {{{blind} blind}}" if blind else ""))
+        dark = " and ".join(f"p{seat}" for seat in step.dark)
+        out.append(f"{step.stage + 1}. {line}" + (f" {{{spec.dark_mark(dark)}}}" if dark else ""))
     return out
 
 

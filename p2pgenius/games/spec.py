@@ -315,15 +315,34 @@ class GameSpec:
         """Whether applying a stage took the match from ``before`` into a new round."""
         return self.round_clock is not None and self.round_clock.new_round(before, after)
 
-    # -- blindness -----------------------------------------------------------------------------
+    # -- blindness: the seats kept in the dark (the session's sight, SPEC 6 "Sight") -----------
 
     def blind(self, state: Any, seat: int, turns_ago: int = 0) -> bool:
-        """Whether ``seat`` cannot see the others' choices now (or ``turns_ago`` turns ago)."""
+        """Whether ``seat`` cannot see the others' choices now (or ``turns_ago`` turns ago): it is
+        kept in the dark, its peer sent view claims instead of them."""
         return self.blindness is not None and self.blindness.blind(state, seat, turns_ago)
 
+    def made_legal(self, state: Any, seat: int, action: Any) -> Any:
+        """A choice ``seat`` made in the dark that turns out illegal on the real field, made legal
+        (the same way on every peer; without blindness, as it is)."""
+        return action if self.blindness is None else self.blindness.fix(state, seat, action)
+
     def claim_shaped(self, view: Mapping[str, Plain]) -> bool:
-        """Whether a blindness claim has the shape of this game's view (none without blindness)."""
+        """Whether a view claim has the shape of this game's view (none without blindness)."""
         return self.blindness is not None and self.blindness.claim_shaped(view)
+
+    def dark_mark(self, seats: str) -> str:
+        """How a record marks a stage played while ``seats`` ("p1", "alice (p1)", "p0 and p1")
+        were kept in the dark (``export``, the replay): "p1 in the dark" by default."""
+        return f"{seats} in the dark"
+
+    def unopened_mark(self) -> str:
+        """How ``export`` writes a stage the transcript shows only through a view claim (it
+        stops before the choices withheld from the seat in the dark were opened)."""
+        return (
+            "not opened: the transcript stops before the choices withheld from the seat in the dark "
+            "were opened"
+        )
 
     # -- hidden cards that are flipped open ----------------------------------------------------
 

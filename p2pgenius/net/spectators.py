@@ -5,9 +5,9 @@ agree) lets a caller whose hello says ``"role": "spectator"`` in, at the lobby o
 spectator is sent ``["watching", {...}]`` (the players' keys and names) once the match starts,
 then every match message the host has accepted, in the order it accepted them, from the first
 (a spectator that comes late catches up) and then as they come. It sees exactly what the host
-relays: commitments, not hidden cards; nothing a blinded wizard's machine may not see yet (the
-host never holds a withheld gesture before the blinded peer may have it, or, blinded itself, at
-all). It sends nothing but pongs: anything else, and it is dropped.
+relays: commitments, not hidden cards; nothing a peer kept in the dark may not see yet (the host
+never holds a withheld choice before the peer in the dark may have it, or, in the dark itself,
+at all). It sends nothing but pongs: anything else, and it is dropped.
 
 Nobody waits for a spectator: what it is sent goes into its connection's queue, which the
 connection's own writer empties (as for every connection: ``connection``); one that falls behind

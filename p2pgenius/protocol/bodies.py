@@ -221,8 +221,9 @@ class Hash(Body):
 
 
 @dataclass(frozen=True, slots=True)
-class Blind(Body):
-    """The sighted peer's claim of what blind ``seat`` may know after ``stage``."""
+class ViewClaim(Body):
+    """A sighted peer's claim of what ``seat``, kept in the dark, may know after ``stage`` (SPEC
+    section 6, "Sight"; its kind, the name the wire fixes, is the duel's word)."""
 
     kind: ClassVar[str] = "blind"
     stage: int
@@ -329,7 +330,7 @@ KINDS: Final[dict[str, type[Body]]] = {
         Dispute,
         Observed,
         Hash,
-        Blind,
+        ViewClaim,
         Disclosure,
         Forfeit,
         End,

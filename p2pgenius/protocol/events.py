@@ -51,8 +51,8 @@ class VerdictDue:
 
 
 @dataclass(frozen=True, slots=True)
-class BlindClaim:
-    """While a local seat is blinded: the signed claim of what it may know after ``stage``."""
+class ViewClaimed:
+    """While a local seat is kept in the dark: the signed claim of what it may know after ``stage``."""
 
     stage: int
     seat: int
@@ -351,7 +351,7 @@ Event = (
     | Applied
     | VerdictDue
     | Confirmed
-    | BlindClaim
+    | ViewClaimed
     | TimeoutClaimed
     | ClaimDisputed
     | Decided

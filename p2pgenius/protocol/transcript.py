@@ -7,7 +7,7 @@ reading are named here too, for the modules that write and read transcripts.
 
 :func:`verify` replays the messages in an observer :class:`Session` (:func:`~p2pgenius.protocol.
 observer.replay`) with the public keys alone: signatures, chains, commitments, every action's
-legality, every state hash, blindness claims and what every peer disclosed at the end.
+legality, every state hash, view claims and what every peer disclosed at the end.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from p2pgenius.protocol.records import (
 )
 from p2pgenius.protocol.session import (
     Applied,
-    BlindClaim,
     Fault,
     ForfeitVoided,
     MatchOver,
@@ -45,6 +44,7 @@ from p2pgenius.protocol.session import (
     Rejected,
     Session,
     TimeObserved,
+    ViewClaimed,
 )
 from p2pgenius.protocol.union import union
 
@@ -80,12 +80,12 @@ class Step:
     events: tuple[Plain, ...]
     state: Any
     """The engine state after the stage; None for a stage the transcript shows only through a
-    blindness claim (it stops before the withheld choices were opened)."""
-    blind: tuple[int, ...] = ()
-    """The seats that were blind while the stage was played (the duel's Blindness)."""
+    view claim (it stops before the withheld choices were opened)."""
+    dark: tuple[int, ...] = ()
+    """The seats kept in the dark while the stage was played (as the game's trait says)."""
     seen: Mapping[str, Plain] | None = None
-    """What the transcript's own peer was shown of the stage instead, when a seat of its was blind
-    (the claim it received: its seat's view after the stage)."""
+    """What the transcript's own peer was shown of the stage instead, when a seat of its was in
+    the dark (the view claim it received: its seat's view after the stage)."""
 
 
 FINISHED: Final = "finished"
@@ -175,7 +175,7 @@ def judge(transcript: Transcript) -> Report:
         )
     observer = observer_of(transcript.header)
     report = Report(ok=False, summary="", version=version, meta=dict(transcript.header.meta))
-    claims: dict[int, BlindClaim] = {}
+    claims: dict[int, ViewClaimed] = {}
     archived = 0
     for step in replay(transcript, observer, evidence=True):
         joined = len(observer.chain.archive) > archived  # (its envelope passed: its author's word)
@@ -200,9 +200,9 @@ def judge(transcript: Transcript) -> Report:
     return report
 
 
-def _take(step: Replayed, report: Report, claims: dict[int, BlindClaim], *, joined: bool) -> None:
+def _take(step: Replayed, report: Report, claims: dict[int, ViewClaimed], *, joined: bool) -> None:
     """What one record of the replay tells the report (``joined``: a message its author's chain
-    took; the blindness claims it met, by stage, go to ``claims``)."""
+    took; the view claims it met, by stage, go to ``claims``)."""
     if isinstance(step.record, MsgRecord):
         if joined:
             report.messages += 1
@@ -220,9 +220,9 @@ def _take(step: Replayed, report: Report, claims: dict[int, BlindClaim], *, join
         _note(event, step.index, report, claims)
 
 
-def _describe(observer: Session, report: Report, claims: dict[int, BlindClaim]) -> None:
+def _describe(observer: Session, report: Report, claims: dict[int, ViewClaimed]) -> None:
     """The match the replay found: its game, terms, players and stages (each hidden card the
-    transcript opens shown, each stage played blind marked)."""
+    transcript opens shown, each stage played with a seat in the dark marked)."""
     report.game = observer.terms["game"] if observer.terms else None
     report.terms, report.names = observer.terms, list(observer.names)
     report.owner = tuple(observer.owner)
@@ -232,10 +232,10 @@ def _describe(observer: Session, report: Report, claims: dict[int, BlindClaim]) 
         report.initial = observer.match.game.initial(observer.terms["setup"], observer.terms["options"])
         report.steps = _opened(observer, report.initial, report.steps)
         me = report.meta.get("me")
-        report.steps = _blindness(observer, me, report.initial, report.steps, claims)
+        report.steps = _in_dark(observer, me, report.initial, report.steps, claims)
 
 
-def _note(event: Any, index: int, report: Report, claims: dict[int, BlindClaim]) -> None:
+def _note(event: Any, index: int, report: Report, claims: dict[int, ViewClaimed]) -> None:
     """What one event of the replay tells the report."""
     if isinstance(event, Rejected):
         report.rejected.append(f"record {index}: {event.reason}")
@@ -245,7 +245,7 @@ def _note(event: Any, index: int, report: Report, claims: dict[int, BlindClaim])
         report.outcome = dict(event.outcome)
     elif isinstance(event, Applied):
         report.steps.append(Step(event.stage, event.actions, event.events, event.state))
-    elif isinstance(event, BlindClaim):
+    elif isinstance(event, ViewClaimed):
         claims.setdefault(event.stage, event)
     elif isinstance(event, TimeObserved):
         report.disputed_time.append(
@@ -350,21 +350,21 @@ def _winners_without(observer: Session, fault: Fault) -> tuple[int, ...]:
     return observer.played.match.spec.winners_without(seats)
 
 
-def _blindness(
-    observer: Session, me: Any, initial: Any, steps: list[Step], claims: dict[int, BlindClaim]
+def _in_dark(
+    observer: Session, me: Any, initial: Any, steps: list[Step], claims: dict[int, ViewClaimed]
 ) -> list[Step]:
-    """Mark the stages played while a seat was blind, with what the transcript's own peer was
-    shown when the seat was its own; and add, as seen through their claims, the stages of a
-    blindness the transcript never opens (it stops before the withheld choices came)."""
+    """Mark the stages played while a seat was in the dark, with what the transcript's own peer
+    was shown when the seat was its own; and add, as seen through their view claims, the stages
+    the transcript never opens (it stops before the withheld choices came)."""
     spec = observer.played.match.spec
     seats = spec.engine.seats(initial)
     marked: list[Step] = []
     before = initial
     for step in steps:
-        blind = tuple(seat for seat in range(seats) if spec.blind(before, seat))
+        dark = tuple(seat for seat in range(seats) if spec.blind(before, seat))
         claim = claims.get(step.stage)
         mine = claim is not None and type(me) is int and observer.owner[claim.seat] == me
-        marked.append(replace(step, blind=blind, seen=dict(claim.view) if mine and claim else None))
+        marked.append(replace(step, dark=dark, seen=dict(claim.view) if mine and claim else None))
         before = step.state
     last = steps[-1].stage if steps else -1
     pending = {stage.number: stage for stage in observer.behind}
@@ -375,10 +375,10 @@ def _blindness(
         marked.append(
             Step(
                 number,
-                tuple(sorted(opened.items())),  # the choices opened so far (the blind seat's own)
+                tuple(sorted(opened.items())),  # opened so far: those of the seat in the dark
                 tuple(events) if isinstance(events, list) else (),
                 None,
-                blind=(claim.seat,),
+                dark=(claim.seat,),
                 seen=dict(claim.view),
             )
         )

@@ -14,7 +14,7 @@ from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.ui.frontends import Choice, InputError, Parsed, frontend
 
-__all__ = ["COMMON_HELP", "Choice", "InputError", "Parsed", "blind_choices", "choices", "help_text", "parse"]
+__all__ = ["COMMON_HELP", "Choice", "InputError", "Parsed", "choices", "dark_choices", "help_text", "parse"]
 
 
 def parse(game: str, text: str, state: Any, seat: int, *, hints: bool = False) -> Parsed:
@@ -44,9 +44,9 @@ def choices(game: str, state: Any, seat: int, typed: str, *, hints: bool) -> lis
     return frontend(game).choices(state, seat, typed, hints=hints)
 
 
-def blind_choices(game: str, typed: str, seat: int) -> list[Choice]:
-    """The completions while this machine does not know the state (a blinded player's)."""
-    return frontend(game).blind_choices(typed, seat)
+def dark_choices(game: str, typed: str, seat: int) -> list[Choice]:
+    """The completions while this machine does not know the state (its seat is in the dark)."""
+    return frontend(game).dark_choices(typed, seat)
 
 
 def help_text(game: str | None) -> str:

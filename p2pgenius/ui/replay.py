@@ -184,12 +184,12 @@ class Replay:
 
     def _step_view(self, step: Step) -> Mapping[str, Any]:
         """The board after ``step``: the whole field, or, for a stage this transcript's peer saw
-        blind, what it was shown (its seat's view, the opponent's choices unseen)."""
+        in the dark, what it was shown (its seat's view, the others' choices unseen)."""
         if step.seen is None:
             return self.front.spectator_view(step.state)
         view = {key: value for key, value in step.seen.items() if key != "next"}
         view["spectator"] = True
-        view["blind_seat"] = int(step.blind[0]) if step.blind else view.get("seat", 0)
+        view["dark_seat"] = int(step.dark[0]) if step.dark else view.get("seat", 0)
         return view
 
     # -- what each step says -------------------------------------------------------------------
@@ -222,11 +222,10 @@ class Replay:
             moves = "; ".join(
                 f"{who(seat)}: {self._move(action)}" for seat, action in self._shown_actions(step)
             )
-            blind = (
-                [f"{' and '.join(seat_name(self.names, s) for s in step.blind)} blind"] if step.blind else []
-            )
-            head = self.mark(k, *blind) + (f"  {moves}" if moves else "")
-            said = self._blind_note(step) + said
+            dark = " and ".join(seat_name(self.names, s) for s in step.dark)
+            marks = [self.front.spec.dark_mark(dark)] if dark else []
+            head = self.mark(k, *marks) + (f"  {moves}" if moves else "")
+            said = self._dark_note(step) + said
             self.entries.append(Entry(wording.printable(head), tuple(wording.printable(t) for t in said)))
         self._bare_last = self.entries[-1]
         self._read_ending()
@@ -240,23 +239,18 @@ class Replay:
 
     def _shown_actions(self, step: Step) -> list[tuple[int, Any]]:
         """What the step's seats did, as far as the replay shows it: a stage the transcript's
-        peer saw blind shows only its own seats' choices (the others it did not see)."""
+        peer saw in the dark shows only its own seats' choices (the others it did not see)."""
         if step.seen is None:
             return list(step.actions)
         own = {seat for seat, peer in enumerate(self.report.owner) if peer == self.report.meta.get("me")}
         return [(seat, action) for seat, action in step.actions if seat in own]
 
-    def _blind_note(self, step: Step) -> list[str]:
-        """What a stage played blind shows, in words."""
+    def _dark_note(self, step: Step) -> list[str]:
+        """What a stage played in the dark shows, in the game's words (its front end's)."""
         if step.seen is None:
             return []
-        who = " and ".join(seat_name(self.names, s) for s in step.blind) or "this player"
-        if step.state is None:
-            return [
-                f"{who} was blind: this is what it was shown; the transcript stops before the "
-                "other's choices of its blind turns were opened"
-            ]
-        return [f"{who} was blind: this is what it was shown (all was opened when the blindness ended)"]
+        who = " and ".join(seat_name(self.names, s) for s in step.dark) or "this player"
+        return [self.front.dark_note(who, opened=step.state is not None)]
 
     def _move(self, action: Any) -> str:
         """An action in the words a player types; a hidden card nobody opened, as such."""

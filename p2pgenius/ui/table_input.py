@@ -263,7 +263,7 @@ class TableInput:
             return
         try:
             parsed = moves.parse(
-                game, text, None if session.blind else session.state, seat, hints=state.hints
+                game, text, None if session.in_dark else session.state, seat, hints=state.hints
             )
         except moves.InputError as exc:
             state.message = str(exc)  # (seats stay seats: a refusal may say what to type, "flip p0")

@@ -2,7 +2,7 @@
 and trio, so it can be tested headless.
 
 The session's events (:mod:`p2pgenius.protocol.events`: ``SeatsDealt``, ``Applied``,
-``BlindClaim``, ``Fault``, ``MatchOver``, ...) and the network layer's
+``ViewClaimed``, ``Fault``, ``MatchOver``, ...) and the network layer's
 (:mod:`p2pgenius.net.events`: ``Listening``, ``LobbyShown``, ``ConnectionLost``,
 ``ClockWarning``, ...) change what :class:`TableState` holds: the log and the chat, the
 connection, the lobby, the result or the fault, the front end's memory. Whoever holds the peer
@@ -33,7 +33,6 @@ from p2pgenius.net.events import (
 )
 from p2pgenius.protocol.events import (
     Applied,
-    BlindClaim,
     ClockWarning,
     ConnectionLost,
     DecisionRefused,
@@ -41,6 +40,7 @@ from p2pgenius.protocol.events import (
     Fault,
     MatchOver,
     SeatsDealt,
+    ViewClaimed,
 )
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.observer import replay
@@ -94,14 +94,14 @@ class TableState:
         self.asking: dict[int, int] = {}  # the person's seats asked to decide -> stage
         self.chosen: dict[int, str] = {}  # what the person chose this stage (a sealed choice may change)
         self.settled: set[int] = set()  # the person's seats whose choice it let stand (``done``)
-        self._seen_blind: dict[int, list[Mapping[str, Any]]] = {}  # stage -> events told while blind
+        self._seen_dark: dict[int, list[Mapping[str, Any]]] = {}  # stage -> events told in the dark
         self.confirming: tuple[str, int, moves.Parsed] | None = None  # a move waiting for y/n
         self._message = ""  # one line of feedback under the input
         self.echoes_sent = False  # the line shows what the person just sent (see ``echo_sent``)
         self.fault: Fault | None = None
         self.result: Mapping[str, Any] | None = None
         self.finished = False
-        self.blind_view: Mapping[str, Any] | None = None
+        self.claimed_view: Mapping[str, Any] | None = None  # the latest view claim, in the dark
         self.clocks: dict[int, tuple[str, float, bool]] = {}
         self.memory: dict[str, Any] = {}  # what the game's front end keeps (a round's reckoning)
         self._shown: tuple[Any, ...] = ()  # the engine events of the last step, as shown
@@ -131,15 +131,15 @@ class TableState:
         return str(session.terms["game"])
 
     def seat_view(self, session: SessionView | None) -> Mapping[str, Any] | None:
-        """The person's seat's view of the state (the blindness claim while blind)."""
+        """The person's seat's view of the state (the latest view claim while in the dark)."""
         if session is None or session.engine is None or session.state is None:
             return None
         seat = person_seat(session)
         if seat is None:
             return None
         engine = session.engine
-        if session.blind:  # blind: the latest claim (also right after a resume)
-            claim = self.blind_view or session.blind_claim
+        if session.in_dark:  # the latest view claim (also right after a resume)
+            claim = self.claimed_view or session.view_claim
             view = dict(claim) if claim is not None else dict(engine.view(session.state, seat))
         else:
             view = dict(engine.view(session.state, seat))
@@ -187,18 +187,20 @@ class TableState:
         elif isinstance(event, Applied):
             self.chosen.clear()
             self.settled.clear()
-            if not session.blind:
-                self.blind_view = None
+            if not session.in_dark:
+                self.claimed_view = None
             self._applied(session, event)
             return
-        elif isinstance(event, BlindClaim):
-            first = self.blind_view is None  # (the blindness begins: said once, not every turn)
-            self.blind_view = event.view
+        elif isinstance(event, ViewClaimed):
+            first = self.claimed_view is None  # (into the dark: said once, not every turn)
+            self.claimed_view = event.view
             self.chosen.clear()
             self.settled.clear()
             self._claimed(session, event)
-            if not first:
-                return
+            game = self.game(session)
+            if first and game is not None:
+                self._log(frontend(game).dark_words())
+            return
         elif isinstance(event, Fault):
             self.fault = event
             self.finished = True
@@ -221,12 +223,12 @@ class TableState:
             else:
                 self._log(told.text)
 
-    def _claimed(self, session: SessionView, event: BlindClaim) -> None:
-        """A blinded player is told what of the turn affected it (the claim's events: what hit
-        its wizard, say), in the log like any step's."""
+    def _claimed(self, session: SessionView, event: ViewClaimed) -> None:
+        """A player in the dark is told what of the stage affected it (the view claim's events:
+        what hit its wizard, say), in the log like any step's."""
         game = self.game(session)
         events = [item for item in event.view.get("events", ()) if isinstance(item, Mapping)]
-        self._seen_blind[event.stage] = events
+        self._seen_dark[event.stage] = events
         if game is None or not events:
             return
         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
@@ -243,8 +245,8 @@ class TableState:
         if again and all(a is b for a, b in zip(events, self._shown, strict=False)):
             fresh = events[len(self._shown) :]
         self._shown = events
-        told = self._seen_blind.pop(event.stage, None)
-        if told is not None:  # a turn played blind, seen whole now: what was not told then
+        told = self._seen_dark.pop(event.stage, None)
+        if told is not None:  # a stage played in the dark, seen whole now: what was not told then
             fresh = tuple(item for item in fresh if item not in told)
         game = self.game(session)
         view = self.seat_view(session)
@@ -259,10 +261,10 @@ class TableState:
     def _step_view(
         self, session: SessionView, event: Applied, view: Mapping[str, Any] | None
     ) -> Mapping[str, Any] | None:
-        """The person's view as the step left it: a turn played blind and replayed when the
-        blindness ended is told under its own number, not the one the match is at now."""
+        """The person's view as the step left it: a stage played in the dark and replayed once
+        the seat saw again is told under its own number, not the one the match is at now."""
         seat = person_seat(session)
-        if view is None or event.state is None or session.engine is None or seat is None or session.blind:
+        if view is None or event.state is None or session.engine is None or seat is None or session.in_dark:
             return view
         return {**view, **session.engine.view(event.state, seat)}
 

@@ -43,7 +43,7 @@ class TableText:
         return seat_names(self.session)
 
     def view(self) -> Mapping[str, Any] | None:
-        """The person's seat's view of the state (the blindness claim while blind)."""
+        """The person's seat's view of the state (the latest view claim while in the dark)."""
         return self.state.seat_view(self.session)
 
     def outcome_text(self) -> str:
@@ -74,7 +74,7 @@ class TableText:
                 )
             )
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
-            # Only a peer's claim can be malformed (it is checked in full when the blindness ends).
+            # Only a peer's claim can be malformed (it is checked in full once its seat sees again).
             lines = [[("class:effect", f" the board cannot be drawn from what the peer sent ({exc!r})")]]
         return wrap_all(lines, width)
 
@@ -293,8 +293,8 @@ class TableText:
         seat = person_seat(session)
         if seat is None or (seat not in self.state.asking and seat not in session.unsettled()):
             return []
-        if session.blind:  # blind: this machine does not know the state
-            return moves.blind_choices(game, typed, seat)
+        if session.in_dark:  # this machine does not know the state
+            return moves.dark_choices(game, typed, seat)
         return moves.choices(game, session.state, seat, typed, hints=self.state.hints)
 
     def when(self, stage: int) -> str:

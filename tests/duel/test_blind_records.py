@@ -17,7 +17,7 @@ from p2pgenius.cli.export import record
 from p2pgenius.cli.main import main
 from p2pgenius.inmemory import MemoryTable, transcript
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.session import BlindClaim, Session, start_table
+from p2pgenius.protocol.session import Session, ViewClaimed, start_table
 from p2pgenius.protocol.transcript import frame, header, records, verify
 from p2pgenius.ui.lines import plain
 from p2pgenius.ui.replay import Replay
@@ -56,8 +56,8 @@ def test_each_peers_transcript_verifies_replays_and_exports(table: MemoryTable, 
     report = verify(transcript(table, peer_of(table, seat)))
     assert report.ok, report.summary
     assert all(step.state is not None for step in report.steps)
-    assert [step.stage for step in report.steps if step.blind] == BLIND_STAGES
-    assert all(step.blind == (1,) for step in report.steps if step.blind)
+    assert [step.stage for step in report.steps if step.dark] == BLIND_STAGES
+    assert all(step.dark == (1,) for step in report.steps if step.dark)
     replay = Replay(report)
     drawn = boards(replay)
     assert not any("cannot be drawn" in board for board in drawn)
@@ -97,7 +97,7 @@ def test_the_sighted_peers_replay_shows_everything_and_marks_the_blind_turns(tab
     replay = Replay(report)
     for step_index, step in enumerate(report.steps, start=1):
         assert "?" not in replay.views[step_index]["wizards"][0]["left"]
-        if step.blind:
+        if step.dark:
             assert "(p1) blind" in replay.entries[step_index].head
             assert "p0:" in replay.entries[step_index].head
 
@@ -157,7 +157,7 @@ def test_a_peer_that_crashes_inside_the_blindness_resumes_and_every_record_holds
         disk[i] += [frame(r) for r in out.records]
         secrets[i] += out.secrets
         inbox[1 - i] += out.messages
-        claims_seen[i] += sum(isinstance(e, BlindClaim) for e in sessions[i].take_events())
+        claims_seen[i] += sum(isinstance(e, ViewClaimed) for e in sessions[i].take_events())
 
     start_table(sessions, "duel", options={"fast": True}, setup={"hp": [15, 3]})
     flush(0)
@@ -168,7 +168,7 @@ def test_a_peer_that_crashes_inside_the_blindness_resumes_and_every_record_holds
         for i in (0, 1):
             while inbox[i]:
                 events = sessions[i].receive(inbox[i].pop(0))
-                claims_seen[i] += sum(isinstance(e, BlindClaim) for e in events)
+                claims_seen[i] += sum(isinstance(e, ViewClaimed) for e in events)
                 flush(i)
             for seat in sessions[i].awaiting():
                 action = bots[seat].choose(sessions[i].state, seat)
@@ -193,7 +193,7 @@ def test_a_peer_that_crashes_inside_the_blindness_resumes_and_every_record_holds
     for i in (0, 1):
         report = verify(b"".join(disk[i]))
         assert report.ok, report.summary
-        assert [step.stage for step in report.steps if step.blind] == BLIND_STAGES
+        assert [step.stage for step in report.steps if step.dark] == BLIND_STAGES
         replay = Replay(report)
         assert not any("cannot be drawn" in board for board in boards(replay))
         assert record(report).count("{p1 blind}") == len(BLIND_STAGES)

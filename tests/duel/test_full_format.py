@@ -214,7 +214,7 @@ def test_full_format_duels_over_the_protocol_verify_replay_and_export_from_both_
         assert report.fault is None and not report.rejected, (report.summary, report.rejected)
         text = record(report)
         assert text.startswith('[Event "p2pgenius: The wizard duel"]')
-        assert any(step.blind for step in report.steps) == bool(blinding) or report.steps[-1].stage < 6
+        assert any(step.dark for step in report.steps) == bool(blinding) or report.steps[-1].stage < 6
         replay = Replay(report)
         for position in range(replay.count + 1):
             replay.jump(position)

@@ -377,7 +377,7 @@ async def test_a_blinded_duel_verifies_replays_and_exports_from_every_point_of_v
     }
     for who, report in reports.items():
         assert report.ok and report.outcome == {"winner": 0, "reason": "knocked_out"}, (who, report.summary)
-        assert [step.stage for step in report.steps if step.blind] == [5, 6, 7], who
+        assert [step.stage for step in report.steps if step.dark] == [5, 6, 7], who
         assert (who == blinded) == any(step.seen is not None for step in report.steps), who
         replay = Replay(report)
         for index in range(replay.count + 1):

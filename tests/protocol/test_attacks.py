@@ -219,7 +219,7 @@ def test_a_false_blindness_claim_is_caught_when_the_gestures_are_opened() -> Non
     sighted = table.sessions[0].owner[0]
     fault = honest_fault(table, 1 - sighted)
     assert (fault.kind, fault.peer) == ("cheat", sighted)
-    assert "blindness claim" in fault.reason
+    assert "view claim" in fault.reason
     # The evidence shows what was claimed against what the blinded peer computed, field by field.
     evidence = fault.evidence
     assert evidence["stage"] == 5 and evidence["seat"] == 1

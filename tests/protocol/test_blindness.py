@@ -9,7 +9,7 @@ import pytest
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.games.duel.actions import Gestures, Paralyze, Ref
-from p2pgenius.protocol.session import BlindClaim, Session
+from p2pgenius.protocol.session import Session, ViewClaimed
 from p2pgenius.protocol.transcript import frame, header, verify
 
 from .harness import MemoryTable, Tamper, play
@@ -57,7 +57,7 @@ def test_blinded_peer_gets_claims_not_gestures_then_checks_them_all() -> None:
     owner = table.sessions[0].owner
     p0_peer = owner[0]
     p1_peer = owner[1]
-    claims = [e for e in table.events[p1_peer] if isinstance(e, BlindClaim)]
+    claims = [e for e in table.events[p1_peer] if isinstance(e, ViewClaimed)]
     assert [c.stage for c in claims] == [5, 6, 7]  # turns 6, 7, 8 are blind
     # While blind, p1 is not even told p0's HP; the claim after its last blind turn shows all.
     assert [c.view["wizards"][0]["hp"] is None for c in claims] == [True, True, False]
@@ -83,7 +83,7 @@ def test_a_blind_claim_with_the_opponents_monsters_unseen_is_accepted() -> None:
     table = play("duel", bots=[Script(script), Script([])], max_rounds=400)
     assert table.faults() == []
     p1_peer = table.sessions[0].owner[1]
-    claims = [e for e in table.events[p1_peer] if isinstance(e, BlindClaim)]
+    claims = [e for e in table.events[p1_peer] if isinstance(e, ViewClaimed)]
     assert [c.stage for c in claims] == [5, 6, 7]
     unseen = [m for c in claims[:2] for m in c.view["monsters"] if m["controller"] is None]
     assert unseen and all(m["hp"] is None for m in unseen)
@@ -112,7 +112,7 @@ def test_a_paralysis_choice_during_the_opponents_blindness_reaches_the_blind_pee
     table = play("duel", bots=[Paralyser(script), Script(self_blind)], max_rounds=400)
     assert table.faults() == []
     p1_peer = table.sessions[0].owner[1]
-    claims = [e.stage for e in table.events[p1_peer] if isinstance(e, BlindClaim)]
+    claims = [e.stage for e in table.events[p1_peer] if isinstance(e, ViewClaimed)]
     assert len(claims) == 4  # three blind turns and the paralysis choice among them
     paralysed = [a for _, seat, a in table.sessions[p1_peer].log if a.get("type") == "paralyze"]
     assert paralysed == [{"type": "paralyze", "target": "p1", "hand": "left"}]
@@ -154,7 +154,7 @@ def test_nothing_a_blind_peer_receives_lets_it_test_a_guess_of_the_withheld_gest
     table = play("duel", bots=[Script(P0), Script(P1)], tamper=record, max_rounds=60)
     assert table.faults() == []
     sighted, blind = table.sessions[0].owner[0], table.sessions[0].owner[1]
-    claims = [e for e in table.events[blind] if isinstance(e, BlindClaim)]
+    claims = [e for e in table.events[blind] if isinstance(e, ViewClaimed)]
     blind_stages = {c.stage for c in claims[:-1]}  # (the last claim comes as the blindness ends)
     assert blind_stages
     secret_hashes = {table.sessions[sighted].played.ending.my_hashes[n] for n in blind_stages}
@@ -174,10 +174,10 @@ def test_nothing_a_blind_peer_receives_lets_it_test_a_guess_of_the_withheld_gest
 def test_what_blindness_leaves_pending_is_kept_in_order_and_released_once() -> None:
     from p2pgenius.protocol.bodies import Hash, Reveal
     from p2pgenius.protocol.messages import MessageError
-    from p2pgenius.protocol.session.blinds import Blinds
     from p2pgenius.protocol.session.stage import Stage
+    from p2pgenius.protocol.session.unseen import Unseen
 
-    blinds = Blinds()
+    blinds = Unseen()
     blinds.withhold(5, Hash(5, b"h" * 32), {1})
     blinds.withhold(4, Reveal(4, 0, {"type": "gestures"}, b"n" * 32), {1})
     blinds.withhold(5, Reveal(5, 0, {"type": "gestures"}, b"m" * 32), {1})
@@ -221,7 +221,7 @@ def test_a_blind_casters_two_paralysis_choices_each_reach_its_peer_in_the_claims
     table = play("duel", bots=[Queue(p0_moves), Queue(p1_moves)], max_rounds=400)
     assert table.faults() == []
     sighted, blind = table.sessions[0].owner
-    claims = {e.stage: e.view for e in table.events[blind] if isinstance(e, BlindClaim)}
+    claims = {e.stage: e.view for e in table.events[blind] if isinstance(e, ViewClaimed)}
     assert [claims[n]["next"] for n in (6, 7, 8)] == [[1], [1], [0, 1]]
     assert claims[6]["paralysis_choices"] == [
         {"target": "p0", "by": 1, "hand": None},

@@ -56,14 +56,14 @@ class Liar(Session):
 
     def _dispatch(self, env: Envelope) -> None:
         super()._dispatch(env)
-        if self.play is not None and "claim" not in vars(self.play.blindness):
-            honest = self.play.blindness.claim
+        if self.play is not None and "claim" not in vars(self.play.sight):
+            honest = self.play.sight.claim
 
             def claim(seat: int) -> dict[str, Plain]:
                 lie, self.lie = self.lie, None  # (the first claim only)
                 return honest(seat) if lie is None else dict(lie(honest(seat)))
 
-            self.play.blindness.claim = claim  # type: ignore[method-assign]
+            self.play.sight.claim = claim  # type: ignore[method-assign]
 
 
 @dataclass

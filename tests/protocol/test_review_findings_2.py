@@ -145,7 +145,7 @@ def test_blindness_that_becomes_mutual_part_way_does_not_stall_the_duel() -> Non
     table = play("duel", bots=[Script(first), Script(second)], max_rounds=300)
     assert table.faults() == []
     assert all(session.state.turn > 12 for session in table.sessions)
-    assert all(not session.played.blindness.blinds.withheld for session in table.sessions)
+    assert all(not session.played.sight.unseen.withheld for session in table.sessions)
 
 
 def test_a_claim_answered_by_a_decision_while_a_reveal_is_still_owed_is_claimed_anew() -> None:

@@ -53,4 +53,4 @@ def test_views_of_one_session_are_equal_and_of_two_are_not() -> None:
     assert a.view != b.view
     observer = Session(keys=list(a.keys), me=None)
     assert observer.view.me is None and observer.view.terms is None and observer.view.stage is None
-    assert observer.view.game_name is None and observer.view.engine is None and not observer.view.blind
+    assert observer.view.game_name is None and observer.view.engine is None and not observer.view.in_dark

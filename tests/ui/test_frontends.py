@@ -141,7 +141,7 @@ def test_a_game_without_a_front_end_is_shown_and_typed_through_the_generic_one(c
         moves.parse(NAME, "{take", state, 0)
     with pytest.raises(moves.InputError, match="the game waits for your move"):
         moves.parse(NAME, "pass", state, 0)
-    assert moves.blind_choices(NAME, "", 0) == []
+    assert moves.dark_choices(NAME, "", 0) == []
     assert "JSON" in moves.help_text(NAME) and moves.help_text(None) == ""
     assert front.describe({"type": "say", "word": "5", "n": 5, "all": [1, 2]}) == 'say word="5" n=5 all=[1,2]'
 

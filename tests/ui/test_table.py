@@ -46,8 +46,8 @@ class FakeSession:
     options: dict[str, Any] = field(default_factory=dict)
     me: int = 0
     stage: Any = None
-    blind: bool = False
-    blind_claim: Any = None
+    in_dark: bool = False
+    view_claim: Any = None
     finished: bool = False
     fault: Any = None
     keys: list[bytes] = field(default_factory=list)

@@ -184,7 +184,7 @@ def test_the_completer_completes_the_word_being_typed() -> None:
 
     class Session:
         terms: ClassVar[dict[str, str]] = {"game": "magic-square"}
-        blind = False
+        in_dark = False
         played = 0
         my_seats = (0,)
         owner = (0, 1)

@@ -90,5 +90,13 @@ class DuelSpec(GameSpec):
         """One line per stage for ``p2pgenius export`` (docs/export.md)."""
         return moves(initial, steps)
 
+    def dark_mark(self, seats: str) -> str:
+        """A turn played while ``seats`` were blind, marked: "p1 blind"."""
+        return f"{seats} blind"
+
+    def unopened_mark(self) -> str:
+        """A blind turn the transcript never opens, as ``export`` writes it."""
+        return "not opened: the transcript stops before the choices withheld from the blind seat were opened"
+
 
 DUEL_SPEC: Final = DuelSpec(DUEL)

@@ -11,8 +11,8 @@ object that the thin Session calls:
 * ``setup``: terms and their checks, seat groups and claims, the coin flip's deal;
 * ``match``: what the deal yields: game, rules, seats and state, never None;
 * ``play``: the stages, from the deal on, with this peer's choices (``stage``: one stage's messages);
-* ``blindness``: what a blinded peer is withheld and what it is told instead (``blinds``: what
-  stays pending meanwhile, on either side);
+* ``sight``: what a peer whose seat is in the dark is withheld and the view claims it is sent
+  instead (``unseen``: what stays pending meanwhile, on either side);
 * ``ending``: state hashes, the disclosure of what stayed hidden, its verdict and the signed result;
 * ``referee``: timeout claims, disputes, observed times, forfeits;
 * ``debts``: what is owed, from when; ``ledger``: time on the record; ``timing``: the clocks;
@@ -27,7 +27,6 @@ Nothing here names a game: every game-specific decision goes through the game's 
 
 from p2pgenius.protocol.events import (
     Applied,
-    BlindClaim,
     ChatReceived,
     ClaimDisputed,
     ClockView,
@@ -43,6 +42,7 @@ from p2pgenius.protocol.events import (
     TimeObserved,
     TimeoutClaimed,
     VerdictDue,
+    ViewClaimed,
     YourTurn,
 )
 from p2pgenius.protocol.messages import MATCH_DOMAIN
@@ -56,7 +56,6 @@ from p2pgenius.protocol.session.view import SessionView, StageView
 __all__ = [
     "MATCH_DOMAIN",
     "Applied",
-    "BlindClaim",
     "ChatReceived",
     "CheatError",
     "ClaimDisputed",
@@ -79,6 +78,7 @@ __all__ = [
     "TimeObserved",
     "TimeoutClaimed",
     "VerdictDue",
+    "ViewClaimed",
     "YourTurn",
     "claims_problem",
     "start_table",

@@ -15,7 +15,7 @@ asks it. The parts, each an object, share one
 :class:`~.courier.Courier` (the record, the chain, the phase): :class:`~.setup.MatchSetup` (the
 terms and the deal), :class:`~.referee.Referee` (time: claims, disputes, forfeits) and, from the
 deal on, :class:`~.play.Play` (the stages), which holds the match with its
-:class:`~.blindness.Blindness` and its :class:`~.ending.EndJudge`.
+:class:`~.sight.Sight` and its :class:`~.ending.EndJudge`.
 
 A :class:`Session` with no identity is an *observer*: fed a transcript's messages in order it
 re-checks everything (``p2pgenius verify``).
@@ -226,8 +226,8 @@ class Session:
 
     @property
     def behind(self) -> list[Stage]:
-        """The stages this peer saw only through blindness claims (none: it sees the field)."""
-        return self.play.blindness.blinds.behind if self.play is not None else []
+        """The stages this peer saw only through view claims (none: it sees the field)."""
+        return self.play.sight.unseen.behind if self.play is not None else []
 
     @property
     def view(self) -> SessionView:

@@ -1,7 +1,7 @@
 """A session's record and standing: who plays, the chain of signed messages, what to send and
 keep, and the phase the match is in (one source: no flag says it again).
 
-Every part of a session (set-up, stages, blindness, the end, time) holds the same
+Every part of a session (set-up, stages, sight, the end, time) holds the same
 :class:`Courier` and speaks through it: it signs and sends our messages and hands each, as it
 goes out, to the session's dispatch like any other; it records refusals and faults; it moves the
 phase, only along :data:`~p2pgenius.protocol.session.phase.MOVES`, on the trigger being handled.

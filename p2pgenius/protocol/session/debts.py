@@ -113,7 +113,7 @@ OBLIGATIONS: Final[tuple[Obligation, ...]] = (
         "reveal",
         "the opening (`reveal`) of its sealed choice",
         "each seat that has committed",
-        "once every commitment of the stage stands (not to a blinded peer it is withheld from)",
+        "once every commitment of the stage stands (not to a peer in the dark it is withheld from)",
         GRACE,
         "its `reveal`",
         False,

@@ -15,7 +15,6 @@ from typing import Final
 from p2pgenius.protocol.bodies import (
     Accept,
     Act,
-    Blind,
     Body,
     Chat,
     CoinReveal,
@@ -32,6 +31,7 @@ from p2pgenius.protocol.bodies import (
     Reveal,
     Terms,
     TimeoutClaim,
+    ViewClaim,
 )
 
 
@@ -47,8 +47,8 @@ class Phase(Enum):
     PLAYING = "playing"
     """Stages are being played."""
     BEHIND = "behind"
-    """Playing, but this peer's seat is blind: stages are seen only through signed claims until
-    the withheld choices are opened and every claim is checked."""
+    """Playing, but this peer's seat is kept in the dark: stages are seen only through signed
+    view claims until the withheld choices are opened and every claim is checked."""
     DISCLOSURE = "disclosure"
     """The game is over; waiting for every peer to disclose what it kept hidden (a game with
     hidden choices), then for the game's verdict on the whole match."""
@@ -76,13 +76,13 @@ ours as it is sent), or a :class:`Local` step."""
 
 _DECIDING: Final = (Act, Commit, FinalChoice, Reveal, Decline)
 """The messages that can complete a stage, and with it the game (a commitment or a final
-completes one when the reveal it makes due is withheld from a blinded peer, so counted at once)."""
+completes one when the reveal it makes due is withheld from a peer in the dark, so counted at once)."""
 
 MOVES: Final[dict[Phase, dict[Trigger, frozenset[Phase]]]] = {
     Phase.TERMS: {Terms: frozenset({Phase.COIN_REVEAL})},
     Phase.COIN_REVEAL: {CoinReveal: frozenset({Phase.PLAYING})},  # the last share deals the seats
     Phase.PLAYING: {
-        Blind: frozenset({Phase.BEHIND}),  # a claim instead of the field: this peer's seat is blind
+        ViewClaim: frozenset({Phase.BEHIND}),  # a claim instead of the field: our seat is in the dark
         # The stage that ends the game: to the disclosure of hidden choices (a game with them),
         # else to the signing of the result.
         **{kind: frozenset({Phase.DISCLOSURE, Phase.ENDING}) for kind in _DECIDING},
@@ -133,7 +133,7 @@ def advance(current: Phase, to: Phase, trigger: Trigger | None) -> Phase:
     return to
 
 
-_STAGE: Final = (Act, Commit, Reveal, FinalChoice, Decline, Blind)
+_STAGE: Final = (Act, Commit, Reveal, FinalChoice, Decline, ViewClaim)
 _TIME: Final = (TimeoutClaim, Dispute, Forfeit)
 ACCEPTED: Final[dict[Phase, tuple[type[Body], ...]]] = {
     Phase.TERMS: (Terms,),

@@ -6,7 +6,7 @@ act (its spec's optional actions, such as a challenge), that action or a ``decli
 choices (a sealed game's every stage) are revealed once all commitments are in; hidden cards stay
 committed until flipped or disclosed. When a stage is complete every peer applies it, in seat
 order, and sends the hash of the public state. :class:`Play` holds the match from the deal on
-(never without one) and, holding the same match, its :class:`Blindness` and its :class:`EndJudge`.
+(never without one) and, holding the same match, its :class:`Sight` and its :class:`EndJudge`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from typing import Any, Final
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games.base import state_hash
-from p2pgenius.protocol.bodies import NONCE_LEN, Act, Blind, Commit, Decline, FinalChoice, Hash, Reveal
+from p2pgenius.protocol.bodies import NONCE_LEN, Act, Commit, Decline, FinalChoice, Hash, Reveal, ViewClaim
 from p2pgenius.protocol.events import Applied, ClockView, Decided, YourTurn
 from p2pgenius.protocol.messages import Envelope, MessageError, commitment
-from p2pgenius.protocol.session.blindness import Blindness
 from p2pgenius.protocol.session.cards import Ref, check_card, check_opening
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
@@ -29,12 +28,13 @@ from p2pgenius.protocol.session.faults import CheatError
 from p2pgenius.protocol.session.ledger import TimeLedger
 from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import Phase
+from p2pgenius.protocol.session.sight import Sight
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.timing import ClockBook
 
-StageMessage = Blind | Act | Commit | Reveal | FinalChoice | Decline
+StageMessage = ViewClaim | Act | Commit | Reveal | FinalChoice | Decline
 """The messages of one stage, which name it and a seat."""
-STAGE_MESSAGES: Final = (Blind, Act, Commit, Reveal, FinalChoice, Decline)
+STAGE_MESSAGES: Final = (ViewClaim, Act, Commit, Reveal, FinalChoice, Decline)
 
 MAX_HELD: Final = 256
 """Messages of one author held for stages this peer has not reached yet, at most."""
@@ -61,8 +61,8 @@ class Play:
         self.time = time
         self.clockbook = ClockBook()
         self.commit_log: dict[Ref, bytes] = {}  # every commitment: (stage, seat) -> it
-        self.blindness = Blindness(courier, match)
-        courier.stopping.append(self.blindness.release_all)
+        self.sight = Sight(courier, match)
+        courier.stopping.append(self.sight.release_all)
         self.choices = Choices(self)
         self.ending = EndJudge(courier, match, self.commit_log)
         self.backlog: list[Envelope] = []  # messages for stages not reached yet
@@ -135,7 +135,7 @@ class Play:
         self.backlog.append(env)
 
     def _start_clocks(self, stage: Stage) -> None:
-        state = None if self.blindness.behind else self.match.state
+        state = None if self.sight.behind else self.match.state
         self.clockbook.start(stage, self.match.spec, self.match.terms["options"], state)
 
     def closed(self, stage: Stage) -> bool:
@@ -167,12 +167,12 @@ class Play:
 
     def held_back(self, debt: Debt) -> bool:
         """Whether the rules hold ``debt``'s payment back from a peer for now: the opening of a
-        sealed choice of a stage played while a seat was blind (kept from the blinded peer until
-        it sees again, SPEC 6 "Blindness"): not a debt a peer can pay at once."""
+        sealed choice of a stage played while a seat was in the dark (withheld from its peer
+        until it sees again, SPEC 6 "Sight"): not a debt a peer can pay at once."""
         if debt.kind != "reveal":
             return False
-        blind = [seat for seat in range(len(self.match.owner)) if self.blindness.blind(seat)]
-        return bool(blind) and debt.seat not in blind
+        dark = [seat for seat in range(len(self.match.owner)) if self.sight.dark(seat)]
+        return bool(dark) and debt.seat not in dark
 
     def _stage_debts(self, stage: Stage) -> list[Debt]:
         number, waiting, commits, match = stage.number, stage.waiting, stage.commits, self.match
@@ -183,9 +183,9 @@ class Play:
             debts += [
                 Debt("reveal", s, number)
                 for s in stage.waiting
-                if s not in stage.reveals and not self.blindness.withheld_from_me(match.owner[s])
+                if s not in stage.reveals and not self.sight.withheld_from_me(match.owner[s])
             ]
-        pile = None if self.blindness.behind else self._flip_of(stage)
+        pile = None if self.sight.behind else self._flip_of(stage)
         if pile is not None and stage.opened is None:
             debts.append(Debt("opening", pile, number))
         if all(s in stage.acts or s in stage.commits for s in stage.waiting):
@@ -213,9 +213,9 @@ class Play:
             raise MessageError(f"a {msg.kind} message for stage {number}, already played")
         elif msg.seat >= len(self.match.owner):
             raise MessageError(f"no seat p{msg.seat}")
-        elif isinstance(msg, Blind):
+        elif isinstance(msg, ViewClaim):
             if env.author != self.courier.me:  # our own claims are only records
-                self._on_blind(env, stage, msg.seat, msg.claim)
+                self._on_claim(env, stage, msg.seat, msg.claim)
         elif self.match.owner[msg.seat] != env.author:
             raise MessageError(f"peer {env.author} does not hold seat p{msg.seat}")
         else:
@@ -267,7 +267,7 @@ class Play:
     def _on_reveal(self, env: Envelope, stage: Stage, msg: Reveal) -> bool:
         seat = msg.seat
         if env.author == self.courier.me and stage.reveals.get(seat) == msg.action:
-            return False  # our own gestures, released after a blindness: a record only
+            return False  # our own choices, withheld from a peer in the dark until now: a record only
         if seat in stage.reveals or seat not in stage.commits:
             raise MessageError(f"an unexpected reveal for p{seat}")
         opening, ref = (msg.action, msg.nonce), (stage.number, seat)
@@ -353,7 +353,7 @@ class Play:
     def _on_late_reveal(self, env: Envelope, msg: Reveal) -> None:
         stage, match = self._stage, self.match
         if env.author == self.courier.me and (stage is None or self._flip_of(stage) is None):
-            return  # our own gestures, kept from a blinded peer until now: a record only
+            return  # our own choices, withheld from a peer in the dark until now: a record only
         number, seat, action = msg.stage, msg.seat, msg.action
         if seat >= len(match.owner) or match.owner[seat] != env.author:
             raise MessageError(f"peer {env.author} does not hold seat p{seat}")
@@ -362,10 +362,10 @@ class Play:
             raise MessageError(f"no commitment of p{seat} at stage {number} to open")
         check_opening(self.courier.match_id, env, (number, seat), (action, msg.nonce), committed)
         check_card(match.cards, match.spec, env, (number, seat), action)
-        if self.blindness.blinds.open(number, seat, action):
+        if self.sight.unseen.open(number, seat, action):
             self._catch_up()
             return
-        pile = None if stage is None or self.blindness.behind else self._flip_of(stage)
+        pile = None if stage is None or self.sight.behind else self._flip_of(stage)
         if stage is None or pile is None or stage.opened is not None:
             raise MessageError(f"nothing waits for p{seat}'s stage-{number} opening")
         if self._top_card(pile) != (number, seat):
@@ -385,8 +385,8 @@ class Play:
         stage = self._stage
         if stage is None or self.courier.stopped:
             return
-        if self.blindness.behind:
-            # Blinded: the state is unknown until the reveals come, but our own sealed choices
+        if self.sight.behind:
+            # In the dark: the state is unknown until the reveals come, but our own sealed choices
             # are still revealed once every commitment is in.
             if self.match.sealed and self.closed(stage):
                 self._reveal_mine(stage)
@@ -431,16 +431,16 @@ class Play:
         return [(seat, piles.flip_with(pile, stage.opened))]
 
     def _reveal_mine(self, stage: Stage) -> None:
-        """Open our sealed choices of ``stage`` (kept from a blinded wizard's machine instead)."""
+        """Open our sealed choices of ``stage`` (withheld from a peer in the dark instead)."""
         for seat in stage.waiting:
             if self.match.owner[seat] != self.courier.me or seat in stage.reveals:
                 continue
             action, nonce = self.courier.secrets[(stage.number, seat)]
             body = Reveal(stage.number, seat, action, nonce)
-            blind = self.blindness.blind_others()
-            if blind:
-                # Keep the gestures from a blinded wizard's machine until its blindness ends.
-                self.blindness.withhold(stage.number, body, blind)
+            dark = self.sight.dark_others()
+            if dark:
+                # Withhold the choice from the peers in the dark until they see again.
+                self.sight.withhold(stage.number, body, dark)
                 stage.reveals[seat] = action
             else:
                 self.courier.send(body)
@@ -454,9 +454,9 @@ class Play:
 
     def _apply(self, stage: Stage, actions: list[tuple[int, Plain]]) -> None:
         """Apply a complete stage, check and send the state hash, and open the next stage."""
-        blind = self.blindness.blind_others()
-        if blind and self.courier.me is not None:  # a blinded peer needs a claim for every such stage
-            self.blindness.blinds.during[stage.number] = blind
+        dark = self.sight.dark_others()
+        if dark and self.courier.me is not None:  # a peer in the dark needs a claim for every such stage
+            self.sight.unseen.during[stage.number] = dark
         try:
             events = self._apply_actions(stage, actions)
         except CheatError as exc:
@@ -476,23 +476,22 @@ class Play:
         spec, game, state = match.spec, match.game, match.state
         events: list[Plain] = []
         for seat, action in actions:
-            # Blind now, or in the turn just played: a choice asked for right after a blind turn
-            # (its own Paralysis asking which hand) was made from the claims, without the field.
-            blind = self.blindness.blind_in(state, seat) or self.blindness.blind_in(state, seat, turns_ago=1)
+            # In the dark now, or in the turn just played: a choice asked for right after such a
+            # turn (the duel's Paralysis asking which hand) was made from the claims, unseeing.
+            dark = self.sight.dark_in(state, seat) or self.sight.dark_in(state, seat, turns_ago=1)
             before = game.events(state)
             parsed: Any = None
             try:
                 parsed = game.parse_action(action)
                 state = game.apply(state, seat, parsed)
             except IllegalActionError as exc:
-                if not blind:
+                if not dark:
                     raise CheatError(
                         match.owner[seat], f"an illegal action for p{seat}: {exc}", {"stage": stage.number}
                     ) from None
-                # A blinded player chose without seeing the field: its choice is made legal, the
-                # game's way, identically on every machine.
-                assert spec.blindness is not None  # (a seat is blind only in a game with blindness)
-                state = game.apply(state, seat, spec.blindness.fix(state, seat, parsed))
+                # A player in the dark chose without seeing the field: its choice is made legal,
+                # the game's way, identically on every machine.
+                state = game.apply(state, seat, spec.made_legal(state, seat, parsed))
             if game.events(state) is not before:  # a pending submission says nothing new
                 events += list(game.events(state))
             match.log.append((stage.number, seat, action))
@@ -509,21 +508,21 @@ class Play:
         ending.my_hashes[stage.number] = h
         if courier.me is not None:
             body = Hash(stage.number, h)
-            blind = self.blindness.blinds.during.get(stage.number)
-            if blind:
-                self.blindness.send_claims(stage)
-                # The hash covers the withheld choices: it waits with them until the blindness
-                # ends (a blind peer could otherwise test its guesses against it).
-                self.blindness.withhold(stage.number, body, blind)
+            dark = self.sight.unseen.during.get(stage.number)
+            if dark:
+                self.sight.send_claims(stage)
+                # The hash covers the withheld choices: it waits with them until the peer in the
+                # dark sees again (it could otherwise test its guesses against it).
+                self.sight.withhold(stage.number, body, dark)
             else:
                 courier.send(body)
-            self.blindness.release_withheld()
+            self.sight.release_withheld()
         ending.compare_hashes(stage.number)
 
-    # -- blindness: playing on from claims, and catching up -----------------------------------
+    # -- sight: playing on from view claims in the dark, and catching up -----------------------
 
-    def _on_blind(self, env: Envelope, stage: Stage, seat: int, view: Mapping[str, Plain]) -> None:
-        self.blindness.take_claim(env, stage, seat, view, closed=self.closed(stage))
+    def _on_claim(self, env: Envelope, stage: Stage, seat: int, view: Mapping[str, Plain]) -> None:
+        self.sight.take_claim(env, stage, seat, view, closed=self.closed(stage))
         nxt = view.get("next")
         waiting = tuple(int(s) for s in nxt) if isinstance(nxt, list) else ()
         self.stage = Stage(stage.number + 1, waiting, ())
@@ -535,17 +534,17 @@ class Play:
 
     def _catch_up(self) -> None:
         """Replay the stages seen only through claims once every reveal is in; check each claim."""
-        blinds = self.blindness.blinds
-        if not blinds.all_open():
+        unseen = self.sight.unseen
+        if not unseen.all_open():
             return
-        behind = blinds.catch_up()
+        behind = unseen.catch_up()
         self.courier.enter(Phase.PLAYING)
         for stage in behind:
             actions = [(s, stage.reveals[s]) for s in sorted(stage.waiting)]
             events = self._apply_actions(stage, actions)
             self.clockbook.charge(stage)
             self.courier.events.append(Applied(stage.number, tuple(actions), tuple(events), self.match.state))
-            self.blindness.check_claim(stage)
+            self.sight.check_claim(stage)
             self._after_stage(stage)
             if self.courier.stopped:
                 return
@@ -605,8 +604,8 @@ class Choices:
             # Where the seat's own peer must resolve its timeout (a card it lays from its hidden
             # hand, say), it does, and what it sends is committed like any other choice.
             parsed = match.spec.own_timeout(match.state, seat) or parsed
-        # (A seat that may not see the field has nothing to check its choice against.)
-        checked = not self.play.blindness.behind
+        # (A seat in the dark has no field to check its choice against.)
+        checked = not self.play.sight.behind
         if checked:
             check_legal(match, seat, parsed)
         plain = parsed.to_plain()
@@ -628,7 +627,7 @@ class Choices:
         """The local seats that may already choose for the *next* stage, as commitments, while
         this one is still open (the game's ``spec.ahead``), and have not yet."""
         stage = self.play.stage
-        if stage is None or not self.play.open or self.play.blindness.behind:
+        if stage is None or not self.play.open or self.play.sight.behind:
             return ()
         early = self.play.match.spec.ahead(self.play.match.state)
         if early is None:
@@ -640,7 +639,7 @@ class Choices:
 
     def early_state(self) -> Any:
         """The state the seats of :meth:`early` choose from (None: nobody may choose early)."""
-        if self.play.stage is None or self.play.blindness.behind:
+        if self.play.stage is None or self.play.sight.behind:
             return None
         return self.play.match.spec.ahead(self.play.match.state)
 

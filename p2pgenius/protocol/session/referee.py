@@ -427,7 +427,7 @@ class Referee:
         stops its match at its own forfeit: one that plays on did not stand by it), refused as
         a peer in the match would have refused it."""
         if env.kind not in PLAYS_ON:
-            return  # (what a stopped peer still sends: its openings kept from a blinded peer, ...)
+            return  # (what a stopped peer still sends: its openings withheld from a peer in the dark, ...)
         for key, (author, fault) in list(self.time.pending.items()):
             if author != env.author or env.hash.hex() == fault.evidence.get("claim"):
                 continue

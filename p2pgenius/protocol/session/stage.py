@@ -11,13 +11,14 @@ from p2pgenius.games.spec import Period
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """A blindness claim: what a sighted peer said, signed, a blind seat may know after a stage."""
+    """A view claim as taken: what a sighted peer said, signed, a seat in the dark may know after
+    a stage."""
 
     view: Mapping[str, Plain]
     author: int
     seat: int
     message: bytes
-    """The hash of the ``blind`` message that carried it (the evidence, if it was false)."""
+    """The hash of the message that carried it (the evidence, if it was false)."""
 
 
 @dataclass(slots=True)
@@ -32,7 +33,7 @@ class Stage:
     reveals: dict[int, Plain] = field(default_factory=dict)  # seat -> opened action
     declined: set[int] = field(default_factory=set)
     opened: Plain | None = None  # a flip: the hidden card its owner opened
-    claim: Claim | None = None  # a blind claim for this stage (this peer's seat is blind)
+    claim: Claim | None = None  # a view claim for this stage (this peer's seat is in the dark)
     clocks: dict[int, tuple[Period, int]] = field(default_factory=dict)  # seat -> clock, ms left
     ms: dict[int, int] = field(default_factory=dict)  # seat -> time its decision took (declared)
     finals: set[int] = field(default_factory=set)  # sealed, without "fast": choices that stand

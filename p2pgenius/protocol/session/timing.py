@@ -25,7 +25,7 @@ class ClockBook:
 
     def start(self, stage: Stage, spec: GameSpec, options: Mapping[str, Any], state: Any) -> None:
         """Give each seat of ``stage`` its clock and what is left on it. ``state`` may be None (a
-        blinded peer does not know it)."""
+        peer in the dark does not know it)."""
         for seat in stage.waiting + stage.optional:
             clock = spec.period(options, state, stage.number, seat, self.round_key)
             used = self.spent.get((seat, clock.kind, clock.key), 0)

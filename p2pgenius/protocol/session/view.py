@@ -190,16 +190,18 @@ class SessionView:
         """Every seat's clock at the current stage."""
         return self._session.clocks()
 
-    # -- blindness -----------------------------------------------------------------------------
+    # -- sight ---------------------------------------------------------------------------------
 
     @property
-    def blind(self) -> bool:
-        """This peer plays blind now: its state lags, the peers' claims describe the field."""
+    def in_dark(self) -> bool:
+        """This peer's seat is kept in the dark now: its state lags, the peers' view claims
+        describe the field."""
         return bool(self._session.behind)
 
     @property
-    def blind_claim(self) -> Mapping[str, Any] | None:
-        """The latest claim a peer made about what this blinded peer sees (None if not blind)."""
+    def view_claim(self) -> Mapping[str, Any] | None:
+        """The latest view claim a peer made about what this peer, in the dark, sees (None if it
+        is not in the dark)."""
         behind = self._session.behind
         claim = behind[-1].claim if behind else None
         return None if claim is None else MappingProxyType(dict(claim.view))

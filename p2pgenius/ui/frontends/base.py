@@ -238,10 +238,25 @@ class FrontEnd:
             out.append(Choice("pass", "let it pass"))
         return out
 
-    def blind_choices(self, typed: str, seat: int) -> list[Choice]:
-        """The completions while this machine does not know the state (blind): none by default."""
+    def dark_choices(self, typed: str, seat: int) -> list[Choice]:
+        """The completions while the person's seat is kept in the dark (this machine does not
+        know the state): none by default."""
         del typed, seat
         return []
+
+    def dark_words(self) -> str:
+        """What the person is told, once, when its seat goes into the dark (its first view claim)."""
+        return "you cannot see the others' choices: you see only what you are told (the rest is shown later)"
+
+    def dark_note(self, who: str, *, opened: bool) -> str:
+        """What a replayed stage that ``who`` played in the dark says first: it shows what ``who``
+        was shown; ``opened``, all was opened later, else the transcript stops before."""
+        if opened:
+            return f"{who} was kept in the dark: this is what it was shown (all was opened later)"
+        return (
+            f"{who} was kept in the dark: this is what it was shown; the transcript stops before the "
+            "choices withheld from it were opened"
+        )
 
     def _legal(self, state: Any, seat: int) -> list[Any]:
         if state is None:

@@ -128,8 +128,19 @@ class DuelFrontEnd(FrontEnd):
     def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
         return duel_choices(state, seat, typed)
 
-    def blind_choices(self, typed: str, seat: int) -> list[Choice]:
+    def dark_choices(self, typed: str, seat: int) -> list[Choice]:
         return blind_choices(typed)
+
+    def dark_words(self) -> str:
+        return "you are blind: you see only what affects you (the rest is shown when it ends)"
+
+    def dark_note(self, who: str, *, opened: bool) -> str:
+        if opened:
+            return f"{who} was blind: this is what it was shown (all was opened when the blindness ended)"
+        return (
+            f"{who} was blind: this is what it was shown; the transcript stops before the "
+            "other's choices of its blind turns were opened"
+        )
 
 
 # -- the board ------------------------------------------------------------------------------------
@@ -298,7 +309,7 @@ def _wizard(
     else:
         who = "you" if seat == me else "opponent"
         out = [[("class:seat.me" if seat == me else "class:seat", f" {who}: {seat_name(names, seat)}")]]
-    blind = view.get("blind_seat")  # (a replay of what a blind wizard was shown)
+    blind = view.get("dark_seat")  # (a replay of what a blind wizard was shown)
     out += _hp_rows(out.pop(), wizard, request, width if compact else 0)
     effects = [
         label
@@ -373,7 +384,7 @@ def _nearest(history: str, barrier: int, able: Callable[[str], bool]) -> list[tu
 def _hp_rows(who: Line, wizard: Mapping[str, Any], request: BoardRequest, width: int) -> list[Line]:
     """The wizard's ``who`` row and its HP (a bar of one cell a point) under it; given a
     ``width`` (a compact board), the HP in numbers on the ``who`` row if they fit there."""
-    glyphs, blind = request.glyphs, request.view.get("blind_seat")
+    glyphs, blind = request.glyphs, request.view.get("dark_seat")
     hp, top = wizard.get("hp"), int(wizard.get("max_hp") or 15)
     if isinstance(hp, int):
         full = min(max(hp, 0), top)

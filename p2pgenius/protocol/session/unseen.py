@@ -1,5 +1,5 @@
-"""What blindness leaves pending on one peer (protocol/SPEC.md, section 6, "Blindness (duel)"):
-kept by :class:`Blinds`; the session's ``blindness`` module sends and checks the claims."""
+"""What sight leaves pending on one peer (protocol/SPEC.md, section 6, "Sight"): kept by
+:class:`Unseen`; the session's ``sight`` module sends and checks the view claims."""
 
 from __future__ import annotations
 
@@ -12,20 +12,20 @@ from p2pgenius.protocol.session.stage import Stage
 
 
 @dataclass
-class Blinds:
-    """What blindness leaves pending on one peer: on a sighted peer, the choices (and hashes)
-    withheld from a blinded one, and which seats each stage was withheld from; on a blinded one,
-    the stages it saw only through claims."""
+class Unseen:
+    """What sight leaves pending on one peer: on a sighted peer, the choices (and hashes)
+    withheld from a peer in the dark, and which seats each stage was withheld from; on a peer in
+    the dark, the stages it saw only through view claims."""
 
     behind: list[Stage] = field(default_factory=list)
-    """Stages seen only through claims, oldest first (this peer is blind)."""
+    """Stages seen only through view claims, oldest first (this peer is in the dark)."""
     withheld: dict[int, list[Body]] = field(default_factory=dict)
-    """Stage -> our reveals and hash kept from a blinded peer until its blindness ends."""
+    """Stage -> our reveals and hash kept from a peer in the dark until it sees again."""
     during: dict[int, set[int]] = field(default_factory=dict)
-    """Stage -> the other peers' seats that were blind when it was played."""
+    """Stage -> the other peers' seats that were in the dark when it was played."""
 
     def withhold(self, number: int, body: Body, seats: set[int]) -> None:
-        """Keep ``body`` of stage ``number`` from the blinded ``seats`` (until they see again)."""
+        """Keep ``body`` of stage ``number`` from the ``seats`` in the dark (until they see again)."""
         self.withheld.setdefault(number, []).append(body)
         self.during[number] = seats
 
@@ -36,12 +36,12 @@ class Blinds:
         return out
 
     def fall_behind(self, stage: Stage) -> None:
-        """This peer plays on from a claim about ``stage``."""
+        """This peer plays on from a view claim about ``stage``."""
         self.behind.append(stage)
 
     def open(self, number: int, seat: int, action: Plain) -> bool:
-        """A withheld choice of a stage seen only through a claim is opened: True if it was one
-        (MessageError if it was opened already)."""
+        """A withheld choice of a stage seen only through a view claim is opened: True if it was
+        one (MessageError if it was opened already)."""
         for stage in self.behind:
             if stage.number == number and seat in stage.commits:
                 if seat in stage.reveals:
@@ -51,7 +51,7 @@ class Blinds:
         return False
 
     def all_open(self) -> bool:
-        """Every choice of every stage seen through claims is open: they can be replayed."""
+        """Every choice of every stage seen through view claims is open: they can be replayed."""
         return all(all(s in b.reveals for s in b.waiting) for b in self.behind)
 
     def catch_up(self) -> list[Stage]:
