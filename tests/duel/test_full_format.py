@@ -191,7 +191,7 @@ class FullFormat:
         if seat not in DUEL.to_act(state):  # (blind: the stale state of the last turn it saw)
             return {"type": "gestures", "left": "-", "right": "-"}
         # A blinded seat chooses from the last state it saw: its choice may prove illegal, and
-        # is then made legal by every peer alike (SPEC.md, "Blindness").
+        # is then made legal by every peer alike (SPEC.md, "Sight").
         return apply_some(self.rng, state, seat)[1]
 
 
