@@ -62,9 +62,7 @@ class Duel:
             return tuple(sorted({by for target, by in state.paralysis_choices if target not in done}))
         return tuple(seat for seat in (0, 1) if state.submitted[seat] is None)
 
-    def waiting_on(self, state: DuelState) -> tuple[int, ...]:
-        """Every seat to act must act (no optional actions in the duel)."""
-        return self.to_act(state)
+    waiting_on = to_act  # every seat to act must act (no optional actions in the duel)
 
     def legal_actions(self, state: DuelState, seat: int) -> Sequence[DuelAction]:
         """Stable order. Gestures: all 49 pairs with default targets (other targets, named spells
@@ -81,9 +79,7 @@ class Duel:
             )
         return _EVERY_PAIR
 
-    def parse_action(self, data: Any) -> DuelAction:
-        """See :func:`p2pgenius.games.duel.actions.parse_action`."""
-        return parse_action(data)
+    parse_action = staticmethod(parse_action)
 
     def apply(self, state: DuelState, seat: int, action: DuelAction) -> DuelState:
         """Record a submission or a paralysis choice; resolve the turn once all are in."""
@@ -152,17 +148,9 @@ class Duel:
         """The result, once a wizard is down, someone surrendered or both drew."""
         return state.outcome
 
-    def full(self, state: DuelState) -> dict[str, Plain]:
-        """Everything (sim output)."""
-        return st.full(state)
-
-    def public(self, state: DuelState) -> dict[str, Plain]:
-        """What both peers agree on."""
-        return st.public(state)
-
-    def view(self, state: DuelState, seat: int) -> dict[str, Plain]:
-        """What ``seat`` may know (blindness and unrevealed submissions hidden)."""
-        return st.view(state, seat)
+    full = staticmethod(st.full)
+    public = staticmethod(st.public)
+    view = staticmethod(st.view)
 
     def events(self, state: DuelState) -> tuple[dict[str, Plain], ...]:
         """What the last turn did."""

@@ -102,9 +102,7 @@ class Hornswoggle:
             return state.owing
         return ()
 
-    def waiting_on(self, state: HornState) -> tuple[int, ...]:
-        """Every seat to act must act."""
-        return self.to_act(state)
+    waiting_on = to_act  # every seat to act must act
 
     def legal_actions(self, state: HornState, seat: int) -> Sequence[HornAction]:
         """Every legal action in the stable order (a timeout plays the first one, or passes).
@@ -150,9 +148,7 @@ class Hornswoggle:
         fresh = not any(c.flipped for p in state.pirates for c in p.pile)
         return fresh and not state.insured and state.pirates[challenger].garnets > 0
 
-    def parse_action(self, data: Any) -> HornAction:
-        """See :func:`p2pgenius.games.hornswoggle.actions.parse_action`."""
-        return parse_action(data)
+    parse_action = staticmethod(parse_action)
 
     def apply(self, state: HornState, seat: int, action: HornAction) -> HornState:
         """The state after ``seat`` acts; raises IllegalActionError with the reason."""
@@ -373,17 +369,9 @@ class Hornswoggle:
         """The result once a team is out (or a seat failed the audit)."""
         return state.outcome
 
-    def full(self, state: HornState) -> dict[str, Plain]:
-        """Everything this engine knows (sim output)."""
-        return st.full(state)
-
-    def public(self, state: HornState) -> dict[str, Plain]:
-        """What every seat knows; what peers hash."""
-        return st.public(state)
-
-    def view(self, state: HornState, seat: int) -> dict[str, Plain]:
-        """What ``seat`` may know."""
-        return st.view(state, seat)
+    full = staticmethod(st.full)
+    public = staticmethod(st.public)
+    view = staticmethod(st.view)
 
     def events(self, state: HornState) -> tuple[dict[str, Plain], ...]:
         """What the last action did (no hidden card is ever named)."""

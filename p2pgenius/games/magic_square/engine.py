@@ -109,9 +109,7 @@ class MagicSquare:
             return [*(Swap(r, b) for r in red for b in blue), SwapsDone()]
         return []
 
-    def parse_action(self, data: Any) -> SquareAction:
-        """See :func:`p2pgenius.games.magic_square.actions.parse_action`."""
-        return parse_action(data)
+    parse_action = staticmethod(parse_action)
 
     def apply(self, state: SquareState, seat: int, action: SquareAction) -> SquareState:
         """The state after ``seat`` acts; raises IllegalActionError with the reason."""
@@ -295,13 +293,7 @@ class MagicSquare:
         """The result once a player has won two rounds."""
         return state.outcome
 
-    def full(self, state: SquareState) -> dict[str, Plain]:
-        """Everything (sim output)."""
-        return full(state)
-
-    def public(self, state: SquareState) -> dict[str, Plain]:
-        """Everything: nothing in the Magic Square is hidden."""
-        return full(state)
+    full = public = staticmethod(full)  # (nothing in the Magic Square is hidden)
 
     def view(self, state: SquareState, seat: int) -> dict[str, Plain]:
         """Everything, plus the seat and the last step's events."""
