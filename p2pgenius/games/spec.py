@@ -370,10 +370,12 @@ class GameSpec:
             return False
         return True
 
-    def warm(self) -> None:
+    def warm(self) -> object:
         """Load once what the engine would otherwise load the first time it is asked (a table,
         an index): a networked peer calls this in a worker thread before play, so that nothing
-        on its event loop takes long. By default there is nothing to load."""
+        on its event loop takes long (what it returns, what was loaded, is not used). By default
+        there is nothing to load."""
+        return None
 
     # -- the record of a match ---------------------------------------------------------------
 

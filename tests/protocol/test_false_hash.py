@@ -197,7 +197,7 @@ def test_a_verifier_whose_engine_differs_from_every_peers_finds_a_desync_and_con
     real_public, real_outcome = Duel.public, Duel.outcome
 
     def public(self: Duel, state: Any) -> Any:
-        return {**real_public(self, state), "skew": 1} if state.turn >= 2 else real_public(self, state)
+        return {**real_public(state), "skew": 1} if state.turn >= 2 else real_public(state)
 
     def outcome(self: Duel, state: Any) -> Any:
         return Outcome(1, DuelEnding.KNOCKED_OUT) if state.turn >= 4 else real_outcome(self, state)

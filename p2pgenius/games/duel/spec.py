@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.games.base import Game, Outcome
+from p2pgenius.games.base import Game
 from p2pgenius.games.duel.actions import Gestures, Paralyze, Timeout
 from p2pgenius.games.duel.engine import DUEL, DUEL_RULES_3, TURN_SECONDS, sanitize
 from p2pgenius.games.duel.notation import moves
 from p2pgenius.games.duel.state import DuelEnding, DuelState
 from p2pgenius.games.duel.words import loss, words
-from p2pgenius.games.spec import BlindnessRules, GameSpec, Period, Played, TimeOption, seat_label
+from p2pgenius.games.spec import BlindnessRules, GameSpec, Period, TimeOption
 
 
 class DuelBlindness(BlindnessRules):
@@ -78,17 +78,9 @@ class DuelSpec(GameSpec):
         """Every turn has its own clock (the blinded peer needs no state to know it)."""
         return Period("turn", stage, 1000 * int(options.get("turn_seconds", TURN_SECONDS)))
 
-    def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
-        """One event in a sentence (words.py)."""
-        return words(event, who)
-
-    def loss_words(self, outcome: Outcome, losers: str | None) -> str:
-        """How the duel was lost, or drawn, told to a wizard (words.py)."""
-        return loss(outcome, losers)
-
-    def notation(self, initial: DuelState, steps: Sequence[Played]) -> list[str]:
-        """One line per stage for ``p2pgenius export`` (docs/export.md)."""
-        return moves(initial, steps)
+    words = staticmethod(words)
+    loss_words = staticmethod(loss)
+    notation = staticmethod(moves)
 
     def dark_mark(self, seats: str) -> str:
         """A turn played while ``seats`` were blind, marked: "p1 blind"."""

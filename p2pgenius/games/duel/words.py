@@ -47,15 +47,15 @@ def words(event: Mapping[str, Any], who: Who = seat_label) -> str:
     return teller(event, who) if teller is not None else str(kind)
 
 
-def loss(outcome: Outcome, loser: str | None) -> str:
-    """How the duel ended, told to a wizard: of the ``loser`` (by name) to the winner, or, ``loser``
+def loss(outcome: Outcome, losers: str | None) -> str:
+    """How the duel ended, told to a wizard: of the ``losers`` (by name) to the winner, or, ``losers``
     None, to the loser, or of a draw (GameSpec.loss_words)."""
     if outcome.reason is DuelEnding.DRAW:
         return DRAWN
     said = LOSSES.get(outcome.reason)
     if said is None:
         return outcome.reason.words
-    return said[0] if loser is None else said[1].format(loser=loser)
+    return said[0] if losers is None else said[1].format(loser=losers)
 
 
 def _title(spell: Any) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar, Final
 
@@ -13,7 +13,7 @@ from p2pgenius.games.hornswoggle.engine import DECISION_SECONDS, HORNSWOGGLE
 from p2pgenius.games.hornswoggle.notation import moves
 from p2pgenius.games.hornswoggle.state import HornEnding, HornState, perspective
 from p2pgenius.games.hornswoggle.words import loss, words
-from p2pgenius.games.spec import GameSpec, HiddenChoices, Piles, Played, TimeOption, seat_label
+from p2pgenius.games.spec import GameSpec, HiddenChoices, Piles, TimeOption
 
 
 class HornCards(HiddenChoices):
@@ -30,10 +30,8 @@ class HornCards(HiddenChoices):
         """Another peer's card, unseen."""
         return {"type": "discard" if state.phase == "discarding" else "place", "card": None}
 
-    def own_timeout(self, state: HornState, seat: int) -> Any:
-        """The seat's own peer resolves its timeout, so a card it lays is committed like any
-        other."""
-        return HORNSWOGGLE.timeout_action(state, seat)
+    # The seat's own peer resolves its timeout, so a card it lays is committed like any other.
+    own_timeout = staticmethod(HORNSWOGGLE.timeout_action)
 
     def audit(
         self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
@@ -75,26 +73,16 @@ class HornswoggleSpec(GameSpec):
     cards = HornCards()
     piles = HornPiles()
 
-    def perspective(self, state: HornState, seats: Sequence[int]) -> HornState:
-        """Other peers' hands are unknown."""
-        return perspective(state, seats)
+    perspective = staticmethod(perspective)  # other peers' hands are unknown
 
     def ahead(self, state: HornState) -> HornState | None:
         """While the Death Match Opponent picks who begins, every pirate may already lay its
         opening card face down: who begins changes neither who lays one nor what it may lay."""
         return replace(state, phase="opening") if state.phase == "order" else None
 
-    def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
-        """One event in a sentence (words.py)."""
-        return words(event, who)
-
-    def loss_words(self, outcome: Outcome, losers: str | None) -> str:
-        """How a team lost, told to a pirate (words.py)."""
-        return loss(outcome, losers)
-
-    def notation(self, initial: HornState, steps: Sequence[Played]) -> list[str]:
-        """One line per stage for ``p2pgenius export`` (docs/export.md)."""
-        return moves(initial, steps)
+    words = staticmethod(words)
+    loss_words = staticmethod(loss)
+    notation = staticmethod(moves)
 
 
 HORNSWOGGLE_SPEC: Final = HornswoggleSpec(HORNSWOGGLE)

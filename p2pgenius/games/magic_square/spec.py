@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
-from p2pgenius.games.base import Outcome
 from p2pgenius.games.magic_square.engine import (
     CHALLENGE_SECONDS,
     MAGIC_SQUARE,
@@ -16,7 +15,7 @@ from p2pgenius.games.magic_square.notation import moves
 from p2pgenius.games.magic_square.squares import index
 from p2pgenius.games.magic_square.state import SquareEnding, SquareState
 from p2pgenius.games.magic_square.words import ending, tally, words
-from p2pgenius.games.spec import GameSpec, Period, Played, RoundClock, TimeOption, seat_label
+from p2pgenius.games.spec import GameSpec, Period, RoundClock, TimeOption
 
 
 class SquareRounds(RoundClock):
@@ -53,29 +52,11 @@ class MagicSquareSpec(GameSpec):
             return Period("challenge", stage, 1000 * int(seconds))
         return Period("round", round_key, 1000 * int(options.get("round_seconds", ROUND_SECONDS)))
 
-    def new_round(self, before: SquareState, after: SquareState) -> bool:
-        """A round ended (or was voided) in between."""
-        return after.last_round is not before.last_round
-
-    def warm(self) -> None:
-        """The index of every magic square (about 40 ms to build)."""
-        index()
-
-    def words(self, event: Mapping[str, Any], who: Callable[[int], str] = seat_label) -> str:
-        """One event in a sentence (words.py)."""
-        return words(event, who)
-
-    def ending_words(self, outcome: Outcome) -> str:
-        """How the match ended, with the rounds each won (words.py)."""
-        return ending(outcome)
-
-    def tally_words(self, outcome: Outcome, seat: int) -> str | None:
-        """The rounds won, from ``seat``'s side (words.py)."""
-        return tally(outcome, seat)
-
-    def notation(self, initial: SquareState, steps: Sequence[Played]) -> list[str]:
-        """One line per stage for ``p2pgenius export`` (docs/export.md)."""
-        return moves(initial, steps)
+    warm = staticmethod(index)  # the index of every magic square (about 40 ms to build)
+    words = staticmethod(words)
+    ending_words = staticmethod(ending)
+    tally_words = staticmethod(tally)
+    notation = staticmethod(moves)
 
 
 MAGIC_SQUARE_SPEC: Final = MagicSquareSpec(MAGIC_SQUARE)
