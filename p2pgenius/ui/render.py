@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from p2pgenius.ui.frontends import BoardRequest, frontend
+from p2pgenius.ui.frontends import BoardRequest
 from p2pgenius.ui.lines import Fragment, Glyphs, Line, plain, seat_name, width_of
 
 __all__ = [
@@ -19,7 +19,6 @@ __all__ = [
     "Fragment",
     "Glyphs",
     "Line",
-    "board",
     "clock_text",
     "clocks_line",
     "plain",
@@ -67,11 +66,3 @@ def clocks_line(
         if width_of(line) <= width:
             break
     return line
-
-
-# -- the board ------------------------------------------------------------------------------------
-
-
-def board(request: BoardRequest) -> list[Line]:
-    """The board ``request`` asks for, as the game's front end draws it."""
-    return frontend(request.game).board(request)

@@ -61,7 +61,7 @@ from p2pgenius.ui.frame import (
 )
 from p2pgenius.ui.frontends import frontend
 from p2pgenius.ui.lines import Line, namer, seat_name, width_of, wrap, wrap_all
-from p2pgenius.ui.render import BoardRequest, board
+from p2pgenius.ui.render import BoardRequest
 from p2pgenius.ui.style import replay_style
 
 HELP: Final = """{what}
@@ -511,7 +511,7 @@ class Replay:
             if len(self._boards) > 512:  # (a terminal resized over and over)
                 self._boards.clear()
             try:
-                lines = board(
+                lines = self.front.board(
                     BoardRequest(
                         self.game,
                         self.view(),

@@ -21,7 +21,7 @@ from p2pgenius.ui.frontends import Question, frontend
 from p2pgenius.ui.lines import Line, width_of, wrap_all
 from p2pgenius.ui.lobby import duration, invite_lines, waiting_lines
 from p2pgenius.ui.peer_adapter import PeerAdapter
-from p2pgenius.ui.render import BoardRequest, Glyphs, board, clock_text, clocks_line, seat_name
+from p2pgenius.ui.render import BoardRequest, Glyphs, clock_text, clocks_line, seat_name
 from p2pgenius.ui.table_state import CHAT, TableState, person_seat, seat_names
 
 
@@ -60,7 +60,7 @@ class TableText:
             return wrap_all(self.waiting_lines(width, invite_apart=invite_apart), width)
         state = self.state
         try:
-            lines = board(
+            lines = frontend(game).board(
                 BoardRequest(
                     game,
                     view,

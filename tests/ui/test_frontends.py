@@ -22,7 +22,7 @@ from p2pgenius.games.spec import GameSpec, TimeOption
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import FRONT_ENDS, FrontEnd, frontend
 from p2pgenius.ui.frontends.duel import DuelFrontEnd
-from p2pgenius.ui.render import BoardRequest, board, plain
+from p2pgenius.ui.render import BoardRequest, plain
 from p2pgenius.wording import printable
 
 NAME = "countdown"
@@ -121,7 +121,7 @@ def test_a_game_without_a_front_end_is_shown_and_typed_through_the_generic_one(c
     assert type(front) is FrontEnd and isinstance(frontend("duel"), DuelFrontEnd)
     state = countdown.initial({}, {})
     text = plain(
-        board(
+        frontend(NAME).board(
             BoardRequest(
                 NAME, countdown.view(state, 0), {0: "ann", 1: "bob"}, ascii_only=True, hints=False, mine=(0,)
             )

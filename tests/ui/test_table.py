@@ -26,7 +26,7 @@ from p2pgenius.ui.frontends import frontend
 from p2pgenius.ui.layout import rules_view
 from p2pgenius.ui.lines import namer, plain, wrap
 from p2pgenius.ui.lobby import lobby_lines
-from p2pgenius.ui.render import BoardRequest, board
+from p2pgenius.ui.render import BoardRequest
 from p2pgenius.ui.table import TableScreen
 
 from .screen import Terminal, seen, settled
@@ -207,14 +207,14 @@ def test_the_questions_say_what_is_being_decided() -> None:
     question = frontend("magic-square").question(square.view(placed, 1), 1, NAMES)
     assert question.text.startswith("you may challenge ann (p0)'s 1 on a1 (challenge), or play on: place 2")
     with_note = plain(
-        board(
+        frontend("magic-square").board(
             BoardRequest(
                 "magic-square", square.view(placed, 1), NAMES, ascii_only=True, hints=False, mine=(1,)
             )
         )
     )
     without = plain(
-        board(
+        frontend("magic-square").board(
             BoardRequest(
                 "magic-square", square.view(placed, 0), NAMES, ascii_only=True, hints=False, mine=(0,)
             )
@@ -265,20 +265,26 @@ def test_hp_bars_stay_in_their_box_and_a_blind_wizard_sees_no_next_spells() -> N
     view = DUEL.view(state, 0)
     view["wizards"][0]["hp"] = -3
     text = plain(
-        board(BoardRequest("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=30))
+        frontend("duel").board(
+            BoardRequest("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=30)
+        )
     )
     row = next(line for line in text.splitlines() if "HP -3/15" in line)
     assert re.search(r"HP -3/15 \.{15}(\s|$)", row), row  # 15 wide, no overflow
     assert all(len(line) <= 80 for line in text.splitlines())
     short = plain(  # (a short board, as at 80x24, has the HP in numbers beside the name)
-        board(BoardRequest("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20))
+        frontend("duel").board(
+            BoardRequest("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20)
+        )
     )
     assert re.search(r"you: ann \(p0\)  HP -3/15  +opponent: bob \(p1\)  HP 15/15", short), short
     assert all(len(line) <= 80 for line in short.splitlines())
     view["wizards"][1]["left"] = "SD??"
     view["wizards"][1]["anti_spell_from"] = None
     blind = plain(
-        board(BoardRequest("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20))
+        frontend("duel").board(
+            BoardRequest("duel", view, NAMES, ascii_only=True, hints=False, mine=(0,), width=80, height=20)
+        )
     )
     assert "unknown while you are blind" in blind
 
@@ -293,7 +299,9 @@ def test_the_magic_squares_final_screen_keeps_the_last_grid_and_score() -> None:
         last_round={"winner": 0, "reason": "score", "scores": [72, 64], "grid": grid, "round": 3},
     )
     text = plain(
-        board(BoardRequest("magic-square", view, NAMES, ascii_only=True, hints=False, mine=(0,), height=14))
+        frontend("magic-square").board(
+            BoardRequest("magic-square", view, NAMES, ascii_only=True, hints=False, mine=(0,), height=14)
+        )
     )
     assert "Final position" in text and "red: ann (p0) 72" in text and "blue: bob (p1) 64" in text
     assert "the last round: you won, 72-64 (score)" in text

@@ -21,10 +21,10 @@ from p2pgenius.inmemory import play
 from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.session import Fault
 from p2pgenius.ui.app import MoveCompleter, build
-from p2pgenius.ui.frontends import InputError
+from p2pgenius.ui.frontends import InputError, frontend
 from p2pgenius.ui.frontends import duel as duel_front
 from p2pgenius.ui.frontends import magic_square as square_front
-from p2pgenius.ui.render import BoardRequest, board, plain
+from p2pgenius.ui.render import BoardRequest, plain
 from p2pgenius.ui.table import TableScreen
 
 
@@ -40,7 +40,7 @@ def test_hornswoggle_shows_your_cards_and_only_counts_of_everyone_elses() -> Non
     play("hornswoggle", seed=1, levels=["pirate"] * 4, peers=4, before_submit=snapshot)
     state, view = seen[0]
     text = plain(
-        board(
+        frontend("hornswoggle").board(
             BoardRequest(
                 "hornswoggle",
                 view,
@@ -78,12 +78,16 @@ def test_a_blinded_wizard_sees_the_opponents_gestures_hidden() -> None:
     view["wizards"][1]["right"] = "PW??"
     view["wizards"][1]["hp"] = "?"
     unicode_text = plain(
-        board(BoardRequest("duel", view, {0: "ann", 1: "bob"}, ascii_only=False, hints=False, mine=(0,)))
+        frontend("duel").board(
+            BoardRequest("duel", view, {0: "ann", 1: "bob"}, ascii_only=False, hints=False, mine=(0,))
+        )
     )
     assert "S D \u25a0 \u25a0" in unicode_text
     assert "you are blind" in unicode_text
     ascii_text = plain(
-        board(BoardRequest("duel", view, {0: "ann", 1: "bob"}, ascii_only=True, hints=False, mine=(0,)))
+        frontend("duel").board(
+            BoardRequest("duel", view, {0: "ann", 1: "bob"}, ascii_only=True, hints=False, mine=(0,))
+        )
     )
     assert "S D ? ?" in ascii_text
 
@@ -94,11 +98,15 @@ def test_the_ascii_fallback_has_no_character_beyond_ascii() -> None:
         state = engine.initial({"colours": [0, 1] * 8} if game == "magic-square" else {}, {})
         view = engine.view(state, 0)
         text = plain(
-            board(BoardRequest(game, view, {0: "ann", 1: "bob"}, ascii_only=True, hints=True, mine=(0,)))
+            frontend(game).board(
+                BoardRequest(game, view, {0: "ann", 1: "bob"}, ascii_only=True, hints=True, mine=(0,))
+            )
         )
         assert text.isascii(), game
         fancy = plain(
-            board(BoardRequest(game, view, {0: "ann", 1: "bob"}, ascii_only=False, hints=True, mine=(0,)))
+            frontend(game).board(
+                BoardRequest(game, view, {0: "ann", 1: "bob"}, ascii_only=False, hints=True, mine=(0,))
+            )
         )
         assert len(fancy.splitlines()) == len(text.splitlines())
 
@@ -109,9 +117,15 @@ def test_the_magic_square_hint_marks_exactly_the_cells_that_keep_a_square_possib
     state = engine.apply(state, 0, engine.parse_action({"type": "order", "first": 0}))
     state = engine.apply(state, 0, engine.parse_action({"type": "place", "cell": 0}))
     view = engine.view(state, 1)
-    hinted = plain(board(BoardRequest("magic-square", view, {}, ascii_only=True, hints=True, mine=(1,))))
+    hinted = plain(
+        frontend("magic-square").board(
+            BoardRequest("magic-square", view, {}, ascii_only=True, hints=True, mine=(1,))
+        )
+    )
     plain_board = plain(
-        board(BoardRequest("magic-square", view, {}, ascii_only=True, hints=False, mine=(1,)))
+        frontend("magic-square").board(
+            BoardRequest("magic-square", view, {}, ascii_only=True, hints=False, mine=(1,))
+        )
     )
     assert "*" in hinted and "*" not in plain_board
     from p2pgenius.games.magic_square.squares import index
@@ -228,7 +242,7 @@ def test_a_bot_partner_held_by_this_machine_shows_its_cards() -> None:
     views = seen[0]
     view = {**views[0], "partners": {2: views[2]}}
     text = plain(
-        board(
+        frontend("hornswoggle").board(
             BoardRequest("hornswoggle", view, {0: "ann", 2: "ann"}, ascii_only=True, hints=False, mine=(0, 2))
         )
     )
@@ -368,7 +382,7 @@ def _hints(state: Any, seat: int, width: int) -> str:
         width=width if width < 100 else 96,  # (160 columns: the board beside the log)
         height=16 if width < 100 else 44,
     )
-    return plain(board(request))
+    return plain(frontend(request.game).board(request))
 
 
 def test_the_next_hints_put_the_spell_most_made_first_among_the_nearest() -> None:

@@ -46,103 +46,6 @@ HELP: Final = (
 )
 
 
-class DuelFrontEnd(FrontEnd):
-    """The duel in the terminal UI."""
-
-    help = HELP
-    styles: Mapping[str, str] = {
-        "hp": "bold",
-        "hp.bar": "ansired",
-        "gestures": "bold",
-        "monster": "ansimagenta",
-        "spell": "bold",
-    }
-    replay_unit = "turn"
-
-    def board(self, request: BoardRequest) -> list[Line]:
-        return duel_board(request)
-
-    def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
-        return duel_question(view, seat, names)
-
-    def spectator_view(self, state: Any) -> dict[str, Any]:
-        """The whole field (a seat's own view hides the other wizard while it is blind)."""
-        view: dict[str, Any] = dict(self.engine.full(state))
-        view.update(seat=0, events=list(self.engine.events(state)), spectator=True)
-        return view
-
-    def replay_number(self, stage: int, view: Mapping[str, Any]) -> int:
-        """The turn a step played (a Paralysis choice belongs to the turn that cast it)."""
-        return int(view.get("turn", 1)) - 1
-
-    def log_lines(
-        self,
-        events: Sequence[Mapping[str, Any]],
-        view: Mapping[str, Any] | None,
-        names: Mapping[int, str] | None = None,
-    ) -> list[str]:
-        """A turn's events under its number: "turn 4: p1 casts ...", the rest indented."""
-        texts = super().log_lines(events, view, names)
-        if not texts or view is None:
-            return texts
-        label = f"turn {int(view.get('turn', 1)) - 1}: "
-        return [label + texts[0]] + [" " * len(label) + text for text in texts[1:]]
-
-    def describe(self, action: Mapping[str, Any]) -> str:
-        """Gestures in the input syntax ("S D left=p1"); anything else as the generic words."""
-        if action.get("type") == "gestures":
-            return gestures_text(action)
-        if action.get("type") == "paralyze":
-            return f"paralyze {action.get('target')} {action.get('hand')}"
-        return super().describe(action)
-
-    def echo(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
-        """A Paralysis choice as what it does ("the opponent's right hand repeats D next turn")."""
-        if action.get("type") == "paralyze" and state is not None:
-            return paralysis_words(state, seat, str(action.get("target")), str(action.get("hand")))
-        return super().echo(action, state, seat)
-
-    def parse(self, text: str, state: Any, seat: int) -> Parsed:
-        """The move typed; gestures that last turn's effects would change (rules, step 1) are
-        refused up front, and a clap of one hand is asked about (it counts as nothing). While a
-        Paralysis of this seat waits for its hand, ``left`` or ``right`` alone names it."""
-        parsed = parse_duel(_paralysis_words(text.split(), state, seat))
-        action = parsed.action
-        waiting = _waiting_paralyses(state, seat)
-        if waiting and action is not None and action.get("type") == "gestures":
-            raise InputError("first choose the hand your Paralysis holds: type left or right")
-        if waiting and action is not None and action.get("target") not in [f"p{t}" for t in waiting]:
-            whose = "your own wizard" if waiting[0] == seat else "the opponent"
-            raise InputError(f"your Paralysis holds a hand of {whose}: type left or right")
-        if state is None or action is None or action.get("type") != "gestures" or seat not in (0, 1):
-            return parsed
-        wizard = state.wizards[seat]
-        refusal = step_one(wizard, action["left"], action["right"])
-        if refusal:
-            raise InputError(refusal)
-        alone = [h for h in HANDS if action[h] == CLAP and action[_other(h)] != CLAP]
-        if alone and not parsed.confirm and repeated(wizard, alone[0]) != CLAP:
-            return Parsed(action, f"a clap needs both hands: the {alone[0]} hand's C alone counts as nothing")
-        return parsed
-
-    def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
-        return duel_choices(state, seat, typed)
-
-    def dark_choices(self, typed: str, seat: int) -> list[Choice]:
-        return blind_choices(typed)
-
-    def dark_words(self) -> str:
-        return "you are blind: you see only what affects you (the rest is shown when it ends)"
-
-    def dark_note(self, who: str, *, opened: bool) -> str:
-        if opened:
-            return f"{who} was blind: this is what it was shown (all was opened when the blindness ended)"
-        return (
-            f"{who} was blind: this is what it was shown; the transcript stops before the "
-            "other's choices of its blind turns were opened"
-        )
-
-
 # -- the board ------------------------------------------------------------------------------------
 
 SHORT: Final = {
@@ -752,6 +655,103 @@ def _gesture_pairs(state: Any, seat: int) -> list[Choice]:
                 meta, rank = "SURRENDER (P with both hands)", 2
             out.append((rank, Choice(f"{left} {right}", meta)))
     return [choice for _, choice in sorted(out, key=lambda item: item[0])]
+
+
+# -- the front end --------------------------------------------------------------------------------
+
+
+class DuelFrontEnd(FrontEnd):
+    """The duel in the terminal UI."""
+
+    help = HELP
+    styles: Mapping[str, str] = {
+        "hp": "bold",
+        "hp.bar": "ansired",
+        "gestures": "bold",
+        "monster": "ansimagenta",
+        "spell": "bold",
+    }
+    replay_unit = "turn"
+
+    board = staticmethod(duel_board)
+    question = staticmethod(duel_question)
+
+    def spectator_view(self, state: Any) -> dict[str, Any]:
+        """The whole field (a seat's own view hides the other wizard while it is blind)."""
+        view: dict[str, Any] = dict(self.engine.full(state))
+        view.update(seat=0, events=list(self.engine.events(state)), spectator=True)
+        return view
+
+    def replay_number(self, stage: int, view: Mapping[str, Any]) -> int:
+        """The turn a step played (a Paralysis choice belongs to the turn that cast it)."""
+        return int(view.get("turn", 1)) - 1
+
+    def log_lines(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        names: Mapping[int, str] | None = None,
+    ) -> list[str]:
+        """A turn's events under its number: "turn 4: p1 casts ...", the rest indented."""
+        texts = super().log_lines(events, view, names)
+        if not texts or view is None:
+            return texts
+        label = f"turn {int(view.get('turn', 1)) - 1}: "
+        return [label + texts[0]] + [" " * len(label) + text for text in texts[1:]]
+
+    def describe(self, action: Mapping[str, Any]) -> str:
+        """Gestures in the input syntax ("S D left=p1"); anything else as the generic words."""
+        if action.get("type") == "gestures":
+            return gestures_text(action)
+        if action.get("type") == "paralyze":
+            return f"paralyze {action.get('target')} {action.get('hand')}"
+        return super().describe(action)
+
+    def echo(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
+        """A Paralysis choice as what it does ("the opponent's right hand repeats D next turn")."""
+        if action.get("type") == "paralyze" and state is not None:
+            return paralysis_words(state, seat, str(action.get("target")), str(action.get("hand")))
+        return super().echo(action, state, seat)
+
+    def parse(self, text: str, state: Any, seat: int) -> Parsed:
+        """The move typed; gestures that last turn's effects would change (rules, step 1) are
+        refused up front, and a clap of one hand is asked about (it counts as nothing). While a
+        Paralysis of this seat waits for its hand, ``left`` or ``right`` alone names it."""
+        parsed = parse_duel(_paralysis_words(text.split(), state, seat))
+        action = parsed.action
+        waiting = _waiting_paralyses(state, seat)
+        if waiting and action is not None and action.get("type") == "gestures":
+            raise InputError("first choose the hand your Paralysis holds: type left or right")
+        if waiting and action is not None and action.get("target") not in [f"p{t}" for t in waiting]:
+            whose = "your own wizard" if waiting[0] == seat else "the opponent"
+            raise InputError(f"your Paralysis holds a hand of {whose}: type left or right")
+        if state is None or action is None or action.get("type") != "gestures" or seat not in (0, 1):
+            return parsed
+        wizard = state.wizards[seat]
+        refusal = step_one(wizard, action["left"], action["right"])
+        if refusal:
+            raise InputError(refusal)
+        alone = [h for h in HANDS if action[h] == CLAP and action[_other(h)] != CLAP]
+        if alone and not parsed.confirm and repeated(wizard, alone[0]) != CLAP:
+            return Parsed(action, f"a clap needs both hands: the {alone[0]} hand's C alone counts as nothing")
+        return parsed
+
+    def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
+        return duel_choices(state, seat, typed)
+
+    def dark_choices(self, typed: str, seat: int) -> list[Choice]:
+        return blind_choices(typed)
+
+    def dark_words(self) -> str:
+        return "you are blind: you see only what affects you (the rest is shown when it ends)"
+
+    def dark_note(self, who: str, *, opened: bool) -> str:
+        if opened:
+            return f"{who} was blind: this is what it was shown (all was opened when the blindness ended)"
+        return (
+            f"{who} was blind: this is what it was shown; the transcript stops before the "
+            "other's choices of its blind turns were opened"
+        )
 
 
 FRONT: Final = DuelFrontEnd(DUEL.name)

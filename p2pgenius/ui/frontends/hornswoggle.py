@@ -30,94 +30,6 @@ HELP: Final = (
 )
 
 
-class HornFrontEnd(FrontEnd):
-    """Hornswoggle in the terminal UI."""
-
-    help = HELP
-    styles: Mapping[str, str] = {"card.up": "bold", "card.mine": "ansicyan", "partner": "ansigreen"}
-
-    def board(self, request: BoardRequest) -> list[Line]:
-        return horn_board(request)
-
-    def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
-        return horn_question(view, seat, names)
-
-    def idle(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> str:
-        """What the person is told while nothing is asked of its ``seat``: a pirate that is out,
-        that its partner plays on ("" otherwise)."""
-        del seat  # (the view is the seat's)
-        return out_words(view, names)
-
-    def log_lines(
-        self,
-        events: Sequence[Mapping[str, Any]],
-        view: Mapping[str, Any] | None,
-        names: Mapping[int, str] | None = None,
-    ) -> list[str]:
-        """The log's lines, a bot partner this machine plays named as such (it shares the
-        person's name: "Fay (p2) bids 3" would read as the person's bid)."""
-        who = seat_words(view or {}, names or {})
-        return [horn_words(event, who) for event in events if isinstance(event, Mapping)]
-
-    def remember(
-        self,
-        memory: dict[str, Any],
-        events: Sequence[Mapping[str, Any]],
-        view: Mapping[str, Any] | None,
-        actions: Sequence[tuple[int, Any]] = (),
-    ) -> None:
-        """Each challenge's flips and how it ended: the reckoning stays on the board until the
-        next round's adding and bidding begins (the piles themselves go back to the hands; the
-        events say all of it, so the step's ``actions`` are not needed)."""
-        del actions
-        if view is None:
-            return
-        if view.get("phase") == "flipping" and memory.get("challenge", {}).get("round") != view.get("round"):
-            memory["challenge"] = {
-                "round": view.get("round"),
-                "challenger": view.get("challenger"),
-                "bid": view.get("bid"),
-            }
-            memory["flips"] = []
-        for event in events:
-            if not isinstance(event, Mapping):
-                continue
-            kind = event.get("type")
-            if kind == "flip":
-                memory.setdefault("flips", []).append((int(event["pile"]), str(event["card"])))
-            elif kind == "settled" and "challenge" in memory:
-                memory["reckoning"] = {
-                    **memory["challenge"],
-                    "flips": list(memory.get("flips", [])),
-                    "result": dict(event),
-                    "after": [],
-                }
-            elif kind == "discard" and "reckoning" in memory:
-                memory["reckoning"]["after"].append(dict(event))
-        reckoning = memory.get("reckoning")
-        if reckoning and view.get("phase") == "turns" and view.get("round") != reckoning.get("round"):
-            del memory["reckoning"]
-
-    def describe(self, action: Mapping[str, Any]) -> str:
-        """An action as typed ("place doubloon", "bid 3", "flip p2")."""
-        kind = action.get("type")
-        if kind in ("place", "discard"):
-            return f"{kind} {action.get('card')}"
-        if kind == "bid":
-            return f"bid {action.get('count')}"
-        if kind == "flip":
-            return f"flip p{action.get('pile')}"
-        if kind == "order":
-            return f"first p{action.get('first')}"
-        return str(kind)
-
-    def parse(self, text: str, state: Any, seat: int) -> Parsed:
-        return parse_horn(text.split(), state, seat)
-
-    def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
-        return horn_choices(state, seat)
-
-
 # -- the board ------------------------------------------------------------------------------------
 
 PHASES: Final = {
@@ -663,6 +575,94 @@ def horn_choices(state: Any, seat: int) -> list[Choice]:
         elif kind == "order":
             out.append(Choice(f"first p{plain['first']}", f"p{plain['first']} plays first"))
     return out
+
+
+# -- the front end --------------------------------------------------------------------------------
+
+
+class HornFrontEnd(FrontEnd):
+    """Hornswoggle in the terminal UI."""
+
+    help = HELP
+    styles: Mapping[str, str] = {"card.up": "bold", "card.mine": "ansicyan", "partner": "ansigreen"}
+
+    board = staticmethod(horn_board)
+    question = staticmethod(horn_question)
+
+    def idle(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> str:
+        """What the person is told while nothing is asked of its ``seat``: a pirate that is out,
+        that its partner plays on ("" otherwise)."""
+        del seat  # (the view is the seat's)
+        return out_words(view, names)
+
+    def log_lines(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        names: Mapping[int, str] | None = None,
+    ) -> list[str]:
+        """The log's lines, a bot partner this machine plays named as such (it shares the
+        person's name: "Fay (p2) bids 3" would read as the person's bid)."""
+        who = seat_words(view or {}, names or {})
+        return [horn_words(event, who) for event in events if isinstance(event, Mapping)]
+
+    def remember(
+        self,
+        memory: dict[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        actions: Sequence[tuple[int, Any]] = (),
+    ) -> None:
+        """Each challenge's flips and how it ended: the reckoning stays on the board until the
+        next round's adding and bidding begins (the piles themselves go back to the hands; the
+        events say all of it, so the step's ``actions`` are not needed)."""
+        del actions
+        if view is None:
+            return
+        if view.get("phase") == "flipping" and memory.get("challenge", {}).get("round") != view.get("round"):
+            memory["challenge"] = {
+                "round": view.get("round"),
+                "challenger": view.get("challenger"),
+                "bid": view.get("bid"),
+            }
+            memory["flips"] = []
+        for event in events:
+            if not isinstance(event, Mapping):
+                continue
+            kind = event.get("type")
+            if kind == "flip":
+                memory.setdefault("flips", []).append((int(event["pile"]), str(event["card"])))
+            elif kind == "settled" and "challenge" in memory:
+                memory["reckoning"] = {
+                    **memory["challenge"],
+                    "flips": list(memory.get("flips", [])),
+                    "result": dict(event),
+                    "after": [],
+                }
+            elif kind == "discard" and "reckoning" in memory:
+                memory["reckoning"]["after"].append(dict(event))
+        reckoning = memory.get("reckoning")
+        if reckoning and view.get("phase") == "turns" and view.get("round") != reckoning.get("round"):
+            del memory["reckoning"]
+
+    def describe(self, action: Mapping[str, Any]) -> str:
+        """An action as typed ("place doubloon", "bid 3", "flip p2")."""
+        kind = action.get("type")
+        if kind in ("place", "discard"):
+            return f"{kind} {action.get('card')}"
+        if kind == "bid":
+            return f"bid {action.get('count')}"
+        if kind == "flip":
+            return f"flip p{action.get('pile')}"
+        if kind == "order":
+            return f"first p{action.get('first')}"
+        return str(kind)
+
+    def parse(self, text: str, state: Any, seat: int) -> Parsed:
+        return parse_horn(text.split(), state, seat)
+
+    def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
+        return horn_choices(state, seat)
 
 
 FRONT: Final = HornFrontEnd(HORNSWOGGLE.name)

@@ -31,100 +31,6 @@ HELP: Final = (
 )
 
 
-class SquareFrontEnd(FrontEnd):
-    """The Magic Square in the terminal UI."""
-
-    help = HELP
-    styles: Mapping[str, str] = {
-        "red": "bg:ansired ansiwhite",
-        "blue": "bg:ansiblue ansiwhite",
-        "uncoloured": "reverse",
-        "last": "bold underline",
-    }
-
-    def board(self, request: BoardRequest) -> list[Line]:
-        return magic_board(request)
-
-    def remember(
-        self,
-        memory: dict[str, Any],
-        events: Sequence[Mapping[str, Any]],
-        view: Mapping[str, Any] | None,
-        actions: Sequence[tuple[int, Any]] = (),
-    ) -> None:
-        """The completion that beat a challenge, drawn beside the grid until the next round's
-        first number (the engine's events do not carry it: it is the challenged player's
-        action, so it comes with the step's ``actions``)."""
-        remember_completion(memory, events, view, actions)
-
-    def log_lines(
-        self,
-        events: Sequence[Mapping[str, Any]],
-        view: Mapping[str, Any] | None,
-        names: Mapping[int, str] | None = None,
-    ) -> list[str]:
-        """The log's lines, each round's end followed by its grid as it ended, row by row (the
-        board moves on to the next round at once when a bot leads it)."""
-        out: list[str] = []
-        events = [event for event in events if isinstance(event, Mapping)]
-        for line, event in zip(super().log_lines(events, view, names), events, strict=True):
-            out.append(line)
-            grid = event.get("grid") if event.get("type") == "round_end" else None
-            if isinstance(grid, list) and len(grid) == 16:
-                rows = (" ".join(str(n) if n else "." for n in grid[r : r + 4]) for r in range(0, 16, 4))
-                out.append(f"round {event.get('round')} ended with the grid, row by row: " + " / ".join(rows))
-        return out
-
-    def echo(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
-        """What the person at ``seat`` sent, in the words it typed: an order as "first" or
-        "second" and what that means ("second: your opponent colours first"), not "p0 first"."""
-        if action.get("type") != "order":
-            return self.describe(action)
-        verb = "colour" if getattr(state, "phase", None) == "colour_order" else "place"
-        if action.get("first") == seat:
-            return f"first: you {verb} first"
-        return f"second: your opponent {verb}s first"
-
-    def question(self, view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> Question:
-        return square_question(view, seat, names)
-
-    def describe(self, action: Mapping[str, Any]) -> str:
-        """An action as the player typed it ("b3", "swap a1 b2", "done")."""
-        kind = action.get("type")
-        if kind in ("place", "colour"):
-            return cell_name(int(action["cell"]))
-        if kind == "order":
-            return f"p{action.get('first')} first"
-        if kind == "swap":
-            return f"swap {cell_name(int(action['red']))} {cell_name(int(action['blue']))}"
-        if kind == "swaps_done":
-            return "done"
-        if kind == "complete":
-            return "complete " + " ".join(str(n) for n in action.get("grid", []))
-        return str(kind)
-
-    def parse(self, text: str, state: Any, seat: int) -> Parsed:
-        return parse_square(text.split(), state, seat)
-
-    def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
-        return square_choices(state, seat, hints)
-
-    def caution(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
-        """A number placed where the hints say no magic square is possible any more, while
-        another cell keeps one possible: named, and asked first."""
-        del seat
-        if action.get("type") != "place" or getattr(state, "phase", None) != "place":
-            return ""
-        good = index().next_cells(list(state.cells))
-        if not good or action.get("cell") in good:
-            return ""
-        marked = ", ".join(cell_name(cell) for cell in sorted(good))
-        return (
-            f"{len(state.cells) + 1} on {cell_name(int(action['cell']))} leaves no magic square "
-            f"possible (the hints mark {marked})"
-        )
-
-
 # -- the board ------------------------------------------------------------------------------------
 
 COLUMNS = "abcd"
@@ -293,10 +199,12 @@ def remember_completion(
     memory: dict[str, Any],
     events: Sequence[Mapping[str, Any]],
     view: Mapping[str, Any] | None,
-    actions: Sequence[tuple[int, Any]],
+    actions: Sequence[tuple[int, Any]] = (),
 ) -> None:
-    """Keep the grid a challenged player showed when it beat the challenge (from the step's
-    ``actions``), until a number is placed in the next round."""
+    """Keep the grid a challenged player showed when it beat the challenge, to be drawn beside
+    the grid until a number is placed in the next round (:meth:`FrontEnd.remember`; the
+    engine's events do not carry it: it is the challenged player's action, so it comes with the
+    step's ``actions``)."""
     for event in events:
         if (
             not isinstance(event, Mapping)
@@ -718,6 +626,90 @@ def square_choices(state: Any, seat: int, hints: bool) -> list[Choice]:
     if seat == state.window and seat != state.actor:  # (the actor lets it stand by playing on)
         out.append((1, Choice("pass", "let the placement stand (no challenge)")))
     return [choice for _, choice in sorted(out, key=lambda item: item[0])]
+
+
+# -- the front end --------------------------------------------------------------------------------
+
+
+class SquareFrontEnd(FrontEnd):
+    """The Magic Square in the terminal UI."""
+
+    help = HELP
+    styles: Mapping[str, str] = {
+        "red": "bg:ansired ansiwhite",
+        "blue": "bg:ansiblue ansiwhite",
+        "uncoloured": "reverse",
+        "last": "bold underline",
+    }
+
+    board = staticmethod(magic_board)
+    remember = staticmethod(remember_completion)
+
+    def log_lines(
+        self,
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        names: Mapping[int, str] | None = None,
+    ) -> list[str]:
+        """The log's lines, each round's end followed by its grid as it ended, row by row (the
+        board moves on to the next round at once when a bot leads it)."""
+        out: list[str] = []
+        events = [event for event in events if isinstance(event, Mapping)]
+        for line, event in zip(super().log_lines(events, view, names), events, strict=True):
+            out.append(line)
+            grid = event.get("grid") if event.get("type") == "round_end" else None
+            if isinstance(grid, list) and len(grid) == 16:
+                rows = (" ".join(str(n) if n else "." for n in grid[r : r + 4]) for r in range(0, 16, 4))
+                out.append(f"round {event.get('round')} ended with the grid, row by row: " + " / ".join(rows))
+        return out
+
+    def echo(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
+        """What the person at ``seat`` sent, in the words it typed: an order as "first" or
+        "second" and what that means ("second: your opponent colours first"), not "p0 first"."""
+        if action.get("type") != "order":
+            return self.describe(action)
+        verb = "colour" if getattr(state, "phase", None) == "colour_order" else "place"
+        if action.get("first") == seat:
+            return f"first: you {verb} first"
+        return f"second: your opponent {verb}s first"
+
+    question = staticmethod(square_question)
+
+    def describe(self, action: Mapping[str, Any]) -> str:
+        """An action as the player typed it ("b3", "swap a1 b2", "done")."""
+        kind = action.get("type")
+        if kind in ("place", "colour"):
+            return cell_name(int(action["cell"]))
+        if kind == "order":
+            return f"p{action.get('first')} first"
+        if kind == "swap":
+            return f"swap {cell_name(int(action['red']))} {cell_name(int(action['blue']))}"
+        if kind == "swaps_done":
+            return "done"
+        if kind == "complete":
+            return "complete " + " ".join(str(n) for n in action.get("grid", []))
+        return str(kind)
+
+    def parse(self, text: str, state: Any, seat: int) -> Parsed:
+        return parse_square(text.split(), state, seat)
+
+    def choices(self, state: Any, seat: int, typed: str, *, hints: bool) -> list[Choice]:
+        return square_choices(state, seat, hints)
+
+    def caution(self, action: Mapping[str, Any], state: Any, seat: int) -> str:
+        """A number placed where the hints say no magic square is possible any more, while
+        another cell keeps one possible: named, and asked first."""
+        del seat
+        if action.get("type") != "place" or getattr(state, "phase", None) != "place":
+            return ""
+        good = index().next_cells(list(state.cells))
+        if not good or action.get("cell") in good:
+            return ""
+        marked = ", ".join(cell_name(cell) for cell in sorted(good))
+        return (
+            f"{len(state.cells) + 1} on {cell_name(int(action['cell']))} leaves no magic square "
+            f"possible (the hints mark {marked})"
+        )
 
 
 FRONT: Final = SquareFrontEnd(MAGIC_SQUARE.name)
