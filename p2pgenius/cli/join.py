@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import random
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -36,6 +36,7 @@ from p2pgenius.net.addresses import (
 )
 from p2pgenius.net.events import LobbyShown, NetEvent
 from p2pgenius.net.files import Files
+from p2pgenius.net.keystore import load_pins
 from p2pgenius.net.peer import Peer, WrongHostError
 
 MISPAIRED_TRIES = 5
@@ -63,10 +64,11 @@ class Target:
             return None
         return transit.relay_token(self.key, self.token)
 
-    async def reach(self, exclude: Collection[str] = ()) -> tuple[trio.abc.Stream, transit.Route]:
-        """A stream to the host: direct or through a relay, whichever comes first (ConnectError
-        says why neither did)."""
-        return await transit.Way(self.targets, self.relays, self.relay_token).reach(exclude)
+    @property
+    def way(self) -> transit.Way:
+        """The ways to the host: its addresses and its relays, raced (``way.reach()``: a stream
+        through whichever comes first)."""
+        return transit.Way(self.targets, self.relays, self.relay_token)
 
 
 def address_of(words: Sequence[str]) -> str | None:
@@ -111,7 +113,7 @@ async def discover(
     stops looking early only for a match whose name and key are both pinned: the first to
     announce may be a neighbour using a pinned player's name, so it is not enough."""
     printer.line(f"looking for matches on the local network ({discovery.LOOK_S:g} s)")
-    pins = discovery.player_pins() if args.first else {}
+    pins = load_pins() if args.first else {}
 
     def pinned(match: discovery.Found) -> bool:
         return discovery.standing(match, pins) is discovery.Standing.PINNED
@@ -132,7 +134,7 @@ def choose(found: Sequence[discovery.Found], args: argparse.Namespace, printer: 
     numbered list. Both go by this player's pins, never by the order of announcement: a match
     whose name and key are pinned comes first, one whose name is pinned to another key last, and
     that one is never joined (a join by address or invite is refused the same way)."""
-    pins = discovery.player_pins()
+    pins = load_pins()
     ordered = discovery.preferred(found, pins)
     if args.first:
         chosen = best(ordered, found, pins, printer)
@@ -265,7 +267,7 @@ def _prepare(args: argparse.Namespace, peer: Peer, target: Target) -> None:
     places = ", ".join(hostport(h, p) for h, p in target.targets)
     if target.relay_token is not None:
         places += f" (or through {', '.join(transit.relay_label(r) for r in target.relays)})"
-    peer.report_line(f"connecting to {target.what}" + (f" at {places}" if target.key else ""))
+    peer.say(f"connecting to {target.what}" + (f" at {places}" if target.key else ""))
 
 
 async def join_match(args: argparse.Namespace, peer: Peer, target: Target) -> None:
@@ -297,19 +299,19 @@ class _Tries:
     async def again(self) -> trio.abc.Stream:
         """A stream to the host once more (its connection dropped mid-match)."""
         try:
-            stream, route = await self.target.reach(self.wrong)
+            stream, route = await self.target.way.reach(self.wrong)
         except ConnectError:
             if not self.wrong:
                 raise
             self.wrong.clear()  # (every other address failed: the right host may be back at one)
-            stream, route = await self.target.reach()
+            stream, route = await self.target.way.reach()
         self.last = route.where
         return stream
 
     async def _first(self) -> tuple[trio.abc.Stream, transit.Route]:
         """A stream to the host, or why none is left (the host with another key, if one was)."""
         try:
-            return await self.target.reach(self.wrong)
+            return await self.target.way.reach(self.wrong)
         except ConnectError as exc:
             if self.refused is None:
                 raise
@@ -326,7 +328,7 @@ class _Tries:
         # a reader, and the relay, which resume calls at once: SPEC section 7's header.)
         peer.address = route.where if route.relay is None else hostport(*target.targets[0])
         peer.relay = "" if route.relay is None else hostport(*route.relay)
-        peer.report_line(route.words())
+        peer.say(route.words())
         try:
             async with peer:  # (its connections closed however the match ends)
                 await peer.join(stream, seats=seats)
@@ -339,8 +341,8 @@ class _Tries:
             self.wrong.add(route.where)
             self.refused = exc
             if len(target.targets) + len(target.relays) > 1:
-                peer.report_line(f"{route.where}: {exc}")
-                peer.report_line("trying the invite's other addresses")
+                peer.say(f"{route.where}: {exc}")
+                peer.say("trying the invite's other addresses")
             return False
         except (PeerGoneError, trio.TooSlowError):
             # A relay paired us with someone who is not the host (another joiner calling at
@@ -366,7 +368,7 @@ class _Calls:
         if route.relay is None or self.mispaired >= MISPAIRED_TRIES:
             return False
         self.mispaired += 1
-        peer.report_line(f"{route.where}: {why}")
+        peer.say(f"{route.where}: {why}")
         await trio.sleep(random.uniform(0.1, 1.0))
         return True
 

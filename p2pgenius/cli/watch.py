@@ -148,7 +148,7 @@ async def watched(
     joiner's is (a relay restarted, a host resumed after a crash), for as long as a peer cut off
     is waited for: then WatchingStoppedError says why."""
     printer.line(f"connecting to {target.what} to watch")
-    stream, route = await target.reach()
+    stream, route = await target.way.reach()
     mispaired, cut_at = 0, None  # (cut_at: when the watching was last cut off, on trio's clock)
     while True:
         doing = WATCHING if cut_at is None else "watching again, from where it was cut"
@@ -165,7 +165,7 @@ async def watched(
                 mispaired += 1
                 printer.line(f"{route.where}: {NOT_THE_HOST}")
                 await trio.sleep(random.uniform(0.1, 1.0))
-                stream, route = await target.reach()
+                stream, route = await target.way.reach()
                 continue
         except PeerGoneError as exc:
             # (in the lobby too: a spectator holds no seat, so calling again loses nothing, and
@@ -194,7 +194,7 @@ async def _call_again(
     waited = patience(session, DEFAULT_GRACE_S) if session is not None else DEFAULT_GRACE_S
     try:
         return await call_again(
-            target.reach, printer.line, often_until=cut_at + DEFAULT_GRACE_S, until=cut_at + waited
+            target.way.reach, printer.line, often_until=cut_at + DEFAULT_GRACE_S, until=cut_at + waited
         )
     except PeerGoneError as exc:
         raise WatchingStoppedError(str(exc)) from None

@@ -40,14 +40,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import trio
 
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import names
-from p2pgenius.net.keystore import check_name, load_pins
+from p2pgenius.net.keystore import check_name
 from p2pgenius.protocol.channel import PROTOCOL_VERSION
 from p2pgenius.protocol.identity import PUBLIC_LEN as KEY_LEN
 from p2pgenius.protocol.identity import fingerprint
@@ -183,11 +182,6 @@ def changed_key(match: Found, pins: Mapping[bytes, str]) -> str:
         f"{match.fingerprint}. Someone may be impersonating {match.name!r}; if the peer really has "
         "a new key, remove it from known_peers and look again"
     )
-
-
-def player_pins(directory: Path | None = None) -> dict[bytes, str]:
-    """The pins found matches are judged by: this player's, as a joining peer checks them."""
-    return load_pins(directory)
 
 
 def txt_record(*, game: str, name: str, key: bytes, seats: int) -> dict[str, str]:

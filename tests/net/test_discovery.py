@@ -22,7 +22,7 @@ from p2pgenius.cli.play import Printer, make_peer, match_options
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.net import discovery
 from p2pgenius.net.discovery import SERVICE_TYPE, Announcement, Found, read_service, txt_record
-from p2pgenius.net.keystore import trust
+from p2pgenius.net.keystore import load_pins, trust
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 from p2pgenius.protocol.transcript import verify
 from tests.patience import HANG_S
@@ -322,7 +322,7 @@ def test_a_known_key_under_a_new_name_is_said_so_and_a_pinned_name_outranks_it(
     fake, real = pinned_alice(tmp_path)
     mallory = found("mallory")
     trust("mallory", mallory.key, tmp_path)
-    pins = discovery.player_pins(tmp_path)
+    pins = load_pins(tmp_path)
     as_carol = Found("duel", "carol", mallory.key, 1, 7780, ("127.0.0.1",))
     as_alice = Found("duel", "alice", mallory.key, 1, 7780, ("127.0.0.1",))
     assert discovery.told(as_carol, pins) == "known key: it played as mallory before, not as carol"

@@ -4,6 +4,7 @@ holds no seat: nothing is lost by coming back), and says so."""
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass, field
 from typing import Any
 
 import trio
@@ -19,17 +20,28 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
 
 
-class Door(Target):
-    """The host's address, answering every call (with a stream nobody reads)."""
+@dataclass(frozen=True)
+class Answering(transit.Way):
+    """The host's address, answering every call (with a stream nobody reads), each counted."""
 
-    def __init__(self) -> None:
-        super().__init__(targets=[("127.0.0.1", 7790)], key=None, what="127.0.0.1:7790")
-        self.calls = 0
+    calls: list[str] = field(default_factory=list)
 
     async def reach(self, exclude: Any = ()) -> tuple[trio.abc.Stream, transit.Route]:
         del exclude
-        self.calls += 1
+        self.calls.append("called")
         return trio.testing.memory_stream_pair()[0], transit.Route("127.0.0.1:7790")
+
+
+class Door(Target):
+    """A target whose way is always the same :class:`Answering` one."""
+
+    def __init__(self) -> None:
+        super().__init__(targets=[("127.0.0.1", 7790)], key=None, what="127.0.0.1:7790")
+        self.answering = Answering(self.targets)
+
+    @property
+    def way(self) -> transit.Way:
+        return self.answering
 
 
 async def test_a_watcher_cut_before_the_match_began_calls_again_and_watches(autojump_clock: Any) -> None:
@@ -49,6 +61,6 @@ async def test_a_watcher_cut_before_the_match_began_calls_again_and_watches(auto
 
     view = await watched(door, follow, watching, Printer(out, moves=False))
     said = out.getvalue()
-    assert view is not None and door.calls == 2 and follows == 2, said
+    assert view is not None and len(door.answering.calls) == 2 and follows == 2, said
     assert "before the match began; calling again" in said, said
     assert "watching again, from where it was cut" in said, said
