@@ -168,7 +168,7 @@ async def host_match(
     router first with ``--upnp``, announcing the match on the local network beside), and play.
     ``task_status`` gets the invite; ``aim`` points UPnP's search and the announcement elsewhere
     (tests)."""
-    say = peer.report_line
+    say = peer.say
     relays = chosen_relays(args)
     bound = await listen(bind_address(args), args.port)
     peer.address = bound.address
@@ -262,7 +262,7 @@ def _invite(
 ) -> tuple[Invite, Path]:
     """The invite (the addresses ``shown`` and this host's key, with a fresh seat token), said
     and saved beside the transcript."""
-    say = peer.report_line
+    say = peer.say
     peer.token = secrets.token_bytes(invite_codec.TOKEN_LEN)  # the invite's holders are seated first
     peer.invite_only = bool(getattr(args, "invite_only", False))
     invite = Invite(peer.identity.public, bound.port, tuple(shown), peer.token, tuple(relays))

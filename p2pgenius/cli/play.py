@@ -61,15 +61,10 @@ class Printer:
         self.moves = moves
         self.prefix = prefix
         self.last_events: list[Any] = []  # the events of the last stage applied
-        self.held: list[str] = []  # lines for the screen, once it shows (see :meth:`hold`)
+        self.held: list[str] = []  # lines for the screen, once it shows (printed now, it would hide them)
         self.sink: Callable[[str], None] | None = None
         """Where the lines go while a full-screen UI shows (text printed under it would scroll
         it and leave stale characters): the screen's own log."""
-
-    def hold(self, text: str) -> None:
-        """A line the terminal UI is to show once it opens (printed now, the full screen would
-        hide it at once)."""
-        self.held.append(text)
 
     def line(self, text: str) -> None:
         """One line of output (control characters from peers never reach the terminal)."""
@@ -179,7 +174,7 @@ def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer)
     """The peer for ``host`` or ``join``: bots at its seats (``--bot``) or, for now, a printer."""
     identity, _, number = claim_identity()
     if number:
-        say = printer.line if args.bot is not None else printer.hold  # (the screen would hide it)
+        say = printer.line if args.bot is not None else printer.held.append  # (the screen would hide it)
         say(
             f"another p2pgenius of this account is playing: this one plays as the account's "
             f"process {number} key, {identity.fingerprint}"

@@ -147,10 +147,10 @@ async def _rejoin(
     async with trio.open_nursery() as nursery:
         if meta.get("role") == "host":
             listener = (await listen(*address)).listener
-            entrance = door(listener, invite or _bare(peer), peer.report_line)
+            entrance = door(listener, invite or _bare(peer), peer.say)
             nursery.start_soon(entrance.run)
             peer.listener = entrance
-            peer.report_line(f"listening again on {meta['address']}; waiting for the others")
+            peer.say(f"listening again on {meta['address']}; waiting for the others")
         else:
             way = way_back(meta, address, invite)
             relays = way.relays
@@ -160,7 +160,7 @@ async def _rejoin(
 
             peer.reconnect = again
             through = f" (or through {', '.join(map(transit.relay_label, relays))})" if relays else ""
-            peer.report_line(f"reconnecting to {meta['address']}{through}")
+            peer.say(f"reconnecting to {meta['address']}{through}")
         try:
             async with peer:
                 await peer.play()

@@ -182,7 +182,7 @@ class Peer:
             machine_type=self.machine_type,
         )
         return Party(
-            player, self.address, self.files, self.links, self._clocks, self.report_line, playing, self._began
+            player, self.address, self.files, self.links, self._clocks, self.say, playing, self._began
         )
 
     @contextlib.contextmanager
@@ -256,7 +256,7 @@ class Peer:
             # and tells one of a match that admits none so, not that it started without it.
             spectators = None
             if self.listener is not None:
-                spectators = Spectators(watching, lambda: session, self.report_line, allowed=self.watched)
+                spectators = Spectators(watching, lambda: session, self.say, allowed=self.watched)
             late = overdue(session, self._kept, self.grace_s)
             doors = Doors(self.listener, self._way_back(), spectators, restarted=True, overdue=late)
             with self._playing(party):
@@ -344,8 +344,4 @@ class Peer:
         (``quiet``: the caller says that line itself)."""
         self.notify(event)
         if not quiet:
-            self.report_line(event.text)
-
-    def report_line(self, text: str) -> None:
-        """A line for the person running this peer."""
-        self.say(text)
+            self.say(event.text)

@@ -164,7 +164,7 @@ def test_the_screens_log_points_to_the_invite_instead_of_wrapping_it_beside_the_
         said: list[str] = []
         peer = SimpleNamespace(
             identity=Identity.generate(),
-            report_line=said.append,
+            say=said.append,
             files=SimpleNamespace(invite=tmp_path / "i"),
         )
         args = SimpleNamespace(bot=bot, invite_only=False)
