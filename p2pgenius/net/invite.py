@@ -128,8 +128,7 @@ class Invite:
         body += _check(body)
         return PREFIX + base64.b32encode(body).decode("ascii").rstrip("=").lower()
 
-    def __str__(self) -> str:
-        return self.text()
+    __str__ = text
 
 
 def is_invite(text: str) -> bool:

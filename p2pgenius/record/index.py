@@ -95,14 +95,11 @@ class Index:
         with contextlib.suppress(OSError):
             self.database.replace(self.database.with_name(self.database.name + ".damaged"))
 
-    def close(self) -> None:
-        self.db.close()
-
     def __enter__(self) -> Index:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        self.db.close()
 
     # -- keeping it up to date ---------------------------------------------------------------------
 

@@ -59,11 +59,8 @@ class Screen:
         self._memo: dict[str, Any] = {}
         self._drawn: tuple[int, tuple[int, int]] | None = None
 
-    def size(self) -> tuple[int, int]:
-        return terminal_size()
-
     def _once(self, name: str, make: Callable[[], Any]) -> Any:
-        drawn = (get_app().render_counter, self.size())
+        drawn = (get_app().render_counter, terminal_size())
         if drawn != self._drawn:
             self._memo.clear()
             self._drawn = drawn
@@ -72,11 +69,11 @@ class Screen:
         return self._memo[name]
 
     def status(self) -> list[Line]:
-        columns, _ = self.size()
+        columns, _ = terminal_size()
         return self._once("status", lambda: wrap_all(self.table.text.status_lines(columns), columns))  # type: ignore[no-any-return]
 
     def question(self) -> list[Line]:
-        columns, _ = self.size()
+        columns, _ = terminal_size()
 
         def make() -> list[Line]:
             text = self.table.text.expected()
@@ -85,7 +82,7 @@ class Screen:
         return self._once("question", make)  # type: ignore[no-any-return]
 
     def message(self) -> list[Line]:
-        columns, _ = self.size()
+        columns, _ = terminal_size()
         text = self.table.state.message
         return wrap([("class:message", " " + text)], columns) if text else [[]]
 
@@ -98,13 +95,13 @@ class Screen:
     def invite(self) -> list[Line]:
         """On a wide screen, a host's invite across it while it waits (else none): a narrow one
         has it in the board, which is as wide as the screen."""
-        columns, _ = self.size()
+        columns, _ = terminal_size()
         if columns < WIDE:
             return []
         return self._once("invite", lambda: self.table.text.invite_banner(columns))  # type: ignore[no-any-return]
 
     def geometry(self) -> Geometry:
-        columns, rows = self.size()
+        columns, rows = terminal_size()
         return self._once("geometry", lambda: geometry(columns, rows, self.chrome()))  # type: ignore[no-any-return]
 
     def board(self) -> list[Line]:
@@ -133,7 +130,7 @@ class MatchLayout:
         self.feed = log_window(table, self.screen, chat=None)  # narrow: the log with the chat in it
         self.chat = log_window(table, self.screen, chat=True)
         self.board = Window(text_control(lambda: lines_text(self.screen.board())), wrap_lines=False)
-        clocks = Window(text_control(lambda: table.text.clock_line(self.screen.size()[0])), height=1)
+        clocks = Window(text_control(lambda: table.text.clock_line(terminal_size()[0])), height=1)
         self.root = frame(
             status=self.screen.status,
             body=self.body,
@@ -191,7 +188,7 @@ class MatchLayout:
     def _rule(self) -> StyleAndTextTuples:
         follow = self.table.input.follow
         title = f" what happened, and the chat ({'End: newest' if not follow else 'PgUp/PgDn'}) "
-        return rule_line(title, self.screen.size()[0], ascii_only=self.table.state.ascii_only)
+        return rule_line(title, terminal_size()[0], ascii_only=self.table.state.ascii_only)
 
     def _help_words(self) -> str:
         return (

@@ -609,31 +609,28 @@ class Screen:
     def __init__(self, replay: Replay) -> None:
         self.replay = replay
 
-    def size(self) -> tuple[int, int]:
-        return terminal_size()
-
     def status(self) -> list[Line]:
-        return self.replay.status_lines(self.size()[0])
+        return self.replay.status_lines(terminal_size()[0])
 
     def keys(self) -> list[Line]:
         """The keys, or in their place what the last key or command said."""
         text = self.replay.message
         line = [("class:message", " " + text)] if text else self.replay.keys_line()
-        return wrap(line, self.size()[0])
+        return wrap(line, terminal_size()[0])
 
     def chrome(self) -> int:
         """Rows taken by everything but the board and the log (and the rule between them)."""
         return len(self.status()) + len(self.keys()) + 1
 
     def wide(self) -> bool:
-        columns, rows = self.size()
+        columns, rows = terminal_size()
         return geometry(columns, rows, self.chrome()).wide
 
     def narrow_rows(self) -> tuple[list[Line], int]:
         """On a narrow screen: the board, and the rows the log gets under it. The log gets room
         for the current step (up to half the screen), the board the rest: a board that does not
         fit is asked again for fewer rows (it leaves out what it can do without)."""
-        columns, rows = self.size()
+        columns, rows = terminal_size()
         body = max(rows - self.chrome(), 4)
         current = len(self.replay.entry_lines(self.replay.index, columns))
         want = max(MIN_LOG, min(current, body // 2))
@@ -643,25 +640,25 @@ class Screen:
 
     def wide_sizes(self) -> tuple[int, int, int]:
         """On a wide screen: the board's width and height inside its frame, the log's width."""
-        columns, rows = self.size()
+        columns, rows = terminal_size()
         geo = geometry(columns, rows, self.chrome())
         return geo.board_width, geo.board_height, geo.side_width - 2
 
     def log_height(self) -> int:
         if self.wide():
-            _, rows = self.size()
+            _, rows = terminal_size()
             return max(rows - self.chrome() - 2, 1)
         return self.narrow_rows()[1]
 
     def log_text(self) -> StyleAndTextTuples:
         """The log up to the current step, as many rows of it as show."""
-        width = self.wide_sizes()[2] if self.wide() else self.size()[0]
+        width = self.wide_sizes()[2] if self.wide() else terminal_size()[0]
         return lines_text(self.replay.log_lines(width, self.log_height()))
 
     def rule(self) -> StyleAndTextTuples:
         replay = self.replay
         title = f" what happened, up to {replay.where()} " if replay.begun else " what happened so far "
-        return rule_line(title, self.size()[0], ascii_only=replay.ascii_only)
+        return rule_line(title, terminal_size()[0], ascii_only=replay.ascii_only)
 
     def body(self) -> AnyContainer:
         """The board framed beside the log (wide), or over a rule and the log (narrow)."""

@@ -18,8 +18,6 @@ the table.
 from __future__ import annotations
 
 from p2pgenius.bots.driver import BotDriver
-from p2pgenius.protocol.events import Event
-from p2pgenius.protocol.session import SessionView
 from p2pgenius.ui.peer_adapter import PeerAdapter
 from p2pgenius.ui.table_input import TableInput
 from p2pgenius.ui.table_state import TableState
@@ -45,7 +43,3 @@ class TableScreen:
         self.adapter = PeerAdapter(self.state, BotDriver(partner_level, delay=partner_delay))
         self.text = TableText(self.state, self.adapter)
         self.input = TableInput(self.state, self.adapter, self.text)
-
-    def _tell(self, session: SessionView, event: Event) -> None:
-        """An event's words in the log and the chat (a test of harmless text calls it so)."""
-        self.state.tell(session, event)

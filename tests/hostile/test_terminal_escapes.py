@@ -134,7 +134,7 @@ def test_the_full_screen_ui_logs_and_chats_only_harmless_text(hostile: str) -> N
     table.adapter.net_event(Refused(f"a reason {hostile}", f"name{hostile}"))
     me = Identity.generate()
     session = Session(keys=[me.public, b"b" * 32], me=0, identity=me, names=["ann", "bob"])
-    table._tell(session.view, ChatReceived(1, f"gg {hostile}"))
+    table.state.tell(session.view, ChatReceived(1, f"gg {hostile}"))
     shown = list(table.state.log) + list(table.state.chat_lines) + [table.state.message]
     assert any("the network layer says" in line for line in shown)
     assert any(line.startswith("bob") and "gg" in line for line in table.state.chat_lines)
