@@ -31,11 +31,13 @@ T = TypeVar("T")
 
 class Inbox(Generic[T]):
     """One loop's inbox: peers' readers ``await inbox.send(item)``; this machine's code calls
-    :meth:`put`; the loop reads with :meth:`receive`. Its task runs in ``nursery`` until that is
-    cancelled (as the loop's nursery is once the loop is done)."""
+    :meth:`put`; the loop reads from :attr:`items`, the bounded channel's own end (``await
+    inbox.items.receive()``, ``receive_nowait()``; ``statistics().current_buffer_used``: the items
+    waiting). Its task runs in ``nursery`` until that is cancelled (as the loop's nursery is once
+    the loop is done)."""
 
     def __init__(self, nursery: trio.Nursery, room: int = INBOX_ITEMS) -> None:
-        self._send, self._receive = trio.open_memory_channel[T](room)
+        self._send, self.items = trio.open_memory_channel[T](room)
         # Unbounded, and so never a reason to block or fail; only this machine's code puts here.
         self._own, own = trio.open_memory_channel[T](math.inf)
         nursery.start_soon(self._forward, own)
@@ -55,15 +57,3 @@ class Inbox(Generic[T]):
     async def _forward(self, own: trio.MemoryReceiveChannel[T]) -> None:
         async for item in own:
             await self.send(item)
-
-    async def receive(self) -> T:
-        """The next item (waits for one)."""
-        return await self._receive.receive()
-
-    def receive_nowait(self) -> T:
-        """The next item if one waits (trio.WouldBlock if none)."""
-        return self._receive.receive_nowait()
-
-    def statistics(self) -> trio.MemoryChannelStatistics:
-        """The bounded channel's statistics (``current_buffer_used``: the items waiting)."""
-        return self._receive.statistics()

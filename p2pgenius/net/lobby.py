@@ -337,7 +337,7 @@ class Lobby:
                 # Shown once a batch: a caller that says ready in its handshake is "joined" and
                 # "ready" at once, and a table that is now full and ready gets the start lobby
                 # next (three lobbies in a row made a joiner's screen flicker).
-                queued = said.statistics().current_buffer_used
+                queued = said.items.statistics().current_buffer_used
                 if changed and not queued and not self._complete():
                     self._show()
                     changed = False
@@ -350,11 +350,11 @@ class Lobby:
                     if not backlog:
                         break
                     backlog -= 1
-                    item = said.receive_nowait()
+                    item = said.items.receive_nowait()
                 else:
                     backlog = None
                     with trio.move_on_at(self._ready_by()):
-                        item = await said.receive()
+                        item = await said.items.receive()
                 if item is None:  # someone took too long to say it is ready
                     self._drop_late()
                     changed = True
@@ -370,7 +370,7 @@ class Lobby:
         turned away as at a full table (not left open with nobody reading them)."""
         while True:
             try:
-                item = said.receive_nowait()
+                item = said.items.receive_nowait()
             except trio.WouldBlock:
                 return
             connection = item.connection

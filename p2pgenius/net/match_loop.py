@@ -88,7 +88,7 @@ class MatchLoop:
             self._follow_stage()
             item: Item | None = None
             with trio.move_on_at(machine.wake_at()):
-                item = await self.inbox.receive()
+                item = await self.inbox.items.receive()
             if item is not None:  # (handled outside the deadline: nothing it does is cut short)
                 await self._on_item(item)
             else:
@@ -108,7 +108,7 @@ class MatchLoop:
         """The match is over: the table stays open for chat ("gg") until every other player has
         left (or this one does: its caller cancels the match's task)."""
         while self.links:
-            item = await self.inbox.receive()
+            item = await self.inbox.items.receive()
             if item.kind in (Kind.MSG, Kind.CHAT):
                 await self._on_item(item)
             elif item.kind is Kind.GONE and item.connection is not None and self.links.drop(item.connection):

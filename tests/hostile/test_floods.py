@@ -56,7 +56,7 @@ async def gauge(host: Peer, most: list[int]) -> None:
     """The most items the host's match inbox held at once, looked at every scheduling round."""
     while True:
         if host.loop is not None:
-            most[0] = max(most[0], host.loop.inbox.statistics().current_buffer_used)
+            most[0] = max(most[0], host.loop.inbox.items.statistics().current_buffer_used)
         await trio.sleep(0)
 
 

@@ -41,13 +41,13 @@ async def test_a_ping_is_answered_by_the_connection_and_its_round_trip_measured(
             connection.start(nursery)
             nursery.start_soon(connection.messages, inbox)
         a.ping()
-        heard_b = await inbox_b.receive()  # b read a ping: it answered, and says it heard a
+        heard_b = await inbox_b.items.receive()  # b read a ping: it answered, and says it heard a
         assert heard_b == Item(Kind.HEARD, b, None)
-        heard_a = await inbox_a.receive()  # a read the answer: one round trip
+        heard_a = await inbox_a.items.receive()  # a read the answer: one round trip
         assert heard_a.kind is Kind.HEARD and heard_a.connection is a and isinstance(heard_a.data, float)
         assert a.round_trips == [heard_a.data] and b.round_trips == []
         await b.send(encode(["m", b"a match message"]))
-        item = await inbox_a.receive()
+        item = await inbox_a.items.receive()
         payload, at, message = item.data
         assert (item.kind, item.connection, decode(payload)) == (Kind.MSG, a, ["m", b"a match message"])
         assert message == MatchMessage(b"a match message")  # (parsed once, where it was read)
@@ -141,13 +141,13 @@ async def test_a_connection_is_closed_as_dead_only_after_pings_of_ours_went_unan
         links.ping(stalled_after=3)
         assert a.unanswered == 3
         await b.send(encode(["m", b"late, but here"]))  # its bytes come, but it read none of ours
-        assert (await inbox_a.receive()).kind is Kind.MSG
+        assert (await inbox_a.items.receive()).kind is Kind.MSG
         assert a.unanswered == 3
         inbox_b = Inbox[Item](nursery)
         b.start(nursery)
         nursery.start_soon(b.messages, inbox_b)  # b reads now: it answers the three pings
         for _ in range(3):
-            assert (await inbox_a.receive()).kind is Kind.HEARD
+            assert (await inbox_a.items.receive()).kind is Kind.HEARD
         assert a.unanswered == 0
         for _ in range(3):
             links.ping(stalled_after=3)
@@ -155,7 +155,7 @@ async def test_a_connection_is_closed_as_dead_only_after_pings_of_ours_went_unan
         a.unanswered = 3  # three went unanswered (as if b stopped reading): the fourth closes it
         links.ping(stalled_after=3)
         assert a.dropped == "it answered none of our last 3 pings"
-        while (item := await inbox_a.receive()).kind is not Kind.GONE:
+        while (item := await inbox_a.items.receive()).kind is not Kind.GONE:
             assert item.kind is Kind.HEARD
         nursery.cancel_scope.cancel()
 
@@ -188,14 +188,14 @@ async def test_a_peer_that_does_not_read_holds_up_neither_the_reader_nor_the_sen
             b.channel.send(encode(["ping", number]))
         nursery.start_soon(b.flush)  # (its write waits for a to read it all)
         for _ in range(50):  # a reads every ping, each answered (queued), none waited for
-            assert (await inbox.receive()).kind is Kind.HEARD
+            assert (await inbox.items.receive()).kind is Kind.HEARD
         assert trio.current_time() == 0
         a.post(encode(["m", b"to a peer that reads nothing"]))  # never waits either
         await a.handed_over()  # nor does the loop, letting it leave: a write is under way
         a.ping()
         await a.handed_over()
         assert trio.current_time() == 0 and a.dropped is None
-        assert (await inbox.receive()).kind is Kind.GONE  # the writer waited for the bound: dropped
+        assert (await inbox.items.receive()).kind is Kind.GONE  # the writer waited for the bound: dropped
         assert trio.current_time() == pytest.approx(connection_module.SEND_S)
         assert a.dropped == "it took nothing we sent for 10 s: it is not reading"
         with pytest.raises(PeerGoneError):
@@ -221,7 +221,7 @@ async def test_a_queue_that_fills_gives_the_connection_up_at_once(
             a.post(b"x" * 1000)  # 4000 bytes wait
         with pytest.raises(PeerGoneError, match="it read nothing of the last 4 KiB sent to it"):
             a.post(b"x" * 100)
-        assert (await inbox.receive()).kind is Kind.GONE  # closed by its writer, at once
+        assert (await inbox.items.receive()).kind is Kind.GONE  # closed by its writer, at once
         assert trio.current_time() == 0
         nursery.cancel_scope.cancel()
     del b

@@ -69,7 +69,7 @@ class Gauge:
             lobby = self.host.lobby
             said = lobby._said if lobby is not None else None
             if said is not None:
-                self.most = max(self.most, said.statistics().current_buffer_used)
+                self.most = max(self.most, said.items.statistics().current_buffer_used)
             await trio.sleep(0)
 
 
