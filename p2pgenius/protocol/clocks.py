@@ -459,7 +459,7 @@ class Clocks:
             if seat in session.awaiting():  # (not a changeable choice's time running out)
                 tell(OutOfTime(seat, timeout_played=True))
             with contextlib.suppress(LocalMisuseError):
-                session.time_out(seat)
+                session.choices.time_out(seat)
         elif what in (Due.CLAIM, Due.LATE):
             # Owed and unpaid (on its clock, or for the grace period): claim first, signed; the
             # seat's peer, if it is there at all, answers it, and a claim left unanswered for
@@ -564,7 +564,7 @@ class Clocks:
         elapsed = self.own_elapsed()
         if elapsed + 1.0 >= view.left_ms / 1000:
             with contextlib.suppress(LocalMisuseError):
-                session.time_out(event.seat)
+                session.choices.time_out(event.seat)
         else:
             left = int((view.left_ms / 1000 - elapsed) * 1000)
             with contextlib.suppress(LocalMisuseError):

@@ -160,7 +160,7 @@ class MatchMachine:
         try:
             if view is not None and ms >= view.left_ms:
                 self._step.told.append(OutOfTime(seat))
-                session.time_out(seat)
+                session.choices.time_out(seat)
             elif action is None:
                 session.decline(seat, ms=ms)
             else:
@@ -168,7 +168,7 @@ class MatchMachine:
                 if seat in session.unsettled() and (self.settle_at_once or stage.waiting == (seat,)):
                     # A bot does not change its mind; nor is there anything to wait for when this
                     # seat is the only one choosing (a Paralysis's hand): its choice stands now.
-                    session.finalize(seat)
+                    session.choices.finalize(seat)
         except P2PGeniusError as exc:
             self._refused_decision(number, seat, exc)
         return self._flush()
@@ -179,7 +179,7 @@ class MatchMachine:
         session = self.session
         if session.stage is None or session.stage.number != number or seat not in session.unsettled():
             return self._step  # (the turn moved on, or the choice stands already)
-        session.finalize(seat)
+        session.choices.finalize(seat)
         return self._flush()
 
     @_an_input
@@ -253,7 +253,7 @@ class MatchMachine:
             said = f"p{seat}: {refused} choices refused in a row; the rules' timeout is played"
             self._step.told.append(Notice(said))
             with contextlib.suppress(P2PGeniusError):
-                self.session.time_out(seat)
+                self.session.choices.time_out(seat)
         else:
             self._step.ask_again.append((number, seat))
 

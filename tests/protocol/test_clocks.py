@@ -96,7 +96,7 @@ def test_a_decision_declaring_more_than_its_clock_had_is_refused() -> None:
 def test_running_out_sends_the_games_timeout_and_loses_the_round_everywhere() -> None:
     pair = Pair("magic-square", {"round_seconds": 60}, ms_setup())
     lead = pair.seat_peer(0)
-    lead.time_out(0)
+    lead.choices.time_out(0)
     pair.pump()
     for session in pair.s:
         assert session.state.last_round["reason"] == "timeout"
@@ -148,7 +148,7 @@ def test_running_the_round_clock_out_while_colouring_loses_round_1() -> None:
     pair.seat_peer(1).submit(1, {"type": "colour", "cell": 1}, ms=1_000)
     pair.pump()
     assert pair.s[0].clocks()[0] == ClockView("round", 0, 2_000, True)
-    pair.seat_peer(0).time_out(0)
+    pair.seat_peer(0).choices.time_out(0)
     pair.pump()
     for session in pair.s:
         assert session.state.last_round["reason"] == "timeout"
@@ -192,7 +192,7 @@ def test_a_timeout_claim_is_shown_to_the_accused_and_a_claim_on_ones_own_seat_is
     accused = pair.seat_peer(seat)
     claims = [e for e in pair.events[accused.me] if isinstance(e, TimeoutClaimed)]  # type: ignore[index]
     assert claims == [TimeoutClaimed(0, seat, 6_200, accuser.me, "decision")]  # type: ignore[arg-type]
-    accused.time_out(seat)  # accepting the claim: the pirate passes or plays its first legal card
+    accused.choices.time_out(seat)  # accepting the claim: the pirate passes or plays its first legal card
     pair.pump()
     assert pair.s[0].stage is not None and pair.s[0].stage.number == 1
     assert pair.s[0].played.ending.my_hashes == pair.s[1].played.ending.my_hashes
@@ -208,12 +208,12 @@ def test_without_fast_a_duel_choice_may_change_until_its_minute_is_up() -> None:
     assert pair.s[0].stage is not None and pair.s[0].stage.number == 0
     assert all(v.running for v in a.clocks().values())
     a.submit(0, {"type": "gestures", "left": "D", "right": "W"}, ms=30_000)  # a change of mind
-    a.finalize(0)
+    a.choices.finalize(0)
     with pytest.raises(LocalMisuseError):
         a.submit(0, {"type": "gestures", "left": "W", "right": "W"}, ms=40_000)
     pair.pump()
     assert pair.s[1].stage is not None and pair.s[1].stage.number == 0
-    b.time_out(1)  # its minute is up: its last choice stands
+    b.choices.time_out(1)  # its minute is up: its last choice stands
     pair.pump()
     applied = [e for e in pair.events[1] if isinstance(e, Applied)]
     assert applied[0].actions[0][1] == {"type": "gestures", "left": "D", "right": "W"}

@@ -135,7 +135,7 @@ class Duet:
             else:
                 session.submit(seat, plain(action))
             if seat in session.unsettled():  # (no clocks here: the minute is up at once)
-                session.finalize(seat)
+                session.choices.finalize(seat)
             self.pump(peer)
         return bool(todo)
 

@@ -50,7 +50,7 @@ class TwoPeers:
             else:
                 session.submit(seat, action.to_plain())
             for unsettled in session.unsettled():  # a duel's minute, at once
-                session.finalize(unsettled)
+                session.choices.finalize(unsettled)
             self.flush(i)
 
     def crash_and_restore(self) -> None:

@@ -127,7 +127,7 @@ def late_answer(table: Any, claim: Any, loser: int, game: str) -> bytes | None:
         for seat in session.awaiting():
             session.submit(seat, plain(bots.choose(game, session.state, seat)))
         for seat in session.unsettled():
-            session.finalize(seat)
+            session.choices.finalize(seat)
         new += session.flush().messages
     owner, winner = session.owner, 1 - loser if len(keys) == 2 else None
     owed = [

@@ -3,9 +3,9 @@
 One :class:`Session` per peer drives the game engine in lockstep with the others. It never touches a
 socket, a clock or a disk: the I/O layer feeds it messages (:meth:`receive`) and local decisions
 (:meth:`submit`, :meth:`decline`, :meth:`chat`; what is said of time, a forfeit too, through its
-:class:`~.referee.Referee`), and after each call takes :meth:`flush`, which says what to append
-to the transcript and the secrets file (first, durably) and which messages to send to every other
-peer (after).
+:class:`~.referee.Referee`), and after each call takes ``flush()`` (its courier's), which says
+what to append to the transcript and the secrets file (first, durably) and which messages to send
+to every other peer (after).
 
 A match goes: terms (the host's proposal) and accepts; a commit-reveal coin flip that deals the
 seat groups to the peers; then *stages*, until the game's end, the disclosure of every hidden
@@ -49,7 +49,7 @@ from p2pgenius.protocol.bodies import (
     TimeoutClaim,
     is_text,
 )
-from p2pgenius.protocol.events import ChatReceived, ClockView, Event, Fault, Flush
+from p2pgenius.protocol.events import ChatReceived, ClockView, Event, Fault
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.messages import VERSION, Envelope, MessageError, commitment, open_envelope
 from p2pgenius.protocol.records import CoinSecret, secrets_of, typed
@@ -59,7 +59,7 @@ from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import ACCEPTED, WHEN, Phase, PhaseError
-from p2pgenius.protocol.session.play import STAGE_MESSAGES, Play
+from p2pgenius.protocol.session.play import STAGE_MESSAGES, Choices, Play
 from p2pgenius.protocol.session.referee import Referee
 from p2pgenius.protocol.session.setup import MatchSetup
 from p2pgenius.protocol.session.stage import Stage
@@ -93,6 +93,9 @@ class Session:
         self.time = self.referee.time
         self.play: Play | None = None  # from the deal on: the stages, the match, its end
         courier.dispatch = self._dispatch
+        # What the driver takes after each call: the courier's own (see the module's doc).
+        self.flush = courier.flush  # what to persist and send since the last flush
+        self.take_events = courier.take_events  # the events produced since the last call
 
     @classmethod
     def restore(
@@ -259,14 +262,6 @@ class Session:
         self.referee.heard(env)
         return courier.take_events()
 
-    def flush(self) -> Flush:
-        """Take what must be persisted and sent since the last flush."""
-        return self.courier.flush()
-
-    def take_events(self) -> list[Event]:
-        """Take the events produced since the last call."""
-        return self.courier.take_events()
-
     @property
     def defer_verdict(self) -> bool:
         """Whether a driver with an event loop judges the match's end off it (:class:`VerdictDue`)."""
@@ -298,39 +293,35 @@ class Session:
 
     # -- local decisions ------------------------------------------------------------------------
 
-    def _stages(self) -> Play:
-        """The stages, for a local decision (LocalMisuseError before the deal)."""
+    @property
+    def choices(self) -> Choices:
+        """This peer's side of the stages, which takes its local decisions (LocalMisuseError
+        before the deal): besides :meth:`submit` and :meth:`decline`, a driver calls
+        ``choices.finalize(seat)`` (a sealed game without "fast": the time is up on this peer,
+        ``seat``'s last commitment stands) and ``choices.time_out(seat)`` (``seat``'s clock ran
+        out on this, its own, peer: the rules' timeout action, an optional challenge let pass, a
+        sealed choice standing)."""
         if self.play is None:
             raise LocalMisuseError("the match is not at a stage where anyone can act")
-        return self.play
+        return self.play.choices
 
     def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0, early: bool = False) -> None:
         """A local decision for ``seat`` at the current stage, which took ``ms`` of its clock.
         Raises IllegalActionError or LocalMisuseError (nothing is sent) if it is not allowed. In
-        a sealed game without "fast", a new choice replaces the last until :meth:`finalize`.
+        a sealed game without "fast", a new choice replaces the last until ``choices.finalize``.
         ``early``: for the *next* stage, made while the current one is still open (see
         :meth:`early`); it travels as a commitment, declaring no time, and every peer (this one
         too) holds it until that stage opens."""
         if early:
-            self._stages().choices.submit_early(seat, action)
+            self.choices.submit_early(seat, action)
         else:
-            self._stages().choices.submit(seat, action, ms=ms)
+            self.choices.submit(seat, action, ms=ms)
 
     def decline(self, seat: int, *, ms: int = 0) -> None:
         """Let an optional action pass (say, no challenge). A window is not on the clock: the
         decline declares no time (``ms`` is ignored)."""
         del ms
-        self._stages().choices.decline(seat)
-
-    def finalize(self, seat: int) -> None:
-        """A sealed game without "fast": the time is up on this peer; ``seat``'s last commitment
-        stands and may be revealed once every seat's does."""
-        self._stages().choices.finalize(seat)
-
-    def time_out(self, seat: int) -> None:
-        """``seat``'s clock ran out on this (its own) peer: send what the rules make of it (the
-        game's timeout action; letting an optional challenge pass; a sealed choice standing)."""
-        self._stages().choices.time_out(seat)
+        self.choices.decline(seat)
 
     def chat(self, text: str) -> None:
         """Say something to the table."""
