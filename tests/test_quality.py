@@ -152,9 +152,9 @@ may only go down (issue 45 asked for 20 at most). Those left: the read-only ``Se
 questions (it hands out answers, never the session), what an interface demands of a wrapper
 (``trio.abc.Stream``'s methods in ``net/transit.py`` and ``net/latency.py``, ``io.TextIOBase``'s in
 ``cli/terminal.py``), the inbox's ``put`` (the one way in that never waits), the duel's table of
-action parsers, and the blindness parts being renamed. A game's hook or an engine's method that
-only names a module's function is that function (``words = staticmethod(words)``), not a wrapper
-of it. Lower it as they go."""
+action parsers, and three in the session's sight parts (``session/sight.py``, ``unseen.py``). A
+game's hook or an engine's method that only names a module's function is that function (``words =
+staticmethod(words)``), not a wrapper of it. Lower it as they go."""
 
 
 def forwards(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
