@@ -84,15 +84,19 @@ class MatchLoop:
             self.nursery.start_soon(connection.messages, self.inbox, already)
         await self.carry_out(machine.start())
         self._resume()
-        while not machine.over:
-            self._follow_stage()
-            item: Item | None = None
-            with trio.move_on_at(machine.wake_at()):
-                item = await self.inbox.items.receive()
-            if item is not None:  # (handled outside the deadline: nothing it does is cut short)
-                await self._on_item(item)
-            else:
-                await self._on_time()
+        try:
+            while not machine.over:
+                self._follow_stage()
+                item: Item | None = None
+                with trio.move_on_at(machine.wake_at()):
+                    item = await self.inbox.items.receive()
+                if item is not None:  # (handled outside the deadline: nothing it does is cut short)
+                    await self._on_item(item)
+                else:
+                    await self._on_time()
+        finally:
+            if self.asks is not None and self._asked:
+                self.asks({})  # (over, stopped by a fault, or left: the person is asked nothing)
         if self.linger and self.session.finished:
             await self._after_the_end()
 

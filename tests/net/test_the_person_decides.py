@@ -103,6 +103,7 @@ async def test_the_person_is_asked_and_answers_through_the_inbox_never_through_d
         assert host.view.stage.number == now and 0 in host.view.awaiting(), "the stale answer was taken"
         assert person.asked == {0: now}
         nursery.cancel_scope.cancel()
+    assert person.asked == {}, "the match stopped, and the person was still asked to move"
     assert person.decided_for == [], "decide was asked for the person's seat"
     asked = [told[0] for told in person.told if told]
     assert asked == sorted(set(asked)) and len(asked) >= 4, person.told
