@@ -303,7 +303,8 @@ class ConnectionLost:
 
 @dataclass(frozen=True, slots=True)
 class DecisionRefused:
-    """A local seat's decision was refused (``reason``); the seat is asked again."""
+    """A local seat's decision was refused (``reason``): the seat is asked again (or, one that came
+    after its stage had ended, for the stage being played)."""
 
     seat: int
     reason: str

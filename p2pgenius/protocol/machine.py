@@ -150,7 +150,12 @@ class MatchMachine:
         if stage is not None and number == stage.number + 1 and action is not None:
             return self._decided_early(number, seat, action)
         if stage is None or stage.number != number or self.over:
-            return self._step  # too late: the stage moved on (a timeout, say)
+            if action is not None and not self.over and (stage is None or number < stage.number):
+                # Too late: the stage moved on (a timeout, say). Nothing is played; said, so that a
+                # person who saw "sent" does not believe it was.
+                late = "the turn had ended before this choice arrived: it was not played"
+                self._step.told.append(DecisionRefused(seat, late))
+            return self._step
         if seat not in session.awaiting() and seat not in session.unsettled():
             return self._step
         view = session.clocks().get(seat)

@@ -18,10 +18,10 @@ import trio
 
 from p2pgenius import wording
 from p2pgenius.bots.driver import BotDriver
-from p2pgenius.errors import P2PGeniusError
+from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.net.events import LobbyShown, NetEvent
 from p2pgenius.net.keystore import load_pins
-from p2pgenius.net.peer import Decide, Peer
+from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.events import Event
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.ui.table_state import TableState, person_seat
@@ -35,7 +35,6 @@ class PeerAdapter:
     def __init__(self, state: TableState, partners: BotDriver) -> None:
         self.state = state
         self.partners = partners  # bots in this peer's other seats
-        self.decide: Decide = partners.decide
         self._peer: Peer | None = None  # see the property: it takes the peer's typed events
         self.token: trio.lowlevel.TrioToken | None = None
         self.lobby_answered: trio.Event | None = None  # a joiner's question about the lobby
@@ -64,12 +63,24 @@ class PeerAdapter:
 
     # -- what the peer calls ---------------------------------------------------------------------
 
+    async def decide(self, session: SessionView, seat: int) -> Mapping[str, Any] | None:
+        """A decision for one of this peer's other seats: its bot partner's. (The person's seat
+        is asked through :meth:`asked`: never a bot's to play, whatever the wiring.)"""
+        if seat == person_seat(session):
+            raise LocalMisuseError("the person's seat is asked through Peer.asks, not decided by a bot")
+        return await self.partners.decide(session, seat)
+
     def asked(self, asking: dict[int, int]) -> None:
         """What the person's seat is asked to decide now (seat -> stage; empty: nothing). Asked
-        anew, the echo of the last choice sent goes (it is behind the person now)."""
+        anew, the echo of the last choice sent goes (it is behind the person now); a move that
+        waited for its y/n goes too once its turn is over (it was chosen for that turn)."""
         state = self.state
         if asking.items() - state.asking.items() and state.echoes_sent:
             state.message = ""
+        confirming = state.confirming
+        if confirming is not None and asking.get(confirming[1]) != state.asking.get(confirming[1]):
+            state.confirming = None
+            state.message = "not sent: its turn is over"
         state.asking = asking
         state.invalidate()
 

@@ -5,8 +5,9 @@ The parts, each of one job:
 
 * :class:`~p2pgenius.ui.table_state.TableState`: what the screen holds, updated from the typed
   events of the session and of the network layer;
-* :class:`~p2pgenius.ui.peer_adapter.PeerAdapter`: the peer's callbacks (``decide``, ``report``,
-  ``say``, ``notify``, ``confirm``) and the person's calls into trio through its token;
+* :class:`~p2pgenius.ui.peer_adapter.PeerAdapter`: the peer's callbacks (``asks``, ``report``,
+  ``say``, ``notify``, ``confirm``; ``decide`` for the bot partners' seats) and the person's calls
+  into trio through its token;
 * :class:`~p2pgenius.ui.table_text.TableText`: the words and lines the screen shows of them;
 * :class:`~p2pgenius.ui.table_input.TableInput`: what the person types and presses.
 

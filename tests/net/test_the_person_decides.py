@@ -2,7 +2,7 @@
 it is told what it is asked (``Peer.asks``), and its answer goes into the match's inbox and on to
 the machine (``Peer.offer``), as a bot's does. Nothing asks a ``decide`` callback for the person's
 seat (it used to sleep for ever there while the move came in by another door), and an answer for
-a stage that has moved on is not taken for the next one."""
+a stage that has moved on is not taken for the next one (and the person is told so)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import trio.testing
 from p2pgenius.net.files import Files
 from p2pgenius.net.latency import MemoryListener
 from p2pgenius.net.peer import Peer
-from p2pgenius.protocol.events import Applied, Event
+from p2pgenius.protocol.events import Applied, DecisionRefused, Event
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import SessionView
 
@@ -77,6 +77,8 @@ async def test_the_person_is_asked_and_answers_through_the_inbox_never_through_d
     del autojump_clock
     person = Person()
     host, guest = peers(tmp_path, person)
+    said: list[Any] = []
+    host.notify = said.append
     listener = MemoryListener(0.01)
     async with trio.open_nursery() as nursery:
         table = {"game": "duel", "options": {"fast": True}, "setup": {"hp": [15, 15]}, "peers": 2}
@@ -102,6 +104,8 @@ async def test_the_person_is_asked_and_answers_through_the_inbox_never_through_d
         assert host.view is not None and host.view.stage is not None
         assert host.view.stage.number == now and 0 in host.view.awaiting(), "the stale answer was taken"
         assert person.asked == {0: now}
+        late = [e for e in said if isinstance(e, DecisionRefused) and "it was not played" in e.reason]
+        assert len(late) == 1 and late[0].seat == 0, "the person was not told its late answer was not played"
         nursery.cancel_scope.cancel()
     assert person.asked == {}, "the match stopped, and the person was still asked to move"
     assert person.decided_for == [], "decide was asked for the person's seat"

@@ -6,12 +6,14 @@ pump must carry them out."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.bots.registry import plain
+from p2pgenius.errors import IllegalActionError
 from p2pgenius.inmemory import play as play_in_memory
 from p2pgenius.protocol.clocks import LAG_FLOOR_S, Clocks
 from p2pgenius.protocol.events import (
@@ -208,3 +210,15 @@ def test_no_peer_checks_one_act_twice_its_own_acts_included(monkeypatch: pytest.
     assert len(checked) > 40, "the match was played with its acts checked"
     twice = [key for key in set(checked) if checked.count(key) > 1]
     assert twice == [], twice
+
+
+def test_an_optional_seat_is_refused_a_kind_of_action_its_window_does_not_take() -> None:
+    """Checked as the choice is made (its own message is not checked again: see above)."""
+    match: Any = SimpleNamespace(spec=SimpleNamespace(optional_types=("challenge",)))
+    stage: Any = SimpleNamespace(optional=(1,))
+    place: Any = SimpleNamespace(to_plain=lambda: {"type": "place", "cell": 3})
+    challenge: Any = SimpleNamespace(to_plain=lambda: {"type": "challenge"})
+    with pytest.raises(IllegalActionError, match="only challenge is allowed here"):
+        play_module.check_optional(match, stage, 1, place)
+    play_module.check_optional(match, stage, 1, challenge)
+    play_module.check_optional(match, stage, 0, place)  # (a seat the stage waits on: not a window)

@@ -3,10 +3,16 @@ sent (a typed signal of the state), never a line that says something else."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import Any
+
 import pytest
+import trio
 
 from p2pgenius.bots.driver import BotDriver
+from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.duel.engine import DUEL
+from p2pgenius.ui.moves import Parsed
 from p2pgenius.ui.peer_adapter import PeerAdapter
 from p2pgenius.ui.table_state import TableState
 
@@ -50,3 +56,21 @@ def test_the_word_that_a_choice_stands_goes_too_once_the_person_is_asked_again()
     assert settled == [(-1, 0)] and table.state.message == "your choice stands: S D"
     table.adapter.asked({0: 2})
     assert table.state.message == ""
+
+
+def test_a_move_waiting_for_its_y_or_n_is_dropped_once_its_turn_is_over() -> None:
+    state = TableState()
+    adapter = PeerAdapter(state, BotDriver())
+    state.asking = {0: 3}
+    state.confirming = ("it leaves no magic square", 0, Parsed({"type": "place", "cell": 2, "number": 7}))
+    adapter.asked({0: 3})  # (asked again for the same turn: the question stands)
+    assert state.confirming is not None
+    adapter.asked({0: 4})
+    assert state.confirming is None and state.message == "not sent: its turn is over"
+
+
+def test_a_bot_partner_never_decides_the_persons_seat() -> None:
+    adapter = PeerAdapter(TableState(), BotDriver())
+    session: Any = SimpleNamespace(my_seats=(0, 2))
+    with pytest.raises(LocalMisuseError, match="person's seat"):
+        trio.run(adapter.decide, session, 0)

@@ -31,7 +31,7 @@ def at_table(
     )
     sent: list[Any] = []
     table.adapter.token = type("Token", (), {"run_sync_soon": lambda self, call, *a: call(*a)})()
-    table.adapter.peer.offer = lambda seat, action: sent.append((seat, action))  # type: ignore[union-attr, method-assign]
+    table.adapter.peer.offer = lambda number, seat, action: sent.append((seat, action))  # type: ignore[union-attr, method-assign]
     table.state.asking = {seat: 1}
     return table, sent
 

@@ -240,7 +240,7 @@ def test_a_hornswoggle_pirate_that_is_out_is_told_its_partner_plays_on(tmp_path:
 def test_typing_second_is_echoed_as_second() -> None:
     table, _ = seated("magic-square", start(), my_seats=(1,), me=1)
     table.adapter.token = type("Token", (), {"run_sync_soon": lambda self, *a: None})()
-    table.adapter.peer.offer = lambda seat, action: None  # type: ignore[union-attr, method-assign]
+    table.adapter.peer.offer = lambda number, seat, action: None  # type: ignore[union-attr, method-assign]
     table.state.asking = {1: 1}
     table.input.enter("second")
     assert table.state.message == "sent: second: your opponent colours first"

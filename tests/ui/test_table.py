@@ -243,7 +243,7 @@ def test_sent_moves_are_in_the_words_typed_and_the_time_is_the_matchs() -> None:
     )
     table, _ = seated("magic-square", state)
     table.adapter.token = type("Token", (), {"run_sync_soon": lambda self, *a: None})()
-    table.adapter.peer.offer = lambda seat, action: None  # type: ignore[union-attr, method-assign]
+    table.adapter.peer.offer = lambda number, seat, action: None  # type: ignore[union-attr, method-assign]
     table.state.asking = {0: 1}
     table.input.enter("b3")
     assert table.state.message == "sent: b3"

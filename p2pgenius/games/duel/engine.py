@@ -62,7 +62,9 @@ class Duel:
             return tuple(sorted({by for target, by in state.paralysis_choices if target not in done}))
         return tuple(seat for seat in (0, 1) if state.submitted[seat] is None)
 
-    waiting_on = to_act  # every seat to act must act (no optional actions in the duel)
+    # Every seat to act must act (no optional actions in the duel). (Bound here: an engine that
+    # overrides to_act overrides this too.)
+    waiting_on = to_act
 
     def legal_actions(self, state: DuelState, seat: int) -> Sequence[DuelAction]:
         """Stable order. Gestures: all 49 pairs with default targets (other targets, named spells

@@ -102,7 +102,8 @@ class Hornswoggle:
             return state.owing
         return ()
 
-    waiting_on = to_act  # every seat to act must act
+    # Every seat to act must act. (Bound here: an engine that overrides to_act overrides this too.)
+    waiting_on = to_act
 
     def legal_actions(self, state: HornState, seat: int) -> Sequence[HornAction]:
         """Every legal action in the stable order (a timeout plays the first one, or passes).

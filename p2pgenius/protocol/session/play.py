@@ -52,6 +52,14 @@ def check_legal(match: DealtMatch, seat: int, action: Any, state: Any = None) ->
     match.game.apply(state, seat, action)
 
 
+def check_optional(match: DealtMatch, stage: Stage, seat: int, action: Any) -> None:
+    """Raise IllegalActionError if ``seat`` holds only an optional action in ``stage`` (a
+    window) and ``action`` is not of the kinds the game allows there."""
+    if seat in stage.optional and action.to_plain().get("type") not in match.spec.optional_types:
+        allowed = " or ".join(match.spec.optional_types) or "nothing"
+        raise IllegalActionError(f"only {allowed} is allowed here")
+
+
 class Play:
     """The stages of one match, on one peer (or an observer)."""
 
@@ -305,9 +313,7 @@ class Play:
             return
         try:
             parsed = match.game.parse_action(action)
-            if seat in stage.optional and parsed.to_plain().get("type") not in match.spec.optional_types:
-                allowed = " or ".join(match.spec.optional_types) or "nothing"
-                raise IllegalActionError(f"only {allowed} is allowed here")
+            check_optional(match, stage, seat, parsed)
             check_legal(match, seat, parsed)
         except IllegalActionError as exc:
             raise CheatError(
@@ -604,6 +610,7 @@ class Choices:
             # Where the seat's own peer must resolve its timeout (a card it lays from its hidden
             # hand, say), it does, and what it sends is committed like any other choice.
             parsed = match.spec.own_timeout(match.state, seat) or parsed
+        check_optional(match, stage, seat, parsed)
         # (A seat in the dark has no field to check its choice against.)
         checked = not self.play.sight.behind
         if checked:
