@@ -318,6 +318,7 @@ ORDER: Final = {
         "events",
         "identity",
         "noise",
+        "nostr",
         "channel",
         "messages",
         "channel_messages",
