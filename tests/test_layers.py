@@ -319,6 +319,7 @@ ORDER: Final = {
         "identity",
         "noise",
         "nostr",
+        "nostr_frames",
         "channel",
         "messages",
         "channel_messages",
