@@ -366,6 +366,7 @@ ORDER: Final = {
         "connection",
         "addresses",
         "transit",
+        "nostr_relay",
         "discovery",
         "links",
         "pins",
