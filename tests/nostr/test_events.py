@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from typing import Any, Final
@@ -188,3 +189,27 @@ def test_strict_json_refuses_what_a_relay_should_not_send(text: str | bytes) -> 
 def test_sign_refuses_bad_randomness() -> None:
     with pytest.raises(NostrError, match="32 random bytes"):
         nostr.sign_event(ALICE, Draft(1, 1, (), "x"), b"short")
+
+
+@given(st.text(min_size=1, max_size=100).filter(valid_unicode), st.data())
+def test_any_byte_of_a_payload_changed_is_refused(plaintext: str, data: st.DataObject) -> None:
+    key = nostr.conversation_key(ALICE, BOB.public)
+    raw = bytearray(base64.b64decode(nostr.encrypt(plaintext, key, AUX)))
+    where = data.draw(st.integers(0, len(raw) - 1))
+    raw[where] ^= data.draw(st.integers(1, 255))
+    with pytest.raises(NostrError, match=r"version|MAC"):
+        nostr.decrypt(base64.b64encode(bytes(raw)).decode(), key)
+
+
+def test_a_payload_in_other_than_canonical_base64_is_refused() -> None:
+    key = nostr.conversation_key(ALICE, BOB.public)
+    payload = nostr.encrypt("x" * 40, key, AUX)  # (131 bytes: base64 ends in "=")
+    assert payload.endswith("=") and not payload.endswith("==")
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    loose = payload[:-2] + alphabet[alphabet.index(payload[-2]) ^ 1] + "="  # (a bit the decoder ignores)
+    assert base64.b64decode(loose) == base64.b64decode(payload)
+    for other in (loose, payload.rstrip("="), payload + "==", payload[:-2] + "\n" + payload[-2:], "é" * 200):
+        with pytest.raises(NostrError, match=r"base64|size"):
+            nostr.decrypt(other, key)
+    with pytest.raises(NostrError, match="invalid size"):
+        nostr.decrypt("A" * (nostr.MAX_PAYLOAD_CHARS + 4), key)
