@@ -16,6 +16,7 @@ import collections
 import contextlib
 import itertools
 import ssl
+import urllib.parse
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -314,6 +315,8 @@ async def connect(
         connect_timeout=timeout_s,
         disconnect_timeout=CLOSE_S,
     )
+    if url.startswith("wss://"):
+        await _check_tls(url, timeout_s, ssl_context)
     failure: BaseException | None = None
     try:
         async with opening as socket, trio.open_nursery() as nursery:
@@ -331,6 +334,36 @@ async def connect(
         raise RelayError(f"relay {shown(url)}: cannot connect ({why})") from None
     if failure is not None:
         raise failure
+
+
+async def _check_tls(url: str, timeout_s: float, ssl_context: ssl.SSLContext | None) -> None:
+    """A TLS handshake with the relay on a connection of its own, closed at once: one that fails
+    is a :class:`RelayError` that says why (trio-websocket 0.12 waits out its whole timeout and
+    says only ``ConnectionTimeout`` when a certificate does not verify)."""
+    parts = urllib.parse.urlsplit(url)
+    context = ssl_context or ssl.create_default_context()
+    try:
+        with trio.fail_after(timeout_s):
+            stream = await trio.open_ssl_over_tcp_stream(
+                parts.hostname or "", parts.port or 443, ssl_context=context, https_compatible=True
+            )
+            try:
+                await stream.do_handshake()
+            finally:
+                await trio.aclose_forcefully(stream)
+    except (OSError, trio.BrokenResourceError, trio.TooSlowError, ValueError) as error:
+        raise RelayError(f"relay {shown(url)}: cannot connect (TLS: {_tls_failure(error)})") from None
+
+
+def _tls_failure(error: BaseException) -> str:
+    """Why a TLS handshake failed, in OpenSSL's few words (its whole line is long): a certificate's
+    flaw, the alert, or the error."""
+    cause = error.__cause__ if isinstance(error.__cause__, ssl.SSLError) else error
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return f"certificate verify failed: {str(cause.verify_message)[:80]}"
+    if isinstance(cause, ssl.SSLError) and cause.reason:
+        return str(cause.reason)[:80]
+    return shown(str(cause) or type(cause).__name__)
 
 
 def _closing(closed: trio_websocket.ConnectionClosed) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -80,14 +81,14 @@ Script = Callable[[trio_websocket.WebSocketConnection], Awaitable[None]]
 """What a hostile relay does with one connection."""
 
 
-async def hostile_relay(nursery: trio.Nursery, script: Script) -> str:
-    """A relay of our own on loopback that runs ``script`` on each connection: its URL. It stops
-    with ``nursery``."""
+async def hostile_relay(nursery: trio.Nursery, script: Script, tls: ssl.SSLContext | None = None) -> str:
+    """A relay of our own on loopback that runs ``script`` on each connection: its URL (``wss://``
+    with ``tls``, a server's context). It stops with ``nursery``."""
 
     async def handler(request: trio_websocket.WebSocketRequest) -> None:
         connection = await request.accept()
         with contextlib.suppress(trio_websocket.ConnectionClosed):
             await script(connection)
 
-    server = await nursery.start(trio_websocket.serve_websocket, handler, "127.0.0.1", 0, None)
-    return f"ws://127.0.0.1:{server.port}"
+    server = await nursery.start(trio_websocket.serve_websocket, handler, "127.0.0.1", 0, tls)
+    return f"{'wss' if tls else 'ws'}://127.0.0.1:{server.port}"
