@@ -19,7 +19,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import coincurve
@@ -63,9 +63,10 @@ def _is_hex(text: object, pattern: re.Pattern[str]) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class SecretKey:
-    """A Nostr secret key: the scalar that signs events and opens the payloads sent to us."""
+    """A Nostr secret key: the scalar that signs events and opens the payloads sent to us (kept
+    out of its ``repr``, so that no traceback or log line shows it)."""
 
-    secret: bytes
+    secret: bytes = field(repr=False)
 
     def __post_init__(self) -> None:
         if len(self.secret) != KEY_LEN or not 0 < int.from_bytes(self.secret, "big") < _ORDER:

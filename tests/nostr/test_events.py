@@ -89,6 +89,10 @@ def test_keys_and_signatures() -> None:
     assert not nostr.verify_signature(bytes(32), bytes(32), signature)  # not a point
 
 
+def test_a_secret_key_does_not_show_itself() -> None:
+    assert ALICE.secret.hex() not in repr(ALICE) and "07" not in repr(ALICE)
+
+
 @pytest.mark.parametrize("secret", [bytes(32), b"\xff" * 32, bytes(31), (nostr._ORDER).to_bytes(32, "big")])
 def test_secret_keys_out_of_range_are_refused(secret: bytes) -> None:
     with pytest.raises(NostrError, match="secret key is 32 bytes"):
