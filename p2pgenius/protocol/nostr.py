@@ -77,11 +77,6 @@ class SecretKey:
         """The 32-byte x-only public key (BIP-340): who signed an event."""
         return bytes(coincurve.PublicKeyXOnly.from_secret(self.secret).format())
 
-    @property
-    def public_hex(self) -> str:
-        """The public key as NIP-01 writes it: 64 lowercase hex digits."""
-        return self.public.hex()
-
     def sign(self, digest: bytes, aux_random: bytes) -> bytes:
         """A BIP-340 signature of a 32-byte ``digest``, with the caller's 32 fresh random bytes
         (BIP-340's auxiliary randomness: never left to the library, which would read the OS)."""
@@ -180,7 +175,7 @@ class Draft:
 
 def sign_event(key: SecretKey, draft: Draft, aux_random: bytes) -> Event:
     """The event ``draft`` says, by ``key``, signed with the caller's 32 random bytes."""
-    pubkey = key.public_hex
+    pubkey = key.public.hex()
     ident = event_id(pubkey, draft.created_at, draft.kind, draft.tags, draft.content)
     sig = key.sign(bytes.fromhex(ident), aux_random).hex()
     return Event(ident, pubkey, draft.created_at, draft.kind, draft.tags, draft.content, sig)

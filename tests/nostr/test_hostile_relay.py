@@ -22,11 +22,11 @@ KEY: Final = SecretKey((31).to_bytes(32, "big"))
 PEER: Final = SecretKey((32).to_bytes(32, "big"))
 WAIT_S: Final = 10.0
 """A bound on each wait on loopback (only a hang reaches it)."""
-WANTED: Final = Filter(kinds=(1059,), tags={"p": (PEER.public_hex,)})
+WANTED: Final = Filter(kinds=(1059,), tags={"p": (PEER.public.hex(),)})
 
 
 def event(n: int, kind: int = 1059) -> nostr.Event:
-    return nostr.sign_event(KEY, Draft(1000 + n, kind, (("p", PEER.public_hex),), f"move {n}"), bytes(32))
+    return nostr.sign_event(KEY, Draft(1000 + n, kind, (("p", PEER.public.hex()),), f"move {n}"), bytes(32))
 
 
 async def a_subscription(connection: trio_websocket.WebSocketConnection) -> str:

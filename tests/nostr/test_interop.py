@@ -40,7 +40,7 @@ def test_their_events_pass_our_checks(content: str, tag: str, created_at: int, k
     theirs = builder.custom_created_at(n.Timestamp.from_secs(created_at)).finalize(their_keys())
     event = nostr.parse_event(nostr.read_json(theirs.as_json()))
     assert (event.id, event.content, event.tags) == (theirs.id().to_hex(), content, (("t", tag),))
-    assert event.pubkey == THEIRS.public_hex
+    assert event.pubkey == THEIRS.public.hex()
 
 
 @settings(max_examples=40)
@@ -57,6 +57,6 @@ def test_nip44_payloads_open_on_either_side(plaintext: str, nonce: bytes) -> Non
     n = sdk()
     keys = their_keys()
     payload = nostr.encrypt(plaintext, nostr.conversation_key(OURS, THEIRS.public), nonce)
-    assert keys.nip44_decrypt(n.PublicKey.parse(OURS.public_hex), payload) == plaintext
-    back = keys.nip44_encrypt(n.PublicKey.parse(OURS.public_hex), plaintext)
+    assert keys.nip44_decrypt(n.PublicKey.parse(OURS.public.hex()), payload) == plaintext
+    back = keys.nip44_encrypt(n.PublicKey.parse(OURS.public.hex()), plaintext)
     assert nostr.decrypt(back, nostr.conversation_key(OURS, THEIRS.public)) == plaintext

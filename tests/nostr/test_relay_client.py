@@ -70,7 +70,7 @@ async def test_stored_events_are_fetched_by_each_kind_of_filter(relay_url: str) 
                 events[1:4],
             ),
             (Filter(tags={"t": ("p2pgenius",)}, since=NOW + 10, limit=2), events[3:5]),
-            (Filter(authors=(BOB.public_hex,)), []),
+            (Filter(authors=(BOB.public.hex(),)), []),
         ]:
             fetched = await relay.fetch([wanted], timeout_s=WAIT_S)
             assert fetched.complete and fetched.closed is None
