@@ -17,11 +17,13 @@ from p2pgenius.protocol import nostr
 from p2pgenius.protocol.nostr import Draft, SecretKey
 from p2pgenius.protocol.nostr_frames import Closed, EndOfStored, Filter, Notice, Received
 from tests.nostr.relays import hostile_relay
+from tests.patience import HANG_S
 
 KEY: Final = SecretKey((31).to_bytes(32, "big"))
 PEER: Final = SecretKey((32).to_bytes(32, "big"))
-WAIT_S: Final = 10.0
-"""A bound on each wait on loopback (only a hang reaches it)."""
+WAIT_S: Final = HANG_S
+"""The bound on a wait on loopback: only a hang reaches it (tests/patience.py); a timeout that is
+the behaviour under test is given as its own, short, number."""
 WANTED: Final = Filter(kinds=(1059,), tags={"p": (PEER.public.hex(),)})
 
 
@@ -67,7 +69,10 @@ async def test_garbage_forgeries_and_strays_are_dropped_and_counted_and_the_rest
 
     async with trio.open_nursery() as nursery:
         url = await hostile_relay(nursery, script)
-        async with nostr_relay.connect(url) as relay, relay.subscribe([WANTED]) as subscription:
+        async with (
+            nostr_relay.connect(url, timeout_s=WAIT_S) as relay,
+            relay.subscribe([WANTED]) as subscription,
+        ):
             with trio.fail_after(WAIT_S):
                 got = [item async for item in subscription]
         assert got == [
@@ -94,7 +99,7 @@ async def test_a_relay_that_never_answers_costs_a_timeout_and_one_line() -> None
 
     async with trio.open_nursery() as nursery:
         url = await hostile_relay(nursery, script)
-        async with nostr_relay.connect(url) as relay:
+        async with nostr_relay.connect(url, timeout_s=WAIT_S) as relay:
             with pytest.raises(RelayError, match=r"no OK for event .* within 0.2 s"):
                 await relay.publish(event(1), timeout_s=0.2)
             fetched = await relay.fetch([WANTED], timeout_s=0.2)
@@ -110,7 +115,10 @@ async def test_a_frame_past_the_hard_limit_ends_the_connection_with_one_line() -
 
     async with trio.open_nursery() as nursery:
         url = await hostile_relay(nursery, script)
-        async with nostr_relay.connect(url) as relay, relay.subscribe([WANTED]) as subscription:
+        async with (
+            nostr_relay.connect(url, timeout_s=WAIT_S) as relay,
+            relay.subscribe([WANTED]) as subscription,
+        ):
             with trio.fail_after(WAIT_S), pytest.raises(RelayError, match=r"ended .*1009"):
                 await subscription.__anext__()
             assert relay.dropped.counts[nostr_relay.OVERSIZED] == 1
@@ -126,7 +134,7 @@ async def test_a_relay_gone_while_we_wait_for_its_ok_is_one_line() -> None:
 
     async with trio.open_nursery() as nursery:
         url = await hostile_relay(nursery, script)
-        async with nostr_relay.connect(url) as relay:
+        async with nostr_relay.connect(url, timeout_s=WAIT_S) as relay:
             with trio.fail_after(WAIT_S), pytest.raises(RelayError, match=r"ended before an OK.*1011"):
                 await relay.publish(event(1), timeout_s=WAIT_S)
         nursery.cancel_scope.cancel()
@@ -141,7 +149,7 @@ async def test_an_ok_refusal_is_typed_and_a_second_ok_is_a_stray() -> None:
 
     async with trio.open_nursery() as nursery:
         url = await hostile_relay(nursery, script)
-        async with nostr_relay.connect(url) as relay:
+        async with nostr_relay.connect(url, timeout_s=WAIT_S) as relay:
             ok = await relay.publish(event(1), timeout_s=WAIT_S)
             assert not ok.accepted and ok.reason == "blocked"
             with trio.fail_after(WAIT_S):

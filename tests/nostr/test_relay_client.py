@@ -19,6 +19,7 @@ from p2pgenius.protocol.nostr import Draft, SecretKey
 from p2pgenius.protocol.nostr_frames import EndOfStored, Filter, Received
 from tests.net.relays import free_port
 from tests.nostr.relays import local_relay, local_relay_missing
+from tests.patience import HANG_S
 
 pytestmark = pytest.mark.skipif(local_relay_missing() is not None, reason=local_relay_missing() or "")
 
@@ -26,8 +27,9 @@ ALICE: Final = SecretKey((21).to_bytes(32, "big"))
 BOB: Final = SecretKey((22).to_bytes(32, "big"))
 NOW: Final = 1_780_000_000
 """The time the events claim (no clock is read: a relay takes any time, this one does)."""
-WAIT_S: Final = 10.0
-"""A bound on each wait for the relay on loopback (only a hang reaches it)."""
+WAIT_S: Final = HANG_S
+"""The bound on a wait on loopback: only a hang reaches it (tests/patience.py); a timeout that is
+the behaviour under test is given as its own, short, number."""
 
 
 def move(n: int, content: str = "move", kind: int = 1059) -> nostr.Event:
@@ -42,7 +44,7 @@ def relay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 async def test_publish_is_acknowledged_and_a_duplicate_said_so(relay_url: str) -> None:
-    async with nostr_relay.connect(relay_url) as relay:
+    async with nostr_relay.connect(relay_url, timeout_s=WAIT_S) as relay:
         first = await relay.publish(move(1), timeout_s=WAIT_S)
         assert first.accepted and first.event_id == move(1).id
         again = await relay.publish(move(1), timeout_s=WAIT_S)
@@ -52,14 +54,14 @@ async def test_publish_is_acknowledged_and_a_duplicate_said_so(relay_url: str) -
 
 async def test_an_event_the_relay_refuses_comes_back_as_a_typed_refusal(relay_url: str) -> None:
     forged = dataclasses.replace(move(2), sig=move(3).sig)  # (built by hand: sign_event never makes one)
-    async with nostr_relay.connect(relay_url) as relay:
+    async with nostr_relay.connect(relay_url, timeout_s=WAIT_S) as relay:
         refused = await relay.publish(forged, timeout_s=WAIT_S)
     assert not refused.accepted and refused.reason == "invalid", refused
 
 
 async def test_stored_events_are_fetched_by_each_kind_of_filter(relay_url: str) -> None:
     events = [move(n, "fetch") for n in range(10, 14)] + [move(14, "other kind", kind=1060)]
-    async with nostr_relay.connect(relay_url) as relay:
+    async with nostr_relay.connect(relay_url, timeout_s=WAIT_S) as relay:
         for event in events:
             assert (await relay.publish(event, timeout_s=WAIT_S)).accepted
         for wanted, expected in [
@@ -79,7 +81,10 @@ async def test_stored_events_are_fetched_by_each_kind_of_filter(relay_url: str) 
 
 
 async def test_a_subscription_gets_the_stored_events_then_the_new_ones(relay_url: str) -> None:
-    async with nostr_relay.connect(relay_url) as reader, nostr_relay.connect(relay_url) as writer:
+    async with (
+        nostr_relay.connect(relay_url, timeout_s=WAIT_S) as reader,
+        nostr_relay.connect(relay_url, timeout_s=WAIT_S) as writer,
+    ):
         assert (await writer.publish(move(20, "live"), timeout_s=WAIT_S)).accepted
         wanted = Filter(kinds=(1059,), authors=(ALICE.public.hex(),), since=NOW + 20)
         with trio.fail_after(WAIT_S):
@@ -107,5 +112,5 @@ async def test_connections_that_cannot_be_made_are_one_line_errors(tmp_path: Pat
 
 async def test_the_blocks_own_error_comes_out_as_raised(relay_url: str) -> None:
     with pytest.raises(KeyError, match="mine"):
-        async with nostr_relay.connect(relay_url):
+        async with nostr_relay.connect(relay_url, timeout_s=WAIT_S):
             raise KeyError("mine")
