@@ -30,6 +30,7 @@ from p2pgenius.errors import EncodingError
 from p2pgenius.protocol.identity import Identity, agreement_public, verify
 from p2pgenius.protocol.messages import Envelope, open_envelope
 from p2pgenius.protocol.noise import KeyPair, XXHandshake
+from tests.nostr import test_nip44_vectors as nip44_vectors
 
 from . import test_games_doc as games_doc
 from .test_noise import replay_cacophony
@@ -42,7 +43,7 @@ COMMIT_DOMAIN = "p2pgenius/1 commitment"
 COIN_DOMAIN = "p2pgenius/2 coin"
 READY_DOMAIN = b"p2pgenius/2 ready"
 GAMES_MD = games_doc.TEXT
-NOT_GENERATED = {"noise-xx-25519-cacophony.json"}  # published vectors, kept as they are
+NOT_GENERATED = {"noise-xx-25519-cacophony.json", "nip44.vectors.json"}  # published vectors, kept as they are
 
 
 def load(name: str) -> Any:
@@ -926,6 +927,7 @@ def test_each_game_step_hashes_validates_and_keeps_the_documented_order_and_phas
 CHECKED: dict[str, Callable[..., None]] = {
     "canonical.json": test_canonical_values_decode_and_encode_to_exactly_their_bytes,
     "noise-xx-25519-cacophony.json": test_the_cacophony_noise_vectors_replay,
+    "nip44.vectors.json": nip44_vectors.test_the_vectors_are_the_file_the_nip_publishes,  # (and tests/nostr)
     "handshake.json": test_the_p2pgenius_handshake_replays_record_by_record,
     "commitments.json": test_commitments_recompute_from_their_openings,
     "envelopes.json": test_envelopes_parse_verify_and_chain,

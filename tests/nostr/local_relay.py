@@ -1,0 +1,25 @@
+"""A real Nostr relay on loopback for the tests: rust-nostr's ``LocalRelay`` (the ``nostr-sdk``
+wheel), in memory, in a process of its own (its API is asyncio; ours is trio).
+
+Run as ``python local_relay.py PORT``: it prints ``ready`` once it listens on 127.0.0.1:PORT and
+stops when its standard input closes (so it never outlives the test that started it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+
+async def main(port: int) -> None:
+    from nostr_sdk import LocalRelayBuilder
+
+    relay = LocalRelayBuilder().addr("127.0.0.1").port(port).build()
+    await relay.run()
+    print("ready", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    relay.shutdown()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(int(sys.argv[1])))
