@@ -320,6 +320,7 @@ ORDER: Final = {
         "noise",
         "nostr",
         "nostr_frames",
+        "mailbox",
         "channel",
         "messages",
         "channel_messages",

@@ -34,6 +34,8 @@ from p2pgenius.games.spec import GameSpec
 from p2pgenius.inmemory import MemoryTable, play, transcript
 from p2pgenius.net import transit
 from p2pgenius.net.invite import CHECK_LABEL, PREFIX, Invite, InviteError, parse
+from p2pgenius.protocol import mailbox as mail
+from p2pgenius.protocol import nostr
 from p2pgenius.protocol.channel import PROLOGUE, PROTOCOL_VERSION, SecureChannel
 from p2pgenius.protocol.events import Applied
 from p2pgenius.protocol.identity import Identity, agreement_public, fingerprint
@@ -1120,6 +1122,47 @@ def game_steps() -> dict[str, Any]:
     }
 
 
+def mailbox_letters() -> dict[str, Any]:
+    """Letters to a match's mailbox on Nostr relays (SPEC section 4e), from fixed inputs: the
+    mailbox (its secret, its address key and address), then each letter's author, messages, time
+    and 96 random bytes, with every step between: the event's key, the signed part and its
+    signature, the plaintext, the conversation key and the event exactly as relays carry it."""
+    box = mail.Mailbox(seed("mailbox"))
+    letters = []
+    for index, (who, messages) in enumerate(
+        [("ann", [b"\x01first message"]), ("bob", [seed("m1"), seed("m2")[:7], b"\x93\x00\x01\x02"])]
+    ):
+        author = Identity.from_seed(seed(who))
+        randomness = b"".join(seed(f"letter {index} {part}") for part in ("key", "nonce", "aux"))
+        event = mail.write(box, author, messages, 1_780_000_000 + index, randomness)
+        sender = mail.secret_key(randomness[:32])
+        key = nostr.conversation_key(sender, box.key.public)
+        plaintext = nostr.decrypt(event.content, key)
+        signed = encode([mail.TAG, mail.VERSION, box.key.public, sender.public, author.public, messages])
+        letters.append(
+            {
+                "author_seed": author.seed.hex(),
+                "author": author.public.hex(),
+                "messages": [m.hex() for m in messages],
+                "created_at": event.created_at,
+                "randomness": randomness.hex(),
+                "event_secret_key": sender.secret.hex(),
+                "signed": signed.hex(),
+                "signature": author.sign(signed).hex(),
+                "letter": base64.b64decode(plaintext).hex(),
+                "plaintext": plaintext,
+                "conversation_key": key.hex(),
+                "event": event.to_json(),
+            }
+        )
+    return {
+        "secret": box.secret.hex(),
+        "address_secret_key": box.key.secret.hex(),
+        "address": box.address,
+        "letters": letters,
+    }
+
+
 def everything() -> dict[str, bytes]:
     """Every vector file's name and exact bytes."""
 
@@ -1142,6 +1185,7 @@ def everything() -> dict[str, bytes]:
     files["bundle.bin"], proven = bundles(tables)
     files["bundle.json"] = dump(proven)
     files["game-steps.json"] = dump(game_steps())
+    files["mailbox.json"] = dump(mailbox_letters())
     return files
 
 

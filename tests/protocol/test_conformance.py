@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import ipaddress
 import json
 import re
@@ -23,10 +24,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import coincurve
+import msgpack
 import pytest
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError
+from p2pgenius.protocol import nostr
 from p2pgenius.protocol.identity import Identity, agreement_public, verify
 from p2pgenius.protocol.messages import Envelope, open_envelope
 from p2pgenius.protocol.noise import KeyPair, XXHandshake
@@ -924,6 +931,68 @@ def test_each_game_step_hashes_validates_and_keeps_the_documented_order_and_phas
     assert {"held", "revive", "destroyed", "no_monster", "paralysed", "challenge", "swaps_done"} <= seen
 
 
+SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
+def pack(value: Any) -> bytes:
+    """Canonical encoding by plain msgpack (no maps in a letter, so no key order to keep)."""
+    packed: bytes = msgpack.packb(value, use_bin_type=True)
+    return packed
+
+
+def secp_key(raw: bytes) -> bytes:
+    """Section 4e: 32 bytes made a secp256k1 secret key, ``1 + raw mod (n - 1)``."""
+    return (1 + int.from_bytes(raw, "big") % (SECP256K1_ORDER - 1)).to_bytes(32, "big")
+
+
+def test_mailbox_letters_read_as_section_4e_says() -> None:
+    """Each letter taken apart step by step with coincurve, cryptography, hmac, hashlib, msgpack
+    and json (and NIP-44's decryption, checked against NIP-44's own vectors)."""
+    vector = load("mailbox.json")
+    okm = HKDF(hashes.SHA256(), 32, b"p2pgenius-mailbox-v1", b"address").derive(
+        bytes.fromhex(vector["secret"])
+    )
+    address_key = secp_key(okm)
+    assert address_key.hex() == vector["address_secret_key"]
+    assert coincurve.PublicKeyXOnly.from_secret(address_key).format().hex() == vector["address"]
+    for letter in vector["letters"]:
+        event, randomness = letter["event"], bytes.fromhex(letter["randomness"])
+        sender = secp_key(randomness[:32])
+        assert sender.hex() == letter["event_secret_key"]
+        assert coincurve.PublicKeyXOnly.from_secret(sender).format().hex() == event["pubkey"]
+        # NIP-01: the id hashes the serialised fields; the signature is the event key's (BIP-340).
+        fields = [0, event["pubkey"], event["created_at"], 1059, [["p", vector["address"]]], event["content"]]
+        serialised = json.dumps(fields, separators=(",", ":"), ensure_ascii=False).encode()
+        assert event["kind"] == 1059 and event["tags"] == [["p", vector["address"]]]
+        assert event["created_at"] == letter["created_at"] and h(serialised).hex() == event["id"]
+        signer = coincurve.PublicKeyXOnly(bytes.fromhex(event["pubkey"]))
+        assert signer.verify(bytes.fromhex(event["sig"]), bytes.fromhex(event["id"]))
+        # NIP-44 between the event's key and the address: the same key from the reader's side.
+        shared_x = coincurve.PublicKey(b"\x02" + bytes.fromhex(event["pubkey"])).multiply(address_key)
+        key = hmac.new(b"nip44-v2", shared_x.format()[1:], hashlib.sha256).digest()
+        assert key.hex() == letter["conversation_key"]
+        plaintext = nostr.decrypt(event["content"], key)
+        assert plaintext == letter["plaintext"] and base64.b64decode(plaintext).hex() == letter["letter"]
+        # The letter: [tag, 1, author, messages, signature]; the author signs the address and
+        # the event's key with the messages.
+        author, messages = bytes.fromhex(letter["author"]), [bytes.fromhex(m) for m in letter["messages"]]
+        assert Identity.from_seed(bytes.fromhex(letter["author_seed"])).public == author
+        signature = bytes.fromhex(letter["signature"])
+        assert bytes.fromhex(letter["letter"]) == pack(["p2pgenius-letter", 1, author, messages, signature])
+        signed = pack(
+            [
+                "p2pgenius-letter",
+                1,
+                bytes.fromhex(vector["address"]),
+                bytes.fromhex(event["pubkey"]),
+                author,
+                messages,
+            ]
+        )
+        assert signed.hex() == letter["signed"]
+        Ed25519PublicKey.from_public_bytes(author).verify(signature, signed)  # (raises if it does not)
+
+
 CHECKED: dict[str, Callable[..., None]] = {
     "canonical.json": test_canonical_values_decode_and_encode_to_exactly_their_bytes,
     "noise-xx-25519-cacophony.json": test_the_cacophony_noise_vectors_replay,
@@ -939,6 +1008,7 @@ CHECKED: dict[str, Callable[..., None]] = {
     "bundle.json": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
     "bundle.bin": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
     "game-steps.json": test_each_game_step_hashes_validates_and_keeps_the_documented_order_and_phases,
+    "mailbox.json": test_mailbox_letters_read_as_section_4e_says,
 }
 
 
