@@ -368,6 +368,7 @@ ORDER: Final = {
         "addresses",
         "transit",
         "nostr_relay",
+        "mail",
         "discovery",
         "links",
         "pins",

@@ -1,0 +1,132 @@
+"""A match's mail through several Nostr relays at once: each letter posted to every relay, and
+the mailbox read from all of them (protocol/SPEC.md, section 4e).
+
+No relay is trusted, and none is needed: a letter counts as sent once one relay has said it
+keeps it (the others are told too, and the line a player reads says how many), and the mailbox
+is read from every relay that answers, the letters of all of them taken once each. A relay that
+cannot be reached, refuses, says nothing in time, loses what it kept, or hands over events that
+are no letters of this match changes nothing but what the lines say and the evidence kept: each
+refusal is one line with the relay's URL (:attr:`Collected.refused`), never an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import trio
+
+from p2pgenius.errors import shown
+from p2pgenius.net import nostr_relay
+from p2pgenius.net.nostr_relay import RelayError
+from p2pgenius.protocol.mailbox import LETTER_KIND, Letter, Mailbox, read
+from p2pgenius.protocol.nostr import Event, NostrError
+from p2pgenius.protocol.nostr_frames import Filter
+
+WAIT_S = 20.0
+"""How long one relay may take to connect and answer (each relay has its own; they run at once)."""
+
+
+@dataclass
+class Posted:
+    """Where a letter went: the relays that keep it, and why each of the others does not."""
+
+    event: Event
+    kept_by: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def sent(self) -> bool:
+        """Whether one relay at least keeps it (enough: any one suffices)."""
+        return bool(self.kept_by)
+
+    def words(self) -> str:
+        """One line for the player: "sent to 2 of 3 relays" (and why not to the others)."""
+        total = len(self.kept_by) + len(self.failed)
+        line = f"sent to {len(self.kept_by)} of {total} relays"
+        if self.failed:
+            line += " (" + "; ".join(f"{url}: {why}" for url, why in sorted(self.failed.items())) + ")"
+        return line
+
+
+@dataclass
+class Collected:
+    """What the mailbox held on the relays that answered: every letter once (in the order first
+    seen), the relays that answered, those that did not and why, and every event refused (the
+    relay, the event's id, why), kept as evidence."""
+
+    letters: list[Letter] = field(default_factory=list)
+    answered: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    refused: list[tuple[str, str, str]] = field(default_factory=list)
+    _seen: set[str] = field(default_factory=set, repr=False)
+
+    def take(self, url: str, box: Mailbox, event: Event) -> None:
+        """An event a relay handed over: read once (another relay's copy of it is skipped)."""
+        if event.id in self._seen:
+            return
+        self._seen.add(event.id)
+        try:
+            self.letters.append(read(box, event))
+        except NostrError as refusal:
+            self.refused.append((url, event.id, str(refusal)))
+
+
+async def post(relays: Sequence[str], event: Event, *, wait_s: float = WAIT_S) -> Posted:
+    """Post ``event`` (a letter) to every relay at once, each given ``wait_s`` to take it."""
+    posted = Posted(event)
+
+    async def one(url: str) -> None:
+        try:
+            with trio.fail_after(wait_s):
+                async with nostr_relay.connect(url, timeout_s=wait_s) as relay:
+                    ok = await relay.publish(event, timeout_s=wait_s)
+        except (RelayError, trio.TooSlowError) as exc:
+            posted.failed[url] = _why(exc, wait_s)
+            return
+        if ok.accepted:
+            posted.kept_by.append(url)
+        else:
+            posted.failed[url] = f"refused it ({shown(ok.message)})"
+
+    async with trio.open_nursery() as nursery:
+        for url in dict.fromkeys(relays):  # (a relay named twice is asked once)
+            nursery.start_soon(one, url)
+    return posted
+
+
+async def collect(
+    relays: Sequence[str], box: Mailbox, *, since: int | None = None, wait_s: float = WAIT_S
+) -> Collected:
+    """Every letter of ``box`` the relays keep (claiming a time from ``since`` on, if given), read
+    from all of them at once, each given ``wait_s``."""
+    collected = Collected()
+    wanted = Filter(kinds=(LETTER_KIND,), tags={"p": (box.address,)}, since=since)
+
+    async def one(url: str) -> None:
+        try:
+            with trio.fail_after(wait_s):
+                async with nostr_relay.connect(url, timeout_s=wait_s) as relay:
+                    fetched = await relay.fetch([wanted], timeout_s=wait_s)
+        except (RelayError, trio.TooSlowError) as exc:
+            collected.failed[url] = _why(exc, wait_s)
+            return
+        if fetched.complete:
+            collected.answered.append(url)
+        else:  # (what it sent is taken: it may be all there is)
+            collected.failed[url] = "did not say it had sent all it keeps"
+        for event in fetched.events:
+            collected.take(url, box, event)
+
+    async with trio.open_nursery() as nursery:
+        for url in dict.fromkeys(relays):
+            nursery.start_soon(one, url)
+    return collected
+
+
+def _why(exc: Exception, wait_s: float) -> str:
+    """Why a relay failed us, in words (its URL is said beside it)."""
+    if isinstance(exc, trio.TooSlowError):
+        return f"no answer within {wait_s:g} s"
+    text = str(exc)
+    return text.split(": ", 1)[1] if text.startswith("relay ") and ": " in text else text
