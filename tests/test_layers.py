@@ -16,7 +16,7 @@ from p2pgenius.protocol import channel_messages
 from tests.patience import HANG_S
 
 PACKAGE = Path(p2pgenius.__file__).parent
-PURE = ["games", "protocol", "canonical.py", "errors.py"]
+PURE = ["games", "protocol", "canonical.py", "errors.py", "durations.py"]
 FORBIDDEN = {
     "trio",
     "asyncio",
@@ -100,6 +100,7 @@ LAYER_OF = {
     "__init__": 0,
     "canonical": 0,
     "errors": 0,
+    "durations": 0,
     "games": 1,
     "protocol": 2,
     "wording": 3,
