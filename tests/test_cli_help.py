@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from p2pgenius.cli.main import main
+from p2pgenius.durations import words
 from p2pgenius.games import catalog
 
 pytestmark = pytest.mark.usefixtures("rps_in_the_table")
@@ -52,8 +53,9 @@ def test_host_help_says_each_games_terms_from_its_spec(capsys: pytest.CaptureFix
         spec, told = entry.load_spec(), games[start:end]
         low, high = min(spec.groups_by_peers), max(spec.groups_by_peers)
         assert (f"{low} peers" if low == high else f"{low} to {high} peers") in told, entry.name
-        for option in spec.time_options:
-            assert f"--option {option.name}={option.seconds}: {option.what}" in told, entry.name
+        for index, option in enumerate(spec.time_options):  # (the defaults as --turn takes them)
+            turn = " (or --turn)" if index == 0 else ""  # (the first: the game's main clock)
+            assert f"--option {option.name}={words(option.seconds)}{turn}: {option.what}" in told, entry.name
         assert ("--fast" in told) == spec.sealed, entry.name
         assert ("(--partner)" in told) == any(len(side) > 1 for side in spec.sides), entry.name
     assert "seat groups (--seat) over 2: 0+2 | 1+3; over 3: 0+2 | 1 | 3" in games  # (Hornswoggle's)
@@ -68,3 +70,12 @@ def test_no_help_text_names_a_game_but_the_tables_lists(
     head = head.replace(catalog.levels_help(), "")  # (--bot's levels, game by game, from the table)
     named = [word for word in words_of_games() if re.search(rf"\b{re.escape(word)}\b", head, re.I)]
     assert named == [], f"{command} --help names a game outside the games' table"
+
+
+def test_host_help_says_how_a_turns_length_is_written(capsys: pytest.CaptureFixture[str]) -> None:
+    head, _ = help_of("host", capsys)
+    head = " ".join(head.split())
+    assert "--turn DURATION the game's main clock" in head
+    assert "--turn 1d" in head and "1s to 30d" in head
+    assert "--option KEY=DURATION a time limit, 1s to 30d" in head
+    assert "--grace DURATION" in head and "(1s to 7d, default 2m;" in head

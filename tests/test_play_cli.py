@@ -13,7 +13,20 @@ from p2pgenius.cli.main import main
     ("argv", "said"),
     [
         (["host", "duel", "--option", "round_seconds=30", "--bot"], "duel takes turn_seconds"),
-        (["host", "magic-square", "--option", "round_seconds=soon", "--bot"], "positive whole number"),
+        (
+            ["host", "magic-square", "--option", "round_seconds=soon", "--bot"],
+            "--option round_seconds='soon': a duration is like 90s, 5m, 12h, 1d or 1h30m",
+        ),
+        (["host", "duel", "--option", "turn_seconds=0m", "--bot"], "a duration is more than nothing"),
+        (["host", "duel", "--turn", "1x", "--bot"], "'1x': a duration is like 90s, 5m, 12h, 1d or 1h30m"),
+        (["host", "duel", "--turn", "31d", "--bot"], "'31d': a time limit is 1s to 30d"),
+        (["host", "duel", "--turn=-1d", "--bot"], "'-1d': a duration is like 90s"),
+        (
+            ["host", "duel", "--turn", "1d", "--option", "turn_seconds=12h", "--bot"],
+            "--turn and --option turn_seconds both set each turn: give one of them",
+        ),
+        (["host", "duel", "--bot", "--grace", "8d"], "'8d': the grace period is 1s to 7d"),
+        (["host", "duel", "--bot", "--grace", "2x"], "'2x': a duration is like 90s"),
         (["host", "magic-square", "--fast", "--bot"], "--fast is a duel option"),
         (["host", "duel", "--bot", "perfect"], "no bot level 'perfect' for duel"),
         (["host", "duel"], "the terminal UI needs a terminal"),
@@ -22,9 +35,13 @@ from p2pgenius.cli.main import main
         (["resume", "/nonexistent/match.p2pt"], "cannot read /nonexistent/match.p2pt"),
         # Checked before anything listens (each used to start a host no joiner could play with).
         (["host", "duel", "--bot", "--port", "99999"], "'99999' is not a port: 0 (any free port) to 65535"),
-        (["host", "duel", "--bot", "--grace", "0"], "the grace period is 1 to 86400 seconds"),
-        (["join", "127.0.0.1:9", "--bot", "--grace", "inf"], "the grace period is 1 to 86400 seconds"),
-        (["host", "duel", "--bot", "--option", "turn_seconds=" + "9" * 20], "at most 604800 (a week)"),
+        (["host", "duel", "--bot", "--grace", "0"], "the grace period is 1s to 7d"),
+        (["join", "127.0.0.1:9", "--bot", "--grace", "inf"], "the grace period is 1s to 7d"),
+        (["host", "duel", "--bot", "--option", "turn_seconds=" + "9" * 20], "a time limit is 1s to 30d"),
+        (
+            ["host", "duel", "--bot", "--option", "turn_seconds=31d"],
+            "'turn_seconds=31d': a time limit is 1s to",
+        ),
         (["host", "duel", "--bot", "--seat", "5"], "--seat 5: one peer's seats in duel with 2 peers are"),
         (["host", "hornswoggle", "--bot", "--seat", "0", "--seat", "1"], "are 0 and 2; 1 and 3"),
         (["resume", "a.p2pt", "--transcript", "b.p2pt"], "a.p2pt or --transcript b.p2pt, not both"),
@@ -55,14 +72,54 @@ def test_time_options_reach_the_match_options() -> None:
 
     from p2pgenius.cli.play import match_options
 
-    args = Namespace(game="duel", option=["turn_seconds=30"], fast=None, bot=None)
+    args = Namespace(game="duel", option=["turn_seconds=30"], turn=None, fast=None, bot=None)
     assert match_options(args) == {"turn_seconds": 30, "fast": False}
-    args = Namespace(game="duel", option=[], fast=None, bot="wizard")
+    args = Namespace(game="duel", option=[], turn=None, fast=None, bot="wizard")
     assert match_options(args) == {"fast": True}  # bots play fast duels unless told otherwise
     args = Namespace(
-        game="magic-square", option=["round_seconds=300", "challenge_seconds=60"], fast=None, bot=None
+        game="magic-square",
+        option=["round_seconds=300", "challenge_seconds=60"],
+        turn=None,
+        fast=None,
+        bot=None,
     )
     assert match_options(args) == {"round_seconds": 300, "challenge_seconds": 60}
+
+
+@pytest.mark.parametrize(
+    ("argv", "options"),
+    [
+        (["host", "duel", "--turn", "1d"], {"turn_seconds": 86400, "fast": False}),
+        (["host", "duel", "--option", "turn_seconds=12h"], {"turn_seconds": 43200, "fast": False}),
+        (["host", "duel", "--option", "turn_seconds=90"], {"turn_seconds": 90, "fast": False}),  # (as before)
+        (["host", "hornswoggle", "--turn", "1h30m"], {"decision_seconds": 5400}),
+        (
+            ["host", "magic-square", "--turn", "2D12H", "--option", "challenge_seconds=1d"],
+            {"round_seconds": 216000, "challenge_seconds": 86400},
+        ),
+        (["host", "duel", "--turn", "30d"], {"turn_seconds": 30 * 86400, "fast": False}),
+    ],
+)
+def test_a_turns_length_reaches_the_match_terms_as_people_write_it(
+    argv: list[str], options: dict[str, object]
+) -> None:
+    # A match by correspondence: a duel of a turn a day (issue 46). The game's first time option
+    # is its main clock, which --turn sets; each engine takes such a length as its option.
+    from p2pgenius.cli.main import build_parser
+    from p2pgenius.cli.play import match_options
+    from p2pgenius.games.registry import get_spec
+
+    args = build_parser().parse_args(argv)
+    assert match_options(args) == options
+    get_spec(args.game).engine.initial({}, options)  # (the engine's own check takes it)
+
+
+@pytest.mark.parametrize(("given", "seconds"), [("2h", 7200.0), ("90", 90.0), ("1.5", 1.5), ("7d", 604800.0)])
+def test_the_grace_period_reads_as_a_duration_or_seconds(given: str, seconds: float) -> None:
+    from p2pgenius.cli.main import build_parser
+
+    assert build_parser().parse_args(["host", "duel", "--grace", given]).grace == seconds
+    assert build_parser().parse_args(["join", "127.0.0.1:9", "--grace", given]).grace == seconds
 
 
 def test_a_turn_told_again_after_a_paralysis_choice_is_printed_once() -> None:

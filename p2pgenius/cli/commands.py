@@ -14,16 +14,25 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
+from p2pgenius import durations
+from p2pgenius.durations import words
 from p2pgenius.games.catalog import GAMES, Entry, levels_help, names
 from p2pgenius.net import DEFAULT_GRACE_S
+
+MAX_OPTION_S: Final = 30 * 86400
+"""The longest time limit the command line takes (the protocol sets none): 30 days, for a match by
+correspondence (such sites let a turn wait up to ten days)."""
+MAX_GRACE_S: Final = 7 * 86400
+"""The longest grace period the command line takes: a week, for a match by correspondence."""
 
 
 def game_lines(entry: Entry, *, terms: bool) -> list[str]:
     """One game as a help text lists it: its name and title, what it is; with ``terms``, from
     its spec, the peers it takes (and the seat groups it deals them), whether its choices are
-    sealed (``--fast``), and each time option with its default (``--option``)."""
+    sealed (``--fast``), and each time option with its default (``--option``; the first, the
+    game's main clock, is ``--turn`` too)."""
     lines = [f"{entry.name} ({entry.title}): {entry.summary}"]
     if not terms:
         return lines
@@ -42,7 +51,10 @@ def game_lines(entry: Entry, *, terms: bool) -> list[str]:
         )
     if spec.sealed:
         lines.append("sealed choices: --fast resolves a stage once every choice is in")
-    lines.extend(f"--option {o.name}={o.seconds}: {o.what}" for o in spec.time_options)
+    lines.extend(
+        f"--option {o.name}={words(o.seconds)}{' (or --turn)' if i == 0 else ''}: {o.what}"
+        for i, o in enumerate(spec.time_options)
+    )
     return lines
 
 
@@ -254,14 +266,31 @@ def pace_seconds(text: str) -> float:
 
 
 def grace_seconds(text: str) -> float:
-    """``--grace``: a number of seconds from 1 to a day."""
+    """``--grace``: a duration (``90``, ``2m``, ``1h``: :mod:`p2pgenius.durations`) or a number of
+    seconds with a fraction (``1.5``), from a second to a week."""
     try:
         seconds = float(text)
     except ValueError:
-        seconds = math.nan
-    if not 1 <= seconds <= 86400:  # (nan fails this too)
-        raise argparse.ArgumentTypeError(f"{text!r}: the grace period is 1 to 86400 seconds")
+        seconds = _duration(text)
+    if not 1 <= seconds <= MAX_GRACE_S:  # (nan fails this too)
+        raise argparse.ArgumentTypeError(f"{text!r}: the grace period is 1s to {words(MAX_GRACE_S)}")
     return seconds
+
+
+def turn_length(text: str) -> int:
+    """``--turn``: a duration (:mod:`p2pgenius.durations`), from a second to 30 days."""
+    seconds = _duration(text)
+    if seconds > MAX_OPTION_S:
+        raise argparse.ArgumentTypeError(f"{text!r}: a time limit is 1s to {words(MAX_OPTION_S)}")
+    return seconds
+
+
+def _duration(text: str) -> int:
+    """``text`` read as a duration, or argparse's refusal in its words."""
+    try:
+        return durations.parse(text)
+    except durations.DurationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_seat(parser: argparse.ArgumentParser) -> None:
@@ -316,12 +345,13 @@ def _common() -> argparse.ArgumentParser:
         "--grace",
         type=grace_seconds,
         default=DEFAULT_GRACE_S,
-        metavar="SECONDS",
+        metavar="DURATION",
         help=(
             "how long something owed without a clock (an opening, the hidden cards shown at the end,"
             " the signed result) may stay unpaid before it is claimed, a claim unanswered before it"
             " forfeits, and the most a player may take past its spent clock in a round or match"
-            " (default 120; a decision is on its own clock, however long)"
+            f" (1s to {words(MAX_GRACE_S)}, default {words(int(DEFAULT_GRACE_S))}; a decision is on its"
+            " own clock, however long)"
         ),
     )
     common.add_argument("--log", metavar="PATH", help="write a debug log of every message")
@@ -441,13 +471,21 @@ def _host_match(host: argparse.ArgumentParser) -> None:
         "change until then)",
     )
     host.add_argument(
+        "--turn",
+        type=turn_length,
+        metavar="DURATION",
+        help="the game's main clock, its first time option listed below (each turn, round or "
+        "decision): 90s, 5m, 12h, 1d, 1h30m ... (plain seconds too; 1s to "
+        f"{words(MAX_OPTION_S)}); a match by correspondence takes a turn a day: --turn 1d",
+    )
+    host.add_argument(
         "--option",
         action="append",
         default=[],
-        metavar="KEY=SECONDS",
-        help="a time limit, 1 to 604800 seconds (a week): each game's KEYs and their defaults are "
-        "listed below; nobody is claimed against before their own clock runs out, however long "
-        "it is",
+        metavar="KEY=DURATION",
+        help=f"a time limit, 1s to {words(MAX_OPTION_S)} (written as for --turn): each game's KEYs "
+        "and their defaults are listed below; nobody is claimed against before their own clock "
+        "runs out, however long it is",
     )
     host.add_argument(
         "--peers",

@@ -10,17 +10,19 @@ import argparse
 import contextlib
 import datetime
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Any, TextIO
 
 import trio
 
-from p2pgenius import wording
+from p2pgenius import durations, wording
 from p2pgenius.bots import level_of
 from p2pgenius.bots.driver import BotDriver
+from p2pgenius.cli.commands import MAX_OPTION_S
 from p2pgenius.cli.terminal import error
+from p2pgenius.durations import words
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
@@ -123,27 +125,12 @@ def finish(peer: Peer, printer: Printer, *, personal: bool = True, by_name: bool
     return 0
 
 
-MAX_OPTION_S: Final = 7 * 24 * 3600
-"""The longest time option the command line takes (the protocol sets no bound; a week is plenty)."""
-
-
 def match_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The game options from ``--fast`` and ``--option KEY=SECONDS`` (the game's time options);
-    ``fast`` is an option of games whose moves are sealed, and bots play them fast."""
+    """The game options from ``--turn``, ``--option KEY=DURATION`` (the game's time options:
+    :func:`time_limits`) and ``--fast``, an option of games whose moves are sealed (bots play
+    them fast)."""
     spec = get_spec(args.game)
-    allowed = [option.name for option in spec.time_options]
-    options: dict[str, Any] = {}
-    for text in args.option:
-        key, sep, value = text.partition("=")
-        if key not in allowed or not sep:
-            takes = ", ".join(allowed) if allowed else "no time options"
-            raise LocalMisuseError(f"--option {text!r}: {args.game} takes {takes} (KEY=SECONDS)")
-        if not value.isdigit() or not 0 < int(value) <= MAX_OPTION_S:
-            raise LocalMisuseError(
-                f"--option {text!r}: the seconds must be a positive whole number, "
-                f"at most {MAX_OPTION_S} (a week)"
-            )
-        options[key] = int(value)
+    options: dict[str, Any] = time_limits(args.game, args.option, args.turn)
     fast = args.fast if args.fast is not None else args.bot is not None
     if spec.sealed:
         options["fast"] = bool(fast)
@@ -151,6 +138,31 @@ def match_options(args: argparse.Namespace) -> dict[str, Any]:
         sealed = " or ".join(name for name in names() if get_spec(name).sealed) or "sealed-move game's"
         raise LocalMisuseError(f"--fast is a {sealed} option")
     return options
+
+
+def time_limits(game: str, given: Sequence[str], turn: int | None) -> dict[str, int]:
+    """The time options ``--option KEY=DURATION`` gives (each a duration: ``90``, ``5m``, ``1d``,
+    at most :data:`MAX_OPTION_S`; a key given again: the last one) and ``--turn`` (already read:
+    the game's first time option, its main clock, which ``--option`` may not set too)."""
+    allowed = [option.name for option in get_spec(game).time_options]
+    limits: dict[str, int] = {}
+    for text in given:
+        key, sep, value = text.partition("=")
+        if key not in allowed or not sep:
+            takes = ", ".join(allowed) if allowed else "no time options"
+            raise LocalMisuseError(f"--option {text!r}: {game} takes {takes} (KEY=DURATION)")
+        try:
+            limits[key] = durations.parse(value)
+        except durations.DurationError as exc:
+            raise LocalMisuseError(f"--option {key}={exc}") from None
+        if limits[key] > MAX_OPTION_S:
+            raise LocalMisuseError(f"--option {text!r}: a time limit is 1s to {words(MAX_OPTION_S)}")
+    if turn is not None:
+        main = get_spec(game).time_options[0]
+        if main.name in limits:
+            raise LocalMisuseError(f"--turn and --option {main.name} both set {main.what}: give one of them")
+        limits[main.name] = turn
+    return limits
 
 
 def check_level(game: str | None, level: str | None) -> None:

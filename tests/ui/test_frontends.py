@@ -205,12 +205,14 @@ def test_a_game_without_bots_of_its_own_is_played_by_random_bots(countdown: Coun
 def test_the_command_line_takes_a_games_time_options_from_its_spec(countdown: Countdown) -> None:
     from p2pgenius.cli.play import match_options
 
-    args = Namespace(game=NAME, option=["move_seconds=5"], fast=None, bot="")
+    args = Namespace(game=NAME, option=["move_seconds=5"], turn=None, fast=None, bot="")
     assert match_options(args) == {"move_seconds": 5}  # not sealed: no "fast"
+    args = Namespace(game=NAME, option=[], turn=3600, fast=None, bot="")
+    assert match_options(args) == {"move_seconds": 3600}  # (--turn: its first time option)
     with pytest.raises(LocalMisuseError, match="countdown takes move_seconds"):
-        match_options(Namespace(game=NAME, option=["turn_seconds=5"], fast=None, bot=None))
+        match_options(Namespace(game=NAME, option=["turn_seconds=5"], turn=None, fast=None, bot=None))
     with pytest.raises(LocalMisuseError, match="--fast is a duel option"):
-        match_options(Namespace(game=NAME, option=[], fast=True, bot=None))
+        match_options(Namespace(game=NAME, option=[], turn=None, fast=True, bot=None))
 
 
 def test_control_characters_from_peers_never_reach_the_terminal() -> None:
