@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from p2pgenius import wording
+from p2pgenius.durations import words
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.games.spec import TimeOption
@@ -20,14 +21,6 @@ from p2pgenius.ui.table_state import TableState
 
 LOCAL_ONLY: Final = " (other machines can join only with --lan, or --upnp across a router)"
 """Under a host's invite when it listens on loopback alone."""
-
-
-def duration(seconds: int) -> str:
-    """60 s, 12 min, 1 min 30 s."""
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, rest = divmod(seconds, 60)
-    return f"{minutes} min" + (f" {rest} s" if rest else "")
 
 
 def waiting_lines(
@@ -198,7 +191,7 @@ def _options(lobby: Mapping[str, Any], time_options: Sequence[TimeOption]) -> li
     options = dict(lobby.get("options", {}))
     for option in time_options:
         seconds = int(options.pop(option.name, option.seconds))
-        lines.append([("", f"   {option.what}: {duration(seconds)}")])
+        lines.append([("", f"   {option.what}: {words(seconds)}")])
     if "fast" in options:
         fast = options.pop("fast")
         lines.append(

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from p2pgenius.durations import words
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.lobby import INVITED_READY_S, READY_S
@@ -19,7 +20,7 @@ from p2pgenius.protocol.session import SessionView
 from p2pgenius.ui import moves
 from p2pgenius.ui.frontends import Question, frontend
 from p2pgenius.ui.lines import Line, width_of, wrap_all
-from p2pgenius.ui.lobby import duration, invite_lines, waiting_lines
+from p2pgenius.ui.lobby import invite_lines, waiting_lines
 from p2pgenius.ui.peer_adapter import PeerAdapter
 from p2pgenius.ui.render import BoardRequest, Glyphs, clock_text, clocks_line, seat_name
 from p2pgenius.ui.table_state import CHAT, TableState, person_seat, seat_names
@@ -273,7 +274,7 @@ class TableText:
         return f"{did}; {ready}, or change it until {self.time_words()}"
 
     def time_words(self) -> str:
-        """When this match's main time limit runs out, in words: "the turn's time is up (20 s a
+        """When this match's main time limit runs out, in words: "the turn's time is up (20s a
         turn)"."""
         game = self.game()
         session = self.session
@@ -282,7 +283,7 @@ class TableText:
         option = get_spec(game).time_options[0]
         seconds = int(session.terms.get("options", {}).get(option.name, option.seconds))
         kind = option.name.removesuffix("_seconds")
-        return f"the {kind}'s time is up ({duration(seconds)} a {kind})"
+        return f"the {kind}'s time is up ({words(seconds)} a {kind})"
 
     def completions(self, typed: str) -> list[moves.Choice]:
         """The legal moves for what is typed so far (none while the person is not asked)."""

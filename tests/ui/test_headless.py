@@ -163,7 +163,7 @@ def test_hornswoggle_with_a_bot_partner_and_a_joining_person_who_accepts_the_lob
     assert "Lobby: Hornswoggle" in asked[1]
     assert asked[1].count(bot.identity.fingerprint) == 1
     assert person.identity.fingerprint in asked[1]
-    assert "each decision: 1 min" in asked[1] and "=" not in asked[1]
+    assert "each decision: 1m" in asked[1] and "=" not in asked[1]
     assert person.session is not None and person.session.my_seats == (0, 2)
     assert table.state.result is not None
     assert person.session.outcome == bot.session.outcome  # type: ignore[union-attr]

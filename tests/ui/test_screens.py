@@ -257,9 +257,7 @@ def test_hornswoggle_lobby_piles_reckoning_and_a_wrong_flip(tmp_path: Path) -> N
     )
     lobby = screens["lobby"]
     assert bot.identity.fingerprint in lobby and person.identity.fingerprint in lobby
-    assert (
-        "each decision: 1 min" in lobby and "join this match, with these players and options? y or n" in lobby
-    )
+    assert "each decision: 1m" in lobby and "join this match, with these players and options? y or n" in lobby
     assert "fast=" not in lobby and "decision_seconds" not in lobby
     flipping = screens["flipping"]
     assert re.search(r"you flip for \d+: \d+ found, \d+ to go; own pile first", flipping)

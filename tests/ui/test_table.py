@@ -143,7 +143,7 @@ def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> N
     }
     text = plain(lobby_lines(lobby))
     assert text.count(host.fingerprint) == 1 and me.fingerprint in text
-    assert "each turn: 20 s" in text and "not fast: each turn lasts its whole time" in text
+    assert "each turn: 20s" in text and "not fast: each turn lasts its whole time" in text
     assert "=" not in text and "True" not in text and "fast=" not in text
     assert re.search(r"bob \(host\)\s+" + host.fingerprint + r"\s+seat p1", text)
     table = TableScreen()
@@ -165,6 +165,31 @@ def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> N
     assert "Check the host's fingerprint" not in vouched
     assert "fingerprint: it is the key your invite names" in vouched
     assert "Check the host's fingerprint with them" in joined_by_invite_of(me.public)  # not the host's
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"turn_seconds": 86400, "fast": False}, "each turn: 1d"),  # (a duel by correspondence)
+        ({"turn_seconds": 5400, "fast": True}, "each turn: 1h30m"),
+        ({"fast": True}, "each turn: 1m"),  # (the default)
+    ],
+)
+def test_the_lobby_shows_a_turns_length_as_host_turn_takes_it(options: dict[str, Any], said: str) -> None:
+    host, me = Identity.generate(), Identity.generate()
+    lobby = {
+        "game": "duel",
+        "options": options,
+        "setup": {},
+        "names": ["bob", "ann"],
+        "keys": [host.public, me.public],
+        "claims": [[], []],
+        "ready": [True, False],
+        "you": 1,
+        "needed": 0,
+        "start": False,
+    }
+    assert said in [line.strip() for line in plain(lobby_lines(lobby)).splitlines()]
 
 
 def told(game: str, outcome: dict[str, Any], mine: tuple[int, ...], names: dict[int, str]) -> str:
@@ -249,15 +274,17 @@ def test_sent_moves_are_in_the_words_typed_and_the_time_is_the_matchs() -> None:
     assert table.state.message == "sent: b3"
     duel_table, duel_session = seated("duel", DUEL.initial({}, {}), options={"turn_seconds": 20})
     duel_session.fast = False
-    assert duel_table.text.time_words() == "the turn's time is up (20 s a turn)"
+    assert duel_table.text.time_words() == "the turn's time is up (20s a turn)"
     duel_table.state.asking = {0: 3}
     duel_table.adapter.token = table.adapter.token
     duel_table.adapter.peer.offer = lambda number, seat, action: None  # type: ignore[union-attr, method-assign]
     duel_table.input.enter("S D")
     assert duel_table.state.message == (
-        "sent: S D; `done` lets it stand now, or change it until the turn's time is up (20 s a turn)"
+        "sent: S D; `done` lets it stand now, or change it until the turn's time is up (20s a turn)"
     )
     assert "minute" not in duel_table.state.message
+    by_post, _ = seated("duel", DUEL.initial({}, {}), options={"turn_seconds": 86400})
+    assert by_post.text.time_words() == "the turn's time is up (1d a turn)"  # (host --turn 1d)
 
 
 def test_hp_bars_stay_in_their_box_and_a_blind_wizard_sees_no_next_spells() -> None:
