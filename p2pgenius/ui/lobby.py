@@ -191,7 +191,8 @@ def _options(lobby: Mapping[str, Any], time_options: Sequence[TimeOption]) -> li
     options = dict(lobby.get("options", {}))
     for option in time_options:
         seconds = int(options.pop(option.name, option.seconds))
-        lines.append([("", f"   {option.what}: {words(seconds)}")])
+        length = words(seconds) if seconds > 0 else str(seconds)  # (a host's impossible one, as sent)
+        lines.append([("", f"   {option.what}: {length}")])
     if "fast" in options:
         fast = options.pop("fast")
         lines.append(

@@ -283,6 +283,8 @@ class TableText:
         option = get_spec(game).time_options[0]
         seconds = int(session.terms.get("options", {}).get(option.name, option.seconds))
         kind = option.name.removesuffix("_seconds")
+        if seconds <= 0:  # (terms no engine takes: the match stops on them)
+            return f"the {kind}'s time is up"
         return f"the {kind}'s time is up ({words(seconds)} a {kind})"
 
     def completions(self, typed: str) -> list[moves.Choice]:

@@ -173,6 +173,7 @@ def test_the_lobby_shows_whole_fingerprints_once_and_the_options_in_words() -> N
         ({"turn_seconds": 86400, "fast": False}, "each turn: 1d"),  # (a duel by correspondence)
         ({"turn_seconds": 5400, "fast": True}, "each turn: 1h30m"),
         ({"fast": True}, "each turn: 1m"),  # (the default)
+        ({"turn_seconds": 0, "fast": True}, "each turn: 0"),  # (a hostile host's, shown as sent)
     ],
 )
 def test_the_lobby_shows_a_turns_length_as_host_turn_takes_it(options: dict[str, Any], said: str) -> None:
