@@ -342,7 +342,7 @@ async def _until(spawned: Sequence[Spawned], ready: Callable[[], bool], what: st
 
 def proxied(invite_line: str, port: int) -> str:
     """The host's invite, its address made the delay proxy's (as a port forwarded elsewhere)."""
-    invite = invite_codec.parse(invite_line.rsplit(maxsplit=1)[-1])
+    invite = invite_codec.parse_live(invite_line.rsplit(maxsplit=1)[-1])
     return str(replace(invite, port=port, addresses=("127.0.0.1",)))
 
 
@@ -358,7 +358,7 @@ async def cli_joining(seating: Seating, delay: float, tmp: Path) -> tuple[float,
         host = await spawn(nursery, host_words, tmp / "host-home")
         await _until([host], lambda: any("p2pgenius join " in line for line in host.lines), "invite")
         invite = next(line for line in host.lines if "p2pgenius join " in line)
-        port = invite_codec.parse(invite.split()[-1]).port
+        port = invite_codec.parse_live(invite.split()[-1]).port
         proxy = await nursery.start(delay_proxy, "127.0.0.1", port, delay)
         join_words = ["join", proxied(invite, proxy), "--bot", "random"]
         join_words += [*(f"--seat={s}" for s in seating.claims[1]), "--transcript", str(tmp / "join.p2pt")]

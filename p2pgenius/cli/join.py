@@ -92,7 +92,7 @@ def address_of(words: Sequence[str]) -> str | None:
 def target_of(text: str) -> Target:
     """An invite or HOST:PORT (LocalMisuseError if it is neither, saying what is wrong)."""
     if invite_codec.is_invite(text):
-        invite = invite_codec.parse(text)
+        invite = invite_codec.parse_live(text)
         return Target(
             invite.targets(),
             invite.key,

@@ -189,7 +189,7 @@ def saved_invite(files: Files) -> Invite | None:
     there and reads: where the host waits for its players at relays, and its other addresses."""
     try:
         text = read_within(files.invite, limit=4096, what="invite").decode("ascii", "replace")
-        return invite_codec.parse(text.split()[-1])
+        return invite_codec.parse_live(text.split()[-1])
     except (OSError, TooLargeError, IndexError, invite_codec.InviteError):
         return None
 

@@ -21,6 +21,22 @@ relays (version 3)    a count byte (1 to ``MAX_RELAYS``), then each relay the ho
 check (4 bytes)       the first 4 bytes of SHA-256 over ``CHECK_LABEL`` and everything above
 ====================  ======================================================================
 
+A *correspondence invite* (version 4, :class:`MailInvite`) is for a match played by mail through
+Nostr relays (SPEC 4e): no port and no addresses, but the match's mailbox secret and the relays
+that carry its letters:
+
+====================  ======================================================================
+version (1 byte)      4
+seats (1 byte)        1: the invite seats its holder (a player's; the token follows); 0: it
+                      seats nobody (a spectator's: no token follows)
+key (32 bytes)        the host's whole Ed25519 public key
+token (16 bytes)      seats 1 only: the table's seat token
+mailbox (32 bytes)    the match's mailbox secret: whoever holds the invite reads its letters
+count (1 byte)        how many relays follow (1 to ``MAX_MAIL_RELAYS``)
+relays                each a length byte and that many ASCII bytes: a ``ws://`` or ``wss://``
+                      URL (:func:`relay_url_problem` says which), in the order to try them
+====================  ======================================================================
+
 A changed, lost or added character fails the check (a random typo slips through once in four
 billion), so a joiner never connects on a damaged invite: it is told to copy it again. White space
 anywhere in the text is no part of the invite and is left out (:data:`WHITE_SPACE`): an invite
@@ -38,19 +54,25 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from p2pgenius.errors import LocalMisuseError
+from p2pgenius.errors import LocalMisuseError, shown
 from p2pgenius.protocol.identity import PUBLIC_LEN as KEY_LEN
 from p2pgenius.protocol.identity import fingerprint
 
 PREFIX: Final = "p2pgenius://"
 VERSION: Final = 3
-VERSIONS: Final = (1, 2, 3)
-"""The versions this program reads (1: without a seat token; 2: without relays)."""
+VERSIONS: Final = (1, 2, 3, 4)
+"""The versions this program reads (1: without a seat token; 2: without relays; 4: a
+correspondence invite, :class:`MailInvite`)."""
+MAIL_VERSION: Final = 4
 TOKEN_LEN: Final = 16
 CHECK_LABEL: Final = b"p2pgenius invite"
 CHECK_LEN: Final = 4
 MAX_ADDRESSES: Final = 16
 MAX_RELAYS: Final = 4
+MAILBOX_LEN: Final = 32
+MAX_MAIL_RELAYS: Final = 8
+MAX_URL: Final = 200
+"""The longest relay URL a correspondence invite carries, in bytes."""
 _LONGEST = 4 + KEY_LEN + TOKEN_LEN + 1 + MAX_ADDRESSES * (2 + 255) + 1 + MAX_RELAYS * (2 + 255 + 2)
 MAX_CODE: Final = -(-8 * (_LONGEST + CHECK_LEN) // 5)
 """Characters after the prefix an invite can have at the most (every field at its longest): a
@@ -74,6 +96,15 @@ _NAME: Final = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(\.{_LABEL})*\.?")
 
 class InviteError(LocalMisuseError):
     """An invite that cannot be used: the message says what is wrong and what to do."""
+
+
+_URL_PARTS: Final = re.compile(r"wss?://(\[[^\]]*\]|[^:/]*)(?::([^/]*))?(/.*)?", re.DOTALL)
+_PATH: Final = re.compile(r"(/([A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})*)*")
+"""RFC 3986's path-abempty: segments of unreserved characters, sub-delims, ``:``, ``@`` and
+percent escapes, each after a ``/``."""
+_IPV6_TEXT: Final = re.compile(r"\[[0-9a-f:.]+\]")
+_HOST_TEXT: Final = re.compile(r"[a-z0-9.-]+")
+_PORT_TEXT: Final = re.compile(r"[1-9][0-9]{0,4}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +162,110 @@ class Invite:
     __str__ = text
 
 
+@dataclass(frozen=True, slots=True)
+class MailInvite:
+    """A correspondence invite (version 4): the host's ``key``, the table's seat ``token`` (empty:
+    the invite seats nobody, a spectator's), the match's ``mailbox`` secret (SPEC 4e: whoever holds
+    the invite reads the match's letters) and the Nostr ``relays`` that carry them, in the order
+    to try."""
+
+    key: bytes
+    token: bytes
+    mailbox: bytes
+    relays: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.key) != KEY_LEN:
+            raise InviteError(f"an invite carries a {KEY_LEN}-byte key, not {len(self.key)} bytes")
+        if len(self.token) not in (0, TOKEN_LEN):
+            raise InviteError(f"an invite's seat token is {TOKEN_LEN} bytes, not {len(self.token)}")
+        if len(self.mailbox) != MAILBOX_LEN:
+            raise InviteError(f"an invite's mailbox secret is {MAILBOX_LEN} bytes, not {len(self.mailbox)}")
+        if not 0 < len(self.relays) <= MAX_MAIL_RELAYS:
+            raise InviteError(
+                f"a correspondence invite carries 1 to {MAX_MAIL_RELAYS} relays, not {len(self.relays)}"
+            )
+        for url in self.relays:
+            if (problem := relay_url_problem(url)) is not None:
+                raise InviteError(f"the relay {shown(url)} {problem}")
+        if len(set(self.relays)) != len(self.relays):
+            raise InviteError("a correspondence invite names each relay once")
+
+    @property
+    def seats(self) -> bool:
+        """Whether the invite seats its holder (a player's invite); else it only lets its holder
+        read the match (a spectator's)."""
+        return bool(self.token)
+
+    @property
+    def fingerprint(self) -> str:
+        """The host's fingerprint (the one its ``p2pgenius id`` shows)."""
+        return fingerprint(self.key)
+
+    def for_spectators(self) -> MailInvite:
+        """The same invite without the seat token: it lets its holders read the match, and seats
+        nobody."""
+        return MailInvite(self.key, b"", self.mailbox, self.relays)
+
+    def text(self) -> str:
+        """The invite as one line: ``p2pgenius://`` and base32."""
+        body = bytes([MAIL_VERSION, 1 if self.token else 0]) + self.key + self.token + self.mailbox
+        body += bytes([len(self.relays)])
+        for url in self.relays:
+            body += bytes([len(url)]) + url.encode("ascii")
+        body += _check(body)
+        return PREFIX + base64.b32encode(body).decode("ascii").rstrip("=").lower()
+
+    __str__ = text
+
+
+def relay_url_problem(url: str) -> str | None:
+    """What keeps ``url`` from being a relay URL a correspondence invite carries (SPEC 4c), or
+    None: ``ws://`` or ``wss://``, a host name in lower case or an IPv6 address in brackets, an
+    optional port (1 to 65535) and path (RFC 3986's characters); no user name, query or fragment;
+    ASCII, at most ``MAX_URL`` bytes."""
+    if not url.isascii():
+        return "is not ASCII"
+    if len(url) > MAX_URL:
+        return f"is {len(url)} bytes long, and a relay's URL is at most {MAX_URL}"
+    parts = _URL_PARTS.fullmatch(url)
+    if parts is None:
+        lower = url.lower().startswith(("ws://", "wss://"))
+        return "has its scheme in upper case" if lower else "is not a ws:// or wss:// URL"
+    host, port, path = parts[1], parts[2], parts[3] or ""
+    if "@" in url.partition("://")[2].partition("/")[0]:
+        return "names a user (user@host): an invite carries no user name or password"
+    if "?" in url or "#" in url:
+        return "has a query or a fragment (? or #), which an invite does not carry"
+    if host != host.lower():
+        return "has its host in upper case"
+    ipv6 = _IPV6_TEXT.fullmatch(host) is not None and _ipv6(host[1:-1])
+    if not ipv6 and not (_HOST_TEXT.fullmatch(host) and _NAME.fullmatch(host)):
+        return "has no host name or IPv6 address in brackets as its host"
+    if port is not None and not (_PORT_TEXT.fullmatch(port) and int(port) < 65536):
+        return "has a port that is not 1 to 65535 (in decimal, without a leading 0)"
+    if not _PATH.fullmatch(path):
+        return "has a path with a character no URL path has (only RFC 3986's, and %XX escapes)"
+    return None
+
+
+def _ipv6(text: str) -> bool:
+    """Whether ``text`` is an IPv6 address (as RFC 4291 writes one; no zone)."""
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def is_invite(text: str) -> bool:
     """Whether ``text`` is meant as an invite (it may still be damaged: see :func:`parse`)."""
     return _unwrap(text).lower().startswith(PREFIX[:-1])
 
 
-def parse(text: str) -> Invite:
-    """The invite ``text`` carries (white space anywhere in it left out); :class:`InviteError`
+def parse(text: str) -> Invite | MailInvite:
+    """The invite ``text`` carries (white space anywhere in it left out): an :class:`Invite` to a
+    host that waits online, or a :class:`MailInvite` to a correspondence match; :class:`InviteError`
     says what is wrong with a bad one."""
     clean = _unwrap(text)
     if not clean.lower().startswith(PREFIX):
@@ -172,7 +300,19 @@ def parse(text: str) -> Invite:
             f"reads versions {VERSIONS[0]} to {VERSIONS[-1]}): upgrade p2pgenius, or ask the host for "
             "an invite this one reads"
         )
-    return _read(body)
+    return _read_mail(body) if body[0] == MAIL_VERSION else _read(body)
+
+
+def parse_live(text: str) -> Invite:
+    """The invite ``text`` carries, which must be one to a host that waits online (``join``,
+    ``watch``, ``resume``): a correspondence invite is refused in one line."""
+    invite = parse(text)
+    if isinstance(invite, MailInvite):
+        raise InviteError(
+            "this is a correspondence invite (a match played by mail through Nostr relays), which "
+            "this p2pgenius cannot join yet: ask the host for an invite to a live match"
+        )
+    return invite
 
 
 CUT_SHORT: Final = (
@@ -232,6 +372,8 @@ def _one_edit_from_whole(code: str) -> bool:
 def _fields_end(body: bytes) -> int:
     """Where the fields of an invite's ``body`` end (past its length when they are cut off); 0
     for fields no invite has."""
+    if body[0] == MAIL_VERSION:
+        return _mail_fields_end(body)
     at = 4 + KEY_LEN + (TOKEN_LEN if body[0] >= 2 else 0)
     if at > len(body):
         return at
@@ -245,6 +387,26 @@ def _fields_end(body: bytes) -> int:
     if body[at] > MAX_RELAYS:
         return 0
     return _list_end(body, at + 1, body[at], relay=True)
+
+
+def _mail_fields_end(body: bytes) -> int:
+    """:func:`_fields_end` for a correspondence invite (version 4)."""
+    if len(body) < 2:
+        return 2
+    if body[1] not in (0, 1):
+        return 0
+    at = 2 + KEY_LEN + TOKEN_LEN * body[1] + MAILBOX_LEN + 1
+    if at > len(body):
+        return at
+    if not 0 < body[at - 1] <= MAX_MAIL_RELAYS:
+        return 0
+    for _ in range(body[at - 1]):
+        if at >= len(body):
+            return at + 1
+        if not 0 < body[at] <= MAX_URL:
+            return 0
+        at += 1 + body[at]
+    return at
 
 
 def _list_end(body: bytes, at: int, count: int, *, relay: bool) -> int:
@@ -309,6 +471,48 @@ def _read(body: bytes) -> Invite:
         return Invite(key, port, tuple(addresses), token, tuple(relays))
     except (IndexError, ValueError, InviteError):
         raise malformed from None
+
+
+def _read_mail(body: bytes) -> MailInvite:
+    """The fields of a checked body of version 4 (a correspondence invite)."""
+    if len(body) < 2 or body[1] not in (0, 1):
+        raise _malformed("its seats byte is not 0 or 1" if len(body) > 1 else "it ends after its version")
+    token_len = TOKEN_LEN * body[1]
+    at = 2 + KEY_LEN + token_len + MAILBOX_LEN
+    if len(body) <= at:
+        raise _malformed("it ends before its relays")
+    key, token, mailbox = (
+        body[2 : 2 + KEY_LEN],
+        body[2 + KEY_LEN : 2 + KEY_LEN + token_len],
+        body[at - MAILBOX_LEN : at],
+    )
+    count, at = body[at], at + 1
+    if not 0 < count <= MAX_MAIL_RELAYS:
+        raise _malformed(f"{count} relays, and an invite carries 1 to {MAX_MAIL_RELAYS}")
+    relays: list[str] = []
+    for number in range(1, count + 1):
+        if at >= len(body) or at + 1 + body[at] > len(body):
+            raise _malformed(f"it ends inside its relay {number}")
+        if not 0 < body[at] <= MAX_URL:
+            raise _malformed(f"its relay {number} is {body[at]} bytes long, not 1 to {MAX_URL}")
+        try:
+            relays.append(body[at + 1 : at + 1 + body[at]].decode("ascii"))
+        except UnicodeDecodeError:
+            raise _malformed(f"its relay {number} is not ASCII") from None
+        at += 1 + body[at]
+    if at != len(body):
+        raise _malformed(f"{len(body) - at} bytes follow its last relay")
+    try:
+        return MailInvite(key, token, mailbox, tuple(relays))
+    except InviteError as exc:
+        raise _malformed(str(exc)) from None
+
+
+def _malformed(why: str) -> InviteError:
+    """The error of a correspondence invite whose fields do not read, saying which."""
+    return InviteError(
+        f"the invite is malformed ({why}): the program that made it is broken; ask for another"
+    )
 
 
 def _read_address(body: bytes, at: int, malformed: InviteError) -> tuple[str, int]:

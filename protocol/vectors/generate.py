@@ -385,7 +385,7 @@ def _unreadable(v2: bytes) -> list[tuple[str, bytes, str]]:
     v3 = bytes([3]) + head[1:] + bytes([1]) + one  # version 3 up to its relay section
     relay = one + (4001).to_bytes(2, "big")
     return [
-        ("version 4 (a newer p2pgenius)", bytes([4]) + v2[1:], "version"),
+        ("version 5 (a newer p2pgenius)", bytes([5]) + v2[1:], "version"),
         ("version 0", bytes([0]) + v2[1:], "version"),
         ("no address (count 0)", head + bytes([0]), "malformed"),
         ("17 addresses (at most 16)", head + bytes([17]) + one * 17, "malformed"),
