@@ -501,7 +501,7 @@ def _read_mail(body: bytes) -> MailInvite:
             raise _malformed(f"its relay {number} is not ASCII") from None
         at += 1 + body[at]
     if at != len(body):
-        raise _malformed(f"{len(body) - at} bytes follow its last relay")
+        raise _malformed("bytes follow its last relay")
     try:
         return MailInvite(key, token, mailbox, tuple(relays))
     except InviteError as exc:

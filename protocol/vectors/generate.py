@@ -33,7 +33,7 @@ from p2pgenius.games.registry import get_game, get_spec, names
 from p2pgenius.games.spec import GameSpec
 from p2pgenius.inmemory import MemoryTable, play, transcript
 from p2pgenius.net import transit
-from p2pgenius.net.invite import CHECK_LABEL, PREFIX, Invite, InviteError, parse
+from p2pgenius.net.invite import CHECK_LABEL, PREFIX, Invite, InviteError, MailInvite, parse
 from p2pgenius.protocol import mailbox as mail
 from p2pgenius.protocol import nostr
 from p2pgenius.protocol.channel import PROLOGUE, PROTOCOL_VERSION, SecureChannel
@@ -321,6 +321,142 @@ RELAY_SIDE = seed("relay side")[:8].hex()
 """The side the relay token vectors' request lines name (16 hex digits)."""
 
 
+LONG_URL = "wss://relays.example.org:65535/" + "/".join(
+    ["p2pgenius", "mail~box", "%2Fslash", "a!$&'()*+,;=:@b", "x" * 125]
+)
+"""A relay URL of exactly the most bytes (200), with every kind of character a path may have."""
+MAIL_INVITES: list[tuple[str, str, tuple[str, ...]]] = [
+    (
+        "version 4, a player's: one relay; its mailbox is mailbox.json's",
+        "invite token",
+        ("wss://relay.example.org",),
+    ),
+    ("version 4, the spectators' invite of the same match: seats nobody (no token)", "", ()),
+    (
+        "version 4, a player's: several relays, in the order to try them: by name with a port and a "
+        "path, by IPv4 address, by IPv6 address in brackets (with a port and the path '/')",
+        "another invite token",
+        ("wss://nostr.example.net:4430/p2pgenius/mail", "ws://192.0.2.10:7777", "ws://[2001:db8::7]:8080/"),
+    ),
+    (
+        "version 4, a spectators' invite with the most relays (8), one of the longest URL (200 bytes)",
+        "",
+        (LONG_URL, *(f"wss://relay{n}.example.org" for n in range(1, 7)), "ws://localhost:7777/"),
+    ),
+]
+"""Each correspondence invite's note, the seed label of its seat token ("": a watch-only invite)
+and its relays (none: the previous invite's, for the spectators' invite of the same match)."""
+
+
+def _mail_invite(note: str, invite: MailInvite) -> dict[str, Any]:
+    """One correspondence invite's vector: its fields (each relay with its bytes), body, check and text."""
+    text = invite.text()
+    written = text[len(PREFIX) :]
+    raw = base64.b32decode(written.upper() + "=" * (-len(written) % 8))
+    body = raw[:-4]
+    assert raw[-4:] == _check(body) and parse(text) == invite, note
+    at = 2 + 32 + len(invite.token) + 32
+    assert body[:at] == bytes([4, 1 if invite.token else 0]) + invite.key + invite.token + invite.mailbox
+    assert body[at] == len(invite.relays), note
+    at += 1
+    relays = []
+    for url in invite.relays:
+        relays.append({"url": url, "bytes": body[at : at + 1 + body[at]].hex()})
+        assert body[at + 1 : at + 1 + body[at]] == url.encode("ascii"), note
+        at += 1 + body[at]
+    assert at == len(body), note
+    return {
+        "note": note,
+        "version": body[0],
+        "seats": body[1],
+        "key": invite.key.hex(),
+        "token": invite.token.hex(),
+        "mailbox": invite.mailbox.hex(),
+        "count": len(invite.relays),
+        "relays": relays,
+        "body": body.hex(),
+        "check": raw[-4:].hex(),
+        "text": text,
+        "fingerprint": fingerprint(invite.key),
+    }
+
+
+def mail_invites(key: bytes) -> list[dict[str, Any]]:
+    """The correspondence invites (version 4) of the host ``key``: one match's player and
+    spectator invites, and two more (several relays; the most relays, the longest URL)."""
+    made: list[dict[str, Any]] = []
+    relays: tuple[str, ...] = ()
+    for note, token_label, listed in MAIL_INVITES:
+        token = seed(token_label)[:16] if token_label else b""
+        relays = listed or relays
+        mailbox = seed("mailbox") if len(made) < 2 else seed(f"mailbox {len(made)}")
+        made.append(_mail_invite(note, MailInvite(key, token, mailbox, relays)))
+    assert len(LONG_URL) == 200
+    return made
+
+
+def _unreadable_mail(players: bytes) -> list[tuple[str, bytes, str]]:
+    """Version-4 bodies whose check holds but whose fields do not read (made from ``players``, the
+    first correspondence invite's body), each with its note and the step that refuses it."""
+    head = players[: 2 + 32 + 16 + 32]  # version, seats, key, token, mailbox (and no relay count)
+    watch = bytes([4, 0]) + head[2:34] + head[50:] + players[len(head) :]  # the same, seating nobody
+
+    def one(url: bytes, at: bytes = head) -> bytes:
+        return at + bytes([1, len(url)]) + url
+
+    good = b"wss://relay.example.org"
+    urls = [
+        ("a relay of another scheme (https)", b"https://relay.example.org"),
+        ("a relay whose scheme is in upper case", b"WSS://relay.example.org"),
+        ("a relay whose host is in upper case", b"wss://Relay.example.org"),
+        ("a relay URL of 201 bytes (at most 200)", LONG_URL.encode("ascii") + b"x"),
+        ("a relay URL with a user name and password", b"wss://user:pw@relay.example.org"),
+        ("a relay URL with a query", b"wss://relay.example.org/?key=x"),
+        ("a relay URL with a fragment", b"wss://relay.example.org#x"),
+        ("a relay URL with port 0", b"wss://relay.example.org:0"),
+        ("a relay URL with port 65536", b"wss://relay.example.org:65536"),
+        ("a relay URL with a port with a leading 0", b"wss://relay.example.org:0443"),
+        ("a relay URL with an empty port", b"wss://relay.example.org:"),
+        ("a relay URL without a host", b"wss:///relay"),
+        ("a relay URL whose host name has a label starting with '-'", b"wss://-relay.example.org"),
+        ("a relay URL with an IPv6 address not in brackets", b"ws://2001:db8::7"),
+        ("a relay URL with an IPv6 address in upper case", b"ws://[2001:DB8::7]"),
+        ("a relay URL with an IPv6 zone", b"ws://[fe80::1%25eth0]"),
+        ("a relay URL with a space in its path", b"wss://relay.example.org/a b"),
+        ("a relay URL with a broken escape in its path ('%zz')", b"wss://relay.example.org/%zz"),
+        ("a relay URL that is not ASCII", "wss://relé.example.org".encode()),
+        ("a relay URL ending in a line feed", good + b"\n"),
+    ]
+    return [
+        ("version 4 cut short after its version byte", bytes([4]), "malformed"),
+        ("a seats byte of 2 (only 0 and 1)", bytes([4, 2]) + players[2:], "malformed"),
+        (
+            "a players' invite without its token (seats 1, the token left out)",
+            bytes([4, 1]) + watch[2:],
+            "malformed",
+        ),
+        (
+            "a watch-only invite that carries a token anyway (seats 0)",
+            bytes([4, 0]) + players[2:],
+            "malformed",
+        ),
+        ("cut short inside its mailbox secret", head[:70], "malformed"),
+        ("no relay section (the body ends after the mailbox)", head, "malformed"),
+        ("no relay (relay count 0)", head + bytes([0]), "malformed"),
+        (
+            "9 relays (at most 8)",
+            head + bytes([9]) + b"".join(bytes([len(good) + 1]) + good + bytes([48 + n]) for n in range(9)),
+            "malformed",
+        ),
+        ("a relay count but no relay", head + bytes([1]), "malformed"),
+        ("a relay of length 0", head + bytes([1, 0]), "malformed"),
+        ("a relay URL longer than the bytes left", head + bytes([1, len(good) + 1]) + good, "malformed"),
+        ("a byte after the last relay", one(good) + bytes([0]), "malformed"),
+        ("the same relay twice", head + bytes([2]) + (bytes([len(good)]) + good) * 2, "malformed"),
+        *[(note, one(url), "malformed") for note, url in urls],
+    ]
+
+
 def _b32(raw: bytes) -> str:
     return base64.b32encode(raw).decode("ascii").rstrip("=").lower()
 
@@ -504,6 +640,8 @@ def invites() -> dict[str, Any]:
     ]
     # ... and bodies whose check holds but which this version cannot read.
     bodies = _unreadable(bytes.fromhex(made[0]["body"]))
+    mail = mail_invites(host.public)
+    bodies += _unreadable_mail(bytes.fromhex(mail[0]["body"]))
     refused = [{"note": note, "why": why, "text": text} for note, text, why in damaged]
     refused += [
         {"note": note, "why": why, "body": body.hex(), "text": PREFIX + _b32(body + _check(body))}
@@ -535,7 +673,11 @@ def invites() -> dict[str, Any]:
         "this reader does not read), 'malformed' (the check holds, the fields do not); those whose "
         "check holds give their body; 'relay_tokens' (SPEC section 4d) gives, for each invite with "
         "relays, its relay token (the lower-case hex of SHA-256('p2pgenius relay token' || key || "
-        "token)) and the line that asks a relay to pair a connection of the given side",
+        "token)) and the line that asks a relay to pair a connection of the given side; "
+        "'mail_invites' gives correspondence invites (version 4): each one's fields (seats: 1, a "
+        "player's, with its token; 0, a spectator's, without), each relay URL with its bytes (a "
+        "length byte and the URL), body, check, text and the host key's fingerprint; the refused "
+        "bodies of version 4 follow those of versions 1 to 3",
         "check_label": CHECK_LABEL.decode("ascii"),
         "prefix": PREFIX,
         "invites": made,
@@ -543,6 +685,7 @@ def invites() -> dict[str, Any]:
         "refused": refused,
         "relay_token_label": transit.TOKEN_LABEL.decode("ascii"),
         "relay_tokens": relay_tokens,
+        "mail_invites": mail,
     }
 
 

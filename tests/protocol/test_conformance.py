@@ -196,8 +196,10 @@ def read_invite(text: str) -> dict[str, Any] | str:
     if len(raw) <= 4 or invite_check(raw[:-4]) != raw[-4:]:
         return "damaged"
     body = raw[:-4]
-    if body[0] not in (1, 2, 3):
+    if body[0] not in (1, 2, 3, 4):
         return "version"
+    if body[0] == 4:
+        return read_mail_invite(body)
     at = 3 + 32 + (16 if body[0] >= 2 else 0)
     if len(body) < at + 1:
         return "malformed"
@@ -230,6 +232,98 @@ def read_invite(text: str) -> dict[str, Any] | str:
     if at != len(body):
         return "malformed"
     return {**fields, "addresses": addresses, "relays": relays}
+
+
+RELAY_URL = re.compile(
+    r"wss?://(?:(?P<name>[a-z0-9.-]+)|\[(?P<ipv6>[0-9a-f:.]+)\])(?::(?P<port>[1-9][0-9]{0,4}))?"
+    r"(?:/(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})*)*\Z"
+)
+"""Section 4c's relay URL of a correspondence invite: scheme, host, optional port, path-abempty."""
+
+
+def relay_url_ok(url: str) -> bool:
+    """Whether ``url`` is a relay URL as section 4c defines it (its length checked apart)."""
+    found = RELAY_URL.match(url)
+    if found is None or (found["port"] is not None and int(found["port"]) > 65535):
+        return False
+    if found["name"] is not None:
+        return HOST_NAME.match(found["name"]) is not None
+    try:
+        ipaddress.IPv6Address(found["ipv6"])
+    except ValueError:
+        return False
+    return True
+
+
+def read_mail_invite(body: bytes) -> dict[str, Any] | str:
+    """A version-4 body's fields, read as section 4c's step 7 says, or "malformed"."""
+    if len(body) < 2 or body[1] not in (0, 1):
+        return "malformed"
+    token_end = 2 + 32 + 16 * body[1]
+    at = token_end + 32
+    if len(body) <= at or not 1 <= body[at] <= 8:
+        return "malformed"
+    count, at = body[at], at + 1
+    relays: list[dict[str, Any]] = []
+    for _ in range(count):
+        if at >= len(body):
+            return "malformed"
+        size, chunk = body[at], body[at + 1 : at + 1 + body[at]]
+        if not 1 <= size <= 200 or len(chunk) != size or not chunk.isascii():
+            return "malformed"
+        if not relay_url_ok(chunk.decode("ascii")):
+            return "malformed"
+        relays.append({"url": chunk.decode("ascii"), "bytes": body[at : at + 1 + size]})
+        at += 1 + size
+    urls = [relay["url"] for relay in relays]
+    if at != len(body) or len(set(urls)) != len(urls):
+        return "malformed"
+    return {
+        "version": 4,
+        "seats": body[1],
+        "key": body[2:34],
+        "token": body[34:token_end],
+        "mailbox": body[token_end : token_end + 32],
+        "count": count,
+        "relays": relays,
+    }
+
+
+def write_mail_invite(case: dict[str, Any]) -> bytes:
+    """A version-4 body from its fields (``seats``, ``key``, ``token``, ``mailbox``, ``relays``)."""
+    body = bytes([4, case["seats"]]) + bytes.fromhex(case["key"] + case["token"] + case["mailbox"])
+    body += bytes([len(case["relays"])])
+    for relay in case["relays"]:
+        url = relay["url"].encode("ascii")
+        body += bytes([len(url)]) + url
+    return body
+
+
+def check_mail_invites(vector: dict[str, Any]) -> None:
+    """Section 4c's version 4: every correspondence invite written and read as it says."""
+    assert {case["version"] for case in vector["mail_invites"]} == {4}
+    assert {case["seats"] for case in vector["mail_invites"]} == {0, 1}  # players' and spectators'
+    for case in vector["mail_invites"]:
+        # The writer's rule: seats 1 exactly when there is a token (16 bytes), else 0 and none.
+        assert len(bytes.fromhex(case["token"])) == 16 * case["seats"], case["note"]
+        body = write_mail_invite(case)
+        assert body.hex() == case["body"] and invite_check(body).hex() == case["check"], case["note"]
+        text = INVITE_PREFIX + base64.b32encode(body + invite_check(body)).decode("ascii").rstrip("=").lower()
+        assert text == case["text"]
+        read = read_invite(text)
+        assert isinstance(read, dict), (case["note"], read)
+        assert {**read, "relays": [{**r, "bytes": r["bytes"].hex()} for r in read["relays"]]} == {
+            "version": 4,
+            "seats": case["seats"],
+            "key": bytes.fromhex(case["key"]),
+            "token": bytes.fromhex(case["token"]),
+            "mailbox": bytes.fromhex(case["mailbox"]),
+            "count": case["count"],
+            "relays": case["relays"],
+        }, case["note"]
+        assert fingerprint_of(bytes.fromhex(case["key"])) == case["fingerprint"]
+    refused = [case for case in vector["refused"] if case.get("body", "").startswith("04")]
+    assert len(refused) >= 20 and {case["why"] for case in refused} == {"malformed"}
 
 
 def read_address(body: bytes, at: int) -> dict[str, Any] | None:
@@ -334,6 +428,7 @@ def test_invites_read_and_write_as_section_4c_says() -> None:
             body = bytes.fromhex(case["body"])
             code = base64.b32encode(body + invite_check(body)).decode("ascii").rstrip("=").lower()
             assert case["text"] == INVITE_PREFIX + code
+    check_mail_invites(vector)
     # Section 4d: the relay token of every invite with relays, and the line that asks a relay for it.
     assert vector["relay_token_label"].encode() == RELAY_TOKEN_LABEL
     with_relays = [n for n, case in enumerate(vector["invites"]) if case["relays"]]

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pgenius.games.catalog import names
-from p2pgenius.net.invite import Invite, InviteError, parse, parse_live
+from p2pgenius.net.invite import Invite, InviteError, MailInvite, parse, parse_live
 from p2pgenius.protocol.transcript import verify
 
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
@@ -234,6 +234,14 @@ def test_our_invite_reader_agrees_with_every_invite_vector() -> None:
         assert fields == (case["key"], case["token"], case["port"])
         assert list(invite.addresses) == [a["address"] for a in case["addresses"]]
         assert invite.text() == case["text"] and invite.fingerprint == case["fingerprint"]
+    for case in vector["mail_invites"]:  # version 4: correspondence invites
+        mail = parse(case["text"])
+        assert isinstance(mail, MailInvite) and mail.seats == (case["seats"] == 1), case["note"]
+        mine = (mail.key.hex(), mail.token.hex(), mail.mailbox.hex(), list(mail.relays))
+        assert mine == (case["key"], case["token"], case["mailbox"], [r["url"] for r in case["relays"]])
+        assert mail.text() == case["text"] and mail.fingerprint == case["fingerprint"]
+        with pytest.raises(InviteError, match="a correspondence invite"):
+            parse_live(case["text"])
     for case in vector["spellings"]:
         assert parse(case["text"]) == parse(vector["invites"][case["invite"]]["text"]), case["note"]
     for case in vector["refused"]:
