@@ -12,16 +12,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2pgenius.cli.host import host_match
 from p2pgenius.cli.join import join_match, target_of
 from p2pgenius.cli.main import build_parser, main, pasted_whole
 from p2pgenius.cli.play import Printer, make_peer, match_options
 from p2pgenius.net import invite as codec
-from p2pgenius.net.invite import Invite, InviteError
+from p2pgenius.net.invite import Invite, InviteError, MailInvite
 from p2pgenius.protocol.identity import Identity, IdentityError, fingerprint
 from p2pgenius.protocol.transcript import verify
 from tests.patience import HANG_S
@@ -383,3 +386,200 @@ def test_an_invite_whose_count_is_more_than_any_invite_has_is_damaged_not_cut_sh
     cut = base64.b32encode(bytes(raw[: count + 10])).decode().rstrip("=").lower()
     with pytest.raises(InviteError, match="damaged"):
         codec.parse(codec.PREFIX + cut)
+
+
+# -- correspondence invites (version 4, SPEC 4c) ---------------------------------------------------
+
+MAILBOX = bytes(range(100, 132))
+RELAY = "wss://relay.example.org"
+
+
+def mail_sample(token: bytes = bytes(range(16))) -> MailInvite:
+    return MailInvite(
+        KEY, token, MAILBOX, (RELAY, "ws://192.0.2.10:7777/p2pgenius", "ws://[2001:db8::7]:8080/")
+    )
+
+
+def sealed(body: bytes) -> str:
+    """``body`` as an invite's text, its check made (so that only its fields can be wrong)."""
+    check = hashlib.sha256(codec.CHECK_LABEL + body).digest()[: codec.CHECK_LEN]
+    return codec.PREFIX + base64.b32encode(body + check).decode().rstrip("=").lower()
+
+
+_LABELS = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?", fullmatch=True)
+_HOSTS = st.one_of(
+    st.lists(_LABELS, min_size=1, max_size=4).map(".".join),
+    st.ip_addresses(v=4).map(str),
+    st.ip_addresses(v=6).map(lambda ip: f"[{ip}]"),
+)
+_SEGMENTS = st.lists(
+    st.from_regex(r"([A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2}){0,12}", fullmatch=True), max_size=4
+)
+_URLS = st.builds(
+    lambda scheme, host, port, path: f"{scheme}://{host}{'' if port is None else f':{port}'}{path}",
+    st.sampled_from(["ws", "wss"]),
+    _HOSTS,
+    st.none() | st.integers(1, 65535),
+    _SEGMENTS.map(lambda segments: "".join("/" + segment for segment in segments)),
+).filter(lambda url: len(url) <= codec.MAX_URL)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    key=st.binary(min_size=32, max_size=32),
+    token=st.sampled_from([b""]) | st.binary(min_size=16, max_size=16),
+    mailbox=st.binary(min_size=32, max_size=32),
+    relays=st.lists(_URLS, min_size=1, max_size=codec.MAX_MAIL_RELAYS, unique=True),
+)
+def test_a_correspondence_invite_round_trips(
+    key: bytes, token: bytes, mailbox: bytes, relays: list[str]
+) -> None:
+    made = MailInvite(key, token, mailbox, tuple(relays))
+    text = made.text()
+    assert re.fullmatch(r"p2pgenius://[a-z2-7]+", text) and codec.is_invite(text)
+    assert codec.parse(text) == made and codec.parse(text.upper()) == made
+    assert codec.parse(text[:50] + "\n  " + text[50:]) == made
+    code = text[len(codec.PREFIX) :].upper()
+    body = base64.b32decode(code + "=" * (-len(code) % 8))
+    assert body[:2] == bytes([4, 1 if token else 0]) and made.seats == bool(token)
+    watching = made.for_spectators()
+    assert not watching.seats and watching.token == b"" and codec.parse(watching.text()) == watching
+    assert (watching.mailbox, watching.relays, watching.key) == (mailbox, tuple(relays), key)
+
+
+def test_a_spectators_invite_seats_nobody_and_the_live_reader_refuses_a_correspondence_invite() -> None:
+    players = mail_sample()
+    spectators = players.for_spectators()
+    assert players.seats and not spectators.seats and spectators.token == b""
+    assert len(spectators.text()) < len(players.text())  # (no token is written at all)
+    assert players.fingerprint == spectators.fingerprint == fingerprint(KEY)
+    for invite in (players, spectators):
+        with pytest.raises(InviteError, match=r"a correspondence invite .* cannot join yet") as refused:
+            codec.parse_live(invite.text())
+        assert "\n" not in str(refused.value)
+    assert codec.parse_live(sample().text()) == sample()
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("https://relay.example.org", "is not a ws:// or wss:// URL"),
+        ("relay.example.org", "is not a ws:// or wss:// URL"),
+        ("WSS://relay.example.org", "scheme in upper case"),
+        ("wss://Relay.example.org", "host in upper case"),
+        ("ws://[2001:DB8::7]", "host in upper case"),
+        ("wss://user:pw@relay.example.org", "names a user"),
+        ("wss://relay.example.org@evil.example", "names a user"),
+        ("wss://relay.example.org/?key=x", "a query or a fragment"),
+        ("wss://relay.example.org#top", "a query or a fragment"),
+        ("wss://relay.example.org:0", "port that is not 1 to 65535"),
+        ("wss://relay.example.org:65536", "port that is not 1 to 65535"),
+        ("wss://relay.example.org:0443", "port that is not 1 to 65535"),
+        ("wss://relay.example.org:", "port that is not 1 to 65535"),
+        ("ws://2001:db8::7", "port that is not 1 to 65535"),
+        ("wss://", "no host name or IPv6 address"),
+        ("wss:///path", "no host name or IPv6 address"),
+        ("wss://-relay.example.org", "no host name or IPv6 address"),
+        ("wss://relay_1.example.org", "no host name or IPv6 address"),
+        ("ws://[fe80::1%25eth0]", "no host name or IPv6 address"),
+        ("ws://[2001:db8::7::1]", "no host name or IPv6 address"),
+        ("wss://relay.example.org\n", "no host name or IPv6 address"),
+        ("wss://relay.example.org/a b", "a path with a character"),
+        ("wss://relay.example.org/%zz", "a path with a character"),
+        ("wss://relay.example.org/a\\b", "a path with a character"),
+        ("wss://relé.example.org", "is not ASCII"),
+        ("wss://relay.example.org/" + "x" * 177, "is 201 bytes long"),
+    ],
+)
+def test_every_relay_url_an_invite_cannot_carry_is_refused_saying_why(url: str, said: str) -> None:
+    problem = codec.relay_url_problem(url)
+    assert problem is not None and said in problem, problem
+    with pytest.raises(InviteError, match=re.escape(said)) as refused:
+        MailInvite(KEY, b"", MAILBOX, (url,))
+    assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "wss://relay.example.org",
+        "wss://relay.example.org/",
+        "ws://localhost.:1/",
+        "ws://127.0.0.1:7777",
+        "ws://[::1]:7777",
+        "ws://[::ffff:192.0.2.1]/x",
+        "wss://relay.example.org:65535/a/%2F/~b/!$&'()*+,;=:@/",
+        "wss://relay.example.org/" + "x" * 176,  # (200 bytes: the most)
+        "wss://relay.example.org/UPPER/Case",  # (a path keeps its case)
+    ],
+)
+def test_relay_urls_an_invite_carries(url: str) -> None:
+    assert codec.relay_url_problem(url) is None
+    made = MailInvite(KEY, b"", MAILBOX, (url,))
+    assert codec.parse(made.text()) == made
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"key": b"short"}, "32-byte key"),
+        ({"token": b"short"}, "seat token is 16 bytes"),
+        ({"mailbox": bytes(31)}, "mailbox secret is 32 bytes"),
+        ({"relays": ()}, "carries 1 to 8 relays, not 0"),
+        ({"relays": tuple(f"wss://r{n}.example.org" for n in range(9))}, "carries 1 to 8 relays, not 9"),
+        ({"relays": (RELAY, RELAY)}, "names each relay once"),
+    ],
+)
+def test_a_correspondence_invite_cannot_be_made_of_nonsense(fields: dict[str, Any], said: str) -> None:
+    given: dict[str, Any] = {"key": KEY, "token": b"", "mailbox": MAILBOX, "relays": (RELAY,), **fields}
+    with pytest.raises(InviteError, match=said):
+        MailInvite(**given)
+
+
+def _relay(url: bytes) -> bytes:
+    return bytes([len(url)]) + url
+
+
+HEAD = bytes([4, 1]) + KEY + bytes(range(16)) + MAILBOX  # a player's invite up to its relay count
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (bytes([4]), "it ends after its version"),
+        (bytes([4, 2]) + HEAD[2:] + bytes([1]) + _relay(RELAY.encode()), "its seats byte is not 0 or 1"),
+        (HEAD[:70], "it ends before its relays"),
+        (HEAD, "it ends before its relays"),
+        (HEAD + bytes([0]), "0 relays, and an invite carries 1 to 8"),
+        (HEAD + bytes([9]) + _relay(RELAY.encode()) * 9, "9 relays, and an invite carries 1 to 8"),
+        (HEAD + bytes([1]), "it ends inside its relay 1"),
+        (HEAD + bytes([2]) + _relay(RELAY.encode()) + bytes([30]) + b"wss://", "it ends inside its relay 2"),
+        (HEAD + bytes([1, 0]), "its relay 1 is 0 bytes long, not 1 to 200"),
+        (HEAD + bytes([1, 201]) + b"wss://relay.example.org/" + b"x" * 177, "201 bytes long, not 1 to 200"),
+        (HEAD + bytes([1]) + _relay("wss://é.org".encode()), "its relay 1 is not ASCII"),
+        (HEAD + bytes([1]) + _relay(b"https://relay.example.org"), "is not a ws:// or wss:// URL"),
+        (HEAD + bytes([1]) + _relay(b"wss://Relay.example.org"), "has its host in upper case"),
+        (HEAD + bytes([2]) + _relay(RELAY.encode()) * 2, "names each relay once"),
+        (HEAD + bytes([1]) + _relay(RELAY.encode()) + bytes([0]), "bytes follow its last relay"),
+    ],
+)
+def test_every_unreadable_correspondence_invite_is_malformed_in_one_line_saying_why(
+    body: bytes, said: str
+) -> None:
+    with pytest.raises(InviteError, match="the invite is malformed") as refused:
+        codec.parse(sealed(body))
+    message = str(refused.value)
+    assert said in message and "ask for another" in message and "\n" not in message, message
+
+
+def test_a_correspondence_invite_damaged_or_cut_short_is_told_apart() -> None:
+    text = mail_sample().text()
+    start = len(codec.PREFIX)
+    for position in range(start, len(text), 3):  # (each field; a damaged one costs a repair search)
+        changed = text[:position] + ("b" if text[position] != "b" else "c") + text[position + 1 :]
+        with pytest.raises(InviteError, match="damaged"):
+            codec.parse(changed)
+    with pytest.raises(InviteError, match="cut short"):
+        codec.parse(text[: len(text) // 2])  # (the first of two rows, pasted without quotes)
+    with pytest.raises(InviteError, match="reads versions 1 to 4"):
+        codec.parse(sealed(bytes([5]) + mail_sample().text().encode()))
