@@ -74,7 +74,8 @@ MAX_MAIL_RELAYS: Final = 8
 MAX_URL: Final = 200
 """The longest relay URL a correspondence invite carries, in bytes."""
 _LONGEST = 4 + KEY_LEN + TOKEN_LEN + 1 + MAX_ADDRESSES * (2 + 255) + 1 + MAX_RELAYS * (2 + 255 + 2)
-MAX_CODE: Final = -(-8 * (_LONGEST + CHECK_LEN) // 5)
+_LONGEST_MAIL = 2 + KEY_LEN + TOKEN_LEN + MAILBOX_LEN + 1 + MAX_MAIL_RELAYS * (1 + MAX_URL)
+MAX_CODE: Final = -(-8 * (max(_LONGEST, _LONGEST_MAIL) + CHECK_LEN) // 5)
 """Characters after the prefix an invite can have at the most (every field at its longest): a
 longer text is refused before it is decoded."""
 EDIT_SEARCH_MOST: Final = 600
