@@ -32,6 +32,7 @@ BENCHES: list[tuple[str, str, list[str], list[str]]] = [
     ),
     ("Protocol", "protocol.py", [], ["--matches", "4", "--handshakes", "50"]),
     ("Networked play", "network.py", [], ["--matches", "1", "--turns", "100", "--memory-runs", "1"]),
+    ("Correspondence: visits per turn", "visits.py", [], ["--matches", "5"]),
     ("Wide-area link: round trips", "wan.py", [], ["--delays", "25", "--samples", "2", "--turns", "5"]),
     (
         "Wide-area link: through a relay",
@@ -65,6 +66,7 @@ SMOKE: dict[str, list[str]] = {
     "Hornswoggle bots": ["--matches", "1", "--rows", "captain-random,pirate-random"],
     "Protocol": ["--matches", "1", "--handshakes", "5"],
     "Networked play": ["--matches", "1", "--turns", "10", "--memory-runs", "0", "--games", "duel"],
+    "Correspondence: visits per turn": ["--matches", "1"],
     "Wide-area link: round trips": ["--delays", "10", "--samples", "1", "--turns", "2"],
     "Wide-area link: through a relay": ["--routes", "--delays", "10", "--samples", "1", "--turns", "2"],
     "Wide-area link: through the command line": ["--cli", "--delays", "10", "--samples", "1"],

@@ -50,13 +50,17 @@ def randomness(seed: int, peer: int) -> Callable[[int], bytes]:
 @dataclass
 class MemoryTable:
     """A table of sessions wired back to back in memory: the peers, their sessions, transcripts and
-    secrets, and the events each one saw."""
+    secrets, the events each one saw, and its *visits*: the rounds in which it read or decided
+    anything (each peer in turn reads all that waits for it, then decides all it can: as a
+    player by correspondence opens the program, so ``bench/visits.py`` counts them per turn)."""
 
     sessions: list[Session]
     identities: list[Identity]
     transcripts: list[list[bytes]] = field(default_factory=list)
     secrets: list[list[bytes]] = field(default_factory=list)
     events: list[list[Event]] = field(default_factory=list)
+    visits: list[int] = field(default_factory=list)
+    dealing: list[int] = field(default_factory=list)  # of the visits, those before the deal
 
     def faults(self) -> list[Fault]:
         return [e for evs in self.events for e in evs if isinstance(e, Fault)]
@@ -99,7 +103,13 @@ def play(
         for i in range(peers)
     ]
     table = MemoryTable(
-        sessions, identities, [[] for _ in sessions], [[] for _ in sessions], [[] for _ in sessions]
+        sessions,
+        identities,
+        [[] for _ in sessions],
+        [[] for _ in sessions],
+        [[] for _ in sessions],
+        [0 for _ in sessions],
+        [0 for _ in sessions],
     )
     if on_start is not None:
         on_start(table)
@@ -151,10 +161,14 @@ class _Wires:
         turns; whether the match goes on (something moved, or something is still to do)."""
         progressed = False
         for index in range(len(self.table.sessions)):
-            progressed |= self.read(index)
+            dealt = self.table.sessions[index].play is not None
+            did = self.read(index)
             if early:
-                progressed |= self.choose_early(index)
-            progressed |= self.take_turns(index)
+                did |= self.choose_early(index)
+            did |= self.take_turns(index)
+            self.table.visits[index] += did
+            self.table.dealing[index] += did and not dealt
+            progressed |= did
         sessions = self.table.sessions
         idle = not progressed or all(s.finished or s.fault for s in sessions)
         return not (idle and not any(self.inboxes) and not any(self.pending))
