@@ -51,7 +51,7 @@ import binascii
 import hashlib
 import ipaddress
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from p2pgenius.errors import LocalMisuseError, shown
@@ -171,8 +171,8 @@ class MailInvite:
     to try."""
 
     key: bytes
-    token: bytes
-    mailbox: bytes
+    token: bytes = field(repr=False)  # (no traceback or log line shows a secret)
+    mailbox: bytes = field(repr=False)
     relays: tuple[str, ...]
 
     def __post_init__(self) -> None:

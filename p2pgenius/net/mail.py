@@ -11,7 +11,7 @@ refusal is one line with the relay's URL (:attr:`Collected.refused`), never an e
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import trio
@@ -25,6 +25,11 @@ from p2pgenius.protocol.nostr_frames import Filter
 
 WAIT_S = 20.0
 """How long one relay may take to connect and answer (each relay has its own; they run at once)."""
+MAX_EVENTS = 2000
+"""The most events taken from one relay in one reading: past it the relay counts as not having
+sent all it keeps (a relay that floods is not read without end)."""
+MAX_REFUSALS = 100
+"""The refusals kept as evidence from one reading (the others are counted)."""
 
 
 @dataclass
@@ -59,6 +64,7 @@ class Collected:
     answered: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     refused: list[tuple[str, str, str]] = field(default_factory=list)
+    refused_more: int = 0  # refusals past MAX_REFUSALS, counted only
     _seen: set[str] = field(default_factory=set, repr=False)
 
     def take(self, url: str, box: Mailbox, event: Event) -> None:
@@ -69,25 +75,27 @@ class Collected:
         try:
             self.letters.append(read(box, event))
         except NostrError as refusal:
-            self.refused.append((url, event.id, str(refusal)))
+            if len(self.refused) < MAX_REFUSALS:
+                self.refused.append((url, event.id, str(refusal)))
+            else:
+                self.refused_more += 1
 
 
 async def post(relays: Sequence[str], event: Event, *, wait_s: float = WAIT_S) -> Posted:
-    """Post ``event`` (a letter) to every relay at once, each given ``wait_s`` to take it."""
+    """Post ``event`` (a letter) to every relay at once, each given ``wait_s`` to connect and take
+    it (its answer counts as soon as it comes: a relay slow to close changes nothing)."""
     posted = Posted(event)
 
     async def one(url: str) -> None:
-        try:
-            with trio.fail_after(wait_s):
-                async with nostr_relay.connect(url, timeout_s=wait_s) as relay:
-                    ok = await relay.publish(event, timeout_s=wait_s)
-        except (RelayError, trio.TooSlowError) as exc:
-            posted.failed[url] = _why(exc, wait_s)
-            return
-        if ok.accepted:
-            posted.kept_by.append(url)
-        else:
-            posted.failed[url] = f"refused it ({shown(ok.message)})"
+        async def publish(relay: nostr_relay.Relay, left: float) -> None:
+            ok = await relay.publish(event, timeout_s=left)
+            if ok.accepted:
+                posted.kept_by.append(url)
+            else:
+                posted.failed[url] = f"refused it ({shown(ok.message)})"
+
+        if (why := await _with_relay(url, wait_s, publish)) is not None:
+            posted.failed.setdefault(url, why)
 
     async with trio.open_nursery() as nursery:
         for url in dict.fromkeys(relays):  # (a relay named twice is asked once)
@@ -98,25 +106,26 @@ async def post(relays: Sequence[str], event: Event, *, wait_s: float = WAIT_S) -
 async def collect(
     relays: Sequence[str], box: Mailbox, *, since: int | None = None, wait_s: float = WAIT_S
 ) -> Collected:
-    """Every letter of ``box`` the relays keep (claiming a time from ``since`` on, if given), read
-    from all of them at once, each given ``wait_s``."""
+    """Every letter of ``box`` the relays keep, read from all of them at once, each given
+    ``wait_s`` to connect and send them. ``since``: only letters claiming a time from then on (a
+    time the author claims, so a caller leaves a wide margin: it saves reading, never decides)."""
     collected = Collected()
     wanted = Filter(kinds=(LETTER_KIND,), tags={"p": (box.address,)}, since=since)
 
     async def one(url: str) -> None:
-        try:
-            with trio.fail_after(wait_s):
-                async with nostr_relay.connect(url, timeout_s=wait_s) as relay:
-                    fetched = await relay.fetch([wanted], timeout_s=wait_s)
-        except (RelayError, trio.TooSlowError) as exc:
-            collected.failed[url] = _why(exc, wait_s)
-            return
-        if fetched.complete:
-            collected.answered.append(url)
-        else:  # (what it sent is taken: it may be all there is)
-            collected.failed[url] = "did not say it had sent all it keeps"
-        for event in fetched.events:
-            collected.take(url, box, event)
+        async def fetch(relay: nostr_relay.Relay, left: float) -> None:
+            fetched = await relay.fetch([wanted], timeout_s=left, max_events=MAX_EVENTS)
+            if fetched.complete:
+                collected.answered.append(url)
+            elif fetched.events or fetched.closed is not None:  # (what it sent is taken)
+                collected.failed[url] = "did not say it had sent all it keeps"
+            else:
+                collected.failed[url] = f"no answer within {wait_s:g} s"
+            for event in fetched.events:
+                collected.take(url, box, event)
+
+        if (why := await _with_relay(url, wait_s, fetch)) is not None:
+            collected.failed.setdefault(url, why)
 
     async with trio.open_nursery() as nursery:
         for url in dict.fromkeys(relays):
@@ -124,9 +133,32 @@ async def collect(
     return collected
 
 
-def _why(exc: Exception, wait_s: float) -> str:
+Job = Callable[[nostr_relay.Relay, float], Awaitable[None]]
+"""What is done with one relay once connected, given the seconds left."""
+
+
+async def _with_relay(url: str, wait_s: float, job: Job) -> str | None:
+    """Run ``job`` on a connection to ``url`` within ``wait_s`` (closing politely comes after,
+    bounded by ``nostr_relay.CLOSE_S``): None once it ran to its end, else why not. Whatever goes
+    wrong with this relay (unreachable, refusing, silent, broken or lying in its handshake) is
+    said, never raised: one bad relay stops no other."""
+    deadline = trio.current_time() + wait_s
+    done, why = False, f"no answer within {wait_s:g} s"
+    with trio.move_on_at(deadline + nostr_relay.CLOSE_S + 1):
+        try:
+            async with nostr_relay.connect(url, timeout_s=wait_s) as relay:
+                await job(relay, max(deadline - trio.current_time(), 0.0))
+                done = True  # (what it said counts, however its closing goes)
+        except Exception as exc:  # (a group too: trio-websocket raises some inside one)
+            why = _why(exc)
+    return None if done else why
+
+
+def _why(exc: BaseException) -> str:
     """Why a relay failed us, in words (its URL is said beside it)."""
-    if isinstance(exc, trio.TooSlowError):
-        return f"no answer within {wait_s:g} s"
+    if isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        return _why(exc.exceptions[0])
+    if not isinstance(exc, RelayError):
+        return f"broke off ({type(exc).__name__}: {shown(str(exc))})"
     text = str(exc)
     return text.split(": ", 1)[1] if text.startswith("relay ") and ": " in text else text

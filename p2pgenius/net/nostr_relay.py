@@ -169,10 +169,12 @@ class Relay:
                 with trio.move_on_after(CLOSE_S), contextlib.suppress(RelayError):
                     await self._send(close_message(subscription))
 
-    async def fetch(self, filters: Sequence[Filter], *, timeout_s: float = OK_S) -> Fetched:
+    async def fetch(
+        self, filters: Sequence[Filter], *, timeout_s: float = OK_S, max_events: int | None = None
+    ) -> Fetched:
         """The stored events that match ``filters``: those sent until ``EOSE`` (``complete``), or
-        until the relay closed the subscription or the time ran out (not complete); a
-        :class:`RelayError` if the connection ends meanwhile."""
+        until the relay closed the subscription, the time ran out or ``max_events`` came (not
+        complete); a :class:`RelayError` if the connection ends meanwhile."""
         events: list[Event] = []
         closed: Closed | None = None
         complete = False
@@ -181,6 +183,8 @@ class Relay:
                 async for item in subscription:
                     if isinstance(item, Received):
                         events.append(item.event)
+                        if max_events is not None and len(events) >= max_events:
+                            break
                     elif isinstance(item, EndOfStored):
                         complete = True
                         break

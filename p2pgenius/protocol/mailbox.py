@@ -32,7 +32,6 @@ from p2pgenius.errors import EncodingError
 from p2pgenius.protocol.identity import Identity, verify
 from p2pgenius.protocol.nostr import (
     KEY_LEN,
-    MAX_PLAINTEXT,
     Draft,
     Event,
     NostrError,
@@ -52,8 +51,10 @@ VERSION: Final = 1
 BOX_SALT: Final = b"p2pgenius-mailbox-v1"
 """The HKDF salt that turns a mailbox secret into its address key."""
 _ORDER: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
-MAX_LETTER_BYTES: Final = (MAX_PLAINTEXT // 4) * 3
-"""The most a letter's canonical encoding may take: its base64 must fit one NIP-44 plaintext."""
+MAX_LETTER_BYTES: Final = 30_000
+"""The most a letter's canonical encoding may take, so that the whole event stays under 64 kB
+(its base64, padded and sealed, is a content of at most 54,704 characters), which many public
+relays take at most; well within one NIP-44 plaintext."""
 
 
 class MailError(NostrError):
@@ -151,7 +152,10 @@ def read(box: Mailbox, event: Event) -> Letter:
 
 def _fields(value: object) -> tuple[bytes, list[bytes], bytes]:
     """A letter's author, messages and signature, its shape checked."""
-    if not (isinstance(value, list) and len(value) == 5 and value[:2] == [TAG, VERSION]):
+    # (The version is the integer 1: msgpack's true would pass for it in Python, not elsewhere.)
+    if not (isinstance(value, list) and len(value) == 5 and value[0] == TAG and type(value[1]) is int):
+        raise MailError(f"not a {TAG} of version {VERSION}")
+    if value[1] != VERSION:
         raise MailError(f"not a {TAG} of version {VERSION}")
     _, _, author, messages, signature = value
     if not (isinstance(author, bytes) and len(author) == KEY_LEN and isinstance(signature, bytes)):

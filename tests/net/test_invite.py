@@ -583,3 +583,15 @@ def test_a_correspondence_invite_damaged_or_cut_short_is_told_apart() -> None:
         codec.parse(text[: len(text) // 2])  # (the first of two rows, pasted without quotes)
     with pytest.raises(InviteError, match="reads versions 1 to 4"):
         codec.parse(sealed(bytes([5]) + mail_sample().text().encode()))
+
+
+def test_a_correspondence_invite_keeps_its_secrets_out_of_its_repr() -> None:
+    made = MailInvite(KEY, b"\x5a" * 16, b"\xa5" * 32, ("wss://relay.example.org",))
+    shown = repr(made)
+    assert "wss://relay.example.org" in shown
+    assert (
+        ("5a" * 16) not in shown
+        and ("a5" * 32) not in shown
+        and "\\xa5" not in shown
+        and "\\x5a" not in shown
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 from typing import Final
 
 import pytest
@@ -125,3 +126,25 @@ async def test_a_lying_relay_costs_a_refusal_on_record_and_a_silent_one_its_time
         quiet: "no answer within 2 s",
         closing: "did not say it had sent all it keeps",
     }
+
+
+async def test_a_relay_that_breaks_its_handshake_stops_no_other(relays: list[str]) -> None:
+    """A server that answers the WebSocket upgrade with a broken 101 (the library raises inside an
+    exception group, not as a relay error): said as that relay's failure, the others read."""
+    box = Mailbox(b"\x05" * 32)
+
+    async def broken(stream: trio.SocketStream) -> None:
+        await stream.receive_some(65536)
+        await stream.send_all(b"HTTP/1.1 101 Switching Protocols\r\nX: y\r\n\r\n")
+        await trio.sleep(1)
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(partial(trio.serve_tcp, broken, 0, host="127.0.0.1"))
+        liar = f"ws://127.0.0.1:{listeners[0].socket.getsockname()[1]}"
+        await mail.post([relays[0]], written(box, 1), wait_s=HANG_S)
+        collected = await mail.collect([liar, relays[0]], box, wait_s=HANG_S)
+        posted = await mail.post([liar, relays[1]], written(box, 2), wait_s=HANG_S)
+        nursery.cancel_scope.cancel()
+    assert [letter.messages for letter in collected.letters] == [(b"move 1",)]
+    assert list(collected.failed) == [liar] and collected.answered == [relays[0]]
+    assert posted.kept_by == [relays[1]] and list(posted.failed) == [liar]

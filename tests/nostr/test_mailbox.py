@@ -117,6 +117,7 @@ def test_a_letter_in_a_players_name_not_signed_by_that_player_is_refused() -> No
         (base64.b64encode(b"\xc1").decode(), "canonical base64"),
         (["another-letter", 1, ANN.public, [b"m"], bytes(64)], "not a p2pgenius-letter of version 1"),
         ([mailbox.TAG, 2, ANN.public, [b"m"], bytes(64)], "not a p2pgenius-letter of version 1"),
+        ([mailbox.TAG, True, ANN.public, [b"m"], bytes(64)], "not a p2pgenius-letter of version 1"),
         ([mailbox.TAG, 1, ANN.public[:31], [b"m"], bytes(64)], "a 32-byte key"),
         ([mailbox.TAG, 1, ANN.public, [], bytes(64)], "one message or more"),
         ([mailbox.TAG, 1, ANN.public, [b""], bytes(64)], "one message or more"),
@@ -129,13 +130,21 @@ def test_every_malformed_letter_is_refused_with_one_line(letter: Plain, why: str
         read(BOX, sealed(letter))
 
 
+def test_the_largest_letter_makes_an_event_public_relays_take() -> None:
+    """Many public relays refuse an event over 64 kB: the largest letter's event stays under."""
+    overhead = len(encode([mailbox.TAG, mailbox.VERSION, ANN.public, [b""], bytes(64)]))
+    largest = write(BOX, ANN, [bytes(mailbox.MAX_LETTER_BYTES - overhead - 2)], NOW, fresh(1))
+    assert len(write_json(largest.to_json()).encode()) < 65_536
+    assert read(BOX, relayed(largest)).author == ANN.public
+
+
 def test_what_cannot_be_a_letter_is_refused_when_written() -> None:
     with pytest.raises(MailError, match="96 random bytes"):
         write(BOX, ANN, [b"m"], NOW, bytes(32))
     with pytest.raises(MailError, match="one message or more"):
         write(BOX, ANN, [], NOW, fresh(1))
     with pytest.raises(MailError, match="send fewer messages"):
-        write(BOX, ANN, [bytes(30_000), bytes(30_000)], NOW, fresh(1))
+        write(BOX, ANN, [bytes(15_000), bytes(15_000)], NOW, fresh(1))
     with pytest.raises(MailError, match="a mailbox secret is 32 bytes"):
         Mailbox(b"short")
 
