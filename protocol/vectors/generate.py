@@ -1303,7 +1303,58 @@ def mailbox_letters() -> dict[str, Any]:
         "address_secret_key": box.key.secret.hex(),
         "address": box.address,
         "letters": letters,
+        "refused": refused_letters(box),
     }
+
+
+def refused_letters(box: mail.Mailbox) -> list[dict[str, Any]]:
+    """Events (each a well-signed NIP-01 event) that a reader of ``box`` must refuse, each with
+    the step of SPEC 4e's reading that refuses it and what is wrong."""
+    ann, bob = Identity.from_seed(seed("ann")), Identity.from_seed(seed("bob"))
+    other = mail.Mailbox(seed("another mailbox"))
+
+    def rand(n: int) -> bytes:
+        return b"".join(seed(f"refused {n} {part}") for part in ("key", "nonce", "aux"))
+
+    def sealed(n: int, letter: Any, seal: mail.Mailbox = box, kind: int = mail.LETTER_KIND) -> nostr.Event:
+        """``letter`` (a plaintext, or a value encoded into one) as a letter to ``box``, sealed
+        for ``seal``'s address key."""
+        sender, randomness = mail.secret_key(rand(n)[:32]), rand(n)
+        plaintext = letter if isinstance(letter, str) else base64.b64encode(encode(letter)).decode()
+        content = nostr.encrypt(plaintext, nostr.conversation_key(sender, seal.key.public), randomness[32:64])
+        draft = nostr.Draft.of(1_780_000_100 + n, kind, [["p", box.address]], content)
+        return nostr.sign_event(sender, draft, randomness[64:])
+
+    def signed(
+        n: int, author: Identity, signer: Identity, version: Any = 1, move: bytes = b"move"
+    ) -> list[Any]:
+        """A letter of ``author`` whose signature is ``signer``'s, for the key ``sealed(n)`` uses."""
+        sender = mail.secret_key(rand(n)[:32]).public
+        part = encode([mail.TAG, 1, box.key.public, sender, author.public, [move]])
+        return [mail.TAG, version, author.public, [move], signer.sign(part)]
+
+    padded = base64.b64encode(encode(signed(5, ann, ann, move=b"moves"))).decode()
+    assert padded.endswith("="), "the unpadded case needs a letter whose base64 is padded"
+
+    moved = mail.write(box, ann, [b"move"], 1_780_000_100, rand(0))
+    opened = nostr.decrypt(moved.content, nostr.conversation_key(box.key, bytes.fromhex(moved.pubkey)))
+    cases = [
+        ("p tag", "addressed to another mailbox", mail.write(other, ann, [b"move"], 1_780_000_100, rand(1))),
+        ("kind", "of kind 1060, not 1059", sealed(2, signed(2, ann, ann), kind=1060)),
+        (
+            "seal",
+            "sealed for another mailbox's key (its MAC fails)",
+            sealed(3, signed(3, ann, ann), seal=other),
+        ),
+        ("base64", "not base64", sealed(4, "not base64 at all!")),
+        ("base64", "base64 without its padding", sealed(5, padded.rstrip("="))),
+        ("shape", "version true, not the integer 1", sealed(6, signed(6, ann, ann, version=True))),
+        ("shape", "version 2", sealed(7, signed(7, ann, ann, version=2))),
+        ("shape", "no message", sealed(8, [mail.TAG, 1, ann.public, [], bytes(64)])),
+        ("signature", "signed by another identity than its author", sealed(9, signed(9, ann, bob))),
+        ("signature", "a player's letter sent again under another key", sealed(10, opened)),
+    ]
+    return [{"step": step, "why": why, "event": event.to_json()} for step, why, event in cases]
 
 
 def everything() -> dict[str, bytes]:

@@ -6,7 +6,9 @@ key. Every malformed letter is refused with one line."""
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Final
 
 import pytest
@@ -172,3 +174,22 @@ async def test_a_real_relay_keeps_letters_and_serves_them_by_the_mailbox_address
     assert fetched.complete
     read_back = sorted((read(BOX, event).author, read(BOX, event).messages) for event in fetched.events)
     assert read_back == sorted([(ANN.public, (b"turn 1",)), (BOB.public, (b"turn 1 too",))])
+
+
+REFUSED_BY: Final = {
+    "p tag": "not a letter to this mailbox",
+    "kind": "not a letter to this mailbox",
+    "seal": "invalid MAC",
+    "base64": "not canonical base64",
+    "shape": "(version 1|one message or more)",
+    "signature": "not signed by the identity it names",
+}
+
+
+def test_every_refused_letter_of_the_vectors_is_refused_at_its_step() -> None:
+    vector = json.loads((Path(__file__).parents[2] / "protocol" / "vectors" / "mailbox.json").read_text())
+    box = Mailbox(bytes.fromhex(vector["secret"]))
+    assert {case["step"] for case in vector["refused"]} == set(REFUSED_BY)
+    for case in vector["refused"]:
+        with pytest.raises(NostrError, match=REFUSED_BY[case["step"]]):
+            read(box, parse_event(case["event"]))

@@ -1086,6 +1086,54 @@ def test_mailbox_letters_read_as_section_4e_says() -> None:
         )
         assert signed.hex() == letter["signed"]
         Ed25519PublicKey.from_public_bytes(author).verify(signature, signed)  # (raises if it does not)
+        # The 96 random bytes: the letter's key, then the NIP-44 nonce, then BIP-340's aux bytes.
+        assert base64.b64decode(event["content"])[1:33] == randomness[32:64]
+        schnorr = coincurve.PrivateKey(sender).sign_schnorr(bytes.fromhex(event["id"]), randomness[64:])
+        assert schnorr.hex() == event["sig"]
+    for letter in vector["letters"]:
+        assert refusing_step(vector["address"], address_key, letter["event"]) is None
+    for case in vector["refused"]:
+        assert refusing_step(vector["address"], address_key, case["event"]) == case["step"], case["why"]
+
+
+def refusing_step(address: str, address_key: bytes, event: dict[str, Any]) -> str | None:
+    """The step of section 4e's reading that refuses ``event`` (a well-signed NIP-01 event), by
+    the section's words alone (None: a letter)."""
+    if event["kind"] != 1059:
+        return "kind"
+    if event["tags"] != [["p", address]]:
+        return "p tag"
+    shared_x = coincurve.PublicKey(b"\x02" + bytes.fromhex(event["pubkey"])).multiply(address_key)
+    try:
+        plaintext = nostr.decrypt(
+            event["content"], hmac.new(b"nip44-v2", shared_x.format()[1:], hashlib.sha256).digest()
+        )
+    except nostr.NostrError:
+        return "seal"
+    try:
+        raw = base64.b64decode(plaintext, validate=True)
+        value = msgpack.unpackb(raw, raw=False)
+    except Exception:  # (not base64, or not msgpack)
+        return "base64"
+    if base64.b64encode(raw).decode() != plaintext or pack(value) != raw:
+        return "base64"
+    if not (isinstance(value, list) and len(value) == 5):
+        return "shape"
+    tag, version, author, messages, signature = value
+    shaped = tag == "p2pgenius-letter" and type(version) is int and version == 1
+    shaped = shaped and isinstance(author, bytes) and len(author) == 32 and isinstance(signature, bytes)
+    if not (
+        shaped and isinstance(messages, list) and messages and all(type(m) is bytes and m for m in messages)
+    ):
+        return "shape"
+    signed = pack(
+        ["p2pgenius-letter", 1, bytes.fromhex(address), bytes.fromhex(event["pubkey"]), author, messages]
+    )
+    try:
+        Ed25519PublicKey.from_public_bytes(author).verify(signature, signed)
+    except Exception:  # (cryptography's InvalidSignature)
+        return "signature"
+    return None
 
 
 CHECKED: dict[str, Callable[..., None]] = {
