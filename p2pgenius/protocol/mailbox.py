@@ -130,6 +130,33 @@ def write(
     return sign_event(sender, draft, randomness[2 * KEY_LEN :])
 
 
+def in_letters(messages: Sequence[bytes]) -> list[tuple[bytes, ...]]:
+    """``messages`` in order, as few letters' worth as fit (each within :data:`MAX_LETTER_BYTES`
+    once written): what one visit posts. A message too large for any letter is refused (a
+    signed match message is at most 60,000 bytes; one over 29,900 or so cannot travel by mail)."""
+    letters: list[tuple[bytes, ...]] = []
+    current: list[bytes] = []
+    for message in messages:
+        if _letter_size([*current, message]) <= MAX_LETTER_BYTES:
+            current.append(message)
+            continue
+        if not current:
+            raise MailError(f"a message of {len(message)} bytes is too large for a letter")
+        letters.append(tuple(current))
+        current = [message]
+        if _letter_size(current) > MAX_LETTER_BYTES:
+            raise MailError(f"a message of {len(message)} bytes is too large for a letter")
+    if current:
+        letters.append(tuple(current))
+    return letters
+
+
+def _letter_size(messages: Sequence[bytes]) -> int:
+    """How many bytes the letter of ``messages`` encodes to (the author and signature as long as
+    any are)."""
+    return len(encode([TAG, VERSION, bytes(KEY_LEN), list(messages), bytes(64)]))
+
+
 def read(box: Mailbox, event: Event) -> Letter:
     """The letter ``event`` carries (an event already checked by ``nostr.parse_event``),
     refused with one line unless it is a letter addressed to ``box``, sealed for it, well formed,

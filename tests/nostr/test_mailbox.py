@@ -193,3 +193,20 @@ def test_every_refused_letter_of_the_vectors_is_refused_at_its_step() -> None:
     for case in vector["refused"]:
         with pytest.raises(NostrError, match=REFUSED_BY[case["step"]]):
             read(box, parse_event(case["event"]))
+
+
+@given(st.lists(st.binary(min_size=1, max_size=12_000), min_size=1, max_size=12))
+def test_messages_go_in_as_few_letters_as_fit_in_order(messages: list[bytes]) -> None:
+    letters = mailbox.in_letters(messages)
+    assert [m for letter in letters for m in letter] == messages
+    for n, letter in enumerate(letters):
+        assert read(BOX, write(BOX, ANN, list(letter), NOW, fresh(n % 256))).messages == letter
+        if n + 1 < len(letters):  # (full: the next letter's first message would not have fit)
+            with pytest.raises(MailError, match="send fewer messages"):
+                write(BOX, ANN, [*letter, letters[n + 1][0]], NOW, fresh(0))
+
+
+def test_a_message_too_large_for_any_letter_is_refused_before_anything_is_written() -> None:
+    with pytest.raises(MailError, match="a message of 40000 bytes is too large for a letter"):
+        mailbox.in_letters([b"small", bytes(40_000)])
+    assert mailbox.in_letters([]) == []
