@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import trio
 
@@ -86,20 +87,14 @@ async def post(relays: Sequence[str], event: Event, *, wait_s: float = WAIT_S) -
     it (its answer counts as soon as it comes: a relay slow to close changes nothing)."""
     posted = Posted(event)
 
-    async def one(url: str) -> None:
-        async def publish(relay: nostr_relay.Relay, left: float) -> None:
-            ok = await relay.publish(event, timeout_s=left)
-            if ok.accepted:
-                posted.kept_by.append(url)
-            else:
-                posted.failed[url] = f"refused it ({shown(ok.message)})"
+    async def publish(url: str, relay: nostr_relay.Relay, left: float) -> None:
+        ok = await relay.publish(event, timeout_s=left)
+        if ok.accepted:
+            posted.kept_by.append(url)
+        else:
+            posted.failed[url] = f"refused it ({shown(ok.message)})"
 
-        if (why := await _with_relay(url, wait_s, publish)) is not None:
-            posted.failed.setdefault(url, why)
-
-    async with trio.open_nursery() as nursery:
-        for url in dict.fromkeys(relays):  # (a relay named twice is asked once)
-            nursery.start_soon(one, url)
+    await _on_every_relay(relays, wait_s, publish, posted.failed)
     return posted
 
 
@@ -112,32 +107,42 @@ async def collect(
     collected = Collected()
     wanted = Filter(kinds=(LETTER_KIND,), tags={"p": (box.address,)}, since=since)
 
-    async def one(url: str) -> None:
-        async def fetch(relay: nostr_relay.Relay, left: float) -> None:
-            fetched = await relay.fetch([wanted], timeout_s=left, max_events=MAX_EVENTS)
-            if fetched.complete:
-                collected.answered.append(url)
-            elif fetched.events or fetched.closed is not None:  # (what it sent is taken)
-                collected.failed[url] = "did not say it had sent all it keeps"
-            else:
-                collected.failed[url] = f"no answer within {wait_s:g} s"
-            for event in fetched.events:
-                collected.take(url, box, event)
+    async def fetch(url: str, relay: nostr_relay.Relay, left: float) -> None:
+        fetched = await relay.fetch([wanted], timeout_s=left, max_events=MAX_EVENTS)
+        if fetched.complete:
+            collected.answered.append(url)
+        elif fetched.events or fetched.closed is not None:  # (what it sent is taken)
+            collected.failed[url] = "did not say it had sent all it keeps"
+        else:
+            collected.failed[url] = f"no answer within {wait_s:g} s"
+        for event in fetched.events:
+            collected.take(url, box, event)
 
-        if (why := await _with_relay(url, wait_s, fetch)) is not None:
-            collected.failed.setdefault(url, why)
+    await _on_every_relay(relays, wait_s, fetch, collected.failed)
+    return collected
+
+
+Job = Callable[[str, nostr_relay.Relay, float], Awaitable[None]]
+"""What is done with one relay (its URL, its connection, the seconds left)."""
+
+
+async def _on_every_relay(relays: Sequence[str], wait_s: float, job: Job, failed: dict[str, str]) -> None:
+    """Run ``job`` on every relay at once (a relay named twice is asked once), each within
+    ``wait_s``; why each that did not run it to its end failed goes in ``failed`` (unless the
+    job said why itself)."""
+
+    async def one(url: str) -> None:
+        if (why := await _with_relay(url, wait_s, partial(job, url))) is not None:
+            failed.setdefault(url, why)
 
     async with trio.open_nursery() as nursery:
         for url in dict.fromkeys(relays):
             nursery.start_soon(one, url)
-    return collected
 
 
-Job = Callable[[nostr_relay.Relay, float], Awaitable[None]]
-"""What is done with one relay once connected, given the seconds left."""
-
-
-async def _with_relay(url: str, wait_s: float, job: Job) -> str | None:
+async def _with_relay(
+    url: str, wait_s: float, job: Callable[[nostr_relay.Relay, float], Awaitable[None]]
+) -> str | None:
     """Run ``job`` on a connection to ``url`` within ``wait_s`` (closing politely comes after,
     bounded by ``nostr_relay.CLOSE_S``): None once it ran to its end, else why not. Whatever goes
     wrong with this relay (unreachable, refusing, silent, broken or lying in its handshake) is
