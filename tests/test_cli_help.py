@@ -17,7 +17,7 @@ from p2pgenius.games import catalog
 pytestmark = pytest.mark.usefixtures("rps_in_the_table")
 
 TAKE_A_GAME = ("host", "demo", "rules", "sim")
-OTHERS = ("join", "watch", "resume", "verify", "export", "history", "replay", "id")
+OTHERS = ("join", "watch", "resume", "verify", "export", "history", "games", "replay", "id")
 
 
 def help_of(command: str, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:

@@ -425,6 +425,7 @@ ORDER: Final = {
         "replay",
         "watch",
         "history",
+        "games",
     ],
 }
 """Inside each package, its modules bottom up (docs/architecture.md): a module imports only

@@ -210,6 +210,25 @@ def add_history(commands: Any) -> None:
     parser.add_argument("--open", type=int, metavar="N", help="replay the match on line N of the list")
 
 
+def add_games(commands: Any) -> None:
+    """Register the ``games`` subcommand."""
+    parser = commands.add_parser(
+        "games",
+        help="every match of this account, live or by correspondence: game, players, whose move, "
+        "the deadline",
+        description="List this account's matches, newest first, those that need you before the "
+        "finished ones: the game, the players (name and fingerprint; your partners told apart from "
+        "your opponents), whether it is played live or by correspondence, and where it stands. An "
+        "unfinished live match says how to resume it; a match by correspondence says whose move "
+        "it is, the deadline in local time, when you last looked and how many relays took your "
+        "last letters; a finished one, the result for you as history words it (the newest "
+        "20 in the text; history lists them all).",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object per match, one a line (JSON Lines)"
+    )
+
+
 def add_identity(commands: Any) -> None:
     """Register the ``id`` subcommand."""
     commands.add_parser(

@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         commands.add_rules,
         commands.add_replay,
         commands.add_history,
+        commands.add_games,
     ):
         add(commands_)
     return parser
@@ -74,6 +75,7 @@ MODULES = {
     "rules": "rules",
     "replay": "replay",
     "history": "history",
+    "games": "games",
 }
 """Which module runs each command (imported only when it runs)."""
 

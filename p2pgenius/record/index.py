@@ -6,7 +6,8 @@ reads again only a file that changed or is new, and forgets the lines of files t
 never deletes a file). :meth:`Index.rebuild` forgets everything and reads every file again: the
 index holds nothing the transcripts do not, so a lost or damaged index costs only that time. A file
 in the folder that is neither a transcript nor one of a transcript's companions (its secrets, lock,
-stage note, invite, log) is listed as foreign; a transcript that does not read as one, as damaged.
+stage note, invite, log, a correspondence match's state) is listed as foreign; a transcript that
+does not read as one, as damaged.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from p2pgenius.record.matches import UNREADABLE, Player, RecordLine, read
 SCHEMA: Final = 4
 """The index's layout; an index of another layout is rebuilt (4: what an unfinished match's own
 peer owed, and from when it was late)."""
-COMPANIONS: Final = (".secrets", ".invite", ".lock", ".stage", ".log", ".tmp")
-"""Files that go beside a transcript (``X.p2pt.lock``, ``X.secrets``...): not listed."""
+COMPANIONS: Final = (".secrets", ".invite", ".lock", ".stage", ".log", ".tmp", ".mail")
+"""Files that go beside a transcript (``X.p2pt.lock``, ``X.secrets``, a correspondence match's
+``X.p2pt.mail``...): not listed."""
 TRANSCRIPT: Final = ".p2pt"
 FIELDS: Final = (
     "path",
