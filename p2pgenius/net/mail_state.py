@@ -25,8 +25,11 @@ SUFFIX: Final = ".mail"
 MAX_STATE_BYTES: Final = 1 << 20
 VERSION: Final = 1
 
-LOBBY, PLAYING, OVER = "lobby", "playing", "over"
-"""The phases of a correspondence match as this side last left it."""
+PLAYING: Final = "playing"
+"""The phases of a correspondence match as this side last left it: in the lobby (before the
+terms), playing, over."""
+LOBBY: Final = "lobby"
+OVER: Final = "over"
 
 
 def state_path(transcript: Path) -> Path:

@@ -22,14 +22,16 @@ import base64
 import binascii
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError
+from p2pgenius.protocol import channel_messages as wire
 from p2pgenius.protocol.identity import Identity, verify
+from p2pgenius.protocol.messages import TAG as ENVELOPE_TAG
 from p2pgenius.protocol.nostr import (
     KEY_LEN,
     Draft,
@@ -190,3 +192,59 @@ def _fields(value: object) -> tuple[bytes, list[bytes], bytes]:
     if not (isinstance(messages, list) and messages and all(isinstance(m, bytes) and m for m in messages)):
         raise MailError("a letter carries one message or more, each of bytes")
     return author, list(messages), signature
+
+
+# -- what a letter's messages are (SPEC 4f) -------------------------------------------------------
+
+HELLO: Final = "hello"
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """``["hello", {"name": str, "token": bytes}]``, a joiner's first letter: its name at the
+    table and the invite's seat token (only the mailbox's readers see it)."""
+
+    name: str
+    token: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Signed:
+    """A signed match message (section 5), whole."""
+
+    raw: bytes
+    author: int
+
+
+Item = Signed | Hello | wire.Lobby | wire.Ready
+"""What one message of a letter is, read (anything else in a letter is ignored)."""
+
+
+def hello(name: str, token: bytes) -> bytes:
+    """A joiner's hello (see :class:`Hello`)."""
+    return encode([HELLO, {"name": name, "token": token}])
+
+
+def item(message: bytes) -> Item | None:
+    """What ``message`` is: a signed match message (its author's index read, not checked: the
+    session checks it whole), a hello, the host's table or a joiner's ready; None otherwise."""
+    try:
+        value: Any = decode(message)
+    except EncodingError:
+        return None
+    if not (isinstance(value, list) and value):
+        return None
+    if value[0] == ENVELOPE_TAG:
+        author = value[2] if len(value) == 7 else None
+        return Signed(message, author) if type(author) is int and author >= 0 else None
+    if value[0] == HELLO:
+        said = value[1] if len(value) == 2 else None
+        if (
+            isinstance(said, dict)
+            and isinstance(said.get("name"), str)
+            and isinstance(said.get("token"), bytes)
+        ):
+            return Hello(said["name"], said["token"])
+        return None
+    parsed = wire.parse(message)
+    return parsed if isinstance(parsed, wire.Lobby | wire.Ready) else None

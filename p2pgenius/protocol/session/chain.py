@@ -13,9 +13,12 @@ another copy of the match must have instead) never joins the chain.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Iterable, Sequence
 
-from p2pgenius.protocol.messages import ZERO_HASH, Envelope, MessageError
+from p2pgenius.canonical import decode
+from p2pgenius.errors import EncodingError
+from p2pgenius.protocol.messages import TAG, ZERO_HASH, Envelope, MessageError
 from p2pgenius.protocol.session.faults import CheatError
 
 Archived = tuple[int, int, bytes]
@@ -122,3 +125,65 @@ class SignedLog:
         taken: what a ``sync`` asks to be sent."""
         archive = self._chain.archive
         return [raw for author, seq, raw in archive if author < len(counts) and seq >= counts[author]]
+
+    def catch_up(self, messages: Iterable[bytes]) -> list[bytes]:
+        """Of ``messages`` (a carrier's, in any order, repeated, some held already: a reader of
+        letters that takes every letter again), those to take, in an order in which each can be
+        taken: each author's next number, once every message its heads name is held or comes
+        before it here (protocol/SPEC.md, section 4e, "Catching up"). A message held already is
+        left out; one that differs from the message held under its number is kept, first (the
+        proof of equivocation); one that cannot be placed (a gap no message fills, a head named
+        that nobody sent, something that is no version-3 envelope) is kept, last, to be refused
+        and recorded by the session as any bad message is."""
+        chain = self._chain
+        authors = len(chain.next_seq)
+        pending: dict[tuple[int, int], tuple[bytes, list[bytes]]] = {}
+        first: list[bytes] = []
+        odd: list[bytes] = []
+        for raw in messages:
+            parsed = _peek(raw, authors)
+            if parsed is None:
+                odd.append(raw)
+                continue
+            author, seq, heads = parsed
+            held = chain.seen.get((author, seq))
+            if held is not None:
+                if held != hashlib.sha256(raw).digest() and raw not in first:
+                    first.append(raw)
+                continue
+            pending.setdefault((author, seq), (raw, heads))  # (a second version: refused in turn)
+        order: list[bytes] = []
+        holds = set(chain.numbered)
+        nxt = list(chain.next_seq)
+        progress = True
+        while progress:
+            progress = False
+            for author in range(authors):
+                while (author, nxt[author]) in pending:
+                    raw, heads = pending[(author, nxt[author])]
+                    if not all(h == ZERO_HASH or h in holds for p, h in enumerate(heads) if p != author):
+                        break
+                    del pending[(author, nxt[author])]
+                    order.append(raw)
+                    holds.add(hashlib.sha256(raw).digest())
+                    nxt[author] += 1
+                    progress = True
+        stuck = [raw for _, (raw, _) in sorted(pending.items())]
+        return first + order + stuck + odd
+
+
+def _peek(raw: bytes, authors: int) -> tuple[int, int, list[bytes]] | None:
+    """(author, number, heads) of a version-3 envelope, read without checking its signature (the
+    session checks everything when it takes it); None if it is not one."""
+    try:
+        value = decode(raw)
+    except EncodingError:
+        return None
+    if not (isinstance(value, list) and len(value) == 7 and value[0] == TAG):
+        return None
+    _, _, author, seq, heads, _, _ = value
+    if not (type(author) is int and 0 <= author < authors and type(seq) is int and seq >= 0):
+        return None
+    if not (isinstance(heads, list) and len(heads) == authors and all(isinstance(h, bytes) for h in heads)):
+        return None
+    return author, seq, heads

@@ -1,0 +1,534 @@
+"""Correspondence play: a match moved by letters through Nostr relays, one visit at a time.
+
+Nobody needs to be online with anybody: each side's program runs a *visit* (protocol/SPEC.md,
+section 4f) and ends it once it owes nothing it can pay now. A visit reads every letter of the
+match's mailbox from every relay (:mod:`p2pgenius.net.mail`), takes the messages it does not hold
+yet in an order the chains allow (``SignedLog.catch_up``), lets the match's I/O-free machine
+(:class:`~p2pgenius.protocol.machine.MatchMachine`) do what they and the time since call for
+(on the wall clock: a deadline of a day is a day), asks its local seats for what they owe (a
+bot, here), appends everything to the transcript and its secrets first, and then posts every
+message of its own that no relay has taken yet. What it posts is counted only once a relay said
+``OK``; a crash anywhere loses nothing (the transcript is the one source, and a message written
+but not posted goes with the next visit).
+
+Before the match has its terms the letters carry the lobby: the host's table (``["lobby",
+map]``), and each joiner's ``["hello", {"name", "token"}]`` and signed ``["ready", map]`` (the
+ready of section 4a: its coin share committed, bound to the table). The host seats the first
+joiners whose hello holds the invite's token and whose ready verifies, and starts the match.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hmac
+import math
+import secrets as random_source
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import trio
+
+from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
+from p2pgenius.games.catalog import find
+from p2pgenius.games.registry import get_spec
+from p2pgenius.net.files import Files
+from p2pgenius.net.invite import MailInvite
+from p2pgenius.net.keystore import check_name
+from p2pgenius.net.mail import WAIT_S, Collected, collect, post
+from p2pgenius.net.mail_state import LOBBY, OVER, PLAYING, MailState, Next
+from p2pgenius.net.match_loop import Decide, Report
+from p2pgenius.protocol import channel_messages as wire
+from p2pgenius.protocol.clocks import Clocks, Due
+from p2pgenius.protocol.events import SAID
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.machine import MatchMachine, Step
+from p2pgenius.protocol.mailbox import Hello, Letter, Mailbox, Signed, hello, in_letters, item, write
+from p2pgenius.protocol.records import header
+from p2pgenius.protocol.session import Event, Session
+from p2pgenius.protocol.session.setup import agreement, claims_problem, make_ready, ready_problem
+from p2pgenius.protocol.transcript import records as read_records
+from p2pgenius.threads import off_loop
+
+POLL_S: Final = 10.0
+"""With ``--stay``: how often the relays are read again."""
+MAX_TICKS: Final = 1000
+"""The most deadlines one reading acts on (each changes the session: a bound, not a count)."""
+
+
+@dataclass
+class Sent:
+    """Where one visit's letters went: the relays that took every one of them, of how many."""
+
+    kept_by: list[str]
+    relays: int
+    failed: dict[str, str] = field(default_factory=dict)
+
+    def words(self) -> str:
+        line = f"sent to {len(self.kept_by)} of {self.relays} relays"
+        if self.failed:
+            line += " (" + "; ".join(f"{url}: {why}" for url, why in sorted(self.failed.items())) + ")"
+        return line
+
+
+@dataclass
+class Carrier:
+    """How this side reaches the match's mailbox: who writes, the mailbox, the relays."""
+
+    identity: Identity
+    box: Mailbox
+    relays: list[str]
+    wait_s: float = WAIT_S
+
+    async def read(self) -> Collected:
+        """Every letter the relays keep (each relay at once; any one suffices)."""
+        return await collect(self.relays, self.box, wait_s=self.wait_s)
+
+    async def send(self, messages: Sequence[bytes]) -> Sent:
+        """``messages``, in order, in as few letters as fit, each posted to every relay; a relay
+        counts as having taken them once it took every letter."""
+        kept: set[str] | None = None
+        failed: dict[str, str] = {}
+        for part in in_letters(messages):
+            event = write(self.box, self.identity, part, int(time.time()), random_source.token_bytes(96))
+            posted = await post(self.relays, event, wait_s=self.wait_s)
+            kept = set(posted.kept_by) if kept is None else kept & set(posted.kept_by)
+            failed.update(posted.failed)
+        took = sorted(kept or ())
+        return Sent(took, len(set(self.relays)), {u: w for u, w in failed.items() if u not in took})
+
+
+def match_messages(letters: Sequence[Letter], keys: Sequence[bytes]) -> list[bytes]:
+    """Every match message of ``letters`` whose letter its own author wrote (a letter carries
+    its writer's messages only: one of another author's is left out, as a relay's replay would
+    be)."""
+    out: list[bytes] = []
+    for letter in letters:
+        for message in letter.messages:
+            read = item(message)
+            if isinstance(read, Signed) and read.author < len(keys) and keys[read.author] == letter.author:
+                out.append(read.raw)
+    return out
+
+
+class MailMachine(MatchMachine):
+    """The match machine as a visit drives it: another seat's declared time is not judged
+    against when its message was read (a letter is read at the reader's next visit, hours after
+    it was written: that delay is the carrier's, never the writer's)."""
+
+    def _on_clock_event(self, event: Event, at: float | None = None) -> None:
+        self.clocks.answer_claim(self.session, event, self._step.told.append)
+
+
+def keep_clocks(clocks: Clocks) -> dict[str, Any]:
+    """What a visit keeps of its clocks for the next (wall-clock times: a deadline of a day spans
+    visits): when each debt fell due, the claims made and seen, the stage they are about."""
+    return {
+        "stage": clocks.stage_number,
+        "due": [[k, s, st, at, away] for (k, s, st), (at, away) in sorted(clocks.due.items())],
+        "claimed": sorted(clocks.claimed.items()),
+        "disputed": sorted(clocks.disputed.items()),
+        "walk_claimed": sorted(clocks.walk_claimed.items()),
+        "forfeit_seen": [[st, s, at] for (st, s), at in sorted(clocks.forfeit_seen.items())],
+        "overtime": [[s, r, t] for (s, r), t in sorted(clocks.overtime.items())],
+    }
+
+
+def restore_clocks(clocks: Clocks, kept: dict[str, Any]) -> None:
+    """Take back what :func:`keep_clocks` kept (what is about another stage is left: it was
+    settled; a damaged note is ignored, and the clocks run from this visit)."""
+    with contextlib.suppress(TypeError, ValueError, KeyError):
+        for kind, seat, stage, at, away in kept.get("due", []):
+            clocks.due[(str(kind), int(seat), int(stage))] = (float(at), float(away))
+        for seat, at in kept.get("walk_claimed", []):
+            clocks.walk_claimed[int(seat)] = float(at)
+        for stage, seat, at in kept.get("forfeit_seen", []):
+            clocks.forfeit_seen[(int(stage), int(seat))] = float(at)
+        for seat, key, seconds in kept.get("overtime", []):
+            clocks.overtime[(int(seat), int(key))] = float(seconds)
+        if kept.get("stage") == clocks.stage_number:
+            clocks.claimed.update({int(s): float(at) for s, at in kept.get("claimed", [])})
+            clocks.disputed.update({int(s): float(at) for s, at in kept.get("disputed", [])})
+
+
+def when_words(at: float, now: float) -> str:
+    """A deadline as a person reads it: "Tue 18:00" within a week, else "12 Jan 18:00"."""
+    moment = datetime.datetime.fromtimestamp(at)
+    if 0 <= at - now < 6 * 86400:
+        return moment.strftime("%a %H:%M")
+    return moment.strftime("%d %b %H:%M").lstrip("0")
+
+
+@dataclass
+class Visit:
+    """One side of a correspondence match, for one run of the program: its files and state, how
+    it reaches the mailbox, how its seats decide and what it tells its person."""
+
+    carrier: Carrier
+    files: Files
+    state: MailState
+    name: str
+    decide: Decide
+    report: Report
+    say: Callable[[str], None]
+    grace_s: float
+    now: Callable[[], float] = time.time
+    machine: MatchMachine | None = None
+    sent: Sent | None = None
+
+    @property
+    def identity(self) -> Identity:
+        return self.carrier.identity
+
+    @property
+    def invite(self) -> MailInvite:
+        from p2pgenius.net.invite import parse  # noqa: PLC0415  (the state's invite, read once here)
+
+        read = parse(self.state.invite)
+        assert isinstance(read, MailInvite)
+        return read
+
+    # -- the visit -------------------------------------------------------------------------------
+
+    async def run(self, *, stay: bool = False, poll_s: float = POLL_S) -> None:
+        """Read, act, send, until this side owes nothing it can pay now (``stay``: until the
+        match is over, reading again every ``poll_s``)."""
+        while True:
+            collected = await self.carrier.read()
+            if not collected.answered:
+                why = "; ".join(f"{url}: {w}" for url, w in sorted(collected.failed.items()))
+                raise LocalMisuseError(f"no relay of the match answered ({why}); nothing was changed")
+            for url, _event_id, why in collected.refused[:3]:
+                self.say(f"{url} served an event that is no letter of this match ({why}): ignored")
+            if self.state.phase == LOBBY:
+                if self.state.role == "host":
+                    await self._host_lobby(collected.letters)
+                else:
+                    await self._join_lobby(collected.letters)
+            if self.state.phase == PLAYING:
+                await self._play(collected.letters)
+            self.state.visited = self.now()
+            self.state.save(self.files.transcript)
+            if self.state.phase == OVER or not stay:
+                return
+            await trio.sleep(poll_s)
+
+    async def _send(self, messages: Sequence[bytes]) -> None:
+        """Post ``messages``; a visit that could leave nothing on any relay fails (nothing is
+        lost: what was written waits in the transcript for the next visit)."""
+        if not messages:
+            return
+        sent = self.sent = await self.carrier.send(messages)
+        self.state.sent = [len(sent.kept_by), sent.relays]
+        if not sent.kept_by:
+            raise LocalMisuseError(f"no relay took this side's letters ({sent.words()}); run again to retry")
+
+    # -- the lobby ------------------------------------------------------------------------------
+
+    async def _host_lobby(self, letters: Sequence[Letter]) -> None:
+        """Seat the first joiners whose hello and ready hold, once there are enough; then start."""
+        table: dict[str, Any] = decode(bytes.fromhex(self.state.lobby["table"]))
+        if not self.state.lobby.get("posted"):
+            await self._send([wire.lobby(table)])
+            self.state.lobby["posted"] = True
+        needed = int(table["needed"])
+        spec = get_spec(table["game"])
+        groups = spec.seat_groups(needed + 1)
+        agreed = _agreed(table["keys"][0], table)
+        token = self.invite.token
+        seated: list[tuple[bytes, str, dict[str, Any]]] = []
+        said: dict[bytes, Hello] = {}
+        for letter in letters:
+            if letter.author == self.identity.public or any(k == letter.author for k, _, _ in seated):
+                continue
+            for message in letter.messages:
+                value = item(message)
+                if isinstance(value, Hello):
+                    said[letter.author] = value
+                elif isinstance(value, wire.Ready) and len(seated) < needed:
+                    why = _ready_problem(
+                        letter.author, said.get(letter.author), value, token, (agreed, table["salt"])
+                    )
+                    claims = [table["claims"][0], *(r["seats"] for _, _, r in seated), value.seats]
+                    why = why or claims_problem(groups, claims)
+                    name = said[letter.author].name
+                    if not why and name in [table["names"][0], *(n for _, n, _ in seated)]:
+                        why = f"the name {name!r} is taken at this table"
+                    if why:
+                        self.say(f"a ready was refused: {why}")
+                        continue
+                    seated.append((letter.author, name, value.fields))
+        if len(seated) < needed:
+            left = needed - len(seated)
+            self.say(f"waiting for {left} more player{'s' if left > 1 else ''} to join with the invite")
+            self.state.next = Next(words=f"waiting for {left} more player{'s' if left > 1 else ''}")
+            return
+        keys = [self.identity.public, *(k for k, _, _ in seated)]
+        names = [table["names"][0], *(n for _, n, _ in seated)]
+        session = Session(keys=keys, me=0, identity=self.identity, names=names)
+        self._start_files(session, "host", {})
+        session.setup.propose(
+            table["game"],
+            options=table["options"],
+            setup=table["setup"],
+            claims=[table["claims"][0], *(sorted(r["seats"]) for _, _, r in seated)],
+            salt=table["salt"],
+            readies=[None, *(r for _, _, r in seated)],
+        )
+        self.say(f"the table is full ({', '.join(names)}): the match starts")
+        self._begin(session)
+
+    async def _join_lobby(self, letters: Sequence[Letter]) -> None:
+        """Say we are ready to the host's table (once); then wait for the terms."""
+        host = self.invite.key
+        lobby = self.state.lobby
+        if "coin" not in lobby:
+            table = _latest_table(letters, host)
+            if table is None:
+                self.say("the host's table is not on the relays yet: try again later")
+                self.state.next = Next(words="waiting for the host's table")
+                return
+            find(str(table.get("game")))  # (a game this program has, or a one-line error)
+            claim = sorted(lobby.get("claim", []))
+            nonce = random_source.token_bytes(32)
+            agreed = _agreed(host, table)
+            ready = make_ready(self.identity, nonce, salt=table["salt"], agreed=agreed, claim=claim)
+            expected = {"game": table["game"], "options": table["options"], "setup": table["setup"]}
+            expected |= {"salt": table["salt"], "claim": claim}
+            lobby["coin"], lobby["expected"] = nonce.hex(), encode(expected).hex()
+            self.state.game = str(table["game"])
+            self.state.save(self.files.transcript)  # (the coin share kept before it is committed)
+            await self._send([hello(self.name, self.invite.token), wire.ready(ready)])
+            self.say(f"ready at {table['names'][0]}'s table for {table['game']}")
+        terms = _terms(letters, host)
+        if terms is None:
+            self.state.next = Next(words="waiting for the host to start the match")
+            return
+        keys, names = terms.get("peers"), terms.get("names")
+        if not (isinstance(keys, list) and isinstance(names, list)) or self.identity.public not in keys:
+            self.state.phase, self.state.result = OVER, "the host started the match without this player"
+            self.say(self.state.result)
+            return
+        expected = decode(bytes.fromhex(lobby["expected"]))
+        me = keys.index(self.identity.public)
+        nonce = bytes.fromhex(lobby["coin"])
+        session = Session(
+            keys=keys, me=me, identity=self.identity, names=names, expected=expected, coin=nonce
+        )
+        self._start_files(session, "join", {"expected": expected})
+        self.files.append(self.files.secrets, [encode(["coin", nonce])])
+        self._begin(session)
+
+    def _start_files(self, session: Session, role: str, kept: dict[str, Any]) -> None:
+        meta: dict[str, Any] = {"role": role, "address": "", "name": self.name, "mail": True, **kept}
+        meta["date"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        self.files.start(header(session.keys, session.me, **meta))
+
+    def _begin(self, session: Session) -> None:
+        self.state.phase = PLAYING
+        self.machine = self._machine(session)
+
+    def _machine(self, session: Session) -> MatchMachine:
+        session.defer_verdict = True
+        clocks = Clocks(now=self.now)
+        return MailMachine(session, clocks, self.grace_s, decide_early=True, settle_at_once=True)
+
+    # -- the match ------------------------------------------------------------------------------
+
+    def restore(self) -> None:
+        """The match as the files hold it (a visit after the first)."""
+        records = list(read_records(self.files.transcript.read_bytes()))
+        secrets = list(read_records(self.files.secrets.read_bytes(), headed=False))
+        session = Session.restore(identity=self.identity, transcript=records, secrets=secrets)
+        self.machine = self._machine(session)
+
+    async def _play(self, letters: Sequence[Letter]) -> None:
+        if self.machine is None:
+            self.restore()
+        machine = self.machine
+        assert machine is not None
+        session = machine.session
+        first = machine.clocks.stage_number == -2
+        if first:
+            await self._carry_out(machine.start())
+            noted = self.files.stage_began()
+            if noted is not None:
+                machine.resumed = (noted[0], max(self.now() - noted[1], 0.0))
+        for raw in session.signed_log.catch_up(match_messages(letters, session.keys)):
+            await self._carry_out(machine.received(raw, self.now()))
+        await self._decide_all(first)
+        mine = session.signed_log.missing_for(
+            [self.state.posted if peer == session.me else 1 << 62 for peer in range(len(session.keys))]
+        )
+        if mine:
+            await self._send(mine)
+            self.state.posted += len(mine)
+        self._note_next()
+
+    async def _decide_all(self, first: bool) -> None:
+        """Follow the match: deadlines that have passed, then every decision asked, until
+        nothing more can be done now."""
+        machine = self.machine
+        assert machine is not None
+        for _ in range(MAX_TICKS):
+            wanted, began = machine.follow()
+            if began is not None:
+                number, away = began
+                self.files.note_stage(number, self.now() - away)
+            if first:
+                restore_clocks(machine.clocks, self.state.lobby.get("clocks", {}))
+                first = False
+            if machine.over:
+                return
+            if machine.wake_at() <= self.now():
+                before = machine.session.signed_log.taken
+                await self._carry_out(machine.tick())
+                if machine.session.signed_log.taken != before or machine.wake_at() <= self.now():
+                    continue
+            if not wanted:
+                return
+            view, stage = machine.session.view, machine.session.stage
+            for number, seat in sorted(wanted):
+                asked = (view.next() or view) if stage is not None and number > stage.number else view
+                action = await self.decide(asked, seat)
+                await self._carry_out(machine.decided(number, seat, action))
+        self.say("the match kept asking for more in one visit: stopped here, run again")
+
+    async def _carry_out(self, step: Step) -> None:
+        self.files.append(self.files.secrets, step.secrets)
+        self.files.append(self.files.transcript, step.records)
+        machine = self.machine
+        assert machine is not None
+        view = machine.session.view
+        for said in step.told:
+            if isinstance(said, SAID):
+                self.say(said.text)
+            else:
+                self.report(view, said)
+        for due in step.verdicts:
+            await self._carry_out(machine.concluded(due, await off_loop(due.judge)))
+
+    def _note_next(self) -> None:
+        """What this visit leaves: whose move, until when, in the state and in one line."""
+        machine = self.machine
+        assert machine is not None
+        session, state, now = machine.session, self.state, self.now()
+        state.lobby["clocks"] = keep_clocks(machine.clocks)
+        if machine.over:
+            state.phase = OVER
+            state.next = Next(words="the match is over")
+            return
+        debts = [d for d in session.debts() if d.seat >= 0]
+        owners = sorted({session.owner[d.seat] for d in debts if d.seat < len(session.owner)})
+        who = [session.names[p] for p in owners]
+        deadlines = [d for d in machine._deadlines() if d.what in (Due.CLAIM, Due.LATE, Due.EXPIRE)]
+        deadline = min((d.when for d in deadlines), default=None)
+        mine = session.me in owners
+        names = " and ".join("your" if p == session.me else f"{session.names[p]}'s" for p in owners)
+        words = f"{names} move next" if names else "waiting for the other players"
+        if deadline is not None and math.isfinite(deadline):
+            words += f" (deadline {when_words(deadline, now)})"
+        state.next = Next(who=who, mine=mine, deadline=deadline, words=words)
+
+
+def _agreed(host: bytes, table: dict[str, Any]) -> dict[str, Any]:
+    """What a joiner's ready signs besides the salt, its claim and its coin, from the table."""
+    return agreement(host, table["game"], table["options"], table["setup"], table["claims"][0])
+
+
+def _ready_problem(
+    key: bytes,
+    said: Hello | None,
+    ready: wire.Ready,
+    token: bytes,
+    table: tuple[dict[str, Any], bytes],
+) -> str:
+    """Why a joiner's hello and ready do not seat it ("" if they do); ``table``: what the ready
+    must be signed over (the agreement and the salt)."""
+    agreed, salt = table
+    if said is None:
+        return "no hello came before it"
+    if not hmac.compare_digest(said.token, token):
+        return "its hello does not carry the invite's seat token"
+    try:
+        check_name(said.name)
+    except P2PGeniusError as exc:
+        return str(exc)
+    return ready_problem(key, ready.fields, salt=salt, agreed=agreed)
+
+
+def _latest_table(letters: Sequence[Letter], host: bytes) -> dict[str, Any] | None:
+    """The host's last table on the relays (None: none yet)."""
+    table = None
+    for letter in letters:
+        if letter.author != host:
+            continue
+        for message in letter.messages:
+            value = item(message)
+            if isinstance(value, wire.Lobby):
+                table = value.table
+    return table
+
+
+def _terms(letters: Sequence[Letter], host: bytes) -> dict[str, Any] | None:
+    """The host's terms (its first match message), read without checking (the session checks
+    them as it takes them); None if they have not come."""
+    for raw in match_messages(letters, [host]):
+        with contextlib.suppress(EncodingError, IndexError, TypeError):
+            value = decode(raw)
+            body = value[5]
+            if value[3] == 0 and isinstance(body, list) and body and body[0] == "terms":
+                terms = body[1]
+                return terms if isinstance(terms, dict) else None
+    return None
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What a host offers: the game, its options, how many peers, its own seat claim, whether
+    spectators may read the match."""
+
+    game: str
+    options: dict[str, Any]
+    peers: int = 2
+    claim: Sequence[int] = ()
+    spectators: bool = False
+
+
+def new_table(identity: Identity, name: str, offer: Offer, relays: Sequence[str]) -> MailState:
+    """A host's new correspondence match: its invite (a fresh seat token and mailbox) and its
+    table, kept in the state until the first visit posts it."""
+    game, claim = offer.game, offer.claim
+    invite = MailInvite(
+        identity.public, random_source.token_bytes(16), random_source.token_bytes(32), tuple(relays)
+    )
+    table = {
+        "game": game,
+        "options": dict(offer.options),
+        "setup": {},
+        "names": [name],
+        "keys": [identity.public],
+        "claims": [sorted(claim)],
+        "ready": [True],
+        "needed": offer.peers - 1,
+        "start": False,
+        "salt": random_source.token_bytes(32),
+        "spectators": offer.spectators,
+    }
+    return MailState(
+        invite=invite.text(),
+        role="host",
+        game=game,
+        relays=list(relays),
+        lobby={"table": encode(table).hex()},
+    )
+
+
+def joined(invite: MailInvite, *, relays: Sequence[str] = (), claim: Sequence[int] = ()) -> MailState:
+    """A joiner's state from a correspondence invite (``relays``: its own, read and written
+    besides the invite's)."""
+    every = list(dict.fromkeys([*invite.relays, *relays]))
+    return MailState(invite=invite.text(), role="join", game="", relays=every, lobby={"claim": sorted(claim)})
