@@ -78,4 +78,4 @@ def test_host_help_says_how_a_turns_length_is_written(capsys: pytest.CaptureFixt
     assert "--turn DURATION the game's main clock" in head
     assert "--turn 1d" in head and "1s to 30d" in head
     assert "--option KEY=DURATION a time limit, 1s to 30d" in head
-    assert "--grace DURATION" in head and "(1s to 7d, default 2m;" in head
+    assert "--grace DURATION" in head and "(1s to 7d, default 2m, by correspondence 1d;" in head

@@ -94,7 +94,9 @@ class Worker:
         pipe (it ends once its thought is over) and, after :data:`STOP_S`, kill it."""
         try:
             process = await trio.lowlevel.open_process(
-                [sys.executable, "-m", "p2pgenius.bots.worker"],
+                # -P: the directory the program was started in is not searched for modules (a
+                # file there named like one the worker imports, an attrs.py, broke every bot).
+                [sys.executable, "-P", "-m", "p2pgenius.bots.worker"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,  # (its errors come back as answers, never on the screen)

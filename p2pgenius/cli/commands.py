@@ -26,6 +26,9 @@ MAX_OPTION_S: Final = 30 * 86400
 correspondence (such sites let a turn wait up to ten days)."""
 MAX_GRACE_S: Final = 7 * 86400
 """The longest grace period the command line takes: a week, for a match by correspondence."""
+MAIL_GRACE_S: Final = 86400
+"""The default grace period by correspondence: an opening or a signed result falls due as soon as
+another player has moved, and a player who looks once a day pays it within a day."""
 
 
 def game_lines(entry: Entry, *, terms: bool) -> list[str]:
@@ -363,15 +366,22 @@ def _common() -> argparse.ArgumentParser:
     common.add_argument(
         "--grace",
         type=grace_seconds,
-        default=DEFAULT_GRACE_S,
+        default=None,
         metavar="DURATION",
         help=(
             "how long something owed without a clock (an opening, the hidden cards shown at the end,"
             " the signed result) may stay unpaid before it is claimed, a claim unanswered before it"
             " forfeits, and the most a player may take past its spent clock in a round or match"
-            f" (1s to {words(MAX_GRACE_S)}, default {words(int(DEFAULT_GRACE_S))}; a decision is on its"
-            " own clock, however long)"
+            f" (1s to {words(MAX_GRACE_S)}, default {words(int(DEFAULT_GRACE_S))}, by correspondence"
+            f" {words(MAIL_GRACE_S)}; a decision is on its own clock, however long)"
         ),
+    )
+    common.add_argument(
+        "--stay",
+        action="store_true",
+        help="by correspondence: keep running after this visit, reading the relays every few seconds, "
+        "until the match is over (as a live match; without it the program ends once it owes nothing "
+        "it can pay now)",
     )
     common.add_argument("--log", metavar="PATH", help="write a debug log of every message")
     common.add_argument("--ascii", action="store_true", help="terminal UI: ASCII symbols only")
@@ -482,6 +492,15 @@ def _host_match(host: argparse.ArgumentParser) -> None:
     """The seats, the peers and the options of the match."""
     add_seat(host)
     host.add_argument(
+        "--correspondence",
+        action="store_true",
+        help="a match by correspondence through Nostr relays: each side's program reads what "
+        "arrived, plays, sends, and ends; the players need never be online together (no port, no "
+        "relay of ours). Time limits then default to days (each turn or decision 2d), the grace "
+        f"period to {words(MAIL_GRACE_S)}",
+    )
+    add_mailbox(host)
+    host.add_argument(
         "--fast",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -515,6 +534,19 @@ def _host_match(host: argparse.ArgumentParser) -> None:
     )
 
 
+def add_mailbox(parser: argparse.ArgumentParser) -> None:
+    """``--mailbox URL``, repeated: the Nostr relays of a correspondence match."""
+    parser.add_argument(
+        "--mailbox",
+        action="append",
+        default=None,
+        metavar="URL",
+        help="by correspondence: a Nostr relay (ws:// or wss://) to carry the match's letters, "
+        "repeated for more (at most 8); a host's go in its invite, a joiner's are used besides the "
+        "invite's (default: the mailboxes file of the config directory, else a few public relays)",
+    )
+
+
 def add_join(commands: Any, common: argparse.ArgumentParser) -> None:
     """Register ``join``."""
     join = commands.add_parser(
@@ -539,6 +571,7 @@ def add_join(commands: Any, common: argparse.ArgumentParser) -> None:
         help="with no address: join a match found on the local network without asking (one whose "
         "host you pinned first; never one under a name pinned to another key)",
     )
+    add_mailbox(join)
     add_seat(join)
 
 

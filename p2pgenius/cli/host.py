@@ -357,6 +357,14 @@ def run_host(args: argparse.Namespace, out: TextIO) -> int:
             f"{args.peers} peers are {each}"
         )
     options = match_options(args)
+    if args.correspondence:
+        from p2pgenius.cli.correspondence import run_host_mail  # noqa: PLC0415  (only by correspondence)
+
+        return run_host_mail(args, options, out)
+    if args.mailbox:
+        raise LocalMisuseError(
+            "--mailbox names the relays of a match by correspondence: add --correspondence"
+        )
     bind_address(args)  # refuses contradictory options before anything is opened
     for address in args.advertise:
         invite_codec.check_address(address)

@@ -377,6 +377,14 @@ def run_join(args: argparse.Namespace, out: TextIO) -> int:
     """``p2pgenius join [INVITE | HOST:PORT]``."""
     printer = Printer(out, moves=True)
     address = address_of(args.address)
+    if address is not None and invite_codec.is_invite(address):
+        mail = invite_codec.parse(address)
+        if isinstance(mail, invite_codec.MailInvite):
+            from p2pgenius.cli.correspondence import run_join_mail  # noqa: PLC0415  (only by correspondence)
+
+            return run_join_mail(args, mail, out)
+    if args.mailbox:
+        raise LocalMisuseError("--mailbox is for a match by correspondence (its invite names relays)")
     if address is not None:
         target = target_of(address)
     else:

@@ -25,6 +25,7 @@ from p2pgenius.cli.terminal import error
 from p2pgenius.durations import words
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
+from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
 from p2pgenius.net.lobby import DeclinedError
 from p2pgenius.net.peer import Files, Peer, PeerGoneError
@@ -198,7 +199,7 @@ def make_peer(args: argparse.Namespace, label: str, seed: int, printer: Printer)
         BotDriver(args.bot, seed, delay=args.pace).decide,
         printer.event,
         printer.line,
-        grace_s=args.grace,
+        grace_s=args.grace if args.grace is not None else DEFAULT_GRACE_S,
         decide_early=args.bot is not None,  # (a person is asked once the stage opens)
         settle_at_once=args.bot is not None,  # (a bot does not change its mind)
         bot=args.bot,

@@ -14,6 +14,7 @@ from typing import TextIO
 import trio
 
 from p2pgenius.bots.driver import BotDriver
+from p2pgenius.cli.correspondence import run_resume_mail
 from p2pgenius.cli.host import door
 from p2pgenius.cli.play import (
     Printer,
@@ -25,11 +26,12 @@ from p2pgenius.cli.play import (
 )
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.local_files import TooLargeError, read_within
+from p2pgenius.net import DEFAULT_GRACE_S, transit
 from p2pgenius.net import invite as invite_codec
-from p2pgenius.net import transit
 from p2pgenius.net.addresses import listen
 from p2pgenius.net.invite import Invite
 from p2pgenius.net.keystore import check_name
+from p2pgenius.net.mail_state import OVER, load, state_path
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.transcript import verify
 
@@ -45,40 +47,67 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
             "resume carries on in the match's own transcript: "
             f"{named[0]} or --transcript {named[1]}, not both"
         )
-    if named:
-        path = named[0]
-    else:
-        folder = match_files(None, "resume", None).transcript.parent
-        newest = sorted(folder.glob("*.p2pt"), key=lambda p: p.stat().st_mtime, reverse=True)[:20]
-        unfinished: list[tuple[Path, str]] = []
-        live: list[tuple[Path, str]] = []
-        for candidate in newest:
-            if not candidate.with_suffix(".secrets").exists():
-                continue
-            try:
-                report = verify(read_within(candidate))  # (a file too large is no match to resume)
-            except (P2PGeniusError, OSError):
-                continue
-            if report.outcome is None and report.fault is None:
-                playing = Files(candidate, candidate.with_suffix(".secrets")).live()
-                (live if playing else unfinished).append((candidate, report.game or "a match"))
-        if not unfinished:
-            raise LocalMisuseError(nothing_to_resume(folder, live))
-        if len(unfinished) > 1:
-            listed = "\n".join(
-                f"  p2pgenius resume {found}   ({game}, "
-                f"{datetime.datetime.fromtimestamp(found.stat().st_mtime):%Y-%m-%d %H:%M})"
-                for found, game in unfinished
-            ) + "".join(f"\n  {found} ({game}): live, open in another process" for found, game in live)
-            raise LocalMisuseError(f"{len(unfinished)} unfinished matches; choose one:\n{listed}")
-        path = unfinished[0][0]
-        printer.line(f"resuming {path} ({unfinished[0][1]})")
+    path = named[0] if named else unfinished_one(printer)
+    if state_path(path).exists():
+        return run_resume_mail(args, path, out)
     if not os.path.lexists(path):  # (before the lock: a mistyped path leaves nothing behind)
         raise LocalMisuseError(f"cannot read {path}: there is no such file")
     secrets = path.with_suffix(".secrets")
     files = Files(path, secrets, Path(args.log) if args.log else None)
     with held(files):  # a match still played by another process is not taken over
         return _resume(args, printer, path, files)
+
+
+def unfinished_one(printer: Printer) -> Path:
+    """The one unfinished match among this account's newest transcripts and its matches by
+    correspondence (LocalMisuseError listing them, if there are several, or saying why none)."""
+    folder = match_files(None, "resume", None).transcript.parent
+    newest = sorted(folder.glob("*.p2pt"), key=lambda p: p.stat().st_mtime, reverse=True)[:20]
+    unfinished: list[tuple[Path, str]] = by_mail(folder)
+    live: list[tuple[Path, str]] = []
+    for candidate in newest:
+        if state_path(candidate).exists() or not candidate.with_suffix(".secrets").exists():
+            continue  # (by correspondence: listed above; or no secrets: nothing to resume)
+        try:
+            report = verify(read_within(candidate))  # (a file too large is no match to resume)
+        except (P2PGeniusError, OSError):
+            continue
+        if report.outcome is None and report.fault is None:
+            playing = Files(candidate, candidate.with_suffix(".secrets")).live()
+            (live if playing else unfinished).append((candidate, report.game or "a match"))
+    if not unfinished:
+        raise LocalMisuseError(nothing_to_resume(folder, live))
+    if len(unfinished) > 1:
+        listed = "\n".join(
+            f"  p2pgenius resume {found}   ({game}, {_changed(found):%Y-%m-%d %H:%M})"
+            for found, game in unfinished
+        ) + "".join(f"\n  {found} ({game}): live, open in another process" for found, game in live)
+        raise LocalMisuseError(f"{len(unfinished)} unfinished matches; choose one:\n{listed}")
+    path = unfinished[0][0]
+    printer.line(f"resuming {path} ({unfinished[0][1]})")
+    return path
+
+
+def _changed(path: Path) -> datetime.datetime:
+    """When a match last changed: its transcript, or (a correspondence match still in its lobby)
+    its state."""
+    kept = path if path.exists() else state_path(path)
+    return datetime.datetime.fromtimestamp(kept.stat().st_mtime)
+
+
+def by_mail(folder: Path) -> list[tuple[Path, str]]:
+    """The correspondence matches in ``folder`` that are not over (their transcripts, whether
+    they exist yet or not, and their games in words)."""
+    found: list[tuple[Path, str]] = []
+    for kept in sorted(folder.glob("*.p2pt.mail")) if folder.is_dir() else ():
+        transcript = kept.with_name(kept.name[: -len(".mail")])
+        try:
+            state = load(transcript)
+        except LocalMisuseError:
+            continue
+        if state is not None and state.phase != OVER:
+            found.append((transcript, f"{state.game or 'a match'} by correspondence"))
+    return found
 
 
 def nothing_to_resume(folder: Path, live: list[tuple[Path, str]]) -> str:
@@ -123,7 +152,7 @@ def prepared(
         BotDriver(args.bot, 3, delay=args.pace).decide,
         printer.event,
         printer.line,
-        grace_s=args.grace,
+        grace_s=args.grace if args.grace is not None else DEFAULT_GRACE_S,
         decide_early=args.bot is not None,
         settle_at_once=args.bot is not None,
     )

@@ -29,11 +29,14 @@ from p2pgenius.games.base import Ending, Game, Outcome
 
 @dataclass(frozen=True, slots=True)
 class TimeOption:
-    """A time limit the match terms may set: its option name, default and what it limits."""
+    """A time limit the match terms may set: its option name, default and what it limits, and its
+    default in a match by correspondence (``by_mail``: two days, time for a player who looks once
+    a day)."""
 
     name: str
     seconds: int
     what: str
+    by_mail: int = 2 * 86400
 
 
 @dataclass(frozen=True, slots=True)

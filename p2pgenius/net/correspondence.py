@@ -53,10 +53,28 @@ from p2pgenius.protocol.session.setup import agreement, claims_problem, make_rea
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.threads import off_loop
 
+__all__ = [
+    "Carrier",
+    "Decide",
+    "MailMachine",
+    "Offer",
+    "PostponedError",
+    "Sent",
+    "Visit",
+    "joined",
+    "match_messages",
+    "new_table",
+]
+
 POLL_S: Final = 10.0
 """With ``--stay``: how often the relays are read again."""
 MAX_TICKS: Final = 1000
 """The most deadlines one reading acts on (each changes the session: a bound, not a count)."""
+
+
+class PostponedError(LocalMisuseError):
+    """A local seat's decision was put off (its person will decide on a later visit): the visit
+    sends what it has and ends."""
 
 
 @dataclass
@@ -178,6 +196,7 @@ class Visit:
     now: Callable[[], float] = time.time
     machine: MatchMachine | None = None
     sent: Sent | None = None
+    postponed: bool = False  # a decision was put off on this visit
 
     @property
     def identity(self) -> Identity:
@@ -359,7 +378,10 @@ class Visit:
                 machine.resumed = (noted[0], max(self.now() - noted[1], 0.0))
         for raw in session.signed_log.catch_up(match_messages(letters, session.keys)):
             await self._carry_out(machine.received(raw, self.now()))
-        await self._decide_all(first)
+        try:
+            await self._decide_all(first)
+        except PostponedError:
+            self.postponed = True
         mine = session.signed_log.missing_for(
             [self.state.posted if peer == session.me else 1 << 62 for peer in range(len(session.keys))]
         )

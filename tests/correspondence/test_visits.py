@@ -46,7 +46,9 @@ def test_a_duel_by_correspondence_one_side_at_a_time(tmp_path: Path) -> None:
         visits = {"ann": 0, "bob": 0}
         for _ in range(400):
             for path, ident, name in ((host_path, host_id, "ann"), (join_path, join_id, "bob")):
-                v = visit(path, ident, name, 7 if name == "ann" else 8, lines)
+                # (a bot made afresh each visit: its seed must differ, or it plays its first
+                # choice again every turn)
+                v = visit(path, ident, name, 2 * visits[name] + (name == "ann"), lines)
                 if v.state.phase == OVER:
                     continue
                 visits[name] += 1

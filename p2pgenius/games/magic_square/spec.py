@@ -36,7 +36,9 @@ class MagicSquareSpec(GameSpec):
     rules_version = 2
     optional_types = ("challenge",)
     time_options = (
-        TimeOption("round_seconds", ROUND_SECONDS, "each player's thinking time per round"),
+        TimeOption(
+            "round_seconds", ROUND_SECONDS, "each player's thinking time per round", by_mail=16 * 86400
+        ),
         TimeOption("challenge_seconds", CHALLENGE_SECONDS, "a challenged player's completion"),
     )
     endings = SquareEnding

@@ -1,0 +1,235 @@
+"""``host --correspondence``, ``join`` with a correspondence invite and ``resume`` of such a match:
+each runs one *visit* (:mod:`p2pgenius.net.correspondence`): it reads what arrived on the match's
+Nostr relays, plays (a bot, or the person in plain lines), sends what this side owes, prints one
+line (``sent to 3 of 3 relays; ann's move next (deadline Tue 18:00)``) and ends; ``--stay`` keeps
+it reading until the match is over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+import trio
+
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.cli.commands import MAIL_GRACE_S
+from p2pgenius.cli.play import Printer, check_level, match_files
+from p2pgenius.cli.terminal import error
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.games.registry import get_spec
+from p2pgenius.local_files import PRIVATE, TooLargeError, read_within, replace
+from p2pgenius.net.correspondence import Carrier, Decide, Offer, Visit, joined, new_table
+from p2pgenius.net.files import Files
+from p2pgenius.net.invite import MAX_MAIL_RELAYS, MailInvite, relay_url_problem
+from p2pgenius.net.invite import parse as parse_invite
+from p2pgenius.net.keystore import account_identities, check_name, config_dir
+from p2pgenius.net.mail_state import OVER, MailState, load, state_path
+from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.mailbox import Mailbox
+from p2pgenius.wording import printable
+
+DEFAULT_MAILBOXES: Final = ("wss://relay.damus.io", "wss://nos.lol", "wss://relay.primal.net")
+"""Well-known public relays, used when neither ``--mailbox``, ``$P2PGENIUS_MAILBOX`` nor the
+``mailboxes`` file names any."""
+MAILBOX_VARIABLE: Final = "P2PGENIUS_MAILBOX"
+MAILBOXES_FILE: Final = "mailboxes"
+
+
+def chosen_mailboxes(args: argparse.Namespace) -> list[str]:
+    """The relays of a correspondence match: ``--mailbox`` (repeated), else ``$P2PGENIUS_MAILBOX``
+    (separated by commas or spaces), else the config directory's ``mailboxes`` file (one URL a
+    line, ``#`` comments), else :data:`DEFAULT_MAILBOXES`."""
+    given: list[str] | None = getattr(args, "mailbox", None)
+    where = "--mailbox"
+    if given is None and (variable := os.environ.get(MAILBOX_VARIABLE, "").strip()):
+        given, where = variable.replace(",", " ").split(), f"${MAILBOX_VARIABLE}"
+    if given is None:
+        path = config_dir() / MAILBOXES_FILE
+        try:
+            text = read_within(path, what="mailboxes file", limit=64 * 1024).decode("utf-8", "replace")
+            given = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+            given, where = [line for line in given if line], str(path)
+        except FileNotFoundError:
+            return list(DEFAULT_MAILBOXES)
+        except (OSError, TooLargeError) as exc:
+            raise LocalMisuseError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    relays = list(dict.fromkeys(given))
+    for url in relays:
+        if (problem := relay_url_problem(url)) is not None:
+            raise LocalMisuseError(f"{where}: the relay {printable(url)!r} {problem}")
+    if not 0 < len(relays) <= MAX_MAIL_RELAYS:
+        raise LocalMisuseError(f"{where}: 1 to {MAX_MAIL_RELAYS} relays, not {len(relays)}")
+    return relays
+
+
+def mail_options(args: argparse.Namespace, options: dict[str, Any]) -> dict[str, Any]:
+    """The match's options by correspondence: every time limit not given takes its default by
+    mail (days), and a game of sealed choices resolves each stage once every choice is in (a
+    stage that waited out its whole two days would cost every player a visit more)."""
+    spec = get_spec(args.game)
+    out = dict(options)
+    for option in spec.time_options:
+        out.setdefault(option.name, option.by_mail)
+    if spec.sealed:
+        if args.fast is False:
+            raise LocalMisuseError("--no-fast: by correspondence a turn resolves once every choice is in")
+        out["fast"] = True
+    return out
+
+
+def grace(args: argparse.Namespace) -> float:
+    return float(args.grace) if args.grace is not None else float(MAIL_GRACE_S)
+
+
+def run_host_mail(args: argparse.Namespace, options: dict[str, Any], out: TextIO) -> int:
+    """``p2pgenius host GAME --correspondence``: the invite, then the first visit (it posts the
+    table)."""
+    check_level(args.game, args.bot)
+    relays = chosen_mailboxes(args)
+    identity = account_identities()[0]
+    name = check_name(args.name) if args.name else identity.fingerprint[:9]
+    files = match_files(args.transcript, f"{args.game}-mail", None)
+    path = files.transcript
+    if path.exists() or state_path(path).exists():
+        raise LocalMisuseError(f"{path} holds a match already: name another --transcript")
+    offer = Offer(args.game, mail_options(args, options), args.peers, args.seat or (), bool(args.spectators))
+    state = new_table(identity, name, offer, relays)
+    state.save(path)
+    invite = parse_invite(state.invite)
+    printer = Printer(out, moves=True)
+    printer.line(f"a {args.game} match by correspondence, through {len(relays)} relays: {', '.join(relays)}")
+    printer.line(f"fingerprint: {identity.fingerprint}")
+    printer.line("invite, to send to whoever joins (it carries the relays, this host's key and the mailbox):")
+    printer.line(f"  p2pgenius join {invite}")
+    if args.spectators and isinstance(invite, MailInvite):
+        printer.line(f"spectators follow it with: p2pgenius watch {invite.for_spectators()}")
+    with contextlib.suppress(OSError):  # (printed above: the file only helps copying it)
+        replace(files.invite, f"p2pgenius join {invite}\n".encode(), PRIVATE)
+    return visit(args, out, path, state, printer)
+
+
+def run_join_mail(args: argparse.Namespace, invite: MailInvite, out: TextIO) -> int:
+    """``p2pgenius join`` with a correspondence invite: say we are ready (the first visit)."""
+    if not invite.seats:
+        raise LocalMisuseError("this invite only lets its holder watch the match: p2pgenius watch INVITE")
+    own = list(getattr(args, "mailbox", None) or [])
+    for url in own:
+        if (problem := relay_url_problem(url)) is not None:
+            raise LocalMisuseError(f"--mailbox: the relay {printable(url)!r} {problem}")
+    files = match_files(args.transcript, "mail-join", None)
+    path = files.transcript
+    if path.exists() or state_path(path).exists():
+        raise LocalMisuseError(f"{path} holds a match already: name another --transcript")
+    state = joined(invite, relays=own, claim=args.seat or ())
+    state.identity = _identity_for(invite)
+    state.save(path)
+    printer = Printer(out, moves=True)
+    printer.line(
+        f"joining {invite.fingerprint}'s match by correspondence, through {len(state.relays)} relays"
+    )
+    return visit(args, out, path, state, printer)
+
+
+def _identity_for(invite: MailInvite) -> int:
+    """Which of the account's identities joins: its own key, unless the account hosts the match
+    itself or already joined it (a player trying both sides on one account), then the next."""
+    keys = [identity.public for identity in account_identities()]
+    taken = {invite.key}
+    folder = config_dir() / "matches"
+    for other in folder.glob("*.mail") if folder.is_dir() else ():
+        try:
+            state = load(Path(str(other)[: -len(".mail")]))
+        except LocalMisuseError:
+            continue
+        if state is not None and state.role == "join" and state.invite == invite.text():
+            taken.add(keys[state.identity] if state.identity < len(keys) else b"")
+    for number, key in enumerate(keys):
+        if key not in taken:
+            return number
+    raise LocalMisuseError("every identity of this account is at this table already")
+
+
+def run_resume_mail(args: argparse.Namespace, path: Path, out: TextIO) -> int:
+    """``p2pgenius resume`` of a correspondence match: one visit (``--stay``: until the end)."""
+    state = load(path)
+    if state is None:
+        raise LocalMisuseError(f"{path} is not a correspondence match")
+    return visit(args, out, path, state, Printer(out, moves=True))
+
+
+def visit(args: argparse.Namespace, out: TextIO, path: Path, state: MailState, printer: Printer) -> int:
+    """One visit of the match at ``path`` (its files held meanwhile), then its line."""
+    identities = account_identities()
+    if state.identity >= len(identities):
+        raise LocalMisuseError(f"{state_path(path)} names an identity this account does not have")
+    identity: Identity = identities[state.identity]
+    invite = parse_invite(state.invite)
+    if not isinstance(invite, MailInvite):
+        raise LocalMisuseError(f"{state_path(path)} does not hold a correspondence invite")
+    if state.phase == OVER:
+        printer.line(f"this match is over: {state.result or state.next.words}")
+        return 0
+    decide: Decide
+    if args.bot is not None:
+        check_level(state.game or None, args.bot)
+        # A visit's bot is made afresh: seeded afresh too (one seed every visit would make it
+        # choose as it did on the last, turn after turn).
+        decide = BotDriver(args.bot, secrets.randbits(31), delay=args.pace).decide
+    else:
+        from p2pgenius.ui.prompt import line_decider  # noqa: PLC0415  (the UI: only for a person)
+
+        decide = line_decider(out, ascii_only=bool(getattr(args, "ascii", False)))
+    name = check_name(args.name) if args.name else identity.fingerprint[:9]
+    files = Files(path, path.with_suffix(".secrets"))
+    carrier = Carrier(identity, Mailbox(invite.mailbox), state.relays)
+    trip = Visit(carrier, files, state, name, decide, printer.event, printer.line, grace(args))
+    files.lock()
+    try:
+        trio.run(lambda: trip.run(stay=bool(getattr(args, "stay", False))))
+    finally:
+        files.close()
+        files.release()
+    return _told(trip, printer)
+
+
+def _told(trip: Visit, printer: Printer) -> int:
+    """The visit's last line (and the result, once over); the exit code."""
+    state = trip.state
+    sent = trip.sent.words() if trip.sent is not None else "nothing new to send"
+    machine = trip.machine
+    if state.phase == OVER and machine is not None:
+        from p2pgenius.cli.recorded import remember  # noqa: PLC0415  (sqlite: only now)
+
+        remember(trip.files.transcript)
+        session = machine.session
+        if session.fault is not None:
+            printer.line(f"{sent}; the match is over")
+            error(f"the match stopped: {session.fault.reason}")
+            printer.line(f"transcript (evidence): {trip.files.transcript}")
+            state.result = f"stopped: {session.fault.reason}"
+            state.save(trip.files.transcript)
+            return 1
+        if session.outcome is not None:
+            spec = get_spec(str(session.view.game_name))
+            names = {seat: session.names[peer] for seat, peer in enumerate(session.owner)}
+            told = spec.outcome_words(session.outcome, names, mine=session.my_seats)
+            brief = spec.outcome_words(session.outcome, brief=True)
+            state.result = told
+            state.save(trip.files.transcript)
+            printer.line(f"{sent}; the match is over")
+            printer.line(f"result: {told}; that is, {brief}")
+            printer.line(f"transcript: {trip.files.transcript}")
+            return 0
+    if state.phase == OVER:
+        printer.line(f"{sent}; {state.result}")
+        return 0
+    line = f"{sent}; {state.next.words}" if state.next.words else sent
+    if trip.postponed:
+        line += f"; carry on with: p2pgenius resume {trip.files.transcript}"
+    printer.line(line)
+    return 0
