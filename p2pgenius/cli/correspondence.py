@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import os
 import secrets
+import sys
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -67,6 +68,10 @@ def chosen_mailboxes(args: argparse.Namespace) -> list[str]:
     return relays
 
 
+def _relays(count: int) -> str:
+    return f"{count} relay" if count == 1 else f"{count} relays"
+
+
 def mail_options(args: argparse.Namespace, options: dict[str, Any]) -> dict[str, Any]:
     """The match's options by correspondence: every time limit not given takes its default by
     mail (days), and a game of sealed choices resolves each stage once every choice is in (a
@@ -102,7 +107,9 @@ def run_host_mail(args: argparse.Namespace, options: dict[str, Any], out: TextIO
     state.save(path)
     invite = parse_invite(state.invite)
     printer = Printer(out, moves=True)
-    printer.line(f"a {args.game} match by correspondence, through {len(relays)} relays: {', '.join(relays)}")
+    printer.line(
+        f"a {args.game} match by correspondence, through {_relays(len(relays))}: {', '.join(relays)}"
+    )
     printer.line(f"fingerprint: {identity.fingerprint}")
     printer.line("invite, to send to whoever joins (it carries the relays, this host's key and the mailbox):")
     printer.line(f"  p2pgenius join {invite}")
@@ -181,9 +188,10 @@ def visit(args: argparse.Namespace, out: TextIO, path: Path, state: MailState, p
         # choose as it did on the last, turn after turn).
         decide = BotDriver(args.bot, secrets.randbits(31), delay=args.pace).decide
     else:
-        from p2pgenius.ui.prompt import line_decider  # noqa: PLC0415  (the UI: only for a person)
+        from p2pgenius.ui.prompt import LinePrompt  # noqa: PLC0415  (the UI: only for a person)
 
-        decide = line_decider(out, ascii_only=bool(getattr(args, "ascii", False)))
+        typed = sys.stdin.isatty()
+        decide = LinePrompt(out, ascii_only=bool(getattr(args, "ascii", False)), echo=not typed).decide
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
     files = Files(path, path.with_suffix(".secrets"))
     carrier = Carrier(identity, Mailbox(invite.mailbox), state.relays)

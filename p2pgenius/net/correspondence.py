@@ -38,7 +38,7 @@ from p2pgenius.games.registry import get_spec
 from p2pgenius.net.files import Files
 from p2pgenius.net.invite import MailInvite
 from p2pgenius.net.keystore import check_name
-from p2pgenius.net.mail import WAIT_S, Collected, collect, post
+from p2pgenius.net.mail import WAIT_S, Collected, collect, post, sent_words
 from p2pgenius.net.mail_state import LOBBY, OVER, PLAYING, MailState, Next
 from p2pgenius.net.match_loop import Decide, Report
 from p2pgenius.protocol import channel_messages as wire
@@ -86,10 +86,7 @@ class Sent:
     failed: dict[str, str] = field(default_factory=dict)
 
     def words(self) -> str:
-        line = f"sent to {len(self.kept_by)} of {self.relays} relays"
-        if self.failed:
-            line += " (" + "; ".join(f"{url}: {why}" for url, why in sorted(self.failed.items())) + ")"
-        return line
+        return sent_words(len(self.kept_by), self.relays, self.failed)
 
 
 @dataclass
@@ -449,8 +446,15 @@ class Visit:
         deadlines = [d for d in machine._deadlines() if d.what in (Due.CLAIM, Due.LATE, Due.EXPIRE)]
         deadline = min((d.when for d in deadlines), default=None)
         mine = session.me in owners
-        names = " and ".join("your" if p == session.me else f"{session.names[p]}'s" for p in owners)
-        words = f"{names} move next" if names else "waiting for the other players"
+        others = [session.names[p] for p in owners if p != session.me]
+        if not owners:
+            words = "waiting for the other players"
+        elif not others:
+            words = "your move next"
+        elif mine:
+            words = f"your move next (and {' and '.join(others)}'s)"
+        else:
+            words = f"{' and '.join(others)} to move next" if len(others) > 1 else f"{others[0]}'s move next"
         if deadline is not None and math.isfinite(deadline):
             words += f" (deadline {when_words(deadline, now)})"
         state.next = Next(who=who, mine=mine, deadline=deadline, words=words)

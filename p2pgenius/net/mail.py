@@ -48,11 +48,15 @@ class Posted:
 
     def words(self) -> str:
         """One line for the player: "sent to 2 of 3 relays" (and why not to the others)."""
-        total = len(self.kept_by) + len(self.failed)
-        line = f"sent to {len(self.kept_by)} of {total} relays"
-        if self.failed:
-            line += " (" + "; ".join(f"{url}: {why}" for url, why in sorted(self.failed.items())) + ")"
-        return line
+        return sent_words(len(self.kept_by), len(self.kept_by) + len(self.failed), self.failed)
+
+
+def sent_words(kept: int, total: int, failed: dict[str, str]) -> str:
+    """ "sent to 2 of 3 relays (URL: why not)"."""
+    line = f"sent to {kept} of {total} relays"
+    if failed:
+        line += " (" + "; ".join(f"{url}: {why}" for url, why in sorted(failed.items())) + ")"
+    return line
 
 
 @dataclass

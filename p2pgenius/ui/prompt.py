@@ -10,11 +10,12 @@ visit ends, sends what it has, and the move is asked again on the next visit.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 import trio
 
-from p2pgenius.net.correspondence import Decide, PostponedError
+from p2pgenius.net.correspondence import PostponedError
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.ui.frontends import BoardRequest, frontend
 from p2pgenius.ui.lines import plain
@@ -34,47 +35,65 @@ def seat_view(session: SessionView, seat: int) -> Mapping[str, Any] | None:
     return dict(engine.view(state, seat))
 
 
-def line_decider(
-    out: TextIO, read: Callable[[str], str] = input, *, ascii_only: bool = False, width: int = 80
-) -> Decide:
-    """A decider that shows ``seat``'s board on ``out`` and reads its move with ``read`` (it is
-    given the prompt; EOFError: put off)."""
+@dataclass
+class LinePrompt:
+    """Asks a person for each decision in plain lines on ``out``, reading with ``read`` (it is
+    given the prompt; EOFError: put off). ``echo``: write what was read after its prompt (input
+    from a script, which a terminal does not echo: each answer then ends its prompt's line)."""
 
-    async def decide(session: SessionView, seat: int) -> Mapping[str, Any] | None:
+    out: TextIO
+    read: Callable[[str], str] = input
+    ascii_only: bool = False
+    width: int = 80
+    echo: bool = False
+
+    def say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    async def ask(self, prompt: str) -> str:
+        """One line typed after ``prompt`` (PostponedError at the end of input, or ``later``)."""
+        try:
+            text = await trio.to_thread.run_sync(self.read, prompt)
+        except EOFError:
+            if self.echo:
+                self.say("")
+            raise PostponedError("no move typed") from None
+        if self.echo:
+            self.say(text)
+        if text.strip().lower() in LATER:
+            raise PostponedError("put off")
+        return text
+
+    async def decide(self, session: SessionView, seat: int) -> Mapping[str, Any] | None:
+        """``seat``'s board and question, then moves read until one holds (and is confirmed, if
+        the front end asks that)."""
         game, view = session.game_name, seat_view(session, seat)
         if game is None or view is None:
             raise PostponedError("nothing to decide from yet")
         names = {s: session.names[p] for s, p in enumerate(session.owner)}
         front = frontend(game)
-        board = front.board(
-            BoardRequest(
-                game, view, names, ascii_only=ascii_only, hints=False, mine=session.my_seats, width=width
-            )
+        request = BoardRequest(
+            game,
+            view,
+            names,
+            ascii_only=self.ascii_only,
+            hints=False,
+            mine=session.my_seats,
+            width=self.width,
         )
-        out.write(plain(board) + "\n")
+        self.say(plain(front.board(request)))
         question = front.question(view, seat, names)
-        out.write(f"{question.text} ('later' to decide on your next visit)\n")
-        out.flush()
+        self.say(f"{question.text} ('later' to decide on your next visit)")
         while True:
-            try:
-                text = await trio.to_thread.run_sync(read, f"{question.prompt}> ")
-            except EOFError:
-                raise PostponedError("no move typed") from None
-            if text.strip().lower() in LATER:
-                raise PostponedError("put off")
+            text = await self.ask(f"{question.prompt}> ")
             try:
                 parsed = parse(game, text, session.state, seat)
             except InputError as exc:
-                out.write(f"{exc}\n")
-                out.flush()
+                self.say(str(exc))
                 continue
-            if parsed.confirm:
-                try:
-                    answer = await trio.to_thread.run_sync(read, f"{parsed.confirm} (y/n)> ")
-                except EOFError:
-                    raise PostponedError("no answer typed") from None
-                if answer.strip().lower() not in ("y", "yes"):
-                    continue
-            return parsed.action
-
-    return decide
+            if not parsed.confirm or (await self.ask(f"{parsed.confirm} (y/n)> ")).strip().lower() in (
+                "y",
+                "yes",
+            ):
+                return parsed.action

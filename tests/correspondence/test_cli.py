@@ -1,0 +1,125 @@
+"""The correspondence commands as a player runs them (each its own process, never two at once,
+through a real relay): host --correspondence, join with its invite, resume visit after visit; a
+person's visit in plain lines; then the match played out and its record."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from p2pgenius.bots.driver import BotDriver
+from p2pgenius.net.correspondence import Carrier, Visit
+from p2pgenius.net.files import Files
+from p2pgenius.net.invite import MailInvite, parse
+from p2pgenius.net.keystore import account_identities
+from p2pgenius.net.mail_state import OVER, load
+from p2pgenius.protocol.mailbox import Mailbox
+from p2pgenius.protocol.transcript import verify
+from tests.nostr.relays import local_relay, local_relay_missing
+
+pytestmark = pytest.mark.skipif(local_relay_missing() is not None, reason=str(local_relay_missing()))
+
+LAST = re.compile(r"^(sent to \d of \d relays|nothing new to send); ")
+
+
+def p2pgenius(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "p2pgenius", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+        check=False,
+    )
+
+
+def last_line(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "Traceback" not in done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_host_join_and_visits_from_the_command_line(tmp_path: Path) -> None:
+    matches = Path(os.environ["P2PGENIUS_HOME"]) / "matches"  # (where games and history look)
+    matches.mkdir(parents=True, exist_ok=True)
+    ann, bob = matches / "ann.p2pt", matches / "bob.p2pt"
+    with local_relay(tmp_path) as url:
+        hosted = p2pgenius(
+            "host",
+            "duel",
+            "--correspondence",
+            "--mailbox",
+            url,
+            "--bot",
+            "--name",
+            "ann",
+            "--transcript",
+            str(ann),
+        )
+        assert last_line(hosted) == "sent to 1 of 1 relays; waiting for 1 more player"
+        assert "through 1 relay: " in hosted.stdout
+        invite = re.search(r"p2pgenius join (p2pgenius://\S+)", hosted.stdout)
+        assert invite is not None
+        assert ann.with_suffix(".invite").read_text().split()[-1] == invite.group(1)
+        # The joiner is a person (the same account: it plays under the account's second key).
+        joined = p2pgenius("join", invite.group(1), "--name", "bob", "--transcript", str(bob))
+        assert last_line(joined) == "sent to 1 of 1 relays; waiting for the host to start the match"
+        started = p2pgenius("resume", str(ann), "--bot")
+        assert "the table is full (ann, bob): the match starts" in started.stdout
+        assert LAST.match(last_line(started))
+        # The person's visit: the board, the question; a move that is no move is said and asked
+        # again; end of input puts the decision off, and the visit still ends with its line.
+        visit = p2pgenius("resume", str(bob), stdin="xyzzy\n")
+        line = last_line(visit)
+        assert "choose your gestures" in visit.stdout
+        assert "later" in visit.stdout and "gestures> " in visit.stdout
+        assert re.search(r"your move next.*carry on with: p2pgenius resume ", line), line
+        assert load(bob).next.mine  # type: ignore[union-attr]
+        # Now the move, typed: it goes, and the line says whose move it is.
+        moved = p2pgenius("resume", str(bob), stdin="W W\n")
+        assert LAST.match(last_line(moved)), last_line(moved)
+        assert "carry on with" not in last_line(moved)
+        # The rest by bots, in this process (quicker than a process a visit), one side at a time.
+        play_out(ann, bob)
+        assert load(ann).phase == load(bob).phase == OVER  # type: ignore[union-attr]
+        over = p2pgenius("resume", str(ann), "--bot")
+        assert last_line(over).startswith("this match is over: ")
+    for path in (ann, bob):
+        assert verify(path.read_bytes()).ok
+        checked = p2pgenius("verify", str(path))
+        assert checked.returncode == 0 and "valid" in checked.stdout
+    listed = p2pgenius("games", "--json")
+    assert listed.returncode == 0, listed.stderr
+    games = [json.loads(line) for line in listed.stdout.splitlines()]
+    mail = [g for g in games if g["mode"] == "correspondence"]
+    assert len(mail) == 1 and mail[0]["game"] == "duel" and mail[0]["result"], mail  # (two copies, one match)
+
+
+def play_out(ann: Path, bob: Path) -> None:
+    identities = account_identities()
+    for turn in range(400):
+        for path in (ann, bob):
+            state = load(path)
+            assert state is not None
+            if state.phase == OVER:
+                continue
+            invite = parse(state.invite)
+            assert isinstance(invite, MailInvite)
+            identity = identities[state.identity]
+            carrier = Carrier(identity, Mailbox(invite.mailbox), state.relays, wait_s=10)
+            files = Files(path, path.with_suffix(".secrets"))
+            decide = BotDriver("", 2 * turn + (path == ann)).decide
+            trip = Visit(carrier, files, state, path.stem, decide, lambda v, e: None, lambda s: None, 86400.0)
+            trio.run(trip.run)
+            files.close()
+        if all(load(p).phase == OVER for p in (ann, bob)):  # type: ignore[union-attr]
+            return
+    raise AssertionError("the duel did not end in 400 visits a side")
