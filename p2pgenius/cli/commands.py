@@ -228,6 +228,12 @@ def add_games(commands: Any) -> None:
         "20 in the text; history lists them all).",
     )
     parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="do not read the relays of the matches by correspondence (by default each is read, "
+        "nothing written or sent, to say what waits there: new moves, a claim, a forfeit)",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print one JSON object per match, one a line (JSON Lines)"
     )
 

@@ -24,13 +24,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+import trio
+
 from p2pgenius.cli.history import opened, resume_hint
 from p2pgenius.cli.recorded import matches_folder, mine
 from p2pgenius.durations import UNITS, words
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.catalog import names
 from p2pgenius.games.registry import get_spec
+from p2pgenius.net.correspondence import Carrier, peek
+from p2pgenius.net.invite import MailInvite
+from p2pgenius.net.invite import parse as parse_invite
+from p2pgenius.net.keystore import account_identities
 from p2pgenius.net.mail_state import LOBBY, OVER, PLAYING, SUFFIX, MailState, load
+from p2pgenius.protocol.mailbox import Mailbox
 from p2pgenius.record.matches import NAMED, UNFINISHED, UNREADABLE, RecordLine
 from p2pgenius.wording import printable
 
@@ -47,14 +54,6 @@ MONTHS: Final = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", 
 """A deadline's day and month in words of their own (not the locale's: the same on every machine)."""
 
 
-def waiting_on_relays(state: MailState) -> str | None:
-    """What waits on the relays for this match, filled in by the correspondence visit code (letters
-    not yet taken by any relay, an answer the other side has not collected, ...), in a few words
-    for the match's line; None when nothing does (as yet, always: the visits do not say)."""
-    del state
-    return None
-
-
 @dataclass(frozen=True)
 class Mail:
     """A correspondence match's state file as found beside ``transcript`` (which may not exist
@@ -63,6 +62,7 @@ class Mail:
     transcript: str
     state: MailState | None
     problem: str = ""
+    waiting: str | None = None  # what waits on the relays (read by :func:`peeked`; None: nothing)
 
 
 @dataclass(frozen=True)
@@ -174,7 +174,7 @@ def _entry(line: RecordLine, mail: Mail | None, now: float, hint: Callable[[Reco
     if line.kind == UNREADABLE:
         return replace(base, role=mail.state.role, problem=f"its transcript cannot be read: {line.problem}")
     state = mail.state
-    followed = _followed(replace(base, role=state.role or line.role), state)
+    followed = _followed(replace(base, role=state.role or line.role), mail)
     if over:
         return replace(followed, result=line.result(now), ending=line.ending(now))
     if state.phase == OVER:
@@ -198,7 +198,7 @@ def _lobby(mail: Mail) -> Listing:
     )
     if state is None:
         return replace(base, status=UNREADABLE, problem=mail.problem)
-    followed = _followed(base, state)
+    followed = _followed(base, mail)
     if state.phase != LOBBY:
         gone = f"its transcript {mail.transcript} is gone (the state says the match is {state.phase})"
         return replace(followed, status=UNREADABLE, problem=gone)
@@ -217,15 +217,17 @@ def _started(mail: Mail, state: MailState | None) -> str:
     return ""
 
 
-def _followed(entry: Listing, state: MailState) -> Listing:
+def _followed(entry: Listing, mail: Mail) -> Listing:
     """``entry`` with what the state says of the relays: when this side looked, how many took its
     last letters, what waits on them."""
+    state = mail.state
+    assert state is not None
     taken, of = state.sent
     return replace(
         entry,
         looked=state.visited if state.visited > 0 else None,
         relays=(taken, of),
-        waiting=waiting_on_relays(state),
+        waiting=mail.waiting,
     )
 
 
@@ -396,6 +398,44 @@ def as_json(entry: Listing, now: float, zone: datetime.tzinfo | None = None) -> 
 # -- the command ------------------------------------------------------------------------------
 
 
+PEEK_S: Final = 8.0
+"""How long ``games`` waits for one relay of a correspondence match (they are read at once)."""
+
+
+async def peeked(mails: list[Mail], err: TextIO) -> list[Mail]:
+    """``mails`` with what waits on the relays of each match that is not over, read from all of
+    them at once (nothing written, nothing sent; a match that cannot be read says why)."""
+    open_ones = [i for i, m in enumerate(mails) if m.state is not None and m.state.phase != OVER]
+    if not open_ones:
+        return mails
+    count = f"{len(open_ones)} match{'es' if len(open_ones) > 1 else ''}"
+    err.write(f"reading the relays of {count} by correspondence (--offline: not)\n")
+    err.flush()
+    out = list(mails)
+    identities = account_identities()
+
+    async def one(index: int) -> None:
+        mail = mails[index]
+        state = mail.state
+        assert state is not None
+        try:
+            invite = parse_invite(state.invite)
+            if not isinstance(invite, MailInvite) or state.identity >= len(identities):
+                return
+            carrier = Carrier(
+                identities[state.identity], Mailbox(invite.mailbox), state.relays, wait_s=PEEK_S
+            )
+            waiting = await peek(carrier, Path(mail.transcript), state)
+        except (P2PGeniusError, OSError) as exc:
+            waiting = f"the relays could not be read ({' '.join(str(exc).split())})"
+        out[index] = replace(mail, waiting=waiting)
+
+    async with trio.open_nursery() as nursery:
+        for index in open_ones:
+            nursery.start_soon(one, index)
+    return out
+
+
 def found_mail(folder: Path) -> list[Mail]:
     """The correspondence states in ``folder`` (``X.p2pt.mail``), each read or told unreadable."""
     if not folder.is_dir():
@@ -473,6 +513,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     with opened(sys.stderr) as index:
         every = mine(index.matches())
     mails = found_mail(matches_folder())
+    if not args.offline:
+        mails = trio.run(peeked, mails, sys.stderr)
     entries = listed(every, mails, now=now, hint=resume_hint)
     if args.json:
         out.writelines(json.dumps(as_json(entry, now)) + "\n" for entry in entries)

@@ -27,6 +27,7 @@ import secrets as random_source
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 import trio
@@ -48,7 +49,7 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.machine import MatchMachine, Step
 from p2pgenius.protocol.mailbox import Hello, Letter, Mailbox, Signed, hello, in_letters, item, write
 from p2pgenius.protocol.records import header
-from p2pgenius.protocol.session import Event, Session
+from p2pgenius.protocol.session import Event, Session, TimeoutClaimed
 from p2pgenius.protocol.session.setup import agreement, claims_problem, make_ready, ready_problem
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.threads import off_loop
@@ -64,6 +65,7 @@ __all__ = [
     "joined",
     "match_messages",
     "new_table",
+    "peek",
 ]
 
 POLL_S: Final = 10.0
@@ -558,3 +560,43 @@ def joined(invite: MailInvite, *, relays: Sequence[str] = (), claim: Sequence[in
     besides the invite's)."""
     every = list(dict.fromkeys([*invite.relays, *relays]))
     return MailState(invite=invite.text(), role="join", game="", relays=every, lobby={"claim": sorted(claim)})
+
+
+async def peek(carrier: Carrier, transcript: Path, state: MailState) -> str | None:
+    """What waits on the relays for this side of a match, read without changing anything (no
+    file is written, nothing is posted): how many messages it lacks, and what matters among
+    them (the match stopped, a forfeit, a claim about its seats, the result). None: nothing."""
+    collected = await carrier.read()
+    if not collected.answered:
+        return "no relay answered"
+    if state.phase == LOBBY:
+        return _lobby_news(collected.letters, carrier.identity.public, state.role)
+    if not transcript.exists():
+        return None
+    records = list(read_records(transcript.read_bytes()))
+    secrets = list(read_records(transcript.with_suffix(".secrets").read_bytes(), headed=False))
+    session = Session.restore(identity=carrier.identity, transcript=records, secrets=secrets)
+    fresh = session.signed_log.catch_up(match_messages(collected.letters, session.keys))
+    if not fresh:
+        return None
+    events: list[Event] = []
+    for raw in fresh:
+        events += session.receive(raw)
+    words = [f"{len(fresh)} new message{'s' if len(fresh) != 1 else ''}"]
+    if session.fault is not None:
+        words.append(f"the match stopped: {session.fault.reason}")
+    elif session.outcome is not None:
+        words.append("the result is in")
+    for event in events:
+        if isinstance(event, TimeoutClaimed) and event.seat in session.my_seats:
+            words.append(f"{session.names[event.author]} claims p{event.seat}'s time ran out")
+    return "; ".join(words)
+
+
+def _lobby_news(letters: Sequence[Letter], me: bytes, role: str) -> str | None:
+    """What waits in the lobby: for a host, the players who said ready; for a joiner, the start."""
+    items = [item(m) for letter in letters if letter.author != me for m in letter.messages]
+    if role == "host":
+        ready = sum(isinstance(i, wire.Ready) for i in items)
+        return f"{ready} player{'s' if ready != 1 else ''} said ready" if ready else None
+    return "the host has started the match" if any(isinstance(i, Signed) for i in items) else None

@@ -12,6 +12,7 @@ import datetime
 import io
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,7 @@ def state(**fields: Any) -> MailState:
 
 
 def lines_of(capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:
-    assert main(["games", *args]) == 0
+    assert main(["games", "--offline", *args]) == 0
     return capsys.readouterr().out.splitlines()
 
 
@@ -249,7 +250,7 @@ def test_help_and_bad_usage(capsys: pytest.CaptureFixture[str]) -> None:
         main(["games", "--help"])
     assert done.value.code == 0
     said = " ".join(capsys.readouterr().out.split())
-    assert "usage: p2pgenius games [-h] [--json]" in said
+    assert "usage: p2pgenius games [-h] [--offline] [--json]" in said
     assert f"the newest {games.SHOWN_FINISHED} in the text" in said
     with pytest.raises(SystemExit) as done:
         main(["games", "--open", "1"])
@@ -337,12 +338,11 @@ def test_a_deadline_reads_as_a_person_reads_it() -> None:
     assert as_json(entry, NOW, UTC)["deadline_text"] == "deadline passed Sun 09:00 (3h ago)"
 
 
-def test_what_waits_on_the_relays_is_told_once_the_visits_say_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_what_waits_on_the_relays_is_told_once_the_visits_say_it() -> None:
     mail = Mail("/m/a.p2pt", state(role="host", phase=PLAYING, next=Next(who=["Ann"])))
-    assert mail.state is not None and games.waiting_on_relays(mail.state) is None
     (entry,) = listed([record("/m/a.p2pt", UNFINISHED)], [mail], now=NOW)
     assert text_line(entry, NOW, UTC).endswith("Ann's move")
-    monkeypatch.setattr(games, "waiting_on_relays", lambda state: "2 letters for Ann not yet taken")
+    mail = replace(mail, waiting="2 letters for Ann not yet taken")
     (entry,) = listed([record("/m/a.p2pt", UNFINISHED)], [mail], now=NOW)
     assert text_line(entry, NOW, UTC).endswith("Ann's move; 2 letters for Ann not yet taken")
     assert as_json(entry, NOW, UTC)["waiting"] == "2 letters for Ann not yet taken"
