@@ -598,6 +598,12 @@ def add_watch(commands: Any) -> None:
         help="the host's invite (white space in it does not count), or HOST:PORT",
     )
     watch.add_argument("--name", help="your name, as the host's screen shows it")
+    watch.add_argument(
+        "--stay",
+        action="store_true",
+        help="by correspondence: keep reading the relays until the match is over (without it: "
+        "everything so far, checked and shown, then the program ends)",
+    )
     watch.add_argument("--text", action="store_true", help="print the moves instead of the terminal UI")
     watch.add_argument("--ascii", action="store_true", help="terminal UI: ASCII symbols only")
     watch.add_argument(

@@ -24,7 +24,7 @@ from p2pgenius.cli.terminal import error
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.local_files import PRIVATE, TooLargeError, read_within, replace
-from p2pgenius.net.correspondence import Carrier, Decide, Offer, Visit, joined, new_table
+from p2pgenius.net.correspondence import POLL_S, Carrier, Decide, Offer, Visit, Watch, joined, new_table
 from p2pgenius.net.files import Files
 from p2pgenius.net.invite import MAX_MAIL_RELAYS, MailInvite, relay_url_problem
 from p2pgenius.net.invite import parse as parse_invite
@@ -32,6 +32,7 @@ from p2pgenius.net.keystore import account_identities, check_name, config_dir
 from p2pgenius.net.mail_state import OVER, MailState, load, state_path
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.mailbox import Mailbox
+from p2pgenius.protocol.transcript import verify
 from p2pgenius.wording import printable
 
 DEFAULT_MAILBOXES: Final = ("wss://relay.damus.io", "wss://nos.lol", "wss://relay.primal.net")
@@ -241,3 +242,38 @@ def _told(trip: Visit, printer: Printer) -> int:
         line += f"; carry on with: p2pgenius resume {trip.files.transcript}"
     printer.line(line)
     return 0
+
+
+def run_watch_mail(args: argparse.Namespace, invite: MailInvite, out: TextIO) -> int:
+    """``p2pgenius watch`` with a correspondence invite: every message on the relays so far,
+    checked and shown, kept as a transcript; ``--stay``: reading on until the match is over."""
+    printer = Printer(out, moves=True)
+    files = match_files(args.transcript, "mail-watch", None)
+    identity = account_identities()[0]
+    watch = Watch(
+        Carrier(identity, Mailbox(invite.mailbox), list(invite.relays)), invite.key, files, printer.event
+    )
+    printer.line(
+        f"watching {invite.fingerprint}'s match by correspondence, through {_relays(len(invite.relays))}"
+    )
+
+    async def follow() -> None:
+        while True:
+            await watch.read()
+            if watch.over or not getattr(args, "stay", False):
+                return
+            await trio.sleep(POLL_S)
+
+    try:
+        trio.run(follow)
+    finally:
+        files.close()
+        files.release()
+    session = watch.session
+    if session is None:
+        printer.line("the match has not started yet: nothing to follow")
+        return 0
+    report = verify(files.transcript.read_bytes())
+    printer.line(f"{session.signed_log.taken} messages, each checked; transcript: {files.transcript}")
+    printer.line(report.summary)
+    return 0 if report.ok or not watch.over else 1

@@ -29,6 +29,7 @@ from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files
 from p2pgenius.errors import P2PGeniusError, PeerGoneError
 from p2pgenius.games.catalog import names
 from p2pgenius.net import DEFAULT_GRACE_S, transit
+from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.connection import why
 from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_name, load_identity
@@ -88,6 +89,11 @@ class Kept:
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Watch a match; returns 0 once it ended and its transcript verified."""
     address = address_of(args.address) or ""
+    mail = invite_codec.parse(address) if invite_codec.is_invite(address) else None
+    if isinstance(mail, invite_codec.MailInvite):
+        from p2pgenius.cli.correspondence import run_watch_mail  # noqa: PLC0415  (only by correspondence)
+
+        return run_watch_mail(args, mail, out)
     target = target_of(address)
     identity = load_identity()[0]
     name = check_name(args.name) if args.name else identity.fingerprint[:9]

@@ -55,6 +55,7 @@ from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.threads import off_loop
 
 __all__ = [
+    "POLL_S",
     "Carrier",
     "Decide",
     "MailMachine",
@@ -62,6 +63,7 @@ __all__ = [
     "PostponedError",
     "Sent",
     "Visit",
+    "Watch",
     "joined",
     "match_messages",
     "new_table",
@@ -600,3 +602,43 @@ def _lobby_news(letters: Sequence[Letter], me: bytes, role: str) -> str | None:
         ready = sum(isinstance(i, wire.Ready) for i in items)
         return f"{ready} player{'s' if ready != 1 else ''} said ready" if ready else None
     return "the host has started the match" if any(isinstance(i, Signed) for i in items) else None
+
+
+@dataclass
+class Watch:
+    """A spectator of a correspondence match (its invite without the seat token): every message
+    on the relays taken by an observer that checks each with the players' keys alone, as a
+    spectator of a live match does, kept in ``files`` (a transcript ``verify`` reads) and told
+    through ``report``."""
+
+    carrier: Carrier
+    host: bytes
+    files: Files
+    report: Report
+    session: Session | None = None
+
+    async def read(self) -> int:
+        """Read the relays once and take what is new; returns how many messages were."""
+        collected = await self.carrier.read()
+        if not collected.answered:
+            why = "; ".join(f"{url}: {w}" for url, w in sorted(collected.failed.items()))
+            raise LocalMisuseError(f"no relay of the match answered ({why})")
+        if self.session is None:
+            terms = _terms(collected.letters, self.host)
+            keys, names = (terms or {}).get("peers"), (terms or {}).get("names")
+            if not (isinstance(keys, list) and isinstance(names, list) and len(keys) == len(names)):
+                return 0  # (the match has not started: nothing to follow yet)
+            self.session = Session(keys=keys, me=None, names=names)
+            self.files.start(header(keys, None, role="watch", address="", mail=True))
+        session = self.session
+        fresh = session.signed_log.catch_up(match_messages(collected.letters, session.keys))
+        for raw in fresh:
+            events = session.receive(raw)
+            self.files.append(self.files.transcript, session.flush().records)
+            for event in events:
+                self.report(session.view, event)
+        return len(fresh)
+
+    @property
+    def over(self) -> bool:
+        return self.session is not None and (self.session.finished or self.session.fault is not None)

@@ -63,6 +63,7 @@ def test_host_join_and_visits_from_the_command_line(tmp_path: Path) -> None:
             "ann",
             "--transcript",
             str(ann),
+            "--spectators",
         )
         assert last_line(hosted) == "sent to 1 of 1 relays; waiting for 1 more player"
         assert "through 1 relay: " in hosted.stdout
@@ -92,6 +93,13 @@ def test_host_join_and_visits_from_the_command_line(tmp_path: Path) -> None:
         assert load(ann).phase == load(bob).phase == OVER  # type: ignore[union-attr]
         over = p2pgenius("resume", str(ann), "--bot")
         assert last_line(over).startswith("this match is over: ")
+        # A spectator follows it from the relays with the invite the host showed for watching.
+        spectators = re.search(r"spectators follow it with: p2pgenius watch (p2pgenius://\S+)", hosted.stdout)
+        assert spectators is not None and spectators.group(1) != invite.group(1)
+        watched = p2pgenius("watch", spectators.group(1), "--transcript", str(tmp_path / "watch.p2pt"))
+        assert watched.returncode == 0, watched.stderr
+        assert "valid: duel" in watched.stdout and "each checked" in watched.stdout
+        assert verify((tmp_path / "watch.p2pt").read_bytes()).outcome == verify(ann.read_bytes()).outcome
     for path in (ann, bob):
         assert verify(path.read_bytes()).ok
         checked = p2pgenius("verify", str(path))
