@@ -385,6 +385,9 @@ class Visit:
             [self.state.posted if peer == session.me else 1 << 62 for peer in range(len(session.keys))]
         )
         if mine:
+            # (Saved before anything leaves: a visit killed once its first messages are out must
+            # find the match begun, never begin it again and sign other terms or coin.)
+            self.state.save(self.files.transcript)
             await self._send(mine)
             self.state.posted += len(mine)
         self._note_next()
