@@ -74,8 +74,9 @@ class Side:
         self.visits += 1
         try:
             await visit.run()
-        finally:
+        finally:  # (as the process's end would: its files closed, the match's lock let go)
             visit.files.close()
+            visit.files.release()
         return visit
 
 
