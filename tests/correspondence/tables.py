@@ -46,6 +46,7 @@ class Side:
     level: str = "wizard"
     visits: int = 0
     lines: list[str] = field(default_factory=list)
+    told: list[Any] = field(default_factory=list)  # (what the visits reported: the match's events)
 
     @property
     def state(self) -> MailState:
@@ -66,7 +67,10 @@ class Side:
         files = Files(self.path, self.path.with_suffix(".secrets"))
         bots = BotDriver(self.level, self.seed, thread=False)
         say = self.lines.append
-        return Visit(carrier, files, state, self.name, bots.decide, lambda v, e: None, say, grace_s, now=now)
+        told = self.told.append
+        return Visit(
+            carrier, files, state, self.name, bots.decide, lambda v, e: told(e), say, grace_s, now=now
+        )
 
     async def run(self, *, now: Callable[[], float] = time.time, grace_s: float = 3600.0) -> Visit:
         """One whole visit (its files closed after)."""
