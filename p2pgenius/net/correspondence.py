@@ -272,7 +272,7 @@ class Visit:
                     )
                     claims = [table["claims"][0], *(r["seats"] for _, _, r in seated), value.seats]
                     why = why or claims_problem(groups, claims)
-                    name = said[letter.author].name
+                    name = said[letter.author].name if letter.author in said else ""  # (none: refused above)
                     if not why and name in [table["names"][0], *(n for _, n, _ in seated)]:
                         why = f"the name {name!r} is taken at this table"
                     if why:
