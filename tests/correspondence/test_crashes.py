@@ -143,7 +143,7 @@ def test_visits_killed_with_sigkill_at_random_moments_lose_nothing(tmp_path: Pat
             if all(side.over for side in sides):
                 break
             for side in sides:
-                if not side.over and rng.random() < 0.6:
+                if not side.over and rng.random() < 0.5:
                     end = visit_killed(side, tmp_path, rng)
                     ends[end] = ends.get(end, 0) + 1
                 if not side.over:

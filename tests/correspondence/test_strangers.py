@@ -61,6 +61,8 @@ def test_strangers_neither_sit_down_nor_move_the_match(tmp_path: Path) -> None:
         await ann.run()  # (the table goes up)
         await send(box, relay.url, eve, [hello("eve", secrets.token_bytes(16)), a_ready(eve, ann)])
         await send(box, relay.url, mallory, [a_ready(mallory, ann)])
+        await ann.run()  # (the host reads them, alone at the table: refused, it waits on)
+        assert ann.state.phase == "lobby" and "waiting for 1 more player" in ann.lines[-1]
         await bob.run()
         await ann.run()  # (seats the first joiners whose hello and ready hold: bob)
         letters: list[Letter] = []
