@@ -274,7 +274,7 @@ class Visit:
                     )
                     claims = [table["claims"][0], *(r["seats"] for _, _, r in seated), value.seats]
                     why = why or claims_problem(groups, claims)
-                    name = said[letter.author].name
+                    name = said[letter.author].name if letter.author in said else ""  # (none: refused above)
                     if not why and name in [table["names"][0], *(n for _, n, _ in seated)]:
                         why = f"the name {name!r} is taken at this table"
                     if why:
@@ -387,6 +387,9 @@ class Visit:
             [self.state.posted if peer == session.me else 1 << 62 for peer in range(len(session.keys))]
         )
         if mine:
+            # (Saved before anything leaves: a visit killed once its first messages are out must
+            # find the match begun, never begin it again and sign other terms or coin.)
+            self.state.save(self.files.transcript)
             await self._send(mine)
             self.state.posted += len(mine)
         self._note_next()
