@@ -100,6 +100,7 @@ def run_host_mail(args: argparse.Namespace, options: dict[str, Any], out: TextIO
     identity = account_identities()[0]
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
     files = match_files(args.transcript, f"{args.game}-mail", None)
+    files.lock()  # (its folder made, private; held until the visit ends)
     path = files.transcript
     if path.exists() or state_path(path).exists():
         raise LocalMisuseError(f"{path} holds a match already: name another --transcript")
@@ -118,7 +119,7 @@ def run_host_mail(args: argparse.Namespace, options: dict[str, Any], out: TextIO
         printer.line(f"spectators follow it with: p2pgenius watch {invite.for_spectators()}")
     with contextlib.suppress(OSError):  # (printed above: the file only helps copying it)
         replace(files.invite, f"p2pgenius join {invite}\n".encode(), PRIVATE)
-    return visit(args, out, path, state, printer)
+    return visit(args, out, files, state, printer)
 
 
 def run_join_mail(args: argparse.Namespace, invite: MailInvite, out: TextIO) -> int:
@@ -130,6 +131,7 @@ def run_join_mail(args: argparse.Namespace, invite: MailInvite, out: TextIO) -> 
         if (problem := relay_url_problem(url)) is not None:
             raise LocalMisuseError(f"--mailbox: the relay {printable(url)!r} {problem}")
     files = match_files(args.transcript, "mail-join", None)
+    files.lock()  # (its folder made, private; held until the visit ends)
     path = files.transcript
     if path.exists() or state_path(path).exists():
         raise LocalMisuseError(f"{path} holds a match already: name another --transcript")
@@ -140,7 +142,7 @@ def run_join_mail(args: argparse.Namespace, invite: MailInvite, out: TextIO) -> 
     printer.line(
         f"joining {invite.fingerprint}'s match by correspondence, through {len(state.relays)} relays"
     )
-    return visit(args, out, path, state, printer)
+    return visit(args, out, files, state, printer)
 
 
 def _identity_for(invite: MailInvite) -> int:
@@ -167,11 +169,22 @@ def run_resume_mail(args: argparse.Namespace, path: Path, out: TextIO) -> int:
     state = load(path)
     if state is None:
         raise LocalMisuseError(f"{path} is not a correspondence match")
-    return visit(args, out, path, state, Printer(out, moves=True))
+    return visit(args, out, Files(path, path.with_suffix(".secrets")), state, Printer(out, moves=True))
 
 
-def visit(args: argparse.Namespace, out: TextIO, path: Path, state: MailState, printer: Printer) -> int:
-    """One visit of the match at ``path`` (its files held meanwhile), then its line."""
+def visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState, printer: Printer) -> int:
+    """One visit of the match whose files are ``files`` (held meanwhile: one process a match),
+    then its line."""
+    files.lock()
+    try:
+        return _visit(args, out, files, state, printer)
+    finally:
+        files.close()
+        files.release()
+
+
+def _visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState, printer: Printer) -> int:
+    path = files.transcript
     identities = account_identities()
     if state.identity >= len(identities):
         raise LocalMisuseError(f"{state_path(path)} names an identity this account does not have")
@@ -194,15 +207,9 @@ def visit(args: argparse.Namespace, out: TextIO, path: Path, state: MailState, p
         typed = sys.stdin.isatty()
         decide = LinePrompt(out, ascii_only=bool(getattr(args, "ascii", False)), echo=not typed).decide
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
-    files = Files(path, path.with_suffix(".secrets"))
     carrier = Carrier(identity, Mailbox(invite.mailbox), state.relays)
     trip = Visit(carrier, files, state, name, decide, printer.event, printer.line, grace(args))
-    files.lock()
-    try:
-        trio.run(lambda: trip.run(stay=bool(getattr(args, "stay", False))))
-    finally:
-        files.close()
-        files.release()
+    trio.run(lambda: trip.run(stay=bool(getattr(args, "stay", False))))
     return _told(trip, printer)
 
 
