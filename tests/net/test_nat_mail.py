@@ -63,7 +63,7 @@ def p2pgenius(lab: Lab, site: str, home: Path, *args: str) -> str:
     )
     out, err = process.communicate(timeout=HANG_S * 4)
     assert process.returncode == 0, f"{site}: {' '.join(args)}\n{out}\n{err}"
-    return out
+    return str(out)
 
 
 def play_by_mail(lab: Lab, tmp_path: Path, game: str, sites: str) -> list[Path]:
@@ -71,7 +71,7 @@ def play_by_mail(lab: Lab, tmp_path: Path, game: str, sites: str) -> list[Path]:
     level = LEVEL[game]
     homes = {site: tmp_path / f"home-{site}" for site in sites}
     paths = {site: homes[site] / "matches" / f"{game}-{site}.p2pt" for site in sites}
-    first, *rest = sites
+    first, *rest = list(sites)
     peers = ["--peers", str(len(sites))] if len(sites) > 2 else []
     out = p2pgenius(
         lab,
