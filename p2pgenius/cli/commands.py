@@ -502,8 +502,8 @@ def _host_match(host: argparse.ArgumentParser) -> None:
         action="store_true",
         help="a match by correspondence through Nostr relays: each side's program reads what "
         "arrived, plays, sends, and ends; the players need never be online together (no port, no "
-        "relay of ours). Time limits then default to days (each turn or decision 2d), the grace "
-        f"period to {words(MAIL_GRACE_S)}",
+        "relay of ours). Time limits then default to days (a turn or decision 2d, a Magic Square "
+        f"round 16d), the grace period to {words(MAIL_GRACE_S)}",
     )
     add_mailbox(host)
     host.add_argument(
@@ -548,8 +548,9 @@ def add_mailbox(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="URL",
         help="by correspondence: a Nostr relay (ws:// or wss://) to carry the match's letters, "
-        "repeated for more (at most 8); a host's go in its invite, a joiner's are used besides the "
-        "invite's (default: the mailboxes file of the config directory, else a few public relays)",
+        "repeated for more (at most 8). A host's go in its invite (default: $P2PGENIUS_MAILBOX, "
+        "else the mailboxes file of the config directory, else a few public relays); a joiner's "
+        "are read and written besides the invite's",
     )
 
 

@@ -88,8 +88,12 @@ def mail_options(args: argparse.Namespace, options: dict[str, Any]) -> dict[str,
     return out
 
 
-def grace(args: argparse.Namespace) -> float:
-    return float(args.grace) if args.grace is not None else float(MAIL_GRACE_S)
+def grace(args: argparse.Namespace, state: MailState) -> float:
+    """The grace period of this visit: ``--grace`` if given (kept for the visits after), else
+    what this side chose when it hosted or joined, else a day."""
+    if args.grace is not None:
+        state.grace = float(args.grace)
+    return state.grace or float(MAIL_GRACE_S)
 
 
 def run_host_mail(args: argparse.Namespace, options: dict[str, Any], out: TextIO) -> int:
@@ -208,7 +212,7 @@ def _visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState
         decide = LinePrompt(out, ascii_only=bool(getattr(args, "ascii", False)), echo=not typed).decide
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
     carrier = Carrier(identity, Mailbox(invite.mailbox), state.relays)
-    trip = Visit(carrier, files, state, name, decide, printer.event, printer.line, grace(args))
+    trip = Visit(carrier, files, state, name, decide, printer.event, printer.line, grace(args, state))
     trio.run(lambda: trip.run(stay=bool(getattr(args, "stay", False))))
     return _told(trip, printer)
 

@@ -43,6 +43,7 @@ from p2pgenius.net.mail import WAIT_S, Collected, collect, post, sent_words
 from p2pgenius.net.mail_state import LOBBY, OVER, PLAYING, MailState, Next
 from p2pgenius.net.match_loop import Decide, Report
 from p2pgenius.protocol import channel_messages as wire
+from p2pgenius.protocol.bodies import SETUP
 from p2pgenius.protocol.clocks import Clocks, Due
 from p2pgenius.protocol.events import SAID
 from p2pgenius.protocol.identity import Identity
@@ -53,6 +54,7 @@ from p2pgenius.protocol.session import Event, Session, TimeoutClaimed
 from p2pgenius.protocol.session.setup import agreement, claims_problem, make_ready, ready_problem
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.threads import off_loop
+from p2pgenius.wording import printable
 
 __all__ = [
     "POLL_S",
@@ -136,10 +138,27 @@ def match_messages(letters: Sequence[Letter], keys: Sequence[bytes]) -> list[byt
 class MailMachine(MatchMachine):
     """The match machine as a visit drives it: another seat's declared time is not judged
     against when its message was read (a letter is read at the reader's next visit, hours after
-    it was written: that delay is the carrier's, never the writer's)."""
+    it was written: that delay is the carrier's, never the writer's); and while a visit takes
+    what it read (``reading``), a claim about our seats is answered only once all of it is in
+    (:meth:`answer_claims`): a forfeit that came behind the claim is read before any answer."""
+
+    reading = False
+    _claims: list[Event] | None = None
 
     def _on_clock_event(self, event: Event, at: float | None = None) -> None:
+        if self.reading and isinstance(event, TimeoutClaimed):
+            self._claims = [*(self._claims or []), event]
+            return
         self.clocks.answer_claim(self.session, event, self._step.told.append)
+
+    def answer_claims(self) -> Step:
+        """Answer the claims read meanwhile (those the match still has to answer)."""
+        self._step = Step()
+        claims, self._claims = self._claims or [], None
+        for event in claims:
+            if not self.over:
+                self.clocks.answer_claim(self.session, event, self._step.told.append)
+        return self._flush()
 
 
 def keep_clocks(clocks: Clocks) -> dict[str, Any]:
@@ -147,6 +166,7 @@ def keep_clocks(clocks: Clocks) -> dict[str, Any]:
     visits): when each debt fell due, the claims made and seen, the stage they are about."""
     return {
         "stage": clocks.stage_number,
+        "stage_at": clocks.stage_at,
         "due": [[k, s, st, at, away] for (k, s, st), (at, away) in sorted(clocks.due.items())],
         "claimed": sorted(clocks.claimed.items()),
         "disputed": sorted(clocks.disputed.items()),
@@ -169,6 +189,10 @@ def restore_clocks(clocks: Clocks, kept: dict[str, Any]) -> None:
         for seat, key, seconds in kept.get("overtime", []):
             clocks.overtime[(int(seat), int(key))] = float(seconds)
         if kept.get("stage") == clocks.stage_number:
+            # When the stage began here: the other seats' clocks run from it, across visits (a
+            # seat that never comes back is claimed a turn after it began, not after each visit).
+            began = min(float(kept.get("stage_at", clocks.stage_at)), clocks.stage_at)
+            clocks.stage_at = clocks.opened[clocks.stage_number] = began
             clocks.claimed.update({int(s): float(at) for s, at in kept.get("claimed", [])})
             clocks.disputed.update({int(s): float(at) for s, at in kept.get("disputed", [])})
 
@@ -195,7 +219,7 @@ class Visit:
     say: Callable[[str], None]
     grace_s: float
     now: Callable[[], float] = time.time
-    machine: MatchMachine | None = None
+    machine: MailMachine | None = None
     sent: Sent | None = None
     postponed: bool = False  # a decision was put off on this visit
 
@@ -351,7 +375,7 @@ class Visit:
         self.state.phase = PLAYING
         self.machine = self._machine(session)
 
-    def _machine(self, session: Session) -> MatchMachine:
+    def _machine(self, session: Session) -> MailMachine:
         session.defer_verdict = True
         clocks = Clocks(now=self.now)
         return MailMachine(session, clocks, self.grace_s, decide_early=True, settle_at_once=True)
@@ -371,16 +395,19 @@ class Visit:
         machine = self.machine
         assert machine is not None
         session = machine.session
-        first = machine.clocks.stage_number == -2
-        if first:
+        if machine.clocks.stage_number == -2:  # (this visit's first reading)
             await self._carry_out(machine.start())
             noted = self.files.stage_began()
             if noted is not None:
                 machine.resumed = (noted[0], max(self.now() - noted[1], 0.0))
-        for raw in session.signed_log.catch_up(match_messages(letters, session.keys)):
-            await self._carry_out(machine.received(raw, self.now()))
+            self._follow()
+            restore_clocks(machine.clocks, self.state.lobby.get("clocks", {}))
+        fresh = session.signed_log.catch_up(match_messages(letters, session.keys))
+        if self._conceded(fresh):
+            return
+        await self._take(fresh)
         try:
-            await self._decide_all(first)
+            await self._decide_all()
         except PostponedError:
             self.postponed = True
         mine = session.signed_log.missing_for(
@@ -394,19 +421,79 @@ class Visit:
             self.state.posted += len(mine)
         self._note_next()
 
-    async def _decide_all(self, first: bool) -> None:
+    async def _take(self, fresh: Sequence[bytes]) -> None:
+        """What was read, taken in its order; the claims about our seats among it answered once
+        all of it is in (a forfeit behind a claim is read before any answer)."""
+        machine = self.machine
+        assert machine is not None
+        machine.reading = True
+        try:
+            for raw in fresh:
+                await self._carry_out(machine.received(raw, self.now()))
+        finally:
+            machine.reading = False
+        await self._carry_out(machine.answer_claims())
+
+    def _follow(self) -> set[tuple[int, int]]:
+        """The decisions the machine wants now (a stage new here is noted in the files)."""
+        machine = self.machine
+        assert machine is not None
+        wanted, began = machine.follow()
+        if began is not None:
+            number, away = began
+            self.files.note_stage(number, self.now() - away)
+        return wanted
+
+    def _conceded(self, fresh: Sequence[bytes]) -> bool:
+        """A forfeit of one of our seats among what was read, which our own clocks say we earned
+        (away past the seat's clock and our grace period, or owing on the grace period for longer
+        than it, see :meth:`_spent`): the match is over for this side, told and kept in the
+        state, and nothing more is taken or signed (its author's copy proves the forfeit; ours
+        stops before it, and the record judges the copies together). A forfeit our clocks do not
+        back is taken as a live peer takes one: refused, and the match goes on."""
+        machine = self.machine
+        assert machine is not None
+        session, now = machine.session, self.now()
+        for raw in fresh:
+            with contextlib.suppress(EncodingError, IndexError, TypeError, ValueError):
+                value = decode(raw)
+                body, author = value[5], int(value[2])
+                if not (isinstance(body, list) and len(body) == 4 and body[0] == "forfeit"):
+                    continue
+                stage, seat, reason = int(body[1]), int(body[2]), str(body[3])
+                ours = seat == session.me if stage == SETUP else seat in session.my_seats
+                if ours and author != session.me and self._spent(stage, seat, now):
+                    by = session.names[author] if author < len(session.names) else f"peer {author}"
+                    said = f"{by} forfeited you: {printable(reason)} (you were away past your time)"
+                    self.say(said)
+                    self.state.phase, self.state.result = (
+                        OVER,
+                        f"you forfeited ({by}'s signed forfeit: {printable(reason)})",
+                    )
+                    self.state.next = Next(words="the match is over")
+                    return True
+        return False
+
+    def _spent(self, stage: int, seat: int, now: float) -> bool:
+        """Whether, by our own clocks, ``seat`` (a peer, before the deal) may have owed at
+        ``stage`` past its clock and the grace period: on its running clock, the time since the
+        stage began here past the clock and the grace; else (a debt on the grace period, which
+        falls due when another side's letter comes: after our last visit, or we would have paid
+        it) the time since our last visit past the grace period."""
+        machine = self.machine
+        assert machine is not None
+        view = machine.session.clocks().get(seat) if stage != SETUP else None
+        if view is not None and view.running and stage == machine.clocks.stage_number:
+            return machine.clocks.own_elapsed() >= view.left_ms / 1000 + self.grace_s
+        return now - self.state.visited >= self.grace_s
+
+    async def _decide_all(self) -> None:
         """Follow the match: deadlines that have passed, then every decision asked, until
         nothing more can be done now."""
         machine = self.machine
         assert machine is not None
         for _ in range(MAX_TICKS):
-            wanted, began = machine.follow()
-            if began is not None:
-                number, away = began
-                self.files.note_stage(number, self.now() - away)
-            if first:
-                restore_clocks(machine.clocks, self.state.lobby.get("clocks", {}))
-                first = False
+            wanted = self._follow()
             if machine.over:
                 return
             if machine.wake_at() <= self.now():

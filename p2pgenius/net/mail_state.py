@@ -64,6 +64,7 @@ class MailState:
     sent: list[int] = field(default_factory=lambda: [0, 0])  # relays that took the last letters, of how many
     posted: int = 0  # how many of this side's own messages are on at least one relay
     result: str = ""  # once over: the result in words
+    grace: float = 0.0  # the grace period this side chose (--grace; 0: the default by mail)
     identity: int = 0  # which of the account's identities plays it (0: its own key; see keystore)
     version: int = VERSION
 

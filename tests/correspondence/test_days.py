@@ -147,12 +147,6 @@ def test_a_player_who_stops_visiting_is_claimed_against_then_forfeits(tmp_path: 
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the player forfeited refuses the forfeit when it reads it ('whose peer (this one) is here "
-    "and answering', the live rule), pays and waits on: its copy ends contested, and the match never "
-    "ends for it",
-)
 def test_the_forfeit_reaches_the_player_who_stopped_at_its_next_visit(tmp_path: Path) -> None:
     relay = RealRelay(tmp_path)
     sides = duel(tmp_path, relay.url)
@@ -163,6 +157,35 @@ def test_the_forfeit_reaches_the_player_who_stopped_at_its_next_visit(tmp_path: 
         trio.run(lambda: sides[1].run(now=clock, grace_s=DAY))
     finally:
         relay.stop()
+    # bob is told at once, and his side is over; he signs nothing more (ann's copy is the proof,
+    # his stops before it: the record judges the copies together).
     assert sides[1].over, (sides[1].lines[-3:], sides[1].told[-2:])
+    assert any("ann forfeited you" in line for line in sides[1].lines), sides[1].lines[-3:]
+    assert sides[1].state.result.startswith("you forfeited"), sides[1].state.result
     forfeited(sides[0])
-    forfeited(sides[1])
+    bob = verify(sides[1].path.read_bytes())
+    assert bob.fault is None and not bob.rejected, bob.summary
+
+
+def test_a_player_who_vanishes_owing_the_move_on_its_clock_forfeits(tmp_path: Path) -> None:
+    # ann stops after a visit of hers: bob, reading it, moves and opens at once, so what ann then
+    # owes is the next turn's move on her clock (the other kind of debt than above). Her
+    # deadline runs from when bob saw the turn begin, across his visits (not from each visit).
+    relay = RealRelay(tmp_path)
+    sides = duel(tmp_path, relay.url)
+    clock = FakeClock()
+    try:
+
+        async def ann_stops() -> int:
+            await days(sides, [[8], [20]], clock, grace_s=DAY, span=range(3))
+            return await days(sides, [[], [20]], clock, grace_s=DAY, span=range(3, 12))
+
+        trio.run(ann_stops)
+    finally:
+        relay.stop()
+    assert sides[1].over and not sides[0].over, sides[1].lines[-3:]
+    report = verify(sides[1].path.read_bytes())
+    ann = report.names.index("ann")
+    assert report.fault is not None and (report.fault.kind, report.fault.peer) == ("forfeit", ann), (
+        report.summary
+    )
