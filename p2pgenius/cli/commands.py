@@ -502,8 +502,8 @@ def _host_match(host: argparse.ArgumentParser) -> None:
         action="store_true",
         help="a match by correspondence through Nostr relays: each side's program reads what "
         "arrived, plays, sends, and ends; the players need never be online together (no port, no "
-        "relay of ours). Time limits then default to days (a turn or decision 2d, a Magic Square "
-        f"round 16d), the grace period to {words(MAIL_GRACE_S)}",
+        "relay of ours). Time limits then default to days (a turn or a decision 2d, a whole "
+        f"round's clock 16d), the grace period to {words(MAIL_GRACE_S)}",
     )
     add_mailbox(host)
     host.add_argument(

@@ -49,12 +49,12 @@ from p2pgenius.protocol.events import SAID
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.machine import MatchMachine, Step
 from p2pgenius.protocol.mailbox import Hello, Letter, Mailbox, Signed, hello, in_letters, item, write
+from p2pgenius.protocol.messages import printable
 from p2pgenius.protocol.records import header
 from p2pgenius.protocol.session import Event, Session, TimeoutClaimed
 from p2pgenius.protocol.session.setup import agreement, claims_problem, make_ready, ready_problem
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.threads import off_loop
-from p2pgenius.wording import printable
 
 __all__ = [
     "POLL_S",
