@@ -79,3 +79,19 @@ def test_host_help_says_how_a_turns_length_is_written(capsys: pytest.CaptureFixt
     assert "--turn 1d" in head and "1s to 30d" in head
     assert "--option KEY=DURATION a time limit, 1s to 30d" in head
     assert "--grace DURATION" in head and "(1s to 7d, default 2m, by correspondence 1d;" in head
+
+
+def test_help_into_a_reader_that_stops_early_is_no_traceback() -> None:
+    # `p2pgenius host --help | head -1`: the reader goes away mid-text (a broken pipe).
+    import subprocess
+    import sys
+
+    for command in (["host", "--help"], ["rules", "duel"]):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "p2pgenius", *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # (gone before anything is written: every write meets a broken pipe)
+        err = process.stderr.read().decode()
+        assert process.wait(timeout=60) == 0, err
+        assert "Traceback" not in err and "BrokenPipe" not in err, err

@@ -8,7 +8,9 @@ unless ``--debug`` is given.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -94,11 +96,24 @@ def pasted_whole(argv: list[str]) -> list[str]:
     return argv
 
 
+def _quiet_stdout() -> None:
+    """Standard output's reader went away (``| head``): what is still buffered goes nowhere, so
+    that flushing it at exit raises nothing (Python would print an error there)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     catalog.install_plugins()  # (before the parser: its choices name every game)
     parser = build_parser()
-    args = parser.parse_args(pasted_whole(list(sys.argv[1:] if argv is None else argv)))
+    try:
+        args = parser.parse_args(pasted_whole(list(sys.argv[1:] if argv is None else argv)))
+    except BrokenPipeError:  # (--help into a reader that stopped early: `| head`)
+        _quiet_stdout()
+        return 0
     # Everything a command prints goes through one sanitising boundary (cli/terminal.py): text
     # from a peer or a file never drives the terminal.
     out = Sanitizing(sys.stdout)
@@ -119,6 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         error("interrupted")
         return 130
     except BrokenPipeError:
+        _quiet_stdout()
         return 0
     except Exception as exc:  # the last line of defence: never a traceback without --debug
         if args.debug:
