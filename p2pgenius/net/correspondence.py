@@ -63,6 +63,7 @@ __all__ = [
     "MailMachine",
     "Offer",
     "PostponedError",
+    "RelaysDownError",
     "Sent",
     "Visit",
     "Watch",
@@ -76,6 +77,11 @@ POLL_S: Final = 10.0
 """With ``--stay``: how often the relays are read again."""
 MAX_TICKS: Final = 1000
 """The most deadlines one reading acts on (each changes the session: a bound, not a count)."""
+
+
+class RelaysDownError(P2PGeniusError):
+    """No relay of the match could be read, or none took this side's letters: nothing is lost
+    (what was written waits in the files for the next visit), and the command fails (exit 1)."""
 
 
 class PostponedError(LocalMisuseError):
@@ -244,7 +250,7 @@ class Visit:
             collected = await self.carrier.read()
             if not collected.answered:
                 why = "; ".join(f"{url}: {w}" for url, w in sorted(collected.failed.items()))
-                raise LocalMisuseError(f"no relay of the match answered ({why}); nothing was changed")
+                raise RelaysDownError(f"no relay of the match answered ({why}); nothing was changed")
             for url, _event_id, why in collected.refused[:3]:
                 self.say(f"{url} served an event that is no letter of this match ({why}): ignored")
             if self.state.phase == LOBBY:
@@ -268,7 +274,7 @@ class Visit:
         sent = self.sent = await self.carrier.send(messages)
         self.state.sent = [len(sent.kept_by), sent.relays]
         if not sent.kept_by:
-            raise LocalMisuseError(f"no relay took this side's letters ({sent.words()}); run again to retry")
+            raise RelaysDownError(f"no relay took this side's letters ({sent.words()}); run again to retry")
 
     # -- the lobby ------------------------------------------------------------------------------
 
@@ -712,7 +718,7 @@ class Watch:
         collected = await self.carrier.read()
         if not collected.answered:
             why = "; ".join(f"{url}: {w}" for url, w in sorted(collected.failed.items()))
-            raise LocalMisuseError(f"no relay of the match answered ({why})")
+            raise RelaysDownError(f"no relay of the match answered ({why})")
         if self.session is None:
             terms = _terms(collected.letters, self.host)
             keys, names = (terms or {}).get("peers"), (terms or {}).get("names")

@@ -131,3 +131,28 @@ def play_out(ann: Path, bob: Path) -> None:
         if all(load(p).phase == OVER for p in (ann, bob)):  # type: ignore[union-attr]
             return
     raise AssertionError("the duel did not end in 400 visits a side")
+
+
+def test_no_relay_answering_is_a_one_line_failure_and_loses_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "down.p2pt"
+    done = p2pgenius(
+        "host",
+        "duel",
+        "--correspondence",
+        "--mailbox",
+        "ws://127.0.0.1:9",
+        "--bot",
+        "--transcript",
+        str(path),
+    )
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    (line,) = done.stderr.strip().splitlines()
+    assert (
+        line.startswith("error: no relay of the match answered (ws://127.0.0.1:9: ")
+        and "Traceback" not in line
+    )
+    # The match is kept (its invite printed, its state beside the transcript): a later visit,
+    # once a relay answers, goes on from there.
+    assert "p2pgenius join p2pgenius://" in done.stdout
+    state = load(path)
+    assert state is not None and state.phase == "lobby" and not state.lobby.get("posted")
