@@ -34,8 +34,8 @@ from p2pgenius.games.spec import GameSpec
 from p2pgenius.inmemory import MemoryTable, play, transcript
 from p2pgenius.net import transit
 from p2pgenius.net.invite import CHECK_LABEL, PREFIX, Invite, InviteError, MailInvite, parse
+from p2pgenius.protocol import channel_messages, nostr
 from p2pgenius.protocol import mailbox as mail
-from p2pgenius.protocol import nostr
 from p2pgenius.protocol.channel import PROLOGUE, PROTOCOL_VERSION, SecureChannel
 from p2pgenius.protocol.events import Applied
 from p2pgenius.protocol.identity import Identity, agreement_public, fingerprint
@@ -45,6 +45,7 @@ from p2pgenius.protocol.observer import observer_of
 from p2pgenius.protocol.observer import replay as replay_transcript
 from p2pgenius.protocol.records import MsgRecord, RejectedRecord
 from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.session.setup import agreement, make_ready
 from p2pgenius.protocol.transcript import judge, read, verify
 from p2pgenius.protocol.union import union
 from p2pgenius.record import bundle
@@ -1272,8 +1273,18 @@ def mailbox_letters() -> dict[str, Any]:
     signature, the plaintext, the conversation key and the event exactly as relays carry it."""
     box = mail.Mailbox(seed("mailbox"))
     letters = []
+    # The third is a joiner's lobby letter (SPEC 4f): its hello (its name, the invite's seat
+    # token) and its ready, signed over a host's table as section 4a says.
+    bob = Identity.from_seed(seed("bob"))
+    table = agreement(Identity.from_seed(seed("ann")).public, "duel", {"fast": True}, {}, [])
+    ready = make_ready(bob, seed("bob's coin"), salt=seed("table salt"), agreed=table, claim=[])
+    lobby = [mail.hello("bob", seed("seat token")[:16]), channel_messages.ready(ready)]
     for index, (who, messages) in enumerate(
-        [("ann", [b"\x01first message"]), ("bob", [seed("m1"), seed("m2")[:7], b"\x93\x00\x01\x02"])]
+        [
+            ("ann", [b"\x01first message"]),
+            ("bob", [seed("m1"), seed("m2")[:7], b"\x93\x00\x01\x02"]),
+            ("bob", lobby),
+        ]
     ):
         author = Identity.from_seed(seed(who))
         randomness = b"".join(seed(f"letter {index} {part}") for part in ("key", "nonce", "aux"))
@@ -1296,6 +1307,7 @@ def mailbox_letters() -> dict[str, Any]:
                 "plaintext": plaintext,
                 "conversation_key": key.hex(),
                 "event": event.to_json(),
+                "items": [_item_words(m) for m in messages],
             }
         )
     return {
@@ -1305,6 +1317,16 @@ def mailbox_letters() -> dict[str, Any]:
         "letters": letters,
         "refused": refused_letters(box),
     }
+
+
+def _item_words(message: bytes) -> str:
+    """What a letter's message is (SPEC 4f): "hello", "ready", "lobby", "match" or "ignored"."""
+    read = mail.item(message)
+    if read is None:
+        return "ignored"
+    return {mail.Hello: "hello", mail.Signed: "match"}.get(type(read)) or str(
+        getattr(read, "KIND", "ignored")
+    )
 
 
 def refused_letters(box: mail.Mailbox) -> list[dict[str, Any]]:

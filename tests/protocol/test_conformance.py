@@ -1090,10 +1090,33 @@ def test_mailbox_letters_read_as_section_4e_says() -> None:
         assert base64.b64decode(event["content"])[1:33] == randomness[32:64]
         schnorr = coincurve.PrivateKey(sender).sign_schnorr(bytes.fromhex(event["id"]), randomness[64:])
         assert schnorr.hex() == event["sig"]
+        # What each message is (section 4f), read with msgpack alone.
+        assert [letter_item(m) for m in messages] == letter["items"]
+    assert ["hello", "ready"] in [letter["items"] for letter in vector["letters"]]
     for letter in vector["letters"]:
         assert refusing_step(vector["address"], address_key, letter["event"]) is None
     for case in vector["refused"]:
         assert refusing_step(vector["address"], address_key, case["event"]) == case["step"], case["why"]
+
+
+def letter_item(message: bytes) -> str:
+    """Section 4f: a signed match message ("p2pg/3" first), a joiner's ``["hello", {"name": str,
+    "token": bin}]``, a ``["ready", map]`` or the host's ``["lobby", map]``; else ignored."""
+    try:
+        value = msgpack.unpackb(message, raw=False, strict_map_key=False)
+    except (ValueError, msgpack.exceptions.ExtraData):
+        return "ignored"
+    if not (isinstance(value, list) and value):
+        return "ignored"
+    if value[0] == "p2pg/3" and len(value) == 7:
+        return "match"
+    said = value[1] if len(value) >= 2 else None
+    if value[0] == "hello" and len(value) == 2 and isinstance(said, dict):
+        name, token = said.get("name"), said.get("token")
+        return "hello" if isinstance(name, str) and isinstance(token, bytes) else "ignored"
+    if value[0] in ("ready", "lobby") and isinstance(said, dict):
+        return str(value[0])
+    return "ignored"
 
 
 def refusing_step(address: str, address_key: bytes, event: dict[str, Any]) -> str | None:
