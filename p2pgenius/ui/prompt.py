@@ -19,10 +19,25 @@ from p2pgenius.net.correspondence import PostponedError
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.ui.frontends import BoardRequest, frontend
 from p2pgenius.ui.lines import plain
-from p2pgenius.ui.moves import InputError, parse
+from p2pgenius.ui.moves import InputError, choices, parse
 
 LATER = ("later", "quit", "q")
 """What puts a decision off for this visit."""
+LIST = ("?", "moves")
+"""What lists the legal moves (the screen's Tab)."""
+KEYS = (
+    ("(Tab lists them)", "(? lists them)"),
+    ("press Tab for the legal moves", "type ? for the legal moves"),
+    ("(F2: the whole rules page)", "(p2pgenius rules: the whole rules page)"),
+)
+"""The screen's keys, as the board and the questions name them, and what does it here."""
+
+
+def in_lines(text: str) -> str:
+    """``text`` with the screen's keys put as they are here."""
+    for key, here in KEYS:
+        text = text.replace(key, here)
+    return text
 
 
 def seat_view(session: SessionView, seat: int) -> Mapping[str, Any] | None:
@@ -48,7 +63,7 @@ class LinePrompt:
     echo: bool = False
 
     def say(self, text: str) -> None:
-        self.out.write(text + "\n")
+        self.out.write(in_lines(text) + "\n")
         self.out.flush()
 
     async def ask(self, prompt: str) -> str:
@@ -87,6 +102,10 @@ class LinePrompt:
         self.say(f"{question.text} ('later' to decide on your next visit)")
         while True:
             text = await self.ask(f"{question.prompt}> ")
+            if text.strip().lower() in LIST or not text.strip():
+                listed = choices(game, session.state, seat, "", hints=False)
+                self.say("legal now: " + ", ".join(choice.text for choice in listed[:40]) if listed else "")
+                continue
             try:
                 parsed = parse(game, text, session.state, seat)
             except InputError as exc:

@@ -78,10 +78,12 @@ def test_host_join_and_visits_from_the_command_line(tmp_path: Path) -> None:
         assert LAST.match(last_line(started))
         # The person's visit: the board, the question; a move that is no move is said and asked
         # again; end of input puts the decision off, and the visit still ends with its line.
-        visit = p2pgenius("resume", str(bob), stdin="xyzzy\n")
+        visit = p2pgenius("resume", str(bob), stdin="?\nxyzzy\n")
         line = last_line(visit)
         assert "choose your gestures" in visit.stdout
         assert "later" in visit.stdout and "gestures> " in visit.stdout
+        assert "legal now: " in visit.stdout and "(? lists them)" in visit.stdout  # (no Tab here)
+        assert "Tab" not in visit.stdout and "F2" not in visit.stdout
         assert re.search(r"your move next.*carry on with: p2pgenius resume ", line), line
         assert load(bob).next.mine  # type: ignore[union-attr]
         # Now the move, typed: it goes, and the line says whose move it is.
