@@ -264,11 +264,14 @@ def seated(line: RecordLine) -> tuple[Seated, ...]:
 
 
 def ago(seconds: float) -> str:
-    """A length of time past, in its largest unit: "3h", "2d", "45s" (:mod:`p2pgenius.durations`)."""
+    """A length of time, in its two largest units: "3h", "1d23h", "2h5m", "45s"
+    (:mod:`p2pgenius.durations`): 47 hours are not "1d"."""
     whole = int(seconds)
-    for _, size in UNITS:
+    sizes = [size for _, size in UNITS]
+    for index, size in enumerate(sizes):
         if whole >= size:
-            return words(whole - whole % size)
+            finer = sizes[index + 1] if index + 1 < len(sizes) else size
+            return words(whole - whole % finer)
     return "0s"
 
 
