@@ -144,7 +144,7 @@ def run_join_mail(args: argparse.Namespace, invite: MailInvite, out: TextIO) -> 
     state.save(path)
     printer = Printer(out, moves=True)
     printer.line(
-        f"joining {invite.fingerprint}'s match by correspondence, through {len(state.relays)} relays"
+        f"joining {invite.fingerprint}'s match by correspondence, through {_relays(len(state.relays))}"
     )
     return visit(args, out, files, state, printer)
 

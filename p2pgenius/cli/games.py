@@ -331,6 +331,7 @@ def state_words(entry: Listing, now: float, zone: datetime.tzinfo | None = None)
         said.append(f"sent to {entry.relays[0]} of {entry.relays[1]} relays")
     if entry.waiting is not None:
         said.append(printable(entry.waiting))
+    said.append(f"`p2pgenius resume {printable(entry.transcript)}`")  # (how to take the next turn)
     return "; ".join(part for part in said if part)
 
 
@@ -348,7 +349,7 @@ def _whose(entry: Listing) -> str:
     theirs = " and ".join(others)
     if entry.your_move:
         return "your move" + (f" (and {theirs}'s)" if theirs else "")
-    return f"{theirs}'s move" if theirs else "whose move is not known yet"
+    return f"{theirs}'s move" if theirs else "waiting for the other players"
 
 
 def _is_own(entry: Listing, name: str) -> bool:
@@ -411,9 +412,10 @@ async def peeked(mails: list[Mail], err: TextIO) -> list[Mail]:
     open_ones = [i for i, m in enumerate(mails) if m.state is not None and m.state.phase != OVER]
     if not open_ones:
         return mails
-    count = f"{len(open_ones)} match{'es' if len(open_ones) > 1 else ''}"
-    err.write(f"reading the relays of {count} by correspondence (--offline: not)\n")
-    err.flush()
+    if err.isatty():  # (a moment's wait said; the list follows on standard output)
+        count = f"{len(open_ones)} match{'es' if len(open_ones) > 1 else ''}"
+        err.write(f"reading the relays of {count} by correspondence (--offline does not)\n")
+        err.flush()
     out = list(mails)
     identities = account_identities()
 
