@@ -541,7 +541,14 @@ class Visit:
             state.next = Next(words="the match is over")
             return
         debts = [d for d in session.debts() if d.seat >= 0]
-        owners = sorted({session.owner[d.seat] for d in debts if d.seat < len(session.owner)})
+        # (before the deal a debt's seat is a peer: its coin share)
+        owners = sorted(
+            {
+                d.seat if d.stage == SETUP else session.owner[d.seat]
+                for d in debts
+                if d.stage == SETUP or d.seat < len(session.owner)
+            }
+        )
         who = [session.names[p] for p in owners]
         deadlines = [d for d in machine._deadlines() if d.what in (Due.CLAIM, Due.LATE, Due.EXPIRE)]
         deadline = min((d.when for d in deadlines), default=None)

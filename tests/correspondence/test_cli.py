@@ -76,6 +76,7 @@ def test_host_join_and_visits_from_the_command_line(tmp_path: Path) -> None:
         started = p2pgenius("resume", str(ann), "--bot")
         assert "the table is full (ann, bob): the match starts" in started.stdout
         assert LAST.match(last_line(started))
+        assert "bob's move next (deadline " in last_line(started)  # (his coin share, then his move)
         # The person's visit: the board, the question; a move that is no move is said and asked
         # again; end of input puts the decision off, and the visit still ends with its line.
         visit = p2pgenius("resume", str(bob), stdin="?\nxyzzy\n")
