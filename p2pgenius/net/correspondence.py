@@ -550,7 +550,9 @@ class Visit:
             }
         )
         who = [session.names[p] for p in owners]
-        deadlines = [d for d in machine._deadlines() if d.what in (Due.CLAIM, Due.LATE, Due.EXPIRE)]
+        deadlines = [
+            d for d in machine._deadlines() if d.what in (Due.CLAIM, Due.LATE, Due.EXPIRE, Due.WALKING)
+        ]
         deadline = min((d.when for d in deadlines), default=None)
         mine = session.me in owners
         others = [session.names[p] for p in owners if p != session.me]
