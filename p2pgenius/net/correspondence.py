@@ -44,7 +44,7 @@ from p2pgenius.net.mail_state import LOBBY, OVER, PLAYING, MailState, Next
 from p2pgenius.net.match_loop import Decide, Report
 from p2pgenius.protocol import channel_messages as wire
 from p2pgenius.protocol.bodies import SETUP
-from p2pgenius.protocol.clocks import Clocks, Due
+from p2pgenius.protocol.clocks import Clocks, Due, patience
 from p2pgenius.protocol.events import SAID
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.machine import MatchMachine, Step
@@ -383,7 +383,11 @@ class Visit:
 
     def _machine(self, session: Session) -> MailMachine:
         session.defer_verdict = True
-        clocks = Clocks(now=self.now)
+        # By mail the other players are never here (section 6, "What is owed"): a debt of theirs
+        # on the grace period waits as a debt of a peer cut off does, the grace period and the
+        # match's longest time limit (a reveal owed once we have moved is paid at their next
+        # visit, a turn later at most).
+        clocks = Clocks(now=self.now, absent=True)
         return MailMachine(session, clocks, self.grace_s, decide_early=True, settle_at_once=True)
 
     # -- the match ------------------------------------------------------------------------------
@@ -491,7 +495,9 @@ class Visit:
         view = machine.session.clocks().get(seat) if stage != SETUP else None
         if view is not None and view.running and stage == machine.clocks.stage_number:
             return machine.clocks.own_elapsed() >= view.left_ms / 1000 + self.grace_s
-        return now - self.state.visited >= self.grace_s
+        # (claimed a grace period and the longest time limit after it fell due, which was after
+        # our last visit, and forfeited a grace period later: no honest forfeit comes sooner)
+        return now - self.state.visited >= 2 * self.grace_s + patience(machine.session, self.grace_s)
 
     async def _decide_all(self) -> None:
         """Follow the match: deadlines that have passed, then every decision asked, until

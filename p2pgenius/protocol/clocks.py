@@ -159,6 +159,10 @@ class Clocks:
     we do, and its decisions must not look late for that."""
     next_ping: float = 0.0
     ping_s: float = PING_S  # (a test that spans a week of a fake clock pings less often)
+    absent: bool = False
+    """The other peers are never connected (correspondence: they come by letters, at their
+    visits): each debt of theirs on the grace period waits as a peer cut off all along would,
+    the grace period and :func:`patience` (protocol/SPEC.md, section 4f)."""
 
     def start(self, session: Session) -> None:
         """Play begins (or begins again after a restart): every other peer counts as just heard."""
@@ -416,7 +420,7 @@ class Clocks:
             if peer == session.me:
                 continue
             when = fell_due + grace_s + min(self.away_for(peer) - away_then, most)
-            if peer in self.away and when > now:
+            if (peer in self.away and when > now) or self.absent:
                 when = fell_due + grace_s + most  # (its absence counts on, up to the bound)
             if debt.stage == SETUP:  # (a peer, before the deal: its coin share)
                 claimed = self.walk_claimed.get(debt.seat)

@@ -89,12 +89,6 @@ def test_a_player_who_visits_once_a_day_is_never_claimed_against(tmp_path: Path)
     print(f"over in {took} days; visits {[s.visits for s in sides]}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a debt on the grace period (a coin share, a reveal) is judged on the grace period alone: "
-    "a grace shorter than the time between a player's visits lets one who visits more often claim it and "
-    "win by forfeit",
-)
 def test_a_grace_of_hours_does_not_forfeit_a_player_who_visits_once_a_day(tmp_path: Path) -> None:
     relay = RealRelay(tmp_path)
     sides = duel(tmp_path, relay.url)
