@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import secrets
 import sys
 from pathlib import Path
@@ -19,11 +18,11 @@ import trio
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.cli.commands import MAIL_GRACE_S
-from p2pgenius.cli.play import Printer, check_level, match_files
+from p2pgenius.cli.play import Printer, check_level, listed_setting, match_files
 from p2pgenius.cli.terminal import error
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.registry import get_spec
-from p2pgenius.local_files import PRIVATE, TooLargeError, read_within, replace
+from p2pgenius.local_files import PRIVATE, replace
 from p2pgenius.net.correspondence import POLL_S, Carrier, Decide, Offer, Visit, Watch, joined, new_table
 from p2pgenius.net.files import Files
 from p2pgenius.net.invite import MAX_MAIL_RELAYS, MailInvite, relay_url_problem
@@ -46,20 +45,12 @@ def chosen_mailboxes(args: argparse.Namespace) -> list[str]:
     """The relays of a correspondence match: ``--mailbox`` (repeated), else ``$P2PGENIUS_MAILBOX``
     (separated by commas or spaces), else the config directory's ``mailboxes`` file (one URL a
     line, ``#`` comments), else :data:`DEFAULT_MAILBOXES`."""
-    given: list[str] | None = getattr(args, "mailbox", None)
-    where = "--mailbox"
-    if given is None and (variable := os.environ.get(MAILBOX_VARIABLE, "").strip()):
-        given, where = variable.replace(",", " ").split(), f"${MAILBOX_VARIABLE}"
-    if given is None:
-        path = config_dir() / MAILBOXES_FILE
-        try:
-            text = read_within(path, what="mailboxes file", limit=64 * 1024).decode("utf-8", "replace")
-            given = [line.split("#", 1)[0].strip() for line in text.splitlines()]
-            given, where = [line for line in given if line], str(path)
-        except FileNotFoundError:
-            return list(DEFAULT_MAILBOXES)
-        except (OSError, TooLargeError) as exc:
-            raise LocalMisuseError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    found = listed_setting(
+        getattr(args, "mailbox", None), "--mailbox", MAILBOX_VARIABLE, MAILBOXES_FILE, "mailboxes file"
+    )
+    if found is None:
+        return list(DEFAULT_MAILBOXES)
+    given, where = found
     relays = list(dict.fromkeys(given))
     for url in relays:
         if (problem := relay_url_problem(url)) is not None:

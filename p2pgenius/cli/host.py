@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import secrets
 from collections.abc import Callable
 from functools import partial
@@ -18,6 +17,7 @@ from p2pgenius.cli.play import (
     Printer,
     check_level,
     held,
+    listed_setting,
     make_peer,
     match_options,
     one_line,
@@ -26,7 +26,7 @@ from p2pgenius.cli.play import (
 from p2pgenius.cli.terminal import to_clipboard
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec
-from p2pgenius.local_files import PRIVATE, TooLargeError, read_within, replace
+from p2pgenius.local_files import PRIVATE, replace
 from p2pgenius.net import discovery, transit, upnp
 from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.addresses import (
@@ -40,7 +40,6 @@ from p2pgenius.net.addresses import (
 )
 from p2pgenius.net.events import Listening, NetEvent, PeerJoined, PeerLeft
 from p2pgenius.net.invite import Invite
-from p2pgenius.net.keystore import config_dir
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.session.setup import group_of
 
@@ -53,20 +52,12 @@ RELAYS_FILE = "relays"
 def chosen_relays(args: argparse.Namespace) -> list[tuple[str, int]]:
     """The relays a host waits at: ``--relay`` (``--no-relay``: none), else ``$P2PGENIUS_RELAY``
     (separated by commas or spaces), else the ``relays`` file of the config directory."""
-    given: list[str] | None = getattr(args, "relay", None)
-    where = "--relay"
-    if given is None and (variable := os.environ.get(RELAY_VARIABLE, "").strip()):
-        given, where = variable.replace(",", " ").split(), f"${RELAY_VARIABLE}"
-    if given is None:
-        path = config_dir() / RELAYS_FILE
-        try:
-            text = read_within(path, what="relays file", limit=64 * 1024).decode("utf-8", "replace")
-        except FileNotFoundError:
-            return []
-        except (OSError, TooLargeError) as exc:
-            raise LocalMisuseError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
-        given = [line.split("#", 1)[0].strip() for line in text.splitlines()]
-        given, where = [line for line in given if line], str(path)
+    found = listed_setting(
+        getattr(args, "relay", None), "--relay", RELAY_VARIABLE, RELAYS_FILE, "relays file"
+    )
+    if found is None:
+        return []
+    given, where = found
     relays: list[tuple[str, int]] = []
     for text in given:
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
@@ -25,6 +26,7 @@ from p2pgenius.cli.terminal import error
 from p2pgenius.durations import words
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
+from p2pgenius.local_files import TooLargeError, read_within
 from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
 from p2pgenius.net.lobby import DeclinedError
@@ -33,6 +35,28 @@ from p2pgenius.protocol.events import Applied, Event
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.protocol.transcript import read_header
+
+
+def listed_setting(
+    given: list[str] | None, option: str, variable: str, file_name: str, what: str
+) -> tuple[list[str], str] | None:
+    """A list the player may give three ways, the first that says anything: ``given`` (a
+    repeated ``option``), else ``$variable`` (separated by commas or spaces), else the config
+    directory's ``file_name`` (one a line, ``#`` comments); with where it came from, for errors.
+    None if none says anything (no such file)."""
+    if given is not None:
+        return given, option
+    if text := os.environ.get(variable, "").strip():
+        return text.replace(",", " ").split(), f"${variable}"
+    path = config_dir() / file_name
+    try:
+        read = read_within(path, what=what, limit=64 * 1024).decode("utf-8", "replace")
+    except FileNotFoundError:
+        return None
+    except (OSError, TooLargeError) as exc:
+        raise LocalMisuseError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    lines = [line.split("#", 1)[0].strip() for line in read.splitlines()]
+    return [line for line in lines if line], str(path)
 
 
 def parse_address(text: str) -> tuple[str, int]:

@@ -159,3 +159,27 @@ def test_no_relay_answering_is_a_one_line_failure_and_loses_nothing(tmp_path: Pa
     assert "p2pgenius join p2pgenius://" in done.stdout
     state = load(path)
     assert state is not None and state.phase == "lobby" and not state.lobby.get("posted")
+
+
+def test_the_relays_of_a_match_come_from_the_option_the_variable_the_file_or_the_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from argparse import Namespace
+
+    from p2pgenius.cli.correspondence import DEFAULT_MAILBOXES, chosen_mailboxes
+    from p2pgenius.errors import LocalMisuseError
+    from p2pgenius.net.keystore import config_dir
+
+    assert chosen_mailboxes(Namespace(mailbox=None)) == list(DEFAULT_MAILBOXES)
+    folder = config_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "mailboxes").write_text("# mine\nwss://relay.example.org  # the club's\n\nws://10.0.0.2:7000\n")
+    assert chosen_mailboxes(Namespace(mailbox=None)) == ["wss://relay.example.org", "ws://10.0.0.2:7000"]
+    monkeypatch.setenv("P2PGENIUS_MAILBOX", "wss://a.example, wss://b.example")
+    assert chosen_mailboxes(Namespace(mailbox=None)) == ["wss://a.example", "wss://b.example"]
+    given = ["wss://c.example", "wss://c.example"]  # (named twice: once)
+    assert chosen_mailboxes(Namespace(mailbox=given)) == ["wss://c.example"]
+    with pytest.raises(LocalMisuseError, match=r"^--mailbox: the relay 'http://x' "):
+        chosen_mailboxes(Namespace(mailbox=["http://x"]))
+    with pytest.raises(LocalMisuseError, match=r"1 to 8 relays, not 9"):
+        chosen_mailboxes(Namespace(mailbox=[f"wss://r{n}.example" for n in range(9)]))
