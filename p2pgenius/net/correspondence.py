@@ -51,7 +51,7 @@ from p2pgenius.protocol.machine import MatchMachine, Step
 from p2pgenius.protocol.mailbox import Hello, Letter, Mailbox, Signed, hello, in_letters, item, write
 from p2pgenius.protocol.messages import printable
 from p2pgenius.protocol.records import header
-from p2pgenius.protocol.session import Event, Session, TimeoutClaimed
+from p2pgenius.protocol.session import Event, Rejected, Session, TimeoutClaimed
 from p2pgenius.protocol.session.setup import agreement, claims_problem, make_ready, ready_problem
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.threads import off_loop
@@ -464,7 +464,7 @@ class Visit:
         machine = self.machine
         assert machine is not None
         session, now = machine.session, self.now()
-        for raw in fresh:
+        for index, raw in enumerate(fresh):
             with contextlib.suppress(EncodingError, IndexError, TypeError, ValueError):
                 value = decode(raw)
                 body, author = value[5], int(value[2])
@@ -472,7 +472,12 @@ class Visit:
                     continue
                 stage, seat, reason = int(body[1]), int(body[2]), str(body[3])
                 ours = seat == session.me if stage == SETUP else seat in session.my_seats
-                if ours and author != session.me and self._spent(stage, seat, now):
+                if (
+                    ours
+                    and author != session.me
+                    and self._spent(stage, seat, now)
+                    and self._owed(fresh[:index], raw)
+                ):
                     by = session.names[author] if author < len(session.names) else f"peer {author}"
                     said = f"{by} forfeited you: {printable(reason)} (you were away past your time)"
                     self.say(said)
@@ -483,6 +488,21 @@ class Visit:
                     self.state.next = Next(words="the match is over")
                     return True
         return False
+
+    def _owed(self, before: Sequence[bytes], raw: bytes) -> bool:
+        """Whether the forfeit ``raw`` stands on its face once ``before`` (what was read before
+        it) is taken, as an observer of the match judges it with the players' keys alone: its
+        author's signed message of this match, the next of its chain, about a seat that owes at
+        its stage, after a claim of its author's that stands. Judged on a copy of the match
+        kept nowhere: a forfeit that is forged, of another match, out of its chain, or of a seat
+        that owed nothing is never conceded to."""
+        machine = self.machine
+        assert machine is not None
+        session = machine.session
+        copy = Session(keys=session.keys, me=None, names=session.names)
+        for earlier in [*session.signed_log.taken_since(0), *before]:
+            copy.receive(earlier)
+        return not any(isinstance(event, Rejected) for event in copy.receive(raw))
 
     def _spent(self, stage: int, seat: int, now: float) -> bool:
         """Whether, by our own clocks, ``seat`` (a peer, before the deal) may have owed at
