@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import hashlib
 import hmac
 import math
 import secrets as random_source
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -141,6 +142,24 @@ def match_messages(letters: Sequence[Letter], keys: Sequence[bytes]) -> list[byt
     return out
 
 
+def refusals(records: Iterable[bytes | list[Any]]) -> set[bytes]:
+    """The SHA-256 of every message ``records`` (a transcript's, encoded or decoded) refused: what
+    a reading leaves out once it cannot be placed (``SignedLog.catch_up``), so that a message a
+    relay keeps serving, which no chain takes, is recorded once and not at every visit."""
+    out: set[bytes] = set()
+    for record in records:
+        with contextlib.suppress(EncodingError):
+            value = decode(record) if isinstance(record, bytes) else record
+            if (
+                isinstance(value, list)
+                and len(value) == 3
+                and value[0] == "rejected"
+                and isinstance(value[1], bytes)
+            ):
+                out.add(hashlib.sha256(value[1]).digest())
+    return out
+
+
 class MailMachine(MatchMachine):
     """The match machine as a visit drives it: another seat's declared time is not judged
     against when its message was read (a letter is read at the reader's next visit, hours after
@@ -228,6 +247,7 @@ class Visit:
     machine: MailMachine | None = None
     sent: Sent | None = None
     postponed: bool = False  # a decision was put off on this visit
+    refused: set[bytes] = field(default_factory=set)  # the hashes of the messages refused so far
 
     @property
     def identity(self) -> Identity:
@@ -397,6 +417,7 @@ class Visit:
         records = list(read_records(self.files.transcript.read_bytes()))
         secrets = list(read_records(self.files.secrets.read_bytes(), headed=False))
         session = Session.restore(identity=self.identity, transcript=records, secrets=secrets)
+        self.refused = refusals(records)
         self.machine = self._machine(session)
 
     async def _play(self, letters: Sequence[Letter]) -> None:
@@ -412,7 +433,7 @@ class Visit:
                 machine.resumed = (noted[0], max(self.now() - noted[1], 0.0))
             self._follow()
             restore_clocks(machine.clocks, self.state.lobby.get("clocks", {}))
-        fresh = session.signed_log.catch_up(match_messages(letters, session.keys))
+        fresh = session.signed_log.catch_up(match_messages(letters, session.keys), self.refused)
         if self._conceded(fresh):
             return
         await self._take(fresh)
@@ -545,6 +566,7 @@ class Visit:
     async def _carry_out(self, step: Step) -> None:
         self.files.append(self.files.secrets, step.secrets)
         self.files.append(self.files.transcript, step.records)
+        self.refused |= refusals(step.records)
         machine = self.machine
         assert machine is not None
         view = machine.session.view
@@ -709,7 +731,7 @@ async def peek(carrier: Carrier, transcript: Path, state: MailState) -> str | No
     records = list(read_records(transcript.read_bytes()))
     secrets = list(read_records(transcript.with_suffix(".secrets").read_bytes(), headed=False))
     session = Session.restore(identity=carrier.identity, transcript=records, secrets=secrets)
-    fresh = session.signed_log.catch_up(match_messages(collected.letters, session.keys))
+    fresh = session.signed_log.catch_up(match_messages(collected.letters, session.keys), refusals(records))
     if not fresh:
         return None
     events: list[Event] = []
@@ -747,6 +769,7 @@ class Watch:
     files: Files
     report: Report
     session: Session | None = None
+    refused: set[bytes] = field(default_factory=set)  # the hashes of the messages refused so far
 
     async def read(self) -> int:
         """Read the relays once and take what is new; returns how many messages were."""
@@ -762,10 +785,12 @@ class Watch:
             self.session = Session(keys=keys, me=None, names=names)
             self.files.start(header(keys, None, role="watch", address="", mail=True))
         session = self.session
-        fresh = session.signed_log.catch_up(match_messages(collected.letters, session.keys))
+        fresh = session.signed_log.catch_up(match_messages(collected.letters, session.keys), self.refused)
         for raw in fresh:
             events = session.receive(raw)
-            self.files.append(self.files.transcript, session.flush().records)
+            records = session.flush().records
+            self.files.append(self.files.transcript, records)
+            self.refused |= refusals(records)
             for event in events:
                 self.report(session.view, event)
         return len(fresh)

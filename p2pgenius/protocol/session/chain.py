@@ -14,7 +14,7 @@ another copy of the match must have instead) never joins the chain.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 
 from p2pgenius.canonical import decode
 from p2pgenius.errors import EncodingError
@@ -126,7 +126,7 @@ class SignedLog:
         archive = self._chain.archive
         return [raw for author, seq, raw in archive if author < len(counts) and seq >= counts[author]]
 
-    def catch_up(self, messages: Iterable[bytes]) -> list[bytes]:
+    def catch_up(self, messages: Iterable[bytes], refused: Container[bytes] = ()) -> list[bytes]:
         """Of ``messages`` (a carrier's, in any order, repeated, some held already: a reader of
         letters that takes every letter again), those to take, in an order in which each can be
         taken: each author's next number, once every message its heads name is held or comes
@@ -134,7 +134,9 @@ class SignedLog:
         left out; one that differs from the message held under its number is kept, first (the
         proof of equivocation); one that cannot be placed (a gap no message fills, a head named
         that nobody sent, something that is no version-3 envelope) is kept, last, to be refused
-        and recorded by the session as any bad message is."""
+        and recorded by the session as any bad message is, unless its SHA-256 is in ``refused``
+        (refused and recorded at an earlier reading: a reader that takes every letter again
+        records it once, not at every reading)."""
         chain = self._chain
         authors = len(chain.next_seq)
         pending: dict[tuple[int, int], tuple[bytes, list[bytes]]] = {}
@@ -169,7 +171,8 @@ class SignedLog:
                     nxt[author] += 1
                     progress = True
         stuck = [raw for _, (raw, _) in sorted(pending.items())]
-        return first + order + stuck + odd
+        left = [raw for raw in stuck + odd if hashlib.sha256(raw).digest() not in refused]
+        return first + order + left
 
 
 def _peek(raw: bytes, authors: int) -> tuple[int, int, list[bytes]] | None:
