@@ -369,10 +369,16 @@ class Visit:
             expected = {"game": table["game"], "options": table["options"], "setup": table["setup"]}
             expected |= {"salt": table["salt"], "claim": claim}
             lobby["coin"], lobby["expected"] = nonce.hex(), encode(expected).hex()
+            lobby["said"] = [hello(self.name, self.invite.token).hex(), wire.ready(ready).hex()]
+            lobby["at"] = f"ready at {table['names'][0]}'s table for {table['game']}"
             self.state.game = str(table["game"])
             self.state.save(self.files.transcript)  # (the coin share kept before it is committed)
-            await self._send([hello(self.name, self.invite.token), wire.ready(ready)])
-            self.say(f"ready at {table['names'][0]}'s table for {table['game']}")
+        if "said" in lobby and not lobby.get("posted"):
+            # (Until a relay took them: a visit killed before, or that no relay took them from,
+            # posts the same hello and ready again, its coin share committed once.)
+            await self._send([bytes.fromhex(message) for message in lobby["said"]])
+            lobby["posted"] = True
+            self.say(str(lobby.get("at", "ready at the host's table")))
         terms = _terms(letters, host)
         if terms is None:
             self.state.next = Next(words="waiting for the host to start the match")

@@ -28,6 +28,7 @@ from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.protocol.transcript import verify
 from tests.correspondence.tables import Game, RealRelay, Side, mailbox, table
+from tests.correspondence.test_crashes import Killer
 from tests.correspondence.test_days import DAY, HOUR, FakeClock
 from tests.correspondence.test_strangers import a_ready
 from tests.nostr.relays import local_relay_missing
@@ -299,3 +300,30 @@ def test_a_second_table_of_the_host_changes_nothing_a_joiner_signed(tmp_path: Pa
         relay.stop()
     assert bob.state.phase == "playing", bob.lines
     assert verify(bob.path.read_bytes()).fault is None
+
+
+def test_a_joiner_whose_ready_did_not_go_out_sends_it_at_its_next_visit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bob's first visit keeps its coin share and then dies before its hello and ready leave
+    (killed, or no relay took them): his next visit must post them (the same coin share: it
+    is committed in the ready), so that ann seats him and the duel starts."""
+    relay = RealRelay(tmp_path)
+    ann, bob = sides = table(tmp_path, DUEL, [relay.url])
+    killer = Killer()
+    monkeypatch.setattr("p2pgenius.net.correspondence.post", killer.post)
+
+    async def play() -> None:
+        await ann.run()
+        await killer.visit(bob, "before")
+        assert killer.kills["before"] == 1
+        coin = bob.state.lobby["coin"]
+        for side in (bob, ann, bob):
+            await side.run()
+        assert bob.state.lobby["coin"] == coin
+
+    try:
+        trio.run(play)
+    finally:
+        relay.stop()
+    assert [side.state.phase for side in sides] == ["playing", "playing"], (ann.lines, bob.lines)
