@@ -142,21 +142,18 @@ def match_messages(letters: Sequence[Letter], keys: Sequence[bytes]) -> list[byt
     return out
 
 
-def refusals(records: Iterable[bytes | list[Any]]) -> set[bytes]:
-    """The SHA-256 of every message ``records`` (a transcript's, encoded or decoded) refused: what
-    a reading leaves out once it cannot be placed (``SignedLog.catch_up``), so that a message a
-    relay keeps serving, which no chain takes, is recorded once and not at every visit."""
-    out: set[bytes] = set()
+def refusals(records: Iterable[bytes | list[Any]]) -> dict[bytes, str]:
+    """The SHA-256 of every message ``records`` (a transcript's, encoded or decoded) refused, with
+    why: what a reading leaves out once it cannot be placed (``SignedLog.catch_up``), so that a
+    message a relay keeps serving, which no chain takes, is recorded once and not at every
+    visit."""
+    out: dict[bytes, str] = {}
     for record in records:
         with contextlib.suppress(EncodingError):
             value = decode(record) if isinstance(record, bytes) else record
-            if (
-                isinstance(value, list)
-                and len(value) == 3
-                and value[0] == "rejected"
-                and isinstance(value[1], bytes)
-            ):
-                out.add(hashlib.sha256(value[1]).digest())
+            shaped = isinstance(value, list) and len(value) == 3 and isinstance(value[1], bytes)
+            if shaped and value[0] == "rejected":
+                out[hashlib.sha256(value[1]).digest()] = str(value[2])
     return out
 
 
@@ -247,7 +244,7 @@ class Visit:
     machine: MailMachine | None = None
     sent: Sent | None = None
     postponed: bool = False  # a decision was put off on this visit
-    refused: set[bytes] = field(default_factory=set)  # the hashes of the messages refused so far
+    refused: dict[bytes, str] = field(default_factory=dict)  # the hashes of the messages refused, why
 
     @property
     def identity(self) -> Identity:
@@ -775,7 +772,7 @@ class Watch:
     files: Files
     report: Report
     session: Session | None = None
-    refused: set[bytes] = field(default_factory=set)  # the hashes of the messages refused so far
+    refused: dict[bytes, str] = field(default_factory=dict)  # the hashes of the messages refused, why
 
     async def read(self) -> int:
         """Read the relays once and take what is new; returns how many messages were."""

@@ -327,3 +327,71 @@ def test_a_joiner_whose_ready_did_not_go_out_sends_it_at_its_next_visit(
     finally:
         relay.stop()
     assert [side.state.phase for side in sides] == ["playing", "playing"], (ann.lines, bob.lines)
+
+
+def test_a_message_of_another_match_does_not_hold_up_the_real_one(tmp_path: Path) -> None:
+    """Bob's letters carry, besides his next message, one of his from another match with the
+    same players under the same number (a player's own old message, or one made to look like
+    it), read before the real one: it is refused (once), and the real one is taken at the next
+    visit at the latest: the other match's message never takes its place for good."""
+    relay = RealRelay(tmp_path)
+    ann, bob = sides = table(tmp_path, DUEL, [relay.url])
+    box = mailbox(ann)
+
+    async def play() -> int:
+        await started(sides)
+        await ann.run()  # (ann moves: bob's turn)
+        session = session_of(bob)
+        me = session.me
+        assert me is not None
+        number, heads = session.courier.chain.next_seq[me], session.courier.chain.heads()
+        other = seal(
+            bob.identity, hashlib.sha256(b"another match").digest(), me, number, heads, ["chat", "hi"]
+        )
+        for created in (int(time.time()) + 1000, int(time.time()) - 1000):  # (first, newest or oldest first)
+            event = write(box, bob.identity, [other], created, secrets.token_bytes(96))
+            assert (await post([relay.url], event, wait_s=10)).sent
+        await bob.run()  # (his real message under that number)
+        for _ in range(2):
+            await ann.run()
+        return number
+
+    try:
+        number = trio.run(play)
+    finally:
+        relay.stop()
+    assert session_of(ann).courier.chain.next_seq[1] > number + 1, ann.lines[-3:]
+    rejected = [r for r in read_records(ann.path.read_bytes()) if isinstance(r, list) and r[0] == "rejected"]
+    assert ["another match" in r[2] for r in rejected].count(True) == 1, [r[2] for r in rejected]
+    assert len(rejected) == len({bytes(r[1]) for r in rejected}), [r[2] for r in rejected]
+
+
+def test_equivocation_first_seen_out_of_order_is_still_proven(tmp_path: Path) -> None:
+    """Bob posts a version of his message N + 1 before any N exists (ann refuses it: out of its
+    chain), then plays N and his real N + 1: ann takes the real ones, and then the first version
+    is the proof of his equivocation, not a message she refused once and leaves out."""
+    relay = RealRelay(tmp_path)
+    ann, bob = sides = table(tmp_path, DUEL, [relay.url])
+    box = mailbox(ann)
+
+    async def play() -> None:
+        await started(sides)
+        await ann.run()  # (ann moves: bob's turn)
+        session = session_of(bob)
+        me = session.me
+        assert me is not None
+        number, heads = session.courier.chain.next_seq[me], session.courier.chain.heads()
+        early = seal(bob.identity, session.courier.match_id, me, number + 1, heads, ["chat", "early"])
+        await send(box, relay.url, bob.identity, [early])
+        await ann.run()  # (refused: out of its chain)
+        await bob.run()  # (N and the real N + 1)
+        for _ in range(2):
+            if not ann.over:
+                await ann.run()
+
+    try:
+        trio.run(play)
+    finally:
+        relay.stop()
+    report = verify(ann.path.read_bytes())
+    assert report.fault is not None and "equivocation" in str(report.fault), (report.summary, ann.lines[-3:])

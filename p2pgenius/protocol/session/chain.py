@@ -14,7 +14,8 @@ another copy of the match must have instead) never joins the chain.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
 
 from p2pgenius.canonical import decode
 from p2pgenius.errors import EncodingError
@@ -126,7 +127,7 @@ class SignedLog:
         archive = self._chain.archive
         return [raw for author, seq, raw in archive if author < len(counts) and seq >= counts[author]]
 
-    def catch_up(self, messages: Iterable[bytes], refused: Container[bytes] = ()) -> list[bytes]:
+    def catch_up(self, messages: Iterable[bytes], refused: Mapping[bytes, str] | None = None) -> list[bytes]:
         """Of ``messages`` (a carrier's, in any order, repeated, some held already: a reader of
         letters that takes every letter again), those to take, in an order in which each can be
         taken: each author's next number, once every message its heads name is held or comes
@@ -135,11 +136,17 @@ class SignedLog:
         proof of equivocation); one that cannot be placed (a gap no message fills, a head named
         that nobody sent, something that is no version-3 envelope) is kept, last, to be refused
         and recorded by the session as any bad message is, unless its SHA-256 is in ``refused``
-        (refused and recorded at an earlier reading: a reader that takes every letter again
+        (with the reason: refused and recorded at an earlier reading: a reader that takes every
+        letter again
         records it once, not at every reading)."""
         chain = self._chain
         authors = len(chain.next_seq)
-        pending: dict[tuple[int, int], tuple[bytes, list[bytes]]] = {}
+        refused = refused or {}
+        # (Refused for good: a forgery, another match's. Refused as out of its order, a message
+        # may be placed later, and a second version of a number taken since is the proof of
+        # equivocation, never left out.)
+        for_good = {digest for digest, reason in refused.items() if not out_of_order(reason)}
+        candidates: dict[tuple[int, int], list[tuple[bytes, list[bytes]]]] = {}
         first: list[bytes] = []
         odd: list[bytes] = []
         for raw in messages:
@@ -150,10 +157,20 @@ class SignedLog:
             author, seq, heads = parsed
             held = chain.seen.get((author, seq))
             if held is not None:
-                if held != hashlib.sha256(raw).digest() and raw not in first:
+                digest = hashlib.sha256(raw).digest()
+                if held != digest and raw not in first and digest not in for_good:
                     first.append(raw)
                 continue
-            pending.setdefault((author, seq), (raw, heads))  # (a second version: refused in turn)
+            versions = candidates.setdefault((author, seq), [])
+            if all(raw != other for other, _ in versions):
+                versions.append((raw, heads))
+        # Of two versions under one number, the first read that was not refused before is placed
+        # (the other: case 2 at the next reading): one refused (forged, of another match) never
+        # keeps the number from the message that belongs there.
+        pending = {
+            slot: next((v for v in versions if hashlib.sha256(v[0]).digest() not in refused), versions[0])
+            for slot, versions in candidates.items()
+        }
         order: list[bytes] = []
         holds = set(chain.numbered)
         nxt = list(chain.next_seq)
@@ -173,6 +190,16 @@ class SignedLog:
         stuck = [raw for _, (raw, _) in sorted(pending.items())]
         left = [raw for raw in stuck + odd if hashlib.sha256(raw).digest() not in refused]
         return first + order + left
+
+
+OUT_OF_ORDER: Final = ("is out of its chain", "that this record does not hold", "older than the")
+"""What :meth:`Chain.accept` says of a message refused for its place, not for what it is."""
+
+
+def out_of_order(reason: str) -> bool:
+    """Whether a message was refused (``reason``) only for its place in its author's chain: one
+    that may be taken later, once what comes before it is held."""
+    return any(words in reason for words in OUT_OF_ORDER)
 
 
 def _peek(raw: bytes, authors: int) -> tuple[int, int, list[bytes]] | None:
