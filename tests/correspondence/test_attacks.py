@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.net.correspondence import Carrier, Offer, Watch, peek
+from p2pgenius.net.correspondence import Carrier, Offer, Watch, _agreed, peek
 from p2pgenius.net.files import Files
 from p2pgenius.net.invite import MailInvite, parse
 from p2pgenius.net.mail import collect, post
@@ -25,10 +25,11 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.mailbox import Hello, Mailbox, hello, item, write
 from p2pgenius.protocol.messages import TAG, seal
 from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.session.setup import make_ready
 from p2pgenius.protocol.transcript import records as read_records
 from p2pgenius.protocol.transcript import verify
-from tests.correspondence.tables import Game, RealRelay, Side, mailbox, table
-from tests.correspondence.test_crashes import Killer
+from tests.correspondence.tables import Game, RealRelay, Side, check_finished, mailbox, play_out, table
+from tests.correspondence.test_crashes import Killer, no_equivocation
 from tests.correspondence.test_days import DAY, HOUR, FakeClock
 from tests.correspondence.test_strangers import a_ready
 from tests.nostr.relays import local_relay_missing
@@ -395,3 +396,72 @@ def test_equivocation_first_seen_out_of_order_is_still_proven(tmp_path: Path) ->
         relay.stop()
     report = verify(ann.path.read_bytes())
     assert report.fault is not None and "equivocation" in str(report.fault), (report.summary, ann.lines[-3:])
+
+
+@pytest.mark.parametrize("where", ["before", "between", "after"])
+def test_the_host_killed_as_it_posts_the_terms_starts_the_match_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """The host's visit that seats the joiner and signs the terms dies before its letter leaves,
+    after one relay took it, or after both (before its state is saved): its next visit starts
+    the same match, never a second one with other terms or another coin share, and the duel
+    is played out."""
+    first, second = RealRelay(tmp_path), RealRelay(tmp_path)
+    relays = [first.url, second.url]
+    ann, bob = sides = table(tmp_path, DUEL, relays)
+    killer = Killer()
+    monkeypatch.setattr("p2pgenius.net.correspondence.post", killer.post)
+
+    async def play() -> None:
+        await ann.run()
+        await bob.run()
+        await killer.visit(ann, where)
+        assert killer.kills[where] == 1
+        await play_out(sides, rounds=60)
+
+    try:
+        trio.run(play)
+        check_finished(sides)
+        trio.run(no_equivocation, sides, relays)
+    finally:
+        first.stop()
+        second.stop()
+
+
+def test_the_host_seats_only_good_readies(tmp_path: Path) -> None:
+    """Before bob, the mailbox holds: a stranger's table (other options), a ready under the
+    host's name, a ready claiming a seat the game does not have, and bob's own hello twice
+    (his ready once): the host seats bob alone, and bob signs the host's table, not the
+    stranger's."""
+    relay = RealRelay(tmp_path)
+    ann, bob = sides = table(tmp_path, DUEL, [relay.url])
+    box = mailbox(ann)
+    invite = parse(ann.state.invite)
+    assert isinstance(invite, MailInvite)
+    eve, dan, cy = Identity.generate(), Identity.generate(), Identity.generate()
+    laid: dict[str, Any] = decode(bytes.fromhex(ann.state.lobby["table"]))
+
+    async def play() -> None:
+        await ann.run()
+        fake = {**laid, "keys": [eve.public], "options": {"turn_seconds": 60}, "salt": bytes(32)}
+        await send(box, relay.url, eve, [wire.lobby(fake)])
+        await send(box, relay.url, dan, [hello("ann", invite.token), a_ready(dan, ann)])
+        agreed = _agreed(ann.identity.public, laid)
+        wide = make_ready(cy, secrets.token_bytes(32), salt=laid["salt"], agreed=agreed, claim=[7])
+        await send(box, relay.url, cy, [hello("cy", invite.token), wire.ready(wide)])
+        await ann.run()  # (none of them seated)
+        assert ann.state.phase == "lobby"
+        await bob.run()
+        await send(box, relay.url, bob.identity, [hello("bobby", invite.token)])
+        await ann.run()
+        await play_out(sides, rounds=60)
+
+    try:
+        trio.run(play)
+    finally:
+        relay.stop()
+    check_finished(sides)
+    assert sorted(verify(ann.path.read_bytes()).names) == ["ann", "bob"]
+    refused = [line for line in ann.lines if "a ready was refused" in line]
+    assert any("is taken at this table" in line for line in refused), ann.lines
+    assert len(refused) >= 2, refused
