@@ -728,7 +728,7 @@ async def peek(carrier: Carrier, transcript: Path, state: MailState) -> str | No
     if not collected.answered:
         return "no relay answered"
     if state.phase == LOBBY:
-        return _lobby_news(collected.letters, carrier.identity.public, state.role)
+        return _lobby_news(collected.letters, carrier.identity.public, state)
     if not transcript.exists():
         return None
     records = list(read_records(transcript.read_bytes()))
@@ -751,13 +751,26 @@ async def peek(carrier: Carrier, transcript: Path, state: MailState) -> str | No
     return "; ".join(words)
 
 
-def _lobby_news(letters: Sequence[Letter], me: bytes, role: str) -> str | None:
-    """What waits in the lobby: for a host, the players who said ready; for a joiner, the start."""
-    items = [item(m) for letter in letters if letter.author != me for m in letter.messages]
-    if role == "host":
-        ready = sum(isinstance(i, wire.Ready) for i in items)
-        return f"{ready} player{'s' if ready != 1 else ''} said ready" if ready else None
-    return "the host has started the match" if any(isinstance(i, Signed) for i in items) else None
+def _lobby_news(letters: Sequence[Letter], me: bytes, state: MailState) -> str | None:
+    """What waits in the lobby: for a host, the players who said ready (with the invite's seat
+    token); for a joiner, the start (the host's terms: nobody else's letter starts the match)."""
+    from p2pgenius.net.invite import parse  # noqa: PLC0415  (as Visit.invite reads it)
+
+    invite = parse(state.invite)
+    if not isinstance(invite, MailInvite):
+        return None
+    if state.role != "host":
+        return "the host has started the match" if _terms(letters, invite.key) is not None else None
+    token, ready = invite.token, set()
+    for letter in letters:
+        if letter.author == me:
+            continue
+        items = [item(m) for m in letter.messages]
+        hellos = [i for i in items if isinstance(i, Hello) and hmac.compare_digest(i.token, token)]
+        if hellos and any(isinstance(i, wire.Ready) for i in items):
+            ready.add(letter.author)
+    count = len(ready)
+    return f"{count} player{'s' if count != 1 else ''} said ready" if count else None
 
 
 @dataclass

@@ -465,3 +465,31 @@ def test_the_host_seats_only_good_readies(tmp_path: Path) -> None:
     refused = [line for line in ann.lines if "a ready was refused" in line]
     assert any("is taken at this table" in line for line in refused), ann.lines
     assert len(refused) >= 2, refused
+
+
+def test_peek_in_the_lobby_believes_no_stranger(tmp_path: Path) -> None:
+    """``p2pgenius games`` in the lobby: a stranger's match message does not tell the joiner the
+    host started, nor a ready without the seat token tell the host a player is ready."""
+    relay = RealRelay(tmp_path)
+    ann, bob = table(tmp_path, DUEL, [relay.url])
+    box, eve = mailbox(ann), Identity.generate()
+    fake_terms = seal(eve, bytes(32), 0, 0, [bytes(32), bytes(32)], ["chat", "the match is on"])
+
+    async def look(side: Side) -> str | None:
+        state = side.state
+        return await peek(Carrier(side.identity, box, state.relays, wait_s=10), side.path, state)
+
+    async def play() -> None:
+        await ann.run()
+        await send(
+            box, relay.url, eve, [fake_terms, hello("eve", secrets.token_bytes(16)), a_ready(eve, ann)]
+        )
+        assert await look(bob) is None
+        assert await look(ann) is None
+        await bob.run()
+        assert await look(ann) == "1 player said ready"
+
+    try:
+        trio.run(play)
+    finally:
+        relay.stop()
