@@ -49,7 +49,17 @@ from p2pgenius.protocol.clocks import Clocks, Due, patience
 from p2pgenius.protocol.events import SAID
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.machine import MatchMachine, Step
-from p2pgenius.protocol.mailbox import Hello, Letter, Mailbox, Signed, hello, in_letters, item, write
+from p2pgenius.protocol.mailbox import (
+    Hello,
+    Letter,
+    Mailbox,
+    Signed,
+    hello,
+    in_letters,
+    item,
+    seat_proof,
+    write,
+)
 from p2pgenius.protocol.messages import printable
 from p2pgenius.protocol.records import header
 from p2pgenius.protocol.session import Event, Rejected, Session, TimeoutClaimed
@@ -366,7 +376,8 @@ class Visit:
             expected = {"game": table["game"], "options": table["options"], "setup": table["setup"]}
             expected |= {"salt": table["salt"], "claim": claim}
             lobby["coin"], lobby["expected"] = nonce.hex(), encode(expected).hex()
-            lobby["said"] = [hello(self.name, self.invite.token).hex(), wire.ready(ready).hex()]
+            said = hello(self.name, self.invite.token, self.identity.public)
+            lobby["said"] = [said.hex(), wire.ready(ready).hex()]
             lobby["at"] = f"ready at {table['names'][0]}'s table for {table['game']}"
             self.state.game = str(table["game"])
             self.state.save(self.files.transcript)  # (the coin share kept before it is committed)
@@ -637,7 +648,7 @@ def _ready_problem(
     agreed, salt = table
     if said is None:
         return "no hello came before it"
-    if not hmac.compare_digest(said.token, token):
+    if not hmac.compare_digest(said.token, seat_proof(token, key)):
         return "its hello does not carry the invite's seat token"
     try:
         check_name(said.name)
@@ -766,7 +777,8 @@ def _lobby_news(letters: Sequence[Letter], me: bytes, state: MailState) -> str |
         if letter.author == me:
             continue
         items = [item(m) for m in letter.messages]
-        hellos = [i for i in items if isinstance(i, Hello) and hmac.compare_digest(i.token, token)]
+        proof = seat_proof(token, letter.author)
+        hellos = [i for i in items if isinstance(i, Hello) and hmac.compare_digest(i.token, proof)]
         if hellos and any(isinstance(i, wire.Ready) for i in items):
             ready.add(letter.author)
     count = len(ready)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -202,7 +204,8 @@ HELLO: Final = "hello"
 @dataclass(frozen=True, slots=True)
 class Hello:
     """``["hello", {"name": str, "token": bytes}]``, a joiner's first letter: its name at the
-    table and the invite's seat token (only the mailbox's readers see it)."""
+    table and its proof of the invite's seat token (:func:`seat_proof`: bound to its key, for
+    the mailbox's readers, spectators too, see it)."""
 
     name: str
     token: bytes
@@ -220,9 +223,22 @@ Item = Signed | Hello | wire.Lobby | wire.Ready
 """What one message of a letter is, read (anything else in a letter is ignored)."""
 
 
-def hello(name: str, token: bytes) -> bytes:
-    """A joiner's hello (see :class:`Hello`)."""
-    return encode([HELLO, {"name": name, "token": token}])
+SEAT_PROOF: Final = b"p2pgenius-seat"
+
+
+def seat_proof(token: bytes, author: bytes) -> bytes:
+    """What a joiner's hello carries for the invite's seat ``token``: the first 16 bytes of
+    HMAC-SHA256 keyed with the token, of ``SEAT_PROOF`` followed by the joiner's identity key
+    (``author``). The host, holding the token, checks it for the letter's author; every other
+    reader of the mailbox (a spectator holds the mailbox too) learns nothing it could seat
+    another key with."""
+    return hmac.new(token, SEAT_PROOF + author, hashlib.sha256).digest()[:16]
+
+
+def hello(name: str, token: bytes, author: bytes) -> bytes:
+    """A joiner's hello (see :class:`Hello`): its name and its :func:`seat_proof` of ``token``
+    for its identity key ``author``."""
+    return encode([HELLO, {"name": name, "token": seat_proof(token, author)}])
 
 
 def item(message: bytes) -> Item | None:

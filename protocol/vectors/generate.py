@@ -1273,12 +1273,12 @@ def mailbox_letters() -> dict[str, Any]:
     signature, the plaintext, the conversation key and the event exactly as relays carry it."""
     box = mail.Mailbox(seed("mailbox"))
     letters = []
-    # The third is a joiner's lobby letter (SPEC 4f): its hello (its name, the invite's seat
-    # token) and its ready, signed over a host's table as section 4a says.
+    # The third is a joiner's lobby letter (SPEC 4f): its hello (its name, its proof of the
+    # invite's seat token) and its ready, signed over a host's table as section 4a says.
     bob = Identity.from_seed(seed("bob"))
     table = agreement(Identity.from_seed(seed("ann")).public, "duel", {"fast": True}, {}, [])
     ready = make_ready(bob, seed("bob's coin"), salt=seed("table salt"), agreed=table, claim=[])
-    lobby = [mail.hello("bob", seed("seat token")[:16]), channel_messages.ready(ready)]
+    lobby = [mail.hello("bob", seed("seat token")[:16], bob.public), channel_messages.ready(ready)]
     for index, (who, messages) in enumerate(
         [
             ("ann", [b"\x01first message"]),

@@ -59,7 +59,9 @@ def test_strangers_neither_sit_down_nor_move_the_match(tmp_path: Path) -> None:
 
     async def play() -> int:
         await ann.run()  # (the table goes up)
-        await send(box, relay.url, eve, [hello("eve", secrets.token_bytes(16)), a_ready(eve, ann)])
+        await send(
+            box, relay.url, eve, [hello("eve", secrets.token_bytes(16), eve.public), a_ready(eve, ann)]
+        )
         await send(box, relay.url, mallory, [a_ready(mallory, ann)])
         await ann.run()  # (the host reads them, alone at the table: refused, it waits on)
         assert ann.state.phase == "lobby" and "waiting for 1 more player" in ann.lines[-1]
@@ -78,7 +80,9 @@ def test_strangers_neither_sit_down_nor_move_the_match(tmp_path: Path) -> None:
             # (and a player's letter with another's messages: bob's key signing ann's, altered)
             anns = [m for letter in letters if letter.author == ann.identity.public for m in letter.messages]
             await send(box, relay.url, bob.identity, [altered(anns[-1])])
-            await send(box, relay.url, eve, [hello("eve", secrets.token_bytes(16)), a_ready(eve, ann)])
+            await send(
+                box, relay.url, eve, [hello("eve", secrets.token_bytes(16), eve.public), a_ready(eve, ann)]
+            )
         raise AssertionError("the duel did not end")
 
     try:
