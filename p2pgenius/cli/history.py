@@ -261,6 +261,8 @@ def as_json(
 
 
 def _open(lines: Sequence[RecordLine], number: int, out: TextIO) -> int:
+    if not lines:
+        raise LocalMisuseError(f"--open {number}: the record is empty (no match of this account to open yet)")
     if not 1 <= number <= len(lines):
         raise LocalMisuseError(
             f"--open {number}: the record lists {len(lines)} {_matches(len(lines))} (1 to {len(lines)})"

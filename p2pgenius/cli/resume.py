@@ -33,7 +33,7 @@ from p2pgenius.net.invite import Invite
 from p2pgenius.net.keystore import check_name
 from p2pgenius.net.mail_state import OVER, load, state_path
 from p2pgenius.net.peer import Files, Peer
-from p2pgenius.protocol.transcript import verify
+from p2pgenius.protocol.transcript import read_header, verify
 
 
 def run_resume(args: argparse.Namespace, out: TextIO) -> int:
@@ -52,10 +52,26 @@ def run_resume(args: argparse.Namespace, out: TextIO) -> int:
         return run_resume_mail(args, path, out)
     if not os.path.lexists(path):  # (before the lock: a mistyped path leaves nothing behind)
         raise LocalMisuseError(f"cannot read {path}: there is no such file")
+    is_transcript(path)  # (before the lock too: nothing is made beside a file that is no match's)
     secrets = path.with_suffix(".secrets")
     files = Files(path, secrets, Path(args.log) if args.log else None)
     with held(files):  # a match still played by another process is not taken over
         return _resume(args, printer, path, files)
+
+
+def is_transcript(path: Path) -> None:
+    """Refuse, in one line, a file that is not a match's transcript (``resume /etc/passwd``)."""
+    try:
+        read_header(read_within(path))
+    except OSError as exc:
+        raise LocalMisuseError(f"cannot read {path}: {exc.strerror}") from None
+    except TooLargeError:
+        raise LocalMisuseError(f"{path} is not a match's transcript (far too large for one)") from None
+    except P2PGeniusError:
+        raise LocalMisuseError(
+            f"{path} is not a match's transcript: name the .p2pt file a match wrote "
+            "(p2pgenius games lists them)"
+        ) from None
 
 
 def unfinished_one(printer: Printer) -> Path:
