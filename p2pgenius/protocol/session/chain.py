@@ -171,13 +171,23 @@ class SignedLog:
             slot: next((v for v in versions if hashlib.sha256(v[0]).digest() not in refused), versions[0])
             for slot, versions in candidates.items()
         }
+        order = self._in_order(pending)  # (what it places is taken out of ``pending``)
+        stuck = [raw for _, (raw, _) in sorted(pending.items())]
+        left = [raw for raw in stuck + odd if hashlib.sha256(raw).digest() not in refused]
+        return first + order + left
+
+    def _in_order(self, pending: dict[tuple[int, int], tuple[bytes, list[bytes]]]) -> list[bytes]:
+        """The messages of ``pending`` (one per author and number) that can be placed, in an
+        order the chains take: each author's next number once every head it names is held or
+        placed before it. Those placed are taken out of ``pending``."""
+        chain = self._chain
         order: list[bytes] = []
         holds = set(chain.numbered)
         nxt = list(chain.next_seq)
         progress = True
         while progress:
             progress = False
-            for author in range(authors):
+            for author in range(len(nxt)):
                 while (author, nxt[author]) in pending:
                     raw, heads = pending[(author, nxt[author])]
                     if not all(h == ZERO_HASH or h in holds for p, h in enumerate(heads) if p != author):
@@ -187,9 +197,7 @@ class SignedLog:
                     holds.add(hashlib.sha256(raw).digest())
                     nxt[author] += 1
                     progress = True
-        stuck = [raw for _, (raw, _) in sorted(pending.items())]
-        left = [raw for raw in stuck + odd if hashlib.sha256(raw).digest() not in refused]
-        return first + order + left
+        return order
 
 
 OUT_OF_ORDER: Final = ("is out of its chain", "that this record does not hold", "older than the")
