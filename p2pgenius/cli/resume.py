@@ -65,8 +65,8 @@ def is_transcript(path: Path) -> None:
         read_header(read_within(path))
     except OSError as exc:
         raise LocalMisuseError(f"cannot read {path}: {exc.strerror}") from None
-    except TooLargeError:
-        raise LocalMisuseError(f"{path} is not a match's transcript (far too large for one)") from None
+    except TooLargeError as exc:
+        raise P2PGeniusError(f"cannot resume {path}: {exc}") from None
     except P2PGeniusError:
         raise LocalMisuseError(
             f"{path} is not a match's transcript: name the .p2pt file a match wrote "
