@@ -92,7 +92,7 @@ WORDED: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         {"names": NAMES, "mine": (0,)},
         "a draw (both surrendered, or both fell to Power Word Kill)",
     ),
-    ("magic-square", SQUARE, {}, "p1 wins (round wins 1-2)"),
+    ("magic-square", SQUARE, {}, "p1 wins (round wins 2-1)"),  # (the winner's count first)
     ("magic-square", SQUARE, BRIEF, "p1 wins (round wins)"),
     ("magic-square", SQUARE, {"names": NAMES}, "bob (p1) wins, 2-1 in rounds"),
     ("magic-square", SQUARE, {"names": NAMES, "mine": (0,)}, "you lose, 1-2 in rounds"),

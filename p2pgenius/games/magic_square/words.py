@@ -18,11 +18,16 @@ def seat_label(seat: int) -> str:
 
 
 def ending(outcome: Outcome) -> str:
-    """How the match ended, for the record: "round wins 2-1" (GameSpec.ending_words)."""
+    """How the match ended, for the record: "round wins 2-1", the winner's count first (p1 winning
+    two rounds to one is "2-1", never "1-2"; a tie in the seats' order) (GameSpec.ending_words)."""
     rounds = outcome.details.get("round_wins")
     said = outcome.reason.words
     if isinstance(rounds, list) and rounds and all(type(n) is int for n in rounds):
-        said += " " + "-".join(str(n) for n in rounds)
+        counts = list(rounds)
+        winner = outcome.winner
+        if winner is not None and 0 <= winner < len(counts):
+            counts.insert(0, counts.pop(winner))
+        said += " " + "-".join(str(n) for n in counts)
     return said
 
 
