@@ -31,3 +31,20 @@ def test_opening_a_line_of_an_empty_record_says_the_record_is_empty(
     assert main(["history", "--open", "99"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line == "error: --open 99: the record is empty (no match of this account to open yet)"
+
+
+def test_the_challenge_says_its_price_before_it_is_sent() -> None:
+    # A challenge that fails loses the round: the question before it says so.
+    from p2pgenius.ui.frontends.magic_square import PLAIN_MOVES
+
+    action, confirm = PLAIN_MOVES["challenge"]
+    assert action == {"type": "challenge"}
+    assert confirm.endswith("if the square can still be completed, you lose the round")
+
+
+def test_a_magic_square_result_reads_winner_first() -> None:
+    from p2pgenius.games.registry import get_spec
+
+    spec = get_spec("magic-square")
+    won_by_p1 = spec.read_outcome({"winner": 1, "reason": "round_wins", "round_wins": [1, 2]})
+    assert spec.outcome_words(won_by_p1) == "p1 wins (round wins 2-1)"

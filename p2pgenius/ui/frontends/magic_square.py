@@ -385,7 +385,10 @@ def parse_cell(word: str) -> int:
 
 
 PLAIN_MOVES: Final = {
-    "challenge": ({"type": "challenge"}, "a challenge cannot be taken back"),
+    "challenge": (
+        {"type": "challenge"},
+        "a challenge cannot be taken back: if the square can still be completed, you lose the round",
+    ),
     "concede": ({"type": "concede"}, "conceding loses this round"),
     "done": ({"type": "swaps_done"}, ""),
 }
