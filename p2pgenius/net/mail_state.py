@@ -92,8 +92,3 @@ def load(transcript: Path) -> MailState | None:
     if state.version != VERSION or not known:
         raise LocalMisuseError(f"{path} is not a correspondence match's state this program reads")
     return state
-
-
-def is_correspondence(transcript: Path) -> bool:
-    """Whether ``transcript`` is a correspondence match's (its state file is beside it)."""
-    return state_path(transcript).exists()
