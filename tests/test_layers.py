@@ -422,6 +422,7 @@ ORDER: Final = {
         "verify",
         "play",
         "correspondence",
+        "versus",
         "host",
         "join",
         "resume",

@@ -335,13 +335,63 @@ def add_seat(parser: argparse.ArgumentParser) -> None:
 
 
 def add_play(commands: Any) -> None:
-    """Register ``host``, ``join``, ``watch``, ``resume`` and ``demo``."""
+    """Register ``play``, ``host``, ``join``, ``watch``, ``resume`` and ``demo``."""
     common = _common()
+    add_versus(commands, common)
     add_host(commands, common)
     add_join(commands, common)
     add_watch(commands)
     add_resume(commands, common)
     add_demo(commands)
+
+
+def add_versus(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Register ``play``: a person against bots, over the real protocol on loopback."""
+    play = commands.add_parser(
+        "play",
+        parents=[common],
+        help="play against the computer: you at this terminal, bots in every other seat",
+        description="Play a match against bots in one command: this terminal holds your seat, bots "
+        "hold the others, and the match runs over the real protocol on this machine (so its "
+        "transcript verifies and counts in history like any match). Ctrl-Q Ctrl-Q pauses it; "
+        "p2pgenius resume carries on, the bots included.",
+        add_help=False,
+    )
+    add_game_help(play, terms=True)
+    play.add_argument("game", nargs="?", choices=names(), help="the game (without it: asked)")
+    play.add_argument(
+        "--vs",
+        metavar="LEVEL",
+        help=f"the bots' level (default: the game's strongest); one of {levels_help()}",
+    )
+    add_seat(play)
+    play.add_argument(
+        "--peers",
+        type=int,
+        default=2,
+        help="players at the table, you included (default 2; a game of teams may take more, "
+        "each a bot but you; how many each game takes is listed below)",
+    )
+    play.add_argument(
+        "--fast",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a game of sealed choices: resolve a stage as soon as every seat has chosen (the "
+        "default here: the bots choose at once; --no-fast lets each stage last its whole time)",
+    )
+    play.add_argument(
+        "--turn",
+        type=turn_length,
+        metavar="DURATION",
+        help="the game's main clock (each turn, round or decision): 90s, 5m, 1h ... as for host",
+    )
+    play.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=DURATION",
+        help="a time limit, as for host (each game's KEYs are listed below)",
+    )
 
 
 def _common() -> argparse.ArgumentParser:

@@ -16,6 +16,7 @@ import trio
 from p2pgenius.cli.play import (
     Printer,
     check_level,
+    check_seats,
     held,
     listed_setting,
     make_peer,
@@ -25,7 +26,6 @@ from p2pgenius.cli.play import (
 )
 from p2pgenius.cli.terminal import to_clipboard
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
-from p2pgenius.games.registry import get_spec
 from p2pgenius.local_files import PRIVATE, replace
 from p2pgenius.net import discovery, transit, upnp
 from p2pgenius.net import invite as invite_codec
@@ -41,7 +41,6 @@ from p2pgenius.net.addresses import (
 from p2pgenius.net.events import Listening, NetEvent, PeerJoined, PeerLeft
 from p2pgenius.net.invite import Invite
 from p2pgenius.net.peer import Peer
-from p2pgenius.protocol.session.setup import group_of
 
 RELAY_VARIABLE = "P2PGENIUS_RELAY"
 RELAYS_FILE = "relays"
@@ -340,13 +339,7 @@ async def forward(
 def run_host(args: argparse.Namespace, out: TextIO) -> int:
     """``p2pgenius host``."""
     check_level(args.game, args.bot)
-    groups = get_spec(args.game).seat_groups(args.peers)  # refuses a number of peers it is not for
-    if args.seat and group_of(groups, args.seat) is None:
-        each = "; ".join(" and ".join(f"{s}" for s in group) for group in groups)
-        raise LocalMisuseError(
-            f"--seat {' '.join(map(str, args.seat))}: one peer's seats in {args.game} with "
-            f"{args.peers} peers are {each}"
-        )
+    check_seats(args)
     options = match_options(args)
     if args.correspondence:
         from p2pgenius.cli.correspondence import run_host_mail  # noqa: PLC0415  (only by correspondence)

@@ -70,6 +70,7 @@ MODULES = {
     "export": "export",
     "id": "identity",
     "host": "host",
+    "play": "versus",
     "join": "join",
     "resume": "resume",
     "demo": "demo",

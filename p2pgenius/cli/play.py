@@ -34,6 +34,7 @@ from p2pgenius.net.peer import Files, Peer, PeerGoneError
 from p2pgenius.protocol.events import Applied, Event
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import SessionView
+from p2pgenius.protocol.session.setup import group_of
 from p2pgenius.protocol.transcript import read_header
 
 
@@ -196,6 +197,18 @@ def check_level(game: str | None, level: str | None) -> None:
         level_of(game, level)
 
 
+def check_seats(args: argparse.Namespace) -> None:
+    """Refuse a number of peers ``args.game`` is not for, or ``--seat``s that are not one peer's
+    group (before anything listens)."""
+    groups = get_spec(args.game).seat_groups(args.peers)
+    if args.seat and group_of(groups, args.seat) is None:
+        each = "; ".join(" and ".join(f"{s}" for s in group) for group in groups)
+        raise LocalMisuseError(
+            f"--seat {' '.join(map(str, args.seat))}: one peer's seats in {args.game} with "
+            f"{args.peers} peers are {each}"
+        )
+
+
 def identity_of(transcript: bytes) -> Identity:
     """The account identity a transcript was played with (the account's own key, or the key of
     a second process of the account); the account's own key if none matches."""
@@ -296,7 +309,24 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
     if peer.view is None and table.input.leaving:  # (the person's own choice: no error)
         printer.line("you left before the match began: nothing was played, and nothing is to resume")
         return 0
+    if table.input.leaving and unfinished(peer):  # (paused on purpose: Ctrl-Q Ctrl-Q)
+        return paused(peer, printer)
     return finish(peer, printer, by_name=True)
+
+
+def unfinished(peer: Peer) -> bool:
+    """Whether ``peer``'s match began and has neither a result nor a fault."""
+    view = peer.view
+    return view is not None and view.outcome is None and view.fault is None
+
+
+def paused(peer: Peer, printer: Printer) -> int:
+    """The person left a match on purpose before its end: how to carry on (exit 0: no error)."""
+    from p2pgenius.cli.recorded import remember  # noqa: PLC0415  (sqlite: only now)
+
+    remember(peer.files.transcript)
+    printer.line(f"paused: the match is kept; carry on with: p2pgenius resume {peer.files.transcript}")
+    return 0
 
 
 def first_error(group: BaseExceptionGroup[Any]) -> BaseException:

@@ -242,6 +242,12 @@ class Peer:
             self._kept = Times(self._resumed_stage, self.files.transcript.stat().st_mtime)
         return dict(meta)
 
+    def forget_the_pause(self) -> None:
+        """After :meth:`resume`: play on as if no time had passed while no process played (a
+        match against bots on one machine stopped whole, every clock with it): the stage begins
+        again here, and nothing is judged late from when the files were last written."""
+        self._resumed_stage = self._kept = None
+
     async def play(self) -> None:
         """Play on the match read back by :meth:`resume`, to its end (or a fault): a host with
         its door (``listener``) open again, a joiner finding its host (``reconnect``). Raises

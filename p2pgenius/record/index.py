@@ -28,7 +28,7 @@ from p2pgenius.record.matches import UNREADABLE, Player, RecordLine, read
 SCHEMA: Final = 4
 """The index's layout; an index of another layout is rebuilt (4: what an unfinished match's own
 peer owed, and from when it was late)."""
-COMPANIONS: Final = (".secrets", ".invite", ".lock", ".stage", ".log", ".tmp", ".mail")
+COMPANIONS: Final = (".secrets", ".invite", ".lock", ".stage", ".log", ".tmp", ".mail", ".play")
 """Files that go beside a transcript (``X.p2pt.lock``, ``X.secrets``, a correspondence match's
 ``X.p2pt.mail``...): not listed."""
 TRANSCRIPT: Final = ".p2pt"

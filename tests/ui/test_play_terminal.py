@@ -1,0 +1,84 @@
+"""``p2pgenius play`` as a person runs it, in a real terminal (tmux): asked which game, a duel
+against a bot at 80x24, a pause on purpose (Ctrl-Q Ctrl-Q: exit 0 and how to carry on), then
+``resume`` in a large window, where the bot comes back and the match is played to its end."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from p2pgenius.protocol.transcript import verify
+from tests.patience import HANG_S
+from tests.ui.test_terminal import BIN, pytestmark, screen, tmux, wait_for
+
+__all__ = ["pytestmark"]
+
+
+def _run_in_tmux(session: str, home: Path, command: str, size: tuple[int, int]) -> None:
+    env = f"P2PGENIUS_HOME={home} TERM=xterm-256color"
+    shell = f"{env} {command}; echo exit=$?; sleep 60"
+    tmux("new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1]), shell)
+
+
+def _gestures(session: str, typed: str, then: str) -> None:
+    """Answer the duel's question with ``typed`` once it is asked, and wait for ``then``."""
+    wait_for(session, r"(?m)^gestures>")
+    tmux("send-keys", "-t", session, typed, "Enter")
+    wait_for(session, then)
+
+
+def test_play_asks_the_game_pauses_and_resumes_with_its_bot(tmp_path: Path) -> None:
+    session = f"p2pplay-{os.getpid()}"
+    home = tmp_path / "home"
+    try:
+        _run_in_tmux(session, home, f"{BIN} play --vs random --name ann", (80, 24))
+        wait_for(session, r"Which game\?")
+        assert "1. duel" in screen(session) and "3. hornswoggle" in screen(session)
+        tmux("send-keys", "-t", session, "magic", "Enter")  # not a game: asked again
+        wait_for(session, r"'magic' is not one of them")
+        tmux("send-keys", "-t", session, "1", "Enter")
+        wait_for(session, r"Turn 1")
+        shown = screen(session)
+        assert "you against a bot (random) on this machine" in shown
+        assert "random joined" in shown, shown
+        _gestures(session, "P D", r"Turn 2")
+        # The documented way to stop for the night: a pause, not an error.
+        tmux("send-keys", "-t", session, "C-q")
+        wait_for(session, r"Ctrl-Q again leaves")
+        tmux("send-keys", "-t", session, "C-q")
+        wait_for(session, r"exit=\d")
+        shown = screen(session).replace("\n", "")  # (the path wraps at 80 columns)
+        assert "exit=0" in shown and "error" not in shown, shown
+        path = re.search(r"carry on with: p2pgenius resume (\S+?\.p2pt)", shown)
+        assert path is not None, shown
+        transcript = Path(path.group(1))
+        assert transcript.parent == home / "matches"
+        tmux("kill-session", "-t", session)
+
+        # Carried on in a large window: the bot comes back by itself, and the match goes on.
+        _run_in_tmux(session, home, f"{BIN} resume {transcript}", (160, 50))
+        wait_for(session, r"the bots come back to the table")
+        wait_for(session, r"Turn [2-9]")
+        # Both hands P: a surrender, confirmed with one key.
+        _gestures(session, "P P", r"surrender: you lose the duel: send it\? y or n")
+        tmux("send-keys", "-t", session, "y")
+        wait_for(session, r"match over")
+        tmux("send-keys", "-t", session, "C-q")
+        wait_for(session, r"exit=\d")
+        shown = screen(session)
+        assert "exit=0" in shown and "random (p" in shown and "wins (surrender)" in shown, shown
+    finally:
+        tmux("kill-server")
+    report = verify(transcript.read_bytes())
+    assert report.ok and report.outcome is not None
+    listed = subprocess.run(
+        [str(BIN), "history"],
+        env={**os.environ, "P2PGENIUS_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+        check=True,
+    ).stdout
+    assert "1 match" in listed and "lost  vs random" in listed, listed
