@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from p2pgenius import durations
 from p2pgenius.protocol.events import (
     ClockWarning,
     ConnectionLost,
@@ -179,36 +180,59 @@ class Refused:
 @dataclass(frozen=True, slots=True)
 class Reconnecting:
     """A joiner is on its way back to the host at ``address`` (``reason``: why the last try
-    failed; None on setting out)."""
+    failed; None on setting out): ``attempt`` tries so far, away for ``away_s`` seconds (trio's
+    clock). A status, updated in place at each try: its line is no log's (the log says when the
+    absence began, :class:`~p2pgenius.protocol.events.ConnectionLost`, and when it ended,
+    :class:`Reconnected`)."""
 
     address: str
     reason: str | None = None
+    attempt: int = 0
+    away_s: float = 0.0
 
     @property
     def text(self) -> str:
-        return (
-            f"reconnecting: {self.reason}" if self.reason is not None else f"reconnecting to {self.address}"
-        )
+        if self.reason is None:
+            return f"reconnecting to the host at {self.address}"
+        away = f", away {away_words(self.away_s)}" if self.away_s >= 1 else ""
+        return f"lost the connection to the host; reconnecting (attempt {self.attempt}{away}): {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
 class Reconnected:
-    """A joiner is connected to its host again, and caught up."""
+    """A joiner is connected to its host again, and caught up, after ``away_s`` seconds and
+    ``attempts`` tries (0: not counted, a restarted joiner's first call)."""
+
+    away_s: float = 0.0
+    attempts: int = 0
 
     @property
     def text(self) -> str:
-        return "reconnected to the host"
+        if not self.attempts:
+            return "reconnected to the host"
+        tries = f"{self.attempts} attempt{'s' if self.attempts != 1 else ''}"
+        return f"reconnected to the host after {away_words(self.away_s)} away ({tries})"
 
 
 @dataclass(frozen=True, slots=True)
 class PeerBack:
-    """A host: a player of the match came back (after a lost connection or a restart)."""
+    """A host: a player of the match came back (after a lost connection or a restart), away for
+    ``away_s`` seconds if this host saw it go (None: it did not, a restarted host)."""
 
     name: str
+    away_s: float | None = None
 
     @property
     def text(self) -> str:
-        return f"{self.name} is back"
+        away = f" after {away_words(self.away_s)} away" if self.away_s is not None else ""
+        return f"{self.name} is back{away}"
+
+
+def away_words(seconds: float) -> str:
+    """How long someone was away, as the program writes lengths of time ("3m12s"; "0s" for
+    less than half a second)."""
+    whole = round(seconds)
+    return durations.words(whole) if whole > 0 else "0s"
 
 
 NetEvent = (

@@ -240,4 +240,4 @@ class MatchLoop:
             return
         index = 0 if session.me != 0 else self.links.index_of(connection)
         await self.carry_out(self.machine.gone(index, connection.dropped))
-        self.reconnection.come_back_soon()  # (a joiner's: a host keeps its door open)
+        self.reconnection.lost(index)  # (a joiner calls its host again: a host keeps its door open)

@@ -152,46 +152,63 @@ class Reconnection:
     spectators: Spectators | None = None
     way_back: WayBack | None = None
     arrivals: Arrivals | None = None  # while set, a connection back is held there, not read
+    _away: dict[int, float] = field(default_factory=dict)  # a host: when each player away went
 
     def _channel(self, *, initiator: bool) -> SecureChannel:
         return SecureChannel(initiator=initiator, identity=self.identity, hello={"name": self.name})
 
     def come_back_soon(self) -> None:
-        """A joiner lost its host (or restarted): find it again, in the background (a host, with
-        no way back, waits at its door instead)."""
+        """A restarted joiner: find its host again, in the background (a host, with no way back,
+        waits at its door instead)."""
         if self.way_back is not None:
-            self.nursery.start_soon(self.come_back, self.way_back)
+            self.nursery.start_soon(self.come_back, self.way_back, False)
 
-    async def come_back(self, way: WayBack) -> None:
-        """A joiner that lost the host: connect again and again ``way``, for as long as the match
-        is on (a player away owes only what it owes, and its clock runs on: it is not gone). Each
-        second for the grace period, then every RETRY_S."""
+    def lost(self, index: int | None) -> None:
+        """The connection to ``index`` closed mid-match (a joiner's: its host's): a host notes
+        when, to say how long its player was away once it is back; a joiner finds its host
+        again, in the background."""
+        if index is not None:
+            self._away.setdefault(index, trio.current_time())
+        if self.way_back is not None:
+            self.nursery.start_soon(self.come_back, self.way_back, True)
+
+    async def come_back(self, way: WayBack, lost: bool = True) -> None:
+        """A joiner that lost the host (``lost``; else restarted): connect again and again
+        ``way``, for as long as the match is on (a player away owes only what it owes, and its
+        clock runs on: it is not gone). Each second for the grace period, then every RETRY_S.
+        Each try updates the status (quietly: the log has one line when the connection was lost
+        and one when it is back, however many tries it takes)."""
         session = self.session
-        often_until = trio.current_time() + way.grace_s
-        said, again_at = "", 0.0  # a reason is said when it changes, and every SAY_AGAIN_S
+        began = trio.current_time()
+        often_until, attempt = began + way.grace_s, 0
         while not session.finished and session.fault is None:
+            attempt += 1
             try:
-                stream = await way.connect()
-                connection = Connection(stream, self._channel(initiator=True))
-                established = await connection.handshake()
-                if established.peer_key != session.keys[0]:
-                    way.wrong_host()  # (the next try skips that address)
-                    await connection.aclose()
-                    raise PeerGoneError("another host answered at that address")
-                behind = await sync(session, connection, speak_first=True)
+                connection, behind = await self._call(way)
             except (OSError, PeerGoneError, trio.TooSlowError) as exc:
-                reason = failed_call(exc)
                 now = trio.current_time()
                 pause = 1.0 if now < often_until else RETRY_S
-                if reason != said or now >= again_at:
-                    self.tell(Reconnecting(way.address, f"{reason}; trying again every {pause:.0f} s"))
-                    said, again_at = reason, now + SAY_AGAIN_S
+                reason = f"{failed_call(exc)}; trying again every {pause:.0f} s"
+                self.tell(Reconnecting(way.address, reason, attempt, now - began), quiet=True)
                 await trio.sleep(pause)
                 continue
-            self.tell(Reconnected())
+            away = trio.current_time() - began
+            self.tell(Reconnected(away, attempt) if lost else Reconnected())
             self.came_back(p for p in range(len(session.keys)) if p != session.me)
             self.adopt(connection, index=None, behind=behind)
             return
+
+    async def _call(self, way: WayBack) -> tuple[Connection, list[bytes]]:
+        """One call to the host: its connection, resynced, and what came behind its sync."""
+        session = self.session
+        stream = await way.connect()
+        connection = Connection(stream, self._channel(initiator=True))
+        established = await connection.handshake()
+        if established.peer_key != session.keys[0]:
+            way.wrong_host()  # (the next try skips that address)
+            await connection.aclose()
+            raise PeerGoneError("another host answered at that address")
+        return connection, await sync(session, connection, speak_first=True)
 
     async def welcome_back(self, listener: trio.abc.Listener[trio.abc.Stream]) -> None:
         """A host keeps its door open: a peer of this match may come back after losing its
@@ -225,7 +242,8 @@ class Reconnection:
             await trio.aclose_forcefully(connection)
             raise
         index = session.keys.index(established.peer_key)
-        self.tell(PeerBack(session.names[index]))
+        went = self._away.pop(index, None)
+        self.tell(PeerBack(session.names[index], None if went is None else trio.current_time() - went))
         self.came_back([index])
         self.adopt(connection, index=index, behind=behind)
 

@@ -292,13 +292,21 @@ class TimeoutDisputed:
 
 @dataclass(frozen=True, slots=True)
 class ConnectionLost:
-    """A connection closed mid-match (``peer``: whose, if known); the match waits for it."""
+    """A connection closed mid-match; the match waits for it. Said from this peer's side: a
+    joiner lost its host (``to_host``) and calls it again; a host lost ``peer`` (its player's
+    ``name``, if known) and waits for it to come back."""
 
     peer: int | None = None
+    name: str | None = None
+    to_host: bool = False
 
     @property
     def text(self) -> str:
-        return "a peer's connection closed; waiting for it to come back"
+        if self.to_host:
+            return "lost the connection to the host; reconnecting"
+        if self.name:
+            return f"{self.name}'s connection closed; waiting for {self.name} to come back"
+        return "a player's connection closed; waiting for it to come back"
 
 
 @dataclass(frozen=True, slots=True)

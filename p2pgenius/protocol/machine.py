@@ -219,9 +219,13 @@ class MatchMachine:
         away = [p for p in range(len(session.keys)) if p != session.me] if session.me != 0 else [peer]
         self.clocks.went_away(p for p in away if p is not None)
         if why is not None:  # (given up here: it read nothing, or its route is dead)
-            who = session.names[peer] if peer is not None else "a peer"
+            who = "the host" if session.me != 0 else session.names[peer] if peer is not None else "a peer"
             self._step.told.append(Notice(f"the connection to {who} was given up: {why}"))
-        self._step.told.append(ConnectionLost(peer))
+        if session.me != 0:  # (a joiner's one connection is its host's)
+            self._step.told.append(ConnectionLost(0, session.names[0], to_host=True))
+        else:
+            name = session.names[peer] if peer is not None and peer < len(session.names) else None
+            self._step.told.append(ConnectionLost(peer, name))
         return self._step
 
     @_an_input

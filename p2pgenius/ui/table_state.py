@@ -38,6 +38,7 @@ from p2pgenius.protocol.events import (
     DecisionRefused,
     Event,
     Fault,
+    FaultKind,
     MatchOver,
     SeatsDealt,
     ViewClaimed,
@@ -66,6 +67,16 @@ def seat_names(session: SessionView | None) -> dict[int, str]:
     if session is None or not session.owner:
         return {}
     return {seat: session.names[peer] for seat, peer in enumerate(session.owner)}
+
+
+def stopped_words(session: SessionView, fault: Fault) -> str:
+    """A stopped match on the status bar: why, and whose doing ("bob forfeited")."""
+    who = None
+    if fault.peer is not None and 0 <= fault.peer < len(session.names):
+        who = "you" if fault.peer == session.me else wording.printable(str(session.names[fault.peer]))
+    if fault.kind is FaultKind.FORFEIT and who is not None:
+        return f"the match is over: {who} forfeited"
+    return f"the match stopped ({fault.kind}{f' by {who}' if who else ''})"
 
 
 class TableState:
@@ -204,12 +215,14 @@ class TableState:
         elif isinstance(event, Fault):
             self.fault = event
             self.finished = True
+            self.connection = stopped_words(session, event)  # (nobody is waited for any more)
         elif isinstance(event, MatchOver):
             self.result = event.outcome
             self.finished = True
             self.asking.clear()
             self.message = ""
-            self._log(f"the match is over: {self.outcome_text(session)}")
+            self.connection = f"the match is over: {self.outcome_text(session)}"
+            self._log(self.connection)
             return
         self.tell(session, event)
 
@@ -324,10 +337,8 @@ class TableState:
             rated = self._rate({"game": self.game_name, "keys": [event.key]}).get(event.key)
             known = f"; rated {rated.shown} over {rated.matches} on this machine" if rated is not None else ""
             self._log(f"{event.name} joined{bot}; fingerprint {fingerprint(event.key)}{known}")
-        elif isinstance(event, ConnectionLost | Reconnecting):
-            self.connection = wording.printable(event.text)
-        elif isinstance(event, Reconnected | PeerBack):
-            self.connection = "connected"
+        elif isinstance(event, ConnectionLost | Reconnecting | Reconnected | PeerBack):
+            self._connection_event(event)
         elif isinstance(event, ClockWarning):
             if event.seat == person:
                 self.message = f"clock: {event.words}"  # under the input, not only the log
@@ -335,6 +346,15 @@ class TableState:
             self.message = f"refused: {wording.printable(event.reason)}; choose again"
             self._quiet.append(event.text)
         del self._quiet[:-20]  # (a line told quietly never comes)
+
+    def _connection_event(self, event: ConnectionLost | Reconnecting | Reconnected | PeerBack) -> None:
+        """Someone away, or back: the status says so in place (a joiner's every try updates it;
+        the log has the line when the absence began and the one when it ended). Once the match
+        is over the status keeps its result: nobody is waited for then."""
+        if self.finished:
+            return
+        back = isinstance(event, Reconnected | PeerBack)
+        self.connection = "connected" if back else wording.printable(event.text)
 
     def _track_proposal(self, event: NetEvent) -> None:
         """A host: a player's proposal waits for its answer, until the options change."""

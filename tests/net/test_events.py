@@ -82,18 +82,22 @@ async def test_a_game_without_warnings_gets_none(tmp_path: Path, autojump_clock:
     assert trio.current_time() > 50
 
 
-async def test_a_joiner_failing_to_reach_its_host_says_why_once_not_every_second(
+async def test_a_joiner_failing_to_reach_its_host_updates_its_status_and_logs_nothing(
     tmp_path: Path, autojump_clock: Any
 ) -> None:
     # A try a second for the grace period: it printed the same line (with a first connection's
-    # advice, "is the host running, and is that its port?") 120 times.
+    # advice, "is the host running, and is that its port?") 120 times; then one every few tries
+    # for a day. Each try now updates the status (attempt, how long away), and logs no line.
     del autojump_clock
     from p2pgenius.net.addresses import ConnectError
-    from p2pgenius.net.reconnect import SAY_AGAIN_S, Reconnection
+    from p2pgenius.net.events import Reconnecting
+    from p2pgenius.net.reconnect import Reconnection
 
     log = Silent()
     guest = peer(tmp_path, "guest", BotDriver("random", 2), log, grace=100)
     guest.address = "127.0.0.1:9"
+    told: list[NetEvent] = []
+    guest.notify = told.append
 
     async def refused() -> trio.abc.Stream:
         raise ConnectError(
@@ -125,14 +129,18 @@ async def test_a_joiner_failing_to_reach_its_host_says_why_once_not_every_second
         with trio.move_on_after(400):  # (it tries for as long as the match is on: not forever here)
             await back.come_back(way)
         nursery.cancel_scope.cancel()  # (the inbox's own task)
-    said = [line for line in log.lines if line.startswith("reconnecting:")]
-    assert 2 <= len(said) <= 400 / SAY_AGAIN_S + 2, said
-    assert said[0] == (
-        "reconnecting: nothing is listening at 127.0.0.1:9 (connection refused); trying again every 1 s"
+    assert not log.lines  # (the status says it, in place)
+    tries = [event for event in told if isinstance(event, Reconnecting)]
+    assert [event.attempt for event in tries] == list(range(1, len(tries) + 1))
+    assert 100 + (400 - 100) / 15 - 2 <= len(tries) <= 100 + (400 - 100) / 15 + 2
+    assert tries[0].text == (
+        "lost the connection to the host; reconnecting (attempt 1): nothing is listening at "
+        "127.0.0.1:9 (connection refused); trying again every 1 s"
     )
     # Past the grace period it still tries, less often (a player away is not gone).
-    assert said[-1].endswith("trying again every 15 s"), said[-1]
-    assert not any("is the host running" in line for line in said)
+    assert tries[-1].text.endswith("trying again every 15 s"), tries[-1].text
+    assert f"(attempt {tries[-1].attempt}, away 6m" in tries[-1].text
+    assert not any("is the host running" in event.text for event in tries)
 
 
 def test_a_default_name_is_not_said_twice_and_a_joiner_is_named_by_its_fingerprint() -> None:

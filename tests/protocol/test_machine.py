@@ -167,8 +167,14 @@ def test_a_lost_connection_is_told_and_its_peer_waited_for_not_claimed_for_the_r
     host, joiner = table.machines
     step = joiner.gone(None, "it answered no ping")
     assert [type(e) for e in step.told] == [Notice, ConnectionLost]
-    assert step.told[0] == Notice("the connection to a peer was given up: it answered no ping")
-    assert host.gone(1).told == [ConnectionLost(1)]
+    assert step.told[0] == Notice("the connection to the host was given up: it answered no ping")
+    # Each side says it from where it stands: a joiner lost its host; a host, one of its players.
+    lost = ConnectionLost(0, joiner.session.names[0], to_host=True)
+    assert step.told[1] == lost and lost.text == "lost the connection to the host; reconnecting"
+    name = host.session.names[1]
+    lost = ConnectionLost(1, name)
+    assert host.gone(1).told == [lost]
+    assert lost.text == f"{name}'s connection closed; waiting for {name} to come back"
     assert host.clocks.away == {1: table.hand.t} and joiner.clocks.away == {0: table.hand.t}
     assert not step.messages and not step.records  # (nothing is sent or kept for a lost route)
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from p2pgenius.net.events import Listening, LobbyShown, PeerBack, Reconnected, Reconnecting, Refused
-from p2pgenius.protocol.events import ClockWarning, ConnectionLost
+from p2pgenius.protocol.events import ClockWarning, ConnectionLost, Fault, FaultKind
 from p2pgenius.ui.table import TableScreen
 
 
@@ -32,14 +32,17 @@ def test_the_connection_status_follows_the_events() -> None:
     table.adapter.peer = FakePeer()  # type: ignore[assignment]
     table.adapter.net_event(LobbyShown({}))
     assert table.state.connection == "in the lobby"
-    table.adapter.net_event(ConnectionLost(0))
-    assert table.state.connection == "a peer's connection closed; waiting for it to come back"
-    table.adapter.net_event(Reconnecting("h:1", "the connection broke\x1b[2J"))
-    assert table.state.connection == "reconnecting: the connection broke?[2J"  # no control characters
-    table.adapter.net_event(Reconnected())
+    table.adapter.net_event(ConnectionLost(0, "ann", to_host=True))  # (a joiner's own side)
+    assert table.state.connection == "lost the connection to the host; reconnecting"
+    table.adapter.net_event(Reconnecting("h:1", "the connection broke\x1b[2J", 7, 75.0))
+    assert table.state.connection == (  # (in place, at each try; no control characters)
+        "lost the connection to the host; reconnecting (attempt 7, away 1m15s): the connection broke?[2J"
+    )
+    table.adapter.net_event(Reconnected(80.0, 8))
     assert table.state.connection == "connected"
-    table.adapter.net_event(ConnectionLost(1))
-    table.adapter.net_event(PeerBack("bob"))
+    table.adapter.net_event(ConnectionLost(1, "bob"))  # (a host's side: who is away, by name)
+    assert table.state.connection == "bob's connection closed; waiting for bob to come back"
+    table.adapter.net_event(PeerBack("bob", 12.0))
     assert table.state.connection == "connected"
     table.adapter.net_event(Refused("the peer closed the connection"))  # a stray caller: no change
     assert table.state.connection == "connected"
@@ -54,3 +57,22 @@ def test_a_clock_warning_for_the_persons_seat_shows_under_the_board() -> None:
     assert table.state.message == ""
     table.adapter.net_event(ClockWarning(1, 180_000))
     assert table.state.message == "clock: 3 minutes left on the round clock"
+
+
+def test_once_a_forfeit_ends_the_match_the_status_says_the_result_not_waiting() -> None:
+    # The host kept saying "waiting for it to come back" after the forfeit had ended the match.
+    table = TableScreen()
+    fake = FakePeer()
+    fake.view = SimpleNamespace(
+        my_seats=(0,), terms=None, owner=(0, 1), keys=[b"a", b"b"], me=0, names=["ann", "bob"]
+    )
+    table.adapter.peer = fake  # type: ignore[assignment]
+    table.adapter.net_event(ConnectionLost(1, "bob"))
+    assert table.state.connection == "bob's connection closed; waiting for bob to come back"
+    table.state.on_session_event(fake.view, Fault(FaultKind.FORFEIT, 1, 4, "bob stopped answering", {}))
+    assert table.state.connection == "the match is over: bob forfeited"
+    # Whatever the network says after the end (a late try, a player leaving), the result stays.
+    table.adapter.net_event(ConnectionLost(1, "bob"))
+    table.adapter.net_event(PeerBack("bob"))
+    assert table.state.connection == "the match is over: bob forfeited"
+    assert "the match is over: bob forfeited" in " ".join(text for _, text in table.text.status_lines(160)[0])
