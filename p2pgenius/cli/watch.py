@@ -31,6 +31,7 @@ from p2pgenius.games.catalog import names
 from p2pgenius.net import DEFAULT_GRACE_S, transit
 from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.connection import why
+from p2pgenius.net.events import away_words
 from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import check_name, load_identity
 from p2pgenius.net.reconnect import call_again
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             if on_screen:
                 printer.moves = False  # the screen shows the moves
                 screen = LiveScreen(received, meta, ascii_only=ascii_only(args, out))
-                session = live(main, screen, listeners, printer)
+                session = live(partial(main, status=screen.away), screen, listeners, printer)
             else:
                 session = trio.run(main)
         except BaseExceptionGroup as group:
@@ -146,41 +147,50 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
 
 async def watched(
-    target: Target, follow: Callable[[trio.abc.Stream], Awaitable[None]], watching: Watched, printer: Printer
+    target: Target,
+    follow: Callable[[trio.abc.Stream], Awaitable[None]],
+    watching: Watched,
+    printer: Printer,
+    status: Callable[[str], None] = lambda text: None,
 ) -> SessionView | None:
     """Reach the host and watch to the end (``follow``, given each stream). A relay that paired
     the first call with someone who is not the host (another caller at the same moment) is called
     at again, as a joiner does; a connection cut before the match ends is made again, as a
-    joiner's is (a relay restarted, a host resumed after a crash), for as long as a peer cut off
-    is waited for: then WatchingStoppedError says why."""
+    joiner's is (a relay restarted, a host resumed after a crash), through the relay or directly
+    as the invite says, for as long as a peer cut off is waited for: then WatchingStoppedError
+    says why. The log has one line when the watching was cut and one when it goes on again
+    (how long it was away, after how many calls); each call between only updates ``status``."""
     printer.line(f"connecting to {target.what} to watch")
     stream, route = await target.way.reach()
-    mispaired, cut_at = 0, None  # (cut_at: when the watching was last cut off, on trio's clock)
+    mispaired, cut = 0, None  # (cut: the watching's absence under way, if it is)
+    printer.line(f"{route.words()}: {WATCHING}")
     while True:
-        doing = WATCHING if cut_at is None else "watching again, from where it was cut"
-        printer.line(f"{route.words()}: {doing}")
         try:
             await follow(stream)
+            if cut is not None:  # (the match ended at once: its list came, and the rest)
+                cut.back(route)
             return watching.view
         except RefusedError:
             raise
         except NoHandshakeError:
-            if cut_at is None and watching.session is None:  # (the first call)
+            if cut is None and watching.session is None:  # (the first call)
                 if route.relay is None or mispaired >= MISPAIRED_TRIES:
                     raise
                 mispaired += 1
                 printer.line(f"{route.where}: {NOT_THE_HOST}")
                 await trio.sleep(random.uniform(0.1, 1.0))
                 stream, route = await target.way.reach()
+                printer.line(f"{route.words()}: {WATCHING}")
                 continue
         except PeerGoneError as exc:
             # (in the lobby too: a spectator holds no seat, so calling again loses nothing, and
             # a host busy starting its match may have let the connection go)
-            begun = "" if watching.session is not None else ", before the match began"
-            printer.line(f"{cut_words(route, exc)}{begun}; calling again")
-            cut_at = trio.current_time()
-        cut_at = cut_at if cut_at is not None else trio.current_time()
-        stream, route = await _call_again(target, watching, printer, cut_at)
+            if cut is None or cut.is_back:  # (a call that failed before it was back: the same absence)
+                begun = "" if watching.session is not None else ", before the match began"
+                cut = Cut(printer, status, watching, f"{cut_words(route, exc)}{begun}")
+        if cut is None:  # (a handshake that failed on a call made again: away as before)
+            cut = Cut(printer, status, watching, "the host did not finish the handshake")
+        stream, route = await cut.call_again(target)
 
 
 WATCHING: Final = "watching; every message is checked as it comes"
@@ -190,29 +200,60 @@ class WatchingStoppedError(PeerGoneError):
     """The watching was cut off before the match ended, and the host could not be reached again."""
 
 
-async def _call_again(
-    target: Target, watching: Watched, printer: Printer, cut_at: float
-) -> tuple[trio.abc.Stream, transit.Route]:
-    """The host, called again after the watching was cut off at ``cut_at``: each second for the
-    grace period, then less often, for as long as a peer cut off is waited for (the match's
-    longest time limit, never less than the grace period)."""
-    session = watching.session
-    waited = patience(session, DEFAULT_GRACE_S) if session is not None else DEFAULT_GRACE_S
-    try:
-        return await call_again(
-            target.way.reach, printer.line, often_until=cut_at + DEFAULT_GRACE_S, until=cut_at + waited
-        )
-    except PeerGoneError as exc:
-        raise WatchingStoppedError(str(exc)) from None
+class Cut:
+    """A spectator's absence: said once as it begins (``words``, and that it reconnects) and
+    once as it ends (after how long, and how many calls); every call between is a ``status``."""
+
+    def __init__(
+        self, printer: Printer, status: Callable[[str], None], watching: Watched, words: str
+    ) -> None:
+        self.printer, self.status, self.watching, self.words = printer, status, watching, words
+        self.at, self.calls, self.is_back = trio.current_time(), 0, False
+        printer.line(f"{words}; reconnecting")
+
+    def tried(self, why: str) -> None:
+        """A call that failed: the status says so, in place."""
+        self.calls += 1
+        away = trio.current_time() - self.at
+        self.status(f"reconnecting (attempt {self.calls}, away {away_words(away)}): {why}")
+
+    def back(self, route: transit.Route) -> None:
+        """The host listed the match again: the watching goes on (said once)."""
+        if not self.is_back:
+            self.is_back = True
+            self.status("")  # (no longer away)
+            away = away_words(trio.current_time() - self.at)
+            calls = f"{self.calls} attempt{'s' if self.calls != 1 else ''}"
+            self.printer.line(f"{route.words()}: {WATCHING_AGAIN} (after {away} away, {calls})")
+
+    async def call_again(self, target: Target) -> tuple[trio.abc.Stream, transit.Route]:
+        """The host, called again: each second for the grace period, then less often, for as
+        long as a peer cut off is waited for (the match's longest time limit, never less than
+        the grace period)."""
+        session = self.watching.session
+        waited = patience(session, DEFAULT_GRACE_S) if session is not None else DEFAULT_GRACE_S
+        try:
+            stream, route = await call_again(
+                target.way.reach, self.tried, often_until=self.at + DEFAULT_GRACE_S, until=self.at + waited
+            )
+        except PeerGoneError as exc:
+            raise WatchingStoppedError(str(exc)) from None
+        self.calls += 1
+        self.watching.listed = partial(self.back, route)  # (said once the host lists the match)
+        return stream, route
+
+
+WATCHING_AGAIN: Final = "watching again, from where it was cut"
 
 
 def cut_words(route: transit.Route, exc: BaseException) -> str:
-    """What cut the watching, as far as a spectator can tell: through a relay, the relay or the
-    host may have gone (the relay closes its end either way); directly, the host's connection."""
+    """What cut the watching, as far as a spectator can tell: through a relay, its connection
+    was the relay's (the relay closes it when it restarts, or when the host went away: it does
+    not say which); directly, the host's."""
     if route.relay is not None:
         return (
-            f"lost the connection through {transit.relay_label(route.relay)}: the relay or the host "
-            "went away (a relay does not say which)"
+            f"the connection to {transit.relay_label(route.relay)} closed (the relay restarted, or "
+            "the host went away: a relay does not say which)"
         )
     reason = why(exc).replace("the peer", "the host")
     return f"lost the connection to the host ({route.where}): {reason}"
@@ -318,6 +359,11 @@ class LiveScreen:
         self.replay.notes.append((self.replay.count, text))
         self.redraw()
 
+    def away(self, text: str) -> None:
+        """While the watching is cut: its calls again, on the status bar ("": back)."""
+        self.replay.away = text
+        self.redraw()
+
     def rebuild(self) -> None:
         """The screen from the transcript received so far (the newest step followed)."""
         assert self.pending is not None
@@ -357,8 +403,8 @@ class LiveScreen:
 def why_stopped(ended: Any) -> str:
     """Why a watching ended (``ended``: the trio run's outcome) when the match had not."""
     error = getattr(ended, "error", None)
-    if error is None:
-        return "the host closed the connection"
+    if error is None:  # (nothing was cut: nothing says the host closed anything)
+        return "nothing more came"
     if isinstance(error, BaseExceptionGroup):
         error = first_error(error)
     return wording.printable(str(error)) or "the connection broke"

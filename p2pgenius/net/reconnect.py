@@ -27,9 +27,6 @@ from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Session
 
-SAY_AGAIN_S: Final = 30.0
-"""A joiner trying to reach its host again says why it failed when the reason changes, and at
-least this often (a try a second: one line a second would bury everything else)."""
 RETRY_S: Final = 15.0
 """How often a joiner tries to reach its host again once the grace period has passed."""
 
@@ -82,14 +79,19 @@ def failed_call(exc: BaseException) -> str:
 
 
 async def call_again(
-    call: Callable[[], Awaitable[T]], say: Callable[[str], None], *, often_until: float, until: float
+    call: Callable[[], Awaitable[T]],
+    tried: Callable[[str], None],
+    *,
+    often_until: float,
+    until: float,
 ) -> T:
     """What ``call`` gives once it answers, called again and again as a joiner calls its host
-    again: each second until ``often_until`` (trio's clock), then every RETRY_S; why a call
-    failed is said when the reason changes and every SAY_AGAIN_S. Past ``until``, PeerGoneError
-    says for how long nobody answered, and the last reason (a spectator's way back: one that
-    watches is waited for by nobody, and gives up in time)."""
-    began, said, again_at = trio.current_time(), "", 0.0
+    again: each second until ``often_until`` (trio's clock), then every RETRY_S; each call that
+    fails is told to ``tried`` (why, and when the next comes: a status, updated in place, not a
+    line of the log). Past ``until``, PeerGoneError says for how long nobody answered, and the
+    last reason (a spectator's way back: one that watches is waited for by nobody, and gives up
+    in time)."""
+    began = trio.current_time()
     while True:
         try:
             return await call()
@@ -100,9 +102,7 @@ async def call_again(
                     f"the host could not be reached again for {now - began:.0f} s ({reason})"
                 ) from None
             every = 1.0 if now < often_until else RETRY_S
-            if reason != said or now >= again_at:
-                say(f"calling again: {reason}; trying again every {every:.0f} s")
-                said, again_at = reason, now + SAY_AGAIN_S
+            tried(f"{reason}; trying again every {every:.0f} s")
             await trio.sleep(min(every, until - now))
 
 

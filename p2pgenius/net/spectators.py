@@ -183,6 +183,7 @@ class Watched:
     onlooker: Onlooker
     session: Session | None = None
     seen: set[bytes] | None = field(default_factory=set)  # (None: every message taken as it comes)
+    listed: Callable[[], None] | None = None  # told once, when the next connection lists the players
 
     @property
     def view(self) -> SessionView | None:
@@ -222,6 +223,10 @@ class Watched:
             while not self.over:
                 for payload in await connection.receive():
                     listed = self.take(payload, host.peer_key, listed=listed)
+                    told = self.listed
+                    if listed and told is not None:  # (a watching that goes on: said so)
+                        self.listed = None
+                        told()
                     if self.over:
                         break
         finally:

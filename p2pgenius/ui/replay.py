@@ -124,6 +124,7 @@ class Replay:
         self.ascii_only = ascii_only
         self.live = live  # watched as it is played (p2pgenius watch)
         self.stopped = ""  # live: why the watching stopped before the match ended, once it did
+        self.away = ""  # live: while the watching is cut, its calls again (updated at each)
         self.notes: list[tuple[int, str]] = [] if notes is None else notes
         """Live: what the spectator was told besides the moves (the connection, the players'
         chat), each at the position the match was at when it came."""
@@ -321,11 +322,12 @@ class Replay:
         step follows the newest; one stepped back stays where it is."""
         following = self.index >= self.count
         index, help_open, stopped, message = self.index, self.help_open, self.stopped, self.message
+        away = self.away
         self.__init__(report, ascii_only=self.ascii_only, live=self.live, notes=self.notes)  # type: ignore[misc]
         if stopped:
             self.stop(stopped)
         self.index = self.count if following else min(index, self.count)
-        self.help_open, self.message = help_open, message
+        self.help_open, self.message, self.away = help_open, message, away
 
     def stop(self, reason: str) -> None:
         """Live: the watching ended (``reason``) before the match did; the log says so."""
@@ -447,6 +449,8 @@ class Replay:
             return "stopped, no result"
         if self.stopped:
             return "no result: the watching stopped"
+        if self.live and self.away:  # (cut off: the calls again, in place; why, if it fits)
+            return wording.printable(self.away)
         if not self.begun:
             return "not begun yet"
         return "the match goes on" if self.live else "no result yet"

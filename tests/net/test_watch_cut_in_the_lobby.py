@@ -62,5 +62,5 @@ async def test_a_watcher_cut_before_the_match_began_calls_again_and_watches(auto
     view = await watched(door, follow, watching, Printer(out, moves=False))
     said = out.getvalue()
     assert view is not None and len(door.answering.calls) == 2 and follows == 2, said
-    assert "before the match began; calling again" in said, said
+    assert "before the match began; reconnecting" in said, said
     assert "watching again, from where it was cut" in said, said

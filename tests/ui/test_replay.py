@@ -464,3 +464,19 @@ def test_a_result_no_other_player_signed_is_shown_as_no_result(live: bool) -> No
     assert replay.result().startswith("unconfirmed: ")
     assert "never signed it: no result" in "\n".join(replay._ending())
     assert "the match is over" not in "\n".join(replay._ending())
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_a_live_watch_cut_off_says_its_calls_again_on_the_status_bar_in_place(width: int) -> None:
+    # Each call again updates the status bar (not the log: one line as the cut began, one as the
+    # watching went on); back, the status says the match goes on again.
+    replay = Replay(Report(ok=False, summary="", meta={"role": "watch"}), live=True)
+    notes = list(replay.notes)
+    for attempt in (1, 2):
+        replay.away = f"reconnecting (attempt {attempt}, away 2s): relay 10.0.0.1:4001 cannot be reached"
+        shown = " ".join(text for line in replay.status_lines(width) for _, text in line)
+        assert f"reconnecting (attempt {attempt}, away 2s)" in shown, shown
+    replay.away = ""
+    shown = " ".join(text for line in replay.status_lines(width) for _, text in line)
+    assert "reconnecting" not in shown and "not begun yet" in shown
+    assert replay.notes == notes  # (nothing in the log)

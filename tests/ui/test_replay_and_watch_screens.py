@@ -291,7 +291,7 @@ def test_a_watch_cut_short_says_so_not_that_the_match_goes_on(size: tuple[int, i
     session = watch_on(terminal, feed, driver)
     assert session is not None and session.outcome is None
     text = screens["cut"]
-    said = "the watching stopped here, before the match ended: the host closed the connection"
+    said = "the watching stopped here, before the match ended: nothing more came"
     assert said in log_of(text)
     assert "the match goes on" not in text and "no result: the watching stopped" in text
 
