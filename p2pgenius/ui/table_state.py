@@ -13,6 +13,7 @@ through the read-only :class:`SessionView` it is given.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Final
@@ -118,6 +119,7 @@ class TableState:
         self._shown: tuple[Any, ...] = ()  # the engine events of the last step, as shown
         self._quiet: list[str] = []  # lines of the network layer shown elsewhere than the log
         self.invalidate: Callable[[], None] = lambda: None  # the screen's redraw, once there is one
+        self.now: Callable[[], str] = lambda: time.strftime("%H:%M")  # the time of day, as shown
 
     @property
     def message(self) -> str:
@@ -348,13 +350,16 @@ class TableState:
         del self._quiet[:-20]  # (a line told quietly never comes)
 
     def _connection_event(self, event: ConnectionLost | Reconnecting | Reconnected | PeerBack) -> None:
-        """Someone away, or back: the status says so in place (a joiner's every try updates it;
-        the log has the line when the absence began and the one when it ended). Once the match
+        """Someone away, or back: the status says so in place (a joiner's every try updates it; a
+        host's says since when; the log has the line when the absence began and the one when it
+        ended). Once the match
         is over the status keeps its result: nobody is waited for then."""
         if self.finished:
             return
         back = isinstance(event, Reconnected | PeerBack)
         self.connection = "connected" if back else wording.printable(event.text)
+        if isinstance(event, ConnectionLost) and not event.to_host:  # (a host: nothing updates it)
+            self.connection += f" (since {self.now()})"
 
     def _track_proposal(self, event: NetEvent) -> None:
         """A host: a player's proposal waits for its answer, until the options change."""

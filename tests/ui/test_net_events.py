@@ -40,8 +40,9 @@ def test_the_connection_status_follows_the_events() -> None:
     )
     table.adapter.net_event(Reconnected(80.0, 8))
     assert table.state.connection == "connected"
+    table.state.now = lambda: "21:07"
     table.adapter.net_event(ConnectionLost(1, "bob"))  # (a host's side: who is away, by name)
-    assert table.state.connection == "bob's connection closed; waiting for bob to come back"
+    assert table.state.connection == "bob's connection closed; waiting for bob to come back (since 21:07)"
     table.adapter.net_event(PeerBack("bob", 12.0))
     assert table.state.connection == "connected"
     table.adapter.net_event(Refused("the peer closed the connection"))  # a stray caller: no change
@@ -67,8 +68,9 @@ def test_once_a_forfeit_ends_the_match_the_status_says_the_result_not_waiting() 
         my_seats=(0,), terms=None, owner=(0, 1), keys=[b"a", b"b"], me=0, names=["ann", "bob"]
     )
     table.adapter.peer = fake  # type: ignore[assignment]
+    table.state.now = lambda: "21:07"
     table.adapter.net_event(ConnectionLost(1, "bob"))
-    assert table.state.connection == "bob's connection closed; waiting for bob to come back"
+    assert table.state.connection == "bob's connection closed; waiting for bob to come back (since 21:07)"
     table.state.on_session_event(fake.view, Fault(FaultKind.FORFEIT, 1, 4, "bob stopped answering", {}))
     assert table.state.connection == "the match is over: bob forfeited"
     # Whatever the network says after the end (a late try, a player leaving), the result stays.
