@@ -72,10 +72,14 @@ class PeerAdapter:
 
     def asked(self, asking: dict[int, int]) -> None:
         """What the person's seat is asked to decide now (seat -> stage; empty: nothing). Asked
-        anew, the echo of the last choice sent goes (it is behind the person now); a move that
-        waited for its y/n goes too once its turn is over (it was chosen for that turn)."""
+        anew, the echo of the last choice sent goes (it is behind the person now); asked about a
+        later stage than before (a new turn), whatever the line under the input said goes too
+        (an error, a warning: last turn's words); a move that waited for its y/n goes once its
+        turn is over (it was chosen for that turn)."""
         state = self.state
-        if asking.items() - state.asking.items() and state.echoes_sent:
+        later = any(stage > state.last_asked.get(seat, stage) for seat, stage in asking.items())
+        state.last_asked.update(asking)
+        if (asking.items() - state.asking.items() and state.echoes_sent) or later:
             state.message = ""
         confirming = state.confirming
         if confirming is not None and asking.get(confirming[1]) != state.asking.get(confirming[1]):

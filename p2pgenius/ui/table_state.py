@@ -104,6 +104,7 @@ class TableState:
         self.chat_lines: deque[str] = deque(maxlen=LOG_LINES)
         self.feed: deque[tuple[str, str]] = deque(maxlen=LOG_LINES)  # the log and the chat, in order
         self.asking: dict[int, int] = {}  # the person's seats asked to decide -> stage
+        self.last_asked: dict[int, int] = {}  # the person's seats -> the latest stage asked about
         self.chosen: dict[int, str] = {}  # what the person chose this stage (a sealed choice may change)
         self.settled: set[int] = set()  # the person's seats whose choice it let stand (``done``)
         self._seen_dark: dict[int, list[Mapping[str, Any]]] = {}  # stage -> events told in the dark
