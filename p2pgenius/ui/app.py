@@ -60,7 +60,7 @@ def build(table: TableScreen, **app_args: Any) -> Application[None]:
     app = application(
         layout.root,
         buffer=buffer,
-        keys=match_keys(table.input, buffer, layout.active_log),
+        keys=match_keys(table.input, buffer, layout.active_log, layout.history_limit),
         style=lambda: style(table.text.game()),
         **app_args,
     )

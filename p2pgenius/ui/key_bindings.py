@@ -3,8 +3,9 @@
 
 Tab lists the legal moves (again: the next one), Enter on one sends it; PageUp/PageDown scroll
 the log (and the rules page, while it is open), End returns to the newest lines, Home goes to the
-first; F2 opens the rules page; F3 copies a host's invite; and the frame's keys: F1 or ? the
-help, Esc closes what is open, Ctrl-C or Ctrl-Q leaves after asking.
+first; Up/Down scroll the board's history (the duel's turns); F2 opens the rules page; F3
+copies a host's invite; and the frame's keys: F1 or ? the help, Esc closes what is open, Ctrl-C
+or Ctrl-Q leaves after asking.
 """
 
 from __future__ import annotations
@@ -24,9 +25,15 @@ PAGE_ROWS: Final = 15
 """How far PageUp/PageDown move the rules page (the arrows: one line)."""
 
 
-def match_keys(typed: TableInput, buffer: Buffer, active_log: Callable[[], Window]) -> KeyBindingsBase:
+def match_keys(
+    typed: TableInput,
+    buffer: Buffer,
+    active_log: Callable[[], Window],
+    history_limit: Callable[[], int] = lambda: 0,
+) -> KeyBindingsBase:
     """The keys of the match screen typing into ``buffer`` (``active_log``: the log window the
-    keys scroll, as the layout has it now)."""
+    keys scroll, as the layout has it now; ``history_limit``: how far back the board's history
+    scrolls at its size now)."""
     empty = Condition(lambda: not buffer.text)
     rules_shown = Condition(lambda: typed.rules_open)
 
@@ -41,6 +48,7 @@ def match_keys(typed: TableInput, buffer: Buffer, active_log: Callable[[], Windo
             rules_keys(typed, rules_shown),
             invite_keys(typed),
             log_keys(typed, buffer, active_log, ~rules_shown),
+            history_keys(typed, buffer, history_limit, ~rules_shown),
             frame_keys(empty=empty, toggle_help=typed.toggle_help, close=typed.close, leave=leave),
         ]
     )
@@ -146,5 +154,23 @@ def log_keys(
     @keys.add("home", filter=shown & Condition(lambda: not buffer.text))
     def _log_home(event: KeyPressEvent) -> None:
         typed.oldest()
+
+    return keys
+
+
+def history_keys(typed: TableInput, buffer: Buffer, limit: Callable[[], int], shown: Filter) -> KeyBindings:
+    """While the board is ``shown`` (no page over it) and no completions are listed (the arrows
+    choose among those): Up scrolls the board's history (the duel's turns) a turn back, Down a
+    turn forward."""
+    keys = KeyBindings()
+    free = shown & Condition(lambda: buffer.complete_state is None)
+
+    @keys.add("up", filter=free)
+    def _older(event: KeyPressEvent) -> None:
+        typed.scroll_history(1, limit())
+
+    @keys.add("down", filter=free)
+    def _newer(event: KeyPressEvent) -> None:
+        typed.scroll_history(-1, limit())
 
     return keys

@@ -143,6 +143,11 @@ class MatchLayout:
             floats=self._floats(),
         )
 
+    def history_limit(self) -> int:
+        """How far back the board's history (the duel's turns) scrolls at the screen's size."""
+        geo = self.screen.geometry()
+        return self.table.text.scroll_limit(geo.board_width, geo.board_height)
+
     def active_log(self) -> Window:
         """The log the keys scroll: the log beside the board, or the one under it."""
         return self.log if self.screen.geometry().wide else self.feed

@@ -18,8 +18,9 @@ turn that cast it). The protocol's stages, counted from 0, are never shown: a pe
 "the match goes on" until the match ends, then in the result.
 
 Keys: Right, Space or n the next step; Left, p or Backspace the one before; Home and End the
-first and the last; ``go N`` (typed, then Enter) jumps to what the status bar calls N (0: the
-start); F1 or ? the help; q, Ctrl-C or Ctrl-Q leave.
+first and the last; Up and Down scroll the board's history (the duel's turns); ``go N`` (typed,
+then Enter) jumps to what the status bar calls N (0: the start); F1 or ? the help; q, Ctrl-C or
+Ctrl-Q leave.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ HELP: Final = """{what}
 Right, Space or n     the next step
 Left, p or Backspace  the step before
 Home / End            the start / the last step
-go N, then Enter      {unit} N, as the status bar counts (0: the start; a number alone does the same)
+{scroll}go N, then Enter      {unit} N, as the status bar counts (0: the start; a number alone does the same)
 first, last, next, back: the same, typed
 F1 or ?               this help (Esc closes it)
 q, Ctrl-C or Ctrl-Q   leave
@@ -132,7 +133,8 @@ class Replay:
         self.index = 0
         self.message = ""
         self.help_open = False
-        self._boards: dict[tuple[int, int, int], list[Line]] = {}
+        self.history_back = 0  # turns the board's history (the duel's) is scrolled back (Up)
+        self._boards: dict[tuple[int, int, int, int], list[Line]] = {}
         self.front = frontend(self.game)  # (no game yet: the generic one, which draws nothing here)
         # Live, before the deal: one position, no board yet, the log saying what it waits for.
         self.names: dict[int, str] = {}
@@ -322,12 +324,12 @@ class Replay:
         step follows the newest; one stepped back stays where it is."""
         following = self.index >= self.count
         index, help_open, stopped, message = self.index, self.help_open, self.stopped, self.message
-        away = self.away
+        away, back = self.away, self.history_back
         self.__init__(report, ascii_only=self.ascii_only, live=self.live, notes=self.notes)  # type: ignore[misc]
         if stopped:
             self.stop(stopped)
         self.index = self.count if following else min(index, self.count)
-        self.help_open, self.message, self.away = help_open, message, away
+        self.help_open, self.message, self.away, self.history_back = help_open, message, away, back
 
     def stop(self, reason: str) -> None:
         """Live: the watching ended (``reason``) before the match did; the log says so."""
@@ -510,24 +512,12 @@ class Replay:
         """The board after the current step, for ``width`` columns and about ``height`` rows."""
         if not self.begun:
             return wrap([("class:dim", " the board shows once the seats are dealt")], width, 1)
-        key = (self.index, width, height)
+        key = (self.index, width, height, self.history_back)
         if key not in self._boards:
             if len(self._boards) > 512:  # (a terminal resized over and over)
                 self._boards.clear()
             try:
-                lines = self.front.board(
-                    BoardRequest(
-                        self.game,
-                        self.view(),
-                        self.names,
-                        ascii_only=self.ascii_only,
-                        hints=False,
-                        mine=(),
-                        width=width,
-                        height=height,
-                        memory=self.memories[self.index],
-                    )
-                )
+                lines = self.front.board(board_request(self, width, height))
             except (LookupError, TypeError, ValueError, AttributeError) as exc:
                 lines = [[("class:effect", f" the board cannot be drawn here ({exc!r})")]]
             self._boards[key] = wrap_all(lines, width)
@@ -573,7 +563,10 @@ class Replay:
         ]
 
     def help_text(self) -> str:
-        return HELP.format(unit=self.unit, what=WATCHING if self.live else REPLAYING)
+        scroll = self.front.scroll_keys
+        return HELP.format(
+            unit=self.unit, what=WATCHING if self.live else REPLAYING, scroll=scroll + "\n" if scroll else ""
+        )
 
     def toggle_help(self) -> None:
         self.help_open = not self.help_open
@@ -598,6 +591,22 @@ def pack(items: Line, width: int) -> list[Line]:
             continue
         current.append(item)
     return out + [current] if current else out
+
+
+def board_request(replay: Replay, width: int, height: int) -> BoardRequest:
+    """What ``replay``'s board is drawn from, ``width`` x ``height``, at the position shown."""
+    return BoardRequest(
+        replay.game,
+        replay.view(),
+        replay.names,
+        ascii_only=replay.ascii_only,
+        hints=False,
+        mine=(),
+        width=width,
+        height=height,
+        memory=replay.memories[replay.index],
+        scroll=replay.history_back,
+    )
 
 
 def _number(word: str) -> int | None:
@@ -636,11 +645,32 @@ class Screen:
         fit is asked again for fewer rows (it leaves out what it can do without)."""
         columns, rows = terminal_size()
         body = max(rows - self.chrome(), 4)
+        height = self.board_size()[1]
+        lines = self.replay.board_lines(columns, height)
+        shown = max(min(len(lines), height), 1)
+        return lines[:shown], body - 1 - shown
+
+    def scroll_history(self, turns: int) -> None:
+        """The board's history (the duel's turns) ``turns`` further back (forward, if negative),
+        never past its first nor its newest at the board's size now."""
+        replay = self.replay
+        limit = 0
+        if replay.begun:
+            with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
+                limit = replay.front.scroll_limit(board_request(replay, *self.board_size()))
+        replay.history_back = max(min(replay.history_back + turns, limit), 0)
+
+    def board_size(self) -> tuple[int, int]:
+        """The columns and rows the board is drawn for: inside its frame on a wide screen; on a
+        narrow one, what the log under it leaves (:meth:`narrow_rows`)."""
+        if self.wide():
+            width, height, _ = self.wide_sizes()
+            return width, height
+        columns, rows = terminal_size()
+        body = max(rows - self.chrome(), 4)
         current = len(self.replay.entry_lines(self.replay.index, columns))
         want = max(MIN_LOG, min(current, body // 2))
-        lines = self.replay.board_lines(columns, body - 1 - want)
-        shown = max(min(len(lines), body - 1 - want), 1)
-        return lines[:shown], body - 1 - shown
+        return columns, body - 1 - want
 
     def wide_sizes(self) -> tuple[int, int, int]:
         """On a wide screen: the board's width and height inside its frame, the log's width."""
@@ -684,9 +714,10 @@ class Screen:
         )
 
 
-def keys(replay: Replay, buffer: Buffer) -> KeyBindingsBase:
+def keys(replay: Replay, buffer: Buffer, screen: Screen) -> KeyBindingsBase:
     """On an empty input line: Right, Space or n the next step; Left, p or Backspace the one
-    before; Home and End the first and the last; q leaves. And the frame's keys."""
+    before; Home and End the first and the last; q leaves. Up and Down scroll the board's
+    history (the duel's turns) on the ``screen``'s board. And the frame's keys."""
     empty = Condition(lambda: not buffer.text)
     own = KeyBindings()
 
@@ -703,6 +734,15 @@ def keys(replay: Replay, buffer: Buffer) -> KeyBindingsBase:
         own.add(key, filter=empty)(moving(replay.back))
     own.add("home", filter=empty)(moving(replay.first))
     own.add("end", filter=empty)(moving(replay.last))
+
+    def scrolling(turns: int) -> Callable[[KeyPressEvent], None]:
+        def handler(event: KeyPressEvent) -> None:
+            screen.scroll_history(turns)
+
+        return handler
+
+    own.add("up")(scrolling(1))
+    own.add("down")(scrolling(-1))
 
     def leave(event: KeyPressEvent) -> None:
         event.app.exit()
@@ -732,7 +772,7 @@ def build(replay: Replay, **app_args: Any) -> Application[None]:
     return application(
         root,
         buffer=buffer,
-        keys=keys(replay, buffer),
+        keys=keys(replay, buffer, screen),
         style=lambda: replay_style(replay.game or None),
         **app_args,
     )

@@ -198,6 +198,12 @@ class TableInput:
         if self.log_top + height >= count:
             self.follow = True
 
+    def scroll_history(self, turns: int, limit: int) -> None:
+        """The board's history (the duel's turns) ``turns`` further back (forward, if negative),
+        never past its first (``limit`` back) nor its newest."""
+        self.state.history_back = max(min(self.state.history_back + turns, limit), 0)
+        self.state.invalidate()
+
     def newest(self) -> None:
         """The log follows its newest lines again."""
         self.follow = True

@@ -117,6 +117,7 @@ class TableState:
         self.claimed_view: Mapping[str, Any] | None = None  # the latest view claim, in the dark
         self.clocks: dict[int, tuple[str, float, bool]] = {}
         self.memory: dict[str, Any] = {}  # what the game's front end keeps (a round's reckoning)
+        self.history_back = 0  # turns the board's history is scrolled back from its newest (Up)
         self._shown: tuple[Any, ...] = ()  # the engine events of the last step, as shown
         self._quiet: list[str] = []  # lines of the network layer shown elsewhere than the log
         self.invalidate: Callable[[], None] = lambda: None  # the screen's redraw, once there is one
@@ -248,6 +249,7 @@ class TableState:
         if game is None or not events:
             return
         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
+            frontend(game).remember(self.memory, events, event.view, ())  # (told now: never again)
             for text in frontend(game).log_lines(events, event.view, seat_names(session)):
                 self._log(text)
 
@@ -269,9 +271,10 @@ class TableState:
         if game is None:
             return
         front = frontend(game)
+        step_view = self._step_view(session, event, view)  # (a stage played in the dark: its own)
         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
-            front.remember(self.memory, fresh, view, event.actions)
-        for text in front.log_lines(fresh, self._step_view(session, event, view), seat_names(session)):
+            front.remember(self.memory, fresh, step_view, event.actions)
+        for text in front.log_lines(fresh, step_view, seat_names(session)):
             self._log(text)
 
     def _step_view(

@@ -59,25 +59,39 @@ class TableText:
         session = self.session
         if game is None or view is None or session is None:
             return wrap_all(self.waiting_lines(width, invite_apart=invite_apart), width)
-        state = self.state
         try:
-            lines = frontend(game).board(
-                BoardRequest(
-                    game,
-                    view,
-                    self.names(),
-                    ascii_only=state.ascii_only,
-                    hints=state.hints,
-                    mine=session.my_seats,
-                    width=width,
-                    height=height,
-                    memory=state.memory,
-                )
-            )
+            lines = frontend(game).board(self._request(game, view, session, width, height))
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
             # Only a peer's claim can be malformed (it is checked in full once its seat sees again).
             lines = [[("class:effect", f" the board cannot be drawn from what the peer sent ({exc!r})")]]
         return wrap_all(lines, width)
+
+    def _request(
+        self, game: str, view: Mapping[str, Any], session: SessionView, width: int, height: int
+    ) -> BoardRequest:
+        state = self.state
+        return BoardRequest(
+            game,
+            view,
+            self.names(),
+            ascii_only=state.ascii_only,
+            hints=state.hints,
+            mine=session.my_seats,
+            width=width,
+            height=height,
+            memory=state.memory,
+            scroll=state.history_back,
+        )
+
+    def scroll_limit(self, width: int, height: int) -> int:
+        """How far back the board's history (the duel's turns) can scroll at this size."""
+        game, view, session = self.game(), self.view(), self.session
+        if game is None or view is None or session is None:
+            return 0
+        try:
+            return frontend(game).scroll_limit(self._request(game, view, session, width, height))
+        except (LookupError, TypeError, ValueError, AttributeError):
+            return 0
 
     def waiting_lines(self, width: int = 80, *, invite_apart: bool = False) -> list[Line]:
         """The board before the match: the lobby, or the wait for players."""

@@ -69,7 +69,11 @@ def test_a_long_duel_shows_more_of_each_hands_gestures_on_a_large_board() -> Non
     assert len(history) == 18
     left = " ".join(history)
     assert re.search(rf"left\s+{left}\b", large)  # all 18 on the large board
-    assert not re.search(rf"left\s+{left}\b", small) and re.search(rf"left\s+{left[-29:]}\b", small)  # 15
+    # The small one has its turn history in their place: the last turns, a row each.
+    assert not re.search(r"left\s+\S", small) and re.search(r"^ +18  \S", small, re.MULTILINE), small
+    assert len(re.findall(r"^[ ^v] +\d+  \S", large, re.MULTILINE)) > len(
+        re.findall(r"^[ ^v] +\d+  \S", small, re.MULTILINE)
+    )
 
 
 def test_a_large_window_gives_the_log_beside_the_board_at_least_60_columns() -> None:

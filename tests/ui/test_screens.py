@@ -106,10 +106,10 @@ def test_the_duel_at_80x24_then_160x50_and_a_chat_after_the_end(tmp_path: Path) 
     assert person.session is not None
     other = fingerprint(person.session.keys[1])
     assert other in "\n".join(rows[:2]), "the opponent's whole fingerprint in the status bar"
-    board = rows_between(narrow, r"Turn 2", r"Blindness")
+    board = rows_between(narrow, r"Turn 2", r"what happened")
     text = "\n".join(board)
     assert "you: person (p0)" in text and "opponent: bot (p1)" in text
-    assert text.count("HP ") == 2 and re.search(r"left\s+S", text) and re.search(r"right\s+D", text)
+    assert text.count("HP ") == 2 and re.search(r"\b1  S  D\b", text)  # (the turn history's row)
     assert text.count("L next") == 2 and text.count("R next") == 2  # both wizards, both hands
     for name in ("Shield", "Counter", "Missile", "Fireball", "PW Kill", "Blindness", "Paralysis", "Fear"):
         assert name in text

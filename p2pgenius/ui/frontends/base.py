@@ -62,7 +62,8 @@ class BoardRequest:
     the person's; ``hints``: mark the moves that help; ``width`` columns and about ``height``
     rows, of which a board uses what it is given (more detail when there is room) and never more
     columns than ``width``; ``memory``: what :meth:`FrontEnd.remember` kept of the match so far
-    on this screen (a round's reckoning)."""
+    on this screen (a round's reckoning); ``scroll``: how far the person scrolled the board's
+    history back from its newest (Up/Down; :meth:`FrontEnd.scroll_limit` says how far it goes)."""
 
     game: str
     view: Mapping[str, Any]
@@ -74,6 +75,7 @@ class BoardRequest:
     width: int = 80
     height: int = 40
     memory: Mapping[str, Any] | None = None
+    scroll: int = 0
 
     @property
     def glyphs(self) -> Glyphs:
@@ -97,6 +99,9 @@ class FrontEnd:
     styles: Mapping[str, str] = {}
     """The styles of the board's own classes (``{"hp": "bold"}`` styles ``class:hp``), added to
     the UI's common ones (title, dim, effect, seat, seat.me, ...)."""
+    scroll_keys: str = ""
+    """The line of a replay's help that says what Up and Down scroll on this game's board (""
+    when they scroll nothing: see :meth:`scroll_limit`)."""
     replay_unit: str = "stage"
     """What ``go N`` counts in a replay (``p2pgenius replay``): see :meth:`replay_number`."""
 
@@ -126,6 +131,12 @@ class FrontEnd:
         text = json.dumps(request.view, indent=2, sort_keys=True, default=str)
         lines += [[("", " " + row)] for row in text.splitlines()]
         return lines
+
+    def scroll_limit(self, request: BoardRequest) -> int:
+        """How far back the board ``request`` asks for can scroll its history (Up/Down: the
+        duel's turns): 0, as by default, for a board with none."""
+        del request
+        return 0
 
     def spectator_view(self, state: Any) -> dict[str, Any]:
         """Everything in ``state``, for someone who plays no seat (a replay): the first seat's

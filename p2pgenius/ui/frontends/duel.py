@@ -24,6 +24,7 @@ from p2pgenius.games.duel.spells import (
 from p2pgenius.games.duel.state import Wizard
 from p2pgenius.games.duel.words import words as duel_words
 from p2pgenius.ui.frontends.base import (
+    CHAT_ROOM,
     BoardRequest,
     Choice,
     FrontEnd,
@@ -41,6 +42,10 @@ HELP: Final = (
     "also complete); m1=p1 (a monster's target).\n"
     "left or right: after your Paralysis, the hand it holds (paralyze p1 left names the wizard too).\n"
     "P with both hands surrenders.\n"
+    "The turn history on the board: a column for each wizard, a row for each turn (its number, the "
+    "left hand's gesture, the right's; the newest at the bottom); a gesture that completed a spell "
+    "is marked * and the spell is named after it. ^ before its first row: older turns above; v "
+    "before its last: newer ones below. Up scrolls it a turn back, Down a turn forward.\n"
     "Without fast turns your gestures may change until the turn's minute is up: type them again to "
     "change them, or done when you are sure; the turn resolves as soon as both players are done."
 )
@@ -69,15 +74,31 @@ LOG_ROOM: Final = 4
 it: the spell book's title, and the last turn's events, only show when these stay free."""
 
 
+HISTORY_LEAST: Final = 2
+"""Turns the turn history shows at least, however short the board (80x24: the last two or
+three; the keys scroll it back to the first)."""
+
+
 def duel_board(request: BoardRequest) -> list[Line]:
     """Both wizards (HP, effects, both hands' gestures, what each hand can complete next and in
-    how many gestures), the monsters, whether each side has chosen, the last turn's events when
-    there is room, and the spell book. A tall board (:data:`TALL` rows) has the wizards side by
-    side across its width and the whole book under them, names in full, then, in the rows left,
-    the rules of what it shows (:func:`rules_in_play`, as the other games' boards say theirs); a
-    short wide one the
-    book beside the wizards; a narrow one the book under them, shortly named. Beside the book
-    or on a tall board, each hand's spells under way take two rows."""
+    how many gestures), the turn history (:func:`history_pane`), the monsters, whether each side
+    has chosen, the last turn's events when there is room, and the spell book. A tall board
+    (:data:`TALL` rows) has the wizards side by side across its width and the whole book under
+    them, names in full, then, in the rows left, the rules of what it shows
+    (:func:`rules_in_play`, as the other games' boards say theirs); a short wide one the book
+    beside the wizards; a narrow one the book under them, shortly named. Beside the book or on a
+    tall board, each hand's spells under way take two rows."""
+    return _board(request)[0]
+
+
+def history_limit(request: BoardRequest) -> int:
+    """How many turns the board ``request`` asks for can scroll its turn history back (0: it
+    shows every turn played)."""
+    return _board(request)[1]
+
+
+def _board(request: BoardRequest) -> tuple[list[Line], int]:
+    """The board (:func:`duel_board`), and how far back its turn history can scroll."""
     view, names, width, height = request.view, request.names, request.width, request.height
     # An onlooker (a replay, a spectator) sees p0 first at every step, a blind turn's view of
     # what p1 was shown included; a player sees its own wizard first.
@@ -85,17 +106,17 @@ def duel_board(request: BoardRequest) -> list[Line]:
     tall = height >= TALL and width >= 2 * BOOK_WIDE
     book_beside = width >= 100 and not tall
     left_width = width - BOOK_WIDE - 3 if book_beside else width
-    lines: list[Line] = [_turn_line(view, me, names)]
     hint_rows = 2 if tall or book_beside else 1  # (beside the book, the rows are there anyway)
     short = not tall and not book_beside  # (the log under it needs the rows: compact)
+    half = (left_width - 2) // 2
+    widths = [half, left_width - 2 - half]
+    lines: list[Line] = [_turn_line(view, me, names)]
     if left_width >= 64:
-        half = (left_width - 2) // 2
-        widths = [half, left_width - 2 - half]
-        columns = [
-            _wizard(request, seat, w, hint_rows, compact=short)
-            for seat, w in zip((me, 1 - me), widths, strict=True)
+        blocks = [
+            _wizard(request, s, w, hint_rows, compact=short)
+            for s, w in zip((me, 1 - me), widths, strict=True)
         ]
-        lines += side_by_side(columns, widths, gap=2)
+        lines += side_by_side(blocks, widths, gap=2)
     else:
         for seat in (me, 1 - me):
             lines += wrap_all(_wizard(request, seat, left_width, hint_rows, compact=short), left_width)
@@ -105,24 +126,108 @@ def duel_board(request: BoardRequest) -> list[Line]:
     last = []
     if events:
         last = [[("class:title", " Last turn")]] + [[("class:dim", "  " + text)] for text in events]
+    header = not short or left_width < 64  # (stacked wizards: the pane names its columns)
     if book_beside:
-        left = lines + ([[]] + wrap_all(last, left_width) if last else [])
         book = spell_book(width=BOOK_WIDE, full=True)
-        return side_by_side([left, book], [left_width, BOOK_WIDE], gap=3)
+        rows = len(book) - len(lines) - 2
+        pane, limit = history_pane(request, me, widths, rows, header=header)
+        left = lines + pane + ([[]] + wrap_all(last, left_width) if last else [])
+        return side_by_side([left, book], [left_width, BOOK_WIDE], gap=3), limit
     if tall:
         told = [[], *wrap_all(last, width)] if last else []
         book = spell_book(width=width, full=True)
-        shown = [*lines, *told, [], *book]
-        return shown + rules_lines(rules_in_play(view), "now", width, len(shown), height)
+        fixed = len(lines) + 2 + len(told) + 1 + len(book)  # (the pane's title and heads)
+        pane, limit = history_pane(request, me, widths, height - CHAT_ROOM - fixed, header=header)
+        shown = [*lines, *pane, *told, [], *book]
+        return shown + rules_lines(rules_in_play(view), "now", width, len(shown), height), limit
     book = spell_book(width=width, full=False)
     room = height - LOG_ROOM  # (the log under a short board shows the last turn already)
+    pane, limit = history_pane(request, me, widths, room - len(lines) - len(book), header=header)
+    lines += pane
     if len(lines) + len(book) + len(last) + 1 <= room and last:
         lines += wrap_all(last, width)
     if len(lines) + len(book) + 1 <= room:
         lines.append(
             [("class:title", " Spell book"), ("class:dim", "  (gestures in order; C: both hands clap)")]
         )
-    return lines + book
+    return lines + book, limit
+
+
+def turns_played(view: Mapping[str, Any]) -> int:
+    """How many turns the wizards' gesture histories hold."""
+    wizards = [w for w in view.get("wizards", []) if isinstance(w, Mapping)]
+    return max((len(str(w.get(hand, ""))) for w in wizards for hand in HANDS), default=0)
+
+
+def history_pane(
+    request: BoardRequest, me: int, widths: Sequence[int], rows: int, *, header: bool
+) -> tuple[list[Line], int]:
+    """The turn history, as the two columns of a Warlocks board: each wizard's left and right
+    hand gestures, a turn a row, the newest at the bottom, a gesture that completed a spell
+    marked (``*``) with the spell's name after the row's gestures. It shows the last ``rows``
+    turns (at least :data:`HISTORY_LEAST`) from ``request.scroll`` turns back, ``^`` before
+    the first row when older turns are above it, ``v`` before the last when newer ones are
+    below; with a ``header``, a title row and each column's wizard. Also: how far back it can
+    scroll."""
+    view = request.view
+    turns = turns_played(view)
+    shown = min(max(rows, HISTORY_LEAST), turns)
+    limit = turns - shown
+    back = min(max(request.scroll, 0), limit)
+    last = turns - back
+    first = last - shown + 1
+    out: list[Line] = []
+    if header and limit:  # (a title when there is more than it shows)
+        keys = "  (Up/Down: older/newer turns)"
+        out.append([("class:title", f" Turns {first}-{last} of {turns}"), ("class:dim", keys)])
+    if not turns:
+        return out + [[("class:dim", "  no turn played yet: each turn's gestures show here")]], 0
+    columns = []
+    for seat, width in zip((me, 1 - me), widths, strict=True):
+        column: list[Line] = []
+        if header:
+            column.append([("class:dim", " turn L  R   "), ("class:seat", seat_name(request.names, seat))])
+        for turn in range(first, last + 1):
+            mark = "^" if turn == first and first > 1 else ("v" if turn == last and last < turns else " ")
+            column.append(_turn_row(request, seat, turn, width, mark))
+        columns.append(column)
+    return out + side_by_side(columns, list(widths), gap=2), limit
+
+
+def _turn_row(request: BoardRequest, seat: int, turn: int, width: int, mark: str) -> Line:
+    """One wizard's turn in the history: its number, both hands' gestures (one that completed a
+    spell marked ``*``), and the spells completed, left hand's first, each named in full if
+    the row has room, else shortly, else cut."""
+    wizard = request.view["wizards"][seat]
+    cast = casts_of(request.memory, turn, seat)
+    row: Line = [("class:dim", f"{mark}{turn:>3}  ")]
+    for hand in HANDS:
+        history = str(wizard.get(hand, ""))
+        gesture = history[turn - 1] if turn <= len(history) else " "
+        gesture = request.glyphs.hidden if gesture == "?" else gesture
+        if hand in cast:
+            row += [("class:cast", gesture), ("class:spell", "* ")]
+        else:
+            row += [("class:gestures", gesture), ("", "  ")]
+    spells = [cast[hand] for hand in HANDS if hand in cast]
+    if not spells:
+        return row
+    room = width - width_of(row) - 1
+    for titles in (
+        [BY_NAME[s].title if s in BY_NAME else s for s in spells],
+        [SHORT.get(s, BY_NAME[s].title if s in BY_NAME else s) for s in spells],
+    ):
+        said = ", ".join(titles)
+        if len(said) <= room:
+            break
+    return row + [("", " "), ("class:spell", said[: max(room, 0)])]
+
+
+def casts_of(memory: Mapping[str, Any] | None, turn: int, seat: int) -> dict[str, str]:
+    """The spells ``seat``'s hands completed on ``turn``, by hand, as the front end's memory of
+    the match keeps them (:meth:`DuelFrontEnd.remember`)."""
+    casts = (memory or {}).get("casts", {})
+    return dict(casts.get(turn, {}).get(seat, {})) if isinstance(casts, Mapping) else {}
 
 
 RULES_ALWAYS: Final = (
@@ -202,8 +307,8 @@ def _wizard(
     request: BoardRequest, seat: int, width: int, hint_rows: int = 1, *, compact: bool = False
 ) -> list[Line]:
     """One wizard's block, ``width`` columns wide: who, HP (``compact``: on one row, if they fit),
-    effects, both hands' gestures (as many of the latest as fit) and what each hand can complete
-    next (on ``hint_rows`` rows)."""
+    effects, both hands' gestures (as many of the latest as fit; not on a ``compact`` board,
+    whose turn history has them) and what each hand can complete next (on ``hint_rows`` rows)."""
     view, names, glyphs = request.view, request.names, request.glyphs
     me = int(view.get("seat", 0))
     wizard = view["wizards"][seat]
@@ -231,7 +336,7 @@ def _wizard(
         out.append([("class:effect", " " + "; ".join(effects))])
     barrier = wizard.get("anti_spell_from")
     room = max((width - 9) // 2, 12)  # (a gesture and a space each, after the hand's label)
-    for hand in HANDS:
+    for hand in () if compact else HANDS:
         history = str(wizard.get(hand, ""))
         shown = " ".join(g if g != "?" else glyphs.hidden for g in history[-room:]) or "(none yet)"
         out.append([("class:dim", f"  {hand:<6}"), ("class:gestures", shown)])
@@ -670,11 +775,32 @@ class DuelFrontEnd(FrontEnd):
         "gestures": "bold",
         "monster": "ansimagenta",
         "spell": "bold",
+        "cast": "bold reverse",
     }
     replay_unit = "turn"
+    scroll_keys = "Up / Down             the turn history: a turn older / newer"
 
     board = staticmethod(duel_board)
     question = staticmethod(duel_question)
+    scroll_limit = staticmethod(history_limit)
+
+    def remember(
+        self,
+        memory: dict[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        view: Mapping[str, Any] | None,
+        actions: Sequence[tuple[int, Any]] = (),
+    ) -> None:
+        """Keep the spells each wizard's hands completed, by turn (``memory["casts"]``: turn ->
+        seat -> hand -> spell), for the turn history (a view holds the last turn's events only).
+        ``view``: the one after the step, whose turn is the next one."""
+        if view is None:
+            return
+        turn = int(view.get("turn", 1)) - 1
+        for event in events:
+            if event.get("type") == "cast" and event.get("hand") in HANDS:
+                by_seat = memory.setdefault("casts", {}).setdefault(turn, {})
+                by_seat.setdefault(int(event["seat"]), {})[str(event["hand"])] = str(event["spell"])
 
     def spectator_view(self, state: Any) -> dict[str, Any]:
         """The whole field (a seat's own view hides the other wizard while it is blind)."""
