@@ -1,8 +1,8 @@
 """A duel read at a glance (issue 47), through a real terminal emulator (pyte) at 80x24 and
 160x50: the turn history (both hands of both wizards a turn a row, a spell's completing gesture
 marked with the spell's name, the newest at the bottom, Up and Down to scroll it), in a match,
-in ``p2pgenius replay`` and in ``p2pgenius watch``; and the line under the input emptied when a
-new turn begins."""
+in ``p2pgenius replay`` and in ``p2pgenius watch``; every spell under way listed at 80 columns;
+and the line under the input emptied when a new turn begins."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 
 from p2pgenius.bots.driver import BotDriver
+from p2pgenius.games.duel.spells import BY_NAME, next_gestures
 from p2pgenius.ui import moves
+from p2pgenius.ui.frontends.duel import SHORT
 from p2pgenius.ui.table import TableScreen
 
 from .harness import Staging, play, until
@@ -90,6 +92,48 @@ def test_the_line_under_the_input_empties_when_a_new_turn_begins(tmp_path: Path)
         shown = screens[f"turn 2 {columns}"]
         assert re.search(r"turn 2: choose your gestures", shown), shown
         assert feedback_row(shown).strip() == "", f"last turn's words stayed: {feedback_row(shown)!r}"
+
+
+def under_way(hand: str) -> list[str]:
+    """Every spell ``hand``'s gestures have under way, each as a board lists it: its name (in
+    full or short) and the gestures it still needs (after how many, on a large board)."""
+    out = []
+    for name, rest in next_gestures(tuple(hand), 0):
+        named = "|".join(re.escape(n) for n in (BY_NAME[name].title, SHORT.get(name, BY_NAME[name].title)))
+        out.append(rf"({named})( \+{len(rest)})? {rest}\b")
+    return out
+
+
+def test_every_spell_under_way_is_listed_at_80x24_and_160x50(tmp_path: Path) -> None:
+    # After D S P the left hand has a Cure and an Anti-spell a gesture away, a Fireball two, and
+    # more further: 80 columns listed only the two nearest (no Fireball).
+    terminal = Terminal(80, 24)
+    screens: dict[str, str] = {}
+
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
+        for gestures in PERSON[:3]:
+            await until(lambda: bool(table.state.asking))
+            asked = dict(table.state.asking)
+            send(gestures + "\r")
+            await until(lambda asked=asked: table.state.asking != asked)  # type: ignore[misc]
+        await until(lambda: bool(table.state.asking))
+        await at_sizes(terminal, table, screens, "turn 4")
+        send("P P\r")
+        await until(lambda: table.state.confirming is not None)
+        send("y")
+        await until(lambda: table.state.finished)
+        send(CTRL_Q)
+
+    bots = BotDriver(bots={1: Script(BOT)})
+    play(tmp_path, "duel", {"fast": True}, drive, Staging(bot_driver=bots, output=terminal.output()))
+    expected = under_way("DSP")
+    assert len(expected) >= 4
+    for columns, _ in SIZES:
+        shown = screens[f"turn 4 {columns}"]
+        assert all(len(row) <= columns for row in shown.splitlines())
+        assert re.search(r"Fireball( \+2)? SD\b", shown), shown
+        for pattern in expected:
+            assert re.search(pattern, shown), (pattern, shown)
 
 
 async def scrolled(terminal: Terminal, table: TableScreen, into: dict[str, str], send: Send) -> None:

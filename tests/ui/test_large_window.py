@@ -1,16 +1,17 @@
-"""A large window shows more, never less: at 160x50 the duel's board has room for each hand's
-spells under way on two rows, the whole spell book with its names in full, and the gestures of
-a long duel; the log stands beside the board, full height and at least 60 columns wide (a
-spectator's too), and the chat takes the rows the board leaves under it."""
+"""A large window shows more, never less: at 160x50 the duel's board has the whole spell book
+with its names in full, the gestures of a long duel and more of its turn history (every spell
+under way is listed at every size); the log stands beside the board, full height and at least
+60 columns wide (a spectator's too), and the chat takes the rows the board leaves under it."""
 
 from __future__ import annotations
 
 import re
 
 from p2pgenius.games.duel.engine import DUEL
-from p2pgenius.games.duel.spells import SPELLS
+from p2pgenius.games.duel.spells import BY_NAME, SPELLS, next_gestures
 from p2pgenius.ui.frame import geometry
 from p2pgenius.ui.frontends import BoardRequest, frontend
+from p2pgenius.ui.frontends.duel import SHORT
 from p2pgenius.ui.lines import plain
 
 GESTURES = [  # (never P P: a surrender)
@@ -36,16 +37,19 @@ def board(view: dict[str, object], width: int, height: int) -> list[str]:
     return plain(lines).splitlines()
 
 
-def spells_under_way(rows: list[str]) -> int:
-    """How many spells the board lists as under way, over both hands of both wizards."""
-    text = "\n".join(rows)
-    return len(re.findall(r"\+\d ", text))
-
-
-def test_the_duel_board_lists_more_spells_under_way_on_a_large_board() -> None:
+def test_the_duel_board_lists_every_spell_under_way_small_or_large() -> None:
     view = duel_after(7)
     small, large = board(view, 80, 14), board(view, 96, 44)
-    assert spells_under_way(large) > spells_under_way(small) >= 4
+    wizards = view["wizards"]
+    assert isinstance(wizards, list)
+    under_way = [
+        pair for w in wizards for hand in ("left", "right") for pair in next_gestures(tuple(w[hand]), 0)
+    ]
+    assert len(under_way) >= 8
+    for name, rest in under_way:  # (a compact board names them shortly, without the +N)
+        named = "|".join(re.escape(n) for n in (BY_NAME[name].title, SHORT.get(name, BY_NAME[name].title)))
+        assert re.search(rf"({named}) \+{len(rest)} {rest}\b", "\n".join(large)), (name, large)
+        assert re.search(rf"({named})( \+{len(rest)})? {rest}\b", "\n".join(small)), (name, small)
     assert all(len(row) <= 96 for row in large) and all(len(row) <= 80 for row in small)
     # a list that goes on under its hand's row ends its first row in a comma
     continued = [i for i, row in enumerate(large) if re.search(r"[LR] next .*,\s*$", row)]

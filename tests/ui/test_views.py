@@ -392,7 +392,7 @@ def test_the_next_hints_put_the_spell_most_made_first_among_the_nearest() -> Non
     for width in (80, 160):
         text = _hints(state, 0, width)
         left = next(line for line in text.splitlines() if "L next" in line)
-        assert re.search(r"L next Missile \+1 D, Blindness \+2 WC", left), text
+        assert re.search(r"L next Missile( \+1)? D, Blindness( \+2)? WC", left), text  # (80: compact)
 
 
 def test_a_paralysed_hand_is_hinted_only_the_spells_its_repeated_gesture_goes_on_with() -> None:

@@ -77,17 +77,18 @@ it: the spell book's title, and the last turn's events, only show when these sta
 HISTORY_LEAST: Final = 2
 """Turns the turn history shows at least, however short the board (80x24: the last two or
 three; the keys scroll it back to the first)."""
+ALL_ROWS: Final = len(SPELLS)
+"""Rows each hand's spells under way may take: as many as it has (every one is listed)."""
 
 
 def duel_board(request: BoardRequest) -> list[Line]:
-    """Both wizards (HP, effects, both hands' gestures, what each hand can complete next and in
-    how many gestures), the turn history (:func:`history_pane`), the monsters, whether each side
-    has chosen, the last turn's events when there is room, and the spell book. A tall board
-    (:data:`TALL` rows) has the wizards side by side across its width and the whole book under
-    them, names in full, then, in the rows left, the rules of what it shows
+    """Both wizards (HP, effects, both hands' gestures, every spell each hand can complete next
+    and in how many gestures), the turn history (:func:`history_pane`), the monsters, whether
+    each side has chosen, the last turn's events when there is room, and the spell book. A tall
+    board (:data:`TALL` rows) has the wizards side by side across its width and the whole book
+    under them, names in full, then, in the rows left, the rules of what it shows
     (:func:`rules_in_play`, as the other games' boards say theirs); a short wide one the book
-    beside the wizards; a narrow one the book under them, shortly named. Beside the book or on a
-    tall board, each hand's spells under way take two rows."""
+    beside the wizards; a narrow one the book under them, shortly named."""
     return _board(request)[0]
 
 
@@ -106,20 +107,16 @@ def _board(request: BoardRequest) -> tuple[list[Line], int]:
     tall = height >= TALL and width >= 2 * BOOK_WIDE
     book_beside = width >= 100 and not tall
     left_width = width - BOOK_WIDE - 3 if book_beside else width
-    hint_rows = 2 if tall or book_beside else 1  # (beside the book, the rows are there anyway)
     short = not tall and not book_beside  # (the log under it needs the rows: compact)
     half = (left_width - 2) // 2
     widths = [half, left_width - 2 - half]
     lines: list[Line] = [_turn_line(view, me, names)]
     if left_width >= 64:
-        blocks = [
-            _wizard(request, s, w, hint_rows, compact=short)
-            for s, w in zip((me, 1 - me), widths, strict=True)
-        ]
+        blocks = [_wizard(request, s, w, compact=short) for s, w in zip((me, 1 - me), widths, strict=True)]
         lines += side_by_side(blocks, widths, gap=2)
     else:
         for seat in (me, 1 - me):
-            lines += wrap_all(_wizard(request, seat, left_width, hint_rows, compact=short), left_width)
+            lines += wrap_all(_wizard(request, seat, left_width, compact=short), left_width)
     lines += wrap_all(_monsters(view, me, names), left_width)
     who = namer(names)
     events = [duel_words(e, who) for e in view.get("events", []) if isinstance(e, Mapping)]
@@ -150,7 +147,9 @@ def _board(request: BoardRequest) -> tuple[list[Line], int]:
         lines.append(
             [("class:title", " Spell book"), ("class:dim", "  (gestures in order; C: both hands clap)")]
         )
-    return lines + book, limit
+    # (the spells under way and the log come first: a book that would leave the log less than
+    # its room is left out; the rules page, F2, has it)
+    return lines + (book if len(lines) + len(book) <= room else []), limit
 
 
 def turns_played(view: Mapping[str, Any]) -> int:
@@ -303,12 +302,10 @@ def _turn_line(view: Mapping[str, Any], me: int, names: Mapping[int, str]) -> Li
     return line
 
 
-def _wizard(
-    request: BoardRequest, seat: int, width: int, hint_rows: int = 1, *, compact: bool = False
-) -> list[Line]:
+def _wizard(request: BoardRequest, seat: int, width: int, *, compact: bool = False) -> list[Line]:
     """One wizard's block, ``width`` columns wide: who, HP (``compact``: on one row, if they fit),
     effects, both hands' gestures (as many of the latest as fit; not on a ``compact`` board,
-    whose turn history has them) and what each hand can complete next (on ``hint_rows`` rows)."""
+    whose turn history has them) and every spell each hand can complete next."""
     view, names, glyphs = request.view, request.names, request.glyphs
     me = int(view.get("seat", 0))
     wizard = view["wizards"][seat]
@@ -345,7 +342,7 @@ def _wizard(
         unseen = "unknown while you are blind" if blind is None else "unknown: unseen while blind"
         history = str(wizard.get(hand, ""))
         able = _able(_forced(wizard, hand), bool(wizard.get("feared")))
-        rows = _next_spells(history, barrier, width - len(label), hint_rows, able) or [
+        rows = _next_spells(history, barrier, width - len(label), able, compact=compact) or [
             [("class:dim", unseen)]
         ]
         out.append([("class:dim", label), *rows[0]])
@@ -409,11 +406,14 @@ def _hp_rows(who: Line, wizard: Mapping[str, Any], request: BoardRequest, width:
     return [one] if width_of(one) <= width else [who, told + bar]
 
 
-def _next_spells(history: str, barrier: Any, room: int, rows: int = 1, able: Able = FREE) -> list[Line]:
+def _next_spells(
+    history: str, barrier: Any, room: int, able: Able = FREE, *, compact: bool = True
+) -> list[Line]:
     """What a hand can complete next, nearest first (:func:`_nearest`), each with how many
-    gestures it still needs and which: as many as fit on ``rows`` rows of ``room`` columns
-    (short names when full ones do not let the two nearest fit); none if a gesture it needs
-    is unseen (blind)."""
+    gestures it still needs and which: every one, on as many rows of ``room`` columns as they
+    take (short names if full ones do not fit, or, ``compact``, take more rows); if not even
+    that, as many as fit (short names when full ones do not let the two nearest fit); none if a
+    gesture it needs is unseen (blind)."""
     if "?" in history[-8:] or barrier is None:
         return []
     near = _nearest(history, int(barrier), able[0])
@@ -421,11 +421,17 @@ def _next_spells(history: str, barrier: Any, room: int, rows: int = 1, able: Abl
         stopped = next_gestures(tuple(history), int(barrier))
         return [[("class:dim", able[1] if stopped else "nothing under way")]]
     out: list[Line] = []
-    for names in (
-        {n: BY_NAME[n].title for n, _ in near},
-        {n: SHORT.get(n, BY_NAME[n].title) for n, _ in near},
-    ):
-        out, placed = _spells_on_rows(near, names, room, rows)
+    tries = [
+        _spells_on_rows(near, names, room, ALL_ROWS, compact=compact)
+        for names in (
+            {n: BY_NAME[n].title for n, _ in near},
+            {n: SHORT.get(n, BY_NAME[n].title) for n, _ in near},
+        )
+    ]
+    whole = [listed for listed, placed in tries if placed == len(near)]
+    if whole:  # every one listed (compact: on the fewest rows; full names if they take no more)
+        return min(whole, key=len) if compact else whole[0]
+    for out, placed in tries:
         if placed >= min(len(near), 2):  # at least the two nearest fit
             return out
     if out and out[0]:
@@ -434,14 +440,17 @@ def _next_spells(history: str, barrier: Any, room: int, rows: int = 1, able: Abl
 
 
 def _spells_on_rows(
-    near: Sequence[tuple[str, str]], names: Mapping[str, str], room: int, rows: int
+    near: Sequence[tuple[str, str]], names: Mapping[str, str], room: int, rows: int, *, compact: bool = False
 ) -> tuple[list[Line], int]:
     """``near`` spells, in order, on at most ``rows`` rows of ``room`` columns (a row ending in a
-    comma when the list goes on under it), and how many of them were placed."""
+    comma when the list goes on under it), and how many of them were placed. Each is named with
+    the gestures it still needs, and (not ``compact``) their count: "Fireball +2 SD"; compact,
+    "Fireball SD"."""
     out: list[Line] = [[]]
     used = placed = 0
     for name, rest in near:
-        item: Line = [("class:spell", names[name]), ("class:dim", f" +{len(rest)} {rest}")]
+        needs = f" {rest}" if compact else f" +{len(rest)} {rest}"
+        item: Line = [("class:spell", names[name]), ("class:dim", needs)]
         size = width_of(item) + (2 if out[-1] else 0)
         if used + size > room - (len(out) < rows):  # (a row the list goes on under ends in a comma)
             if len(out) == rows or not out[-1]:
