@@ -140,3 +140,20 @@ def test_play_refuses_in_one_line(tmp_path: Path, argv: list[str], said: str) ->
     assert not (tmp_path / "home" / "matches").exists() or not list(
         (tmp_path / "home" / "matches").glob("*.p2pt")
     )
+
+
+def test_a_table_left_before_its_match_began_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from p2pgenius.cli import versus
+    from p2pgenius.cli.main import main
+    from p2pgenius.errors import P2PGeniusError
+
+    async def no_match(*_: object) -> None:
+        raise P2PGeniusError("the bots never came")
+
+    monkeypatch.setattr(versus, "play_match", no_match)
+    assert main(["play", "duel", "--bot", "random"]) == 1
+    matches = Path(os.environ["P2PGENIUS_HOME"]) / "matches"
+    assert matches.is_dir()  # (the table was laid: its files were made, then taken away)
+    assert [p.name for p in matches.iterdir() if not p.name.endswith(".lock")] == []

@@ -14,6 +14,7 @@ import argparse
 import hashlib
 import json
 import secrets
+import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -180,7 +181,12 @@ def run_play(args: argparse.Namespace, out: TextIO) -> int:
             f"you against {noun} ({level}) on this machine; Ctrl-Q Ctrl-Q pauses, p2pgenius resume carries on"
         )
         table = partial(play_match, args, person, options, bots)
-        return played(args, person, table, printer)
+        try:
+            return played(args, person, table, printer)
+        finally:
+            if not person.files.transcript.exists():  # (left in the lobby: no match to resume)
+                table_path(person.files.transcript).unlink(missing_ok=True)
+                shutil.rmtree(bots_folder(person.files.transcript), ignore_errors=True)
 
 
 async def play_match(
