@@ -119,6 +119,7 @@ class TableState:
         self.memory: dict[str, Any] = {}  # what the game's front end keeps (a round's reckoning)
         self.history_back = 0  # turns the board's history is scrolled back from its newest (Up)
         self._shown: tuple[Any, ...] = ()  # the engine events of the last step, as shown
+        self._shown_at: int | None = None  # the turn (the front end's replay number) they told
         self._quiet: list[str] = []  # lines of the network layer shown elsewhere than the log
         self.invalidate: Callable[[], None] = lambda: None  # the screen's redraw, once there is one
         self.now: Callable[[], str] = lambda: time.strftime("%H:%M")  # the time of day, as shown
@@ -253,25 +254,43 @@ class TableState:
             for text in frontend(game).log_lines(events, event.view, seat_names(session)):
                 self._log(text)
 
+    def _new_events(
+        self, events: tuple[Mapping[str, Any], ...], number: int | None
+    ) -> tuple[Mapping[str, Any], ...]:
+        """What of a step's ``events`` was not told yet: a step that re-reports the events of the
+        step before (a choice asked for after a turn resolved, as a duel's Paralysis) adds only
+        what is new. Re-reported: the very same event objects, or equal ones told under the same
+        turn (``number``, the front end's replay number; after a resume the step before was read
+        back from the transcript, as other objects). Equal ones of another turn are new: a turn
+        may well say what the turn before said."""
+        shown, at = self._shown, self._shown_at
+        self._shown, self._shown_at = events, number
+        if not shown or len(events) < len(shown):
+            return events
+        head = events[: len(shown)]
+        if all(a is b for a, b in zip(head, shown, strict=True)) or (
+            number is not None and number == at and head == shown
+        ):
+            return events[len(shown) :]
+        return events
+
     def _applied(self, session: SessionView, event: Applied) -> None:
-        """A step's engine events in the log, each once: a step that re-reports the events of
-        the step before (a choice asked for after a turn resolved) adds only what is new. The
-        very same event objects, not equal ones: a turn may well say what the turn before said."""
+        """A step's engine events in the log, each once (see :meth:`_new_events`)."""
         events = tuple(item for item in event.events if isinstance(item, Mapping))
-        fresh = events
-        again = self._shown and len(events) >= len(self._shown)
-        if again and all(a is b for a, b in zip(events, self._shown, strict=False)):
-            fresh = events[len(self._shown) :]
-        self._shown = events
         told = self._seen_dark.pop(event.stage, None)
-        if told is not None:  # a stage played in the dark, seen whole now: what was not told then
-            fresh = tuple(item for item in fresh if item not in told)
         game = self.game(session)
         view = self.seat_view(session)
         if game is None:
+            self._shown, self._shown_at = events, None
             return
         front = frontend(game)
         step_view = self._step_view(session, event, view)  # (a stage played in the dark: its own)
+        number = None
+        with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
+            number = front.replay_number(event.stage, step_view) if step_view is not None else None
+        fresh = self._new_events(events, number)
+        if told is not None:  # a stage played in the dark, seen whole now: what was not told then
+            fresh = tuple(item for item in fresh if item not in told)
         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
             front.remember(self.memory, fresh, step_view, event.actions)
         for text in front.log_lines(fresh, step_view, seat_names(session)):
@@ -389,12 +408,12 @@ class TableState:
                     if isinstance(event, Applied) and observer.match is not None and seat is not None:
                         game = game or frontend(str(observer.terms["game"]) if observer.terms else "")
                         view = observer.match.game.view(observer.state, seat)
-                        events = [item for item in event.events if isinstance(item, Mapping)]
+                        events = tuple(item for item in event.events if isinstance(item, Mapping))
+                        fresh = self._new_events(events, game.replay_number(event.stage, view))
                         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
-                            game.remember(self.memory, events, view, event.actions)
-                        for text in game.log_lines(events, view, names):
+                            game.remember(self.memory, fresh, view, event.actions)
+                        for text in game.log_lines(fresh, view, names):
                             self._log(text)
-                        self._shown = tuple(events)
                     elif not isinstance(event, MatchOver | Fault):
                         self.tell(observer.view, event)
         except (P2PGeniusError, LookupError, TypeError, ValueError) as exc:
