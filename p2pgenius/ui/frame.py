@@ -1,19 +1,22 @@
 """The frame the match screen (:mod:`p2pgenius.ui.app`) and the replay (:mod:`p2pgenius.ui.replay`)
 share: top to bottom, a status bar, the board and the log (the board framed beside the log on a
 wide terminal, stacked over a rule and the log on a narrow one), the lines that say what to do,
-the input line; the help over it all; the same keys for the help (F1, or ? on an empty line),
-for closing what is open (Esc) and for leaving (Ctrl-C, Ctrl-Q); and the one way both become a
-full-screen application. What each screen puts in the frame is its own."""
+the input line; the help over it all, scrolled by PageUp/PageDown and the arrows when it is taller
+than the screen, its last line always saying how and that Esc closes it; the same keys for the
+help (F1, or ? on an empty line), for closing what is open (Esc) and for leaving (Ctrl-C,
+Ctrl-Q); and the one way both become a full-screen application. What each screen puts in the
+frame is its own."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.filters import Filter
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.formatted_text import AnyFormattedText, StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyBindingsBase, KeyPressEvent
 from prompt_toolkit.layout import (
@@ -43,6 +46,21 @@ draws everything; a log narrower than its side column's least wraps every line).
 SIDE_LEAST, SIDE_MOST = 40, 72
 MIN_LOG: Final = 3
 """Rows of the log kept on a narrow screen, whatever the board needs."""
+HELP_CHROME: Final = 6
+"""Rows of the screen the help's text does not have: one above its window, two under it, the
+window's frame (two), and its last line (how to scroll it, and that Esc closes it)."""
+HELP_CLOSES: Final = "Esc closes this help"
+"""The help's last line always ends with this, wherever it is scrolled."""
+
+
+class HelpPane(Protocol):
+    """What a screen keeps of its help: whether it is open, the first of its lines shown, and
+    its words."""
+
+    help_open: bool
+    help_top: int
+
+    def help_text(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -132,13 +150,51 @@ def overlay(content: AnyContainer, title: str, shown: Filter, *, top: int = 1, b
     )
 
 
-def help_overlay(words: Callable[[], str], shown: Filter) -> Float:
-    """The help window: ``words`` wrapped to the screen, while ``shown``."""
+def help_rows() -> int:
+    """The rows of help text the help window shows at once on this terminal."""
+    return max(terminal_size()[1] - HELP_CHROME, 1)
 
-    def lines() -> StyleAndTextTuples:
-        return lines_text(help_lines(words(), terminal_size()[0]))
 
-    return overlay(Window(text_control(lines), style="class:help"), "help", shown)
+def help_footer(top: int, count: int, rows: int) -> str:
+    """The help's last line, under its ``count`` lines shown ``rows`` at a time from ``top``:
+    how to see the rest, if there is more than shows, and that Esc closes it."""
+    if count <= rows:
+        return f" {HELP_CLOSES}"
+    shown = f"lines {top + 1}-{min(top + rows, count)} of {count}"
+    if top <= 0:
+        where = "PageDown (or Down) for more"
+    elif top + rows >= count:
+        where = "PageUp (or Up) for the start"
+    else:
+        where = "PageDown for more, PageUp back"
+    return f" {where} ({shown}); {HELP_CLOSES}"
+
+
+def help_scrolled(pane: HelpPane, rows: int = 0) -> int:
+    """The first line of ``pane``'s help shown, ``rows`` further down (up, if negative) from
+    where it is, never past its end (its last line at the bottom of the window)."""
+    most = len(help_lines(pane.help_text(), terminal_size()[0])) - help_rows()
+    pane.help_top = max(min(pane.help_top + rows, most), 0)
+    return pane.help_top
+
+
+def help_overlay(pane: HelpPane) -> Float:
+    """The help window while ``pane`` has it open: its words wrapped to the screen, from the line
+    the keys scrolled to (never past the end), over a last line that says how to scroll and
+    how to close it."""
+
+    def lines() -> list[Line]:
+        return help_lines(pane.help_text(), terminal_size()[0])
+
+    body = Window(
+        # (prompt_toolkit keeps a window's cursor in view: the top line)
+        text_control(lambda: lines_text(lines()), get_cursor_position=lambda: Point(0, help_scrolled(pane))),
+        get_vertical_scroll=lambda window: help_scrolled(pane),
+        style="class:help",
+    )
+    last = text_control(lambda: [("class:help", help_footer(help_scrolled(pane), len(lines()), help_rows()))])
+    content = HSplit([body, Window(last, height=1, style="class:help")])
+    return overlay(content, "help", Condition(lambda: pane.help_open))
 
 
 @dataclass(frozen=True)
@@ -179,12 +235,24 @@ def frame_keys(
     *,
     empty: Filter,
     toggle_help: Callable[[], None],
+    help_pane: HelpPane,
     close: Callable[[], None],
     leave: Callable[[KeyPressEvent], None],
 ) -> KeyBindings:
-    """F1, or ? on an ``empty`` input line, opens and closes the help; Esc closes what is open;
-    Ctrl-C and Ctrl-Q leave."""
+    """F1, or ? on an ``empty`` input line, opens and closes the help (while it is open,
+    PageUp/PageDown and the arrows scroll it); Esc closes what is open; Ctrl-C and Ctrl-Q
+    leave."""
     keys = KeyBindings()
+    shown = Condition(lambda: help_pane.help_open)
+
+    @keys.add("pagedown", filter=shown)
+    @keys.add("down", filter=shown)
+    @keys.add("pageup", filter=shown)
+    @keys.add("up", filter=shown)
+    def _scroll(event: KeyPressEvent) -> None:
+        key = event.key_sequence[0].key
+        rows = max(help_rows() - 1, 1) if key in ("pagedown", "pageup") else 1
+        help_scrolled(help_pane, rows if key in ("pagedown", "down") else -rows)
 
     @keys.add("f1")
     @keys.add("?", filter=empty)

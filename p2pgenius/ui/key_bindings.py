@@ -2,10 +2,10 @@
 (:class:`~p2pgenius.ui.table_input.TableInput`).
 
 Tab lists the legal moves (again: the next one), Enter on one sends it; PageUp/PageDown scroll
-the log (and the rules page, while it is open), End returns to the newest lines, Home goes to the
-first; Up/Down scroll the board's history (the duel's turns); F2 opens the rules page; F3
-copies a host's invite; and the frame's keys: F1 or ? the help, Esc closes what is open, Ctrl-C
-or Ctrl-Q leaves after asking.
+the log (and the rules page or the help, while it is open), End returns to the newest lines,
+Home goes to the first; Up/Down scroll the board's history (the duel's turns; the help, while it
+is open); F2 opens the rules page; F3 copies a host's invite; and the frame's keys: F1 or ? the
+help, Esc closes what is open, Ctrl-C or Ctrl-Q leaves after asking.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ def match_keys(
     scrolls at its size now)."""
     empty = Condition(lambda: not buffer.text)
     rules_shown = Condition(lambda: typed.rules_open)
+    help_shown = Condition(lambda: typed.help_open)
 
     def leave(event: KeyPressEvent) -> None:
         if typed.leave():
@@ -47,9 +48,11 @@ def match_keys(
             completion_keys(buffer),
             rules_keys(typed, rules_shown),
             invite_keys(typed),
-            log_keys(typed, buffer, active_log, ~rules_shown),
-            history_keys(typed, buffer, history_limit, ~rules_shown),
-            frame_keys(empty=empty, toggle_help=typed.toggle_help, close=typed.close, leave=leave),
+            log_keys(typed, buffer, active_log, ~rules_shown & ~help_shown),
+            history_keys(typed, buffer, history_limit, ~rules_shown & ~help_shown),
+            frame_keys(
+                empty=empty, toggle_help=typed.toggle_help, help_pane=typed, close=typed.close, leave=leave
+            ),
         ]
     )
 

@@ -24,7 +24,6 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.widgets import Frame
 
 from p2pgenius import rules_pages
-from p2pgenius.ui import moves
 from p2pgenius.ui.frame import (
     WIDE,
     Geometry,
@@ -195,18 +194,13 @@ class MatchLayout:
         title = f" what happened, and the chat ({'End: newest' if not follow else 'PgUp/PgDn'}) "
         return rule_line(title, terminal_size()[0], ascii_only=self.table.state.ascii_only)
 
-    def _help_words(self) -> str:
-        return (
-            moves.help_text(self.table.text.game()) + "\n\n" + moves.COMMON_HELP + "\n\nEsc closes this help."
-        )
-
     def _floats(self) -> list[Float]:
         """The completions, the help, the rules page and the story of a stopped match."""
         table = self.table
         fault = Window(text_control(lambda: [("class:fault", table.text.fault_text())]), wrap_lines=True)
         return [
             Float(content=CompletionsMenu(max_height=12, scroll_offset=1), xcursor=True, ycursor=True),
-            help_overlay(self._help_words, Condition(lambda: table.input.help_open)),
+            help_overlay(table.input),
             overlay(
                 rules_window(table.input),
                 "rules (PageUp/PageDown, Esc closes)",

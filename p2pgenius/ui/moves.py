@@ -59,7 +59,7 @@ COMMON_HELP: Final = (
     "The line above the input says what is being decided; mistakes are explained under it.\n"
     "say TEXT (or 'TEXT): chat to the table.\n"
     "PageUp/PageDown: scroll what happened; End: the newest.\n"
-    "F1 or ?: this help.\n"
+    "F1 or ?: this help; PageUp/PageDown (or Up/Down) scroll it, Esc closes it.\n"
     "rules (or F2): the rules page, PageUp/PageDown to scroll.\n"
     "copy (or F3): a host's invite, whole, to the clipboard.\n"
     "Ctrl-C / Ctrl-Q: leave (asks first; p2pgenius resume carries on)."

@@ -133,6 +133,7 @@ class Replay:
         self.index = 0
         self.message = ""
         self.help_open = False
+        self.help_top = 0  # the help's first line shown (PageUp/PageDown and the arrows move it)
         self.history_back = 0  # turns the board's history (the duel's) is scrolled back (Up)
         self._boards: dict[tuple[int, int, int, int], list[Line]] = {}
         self.front = frontend(self.game)  # (no game yet: the generic one, which draws nothing here)
@@ -323,13 +324,15 @@ class Replay:
         """The match went on (a spectator watching it live): read it again. A view at the last
         step follows the newest; one stepped back stays where it is."""
         following = self.index >= self.count
-        index, help_open, stopped, message = self.index, self.help_open, self.stopped, self.message
+        index, help_open, help_top = self.index, self.help_open, self.help_top
+        stopped, message = self.stopped, self.message
         away, back = self.away, self.history_back
         self.__init__(report, ascii_only=self.ascii_only, live=self.live, notes=self.notes)  # type: ignore[misc]
         if stopped:
             self.stop(stopped)
         self.index = self.count if following else min(index, self.count)
-        self.help_open, self.message, self.away, self.history_back = help_open, message, away, back
+        self.help_open, self.help_top, self.message = help_open, help_top, message
+        self.away, self.history_back = away, back
 
     def stop(self, reason: str) -> None:
         """Live: the watching ended (``reason``) before the match did; the log says so."""
@@ -405,7 +408,7 @@ class Replay:
         elif head in ("last", "end"):
             self.last()
         elif head in ("help", "?"):
-            self.help_open = True
+            self.help_open, self.help_top = True, 0
         elif head == "go" and len(words) == 2 and _number(words[1]) is not None:
             self.go(_number(words[1]) or 0)
         elif len(words) == 1 and _number(head) is not None:
@@ -570,6 +573,7 @@ class Replay:
 
     def toggle_help(self) -> None:
         self.help_open = not self.help_open
+        self.help_top = 0
 
     def close(self) -> None:
         """Esc: the help closes, and what the last key or command said goes."""
@@ -717,7 +721,8 @@ class Screen:
 def keys(replay: Replay, buffer: Buffer, screen: Screen) -> KeyBindingsBase:
     """On an empty input line: Right, Space or n the next step; Left, p or Backspace the one
     before; Home and End the first and the last; q leaves. Up and Down scroll the board's
-    history (the duel's turns) on the ``screen``'s board. And the frame's keys."""
+    history (the duel's turns) on the ``screen``'s board (the help, while it is open). And the
+    frame's keys."""
     empty = Condition(lambda: not buffer.text)
     own = KeyBindings()
 
@@ -741,15 +746,25 @@ def keys(replay: Replay, buffer: Buffer, screen: Screen) -> KeyBindingsBase:
 
         return handler
 
-    own.add("up")(scrolling(1))
-    own.add("down")(scrolling(-1))
+    board = Condition(lambda: not replay.help_open)  # (the help open, the arrows scroll it)
+    own.add("up", filter=board)(scrolling(1))
+    own.add("down", filter=board)(scrolling(-1))
 
     def leave(event: KeyPressEvent) -> None:
         event.app.exit()
 
     own.add("q", filter=empty)(leave)
     return merge_key_bindings(
-        [own, frame_keys(empty=empty, toggle_help=replay.toggle_help, close=replay.close, leave=leave)]
+        [
+            own,
+            frame_keys(
+                empty=empty,
+                toggle_help=replay.toggle_help,
+                help_pane=replay,
+                close=replay.close,
+                leave=leave,
+            ),
+        ]
     )
 
 
@@ -767,7 +782,7 @@ def build(replay: Replay, **app_args: Any) -> Application[None]:
         status=screen.status,
         body=screen.body,
         typing=InputLine(buffer, f"{replay.command}> ", above=[fitted(screen.keys)]),
-        floats=[help_overlay(replay.help_text, Condition(lambda: replay.help_open))],
+        floats=[help_overlay(replay)],
     )
     return application(
         root,

@@ -54,6 +54,7 @@ class TableInput:
         self.adapter = adapter
         self.text = text
         self.help_open = False
+        self.help_top = 0  # the help's first line shown (PageUp/PageDown and the arrows move it)
         self.rules_open = False
         self.rules: list[tuple[str, str]] = []
         self.rules_scroll = 0
@@ -158,7 +159,17 @@ class TableInput:
     # -- the panes -------------------------------------------------------------------------------
 
     def toggle_help(self) -> None:
+        """Open the help from its first line, over the rules page if it is open (which closes);
+        or close it."""
         self.help_open = not self.help_open
+        if self.help_open:
+            self.help_top = 0
+            self.rules_open = False
+
+    def help_text(self) -> str:
+        """The help's words: the game's, then the keys every game shares (the window's last line
+        says that Esc closes it, wherever it is scrolled)."""
+        return moves.help_text(self.text.game()) + "\n\n" + moves.COMMON_HELP
 
     def show_rules(self) -> None:
         """Open the rules page of this game over the board (Esc closes it)."""

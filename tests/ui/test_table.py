@@ -536,3 +536,32 @@ def test_a_host_on_loopback_is_told_only_this_machine_can_join_and_one_on_the_la
         assert "a" * 70 in text.replace("\n", "") and table.adapter.peer.identity.fingerprint in text  # type: ignore[union-attr]
         assert ("other machines can join only with --lan" in text) == local_only
         assert all(len(line) <= 80 for line in text.splitlines())
+
+
+F1, PAGE_DOWN, PAGE_UP, DOWN = "\x1bOP", "\x1b[6~", "\x1b[5~", "\x1b[B"
+
+
+def test_the_help_scrolls_at_80x24_says_so_and_always_says_esc_closes_it() -> None:
+    # At 80x24 the duel's help was cut: its last five lines, "Esc closes this help" among them,
+    # were off the screen, and PageDown scrolled the log under it instead.
+    def helped(terminal: Terminal, keys: str, until: str) -> list[str]:
+        table, session = seated("duel", DUEL.initial({}, {}), options={"turn_seconds": 120})
+        session.fast = False
+        shown = show(table, terminal, F1 + keys, until=(until,))
+        return [line[3 : terminal.columns - 3].strip() for line in shown.splitlines()]  # (in its frame)
+
+    top = helped(Terminal(80, 24), "", r"Type both hands")
+    assert any(line.startswith("PageDown (or Down) for more") for line in top), top
+    assert any(line.endswith("Esc closes this help") for line in top)
+    assert not any(line.startswith("Ctrl-C / Ctrl-Q") for line in top), "the help is taller than 80x24"
+    end = helped(Terminal(80, 24), PAGE_DOWN, r"PageUp \(or Up\) for the start")
+    assert any(line.startswith("Ctrl-C / Ctrl-Q: leave") for line in end), end
+    assert any(line.endswith("Esc closes this help") for line in end)
+    assert not any(line.startswith("Type both hands") for line in end)
+    # (three pages down stop at its end: one up and two lines down is its third line on top)
+    back = helped(Terminal(80, 24), PAGE_DOWN * 3 + PAGE_UP + DOWN * 2, r"lines 3-20 of")
+    assert not any(line.startswith("Type both hands") for line in back), back
+    wide = helped(Terminal(160, 50), "", r"Type both hands")
+    assert any(line.startswith("Ctrl-C / Ctrl-Q: leave") for line in wide), "the whole help at 160x50"
+    assert any(line == "Esc closes this help" for line in wide)
+    assert "PageDown (or Down)" not in "\n".join(wide)
