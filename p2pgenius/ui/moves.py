@@ -13,6 +13,7 @@ from typing import Any, Final
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.ui.frontends import Choice, InputError, Parsed, frontend
+from p2pgenius.ui.frontends.base import TIME_UP
 
 __all__ = ["COMMON_HELP", "Choice", "InputError", "Parsed", "choices", "dark_choices", "help_text", "parse"]
 
@@ -49,9 +50,10 @@ def dark_choices(game: str, typed: str, seat: int) -> list[Choice]:
     return frontend(game).dark_choices(typed, seat)
 
 
-def help_text(game: str | None) -> str:
-    """What to type in ``game`` (empty before the game is known)."""
-    return frontend(game).help if game else ""
+def help_text(game: str | None, time_up: str = "the time is up") -> str:
+    """What to type in ``game`` (empty before the game is known), saying ``time_up`` where the
+    match's time limit runs out ("the turn's time is up (2m a turn)")."""
+    return frontend(game).help.replace(TIME_UP, time_up) if game else ""
 
 
 COMMON_HELP: Final = (

@@ -167,9 +167,10 @@ class TableInput:
             self.rules_open = False
 
     def help_text(self) -> str:
-        """The help's words: the game's, then the keys every game shares (the window's last line
-        says that Esc closes it, wherever it is scrolled)."""
-        return moves.help_text(self.text.game()) + "\n\n" + moves.COMMON_HELP
+        """The help's words: the game's (in this match's time limit), then the keys every game
+        shares (the window's last line says that Esc closes it, wherever it is scrolled)."""
+        text = self.text
+        return moves.help_text(text.game(), text.time_words()) + "\n\n" + moves.COMMON_HELP
 
     def show_rules(self) -> None:
         """Open the rules page of this game over the board (Esc closes it)."""

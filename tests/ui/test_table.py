@@ -565,3 +565,14 @@ def test_the_help_scrolls_at_80x24_says_so_and_always_says_esc_closes_it() -> No
     assert any(line.startswith("Ctrl-C / Ctrl-Q: leave") for line in wide), "the whole help at 160x50"
     assert any(line == "Esc closes this help" for line in wide)
     assert "PageDown (or Down)" not in "\n".join(wide)
+
+
+def test_the_duels_help_says_this_matchs_turn_length() -> None:
+    # It said "until the turn's minute is up" whatever the match's turns were.
+    table, session = seated("duel", DUEL.initial({}, {}), options={"turn_seconds": 120})
+    session.fast = False
+    text = " ".join(table.input.help_text().split())
+    assert "may change until the turn's time is up (2m a turn):" in text and "minute" not in text
+    shown = show(table, Terminal(160, 50), F1, until=(r"Type both hands",))
+    assert "until the turn's time is up (2m a turn)" in shown
+    assert "until the time is up:" in moves.help_text("duel")  # (no match yet: no length guessed)

@@ -90,12 +90,19 @@ GENERIC_HELP: Final = (
 )
 
 
+TIME_UP: Final = "{time_up}"
+"""In a front end's help, where the match's own time limit goes, in words: "the turn's time is
+up (2m a turn)" (:func:`p2pgenius.ui.moves.help_text` puts it there; the help never guesses a
+length the match may not have)."""
+
+
 class FrontEnd:
     """How people see and play one game. These defaults are the generic front end."""
 
     help: str = GENERIC_HELP
     """What to type, for the help window (the common keys are added by the UI): one item per
-    line, each a whole sentence, which the window wraps to its width."""
+    line, each a whole sentence, which the window wraps to its width; :data:`TIME_UP` where the
+    match's time limit is said."""
     styles: Mapping[str, str] = {}
     """The styles of the board's own classes (``{"hp": "bold"}`` styles ``class:hp``), added to
     the UI's common ones (title, dim, effect, seat, seat.me, ...)."""

@@ -25,6 +25,7 @@ from p2pgenius.games.duel.state import Wizard
 from p2pgenius.games.duel.words import words as duel_words
 from p2pgenius.ui.frontends.base import (
     CHAT_ROOM,
+    TIME_UP,
     BoardRequest,
     Choice,
     FrontEnd,
@@ -46,8 +47,8 @@ HELP: Final = (
     "left hand's gesture, the right's; the newest at the bottom); a gesture that completed a spell "
     "is marked * and the spell is named after it. ^ before its first row: older turns above; v "
     "before its last: newer ones below. Up scrolls it a turn back, Down a turn forward.\n"
-    "Without fast turns your gestures may change until the turn's minute is up: type them again to "
-    "change them, or done when you are sure; the turn resolves as soon as both players are done."
+    f"Without fast turns your gestures may change until {TIME_UP}: type them again to change them, "
+    "or done when you are sure; the turn resolves as soon as both players are done."
 )
 
 
