@@ -204,7 +204,14 @@ def add_history(commands: Any) -> None:
     parser.add_argument(
         "--against",
         metavar="FINGERPRINT",
-        help="the record against one player (the first 4 or more characters)",
+        help="the record against one opponent (the first 4 or more characters; a partner in a game "
+        "of teams is none)",
+    )
+    parser.add_argument(
+        "--with",
+        dest="partner",
+        metavar="FINGERPRINT",
+        help="the record with one partner, in a game of teams (the first 4 or more characters)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object, for scripts")
     parser.add_argument(

@@ -2,10 +2,11 @@
 
 The record is read from the index (:mod:`p2pgenius.record.index`), brought up to date first (new
 or changed transcripts are verified and kept; ``--rebuild`` reads every one again). Each line:
-when, the game, the opponents (name and fingerprint), this account's seats, the result for it,
-how the match ended, its length, and whether the transcript verifies. Ratings per game come from
-verified results only (:mod:`p2pgenius.record.ratings`). ``--against`` gives the record against
-one player; ``--json`` one object for scripts; ``--open N`` replays line N.
+when, the game, the partners in a game of teams and the opponents (name and fingerprint), this
+account's seats, the result for it, how the match ended, its length, and whether the transcript
+verifies. Ratings per game come from verified results only (:mod:`p2pgenius.record.ratings`).
+``--against`` gives the record against one opponent (a partner is none), ``--with`` the record
+with one partner; ``--json`` one object for scripts; ``--open N`` replays line N.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import argparse
 import json
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,7 +25,16 @@ from p2pgenius.games.catalog import find
 from p2pgenius.net.files import Files
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.record.index import Index
-from p2pgenius.record.matches import FINISHED, STOPPED, UNCONFIRMED, UNFINISHED, UNREADABLE, RecordLine, once
+from p2pgenius.record.matches import (
+    FINISHED,
+    STOPPED,
+    UNCONFIRMED,
+    UNFINISHED,
+    UNREADABLE,
+    Player,
+    RecordLine,
+    once,
+)
 from p2pgenius.record.ratings import Rating, rate
 from p2pgenius.wording import printable
 
@@ -53,45 +63,85 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     with opened(sys.stderr, rebuild=args.rebuild) as index:
         every = mine(index.matches())
     ratings = rate(every)
-    lines = chosen(every, args.game, args.against)
+    partner = getattr(args, "partner", None)
+    lines = chosen(every, args.game, args.against, partner)
     if args.open is not None:
         return _open(lines, args.open, out)
     if args.json:
-        out.write(json.dumps(as_json(lines, ratings, args.against, every)) + "\n")
+        out.write(json.dumps(as_json(lines, ratings, args.against, every, partner)) + "\n")
         return 0
     if args.against:
-        _against(out, every, args.against, args.game)
+        _tally(out, every, who(every, args.against), AGAINST, args.game)
+    if partner:
+        _tally(out, every, who(every, partner, WITH), WITH, args.game)
     _ratings(out, every, ratings, args.game)
     _lines(out, lines)
     return 0
 
 
-def chosen(every: Sequence[RecordLine], game: str | None, against: str | None) -> list[RecordLine]:
-    """The lines of ``game`` (if given) played against ``against`` (a fingerprint, if given)."""
+AGAINST, WITH = "against", "with"
+"""How a player was at the table with this account: an opponent, or a partner (a player on its
+side in a game of teams, who wins and loses with it)."""
+
+
+def among(match: RecordLine, how: str) -> tuple[Player, ...]:
+    """The match's opponents (``how`` AGAINST) or partners (WITH)."""
+    return match.partners if how == WITH else match.opponents
+
+
+def chosen(
+    every: Sequence[RecordLine], game: str | None, against: str | None, partner: str | None = None
+) -> list[RecordLine]:
+    """The lines of ``game`` (if given) played against ``against`` and with ``partner``
+    (fingerprints, if given)."""
     if game:
         find(game)  # (an unknown game: a one-line error)
-    key = who(every, against) if against else None
+    wanted = [(who(every, typed, how), how) for typed, how in ((against, AGAINST), (partner, WITH)) if typed]
     return [
         m
         for m in every
-        if (not game or m.game == game) and (key is None or any(p.key == key for p in m.opponents))
+        if (not game or m.game == game)
+        and all(any(p.key == key for p in among(m, how)) for key, how in wanted)
     ]
 
 
-def who(every: Sequence[RecordLine], typed: str) -> bytes:
-    """The key of the one opponent whose fingerprint starts with ``typed`` (dashes and case
-    aside); LocalMisuseError if none or several."""
+def who(every: Sequence[RecordLine], typed: str, how: str = AGAINST) -> bytes:
+    """The key of the one opponent (``how`` AGAINST) or partner (WITH) whose fingerprint starts
+    with ``typed`` (dashes and case aside); LocalMisuseError if none or several."""
     wanted = typed.replace("-", "").replace(" ", "").upper()
+    role = "opponent" if how == AGAINST else "partner"
     if len(wanted) < 4:
-        raise LocalMisuseError(f"--against {typed!r}: give at least the first 4 characters of a fingerprint")
-    keys = {p.key: p.name for m in every for p in m.opponents}
-    found = [key for key in keys if fingerprint(key).replace("-", "").startswith(wanted)]
+        raise LocalMisuseError(f"--{how} {typed!r}: give at least the first 4 characters of a fingerprint")
+
+    def fits(players: Iterable[Player]) -> dict[bytes, str]:
+        return {p.key: p.name for p in players if fingerprint(p.key).replace("-", "").startswith(wanted)}
+
+    found = fits(p for m in every for p in among(m, how))
     if not found:
-        raise LocalMisuseError(f"no opponent in your record has a fingerprint starting {typed!r}")
+        other = AGAINST if how == WITH else WITH
+        elsewhere = fits(p for m in every for p in among(m, other))
+        hint = ""
+        if elsewhere:
+            told = ", ".join(f"{printable(name)} ({fingerprint(key)})" for key, name in elsewhere.items())
+            hint = (
+                f": {told} only ever played on {'your' if how == AGAINST else 'the other'} side (--{other})"
+            )
+        raise LocalMisuseError(f"no {role} in your record has a fingerprint starting {typed!r}{hint}")
     if len(found) > 1:
-        told = ", ".join(f"{keys[k]} ({fingerprint(k)})" for k in found)
-        raise LocalMisuseError(f"--against {typed!r} fits several opponents: {told}; give more of it")
-    return found[0]
+        told = ", ".join(f"{printable(name)} ({fingerprint(key)})" for key, name in found.items())
+        raise LocalMisuseError(f"--{how} {typed!r} fits several {role}s: {told}; give more of it")
+    return next(iter(found))
+
+
+def players_words(match: RecordLine) -> str:
+    """The others at the table: "vs bob (FP)"; in a game of teams, "with bob (FP) vs carol (FP),
+    dave (FP)" (a partner wins and loses with this account: no opponent)."""
+
+    def named(players: Sequence[Player]) -> str:
+        return ", ".join(f"{printable(p.name)} ({p.fingerprint})" for p in players) or "-"
+
+    partners = f"with {named(match.partners)} " if match.partners else ""
+    return f"{partners}vs {named(match.opponents)}"
 
 
 def seats_words(match: RecordLine) -> str:
@@ -142,9 +192,8 @@ def _lines(out: TextIO, lines: Sequence[RecordLine]) -> None:
                 f"{number:>4}  {date:<23}  {printable(Path(match.path).name)}: {printable(match.problem)}\n"
             )
             continue
-        others = ", ".join(f"{printable(p.name)} ({p.fingerprint})" for p in match.opponents) or "-"
         head = f"{number:>4}  {date:<23}  {printable(match.game):<12}  {match.result()}"
-        out.write(f"{head}  vs {others}\n")
+        out.write(f"{head}  {players_words(match)}\n")
         detail = [
             f"seats {seats_words(match)}",
             printable(match.ending()),
@@ -181,21 +230,22 @@ def my_keys(every: Sequence[RecordLine]) -> set[bytes]:
     return {m.players[m.me].key for m in every if m.me is not None and m.me < len(m.players)}
 
 
-def record_against(every: Sequence[RecordLine], key: bytes) -> dict[str, list[int]]:
-    """Per game, [won, lost, drawn] against the player with ``key`` (verified results only)."""
+def record_against(every: Sequence[RecordLine], key: bytes, how: str = AGAINST) -> dict[str, list[int]]:
+    """Per game, [won, lost, drawn] against the player with ``key`` (``how`` AGAINST: the
+    matches it was an opponent in) or with it (WITH: those it was a partner in); verified results
+    only."""
     out: dict[str, list[int]] = {}
     for match in once(every):
-        if match.counts and any(p.key == key for p in match.opponents):
+        if match.counts and any(p.key == key for p in among(match, how)):
             tally = out.setdefault(match.game, [0, 0, 0])
             tally[{"won": 0, "lost": 1}.get(match.side() or "", 2)] += 1
     return out
 
 
-def _against(out: TextIO, every: Sequence[RecordLine], typed: str, game: str | None) -> None:
-    key = who(every, typed)
-    name = next(p.name for m in every for p in m.opponents if p.key == key)
-    out.write(f"against {name} ({fingerprint(key)}), verified results:\n")
-    tallies = record_against(every, key)
+def _tally(out: TextIO, every: Sequence[RecordLine], key: bytes, how: str, game: str | None) -> None:
+    name = next(p.name for m in every for p in among(m, how) if p.key == key)
+    out.write(f"{how} {name} ({fingerprint(key)}), verified results:\n")
+    tallies = record_against(every, key, how)
     for name_, (won, lost, drawn) in sorted(tallies.items()):
         if not game or name_ == game:
             out.write(f"  {name_}: {won} won, {lost} lost, {drawn} drawn\n")
@@ -214,6 +264,7 @@ def as_json(
     ratings: dict[str, dict[bytes, Rating]],
     against: str | None,
     every: Sequence[RecordLine],
+    partner: str | None = None,
 ) -> dict[str, Any]:
     """The record for scripts."""
     mine = my_keys(every)
@@ -232,6 +283,9 @@ def as_json(
                 "opponents": [
                     {"name": p.name, "fingerprint": p.fingerprint, "seats": list(p.seats)}
                     for p in m.opponents
+                ],
+                "partners": [
+                    {"name": p.name, "fingerprint": p.fingerprint, "seats": list(p.seats)} for p in m.partners
                 ],
                 "length": m.steps,
                 "verified": m.verified,
@@ -257,6 +311,8 @@ def as_json(
     }
     if against:
         out["against"] = record_against(every, who(every, against))
+    if partner:
+        out["with"] = record_against(every, who(every, partner, WITH), WITH)
     return out
 
 

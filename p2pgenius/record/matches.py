@@ -175,9 +175,28 @@ class RecordLine:
         return self.players[self.me].seats
 
     @property
+    def partners(self) -> tuple[Player, ...]:
+        """The other peers on the own peer's side, in a game of teams (Hornswoggle's partners, by
+        the game's sides): they win and lose with it. None in a spectator's transcript."""
+        return tuple(player for index, player in enumerate(self.players) if self._partner(index))
+
+    @property
     def opponents(self) -> tuple[Player, ...]:
-        """The other peers (every peer, in a spectator's transcript)."""
-        return tuple(player for index, player in enumerate(self.players) if index != self.me)
+        """The other peers but its partners (every peer, in a spectator's transcript)."""
+        return tuple(
+            player
+            for index, player in enumerate(self.players)
+            if index != self.me and not self._partner(index)
+        )
+
+    def _partner(self, index: int) -> bool:
+        """Whether the peer at ``index`` is another one whose seats are all on the side the own
+        peer's seats are all on (the game's sides say which seats win and lose together)."""
+        mine = set(self.mine)
+        if index == self.me or not mine or self.game not in names() or index >= len(self.players):
+            return False
+        theirs = set(self.players[index].seats)
+        return any(mine | theirs <= set(side) for side in get_spec(self.game).sides) and bool(theirs)
 
     @property
     def counts(self) -> bool:
