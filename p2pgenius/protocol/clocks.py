@@ -91,10 +91,15 @@ def patience(session: Session, grace_s: float) -> float:
     return max([grace_s, *limits])
 
 
+def seat_words(session: Session, seat: int) -> str:
+    """The seat's player and the seat, in words: "bob (p3)" (the seat alone before the deal)."""
+    owner = session.owner
+    return f"{session.names[owner[seat]]} (p{seat})" if seat < len(owner) else f"p{seat}"
+
+
 def debt_words(session: Session, seat: int) -> tuple[str, str]:
     """(the seat's player, what it owes now), in words, for what the screen says of a claim."""
-    owner = session.owner
-    who = f"{session.names[owner[seat]]} (p{seat})" if seat < len(owner) else f"p{seat}"
+    who = seat_words(session, seat)
     debt = next((d for d in session.debts() if d.seat == seat and d.stage != SETUP), None)
     return who, debt.rule.owed.replace("`", "") if debt is not None else ""
 
@@ -461,7 +466,7 @@ class Clocks:
         what, seat, now = deadline.what, deadline.seat, self.now()
         if what is Due.EXPIRE:
             if seat in session.awaiting():  # (not a changeable choice's time running out)
-                tell(OutOfTime(seat, timeout_played=True))
+                tell(OutOfTime(seat, timeout_played=True, who=seat_words(session, seat)))
             with contextlib.suppress(LocalMisuseError):
                 session.choices.time_out(seat)
         elif what in (Due.CLAIM, Due.LATE):

@@ -224,14 +224,16 @@ class ClockWarning:
 @dataclass(frozen=True, slots=True)
 class OutOfTime:
     """One of this peer's seats ran out of time (``timeout_played``: its clock ran out while the
-    match waited on it, so the rules' timeout is sent; else a decision came too late)."""
+    match waited on it, so the rules' timeout is sent; else a decision came too late). ``who``:
+    the seat's player in words, "bob (p3)" (as a claim names it)."""
 
     seat: int
     timeout_played: bool = False
+    who: str = ""
 
     @property
     def text(self) -> str:
-        return f"p{self.seat}: out of time" + (
+        return f"{self.who or f'p{self.seat}'}: out of time" + (
             "; the rules' timeout is played" if self.timeout_played else ""
         )
 

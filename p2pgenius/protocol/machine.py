@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Concatenate, Final, ParamSpec
 
 from p2pgenius.errors import P2PGeniusError
-from p2pgenius.protocol.clocks import Clocks, Deadline
+from p2pgenius.protocol.clocks import Clocks, Deadline, seat_words
 from p2pgenius.protocol.events import ConnectionLost, DecisionRefused, Hashed, Notice, OutOfTime, Said
 from p2pgenius.protocol.session import Event, Session, VerdictDue
 
@@ -164,7 +164,7 @@ class MatchMachine:
             ms, view = 0, None  # a challenge window is not on the clock
         try:
             if view is not None and ms >= view.left_ms:
-                self._step.told.append(OutOfTime(seat))
+                self._step.told.append(OutOfTime(seat, who=seat_words(session, seat)))
                 session.choices.time_out(seat)
             elif action is None:
                 session.decline(seat, ms=ms)

@@ -116,7 +116,8 @@ async def test_a_player_who_runs_out_is_timed_out_by_its_own_peer(
     assert outcome is not None and outcome == guest.session.outcome
     assert outcome.winner == 0
     assert host.session.state.last_round["reason"] == "timeout"
-    assert any("out of time" in line for line in guest_log.lines)
+    # The line names the player as well as the seat (it said "p1: out of time").
+    assert any(line.startswith("guest (p1): out of time") for line in guest_log.lines), guest_log.lines
     # Two rounds of 30 s each (plus the lead decisions), on the fake clock.
     assert 60 <= trio.current_time() < 200
     for side in (host, guest):
@@ -350,6 +351,24 @@ async def test_a_round_clock_is_bounded_by_the_time_seen_pass_not_by_the_sum_dec
     assert len(disputes) >= 1
     report = verify(host.files.transcript.read_bytes())
     assert len(report.disputed_time) >= 10 and "disputed on the record" in report.summary
+
+
+async def test_a_hornswoggle_seat_out_of_time_is_named_by_its_player_and_seat(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    # Hornswoggle's line said only "p3: out of time": which pirate, of four, was it?
+    del autojump_clock
+    host_log, guest_log = Silent(), Silent()
+    host = peer(tmp_path, "host", BotDriver("pirate", 1, thread=False), host_log)
+    guest = peer(tmp_path, "guest", Thinks("pirate", 2, 10**6), guest_log)
+    await match(host, guest, Terms("hornswoggle", {"decision_seconds": 30}, {}))
+    assert guest.session is not None
+    owner = guest.session.owner
+    said = [line for line in guest_log.lines if "out of time" in line]
+    assert said, guest_log.lines
+    for line in said:
+        seat = int(line.split("(p", 1)[1].split(")", 1)[0])
+        assert owner[seat] == 1 and line.startswith(f"guest (p{seat}): out of time"), line
 
 
 def test_a_peers_processing_allowance_is_capped() -> None:

@@ -245,3 +245,18 @@ def test_players_say_gg_after_the_end_until_one_leaves(tmp_path: Path) -> None:
     heard = [e for e in bot.heard if isinstance(e, ChatReceived)]  # type: ignore[attr-defined]
     assert [e.text for e in heard] == ["gg"], "the other player read it, after the end"
     assert verify(bot.files.transcript.read_bytes()).ok  # (a chat after the end is in the record)
+
+
+def test_the_persons_seat_out_of_time_is_logged_with_its_name_and_seat(tmp_path: Path) -> None:
+    # The log said "p0: out of time", the seat alone, where every other line names the player.
+    said: list[str] = []
+
+    async def drive(table: TableScreen, send: Callable[[str], None]) -> None:
+        await until(lambda: any("out of time" in line for line in table.state.log))
+        said.extend(line for line in table.state.log if "out of time" in line)
+        send(CTRL_Q)
+        await until(lambda: table.input.leaving or table.state.finished)
+        send(CTRL_Q)
+
+    play(tmp_path, "duel", {"fast": True, "turn_seconds": 2}, drive, Staging(bot_level="wizard"))
+    assert said and said[0].startswith("person (p0): out of time"), said
