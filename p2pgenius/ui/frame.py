@@ -155,9 +155,10 @@ def help_rows() -> int:
     return max(terminal_size()[1] - HELP_CHROME, 1)
 
 
-def help_footer(top: int, count: int, rows: int) -> str:
-    """The help's last line, under its ``count`` lines shown ``rows`` at a time from ``top``:
-    how to see the rest, if there is more than shows, and that Esc closes it."""
+def help_footer(top: int, count: int, rows: int, width: int) -> str:
+    """The help's last line, ``width`` columns at most, under its ``count`` lines shown ``rows``
+    at a time from ``top``: how to see the rest, if there is more than shows, and (always, the
+    rest shortened first) that Esc closes it."""
     if count <= rows:
         return f" {HELP_CLOSES}"
     shown = f"lines {top + 1}-{min(top + rows, count)} of {count}"
@@ -167,7 +168,8 @@ def help_footer(top: int, count: int, rows: int) -> str:
         where = "PageUp (or Up) for the start"
     else:
         where = "PageDown for more, PageUp back"
-    return f" {where} ({shown}); {HELP_CLOSES}"
+    said = (f" {where} ({shown}); {HELP_CLOSES}", f" {where}; {HELP_CLOSES}", f" PgDn/PgUp; {HELP_CLOSES}")
+    return next((line for line in said if len(line) <= width), f" {HELP_CLOSES}")
 
 
 def help_scrolled(pane: HelpPane, rows: int = 0) -> int:
@@ -192,7 +194,12 @@ def help_overlay(pane: HelpPane) -> Float:
         get_vertical_scroll=lambda window: help_scrolled(pane),
         style="class:help",
     )
-    last = text_control(lambda: [("class:help", help_footer(help_scrolled(pane), len(lines()), help_rows()))])
+
+    def footer() -> StyleAndTextTuples:
+        width = terminal_size()[0] - 6  # (inside the window's frame)
+        return [("class:help", help_footer(help_scrolled(pane), len(lines()), help_rows(), width))]
+
+    last = text_control(footer)
     content = HSplit([body, Window(last, height=1, style="class:help")])
     return overlay(content, "help", Condition(lambda: pane.help_open))
 

@@ -22,6 +22,7 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui import moves
 from p2pgenius.ui.app import build
+from p2pgenius.ui.frame import help_footer
 from p2pgenius.ui.frontends import frontend
 from p2pgenius.ui.layout import rules_view
 from p2pgenius.ui.lines import namer, plain, wrap
@@ -565,6 +566,15 @@ def test_the_help_scrolls_at_80x24_says_so_and_always_says_esc_closes_it() -> No
     assert any(line.startswith("Ctrl-C / Ctrl-Q: leave") for line in wide), "the whole help at 160x50"
     assert any(line == "Esc closes this help" for line in wide)
     assert "PageDown (or Down)" not in "\n".join(wide)
+
+
+def test_the_helps_last_line_keeps_esc_closes_this_help_on_a_narrow_screen() -> None:
+    assert help_footer(0, 24, 18, 74).startswith(" PageDown (or Down) for more (lines 1-18 of 24)")
+    for width in (74, 60, 40, 30, 21):
+        for top in (0, 50, 90):
+            line = help_footer(top, 140, 50, width)
+            assert len(line) <= width and line.endswith("Esc closes this help"), (width, line)
+    assert help_footer(0, 10, 18, 74) == " Esc closes this help"  # (all of it shows)
 
 
 def test_the_duels_help_says_this_matchs_turn_length() -> None:
