@@ -22,7 +22,7 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui import moves
 from p2pgenius.ui.app import build
-from p2pgenius.ui.frame import help_footer
+from p2pgenius.ui.frame import help_footer, help_lines
 from p2pgenius.ui.frontends import frontend
 from p2pgenius.ui.layout import rules_view
 from p2pgenius.ui.lines import namer, plain, wrap
@@ -559,8 +559,13 @@ def test_the_help_scrolls_at_80x24_says_so_and_always_says_esc_closes_it() -> No
     assert any(line.startswith("Ctrl-C / Ctrl-Q: leave") for line in end), end
     assert any(line.endswith("Esc closes this help") for line in end)
     assert not any(line.startswith("Type both hands") for line in end)
-    # (three pages down stop at its end: one up and two lines down is its third line on top)
-    back = helped(Terminal(80, 24), PAGE_DOWN * 3 + PAGE_UP + DOWN * 2, r"lines 3-20 of")
+    # Three pages down stop at its end (18 rows show: 24 less the help window's chrome): a page
+    # up and two lines down go from there, not from past the end.
+    table, _ = seated("duel", DUEL.initial({}, {}), options={"turn_seconds": 120})
+    count = len(help_lines(table.input.help_text(), 80))
+    first = max(count - 18 - 17, 0) + 2
+    shows = rf"lines {first + 1}-{first + 18} of {count}"
+    back = helped(Terminal(80, 24), PAGE_DOWN * 3 + PAGE_UP + DOWN * 2, shows)
     assert not any(line.startswith("Type both hands") for line in back), back
     wide = helped(Terminal(160, 50), "", r"Type both hands")
     assert any(line.startswith("Ctrl-C / Ctrl-Q: leave") for line in wide), "the whole help at 160x50"
