@@ -204,6 +204,13 @@ def stage_note(transcript: Path) -> Path:
     return transcript.with_name(transcript.name + ".stage")
 
 
+def bots_table(transcript: Path) -> Path:
+    """Beside a transcript of a match against bots on this machine (``p2pgenius play``): its bots'
+    names, levels and keys (``X.p2pt.play``). Such a match stops whole, its bots with it, so
+    nothing of it is late while it is stopped."""
+    return transcript.with_name(transcript.name + ".play")
+
+
 def read_stage_note(transcript: Path) -> tuple[int, float] | None:
     """The note beside ``transcript``: (stage, when it began, in seconds since the epoch), or None
     if there is none or it is damaged (a crash mid-write, or an edit: not a finite time)."""

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from p2pgenius.cli.versus import bots_folder, table_path
+from p2pgenius.bots import levels
+from p2pgenius.cli.versus import bots_folder
+from p2pgenius.local_files import bots_table
 from p2pgenius.protocol.transcript import read_header, verify
 from tests.patience import HANG_S
 
@@ -65,7 +67,7 @@ def test_a_match_against_bots_lands_in_the_record(
     # Every bot kept a transcript of its own, beside, out of the record's way.
     for chair in range(1, peers):
         assert verify((bots_folder(transcript) / f"{chair}.p2pt").read_bytes()).ok
-    assert table_path(transcript).stat().st_mode & 0o077 == 0  # (the bots' keys: private)
+    assert bots_table(transcript).stat().st_mode & 0o077 == 0  # (the bots' keys: private)
     listed = run(home, "history", "--json")
     assert listed.returncode == 0, listed.stderr
     rows = json.loads(listed.stdout)["matches"]
@@ -86,31 +88,37 @@ def test_the_same_bot_is_the_same_opponent_from_match_to_match(tmp_path: Path) -
     assert len(opponents) == 1 and "random (" in next(iter(opponents)), shown
 
 
+def killed_mid_match(tmp_path: Path) -> tuple[Path, Path]:
+    """A match against a bot (a bot in the person's seat too) killed with SIGKILL a few turns in:
+    its home and transcript. Random bots may surrender at any turn, so a match that ended before
+    the kill is played again in a fresh home."""
+    for attempt in range(5):
+        home = tmp_path / f"home-{attempt}"
+        started = subprocess.Popen(
+            [str(BIN), "play", "duel", "--bot", "random", "--vs", "random", "--pace", "0.3"],
+            env={**os.environ, "P2PGENIUS_HOME": str(home)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + HANG_S
+            while time.monotonic() < deadline and started.poll() is None:  # (a few turns in)
+                found = sorted((home / "matches").glob("*.p2pt")) if (home / "matches").is_dir() else []
+                if found and found[0].stat().st_size > 4000:
+                    break
+                time.sleep(0.02)
+            started.send_signal(signal.SIGKILL)
+        finally:
+            started.kill()
+            started.wait(timeout=HANG_S)
+        transcript = only_transcript(home)
+        if verify(transcript.read_bytes()).outcome is None:  # (killed before the end)
+            return home, transcript
+    raise AssertionError("every match ended before it could be killed")
+
+
 def test_a_match_against_bots_killed_mid_way_is_resumed_with_its_bots(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    started = subprocess.Popen(
-        [str(BIN), "play", "duel", "--bot", "random", "--vs", "random", "--pace", "0.2"],
-        env={**os.environ, "P2PGENIUS_HOME": str(home)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + HANG_S
-        transcript = None
-        while time.monotonic() < deadline:  # (until a few turns are in the transcript)
-            found = sorted((home / "matches").glob("*.p2pt")) if (home / "matches").is_dir() else []
-            if found and found[0].stat().st_size > 6000:
-                transcript = found[0]
-                break
-            time.sleep(0.05)
-        assert transcript is not None
-        started.send_signal(signal.SIGKILL)
-    finally:
-        started.kill()
-        started.wait(timeout=HANG_S)
-    before = verify(transcript.read_bytes())
-    assert before.outcome is None  # (killed before the end)
+    home, transcript = killed_mid_match(tmp_path)
     done = run(home, "resume", "--bot", "random")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "the bots come back to the table" in done.stdout and "result: " in done.stdout
@@ -157,3 +165,40 @@ def test_a_table_left_before_its_match_began_leaves_nothing_behind(
     matches = Path(os.environ["P2PGENIUS_HOME"]) / "matches"
     assert matches.is_dir()  # (the table was laid: its files were made, then taken away)
     assert [p.name for p in matches.iterdir() if not p.name.endswith(".lock")] == []
+
+
+def test_a_paused_match_against_bots_is_never_judged_late(tmp_path: Path) -> None:
+    # Stopped mid-match, then looked at long after its turn's clock would have run out: the
+    # whole table stopped, so games and history offer the resume, not "most likely forfeited".
+    home, transcript = killed_mid_match(tmp_path)
+    long_ago = time.time() - 3 * 86400  # (the stage began, and the files were written, days ago)
+    note = transcript.with_name(transcript.name + ".stage")
+    stage = note.read_text().split()[0]
+    note.write_text(f"{stage} {long_ago:.3f}\n")
+    os.utime(transcript, (long_ago, long_ago))
+    shown = run(home, "games").stdout + run(home, "history").stdout
+    assert "forfeited" not in shown and "late" not in shown, shown
+    assert f"p2pgenius resume {transcript}" in shown, shown
+    # The same files without the bots' table (a match with people) are judged late, as before.
+    bots_table(transcript).rename(tmp_path / "aside")
+    (home / "history.sqlite").unlink(missing_ok=True)
+    assert "most likely forfeited by you" in run(home, "history").stdout
+
+
+def test_a_level_only_one_game_has_chooses_that_game(tmp_path: Path) -> None:
+    done = run(tmp_path / "home", "play", "--vs", "random", "--bot", "random", stdin="")
+    assert done.returncode == 2 and "play needs a game when no one can be asked" in done.stderr
+    level = levels("duel")[0]  # (the duel's strongest: no other game has it)
+    assert all(level not in levels(other) for other in ("magic-square", "hornswoggle"))
+    done = run(tmp_path / "home", "play", "--vs", level, "--bot", "random", stdin="")
+    assert done.returncode == 0, done.stderr
+    assert only_transcript(tmp_path / "home").name.endswith("-duel-play.p2pt")
+    done = run(tmp_path / "other", "play", "--vs", "godlike", stdin="")
+    assert done.returncode == 2 and "no bot level 'godlike'" in done.stderr
+
+
+def test_no_terminal_leaves_no_file(tmp_path: Path) -> None:
+    done = run(tmp_path / "home", "play", "duel", stdin="")
+    assert done.returncode == 2 and "the terminal UI needs a terminal" in done.stderr
+    matches = tmp_path / "home" / "matches"
+    assert not matches.exists() or list(matches.iterdir()) == []

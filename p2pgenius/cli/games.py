@@ -494,8 +494,8 @@ def write_text(out: TextIO, entries: Sequence[Listing], now: float, unreadable: 
     done = [entry for entry in entries if not entry.open]
     if not entries:
         out.write(
-            "no matches yet: `p2pgenius host GAME` starts one, `p2pgenius join INVITE` joins a "
-            "friend's (`p2pgenius demo` shows bots playing)\n"
+            "no matches yet: `p2pgenius play` against the computer, `p2pgenius host GAME` starts "
+            "one with friends, `p2pgenius join INVITE` joins a friend's\n"
         )
     if waiting:
         out.write(f"in play ({len(waiting)}), newest first:\n")

@@ -24,9 +24,9 @@ from p2pgenius.cli.play import (
     one_line,
     played,
 )
-from p2pgenius.cli.versus import resume_play, table_path
+from p2pgenius.cli.versus import resume_play
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
-from p2pgenius.local_files import TooLargeError, read_within
+from p2pgenius.local_files import TooLargeError, bots_table, read_within
 from p2pgenius.net import DEFAULT_GRACE_S, transit
 from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.addresses import listen
@@ -145,7 +145,7 @@ def nothing_to_resume(folder: Path, live: list[tuple[Path, str]]) -> str:
 
 def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files) -> int:
     peer, main = prepared(args, printer, path, files)
-    if table_path(path).exists():  # (a match against bots: they come back too)
+    if bots_table(path).exists():  # (a match against bots: they come back too)
         return resume_play(args, peer, printer)
     return played(args, peer, main, printer)
 

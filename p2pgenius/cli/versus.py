@@ -24,11 +24,12 @@ from typing import Any, Final, TextIO
 
 import trio
 
-from p2pgenius.bots import level_of
+from p2pgenius.bots import level_of, levels
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.cli.play import (
     Printer,
     check_seats,
+    check_terminal,
     held,
     interactive,
     make_peer,
@@ -39,19 +40,13 @@ from p2pgenius.cli.play import (
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.catalog import GAMES
 from p2pgenius.games.registry import get_spec
-from p2pgenius.local_files import PRIVATE, TooLargeError, read_within, replace
+from p2pgenius.local_files import PRIVATE, TooLargeError, bots_table, read_within, replace
+from p2pgenius.net.lobby import DeclinedError
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.net.transit import Entrance
 from p2pgenius.protocol.identity import Identity
 
-SUFFIX: Final = ".play"
-"""Beside the person's transcript ``X.p2pt``: ``X.p2pt.play``, the bots' names, levels and keys."""
 LOOPBACK: Final = "127.0.0.1"
-
-
-def table_path(transcript: Path) -> Path:
-    """Where a match against bots keeps its bots (``X.p2pt.play``)."""
-    return transcript.with_name(transcript.name + SUFFIX)
 
 
 def bots_folder(transcript: Path) -> Path:
@@ -115,12 +110,12 @@ def save_bots(transcript: Path, game: str, bots: Sequence[Seated]) -> None:
         "bots": [{"name": b.name, "level": b.level, "key": b.key.hex(), "seed": b.seed} for b in bots],
     }
     bots_folder(transcript).mkdir(mode=0o700, parents=True, exist_ok=True)
-    replace(table_path(transcript), json.dumps(kept, indent=1).encode(), PRIVATE, sync=True)
+    replace(bots_table(transcript), json.dumps(kept, indent=1).encode(), PRIVATE, sync=True)
 
 
 def load_bots(transcript: Path) -> list[Seated]:
     """The bots kept beside ``transcript`` (LocalMisuseError, in one line, if they do not read)."""
-    path = table_path(transcript)
+    path = bots_table(transcript)
     try:
         kept = json.loads(read_within(path, limit=64 * 1024, what="bots file"))
         return [
@@ -133,35 +128,51 @@ def load_bots(transcript: Path) -> list[Seated]:
         raise LocalMisuseError(f"{path} does not list this match's bots ({exc})") from None
 
 
-def ask_game(out: TextIO) -> str:
-    """``play`` without a game: ask which (a script, with no one to ask, is told to name one)."""
-    every = [entry.name for entry in GAMES]
+QUIT: Final = ("q", "quit", "exit", "no", "n")
+"""What a person types at the question to choose no game."""
+
+
+def ask_game(out: TextIO, level: str | None) -> str:
+    """``play`` without a game: ask which (a script, with no one to ask, is told to name one).
+    With ``level`` (``--vs``), only the games that have it are offered, and a game alone in
+    having it is taken without asking."""
+    every = [entry.name for entry in GAMES if level is None or level in levels(entry.name)]
+    if not every:
+        level_of(GAMES[0].name, level)  # (raises: no such level, with the first game's levels)
+        raise LocalMisuseError(f"no game has a bot level {level!r}")
+    if len(every) == 1 and level is not None:
+        return every[0]
     if not interactive():
         raise LocalMisuseError(
             f"play needs a game when no one can be asked: p2pgenius play {'|'.join(every)}"
         )
-    out.write("Which game?\n")
-    for number, entry in enumerate(GAMES, 1):
-        out.write(f"  {number}. {entry.name:<13} {entry.title}\n")
+    out.write(f"Which game{f' (with a {level} bot)' if level else ''}?\n")
+    titles = {entry.name: entry.title for entry in GAMES}
+    for number, name in enumerate(every, 1):
+        out.write(f"  {number}. {name:<13} {titles[name]}\n")
     while True:
-        out.write(f"Type 1 to {len(every)} or a name (Enter: 1; Ctrl-D: none): ")
+        out.write(f"Type 1 to {len(every)} or a name (Enter: 1; q: none): ")
         out.flush()
         answer = sys.stdin.readline()
-        if not answer:
-            raise LocalMisuseError("no game chosen")
-        answer = answer.strip().lower() or "1"
-        if answer.isdigit() and 1 <= int(answer) <= len(every):
-            return every[int(answer) - 1]
-        if answer in every:
-            return answer
-        out.write(f"  {answer!r} is not one of them\n")
+        said = " ".join(answer.strip().lower().split())
+        if not answer or said in QUIT:
+            raise DeclinedError("no game chosen: nothing was played")
+        said = said or "1"
+        if said.isdigit() and 1 <= int(said) <= len(every):
+            return every[int(said) - 1]
+        chosen = [name for name in every if name.startswith(said.replace(" ", "-"))]
+        if len(chosen) == 1:  # (a name, or its start: "magic", "horn")
+            return chosen[0]
+        out.write(f"  {said!r} is not one of them\n")
 
 
 def run_play(args: argparse.Namespace, out: TextIO) -> int:
     """``p2pgenius play [GAME]``."""
-    args.game = args.game or ask_game(out)
+    args.game = args.game or ask_game(out, args.vs)
     level = level_of(args.game, args.vs)
     check_seats(args)
+    if args.bot is None:
+        check_terminal()  # (before the match's files are made: nothing is left behind)
     if args.bot is not None:
         level_of(args.game, args.bot)
     if args.fast is None:  # (a game of sealed choices: the bots choose at once, so need not wait)
@@ -185,7 +196,7 @@ def run_play(args: argparse.Namespace, out: TextIO) -> int:
             return played(args, person, table, printer)
         finally:
             if not person.files.transcript.exists():  # (left in the lobby: no match to resume)
-                table_path(person.files.transcript).unlink(missing_ok=True)
+                bots_table(person.files.transcript).unlink(missing_ok=True)
                 shutil.rmtree(bots_folder(person.files.transcript), ignore_errors=True)
 
 

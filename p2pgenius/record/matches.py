@@ -32,7 +32,7 @@ from p2pgenius.canonical import encode
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.catalog import names
 from p2pgenius.games.registry import get_spec
-from p2pgenius.local_files import TooLargeError, read_stage_note, read_within
+from p2pgenius.local_files import TooLargeError, bots_table, read_stage_note, read_within
 from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.messages import VERSION
@@ -273,8 +273,8 @@ def _late(match: RecordLine, report: Report, path: Path) -> RecordLine:
     """An unfinished match of its own peer's, with what that peer owed where it stops and since
     when, from the transcript and what this machine kept beside it (the stage note, and when the
     transcript was last written): from then on, most likely forfeited."""
-    if match.kind != UNFINISHED or match.me is None:
-        return match
+    if match.kind != UNFINISHED or match.me is None or bots_table(path).exists():
+        return match  # (against bots on this machine: the whole table stopped, nobody's clock ran)
     try:
         times = Times(read_stage_note(path), path.stat().st_mtime)
     except OSError:

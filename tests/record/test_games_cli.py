@@ -208,8 +208,8 @@ def test_a_damaged_transcript_is_left_to_history(account: Path, capsys: pytest.C
     data = duel()
     (account / "20261201-100000-000000-duel-host.p2pt").write_bytes(data[: len(data) // 2] + b"\xff" * 7)
     assert lines_of(capsys) == [
-        "no matches yet: `p2pgenius host GAME` starts one, `p2pgenius join INVITE` joins a friend's "
-        "(`p2pgenius demo` shows bots playing)",
+        "no matches yet: `p2pgenius play` against the computer, `p2pgenius host GAME` starts one "
+        "with friends, `p2pgenius join INVITE` joins a friend's",
         "1 file in matches/ read as no transcript: `p2pgenius history` says why",
     ]
 
@@ -240,8 +240,8 @@ def test_a_state_whose_fields_cannot_be_shown_is_damaged_not_an_internal_error(
 def test_an_empty_account_says_how_to_begin(account: Path, capsys: pytest.CaptureFixture[str]) -> None:
     del account
     assert lines_of(capsys) == [
-        "no matches yet: `p2pgenius host GAME` starts one, `p2pgenius join INVITE` joins a friend's "
-        "(`p2pgenius demo` shows bots playing)"
+        "no matches yet: `p2pgenius play` against the computer, `p2pgenius host GAME` starts one "
+        "with friends, `p2pgenius join INVITE` joins a friend's"
     ]
     assert objects(capsys) == []
 

@@ -34,10 +34,10 @@ def test_play_asks_the_game_pauses_and_resumes_with_its_bot(tmp_path: Path) -> N
     home = tmp_path / "home"
     try:
         _run_in_tmux(session, home, f"{BIN} play --vs random --name ann", (80, 24))
-        wait_for(session, r"Which game\?")
+        wait_for(session, r"Which game \(with a random bot\)\?")
         assert "1. duel" in screen(session) and "3. hornswoggle" in screen(session)
-        tmux("send-keys", "-t", session, "magic", "Enter")  # not a game: asked again
-        wait_for(session, r"'magic' is not one of them")
+        tmux("send-keys", "-t", session, "chess", "Enter")  # not a game: asked again
+        wait_for(session, r"'chess' is not one of them")
         tmux("send-keys", "-t", session, "1", "Enter")
         wait_for(session, r"Turn 1")
         shown = screen(session)
