@@ -6,6 +6,8 @@ under way is listed at every size); the log stands beside the board, full height
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from typing import Any
 
 from p2pgenius.games.duel.engine import DUEL
 from p2pgenius.games.duel.spells import BY_NAME, SPELLS, next_gestures
@@ -112,3 +114,23 @@ def test_a_large_board_uses_its_empty_rows_for_the_rules_of_what_it_shows() -> N
     assert len(held) <= 44 and all(len(row) <= 96 for row in held)
     small = "\n".join(board(dict(DUEL.view(state, 0)), 80, 14))
     assert "The rules in brief" not in small  # (80x24 has no room for them)
+
+
+def test_a_surrender_reads_as_one_in_the_turn_history() -> None:
+    # P P casts a Shield with each hand and gives the duel up: the history said "Shield, Shield"
+    # and nothing of the surrender, which the log told.
+    state = DUEL.initial({"hp": [30, 30]}, {})
+    memory: dict[str, Any] = {}
+    front = frontend("duel")
+    for seat, (left, right) in ((0, "PP"), (1, "WS")):
+        state = DUEL.apply(state, seat, DUEL.parse_action({"type": "gestures", "left": left, "right": right}))
+    view = dict(DUEL.view(state, 0))
+    front.remember(memory, list(view["events"]), view)
+    request = BoardRequest(
+        "duel", view, {0: "ann", 1: "bob"}, ascii_only=True, hints=True, mine=(0,), width=160, height=50
+    )
+    rows = plain(front.board(replace(request, memory=memory))).splitlines()
+    row = next(r for r in rows if " 1  P* P*" in r)
+    assert "surrenders" in row, rows
+    # The columns stand side by side: ann's on the left, then bob's, who did not surrender.
+    assert row.count("surrenders") == 1 and row.index("surrenders") < row.index(" 1  W  S"), row

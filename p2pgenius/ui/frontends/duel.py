@@ -210,12 +210,14 @@ def _turn_row(request: BoardRequest, seat: int, turn: int, width: int, mark: str
         else:
             row += [("class:gestures", gesture), ("", "  ")]
     spells = [cast[hand] for hand in HANDS if hand in cast]
-    if not spells:
+    quit_here = seat in (request.memory or {}).get("surrenders", {}).get(turn, ())
+    if not spells and not quit_here:
         return row
     room = width - width_of(row) - 1
+    end = ["surrenders"] if quit_here else []  # (P P: its Shields, and the duel given up)
     for titles in (
-        [BY_NAME[s].title if s in BY_NAME else s for s in spells],
-        [SHORT.get(s, BY_NAME[s].title if s in BY_NAME else s) for s in spells],
+        [BY_NAME[s].title if s in BY_NAME else s for s in spells] + end,
+        [SHORT.get(s, BY_NAME[s].title if s in BY_NAME else s) for s in spells] + end,
     ):
         said = ", ".join(titles)
         if len(said) <= room:
@@ -811,6 +813,9 @@ class DuelFrontEnd(FrontEnd):
             if event.get("type") == "cast" and event.get("hand") in HANDS:
                 by_seat = memory.setdefault("casts", {}).setdefault(turn, {})
                 by_seat.setdefault(int(event["seat"]), {})[str(event["hand"])] = str(event["spell"])
+            elif event.get("type") == "surrender":  # (a seat, or both: "why": "both")
+                quitters = [int(event["seat"])] if "seat" in event else [0, 1]
+                memory.setdefault("surrenders", {})[turn] = quitters
 
     def spectator_view(self, state: Any) -> dict[str, Any]:
         """The whole field (a seat's own view hides the other wizard while it is blind)."""
