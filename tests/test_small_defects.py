@@ -48,3 +48,17 @@ def test_a_magic_square_result_reads_winner_first() -> None:
     spec = get_spec("magic-square")
     won_by_p1 = spec.read_outcome({"winner": 1, "reason": "round_wins", "round_wins": [1, 2]})
     assert spec.outcome_words(won_by_p1) == "p1 wins (round wins 2-1)"
+
+
+def test_escape_closes_a_pane_without_a_wait_a_player_feels() -> None:
+    # Esc took about a second to close the help: prompt_toolkit's default wait to tell Esc from
+    # an escape sequence. The table's and the replay's screens wait a tenth of that.
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from p2pgenius.ui.app import build
+    from p2pgenius.ui.table import TableScreen
+
+    with create_pipe_input() as given:
+        app = build(TableScreen(ascii_only=True), input=given, output=DummyOutput())
+        assert app.ttimeoutlen is not None and app.ttimeoutlen <= 0.1

@@ -275,6 +275,10 @@ def frame_keys(
     return keys
 
 
+ESCAPE_WAIT_S: Final = 0.1
+"""How long Esc waits to be told from the start of a key's escape sequence."""
+
+
 def application(
     root: FloatContainer,
     *,
@@ -285,7 +289,7 @@ def application(
 ) -> Application[None]:
     """The full-screen application of ``root``, typing into ``buffer`` (``app_args``: input,
     output, for tests)."""
-    return Application(
+    app: Application[None] = Application(
         layout=Layout(root, focused_element=buffer),
         key_bindings=keys,
         style=DynamicStyle(style),
@@ -294,3 +298,8 @@ def application(
         color_depth=colour_depth(),
         **app_args,
     )
+    # Esc alone closes a pane: prompt_toolkit waits this long to tell it from the start of a key's
+    # escape sequence (by default 0.5 s, which a player feels). A terminal sends a whole sequence
+    # at once; 0.1 s is what Vim's defaults take too.
+    app.ttimeoutlen = ESCAPE_WAIT_S
+    return app
