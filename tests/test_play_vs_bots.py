@@ -133,6 +133,9 @@ def test_a_match_against_bots_killed_mid_way_is_resumed_with_its_bots(tmp_path: 
         (["play", "duel", "--peers", "4", "--bot"], "duel is played by exactly 2 peers"),
         (["play", "hornswoggle", "--peers", "4", "--seat", "0", "--seat", "1", "--bot"], "--seat 0 1"),
         (["play", "magic-square", "--fast", "--bot"], "--fast is a duel option"),
+        (["play", "duel", "--partner", "random", "--bot"], "--partner sets a bot partner's level: duel is"),
+        (["host", "magic-square", "--partner", "random", "--bot"], "magic-square is played without teams"),
+        (["play", "hornswoggle", "--partner", "godlike", "--bot"], "no bot level 'godlike' for hornswoggle"),
         (
             ["play"],
             "play needs a game when no one can be asked: p2pgenius play duel|magic-square|hornswoggle",

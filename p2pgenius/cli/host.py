@@ -16,6 +16,7 @@ import trio
 from p2pgenius.cli.play import (
     Printer,
     check_level,
+    check_partner,
     check_seats,
     held,
     listed_setting,
@@ -340,6 +341,7 @@ def run_host(args: argparse.Namespace, out: TextIO) -> int:
     """``p2pgenius host``."""
     check_level(args.game, args.bot)
     check_seats(args)
+    check_partner(args)
     options = match_options(args)
     if args.correspondence:
         from p2pgenius.cli.correspondence import run_host_mail  # noqa: PLC0415  (only by correspondence)

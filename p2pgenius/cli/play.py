@@ -209,6 +209,16 @@ def check_seats(args: argparse.Namespace) -> None:
         )
 
 
+def check_partner(args: argparse.Namespace) -> None:
+    """Refuse ``--partner`` for a game with no teams (it would be ignored without a word), and a
+    partner level the game does not have."""
+    if not getattr(args, "partner", None):
+        return
+    if not any(len(side) > 1 for side in get_spec(args.game).sides):
+        raise LocalMisuseError(f"--partner sets a bot partner's level: {args.game} is played without teams")
+    level_of(args.game, args.partner)
+
+
 def identity_of(transcript: bytes) -> Identity:
     """The account identity a transcript was played with (the account's own key, or the key of
     a second process of the account); the account's own key if none matches."""

@@ -28,6 +28,7 @@ from p2pgenius.bots import level_of, levels
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.cli.play import (
     Printer,
+    check_partner,
     check_seats,
     check_terminal,
     held,
@@ -171,6 +172,7 @@ def run_play(args: argparse.Namespace, out: TextIO) -> int:
     args.game = args.game or ask_game(out, args.vs)
     level = level_of(args.game, args.vs)
     check_seats(args)
+    check_partner(args)
     if args.bot is None:
         check_terminal()  # (before the match's files are made: nothing is left behind)
     if args.bot is not None:
