@@ -88,32 +88,36 @@ def test_the_same_bot_is_the_same_opponent_from_match_to_match(tmp_path: Path) -
     assert len(opponents) == 1 and "random (" in next(iter(opponents)), shown
 
 
-def killed_mid_match(tmp_path: Path) -> tuple[Path, Path]:
+def killed_mid_match(tmp_path: Path, home: Path | None = None) -> tuple[Path, Path]:
     """A match against a bot (a bot in the person's seat too) killed with SIGKILL a few turns in:
-    its home and transcript. Random bots may surrender at any turn, so a match that ended before
-    the kill is played again in a fresh home."""
+    its home (``home``, else a new one) and transcript. Random bots may surrender at any turn,
+    so a match that ended before the kill is played again."""
     for attempt in range(5):
-        home = tmp_path / f"home-{attempt}"
+        where = home or tmp_path / f"home-{attempt}"
+        matches = where / "matches"
+        before = set(matches.glob("*.p2pt")) if matches.is_dir() else set()
         started = subprocess.Popen(
             [str(BIN), "play", "duel", "--bot", "random", "--vs", "random", "--pace", "0.3"],
-            env={**os.environ, "P2PGENIUS_HOME": str(home)},
+            env={**os.environ, "P2PGENIUS_HOME": str(where)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         try:
             deadline = time.monotonic() + HANG_S
+            new: list[Path] = []
             while time.monotonic() < deadline and started.poll() is None:  # (a few turns in)
-                found = sorted((home / "matches").glob("*.p2pt")) if (home / "matches").is_dir() else []
-                if found and found[0].stat().st_size > 4000:
+                new = sorted(set(matches.glob("*.p2pt")) - before) if matches.is_dir() else []
+                if new and new[0].stat().st_size > 4000:
                     break
                 time.sleep(0.02)
             started.send_signal(signal.SIGKILL)
         finally:
             started.kill()
             started.wait(timeout=HANG_S)
-        transcript = only_transcript(home)
-        if verify(transcript.read_bytes()).outcome is None:  # (killed before the end)
-            return home, transcript
+        new = sorted(set(matches.glob("*.p2pt")) - before)
+        assert len(new) == 1, new
+        if verify(new[0].read_bytes()).outcome is None:  # (killed before the end)
+            return where, new[0]
     raise AssertionError("every match ended before it could be killed")
 
 

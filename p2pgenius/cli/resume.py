@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from pathlib import Path
@@ -20,6 +21,7 @@ from p2pgenius.cli.play import (
     Printer,
     held,
     identity_of,
+    interactive,
     match_files,
     one_line,
     played,
@@ -32,6 +34,7 @@ from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.addresses import listen
 from p2pgenius.net.invite import Invite
 from p2pgenius.net.keystore import check_name
+from p2pgenius.net.lobby import DeclinedError
 from p2pgenius.net.mail_state import OVER, load, state_path
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.protocol.transcript import read_header, verify
@@ -94,6 +97,8 @@ def unfinished_one(printer: Printer) -> Path:
             (live if playing else unfinished).append((candidate, report.game or "a match"))
     if not unfinished:
         raise LocalMisuseError(nothing_to_resume(folder, live))
+    if len(unfinished) > 1 and interactive():
+        return choose(unfinished, live, printer)
     if len(unfinished) > 1:
         listed = "\n".join(
             f"  p2pgenius resume {found}   ({game}, {_changed(found):%Y-%m-%d %H:%M})"
@@ -103,6 +108,28 @@ def unfinished_one(printer: Printer) -> Path:
     path = unfinished[0][0]
     printer.line(f"resuming {path} ({unfinished[0][1]})")
     return path
+
+
+def choose(unfinished: list[tuple[Path, str]], live: list[tuple[Path, str]], printer: Printer) -> Path:
+    """Several unfinished matches and a person to ask: which to carry on (``q`` or the end of
+    input: none, and nothing is done)."""
+    printer.line(f"{len(unfinished)} unfinished matches:")
+    for number, (found, game) in enumerate(unfinished, 1):
+        printer.line(f"  {number}. {game}, {_changed(found):%Y-%m-%d %H:%M}  {found.name}")
+    for found, game in live:
+        printer.line(f"  (live, open in another process: {found.name}, {game})")
+    while True:
+        printer.out.write(f"Which one? 1 to {len(unfinished)} (q: none): ")
+        printer.out.flush()
+        answer = sys.stdin.readline()
+        said = answer.strip().lower()
+        if not answer or said in ("q", "quit", "n", "no"):
+            raise DeclinedError("nothing resumed")
+        if said.isdigit() and 1 <= int(said) <= len(unfinished):
+            path, game = unfinished[int(said) - 1]
+            printer.line(f"resuming {path} ({game})")
+            return path
+        printer.line(f"  {said!r} is not one of them")
 
 
 def _changed(path: Path) -> datetime.datetime:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from p2pgenius.protocol.transcript import verify
 from tests.patience import HANG_S
+from tests.test_play_vs_bots import killed_mid_match
 from tests.ui.test_terminal import BIN, pytestmark, screen, tmux, wait_for
 
 __all__ = ["pytestmark"]
@@ -82,3 +83,30 @@ def test_play_asks_the_game_pauses_and_resumes_with_its_bot(tmp_path: Path) -> N
         check=True,
     ).stdout
     assert "1 match" in listed and "lost  vs random" in listed, listed
+
+
+def test_resume_asks_which_of_several_unfinished_matches(tmp_path: Path) -> None:
+    # Two matches paused (here: killed mid-way), then `resume` with no path in a terminal: it
+    # used to refuse ("2 unfinished matches; choose one", exit 2); a person is asked instead.
+    home = tmp_path / "home"
+    _, first = killed_mid_match(tmp_path, home)
+    _, second = killed_mid_match(tmp_path, home)
+    session = f"p2presume-{os.getpid()}"
+    try:
+        _run_in_tmux(session, home, f"{BIN} resume --bot random", (160, 50))
+        wait_for(session, r"Which one\? 1 to 2 \(q: none\)")
+        shown = screen(session)
+        assert "2 unfinished matches:" in shown and first.name in shown and second.name in shown, shown
+        tmux("send-keys", "-t", session, "3", "Enter")
+        wait_for(session, r"'3' is not one of them")
+        listed = next(line for line in shown.splitlines() if line.startswith("  2. "))
+        chosen = second if second.name in listed else first
+        tmux("send-keys", "-t", session, "2", "Enter")
+        wait_for(session, r"exit=\d")
+        shown = screen(session).replace("\n", "")  # (a long path wraps)
+        assert "exit=0" in shown and f"resuming {chosen}" in shown and "result: " in shown, shown
+    finally:
+        tmux("kill-server")
+    assert verify(chosen.read_bytes()).outcome is not None
+    left = first if chosen == second else second
+    assert verify(left.read_bytes()).outcome is None  # (the other one waits, untouched)
