@@ -116,3 +116,48 @@ def test_a_cell_typed_with_a_number_is_told_to_type_the_cell_alone() -> None:
     with pytest.raises(InputError, match=r"type the cell alone, like b1: .* the next one \(4 now\)"):
         SQUARE.parse("b1 4", placing, placing.placer)
     assert SQUARE.parse("b1", placing, placing.placer).action == {"type": "place", "cell": 1}
+
+
+def test_who_goes_first_takes_me_and_answers_other_words_with_its_question() -> None:
+    # A newcomer typed "me" at "who places first>" and was told "'me' is not a cell".
+    from p2pgenius.ui.frontends.base import InputError
+
+    lead = start([0, 1] * 8, 0)
+    assert lead.phase == "lead" and lead.actor == 0
+    for typed in ("me", "I", "myself"):
+        assert SQUARE.parse(typed, lead, 0).action == {"type": "order", "first": 0}
+    colour_order = start()
+    assert SQUARE.parse("me", colour_order, 1).action == {"type": "order", "first": 1}
+    said = r"^choose who places first: type first \(you\) or second \(your opponent\)$"
+    for typed in ("you", "b3", "me first", "pass"):
+        with pytest.raises(InputError, match=said):
+            SQUARE.parse(typed, lead, 0)
+    with pytest.raises(InputError, match=r"^choose who colours first: type first"):
+        SQUARE.parse("whoever", colour_order, 1)
+    placing = place_square(lead, square(5), upto=3)
+    with pytest.raises(InputError, match="is not a cell"):  # (me is no answer to a placement)
+        SQUARE.parse("me", placing, placing.placer)
+
+
+def test_pass_or_no_at_the_swaps_is_done_and_other_words_say_what_to_type() -> None:
+    # "no" or "pass" at swap> was told "it is your move: playing it lets the last placement stand".
+    from p2pgenius.ui.frontends.base import InputError
+
+    state, _, _ = challenge_beaten()
+    assert state.phase == "swap" and state.actor == 0
+    for typed in ("pass", "no", "done"):
+        assert SQUARE.parse(typed, state, 0).action == {"type": "swaps_done"}
+    with pytest.raises(InputError, match=r"^'nothing' is no swap: .*, or done to swap nothing more$"):
+        SQUARE.parse("nothing", state, 0)
+
+
+def test_the_help_and_pass_agree_on_letting_a_placement_stand() -> None:
+    # The help said "pass: let it go", and pass at "challenge or place>" was refused with it.
+    from p2pgenius.ui.frontends.base import InputError
+
+    placing = place_square(start([0, 1] * 8, 0), square(5), upto=3)
+    assert placing.window == 0 and placing.actor == 0 and placing.phase == "place"
+    assert "let it go" not in SQUARE.help
+    assert "on your own move, placing the next number lets it stand" in SQUARE.help.replace("\n", " ")
+    with pytest.raises(InputError, match=r"^no pass on your own move: placing the next number \(like b3\)"):
+        SQUARE.parse("pass", placing, 0)

@@ -513,7 +513,7 @@ def test_a_cell_typed_when_the_order_is_asked_says_what_to_type_and_names_not_se
     table, session = seated("magic-square", state)
     table.state.asking = {0: 1}
     table.input.enter("b3")  # the engine would say "expected order (...), got place"
-    assert table.state.message == "first choose who places first: first (you) or second"
+    assert table.state.message == "choose who places first: type first (you) or second (your opponent)"
     session.my_seats, session.me = (1,), 1
     table.state.asking = {1: 1}
     table.input.enter("b3")

@@ -23,10 +23,11 @@ from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, side_by_side, wi
 
 HELP: Final = (
     "A cell (a1..d4) colours it or places the next number.\n"
-    "first / second: who starts.\n"
-    "challenge: say the square can no longer be made magic; pass: let it go.\n"
+    "first (or me) / second: who starts.\n"
+    "challenge: say the square can no longer be made magic; pass: let it stand while the other\n"
+    "player is to move (on your own move, placing the next number lets it stand).\n"
     "complete N N ... (16 numbers): answer a challenge; concede.\n"
-    "swap a1 b2 / done: swaps.\n"
+    "swap a1 b2 / done (or pass): swaps.\n"
     "hint toggles the cells where the next number keeps a magic square possible."
 )
 
@@ -441,9 +442,15 @@ def _read_square(words: list[str], state: Any, seat: int) -> Parsed:
         return Parsed(dict(action), confirm)
     if head in ("first", "second") and len(words) == 1:
         return Parsed({"type": "order", "first": seat if head == "first" else 1 - seat})
+    phase = getattr(state, "phase", None)
+    if head in ME_WORDS and len(words) == 1 and phase in ORDER_PHASES:  # "who places first?" "me"
+        return Parsed({"type": "order", "first": seat})
+    swapping = phase == "swap" and getattr(state, "actor", None) == seat
+    if head in ("pass", "no") and len(words) == 1 and swapping:  # (no other "no" while swapping)
+        return Parsed(dict(PLAIN_MOVES["done"][0]))
     if head in ("pass", "no"):
         if state is not None and getattr(state, "actor", None) == seat:
-            raise InputError("it is your move: playing it lets the last placement stand (or: challenge)")
+            raise InputError(_no_pass(phase, getattr(state, "window", None) == seat))
         return Parsed(None)
     if head == "swap" and len(words) == 3:
         return _parse_swap(parse_cell(words[1]), parse_cell(words[2]), state)
@@ -452,6 +459,34 @@ def _read_square(words: list[str], state: Any, seat: int) -> Parsed:
     if len(words) == 1:
         return _parse_cell_move(head, state, seat)
     raise _unread(words, state)
+
+
+ME_WORDS: Final = ("me", "i", "myself")
+"""Typed for "first" when the question is who goes first (the person is first): nothing else."""
+ORDER_PHASES: Final = {"colour_order": "colours", "lead": "places"}
+"""The phases that ask who goes first, and the verb of their question."""
+
+
+def _no_pass(phase: Any, window: bool) -> str:
+    """Why ``pass`` is no move on the person's own move, and what to type instead (``window``:
+    the person may challenge the last placement)."""
+    if phase in ORDER_PHASES:
+        return _order_refusal(phase)
+    if phase == "place" and not window:
+        return "no pass on your own move: place the next number on an empty cell, like b3"
+    if phase == "place":
+        return (
+            "no pass on your own move: placing the next number (like b3) lets the last one stand; "
+            "or challenge"
+        )
+    if phase == "colouring":
+        return "no pass while colouring: colour a cell, like b3"
+    return "it is your move: show a magic completion (complete and the 16 numbers) or concede"
+
+
+def _order_refusal(phase: Any) -> str:
+    """What the question who goes first takes: first or second."""
+    return f"choose who {ORDER_PHASES[str(phase)]} first: type first (you) or second (your opponent)"
 
 
 def _parse_swap(a: int, b: int, state: Any) -> Parsed:
@@ -510,12 +545,15 @@ def misfit(placed: Sequence[int], grid: Sequence[int]) -> str:
 def _parse_cell_move(word: str, state: Any, seat: int) -> Parsed:
     """A cell typed alone: colouring it or placing the next number on it, when that is what the
     match waits for from ``seat``."""
-    cell = parse_cell(word)
     phase = getattr(state, "phase", "place")
     actor = getattr(state, "actor", None)
-    if phase in ("colour_order", "lead") and actor == seat:
-        what = "colours" if phase == "colour_order" else "places"
-        raise InputError(f"first choose who {what} first: first (you) or second")
+    if phase in ORDER_PHASES and actor == seat:  # (a cell, or any other word: not the answer)
+        raise InputError(_order_refusal(phase))
+    if phase == "swap" and actor == seat and not _is_cell(word):
+        raise InputError(
+            f"{word!r} is no swap: type swap and two cells (swap a1 b2), or done to swap nothing more"
+        )
+    cell = parse_cell(word)
     if state is not None and actor is not None and actor != seat:
         window = getattr(state, "window", None) == seat
         raise InputError(
@@ -543,6 +581,9 @@ def _unread(words: list[str], state: Any) -> InputError:
         )
     if head == "swap":
         return InputError("swap and two cells, a red one and a blue one, like swap a1 b2")
+    phase = getattr(state, "phase", None)
+    if phase in ORDER_PHASES and getattr(state, "actor", None) is not None:
+        return InputError(_order_refusal(phase))
     return InputError(
         "a cell like b3; first / second; challenge / pass; swap a1 b2 / done; complete N x16 / concede"
     )
