@@ -148,3 +148,16 @@ def test_the_table_logs_a_bot_partners_moves_as_the_partners() -> None:
     placed = Applied(1, ((2, {"type": "place", "card": "doubloon"}),), after.events, after)
     table.adapter.report(session, placed)  # type: ignore[arg-type]
     assert table.state.log[-1] == "your partner (p2, bot) places its opening card face down"
+
+
+def test_a_flip_after_the_challengers_own_skull_is_told_the_truth() -> None:
+    # The challenger, its flip just met a skull, typed "flip p1" at discard> and was told "only
+    # the challenger flips, once the bidding is over": it was the challenger.
+    state = failed_challenge([[2, 0], [1, 1], [1, 1], [1, 1]])
+    assert state.phase == "discarding" and state.challenger == 0 and state.owing == (0,)
+    with pytest.raises(moves.InputError) as refused:
+        HORN.parse("flip p1", perspective(state, (0, 2)), 0)
+    assert str(refused.value) == "your flip met a skull: the flipping is over; discard a card"
+    with pytest.raises(moves.InputError) as other:
+        HORN.parse("flip p2", perspective(state, (1, 3)), 1)
+    assert str(other.value) == "nothing to flip now: the flipping is over"

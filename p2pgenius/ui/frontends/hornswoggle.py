@@ -542,7 +542,10 @@ def _check_flip(state: Any, seat: int, pile: int) -> None:
     """Refuse a flip the flipping order does not allow, saying which piles it does."""
     if state is None:
         return
-    if getattr(state, "phase", None) != "flipping" or getattr(state, "challenger", None) != seat:
+    phase, challenger = getattr(state, "phase", None), getattr(state, "challenger", None)
+    if phase == "discarding":  # (the challenge is settled: its challenger may be this pirate)
+        raise InputError(_flipped(seat, challenger, getattr(state, "owing", ())))
+    if phase != "flipping" or challenger != seat:
         raise InputError("nothing to flip now: only the challenger flips, once the bidding is over")
     allowed = [a.pile for a in HORNSWOGGLE.legal_actions(state, seat) if isinstance(a, Flip)]
     if pile in allowed:
@@ -551,6 +554,16 @@ def _check_flip(state: Any, seat: int, pile: int) -> None:
         raise InputError(f"flip your own pile first: flip p{seat}")
     piles = ", ".join(f"flip p{s}" for s in allowed)
     raise InputError(f"p{pile}'s pile has no face-down card left; you may: {piles}")
+
+
+def _flipped(seat: int, challenger: Any, owing: Sequence[int]) -> str:
+    """Why there is nothing to flip once the challenge is settled, true for whoever asks: its
+    challenger met a skull (it owes the discard) or made its bid (the other team's pirates owe)."""
+    discard = "; discard a card" if seat in owing else ""
+    if challenger == seat:
+        met = "your flip met a skull" if seat in owing else "your bid is made"
+        return f"{met}: the flipping is over{discard}"
+    return f"nothing to flip now: the flipping is over{discard}"
 
 
 def horn_choices(state: Any, seat: int) -> list[Choice]:
