@@ -24,8 +24,9 @@ from p2pgenius.ui.lines import Glyphs, Line, plural, seat_name, side_by_side, wi
 HELP: Final = (
     "A cell (a1..d4) colours it or places the next number.\n"
     "first (or me) / second: who starts.\n"
-    "challenge: say the square can no longer be made magic; pass: let it stand while the other\n"
-    "player is to move (on your own move, placing the next number lets it stand).\n"
+    "challenge: say the square can no longer be made magic.\n"
+    "pass: let the last placement stand while the other player is to move (on your own move, "
+    "placing the next number lets it stand).\n"
     "complete N N ... (16 numbers): answer a challenge; concede.\n"
     "swap a1 b2 / done (or pass): swaps.\n"
     "hint toggles the cells where the next number keeps a magic square possible."
