@@ -32,6 +32,10 @@ LEAVE_LOBBY_QUESTION: Final = (
 """Said at the first Ctrl-Q before the match begins (the waiting screen, the lobby)."""
 
 
+LEAVE_WORDS: Final = ("quit", "exit", "q")
+"""Typed to leave (never a move in any game): answered with the key that leaves."""
+
+
 NO_CLIPBOARD: Final = "P2PGENIUS_NO_CLIPBOARD"
 """Set: the terminal is never asked to copy (as the host's command line never asks it then)."""
 
@@ -121,6 +125,8 @@ class TableInput:
         elif lowered == "keep" and self.adapter.decline_proposal():
             self.state.proposal = None
             self.state.say_of_lobby("the table keeps its options")
+        elif lowered in LEAVE_WORDS:
+            self.state.message = self._how_to_leave()
         elif lowered == "hint":
             self.state.hints = not self.state.hints
             self.state.message = f"hints {'on' if self.state.hints else 'off'}"
@@ -134,6 +140,15 @@ class TableInput:
                 self.state.message = str(exc)
             except (LookupError, TypeError, ValueError) as exc:
                 self.state.message = f"not understood: {exc}"
+
+    def _how_to_leave(self) -> str:
+        """What ``quit`` (``exit``, ``q``) answers: the key that leaves, and what leaving keeps."""
+        session = self.text.session
+        if self.state.finished:
+            return "Ctrl-Q leaves"
+        if session is None or session.terms is None:
+            return "to leave, press Ctrl-Q twice: no match has begun, so there is nothing to resume"
+        return "to leave, press Ctrl-Q twice: the match is kept, and `p2pgenius resume` carries on"
 
     def copy_invite(self) -> None:
         """F3 or ``copy``: the host's invite, whole, to the clipboard: the screen's own, and the

@@ -241,3 +241,21 @@ def test_a_card_word_alone_is_the_card_the_question_asks_for() -> None:
     }
     with pytest.raises(moves.InputError, match="place doubloon"):
         parse_horn(["d", "s"])
+
+
+@pytest.mark.parametrize("typed", ["quit", "exit", "q", "QUIT"])
+def test_quit_at_any_prompt_says_how_to_leave_not_a_move_syntax(typed: str) -> None:
+    # A newcomer typed "quit" at the table and was told the move syntax.
+    from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
+    from tests.ui.test_table import seated
+
+    table, _ = seated("magic-square", MAGIC_SQUARE.initial({}, {}), my_seats=(1,), me=1)
+    for asked in ({1: 1}, {}):  # (asked for a move, or waiting)
+        table.state.asking = dict(asked)
+        table.input.enter(typed)
+        kept = "to leave, press Ctrl-Q twice: the match is kept, and `p2pgenius resume` carries on"
+        assert table.state.message == kept
+    table.state.finished = True
+    table.input.enter(typed)
+    assert table.state.message == "Ctrl-Q leaves"
+    assert not table.input.leaving and table.state.confirming is None  # (nothing asked, nothing sent)
