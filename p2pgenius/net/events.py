@@ -228,6 +228,16 @@ class PeerBack:
         return f"{self.name} is back{away}"
 
 
+@dataclass(frozen=True, slots=True)
+class ChatClosed:
+    """After the match's end, every other player has left the table: a chat line reaches nobody
+    any more (the screen's prompt and chat box say so)."""
+
+    @property
+    def text(self) -> str:
+        return "everyone else has left: the chat has closed"
+
+
 def away_words(seconds: float) -> str:
     """How long someone was away, as the program writes lengths of time ("3m12s"; "0s" for
     less than half a second)."""
@@ -249,6 +259,7 @@ NetEvent = (
     | Reconnecting
     | Reconnected
     | PeerBack
+    | ChatClosed
     | ClockWarning
     | OutOfTime
     | TimeoutClaimSent

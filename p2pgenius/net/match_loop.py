@@ -24,7 +24,7 @@ from typing import Any
 import trio
 
 from p2pgenius.net.connection import Connection, Item, Kind
-from p2pgenius.net.events import Tell
+from p2pgenius.net.events import ChatClosed, Tell
 from p2pgenius.net.files import Files
 from p2pgenius.net.inbox import Inbox
 from p2pgenius.net.links import Links
@@ -117,7 +117,7 @@ class MatchLoop:
                 await self._on_item(item)
             elif item.kind is Kind.GONE and item.connection is not None and self.links.drop(item.connection):
                 self.tell(Notice("a player left the table"), quiet=not self.links)
-        self.tell(Notice("everyone else has left: the chat has closed"))
+        self.tell(ChatClosed())
 
     async def _on_item(self, item: Item) -> None:
         kind, connection, data = item.kind, item.connection, item.data

@@ -43,6 +43,8 @@ from p2pgenius.ui.lines import Line, wrap, wrap_all
 from p2pgenius.ui.table import TableScreen
 from p2pgenius.ui.table_input import TableInput
 
+CHAT_CLOSED: Final = "(the chat has closed: Ctrl-Q leaves)"
+"""The chat box's last line once everyone else has left the table after the end."""
 CHAT_UNDER: Final = 6
 """Rows of chat a wide screen's board must leave free under it for the chat to go there."""
 CHAT_MOST: Final = 12
@@ -176,12 +178,15 @@ class MatchLayout:
             # (the chat takes up to CHAT_MOST rows, the board the rest: no tall empty chat box)
             board = Frame(self.board, title=self._board_title, height=Dimension(min=need, weight=1))
             rows = Dimension(min=CHAT_UNDER + 2, max=CHAT_MOST + 2, preferred=CHAT_MOST + 2)
-            chat = Frame(self.chat, title="chat (say TEXT)", height=rows)
+            chat = Frame(self.chat, title=self._chat_title, height=rows)
             return VSplit([HSplit([board, chat]), HSplit([log], width=Dimension.exact(geo.side_width))])
         chat_rows = max(4, min(12, geo.board_height // 4))
-        chat = Frame(self.chat, title="chat (say TEXT)", height=Dimension.exact(chat_rows + 2))
+        chat = Frame(self.chat, title=self._chat_title, height=Dimension.exact(chat_rows + 2))
         side = HSplit([log, chat], width=Dimension.exact(geo.side_width))
         return VSplit([Frame(self.board, title=self._board_title), side])
+
+    def _chat_title(self) -> str:
+        return "chat (closed)" if self.table.state.chat_closed else "chat (say TEXT)"
 
     def _board_title(self) -> str:
         return self.table.text.game() or "p2pgenius"
@@ -210,6 +215,16 @@ class MatchLayout:
         ]
 
 
+def feed_shown(table: TableScreen, *, chat: bool | None) -> list[Line]:
+    """The lines of the log (``chat`` False), the chat (True) or both (None); an empty chat box
+    says how to chat, and once everyone else has left after the end the chat box says last that
+    nobody reads it any more."""
+    shown = table.text.feed_lines(chat=chat)
+    if chat and table.state.chat_closed:  # (under whatever was said)
+        return [*shown, [("class:dim", CHAT_CLOSED)]]
+    return shown or [[("class:dim", "(say TEXT to chat)" if chat else "")]]
+
+
 def log_window(table: TableScreen, screen: Screen, *, chat: bool | None) -> Window:
     """The log (``chat`` False), the chat (True) or both (None): a window that follows its newest
     line, or stays where PageUp put it (its lines wrapped at spaces here, so that the scrolling
@@ -221,8 +236,7 @@ def log_window(table: TableScreen, screen: Screen, *, chat: bool | None) -> Wind
         width = geo.columns if not geo.wide else geo.side_width - 2
         if geo.wide and chat and screen.chat_under():
             width = geo.board_width
-        shown = table.text.feed_lines(chat=chat) or [[("class:dim", "(say TEXT to chat)" if chat else "")]]
-        return wrap_all(shown, width)
+        return wrap_all(feed_shown(table, chat=chat), width)
 
     def cursor() -> Point:
         # prompt_toolkit scrolls a window to show its cursor: on the newest line the log

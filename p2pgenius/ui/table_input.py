@@ -287,7 +287,8 @@ class TableInput:
             state.message = "the match has not started yet"
             return
         if state.finished:
-            state.message = "the match is over (say TEXT no longer reaches anyone; Ctrl-Q leaves)"
+            chat = "the chat has closed" if state.chat_closed else "say TEXT chats"
+            state.message = f"the match is over ({chat}; Ctrl-Q leaves)"
             return
         seat = person_seat(session)
         changing = seat is not None and seat in session.unsettled()

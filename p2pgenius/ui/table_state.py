@@ -22,6 +22,7 @@ from p2pgenius import wording
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.events import (
+    ChatClosed,
     Listening,
     LobbyShown,
     NetEvent,
@@ -114,6 +115,7 @@ class TableState:
         self.fault: Fault | None = None
         self.result: Mapping[str, Any] | None = None
         self.finished = False
+        self.chat_closed = False  # after the end, everyone else has left: chat reaches nobody
         self.claimed_view: Mapping[str, Any] | None = None  # the latest view claim, in the dark
         self.clocks: dict[int, tuple[str, float, bool]] = {}
         self.memory: dict[str, Any] = {}  # what the game's front end keeps (a round's reckoning)
@@ -364,6 +366,8 @@ class TableState:
             self._log(f"{event.name} joined{bot}; fingerprint {fingerprint(event.key)}{known}")
         elif isinstance(event, ConnectionLost | Reconnecting | Reconnected | PeerBack):
             self._connection_event(event)
+        elif isinstance(event, ChatClosed):
+            self.chat_closed = True
         elif isinstance(event, ClockWarning):
             if event.seat == person:
                 self.message = f"clock: {event.words}"  # under the input, not only the log

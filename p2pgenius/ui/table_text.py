@@ -193,6 +193,8 @@ class TableText:
             return "y/n> "
         session = self.session
         if session is None or self.state.finished:
+            if self.state.chat_closed:
+                return "done> "  # (chat reaches nobody: only Ctrl-Q is left to do)
             return "chat> " if session is not None and session.terms is not None else "> "
         seat = person_seat(session)
         if seat is not None and seat in self.state.asking:

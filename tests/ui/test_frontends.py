@@ -259,3 +259,25 @@ def test_quit_at_any_prompt_says_how_to_leave_not_a_move_syntax(typed: str) -> N
     table.input.enter(typed)
     assert table.state.message == "Ctrl-Q leaves"
     assert not table.input.leaving and table.state.confirming is None  # (nothing asked, nothing sent)
+
+
+def test_once_everyone_else_has_left_the_prompt_and_the_chat_box_say_the_chat_has_closed() -> None:
+    # After the end, "everyone else has left: the chat has closed" was logged, but the prompt
+    # still read chat> and the chat box "(say TEXT to chat)".
+    from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
+    from p2pgenius.net.events import ChatClosed
+    from p2pgenius.ui.layout import feed_shown
+    from p2pgenius.ui.lines import plain as plain_lines
+    from tests.ui.test_table import seated
+
+    table, _ = seated("magic-square", MAGIC_SQUARE.initial({}, {}))
+    table.state.finished = True
+    assert table.text.prompt() == "chat> "
+    assert plain_lines(feed_shown(table, chat=True)) == "(say TEXT to chat)"
+    table.input.enter("b3")
+    assert table.state.message == "the match is over (say TEXT chats; Ctrl-Q leaves)"
+    table.adapter.net_event(ChatClosed())
+    assert table.text.prompt() == "done> "
+    assert plain_lines(feed_shown(table, chat=True)) == "(the chat has closed: Ctrl-Q leaves)"
+    table.input.enter("b3")
+    assert table.state.message == "the match is over (the chat has closed; Ctrl-Q leaves)"
