@@ -95,6 +95,7 @@ class TableState:
         self.local_only = False  # the host listens on loopback: only this machine can join
         self.vouched = ""  # a joiner: why the host's key is known good already ("" if it is not)
         self.connection = "connecting"
+        self._away: dict[str, tuple[str, str]] = {}  # a host: who is away, said how and since when
         self.lobby: Mapping[str, Any] | None = None
         self.proposal: OptionsProposed | None = None  # a host: a player's proposal waiting for it
         self.lobby_said = ""  # what was said under the input about the lobby (gone once the match begins)
@@ -383,10 +384,17 @@ class TableState:
         is over the status keeps its result: nobody is waited for then."""
         if self.finished:
             return
-        back = isinstance(event, Reconnected | PeerBack)
-        self.connection = "connected" if back else wording.printable(event.text)
+        away = self._away  # (a host: the players away, each since when; several at a table of 4)
         if isinstance(event, ConnectionLost) and not event.to_host:  # (a host: nothing updates it)
-            self.connection += f" (since {self.now()})"
+            away[event.name or "a player"] = (wording.printable(event.text), self.now())
+        elif isinstance(event, PeerBack):
+            away.pop(event.name if event.name in away else "a player", None)
+        elif isinstance(event, Reconnected):
+            away.clear()
+        if isinstance(event, ConnectionLost | PeerBack) and not getattr(event, "to_host", False):
+            self.connection = away_words(away)
+        else:
+            self.connection = "connected" if isinstance(event, Reconnected) else wording.printable(event.text)
 
     def _track_proposal(self, event: NetEvent) -> None:
         """A host: a player's proposal waits for its answer, until the options change."""
@@ -423,3 +431,14 @@ class TableState:
         except (P2PGeniusError, LookupError, TypeError, ValueError) as exc:
             self._log(f"(the history stops here: {exc})")
         self._log("-- resumed: the match goes on from here --")
+
+
+def away_words(away: Mapping[str, tuple[str, str]]) -> str:
+    """A host's status while players are away: one, as its event said it, since when; several,
+    each by name, since when ("connected" when nobody is)."""
+    if not away:
+        return "connected"
+    if len(away) == 1:
+        ((said, since),) = away.values()
+        return f"{said} (since {since})"
+    return "waiting for " + ", ".join(f"{name} (away since {since})" for name, (_, since) in away.items())

@@ -49,6 +49,21 @@ def test_the_connection_status_follows_the_events() -> None:
     assert table.state.connection == "connected"
 
 
+def test_a_host_waiting_for_several_players_names_each_until_the_last_is_back() -> None:
+    # A table of four: bob went, then carol; bob's return said "connected" while carol was away.
+    table = TableScreen()
+    table.adapter.peer = FakePeer()  # type: ignore[assignment]
+    table.state.now = lambda: "21:07"
+    table.adapter.net_event(ConnectionLost(1, "bob"))
+    table.state.now = lambda: "21:09"
+    table.adapter.net_event(ConnectionLost(2, "carol"))
+    assert table.state.connection == "waiting for bob (away since 21:07), carol (away since 21:09)"
+    table.adapter.net_event(PeerBack("bob", 60.0))
+    assert table.state.connection == "carol's connection closed; waiting for carol to come back (since 21:09)"
+    table.adapter.net_event(PeerBack("carol", 30.0))
+    assert table.state.connection == "connected"
+
+
 def test_a_clock_warning_for_the_persons_seat_shows_under_the_board() -> None:
     table = TableScreen()
     table.adapter.peer = FakePeer()  # type: ignore[assignment]
