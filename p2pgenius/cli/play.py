@@ -26,7 +26,7 @@ from p2pgenius.cli.terminal import error
 from p2pgenius.durations import words
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
-from p2pgenius.local_files import TooLargeError, read_within
+from p2pgenius.local_files import TooLargeError, bots_table, read_within
 from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
 from p2pgenius.net.lobby import DeclinedError
@@ -334,8 +334,15 @@ def paused(peer: Peer, printer: Printer) -> int:
     """The person left a match on purpose before its end: how to carry on (exit 0: no error)."""
     from p2pgenius.cli.recorded import remember  # noqa: PLC0415  (sqlite: only now)
 
-    remember(peer.files.transcript)
-    printer.line(f"paused: the match is kept; carry on with: p2pgenius resume {peer.files.transcript}")
+    path = peer.files.transcript
+    remember(path)
+    if bots_table(path).exists():  # (against bots on this machine: the whole table stops)
+        printer.line(f"paused: the match is kept; carry on with: p2pgenius resume {path}")
+    else:  # (the others play on: a pause is theirs to wait out, within the clocks)
+        printer.line(
+            "you left the match: it is kept, and your clock runs on for the others, who may claim "
+            f"your time once it runs out; carry on with: p2pgenius resume {path}"
+        )
     return 0
 
 

@@ -110,3 +110,33 @@ def test_resume_asks_which_of_several_unfinished_matches(tmp_path: Path) -> None
     assert verify(chosen.read_bytes()).outcome is not None
     left = first if chosen == second else second
     assert verify(left.read_bytes()).outcome is None  # (the other one waits, untouched)
+
+
+def test_leaving_a_match_with_a_person_says_the_clock_runs_on(tmp_path: Path) -> None:
+    # Ctrl-Q Ctrl-Q mid-match with another player: no error (it was "error: the match did not
+    # finish", exit 1), but no "pause" either: the other side's clocks run on.
+    session = f"p2pleave-{os.getpid()}"
+    guest = None
+    try:
+        _run_in_tmux(session, tmp_path / "host", f"{BIN} host duel --port 0 --name ann", (140, 45))
+        port = wait_for(session, r"listening on 127\.0\.0\.1:(\d+)").group(1)
+        guest = subprocess.Popen(
+            [str(BIN), "join", f"127.0.0.1:{port}", "--bot", "random", "--name", "bob"],
+            env={**os.environ, "P2PGENIUS_HOME": str(tmp_path / "guest")},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for(session, r"Turn 1")
+        tmux("send-keys", "-t", session, "C-q")
+        wait_for(session, r"Ctrl-Q again leaves")
+        tmux("send-keys", "-t", session, "C-q")
+        wait_for(session, r"exit=\d")
+        shown = screen(session).replace("\n", "")
+        assert "exit=0" in shown and "error" not in shown, shown
+        assert "you left the match: it is kept, and your clock runs on for the others" in shown, shown
+        assert "carry on with: p2pgenius resume " in shown and "paused" not in shown, shown
+    finally:
+        tmux("kill-server")
+        if guest is not None:
+            guest.kill()
+            guest.wait(timeout=HANG_S)
