@@ -152,9 +152,8 @@ def test_play_refuses_in_one_line(tmp_path: Path, argv: list[str], said: str) ->
     assert done.returncode == 2, (done.returncode, done.stderr)
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and said in lines[0] and "Traceback" not in done.stderr, done.stderr
-    assert not (tmp_path / "home" / "matches").exists() or not list(
-        (tmp_path / "home" / "matches").glob("*.p2pt")
-    )
+    matches = tmp_path / "home" / "matches"  # (nothing is left behind: no table, no bots)
+    assert not matches.exists() or [p.name for p in matches.iterdir() if not p.name.endswith(".lock")] == []
 
 
 def test_a_table_left_before_its_match_began_leaves_nothing_behind(
@@ -209,3 +208,71 @@ def test_no_terminal_leaves_no_file(tmp_path: Path) -> None:
     assert done.returncode == 2 and "the terminal UI needs a terminal" in done.stderr
     matches = tmp_path / "home" / "matches"
     assert not matches.exists() or list(matches.iterdir()) == []
+
+
+def test_only_the_bots_sit_at_a_table_against_bots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The person's table listens on 127.0.0.1, where any process of this machine (another user's
+    # too) can call: one that comes before the bot is turned away (the bots alone hold the token).
+    import trio
+
+    from p2pgenius.bots.driver import BotDriver
+    from p2pgenius.cli import versus
+    from p2pgenius.cli.main import main
+    from p2pgenius.net.peer import Files, Peer
+    from p2pgenius.protocol.identity import Identity
+
+    bot_joins, turned_away = versus._bot_joins, []
+
+    async def stranger_first(peer: Peer, port: int) -> None:
+        stranger = Peer(
+            Identity.generate(),
+            "mallory",
+            Files(tmp_path / "m.p2pt", tmp_path / "m.secrets"),
+            BotDriver("random", 1).decide,
+            lambda *_: None,
+            lambda *_: None,
+            pin_dir=tmp_path / "mallory-pins",
+        )
+        try:
+            with trio.fail_after(HANG_S):
+                await stranger.join(await trio.open_tcp_stream("127.0.0.1", port))
+        except Exception as exc:
+            turned_away.append(exc)
+        await bot_joins(peer, port)
+
+    monkeypatch.setattr(versus, "_bot_joins", stranger_first)
+    assert main(["play", "duel", "--bot", "random", "--vs", "random"]) == 0
+    assert len(turned_away) == 1, turned_away
+    transcript = only_transcript(Path(os.environ["P2PGENIUS_HOME"]))
+    report = verify(transcript.read_bytes())
+    assert report.ok and "mallory" not in report.names and "random" in report.names, report.names
+
+
+def test_a_transcript_path_that_had_a_table_of_bots_is_refused_and_kept(tmp_path: Path) -> None:
+    home, path = tmp_path / "home", tmp_path / "mine.p2pt"
+    assert (
+        run(home, "play", "duel", "--bot", "random", "--vs", "random", "--transcript", str(path)).returncode
+        == 0
+    )
+    kept = bots_table(path).read_bytes()
+    again = run(home, "play", "magic-square", "--bot", "random", "--transcript", str(path))
+    assert again.returncode == 2 and "already has a table of bots beside it" in again.stderr, again.stderr
+    assert bots_table(path).read_bytes() == kept and verify(path.read_bytes()).ok
+    # A folder of the player's own that happens to have the name is neither used nor removed.
+    other = tmp_path / "other.p2pt"
+    bots_folder(other).mkdir()
+    (bots_folder(other) / "precious.txt").write_text("mine")
+    refused = run(home, "play", "duel", "--bot", "random", "--transcript", str(other))
+    assert refused.returncode == 2 and (bots_folder(other) / "precious.txt").read_text() == "mine"
+
+
+def test_the_game_question_takes_only_plain_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from p2pgenius.cli import versus
+
+    monkeypatch.setattr(versus, "interactive", lambda: True)
+    monkeypatch.setattr("sys.stdin", io.StringIO("²\n٣\nhorn\n"))
+    out = io.StringIO()
+    assert versus.ask_game(out, None) == "hornswoggle"  # (a name's start is enough)
+    assert "'²' is not one of them" in out.getvalue() and "'٣' is not one of them" in out.getvalue()

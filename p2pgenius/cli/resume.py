@@ -125,7 +125,7 @@ def choose(unfinished: list[tuple[Path, str]], live: list[tuple[Path, str]], pri
         said = answer.strip().lower()
         if not answer or said in ("q", "quit", "n", "no"):
             raise DeclinedError("nothing resumed")
-        if said.isdigit() and 1 <= int(said) <= len(unfinished):
+        if said.isdecimal() and said.isascii() and 1 <= int(said) <= len(unfinished):
             path, game = unfinished[int(said) - 1]
             printer.line(f"resuming {path} ({game})")
             return path

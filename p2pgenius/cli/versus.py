@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import secrets
 import shutil
 import sys
@@ -42,6 +43,7 @@ from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.catalog import GAMES
 from p2pgenius.games.registry import get_spec
 from p2pgenius.local_files import PRIVATE, TooLargeError, bots_table, read_within, replace
+from p2pgenius.net.invite import TOKEN_LEN
 from p2pgenius.net.lobby import DeclinedError
 from p2pgenius.net.peer import Files, Peer
 from p2pgenius.net.transit import Entrance
@@ -110,8 +112,15 @@ def save_bots(transcript: Path, game: str, bots: Sequence[Seated]) -> None:
         "game": game,
         "bots": [{"name": b.name, "level": b.level, "key": b.key.hex(), "seed": b.seed} for b in bots],
     }
-    bots_folder(transcript).mkdir(mode=0o700, parents=True, exist_ok=True)
-    replace(bots_table(transcript), json.dumps(kept, indent=1).encode(), PRIVATE, sync=True)
+    folder, table = bots_folder(transcript), bots_table(transcript)
+    if os.path.lexists(folder) or os.path.lexists(table):  # (never another table's, or a file of yours)
+        raise LocalMisuseError(
+            f"{transcript} already has a table of bots beside it ({folder.name}, {table.name}): "
+            "resume that match, or choose another --transcript"
+        )
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700)
+    replace(table, json.dumps(kept, indent=1).encode(), PRIVATE, sync=True)
 
 
 def load_bots(transcript: Path) -> list[Seated]:
@@ -159,7 +168,7 @@ def ask_game(out: TextIO, level: str | None) -> str:
         if not answer or said in QUIT:
             raise DeclinedError("no game chosen: nothing was played")
         said = said or "1"
-        if said.isdigit() and 1 <= int(said) <= len(every):
+        if said.isdecimal() and said.isascii() and 1 <= int(said) <= len(every):
             return every[int(said) - 1]
         chosen = [name for name in every if name.startswith(said.replace(" ", "-"))]
         if len(chosen) == 1:  # (a name, or its start: "magic", "horn")
@@ -197,7 +206,7 @@ def run_play(args: argparse.Namespace, out: TextIO) -> int:
         try:
             return played(args, person, table, printer)
         finally:
-            if not person.files.transcript.exists():  # (left in the lobby: no match to resume)
+            if person.session is None:  # (left in the lobby: no match to resume)
                 bots_table(person.files.transcript).unlink(missing_ok=True)
                 shutil.rmtree(bots_folder(person.files.transcript), ignore_errors=True)
 
@@ -210,9 +219,13 @@ async def play_match(
     port = listeners[0].socket.getsockname()[1]
     person.address = f"{LOOPBACK}:{port}"
     transcript, grace = person.files.transcript, person.grace_s
+    # Only the bots sit down: they alone hold the table's token, and each knows the person's key
+    # (another process on this machine, another user's too, could reach the port first).
+    person.token, person.invite_only = secrets.token_bytes(TOKEN_LEN), True
     async with trio.open_nursery() as bots_playing:
         for index, bot in enumerate(bots, 1):
             peer = bot.peer(transcript, index, grace)
+            peer.token, peer.expect_key = person.token, person.identity.public
             bots_playing.start_soon(_bot_joins, peer, port)
         try:
             async with person:
