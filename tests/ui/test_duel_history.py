@@ -28,6 +28,9 @@ from .test_replay_and_watch_screens import Feed, Send, drive, replay_of, watch_o
 CTRL_Q = "\x11"
 UP, DOWN = "\x1b[A", "\x1b[B"
 SIZES = ((80, 24), (160, 50))
+LONG_TURNS = {"fast": True, "turn_seconds": 3600}
+"""An hour a turn: a loaded machine may take more than the default minute to draw a turn at both
+sizes, and a turn that ran out meanwhile would show the next one's screen (seen under load 10)."""
 # The person (p0): left D S P (a Fireball under way, a Shield on turn 3), right S D (a Missile on
 # turn 2), then nothing, long enough for the history to scroll at 160x50 too.
 PERSON = ["D S", "S D", "P -"] + ["- -"] * 15
@@ -86,7 +89,7 @@ def test_the_line_under_the_input_empties_when_a_new_turn_begins(tmp_path: Path)
         send(CTRL_Q)
 
     bots = BotDriver(bots={1: SlowScript([])})
-    play(tmp_path, "duel", {"fast": True}, drive, Staging(bot_driver=bots, output=terminal.output()))
+    play(tmp_path, "duel", LONG_TURNS, drive, Staging(bot_driver=bots, output=terminal.output()))
     assert feedback_row(screens["said"]).startswith(" not your move now"), screens["said"]
     for columns, _ in SIZES:
         shown = screens[f"turn 2 {columns}"]
@@ -125,7 +128,7 @@ def test_every_spell_under_way_is_listed_at_80x24_and_160x50(tmp_path: Path) -> 
         send(CTRL_Q)
 
     bots = BotDriver(bots={1: Script(BOT)})
-    play(tmp_path, "duel", {"fast": True}, drive, Staging(bot_driver=bots, output=terminal.output()))
+    play(tmp_path, "duel", LONG_TURNS, drive, Staging(bot_driver=bots, output=terminal.output()))
     expected = under_way("DSP")
     assert len(expected) >= 4
     for columns, _ in SIZES:
@@ -173,7 +176,7 @@ def test_the_turn_history_at_80x24_and_160x50_and_scrolling_it(tmp_path: Path) -
         send(CTRL_Q)
 
     bots = BotDriver(bots={1: Script(BOT)})
-    play(tmp_path, "duel", {"fast": True}, play_turns, Staging(bot_driver=bots, output=terminal.output()))
+    play(tmp_path, "duel", LONG_TURNS, play_turns, Staging(bot_driver=bots, output=terminal.output()))
     for columns, _ in SIZES:
         turn4 = screens[f"turn 4 {columns}"]
         assert all(len(row) <= columns for row in turn4.splitlines())
