@@ -20,6 +20,10 @@ import tempfile
 import time
 from contextlib import redirect_stdout
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from p2pgenius.protocol.transcript import Report
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
@@ -34,6 +38,21 @@ def fill(folder: Path, count: int) -> None:
         game = GAMES[number % len(GAMES)]
         clock = time.strftime("%Y%m%d-%H%M%S", time.gmtime(1_790_000_000 + 3600 * number))
         (folder / f"{clock}-{number:06d}-{game}-host.p2pt").write_bytes(sources[number % len(sources)])
+
+
+def each_a_match_of_its_own() -> None:
+    """Verify each transcript as if no other had been: the folder holds copies of three
+    transcripts, and the signatures of the first would be remembered for the others (a real
+    folder's matches share none; see ``identity.verify``)."""
+    from p2pgenius.protocol.identity import VERIFIED  # noqa: PLC0415
+    from p2pgenius.protocol.transcript import verify  # noqa: PLC0415
+    from p2pgenius.record import matches  # noqa: PLC0415
+
+    def fresh(data: bytes) -> Report:
+        VERIFIED.clear()
+        return verify(data)
+
+    matches.verify = fresh  # type: ignore[attr-defined]
 
 
 def timed(argv: list[str]) -> float:
@@ -55,6 +74,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         os.environ["P2PGENIUS_HOME"] = home
         fill(Path(home) / "matches", args.transcripts)
+        each_a_match_of_its_own()
         first = timed(["history"])
         print(
             f"indexing {args.transcripts} transcripts (each verified): {first:.1f} s, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Final
 
@@ -118,16 +119,76 @@ def agreement_public(public: bytes) -> bytes:
     return u
 
 
+VERIFIED_KEPT: Final = 8192
+"""How many signatures :func:`verify` remembers as checked: a few matches' messages (a transcript
+of a long match holds a few hundred; merging copies and replaying them checks each twice)."""
+
+
+class Verified(OrderedDict[tuple[bytes, bytes, bytes], None]):
+    """The signatures found to hold, each as (key, signature, SHA-256 of the signed bytes), the
+    newest :data:`VERIFIED_KEPT` of them: what a match, a resumption or a verification checks
+    again need not cost a second Ed25519 verification (``VERIFIED.clear()`` forgets them all,
+    as a fresh process starts: for the benchmarks, and for tests that count verifications).
+
+    Only what held is kept, and under everything the signature covers: other bytes, another
+    signature or another key are another entry, checked afresh. What a message means where it
+    comes (its match, its author's chain, its number) is never the signature's to say, and the
+    callers check it every time. Verification is a function of these three alone, so keeping its
+    answer changes no result (nothing here is hashed or ordered into a result). Each step is one
+    operation of the ordered dict, so a thread that verifies beside another loses at most an
+    entry, never a check."""
+
+    def held(self, entry: tuple[bytes, bytes, bytes]) -> bool:
+        """Whether ``entry`` held before (it becomes the newest)."""
+        try:
+            self.move_to_end(entry)
+        except KeyError:
+            return False
+        return True
+
+    def add(self, entry: tuple[bytes, bytes, bytes]) -> None:
+        """Remember that ``entry`` held (the oldest forgotten past :data:`VERIFIED_KEPT`)."""
+        self[entry] = None
+        while len(self) > VERIFIED_KEPT:
+            try:
+                self.popitem(last=False)
+            except KeyError:
+                break
+
+
+VERIFIED: Final = Verified()
+"""The signatures this process has found to hold (see :class:`Verified`)."""
+
+
 def verify(public: bytes, signature: bytes, data: bytes) -> bool:
     """Whether ``signature`` is ``public``'s signature of ``data`` (malformed input: False).
 
     By libsodium's rules (``crypto_sign_verify_detached``; SPEC section 5), stricter than RFC 8032
     demands, and only under a proper identity key (:func:`agreement_public`). An honest signer is
-    never refused; a signature crafted to pass one library and fail another is refused."""
+    never refused; a signature crafted to pass one library and fail another is refused.
+
+    A signature that held once, by the same key over the same bytes, is not checked again (the
+    newest :data:`VERIFIED_KEPT` are remembered: see :class:`Verified`)."""
     # These checks guard libsodium too: crypto_sign_open reads 32 bytes of key unchecked (the
     # key's own are agreement_public's).
-    if type(signature) is not bytes or len(signature) != SIGNATURE_LEN or type(data) is not bytes:
+    if (
+        type(public) is not bytes
+        or type(signature) is not bytes
+        or len(signature) != SIGNATURE_LEN
+        or type(data) is not bytes
+    ):
         return False
+    entry = (public, signature, hashlib.sha256(data).digest())
+    if VERIFIED.held(entry):
+        return True
+    if not _signature_holds(public, signature, data):
+        return False
+    VERIFIED.add(entry)
+    return True
+
+
+def _signature_holds(public: bytes, signature: bytes, data: bytes) -> bool:
+    """The Ed25519 verification itself (libsodium's), under a proper identity key."""
     try:
         agreement_public(public)  # remembered: a match checks hundreds of messages per key
         nacl.bindings.crypto_sign_open(signature + data, public)
