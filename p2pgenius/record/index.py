@@ -8,15 +8,26 @@ index holds nothing the transcripts do not, so a lost or damaged index costs onl
 in the folder that is neither a transcript nor one of a transcript's companions (its secrets, lock,
 stage note, invite, log, a correspondence match's state) is listed as foreign; a transcript that
 does not read as one, as damaged.
+
+Many files to read (the first ``history``, a ``--rebuild``) are verified by worker processes, one
+a core (:func:`workers`): each verifies whole transcripts exactly as :func:`read` does here, and
+only this process writes the index, a batch of lines per transaction. A batch is committed with
+the size and modification time each file had before it was read, so an index interrupted
+part-way keeps the lines it has and the next refresh reads the rest (a file changed meanwhile
+reads as changed).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
 import os
+import signal
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
@@ -55,6 +66,18 @@ FIELDS: Final = (
     "late",
     "late_at",
 )
+BATCH: Final = 100
+"""Lines written per transaction while reading many files (what an interruption can cost)."""
+PARALLEL_FROM: Final = 24
+"""Fewer files to read than this are read in this process (starting workers costs more)."""
+
+
+def workers() -> int:
+    """How many processes verify transcripts at once: one per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # (no affinity on this system)
+        return max(1, os.cpu_count() or 1)
 
 
 class Index:
@@ -115,80 +138,67 @@ class Index:
             if path.is_file() and not path.name.startswith(".") and not path.name.endswith(COMPANIONS)
         )
 
-    def refresh(self, progress: Callable[[int, int], None] | None = None) -> int:
+    def refresh(
+        self, progress: Callable[[int, int], None] | None = None, *, processes: int | None = None
+    ) -> int:
         """Read every new or changed file (``progress(done, total)`` after each), forget the
-        lines of files that are gone; returns how many files were read. An index found damaged
-        on the way is set aside and read again from the transcripts."""
+        lines of files that are gone; returns how many files were read. ``processes``: how many
+        verify at once (None: one a core when there are many files, :func:`workers`; 1: this
+        process alone). An index found damaged on the way is set aside and read again from the
+        transcripts."""
         try:
-            return self._refresh(progress)
+            return self._refresh(progress, processes)
         except sqlite3.DatabaseError:
             self.db.close()
             self._set_aside()
             self.db = self._open()
-            return self._refresh(progress)
+            return self._refresh(progress, processes)
 
-    def _refresh(self, progress: Callable[[int, int], None] | None) -> int:
+    def _refresh(self, progress: Callable[[int, int], None] | None, processes: int | None) -> int:
         known = {row[0]: (row[1], row[2]) for row in self.db.execute("SELECT path, size, mtime FROM matches")}
         present: dict[str, tuple[Path, int, int]] = {}
         for path in self.files():
             with contextlib.suppress(OSError):  # (gone since it was listed)
                 present[_key(path)] = (path, *_version(path.stat()))
-        stale = [(key, *held) for key, held in present.items() if known.get(key) != held[1:]]
-        for done, (key, path, size, mtime) in enumerate(stale, start=1):
-            self._keep(replace(self._read(path), path=key), size, mtime)
-            if progress is not None:
-                progress(done, len(stale))
         gone = set(known) - set(present)
-        self.db.executemany("DELETE FROM matches WHERE path = ?", [(path,) for path in sorted(gone)])
-        self.db.commit()
+        with self.db:
+            self.db.executemany("DELETE FROM matches WHERE path = ?", [(path,) for path in sorted(gone)])
+        stale = [(key, *held) for key, held in present.items() if known.get(key) != held[1:]]
+        count = processes if processes is not None else (workers() if len(stale) >= PARALLEL_FROM else 1)
+        batch: list[tuple[Any, ...]] = []
+        with contextlib.closing(_read_all([path for _, path, _, _ in stale], count)) as lines:
+            for done, ((key, _, size, mtime), match) in enumerate(zip(stale, lines, strict=True), start=1):
+                batch.append(_row(replace(match, path=key), size, mtime))
+                if len(batch) >= BATCH:
+                    self._keep(batch)
+                    batch = []
+                if progress is not None:
+                    progress(done, len(stale))
+        self._keep(batch)
         return len(stale)
 
-    def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
+    def rebuild(
+        self, progress: Callable[[int, int], None] | None = None, *, processes: int | None = None
+    ) -> int:
         """Forget every line and read every file again."""
         self.db.execute("DELETE FROM matches")
         self.db.commit()
-        return self.refresh(progress)
+        return self.refresh(progress, processes=processes)
 
     def add(self, path: Path) -> RecordLine:
         """Read one transcript now (a match that just ended) and keep its line."""
         size, mtime = _version(path.stat())
-        match = replace(self._read(path), path=_key(path))
-        self._keep(match, size, mtime)
-        self.db.commit()
+        match = replace(_read_one(path), path=_key(path))
+        self._keep([_row(match, size, mtime)])
         return match
 
-    @staticmethod
-    def _read(path: Path) -> RecordLine:
-        if path.suffix != TRANSCRIPT:
-            return RecordLine(str(path), UNREADABLE, False, problem="foreign: not a p2pgenius transcript")
-        return read(path)
-
-    def _keep(self, match: RecordLine, size: int, mtime: int) -> None:
-        players = [[p.name, p.key.hex(), list(p.seats)] for p in match.players]
-        row = (
-            match.path,
-            size,
-            mtime,
-            match.kind,
-            int(match.verified),
-            match.game,
-            match.date,
-            match.role,
-            match.me,
-            json.dumps(players),
-            json.dumps(list(match.winners)),
-            match.reason,
-            match.fault_peer,
-            match.fault_kind,
-            match.steps,
-            match.problem,
-            json.dumps(dict(match.outcome), default=str),
-            match.match_id,
-            encode(list(match.chains)),
-            match.late,
-            match.late_at,
-        )
-        self.db.execute(f"INSERT OR REPLACE INTO matches VALUES ({', '.join('?' * len(FIELDS))})", row)
+    def _keep(self, rows: list[tuple[Any, ...]]) -> None:
+        """Write ``rows`` (:func:`_row`) in one transaction."""
+        if rows:
+            with self.db:
+                self.db.executemany(
+                    f"INSERT OR REPLACE INTO matches VALUES ({', '.join('?' * len(FIELDS))})", rows
+                )
 
     # -- reading it --------------------------------------------------------------------------------
 
@@ -206,6 +216,71 @@ class Index:
 
     def __iter__(self) -> Iterator[RecordLine]:
         return iter(self.matches())
+
+
+def _read_one(path: Path) -> RecordLine:
+    """One file of the folder as a line (a transcript verified: :func:`read`)."""
+    if path.suffix != TRANSCRIPT:
+        return RecordLine(str(path), UNREADABLE, False, problem="foreign: not a p2pgenius transcript")
+    return read(path)
+
+
+def _read_all(paths: list[Path], processes: int) -> Generator[RecordLine, None, None]:
+    """Each of ``paths`` as a line, in their order, verified by ``processes`` at once (should the
+    workers die, this process reads the rest)."""
+    if processes <= 1 or len(paths) <= 1:
+        yield from map(_read_one, paths)
+        return
+    # (spawned, not forked: a fork copies whatever threads and locks the caller holds)
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(min(processes, len(paths)), mp_context=context, initializer=_quiet)
+    done = 0
+    try:
+        for match in pool.map(_read_one, paths, chunksize=_chunk(len(paths), processes)):
+            done += 1
+            yield match
+    except BrokenProcessPool:
+        yield from map(_read_one, paths[done:])
+    finally:  # (interrupted: the files not yet read are not waited for)
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _chunk(count: int, processes: int) -> int:
+    """Files handed to a worker at a time: few, so that lines come steadily (progress, batches)."""
+    return max(1, min(8, count // (processes * 8)))
+
+
+def _quiet() -> None:
+    """A worker leaves Ctrl-C to the process that started it (which stops them all)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _row(match: RecordLine, size: int, mtime: int) -> tuple[Any, ...]:
+    """A line as the index keeps it, with its file's version."""
+    players = [[p.name, p.key.hex(), list(p.seats)] for p in match.players]
+    return (
+        match.path,
+        size,
+        mtime,
+        match.kind,
+        int(match.verified),
+        match.game,
+        match.date,
+        match.role,
+        match.me,
+        json.dumps(players),
+        json.dumps(list(match.winners)),
+        match.reason,
+        match.fault_peer,
+        match.fault_kind,
+        match.steps,
+        match.problem,
+        json.dumps(dict(match.outcome), default=str),
+        match.match_id,
+        encode(list(match.chains)),
+        match.late,
+        match.late_at,
+    )
 
 
 def _key(path: Path) -> str:
