@@ -6,6 +6,8 @@ and completed by the next refresh to the same answer."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -67,3 +69,28 @@ def test_an_index_interrupted_part_way_keeps_its_lines_and_the_next_refresh_comp
         assert all(line in whole for line in kept), "each line kept is the line a whole read finds"
         assert index.refresh(processes=processes) == len(whole) - 6, "only the files not kept are read"
         assert index.matches() == whole
+
+
+class DyingPool:
+    """A pool whose workers die after two files (killed, out of memory)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self.shut = False
+
+    def map(
+        self, read: Callable[[Path], RecordLine], paths: list[Path], chunksize: int = 1
+    ) -> Iterator[RecordLine]:
+        yield read(paths[0])
+        yield read(paths[1])
+        raise BrokenProcessPool("a worker died")
+
+    def shutdown(self, *, wait: bool, cancel_futures: bool) -> None:
+        self.shut = True
+
+
+def test_files_left_by_workers_that_die_are_read_here(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alone = lines(tmp_path / "alone.sqlite", home, 1)
+    monkeypatch.setattr(index_module, "ProcessPoolExecutor", DyingPool)
+    assert lines(tmp_path / "shared.sqlite", home, 2) == alone
