@@ -233,7 +233,11 @@ def _read_all(paths: list[Path], processes: int) -> Generator[RecordLine, None, 
         return
     # (spawned, not forked: a fork copies whatever threads and locks the caller holds)
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(min(processes, len(paths)), mp_context=context, initializer=_quiet)
+    try:
+        pool = ProcessPoolExecutor(min(processes, len(paths)), mp_context=context, initializer=_quiet)
+    except (OSError, ImportError, NotImplementedError):  # (no process pools here: no /dev/shm, say)
+        yield from map(_read_one, paths)
+        return
     done = 0
     try:
         for match in pool.map(_read_one, paths, chunksize=_chunk(len(paths), processes)):

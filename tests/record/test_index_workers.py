@@ -1,7 +1,8 @@
 """The record's index read by worker processes (tests/record/conftest.py's transcripts): the same
 lines as this process alone finds, a damaged transcript and a foreign file among good ones still
-listed as what they are, the progress counted in order, and an index interrupted part-way usable
-and completed by the next refresh to the same answer."""
+listed as what they are, the progress counted in order, an index interrupted part-way usable and
+completed by the next refresh to the same answer, and the files of workers that die, or of a
+system with no process pools, read by this process."""
 
 from __future__ import annotations
 
@@ -93,4 +94,16 @@ def test_files_left_by_workers_that_die_are_read_here(
 ) -> None:
     alone = lines(tmp_path / "alone.sqlite", home, 1)
     monkeypatch.setattr(index_module, "ProcessPoolExecutor", DyingPool)
+    assert lines(tmp_path / "shared.sqlite", home, 2) == alone
+
+
+def no_pool(*args: object, **kwargs: object) -> None:
+    raise OSError("no semaphores on this system")
+
+
+def test_a_system_without_process_pools_reads_in_this_process(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alone = lines(tmp_path / "alone.sqlite", home, 1)
+    monkeypatch.setattr(index_module, "ProcessPoolExecutor", no_pool)
     assert lines(tmp_path / "shared.sqlite", home, 2) == alone
