@@ -31,7 +31,7 @@ import secrets
 import socket as stdlib_socket
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 import trio
 
@@ -55,10 +55,18 @@ HEAD_START_S: Final = 1.0
 every direct route has failed; sooner when the relay is near: :data:`HEAD_START_FLOOR_S`)."""
 HEAD_START_FLOOR_S: Final = 0.05
 """The head start is twice the round trip of the TCP connection to the first relay (opened at
-once, and its request sent at once), at least this and at most :data:`HEAD_START_S`. A direct route
-slower than that is no faster than the relay's path (joiner to relay to host), so little is lost
-when the relay wins; a direct address that drops packets costs only the head start (the NAT lab's
+once, and its request sent at once) plus a margin (:data:`HEAD_START_MARGIN_S`), at least this and
+at most :data:`HEAD_START_S`, counted from the start of the direct attempt. A direct route slower
+than that is no faster than the relay's path (joiner to relay to host), so little is lost when the
+relay wins; a direct address that drops packets costs only the head start (the NAT lab's
 measurements: docs/performance.md)."""
+HEAD_START_MARGIN_S: Final = 0.01
+"""Twice the relay's round trip is exactly when the direct handshake completes with the relay
+midway (the relay's path as long as the direct one): the head start adds this much, or a quarter
+of the relay's round trip when that is more, so that a few milliseconds of jitter or of a loaded
+machine do not hand a working direct route's join to the relay. A direct connection whose
+handshake has completed when the head start ends is taken over the relay's pipe (Happy Eyeballs,
+RFC 8305: a completed connection is preferred)."""
 MAX_LINE: Final = 64
 """The longest line a relay sends before the pipe: ``ok``, or a refusal (``bad handshake``, ...)."""
 BACKOFF_S: Final = (1.0, 30.0)
@@ -463,6 +471,14 @@ class Way:
         raise ConnectError(race.failure())
 
 
+def head_start(relay_rtt: float) -> float:
+    """The direct routes' head start, from the start of their attempt, once the first relay's TCP
+    connection took ``relay_rtt``: twice that plus the margin (:data:`HEAD_START_MARGIN_S`), within
+    :data:`HEAD_START_FLOOR_S` and :data:`HEAD_START_S`."""
+    margin = max(HEAD_START_MARGIN_S, relay_rtt / 4)
+    return min(HEAD_START_S, max(HEAD_START_FLOOR_S, 2 * relay_rtt + margin))
+
+
 @dataclass
 class _Race:
     """One :meth:`Way.reach`: the direct routes and every relay at once; a pipe paired at a relay
@@ -479,6 +495,8 @@ class _Race:
     news: trio.Event = field(default_factory=trio.Event)  # a relay's round trip is known
     relay_rtt: float | None = None  # the first relay connection's TCP connect time
     head_start_s: float = 0.0  # as it came out
+    attempt_began: float | None = None  # when the first direct TCP connection was begun
+    handshaken: bool = False  # a direct TCP connection has completed its handshake
 
     async def run(self, nursery: trio.Nursery) -> None:
         began = trio.current_time()
@@ -488,7 +506,8 @@ class _Race:
         with trio.move_on_at(began + self.way.head_start_s):
             while not self.direct_done.is_set():
                 if self.relay_rtt is not None:
-                    with trio.move_on_at(began + max(HEAD_START_FLOOR_S, 2 * self.relay_rtt)):
+                    start = began if self.attempt_began is None else self.attempt_began
+                    with trio.move_on_at(start + head_start(self.relay_rtt)):
                         await self.direct_done.wait()
                     break
                 async with trio.open_nursery() as either:
@@ -499,12 +518,20 @@ class _Race:
 
     async def direct(self, nursery: trio.Nursery) -> None:
         way = self.way
+
+        async def opener(family: int, sockaddr: Any) -> trio.abc.Stream:
+            if self.attempt_began is None:
+                self.attempt_began = trio.current_time()
+            stream = await way.opener(family, sockaddr)
+            self.handshaken = True  # (connect returns it now: the relay's pipe is not taken)
+            return stream
+
         try:
             stream, where = await connect(
                 way.targets,
                 timeout_s=way.timeout_s,
                 stagger_s=way.stagger_s,
-                opener=way.opener,
+                opener=opener,
                 exclude=self.exclude,
             )
         except ConnectError as exc:
@@ -535,6 +562,8 @@ class _Race:
                 return
         try:
             await self.opened.wait()
+            if self.handshaken:  # (the direct connection is on its way out of connect: it wins)
+                await trio.sleep_forever()
         except BaseException:
             await trio.aclose_forcefully(stream)
             raise
