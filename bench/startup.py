@@ -7,12 +7,15 @@ machine's changes in load hit every command alike; each ``p2pgenius`` run is com
 ``python -c pass`` of its own round. Reported: each command's median and spread (the quartiles),
 and for each ``p2pgenius`` command its difference from, and ratio to, bare Python (the median and
 quartiles of the per-round figures). ``python -c "import trio"`` is there for scale: the networking
-library alone, which ``--help`` should not need.
+library alone, which ``--help`` should not need. Last, the CPU time of each command (user and
+system, its median), which a busy machine inflates less than the wall time: on a machine others
+share, compare those.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import statistics
 import subprocess
@@ -38,11 +41,20 @@ def commands() -> dict[str, list[str]]:
     }
 
 
+CPU_S: dict[str, list[float]] = {}
+"""The CPU time (user and system) of each command's runs, by its argument list."""
+
+
 def wall_s(command: list[str]) -> float:
-    """Wall time of one run of ``command``."""
+    """Wall time of one run of ``command`` (its CPU time goes to :data:`CPU_S`)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True)
-    return time.perf_counter() - start
+    took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    CPU_S.setdefault(" ".join(command), []).append(cpu)
+    return took
 
 
 def spread(values: Sequence[float], unit: str = "ms") -> str:
@@ -69,6 +81,7 @@ def main() -> None:
     named = commands()
     for command in named.values():
         wall_s(command)  # once unmeasured: the file cache warm for every command alike
+    CPU_S.clear()
     times: dict[str, list[float]] = {name: [] for name in named}
     order = list(named)
     for round_ in range(args.runs):
@@ -90,6 +103,16 @@ def main() -> None:
         "Medians, with the middle half of the runs (first to third quartile) in brackets; the "
         "difference and the ratio are taken within each round (each command beside the bare "
         "start of its own round), then summarised."
+    )
+    print()
+    floor = statistics.median(CPU_S[" ".join(named[BARE])])
+    cpu = {name: statistics.median(CPU_S[" ".join(command)]) for name, command in named.items()}
+    print(
+        "CPU time (user and system, median): "
+        + "; ".join(
+            f"{name} {value * 1000:.0f} ms" + ("" if name == BARE else f" ({value / floor:.2f}x)")
+            for name, value in cpu.items()
+        )
     )
 
 

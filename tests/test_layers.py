@@ -107,6 +107,7 @@ LAYER_OF = {
     "rules_pages": 2,
     "threads": 2,
     "local_files": 2,
+    "installed": 2,
     "net": 3,
     "bots": 3,
     "record": 3,

@@ -152,9 +152,11 @@ async def stop(process: trio.Process) -> None:
 
 def serve(requests: BinaryIO, answers: BinaryIO) -> None:
     """The process's side: answer every thought asked on ``requests`` until it closes."""
-    from p2pgenius.games.catalog import install_plugins, names  # noqa: PLC0415  (the child only)
+    from p2pgenius.games.catalog import PLUGINS, install_plugins, names  # noqa: PLC0415  (the child only)
+    from p2pgenius.installed import may_name  # noqa: PLC0415  (the child only)
 
-    install_plugins()
+    if may_name(PLUGINS):
+        install_plugins()
     bots: dict[int, Bot] = {}
     while (request := _read(requests)) is not None:
         game, level, seed, seat, state = pickle.loads(request)

@@ -11,7 +11,6 @@ to put a host's invite on the clipboard.
 
 from __future__ import annotations
 
-import base64
 import io
 import os
 import sys
@@ -75,6 +74,8 @@ def to_clipboard(text: str, stream: TextIO | Sanitizing | None = None) -> bool:
     stream = stream.stream if isinstance(stream, Sanitizing) else stream
     if os.environ.get(NO_CLIPBOARD) or os.environ.get("TERM") == "dumb" or not stream.isatty():
         return False
+    import base64  # noqa: PLC0415  (only here: it imports struct and binascii, at every start-up)
+
     data = base64.b64encode(clean(text).encode("utf-8")).decode("ascii")
     stream.write(f"\x1b]52;c;{data}\x07")
     stream.flush()
