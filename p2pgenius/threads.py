@@ -34,16 +34,20 @@ def mock_clock() -> bool:
     return testing is not None and isinstance(trio.lowlevel.current_clock(), testing.MockClock)
 
 
-_settled = False
+_settled: set[str] = set()
+"""What has been set aside so far in this process (see :func:`settle_heap`)."""
 
 
-def settle_heap() -> None:
-    """Once a process has loaded what it loads once (its modules, a game's tables), set those
-    objects aside from the garbage collector (``gc.freeze``): they live as long as the process,
-    and a full collection that walks them all (tens of thousands, tens of milliseconds) would
-    hold up the event loop mid-match. Done once a process; what comes after is collected as
-    usual (``bench/loop.py`` measures the passes)."""
-    global _settled  # noqa: PLW0603  (once a process, by design)
-    if not _settled:
-        _settled = True
+def settle_heap(what: str) -> None:
+    """Once a process has loaded something it keeps for good (``what``: its modules and screen,
+    ``"start-up"``, or one game's tables and modules, the game's name), set every object alive
+    now aside from the garbage collector (``gc.freeze``): they live as long as the process, and
+    a full collection that walks them all (tens of thousands, tens of milliseconds) would hold up
+    the event loop mid-match. Once for each ``what``: a process that plays a second game (a host's
+    next match, ``demo``) sets aside that game's tables too, and what a match makes stays
+    collectable (a few times a process at most, so the little garbage that is alive at that
+    moment, kept for good, stays bounded). docs/profiling.md, "Garbage collection", says why
+    this and not the collector's thresholds; ``bench/loop.py`` measures the passes."""
+    if what not in _settled:
+        _settled.add(what)
         gc.freeze()

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.patience import HANG_S
 
 
-def test_the_heap_is_settled_once_a_process_and_only_what_was_loaded_is_set_aside() -> None:
+def test_the_heap_is_settled_once_for_each_thing_loaded_and_only_what_was_loaded_is_set_aside() -> None:
     # In a fresh process: the garbage collector's full passes then skip everything loaded so far.
     code = (
         "import gc, p2pgenius.threads as t, p2pgenius.games.registry\n"
         "assert gc.get_freeze_count() == 0\n"
-        "t.settle_heap(); frozen = gc.get_freeze_count(); assert frozen > 10_000, frozen\n"
+        "t.settle_heap('duel'); frozen = gc.get_freeze_count(); assert frozen > 10_000, frozen\n"
         "later = [[i] for i in range(50_000)]\n"
-        "t.settle_heap(); assert gc.get_freeze_count() == frozen  # once: later objects stay collectable\n"
+        "t.settle_heap('duel'); assert gc.get_freeze_count() == frozen  # once each\n"
+        "t.settle_heap('hornswoggle'); assert gc.get_freeze_count() > frozen + 50_000  # the next\n"
         "print('ok')\n"
     )
     done = subprocess.run(
@@ -24,6 +27,30 @@ def test_the_heap_is_settled_once_a_process_and_only_what_was_loaded_is_set_asid
     )
     assert done.stdout.strip() == "ok", done.stderr
     assert gc.isenabled()  # (this process's collector was left alone)
+
+
+def test_a_command_that_plays_sets_its_start_up_aside_before_the_match_begins(tmp_path: Path) -> None:
+    # What the command imported is frozen before the event loop starts, not only once the game
+    # is warm (a joiner's warm-up comes after its handshake): no full pass walks it meanwhile.
+    code = (
+        "import gc, sys, trio\n"
+        "seen = []\n"
+        "run = trio.run\n"
+        "def counted(*args, **kwargs):\n"
+        "    seen.append(gc.get_freeze_count())\n"
+        "    return run(*args, **kwargs)\n"
+        "trio.run = counted\n"
+        "from p2pgenius.cli.main import main\n"
+        "code = main(['play', 'duel', '--bot', 'random', '--vs', 'random'])\n"
+        "assert code == 0, code\n"
+        "assert seen and seen[0] > 10_000, seen\n"
+        "print('ok')\n"
+    )
+    env = {**os.environ, "P2PGENIUS_HOME": str(tmp_path / "home"), "P2PGENIUS_NO_CLIPBOARD": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S, check=False, env=env
+    )
+    assert done.stdout.strip().endswith("ok"), (done.stdout[-2000:], done.stderr[-2000:])
 
 
 def test_a_command_that_plays_does_not_load_the_test_tools() -> None:

@@ -36,6 +36,7 @@ from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.protocol.session.setup import group_of
 from p2pgenius.protocol.transcript import read_header
+from p2pgenius.threads import settle_heap
 
 
 def listed_setting(
@@ -287,6 +288,7 @@ def played(
     plays in the terminal UI; then the result, as the exit code."""
     if args.bot is None:
         return in_terminal(args, peer, main, printer)
+    settle_heap("start-up")  # (what the command loaded: no full pass walks it mid-match)
     trio.run(main)
     return finish(peer, printer)
 
@@ -315,7 +317,9 @@ def in_terminal(args: argparse.Namespace, peer: Peer, main: Any, printer: Printe
     peer.considers_proposals = True  # (a person hosts: it answers a player's proposal)
     peer.linger = True  # (a person says gg after the end, until the others leave)
     peer.confirm = table.adapter.confirm_lobby
-    run_ui(table, build(table), main)
+    app = build(table)
+    settle_heap("start-up")  # (the command's modules and the screen: no full pass walks them mid-match)
+    run_ui(table, app, main)
     if peer.view is None and table.input.leaving:  # (the person's own choice: no error)
         printer.line("you left before the match began: nothing was played, and nothing is to resume")
         return 0

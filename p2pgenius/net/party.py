@@ -240,7 +240,7 @@ async def warm(game: str) -> None:
     with contextlib.suppress(P2PGeniusError):
         await off_loop(lambda: get_spec(game).warm())
         _WARM.add(game)
-    settle_heap()
+        settle_heap(game)
 
 
 _WARM: set[str] = set()
