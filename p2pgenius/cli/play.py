@@ -14,7 +14,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 import trio
 
@@ -267,6 +267,31 @@ def held(files: Files) -> Iterator[None]:
 def interactive() -> bool:
     """Whether a person can answer questions here."""
     return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+QUIT: Final = ("q", "quit", "exit", "no", "n")
+"""What a person types at a numbered question to choose none."""
+
+
+def ask_number(out: TextIO, question: str, names: Sequence[str], *, blank: str = "") -> int | None:
+    """The index of the one of ``names`` a person chooses at ``question``: its number (1 to
+    their count), its name or the start of it; ``blank`` is what an empty answer means (e.g.
+    "1"). None for :data:`QUIT` or the end of input; anything else is said to be none of them,
+    and asked again."""
+    while True:
+        out.write(question)
+        out.flush()
+        answer = sys.stdin.readline()
+        said = " ".join(answer.strip().lower().split())
+        if not answer or said in QUIT:
+            return None
+        said = said or blank
+        if said.isdecimal() and said.isascii() and 1 <= int(said) <= len(names):
+            return int(said) - 1
+        chosen = [i for i, name in enumerate(names) if said and name.startswith(said.replace(" ", "-"))]
+        if len(chosen) == 1:  # (a name, or its start: "magic", "horn")
+            return chosen[0]
+        out.write(f"  {said!r} is not one of them\n")
 
 
 def check_terminal() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import sys
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from pathlib import Path
@@ -19,6 +18,7 @@ from p2pgenius.cli.correspondence import run_resume_mail
 from p2pgenius.cli.host import door
 from p2pgenius.cli.play import (
     Printer,
+    ask_number,
     held,
     identity_of,
     interactive,
@@ -118,18 +118,13 @@ def choose(unfinished: list[tuple[Path, str]], live: list[tuple[Path, str]], pri
         printer.line(f"  {number}. {game}, {_changed(found):%Y-%m-%d %H:%M}  {found.name}")
     for found, game in live:
         printer.line(f"  (live, open in another process: {found.name}, {game})")
-    while True:
-        printer.out.write(f"Which one? 1 to {len(unfinished)} (q: none): ")
-        printer.out.flush()
-        answer = sys.stdin.readline()
-        said = answer.strip().lower()
-        if not answer or said in ("q", "quit", "n", "no"):
-            raise DeclinedError("nothing resumed")
-        if said.isdecimal() and said.isascii() and 1 <= int(said) <= len(unfinished):
-            path, game = unfinished[int(said) - 1]
-            printer.line(f"resuming {path} ({game})")
-            return path
-        printer.line(f"  {said!r} is not one of them")
+    names = [found.name for found, _ in unfinished]
+    chosen = ask_number(printer.out, f"Which one? 1 to {len(unfinished)} (q: none): ", names)
+    if chosen is None:
+        raise DeclinedError("nothing resumed")
+    path, game = unfinished[chosen]
+    printer.line(f"resuming {path} ({game})")
+    return path
 
 
 def _changed(path: Path) -> datetime.datetime:

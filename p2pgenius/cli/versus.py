@@ -16,7 +16,6 @@ import json
 import os
 import secrets
 import shutil
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -29,6 +28,8 @@ from p2pgenius.bots import level_of, levels
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.cli.play import (
     Printer,
+    ask_number,
+    check_level,
     check_partner,
     check_seats,
     check_terminal,
@@ -55,6 +56,13 @@ LOOPBACK: Final = "127.0.0.1"
 def bots_folder(transcript: Path) -> Path:
     """Where the bots of a match against bots keep their transcripts (``X.bots/``)."""
     return transcript.with_suffix(".bots")
+
+
+def person_pins(transcript: Path) -> Path:
+    """Where the person's peer of a match against bots pins the bots' keys: the table's own
+    folder (the account's pinned names, friends whose keys it knows, are neither consulted nor
+    changed by the bots)."""
+    return bots_folder(transcript) / "pins" / "host"
 
 
 @dataclass(frozen=True)
@@ -138,10 +146,6 @@ def load_bots(transcript: Path) -> list[Seated]:
         raise LocalMisuseError(f"{path} does not list this match's bots ({exc})") from None
 
 
-QUIT: Final = ("q", "quit", "exit", "no", "n")
-"""What a person types at the question to choose no game."""
-
-
 def ask_game(out: TextIO, level: str | None) -> str:
     """``play`` without a game: ask which (a script, with no one to ask, is told to name one).
     With ``level`` (``--vs``), only the games that have it are offered, and a game alone in
@@ -160,20 +164,10 @@ def ask_game(out: TextIO, level: str | None) -> str:
     titles = {entry.name: entry.title for entry in GAMES}
     for number, name in enumerate(every, 1):
         out.write(f"  {number}. {name:<13} {titles[name]}\n")
-    while True:
-        out.write(f"Type 1 to {len(every)} or a name (Enter: 1; q: none): ")
-        out.flush()
-        answer = sys.stdin.readline()
-        said = " ".join(answer.strip().lower().split())
-        if not answer or said in QUIT:
-            raise DeclinedError("no game chosen: nothing was played")
-        said = said or "1"
-        if said.isdecimal() and said.isascii() and 1 <= int(said) <= len(every):
-            return every[int(said) - 1]
-        chosen = [name for name in every if name.startswith(said.replace(" ", "-"))]
-        if len(chosen) == 1:  # (a name, or its start: "magic", "horn")
-            return chosen[0]
-        out.write(f"  {said!r} is not one of them\n")
+    chosen = ask_number(out, f"Type 1 to {len(every)} or a name (Enter: 1; q: none): ", every, blank="1")
+    if chosen is None:
+        raise DeclinedError("no game chosen: nothing was played")
+    return every[chosen]
 
 
 def run_play(args: argparse.Namespace, out: TextIO) -> int:
@@ -184,8 +178,7 @@ def run_play(args: argparse.Namespace, out: TextIO) -> int:
     check_partner(args)
     if args.bot is None:
         check_terminal()  # (before the match's files are made: nothing is left behind)
-    if args.bot is not None:
-        level_of(args.game, args.bot)
+    check_level(args.game, args.bot)
     if args.fast is None:  # (a game of sealed choices: the bots choose at once, so need not wait)
         args.fast = get_spec(args.game).sealed
     options = match_options(args)
@@ -193,9 +186,7 @@ def run_play(args: argparse.Namespace, out: TextIO) -> int:
     person = make_peer(args, f"{args.game}-play", 1, printer)
     with held(person.files):
         bots = new_bots(args.game, level, args.peers - 1, person.identity)
-        # The bots' keys are this table's affair: the account's pinned names (friends whose
-        # keys it knows) are neither consulted nor changed by them.
-        person.pin_dir = bots_folder(person.files.transcript) / "pins" / "host"
+        person.pin_dir = person_pins(person.files.transcript)
         save_bots(person.files.transcript, args.game, bots)
         noun = "a bot" if len(bots) == 1 else f"{len(bots)} bots"
         say = printer.line if args.bot is not None else printer.held.append
@@ -299,7 +290,7 @@ def resume_play(args: argparse.Namespace, person: Peer, printer: Printer) -> int
     bots = resume_bots(person, load_bots(person.files.transcript))
     for peer in (person, *bots):  # (the whole table stopped: no clock ran while it did)
         peer.forget_the_pause()
-    person.pin_dir = bots_folder(person.files.transcript) / "pins" / "host"  # (as when it began)
+    person.pin_dir = person_pins(person.files.transcript)  # (as when it began)
     return played(args, person, partial(replay_table, person, bots), printer)
 
 

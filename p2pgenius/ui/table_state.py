@@ -380,21 +380,21 @@ class TableState:
     def _connection_event(self, event: ConnectionLost | Reconnecting | Reconnected | PeerBack) -> None:
         """Someone away, or back: the status says so in place (a joiner's every try updates it; a
         host's says since when; the log has the line when the absence began and the one when it
-        ended). Once the match
-        is over the status keeps its result: nobody is waited for then."""
+        ended). Once the match is over the status keeps its result: nobody is waited for then."""
         if self.finished:
             return
         away = self._away  # (a host: the players away, each since when; several at a table of 4)
         if isinstance(event, ConnectionLost) and not event.to_host:  # (a host: nothing updates it)
             away[event.name or "a player"] = (wording.printable(event.text), self.now())
+            self.connection = away_words(away)
         elif isinstance(event, PeerBack):
             away.pop(event.name if event.name in away else "a player", None)
-        elif isinstance(event, Reconnected):
-            away.clear()
-        if isinstance(event, ConnectionLost | PeerBack) and not getattr(event, "to_host", False):
             self.connection = away_words(away)
-        else:
-            self.connection = "connected" if isinstance(event, Reconnected) else wording.printable(event.text)
+        elif isinstance(event, Reconnected):  # (a joiner: its host is back)
+            away.clear()
+            self.connection = "connected"
+        else:  # (a joiner: lost its host, or tries again)
+            self.connection = wording.printable(event.text)
 
     def _track_proposal(self, event: NetEvent) -> None:
         """A host: a player's proposal waits for its answer, until the options change."""
