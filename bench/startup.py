@@ -7,7 +7,11 @@ machine's changes in load hit every command alike; each ``p2pgenius`` run is com
 ``python -c pass`` of its own round. Reported: each command's median and spread (the quartiles),
 and for each ``p2pgenius`` command its difference from, and ratio to, bare Python (the median and
 quartiles of the per-round figures). ``python -c "import trio"`` is there for scale: the networking
-library alone, which ``--help`` should not need. Last, the CPU time of each command (user and
+library alone, which ``--help`` should not need. A joiner's start is timed from its spawn to the
+first byte of its handshake reaching a listening socket of this process (``p2pgenius join
+127.0.0.1:PORT --bot random``, in an account of its own made beforehand; it is stopped there).
+Every module is compiled beforehand, as an installed program's are (``bench/bytecode.py``).
+Last, the CPU time of each command (user and
 system, its median), which a busy machine inflates less than the wall time: on a machine others
 share, compare those.
 """
@@ -15,16 +19,24 @@ share, compare those.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from bytecode import as_installed
+
 BARE = "python -c pass"
+JOIN = "p2pgenius join: spawn to its first byte"
+LISTENER = socket.create_server(("127.0.0.1", 0))
+"""Where the timed joiner connects."""
 
 
 def commands() -> dict[str, list[str]]:
@@ -38,6 +50,7 @@ def commands() -> dict[str, list[str]]:
         'python -c "import trio"': [sys.executable, "-c", "import trio"],
         "p2pgenius --help": [*ours, "--help"],
         "p2pgenius rules duel": [*ours, "rules", "duel"],
+        JOIN: [*ours, "join", f"127.0.0.1:{LISTENER.getsockname()[1]}", "--bot", "random"],
     }
 
 
@@ -46,14 +59,36 @@ CPU_S: dict[str, list[float]] = {}
 
 
 def wall_s(command: list[str]) -> float:
-    """Wall time of one run of ``command`` (its CPU time goes to :data:`CPU_S`)."""
+    """Wall time of one run of ``command`` (its CPU time goes to :data:`CPU_S`); a joiner's, to
+    its first byte."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
-    took = time.perf_counter() - start
+    if "join" in command:
+        took = first_byte_s(command, start)
+    else:
+        subprocess.run(command, check=True, capture_output=True)
+        took = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     CPU_S.setdefault(" ".join(command), []).append(cpu)
+    return took
+
+
+def first_byte_s(command: list[str], start: float) -> float:
+    """Spawn a joiner, wait for the first byte it sends :data:`LISTENER`, then stop it."""
+    quiet = subprocess.DEVNULL
+    joiner = subprocess.Popen(command, stdin=quiet, stdout=quiet, stderr=subprocess.PIPE)
+    LISTENER.settimeout(30)
+    try:
+        connection, _ = LISTENER.accept()
+    except TimeoutError:
+        joiner.kill()
+        raise SystemExit(f"the joiner never connected: {joiner.communicate()[1].decode()}") from None
+    with connection:
+        connection.recv(1)
+        took = time.perf_counter() - start
+        joiner.kill()
+        joiner.wait()
     return took
 
 
@@ -78,6 +113,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="rounds (each runs every command once)")
     args = parser.parse_args()
+    compiled = as_installed()
+    os.environ["P2PGENIUS_HOME"] = tempfile.mkdtemp(prefix="startup-")  # (the joiner's account)
     named = commands()
     for command in named.values():
         wall_s(command)  # once unmeasured: the file cache warm for every command alike
@@ -102,7 +139,7 @@ def main() -> None:
     print(
         "Medians, with the middle half of the runs (first to third quartile) in brackets; the "
         "difference and the ratio are taken within each round (each command beside the bare "
-        "start of its own round), then summarised."
+        "start of its own round), then summarised. " + compiled
     )
     print()
     floor = statistics.median(CPU_S[" ".join(named[BARE])])

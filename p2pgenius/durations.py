@@ -11,9 +11,12 @@ Pure (no I/O, no clock): the command line parses with it, the screens show with 
 from __future__ import annotations
 
 import re
-from typing import Final
 
 from p2pgenius.errors import LocalMisuseError, shown
+
+TYPE_CHECKING = False  # (no typing at run time: every command's start imports this)
+if TYPE_CHECKING:
+    from typing import Final
 
 UNITS: Final = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
 """The units, largest first: a day, an hour, a minute, a second."""

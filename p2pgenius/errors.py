@@ -7,7 +7,10 @@ single line on standard error. Anything else escaping is a bug.
 from __future__ import annotations
 
 import reprlib
-from typing import Final
+
+TYPE_CHECKING = False  # (no typing at run time: every command's start imports this)
+if TYPE_CHECKING:
+    from typing import Final
 
 
 class P2PGeniusError(Exception):

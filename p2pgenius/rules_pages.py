@@ -5,14 +5,15 @@ without Markdown's marks, and without the asides that point into the source tree
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass, field
-from importlib import resources
-from pathlib import Path
-from typing import Final
 
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.catalog import find
+
+TYPE_CHECKING = False  # (``rules`` is a quick command: neither typing nor dataclasses at run time)
+if TYPE_CHECKING:
+    from typing import Final
 
 HEADING: Final = "heading"
 SUBHEADING: Final = "subheading"
@@ -24,11 +25,10 @@ TABLE: Final = "table"
 def rules_text(game: str) -> str:
     """The rules page of ``game`` (the games' table names it); raises LocalMisuseError for an
     unknown game, or if this installation has no such page."""
-    page = find(game).rules_file
+    page = os.path.join(os.path.dirname(__file__), "rules", find(game).rules_file)  # (an absolute path stays)
     try:
-        if Path(page).is_absolute():
-            return Path(page).read_text(encoding="utf-8")
-        return resources.files("p2pgenius").joinpath("rules", page).read_text(encoding="utf-8")
+        with open(page, encoding="utf-8") as file:  # (the package is a folder: pip unpacks it)
+            return file.read()
     except OSError as exc:
         raise LocalMisuseError(f"the rules of {game} are missing from this installation: {exc}") from None
 
@@ -48,14 +48,14 @@ def render(markdown: str, *, ascii_only: bool = False) -> list[tuple[str, str]]:
     return page.finished()
 
 
-@dataclass
 class _Page:
     """The lines so far, and the paragraph or table being gathered (a line of either may follow)."""
 
-    bullet: str
-    out: list[tuple[str, str]] = field(default_factory=list)
-    paragraph: list[str] = field(default_factory=list)
-    table: list[list[str]] = field(default_factory=list)
+    def __init__(self, bullet: str) -> None:
+        self.bullet = bullet
+        self.out: list[tuple[str, str]] = []
+        self.paragraph: list[str] = []
+        self.table: list[list[str]] = []
 
     def add(self, line: str) -> None:
         """One line of Markdown (right-stripped)."""

@@ -14,12 +14,15 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Sequence
-from typing import Any, Final
 
 from p2pgenius import durations
 from p2pgenius.durations import words
 from p2pgenius.games.catalog import GAMES, Entry, levels_help, names
 from p2pgenius.net import DEFAULT_GRACE_S
+
+TYPE_CHECKING = False  # (no typing at run time: every command's start imports this)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 MAX_OPTION_S: Final = 30 * 86400
 """The longest time limit the command line takes (the protocol sets none): 30 days, for a match by

@@ -12,7 +12,8 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from p2pgenius import __version__, installed
 from p2pgenius.cli import commands
@@ -28,16 +29,46 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full command-line grammar."""
+class _Unused:
+    """The parser of a command that is not being run: whatever is added to it goes nowhere."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Unused]:
+        return lambda *args, **options: self
+
+
+class _OnlyWanted:
+    """The subcommands' action, as the ``add_*`` functions use it, but only the command being run
+    gets its arguments: every other is registered with its line of help (``p2pgenius --help``
+    lists them) and no more. The whole grammar takes longer to build (8 ms) than the rest of a
+    ``--help`` beyond bare Python."""
+
+    def __init__(self, action: Any, wanted: str | None) -> None:
+        self.action = action
+        self.wanted = wanted
+
+    def add_parser(self, name: str, **options: Any) -> Any:
+        if self.wanted in (name, EVERY):
+            return self.action.add_parser(name, **options)
+        self.action.add_parser(name, help=options.get("help"))
+        return _Unused()
+
+
+EVERY = "*"
+"""``build_parser``'s ``wanted`` for the whole grammar."""
+
+
+def build_parser(wanted: str | None = EVERY) -> argparse.ArgumentParser:
+    """The command-line grammar: every command's arguments, or (``wanted``) only those of the
+    command named, the others' help lines (None: no command, only the help lines)."""
     parser = _Parser(
         prog="p2pgenius",
         description="Play The Genius death-match games peer to peer, with nobody in the middle.",
     )
     parser.add_argument("--version", action="version", version=f"p2pgenius {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
-    commands_ = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    commands_.required = True
+    action = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    action.required = True
+    commands_ = _OnlyWanted(action, wanted)
     sim_parser = commands_.add_parser(
         "sim",
         help="run the rules engine over a JSON script of actions (the format: docs/sim.md)",
@@ -109,9 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     if installed.may_name(catalog.PLUGINS):  # (else no importlib.metadata: 20 ms)
         catalog.install_plugins()  # (before the parser: its choices name every game)
-    parser = build_parser()
+    words = pasted_whole(list(sys.argv[1:] if argv is None else argv))
+    parser = build_parser(next((word for word in words if not word.startswith("-")), None))
     try:
-        args = parser.parse_args(pasted_whole(list(sys.argv[1:] if argv is None else argv)))
+        args = parser.parse_args(words)
     except BrokenPipeError:  # (--help into a reader that stopped early: `| head`)
         _quiet_stdout()
         return 0

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import TextIO
-
 from p2pgenius.rules_pages import rules_text
+
+TYPE_CHECKING = False  # (see rules_pages)
+if TYPE_CHECKING:
+    import argparse
+    from typing import TextIO
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

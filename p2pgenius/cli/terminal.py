@@ -14,7 +14,10 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Final, TextIO
+
+TYPE_CHECKING = False  # (no typing at run time: every command's start imports this)
+if TYPE_CHECKING:
+    from typing import Final, TextIO
 
 NO_CLIPBOARD: Final = "P2PGENIUS_NO_CLIPBOARD"
 """Set (to anything but the empty string), p2pgenius never asks the terminal to set the clipboard."""

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
 
 from p2pgenius.errors import LocalMisuseError
 
+TYPE_CHECKING = False  # (typing itself is not imported: every command's start reads this table)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any, Final
+
     from p2pgenius.games.spec import GameSpec
 
 
@@ -40,14 +41,52 @@ can be beaten (a club player), one that plays at random (docs/bots.md measures e
 others)."""
 
 
-@dataclass(frozen=True)
-class Level:
+class _Frozen:
+    """What the table's classes share: set once, in ``__init__``, and compared by their fields.
+    (Plain classes, not dataclasses: building a dataclass at import costs a millisecond or two,
+    and imports ``inspect``, which every command's start would pay for three small records.)"""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def _set(self, **values: object) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: {name} cannot be set")
+
+    def _key(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:  # (a copy, a pickle: built anew)
+        return type(self), self._key()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__name__}({shown})"
+
+
+class Level(_Frozen):
     """A bot level as players are told it: its ``name`` (``--bot NAME``), its ``rank`` (one of
     :data:`RANKS`) and ``what`` it does, in a few words."""
 
+    __slots__ = ("name", "rank", "what")
+    _fields = ("name", "rank", "what")
     name: str
     rank: str
     what: str
+
+    def __init__(self, name: str, rank: str, what: str) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "rank", rank)
+        object.__setattr__(self, "what", what)
 
     def __str__(self) -> str:
         return f"{self.name} ({self.rank})"
@@ -57,19 +96,29 @@ RANDOM_LEVEL: Final = Level("random", "beginner", "a uniformly random legal move
 """The level every game has."""
 
 
-@dataclass(frozen=True)
-class BotLevels:
+class BotLevels(_Frozen):
     """A game's bots: each level's factory (called with ``seed=``; the first level is the
     game's default) and, for ``p2pgenius demo``, the levels of the host's and the guest's bots."""
 
+    __slots__ = ("demo", "levels")
+    _fields = ("levels", "demo")
     levels: Mapping[str, Callable[..., Any]]
-    demo: tuple[str, str] | None = None
+    demo: tuple[str, str] | None
+
+    def __init__(self, levels: Mapping[str, Callable[..., Any]], demo: tuple[str, str] | None = None) -> None:
+        object.__setattr__(self, "levels", levels)
+        object.__setattr__(self, "demo", demo)
+
+    def __hash__(self) -> int:  # (its levels are a mapping)
+        return hash((tuple(self.levels), self.demo))
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(_Frozen):
     """One game (see the module's doc)."""
 
+    __slots__ = ("_loaded", "bots", "frontend", "levels", "name", "rules", "spec", "summary", "title")
+    _fields = ("name", "title", "summary", "spec", "bots", "frontend", "rules", "levels")
+    """Its parts, in ``__init__``'s order (what it has loaded is no part of what it is)."""
     name: str
     """Its name on the command line and in match terms."""
     title: str
@@ -77,17 +126,31 @@ class Entry:
     summary: str
     """What it is, in a line (``p2pgenius --help``)."""
     spec: str | GameSpec
-    bots: str | BotLevels | None = None
-    frontend: str | object | None = None
+    bots: str | BotLevels | None
+    frontend: str | object | None
     """A game from outside the package: its terminal front end (see the module's doc)."""
-    rules: str = ""
+    rules: str
     """Its rules page: a file in ``p2pgenius/rules/`` (default: ``NAME.md``), or a path of its
     own (a game a test defines)."""
-    levels: tuple[Level, ...] = ()
+    levels: tuple[Level, ...]
     """Its own bot levels as players are told them, strongest (the default) first: the names of
     ``bots``' levels, in their order (a test holds the two together; kept here so that the
     command line's help says them without loading a bot)."""
-    _loaded: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    _loaded: dict[str, Any]
+
+    def __init__(  # noqa: PLR0913  (each part by name, as the table writes them)
+        self,
+        name: str,
+        title: str,
+        summary: str,
+        spec: str | GameSpec,
+        bots: str | BotLevels | None = None,
+        frontend: str | object | None = None,
+        rules: str = "",
+        levels: tuple[Level, ...] = (),
+    ) -> None:
+        self._set(name=name, title=title, summary=summary, spec=spec, bots=bots, frontend=frontend)
+        self._set(rules=rules, levels=levels, _loaded={})
 
     @property
     def described(self) -> tuple[Level, ...]:
