@@ -364,6 +364,7 @@ ORDER: Final = {
         "door",
         "inbox",
         "invite",
+        "early",
         "latency",
         "upnp",
         "connection",

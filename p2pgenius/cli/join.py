@@ -18,16 +18,15 @@ from p2pgenius.cli.play import (
     Printer,
     check_terminal,
     held,
-    interactive,
     make_peer,
     one_line,
-    parse_address,
     played,
 )
+from p2pgenius.cli.terminal import interactive
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError, PeerGoneError
 from p2pgenius.games.catalog import names
 from p2pgenius.local_files import PRIVATE, replace
-from p2pgenius.net import discovery, transit
+from p2pgenius.net import discovery, early, transit
 from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.addresses import (
     NOTHING_LEFT,
@@ -36,6 +35,7 @@ from p2pgenius.net.addresses import (
 )
 from p2pgenius.net.events import LobbyShown, NetEvent
 from p2pgenius.net.files import Files
+from p2pgenius.net.invite import address_of, parse_address
 from p2pgenius.net.keystore import load_pins
 from p2pgenius.net.peer import Peer, WrongHostError
 
@@ -69,24 +69,6 @@ class Target:
         """The ways to the host: its addresses and its relays, raced (``way.reach()``: a stream
         through whichever comes first)."""
         return transit.Way(self.targets, self.relays, self.relay_token)
-
-
-def address_of(words: Sequence[str]) -> str | None:
-    """The address given on the command line, in one or more words: an invite that a shell split
-    where a copy from the terminal had a line break or spaces (joined: white space is no part of
-    an invite), or one HOST:PORT; None if there is none. The words ``p2pgenius join`` (or
-    ``watch``) in front, copied with the host's invite line, are no part of it."""
-    tokens = " ".join(words).split()
-    if tokens[:1] == ["p2pgenius"] and tokens[1:2] in (["join"], ["watch"]):
-        tokens = tokens[2:]
-    if not tokens:
-        return None
-    if len(tokens) > 1 and not invite_codec.is_invite(tokens[0]):
-        raise LocalMisuseError(
-            f"expected one HOST:PORT or an invite (p2pgenius://...), not {len(tokens)} words: "
-            f"{' '.join(tokens)!r}"
-        )
-    return " ".join(tokens)
 
 
 def target_of(text: str) -> Target:
@@ -402,5 +384,14 @@ def run_join(args: argparse.Namespace, out: TextIO) -> int:
         return played(args, peer, partial(join_match, args, peer, target), printer)
 
 
-run = one_line(run_join)
+def run_and_forget(args: argparse.Namespace, out: TextIO) -> int:
+    """``join``; the connection begun while it started (net/early.py) is closed if it stopped
+    before taking it (its address refused by the invite's checks, say)."""
+    try:
+        return run_join(args, out)
+    finally:
+        early.forget()
+
+
+run = one_line(run_and_forget)
 """The command, its errors in one line."""

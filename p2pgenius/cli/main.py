@@ -12,14 +12,17 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
 
 from p2pgenius import __version__, installed
 from p2pgenius.cli import commands
-from p2pgenius.cli.terminal import Sanitizing, error
+from p2pgenius.cli.terminal import Sanitizing, error, interactive
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games import catalog
+
+TYPE_CHECKING = False  # (no typing at run time: see games/catalog.py)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 
 class _Parser(argparse.ArgumentParser):
@@ -136,16 +139,28 @@ def _quiet_stdout() -> None:
         os.close(devnull)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the process exit code."""
+def _parsed(words: list[str]) -> argparse.Namespace | None:
+    """The command line read (None: its ``--help`` went into a reader that stopped early, ``|
+    head``); a ``join`` has begun to send its first message."""
     if installed.may_name(catalog.PLUGINS):  # (else no importlib.metadata: 20 ms)
         catalog.install_plugins()  # (before the parser: its choices name every game)
-    words = pasted_whole(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser(next((word for word in words if not word.startswith("-")), None))
     try:
         args = parser.parse_args(words)
-    except BrokenPipeError:  # (--help into a reader that stopped early: `| head`)
+    except BrokenPipeError:
         _quiet_stdout()
+        return None
+    if args.command == "join" and not args.mailbox and (args.bot is not None or interactive()):
+        from p2pgenius.net import early  # noqa: PLC0415  (before the rest is loaded: see there)
+
+        early.begin(args.address)  # (not where the join stops before connecting: no terminal)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    args = _parsed(pasted_whole(list(sys.argv[1:] if argv is None else argv)))
+    if args is None:
         return 0
     # Everything a command prints goes through one sanitising boundary (cli/terminal.py): text
     # from a peer or a file never drives the terminal.

@@ -22,7 +22,7 @@ from p2pgenius import durations, wording
 from p2pgenius.bots import level_of
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.cli.commands import MAX_OPTION_S
-from p2pgenius.cli.terminal import error
+from p2pgenius.cli.terminal import error, interactive
 from p2pgenius.durations import words
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec, names
@@ -59,14 +59,6 @@ def listed_setting(
         raise LocalMisuseError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     lines = [line.split("#", 1)[0].strip() for line in read.splitlines()]
     return [line for line in lines if line], str(path)
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """HOST:PORT or [IPv6]:PORT."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise LocalMisuseError(f"expected HOST:PORT or an invite (p2pgenius://...), not {text!r}")
-    return host.strip("[]") or "127.0.0.1", int(port)
 
 
 def match_files(path: str | None, label: str, log: str | None) -> Files:
@@ -262,11 +254,6 @@ def held(files: Files) -> Iterator[None]:
         yield
     finally:
         files.release()
-
-
-def interactive() -> bool:
-    """Whether a person can answer questions here."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 QUIT: Final = ("q", "quit", "exit", "no", "n")

@@ -21,11 +21,11 @@ from p2pgenius.cli.play import (
     ask_number,
     held,
     identity_of,
-    interactive,
     match_files,
     one_line,
     played,
 )
+from p2pgenius.cli.terminal import interactive
 from p2pgenius.cli.versus import resume_play
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.local_files import TooLargeError, bots_table, read_within

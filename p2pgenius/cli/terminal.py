@@ -83,3 +83,8 @@ def to_clipboard(text: str, stream: TextIO | Sanitizing | None = None) -> bool:
     stream.write(f"\x1b]52;c;{data}\x07")
     stream.flush()
     return True
+
+
+def interactive() -> bool:
+    """Whether a person can answer questions here."""
+    return sys.stdin.isatty() and sys.stdout.isatty()

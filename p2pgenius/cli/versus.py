@@ -34,12 +34,12 @@ from p2pgenius.cli.play import (
     check_seats,
     check_terminal,
     held,
-    interactive,
     make_peer,
     match_options,
     one_line,
     played,
 )
+from p2pgenius.cli.terminal import interactive
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.catalog import GAMES
 from p2pgenius.games.registry import get_spec

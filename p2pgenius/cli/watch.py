@@ -24,7 +24,7 @@ import trio
 
 from p2pgenius import wording
 from p2pgenius.canonical import encode
-from p2pgenius.cli.join import MISPAIRED_TRIES, NOT_THE_HOST, Target, address_of, rename, target_of, with_game
+from p2pgenius.cli.join import MISPAIRED_TRIES, NOT_THE_HOST, Target, rename, target_of, with_game
 from p2pgenius.cli.play import Printer, ascii_only, first_error, match_files
 from p2pgenius.errors import P2PGeniusError, PeerGoneError
 from p2pgenius.games.catalog import names
@@ -33,6 +33,7 @@ from p2pgenius.net import invite as invite_codec
 from p2pgenius.net.connection import why
 from p2pgenius.net.events import away_words
 from p2pgenius.net.files import Files
+from p2pgenius.net.invite import address_of
 from p2pgenius.net.keystore import check_name, load_identity
 from p2pgenius.net.reconnect import call_again
 from p2pgenius.net.spectators import NoHandshakeError, Onlooker, RefusedError, Watched

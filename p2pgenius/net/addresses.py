@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 import trio
 
 from p2pgenius.errors import P2PGeniusError, PeerGoneError
+from p2pgenius.net import early
 
 if TYPE_CHECKING:
     import ifaddr
@@ -31,7 +32,7 @@ EVERY_INTERFACE: Final = "::"
 """``--bind ::`` (and ``--lan``): every interface, IPv4 and IPv6."""
 EVERY_IPV4: Final = "0.0.0.0"
 LOOPBACK: Final = "127.0.0.1"
-CONNECT_TIMEOUT_S: Final = 10.0
+CONNECT_TIMEOUT_S: Final = early.CONNECT_TIMEOUT_S
 """How long a joiner tries a host's addresses before it gives up and says why."""
 STAGGER_S: Final = 0.25
 """RFC 8305's connection attempt delay."""
@@ -213,7 +214,13 @@ Opener = Callable[[int, Any], Awaitable[trio.abc.Stream]]
 
 
 async def open_socket(family: int, sockaddr: Any) -> trio.abc.Stream:
-    """A TCP stream to ``sockaddr``."""
+    """A TCP stream to ``sockaddr``: the one ``join`` began while it started, if it began one
+    there and it connected (``net/early.py``), else a new one."""
+    begun = early.claim(family, sockaddr)
+    if begun is not None:
+        taken = await _take(begun)
+        if taken is not None:
+            return taken
     sock = trio.socket.socket(family, trio.socket.SOCK_STREAM)
     try:
         await sock.connect(sockaddr)
@@ -221,6 +228,20 @@ async def open_socket(family: int, sockaddr: Any) -> trio.abc.Stream:
         sock.close()
         raise
     return trio.SocketStream(sock)
+
+
+async def _take(begun: early.Begun) -> trio.abc.Stream | None:
+    """``begun``'s socket as a stream, once it is done (None: it did not connect)."""
+    try:
+        await trio.to_thread.run_sync(begun.done.wait, abandon_on_cancel=True)
+    except BaseException:
+        begun.drop()  # (another address won, or the join stopped: its socket is closed)
+        raise
+    if begun.socket is None:
+        return None
+    stream = trio.SocketStream(trio.socket.from_stdlib_socket(begun.socket))
+    early.made_of(stream, begun)
+    return stream
 
 
 async def resolve(targets: Sequence[tuple[str, int]]) -> list[tuple[int, Any, str]]:

@@ -51,13 +51,15 @@ import binascii
 import hashlib
 import ipaddress
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
 from p2pgenius.errors import LocalMisuseError, shown
-from p2pgenius.protocol.identity import PUBLIC_LEN as KEY_LEN
-from p2pgenius.protocol.identity import fingerprint
 
+KEY_LEN: Final = 32
+"""An Ed25519 public key's length (``identity.PUBLIC_LEN``; not imported from there: reading an
+invite is the first thing ``join`` does, before the cryptography is loaded, see ``net.early``)."""
 PREFIX: Final = "p2pgenius://"
 VERSION: Final = 3
 VERSIONS: Final = (1, 2, 3, 4)
@@ -142,6 +144,8 @@ class Invite:
     @property
     def fingerprint(self) -> str:
         """The host's fingerprint (the one its ``p2pgenius id`` shows)."""
+        from p2pgenius.protocol.identity import fingerprint  # noqa: PLC0415  (see KEY_LEN)
+
         return fingerprint(self.key)
 
     def targets(self) -> list[tuple[str, int]]:
@@ -201,6 +205,8 @@ class MailInvite:
     @property
     def fingerprint(self) -> str:
         """The host's fingerprint (the one its ``p2pgenius id`` shows)."""
+        from p2pgenius.protocol.identity import fingerprint  # noqa: PLC0415  (see KEY_LEN)
+
         return fingerprint(self.key)
 
     def for_spectators(self) -> MailInvite:
@@ -302,6 +308,32 @@ def parse(text: str) -> Invite | MailInvite:
             "an invite this one reads"
         )
     return _read_mail(body) if body[0] == MAIL_VERSION else _read(body)
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """HOST:PORT or [IPv6]:PORT (the other way to tell ``join`` where its host is)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise LocalMisuseError(f"expected HOST:PORT or an invite (p2pgenius://...), not {text!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def address_of(words: Sequence[str]) -> str | None:
+    """The address given on the command line, in one or more words: an invite that a shell split
+    where a copy from the terminal had a line break or spaces (joined: white space is no part of
+    an invite), or one HOST:PORT; None if there is none. The words ``p2pgenius join`` (or
+    ``watch``) in front, copied with the host's invite line, are no part of it."""
+    tokens = " ".join(words).split()
+    if tokens[:1] == ["p2pgenius"] and tokens[1:2] in (["join"], ["watch"]):
+        tokens = tokens[2:]
+    if not tokens:
+        return None
+    if len(tokens) > 1 and not is_invite(tokens[0]):
+        raise LocalMisuseError(
+            f"expected one HOST:PORT or an invite (p2pgenius://...), not {len(tokens)} words: "
+            f"{' '.join(tokens)!r}"
+        )
+    return " ".join(tokens)
 
 
 def parse_live(text: str) -> Invite:

@@ -18,12 +18,14 @@ import trio
 
 from p2pgenius.canonical import encode
 from p2pgenius.errors import PeerGoneError
+from p2pgenius.net import early
 from p2pgenius.net.connection import Connection
 from p2pgenius.net.lobby import Joining
 from p2pgenius.net.party import Doors, Party, warm
 from p2pgenius.net.reconnect import WayBack
 from p2pgenius.protocol.channel import Established, SecureChannel
 from p2pgenius.protocol.identity import IdentityError, fingerprint
+from p2pgenius.protocol.noise import KeyPair
 from p2pgenius.protocol.session import Session
 
 
@@ -104,7 +106,14 @@ class Joiner:
         joining = self.joining = Joining(
             party.player, seats, confirm=self.confirm, check_host=self.check_host
         )
-        channel = SecureChannel(initiator=True, identity=party.identity, hello=self.hello())
+        begun = early.begun_on(stream)  # (its first message written while the program started)
+        channel = SecureChannel(
+            initiator=True,
+            identity=party.identity,
+            hello=self.hello(),
+            ephemeral=None if begun is None else KeyPair.from_private(begun.private),
+            written=None if begun is None else begun.record,
+        )
         connection = Connection(stream, channel)
         try:
             established = await connection.handshake(prepare=partial(joining.greeted, connection))

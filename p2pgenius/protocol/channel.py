@@ -72,7 +72,10 @@ class SecureChannel:
         identity: Identity,
         hello: Mapping[str, Any],
         ephemeral: KeyPair | None = None,
+        written: bytes | None = None,
     ) -> None:
+        """``written``: the initiator's first record, already on the wire (written early with
+        ``ephemeral``: ``net/early.py``); it must be the very one this channel writes first."""
         self.initiator = initiator
         self.identity = identity
         self.hello = dict(hello)
@@ -90,6 +93,10 @@ class SecureChannel:
         self.broken: str | None = None
         if initiator:
             self._record(self.handshake.write(encode([HELLO_TAG, PROTOCOL_VERSION])))
+            if written is not None:
+                if bytes(self._out) != written:
+                    raise ChannelError("the first handshake message already written is not this channel's")
+                self._out.clear()
 
     # -- output ------------------------------------------------------------------------------
 

@@ -13,12 +13,12 @@ import pytest
 import trio
 
 from p2pgenius.cli.host import host_match
-from p2pgenius.cli.join import address_of, join_match, target_of
+from p2pgenius.cli.join import join_match, target_of
 from p2pgenius.cli.main import build_parser, main
 from p2pgenius.cli.play import Printer, make_peer, match_options
 from p2pgenius.cli.terminal import NO_CLIPBOARD, Sanitizing, to_clipboard
 from p2pgenius.net import invite as codec
-from p2pgenius.net.invite import Invite, InviteError
+from p2pgenius.net.invite import Invite, InviteError, address_of
 from p2pgenius.protocol.transcript import verify
 from tests.patience import HANG_S
 

@@ -1,0 +1,169 @@
+"""A joiner's first handshake message, sent while the program is still starting.
+
+A ``join`` spends most of its first half second importing (trio, the protocol, the games). What
+it first sends the host needs none of that: a TCP connection and the channel's first handshake
+message, ``-> e`` with the clear hello (protocol/SPEC.md section 4), which takes one fresh X25519
+key pair and nothing of the joiner's identity. So the command line starts them first thing, in a
+thread (:func:`begin`, from ``cli/main.py``), and the program goes on loading meanwhile; the
+host's answer waits in the socket. When the joiner then connects to that address (the default
+opener, ``addresses.open_socket``), it takes that socket (:func:`claim`), already connected with
+the first message written, and its channel goes on from that message with the same ephemeral key
+(``SecureChannel(first=...)``, which checks that it would have written the very same bytes).
+
+Nothing else changes. The address tried early is the one the joiner tries first (the first
+target, when it is an address in numbers, as invites give them); if the early
+connection fails, or has not connected when another address wins, the joiner connects as it
+always did and the early socket is closed. A socket is taken once, and its key pair is used for
+that one channel only. This module imports only the standard library and the invite's reader:
+it runs before the rest is loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import weakref
+
+from p2pgenius.errors import LocalMisuseError
+from p2pgenius.net import invite as invite_codec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Final
+
+CONNECT_TIMEOUT_S: Final = 10.0
+"""How long one TCP connection may take (``addresses.connect`` gives up on all at this too)."""
+HELLO: Final = b"\x92\xafp2pgenius-hello\x04"
+"""The first message's payload, ``encode(["p2pgenius-hello", 4])`` (the channel checks it: a
+version of the channel with another hello writes its own first message, and this one is not
+taken)."""
+
+
+class Begun:
+    """One early connection: where to, its ephemeral key pair and first record, and (once
+    :attr:`done`) its connected socket or the error that stopped it."""
+
+    def __init__(self, family: int, sockaddr: tuple[object, ...]) -> None:
+        self.family = family
+        self.sockaddr = sockaddr
+        self.private = os.urandom(32)
+        self.record = b""  # (made once the connection is on its way: :meth:`make`)
+        self._made = threading.Event()
+        self.socket: socket.socket | None = None
+        self.error: OSError | None = None
+        self.done = threading.Event()
+        self._lock = threading.Lock()
+        self._dropped = False
+
+    def run(self) -> None:
+        """Connect and write the first record (in the thread)."""
+        sock = socket.socket(self.family, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(CONNECT_TIMEOUT_S)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.connect(self.sockaddr)
+            self._made.wait()
+            sock.sendall(self.record)
+        except OSError as exc:
+            sock.close()
+            self.error = exc
+        else:
+            with self._lock:
+                if self._dropped:
+                    sock.close()
+                else:
+                    self.socket = sock
+        finally:
+            self.done.set()
+
+    def make(self) -> None:
+        """Make the first record (in the main thread, while the thread connects: a thread that
+        imported libsodium itself would wait for the interpreter behind the main thread's
+        imports)."""
+        import nacl.bindings  # noqa: PLC0415  (after the connection has begun)
+
+        body = nacl.bindings.crypto_scalarmult_base(self.private) + HELLO
+        self.record = len(body).to_bytes(4, "big") + body
+        self._made.set()
+
+    def drop(self) -> None:
+        """Nobody will take it: close the socket now or when it connects."""
+        with self._lock:
+            self._dropped = True
+            if self.socket is not None:
+                self.socket.close()
+                self.socket = None
+
+
+_WAITING: list[Begun] = []
+"""The early connection not yet claimed (one at most)."""
+_BEGUN: weakref.WeakKeyDictionary[object, Begun] = weakref.WeakKeyDictionary()
+"""The stream made of each early socket, for the channel that goes on from its first record."""
+
+
+def first_address(text: str) -> tuple[str, int] | None:
+    """The address a join to ``text`` (an invite or HOST:PORT) tries first; None for anything
+    else (a correspondence invite, a damaged one: the command says what is wrong, later)."""
+    try:
+        if invite_codec.is_invite(text):
+            invite = invite_codec.parse(text)
+            if isinstance(invite, invite_codec.MailInvite) or not invite.addresses:
+                return None
+            return invite.targets()[0]
+        return invite_codec.parse_address(text)
+    except LocalMisuseError:
+        return None
+
+
+def begin(words: Sequence[str]) -> Begun | None:
+    """Start connecting to where a join to ``words`` (its command line's address) goes first,
+    and write the first handshake message there, in a thread; None if there is nothing to start
+    (see :func:`first_address`; a host's name is not looked up here: the join looks it up, and
+    may find several addresses)."""
+    forget()
+    try:
+        text = invite_codec.address_of(words)
+    except LocalMisuseError:
+        return None  # (the command says what is wrong with it)
+    address = None if text is None else first_address(text)
+    if address is None:
+        return None
+    try:  # (an address in numbers only: a name is looked up where the join looks it up)
+        found = socket.getaddrinfo(*address, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
+    except OSError:
+        return None
+    family, _, _, _, sockaddr = found[0]
+    begun = Begun(family, sockaddr)
+    _WAITING[:] = [begun]
+    threading.Thread(target=begun.run, name="p2pgenius: first message", daemon=True).start()
+    begun.make()
+    return begun
+
+
+def claim(family: int, sockaddr: object) -> Begun | None:
+    """The early connection to ``sockaddr``, if one was begun and nobody took it yet (it may
+    still be connecting: wait for :attr:`Begun.done`)."""
+    for begun in _WAITING:
+        if begun.family == family and begun.sockaddr[:2] == tuple(sockaddr)[:2]:  # type: ignore[arg-type]
+            _WAITING.clear()
+            return begun
+    return None
+
+
+def made_of(stream: object, begun: Begun) -> None:
+    """``stream`` is ``begun``'s socket: its channel goes on from that first record."""
+    _BEGUN[stream] = begun
+
+
+def begun_on(stream: object) -> Begun | None:
+    """The early connection ``stream`` is made of (None: a connection like any other)."""
+    return _BEGUN.pop(stream, None)
+
+
+def forget() -> None:
+    """Drop an early connection nobody took (a command run again in the same process: tests)."""
+    for begun in _WAITING:
+        begun.drop()
+    _WAITING.clear()
