@@ -52,7 +52,7 @@ class _OnlyWanted:
     def add_parser(self, name: str, **options: Any) -> Any:
         if self.wanted in (name, EVERY):
             return self.action.add_parser(name, **options)
-        self.action.add_parser(name, help=options.get("help"))
+        self.action.add_parser(name, help=options.get("help"), add_help=False)  # (half the cost)
         return _Unused()
 
 
