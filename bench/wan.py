@@ -29,9 +29,8 @@ within 0.5 round trip of the direct route, head start included).
 ``--cli`` measures instead the duel's join through the real command line: ``p2pgenius host duel
 --bot random`` and ``p2pgenius join INVITE --bot random`` in processes of their own, the joiner
 reaching the host through the same delay proxy, beside the same join in this process, sample by
-sample; counted as above, then from the joiner's TCP connection, and its start-up (from its spawn
-to that connection) in milliseconds (goal: the command line's first move within 0.1 round trip
-of this process's).
+sample; counted as above, then from the moment the joiner, loaded, takes its connection, and
+from its spawn to its first byte and to its first move, in milliseconds.
 """
 
 from __future__ import annotations
@@ -50,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from bytecode import as_installed
 
 from p2pgenius.bots.driver import BotDriver
 from p2pgenius.games.registry import get_spec
@@ -251,37 +251,68 @@ def mark(what, seen=set()):
         seen.add(what)
         os.write(2, f"@wan {what} {time.monotonic():.6f}\\n".encode())
 mark("start")
-import trio
-from p2pgenius.bots.driver import BotDriver
+def on_trio(trio):
+    opened, sent = trio.SocketStream.__init__, trio.SocketStream.send_all
+    def taken(self, *args):
+        mark("taken")
+        opened(self, *args)
+    async def sending(self, data):
+        mark("sent")
+        await sent(self, data)
+    trio.SocketStream.__init__, trio.SocketStream.send_all = taken, sending
+def on_early(early):
+    run = early.Begun.run
+    def running(self):
+        run(self)
+        if self.error is None:
+            mark("sent")
+    early.Begun.run = running
+def on_play(play):
+    from p2pgenius.protocol.events import SeatsDealt
+    told = play.Printer.event
+    def event(self, session, event):
+        if isinstance(event, SeatsDealt):
+            mark("seats")
+        told(self, session, event)
+    play.Printer.event = event
+def on_driver(driver):
+    decide = driver.BotDriver.decide
+    async def asked(self, session, seat):
+        mark("asked")
+        return await decide(self, session, seat)
+    driver.BotDriver.decide = asked
+PATCHES = {"trio": on_trio, "p2pgenius.net.early": on_early, "p2pgenius.cli.play": on_play,
+           "p2pgenius.bots.driver": on_driver}
+class After:
+    def find_spec(self, name, path=None, target=None):
+        if name not in PATCHES:
+            return None
+        for finder in sys.meta_path:
+            find = None if finder is self else getattr(finder, "find_spec", None)
+            spec = find and find(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        run, patch = spec.loader.exec_module, PATCHES.pop(name)
+        def exec_module(module):
+            run(module)
+            patch(module)
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, After())
 from p2pgenius.cli.main import main
-from p2pgenius.cli.play import Printer
-from p2pgenius.protocol.events import SeatsDealt
-opened, sent, told, decide = (
-    trio.SocketStream.__init__, trio.SocketStream.send_all, Printer.event, BotDriver.decide
-)
-def connected(self, *args):
-    mark("connect")
-    opened(self, *args)
-async def sending(self, data):
-    mark("sent")
-    await sent(self, data)
-def event(self, session, event):
-    if isinstance(event, SeatsDealt):
-        mark("seats")
-    told(self, session, event)
-async def asked(self, session, seat):
-    mark("asked")
-    return await decide(self, session, seat)
-trio.SocketStream.__init__, trio.SocketStream.send_all = connected, sending
-Printer.event, BotDriver.decide = event, asked
 sys.argv[0] = "p2pgenius"
 sys.exit(main())
 """
 """What ``--cli`` runs as each peer, ``python -c PROBE host ...``: the command line itself, which
 notes on standard error (``@wan WHAT SECONDS``, the system's monotonic clock, which every process
 reads alike) when it started (Python's own start-up before it: the bench notes the spawn), when
-its first TCP connection opened and its first byte went, when it knew its seats and when it was
-first asked to decide. Nothing else of the program is changed."""
+its first byte went (a joiner's first handshake message, written while it loads: net/early.py),
+when it took its first TCP connection as a stream (a joiner: once loaded), when it knew its
+seats and when it was first asked to decide. Each module is patched once it is imported (the
+``After`` finder), so that nothing is loaded ahead of the program's own order; nothing else of
+the program is changed."""
 
 
 @dataclass
@@ -346,11 +377,12 @@ def proxied(invite_line: str, port: int) -> str:
     return str(replace(invite, port=port, addresses=("127.0.0.1",)))
 
 
-async def cli_joining(seating: Seating, delay: float, tmp: Path) -> tuple[float, float, float, float]:
+async def cli_joining(seating: Seating, delay: float, tmp: Path) -> tuple[float, ...]:
     """A real ``p2pgenius host`` and ``p2pgenius join`` (random bots, so no thinking counts),
-    the joiner through the delay proxy: (round trips to seats and to its first move from its
-    first handshake byte, as :func:`joining` counts; to its first move from its connect; and
-    milliseconds from its spawn to its connect)."""
+    the joiner through the delay proxy: round trips to seats and to its first move from its
+    first handshake byte, as :func:`joining` counts, and to its first move from taking its
+    connection once loaded; milliseconds from its spawn to its first byte and to its first
+    move."""
     game = ["--fast"] if seating.options.get("fast") else []
     host_words = ["host", seating.game, "--bot", "random", "--no-relay", *game]
     host_words += [*(f"--seat={s}" for s in seating.claims[0]), "--transcript", str(tmp / "host.p2pt")]
@@ -371,8 +403,9 @@ async def cli_joining(seating: Seating, delay: float, tmp: Path) -> tuple[float,
     return (
         (marks["seats"] - marks["sent"]) / rtt,
         (marks["asked"] - marks["sent"]) / rtt,
-        (marks["asked"] - marks["connect"]) / rtt,
-        (marks["connect"] - spawned_at) * 1000,
+        (marks["asked"] - marks["taken"]) / rtt,
+        (marks["sent"] - spawned_at) * 1000,
+        (marks["asked"] - spawned_at) * 1000,
     )
 
 
@@ -384,28 +417,28 @@ def cli(delays: Sequence[float], samples: int) -> None:
     seatings = [s for s in SEATINGS if s.game == "duel"]
     print(
         "| one-way delay | who holds each seat | one process: to seats | to its first move "
-        "| real processes: to seats | to its first move | its first move from its connect "
-        "| its start-up to the connect |"
+        "| real processes: to seats | to its first move | its first move from taking its connection "
+        "| its spawn to its first byte | its spawn to its first move |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         for home in ("host-home", "join-home"):
             load_identity(tmp / home)  # (a player's key is made once, not on the way to a match)
         for delay in delays:
             inside: list[list[tuple[float, float, float]]] = [[] for _ in seatings]
-            real: list[list[tuple[float, float, float, float]]] = [[] for _ in seatings]
+            real: list[list[tuple[float, ...]]] = [[] for _ in seatings]
             for _ in range(samples):
                 for seating, one, two in zip(seatings, inside, real, strict=True):
                     one.append(trio.run(joining, seating, delay))
                     two.append(trio.run(cli_joining, seating, delay, tmp))
             for seating, one, two in zip(seatings, inside, real, strict=True):
                 seats, first, _ = zip(*one, strict=True)
-                cli_seats, cli_first, from_connect, start_up = zip(*two, strict=True)
+                cli_seats, cli_first, from_taken, to_byte, to_move = zip(*two, strict=True)
                 print(
                     f"| {delay * 1000:.0f} ms | {seating.label()} | {spread(seats, 2)} | {spread(first, 2)} "
-                    f"| {spread(cli_seats, 2)} | {spread(cli_first, 2)} | {spread(from_connect, 2)} "
-                    f"| {statistics.median(start_up):.0f} ms ({min(start_up):.0f}-{max(start_up):.0f}) |",
+                    f"| {spread(cli_seats, 2)} | {spread(cli_first, 2)} | {spread(from_taken, 2)} "
+                    f"| {milliseconds(to_byte)} | {milliseconds(to_move)} |",
                     flush=True,
                 )
     print()
@@ -415,11 +448,18 @@ def cli(delays: Sequence[float], samples: int) -> None:
         "counted from the joiner's first handshake byte). Real processes: `p2pgenius host duel "
         "--bot random` and `p2pgenius join INVITE --bot random`, the invite's address the delay "
         "proxy's, each process noting when it did what (bench/wan.py's `PROBE`); counted the same "
-        "way, then from the joiner's TCP connection (the proxy answers at once: the connection "
-        "costs no round trip here). Its start-up: from the spawn of the joiner's process to that "
-        "connection (Python, the imports, the identity, the invite), in milliseconds. Goal: the "
-        "command line's first move within 0.1 round trip of one process's."
+        "way, then from the moment the joiner, loaded, takes its connection (the proxy answers a "
+        "connection at once: it costs no round trip here). The joiner writes its first handshake "
+        "message while it loads (net/early.py), so what follows its first byte includes the rest "
+        "of its loading wherever the host's answer comes sooner. Its spawn to its first byte and "
+        "to its first move: milliseconds, the median and the lowest and highest, from the spawn "
+        "of its process (Python, the imports, the identity, the invite, the match)."
     )
+
+
+def milliseconds(values: Sequence[float]) -> str:
+    """The median, and the lowest and highest in brackets, in whole milliseconds."""
+    return f"{statistics.median(values):.0f} ms ({min(values):.0f}-{max(values):.0f})"
 
 
 # -- routes: direct, and through a relay ----------------------------------------------------------
@@ -562,6 +602,7 @@ def main() -> None:
         routes(delays, args.samples, args.turns)
         return
     if args.cli:
+        as_installed()  # (processes start from compiled modules, as an installed program's)
         cli(delays, args.samples)
         return
     every_seating(delays, args.samples, args.turns)
