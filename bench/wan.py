@@ -43,7 +43,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -374,7 +374,7 @@ async def _until(spawned: Sequence[Spawned], ready: Callable[[], bool], what: st
 def proxied(invite_line: str, port: int) -> str:
     """The host's invite, its address made the delay proxy's (as a port forwarded elsewhere)."""
     invite = invite_codec.parse_live(invite_line.rsplit(maxsplit=1)[-1])
-    return str(replace(invite, port=port, addresses=("127.0.0.1",)))
+    return str(invite_codec.Invite(invite.key, port, ("127.0.0.1",), invite.token, invite.relays))
 
 
 async def cli_joining(seating: Seating, delay: float, tmp: Path) -> tuple[float, ...]:

@@ -101,6 +101,7 @@ LAYER_OF = {
     "canonical": 0,
     "errors": 0,
     "durations": 0,
+    "frozen": 0,
     "games": 1,
     "protocol": 2,
     "wording": 3,

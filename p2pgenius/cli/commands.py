@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
-import shutil
 import sys
-import textwrap
 from collections.abc import Sequence
 
 from p2pgenius import durations
@@ -67,6 +65,9 @@ def game_lines(entry: Entry, *, terms: bool) -> list[str]:
 def games_help(*, terms: bool) -> str:
     """The games' table as a command's help ends (see :func:`game_lines`), wrapped to the
     terminal as argparse wraps the rest."""
+    import shutil  # noqa: PLC0415  (only when a help is shown, as argparse imports them)
+    import textwrap  # noqa: PLC0415
+
     width = max(shutil.get_terminal_size().columns - 2, 40)
     out = ["games:"]
     for entry in GAMES:

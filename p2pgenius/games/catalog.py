@@ -26,6 +26,7 @@ import importlib
 import sys
 
 from p2pgenius.errors import LocalMisuseError
+from p2pgenius.frozen import Frozen
 
 TYPE_CHECKING = False  # (typing itself is not imported: every command's start reads this table)
 if TYPE_CHECKING:
@@ -41,39 +42,7 @@ can be beaten (a club player), one that plays at random (docs/bots.md measures e
 others)."""
 
 
-class _Frozen:
-    """What the table's classes share: set once, in ``__init__``, and compared by their fields.
-    (Plain classes, not dataclasses: building a dataclass at import costs a millisecond or two,
-    and imports ``inspect``, which every command's start would pay for three small records.)"""
-
-    __slots__ = ()
-    _fields: tuple[str, ...] = ()
-
-    def _set(self, **values: object) -> None:
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen: {name} cannot be set")
-
-    def _key(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self._fields)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __reduce__(self) -> tuple[type, tuple[object, ...]]:  # (a copy, a pickle: built anew)
-        return type(self), self._key()
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"{type(self).__name__}({shown})"
-
-
-class Level(_Frozen):
+class Level(Frozen):
     """A bot level as players are told it: its ``name`` (``--bot NAME``), its ``rank`` (one of
     :data:`RANKS`) and ``what`` it does, in a few words."""
 
@@ -96,7 +65,7 @@ RANDOM_LEVEL: Final = Level("random", "beginner", "a uniformly random legal move
 """The level every game has."""
 
 
-class BotLevels(_Frozen):
+class BotLevels(Frozen):
     """A game's bots: each level's factory (called with ``seed=``; the first level is the
     game's default) and, for ``p2pgenius demo``, the levels of the host's and the guest's bots."""
 
@@ -113,7 +82,7 @@ class BotLevels(_Frozen):
         return hash((tuple(self.levels), self.demo))
 
 
-class Entry(_Frozen):
+class Entry(Frozen):
     """One game (see the module's doc)."""
 
     __slots__ = ("_loaded", "bots", "frontend", "levels", "name", "rules", "spec", "summary", "title")

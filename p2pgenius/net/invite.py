@@ -52,10 +52,10 @@ import hashlib
 import ipaddress
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Final
 
 from p2pgenius.errors import LocalMisuseError, shown
+from p2pgenius.frozen import Frozen
 
 KEY_LEN: Final = 32
 """An Ed25519 public key's length (``identity.PUBLIC_LEN``; not imported from there: reading an
@@ -110,18 +110,30 @@ _HOST_TEXT: Final = re.compile(r"[a-z0-9.-]+")
 _PORT_TEXT: Final = re.compile(r"[1-9][0-9]{0,4}")
 
 
-@dataclass(frozen=True, slots=True)
-class Invite:
+class Invite(Frozen):
     """Where a host listens (``addresses``, in the order to try, and ``port``), its ``key``, and
     the relays where it waits for callers who cannot reach it directly."""
 
+    __slots__ = ("addresses", "key", "port", "relays", "token")
+    _fields = ("key", "port", "addresses", "token", "relays")
     key: bytes
     port: int
     addresses: tuple[str, ...]
-    token: bytes = b""  # the table's seat token (empty: an invite of version 1)
-    relays: tuple[tuple[str, int], ...] = ()  # (address, port): where the host waits (version 3)
+    token: bytes  # the table's seat token (empty: an invite of version 1)
+    relays: tuple[tuple[str, int], ...]  # (address, port): where the host waits (version 3)
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        key: bytes,
+        port: int,
+        addresses: tuple[str, ...],
+        token: bytes = b"",
+        relays: tuple[tuple[str, int], ...] = (),
+    ) -> None:
+        self._set(key=key, port=port, addresses=addresses, token=token, relays=relays)
+        self._check()
+
+    def _check(self) -> None:
         if len(self.key) != KEY_LEN:
             raise InviteError(f"an invite carries a {KEY_LEN}-byte key, not {len(self.key)} bytes")
         if len(self.token) not in (0, TOKEN_LEN):
@@ -167,19 +179,25 @@ class Invite:
     __str__ = text
 
 
-@dataclass(frozen=True, slots=True)
-class MailInvite:
+class MailInvite(Frozen):
     """A correspondence invite (version 4): the host's ``key``, the table's seat ``token`` (empty:
     the invite seats nobody, a spectator's), the match's ``mailbox`` secret (SPEC 4e: whoever holds
     the invite reads the match's letters) and the Nostr ``relays`` that carry them, in the order
     to try."""
 
+    __slots__ = ("key", "mailbox", "relays", "token")
+    _fields = ("key", "token", "mailbox", "relays")
+    _hidden = ("token", "mailbox")  # (no traceback or log line shows a secret)
     key: bytes
-    token: bytes = field(repr=False)  # (no traceback or log line shows a secret)
-    mailbox: bytes = field(repr=False)
+    token: bytes
+    mailbox: bytes
     relays: tuple[str, ...]
 
-    def __post_init__(self) -> None:
+    def __init__(self, key: bytes, token: bytes, mailbox: bytes, relays: tuple[str, ...]) -> None:
+        self._set(key=key, token=token, mailbox=mailbox, relays=relays)
+        self._check()
+
+    def _check(self) -> None:
         if len(self.key) != KEY_LEN:
             raise InviteError(f"an invite carries a {KEY_LEN}-byte key, not {len(self.key)} bytes")
         if len(self.token) not in (0, TOKEN_LEN):
