@@ -39,12 +39,13 @@ LISTENER = socket.create_server(("127.0.0.1", 0))
 """Where the timed joiner connects."""
 
 
-def commands() -> dict[str, list[str]]:
+def commands(module: bool = False) -> dict[str, list[str]]:
     """What is timed, by the name shown: the installed ``p2pgenius`` script (as people run it,
-    beside this Python), and bare Python."""
+    beside this Python; ``module``: ``python -m p2pgenius`` from the working directory, to
+    compare two trees with one Python), and bare Python."""
     script = Path(sys.executable).with_name("p2pgenius")
     found = str(script) if script.exists() else shutil.which("p2pgenius")
-    ours = [found] if found else [sys.executable, "-m", "p2pgenius"]
+    ours = [found] if found and not module else [sys.executable, "-m", "p2pgenius"]
     return {
         BARE: [sys.executable, "-c", "pass"],
         'python -c "import trio"': [sys.executable, "-c", "import trio"],
@@ -112,10 +113,13 @@ def main() -> None:
     """Run and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="rounds (each runs every command once)")
+    parser.add_argument(
+        "--module", action="store_true", help="python -m p2pgenius from here, not the installed script"
+    )
     args = parser.parse_args()
     compiled = as_installed()
     os.environ["P2PGENIUS_HOME"] = tempfile.mkdtemp(prefix="startup-")  # (the joiner's account)
-    named = commands()
+    named = commands(args.module)
     for command in named.values():
         wall_s(command)  # once unmeasured: the file cache warm for every command alike
     CPU_S.clear()
