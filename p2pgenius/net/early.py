@@ -65,6 +65,8 @@ class Begun:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.connect(self.sockaddr)
             self._made.wait()
+            if not self.record:
+                raise OSError("the first message could not be made")
             sock.sendall(self.record)
         except OSError as exc:
             sock.close()
@@ -82,11 +84,15 @@ class Begun:
         """Make the first record (in the main thread, while the thread connects: a thread that
         imported libsodium itself would wait for the interpreter behind the main thread's
         imports)."""
-        import nacl.bindings  # noqa: PLC0415  (after the connection has begun)
+        try:
+            import nacl.bindings  # noqa: PLC0415  (after the connection has begun)
 
-        body = nacl.bindings.crypto_scalarmult_base(self.private) + HELLO
-        self.record = len(body).to_bytes(4, "big") + body
-        self._made.set()
+            body = nacl.bindings.crypto_scalarmult_base(self.private) + HELLO
+            self.record = len(body).to_bytes(4, "big") + body
+        except Exception:
+            self.record = b""
+        finally:
+            self._made.set()  # (without a record the thread gives up)
 
     def drop(self) -> None:
         """Nobody will take it: close the socket now or when it connects."""

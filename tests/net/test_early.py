@@ -174,3 +174,26 @@ def test_a_join_that_stops_before_connecting_begins_nothing(
         server.close()  # (the bot's join is refused now: only its beginning is looked at)
         assert main(["join", f"127.0.0.1:{port}", "--bot", "random"]) == 1
         assert begun == [[f"127.0.0.1:{port}"]]
+
+
+async def test_an_early_start_that_fails_in_itself_leaves_the_join_to_connect_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import nacl.bindings
+
+    def broken(private: bytes) -> bytes:
+        raise RuntimeError("no libsodium today")
+
+    monkeypatch.setattr(nacl.bindings, "crypto_scalarmult_base", broken)
+    server, port = listener()
+    with server:
+        begun = early.begin([f"127.0.0.1:{port}"])
+        assert begun is not None and begun.done.wait(HANG_S) and begun.error is not None
+        stream = await open_socket(socket.AF_INET, ("127.0.0.1", port))
+        assert early.begun_on(stream) is None, "a connection of its own"
+        await stream.send_all(b"x")
+        connections = [server.accept()[0] for _ in range(2)]
+        assert [c.recv(1) for c in connections] == [b"", b"x"], "the early one closed unwritten"
+        for connection in connections:
+            connection.close()
+        await stream.aclose()
