@@ -380,7 +380,7 @@ def run_join(args: argparse.Namespace, out: TextIO) -> int:
         target = choose(trio.run(discover, args, printer), args, printer)
     peer = make_peer(args, "join", 2, printer)
     peer.address = hostport(*target.targets[0])
-    with held(peer.files):  # one process a transcript (refused before anything connects)
+    with held(peer.files):  # one process a transcript (refused before it plays; see net/early.py)
         return played(args, peer, partial(join_match, args, peer, target), printer)
 
 

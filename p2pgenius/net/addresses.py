@@ -238,8 +238,10 @@ async def _take(begun: early.Begun) -> trio.abc.Stream | None:
     except BaseException:
         begun.drop()  # (another address won, or the join stopped: its socket is closed)
         raise
-    if begun.socket is None:
+    if not early.fresh(begun):
+        begun.drop()
         return None
+    assert begun.socket is not None
     stream = trio.SocketStream(trio.socket.from_stdlib_socket(begun.socket))
     early.made_of(stream, begun)
     return stream

@@ -8,7 +8,7 @@ thread (:func:`begin`, from ``cli/main.py``), and the program goes on loading me
 host's answer waits in the socket. When the joiner then connects to that address (the default
 opener, ``addresses.open_socket``), it takes that socket (:func:`claim`), already connected with
 the first message written, and its channel goes on from that message with the same ephemeral key
-(``SecureChannel(first=...)``, which checks that it would have written the very same bytes).
+(``SecureChannel(written=...)``, which checks that it would have written the very same bytes).
 
 Nothing else changes. The address tried early is the one the joiner tries first (the first
 target, when it is an address in numbers, as invites give them); if the early
@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 import weakref
 
 from p2pgenius.errors import LocalMisuseError
@@ -36,9 +37,13 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT_S: Final = 10.0
 """How long one TCP connection may take (``addresses.connect`` gives up on all at this too)."""
 HELLO: Final = b"\x92\xafp2pgenius-hello\x04"
-"""The first message's payload, ``encode(["p2pgenius-hello", 4])`` (the channel checks it: a
-version of the channel with another hello writes its own first message, and this one is not
-taken)."""
+"""The first message's payload, ``encode(["p2pgenius-hello", 4])``: the channel's version 4 (the
+channel refuses a first record that is not the one it would write, and a test holds the two
+together: a new version of the channel changes this too)."""
+STALE_S: Final = 5.0
+"""An early first message older than this when the join comes for it is not taken (the host
+gives a handshake 10 s: a machine that took this long to load connects anew, with time to
+spare)."""
 
 
 class Begun:
@@ -52,15 +57,18 @@ class Begun:
         self.record = b""  # (made once the connection is on its way: :meth:`make`)
         self._made = threading.Event()
         self.socket: socket.socket | None = None
-        self.error: OSError | None = None
+        self.error: Exception | None = None
+        self.sent_at = 0.0  # (time.monotonic() when the first record was written)
         self.done = threading.Event()
         self._lock = threading.Lock()
         self._dropped = False
 
     def run(self) -> None:
-        """Connect and write the first record (in the thread)."""
-        sock = socket.socket(self.family, socket.SOCK_STREAM)
+        """Connect and write the first record (in the thread). Whatever goes wrong is kept in
+        :attr:`error` (the join then connects as it always did)."""
+        sock: socket.socket | None = None
         try:
+            sock = socket.socket(self.family, socket.SOCK_STREAM)
             sock.settimeout(CONNECT_TIMEOUT_S)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.connect(self.sockaddr)
@@ -68,8 +76,10 @@ class Begun:
             if not self.record:
                 raise OSError("the first message could not be made")
             sock.sendall(self.record)
-        except OSError as exc:
-            sock.close()
+            self.sent_at = time.monotonic()
+        except Exception as exc:
+            if sock is not None:
+                sock.close()
             self.error = exc
         else:
             with self._lock:
@@ -114,7 +124,7 @@ def first_address(text: str) -> tuple[str, int] | None:
     else (a correspondence invite, a damaged one: the command says what is wrong, later)."""
     try:
         if invite_codec.is_invite(text):
-            invite = invite_codec.parse(text)
+            invite = invite_codec.parse(text, diagnose=False)  # (the join says what is wrong)
             if isinstance(invite, invite_codec.MailInvite) or not invite.addresses:
                 return None
             return invite.targets()[0]
@@ -138,12 +148,12 @@ def begin(words: Sequence[str]) -> Begun | None:
         return None
     try:  # (an address in numbers only: a name is looked up where the join looks it up)
         found = socket.getaddrinfo(*address, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
-    except OSError:
+        family, _, _, _, sockaddr = found[0]
+        begun = Begun(family, sockaddr)
+        threading.Thread(target=begun.run, name="p2pgenius: first message", daemon=True).start()
+    except Exception:
         return None
-    family, _, _, _, sockaddr = found[0]
-    begun = Begun(family, sockaddr)
     _WAITING[:] = [begun]
-    threading.Thread(target=begun.run, name="p2pgenius: first message", daemon=True).start()
     begun.make()
     return begun
 
@@ -156,6 +166,12 @@ def claim(family: int, sockaddr: object) -> Begun | None:
             _WAITING.clear()
             return begun
     return None
+
+
+def fresh(begun: Begun) -> bool:
+    """Whether ``begun`` connected and wrote its first record recently enough to be taken (see
+    :data:`STALE_S`)."""
+    return begun.socket is not None and time.monotonic() - begun.sent_at <= STALE_S
 
 
 def made_of(stream: object, begun: Begun) -> None:

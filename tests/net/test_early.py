@@ -197,3 +197,38 @@ async def test_an_early_start_that_fails_in_itself_leaves_the_join_to_connect_an
         for connection in connections:
             connection.close()
         await stream.aclose()
+
+
+def test_a_host_that_is_no_host_begins_nothing_and_raises_nothing() -> None:
+    # (An empty label fails the name's IDNA encoding with UnicodeError, not OSError.)
+    assert early.begin(["a..b:4000"]) is None
+    assert early.begin([f"{'x' * 64}.example:4000"]) is None
+
+
+def test_a_socket_that_cannot_be_made_is_an_error_kept_not_a_thread_that_dies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_sockets(*args: object) -> socket.socket:
+        raise OSError("Address family not supported by protocol")
+
+    monkeypatch.setattr(socket, "socket", no_sockets)  # (early uses the module's own name)
+    begun = early.begin(["127.0.0.1:4000"])
+    assert begun is not None and begun.done.wait(HANG_S), "done, so the join does not wait for it"
+    assert isinstance(begun.error, OSError) and begun.socket is None
+
+
+async def test_an_early_message_the_host_may_have_given_up_on_is_not_taken() -> None:
+    server, port = listener()
+    with server:
+        begun = early.begin([f"127.0.0.1:{port}"])
+        assert begun is not None and begun.done.wait(HANG_S) and early.fresh(begun)
+        begun.sent_at -= early.STALE_S + 1  # (as if the program had taken that long to load)
+        stream = await open_socket(socket.AF_INET, ("127.0.0.1", port))
+        assert early.begun_on(stream) is None, "connected anew"
+        stale, _ = server.accept()
+        with stale:
+            read_exactly(stale, len(begun.record))
+            assert stale.recv(1) == b"", "the stale one is closed"
+        anew, _ = server.accept()
+        anew.close()
+        await stream.aclose()

@@ -77,7 +77,7 @@ def test_a_link_planted_beside_the_transcript_is_refused_before_anything_is_writ
     (folder / planted).symlink_to(target)
     argv = {
         "host": ["host", "duel", "--bot", "--port", "0"],
-        "join": ["join", "127.0.0.1:9", "--bot"],  # (refused before it connects: nothing listens there)
+        "join": ["join", "127.0.0.1:9", "--bot"],  # (refused before it plays: nothing listens there)
         "watch": ["watch", "127.0.0.1:9", "--text"],
     }[command]
     err = refused_process(tmp_path / "home", [*argv, "--transcript", str(folder / "m.p2pt")])
