@@ -24,11 +24,13 @@ caller with someone who is not the host (its handshake fails: the caller tries a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import random
 import secrets
 import socket as stdlib_socket
+import sys
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -82,6 +84,8 @@ BUFFERED: Final = 8
 match, say), so that its keepers go on waiting at their relays meanwhile."""
 SAY_AGAIN_S: Final = 600.0
 """A relay still unreachable is said again this often (a change of reason is said at once)."""
+QUICKACK: Final = hasattr(stdlib_socket, "TCP_QUICKACK") and sys.platform.startswith("linux")
+"""Whether this system has TCP_QUICKACK (Linux): see :func:`acknowledge_at_once`."""
 
 
 class RelayError(ConnectError):
@@ -135,8 +139,26 @@ def relay_label(relay: tuple[str, int]) -> str:
     return f"relay {hostport(*relay)}"
 
 
+def acknowledge_at_once(stream: object) -> None:
+    """Have the system acknowledge at once what ``stream``'s socket reads next, and what it has
+    read and not yet acknowledged (Linux's TCP_QUICKACK; elsewhere nothing). The transit relay
+    writes without TCP_NODELAY: a second small write of its waits until the first is
+    acknowledged, and Linux puts an acknowledgement off for up to 40 ms when it expects to send
+    data soon (a ping-pong exchange, as a match is). Linux goes back to delaying after our next
+    write, so this is set again after every read (docs/performance.md, "through a relay")."""
+    if not QUICKACK:
+        return
+    sock = getattr(stream, "socket", None)
+    if sock is None:
+        return
+    with contextlib.suppress(OSError):  # (a socket closed meanwhile: its next read says so)
+        sock.setsockopt(stdlib_socket.IPPROTO_TCP, stdlib_socket.TCP_QUICKACK, 1)
+
+
 class Relayed(trio.abc.Stream):
-    """A connection paired at a relay: the bytes the relay sent after ``ok`` come first."""
+    """A connection paired at a relay: the bytes the relay sent after ``ok`` come first. Each read
+    is acknowledged at once (:func:`acknowledge_at_once`), so that the relay's next write does not
+    wait for a delayed acknowledgement of ours."""
 
     def __init__(self, stream: trio.abc.Stream, relay: tuple[str, int], leftover: bytes = b"") -> None:
         self.stream = stream
@@ -160,7 +182,9 @@ class Relayed(trio.abc.Stream):
             size = len(self._leftover) if max_bytes is None else max_bytes
             data, self._leftover = self._leftover[:size], self._leftover[size:]
             return data
-        return await self.stream.receive_some(max_bytes)
+        read = await self.stream.receive_some(max_bytes)
+        acknowledge_at_once(self.stream)
+        return read
 
     async def aclose(self) -> None:
         await self.stream.aclose()
