@@ -59,7 +59,7 @@ from p2pgenius.net.files import Files
 from p2pgenius.net.keystore import load_identity
 from p2pgenius.net.latency import delay_proxy
 from p2pgenius.net.peer import Peer
-from p2pgenius.net.transit import Entrance, RelayKeeper, Way, relay_token
+from p2pgenius.net.transit import Entrance, RelayKeeper, Way, acknowledge_at_once, relay_token
 from p2pgenius.protocol.events import SeatsDealt
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import Event, SessionView
@@ -495,7 +495,8 @@ async def reaching(
         token = relay_token(host.identity.public, b"\x07" * 16)
         async with trio.open_nursery() as nursery:
             direct = await nursery.start(delay_proxy, "127.0.0.1", port, delay)
-            leg = await nursery.start(delay_proxy, *relay, delay / 2)
+            # (the relay's TCP peer is the leg's proxy: it acknowledges as a relayed peer does)
+            leg = await nursery.start(partial(delay_proxy, after_read=acknowledge_at_once), *relay, delay / 2)
             legs = leg_opener({direct: delay, leg: delay / 2})
             keepers = (
                 [RelayKeeper(("127.0.0.1", leg), token, lambda _: None, opener=legs)]

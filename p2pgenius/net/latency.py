@@ -13,6 +13,7 @@ Order is kept: every chunk waits the same delay, so none overtakes another.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Final
 
 import trio
@@ -99,14 +100,22 @@ class MemoryListener(trio.abc.Listener[trio.abc.Stream]):
         await trio.lowlevel.checkpoint()
 
 
-async def _forward(source: trio.abc.Stream, target: trio.abc.Stream, delay_s: float) -> None:
-    """Copy ``source`` to ``target``, each chunk ``delay_s`` after it was read, in order."""
+async def _forward(
+    source: trio.abc.Stream,
+    target: trio.abc.Stream,
+    delay_s: float,
+    after_read: Callable[[trio.abc.Stream], None] | None = None,
+) -> None:
+    """Copy ``source`` to ``target``, each chunk ``delay_s`` after it was read, in order;
+    ``after_read(source)`` after each read."""
     send, receive = trio.open_memory_channel[tuple[float, bytes]](math.inf)
 
     async def read() -> None:
         async with send:
             try:
                 while data := await source.receive_some(CHUNK):
+                    if after_read is not None:
+                        after_read(source)
                     send.send_nowait((trio.current_time() + delay_s, bytes(data)))
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 pass
@@ -132,10 +141,15 @@ async def delay_proxy(
     target_port: int,
     delay_s: float,
     *,
+    after_read: Callable[[trio.abc.Stream], None] | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Listen on a free loopback port (given to ``task_status``) and forward every connection to
-    ``target_host:target_port``, each way ``delay_s`` late. Runs until cancelled."""
+    ``target_host:target_port``, each way ``delay_s`` late. Runs until cancelled.
+
+    The target's TCP peer is this proxy, not the caller: ``after_read`` is called with the
+    target's stream after each read from it, to do there what the caller does with its own
+    socket (``bench/wan.py --routes``: a peer's relayed socket acknowledges at once)."""
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
 
     async def serve(caller: trio.SocketStream) -> None:
@@ -146,7 +160,7 @@ async def delay_proxy(
             return
         async with caller, host, trio.open_nursery() as nursery:
             nursery.start_soon(_forward, caller, host, delay_s)
-            nursery.start_soon(_forward, host, caller, delay_s)
+            nursery.start_soon(_forward, host, caller, delay_s, after_read)
 
     task_status.started(listeners[0].socket.getsockname()[1])
     await trio.serve_listeners(serve, listeners)
