@@ -24,7 +24,10 @@ duel move, and per duel turn, three ways: direct as today (no relay); direct wit
 naming a relay (the race must not slow the direct route: goal within 0.1 round trip of today's);
 and through the real transit relay (``twist transitrelay`` on loopback, each peer's leg to it half
 the delay, so that the end-to-end delay is the same), the direct address dropping packets (goal:
-within 0.5 round trip of the direct route, head start included).
+within 0.5 round trip of the direct route, head start included). The relay's TCP peer on each leg
+is the leg's delay proxy, not the peer's socket: the proxy acknowledges what it reads from the
+relay as a peer's relayed socket does (``transit.acknowledge_at_once``), since the relay's Nagle
+waits on those acknowledgements.
 
 ``--cli`` measures instead the duel's join through the real command line: ``p2pgenius host duel
 --bot random`` and ``p2pgenius join INVITE --bot random`` in processes of their own, the joiner
@@ -574,9 +577,11 @@ def routes(delays: Sequence[float], samples: int, turns: int) -> None:
         "the relay and a margin, a quarter of it but at least 10 ms, 50 ms to 1 s), so the pairing "
         "hides inside the time a direct TCP connection would take (goal: within 0.5 round trip of "
         "direct). The transit relay writes without "
-        "TCP_NODELAY, so at small delays its writes wait on delayed acknowledgements: measured at "
-        "25 ms, 3.85 relayed against 3.22 direct, and 3.32 through the tests' HostileRelay, which "
-        "passes bytes untouched but sets it."
+        "TCP_NODELAY: its second small write waits until the first is acknowledged. A relayed "
+        "peer's socket acknowledges each read at once (TCP_QUICKACK), and so does each leg's "
+        "proxy here, the relay's TCP peer in this benchmark; that acknowledgement crosses "
+        "loopback, not the leg, so a real path's relayed join waits up to a round trip of its "
+        "leg more wherever the relay writes twice in a row (not measured here)."
     )
 
 
