@@ -1,6 +1,6 @@
 """Benchmark: matches over a wide-area link, in round trips (real TCP through a delay proxy).
 
-    .venv/bin/python bench/wan.py [--delays 25,50,100] [--samples 5] [--turns 30] [--routes | --cli]
+    .venv/bin/python bench/wan.py [--delays 25,50,100] [--samples 5] [--turns 30] [--routes | --cli [GAME]]
 
 A host and its joiners (one for the duel and the Magic Square, three for Hornswoggle) run in this
 process; every joiner reaches the host through ``p2pgenius.net.latency.delay_proxy``, which holds
@@ -29,11 +29,13 @@ is the leg's delay proxy, not the peer's socket: the proxy acknowledges what it 
 relay as a peer's relayed socket does (``transit.acknowledge_at_once``), since the relay's Nagle
 waits on those acknowledgements.
 
-``--cli`` measures instead the duel's join through the real command line: ``p2pgenius host duel
---bot random`` and ``p2pgenius join INVITE --bot random`` in processes of their own, the joiner
+``--cli [GAME]`` measures instead a join through the real command line, every seating of GAME
+(default: the duel): ``p2pgenius host GAME --bot random`` (``--peers 4`` for Hornswoggle) and a
+``p2pgenius join INVITE --bot random`` for each joiner, in processes of their own, every joiner
 reaching the host through the same delay proxy, beside the same join in this process, sample by
-sample; counted as above, then from the moment the joiner, loaded, takes its connection, and
-from its spawn to its first byte and to its first move, in milliseconds.
+sample; counted as above, then from the moment the last joiner, loaded, takes its connection, and
+from its spawn to its first byte and to its first move, in milliseconds (goals: the duel's first
+move within 0.1 round trip of this process's; Hornswoggle's within 3.5 round trips).
 """
 
 from __future__ import annotations
@@ -380,84 +382,121 @@ def proxied(invite_line: str, port: int) -> str:
     return str(invite_codec.Invite(invite.key, port, ("127.0.0.1",), invite.token, invite.relays))
 
 
+def _words(seating: Seating, peer: int, tmp: Path) -> list[str]:
+    """What peer ``peer`` (0: the host) of ``seating`` is told besides its command and invite:
+    a random bot (so that no thinking counts), its seat claims, its transcript."""
+    words = ["--bot", "random", *(f"--seat={s}" for s in seating.claims[peer])]
+    return [*words, "--transcript", str(tmp / f"peer{peer}.p2pt")]
+
+
 async def cli_joining(seating: Seating, delay: float, tmp: Path) -> tuple[float, ...]:
-    """A real ``p2pgenius host`` and ``p2pgenius join`` (random bots, so no thinking counts),
-    the joiner through the delay proxy: round trips to seats and to its first move from its
-    first handshake byte, as :func:`joining` counts, and to its first move from taking its
-    connection once loaded; milliseconds from its spawn to its first byte and to its first
-    move."""
-    game = ["--fast"] if seating.options.get("fast") else []
-    host_words = ["host", seating.game, "--bot", "random", "--no-relay", *game]
-    host_words += [*(f"--seat={s}" for s in seating.claims[0]), "--transcript", str(tmp / "host.p2pt")]
+    """A real ``p2pgenius host`` and a real ``p2pgenius join`` for each joiner, every joiner
+    through the delay proxy and each started 6 x the delay after the one before sent its first
+    byte (as :func:`joining` opens them; later by its start-up): round trips to seats, to its
+    first move and to every peer's first move from the last joiner's first handshake byte, as
+    :func:`joining` counts, and to its first move from taking its connection once loaded;
+    milliseconds from its spawn to its first byte and to its first move."""
+    table = ["--fast"] if seating.options.get("fast") else []
+    table += ["--peers", str(seating.peers)] if seating.peers > 2 else []
+    host_words = ["host", seating.game, "--no-relay", *table, *_words(seating, 0, tmp)]
     async with trio.open_nursery() as nursery:
-        host = await spawn(nursery, host_words, tmp / "host-home")
+        host = await spawn(nursery, host_words, tmp / "home0")
         await _until([host], lambda: any("p2pgenius join " in line for line in host.lines), "invite")
         invite = next(line for line in host.lines if "p2pgenius join " in line)
         port = invite_codec.parse_live(invite.split()[-1]).port
         proxy = await nursery.start(delay_proxy, "127.0.0.1", port, delay)
-        join_words = ["join", proxied(invite, proxy), "--bot", "random"]
-        join_words += [*(f"--seat={s}" for s in seating.claims[1]), "--transcript", str(tmp / "join.p2pt")]
-        spawned_at = time.monotonic()
-        joiner = await spawn(nursery, join_words, tmp / "join-home")
-        peers = [host, joiner]
-        await _until(peers, lambda: "asked" in joiner.marks and "asked" in host.marks, "first moves")
+        peers = [host]
+        for index in range(1, seating.peers):
+            if index > 1:  # (the one before in the lobby first)
+                before = peers[-1]
+                await _until(peers, lambda: "sent" in before.marks, "a joiner's first byte")  # noqa: B023
+                await trio.sleep(max(0.0, before.marks["sent"] + 6 * delay - time.monotonic()))
+            words = ["join", proxied(invite, proxy), *_words(seating, index, tmp)]
+            spawned_at = time.monotonic()
+            peers.append(await spawn(nursery, words, tmp / f"home{index}"))
+        await _until(peers, lambda: all("asked" in p.marks for p in peers), "first moves")
         nursery.cancel_scope.cancel()
-    marks, rtt = joiner.marks, 2 * delay
+    marks, rtt = peers[-1].marks, 2 * delay
+    everyone = max(p.marks["asked"] for p in peers)
     return (
         (marks["seats"] - marks["sent"]) / rtt,
         (marks["asked"] - marks["sent"]) / rtt,
+        (everyone - marks["sent"]) / rtt,
         (marks["asked"] - marks["taken"]) / rtt,
         (marks["sent"] - spawned_at) * 1000,
         (marks["asked"] - spawned_at) * 1000,
     )
 
 
-def cli(delays: Sequence[float], samples: int) -> None:
-    """``--cli``: the duel's two seatings joined in one process (:func:`joining`) and through
-    the real command line (:func:`cli_joining`), sample by sample in turn, so that the load of
-    the machine falls on both alike."""
-    get_spec("duel").warm()
-    seatings = [s for s in SEATINGS if s.game == "duel"]
+def cli(delays: Sequence[float], samples: int, game: str) -> None:
+    """``--cli GAME``: every seating of ``game`` joined in one process (:func:`joining`) and
+    through the real command line (:func:`cli_joining`), sample by sample in turn, so that the
+    load of the machine falls on both alike."""
+    get_spec(game).warm()
+    seatings = [s for s in SEATINGS if s.game == game]
     print(
         "| one-way delay | who holds each seat | one process: to seats | to its first move "
-        "| real processes: to seats | to its first move | its first move from taking its connection "
+        "| to every peer's first move | real processes: to seats | to its first move "
+        "| to every peer's first move | its first move from taking its connection "
         "| its spawn to its first byte | its spawn to its first move |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        for home in ("host-home", "join-home"):
-            load_identity(tmp / home)  # (a player's key is made once, not on the way to a match)
+        for peer in range(seatings[0].peers):
+            load_identity(tmp / f"home{peer}")  # (a player's key is made once, not on the way)
         for delay in delays:
-            inside: list[list[tuple[float, float, float]]] = [[] for _ in seatings]
+            inside: list[list[tuple[float, ...]]] = [[] for _ in seatings]
             real: list[list[tuple[float, ...]]] = [[] for _ in seatings]
             for _ in range(samples):
                 for seating, one, two in zip(seatings, inside, real, strict=True):
                     one.append(trio.run(joining, seating, delay))
                     two.append(trio.run(cli_joining, seating, delay, tmp))
             for seating, one, two in zip(seatings, inside, real, strict=True):
-                seats, first, _ = zip(*one, strict=True)
-                cli_seats, cli_first, from_taken, to_byte, to_move = zip(*two, strict=True)
-                print(
-                    f"| {delay * 1000:.0f} ms | {seating.label()} | {spread(seats, 2)} | {spread(first, 2)} "
-                    f"| {spread(cli_seats, 2)} | {spread(cli_first, 2)} | {spread(from_taken, 2)} "
-                    f"| {milliseconds(to_byte)} | {milliseconds(to_move)} |",
-                    flush=True,
-                )
+                print(_cli_row(seating, delay, one, two), flush=True)
     print()
-    print(
-        f"Round trips (2 x the delay), the median of {samples} samples, the lowest and highest in "
-        "brackets, then the floor. One process: as the table above (both peers in this process, "
-        "counted from the joiner's first handshake byte). Real processes: `p2pgenius host duel "
-        "--bot random` and `p2pgenius join INVITE --bot random`, the invite's address the delay "
-        "proxy's, each process noting when it did what (bench/wan.py's `PROBE`); counted the same "
-        "way, then from the moment the joiner, loaded, takes its connection (the proxy answers a "
-        "connection at once: it costs no round trip here). The joiner writes its first handshake "
-        "message while it loads (net/early.py), so what follows its first byte includes the rest "
-        "of its loading wherever the host's answer comes sooner. Its spawn to its first byte and "
-        "to its first move: milliseconds, the median and the lowest and highest, from the spawn "
-        "of its process (Python, the imports, the identity, the invite, the match)."
-    )
+    print(CLI_NOTE.format(samples=samples))
+
+
+def _cli_row(
+    seating: Seating, delay: float, one: Sequence[tuple[float, ...]], two: Sequence[tuple[float, ...]]
+) -> str:
+    """One line of the ``--cli`` table: ``one`` the samples in one process, ``two`` through the
+    command line."""
+    seats, first, everyone = zip(*one, strict=True)
+    cli_seats, cli_first, cli_everyone, from_taken, to_byte, to_move = zip(*two, strict=True)
+    floor_seats, floor_first, floor_every = seating.floors
+    cells = [
+        spread(seats, floor_seats),
+        spread(first, floor_first),
+        spread(everyone, floor_every),
+        spread(cli_seats, floor_seats),
+        spread(cli_first, floor_first),
+        spread(cli_everyone, floor_every),
+        spread(from_taken, floor_first),
+        milliseconds(to_byte),
+        milliseconds(to_move),
+    ]
+    return f"| {delay * 1000:.0f} ms | {seating.label()} | " + " | ".join(cells) + " |"
+
+
+CLI_NOTE = (
+    "Round trips (2 x the delay), the median of {samples} samples, the lowest and highest in "
+    "brackets, then the floor. One process: as the table above (every peer in this process, "
+    "counted from the last joiner's first handshake byte). Real processes: `p2pgenius host GAME "
+    "--bot random` (with `--peers N` for more than two) and a `p2pgenius join INVITE --bot "
+    "random` for each joiner, the invite's address the delay proxy's, each joiner started 6 x "
+    "the delay after the one before sent its first byte, each process noting when it did what "
+    "(bench/wan.py's `PROBE`); counted the same way, then from the moment the last joiner, "
+    "loaded, takes its connection (the proxy answers a connection at once: it costs no round "
+    "trip here). A joiner writes its first handshake message while it loads (net/early.py), so "
+    "what follows its first byte includes the rest of its loading wherever the host's answer "
+    "comes sooner. Its spawn to its first byte and to its first move: milliseconds, the median "
+    "and the lowest and highest, from the spawn of the last joiner's process (Python, the "
+    "imports, the identity, the invite, the match). Goals: the duel's first move through the "
+    "command line within 0.1 round trip of one process's; Hornswoggle's (4 peers) within 3.5 "
+    "round trips for every seating."
+)
 
 
 def milliseconds(values: Sequence[float]) -> str:
@@ -600,7 +639,11 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=30, help="duel turns timed per sample")
     parser.add_argument("--routes", action="store_true", help="direct and relayed joins instead (see above)")
     parser.add_argument(
-        "--cli", action="store_true", help="duel joins through real processes too (see above)"
+        "--cli",
+        nargs="?",
+        const="duel",
+        choices=sorted({s.game for s in SEATINGS}),
+        help="joins of GAME (default: the duel) through real processes too (see above)",
     )
     args = parser.parse_args()
     delays = [int(d) / 1000 for d in args.delays.split(",")]
@@ -609,7 +652,7 @@ def main() -> None:
         return
     if args.cli:
         as_installed()  # (processes start from compiled modules, as an installed program's)
-        cli(delays, args.samples)
+        cli(delays, args.samples, args.cli)
         return
     every_seating(delays, args.samples, args.turns)
 
