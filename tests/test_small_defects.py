@@ -3,11 +3,14 @@ resume, and a line opened in an empty record."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
+from p2pgenius.cli.join import pick
 from p2pgenius.cli.main import main
+from p2pgenius.cli.play import Printer
 
 
 def test_resume_of_a_file_that_is_no_transcript_says_so_and_makes_nothing_beside_it(
@@ -62,3 +65,13 @@ def test_escape_closes_a_pane_without_a_wait_a_player_feels() -> None:
     with create_pipe_input() as given:
         app = build(TableScreen(ascii_only=True), input=given, output=DummyOutput())
         assert app.ttimeoutlen is not None and app.ttimeoutlen <= 0.1
+
+
+def test_joins_question_of_which_match_asks_again_at_a_digit_that_is_no_number(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # "²" is a digit to str.isdigit, and int("²") raised ValueError: a traceback at a question.
+    monkeypatch.setattr("sys.stdin", io.StringIO("²\n٣\n2\n"))
+    out = io.StringIO()
+    assert pick(3, Printer(out, moves=False)) == 2
+    assert out.getvalue().count("a number from 1 to 3, please") == 2

@@ -189,7 +189,7 @@ def pick(count: int, printer: Printer) -> int:
             raise P2PGeniusError("no match chosen")
         if not answer:
             return 1
-        if answer.isdigit() and 1 <= int(answer) <= count:
+        if answer.isdecimal() and answer.isascii() and 1 <= int(answer) <= count:  # ("²" is a digit)
             return int(answer)
         printer.line(f"a number from 1 to {count}, please")
 
