@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
-from p2pgenius.games.base import Outcome
+from p2pgenius.games.base import Outcome, replace
 from p2pgenius.games.duel import state as st
 from p2pgenius.games.duel.actions import NOBODY, DuelAction, Gestures, Paralyze, Ref, Timeout, parse_action
 from p2pgenius.games.duel.resolve import Plan, plan, resolve_turn

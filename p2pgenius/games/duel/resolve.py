@@ -9,12 +9,12 @@ still be told of it while blinded (``blind_sees``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.games.base import Outcome
+from p2pgenius.games.base import Outcome, replace
 from p2pgenius.games.duel.actions import Gestures, Ref
 from p2pgenius.games.duel.spells import (
     BY_NAME,

@@ -9,12 +9,11 @@ the card is known and left to the end-of-match audit where it is not.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
-from p2pgenius.games.base import Outcome, expect
+from p2pgenius.games.base import Outcome, expect, replace
 from p2pgenius.games.hornswoggle import state as st
 from p2pgenius.games.hornswoggle.actions import (
     CARDS,

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.games.base import Outcome
+from p2pgenius.games.base import Outcome, replace
 from p2pgenius.games.hornswoggle.audit import audit, audit_outcome
 from p2pgenius.games.hornswoggle.engine import DECISION_SECONDS, HORNSWOGGLE
 from p2pgenius.games.hornswoggle.notation import moves

@@ -8,11 +8,11 @@ are always known, so every seat's engine computes the same public state and the 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.games.base import Ending, Outcome
+from p2pgenius.games.base import Ending, Outcome, replace
 from p2pgenius.games.hornswoggle.actions import DOUBLOON, SKULL
 
 HIDDEN: Final = "hidden"

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
-from p2pgenius.games.base import Outcome, expect
+from p2pgenius.games.base import Outcome, expect, replace
 from p2pgenius.games.magic_square.actions import (
     Challenge,
     Colour,
