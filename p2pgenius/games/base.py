@@ -214,7 +214,7 @@ def replace(state: T, /, **changes: Any) -> T:
     transcript's check makes hundreds), and ``dataclasses.replace`` runs the class's ``__init__``
     through checks that hold for every state. A frozen dataclass with slots, each field set by
     ``__init__`` and no ``__post_init__`` (every state of the games here), is copied by code made
-    once for its class that sets every field, the changed ones from ``changes``; any other class,
+    once for its class that copies every field, then sets the changed ones; any other class,
     and a change naming no field, go to ``dataclasses.replace`` (its copy, or its TypeError)."""
     cls = type(state)
     copier = _COPIERS.get(cls)
@@ -246,19 +246,22 @@ def _copier(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
         or not all(isinstance(slot, types.MemberDescriptorType) for slot in slots.values())
     ):
         return _slow
-    lines = [f"    set_{i}(new, get({name!r}, state.{name}))" for i, name in enumerate(names)]
+    lines = [f"    set_{i}(new, state.{name})" for i, name in enumerate(names)]
     source = "\n".join(
         [
             "def copy(state, changes):",
             "    if not changes.keys() <= known:",
             "        return slow(state, changes)",
-            "    new, get = make(cls), changes.get",
+            "    new = make(cls)",
             *lines,
+            "    for name, value in changes.items():",
+            "        setters[name](new, value)",
             "    return new",
         ]
     )
+    setters = {name: slots[name].__set__ for name in names}
     scope: dict[str, Any] = {"known": frozenset(names), "slow": _slow, "make": object.__new__, "cls": cls}
-    scope.update({f"set_{i}": slots[name].__set__ for i, name in enumerate(names)})
+    scope.update({"setters": setters, **{f"set_{i}": setters[name] for i, name in enumerate(names)}})
     exec(source, scope)  # (code made from the class's own field names, as dataclasses makes its own)
     copy: Callable[[Any, dict[str, Any]], Any] = scope["copy"]
     return copy
