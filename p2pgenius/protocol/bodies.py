@@ -341,6 +341,8 @@ KINDS: Final[dict[str, type[Body]]] = {
 """Every message kind, by its name on the wire."""
 
 _TYPES: Final = {"int": int, "bytes": bytes, "str": str, "dict[str, Any]": dict, "list[Any]": list}
+_SHAPES: Final = {kind: tuple(_TYPES[str(f.type)] for f in fields(cls)) for kind, cls in KINDS.items()}
+"""Each kind's field types, in wire order (read once from its class: a message is parsed by them)."""
 
 
 def parse_body(body: object) -> Body:
@@ -352,10 +354,10 @@ def parse_body(body: object) -> Body:
     cls = KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise BodyError(f"unknown message kind {shown(kind)}")
-    declared = fields(cls)
+    declared = _SHAPES[kind]
     values = body[1:]
     if len(values) != len(declared) or not all(
-        _is(value, _TYPES[str(f.type)]) for value, f in zip(values, declared, strict=True)
+        _is(value, wanted) for value, wanted in zip(values, declared, strict=True)
     ):
         raise BodyError(f"malformed {kind} message")
     message = cls(*values)
