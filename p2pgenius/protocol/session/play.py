@@ -40,16 +40,17 @@ MAX_HELD: Final = 256
 """Messages of one author held for stages this peer has not reached yet, at most."""
 
 
-def check_legal(match: DealtMatch, seat: int, action: Any, state: Any = None) -> None:
-    """Raise IllegalActionError unless ``seat`` may take ``action`` now (or in ``state``)."""
+def check_legal(match: DealtMatch, seat: int, action: Any, state: Any = None) -> Any:
+    """Raise IllegalActionError unless ``seat`` may take ``action`` now (or in ``state``); the
+    state after it (None for a flip, whose card is not known until its owner opens it)."""
     state = match.state if state is None else state
     pile = match.spec.flipped_pile(action.to_plain())
     if pile is not None:
         # The card is not known until its owner opens it: only the pile choice is checked.
         if action not in match.game.legal_actions(state, seat):
             raise IllegalActionError(f"p{seat} cannot flip pile {pile} now")
-        return
-    match.game.apply(state, seat, action)
+        return None
+    return match.game.apply(state, seat, action)
 
 
 def check_optional(match: DealtMatch, stage: Stage, seat: int, action: Any) -> None:
@@ -76,6 +77,9 @@ class Play:
         self.backlog: list[Envelope] = []  # messages for stages not reached yet
         # Our act being sent, (stage, seat, action), parsed and checked as it was made.
         self.vetted: tuple[int, int, Plain] | None = None
+        # Another peer's act as it was checked, (state, seat, parsed action, state after): the
+        # engine is a pure function of the three, so the stage it completes applies it once.
+        self.checked: tuple[Any, int, Any, Any] | None = None
         self._stage: Stage | None = None
 
     @property
@@ -314,12 +318,13 @@ class Play:
         try:
             parsed = match.game.parse_action(action)
             check_optional(match, stage, seat, parsed)
-            check_legal(match, seat, parsed)
+            after = check_legal(match, seat, parsed)
         except IllegalActionError as exc:
             raise CheatError(
                 env.author, f"an illegal action for p{seat}: {exc}", {"message": env.hash.hex()}
             ) from None
         stage.acts[seat] = parsed.to_plain()
+        self.checked = None if after is None else (match.state, seat, parsed, after)
 
     def _lapse_windows(self, stage: Stage) -> None:
         """An optional action (a challenge) is allowed only before the next action: once every
@@ -489,7 +494,7 @@ class Play:
             parsed: Any = None
             try:
                 parsed = game.parse_action(action)
-                state = game.apply(state, seat, parsed)
+                state = self._applied(state, seat, parsed)
             except IllegalActionError as exc:
                 if not dark:
                     raise CheatError(
@@ -507,6 +512,14 @@ class Play:
         match.state = state
         match.cards.settle(spec, state)
         return events
+
+    def _applied(self, state: Any, seat: int, parsed: Any) -> Any:
+        """The state after ``seat``'s ``parsed`` action: the one found when it was checked, if
+        it was checked in this very state (:attr:`checked`), else the engine's."""
+        checked, self.checked = self.checked, None
+        if checked is not None and checked[0] is state and checked[1] == seat and checked[2] == parsed:
+            return checked[3]
+        return self.match.game.apply(state, seat, parsed)
 
     def _after_stage(self, stage: Stage) -> None:
         courier, ending = self.courier, self.ending
