@@ -39,9 +39,10 @@ class Replayed:
     right after the message); the record's reason stands for it."""
 
 
-def observer_of(header: Header, *, names: list[str] | None = None) -> Session:
-    """An observer of the match a transcript with this header holds."""
-    return Session(keys=list(header.peers), me=None, names=names, version=header.version)
+def observer_of(header: Header, *, names: list[str] | None = None, recording: bool = True) -> Session:
+    """An observer of the match a transcript with this header holds (``recording`` False: one
+    whose own record of it nobody will write, which keeps none)."""
+    return Session(keys=list(header.peers), me=None, names=names, version=header.version, recording=recording)
 
 
 def replay(

@@ -173,7 +173,7 @@ def judge(transcript: Transcript) -> Report:
             f"a transcript of match version {version!r}; this program reads versions {OLD_VERSION} "
             f"and {VERSION} (a transcript is verified by the p2pgenius version that played it)"
         )
-    observer = observer_of(transcript.header)
+    observer = observer_of(transcript.header, recording=False)  # (a report is made, no record)
     report = Report(ok=False, summary="", version=version, meta=dict(transcript.header.meta))
     claims: dict[int, ViewClaimed] = {}
     archived = 0

@@ -80,9 +80,16 @@ class Session:
         expected: Mapping[str, Any] | None = None,
         coin: bytes | None = None,
         version: int = VERSION,
+        recording: bool = True,
     ) -> None:
         courier = Courier(
-            keys=keys, me=me, identity=identity, names=names, randomness=randomness, version=version
+            keys=keys,
+            me=me,
+            identity=identity,
+            names=names,
+            randomness=randomness,
+            version=version,
+            recording=recording,
         )
         self.courier = courier
         self.keys, self.me, self.identity = courier.keys, me, identity

@@ -42,6 +42,7 @@ class Courier:
         names: list[str] | None,
         randomness: Callable[[int], bytes] = random_source.token_bytes,
         version: int = VERSION,
+        recording: bool = True,
     ) -> None:
         if (me is None) != (identity is None):
             raise LocalMisuseError("a player session needs both its peer index and identity")
@@ -58,6 +59,7 @@ class Courier:
         self.chain = Chain(len(keys), binding=version >= VERSION)
         self.match_id = b""
         self.flushing = Flush()
+        self.recording = recording  # False: an observer whose record nobody writes (a verification)
         self.events: list[Event] = []
         self.secrets: Secrets = {}
         self.replay: list[bytes] | None = None  # our own recorded messages, while restoring
@@ -128,8 +130,9 @@ class Courier:
             self.flushing.secrets.append(encode(record))
 
     def record(self, record: list[Plain]) -> None:
-        """Append ``record`` to the transcript (while restoring, it is there already)."""
-        if self.replay is None:
+        """Append ``record`` to the transcript (while restoring, it is there already; not
+        recording, it is never written)."""
+        if self.replay is None and self.recording:
             self.flushing.records.append(encode(record))
 
     def reject(self, raw: bytes, author: int | None, reason: str) -> None:
