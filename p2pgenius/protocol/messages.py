@@ -161,7 +161,7 @@ def open_envelope(raw: bytes, keys: Sequence[bytes], *, version: int = VERSION) 
         raise MessageError(f"unknown author {author}")
     # The signed bytes are the envelope's own, as a 6-array without the signature (canonical
     # bytes, checked above, make this exact): cheaper than encoding the fields again.
-    signed = _SIX + raw[1 : len(raw) - len(encode(signature))]
+    signed = _SIX + raw[1 : len(raw) - _bin_size(signature)]
     if not verify(keys[author], signature, SIGN_DOMAIN + signed):
         raise MessageError(f"the signature of peer {author}'s message does not verify (forged)")
     try:
@@ -169,6 +169,12 @@ def open_envelope(raw: bytes, keys: Sequence[bytes], *, version: int = VERSION) 
     except BodyError as exc:
         raise MessageError(str(exc)) from None
     return Envelope(match_id, author, seq, tuple(heads), tuple(body), raw, msg, version)
+
+
+def _bin_size(value: bytes) -> int:
+    """The length of ``value``'s msgpack encoding, as ``len(encode(value))`` (bin 8, 16 or 32: a
+    one-byte tag, the length in 1, 2 or 4 bytes, then the bytes)."""
+    return len(value) + (2 if len(value) < 1 << 8 else 3 if len(value) < 1 << 16 else 5)
 
 
 def commitment(match_id: bytes, stage: int, seat: int, nonce: bytes, payload: Plain) -> bytes:
