@@ -416,6 +416,8 @@ class Referee:
         if self.courier.me is None:
             self._went_on(env)
             debts = frozenset(self.standing.debts())
+            if debts == self._debts:
+                return  # (nothing fell due, nothing was paid)
             for debt in debts - self._debts:
                 self.due_at[debt] = tuple(self.courier.chain.next_seq)
             for debt in self._debts - debts:
