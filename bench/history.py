@@ -58,6 +58,13 @@ def each_a_match_of_its_own() -> None:
     matches.verify = fresh  # type: ignore[attr-defined]
 
 
+if __name__ == "__mp_main__":
+    # An index worker: spawned, it runs this script first (as __mp_main__), then verifies its
+    # share of the transcripts; without this, it would remember every signature of the three
+    # transcripts' first copies and check no signature of the other copies.
+    each_a_match_of_its_own()
+
+
 def timed(argv: list[str]) -> float:
     from p2pgenius.cli.main import main  # noqa: PLC0415  (after P2PGENIUS_HOME is set)
 
