@@ -12,7 +12,6 @@ legality, every state hash, view claims and what every peer disclosed at the end
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
@@ -257,8 +256,8 @@ def _note(event: Any, index: int, report: Report, claims: dict[int, ViewClaimed]
 
 def _chains(observer: Session) -> list[list[bytes]]:
     chains: list[list[bytes]] = [[] for _ in observer.keys]
-    for author, _, raw in observer.chain.archive:
-        chains[author].append(hashlib.sha256(raw).digest())
+    for author, seq, _ in observer.chain.archive:
+        chains[author].append(observer.chain.seen[(author, seq)])  # (SHA-256 of its bytes, taken once)
     return chains
 
 
