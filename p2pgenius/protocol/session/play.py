@@ -12,6 +12,7 @@ order, and sends the hash of the public state. :class:`Play` holds the match fro
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain
@@ -36,6 +37,8 @@ StageMessage = ViewClaim | Act | Commit | Reveal | FinalChoice | Decline
 """The messages of one stage, which name it and a seat."""
 STAGE_MESSAGES: Final = (ViewClaim, Act, Commit, Reveal, FinalChoice, Decline)
 
+_BY_SEAT: Final = attrgetter("seat", "kind")
+"""The order of a stage's debts: by seat, then kind."""
 MAX_HELD: Final = 256
 """Messages of one author held for stages this peer has not reached yet, at most."""
 
@@ -175,7 +178,7 @@ class Play:
         stage = self._stage
         if stage is None:
             return self.ending.debts()
-        return tuple(sorted(self._stage_debts(stage), key=lambda d: (d.seat, d.kind)))
+        return tuple(sorted(self._stage_debts(stage), key=_BY_SEAT))
 
     def held_back(self, debt: Debt) -> bool:
         """Whether the rules hold ``debt``'s payment back from a peer for now: the opening of a
