@@ -140,9 +140,11 @@ class Verified(OrderedDict[tuple[bytes, bytes, bytes], None]):
 
     def held(self, entry: tuple[bytes, bytes, bytes]) -> bool:
         """Whether ``entry`` held before (it becomes the newest)."""
+        if entry not in self:  # (a new signature: no exception raised and caught, the common case)
+            return False
         try:
             self.move_to_end(entry)
-        except KeyError:
+        except KeyError:  # (forgotten since, by another thread)
             return False
         return True
 
