@@ -61,6 +61,8 @@ def normalise(value: Plain, _depth: int = 0) -> Plain:
 def _sequence(items: list[Plain] | tuple[Plain, ...], depth: int) -> list[Plain]:
     if depth > _MAX_DEPTH and items:
         raise EncodingError(_TOO_DEEP)
+    if _LEAVES.issuperset(map(type, items)):  # (leaves alone, the common case: looked at in C)
+        return list(items)
     return [item if type(item) in _LEAVES else normalise(item, depth) for item in items]
 
 
