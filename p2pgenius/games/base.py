@@ -217,25 +217,24 @@ def replace(state: T, /, **changes: Any) -> T:
     once for its class that copies every field, then sets the changed ones; any other class,
     and a change naming no field, go to ``dataclasses.replace`` (its copy, or its TypeError)."""
     cls = type(state)
-    copier = _COPIERS.get(cls)
-    if copier is None:
+    try:
+        copier = _COPIERS[cls]
+    except KeyError:
         copier = _COPIERS[cls] = _copier(cls)
+    if copier is None:
+        return dataclasses.replace(state, **changes)  # type: ignore[type-var]
     return copier(state, changes)  # type: ignore[no-any-return]
 
 
-_COPIERS: Final[dict[type, Callable[[Any, dict[str, Any]], Any]]] = {}
-"""The copier of each class :func:`replace` has copied."""
+_COPIERS: Final[dict[type, Callable[[Any, dict[str, Any]], Any] | None]] = {}
+"""The copier of each class :func:`replace` has copied (None: ``dataclasses.replace`` copies it)."""
 
 
-def _slow(state: Any, changes: dict[str, Any]) -> Any:
-    return dataclasses.replace(state, **changes)
-
-
-def _copier(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
+def _copier(cls: type) -> Callable[[Any, dict[str, Any]], Any] | None:
     """The copier of ``cls``: code that sets each of its fields (as dataclasses makes its own
-    ``__init__``), through the field's slot; :func:`_slow` for a class that is not as it needs."""
+    ``__init__``), through the field's slot; None for a class that is not as it needs."""
     if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__"):
-        return _slow
+        return None
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
     names = [f.name for f in dataclasses.fields(cls)]
     slots = {name: inspect.getattr_static(cls, name, None) for name in names}
@@ -245,13 +244,13 @@ def _copier(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
         or not all(f.init for f in dataclasses.fields(cls))
         or not all(isinstance(slot, types.MemberDescriptorType) for slot in slots.values())
     ):
-        return _slow
+        return None
     lines = [f"    set_{i}(new, state.{name})" for i, name in enumerate(names)]
     source = "\n".join(
         [
             "def copy(state, changes):",
             "    if not changes.keys() <= known:",
-            "        return slow(state, changes)",
+            "        return replace(state, **changes)",
             "    new = make(cls)",
             *lines,
             "    for name, value in changes.items():",
@@ -260,7 +259,8 @@ def _copier(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
         ]
     )
     setters = {name: slots[name].__set__ for name in names}
-    scope: dict[str, Any] = {"known": frozenset(names), "slow": _slow, "make": object.__new__, "cls": cls}
+    scope: dict[str, Any] = {"known": frozenset(names), "make": object.__new__, "cls": cls}
+    scope["replace"] = dataclasses.replace
     scope.update({"setters": setters, **{f"set_{i}": setters[name] for i, name in enumerate(names)}})
     exec(source, scope)  # (code made from the class's own field names, as dataclasses makes its own)
     copy: Callable[[Any, dict[str, Any]], Any] = scope["copy"]
