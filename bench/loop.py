@@ -43,6 +43,7 @@ from p2pgenius.bots.driver import BotDriver
 from p2pgenius.bots.registry import level_of
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.files import Files
+from p2pgenius.net.party import warm_now
 from p2pgenius.net.peer import Peer
 from p2pgenius.protocol.identity import Identity
 
@@ -254,6 +255,7 @@ def play_game(game: str, peers: int, args: argparse.Namespace, timer: StepTimer)
     if args.where:
         sampler.start()
     stages, cuts = 0, 0
+    warm_now(game)  # (as the command line does, before its loop runs: p2pgenius.cli.play.played)
     gc.callbacks.append(timer.collecting)
     try:
         for seed in range(1, args.matches + 1):

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import pytest
+import trio
+
+from p2pgenius.cli import play
+from p2pgenius.games.registry import get_spec
+from p2pgenius.net import party
 from tests.patience import HANG_S
 
 
@@ -86,3 +94,38 @@ def test_work_off_the_loop_runs_inline_on_the_mock_clock() -> None:
         return await off_loop(threading.get_ident)
 
     assert trio.run(where, clock=trio.testing.MockClock(autojump_threshold=0)) == threading.get_ident()
+
+
+def test_a_game_loaded_before_the_loop_is_not_loaded_again_in_a_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A worker thread loading a game holds the interpreter from the loop's steps meanwhile (a
+    # Magic Square handshake took 50 ms in one step): a host loads its game before its loop.
+    monkeypatch.setattr(party, "_WARM", set())
+    loaded: list[int] = []
+    spec = get_spec("magic-square")
+    monkeypatch.setattr(type(spec), "warm", lambda self: loaded.append(threading.get_ident()))
+    party.warm_now("magic-square")
+    assert loaded == [threading.get_ident()], "loaded here, once"
+
+    async def no_thread(*args: object) -> None:
+        raise AssertionError("a thread hop for a game already loaded")
+
+    monkeypatch.setattr(party, "off_loop", no_thread)
+    trio.run(party.warm, "magic-square")
+    assert loaded == [threading.get_ident()]
+
+
+def test_the_command_line_loads_the_game_it_names_before_its_loop_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    order: list[str] = []
+    monkeypatch.setattr(play, "warm_now", lambda game: order.append(f"loaded {game}"))
+    monkeypatch.setattr(play, "finish", lambda peer, printer: 0)
+
+    async def match() -> None:
+        order.append("the loop runs")
+
+    args = argparse.Namespace(bot="random", game="magic-square")
+    assert play.played(args, None, match, None) == 0  # type: ignore[arg-type]
+    assert order == ["loaded magic-square", "the loop runs"]

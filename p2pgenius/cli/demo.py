@@ -21,7 +21,7 @@ from p2pgenius.cli.play import (
 )
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.net.keystore import config_dir
-from p2pgenius.net.peer import Files, Peer
+from p2pgenius.net.peer import Files, Peer, warm_now
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.transcript import verify
 
@@ -74,6 +74,7 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
     printer = Printer(out, moves=True)
     code = 0
     for game in games:
+        warm_now(game)  # (before the loop: see net/party.py)
         host, _guest = trio.run(demo_match, game, directory, printer)
         if finish(host, printer, personal=False) != 0:
             code = 1

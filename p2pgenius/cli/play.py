@@ -30,7 +30,7 @@ from p2pgenius.local_files import TooLargeError, bots_table, read_within
 from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
 from p2pgenius.net.lobby import DeclinedError
-from p2pgenius.net.peer import Files, Peer, PeerGoneError
+from p2pgenius.net.peer import Files, Peer, PeerGoneError, warm_now
 from p2pgenius.protocol.events import Applied, Event
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import SessionView
@@ -297,7 +297,10 @@ def played(
     args: argparse.Namespace, peer: Peer, main: Callable[[], Awaitable[None]], printer: Printer
 ) -> int:
     """Run ``main`` (the peer's whole match): bots print the moves (``--bot``), or the person
-    plays in the terminal UI; then the result, as the exit code."""
+    plays in the terminal UI; then the result, as the exit code. A game named on the command line
+    is loaded first (``warm_now``), before the loop runs."""
+    if isinstance(getattr(args, "game", None), str):
+        warm_now(args.game)
     if args.bot is None:
         return in_terminal(args, peer, main, printer)
     settle_heap("start-up")  # (what the command loaded: no full pass walks it mid-match)

@@ -243,6 +243,19 @@ async def warm(game: str) -> None:
         settle_heap(game)
 
 
+def warm_now(game: str) -> None:
+    """:func:`warm`, before any loop runs (a host knows its game before it listens): a worker
+    thread that loads a game holds the interpreter from the loop's every step meanwhile (the
+    Magic Square's index, tens of milliseconds of Python: a joiner's handshake arriving then took
+    50 ms in one step), and here it holds nothing."""
+    if game in _WARM:
+        return
+    with contextlib.suppress(P2PGeniusError):
+        get_spec(game).warm()
+        _WARM.add(game)
+        settle_heap(game)
+
+
 _WARM: set[str] = set()
 """The games whose engines have loaded what they load once, in this process."""
 

@@ -45,7 +45,7 @@ from p2pgenius.net.links import Links
 from p2pgenius.net.lobby import LOBBY_FIELDS, Joining, Lobby, LocalPlayer, Member
 from p2pgenius.net.match_loop import Ask, Decide, MatchLoop, Report
 from p2pgenius.net.overdue import overdue
-from p2pgenius.net.party import Doors, Party, Playing
+from p2pgenius.net.party import Doors, Party, Playing, warm_now
 from p2pgenius.net.pins import Pins
 from p2pgenius.net.reconnect import WayBack
 from p2pgenius.net.spectators import Spectators
@@ -77,6 +77,7 @@ __all__ = [
     "Report",
     "WrongHostError",
     "lobby_text",
+    "warm_now",
 ]
 
 
