@@ -95,3 +95,18 @@ def test_help_into_a_reader_that_stops_early_is_no_traceback() -> None:
         err = process.stderr.read().decode()
         assert process.wait(timeout=60) == 0, err
         assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+@pytest.mark.parametrize(
+    ("command", "listed"), [("play", False), ("host", True), ("join", True), ("resume", True)]
+)
+def test_stay_is_offered_only_where_a_match_can_be_played_by_correspondence(
+    command: str, listed: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert ("--stay" in capsys.readouterr().out) is listed
+    if not listed:
+        with pytest.raises(SystemExit) as refused:
+            main([command, "duel", "--stay"])
+        assert refused.value.code == 2 and "unrecognized arguments: --stay" in capsys.readouterr().err

@@ -356,6 +356,18 @@ def add_play(commands: Any) -> None:
     add_demo(commands)
 
 
+def add_stay(parser: argparse.ArgumentParser) -> None:
+    """``--stay``, for the commands that can play by correspondence (not ``play``, whose bots
+    are all on this machine)."""
+    parser.add_argument(
+        "--stay",
+        action="store_true",
+        help="by correspondence: keep running after this visit, reading the relays every few seconds, "
+        "until the match is over (as a live match; without it the program ends once it owes nothing "
+        "it can pay now)",
+    )
+
+
 def add_versus(commands: Any, common: argparse.ArgumentParser) -> None:
     """Register ``play``: a person against bots, over the real protocol on loopback."""
     play = commands.add_parser(
@@ -443,13 +455,6 @@ def _common() -> argparse.ArgumentParser:
             f" {words(MAIL_GRACE_S)}; a decision is on its own clock, however long)"
         ),
     )
-    common.add_argument(
-        "--stay",
-        action="store_true",
-        help="by correspondence: keep running after this visit, reading the relays every few seconds, "
-        "until the match is over (as a live match; without it the program ends once it owes nothing "
-        "it can pay now)",
-    )
     common.add_argument("--log", metavar="PATH", help="write a debug log of every message")
     common.add_argument("--ascii", action="store_true", help="terminal UI: ASCII symbols only")
     common.add_argument(
@@ -481,6 +486,7 @@ def add_host(commands: Any, common: argparse.ArgumentParser) -> None:
     _host_door(host)
     _host_guests(host)
     _host_match(host)
+    add_stay(host)
 
 
 def _host_door(host: argparse.ArgumentParser) -> None:
@@ -633,6 +639,7 @@ def add_join(commands: Any, common: argparse.ArgumentParser) -> None:
         "an invite copied over several lines, or split into several words, is read whole), or "
         "HOST:PORT; without it: look for matches on the local network and choose one",
     )
+    add_stay(join)
     join.add_argument(
         "--first",
         action="store_true",
@@ -690,6 +697,7 @@ def add_resume(commands: Any, common: argparse.ArgumentParser) -> None:
         "too); without it, the unfinished match among the newest in the config directory's "
         "matches/ (or, if there are several, a list of them to choose from)",
     )
+    add_stay(resume)
 
 
 def add_demo(commands: Any) -> None:
