@@ -47,7 +47,8 @@ def build(table: TableScreen, **app_args: Any) -> Application[None]:
     """The application for ``table`` (``app_args``: input, output, for tests)."""
 
     def accept(buff: Buffer) -> bool:
-        return table.input.enter(buff.text)  # (True: a refused move stays on the line, to mend)
+        table.input.enter(buff.text)
+        return False  # clear the line
 
     buffer = Buffer(
         completer=MoveCompleter(table),

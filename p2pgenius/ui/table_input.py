@@ -66,18 +66,17 @@ class TableInput:
         self.log_top = 0  # the first line shown while not following
         self.leaving = False  # Ctrl-Q pressed once: a second one leaves
 
-    def enter(self, text: str) -> bool:
-        """What the person typed and sent with Enter; True when it was a move refused before it
-        was sent (the line is kept, to be mended, rather than typed again)."""
+    def enter(self, text: str) -> None:
+        """What the person typed and sent with Enter."""
         state = self.state
         text = text.strip()
         state.message = ""
         if self.adapter.lobby_answered is not None:
             self._answer_lobby(text)
-            return False
+            return
         if state.confirming is not None:
             if not text:
-                return False  # (an empty line answers nothing: y or n)
+                return  # (an empty line answers nothing: y or n)
             _, seat, parsed = state.confirming
             state.confirming = None
             if text.lower() in ("y", "yes"):
@@ -85,12 +84,11 @@ class TableInput:
             else:
                 state.message = "not sent"
             state.invalidate()
-            return False
+            return
         if not text:
-            return False
-        refused = self._command(text)
+            return
+        self._command(text)
         state.invalidate()
-        return refused
 
     def _answer_lobby(self, text: str) -> None:
         """y, n or fast to the host's lobby: join, leave, or join proposing fast turns."""
@@ -113,8 +111,8 @@ class TableInput:
         """Whether the person is asked a yes-or-no question now."""
         return self.state.confirming is not None or self.adapter.lobby_answered is not None
 
-    def _command(self, text: str) -> bool:
-        """A command, a chat line, or else a move; True when a move was refused."""
+    def _command(self, text: str) -> None:
+        """A command, a chat line, or else a move."""
         lowered = text.lower()
         panes = {"help": self.toggle_help, "?": self.toggle_help, "rules": self.show_rules}
         panes |= {"copy": self.copy_invite, "copy invite": self.copy_invite}
@@ -137,14 +135,11 @@ class TableInput:
             self._chat(words.strip())
         else:
             try:
-                return self._move(text)
+                self._move(text)
             except P2PGeniusError as exc:  # (moves.parse says InputError; anything else, too)
                 self.state.message = str(exc)
-                return True
             except (LookupError, TypeError, ValueError) as exc:
                 self.state.message = f"not understood: {exc}"
-                return True
-        return False
 
     def _how_to_leave(self) -> str:
         """What ``quit`` (``exit``, ``q``) answers: the key that leaves, and what leaving keeps."""
@@ -284,35 +279,33 @@ class TableInput:
             return
         state.chat_sent(session.names[session.me or 0], text)
 
-    def _move(self, text: str) -> bool:
-        """Send the move typed, or ask to confirm it; True when it was refused here (not sent)."""
+    def _move(self, text: str) -> None:
         state = self.state
         session = self.text.session
         game = self.text.game()
         if session is None or game is None or session.terms is None:
             state.message = "the match has not started yet"
-            return True
+            return
         if state.finished:
             chat = "the chat has closed" if state.chat_closed else "say TEXT chats"
             state.message = f"the match is over ({chat}; Ctrl-Q leaves)"
-            return False
+            return
         seat = person_seat(session)
         changing = seat is not None and seat in session.unsettled()
         if seat is None or (seat not in state.asking and not changing):
             state.message = "not your move now: " + (self.text.expected() or "wait") + " (say TEXT chats)"
-            return True
+            return
         try:
             parsed = moves.parse(
                 game, text, None if session.in_dark else session.state, seat, hints=state.hints
             )
         except moves.InputError as exc:
             state.message = str(exc)  # (seats stay seats: a refusal may say what to type, "flip p0")
-            return True
+            return
         if parsed.confirm:
             state.confirming = (parsed.confirm, seat, parsed)  # (the question line asks)
-            return False
+            return
         self._send(seat, parsed)
-        return False
 
     def _propose(self, fast: bool) -> None:
         """``fast`` / ``fast off`` in the host's lobby: the table plays with (or without) fast

@@ -281,31 +281,3 @@ def test_once_everyone_else_has_left_the_prompt_and_the_chat_box_say_the_chat_ha
     assert plain_lines(feed_shown(table, chat=True)) == "(the chat has closed: Ctrl-Q leaves)"
     table.input.enter("b3")
     assert table.state.message == "the match is over (the chat has closed; Ctrl-Q leaves)"
-
-
-def test_a_move_refused_before_it_is_sent_stays_on_the_line_to_be_mended() -> None:
-    # A typo in a long move had to be typed again whole: the line was cleared with the refusal.
-    from prompt_toolkit.application.current import set_app
-    from prompt_toolkit.input import DummyInput
-    from prompt_toolkit.output import DummyOutput
-
-    from p2pgenius.games.magic_square.engine import MAGIC_SQUARE
-    from p2pgenius.ui.app import build
-    from tests.ui.test_table import seated
-
-    table, _ = seated("magic-square", MAGIC_SQUARE.initial({}, {}), my_seats=(1,), me=1)
-    table.state.asking = {}
-    assert table.input.enter("b3") is True, "not its move now: kept for when it is"
-    assert table.state.message.startswith("not your move now")
-    table.state.asking = {1: 1}
-    assert table.input.enter("zz9") is True and table.state.message, "refused, and said why"
-    app = build(table, input=DummyInput(), output=DummyOutput())
-    buffer = app.layout.current_buffer
-    assert buffer is not None
-    with set_app(app):
-        buffer.text = "zz9"
-        buffer.validate_and_handle()
-        assert buffer.text == "zz9", "the refused move is still there, to mend"
-        buffer.text = "quit"
-        buffer.validate_and_handle()
-        assert buffer.text == "", "what was taken is cleared"
