@@ -235,16 +235,13 @@ async def warm(game: str) -> None:
     to load (the lobby or the terms refuse it). Once a game is warm in this process, nothing more
     is done: a host warms its game while the players come, and the match does not wait for a
     second trip to a thread; the game's module is imported in the thread too, not on the loop."""
-    if game in _WARM:
-        return
-    with contextlib.suppress(P2PGeniusError):
-        await off_loop(lambda: get_spec(game).warm())
-        _WARM.add(game)
-        settle_heap(game)
+    if game not in _WARM:
+        await off_loop(warm_now, game)
 
 
 def warm_now(game: str) -> None:
-    """:func:`warm`, before any loop runs (a host knows its game before it listens): a worker
+    """:func:`warm` in this thread (which :func:`warm` runs in a worker's), for a command before
+    any loop runs (a host knows its game before it listens): a worker
     thread that loads a game holds the interpreter from the loop's every step meanwhile (the
     Magic Square's index, tens of milliseconds of Python: a joiner's handshake arriving then took
     50 ms in one step), and here it holds nothing."""
