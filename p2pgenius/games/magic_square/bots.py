@@ -12,9 +12,11 @@ over the match value of each full colouring, then round 1's result and margin; a
 colouring within reach (all 849 with two swaps, 65 with one) by the round's result, then the
 match value and the margin, then (equal against perfect play) one whose tie a fallible opponent may
 still break rather than one where every square ties.
-Ties go to ``random.Random(seed)``. Every decision takes well under a second on one core: loading
+Ties go to ``random.Random(seed)``. Every decision takes well under 0.1 s on one core: loading
 the tables 0.05 s once, a colouring move at most 0.08 s (the search of the last ten cells), a swap
-5 ms, a placement solve 0.1-0.2 s once per colouring and first lead (bench/magic_square_bots.py).
+5 ms, a placement solve about 5 ms once per colouring and first lead (10 ms more the first time in
+a process, building the solver's tree), every other decision a look-up (bench/magic_square_bots.py
+--times; before issue 49 the solve took 0.1-0.2 s).
 
 Under perfect play the match need never end. Whoever colours second leads round 1 first and wins
 it by 2 points; the seat swapping before round 3 can always swap into a colouring it wins, so the
