@@ -11,7 +11,9 @@ level's score (a win 1, a draw 1/2) with its 95% Wilson interval, and each level
 (median and slowest) over those matches. The
 engine alone is played, with no network (the bots decide exactly as they do at a table).
 ``--write`` puts the tables in docs/bots.md between its markers; ``--jobs`` plays line-ups in that
-many processes at once.
+many processes at once. Printed after the tables, not written: each level's CPU time per decision
+(``time.process_time``, which a busy machine slows less than the wall clock): calls, median, the
+99th percentile with its 95% interval (between two order statistics) and the slowest.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stats import wilson  # (bench/stats.py: the script's own folder is on the path)
+from stats import quantile_interval, wilson  # (bench/stats.py: the script's own folder is on the path)
 
 from p2pgenius.bots import make_bot
 from p2pgenius.games.catalog import GAMES, find
@@ -51,6 +53,8 @@ class LineUp:
     drawn: int = 0
     lost: int = 0
     times: dict[str, list[float]] = field(default_factory=dict)
+    cpu: dict[str, list[float]] = field(default_factory=dict)
+    """Each level's decisions on CPU time (``times`` is the wall clock's)."""
 
     @property
     def matches(self) -> int:
@@ -78,8 +82,9 @@ def play(line: LineUp, match: int) -> None:
         if not waiting:
             break
         for seat in rng.sample(list(waiting), len(waiting)):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             action = bots[seat].choose(state, seat)
+            line.cpu.setdefault(levels[seat], []).append(time.process_time() - cpu)
             line.times.setdefault(levels[seat], []).append(time.perf_counter() - start)
             if action is not None:
                 break
@@ -146,6 +151,32 @@ def tables(lines: Sequence[LineUp], matches: int) -> str:
     return "\n".join(out)
 
 
+def fine_ms(seconds: float) -> str:
+    """Milliseconds to two places ("-" for an unbounded interval's end)."""
+    return "-" if seconds == float("inf") else f"{seconds * 1000:.2f} ms"
+
+
+def cpu_tables(lines: Sequence[LineUp]) -> str:
+    """Each game's levels' CPU time per decision: calls, median, p99 [95% interval], slowest."""
+    out = [
+        "| game | level | calls | median | p99 [95% interval] | slowest |",
+        "|---|---|---|---|---|---|",
+    ]
+    for game in dict.fromkeys(line.game for line in lines):
+        spent: dict[str, list[float]] = {}
+        for line in (each for each in lines if each.game == game):
+            for level, cpu in line.cpu.items():
+                spent.setdefault(level, []).extend(cpu)
+        for level in (lv.name for lv in find(game).described if lv.name in spent):
+            times = spent[level]
+            p99, low, high = quantile_interval(times, 0.99)
+            out.append(
+                f"| {game} | {level} | {len(times)} | {fine_ms(statistics.median(times))} "
+                f"| {fine_ms(p99)} [{fine_ms(low)}, {fine_ms(high)}] | {fine_ms(max(times))} |"
+            )
+    return "\n".join(out)
+
+
 def write(text: str) -> None:
     """Put ``text`` between the markers of docs/bots.md."""
     doc = DOC.read_text(encoding="utf-8")
@@ -175,6 +206,8 @@ def main() -> None:
             )
     text = tables(done, args.matches)
     print(text)
+    print(f"\nCPU time per decision ({args.matches} matches a line-up):\n")
+    print(cpu_tables(done))
     if args.write:
         write(text)
 

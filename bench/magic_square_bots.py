@@ -1,6 +1,7 @@
 """Benchmark: the Magic Square's ``perfect`` bot against the other players, and its decision time.
 
-    .venv/bin/python bench/magic_square_bots.py [--matches N] [--max-replays R]
+    .venv/bin/python bench/magic_square_bots.py [--matches N] [--max-replays R] [--rows A:B,...]
+        [--digest] [--times]
 
 ``perfect`` (exact in every phase) plays N matches against each of: ``exact-placement`` (the first
 ``perfect``: exact placement, heuristic colouring, six sampled swaps), ``heuristic`` and
@@ -10,18 +11,27 @@ R replayed 68-68 ties is counted as unfinished (two perfect players could tie fo
 plays each round to win it, so its matches end). Prints each
 line-up's share of matches won, lost and unfinished, with 95% Wilson intervals, its share of round-1
 wins, and the first bot's decision time (median and max of every decision, and the slowest colouring
-and swap decisions; one core, shared).
+and swap decisions; one core, shared). ``--rows`` picks line-ups (``perfect:heuristic,...``).
+
+``--digest`` adds each line-up's SHA-256 of every action of every match (seat and action, in
+order): two versions of the bots that print the same digests made the same moves in all those
+seeded matches (how a faster solver was shown to play exactly as before, issue 49). ``--times``
+adds the first bot's CPU time per decision (``time.process_time``) by phase: calls, median, 99th
+percentile with its 95% interval (between two order statistics) and the slowest.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import random
 import statistics
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
-from stats import wilson  # (bench/stats.py: the script's own folder is on the path)
+from stats import quantile_interval, wilson  # (bench/stats.py: the script's own folder is on the path)
 
 from p2pgenius.bots import Bot, make_bot
 from p2pgenius.games.magic_square.bots import ExactPlacementBot
@@ -50,6 +60,10 @@ class Tally:
     round_1_won: int = 0
     times: dict[str, list[float]] = field(default_factory=dict)
     """The first bot's decisions (calls that returned an action), by phase."""
+    cpu: dict[str, list[float]] = field(default_factory=dict)
+    """The same on CPU time."""
+    moves: Any = field(default_factory=hashlib.sha256)
+    """Every action of every match, in order (the line-up's digest)."""
 
 
 def play(bots: list[Bot], measured: int, seed: int, max_replays: int, tally: Tally) -> None:
@@ -63,13 +77,15 @@ def play(bots: list[Bot], measured: int, seed: int, max_replays: int, tally: Tal
             break
         action = None
         for seat in rng.sample(seats, len(seats)):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             action = bots[seat].choose(state, seat)
             if seat == measured and action is not None:
+                tally.cpu.setdefault(state.phase, []).append(time.process_time() - cpu)
                 tally.times.setdefault(state.phase, []).append(time.perf_counter() - start)
             if action is not None:
                 break
         assert action is not None, "the seat the game waits on always acts"
+        tally.moves.update(json.dumps([seat, action.to_plain()], sort_keys=True).encode())
         state = MAGIC_SQUARE.apply(state, seat, action)
         replays += notice(state, measured, tally)
     outcome = MAGIC_SQUARE.outcome(state)
@@ -111,27 +127,50 @@ def line_up(first: str, second: str, matches: int, max_replays: int) -> Tally:
     return tally
 
 
+ROWS = (
+    ("perfect", "exact-placement"),
+    ("perfect", "heuristic"),
+    ("perfect", "random"),
+    ("exact-placement", "heuristic"),
+    ("perfect", "perfect"),
+)
+
+
+def phase_times(first: str, tally: Tally) -> list[str]:
+    """The first bot's CPU time per decision by phase, then all phases together (table rows)."""
+    phases = [*sorted(tally.cpu), "all"]
+    rows = []
+    for phase in phases:
+        spent = [t for each in tally.cpu.values() for t in each] if phase == "all" else tally.cpu[phase]
+        p99, low, high = quantile_interval(spent, 0.99)
+        top = "-" if high == float("inf") else f"{1000 * high:.2f}"
+        rows.append(
+            f"| {first} | {phase} | {len(spent)} | {1000 * statistics.median(spent):.2f} "
+            f"| {1000 * p99:.2f} [{1000 * low:.2f}, {top}] | {1000 * max(spent):.2f} |"
+        )
+    return rows
+
+
 def main() -> None:
-    """Run and print the table."""
+    """Run and print the table (then the digests and the CPU times, if asked)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--max-replays", type=int, default=20)
+    parser.add_argument("--rows", help="line-ups as first:second, comma-separated (default: all)")
+    parser.add_argument("--digest", action="store_true", help="print each line-up's digest of moves")
+    parser.add_argument("--times", action="store_true", help="print CPU time per decision by phase")
     args = parser.parse_args()
-    rows = [
-        ("perfect", "exact-placement"),
-        ("perfect", "heuristic"),
-        ("perfect", "random"),
-        ("exact-placement", "heuristic"),
-        ("perfect", "perfect"),
-    ]
+    rows = [tuple(row.split(":", 1)) for row in args.rows.split(",")] if args.rows else ROWS
     print(
         "| first vs second | matches | first wins | first loses | unfinished | first wins round 1 "
         "| first's decisions: median, max | max colouring, swap | seconds |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
+    tallies = []
     for first, second in rows:
         start = time.perf_counter()
         tally = line_up(first, second, args.matches, args.max_replays)
+        tallies.append(tally)
         n = args.matches
         times = [t for phase in tally.times.values() for t in phase]
         slowest = [1000 * max(tally.times.get(phase, [0.0])) for phase in ("colouring", "swap")]
@@ -143,6 +182,16 @@ def main() -> None:
             f"| {time.perf_counter() - start:.0f} |",
             flush=True,
         )
+    if args.digest:
+        print("\n| first vs second | SHA-256 of every match's moves |\n|---|---|")
+        for (first, second), tally in zip(rows, tallies, strict=True):
+            print(f"| {first} vs {second} | {tally.moves.hexdigest()} |")
+    if args.times:
+        print("\n| first | phase | calls | median ms | p99 ms [95% interval] | max ms |")
+        print("|---|---|---|---|---|---|")
+        for (first, second), tally in zip(rows, tallies, strict=True):
+            print(f"| ({first} vs {second}) | | | | | |")
+            print("\n".join(phase_times(first, tally)))
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@
 Solves the placement game once per symmetry class of (colouring, first lead), derives each
 colouring's match values, solves the colouring game over every partial colouring, and writes
 ``colourings.bin`` and ``colouring_game.bin`` (their layout: p2pgenius/games/magic_square/table.py).
-Prints how long each step took, the files' sizes, and the colouring game's value. One core: a few
-minutes.
+Prints how long each step took, the files' sizes, and the colouring game's value. One core: about
+a minute (70.6 s on a loaded machine, 2026-12-07: the placement solves 4.3 s, the colouring game
+57 s), writing the shipped files byte for byte.
 """
 
 from __future__ import annotations

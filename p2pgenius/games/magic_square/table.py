@@ -24,8 +24,8 @@ for every colouring, exactly (values +1 win, 0 an endless tie, -1 loss):
 ``colourings.bin`` holds, for each of the C(16, 8) = 12870 colourings (red cells as a 16-bit mask,
 bit i cell i, masks in increasing order), six signed bytes: margin with first lead p0 and p1,
 final for p0 and p1, match with first lead p0 and p1 (77,220 bytes). Generating it solves the
-placement game once per class of the symmetries below (476 solves, 70-75 s on one core), then
-derives the match values (6 s).
+placement game once per class of the symmetries below (476 solves, 4 s on one core; 70-75 s before
+the solver valued its tree bottom up, issue 49), then derives the match values (6 s).
 
 Symmetries. Exactly 32 permutations of the cells map the 7040 magic squares onto themselves (a
 one-off exhaustive search, over the permutations that keep the 16 x 16 matrix of sums over all
@@ -51,7 +51,7 @@ searched at move time (at most 10 cells left: about 17,000 positions, 0.2 s). So
 game (642,794 classes of positions) takes 30 s. Under perfect play whoever colours first loses
 round 1 by 2 points (the match is still a draw).
 
-Regenerate both files with ``python bench/magic_square_table.py`` (about two minutes on one core;
+Regenerate both files with ``python bench/magic_square_table.py`` (about a minute on one core;
 it writes the shipped bytes exactly; tests check sampled entries against the solver and a search).
 """
 
