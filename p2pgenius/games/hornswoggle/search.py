@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import accumulate, combinations
 from math import comb
 from typing import Final
 
@@ -42,6 +42,7 @@ D: Final = 0  # a doubloon, in the simulator
 S: Final = 1  # a skull
 TURNS, BIDDING, FLIPPING, DONE = 0, 1, 2, 3
 START: Final = (4, 2)
+CLOCKWISE: Final = tuple(tuple((seat + step) % 4 for step in range(1, 5)) for seat in range(4))
 
 # The heuristic policy (set by judgment, checked with bench/hornswoggle_bots.py; not tuned finely).
 RAISE_AT: Final = 0.5  # raise an opponent's bid when this likely to succeed
@@ -64,7 +65,11 @@ SimAction = tuple[str, int]  # ("place", card), ("bid", n), ("pass", 0), ("flip"
 
 
 class SimTable:
-    """One round from the first add-or-bid on, on mutable lists (cards: D or S; pile tops last)."""
+    """One round from the first add-or-bid on, on mutable lists (cards: D or S; pile tops last).
+
+    ``size`` (cards on the table) and ``held`` (each seat's cards, hand and pile) are counters
+    kept by the methods that move cards (:meth:`play`, :meth:`lay`, :meth:`settle`): a playout
+    reads them thousands of times, and summing the piles each time was most of its cost."""
 
     __slots__ = (
         "bid",
@@ -74,12 +79,14 @@ class SimTable:
         "flips",
         "garnets",
         "hand",
+        "held",
         "insured",
         "out",
         "passed",
         "phase",
         "pile",
         "shown",
+        "size",
         "success",
     )
 
@@ -87,6 +94,8 @@ class SimTable:
         self.hand: list[list[int]] = [[0, 0] for _ in range(4)]
         self.pile: list[list[int]] = [[] for _ in range(4)]
         self.shown = [0, 0, 0, 0]  # flipped cards per pile (from the top)
+        self.held = [0, 0, 0, 0]  # cards per seat, hand and pile (changes only with a discard)
+        self.size = 0  # cards on the table
         self.out = [False] * 4
         self.garnets = [0, 0, 0, 0]
         self.passed = [False] * 4
@@ -102,40 +111,50 @@ class SimTable:
     def copy(self) -> SimTable:
         """An independent copy."""
         other = SimTable.__new__(SimTable)
-        other.hand = [list(h) for h in self.hand]
-        other.pile = [list(p) for p in self.pile]
-        other.shown = list(self.shown)
-        other.out = list(self.out)
-        other.garnets = list(self.garnets)
-        other.passed = list(self.passed)
+        hand, pile = self.hand, self.pile
+        other.hand = [hand[0][:], hand[1][:], hand[2][:], hand[3][:]]
+        other.pile = [pile[0][:], pile[1][:], pile[2][:], pile[3][:]]
+        other.shown = self.shown[:]
+        other.held = self.held[:]
+        other.size = self.size
+        other.out = self.out[:]
+        other.garnets = self.garnets[:]
+        other.passed = self.passed[:]
         other.phase, other.current, other.bid = self.phase, self.current, self.bid
         other.bidder, other.challenger, other.insured = self.bidder, self.challenger, self.insured
         other.flips, other.success = self.flips, self.success
         return other
 
-    @property
-    def size(self) -> int:
-        """Cards on the table."""
-        return sum(len(p) for p in self.pile)
+    def set_cards(self, seat: int, hand: list[int], pile: list[int]) -> None:
+        """Give ``seat`` these cards (the counters follow)."""
+        self.size += len(pile) - len(self.pile[seat])
+        self.hand[seat], self.pile[seat] = hand, pile
+        self.held[seat] = hand[0] + hand[1] + len(pile)
+
+    def lay(self, seat: int, card: int) -> None:
+        """``seat`` adds ``card`` from its hand onto its pile."""
+        self.hand[seat][card] -= 1
+        self.pile[seat].append(card)
+        self.size += 1
 
     def cards(self, seat: int) -> int:
         """Cards ``seat`` still has (hand and pile)."""
-        return self.hand[seat][0] + self.hand[seat][1] + len(self.pile[seat])
+        return self.held[seat]
 
     def next_in(self, seat: int) -> int:
         """The next seat clockwise still in."""
-        for step in range(1, 5):
-            candidate = (seat + step) % 4
-            if not self.out[candidate]:
+        out = self.out
+        for candidate in CLOCKWISE[seat]:
+            if not out[candidate]:
                 return candidate
         return seat
 
     def flippable(self) -> list[int]:
         """The piles the challenger may flip now."""
-        me = self.challenger
-        if self.shown[me] < len(self.pile[me]):
+        me, shown, pile = self.challenger, self.shown, self.pile
+        if shown[me] < len(pile[me]):
             return [me]
-        return [s for s in range(4) if s != me and self.shown[s] < len(self.pile[s])]
+        return [s for s in range(4) if s != me and shown[s] < len(pile[s])]
 
     def may_insure(self) -> bool:
         """Bluff Insurance is still on offer."""
@@ -151,12 +170,28 @@ class SimTable:
         flips = [("flip", p) for p in self.flippable()]
         return flips + ([("insure", 0)] if self.may_insure() else [])
 
+    def random_action(self, seat: int, rng: random.Random) -> SimAction:
+        """``legal(seat)[rng.randrange(len(legal(seat)))]``, the same draw, without the list."""
+        if self.phase == FLIPPING:
+            legal = self.legal(seat)
+            return legal[rng.randrange(len(legal))]
+        if self.phase == BIDDING:
+            pick = rng.randrange(1 + self.size - self.bid)
+            return ("bid", self.bid + pick) if pick else ("pass", 0)
+        hand = self.hand[seat]
+        kinds = [c for c in (D, S) if hand[c]]
+        pick = rng.randrange(len(kinds) + self.size)
+        return ("place", kinds[pick]) if pick < len(kinds) else ("bid", pick - len(kinds) + 1)
+
     def play(self, seat: int, action: SimAction) -> None:
         """Apply a legal action of ``seat``."""
         kind, value = action
-        if kind == "place":
+        if kind == "flip":
+            self._flip(value)
+        elif kind == "place":
             self.hand[seat][value] -= 1
             self.pile[seat].append(value)
+            self.size += 1
             self.current = self.next_in(seat)
         elif kind == "bid":
             if self.phase == TURNS:
@@ -166,21 +201,23 @@ class SimTable:
         elif kind == "pass":
             self.passed[seat] = True
             self._after_bid(seat)
-        elif kind == "insure":
+        else:  # insure
             self.insured = True
             self.garnets[seat] -= 1
-        else:
-            self._flip(value)
 
     def _after_bid(self, seat: int) -> None:
-        bidding = [s for s in range(4) if not self.out[s] and not self.passed[s] and s != self.bidder]
-        if self.bid == self.size or not bidding:
+        if self.bid == self.size or self._bidding_over():
             self.phase, self.challenger, self.current = FLIPPING, self.bidder, self.bidder
             return
         nxt = self.next_in(seat)
         while self.passed[nxt]:
             nxt = self.next_in(nxt)
         self.current = nxt
+
+    def _bidding_over(self) -> bool:
+        """Every other seat still in has passed."""
+        out, passed, bidder = self.out, self.passed, self.bidder
+        return all(out[seat] or passed[seat] or seat == bidder for seat in range(4))
 
     def _flip(self, owner: int) -> None:
         pile = self.pile[owner]
@@ -195,18 +232,21 @@ class SimTable:
 
     def settle(self) -> None:
         """The piles go back to their owners and the losers discard (the heuristic's choice)."""
-        for seat in range(4):
-            for card in self.pile[seat]:
-                self.hand[seat][card] += 1
-            self.pile[seat] = []
-            self.shown[seat] = 0
+        hand, held = self.hand, self.held
+        for seat, pile in enumerate(self.pile):
+            if pile:
+                skulls = pile.count(S)
+                hand[seat][S] += skulls
+                hand[seat][D] += len(pile) - skulls
+        self.pile, self.shown, self.size = [[], [], [], []], [0, 0, 0, 0], 0
         me = self.challenger
         if self.success:
-            losers = [s for s in range(4) if s % 2 != me % 2 and self.cards(s)]
+            losers = [s for s in range(4) if s % 2 != me % 2 and held[s]]
         else:
-            losers = [] if self.insured or not self.cards(me) else [me]
+            losers = [] if self.insured or not held[me] else [me]
         for seat in losers:
-            self.hand[seat][discard_choice(self.hand[seat])] -= 1
+            hand[seat][discard_choice(hand[seat])] -= 1
+            held[seat] -= 1
 
 
 # -- the heuristic policy ------------------------------------------------------------------------
@@ -228,12 +268,20 @@ def expected_skulls(cards: int) -> float:
     return min(2, cards) * (cards + 3) / 9
 
 
+SKULL_SHARE: Final = tuple(expected_skulls(cards) / cards if cards else 0.0 for cards in range(13))
+
+
+def skull_share(cards: int) -> float:
+    """``expected_skulls(cards) / cards``, from a table for the usual counts."""
+    return SKULL_SHARE[cards] if cards < len(SKULL_SHARE) else expected_skulls(cards) / cards
+
+
 def skull_chance(t: SimTable, seat: int, owner: int, style: Style = PLAIN_STYLE) -> float:
     """The chance that a face-down card of ``owner`` is a skull, from public facts only."""
-    hidden = t.cards(owner) - t.shown[owner]
-    if hidden <= 0:
+    cards = t.held[owner]
+    if cards <= t.shown[owner]:
         return 0.0
-    base = expected_skulls(t.cards(owner)) / t.cards(owner)
+    base = SKULL_SHARE[cards] if cards < len(SKULL_SHARE) else skull_share(cards)
     bias = PARTNER_BIAS if owner % 2 == seat % 2 else 1.0
     if owner in (t.bidder, t.challenger):
         bias *= style.bidder[owner]
@@ -241,7 +289,8 @@ def skull_chance(t: SimTable, seat: int, owner: int, style: Style = PLAIN_STYLE)
         bias *= style.pile[owner]
         if t.phase == BIDDING and t.passed[owner]:
             bias *= PASSER_BIAS
-    return min(0.95, base * bias)
+    chance = base * bias
+    return chance if chance < 0.95 else 0.95  # (min(0.95, chance), without the call)
 
 
 def clean_top(t: SimTable, seat: int) -> int:
@@ -278,11 +327,47 @@ def success(t: SimTable, seat: int, bid: int, style: Style = PLAIN_STYLE) -> flo
     return probability
 
 
+def safest_cards(t: SimTable, seat: int, style: Style = PLAIN_STYLE) -> list[tuple[float, int]]:
+    """The other piles' face-down cards as (skull chance, how many), safest first."""
+    pile, shown = t.pile, t.shown
+    found = []
+    for owner in range(4):
+        left = len(pile[owner]) - shown[owner]
+        if left > 0 and owner != seat:
+            found.append((skull_chance(t, seat, owner, style), left))
+    found.sort()
+    return found
+
+
+def bid_chances(t: SimTable, seat: int, low: int, high: int, style: Style = PLAIN_STYLE) -> list[float]:
+    """``[success(t, seat, bid, style) for bid in range(low, high + 1)]``, the same floats (the
+    same factors multiplied in the same order), with the other piles' odds worked out once."""
+    clean = clean_top(t, seat)
+    first = low - (t.flips if t.challenger == seat else 0)  # the flips bid ``low`` needs
+    count = high - low + 1
+    sure = min(count, max(0, clean - first + 1))  # the bids that need no more than ``clean``
+    chances = [1.0] * sure
+    if sure == count:
+        return chances
+    if clean < len(t.pile[seat]) - t.shown[seat]:
+        return chances + [0.0] * (count - sure)  # a skull of its own comes first
+    products = []  # products[n - 1]: the chance of flipping the n safest cards of the others
+    probability = 1.0
+    for chance, cards in safest_cards(t, seat, style):
+        for _ in range(cards):
+            probability *= 1.0 - chance
+            products.append(probability)
+    for need in range(first + sure - clean, first + count - clean):
+        chances.append(products[need - 1] if need <= len(products) else 0.0)
+    return chances
+
+
 def best_bid(t: SimTable, seat: int, low: int, style: Style = PLAIN_STYLE) -> tuple[int, float]:
     """The highest bid from ``low`` that is sure, or else likely (STRETCH_AT), with its chance."""
-    best = (low, success(t, seat, low, style))
+    chances = bid_chances(t, seat, low, max(low, t.size), style)
+    best = (low, chances[0])
     for bid in range(low + 1, t.size + 1):
-        chance = success(t, seat, bid, style)
+        chance = chances[bid - low]
         if chance >= 1.0 or chance >= STRETCH_AT:
             best = (bid, chance)
         else:
@@ -357,20 +442,19 @@ def policy(t: SimTable, seat: int, rng: random.Random, style: Style = PLAIN_STYL
 def playout(t: SimTable, rng: random.Random, styles: list[Style], noise: list[float]) -> None:
     """Play the round to its end: every pirate plays the heuristic, or, as often as its noise
     says, a random legal action."""
+    draw, random_action, play = rng.random, t.random_action, t.play
     while t.phase != DONE:
         seat = t.current
-        if rng.random() < noise[seat]:
-            legal = t.legal(seat)
-            action = legal[rng.randrange(len(legal))]
+        if draw() < noise[seat]:
+            play(seat, random_action(seat, rng))
         else:
-            action = policy(t, seat, rng, styles[seat])
-        t.play(seat, action)
+            play(seat, policy(t, seat, rng, styles[seat]))
     t.settle()
 
 
 def value(t: SimTable, seat: int) -> float:
     """How good the settled round is for ``seat``'s team (cards, and pirates still in)."""
-    score = [float(c) + (OUT_BONUS if c else 0.0) for c in (t.cards(s) for s in range(4))]
+    score = [float(c) + (OUT_BONUS if c else 0.0) for c in t.held]
     mine = score[seat % 2] + score[seat % 2 + 2]
     theirs = score[1 - seat % 2] + score[3 - seat % 2]
     if not theirs:
@@ -551,6 +635,25 @@ class Guesser:
     state: HornState
     seat: int
     configs: dict[int, tuple[list[tuple[frozenset[int], int]], list[float]]]
+    base: SimTable = field(init=False)  # the table with what is known: copied for each guess
+    cumulative: dict[int, list[float]] = field(init=False)  # configs' weights, added up
+    cards: dict[int, list[tuple[list[int], list[int]]]] = field(init=False)  # configs' piles, hands
+
+    def __post_init__(self) -> None:
+        # Worked out once per decision, not per guess: ``rng.choices`` given the added-up
+        # weights draws exactly what it draws from the weights (it adds them up the same way).
+        self.cumulative = {owner: list(accumulate(w)) for owner, (_, w) in self.configs.items()}
+        self.cards = {
+            owner: [self._cards(owner, c) for c in options] for owner, (options, _) in self.configs.items()
+        }
+        self.base = self._known()
+
+    def _cards(self, owner: int, config: tuple[frozenset[int], int]) -> tuple[list[int], list[int]]:
+        """``owner``'s pile and hand (doubloons, skulls) if its hidden skulls lie as ``config``."""
+        chosen, skulls_in_hand = config
+        pirate = self.state.pirates[owner]
+        pile = [S if (c.flipped and c.card == SKULL) or d in chosen else D for d, c in enumerate(pirate.pile)]
+        return pile, [pirate.count - skulls_in_hand, skulls_in_hand]
 
     @classmethod
     def of(cls, state: HornState, seat: int, memory: Memory) -> Guesser:
@@ -562,9 +665,8 @@ class Guesser:
         }
         return cls(state, seat, configs)
 
-    def draw(self, rng: random.Random, noise: list[float] | None = None) -> SimTable:
-        """One guess of the whole table (in the opening, with the others' opening cards laid as
-        their noise says: a careful pirate opens with a skull as often as OPEN_SKULL)."""
+    def _known(self) -> SimTable:
+        """The table without the guesses: every seat's public facts, the known seats' cards."""
         t = SimTable()
         for owner, pirate in enumerate(self.state.pirates):
             t.out[owner] = pirate.out
@@ -572,19 +674,21 @@ class Guesser:
             t.shown[owner] = sum(c.flipped for c in pirate.pile)
             if owner == self.seat or owner not in self.configs:
                 hand = pirate.hand or (0, 0)
-                t.hand[owner] = [hand[0], hand[1]]
-                t.pile[owner] = [S if c.card == SKULL else D for c in pirate.pile]
-                continue
-            options, weights = self.configs[owner]
-            chosen, skulls_in_hand = rng.choices(options, weights)[0]
-            t.pile[owner] = [
-                S if (c.flipped and c.card == SKULL) or d in chosen else D for d, c in enumerate(pirate.pile)
-            ]
-            t.hand[owner] = [pirate.count - skulls_in_hand, skulls_in_hand]
+                t.set_cards(owner, [hand[0], hand[1]], [S if c.card == SKULL else D for c in pirate.pile])
         _public(t, self.state)
+        return t
+
+    def draw(self, rng: random.Random, noise: list[float] | None = None) -> SimTable:
+        """One guess of the whole table (in the opening, with the others' opening cards laid as
+        their noise says: a careful pirate opens with a skull as often as OPEN_SKULL)."""
+        t = self.base.copy()
+        pirates = self.state.pirates
+        for owner, cards in self.cards.items():
+            pile, hand = rng.choices(cards, cum_weights=self.cumulative[owner])[0]
+            t.set_cards(owner, hand[:], pile[:])
         if self.state.phase == "opening":
             for owner in self.configs:
-                if not self.state.pirates[owner].pile and t.hand[owner][D] + t.hand[owner][S] > 0:
+                if not pirates[owner].pile and t.hand[owner][D] + t.hand[owner][S] > 0:
                     careless = (noise or [NOISE] * 4)[owner]
                     _lay(t, owner, rng.random() < OPEN_SKULL * (1 - careless) + 0.5 * careless)
         return t
@@ -592,9 +696,7 @@ class Guesser:
 
 def _lay(t: SimTable, seat: int, skull: bool) -> None:
     """An opening card (a skull if asked and held, or the only kind held)."""
-    card = S if (skull and t.hand[seat][S]) or not t.hand[seat][D] else D
-    t.hand[seat][card] -= 1
-    t.pile[seat].append(card)
+    t.lay(seat, S if (skull and t.hand[seat][S]) or not t.hand[seat][D] else D)
 
 
 def _public(t: SimTable, state: HornState) -> None:
@@ -697,6 +799,7 @@ class CaptainBot:
         samples = max(MIN_SAMPLES, self.playouts // len(options))
         totals = [0.0] * len(options)
         styles = [style if s == seat else PLAIN_STYLE for s in range(4)]
+        rng = random.Random()  # seeded again for each playout (as a new one would be, for less)
         for _ in range(samples):
             guess = guesser.draw(self.rng, noise)
             seed = self.rng.getrandbits(32)
@@ -706,7 +809,8 @@ class CaptainBot:
                     _lay(trial, seat, option[1] == S)
                 else:
                     trial.play(seat, option)
-                playout(trial, random.Random(seed), styles, noise)
+                rng.seed(seed)  # every option plays out with the same random numbers
+                playout(trial, rng, styles, noise)
                 totals[index] += value(trial, seat)
         best = max(range(len(options)), key=lambda i: (totals[i], -i))
         return options[best]
