@@ -1,9 +1,10 @@
-"""What the bot benchmarks share: the 95% Wilson score interval of a share of matches, and a 95%
+"""What the bot benchmarks share: the 95% Wilson score interval of a share of matches, a 95%
 interval for a quantile of decision times."""
 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 from typing import Final
 
@@ -53,3 +54,11 @@ def _binomial_cdf(n: int, p: float) -> list[float]:
         total += math.exp(log_pmf)
         out.append(min(total, 1.0))
     return out
+
+
+def bootstrap_mean(values: list[float], rounds: int = 4000, seed: int = 0) -> tuple[float, float]:
+    """The 95% percentile bootstrap interval of the mean of ``values`` (resampled ``rounds``
+    times with a generator of its own, so the same values give the same interval)."""
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choices(values, k=len(values))) / len(values) for _ in range(rounds))
+    return means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]

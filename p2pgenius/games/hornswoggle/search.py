@@ -173,21 +173,32 @@ class SimTable:
     def random_action(self, seat: int, rng: random.Random) -> SimAction:
         """``legal(seat)[rng.randrange(len(legal(seat)))]``, the same draw, without the list."""
         if self.phase == FLIPPING:
-            legal = self.legal(seat)
-            return legal[rng.randrange(len(legal))]
+            piles = self.flippable()
+            pick = rng.randrange(len(piles) + self.may_insure())
+            return ("flip", piles[pick]) if pick < len(piles) else ("insure", 0)
         if self.phase == BIDDING:
             pick = rng.randrange(1 + self.size - self.bid)
             return ("bid", self.bid + pick) if pick else ("pass", 0)
         hand = self.hand[seat]
-        kinds = [c for c in (D, S) if hand[c]]
-        pick = rng.randrange(len(kinds) + self.size)
-        return ("place", kinds[pick]) if pick < len(kinds) else ("bid", pick - len(kinds) + 1)
+        places = (hand[D] > 0) + (hand[S] > 0)  # a doubloon first, as in legal()
+        pick = rng.randrange(places + self.size)
+        if pick < places:
+            return ("place", D if pick == 0 and hand[D] else S)
+        return ("bid", pick - places + 1)
 
     def play(self, seat: int, action: SimAction) -> None:
         """Apply a legal action of ``seat``."""
         kind, value = action
         if kind == "flip":
-            self._flip(value)
+            pile = self.pile[value]
+            card = pile[len(pile) - 1 - self.shown[value]]
+            self.shown[value] += 1
+            if card == S:
+                self.phase, self.success = DONE, False
+            else:
+                self.flips += 1
+                if self.flips == self.bid:
+                    self.phase, self.success = DONE, True
         elif kind == "place":
             self.hand[seat][value] -= 1
             self.pile[seat].append(value)
@@ -206,47 +217,39 @@ class SimTable:
             self.garnets[seat] -= 1
 
     def _after_bid(self, seat: int) -> None:
-        if self.bid == self.size or self._bidding_over():
-            self.phase, self.challenger, self.current = FLIPPING, self.bidder, self.bidder
-            return
-        nxt = self.next_in(seat)
-        while self.passed[nxt]:
-            nxt = self.next_in(nxt)
-        self.current = nxt
-
-    def _bidding_over(self) -> bool:
-        """Every other seat still in has passed."""
+        """The next seat to bid, or the challenge once the bid is the table or all others passed."""
         out, passed, bidder = self.out, self.passed, self.bidder
-        return all(out[seat] or passed[seat] or seat == bidder for seat in range(4))
-
-    def _flip(self, owner: int) -> None:
-        pile = self.pile[owner]
-        card = pile[len(pile) - 1 - self.shown[owner]]
-        self.shown[owner] += 1
-        if card == S:
-            self.phase, self.success = DONE, False
-            return
-        self.flips += 1
-        if self.flips == self.bid:
-            self.phase, self.success = DONE, True
+        if self.bid != self.size:
+            for other in range(4):
+                if not (out[other] or passed[other] or other == bidder):
+                    nxt = self.next_in(seat)
+                    while passed[nxt]:
+                        nxt = self.next_in(nxt)
+                    self.current = nxt
+                    return
+        self.phase, self.challenger, self.current = FLIPPING, bidder, bidder
 
     def settle(self) -> None:
         """The piles go back to their owners and the losers discard (the heuristic's choice)."""
         hand, held = self.hand, self.held
         for seat, pile in enumerate(self.pile):
             if pile:
+                cards = hand[seat]
                 skulls = pile.count(S)
-                hand[seat][S] += skulls
-                hand[seat][D] += len(pile) - skulls
+                cards[S] += skulls
+                cards[D] += len(pile) - skulls
         self.pile, self.shown, self.size = [[], [], [], []], [0, 0, 0, 0], 0
         me = self.challenger
         if self.success:
-            losers = [s for s in range(4) if s % 2 != me % 2 and held[s]]
-        else:
-            losers = [] if self.insured or not held[me] else [me]
-        for seat in losers:
-            hand[seat][discard_choice(hand[seat])] -= 1
-            held[seat] -= 1
+            for seat in range(4):
+                if seat % 2 != me % 2 and held[seat]:
+                    self._discard(seat)
+        elif not self.insured and held[me]:
+            self._discard(me)
+
+    def _discard(self, seat: int) -> None:
+        self.hand[seat][discard_choice(self.hand[seat])] -= 1
+        self.held[seat] -= 1
 
 
 # -- the heuristic policy ------------------------------------------------------------------------
@@ -340,26 +343,28 @@ def safest_cards(t: SimTable, seat: int, style: Style = PLAIN_STYLE) -> list[tup
 
 
 def bid_chances(t: SimTable, seat: int, low: int, high: int, style: Style = PLAIN_STYLE) -> list[float]:
-    """``[success(t, seat, bid, style) for bid in range(low, high + 1)]``, the same floats (the
-    same factors multiplied in the same order), with the other piles' odds worked out once."""
+    """:func:`success` for each bid from ``low`` to ``high``: 1 while the seat's own clean top
+    (and its flips so far) covers the bid; 0 once its own skull would come first, or the cards
+    run out; else the chance that none of the others' safest cards it needs is a skull. The
+    other piles' odds are worked out once for all the bids."""
     clean = clean_top(t, seat)
     first = low - (t.flips if t.challenger == seat else 0)  # the flips bid ``low`` needs
     count = high - low + 1
     sure = min(count, max(0, clean - first + 1))  # the bids that need no more than ``clean``
     chances = [1.0] * sure
-    if sure == count:
-        return chances
-    if clean < len(t.pile[seat]) - t.shown[seat]:
-        return chances + [0.0] * (count - sure)  # a skull of its own comes first
-    products = []  # products[n - 1]: the chance of flipping the n safest cards of the others
-    probability = 1.0
-    for chance, cards in safest_cards(t, seat, style):
-        for _ in range(cards):
-            probability *= 1.0 - chance
-            products.append(probability)
-    for need in range(first + sure - clean, first + count - clean):
-        chances.append(products[need - 1] if need <= len(products) else 0.0)
-    return chances
+    if sure < count and clean == len(t.pile[seat]) - t.shown[seat]:  # (else its own skull is next)
+        skip = first + sure - clean - 1  # the others' cards flipped before the first bid not sure
+        probability = 1.0
+        for chance, cards in safest_cards(t, seat, style):
+            for _ in range(cards):
+                probability *= 1.0 - chance
+                if skip:
+                    skip -= 1
+                    continue
+                chances.append(probability)
+                if len(chances) == count:
+                    return chances
+    return chances + [0.0] * (count - len(chances))
 
 
 def best_bid(t: SimTable, seat: int, low: int, style: Style = PLAIN_STYLE) -> tuple[int, float]:

@@ -1,0 +1,79 @@
+"""Benchmark (issue 49): the processor time of the ``captain`` per decision and per match.
+
+    nice -n 5 .venv/bin/python bench/hornswoggle_speed.py [--matches 20] [--offset 0]
+
+Plays N seeded matches of four captains, the engine alone (no network), each with one Hacked
+Garnet a seat; the seat to act and the bots' seeds follow the match's seed, so that two versions
+of the code play the same matches for as long as they decide alike. Prints the processor time
+(``time.process_time``: this process's CPU, not the wall clock of a shared machine) of a
+captain's decision, median and 99th percentile, and of a whole match (every decision), its mean
+with a 95% bootstrap interval; then a digest of every decision and of the captains' generators
+after each, the same for two versions of the code exactly when they made the same decisions with
+the same random numbers.
+
+To compare with another version, run this script from that version's tree (or with its
+``p2pgenius`` first on ``PYTHONPATH``) with the same arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+import statistics
+import time
+
+from stats import bootstrap_mean  # (bench/stats.py: the script's own folder is on the path)
+
+from p2pgenius.bots import make_bot
+from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
+
+MAX_ACTIONS = 5000
+
+
+def match(seed: int, digest: hashlib._Hash, decisions: list[float]) -> float:
+    """One match of four captains; the CPU seconds of its decisions (each one added to
+    ``decisions``, each decision and generator state to ``digest``)."""
+    bots = [make_bot("hornswoggle", "captain", seed=seed * 10 + seat) for seat in range(4)]
+    rng = random.Random(seed)
+    state = HORNSWOGGLE.initial({"garnets": [1, 1, 1, 1]}, {})
+    spent = 0.0
+    for _ in range(MAX_ACTIONS):
+        seats = HORNSWOGGLE.to_act(state)
+        if not seats:
+            break
+        seat = rng.choice(seats)
+        start = time.process_time()
+        action = bots[seat].choose(state, seat)
+        cpu = time.process_time() - start
+        decisions.append(cpu)
+        spent += cpu
+        generator = getattr(bots[seat], "rng", None)
+        digest.update(f"{seat} {action!r} {generator.getstate() if generator else ''}\n".encode())
+        state = HORNSWOGGLE.apply(state, seat, action)
+    return spent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--matches", type=int, default=20)
+    parser.add_argument("--offset", type=int, default=0, help="the first match's seed")
+    args = parser.parse_args()
+    digest = hashlib.sha256()
+    decisions: list[float] = []
+    matches = [match(args.offset + n, digest, decisions) for n in range(args.matches)]
+    decisions.sort()
+    p99 = decisions[min(len(decisions) - 1, round(0.99 * (len(decisions) - 1)))]
+    mean, (low, high) = statistics.fmean(matches), bootstrap_mean(matches)
+    print("| captain vs captain, engine alone | value |")
+    print("|---|---|")
+    print(f"| matches (seeds {args.offset} to {args.offset + args.matches - 1}) | {args.matches} |")
+    print(f"| decisions | {len(decisions)} |")
+    print(f"| CPU per decision, median | {statistics.median(decisions) * 1e3:.2f} ms |")
+    print(f"| CPU per decision, 99th percentile | {p99 * 1e3:.1f} ms |")
+    print(f"| CPU per match, mean [95% bootstrap interval] | {mean:.2f} s [{low:.2f}, {high:.2f}] |")
+    print(f"| digest of every decision | {digest.hexdigest()[:16]} |")
+
+
+if __name__ == "__main__":
+    main()
