@@ -5,6 +5,7 @@ random numbers used, the same chances and bids to the last bit, and so the same 
 from __future__ import annotations
 
 import random
+from itertools import accumulate
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,6 +23,7 @@ from p2pgenius.games.hornswoggle.search import (
     skull_chance,
     success,
     value,
+    weighted_index,
 )
 from tests.hornswoggle.reference_sim import (
     ReferenceCaptain,
@@ -141,6 +143,15 @@ def test_chances_and_bids_are_the_reference_ones_to_the_bit(seed: int) -> None:
             assert bid_chances(quick, seat, low, ref.size + 1, style) == expected
             assert [success(quick, seat, bid, style) for bid in range(low, ref.size + 2)] == expected
             assert best_bid(quick, seat, low, style) == reference_best_bid(ref, seat, low, style)
+
+
+@given(st.lists(st.floats(min_value=1e-9, max_value=1e6), min_size=1, max_size=30), SEEDS)
+def test_a_weighted_pick_is_what_random_choices_picks(weights: list[float], seed: int) -> None:
+    cumulative = list(accumulate(weights))
+    mine, theirs = random.Random(seed), random.Random(seed)
+    for _ in range(20):
+        assert weighted_index(mine, cumulative) == theirs.choices(range(len(weights)), weights)[0]
+    assert mine.getstate() == theirs.getstate()
 
 
 def decisions(bots: list[CaptainBot | None], seed: int) -> list[tuple[int, str, object]]:

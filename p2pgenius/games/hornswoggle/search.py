@@ -18,7 +18,9 @@ bids loosely. Work is bounded by these counts, never by the clock.
 
 from __future__ import annotations
 
+import math
 import random
+from bisect import bisect
 from dataclasses import dataclass, field
 from itertools import accumulate, combinations
 from math import comb
@@ -645,9 +647,10 @@ class Guesser:
     cards: dict[int, list[tuple[list[int], list[int]]]] = field(init=False)  # configs' piles, hands
 
     def __post_init__(self) -> None:
-        # Worked out once per decision, not per guess: ``rng.choices`` given the added-up
-        # weights draws exactly what it draws from the weights (it adds them up the same way).
+        # Worked out once per decision, not per guess (see weighted_index).
         self.cumulative = {owner: list(accumulate(w)) for owner, (_, w) in self.configs.items()}
+        if not all(0.0 < added[-1] < math.inf for added in self.cumulative.values()):
+            raise ValueError("Total of weights must be greater than zero and finite")  # (as choices)
         self.cards = {
             owner: [self._cards(owner, c) for c in options] for owner, (options, _) in self.configs.items()
         }
@@ -689,7 +692,7 @@ class Guesser:
         t = self.base.copy()
         pirates = self.state.pirates
         for owner, cards in self.cards.items():
-            pile, hand = rng.choices(cards, cum_weights=self.cumulative[owner])[0]
+            pile, hand = cards[weighted_index(rng, self.cumulative[owner])]
             t.set_cards(owner, hand[:], pile[:])
         if self.state.phase == "opening":
             for owner in self.configs:
@@ -697,6 +700,13 @@ class Guesser:
                     careless = (noise or [NOISE] * 4)[owner]
                     _lay(t, owner, rng.random() < OPEN_SKULL * (1 - careless) + 0.5 * careless)
         return t
+
+
+def weighted_index(rng: random.Random, cumulative: list[float]) -> int:
+    """``rng.choices(range(n), weights)[0]`` for weights whose running totals are ``cumulative``:
+    the same number drawn and the same index found, the way random.choices finds it (the first
+    running total above random() times the total), without adding up the weights each time."""
+    return bisect(cumulative, rng.random() * (cumulative[-1] + 0.0), 0, len(cumulative) - 1)
 
 
 def _lay(t: SimTable, seat: int, skull: bool) -> None:
@@ -814,7 +824,8 @@ class CaptainBot:
                     _lay(trial, seat, option[1] == S)
                 else:
                     trial.play(seat, option)
-                rng.seed(seed)  # every option plays out with the same random numbers
+                if trial.phase != DONE:  # (a round the option ended draws no number: no seeding)
+                    rng.seed(seed)  # every option plays out with the same random numbers
                 playout(trial, rng, styles, noise)
                 totals[index] += value(trial, seat)
         best = max(range(len(options)), key=lambda i: (totals[i], -i))
