@@ -41,7 +41,8 @@ SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 def deal(rng: random.Random) -> tuple[SimTable, RefTable]:
     """The same round on both tables: random hands (a pirate without cards is out), garnets,
     every pirate still in has laid its opening card, the first of them to act."""
-    counts = [(rng.randint(0, 4), rng.randint(0, 2)) for _ in range(4)]
+    big = rng.random() < 0.1  # (a setup may deal more than the usual 4 and 2)
+    counts = [(rng.randint(0, 9 if big else 4), rng.randint(0, 6 if big else 2)) for _ in range(4)]
     for seat in (0, 1):  # a team with no cards at all would have lost already
         if sum(counts[seat]) + sum(counts[seat + 2]) == 0:
             counts[seat] = (1, 1)

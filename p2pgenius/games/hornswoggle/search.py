@@ -274,11 +274,7 @@ def expected_skulls(cards: int) -> float:
 
 
 SKULL_SHARE: Final = tuple(expected_skulls(cards) / cards if cards else 0.0 for cards in range(13))
-
-
-def skull_share(cards: int) -> float:
-    """``expected_skulls(cards) / cards``, from a table for the usual counts."""
-    return SKULL_SHARE[cards] if cards < len(SKULL_SHARE) else expected_skulls(cards) / cards
+"""``expected_skulls(cards) / cards`` for the usual counts (a table: a playout asks often)."""
 
 
 def skull_chance(t: SimTable, seat: int, owner: int, style: Style = PLAIN_STYLE) -> float:
@@ -286,7 +282,7 @@ def skull_chance(t: SimTable, seat: int, owner: int, style: Style = PLAIN_STYLE)
     cards = t.held[owner]
     if cards <= t.shown[owner]:
         return 0.0
-    base = SKULL_SHARE[cards] if cards < len(SKULL_SHARE) else skull_share(cards)
+    base = SKULL_SHARE[cards] if cards < len(SKULL_SHARE) else expected_skulls(cards) / cards
     bias = PARTNER_BIAS if owner % 2 == seat % 2 else 1.0
     if owner in (t.bidder, t.challenger):
         bias *= style.bidder[owner]
