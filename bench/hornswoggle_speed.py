@@ -6,7 +6,8 @@ Plays N seeded matches of four captains, the engine alone (no network), each wit
 Garnet a seat; the seat to act and the bots' seeds follow the match's seed, so that two versions
 of the code play the same matches for as long as they decide alike. Prints the processor time
 (``time.process_time``: this process's CPU, not the wall clock of a shared machine) of a
-captain's decision, median and 99th percentile, and of a whole match (every decision), its mean
+captain's decision, median and 99th percentile (nearest rank, each with its distribution-free
+95% interval), and of a whole match (every decision), its mean
 with a 95% bootstrap interval; then a digest of every decision and of the captains' generators
 after each, the same for two versions of the code exactly when they made the same decisions with
 the same random numbers.
@@ -23,7 +24,7 @@ import random
 import statistics
 import time
 
-from stats import bootstrap_mean  # (bench/stats.py: the script's own folder is on the path)
+from stats import bootstrap_mean, quantile_interval  # (bench/stats.py: this folder is on the path)
 
 from p2pgenius.bots import make_bot
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
@@ -54,6 +55,12 @@ def match(seed: int, digest: hashlib._Hash, decisions: list[float]) -> float:
     return spent
 
 
+def _ms(quantile: tuple[float, float, float]) -> str:
+    """A quantile and its interval, in milliseconds."""
+    estimate, low, high = (f"{x * 1e3:.2f}" for x in quantile)
+    return f"{estimate} ms [{low}, {high}]"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--matches", type=int, default=20)
@@ -62,15 +69,14 @@ def main() -> None:
     digest = hashlib.sha256()
     decisions: list[float] = []
     matches = [match(args.offset + n, digest, decisions) for n in range(args.matches)]
-    decisions.sort()
-    p99 = decisions[min(len(decisions) - 1, round(0.99 * (len(decisions) - 1)))]
+    median, p99 = quantile_interval(decisions, 0.5), quantile_interval(decisions, 0.99)
     mean, (low, high) = statistics.fmean(matches), bootstrap_mean(matches)
     print("| captain vs captain, engine alone | value |")
     print("|---|---|")
     print(f"| matches (seeds {args.offset} to {args.offset + args.matches - 1}) | {args.matches} |")
     print(f"| decisions | {len(decisions)} |")
-    print(f"| CPU per decision, median | {statistics.median(decisions) * 1e3:.2f} ms |")
-    print(f"| CPU per decision, 99th percentile | {p99 * 1e3:.1f} ms |")
+    print(f"| CPU per decision, median [95% interval] | {_ms(median)} |")
+    print(f"| CPU per decision, 99th percentile [95% interval] | {_ms(p99)} |")
     print(f"| CPU per match, mean [95% bootstrap interval] | {mean:.2f} s [{low:.2f}, {high:.2f}] |")
     print(f"| digest of every decision | {digest.hexdigest()[:16]} |")
 

@@ -1,5 +1,5 @@
 """What the bot benchmarks share: the 95% Wilson score interval of a share of matches, a 95%
-interval for a quantile of decision times."""
+interval for a quantile of decision times, and a 95% bootstrap interval of a mean."""
 
 from __future__ import annotations
 
