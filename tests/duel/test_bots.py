@@ -3,6 +3,7 @@ never surrender by accident, put idle hands to use, and two of them finish their
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from typing import Any
 
@@ -12,9 +13,10 @@ from p2pgenius.bots import levels, make_bot
 from p2pgenius.games.base import Outcome
 from p2pgenius.games.duel import DUEL
 from p2pgenius.games.duel.actions import Gestures, Paralyze
-from p2pgenius.games.duel.resolve import effective_gestures
+from p2pgenius.games.duel.resolve import effective_gestures, plan
 from p2pgenius.games.duel.spells import STAB
 from p2pgenius.games.duel.state import DuelState, Monster, Wizard
+from p2pgenius.games.duel.variety import played, pointless, sample
 
 LEVELS = ("archmage", "wizard")
 
@@ -185,3 +187,98 @@ def test_the_archmage_plays_legal_moves_through_whole_duels_and_wins_them() -> N
             assert outcome is not None and outcome.winner == seat
     outcome = duel(("archmage", "wizard"), 1)
     assert outcome is not None
+
+
+def test_an_archmage_going_round_a_lock_stops_stabbing_at_a_shield_that_never_drops() -> None:
+    # Two archmages locked for hundreds of turns here: p1 at 1 HP with its ogre, p0 at 3 HP, each
+    # raising a Shield and stabbing at the other's every turn in the hope that it drops. Six
+    # turns of it on the board: the loop shows the Shield does not drop, so p0 stabs elsewhere
+    # (the ogre) or gets on with a spell.
+    me = wizard(hp=3, left="SDPPPPPP", right="WS>>>>>>")
+    them = wizard(hp=1, left="DSPPPPPP", right="PW>>>>>>")
+    state = DuelState(turn=9, wizards=(me, them), monsters=(Monster(1, "ogre", 1, 2),), next_monster=2)
+    for seed in range(8):
+        move = make_bot("duel", "archmage", seed=seed).choose(state, 0)
+        assert isinstance(move, Gestures)
+        if STAB in counted(state, 0, move):
+            assert move.targets and all(ref.kind == "monster" for _, ref in move.targets), (seed, move)
+
+
+def test_two_archmages_from_the_lock_finish_the_duel() -> None:
+    me = wizard(hp=3, left="SDPPPPPP", right="WS>>>>>>")
+    them = wizard(hp=1, left="DSPPPPPP", right="PW>>>>>>")
+    state = DuelState(turn=9, wizards=(me, them), monsters=(Monster(1, "ogre", 1, 2),), next_monster=2)
+    for seed in range(2):
+        bots = [make_bot("duel", "archmage", seed=seed * 2 + i) for i in (0, 1)]
+        played = state
+        while played.outcome is None and played.turn <= 120:
+            for seat in DUEL.to_act(played):
+                played = DUEL.apply(played, seat, bots[seat].choose(played, seat))
+        assert played.outcome is not None, seed
+
+
+def spells_cast(state: DuelState, seat: int, action: object) -> set[str]:
+    assert isinstance(action, Gestures)
+    return {completion.spell for _, completion in plan(state.wizards[seat], action, strict=False).spells}
+
+
+def test_the_archmage_does_not_cure_itself_at_full_hp() -> None:
+    # W on the left completes Cure Light Wounds (S-P-W) at 15 HP of 15: it would heal nothing,
+    # and the old archmage made it with every seed (W also begins two spells).
+    state = DuelState(
+        turn=5, wizards=(wizard(left="WWSP", right="PWWS"), wizard(hp=12, left="DSPS", right="PWWS"))
+    )
+    for seed in range(10):
+        assert "cure_light_wounds" not in spells_cast(
+            state, 0, make_bot("duel", "archmage", seed=seed).choose(state, 0)
+        )
+
+
+def test_the_archmage_charms_no_monster_that_is_not_there() -> None:
+    # D on the left completes Charm Monster (P-W-W-D); the opponent has no monster and no hand
+    # one gesture from summoning one, at 5 HP D would also begin a Fireball.
+    for left, right in (("DPWW", "SDSP"), ("SPWW", "PSPW"), ("DPWW", "DSPS")):
+        state = DuelState(
+            turn=5, wizards=(wizard(hp=12, left=left, right=right), wizard(hp=5, left="DSDD", right="SPSS"))
+        )
+        for seed in range(10):
+            move = make_bot("duel", "archmage", seed=seed).choose(state, 0)
+            assert "charm_monster" not in spells_cast(state, 0, move), (left, right, seed)
+
+
+def test_a_spell_that_can_do_nothing_is_not_drawn_for_variety() -> None:
+    # Two moves near-equal: the better by a hair completes Cure Light Wounds at full HP. Drawn
+    # among near-equal moves, it would be made about half the time; it must never be.
+    state = DuelState(
+        turn=5, wizards=(wizard(left="WWSP", right="PWWS"), wizard(hp=12, left="DSPS", right="PWWS"))
+    )
+    cure, other = Gestures("W", "P"), Gestures("D", "P")
+    assert pointless(state, 0, cure) and not pointless(state, 0, other)
+    rng = random.Random(1)
+    assert {sample(state, 0, [cure, other], [1.01, 1.0], rng) for _ in range(40)} == {other}
+    # Alone near the best, it is made: its gestures are then worth more than anything else.
+    assert sample(state, 0, [cure, other], [3.0, 1.0], rng) == cure
+
+
+def repeats_a_cycle(turns: list[tuple[str, str]], shortest: int = 3) -> bool:
+    n = len(turns)
+    return any(
+        turns[start : start + length] == turns[start + length : start + 2 * length]
+        for length in range(shortest, n // 2 + 1)
+        for start in range(n - 2 * length + 1)
+    )
+
+
+def test_two_archmages_play_no_loop_twice() -> None:
+    # The demo's duel (the host's seed 1 and the guest's 2 make these two bots): two archmages
+    # played a five-turn loop four times over in it (a Shield; two waves; a goblin; a charm of
+    # the other's goblin; an Anti-spell and a stab), mirror images of each other.
+    assert repeats_a_cycle([("P", "P"), ("WW", "WW"), ("SW", "SW")] * 2)  # (the check itself)
+    for seeds in ((10, 21), (11, 20)):
+        bots = [make_bot("duel", "archmage", seed=seed) for seed in seeds]
+        state = DUEL.initial({}, {"fast": True})
+        while state.outcome is None and state.turn <= MAX_TURNS:
+            for seat in DUEL.to_act(state):
+                state = DUEL.apply(state, seat, bots[seat].choose(state, seat))
+        assert state.outcome is not None
+        assert not repeats_a_cycle(played(state)), seeds

@@ -22,7 +22,8 @@ useful pair of gestures of its own against the opponent's plausible replies (eac
 a spell under way, as the UI's "next" hints show, or shielding or stabbing), each pair resolved by
 the engine itself and the position scored; it models the opponent as a soft best response, blends
 the expected score with the worst case, and samples among near-best moves with its seeded
-generator. While blinded it reads nothing the blindness hides. It chooses a paralysed hand as
+generator, never playing a loop a second time if it can help it nor making a spell that can do
+nothing unless its gestures are clearly worth more (variety.py). While blinded it reads nothing the blindness hides. It chooses a paralysed hand as
 ``wizard`` does.
 """
 

@@ -10,10 +10,13 @@ with nothing under way, starts one). Every pair is resolved by the engine's own
 :func:`resolve_turn` and the position scored by :meth:`Judge.evaluate` (HP, the last few counting
 extra; monsters; each hand's spells under way, weighed by what they are worth here and how soon
 they finish; enchantments). The opponent is modelled as a soft best response to our moves taken
-as even, with a share of its choices spread evenly (a quantal level-1 player); our move maximises
-a blend of its expected score against that model and its worst case, and near-equal moves are
-sampled with the bot's seeded generator. The work is capped by counts (at most 27 moves a side),
-never by the clock: at most 729 turn resolutions a decision, usually a few hundred.
+as even, with a share of its choices spread evenly (a quantal level-1 player; over its blunders
+only until the two wizards go round a loop); our move maximises a blend of its expected score
+against that model and its worst case, less the cost of a spell that would do nothing and of
+playing a loop a second time, and near-equal moves are sampled with the bot's seeded generator,
+the better more often (variety.py). The work is
+capped by counts (at most 27 moves a side, and 9 more stabs while the other side has a goblin or
+an ogre), never by the clock: at most 1,296 turn resolutions a decision, usually a few hundred.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from p2pgenius.games.duel.actions import Gestures, Ref
 from p2pgenius.games.duel.resolve import effective_gestures, made_gestures, resolve_turn
 from p2pgenius.games.duel.spells import HANDS, STAB, next_gestures
 from p2pgenius.games.duel.state import MONSTER_HP, DuelState, Monster, Wizard
+from p2pgenius.games.duel.variety import repeating, sample, without_repeats
 
 WIN: Final = 1000.0
 """The score of a won duel (a lost one is minus this; a draw is nothing)."""
@@ -63,15 +67,18 @@ SLIP: Final = 0.15
 """The share of the opponent's choices taken as even over its moves (no model is that sure)."""
 CAUTION: Final = 0.3
 """The share of the worst case in the score of a move (the rest: its expectation)."""
-SPREAD: Final = 0.15
-"""Moves within this much of the best are sampled evenly (so two archmages do not mirror)."""
-
-PATIENCE: Final = 40
-"""After this many turns each move's score gets a random bonus, ``IMPATIENCE`` HP wide per turn
-beyond: two archmages at 5 HP each otherwise raise Counter-spells and Anti-spells at each other
-for ever (14 of 30 self-play duels reached turn 300)."""
-IMPATIENCE: Final = 0.1
-
+BLUNDER: Final = 100.0
+"""An opponent's move this much below its best is a blunder. The model's :data:`SLIP` share
+reaches blunders too (a club player does make them), except once the two wizards are going round
+a loop (variety.repeating): then the opponent has shown it does not. Two archmages otherwise
+locked, a wizard at 1 HP and its ogre against one at 3 HP: each raised a Shield and stabbed at
+the other's every turn, hoping for the Shield to drop (a tenth of a won duel, against the point
+a stab takes off the ogre), for hundreds of turns."""
+WASTE: Final = 1.0
+"""The cost of completing a spell that does nothing (a Charm Monster that finds no monster, a
+Cure Light Wounds at full HP that no damage meets, a Counter-spell that stops and blocks
+nothing): it costs no HP, but a player who casts one has wasted a turn's thought. Small, so that
+a spell completed on the way to something worth more is still completed."""
 CROWD: Final = 0.6
 """Each further monster of a side counts this much of the one before it."""
 
@@ -180,6 +187,7 @@ class Judge:
     seat: int
     mine: Values
     theirs: Values
+    healthy: bool = False  # at full HP before the turn: a Cure would heal nothing
 
     def evaluate(self, state: DuelState) -> float:
         """The position's worth to ``seat``: positive is good."""
@@ -191,7 +199,37 @@ class Judge:
         score = _hp(me.hp) - _hp(them.hp)
         score += _spells(me, self.mine) - _spells(them, self.theirs)
         score += _status(them, 1 - self.seat, state) - _status(me, self.seat, state)
-        return score + _monsters(state, self.seat)
+        return score + _monsters(state, self.seat) - WASTE * wasted(state, self.seat, healthy=self.healthy)
+
+
+def wasted(state: DuelState, seat: int, *, healthy: bool) -> int:
+    """How many spells ``seat`` completed in the turn that led to ``state`` that did nothing: a
+    Charm Monster that found no monster, a Cure Light Wounds at full HP (``healthy``) that met no
+    damage, a Counter-spell that stopped and blocked nothing (read from the turn's events)."""
+    me = f"p{seat}"
+    count = 0
+    cast: list[str] = []
+    hurt = guarded = False
+    for event in state.events:
+        kind = event["type"]
+        if kind == "cast":
+            if event["seat"] == seat:
+                cast.append(str(event["spell"]))
+            elif event["spell"] == "fire_storm":
+                guarded = True
+        elif kind == "miss" and event.get("spell") == "charm_monster" and event.get("seat") == seat:
+            count += 1
+        elif kind == "damage" and event.get("target") == me:
+            hurt = True
+        elif (kind == "blocked" and event.get("target") == me) or (
+            kind == "fizzle" and event.get("by") == "counter_spell"
+        ):
+            guarded = True
+    if not cast:
+        return count
+    count += "cure_light_wounds" in cast and healthy and not hurt
+    count += "counter_spell" in cast and not (hurt or guarded)
+    return count
 
 
 def _hp(hp: int) -> float:
@@ -268,10 +306,12 @@ def replies(state: DuelState, seat: int) -> list[Gestures]:
 
 def candidates(state: DuelState, seat: int) -> list[Gestures]:
     """The moves ``seat`` considers: one per distinct pair of counted gestures, never a surrender,
-    each stab aimed at the opponent's weakest monster if one has 1 HP, else at the opponent. A
+    each stab aimed at the opponent's weakest monster if one has 1 HP, else at the opponent; and,
+    while the opponent has a goblin or ogre of more HP, each stab at that monster too. A
     paralysed hand is given the gesture it must repeat, and an afraid one no C, D or S."""
     wizard = state.wizards[seat]
     stab_at = _stab_target(state, seat)
+    prey = None if stab_at is not None else _prey(state, seat)
     seen: set[tuple[str, str]] = set()
     moves: list[Gestures] = []
     for left, right in PAIRS:
@@ -287,6 +327,8 @@ def candidates(state: DuelState, seat: int) -> list[Gestures]:
         if stabbing and stab_at is not None:
             move = replace(move, targets=((stabbing[0], stab_at),))
         moves.append(move)
+        if stabbing and prey is not None:
+            moves.append(replace(move, targets=((stabbing[0], prey),)))
     return moves
 
 
@@ -295,9 +337,17 @@ def _stab_target(state: DuelState, seat: int) -> Ref | None:
     return Ref("monster", monster=weak[0].number) if weak else None
 
 
+def _prey(state: DuelState, seat: int) -> Ref | None:
+    """The opponent's weakest goblin or ogre (None: it has none)."""
+    theirs = [m for m in state.monsters if m.controller != seat and m.kind != "fire_elemental"]
+    weakest = min(theirs, key=lambda m: (m.hp, m.number), default=None)
+    return None if weakest is None else Ref("monster", monster=weakest.number)
+
+
 def matrix(state: DuelState, seat: int, mine: list[Gestures], theirs: list[Gestures]) -> list[list[float]]:
     """Scores for ``seat`` of every pair (our move, theirs), each turn resolved by the engine."""
-    judge = Judge(seat, spell_values(state, seat), spell_values(state, 1 - seat))
+    me = state.wizards[seat]
+    judge = Judge(seat, spell_values(state, seat), spell_values(state, 1 - seat), me.hp >= me.max_hp)
     rows = []
     for ours in mine:
         row = []
@@ -308,16 +358,18 @@ def matrix(state: DuelState, seat: int, mine: list[Gestures], theirs: list[Gestu
     return rows
 
 
-def opponent_model(scores: list[list[float]]) -> list[float]:
+def opponent_model(scores: list[list[float]], *, hopeful: bool = True) -> list[float]:
     """The opponent's chances of each move: a soft best response to our moves taken as even,
-    with a share spread evenly (:data:`SLIP`)."""
+    with a share spread evenly (:data:`SLIP`) over its moves, its blunders only if ``hopeful``
+    (:data:`BLUNDER`)."""
     n = len(scores)
     theirs = [-sum(row[j] for row in scores) / n for j in range(len(scores[0]))]
     top = max(theirs)
     weights = [math.exp((v - top) / TEMPERATURE) for v in theirs]
     total = sum(weights)
-    even = 1 / len(weights)
-    return [(1 - SLIP) * w / total + SLIP * even for w in weights]
+    slips = [1.0 if hopeful or v >= top - BLUNDER else 0.0 for v in theirs]
+    spread = sum(slips)
+    return [(1 - SLIP) * w / total + SLIP * s / spread for w, s in zip(weights, slips, strict=True)]
 
 
 def choose_move(state: DuelState, seat: int, rng: random.Random) -> Gestures:
@@ -326,14 +378,11 @@ def choose_move(state: DuelState, seat: int, rng: random.Random) -> Gestures:
     mine = candidates(seen, seat)
     theirs = replies(seen, 1 - seat) or candidates(seen, 1 - seat)
     scores = matrix(seen, seat, mine, theirs)
-    chances = opponent_model(scores)
+    again = repeating(seen, seat)
+    chances = opponent_model(scores, hopeful=not again)
     worth = [
         (1 - CAUTION) * sum(p * v for p, v in zip(chances, row, strict=True)) + CAUTION * min(row)
         for row in scores
     ]
-    late = state.turn - PATIENCE
-    if late > 0:  # a long duel: take chances, or two careful wizards counter each other for ever
-        worth = [value + IMPATIENCE * late * rng.random() for value in worth]
-    best = max(worth)
-    near = [move for move, value in zip(mine, worth, strict=True) if value >= best - SPREAD]
-    return near[rng.randrange(len(near))]
+    worth = without_repeats(seen, seat, mine, worth, again)
+    return sample(seen, seat, mine, worth, rng)
