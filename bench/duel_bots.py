@@ -12,16 +12,16 @@ Shields and of those it raised for their own sake (a P that continued no spell t
 way and was not followed by W, as every spell begun with P is; not on the last turn); its stabs
 per match; its idle hands (hand-turns whose gesture counted as nothing: a lone clap, an afraid
 C/D/S, a second stab); the mean length of the duels in turns (with a 95% bootstrap interval); its
-decision time (median, 99th percentile and max, ms). Then, per line-up (issue 49): the duels that reached the
-cap; the duels in which a cycle of 3 or more turns was played twice in a row by both sides
-(each wizard's two hands counted the same two gestures as in the turns just before, either way
-round: a loop played with the hands swapped is the same loop to anyone watching); and the first
-level's useless spells by kind per 100 of its turns: a Charm Monster that found no monster
+decision time (median, 99th percentile and max, ms). Then, per line-up (issue 49): the duels that
+reached the cap; the duels in which a cycle of 3 or more turns was played twice in a row by both
+sides (each wizard's two hands counted the same two gestures as in the turns just before, either
+way round: a loop played with the hands swapped is the same loop to anyone watching); and the
+first level's useless spells by kind per 100 of its turns: a Charm Monster that found no monster
 (and, apart, those cast with no monster of the other's on the board: they may still take one
 summoned that turn), a Cure Light Wounds at full HP that no damage met, a Counter-spell that
-stopped and blocked nothing, a Resist Heat on a wizard that already resisted, and a Shield
-raised for its own sake (see above) that blocked nothing. A Shield completed on the way to a
-longer spell is not counted: it is the by-product of that spell's gestures.
+stopped and blocked nothing, a Resist Heat on a wizard that already resisted, and a Shield raised
+for its own sake (see above) that blocked nothing. A Shield completed on the way to a longer spell
+is not counted: it is the by-product of that spell's gestures.
 """
 
 from __future__ import annotations
