@@ -23,8 +23,8 @@ a spell under way, as the UI's "next" hints show, or shielding or stabbing), eac
 the engine itself and the position scored; it models the opponent as a soft best response, blends
 the expected score with the worst case, and samples among near-best moves with its seeded
 generator, never playing a loop a second time if it can help it nor making a spell that can do
-nothing unless its gestures are clearly worth more (variety.py). While blinded it reads nothing the blindness hides. It chooses a paralysed hand as
-``wizard`` does.
+nothing unless its gestures are clearly worth more (variety.py). While blinded it reads nothing
+the blindness hides. It chooses a paralysed hand as ``wizard`` does.
 """
 
 from __future__ import annotations
