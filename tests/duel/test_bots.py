@@ -223,10 +223,11 @@ def spells_cast(state: DuelState, seat: int, action: object) -> set[str]:
 
 
 def test_the_archmage_does_not_cure_itself_at_full_hp() -> None:
-    # W on the left completes Cure Light Wounds (S-P-W) at 15 HP of 15: it would heal nothing,
-    # and the old archmage made it with every seed (W also begins two spells).
+    # W on the left completes Cure Light Wounds (S-P-W) at 15 HP of 15, and the opponent has no
+    # spell one gesture from hurting us: it would heal nothing. The old archmage made it with
+    # every seed (W also begins two spells).
     state = DuelState(
-        turn=5, wizards=(wizard(left="WWSP", right="PWWS"), wizard(hp=12, left="DSPS", right="PWWS"))
+        turn=5, wizards=(wizard(left="WWSP", right="PWWS"), wizard(hp=12, left="DWPD", right="SDDP"))
     )
     for seed in range(10):
         assert "cure_light_wounds" not in spells_cast(

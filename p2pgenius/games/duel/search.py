@@ -67,6 +67,14 @@ SLIP: Final = 0.15
 """The share of the opponent's choices taken as even over its moves (no model is that sure)."""
 CAUTION: Final = 0.3
 """The share of the worst case in the score of a move (the rest: its expectation)."""
+PATIENCE: Final = 40
+"""After this many turns each move's score gets a random bonus, ``IMPATIENCE`` HP wide per turn
+beyond: two archmages at 5 HP or less otherwise guard against each other's Fireball with
+Counter-spells and Anti-spells, and each other's Missile with Shields, for a hundred turns and
+more (14 of 30 self-play duels once reached turn 300; the loops among them are also broken by
+variety.py)."""
+IMPATIENCE: Final = 0.1
+
 BLUNDER: Final = 100.0
 """An opponent's move this much below its best is a blunder. The model's :data:`SLIP` share
 reaches blunders too (a club player does make them), except once the two wizards are going round
@@ -385,4 +393,7 @@ def choose_move(state: DuelState, seat: int, rng: random.Random) -> Gestures:
         for row in scores
     ]
     worth = without_repeats(seen, seat, mine, worth, again)
+    late = state.turn - PATIENCE
+    if late > 0:  # a long duel: take chances, or two careful wizards guard against each other for ever
+        worth = [value + IMPATIENCE * late * rng.random() for value in worth]
     return sample(seen, seat, mine, worth, rng)
