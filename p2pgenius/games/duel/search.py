@@ -14,9 +14,9 @@ as even, with a share of its choices spread evenly (a quantal level-1 player; ov
 only until the two wizards go round a loop); our move maximises a blend of its expected score
 against that model and its worst case, less the cost of a spell that would do nothing and of
 playing a loop a second time, and near-equal moves are sampled with the bot's seeded generator,
-the better more often (variety.py). The work is
-capped by counts (at most 27 moves a side, and 9 more stabs while the other side has a goblin or
-an ogre), never by the clock: at most 1,296 turn resolutions a decision, usually a few hundred.
+the better more often (variety.py). The work is capped by counts (at most 27 moves a side, and 9
+more stabs while the other side has a goblin or an ogre), never by the clock: at most 1,296 turn
+resolutions a decision, usually a few hundred.
 """
 
 from __future__ import annotations
@@ -85,8 +85,9 @@ a stab takes off the ogre), for hundreds of turns."""
 WASTE: Final = 1.0
 """The cost of completing a spell that does nothing (a Charm Monster that finds no monster, a
 Cure Light Wounds at full HP that no damage meets, a Counter-spell that stops and blocks
-nothing): it costs no HP, but a player who casts one has wasted a turn's thought. Small, so that
-a spell completed on the way to something worth more is still completed."""
+nothing), in each pair of moves where it does nothing: it costs no HP, but a player who casts one
+has wasted a turn's thought. A point of HP at most, so that a spell completed on the way to
+something worth more is still completed."""
 CROWD: Final = 0.6
 """Each further monster of a side counts this much of the one before it."""
 
