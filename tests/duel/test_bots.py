@@ -271,11 +271,12 @@ def repeats_a_cycle(turns: list[tuple[str, str]], shortest: int = 3) -> bool:
 
 
 def test_two_archmages_play_no_loop_twice() -> None:
-    # The demo's duel (the host's seed 1 and the guest's 2 make these two bots): two archmages
-    # played a five-turn loop four times over in it (a Shield; two waves; a goblin; a charm of
-    # the other's goblin; an Anti-spell and a stab), mirror images of each other.
+    # The demo's duels (the host's seed 1 and the guest's 2 make these bots, seeded 10 + seat and
+    # 20 + seat, as the coin gives the host seat 0 or seat 1): two archmages played a five-turn
+    # loop four times over in the first (a Shield; two waves; a goblin; a charm of the other's
+    # goblin; an Anti-spell and a stab), mirror images of each other.
     assert repeats_a_cycle([("P", "P"), ("WW", "WW"), ("SW", "SW")] * 2)  # (the check itself)
-    for seeds in ((10, 21), (11, 20)):
+    for seeds in ((10, 21), (20, 11)):
         bots = [make_bot("duel", "archmage", seed=seed) for seed in seeds]
         state = DUEL.initial({}, {"fast": True})
         while state.outcome is None and state.turn <= MAX_TURNS:
