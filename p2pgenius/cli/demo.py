@@ -1,9 +1,10 @@
 """``p2pgenius demo``: two peers on loopback, bots in every seat, a whole match over the real
-protocol, then the transcript verified."""
+protocol, then the transcript verified; every game's match at once, shown one after another."""
 
 from __future__ import annotations
 
 import argparse
+import io
 import tempfile
 from collections.abc import Sequence
 from functools import partial
@@ -71,19 +72,44 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
     home = config_dir() / "demo"
     home.mkdir(parents=True, exist_ok=True)
     directory = Path(tempfile.mkdtemp(prefix="match-", dir=home))
-    printer = Printer(out, moves=True)
-    code = 0
     for game in games:
         warm_now(game)  # (before the loop: see net/party.py)
-        host, _guest = trio.run(demo_match, game, directory, printer)
-        if finish(host, printer, personal=False) != 0:
-            code = 1
-            continue
-        report = verify(host.files.transcript.read_bytes())
-        printer.line(f"verified: {report.summary}")
-        printer.line("")
-        code |= 0 if report.ok else 1
+    return trio.run(demo_matches, games, directory, Printer(out, moves=True))
+
+
+async def demo_matches(games: Sequence[str], directory: Path, printer: Printer) -> int:
+    """Play every game's match at once, so that the bots of all of them think on every core, and
+    show them one after another as the command always has: the first as it happens, each next one
+    from what it printed meanwhile, once the one before it is over. Returns the exit code."""
+    shown = [printer] + [Printer(io.StringIO(), moves=True) for _ in games[1:]]
+    over = [trio.Event() for _ in games]
+    hosts: dict[int, Peer] = {}
+
+    async def play(index: int, game: str) -> None:
+        hosts[index], _guest = await demo_match(game, directory, shown[index])
+        over[index].set()
+
+    code = 0
+    async with trio.open_nursery() as nursery:
+        for index, game in enumerate(games):
+            nursery.start_soon(play, index, game)
+        for index, later in enumerate(shown):
+            await over[index].wait()
+            if later is not printer:
+                assert isinstance(later.out, io.StringIO)
+                printer.out.write(later.out.getvalue())
+            code |= _told(hosts[index], printer)
     return code
+
+
+def _told(host: Peer, printer: Printer) -> int:
+    """The result of one match and its transcript's verification, printed; the exit code."""
+    if finish(host, printer, personal=False) != 0:
+        return 1
+    report = verify(host.files.transcript.read_bytes())
+    printer.line(f"verified: {report.summary}")
+    printer.line("")
+    return 0 if report.ok else 1
 
 
 run = one_line(run_demo)
