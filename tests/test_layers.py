@@ -388,7 +388,7 @@ ORDER: Final = {
         "joiner",
         "peer",
     ],
-    "bots": ["uniform", "registry", "worker", "driver", "__init__"],
+    "bots": ["uniform", "registry", "thinker", "worker", "driver", "__init__"],
     "record": ["__init__", "matches", "ratings", "index", "bundle"],
     "ui": [
         "__init__",

@@ -10,36 +10,29 @@ nothing from the loop but a core.
 
 :class:`Worker` is the peer's side: one process per :class:`~p2pgenius.bots.driver.BotDriver`,
 started at its first thought (the command line's Python, with this package), fed the game, the
-seat and the state it may see, and answering with the action's plain form. The process makes
-each seat's bot the first time that seat thinks, with the seed the driver gives it, and is asked
-one thought at a time, in the order the driver asks: the same bots see the same states in the
-same order as in the peer's own process, so a seeded match replays move for move. It ends when
-its pipe closes: when the driver closes it, when the trio run that started it ends (a system
-task holds it), or when the peer's process dies, even by SIGKILL (the kernel closes the pipe): no
-process is left behind. :func:`main` is the process's side.
+seat and the state it may see, and answering with the action's plain form. The process runs
+:mod:`p2pgenius.bots.thinker`, which makes each seat's bot the first time that seat thinks, with
+the seed the driver gives it, and is asked one thought at a time, in the order the driver asks:
+the same bots see the same states in the same order as in the peer's own process, so a seeded
+match replays move for move. It ends when its pipe closes: when the driver closes it, when the
+trio run that started it ends (a system task holds it), or when the peer's process dies, even by
+SIGKILL (the kernel closes the pipe): no process is left behind.
 """
 
 from __future__ import annotations
 
 import pickle
-import signal
-import struct
 import subprocess
 import sys
-from typing import Any, BinaryIO, Final
+from typing import Any, Final
 
 import trio
 
-from p2pgenius.bots.registry import Bot, make_bot, plain
+from p2pgenius.bots.thinker import HEADER
 from p2pgenius.errors import P2PGeniusError
 
-HEADER: Final = struct.Struct("!I")
-"""Each message on the pipe: its length, then its pickle (both ends are this program's own)."""
 STOP_S: Final = 1.0
 """How long a closed worker may take to finish its thought before it is killed."""
-NO_GAME: Final = "no game"
-"""The answer of a worker that does not know the game (one added to this process's table only,
-as tests do): its bots think in a thread instead."""
 
 
 class WorkerGoneError(P2PGeniusError):
@@ -96,7 +89,7 @@ class Worker:
             process = await trio.lowlevel.open_process(
                 # -P: the directory the program was started in is not searched for modules (a
                 # file there named like one the worker imports, an attrs.py, broke every bot).
-                [sys.executable, "-P", "-m", "p2pgenius.bots.worker"],
+                [sys.executable, "-P", "-m", "p2pgenius.bots.thinker"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,  # (its errors come back as answers, never on the screen)
@@ -148,49 +141,3 @@ async def stop(process: trio.Process) -> None:
     if process.returncode is None:
         process.kill()
         await process.wait()
-
-
-def serve(requests: BinaryIO, answers: BinaryIO) -> None:
-    """The process's side: answer every thought asked on ``requests`` until it closes."""
-    from p2pgenius.games.catalog import PLUGINS, install_plugins, names  # noqa: PLC0415  (the child only)
-    from p2pgenius.installed import may_name  # noqa: PLC0415  (the child only)
-
-    if may_name(PLUGINS):
-        install_plugins()
-    bots: dict[int, Bot] = {}
-    while (request := _read(requests)) is not None:
-        game, level, seed, seat, state = pickle.loads(request)
-        answer: tuple[str, Any]
-        if game not in names():
-            answer = (NO_GAME, f"{game} is not in this process's table of games")
-        else:
-            try:
-                if seat not in bots:
-                    bots[seat] = make_bot(game, level, seed=seed)
-                answer = ("ok", plain(bots[seat].choose(state, seat)))
-            except Exception as exc:  # (said to the peer, which stops the match with it)
-                answer = ("error", f"{type(exc).__name__}: {exc}")
-        data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
-        answers.write(HEADER.pack(len(data)) + data)
-        answers.flush()
-
-
-def _read(stream: BinaryIO) -> bytes | None:
-    """One message, or None at the end of the pipe."""
-    header = stream.read(HEADER.size)
-    if len(header) < HEADER.size:
-        return None
-    (length,) = HEADER.unpack(header)
-    body = stream.read(length)
-    return body if len(body) == length else None
-
-
-def main() -> None:
-    """``python -m p2pgenius.bots.worker``: serve the peer on standard input and output. Ctrl-C
-    in the terminal reaches every process of the command: the peer stops this one, in order."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    serve(sys.stdin.buffer, sys.stdout.buffer)
-
-
-if __name__ == "__main__":
-    main()
