@@ -14,6 +14,10 @@ and, as controls, the ISMCTS team against the pirates, and random against random
 
 The decision time is the tested team's smart seats' time per decision (median and max, seconds,
 on this machine under whatever else runs on it).
+
+A second table counts the tested captains' bids past a skull of their own pile, how many ended with
+the captain flipping its own skull, how many made an opponent raise into a loss, and the net cards
+those rounds brought per match (bench/hornswoggle_skull_bids.py defines each count).
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from stats import wilson  # (bench/stats.py: the script's own folder is on the path)
+from hornswoggle_skull_bids import SkullBids  # (the script's own folder is on the path)
+from stats import wilson
 
 from p2pgenius.bots import Bot, make_bot
 from p2pgenius.games.hornswoggle.actions import DOUBLOON, SKULL, HornAction
@@ -152,8 +157,14 @@ def make(level: str, seed: int) -> Bot:
     return make_bot("hornswoggle", level, seed=seed)
 
 
-def play(bots: list[Bot], seed: int, timed: Callable[[int, float], None] = lambda s, t: None) -> int:
-    """Play one match; returns the winning team (0 for p0/p2, 1 for p1/p3)."""
+def play(
+    bots: list[Bot],
+    seed: int,
+    timed: Callable[[int, float], None] = lambda s, t: None,
+    watch: Callable[[HornState, int, HornAction, HornState], None] = lambda b, s, a, n: None,
+) -> int:
+    """Play one match; returns the winning team (0 for p0/p2, 1 for p1/p3). ``watch`` sees each
+    action with the full states before and after it."""
     rng = random.Random(seed)
     state = HORNSWOGGLE.initial({"garnets": [1, 1, 1, 1]}, {})
     for _ in range(MAX_ACTIONS):
@@ -164,7 +175,8 @@ def play(bots: list[Bot], seed: int, timed: Callable[[int, float], None] = lambd
         start = time.perf_counter()
         action: Any = bots[seat].choose(state, seat)
         timed(seat, time.perf_counter() - start)
-        state = HORNSWOGGLE.apply(state, seat, action)
+        before, state = state, HORNSWOGGLE.apply(state, seat, action)
+        watch(before, seat, action, state)
     outcome = HORNSWOGGLE.outcome(state)
     assert outcome is not None, "a match always ends"
     return outcome.winner % 2 if outcome.winner is not None else -1
@@ -189,11 +201,14 @@ class Row:
     wins: int
     matches: int
     times: list[float]
+    skulls: SkullBids  # the tested team's captains' bids past their own skull
+    nets: list[int]  # per match, the net cards of its skull-bid rounds
 
 
 def line_up(team: tuple[str, str], others: tuple[str, str], matches: int, offset: int) -> Row:
     """Matches won by ``team`` (its two levels) against ``others``, sides alternating."""
-    wins, times = 0, list[float]()
+    wins, times, nets = 0, list[float](), list[int]()
+    skulls = SkullBids(set())
     for match in range(matches):
         seed = offset + match
         side = match % 2
@@ -204,8 +219,11 @@ def line_up(team: tuple[str, str], others: tuple[str, str], matches: int, offset
             levels[seat] = others[index]
         bots = [make(level, seed * 4 + s) for s, level in enumerate(levels)]
         smart = {s for s in team_of(side) if levels[s] != "random"}
-        wins += play(bots, seed, Timer(smart, times)) == side
-    return Row(wins, matches, times)
+        skulls.seats = {s for s in team_of(side) if levels[s] == "captain"}
+        net_before = skulls.net
+        wins += play(bots, seed, Timer(smart, times), skulls.watch) == side
+        nets.append(skulls.net - net_before)
+    return Row(wins, matches, times, skulls, nets)
 
 
 ROWS = {
@@ -213,6 +231,7 @@ ROWS = {
     "captain-pirate": (("captain", "captain"), ("pirate", "pirate")),
     "captain-ismcts": (("captain", "captain"), ("ismcts", "ismcts")),
     "captain+random": (("captain", "random"), ("random", "random")),
+    "captain-captain": (("captain", "captain"), ("captain", "captain")),
     "pirate-random": (("pirate", "pirate"), ("random", "random")),
     "pirate+random": (("pirate", "random"), ("random", "random")),
     "ismcts-pirate": (("ismcts", "ismcts"), ("pirate", "pirate")),
@@ -230,16 +249,47 @@ def main() -> None:
     args = parser.parse_args()
     print("| line-up (tested team first) | matches | wins | 95% interval | decision s (median, max) |")
     print("|---|---|---|---|---|")
+    rows: list[tuple[str, Row]] = []
     for name in args.rows.split(","):
         team, others = ROWS[name]
         row = line_up(team, others, args.matches, args.offset)
         low, high = wilson(row.wins / row.matches if row.matches else 0.0, row.matches)
         timing = f"{statistics.median(row.times):.4f}, {max(row.times):.3f}" if row.times else "-"
         title = f"{' + '.join(team)} vs {' + '.join(others)}"
+        rows.append((title, row))
         print(
             f"| {title} | {row.matches} | {row.wins / row.matches:.1%} | {low:.1%}-{high:.1%} | {timing} |",
             flush=True,
         )
+    print_skull_bids([(title, row) for title, row in rows if row.skulls.bids])
+
+
+def print_skull_bids(rows: list[tuple[str, Row]]) -> None:
+    """The tested captains' bids past their own skull (bench/hornswoggle_skull_bids.py defines
+    them), with the net cards per match and its 95% normal interval."""
+    if not rows:
+        return
+    print()
+    print(
+        "| line-up | bids | past own skull | on top | forced | own skull flipped (cards) "
+        "| raised into a loss | raised and made | net cards per match | unforced net per match |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for title, row in rows:
+        k = row.skulls
+        mean, half = mean_interval(row.nets)
+        print(
+            f"| {title} | {k.bids} | {k.past_skull} ({k.past_skull / k.bids:.0%}) | {k.on_top} | {k.forced} "
+            f"| {k.own_flips} ({k.own_flip_cards}) | {k.raised_into_loss} | {k.raised_and_made} "
+            f"| {mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | {k.chosen_net / row.matches:+.2f} |"
+        )
+
+
+def mean_interval(values: list[int]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% normal interval."""
+    if len(values) < 2:
+        return (float(values[0]) if values else 0.0), 0.0
+    return statistics.fmean(values), 1.96 * statistics.stdev(values) / math.sqrt(len(values))
 
 
 if __name__ == "__main__":
