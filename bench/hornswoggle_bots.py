@@ -203,11 +203,12 @@ class Row:
     times: list[float]
     skulls: SkullBids  # the tested team's captains' bids past their own skull
     nets: list[int]  # per match, the net cards of its skull-bid rounds
+    bluff_nets: list[int]  # ...of those whose skull bids were all bluffs
 
 
 def line_up(team: tuple[str, str], others: tuple[str, str], matches: int, offset: int) -> Row:
     """Matches won by ``team`` (its two levels) against ``others``, sides alternating."""
-    wins, times, nets = 0, list[float](), list[int]()
+    wins, times, nets, bluff_nets = 0, list[float](), list[int](), list[int]()
     skulls = SkullBids(set())
     for match in range(matches):
         seed = offset + match
@@ -220,10 +221,11 @@ def line_up(team: tuple[str, str], others: tuple[str, str], matches: int, offset
         bots = [make(level, seed * 4 + s) for s, level in enumerate(levels)]
         smart = {s for s in team_of(side) if levels[s] != "random"}
         skulls.seats = {s for s in team_of(side) if levels[s] == "captain"}
-        net_before = skulls.net
+        net_before, bluff_before = skulls.net, skulls.bluff_net
         wins += play(bots, seed, Timer(smart, times), skulls.watch) == side
         nets.append(skulls.net - net_before)
-    return Row(wins, matches, times, skulls, nets)
+        bluff_nets.append(skulls.bluff_net - bluff_before)
+    return Row(wins, matches, times, skulls, nets, bluff_nets)
 
 
 ROWS = {
@@ -271,25 +273,27 @@ def print_skull_bids(rows: list[tuple[str, Row]]) -> None:
         return
     print()
     print(
-        "| line-up | bids | past own skull | on top | forced | own skull flipped (cards) "
-        "| raised into a loss | raised and made | net cards per match | unforced net per match |"
+        "| line-up | bids | past own skull | on top | forced | blocks (covered) | own skull flipped (cards) "
+        "| raised into a loss | raised and made | net cards per match | bluff rounds | bluff net per match |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for title, row in rows:
         k = row.skulls
-        mean, half = mean_interval(row.nets)
         print(
             f"| {title} | {k.bids} | {k.past_skull} ({k.past_skull / k.bids:.0%}) | {k.on_top} | {k.forced} "
-            f"| {k.own_flips} ({k.own_flip_cards}) | {k.raised_into_loss} | {k.raised_and_made} "
-            f"| {mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] | {k.chosen_net / row.matches:+.2f} |"
+            f"| {k.blocks} ({k.covered}) | {k.own_flips} ({k.own_flip_cards}) "
+            f"| {k.raised_into_loss} | {k.raised_and_made} "
+            f"| {interval(row.nets)} | {k.bluff_rounds} | {interval(row.bluff_nets)} |"
         )
 
 
-def mean_interval(values: list[int]) -> tuple[float, float]:
-    """The mean and the half-width of its 95% normal interval."""
+def interval(values: list[int]) -> str:
+    """The mean of ``values`` with its 95% normal interval."""
     if len(values) < 2:
-        return (float(values[0]) if values else 0.0), 0.0
-    return statistics.fmean(values), 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+        return f"{values[0] if values else 0:+.2f}"
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+    return f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}]"
 
 
 if __name__ == "__main__":

@@ -4,7 +4,11 @@ A bid is **past its own skull** when the bidder's pile holds a skull and the bid
 doubloons lying on top of its topmost skull: were the bidder to become the challenger, its own pile
 (flipped first, top down) would show that skull before the bid is made. It is **on top** when the
 pile's top card is a skull (every bid is then past it), and **forced** when the bidder had no card
-left in hand and had to bid on its turn.
+left in hand and had to bid on its turn. It is a **block** when it raises an opponent's bid:
+passing could let that opponent make its bid, a card from each of the blocker's team (for sure when
+the opponent's own pile covers the bid: that many doubloons on top of its own skull, or no skull;
+these are counted apart as **covered**). Any other such bid, one that opens the bidding or raises
+the partner's, is a **bluff**: it pays only if an opponent raises past it and meets a skull.
 
 A round in which a watched pirate made such a bid is a **skull-bid round** (once per round, even if
 both watched pirates of a team made one). At the round's reckoning it counts:
@@ -14,7 +18,9 @@ both watched pirates of a team made one). At the round's reckoning it counts:
 * **raised into a loss**: an opponent raised past the bid, became the challenger and met a skull;
 * **net cards**: the cards the other team discarded at that reckoning less the cards the watched
   team discarded (+1 when an opponent raised into a loss, -1 when the bidder flipped its own skull
-  uninsured, -1 per watched pirate holding cards when an opponent raised and made its bid).
+  uninsured, -1 per watched pirate holding cards when an opponent raised and made its bid);
+* **bluff net**: the same over the rounds whose skull bids were all bluffs (neither forced nor a
+  block): the bids the captain chose freely, whose worth is the question.
 
 The bench counts the watched team's captains; the figures are sums over a line-up's matches.
 """
@@ -55,14 +61,18 @@ class SkullBids:
     past_skull: int = 0  # bids past a skull of the bidder's own pile
     on_top: int = 0  # ...with that skull on top of the pile
     forced: int = 0  # ...with no card left in hand, on its turn (it had to bid)
+    blocks: int = 0  # ...raising an opponent's bid
+    covered: int = 0  # ...one that the opponent's own pile covers
     rounds: int = 0  # skull-bid rounds
     own_flips: int = 0  # rounds that ended with the bidder flipping its own skull
     own_flip_cards: int = 0  # ...and the cards those cost (not insured)
     raised_into_loss: int = 0  # an opponent raised past the bid and met a skull
     raised_and_made: int = 0  # an opponent raised past the bid and made it
     net: int = 0  # cards the other team discarded less the watched team's, in skull-bid rounds
-    chosen_net: int = 0  # the same, over the rounds with a skull bid that was not forced
-    _round: dict[int, bool] = field(default_factory=dict)  # watched bidder -> a bid was chosen
+    bluff_rounds: int = 0  # skull-bid rounds whose skull bids were all bluffs
+    bluff_net: int = 0  # the net cards of those rounds
+    _round: set[str] = field(default_factory=set)  # the kinds of this round's skull bids
+    _bidders: set[int] = field(default_factory=set)  # this round's watched skull bidders
 
     def watch(self, before: HornState, seat: int, action: HornAction, after: HornState) -> None:
         """Count ``seat``'s ``action`` taken in ``before`` (full states), and the reckoning."""
@@ -76,11 +86,17 @@ class SkullBids:
 
     def _count_bid(self, before: HornState, seat: int) -> None:
         pirate = before.pirates[seat]
-        forced = before.phase == "turns" and pirate.count == 0
+        bidder = before.bidder
+        kind = "forced" if before.phase == "turns" and pirate.count == 0 else "bluff"
+        if before.phase == "bidding" and bidder is not None and bidder % 2 != seat % 2:
+            kind = "block"
+            self.covered += before.bid <= clean_top(before.pirates[bidder])
         self.past_skull += 1
         self.on_top += pirate.pile[-1].card == SKULL
-        self.forced += forced
-        self._round[seat] = self._round.get(seat, False) or not forced
+        self.forced += kind == "forced"
+        self.blocks += kind == "block"
+        self._round.add(kind)
+        self._bidders.add(seat)
 
     def _reckon(self, after: HornState, event: dict[str, object]) -> None:
         if not self._round:
@@ -91,14 +107,16 @@ class SkullBids:
         net = sum(1 if s % 2 != team else -1 for s in owing if isinstance(s, int))
         self.rounds += 1
         self.net += net
-        self.chosen_net += net if any(self._round.values()) else 0
-        if challenger in self._round and not event.get("success") and _own_skull_ended(after, challenger):
+        if self._round == {"bluff"}:
+            self.bluff_rounds += 1
+            self.bluff_net += net
+        if challenger in self._bidders and not event.get("success") and _own_skull_ended(after, challenger):
             self.own_flips += 1
             self.own_flip_cards += challenger in owing
         elif challenger % 2 != team:
             self.raised_into_loss += not event.get("success")
             self.raised_and_made += bool(event.get("success"))
-        self._round = {}
+        self._round, self._bidders = set(), set()
 
 
 def _own_skull_ended(after: HornState, challenger: int) -> bool:

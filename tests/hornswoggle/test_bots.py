@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 
 from p2pgenius.bots import levels, make_bot
-from p2pgenius.games.hornswoggle.actions import Bid, HornAction, Place
+from p2pgenius.games.hornswoggle.actions import Bid, HornAction, Pass, Place
+from p2pgenius.games.hornswoggle.bluff import BLIND, PASSED, Answers, bluff_value
 from p2pgenius.games.hornswoggle.bots import PirateBot
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
 from p2pgenius.games.hornswoggle.search import CaptainBot, Memory, observe
@@ -154,3 +155,72 @@ def test_an_opponent_set_up_out_still_picks_a_first_player_who_is_in() -> None:
     state = HORNSWOGGLE.initial({"hands": [[4, 2], [0, 0], [4, 2], [4, 2]]}, {})
     action = choice(state, 1, 0)
     assert action in HORNSWOGGLE.legal_actions(state, 1)
+
+
+def skull_on_top(*, round_: int = 1) -> HornState:
+    """p0 opened with a doubloon and laid a skull on it; the others added a doubloon each: p0, with
+    three doubloons and a skull in hand, is to add or bid, and any bid of its would meet its skull."""
+    state = opened([D, D, D, D])
+    for seat, card in ((0, S), (1, D), (2, D), (3, D)):
+        state = act(state, seat, "place", card=card)
+    assert state.phase == "turns" and state.current == 0
+    return replace(state, round=round_)
+
+
+def answered(kind: int) -> Memory:
+    """A memory of three rounds in which both opponents answered p0's team's bids so."""
+    return Memory(round=4, answers=Answers({(r, o): kind for r in (1, 2, 3) for o in (1, 3)}))
+
+
+def test_it_does_not_bid_past_its_own_skull_against_pirates_that_never_raised() -> None:
+    # The old captain bid 1 here in about a third of its seeds: a sure card lost unless someone
+    # raises, and these opponents have let every bid of its team stand.
+    late = skull_on_top(round_=4)
+    for seed in range(12):
+        assert not isinstance(choice(skull_on_top(), 0, seed), Bid), seed  # (nothing seen yet)
+        bot = CaptainBot(seed=seed)
+        bot.memories[0] = answered(PASSED)
+        assert not isinstance(bot.choose(late, 0), Bid), seed
+
+
+def test_against_opponents_that_raise_blindly_the_bluff_is_played() -> None:
+    # The same position, against opponents that kept raising past their own piles: a raiser flips
+    # into the skull, so the bluff is worth a card more often than it costs one.
+    late = skull_on_top(round_=4)
+    bids = 0
+    for seed in range(12):
+        bot = CaptainBot(seed=seed)
+        bot.memories[0] = answered(BLIND)
+        bids += isinstance(bot.choose(late, 0), Bid)
+    assert bids >= 6
+    assert (
+        bluff_value(answered(BLIND).answers, [1, 3], 2) > 0 > bluff_value(answered(PASSED).answers, [1, 3], 2)
+    )
+    assert bluff_value(Answers(), [1, 3], 2) < 0  # nothing seen: no bluff to open a match
+
+
+def test_it_does_not_raise_past_its_own_skull_when_a_pass_costs_nothing_sure() -> None:
+    # p3 bid 1 on a two-card pile, p1 and p2 still to answer; p0's skull is on top of its pile.
+    state = opened([D, D, D, D])
+    for seat, card in ((0, S), (1, D), (2, D)):
+        state = act(state, seat, "place", card=card)
+    state = act(state, 3, "bid", count=1)
+    assert state.phase == "bidding" and state.current == 0
+    passes = sum(choice(state, 0, seed) == Pass() for seed in range(12))
+    assert passes >= 9  # (the old captain raised to 2 in every seed)
+
+
+def test_how_the_opponents_answered_its_bid_is_remembered() -> None:
+    # p3 bids 1, p0 raises (on its own two doubloons), p1 passes, p2 passes, p3 raises to 4 past
+    # its own two cards: p0 sees p1's pass and p3's blind raise when it is asked again.
+    bot = CaptainBot(seed=1, playouts=40)
+    state = bidding_state([D, D, D, D])
+    assert isinstance(bot.choose(state, 0), Bid)
+    state = act(state, 0, "bid", count=2)
+    state = act(state, 1, "pass")
+    state = act(state, 2, "pass")
+    state = act(state, 3, "bid", count=4)
+    bot.choose(state, 0)
+    answers = bot.memories[0].answers
+    assert answers.answers == {(1, 1): PASSED, (1, 3): BLIND}
+    assert answers.rates(3)[0] > answers.rates(1)[0]

@@ -9,11 +9,15 @@ keeps its own pile clean, so that a bid no larger than that pile is a sure succe
 challenge with one, and takes over a cheap enemy bid with one), and lays a skull as a trap on top,
 last, rather than under its doubloons; it flips the safest piles first and insures long shots. It
 remembers, per match and per seat, what each pirate showed: skulls met in its pile, a challenger's
-own skull (a bluff), and bids far past the bidder's own pile (a loose bidder). Its decisions with
-a choice (the opening card, add or bid, raise or pass, which pile to flip, Bluff Insurance) are
-searched: it draws every other seat's hidden cards from weighted guesses (a prior on what its
-discards were, a bidder's pile likely clean, a passer's less so, that pirate's history), plays
-each candidate out to the end of the round with its heuristic for every seat (a loose bidder
+own skull (a bluff), bids far past the bidder's own pile (a loose bidder), and how each opponent
+answered its team's bids (passed, or raised within or past its own pile). A bid past a skull of
+its own pile, which it could never make itself, is worth what those answers say
+(:mod:`p2pgenius.games.hornswoggle.bluff`), not what its playouts guess: against opponents that
+let its bids stand it does not bluff, though it may still raise an opponent's likely bid to block
+it. Its decisions with a choice (the opening card, add or bid, raise or pass, which pile to flip,
+Bluff Insurance) are searched: it draws every other seat's hidden cards from weighted guesses (a
+prior on what its discards were, a bidder's pile likely clean, a passer's less so, that pirate's
+history), plays each candidate out to the end of the round with its heuristic for every seat (a loose bidder
 playing at random as often as its history says), and keeps the candidate with the best average
 of cards kept and taken. The search, not the heuristic, picks the opening card: in the benches it
 opens with a skull in about half the rounds, more against loose bidders, and it challenges far

@@ -11,7 +11,10 @@ follow :func:`discard_choice`.
 A searched decision draws a guess of the hidden cards, lets every candidate action (the
 heuristic's own, each card it may add, pass, and the lowest, sure, sure-plus-one and heuristic
 bids) play the round out from that same guess with the same random numbers, and repeats until
-PLAYOUTS playouts are spent; the candidate with the best total of :func:`value` is played. Every
+PLAYOUTS playouts are spent; the candidate with the best total of :func:`value` is played. A bid
+past the seat's own skull is not played out but priced (:func:`bluff_worth`) from how the
+opponents answered its team's bids so far: the playouts' opponents follow this bot's rules and
+raise into a bluff far more readily than many real ones. Every
 seat in a playout follows :func:`policy`, or a random legal action as often as its memory says it
 bids loosely. Work is bounded by these counts, never by the clock.
 """
@@ -38,6 +41,7 @@ from p2pgenius.games.hornswoggle.actions import (
     Pass,
     Place,
 )
+from p2pgenius.games.hornswoggle.bluff import Answers, bluff_value
 from p2pgenius.games.hornswoggle.state import HornState, perspective
 
 D: Final = 0  # a doubloon, in the simulator
@@ -490,6 +494,7 @@ class Memory:
     bids: set[tuple[int, int, int]] = field(default_factory=set)  # (round, bidder, bid) seen
     wild: list[int] = field(default_factory=lambda: [0] * 4)  # bids far past the bidder's own pile
     counted: list[int] = field(default_factory=lambda: [0] * 4)  # bids seen
+    answers: Answers = field(default_factory=Answers)  # how the opponents answered our team's bids
 
     def loose(self, seat: int) -> float:
         """How loosely a pirate bids, 0 to 1: the share of its bids far past its own pile (a
@@ -759,6 +764,22 @@ def candidates(t: SimTable, seat: int, rng: random.Random, style: Style) -> list
     return [a for i, a in enumerate(chosen) if a in legal and a not in chosen[:i]]
 
 
+def past_own_skull(t: SimTable, seat: int, action: SimAction) -> bool:
+    """Whether ``action`` is a bid past a skull of ``seat``'s own pile (which it would flip first)."""
+    clean = clean_top(t, seat)
+    return action[0] == "bid" and action[1] > clean and clean < len(t.pile[seat]) - t.shown[seat]
+
+
+def bluff_worth(t: SimTable, seat: int, answers: Answers) -> float:
+    """The cards a bid past ``seat``'s own skull is worth against how the opponents still in the
+    bidding have answered its team's bids (:func:`bluff_value`), not against the playouts' guess."""
+    answering = [
+        o for o in range(4) if o % 2 != seat % 2 and not t.out[o] and not (t.phase == BIDDING and t.passed[o])
+    ]
+    holders = sum(1 for s in (seat, seat ^ 2) if t.cards(s))
+    return bluff_value(answers, answering, holders)
+
+
 class CaptainBot:
     """The strongest Hornswoggle level: a heuristic that searches its close calls."""
 
@@ -794,7 +815,11 @@ class CaptainBot:
             return Place(DOUBLOON if hand[0] else SKULL)
         if state.phase == "discarding":
             return Discard(SKULL if discard_choice([hand[0], hand[1]]) == S else DOUBLOON)
-        return to_action(self.search(state, seat, memory))
+        memory.answers.observe(state, seat)
+        action = self.search(state, seat, memory)
+        if action[0] == "bid":
+            memory.answers.our_bid(state)
+        return to_action(action)
 
     def search(self, state: HornState, seat: int, memory: Memory) -> SimAction:
         """The candidate whose playouts, over guesses of the hidden cards, score best."""
@@ -807,14 +832,24 @@ class CaptainBot:
         options = [("place", D), ("place", S)] if opening else candidates(t, seat, self.rng, style)
         if len(options) == 1:
             return options[0]
+        # A bid past its own skull is priced by how the opponents answered so far: the playouts'
+        # opponents follow this bot's own rules, which raise into it far more than many pirates do.
+        # (With nothing else left, an empty hand, the bids are searched as any.)
+        bluffs = {i for i, option in enumerate(options) if past_own_skull(t, seat, option)}
+        if len(bluffs) == len(options):
+            bluffs = set()
         samples = max(MIN_SAMPLES, self.playouts // len(options))
         totals = [0.0] * len(options)
         styles = [style if s == seat else PLAIN_STYLE for s in range(4)]
         rng = random.Random()  # seeded again for each playout (as a new one would be, for less)
+        now = 0.0  # the table's value as it stands, which a bluff's worth in cards moves
         for _ in range(samples):
             guess = guesser.draw(self.rng, noise)
             seed = self.rng.getrandbits(32)
+            now += value(guess, seat)
             for index, option in enumerate(options):
+                if index in bluffs:
+                    continue
                 trial = guess.copy()
                 if opening:
                     _lay(trial, seat, option[1] == S)
@@ -824,5 +859,7 @@ class CaptainBot:
                     rng.seed(seed)  # every option plays out with the same random numbers
                 playout(trial, rng, styles, noise)
                 totals[index] += value(trial, seat)
+        for index in bluffs:
+            totals[index] = now + samples * bluff_worth(t, seat, memory.answers)
         best = max(range(len(options)), key=lambda i: (totals[i], -i))
         return options[best]
