@@ -55,6 +55,7 @@ class Answers:
 
     def observe(self, state: HornState, seat: int) -> None:
         """Note, from the public facts of ``state``, how the opponents answered the team's bid."""
+        self._winner_seen(state, seat)
         if state.phase not in ("bidding", "flipping") or state.bidder is None:
             return
         if state.bidder % 2 == seat % 2:
@@ -68,6 +69,24 @@ class Answers:
                 self.answers[key] = BLIND if blind else COVERED
             elif state.passed[opponent] and not self.passed_before[opponent] and key not in self.answers:
                 self.answers[key] = PASSED
+
+    def _winner_seen(self, state: HornState, seat: int) -> None:
+        """An opponent that took the bidding from the team without this seat being asked again (a
+        raise of the whole table, or everyone else passing): seen once the round is settled, as the
+        challenger, or in the next round as the seat before its first player. The size of its pile
+        then is not seen; such a raise is counted blind, as most of them are."""
+        if not self.ours:
+            return  # (the team has not bid yet)
+        if state.phase == "discarding" and state.round == self.ours:
+            winner = state.challenger
+        elif state.round == self.ours + 1:
+            winner = (state.first - 1) % 4
+            if state.pirates[winner].out:
+                return  # (it may have gone out in that round, or sat out before: unknown)
+        else:
+            return
+        if winner is not None and winner % 2 != seat % 2:
+            self.answers.setdefault((self.ours, winner), BLIND)
 
     def rates(self, opponent: int) -> tuple[float, float]:
         """How often ``opponent`` raises over the team's bid: blindly, and within its own pile."""

@@ -807,6 +807,7 @@ class CaptainBot:
         state = perspective(state, [seat])
         memory = self.memory(state, seat)
         observe(memory, state)
+        memory.answers.observe(state, seat)
         hand = state.pirates[seat].hand or (0, 0)
         if state.phase == "order":
             # Starting first means choosing first whether to bid (a partner, if this seat is out).
@@ -815,7 +816,6 @@ class CaptainBot:
             return Place(DOUBLOON if hand[0] else SKULL)
         if state.phase == "discarding":
             return Discard(SKULL if discard_choice([hand[0], hand[1]]) == S else DOUBLOON)
-        memory.answers.observe(state, seat)
         action = self.search(state, seat, memory)
         if action[0] == "bid":
             memory.answers.our_bid(state)
