@@ -224,3 +224,23 @@ def test_how_the_opponents_answered_its_bid_is_remembered() -> None:
     answers = bot.memories[0].answers
     assert answers.answers == {(1, 1): PASSED, (1, 3): BLIND}
     assert answers.rates(3)[0] > answers.rates(1)[0]
+
+
+def test_a_raise_of_the_whole_table_is_seen_though_it_ends_the_bidding() -> None:
+    # p0 bids 1; p1 raises to all four cards, which makes it the challenger at once: p0 is not
+    # asked again in the bidding, but sees p1 as the challenger when it owes its discard, and p2
+    # sees it in the next round as the seat before the first player.
+    state = opened([D, D, D, D])
+    discarding, next_round = Answers(), Answers()
+    discarding.our_bid(state)
+    next_round.our_bid(state)
+    state = act(act(state, 0, "bid", count=1), 1, "bid", count=4)
+    assert state.phase == "flipping" and state.challenger == 1
+    for pile in (1, 0, 2, 3):
+        state = act(state, 1, "flip", pile=pile)
+    assert state.phase == "discarding" and state.owing == (0, 2)
+    discarding.observe(state, 0)
+    state = act(act(state, 0, "discard", card=D), 2, "discard", card=D)
+    assert state.round == 2 and state.first == 2
+    next_round.observe(state, 2)
+    assert discarding.answers == next_round.answers == {(1, 1): BLIND}
