@@ -780,6 +780,26 @@ def bluff_worth(t: SimTable, seat: int, answers: Answers) -> float:
     return bluff_value(answers, answering, holders)
 
 
+def priced_bluffs(
+    options: list[SimAction], t: SimTable, seat: int, answers: Answers
+) -> tuple[list[SimAction], float | None]:
+    """``options``, and what its bids past the seat's own skull are worth in cards (None: nothing
+    to price). They are priced by how the opponents answered so far, not played out: the playouts'
+    opponents follow this bot's rules, which raise into them far more than many pirates do. One
+    that opens the bidding or raises the partner, a bluff, is kept only when that worth is
+    positive; a raise over an opponent's bid, a block, is kept to be weighed against passing (which
+    may let that opponent take a card from each of the team). With nothing else left (an empty
+    hand) the bids are searched as any."""
+    bluffs = [o for o in options if past_own_skull(t, seat, o)]
+    if not bluffs or len(bluffs) == len(options):
+        return options, None
+    worth = bluff_worth(t, seat, answers)
+    blocking = t.phase == BIDDING and t.bidder % 2 != seat % 2
+    if worth > 0 or blocking:
+        return options, worth
+    return [o for o in options if o not in bluffs], None
+
+
 class CaptainBot:
     """The strongest Hornswoggle level: a heuristic that searches its close calls."""
 
@@ -830,14 +850,10 @@ class CaptainBot:
         opening = state.phase == "opening"
         t = guesser.draw(self.rng, noise)
         options = [("place", D), ("place", S)] if opening else candidates(t, seat, self.rng, style)
+        options, worth = priced_bluffs(options, t, seat, memory.answers)
         if len(options) == 1:
             return options[0]
-        # A bid past its own skull is priced by how the opponents answered so far: the playouts'
-        # opponents follow this bot's own rules, which raise into it far more than many pirates do.
-        # (With nothing else left, an empty hand, the bids are searched as any.)
-        bluffs = {i for i, option in enumerate(options) if past_own_skull(t, seat, option)}
-        if len(bluffs) == len(options):
-            bluffs = set()
+        bluffs = set() if worth is None else {i for i, o in enumerate(options) if past_own_skull(t, seat, o)}
         samples = max(MIN_SAMPLES, self.playouts // len(options))
         totals = [0.0] * len(options)
         styles = [style if s == seat else PLAIN_STYLE for s in range(4)]
@@ -860,6 +876,6 @@ class CaptainBot:
                 playout(trial, rng, styles, noise)
                 totals[index] += value(trial, seat)
         for index in bluffs:
-            totals[index] = now + samples * bluff_worth(t, seat, memory.answers)
+            totals[index] = now + samples * (worth or 0.0)
         best = max(range(len(options)), key=lambda i: (totals[i], -i))
         return options[best]
