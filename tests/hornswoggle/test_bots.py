@@ -11,7 +11,9 @@ from p2pgenius.games.hornswoggle.actions import Bid, HornAction, Pass, Place
 from p2pgenius.games.hornswoggle.bluff import BLIND, PASSED, Answers, bluff_value
 from p2pgenius.games.hornswoggle.bots import PirateBot
 from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
-from p2pgenius.games.hornswoggle.search import CaptainBot, Memory, observe
+from p2pgenius.games.hornswoggle.search import BIDDING, CaptainBot, Memory, SimTable, observe, priced_bluffs
+from p2pgenius.games.hornswoggle.search import D as SIM_D
+from p2pgenius.games.hornswoggle.search import S as SIM_S
 from p2pgenius.games.hornswoggle.state import HornState, PileCard
 from tests.hornswoggle.helpers import D, S, act, opened
 from tests.hornswoggle.test_play import play
@@ -244,3 +246,32 @@ def test_a_raise_of_the_whole_table_is_seen_though_it_ends_the_bidding() -> None
     assert state.round == 2 and state.first == 2
     next_round.observe(state, 2)
     assert discarding.answers == next_round.answers == {(1, 1): BLIND}
+
+
+def table_with_a_skull_on_top() -> SimTable:
+    """p0's pile a doubloon under a skull, three doubloons and a skull in hand; one doubloon on
+    every other pile."""
+    t = SimTable()
+    t.hand = [[3, 1], [4, 1], [4, 1], [4, 1]]
+    t.pile = [[SIM_D, SIM_S], [SIM_D], [SIM_D], [SIM_D]]
+    return t
+
+
+def test_a_bluff_is_kept_only_when_worth_a_card_and_a_block_is_weighed() -> None:
+    passers, raisers = answered(PASSED).answers, answered(BLIND).answers
+    t = table_with_a_skull_on_top()
+    adds = [("place", SIM_D), ("place", SIM_S)]
+    assert priced_bluffs([*adds, ("bid", 1)], t, 0, passers) == (adds, None)
+    kept, worth = priced_bluffs([*adds, ("bid", 1)], t, 0, raisers)
+    assert kept == [*adds, ("bid", 1)] and worth is not None and worth > 0
+    t.phase, t.bid, t.passed = BIDDING, 1, [False] * 4
+    t.bidder = 2  # the partner's bid: raising it past one's own skull is a bluff too
+    assert priced_bluffs([("pass", 0), ("bid", 2)], t, 0, passers) == ([("pass", 0)], None)
+    t.bidder = 3  # an opponent's: raising it is a block, weighed against passing by the search
+    kept, worth = priced_bluffs([("pass", 0), ("bid", 2)], t, 0, passers)
+    assert kept == [("pass", 0), ("bid", 2)] and worth is not None and worth < 0
+    # With an empty hand a pirate must bid: nothing is taken away, nothing priced.
+    assert priced_bluffs([("bid", 1), ("bid", 2)], table_with_a_skull_on_top(), 0, passers) == (
+        [("bid", 1), ("bid", 2)],
+        None,
+    )
