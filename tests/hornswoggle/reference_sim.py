@@ -38,7 +38,9 @@ from p2pgenius.games.hornswoggle.search import (
     clean_top,
     discard_choice,
     expected_skulls,
+    past_own_skull,
     policy,
+    priced_bluffs,
     value,
 )
 from p2pgenius.games.hornswoggle.state import HornState
@@ -283,14 +285,22 @@ class ReferenceCaptain(CaptainBot):
         opening = state.phase == "opening"
         t = reference_draw(guesser, self.rng, noise)
         options = [("place", D), ("place", S)] if opening else candidates(fast(t), seat, self.rng, style)
+        options, worth = priced_bluffs(options, fast(t), seat, memory.answers)  # (as the captain's own)
         if len(options) == 1:
             return options[0]
+        bluffs = (
+            set() if worth is None else {i for i, o in enumerate(options) if past_own_skull(fast(t), seat, o)}
+        )
         totals = [0.0] * len(options)
         styles = [style if s == seat else PLAIN_STYLE for s in range(4)]
-        for _ in range(max(MIN_SAMPLES, self.playouts // len(options))):
+        samples, now = max(MIN_SAMPLES, self.playouts // len(options)), 0.0
+        for _ in range(samples):
             guess = reference_draw(guesser, self.rng, noise)
             seed = self.rng.getrandbits(32)
+            now += value(fast(guess), seat)
             for index, option in enumerate(options):
+                if index in bluffs:
+                    continue
                 trial = guess.copy()
                 if opening:
                     lay(trial, seat, option[1] == S)
@@ -298,4 +308,6 @@ class ReferenceCaptain(CaptainBot):
                     trial.play(seat, option)
                 reference_playout(trial, random.Random(seed), styles, noise)
                 totals[index] += value(fast(trial), seat)
+        for index in bluffs:
+            totals[index] = now + samples * (worth or 0.0)
         return options[max(range(len(options)), key=lambda i: (totals[i], -i))]
