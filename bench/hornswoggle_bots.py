@@ -204,11 +204,12 @@ class Row:
     skulls: SkullBids  # the tested team's captains' bids past their own skull
     nets: list[int]  # per match, the net cards of its skull-bid rounds
     bluff_nets: list[int]  # ...of those whose skull bids were all bluffs
+    passing_nets: list[int]  # per match, the skull bids' net against passing
 
 
 def line_up(team: tuple[str, str], others: tuple[str, str], matches: int, offset: int) -> Row:
     """Matches won by ``team`` (its two levels) against ``others``, sides alternating."""
-    wins, times, nets, bluff_nets = 0, list[float](), list[int](), list[int]()
+    wins, times, nets, bluff_nets, passing_nets = 0, list[float](), list[int](), list[int](), list[int]()
     skulls = SkullBids(set())
     for match in range(matches):
         seed = offset + match
@@ -221,11 +222,12 @@ def line_up(team: tuple[str, str], others: tuple[str, str], matches: int, offset
         bots = [make(level, seed * 4 + s) for s, level in enumerate(levels)]
         smart = {s for s in team_of(side) if levels[s] != "random"}
         skulls.seats = {s for s in team_of(side) if levels[s] == "captain"}
-        net_before, bluff_before = skulls.net, skulls.bluff_net
+        net_before, bluff_before, passing_before = skulls.net, skulls.bluff_net, skulls.against_passing
         wins += play(bots, seed, Timer(smart, times), skulls.watch) == side
         nets.append(skulls.net - net_before)
         bluff_nets.append(skulls.bluff_net - bluff_before)
-    return Row(wins, matches, times, skulls, nets, bluff_nets)
+        passing_nets.append(skulls.against_passing - passing_before)
+    return Row(wins, matches, times, skulls, nets, bluff_nets, passing_nets)
 
 
 ROWS = {
@@ -274,16 +276,18 @@ def print_skull_bids(rows: list[tuple[str, Row]]) -> None:
     print()
     print(
         "| line-up | bids | past own skull | on top | forced | blocks (covered) | own skull flipped (cards) "
-        "| raised into a loss | raised and made | net cards per match | bluff rounds | bluff net per match |"
+        "| raised into a loss | raised and made | net cards per match | bluff rounds | bluff net per match "
+        "| net against passing per match |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for title, row in rows:
         k = row.skulls
         print(
             f"| {title} | {k.bids} | {k.past_skull} ({k.past_skull / k.bids:.0%}) | {k.on_top} | {k.forced} "
             f"| {k.blocks} ({k.covered}) | {k.own_flips} ({k.own_flip_cards}) "
             f"| {k.raised_into_loss} | {k.raised_and_made} "
-            f"| {interval(row.nets)} | {k.bluff_rounds} | {interval(row.bluff_nets)} |"
+            f"| {interval(row.nets)} | {k.bluff_rounds} | {interval(row.bluff_nets)} "
+            f"| {interval(row.passing_nets)} |"
         )
 
 

@@ -20,7 +20,12 @@ both watched pirates of a team made one). At the round's reckoning it counts:
   team discarded (+1 when an opponent raised into a loss, -1 when the bidder flipped its own skull
   uninsured, -1 per watched pirate holding cards when an opponent raised and made its bid);
 * **bluff net**: the same over the rounds whose skull bids were all bluffs (neither forced nor a
-  block): the bids the captain chose freely, whose worth is the question.
+  block): the bids the captain chose freely, whose worth is the question;
+* **net against passing**: what the round's skull bids changed, against not making them: the net
+  cards, plus, in a round with a covered block, the cards passing would surely have cost (one
+  for each pirate of the watched team holding cards when it blocked: that opponent would have
+  made its bid). Where passing's outcome is not sure (any other bid), it counts as nothing lost,
+  so this is, if anything, too low.
 
 The bench counts the watched team's captains; the figures are sums over a line-up's matches.
 """
@@ -71,6 +76,8 @@ class SkullBids:
     net: int = 0  # cards the other team discarded less the watched team's, in skull-bid rounds
     bluff_rounds: int = 0  # skull-bid rounds whose skull bids were all bluffs
     bluff_net: int = 0  # the net cards of those rounds
+    against_passing: int = 0  # the net cards, plus what passing on covered blocks would have cost
+    _avoided: int = 0  # this round's cards a covered block saved, passing being a sure loss
     _round: set[str] = field(default_factory=set)  # the kinds of this round's skull bids
     _bidders: set[int] = field(default_factory=set)  # this round's watched skull bidders
 
@@ -90,7 +97,10 @@ class SkullBids:
         kind = "forced" if before.phase == "turns" and pirate.count == 0 else "bluff"
         if before.phase == "bidding" and bidder is not None and bidder % 2 != seat % 2:
             kind = "block"
-            self.covered += before.bid <= clean_top(before.pirates[bidder])
+            if before.bid <= clean_top(before.pirates[bidder]):
+                self.covered += 1
+                holding = [s for s, p in enumerate(before.pirates) if s % 2 == seat % 2 and p.cards > 0]
+                self._avoided = max(self._avoided, len(holding))
         self.past_skull += 1
         self.on_top += pirate.pile[-1].card == SKULL
         self.forced += kind == "forced"
@@ -107,6 +117,7 @@ class SkullBids:
         net = sum(1 if s % 2 != team else -1 for s in owing if isinstance(s, int))
         self.rounds += 1
         self.net += net
+        self.against_passing += net + self._avoided
         if self._round == {"bluff"}:
             self.bluff_rounds += 1
             self.bluff_net += net
@@ -116,7 +127,7 @@ class SkullBids:
         elif challenger % 2 != team:
             self.raised_into_loss += not event.get("success")
             self.raised_and_made += bool(event.get("success"))
-        self._round, self._bidders = set(), set()
+        self._round, self._bidders, self._avoided = set(), set(), 0
 
 
 def _own_skull_ended(after: HornState, challenger: int) -> bool:

@@ -77,6 +77,29 @@ def test_a_block_an_opponent_raises_past_into_the_skull_wins_a_card(counting: Mo
         1,
         0,
     )
+    # Against passing: p1's bid was covered, so passing would have cost p0 and p2 a card each.
+    assert counter.against_passing == 1 + 2
+
+
+def test_a_covered_block_that_flips_its_own_skull_still_beats_passing(counting: ModuleType) -> None:
+    # p1 bids 1 on its own doubloon (covered: it makes it for sure); p0, a skull on top of its pile,
+    # raises to 2 and nobody raises back: p0 flips its own skull first and loses a card. Passing
+    # would have cost its team two (p1 makes its bid: a card from p0 and one from p2).
+    counter = counting.SkullBids({0, 2})
+    moves = [(1, "bid", {"count": 1}), (2, "pass", {}), (3, "pass", {}), (0, "bid", {"count": 2})]
+    moves += [(1, "pass", {}), (0, "flip", {"pile": 0})]
+    state = run(counter, opened([S, D, D, D], first=1), moves)
+    assert state.owing == (0,)
+    assert (counter.blocks, counter.covered, counter.own_flips, counter.net) == (1, 1, 1, -1)
+    assert counter.against_passing == -1 + 2
+    # A bluff (no block) counts as nothing lost by passing: against passing is its net.
+    bluff = counting.SkullBids({0, 2})
+    run(
+        bluff,
+        opened([S, D, D, D]),
+        [(0, "bid", {"count": 1})] + [(s, "pass", {}) for s in (1, 2, 3)] + [(0, "flip", {"pile": 0})],
+    )
+    assert bluff.against_passing == bluff.net == -1
 
 
 def test_bids_the_own_pile_covers_are_not_counted(counting: ModuleType) -> None:
