@@ -27,13 +27,12 @@ is not counted: it is the by-product of that spell's gestures.
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from stats import wilson  # (bench/stats.py: the script's own folder is on the path)
+from stats import bootstrap_mean, wilson  # (bench/stats.py: the script's own folder is on the path)
 
 from p2pgenius.bots import Bot, make_bot
 from p2pgenius.games.duel import DUEL
@@ -221,20 +220,13 @@ USELESS = (
 )
 
 
-def mean_interval(values: list[int], resamples: int = 2000) -> tuple[float, float]:
-    """A 95% percentile bootstrap interval of the mean (its own seeded generator)."""
-    rng = random.Random(0)
-    means = sorted(statistics.fmean(rng.choices(values, k=len(values))) for _ in range(resamples))
-    return means[int(resamples * 0.025)], means[int(resamples * 0.975) - 1]
-
-
 def detail(first: str, second: str, tally: Tally) -> str:
     """A line of the second table (issue 49): cycles, the cap, lengths, useless spells, times."""
     n = max(1, tally.matches)
     low, high = wilson(tally.cycles / n, n)
     cap_low, cap_high = wilson(tally.unfinished / n, n)
     mean = statistics.fmean(tally.lengths or [0])
-    length_low, length_high = mean_interval(tally.lengths or [0])
+    length_low, length_high = bootstrap_mean([float(n) for n in tally.lengths or [0]], rounds=2000)
     per_100 = 100 / max(1, tally.hand_turns // 2)
     useless = ", ".join(f"{name} {tally.useless[name] * per_100:.2f}" for name in USELESS)
     times = sorted(tally.times) or [0.0]

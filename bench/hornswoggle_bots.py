@@ -10,14 +10,16 @@ game knowledge; single-observer ISMCTS, 100 iterations a decision, UCB constant 
 guessing every unseen card uniformly from its owner's six starting cards and playing at random
 to the end of the second round, a match's result or the difference in cards as the reward); a
 captain with a random partner against two randoms; the pirate's rows as before;
-and, as controls, the ISMCTS team against the pirates, and random against random (about 50%).
+and, as controls, the ISMCTS team against the pirates, the captain team against itself and random
+against random (about 50%).
 
 The decision time is the tested team's smart seats' time per decision (median and max, seconds,
 on this machine under whatever else runs on it).
 
 A second table counts the tested captains' bids past a skull of their own pile, how many ended with
-the captain flipping its own skull, how many made an opponent raise into a loss, and the net cards
-those rounds brought per match (bench/hornswoggle_skull_bids.py defines each count).
+the captain flipping its own skull, how many made an opponent raise into a loss, the net cards
+those rounds brought per match, the same over the rounds of bluffs alone, and the net against
+passing (bench/hornswoggle_skull_bids.py defines each count).
 """
 
 from __future__ import annotations
@@ -162,9 +164,11 @@ def play(
     seed: int,
     timed: Callable[[int, float], None] = lambda s, t: None,
     watch: Callable[[HornState, int, HornAction, HornState], None] = lambda b, s, a, n: None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> int:
-    """Play one match; returns the winning team (0 for p0/p2, 1 for p1/p3). ``watch`` sees each
-    action with the full states before and after it."""
+    """Play one match; returns the winning team (0 for p0/p2, 1 for p1/p3). ``timed`` is given
+    each decision's time by ``clock``; ``watch`` sees each action with the full states before
+    and after it."""
     rng = random.Random(seed)
     state = HORNSWOGGLE.initial({"garnets": [1, 1, 1, 1]}, {})
     for _ in range(MAX_ACTIONS):
@@ -172,9 +176,9 @@ def play(
         if not seats:
             break
         seat = rng.choice(seats)
-        start = time.perf_counter()
+        start = clock()
         action: Any = bots[seat].choose(state, seat)
-        timed(seat, time.perf_counter() - start)
+        timed(seat, clock() - start)
         before, state = state, HORNSWOGGLE.apply(state, seat, action)
         watch(before, seat, action, state)
     outcome = HORNSWOGGLE.outcome(state)

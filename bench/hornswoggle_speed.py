@@ -20,39 +20,32 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import random
 import statistics
 import time
 
-from stats import bootstrap_mean, quantile_interval  # (bench/stats.py: this folder is on the path)
+from hornswoggle_bots import play  # (bench/: this folder is on the path)
+from stats import bootstrap_mean, quantile_interval
 
-from p2pgenius.bots import make_bot
-from p2pgenius.games.hornswoggle.engine import HORNSWOGGLE
-
-MAX_ACTIONS = 5000
+from p2pgenius.games.hornswoggle.actions import HornAction
+from p2pgenius.games.hornswoggle.search import CaptainBot
+from p2pgenius.games.hornswoggle.state import HornState
 
 
 def match(seed: int, digest: hashlib._Hash, decisions: list[float]) -> float:
     """One match of four captains; the CPU seconds of its decisions (each one added to
     ``decisions``, each decision and generator state to ``digest``)."""
-    bots = [make_bot("hornswoggle", "captain", seed=seed * 10 + seat) for seat in range(4)]
-    rng = random.Random(seed)
-    state = HORNSWOGGLE.initial({"garnets": [1, 1, 1, 1]}, {})
-    spent = 0.0
-    for _ in range(MAX_ACTIONS):
-        seats = HORNSWOGGLE.to_act(state)
-        if not seats:
-            break
-        seat = rng.choice(seats)
-        start = time.process_time()
-        action = bots[seat].choose(state, seat)
-        cpu = time.process_time() - start
+    captains = [CaptainBot(seed=seed * 10 + seat) for seat in range(4)]  # (the level's bot)
+    spent: list[float] = []
+
+    def timed(seat: int, cpu: float) -> None:
         decisions.append(cpu)
-        spent += cpu
-        generator = getattr(bots[seat], "rng", None)
-        digest.update(f"{seat} {action!r} {generator.getstate() if generator else ''}\n".encode())
-        state = HORNSWOGGLE.apply(state, seat, action)
-    return spent
+        spent.append(cpu)
+
+    def watch(before: HornState, seat: int, action: HornAction, after: HornState) -> None:
+        digest.update(f"{seat} {action!r} {captains[seat].rng.getstate()}\n".encode())
+
+    play([*captains], seed, timed, watch, clock=time.process_time)
+    return sum(spent)
 
 
 def _ms(quantile: tuple[float, float, float]) -> str:

@@ -252,8 +252,10 @@ def table_with_a_skull_on_top() -> SimTable:
     """p0's pile a doubloon under a skull, three doubloons and a skull in hand; one doubloon on
     every other pile."""
     t = SimTable()
-    t.hand = [[3, 1], [4, 1], [4, 1], [4, 1]]
-    t.pile = [[SIM_D, SIM_S], [SIM_D], [SIM_D], [SIM_D]]
+    for seat, (hand, pile) in enumerate(
+        ([[3, 1], [SIM_D, SIM_S]], [[4, 1], [SIM_D]], [[4, 1], [SIM_D]], [[4, 1], [SIM_D]])
+    ):
+        t.set_cards(seat, hand, pile)  # (the table's counters follow)
     return t
 
 

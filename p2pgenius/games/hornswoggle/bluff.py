@@ -12,8 +12,10 @@ pile, raised past it), and :func:`bluff_value` weighs the bluff in cards from th
   pirate of the captain's team that still has cards;
 * an opponent raises within its own pile: it would have bid so anyway (counted as 0).
 
-The search only considers such a bid when that value is positive, or when no other action is left
-(a pirate with no card in hand must bid). With no answers seen, the prior is an opponent that
+The search only considers such a bid as a bluff (opening the bidding or raising its partner) when
+that value is positive; as a block (raising an opponent's bid) it weighs it against passing, which
+may cost its team more; and when no other action is left (a pirate with no card in hand must bid)
+it bids as it searched. With no answers seen, the prior is an opponent that
 rarely raises, so the captain does not open a match with a bluff; against opponents that never
 raised over its team it never bluffs, and against ones that keep raising blindly it may.
 """

@@ -206,9 +206,7 @@ class SimTable:
                 if self.flips == self.bid:
                     self.phase, self.success = DONE, True
         elif kind == "place":
-            self.hand[seat][value] -= 1
-            self.pile[seat].append(value)
-            self.size += 1
+            self.lay(seat, value)
             self.current = self.next_in(seat)
         elif kind == "bid":
             if self.phase == TURNS:
@@ -311,25 +309,7 @@ def clean_top(t: SimTable, seat: int) -> int:
 
 def success(t: SimTable, seat: int, bid: int, style: Style = PLAIN_STYLE) -> float:
     """The chance that ``seat`` flips ``bid`` doubloons in all (own pile first, then the safest)."""
-    own_left = len(t.pile[seat]) - t.shown[seat]
-    need = bid - (t.flips if t.challenger == seat else 0)
-    clean = clean_top(t, seat)
-    if need <= clean:
-        return 1.0
-    if clean < own_left:
-        return 0.0  # a skull of its own comes first
-    need -= clean
-    chances: list[float] = []
-    for owner in range(4):
-        if owner != seat:
-            left = len(t.pile[owner]) - t.shown[owner]
-            chances += [skull_chance(t, seat, owner, style)] * left
-    if len(chances) < need:
-        return 0.0
-    probability = 1.0
-    for chance in sorted(chances)[:need]:
-        probability *= 1.0 - chance
-    return probability
+    return bid_chances(t, seat, bid, bid, style)[0]
 
 
 def safest_cards(t: SimTable, seat: int, style: Style = PLAIN_STYLE) -> list[tuple[float, int]]:
@@ -345,7 +325,8 @@ def safest_cards(t: SimTable, seat: int, style: Style = PLAIN_STYLE) -> list[tup
 
 
 def bid_chances(t: SimTable, seat: int, low: int, high: int, style: Style = PLAIN_STYLE) -> list[float]:
-    """:func:`success` for each bid from ``low`` to ``high``: 1 while the seat's own clean top
+    """The chance that ``seat`` flips each bid from ``low`` to ``high`` in all (own pile first,
+    then the safest; :func:`success` is one bid's): 1 while the seat's own clean top
     (and its flips so far) covers the bid; 0 once its own skull would come first, or the cards
     run out; else the chance that none of the others' safest cards it needs is a skull. The
     other piles' odds are worked out once for all the bids."""
