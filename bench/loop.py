@@ -43,8 +43,7 @@ from p2pgenius.bots.driver import BotDriver
 from p2pgenius.bots.registry import level_of
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.files import Files
-from p2pgenius.net.party import warm_now
-from p2pgenius.net.peer import Peer
+from p2pgenius.net.peer import Peer, warm_now
 from p2pgenius.protocol.identity import Identity
 
 STALL_MS = 20.0

@@ -19,6 +19,7 @@ from p2pgenius.cli.play import (
     check_terminal,
     held,
     make_peer,
+    numbered,
     one_line,
     played,
 )
@@ -189,8 +190,9 @@ def pick(count: int, printer: Printer) -> int:
             raise P2PGeniusError("no match chosen")
         if not answer:
             return 1
-        if answer.isdecimal() and answer.isascii() and 1 <= int(answer) <= count:  # ("²" is a digit)
-            return int(answer)
+        number = numbered(answer, count)
+        if number is not None:
+            return number
         printer.line(f"a number from 1 to {count}, please")
 
 

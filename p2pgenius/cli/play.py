@@ -260,6 +260,12 @@ QUIT: Final = ("q", "quit", "exit", "no", "n")
 """What a person types at a numbered question to choose none."""
 
 
+def numbered(text: str, count: int) -> int | None:
+    """The number from 1 to ``count`` that ``text`` is, in ASCII digits ("²" is a digit to
+    ``isdecimal``, not to ``int``); None if it is none of them."""
+    return int(text) if text.isdecimal() and text.isascii() and 1 <= int(text) <= count else None
+
+
 def ask_number(out: TextIO, question: str, names: Sequence[str], *, blank: str = "") -> int | None:
     """The index of the one of ``names`` a person chooses at ``question``: its number (1 to
     their count), its name or the start of it; ``blank`` is what an empty answer means (e.g.
@@ -273,8 +279,9 @@ def ask_number(out: TextIO, question: str, names: Sequence[str], *, blank: str =
         if not answer or said in QUIT:
             return None
         said = said or blank
-        if said.isdecimal() and said.isascii() and 1 <= int(said) <= len(names):
-            return int(said) - 1
+        number = numbered(said, len(names))
+        if number is not None:
+            return number - 1
         chosen = [i for i, name in enumerate(names) if said and name.startswith(said.replace(" ", "-"))]
         if len(chosen) == 1:  # (a name, or its start: "magic", "horn")
             return chosen[0]

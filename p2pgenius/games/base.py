@@ -236,12 +236,13 @@ def _copier(cls: type) -> Callable[[Any, dict[str, Any]], Any] | None:
     if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__"):
         return None
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
-    names = [f.name for f in dataclasses.fields(cls)]
+    fields = dataclasses.fields(cls)
+    names = [f.name for f in fields]
     slots = {name: inspect.getattr_static(cls, name, None) for name in names}
     if (
         not params.frozen
         or not params.init
-        or not all(f.init for f in dataclasses.fields(cls))
+        or not all(f.init for f in fields)
         or not all(isinstance(slot, types.MemberDescriptorType) for slot in slots.values())
     ):
         return None
@@ -258,7 +259,9 @@ def _copier(cls: type) -> Callable[[Any, dict[str, Any]], Any] | None:
             "    return new",
         ]
     )
-    setters = {name: slots[name].__set__ for name in names}
+    setters = {name: slots[name].__set__ for name in names}  # (by name for the changes; each
+    # field's own setter is also bound to a name of its own, set_i, which the lines above read
+    # as a global rather than a dictionary's item)
     scope: dict[str, Any] = {"known": frozenset(names), "make": object.__new__, "cls": cls}
     scope["replace"] = dataclasses.replace
     scope.update({"setters": setters, **{f"set_{i}": setters[name] for i, name in enumerate(names)}})

@@ -231,7 +231,8 @@ async def open_socket(family: int, sockaddr: Any) -> trio.abc.Stream:
 
 
 async def _take(begun: early.Begun) -> trio.abc.Stream | None:
-    """``begun``'s socket as a stream, once it is done (None: it did not connect)."""
+    """``begun``'s socket as a stream, once it is done (None: it did not connect, or it is older
+    than ``early.STALE_S`` and was closed)."""
     try:
         if not begun.done.is_set():  # (it is, most often: it connected while the program loaded)
             await trio.to_thread.run_sync(begun.done.wait, abandon_on_cancel=True)
