@@ -269,6 +269,19 @@ class Session:
         self.referee.heard(env)
         return courier.take_events()
 
+    def referee_before(self) -> Referee:
+        """An observer's: the referee of a new observer that kept its ledger of debts from the
+        start (:attr:`Referee.keeping`), fed every message this one took before the one being
+        read (the last its chain took: a forfeit is read as it comes, or as the message that
+        opened its stage is)."""
+        observer = Session(
+            keys=self.keys, me=None, names=list(self.names), version=self.version, recording=False
+        )
+        observer.referee.keeping = True
+        for _, _, raw in self.chain.archive[:-1]:
+            observer.receive(raw)
+        return observer.referee
+
     @property
     def defer_verdict(self) -> bool:
         """Whether a driver with an event loop judges the match's end off it (:class:`VerdictDue`)."""

@@ -47,6 +47,7 @@ class Standing(Protocol):
     def setup(self) -> MatchSetup: ...
     def owed(self) -> tuple[int, ...]: ...
     def debts(self) -> tuple[Debt, ...]: ...
+    def referee_before(self) -> Referee: ...
 
 
 class Referee:
@@ -66,6 +67,12 @@ class Referee:
         self.paid_by: dict[Debt, tuple[int, int]] = {}
         """An observer's: each debt paid, and the message after which it was owed no more."""
         self._debts: frozenset[Debt] = frozenset()
+        self.keeping = False
+        """An observer's: whether :attr:`due_at` and :attr:`paid_by` are kept message by message.
+        Only a forfeit reads them, and most matches have none: until the first forfeit they are
+        not kept (working out the debts after every message was a seventh of a verification's
+        Python); it is worked out then, from the start, by an observer that keeps them
+        (:meth:`Standing.referee_before`), and kept from there on."""
 
     def _number(self) -> int:
         """The current stage's number; -1 between stages (after the end: the disclosure)."""
@@ -232,6 +239,10 @@ class Referee:
         return self._number(), seat in self.standing.owed()
 
     def on_forfeit(self, env: Envelope, msg: Forfeit) -> None:
+        if self.courier.me is None and not self.keeping:
+            before = self.standing.referee_before()  # (what it would have kept so far: see keeping)
+            self.due_at, self.paid_by, self._debts = before.due_at, before.paid_by, before._debts
+            self.keeping = True
         stage, seat, reason = msg.stage, msg.seat, msg.reason
         if stage == SETUP:
             self._on_walkaway(env, msg)
@@ -408,13 +419,16 @@ class Referee:
 
     def heard(self, env: Envelope) -> None:
         """``env`` was taken: a held forfeit that stands no more since is answered by it. An
-        observer also notes which debts fell due and which were paid by it (what a forfeit's
-        author had read of them is judged by its messages' heads: :meth:`_crossed`)."""
+        observer also notes which debts fell due and which were paid by it, once it keeps them
+        (:attr:`keeping`; what a forfeit's author had read of them is judged by its messages'
+        heads: :meth:`_crossed`)."""
         for key, (author, _) in self.time.pending.items():
             if key not in self.answers and not self._forfeit_stands(key, author):
                 self.answers[key] = (env.author, env.seq)
         if self.courier.me is None:
             self._went_on(env)
+            if not self.keeping:
+                return
             debts = frozenset(self.standing.debts())
             if debts == self._debts:
                 return  # (nothing fell due, nothing was paid)
