@@ -363,7 +363,13 @@ def _in_dark(
         dark = tuple(seat for seat in range(seats) if spec.blind(before, seat))
         claim = claims.get(step.stage)
         mine = claim is not None and type(me) is int and observer.owner[claim.seat] == me
-        marked.append(replace(step, dark=dark, seen=dict(claim.view) if mine and claim else None))
+        seen = dict(claim.view) if mine and claim else None
+        # (as it is, most often: a copy per step was a fiftieth of a verification's Python)
+        marked.append(
+            step
+            if dark == step.dark and seen is None and step.seen is None
+            else replace(step, dark=dark, seen=seen)
+        )
         before = step.state
     last = steps[-1].stage if steps else -1
     pending = {stage.number: stage for stage in observer.behind}
