@@ -72,7 +72,13 @@ def _mapping(value: Mapping[str, Plain], keys: list[str], depth: int) -> dict[st
     out = {}
     for key in keys:
         item = value[key]
-        out[key] = item if type(item) in _LEAVES else normalise(item, depth)
+        kind = type(item)
+        if kind in _LEAVES:
+            out[key] = item
+        elif kind in _SEQUENCES and depth < _MAX_DEPTH and _LEAVES.issuperset(map(type, item)):
+            out[key] = list(item)  # (a list of leaves, as _sequence makes it: a call less each)
+        else:
+            out[key] = normalise(item, depth)
     return out
 
 

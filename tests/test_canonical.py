@@ -108,3 +108,23 @@ def test_values_encoded_from_many_threads_at_once_keep_their_own_bytes() -> None
     for thread in threads:
         thread.join()
     assert wrong == []
+
+
+@pytest.mark.parametrize("levels", [62, 63, 64, 65])
+def test_a_list_of_leaves_in_a_map_is_refused_at_the_depth_a_list_of_lists_is(levels: int) -> None:
+    # A map's list of leaves is normalised in line (issue 48): at every depth around the limit it
+    # is refused exactly where the same list, nested in lists alone, is.
+    in_map: Any = {"a": [1, 2]}
+    in_lists: Any = [[1, 2]]
+    for _ in range(levels):
+        in_map, in_lists = [in_map], [in_lists]
+    refused = []
+    for value in (in_map, in_lists):
+        try:
+            encode(value)
+        except EncodingError:
+            refused.append(True)
+        else:
+            refused.append(False)
+    assert refused[0] == refused[1]
+    assert refused[0] == (levels >= 63)  # (where it always was)
