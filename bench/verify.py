@@ -1,13 +1,18 @@
 """Benchmark: how fast ``p2pgenius verify`` checks transcripts (messages per second), and how
 many Ed25519 verifications it makes per message.
 
-    .venv/bin/python bench/verify.py [--matches N]
+    .venv/bin/python bench/verify.py [--matches N] [--python [--runs N] [--game NAME]]
 
 Plays whole bot matches in memory, then times verifying every transcript (signatures, chains,
 commitments, legality, hashes, audits), and reports the rate and the time for 10,000 messages;
 then counts the Ed25519 verifications (libsodium's, each a real one: none remembered from before)
 per message checked, of one peer's transcript (``p2pgenius verify``) and of every peer's copies
 merged (``verify_copies``, what the record does with the copies of a match).
+
+With ``--python``, the Python alone instead: each transcript verified once, which remembers its
+signatures (``identity.VERIFIED``), then all of them verified again ``--runs`` times, each run's
+processor time (``time.process_time``) divided by the messages checked; the least, the median and
+the most of the runs, per game.
 """
 
 from __future__ import annotations
@@ -45,11 +50,38 @@ def counted(check: Callable[[], list[Report]]) -> tuple[int, int]:
     return calls, sum(report.messages for report in reports)
 
 
+def python_alone(game: str, matches: int, runs: int) -> tuple[int, list[float]]:
+    """(messages checked, processor microseconds a message of each run) of verifying ``matches``
+    transcripts of ``game`` whose signatures are remembered already (the Python alone)."""
+    files = [transcript(play(game, seed=seed), 0) for seed in range(matches)]
+    reports = [verify(data) for data in files]  # (remembers every signature)
+    assert all(report.ok for report in reports), [report.summary for report in reports]
+    checked = sum(report.messages for report in reports)
+    per_message = []
+    for _ in range(runs):
+        start = time.process_time()
+        for data in files:
+            verify(data)
+        per_message.append((time.process_time() - start) / checked * 1e6)
+    return checked, per_message
+
+
 def main() -> None:
     """Run and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=4)
+    parser.add_argument("--python", action="store_true", help="the Python alone, signatures remembered")
+    parser.add_argument("--runs", type=int, default=5, help="with --python: timed runs")
+    parser.add_argument("--game", choices=names(), help="with --python: this game alone")
     args = parser.parse_args()
+    if args.python:
+        print("| game | messages checked | Python per message: least | median | most |")
+        print("|---|---|---|---|---|")
+        for game in [args.game] if args.game else names():
+            checked, runs = python_alone(game, args.matches, args.runs)
+            low, mid, high = min(runs), sorted(runs)[len(runs) // 2], max(runs)
+            print(f"| {game} | {checked} | {low:.1f} us | {mid:.1f} us | {high:.1f} us |")
+        return
     print("| game | messages checked | messages per second | 10,000 messages |")
     print("|---|---|---|---|")
     tables = {game: [play(game, seed=seed) for seed in range(args.matches)] for game in names()}
