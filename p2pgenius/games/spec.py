@@ -49,6 +49,17 @@ class Period:
     budget_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class Audit:
+    """What the end-of-match audit found, replaying the whole match with every hidden choice open:
+    the outcome instead of the game's (None: the game's stands), and the state after each action
+    of the replay when it applied every one (a transcript's report shows those states instead of
+    working them out again); else none."""
+
+    outcome: Outcome | None
+    states: tuple[Any, ...] = ()
+
+
 class Played(Protocol):
     """One stage of a match as a transcript holds it (``p2pgenius.protocol.transcript.Step``):
     the actions applied, what the engine said happened, and the state after."""
@@ -134,10 +145,10 @@ class HiddenChoices(ABC):
     @abstractmethod
     def audit(
         self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
-    ) -> Outcome | None:
+    ) -> Audit:
         """At the end every seat opens every hidden choice: replay the whole match with them
         (``log``: (seat, parsed action)); the outcome instead of the game's if a seat played a
-        card it did not hold, else None."""
+        card it did not hold, and the states the replay went through."""
 
 
 class Piles(ABC):
@@ -494,9 +505,9 @@ class GameSpec:
 
     def audit(
         self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
-    ) -> Outcome | None:
-        """The audit's outcome (None: the game's stands; always None without hidden choices)."""
-        return None if self.cards is None else self.cards.audit(setup, options, log, state)
+    ) -> Audit:
+        """The audit (its outcome None: the game's stands; always so without hidden choices)."""
+        return Audit(None) if self.cards is None else self.cards.audit(setup, options, log, state)
 
 
 GAME_METHODS: Final = (

@@ -392,25 +392,21 @@ def _in_dark(
 
 def _opened(observer: Session, initial: Any, steps: list[Step]) -> list[Step]:
     """The steps with every hidden card the transcript opens (flips and the disclosures at the
-    end) shown. When it opens them all, each state is worked out again from the start, every card
-    in sight; when some stay hidden (the match stopped before its disclosures), the states stay as
-    seen."""
-    match, disclosed = observer.played.match, observer.played.ending.disclosures
+    end) shown. When it opens them all, each state is the one of the match replayed from the
+    start, every card in sight; when some stay hidden (the match stopped before its
+    disclosures), or that replay fails, the states stay as seen."""
+    match, ending = observer.played.match, observer.played.ending
     if not any(match.spec.unopened(action) for _, _, action in match.log):
         return steps  # nothing was hidden (or nothing stayed hidden)
-    opened, _ = match.cards.with_openings(match.spec, match.log, disclosed.values())
+    opened, _ = match.cards.with_openings(match.spec, match.log, ending.disclosures.values())
     by_stage: dict[int, list[tuple[int, Plain]]] = {}
     for (number, _, _), (seat, action) in zip(observer.log, opened, strict=True):
         by_stage.setdefault(number, []).append((seat, action))
     after: dict[int, Any] = {}
     if not any(match.spec.unopened(action) for _, action in opened):
-        game, state = match.game, initial
-        try:
-            for (number, _, _), (seat, action) in zip(observer.log, opened, strict=True):
-                state = game.apply(state, seat, game.parse_action(action))
-                after[number] = state
-        except P2PGeniusError:
-            after = {}
+        states = _opened_states(observer, initial, opened)  # (one after each action, or none)
+        if states:
+            after = {number: state for (number, _, _), state in zip(observer.log, states, strict=True)}
     return [
         Step(
             step.stage,
@@ -420,3 +416,25 @@ def _opened(observer: Session, initial: Any, steps: list[Step]) -> list[Step]:
         )
         for step in steps
     ]
+
+
+def _opened_states(observer: Session, initial: Any, opened: list[tuple[int, Plain]]) -> Sequence[Any]:
+    """The state after each action of the ``opened`` match, replayed from ``initial``; none if
+    an action does not apply. The audit of the match's end replayed these very actions with the
+    match's engine when every one applied: its states are taken, not worked out a second time."""
+    match, judged = observer.played.match, observer.played.ending.judged
+    if (
+        judged is not None
+        and match.game is match.spec.engine
+        and len(judged.audit.states) == len(opened)
+        and judged.opened == tuple(opened)
+    ):
+        return judged.audit.states
+    game, state, states = match.game, initial, []
+    try:
+        for seat, action in opened:
+            state = game.apply(state, seat, game.parse_action(action))
+            states.append(state)
+    except P2PGeniusError:
+        return ()
+    return states

@@ -189,11 +189,16 @@ def test_setup_is_checked() -> None:
 def test_an_honest_match_passes_the_audit_and_a_cheat_fails_it() -> None:
     log = [(1, HORNSWOGGLE.parse_action({"type": "order", "first": 0}))]
     log += [(seat, Place(D)) for seat in range(4)]
-    assert audit({}, {}, log) is None
+    honest = audit({}, {}, log)
+    state = start()
+    for seat, action in log:
+        state = HORNSWOGGLE.apply(state, seat, action)
+    assert honest.failure is None and len(honest.states) == len(log) and honest.states[-1] == state
     hands = {"hands": [[4, 2], [4, 2], [6, 0], [4, 2]]}
     cheat = log[:3] + [(2, Place(S))]
-    failure = audit(hands, {}, cheat)
-    assert failure is not None
+    cheated = audit(hands, {}, cheat)
+    failure = cheated.failure
+    assert failure is not None and cheated.states == ()  # (a replay that stopped shows no state)
     assert (failure.seat, failure.step) == (2, 4)
     outcome = audit_outcome(start(**hands), failure)
     assert (outcome.winner, outcome.reason) == (1, "audit_failed")
@@ -206,7 +211,7 @@ def test_a_discard_of_a_card_not_held_fails_the_audit() -> None:
     log += [(0, HORNSWOGGLE.parse_action({"type": "bid", "count": 4}))]
     log += [(0, HORNSWOGGLE.parse_action({"type": "flip", "pile": p})) for p in range(4)]
     log += [(1, Discard(S))]
-    failure = audit({"hands": hands}, {}, log)
+    failure = audit({"hands": hands}, {}, log).failure
     assert failure is not None
     assert failure.seat == 1
 

@@ -1,7 +1,8 @@
 """A Hornswoggle transcript's report takes its opened states from the audit's replay (issue 48):
 the report is the one it was when it replayed the opened match a second time itself, for finished
 matches of two to four peers, for matches whose audit convicts a seat, and for transcripts cut
-before every card was opened (the states then stay as seen)."""
+before every card was opened (the states then stay as seen); and the opened match is replayed
+once, not twice."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import pytest
 
 from p2pgenius.canonical import Plain, encode
 from p2pgenius.errors import P2PGeniusError
-from p2pgenius.games.hornswoggle.state import Pirate, full, public
+from p2pgenius.games.hornswoggle.actions import HornAction
+from p2pgenius.games.hornswoggle.engine import Hornswoggle
+from p2pgenius.games.hornswoggle.state import HornState, Pirate, full, public
 from p2pgenius.protocol import transcript as transcripts
 from p2pgenius.protocol.records import records
 from p2pgenius.protocol.session import Session
@@ -106,3 +109,23 @@ def test_the_report_is_the_one_a_second_replay_made(monkeypatch: pytest.MonkeyPa
         assert plain(report) == plain(before), name
         kinds.add(report.standing)
     assert {"finished", "stopped", "incomplete"} <= kinds  # (each kind of ending met)
+
+
+def test_the_opened_match_is_replayed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = transcript(play("hornswoggle", seed=2), 0)
+    applied = Hornswoggle.apply
+    calls: list[int] = []
+
+    def counted(self: Hornswoggle, state: HornState, seat: int, action: HornAction) -> HornState:
+        calls.append(seat)
+        return applied(self, state, seat, action)
+
+    monkeypatch.setattr(Hornswoggle, "apply", counted)
+    report = verify(data)
+    once = len(calls)
+    with monkeypatch.context() as patched:
+        patched.setattr(transcripts, "_opened", replayed_again)
+        verify(data)
+    twice = len(calls) - once
+    actions = sum(len(step.actions) for step in report.steps)
+    assert report.ok and actions > 100 and twice - once == actions

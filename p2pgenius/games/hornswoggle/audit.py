@@ -28,18 +28,29 @@ class AuditFailure:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class Audited:
+    """What the audit found: the first failure (None: the match holds), and the state after each
+    action of the log when it holds."""
+
+    failure: AuditFailure | None
+    states: tuple[HornState, ...] = ()
+
+
 def audit(
     setup: Mapping[str, Any], options: Mapping[str, Any], log: Sequence[tuple[int, HornAction]]
-) -> AuditFailure | None:
-    """Replay ``log`` (every action, hidden cards opened) with full knowledge; None if it holds."""
+) -> Audited:
+    """Replay ``log`` (every action, hidden cards opened) with full knowledge."""
     state = HORNSWOGGLE.initial(setup, options)
+    states = []
     for step, (seat, action) in enumerate(log, start=1):
         try:
             state = HORNSWOGGLE.apply(state, seat, action)
         except IllegalActionError as exc:
             culprit = action.pile if isinstance(action, Flip) else seat
-            return AuditFailure(culprit, step, str(exc))
-    return None
+            return Audited(AuditFailure(culprit, step, str(exc)))
+        states.append(state)
+    return Audited(None, tuple(states))
 
 
 def audit_outcome(state: HornState, failure: AuditFailure) -> Outcome:

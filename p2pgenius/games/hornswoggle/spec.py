@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from p2pgenius.canonical import Plain
-from p2pgenius.games.base import Outcome, replace
+from p2pgenius.games.base import replace
 from p2pgenius.games.hornswoggle.audit import audit, audit_outcome
 from p2pgenius.games.hornswoggle.engine import DECISION_SECONDS, HORNSWOGGLE
 from p2pgenius.games.hornswoggle.notation import moves
 from p2pgenius.games.hornswoggle.state import HornEnding, HornState, perspective
 from p2pgenius.games.hornswoggle.words import loss, words
-from p2pgenius.games.spec import GameSpec, HiddenChoices, Piles, TimeOption
+from p2pgenius.games.spec import Audit, GameSpec, HiddenChoices, Piles, TimeOption
 
 
 class HornCards(HiddenChoices):
@@ -34,10 +34,11 @@ class HornCards(HiddenChoices):
 
     def audit(
         self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
-    ) -> Outcome | None:
+    ) -> Audit:
         """The other team wins if a seat played a card it did not hold."""
-        failure = audit(setup, options, log)
-        return None if failure is None else audit_outcome(state, failure)
+        audited = audit(setup, options, log)
+        failure = audited.failure
+        return Audit(None if failure is None else audit_outcome(state, failure), audited.states)
 
 
 class HornPiles(Piles):

@@ -4,9 +4,12 @@ them open; and the result that every peer signs (``end``) before the match is ov
 
 from __future__ import annotations
 
-from p2pgenius.canonical import encode
+from dataclasses import dataclass
+
+from p2pgenius.canonical import Plain, encode
 from p2pgenius.errors import shown
 from p2pgenius.games.base import Outcome
+from p2pgenius.games.spec import Audit
 from p2pgenius.protocol.bodies import Desync, Disclosure, End, Hash
 from p2pgenius.protocol.events import Confirmed, Fault, FaultKind, Hashed, MatchOver, VerdictDue
 from p2pgenius.protocol.messages import Envelope, MessageError
@@ -17,9 +20,19 @@ from p2pgenius.protocol.session.faults import CheatError
 from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import Local, Phase
 
-Verdict = Outcome | Ref | None
-"""What the game's verdict on a disclosed match finds: another outcome, the first card left
-unopened, or nothing (the game's outcome stands)."""
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """The game's verdict on a match with every card opened: the whole match's actions as it
+    replayed them ((seat, plain action), each hidden card opened) and what its audit found."""
+
+    opened: tuple[tuple[int, Plain], ...]
+    audit: Audit
+
+
+Verdict = Judged | Ref
+"""What the game's verdict on a disclosed match finds: the first card left unopened, or the
+audit of the whole match (another outcome, or none: the game's stands)."""
 
 
 class EndJudge:
@@ -36,6 +49,7 @@ class EndJudge:
         self.ends: dict[int, Envelope] = {}  # peer -> its signed word of the result (``end``)
         self.outcome: Outcome | None = None
         self.verdict_due = False
+        self.judged: Judged | None = None  # the verdict, once concluded (a report shows its states)
 
     # -- hashes -----------------------------------------------------------------------------------
 
@@ -169,14 +183,15 @@ class EndJudge:
     def verdict(self) -> Verdict:
         """What the game finds of the whole match with every disclosure in, reading only (a driver
         may ask in a worker thread): the first card left unopened, as (stage, seat); else the
-        game's outcome instead (``spec.audit``: a seat played a card it did not hold, say); else
-        None (the game's outcome stands)."""
+        game's audit (``spec.audit``), with its outcome instead of the game's if it has one (a
+        seat played a card it did not hold, say)."""
         match = self.match
         opened, missing = match.cards.with_openings(match.spec, match.log, self.disclosures.values())
         if missing:
             return missing[0]
         full_log = [(seat, match.game.parse_action(action)) for seat, action in opened]
-        return match.spec.audit(match.terms["setup"], match.terms["options"], full_log, match.state)
+        setup, options = match.terms["setup"], match.terms["options"]
+        return Judged(tuple(opened), match.spec.audit(setup, options, full_log, match.state))
 
     def conclude(self, verdict: Verdict) -> None:
         """End the match with the game's verdict (:meth:`verdict`; a driver judges it off its
@@ -204,8 +219,9 @@ class EndJudge:
                 )
             )
             return
-        if verdict is not None:
-            self.outcome = verdict
+        self.judged = verdict
+        if verdict.audit.outcome is not None:
+            self.outcome = verdict.audit.outcome
         self._finish()
 
     # -- the signed result --------------------------------------------------------------------
