@@ -160,6 +160,8 @@ class Hornswoggle:
             raise IllegalActionError(self._not_your_turn(state, seat))
         if isinstance(action, Timeout):
             action = self.timeout_action(state, seat)
+        # The new state is copied once here, and its fields are set as the rules go: nobody else
+        # holds it until it is returned (every state a caller sees stays as it was made).
         state = replace(state, events=())
         handler = {
             "order": self._order,
@@ -191,7 +193,7 @@ class Hornswoggle:
         order = expect(action, Order, "order", "pick the first player of round 1")
         if state.pirates[order.first].out:
             raise IllegalActionError(f"p{order.first} has no cards and cannot start")
-        state = replace(state, phase="opening", first=order.first, current=order.first)
+        state = _set(state, phase="opening", first=order.first, current=order.first)
         return _say(state, "order", seat=seat, first=order.first)
 
     def _opening(self, state: HornState, seat: int, action: HornAction) -> HornState:
@@ -201,17 +203,17 @@ class Hornswoggle:
         if self.to_act(state):
             return state
         start = _next_in(state, state.first, include=True)
-        return _say(replace(state, phase="turns", current=start), "piles_laid", seat=start)
+        return _say(_set(state, phase="turns", current=start), "piles_laid", seat=start)
 
     def _turn(self, state: HornState, seat: int, action: HornAction) -> HornState:
         if isinstance(action, Place):
             if state.pirates[seat].count == 0:
                 raise IllegalActionError(f"p{seat} has no cards in hand and must bid")
             state = _say(_put(state, seat, action.card), "add", seat=seat)
-            return replace(state, current=_next_in(state, seat))
+            return _set(state, current=_next_in(state, seat))
         bid = expect(action, Bid, "place or bid", "add a card or start the challenge")
         self._check_bid(state, bid)
-        state = replace(state, phase="bidding", bid=bid.count, bidder=seat, passed=(False,) * 4)
+        state = _set(state, phase="bidding", bid=bid.count, bidder=seat, passed=(False,) * 4)
         state = _say(state, "bid", seat=seat, count=bid.count, first=True)
         return self._after_bid(state, seat)
 
@@ -219,17 +221,13 @@ class Hornswoggle:
         if isinstance(action, Pass):
             passed = list(state.passed)
             passed[seat] = True
-            state = _say(
-                replace(state, passed=(passed[0], passed[1], passed[2], passed[3])), "pass", seat=seat
-            )
+            state = _say(_set(state, passed=(passed[0], passed[1], passed[2], passed[3])), "pass", seat=seat)
             return self._after_bid(state, seat)
         bid = expect(action, Bid, "bid or pass", "raise the bid or pass")
         if bid.count <= state.bid:
             raise IllegalActionError(f"a raise must be more than {state.bid}")
         self._check_bid(state, bid)
-        state = _say(
-            replace(state, bid=bid.count, bidder=seat), "bid", seat=seat, count=bid.count, first=False
-        )
+        state = _say(_set(state, bid=bid.count, bidder=seat), "bid", seat=seat, count=bid.count, first=False)
         return self._after_bid(state, seat)
 
     def _check_bid(self, state: HornState, bid: Bid) -> None:
@@ -248,10 +246,10 @@ class Hornswoggle:
         nxt = _next_in(state, seat)
         while state.passed[nxt]:
             nxt = _next_in(state, nxt)
-        return replace(state, current=nxt)
+        return _set(state, current=nxt)
 
     def _challenge(self, state: HornState, challenger: int) -> HornState:
-        state = replace(state, phase="flipping", challenger=challenger, current=challenger)
+        state = _set(state, phase="flipping", challenger=challenger, current=challenger)
         return _say(state, "challenger", seat=challenger, count=state.bid)
 
     def _flip(self, state: HornState, seat: int, action: HornAction) -> HornState:
@@ -268,7 +266,7 @@ class Hornswoggle:
             pirates = _with(
                 state.pirates, seat, replace(state.pirates[seat], garnets=state.pirates[seat].garnets - 1)
             )
-            return _say(replace(state, insured=True, pirates=pirates), "insure", seat=seat)
+            return _say(_set(state, insured=True, pirates=pirates), "insure", seat=seat)
         flip = expect(action, Flip, "flip", "flip a card")
         allowed = self._flippable(state)
         if flip.pile not in allowed:
@@ -286,11 +284,11 @@ class Hornswoggle:
             raise IllegalActionError(f"p{flip.pile}'s card is a {known}, not a {flip.card}")
         pile = list(pirate.pile)
         pile[depth] = PileCard(card, flipped=True)
-        state = replace(state, pirates=_with(state.pirates, flip.pile, replace(pirate, pile=tuple(pile))))
+        state = _set(state, pirates=_with(state.pirates, flip.pile, replace(pirate, pile=tuple(pile))))
         state = _say(state, "flip", seat=seat, pile=flip.pile, card=card)
         if card == SKULL:
             return self._settle(state, success=False)
-        state = replace(state, flips=state.flips + 1)
+        state = _set(state, flips=state.flips + 1)
         if state.flips == state.bid:
             return self._settle(state, success=True)
         return state
@@ -298,14 +296,14 @@ class Hornswoggle:
     def _settle(self, state: HornState, *, success: bool) -> HornState:
         challenger = state.challenger
         assert challenger is not None
-        pirates = tuple(replace(p.takes_back(c.card for c in p.pile), pile=()) for p in state.pirates)
-        state = replace(state, pirates=(pirates[0], pirates[1], pirates[2], pirates[3]))
+        pirates = tuple(p.gathered() for p in state.pirates)
+        state = _set(state, pirates=(pirates[0], pirates[1], pirates[2], pirates[3]))
         if success:
             owing = tuple(s for s in range(SEATS) if s % 2 != challenger % 2 and state.pirates[s].cards > 0)
         else:
             owing = () if state.insured or state.pirates[challenger].cards == 0 else (challenger,)
         state = _say(
-            replace(state, phase="discarding", owing=owing),
+            _set(state, phase="discarding", owing=owing),
             "settled",
             seat=challenger,
             success=success,
@@ -322,9 +320,8 @@ class Hornswoggle:
             raise IllegalActionError(f"p{seat} has no {discard.card} to discard")
         if discard.card is None and state.holds[seat]:
             raise IllegalActionError(f"p{seat}'s discard must name its card")
-        pirate = pirate.take(discard.card)
-        pirate = replace(pirate, discarded=(*pirate.discarded, discard.card))
-        state = replace(
+        pirate = pirate.discards(discard.card)
+        state = _set(
             state,
             pirates=_with(state.pirates, seat, pirate),
             owing=tuple(s for s in state.owing if s != seat),
@@ -333,15 +330,15 @@ class Hornswoggle:
         return state if state.owing else self._next_round(state)
 
     def _next_round(self, state: HornState) -> HornState:
-        pirates = tuple(replace(p, out=p.cards == 0) for p in state.pirates)
-        state = replace(state, pirates=(pirates[0], pirates[1], pirates[2], pirates[3]))
+        pirates = tuple(p if p.out == (p.cards == 0) else replace(p, out=p.cards == 0) for p in state.pirates)
+        state = _set(state, pirates=(pirates[0], pirates[1], pirates[2], pirates[3]))
         for team in ((0, 2), (1, 3)):
             if all(state.pirates[s].out for s in team):
                 return self._team_loses(state, team)
         challenger = state.challenger
         assert challenger is not None
         first = _next_in(state, challenger)
-        state = replace(
+        state = _set(
             state,
             phase="opening",
             round=state.round + 1,
@@ -361,9 +358,7 @@ class Hornswoggle:
     def _team_loses(self, state: HornState, team: tuple[int, int]) -> HornState:
         winners = team_of(team[0] + 1)
         outcome = result(state, winners, HornEnding.TEAM_ELIMINATED)
-        return _say(
-            replace(state, phase="over", outcome=outcome), "over", out=list(team), winner=outcome.winner
-        )
+        return _say(_set(state, phase="over", outcome=outcome), "over", out=list(team), winner=outcome.winner)
 
     def outcome(self, state: HornState) -> Outcome | None:
         """The result once a team is out (or a seat failed the audit)."""
@@ -408,9 +403,7 @@ def _put(state: HornState, seat: int, card: str | None) -> HornState:
         raise IllegalActionError(f"p{seat} has no {card} in hand")
     if card is None and state.holds[seat]:
         raise IllegalActionError(f"p{seat}'s card must be doubloon or skull")
-    pirate = pirate.take(card)
-    pirate = replace(pirate, pile=(*pirate.pile, PileCard(card)))
-    return replace(state, pirates=_with(state.pirates, seat, pirate))
+    return _set(state, pirates=_with(state.pirates, seat, pirate.lays(card)))
 
 
 def _with(
@@ -421,10 +414,18 @@ def _with(
     return items[0], items[1], items[2], items[3]
 
 
+def _set(state: HornState, **changes: Any) -> HornState:
+    """``state`` with ``changes`` made to it in place: only ever the new state an action is making
+    (:meth:`Hornswoggle.apply` copied it for that action, and no one else holds it yet)."""
+    for name, value in changes.items():
+        object.__setattr__(state, name, value)
+    return state
+
+
 def _say(state: HornState, kind: str, **data: Plain) -> HornState:
     """Record what happened, as data (words.py says it in words)."""
     event: dict[str, Plain] = {"type": kind, **data}
-    return replace(state, events=(*state.events, event))
+    return _set(state, events=(*state.events, event))
 
 
 HORNSWOGGLE: Final = Hornswoggle()

@@ -55,25 +55,35 @@ class Pirate:
         """Cards this seat still has (hand and pile)."""
         return self.count + len(self.pile)
 
-    def take(self, card: str | None) -> Pirate:
-        """The hand after ``card`` leaves it (to the pile or the discards)."""
+    def lays(self, card: str | None) -> Pirate:
+        """The pirate once ``card`` has left its hand for its pile, face down."""
+        hand, count = self._without(card)
+        return replace(self, hand=hand, count=count, pile=(*self.pile, PileCard(card)))
+
+    def discards(self, card: str | None) -> Pirate:
+        """The pirate once ``card`` has left its hand for its discards."""
+        hand, count = self._without(card)
+        return replace(self, hand=hand, count=count, discarded=(*self.discarded, card))
+
+    def _without(self, card: str | None) -> tuple[tuple[int, int] | None, int]:
+        """The hand (composition, size) once ``card`` has left it."""
         hand = self.hand
         if hand is not None and card is not None:
             hand = (hand[0] - (card == DOUBLOON), hand[1] - (card == SKULL))
         elif card is None:
             hand = None if self.count > 1 else (0, 0)
-        return replace(self, hand=hand, count=self.count - 1)
+        return hand, self.count - 1
 
-    def takes_back(self, cards: Iterable[str | None]) -> Pirate:
-        """The hand after cards come back from the pile."""
+    def gathered(self) -> Pirate:
+        """The pirate once the cards of its pile are back in its hand."""
         hand, count = self.hand, self.count
-        for card in cards:
+        for laid in self.pile:
             count += 1
-            if hand is not None and card is not None:
-                hand = (hand[0] + (card == DOUBLOON), hand[1] + (card == SKULL))
+            if hand is not None and laid.card is not None:
+                hand = (hand[0] + (laid.card == DOUBLOON), hand[1] + (laid.card == SKULL))
             else:
                 hand = None
-        return replace(self, hand=hand, count=count)
+        return replace(self, hand=hand, count=count, pile=())
 
     def holds(self, card: str) -> bool | None:
         """Whether the hand holds ``card`` (None when this engine cannot know)."""
