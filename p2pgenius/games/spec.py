@@ -50,11 +50,12 @@ class Period:
 
 
 @dataclass(frozen=True, slots=True)
-class Audit:
+class Finding:
     """What the end-of-match audit found, replaying the whole match with every hidden choice open:
     the outcome instead of the game's (None: the game's stands), and the state after each action
-    of the replay when it applied every one (a transcript's report shows those states instead of
-    working them out again); else none."""
+    of the replay (by the spec's engine, from its initial state for the terms' setup and options)
+    when it applied every one, which a transcript's report shows instead of working them out
+    again; else none."""
 
     outcome: Outcome | None
     states: tuple[Any, ...] = ()
@@ -145,7 +146,7 @@ class HiddenChoices(ABC):
     @abstractmethod
     def audit(
         self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
-    ) -> Audit:
+    ) -> Finding:
         """At the end every seat opens every hidden choice: replay the whole match with them
         (``log``: (seat, parsed action)); the outcome instead of the game's if a seat played a
         card it did not hold, and the states the replay went through."""
@@ -505,9 +506,9 @@ class GameSpec:
 
     def audit(
         self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
-    ) -> Audit:
+    ) -> Finding:
         """The audit (its outcome None: the game's stands; always so without hidden choices)."""
-        return Audit(None) if self.cards is None else self.cards.audit(setup, options, log, state)
+        return Finding(None) if self.cards is None else self.cards.audit(setup, options, log, state)
 
 
 GAME_METHODS: Final = (

@@ -420,16 +420,16 @@ def _opened(observer: Session, initial: Any, steps: list[Step]) -> list[Step]:
 
 def _opened_states(observer: Session, initial: Any, opened: list[tuple[int, Plain]]) -> Sequence[Any]:
     """The state after each action of the ``opened`` match, replayed from ``initial``; none if
-    an action does not apply. The audit of the match's end replayed these very actions with the
+    an action does not apply. The verdict at the match's end replayed these very actions with the
     match's engine when every one applied: its states are taken, not worked out a second time."""
     match, judged = observer.played.match, observer.played.ending.judged
     if (
         judged is not None
         and match.game is match.spec.engine
-        and len(judged.audit.states) == len(opened)
+        and len(judged.finding.states) == len(opened)
         and judged.opened == tuple(opened)
     ):
-        return judged.audit.states
+        return judged.finding.states
     game, state, states = match.game, initial, []
     try:
         for seat, action in opened:

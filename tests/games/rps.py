@@ -19,7 +19,7 @@ from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games.base import Ending, Outcome, only_fields
 from p2pgenius.games.catalog import BotLevels, Entry
-from p2pgenius.games.spec import Audit, GameSpec, HiddenChoices, Piles, TimeOption, seat_label
+from p2pgenius.games.spec import Finding, GameSpec, HiddenChoices, Piles, TimeOption, seat_label
 
 NAME: Final = "rps"
 CARDS: Final = ("rock", "paper", "scissors")
@@ -270,8 +270,8 @@ class RpsCards(HiddenChoices):
 
     def audit(
         self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
-    ) -> Audit:
-        return Audit(None)  # (any card may be laid at any time: nothing to hold anyone to)
+    ) -> Finding:
+        return Finding(None)  # (any card may be laid at any time: nothing to hold anyone to)
 
 
 class RpsPiles(Piles):

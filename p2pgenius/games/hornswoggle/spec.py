@@ -12,7 +12,7 @@ from p2pgenius.games.hornswoggle.engine import DECISION_SECONDS, HORNSWOGGLE
 from p2pgenius.games.hornswoggle.notation import moves
 from p2pgenius.games.hornswoggle.state import HornEnding, HornState, perspective
 from p2pgenius.games.hornswoggle.words import loss, words
-from p2pgenius.games.spec import Audit, GameSpec, HiddenChoices, Piles, TimeOption
+from p2pgenius.games.spec import Finding, GameSpec, HiddenChoices, Piles, TimeOption
 
 
 class HornCards(HiddenChoices):
@@ -34,11 +34,11 @@ class HornCards(HiddenChoices):
 
     def audit(
         self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
-    ) -> Audit:
+    ) -> Finding:
         """The other team wins if a seat played a card it did not hold."""
         audited = audit(setup, options, log)
         failure = audited.failure
-        return Audit(None if failure is None else audit_outcome(state, failure), audited.states)
+        return Finding(None if failure is None else audit_outcome(state, failure), audited.states)
 
 
 class HornPiles(Piles):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from p2pgenius.canonical import Plain, encode
 from p2pgenius.errors import shown
 from p2pgenius.games.base import Outcome
-from p2pgenius.games.spec import Audit
+from p2pgenius.games.spec import Finding
 from p2pgenius.protocol.bodies import Desync, Disclosure, End, Hash
 from p2pgenius.protocol.events import Confirmed, Fault, FaultKind, Hashed, MatchOver, VerdictDue
 from p2pgenius.protocol.messages import Envelope, MessageError
@@ -24,15 +24,15 @@ from p2pgenius.protocol.session.phase import Local, Phase
 @dataclass(frozen=True, slots=True)
 class Judged:
     """The game's verdict on a match with every card opened: the whole match's actions as it
-    replayed them ((seat, plain action), each hidden card opened) and what its audit found."""
+    replayed them ((seat, plain action), each hidden card opened) and what it found of them."""
 
     opened: tuple[tuple[int, Plain], ...]
-    audit: Audit
+    finding: Finding
 
 
 Verdict = Judged | Ref
 """What the game's verdict on a disclosed match finds: the first card left unopened, or the
-audit of the whole match (another outcome, or none: the game's stands)."""
+game's finding on the whole match (another outcome, or none: the game's stands)."""
 
 
 class EndJudge:
@@ -182,9 +182,9 @@ class EndJudge:
 
     def verdict(self) -> Verdict:
         """What the game finds of the whole match with every disclosure in, reading only (a driver
-        may ask in a worker thread): the first card left unopened, as (stage, seat); else the
-        game's audit (``spec.audit``), with its outcome instead of the game's if it has one (a
-        seat played a card it did not hold, say)."""
+        may ask in a worker thread): the first card left unopened, as (stage, seat); else what
+        the game finds of it (``spec.audit``), with its outcome instead of the game's if it has
+        one (a seat played a card it did not hold, say)."""
         match = self.match
         opened, missing = match.cards.with_openings(match.spec, match.log, self.disclosures.values())
         if missing:
@@ -220,8 +220,8 @@ class EndJudge:
             )
             return
         self.judged = verdict
-        if verdict.audit.outcome is not None:
-            self.outcome = verdict.audit.outcome
+        if verdict.finding.outcome is not None:
+            self.outcome = verdict.finding.outcome
         self._finish()
 
     # -- the signed result --------------------------------------------------------------------
