@@ -8,7 +8,7 @@ the card is known and left to the end-of-match audit where it is not.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain
@@ -33,6 +33,15 @@ from p2pgenius.games.hornswoggle.actions import (
 from p2pgenius.games.hornswoggle.state import HornEnding, HornState, PileCard, Pirate, team_of
 
 START_HAND: Final = (4, 2)
+_BY_PHASE: Final = {
+    "order": "_order",
+    "opening": "_opening",
+    "turns": "_turn",
+    "bidding": "_bidding",
+    "flipping": "_flip",
+    "discarding": "_discard",
+}
+"""The method that plays an action in each phase of a match still on."""
 DECISION_SECONDS: Final = 60
 GARNET_TRANSFER: Final = 2
 
@@ -163,14 +172,7 @@ class Hornswoggle:
         # The new state is copied once here, and its fields are set as the rules go: nobody else
         # holds it until it is returned (every state a caller sees stays as it was made).
         state = replace(state, events=())
-        handler = {
-            "order": self._order,
-            "opening": self._opening,
-            "turns": self._turn,
-            "bidding": self._bidding,
-            "flipping": self._flip,
-            "discarding": self._discard,
-        }[state.phase]
+        handler: Callable[[HornState, int, HornAction], HornState] = getattr(self, _BY_PHASE[state.phase])
         return handler(state, seat, action)
 
     def _not_your_turn(self, state: HornState, seat: int) -> str:
