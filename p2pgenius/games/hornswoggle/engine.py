@@ -33,6 +33,8 @@ from p2pgenius.games.hornswoggle.actions import (
 from p2pgenius.games.hornswoggle.state import HornEnding, HornState, PileCard, Pirate, team_of
 
 START_HAND: Final = (4, 2)
+DECISION_SECONDS: Final = 60
+GARNET_TRANSFER: Final = 2
 _BY_PHASE: Final = {
     "order": "_order",
     "opening": "_opening",
@@ -42,8 +44,6 @@ _BY_PHASE: Final = {
     "discarding": "_discard",
 }
 """The method that plays an action in each phase of a match still on."""
-DECISION_SECONDS: Final = 60
-GARNET_TRANSFER: Final = 2
 
 
 class Hornswoggle:
