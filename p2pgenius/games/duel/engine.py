@@ -9,7 +9,16 @@ from p2pgenius.canonical import Plain
 from p2pgenius.errors import IllegalActionError, LocalMisuseError
 from p2pgenius.games.base import Outcome, replace
 from p2pgenius.games.duel import state as st
-from p2pgenius.games.duel.actions import NOBODY, DuelAction, Gestures, Paralyze, Ref, Timeout, parse_action
+from p2pgenius.games.duel.actions import (
+    BARE,
+    NOBODY,
+    DuelAction,
+    Gestures,
+    Paralyze,
+    Ref,
+    Timeout,
+    parse_action,
+)
 from p2pgenius.games.duel.resolve import Plan, plan, resolve_turn
 from p2pgenius.games.duel.spells import GESTURES, HANDS, STAB
 from p2pgenius.games.duel.state import DuelState, Wizard
@@ -18,9 +27,12 @@ DEFAULT_HP: Final = 15
 MAX_SETUP_HP: Final = 1000
 OPTION_KEYS: Final = ("turn_seconds", "fast")
 TURN_SECONDS: Final = 60
-_EVERY_PAIR: Final = tuple(Gestures(left, right) for left in GESTURES for right in GESTURES)
+_EVERY_PAIR: Final = tuple(BARE[left, right] for left in GESTURES for right in GESTURES)
 """The 49 default submissions, made once: a random bot asks for them every turn (they are frozen,
 so one tuple serves every state)."""
+_YET_TO_SUBMIT: Final = {(True, True): (0, 1), (True, False): (0,), (False, True): (1,), (False, False): ()}
+"""The seats to act outside a choice of paralysed hand, by whether each has yet to submit (asked
+several times a turn by each peer: a look-up, not a tuple built from a generator)."""
 
 
 class Duel:
@@ -59,7 +71,7 @@ class Duel:
         if state.paralysis_choices:
             done = {target for target, _ in state.chosen}
             return tuple(sorted({by for target, by in state.paralysis_choices if target not in done}))
-        return tuple(seat for seat in (0, 1) if state.submitted[seat] is None)
+        return _YET_TO_SUBMIT[state.submitted[0] is None, state.submitted[1] is None]
 
     # Every seat to act must act (no optional actions in the duel). (Bound here: an engine that
     # overrides to_act overrides this too.)
@@ -88,24 +100,22 @@ class Duel:
             raise IllegalActionError(f"no seat p{seat} in a duel (seats are p0 and p1)")
         if state.outcome is not None:
             raise IllegalActionError("the duel is over")
-        if seat not in self.to_act(state):
-            if state.paralysis_choices:
-                raise IllegalActionError(f"p{seat} must wait: a paralysed hand is being chosen")
-            raise IllegalActionError(f"p{seat} has already submitted for turn {state.turn}")
         if state.paralysis_choices:
+            if seat not in self.to_act(state):
+                raise IllegalActionError(f"p{seat} must wait: a paralysed hand is being chosen")
             return self._choose_paralysis(state, seat, action)
+        if state.submitted[seat] is not None:  # (not to act: see to_act)
+            raise IllegalActionError(f"p{seat} has already submitted for turn {state.turn}")
         if isinstance(action, Paralyze):
             raise IllegalActionError("no paralysis is waiting for a choice of hand")
         if isinstance(action, Timeout):
             action = repeat_submission(state, seat)
         else:
             validate(state, seat, action, own_summons=self.OWN_SUMMONS_CHECKED)
-        submitted = list(state.submitted)
-        submitted[seat] = action
-        pair = (submitted[0], submitted[1])
-        if pair[0] is None or pair[1] is None:
-            return replace(state, submitted=pair)
-        return resolve_turn(state, (pair[0], pair[1]))
+        other = state.submitted[1 - seat]
+        if other is None:
+            return replace(state, submitted=(action, None) if seat == 0 else (None, action))
+        return resolve_turn(state, (action, other) if seat == 0 else (other, action))
 
     def _choose_paralysis(self, state: DuelState, seat: int, action: DuelAction) -> DuelState:
         open_choices = [
@@ -177,8 +187,10 @@ def validate(state: DuelState, seat: int, action: Gestures, *, own_summons: bool
         intent = plan(wizard, action, strict=True)
     except ValueError as exc:
         raise IllegalActionError(str(exc)) from None
-    _check_targets(state, seat, action, intent)
-    _check_orders(state, seat, action, intent)
+    if action.targets:  # (most submissions name no target and give no order)
+        _check_targets(state, seat, action, intent)
+    if action.monsters:
+        _check_orders(state, seat, action, intent)
     if own_summons:
         for monster, _ in action.monsters:
             summons = intent.spell(monster.hand) in ("summon_goblin", "summon_ogre")

@@ -42,6 +42,8 @@ STAB_DAMAGE: Final = 1
 CURE_HEAL: Final = 1
 
 Being = tuple[str, int]  # ("w", seat) or ("m", monster number)
+WIZARDS: Final = (Ref("wizard", seat=0), Ref("wizard", seat=1))
+"""Each seat's wizard as a target, made once (the default of most spells, stabs and monsters)."""
 
 
 def made_gestures(wizard: Wizard, submitted: Gestures) -> dict[str, str]:
@@ -83,6 +85,7 @@ class Plan:
     right: str
     spells: tuple[tuple[str, Completion], ...]  # (hand, spell) for the hands that cast
     options: tuple[tuple[str, tuple[Completion, ...]], ...]  # every completion, per hand
+    lone: str | None = None  # the hand that clapped alone (counted as nothing), if any
 
     def gesture(self, hand: str) -> str:
         """The counted gesture of ``hand``."""
@@ -118,8 +121,11 @@ def _planned(wizard: Wizard, submitted: Gestures) -> tuple[Plan, str | None]:
     """The plan, and why ``strict`` refuses it (None: it does not). Both values are immutable
     functions of the two immutable arguments, remembered: each submission is planned when it is
     checked, when it is applied and when the turn resolves, on every peer."""
-    left, right = effective_gestures(wizard, submitted)
-    counted = {"left": left, "right": right}
+    counted = made_gestures(wizard, submitted)
+    alone = lone_clap(counted)
+    if alone is not None:
+        counted[alone] = NOTHING
+    left, right = counted["left"], counted["right"]  # (as effective_gestures counts them)
     options = {hand: completions(wizard.history(hand) + (counted[hand],), wizard.barrier) for hand in HANDS}
     refusal = None
     for hand in HANDS:
@@ -141,7 +147,7 @@ def _planned(wizard: Wizard, submitted: Gestures) -> tuple[Plan, str | None]:
                 continue
             named = [c for c in options[hand] if c.spell == submitted.spell(hand)]
             chosen.append((hand, (named or list(options[hand]))[0]))
-    return Plan(left, right, tuple(chosen), tuple(options.items())), refusal
+    return Plan(left, right, tuple(chosen), tuple(options.items()), alone), refusal
 
 
 @dataclass(slots=True)
@@ -159,9 +165,9 @@ def default_target(spell: str, caster: int) -> Ref | None:
     """The rulings' default subject of ``spell`` cast by ``caster``."""
     side = BY_NAME[spell].default_target
     if side == "self":
-        return Ref("wizard", seat=caster)
+        return WIZARDS[caster]
     if side == "opponent" and spell != "charm_monster":
-        return Ref("wizard", seat=1 - caster)
+        return WIZARDS[1 - caster]
     return None
 
 
@@ -175,9 +181,7 @@ class Turn:
         self.events: list[dict[str, Plain]] = []
         self.plans = tuple(plan(w, s, strict=False) for w, s in zip(state.wizards, submissions, strict=True))
         # The hand of each wizard that clapped alone (counted as nothing; a paralysed hand repeats it).
-        self.lone = tuple(
-            lone_clap(made_gestures(w, s)) for w, s in zip(state.wizards, submissions, strict=True)
-        )
+        self.lone = tuple(p.lone for p in self.plans)
         self.monsters: dict[int, Monster] = {m.number: m for m in state.monsters}
         self.next_monster = state.next_monster
         self.summoned: dict[tuple[int, str], int] = {}  # (seat, hand) -> monster number
@@ -551,8 +555,8 @@ class Turn:
     def stab(self, seat: int, hand: str) -> None:
         """Step 10 for a stab: at its target, by default the other wizard (a shield blocks it)."""
         ref = self.subs[seat].target(hand)
-        if ref is None or ref == Ref("wizard", seat=seat):
-            ref = Ref("wizard", seat=1 - seat)
+        if ref is None or ref == WIZARDS[seat]:
+            ref = WIZARDS[1 - seat]
         if ref.kind == "nobody":
             self.say("miss", [seat], seat=seat, source="stab", why="nobody")
             return
@@ -602,14 +606,14 @@ class Turn:
     def attack(self) -> None:
         """Monster attacks: every monster not removed or paralysed attacks, the dying included."""
         orders: dict[int, dict[Ref, Ref]] = {seat: dict(sub.monsters) for seat, sub in enumerate(self.subs)}
+        # Paralysed last turn (as the turn began: a Paralysis cast this turn moves the mark on to
+        # next turn, and must not free it from this one).
+        held = {m.number for m in self.state.monsters if m.paralysed_turn == self.t}
         for number in sorted(self.monsters):
             monster = self.monsters[number]
             if number in self.removed:
                 continue
-            # Paralysed last turn (as the turn began: a Paralysis cast this turn moves the mark
-            # on to next turn, and must not free it from this one).
-            before = self.state.monster(number)
-            if before is not None and before.paralysed_turn == self.t:
+            if number in held:
                 self.say(
                     "idle", [monster.controller], monster=monster.name, kind=monster.kind, why="paralysed"
                 )
@@ -634,11 +638,11 @@ class Turn:
                     self.say("damage", self.owner(being), amount=amount, **source, **self.named(being))
                 continue
             mine = orders[controller]
-            order = mine.get(Ref("monster", monster=number))
-            if order is None and number in self.created:
+            order = mine.get(Ref("monster", monster=number)) if mine else None  # (most have none)
+            if order is None and mine and number in self.created:
                 seat, hand = self.created[number]
                 order = mine.get(Ref("summoning", seat=seat, hand=hand))
-            target = order if order is not None else Ref("wizard", seat=1 - controller)
+            target = order if order is not None else WIZARDS[1 - controller]
             if target.kind == "nobody":
                 self.say("idle", [controller], monster=monster.name, kind=monster.kind, why="nobody")
                 continue
@@ -668,13 +672,14 @@ class Turn:
             if hp <= 0 or being in self.killed:
                 self.say("death", self.owner(being), monster=monster.name, kind=monster.kind)
                 continue
+            controller = self.controller.get(number, monster.controller)
+            resist_heat = monster.resist_heat or being in self.new_resist
+            unchanged = (hp, controller, resist_heat) == (monster.hp, monster.controller, monster.resist_heat)
+            # (A monster the turn left as it was is kept: an equal copy would serve as well.)
             monsters.append(
-                replace(
-                    monster,
-                    hp=hp,
-                    controller=self.controller.get(number, monster.controller),
-                    resist_heat=monster.resist_heat or being in self.new_resist,
-                )
+                monster
+                if unchanged
+                else replace(monster, hp=hp, controller=controller, resist_heat=resist_heat)
             )
         return tuple(monsters)
 
