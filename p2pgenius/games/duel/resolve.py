@@ -50,7 +50,7 @@ def made_gestures(wizard: Wizard, submitted: Gestures) -> dict[str, str]:
     """Step 1 up to the clap rule: the gestures the hands make this turn. A paralysed hand repeats
     the gesture it made last turn exactly (a C it clapped alone included: that C counted as
     nothing, but the hand made it); fear makes C, D and S nothing; a second stab is nothing."""
-    hands = {hand: submitted.gesture(hand) for hand in HANDS}
+    hands = {"left": submitted.left, "right": submitted.right}
     if wizard.paralysed is not None:
         history = wizard.history(wizard.paralysed)
         made = CLAP if wizard.clapped_alone == wizard.paralysed else (history[-1] if history else NOTHING)
@@ -64,8 +64,10 @@ def made_gestures(wizard: Wizard, submitted: Gestures) -> dict[str, str]:
 
 def lone_clap(made: dict[str, str]) -> str | None:
     """The hand that claps while the other does not (its clap counts as nothing), if any."""
-    clapping = [hand for hand in HANDS if made[hand] == CLAP]
-    return clapping[0] if len(clapping) == 1 else None
+    left, right = made["left"] == CLAP, made["right"] == CLAP
+    if left == right:
+        return None
+    return "left" if left else "right"
 
 
 def effective_gestures(wizard: Wizard, submitted: Gestures) -> tuple[str, str]:
@@ -128,7 +130,7 @@ def _planned(wizard: Wizard, submitted: Gestures) -> tuple[Plan, str | None]:
     left, right = counted["left"], counted["right"]  # (as effective_gestures counts them)
     options = {hand: completions(wizard.history(hand) + (counted[hand],), wizard.barrier) for hand in HANDS}
     refusal = None
-    for hand in HANDS:
+    for hand in HANDS if submitted.spells else ():  # (a spell named: few submissions name one)
         name = submitted.spell(hand)
         pool = options["left"] + options["right"] if left == right == CLAP else options[hand]
         if refusal is None and name is not None and all(c.spell != name for c in pool):
@@ -143,10 +145,12 @@ def _planned(wizard: Wizard, submitted: Gestures) -> tuple[Plan, str | None]:
         chosen.extend(pick)
     else:
         for hand in HANDS:
-            if not options[hand]:
+            found = options[hand]
+            if not found:
                 continue
-            named = [c for c in options[hand] if c.spell == submitted.spell(hand)]
-            chosen.append((hand, (named or list(options[hand]))[0]))
+            wanted_spell = submitted.spell(hand)
+            named = [c for c in found if c.spell == wanted_spell] if wanted_spell is not None else []
+            chosen.append((hand, (named or found)[0]))
     return Plan(left, right, tuple(chosen), tuple(options.items()), alone), refusal
 
 
@@ -261,16 +265,16 @@ class Turn:
         casts: list[Cast] = []
         for seat, (p, sub) in enumerate(zip(self.plans, self.subs, strict=True)):
             wizard = self.state.wizards[seat]
-            for hand in HANDS:
-                if p.gesture(hand) != sub.gesture(hand):
+            for hand, counted, given in (("left", p.left, sub.left), ("right", p.right, sub.right)):
+                if counted != given:
                     self.say(
                         "rewrite",
                         [seat],
-                        why=self.rewrite_reason(wizard, sub, hand, p.gesture(hand)),
+                        why=self.rewrite_reason(wizard, sub, hand, counted),
                         seat=seat,
                         hand=hand,
-                        submitted=sub.gesture(hand),
-                        counted=p.gesture(hand),
+                        submitted=given,
+                        counted=counted,
                     )
             for hand, completion in p.spells:
                 explicit = sub.target(hand)
