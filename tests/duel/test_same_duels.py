@@ -18,7 +18,7 @@ from p2pgenius.canonical import Plain, encode
 from p2pgenius.errors import IllegalActionError
 from p2pgenius.games.base import action_type, state_hash
 from p2pgenius.games.duel import DUEL
-from p2pgenius.games.duel.actions import _PARSERS, Gestures, Paralyze, Ref, Timeout
+from p2pgenius.games.duel.actions import _PARSERS, DuelAction, Gestures, Paralyze, Ref, Timeout
 from p2pgenius.games.duel.engine import target_choices
 from p2pgenius.games.duel.spells import GESTURES, HANDS, SPELLS
 from p2pgenius.games.duel.state import DuelState
@@ -138,6 +138,7 @@ def duel(seed: int) -> Iterator[Plain]:
     state = DUEL.initial({}, {})
     while state.outcome is None and state.turn <= 60:
         for seat in DUEL.to_act(state):
+            bare: DuelAction
             bare, plain = players[seat].choose(state, seat)
             if seat == 1 and state.turn % 5 == 0 and not state.paralysis_choices:
                 bare, plain = Timeout(), {"type": "timeout"}
