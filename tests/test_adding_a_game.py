@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from p2pgenius.games import catalog
+from p2pgenius.games.spec import Finding
 from p2pgenius.ui.frontends import FRONT_ENDS
-from tests.games.rps import ENTRY
+from tests.games.rps import ENTRY, SPEC
 from tests.test_plugins import installed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,3 +115,14 @@ def test_the_entry_point_as_the_page_writes_it_installs_the_game(tmp_path: Path)
     )
     assert shown.returncode == 0 and shown.stdout == Path(ENTRY.rules).read_text(encoding="utf-8")
     assert shown.stderr == ""
+
+
+def test_a_game_whose_audit_gives_the_outcome_alone_still_ends_its_matches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A game written before its audit gave a Finding (issue 48) returns the outcome, or None:
+    # taken as a finding without states, as before, not an error at every match's end.
+    assert SPEC.cards is not None
+    monkeypatch.setattr(type(SPEC.cards), "audit", lambda *args: None)
+    found = SPEC.audit({}, {}, [], None)
+    assert isinstance(found, Finding) and found.outcome is None and found.states == ()

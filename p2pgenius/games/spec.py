@@ -507,8 +507,13 @@ class GameSpec:
     def audit(
         self, setup: Mapping[str, Any], options: Mapping[str, Any], log: list[tuple[int, Any]], state: Any
     ) -> Finding:
-        """The audit (its outcome None: the game's stands; always so without hidden choices)."""
-        return Finding(None) if self.cards is None else self.cards.audit(setup, options, log, state)
+        """The audit (its outcome None: the game's stands; always so without hidden choices). A
+        game's audit written before it gave a :class:`Finding` gives the outcome alone: it is
+        taken as one without states (its report works them out again)."""
+        if self.cards is None:
+            return Finding(None)
+        found: Finding | Outcome | None = self.cards.audit(setup, options, log, state)
+        return found if isinstance(found, Finding) else Finding(found)
 
 
 GAME_METHODS: Final = (
