@@ -39,10 +39,18 @@ class Replayed:
     right after the message); the record's reason stands for it."""
 
 
-def observer_of(header: Header, *, names: list[str] | None = None, recording: bool = True) -> Session:
+def observer_of(
+    header: Header, *, names: list[str] | None = None, recording: bool = True, ledger: bool = True
+) -> Session:
     """An observer of the match a transcript with this header holds (``recording`` False: one
-    whose own record of it nobody will write, which keeps none)."""
-    return Session(keys=list(header.peers), me=None, names=names, version=header.version, recording=recording)
+    whose own record of it nobody will write, which keeps none; ``ledger`` False: one that works
+    out its ledger of debts only at the first forfeit, ``Referee.ledger``: a verification's)."""
+    observer = Session(
+        keys=list(header.peers), me=None, names=names, version=header.version, recording=recording
+    )
+    if not ledger:
+        observer.referee.ledger = None
+    return observer
 
 
 def replay(

@@ -172,7 +172,8 @@ def judge(transcript: Transcript) -> Report:
             f"a transcript of match version {version!r}; this program reads versions {OLD_VERSION} "
             f"and {VERSION} (a transcript is verified by the p2pgenius version that played it)"
         )
-    observer = observer_of(transcript.header, recording=False)  # (a report is made, no record)
+    # (a report is made, no record; the ledger of debts is worked out at the first forfeit, if any)
+    observer = observer_of(transcript.header, recording=False, ledger=False)
     report = Report(ok=False, summary="", version=version, meta=dict(transcript.header.meta))
     claims: dict[int, ViewClaimed] = {}
     archived = 0
@@ -364,7 +365,7 @@ def _in_dark(
         claim = claims.get(step.stage)
         mine = claim is not None and type(me) is int and observer.owner[claim.seat] == me
         seen = dict(claim.view) if mine and claim else None
-        # (as it is, most often: a copy per step was a fiftieth of a verification's Python)
+        # (as it is, most often: a copy of every step was 1.4 % of a verification's Python)
         marked.append(
             step
             if dark == step.dark and seen is None and step.seen is None

@@ -60,7 +60,7 @@ from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import ACCEPTED, WHEN, Phase, PhaseError
 from p2pgenius.protocol.session.play import STAGE_MESSAGES, Choices, Play
-from p2pgenius.protocol.session.referee import Referee
+from p2pgenius.protocol.session.referee import DebtLedger, Referee
 from p2pgenius.protocol.session.setup import MatchSetup
 from p2pgenius.protocol.session.stage import Stage
 from p2pgenius.protocol.session.view import SessionView
@@ -269,18 +269,17 @@ class Session:
         self.referee.heard(env)
         return courier.take_events()
 
-    def referee_before(self) -> Referee:
-        """An observer's: the referee of a new observer that kept its ledger of debts from the
-        start (:attr:`Referee.keeping`), fed every message this one took before the one being
-        read (the last its chain took: a forfeit is read as it comes, or as the message that
-        opened its stage is)."""
+    def ledger_so_far(self) -> DebtLedger:
+        """An observer's ledger of debts as it would stand had it been kept from the start
+        (:attr:`Referee.ledger`): a new observer's, fed every message this one took before the
+        one being read. The whole match so far replayed: for a verification, once at most."""
         observer = Session(
             keys=self.keys, me=None, names=list(self.names), version=self.version, recording=False
         )
-        observer.referee.keeping = True
         for _, _, raw in self.chain.archive[:-1]:
             observer.receive(raw)
-        return observer.referee
+        assert observer.referee.ledger is not None  # (kept from the start: a new observer's is)
+        return observer.referee.ledger
 
     @property
     def defer_verdict(self) -> bool:

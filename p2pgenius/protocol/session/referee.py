@@ -4,6 +4,8 @@ say (:class:`Standing`); this part takes what peers sign about it and what this 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 from p2pgenius.errors import LocalMisuseError
@@ -47,7 +49,31 @@ class Standing(Protocol):
     def setup(self) -> MatchSetup: ...
     def owed(self) -> tuple[int, ...]: ...
     def debts(self) -> tuple[Debt, ...]: ...
-    def referee_before(self) -> Referee: ...
+    def ledger_so_far(self) -> DebtLedger: ...
+
+
+@dataclass
+class DebtLedger:
+    """An observer's: when each debt fell due and which message paid it, which a forfeit's
+    judgement reads (did its author know the debt was due? did an answer cross it?)."""
+
+    due_at: dict[Debt, tuple[int, ...]] = field(default_factory=dict)
+    """Each debt, and how many messages of each author the observer had read when it fell due (a
+    peer that had not read them all may not have known it was due)."""
+    paid_by: dict[Debt, tuple[int, int]] = field(default_factory=dict)
+    """Each debt paid, and the message (author, number) after which it was owed no more."""
+    owed: frozenset[Debt] = frozenset()
+    """What was owed after the last message."""
+
+    def heard(self, env: Envelope, owed: frozenset[Debt], read: Sequence[int]) -> None:
+        """``env`` was taken, and ``owed`` is owed since; ``read``: the messages taken of each author."""
+        if owed == self.owed:
+            return  # (nothing fell due, nothing was paid)
+        for debt in owed - self.owed:
+            self.due_at[debt] = tuple(read)
+        for debt in self.owed - owed:
+            self.paid_by.setdefault(debt, (env.author, env.seq))
+        self.owed = owed
 
 
 class Referee:
@@ -61,18 +87,12 @@ class Referee:
         """A held forfeit's answer: (author, number) of the message after which it stood no more."""
         self.claims: set[tuple[int, int, int]] = set()
         """(stage, seat, author) of every timeout claim read, standing or not."""
-        self.due_at: dict[Debt, tuple[int, ...]] = {}
-        """An observer's: each debt, and how many messages of each author it had read when the
-        debt fell due (a peer that had not read them all may not have known it was due)."""
-        self.paid_by: dict[Debt, tuple[int, int]] = {}
-        """An observer's: each debt paid, and the message after which it was owed no more."""
-        self._debts: frozenset[Debt] = frozenset()
-        self.keeping = False
-        """An observer's: whether :attr:`due_at` and :attr:`paid_by` are kept message by message.
-        Only a forfeit reads them, and most matches have none: until the first forfeit they are
-        not kept (working out the debts after every message was a seventh of a verification's
-        Python); it is worked out then, from the start, by an observer that keeps them
-        (:meth:`Standing.referee_before`), and kept from there on."""
+        self.ledger: DebtLedger | None = DebtLedger()
+        """An observer's ledger of debts, kept message by message. None: worked out only at the
+        first forfeit, which alone reads it (a transcript's verification, ``observer_of(...,
+        ledger=False)``, which reads the whole match at once with no event loop to hold up: most
+        matches have no forfeit, and keeping it was a fifth of a duel transcript's Python; a
+        spectator keeps it as it goes)."""
 
     def _number(self) -> int:
         """The current stage's number; -1 between stages (after the end: the disclosure)."""
@@ -239,10 +259,10 @@ class Referee:
         return self._number(), seat in self.standing.owed()
 
     def on_forfeit(self, env: Envelope, msg: Forfeit) -> None:
-        if self.courier.me is None and not self.keeping:
-            before = self.standing.referee_before()  # (what it would have kept so far: see keeping)
-            self.due_at, self.paid_by, self._debts = before.due_at, before.paid_by, before._debts
-            self.keeping = True
+        if self.courier.me is None and self.ledger is None:
+            # The first forfeit: read as it came (held or not, it is the last message taken).
+            assert self.courier.chain.archive[-1][2] == env.raw
+            self.ledger = self.standing.ledger_so_far()
         stage, seat, reason = msg.stage, msg.seat, msg.reason
         if stage == SETUP:
             self._on_walkaway(env, msg)
@@ -322,7 +342,7 @@ class Referee:
     def _knew_due(self, peer: int, debt: Debt) -> bool:
         """Whether ``peer``'s messages so far named every message an observer had read when
         ``debt`` fell due (so ``peer`` knew it was due); a peer in the match: yes."""
-        counts = self.due_at.get(debt)
+        counts = self.ledger.due_at.get(debt) if self.ledger is not None else None
         named = self.courier.chain.named[peer]
         return counts is None or all(
             named[other] >= count - 1 for other, count in enumerate(counts) if other != peer
@@ -349,7 +369,7 @@ class Referee:
         return next(
             (
                 paid
-                for debt, paid in self.paid_by.items()
+                for debt, paid in (self.ledger.paid_by if self.ledger is not None else {}).items()
                 if debt.stage == stage
                 and debt.seat == seat
                 and not self._saw(author, paid)
@@ -419,24 +439,16 @@ class Referee:
 
     def heard(self, env: Envelope) -> None:
         """``env`` was taken: a held forfeit that stands no more since is answered by it. An
-        observer also notes which debts fell due and which were paid by it, once it keeps them
-        (:attr:`keeping`; what a forfeit's author had read of them is judged by its messages'
-        heads: :meth:`_crossed`)."""
+        observer also notes which debts fell due and which were paid by it, in its :attr:`ledger`
+        (what a forfeit's author had read of them is judged by its messages' heads:
+        :meth:`_crossed`)."""
         for key, (author, _) in self.time.pending.items():
             if key not in self.answers and not self._forfeit_stands(key, author):
                 self.answers[key] = (env.author, env.seq)
         if self.courier.me is None:
             self._went_on(env)
-            if not self.keeping:
-                return
-            debts = frozenset(self.standing.debts())
-            if debts == self._debts:
-                return  # (nothing fell due, nothing was paid)
-            for debt in debts - self._debts:
-                self.due_at[debt] = tuple(self.courier.chain.next_seq)
-            for debt in self._debts - debts:
-                self.paid_by.setdefault(debt, (env.author, env.seq))
-            self._debts = debts
+            if self.ledger is not None:
+                self.ledger.heard(env, frozenset(self.standing.debts()), self.courier.chain.next_seq)
 
     def _went_on(self, env: Envelope) -> None:
         """An observer's: a held forfeit whose author wrote ``env`` after it is withdrawn (a peer
