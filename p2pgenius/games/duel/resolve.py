@@ -72,11 +72,17 @@ def lone_clap(made: dict[str, str]) -> str | None:
 
 def effective_gestures(wizard: Wizard, submitted: Gestures) -> tuple[str, str]:
     """Step 1: what the wizard's hands count as this turn, after last turn's effects."""
+    hands, _ = _counted(wizard, submitted)
+    return hands["left"], hands["right"]
+
+
+def _counted(wizard: Wizard, submitted: Gestures) -> tuple[dict[str, str], str | None]:
+    """Step 1, each hand's counted gesture, and the hand that clapped alone (counted as nothing)."""
     hands = made_gestures(wizard, submitted)
     alone = lone_clap(hands)
     if alone is not None:
         hands[alone] = NOTHING
-    return hands["left"], hands["right"]
+    return hands, alone
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,11 +129,8 @@ def _planned(wizard: Wizard, submitted: Gestures) -> tuple[Plan, str | None]:
     """The plan, and why ``strict`` refuses it (None: it does not). Both values are immutable
     functions of the two immutable arguments, remembered: each submission is planned when it is
     checked, when it is applied and when the turn resolves, on every peer."""
-    counted = made_gestures(wizard, submitted)
-    alone = lone_clap(counted)
-    if alone is not None:
-        counted[alone] = NOTHING
-    left, right = counted["left"], counted["right"]  # (as effective_gestures counts them)
+    counted, alone = _counted(wizard, submitted)
+    left, right = counted["left"], counted["right"]
     options = {hand: completions(wizard.history(hand) + (counted[hand],), wizard.barrier) for hand in HANDS}
     refusal = None
     for hand in HANDS if submitted.spells else ():  # (a spell named: few submissions name one)

@@ -35,17 +35,6 @@ from p2pgenius.games.hornswoggle.state import HornEnding, HornState, PileCard, P
 START_HAND: Final = (4, 2)
 DECISION_SECONDS: Final = 60
 GARNET_TRANSFER: Final = 2
-_BY_PHASE: Final = {
-    "order": "_order",
-    "opening": "_opening",
-    "turns": "_turn",
-    "bidding": "_bidding",
-    "flipping": "_flip",
-    "discarding": "_discard",
-}
-"""The method that plays an action in each phase of a match still on."""
-
-
 class Hornswoggle:
     """Hornswoggle (4 seats, teams {p0, p2} and {p1, p3})."""
 
@@ -172,8 +161,7 @@ class Hornswoggle:
         # The new state is copied once here, and its fields are set as the rules go: nobody else
         # holds it until it is returned (every state a caller sees stays as it was made).
         state = replace(state, events=())
-        handler: Callable[[HornState, int, HornAction], HornState] = getattr(self, _BY_PHASE[state.phase])
-        return handler(state, seat, action)
+        return _BY_PHASE[state.phase](self, state, seat, action)
 
     def _not_your_turn(self, state: HornState, seat: int) -> str:
         if state.pirates[seat].out:
@@ -429,5 +417,16 @@ def _say(state: HornState, kind: str, **data: Plain) -> HornState:
     event: dict[str, Plain] = {"type": kind, **data}
     return _set(state, events=(*state.events, event))
 
+
+_BY_PHASE: Final[dict[str, Callable[[Hornswoggle, HornState, int, HornAction], HornState]]] = {
+    "order": Hornswoggle._order,
+    "opening": Hornswoggle._opening,
+    "turns": Hornswoggle._turn,
+    "bidding": Hornswoggle._bidding,
+    "flipping": Hornswoggle._flip,
+    "discarding": Hornswoggle._discard,
+}
+"""The method that plays an action in each phase of a match still on (a table made once, not a
+dictionary of bound methods made for every action)."""
 
 HORNSWOGGLE: Final = Hornswoggle()
