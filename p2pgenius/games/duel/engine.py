@@ -20,14 +20,14 @@ from p2pgenius.games.duel.actions import (
     parse_action,
 )
 from p2pgenius.games.duel.resolve import Plan, plan, resolve_turn
-from p2pgenius.games.duel.spells import GESTURES, HANDS, STAB
+from p2pgenius.games.duel.spells import HANDS, STAB
 from p2pgenius.games.duel.state import DuelState, Wizard
 
 DEFAULT_HP: Final = 15
 MAX_SETUP_HP: Final = 1000
 OPTION_KEYS: Final = ("turn_seconds", "fast")
 TURN_SECONDS: Final = 60
-_EVERY_PAIR: Final = tuple(BARE[left, right] for left in GESTURES for right in GESTURES)
+_EVERY_PAIR: Final = tuple(BARE.values())
 """The 49 default submissions, made once: a random bot asks for them every turn (they are frozen,
 so one tuple serves every state)."""
 _YET_TO_SUBMIT: Final = {(True, True): (0, 1), (True, False): (0,), (False, True): (1,), (False, False): ()}

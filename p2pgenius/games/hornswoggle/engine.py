@@ -35,6 +35,8 @@ from p2pgenius.games.hornswoggle.state import HornEnding, HornState, PileCard, P
 START_HAND: Final = (4, 2)
 DECISION_SECONDS: Final = 60
 GARNET_TRANSFER: Final = 2
+
+
 class Hornswoggle:
     """Hornswoggle (4 seats, teams {p0, p2} and {p1, p3})."""
 

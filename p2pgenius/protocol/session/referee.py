@@ -339,10 +339,16 @@ class Referee:
             return True
         return self.courier.chain.named[author][message[0]] >= message[1]
 
+    def _kept(self) -> DebtLedger:
+        """The ledger a forfeit's judgement reads: kept by then (:meth:`on_forfeit` works it out
+        first where it was not)."""
+        assert self.ledger is not None
+        return self.ledger
+
     def _knew_due(self, peer: int, debt: Debt) -> bool:
         """Whether ``peer``'s messages so far named every message an observer had read when
         ``debt`` fell due (so ``peer`` knew it was due); a peer in the match: yes."""
-        counts = self.ledger.due_at.get(debt) if self.ledger is not None else None
+        counts = self._kept().due_at.get(debt)
         named = self.courier.chain.named[peer]
         return counts is None or all(
             named[other] >= count - 1 for other, count in enumerate(counts) if other != peer
@@ -369,7 +375,7 @@ class Referee:
         return next(
             (
                 paid
-                for debt, paid in (self.ledger.paid_by if self.ledger is not None else {}).items()
+                for debt, paid in self._kept().paid_by.items()
                 if debt.stage == stage
                 and debt.seat == seat
                 and not self._saw(author, paid)
