@@ -48,12 +48,12 @@ def each_a_match_of_its_own() -> None:
     transcripts, and the signatures of the first would be remembered for the others (a real
     folder's matches share none; see ``identity.verify``)."""
     from p2pgenius.protocol.identity import VERIFIED  # noqa: PLC0415
-    from p2pgenius.protocol.transcript import verify  # noqa: PLC0415
     from p2pgenius.record import matches  # noqa: PLC0415
+    from p2pgenius.record.verifying import verify  # noqa: PLC0415
 
-    def fresh(data: bytes) -> Report:
+    def fresh(data: bytes, *, threads: int | None = None) -> Report:
         VERIFIED.clear()
-        return verify(data)
+        return verify(data, threads=threads)
 
     matches.verify = fresh  # type: ignore[attr-defined]
 

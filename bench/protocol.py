@@ -3,7 +3,10 @@
     .venv/bin/python bench/protocol.py [--matches N] [--handshakes N] [--rounds N]
 
 * CPU per duel turn with all crypto (both peers' sessions: signing, verifying, hashing,
-  commitments), messages and bytes per turn, from whole bot matches over in-memory sessions;
+  commitments), messages and bytes per turn, from whole bot matches over in-memory sessions: a
+  duel of the terms' defaults (each turn its minute, ended by each seat's ``final``, which the
+  in-memory table sends at once) and a ``fast`` one (no ``final``: as bots, ``demo`` and a joiner
+  who accepts it play), each also in Ed25519 verifications' worth with the wire's AEAD added;
 * where that CPU goes: each primitive's calls per turn (counted by cProfile) times its cost per
   call (timed alone on a message of the typical size), the AEAD of the wire added;
 * the p2pgenius handshake (Noise XX, static keys from the identities; first contact, so each side
@@ -27,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -40,15 +44,22 @@ from p2pgenius.protocol.channel import SecureChannel
 from p2pgenius.protocol.identity import VERIFIED, Identity, agreement_public, verify
 from p2pgenius.protocol.records import MsgRecord, record_of
 
+FAST: Final = {"fast": True}
+"""A duel's options as bots, ``demo`` and a joiner who accepts them play it: no ``final``."""
 
-def duel_turns(matches: int, rounds: int = 1) -> tuple[float, float, float, int]:
-    """(CPU seconds per turn, messages per turn, bytes per turn, turns) over whole duels. The
-    same matches are played ``rounds`` times and the least CPU is kept: on a machine that others
-    load, a round's CPU time grows with what they take of its caches and cores, never shrinks."""
-    cpu = min(_duels_cpu(matches) for _ in range(rounds))
+
+def duel_turns(
+    matches: int, rounds: int = 1, options: dict[str, bool] | None = None
+) -> tuple[float, float, float, int]:
+    """(CPU seconds per turn, messages per turn, bytes per turn, turns) over whole duels of
+    ``options`` (None: the terms' defaults, without ``fast``, whose turn lasts its minute: the
+    in-memory table sends each seat's ``final`` at once). The same matches are played ``rounds``
+    times and the least CPU is kept: on a machine that others load, a round's CPU time grows with
+    what they take of its caches and cores, never shrinks."""
+    cpu = min(_duels_cpu(matches, options) for _ in range(rounds))
     turns = messages = size = 0
     for seed in range(matches):
-        table = play("duel", seed=seed, levels=["random", "random"])
+        table = play("duel", seed=seed, levels=["random", "random"], options=options)
         turns += max(table.sessions[0].played.ending.my_hashes, default=0) + 1
         for index, record in enumerate(table.transcripts[0], start=1):
             typed = record_of(decode(record), index)
@@ -58,10 +69,10 @@ def duel_turns(matches: int, rounds: int = 1) -> tuple[float, float, float, int]
     return cpu / turns, messages / turns, size / turns, turns
 
 
-def _duels_cpu(matches: int) -> float:
+def _duels_cpu(matches: int, options: dict[str, bool] | None) -> float:
     start = time.process_time()
     for seed in range(matches):
-        play("duel", seed=seed, levels=["random", "random"])  # bots that hardly think
+        play("duel", seed=seed, levels=["random", "random"], options=options)  # bots that hardly think
     return time.process_time() - start
 
 
@@ -99,30 +110,41 @@ def _unit_seconds(function: Callable[[], object], runs: int = 2000, rounds: int 
     return best / runs
 
 
-def crypto_breakdown(matches: int, cpu_per_turn: float, messages: float, size: float) -> None:
-    """Print where a duel turn's CPU goes: each primitive's calls per turn times its cost."""
+def verification_seconds(message: bytes) -> float:
+    """CPU seconds of one Ed25519 verification of ``message`` (never one remembered)."""
     identity = Identity.generate()
-    message = bytes(int(size / messages))  # a typical signed envelope
     signature = identity.sign(message)
-    aead = ChaCha20Poly1305(bytes(32))
-    nonce = bytes(12)
-    sealed = aead.encrypt(nonce, message, b"")
 
     def first_sight() -> bool:
         VERIFIED.clear()  # (a signature seen to hold is not checked again)
         return verify(identity.public, signature, message)
 
+    return _unit_seconds(first_sight)
+
+
+def _aead_seconds(message: bytes) -> float:
+    """CPU seconds of sealing and opening ``message`` on the wire (ChaCha20-Poly1305)."""
+    aead = ChaCha20Poly1305(bytes(32))
+    nonce = bytes(12)
+    sealed = aead.encrypt(nonce, message, b"")
+    return _unit_seconds(lambda: aead.encrypt(nonce, message, b"")) + _unit_seconds(
+        lambda: aead.decrypt(nonce, sealed, b"")
+    )
+
+
+def crypto_breakdown(matches: int, cpu_per_turn: float, messages: float, size: float) -> None:
+    """Print where a duel turn's CPU goes: each primitive's calls per turn times its cost."""
+    identity = Identity.generate()
+    message = bytes(int(size / messages))  # a typical signed envelope
     units = {
         "Ed25519 sign": _unit_seconds(lambda: identity.sign(message)),
-        "Ed25519 verify": _unit_seconds(first_sight),
+        "Ed25519 verify": verification_seconds(message),
         SHA: _unit_seconds(lambda: hashlib.sha256(message).digest()),
     }
     calls = _calls_per_turn(matches)
     aead_name = "ChaCha20-Poly1305 seal + open (on the wire only)"
     calls[aead_name] = messages  # each message sealed by its sender and opened by one receiver
-    units[aead_name] = _unit_seconds(lambda: aead.encrypt(nonce, message, b"")) + _unit_seconds(
-        lambda: aead.decrypt(nonce, sealed, b"")
-    )
+    units[aead_name] = _aead_seconds(message)
     total = cpu_per_turn + calls[aead_name] * units[aead_name]
     print("| where a duel turn's CPU goes (both peers) | calls/turn | us per call | us per turn | share |")
     print("|---|---|---|---|---|")
@@ -254,12 +276,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds of the same matches (least CPU kept)")
     args = parser.parse_args()
     cpu, messages, size, turns = duel_turns(args.matches, args.rounds)
-    print("| duel over the protocol (both peers, in memory) | value |")
-    print("|---|---|")
-    print(f"| turns measured | {turns} |")
-    print(f"| CPU per turn, all crypto included | {cpu * 1000:.2f} ms |")
-    print(f"| messages per turn | {messages:.1f} |")
-    print(f"| bytes per turn (signed envelopes) | {size:.0f} |")
+    fast = duel_turns(args.matches, args.rounds, FAST)
+    message = bytes(int(size / messages))  # a typical signed envelope
+    unit, aead = verification_seconds(message), _aead_seconds(message)
+    print("| duel over the protocol (both peers, in memory) | without `fast` | `fast` |")
+    print("|---|---|---|")
+    print(f"| turns measured | {turns} | {fast[3]} |")
+    print(f"| CPU per turn, all crypto included | {cpu * 1000:.2f} ms | {fast[0] * 1000:.2f} ms |")
+    print(f"| messages per turn | {messages:.1f} | {fast[1]:.1f} |")
+    print(f"| bytes per turn (signed envelopes) | {size:.0f} | {fast[2]:.0f} |")
+    worth = [(cpu + messages * aead) / unit, (fast[0] + fast[1] * aead) / unit]
+    print(f"| with the wire's AEAD, in Ed25519 verifications' worth | {worth[0]:.1f} | {worth[1]:.1f} |")
     print()
     crypto_breakdown(args.matches, cpu, messages, size)  # the same matches, counted
     # Interleaved in rounds, so that a change in the machine's load hits both sides alike.

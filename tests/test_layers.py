@@ -389,7 +389,7 @@ ORDER: Final = {
         "peer",
     ],
     "bots": ["uniform", "registry", "thinker", "worker", "driver", "__init__"],
-    "record": ["__init__", "matches", "ratings", "index", "bundle"],
+    "record": ["__init__", "verifying", "matches", "ratings", "index", "bundle"],
     "ui": [
         "__init__",
         "lines",

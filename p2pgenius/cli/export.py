@@ -20,10 +20,11 @@ from p2pgenius.errors import LocalMisuseError, P2PGeniusError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.local_files import TooLargeError, read_within
 from p2pgenius.protocol.identity import fingerprint
-from p2pgenius.protocol.transcript import REFUSED, UNCONFIRMED, Report, verify
+from p2pgenius.protocol.transcript import REFUSED, UNCONFIRMED, Report
 from p2pgenius.record import bundle
 from p2pgenius.record.index import Index
 from p2pgenius.record.matches import RecordLine, once
+from p2pgenius.record.verifying import verify
 from p2pgenius.wording import printable
 
 

@@ -14,7 +14,7 @@ from typing import TextIO
 from p2pgenius.cli.export import read
 from p2pgenius.cli.play import ascii_only
 from p2pgenius.errors import LocalMisuseError, P2PGeniusError
-from p2pgenius.protocol.transcript import verify
+from p2pgenius.record.verifying import verify
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

@@ -9,9 +9,9 @@ from typing import Any, TextIO
 from p2pgenius.cli.export import read, record
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.identity import fingerprint
-from p2pgenius.protocol.transcript import verify
 from p2pgenius.record import bundle
 from p2pgenius.record.matches import FINISHED, RecordLine
+from p2pgenius.record.verifying import verify
 from p2pgenius.wording import printable
 
 

@@ -28,6 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import msgpack
+
 from p2pgenius.canonical import Plain, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.bodies import Body, BodyError, is_text, parse_body
@@ -169,6 +171,25 @@ def open_envelope(raw: bytes, keys: Sequence[bytes], *, version: int = VERSION) 
     except BodyError as exc:
         raise MessageError(str(exc)) from None
     return Envelope(match_id, author, seq, tuple(heads), tuple(body), raw, msg, version)
+
+
+def signature_check(raw: bytes, keys: Sequence[bytes]) -> tuple[bytes, bytes, bytes] | None:
+    """The signature check :func:`open_envelope` would make of ``raw`` (key, signature, signed
+    bytes), read loosely and cheaply, so that it can be made first (elsewhere, at once) and
+    remembered by :func:`~p2pgenius.protocol.identity.verify`; None where ``raw`` is plainly no
+    envelope of these ``keys``. Nothing is judged by it: a check made first only remembers a
+    signature that held over exactly these bytes, and :func:`open_envelope` still makes every
+    check of its own, in its order."""
+    if len(raw) > MAX_MESSAGE_BYTES or raw[:1] != _SEVEN:
+        return None
+    try:
+        value = msgpack.unpackb(raw, raw=False, strict_map_key=True, use_list=True)
+    except Exception:  # (msgpack raises a zoo of types for bad input: open_envelope says why)
+        return None
+    author, signature = value[2], value[6]
+    if type(author) is not int or not 0 <= author < len(keys) or type(signature) is not bytes:
+        return None
+    return keys[author], signature, SIGN_DOMAIN + _SIX + raw[1 : len(raw) - _bin_size(signature)]
 
 
 def _bin_size(value: bytes) -> int:

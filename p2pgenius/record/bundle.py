@@ -27,8 +27,8 @@ from typing import Final
 from p2pgenius.canonical import decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.local_files import TRANSCRIPT_LIMIT_BYTES, TooLargeError, read_within
-from p2pgenius.protocol.transcript import verify
 from p2pgenius.record.matches import UNREADABLE, RecordLine, from_report, judged, once
+from p2pgenius.record.verifying import verify
 
 MAGIC: Final = "p2pgenius bundle"
 VERSION: Final = 1

@@ -10,7 +10,8 @@ stage note, invite, log, a correspondence match's state) is listed as foreign; a
 does not read as one, as damaged.
 
 Many files to read (the first ``history``, a ``--rebuild``) are verified by worker processes, one
-a core (:func:`workers`): each verifies whole transcripts exactly as :func:`read` does here, and
+a core (:func:`~p2pgenius.record.verifying.cores`): each verifies whole transcripts exactly as
+:func:`read` does here (a transcript's signatures on the worker's thread alone), and
 only this process writes the index, a batch of lines per transaction. A batch is committed with
 the size and modification time each file had before it was read, so an index interrupted
 part-way keeps the lines it has and the next refresh reads the rest (a file changed meanwhile
@@ -35,6 +36,7 @@ from typing import Any, Final
 from p2pgenius.canonical import decode, encode
 from p2pgenius.local_files import PRIVATE, open_own
 from p2pgenius.record.matches import UNREADABLE, Player, RecordLine, read
+from p2pgenius.record.verifying import cores, use_cores
 
 SCHEMA: Final = 4
 """The index's layout; an index of another layout is rebuilt (4: what an unfinished match's own
@@ -70,14 +72,6 @@ BATCH: Final = 100
 """Lines written per transaction while reading many files (what an interruption can cost)."""
 PARALLEL_FROM: Final = 24
 """Fewer files to read than this are read in this process (starting workers costs more)."""
-
-
-def workers() -> int:
-    """How many processes verify transcripts at once: one per core this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # (no affinity on this system)
-        return max(1, os.cpu_count() or 1)
 
 
 class Index:
@@ -143,7 +137,7 @@ class Index:
     ) -> int:
         """Read every new or changed file (``progress(done, total)`` after each), forget the
         lines of files that are gone; returns how many files were read. ``processes``: how many
-        verify at once (None: one a core when there are many files, :func:`workers`; 1: this
+        verify at once (None: one a core when there are many files; 1: this
         process alone). An index found damaged on the way is set aside and read again from the
         transcripts."""
         try:
@@ -164,7 +158,7 @@ class Index:
         with self.db:
             self.db.executemany("DELETE FROM matches WHERE path = ?", [(path,) for path in sorted(gone)])
         stale = [(key, *held) for key, held in present.items() if known.get(key) != held[1:]]
-        count = processes if processes is not None else (workers() if len(stale) >= PARALLEL_FROM else 1)
+        count = processes if processes is not None else (cores() if len(stale) >= PARALLEL_FROM else 1)
         batch: list[tuple[Any, ...]] = []
         with contextlib.closing(_read_all([path for _, path, _, _ in stale], count)) as lines:
             for done, ((key, _, size, mtime), match) in enumerate(zip(stale, lines, strict=True), start=1):
@@ -255,8 +249,10 @@ def _chunk(count: int, processes: int) -> int:
 
 
 def _quiet() -> None:
-    """A worker leaves Ctrl-C to the process that started it (which stops them all)."""
+    """A worker leaves Ctrl-C to the process that started it (which stops them all), and checks
+    its transcripts' signatures on its own thread alone (the other cores are the other workers')."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    use_cores(1)
 
 
 def _row(match: RecordLine, size: int, mtime: int) -> tuple[Any, ...]:

@@ -38,7 +38,8 @@ from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.messages import VERSION
 from p2pgenius.protocol.overdue import Times, missed
 from p2pgenius.protocol.transcript import UNCONFIRMED as UNSIGNED
-from p2pgenius.protocol.transcript import Report, verify, verify_copies
+from p2pgenius.protocol.transcript import Report
+from p2pgenius.record.verifying import verify, verify_copies
 
 FINISHED, STOPPED, UNCONFIRMED, UNFINISHED, UNREADABLE = (
     "finished",
