@@ -156,3 +156,23 @@ def test_at_most_so_many_first_and_the_rest_by_the_replay(
     report = verifying.verify(data, threads=2)
     assert report.ok, report.summary
     assert report.messages > 70
+
+
+def test_forged_messages_cost_at_most_one_check_more_a_thread(calls: Calls) -> None:
+    table = play("magic-square", seed=7)
+    keys = [ident.public for ident in table.identities]
+    records = []
+    for record in table.transcripts[0]:
+        kind, *fields = decode(record)
+        if kind == "msg":  # every signature, one byte changed
+            raw = fields[0]
+            record = encode(["msg", raw[:-5] + bytes([raw[-5] ^ 0xFF]) + raw[-4:]])
+        records.append(record)
+    forged = header(keys, 0) + b"".join(frame(record) for record in records)
+    calls.start()
+    alone = plain.verify(forged)
+    checked = len(calls.threads)
+    calls.start()
+    assert verifying.verify(forged, threads=2) == alone
+    assert not alone.ok
+    assert checked <= len(calls.threads) <= checked + 2
