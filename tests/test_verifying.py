@@ -4,8 +4,10 @@ other threads first, and none first where they would cost more than they save.""
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import nacl.bindings
 import pytest
@@ -16,8 +18,10 @@ from p2pgenius.protocol.identity import VERIFIED
 from p2pgenius.protocol.messages import signature_check
 from p2pgenius.protocol.records import MsgRecord, read
 from p2pgenius.protocol.transcript import frame, header
-from p2pgenius.record import verifying
+from p2pgenius.record import index, verifying
 from tests.protocol.harness import play, transcript
+
+DATA = Path(__file__).parent / "protocol" / "data"
 
 
 class Calls:
@@ -84,11 +88,14 @@ def test_the_verdict_is_the_replays_alone(game: str, peers: int, calls: Calls) -
 def test_copies_merged_get_the_verdict_of_the_replay_alone(calls: Calls) -> None:
     table = play("hornswoggle", peers=4, seed=5)
     copies = [transcript(table, peer) for peer in range(4)]
-    VERIFIED.clear()
+    calls.start()
     alone = plain.verify_copies(copies)
-    VERIFIED.clear()
+    checked = len(calls.threads)
+    calls.start()
     assert verifying.verify_copies(copies, threads=3) == alone
     assert alone.ok, alone.summary
+    assert len(set(calls.threads)) == 3  # checked first, before the merge opened every envelope
+    assert len(calls.threads) == checked  # each envelope once, though four copies hold it
 
 
 def test_the_signatures_are_checked_on_other_threads_first_and_the_replay_checks_none_again(
@@ -96,7 +103,7 @@ def test_the_signatures_are_checked_on_other_threads_first_and_the_replay_checks
 ) -> None:
     data = transcript(play("magic-square", seed=7), 0)
     calls.start()
-    verifying.check_first(read(data), threads=2)
+    verifying.check_first([read(data)], threads=2)
     first = len(calls.threads)
     assert len(set(calls.threads)) == 2  # the calling thread and one more
     report = plain.verify(data)
@@ -108,7 +115,7 @@ def test_the_signatures_are_checked_on_other_threads_first_and_the_replay_checks
 def test_a_forged_signature_checked_first_is_checked_again_and_refused(calls: Calls) -> None:
     forged = _forgeries("magic-square", 2, seed=7)[1]
     calls.start()
-    verifying.check_first(read(forged), threads=2)
+    verifying.check_first([read(forged)], threads=2)
     first = len(calls.threads)
     report = plain.verify(forged)
     assert not report.ok
@@ -136,11 +143,11 @@ def test_none_first_on_one_core_nor_for_a_short_transcript(
 ) -> None:
     data = transcript(play("magic-square", seed=7), 0)
     calls.start()
-    verifying.check_first(read(data), threads=1)
+    verifying.check_first([read(data)], threads=1)
     monkeypatch.setattr(verifying, "_chosen", [1])  # (a worker process of the history's index)
-    verifying.check_first(read(data))
+    verifying.check_first([read(data)])
     monkeypatch.setattr(verifying, "FEWEST", 10**6)
-    verifying.check_first(read(data), threads=2)
+    verifying.check_first([read(data)], threads=2)
     assert calls.threads == []
 
 
@@ -148,9 +155,10 @@ def test_at_most_so_many_first_and_the_rest_by_the_replay(
     calls: Calls, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(verifying, "AT_MOST", 70)
+    monkeypatch.setattr(verifying, "FEWEST", 10)
     data = transcript(play("magic-square", seed=7), 0)
     calls.start()
-    verifying.check_first(read(data), threads=2)
+    verifying.check_first([read(data)], threads=2)
     assert len(calls.threads) == 70
     VERIFIED.clear()
     report = verifying.verify(data, threads=2)
@@ -176,3 +184,36 @@ def test_forged_messages_cost_at_most_one_check_more_a_thread(calls: Calls) -> N
     assert verifying.verify(forged, threads=2) == alone
     assert not alone.ok
     assert checked <= len(calls.threads) <= checked + 2
+
+
+def test_a_version_2_transcript_gets_the_verdict_of_the_replay_alone(calls: Calls) -> None:
+    data = (DATA / "version-2-duel.p2pt").read_bytes()
+    calls.start()
+    alone = plain.verify(data)
+    calls.start()
+    assert verifying.verify(data, threads=2) == alone
+    assert len(set(calls.threads)) == 2
+
+
+def test_a_thread_that_cannot_start_leaves_its_share_to_the_replay(
+    calls: Calls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = transcript(play("magic-square", seed=7), 0)
+    calls.start()
+    alone = plain.verify(data)
+
+    def refused(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refused)
+    calls.start()
+    assert verifying.verify(data, threads=4) == alone
+    assert len(set(calls.threads)) == 1
+
+
+def test_an_index_worker_checks_on_its_share_of_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(verifying, "_chosen", [])
+    monkeypatch.setattr(signal, "signal", lambda *_: None)
+    assert verifying.threads_to_use() == verifying.cores()
+    index._quiet(1)
+    assert verifying.threads_to_use() == 1

@@ -121,7 +121,9 @@ def agreement_public(public: bytes) -> bytes:
 
 VERIFIED_KEPT: Final = 8192
 """How many signatures :func:`verify` remembers as checked: a few matches' messages (a transcript
-of a long match holds a few hundred; merging copies and replaying them checks each twice)."""
+of a long match holds a few hundred; merging copies and replaying them checks each twice). A
+verification may fill half of it at once (``record/verifying.py`` checks signatures first), which
+can only cost a live match's messages, pushed out, a second check."""
 
 
 class Verified(OrderedDict[tuple[bytes, bytes, bytes], None]):

@@ -186,8 +186,10 @@ def signature_check(raw: bytes, keys: Sequence[bytes]) -> tuple[bytes, bytes, by
         value = msgpack.unpackb(raw, raw=False, strict_map_key=True, use_list=True)
     except Exception:  # (msgpack raises a zoo of types for bad input: open_envelope says why)
         return None
-    author, signature = value[2], value[6]
-    if type(author) is not int or not 0 <= author < len(keys) or type(signature) is not bytes:
+    tag, author, signature = value[0], value[2], value[6]
+    if tag not in (TAG, OLD_TAG) or type(author) is not int or not 0 <= author < len(keys):
+        return None
+    if type(signature) is not bytes:
         return None
     return keys[author], signature, SIGN_DOMAIN + _SIX + raw[1 : len(raw) - _bin_size(signature)]
 

@@ -11,7 +11,7 @@ does not read as one, as damaged.
 
 Many files to read (the first ``history``, a ``--rebuild``) are verified by worker processes, one
 a core (:func:`~p2pgenius.record.verifying.cores`): each verifies whole transcripts exactly as
-:func:`read` does here (a transcript's signatures on the worker's thread alone), and
+:func:`read` does here (a transcript's signatures checked first on its share of the cores), and
 only this process writes the index, a batch of lines per transaction. A batch is committed with
 the size and modification time each file had before it was read, so an index interrupted
 part-way keeps the lines it has and the next refresh reads the rest (a file changed meanwhile
@@ -36,7 +36,7 @@ from typing import Any, Final
 from p2pgenius.canonical import decode, encode
 from p2pgenius.local_files import PRIVATE, open_own
 from p2pgenius.record.matches import UNREADABLE, Player, RecordLine, read
-from p2pgenius.record.verifying import cores, use_cores
+from p2pgenius.record.verifying import cores, use_threads
 
 SCHEMA: Final = 4
 """The index's layout; an index of another layout is rebuilt (4: what an unfinished match's own
@@ -227,8 +227,11 @@ def _read_all(paths: list[Path], processes: int) -> Generator[RecordLine, None, 
         return
     # (spawned, not forked: a fork copies whatever threads and locks the caller holds)
     context = multiprocessing.get_context("spawn")
+    workers = min(processes, len(paths))
     try:
-        pool = ProcessPoolExecutor(min(processes, len(paths)), mp_context=context, initializer=_quiet)
+        pool = ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_quiet, initargs=(max(1, cores() // workers),)
+        )
     except (OSError, ImportError, NotImplementedError):  # (no process pools here: no /dev/shm, say)
         yield from map(_read_one, paths)
         return
@@ -248,11 +251,12 @@ def _chunk(count: int, processes: int) -> int:
     return max(1, min(8, count // (processes * 8)))
 
 
-def _quiet() -> None:
+def _quiet(threads: int) -> None:
     """A worker leaves Ctrl-C to the process that started it (which stops them all), and checks
-    its transcripts' signatures on its own thread alone (the other cores are the other workers')."""
+    its transcripts' signatures on ``threads`` threads (its share of the cores: the others are
+    the other workers')."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    use_cores(1)
+    use_threads(threads)
 
 
 def _row(match: RecordLine, size: int, mtime: int) -> tuple[Any, ...]:
