@@ -27,6 +27,7 @@ _LEAVES: Final = frozenset((str, bytes, bool, type(None), int))
 """The exact types that are their own canonical form (subclasses take the general path; the
 range of an int is msgpack's to refuse, the one this format has)."""
 _SEQUENCES: Final = frozenset((list, tuple))
+_STR: Final = frozenset((str,))
 _TOO_DEEP: Final = "value nests too deeply"
 _INT_RANGE: Final = "integer out of range (the canonical form holds -2**63 to 2**64 - 1)"
 
@@ -48,7 +49,7 @@ def normalise(value: Plain, _depth: int = 0) -> Plain:
         return value
     if kind in _SEQUENCES:
         return _sequence(value, _depth + 1)
-    if kind is dict and all(type(key) is str for key in value):
+    if kind is dict and _STR.issuperset(map(type, value)):  # (every key an exact str: looked at in C)
         return _mapping(value, sorted(value), _depth + 1)
     return _subclassed(value, _depth)
 
@@ -103,6 +104,9 @@ def _subclassed(value: Plain, depth: int) -> Plain:
 
 def encode(value: Plain) -> bytes:
     """Encode plain data to its canonical msgpack bytes."""
+    kind = type(value)
+    if kind in _LEAVES or (kind is list and _LEAVES.issuperset(map(type, value))):
+        return _pack(value)  # (its own canonical form, as normalise would return it: a record, a signature)
     return _pack(normalise(value))
 
 

@@ -43,7 +43,10 @@ class Body:
 
     def to_body(self) -> list[Plain]:
         """The body as it travels: ``[kind, field, ...]``."""
-        return [self.kind, *(getattr(self, f.name) for f in fields(self))]
+        names = _NAMES.get(type(self))
+        if names is None:  # (a kind of body not in KINDS: its fields read here)
+            names = tuple(f.name for f in fields(self))
+        return [self.kind, *[getattr(self, name) for name in names]]
 
     def check(self) -> None:
         """Refuse (BodyError) what the field types alone allow but no such message may hold."""
@@ -343,6 +346,10 @@ KINDS: Final[dict[str, type[Body]]] = {
 _TYPES: Final = {"int": int, "bytes": bytes, "str": str, "dict[str, Any]": dict, "list[Any]": list}
 _SHAPES: Final = {kind: tuple(_TYPES[str(f.type)] for f in fields(cls)) for kind, cls in KINDS.items()}
 """Each kind's field types, in wire order (read once from its class: a message is parsed by them)."""
+_NAMES: Final[dict[type[Body], tuple[str, ...]]] = {
+    cls: tuple(f.name for f in fields(cls)) for cls in (*KINDS.values(), Invalid)
+}
+"""Each kind's field names, in wire order (read once from its class, not at every message)."""
 
 
 def parse_body(body: object) -> Body:
@@ -356,8 +363,11 @@ def parse_body(body: object) -> Body:
         raise BodyError(f"unknown message kind {shown(kind)}")
     declared = _SHAPES[kind]
     values = body[1:]
-    if len(values) != len(declared) or not all(
-        _is(value, wanted) for value, wanted in zip(values, declared, strict=True)
+    # (The exact types declared, the common case, are matched at once; a subclass of one, or
+    # a bool for an int, is looked at field by field.)
+    if tuple(map(type, values)) != declared and (
+        len(values) != len(declared)
+        or not all(_is(value, wanted) for value, wanted in zip(values, declared, strict=True))
     ):
         raise BodyError(f"malformed {kind} message")
     message = cls(*values)

@@ -58,6 +58,8 @@ COIN_DOMAIN: Final = "p2pgenius/2 coin"
 READY_DOMAIN: Final = b"p2pgenius/2 ready"
 ZERO_HASH: Final = b"\x00" * 32
 MAX_MESSAGE_BYTES: Final = 60_000
+_BYTES: Final = frozenset((bytes,))
+_HASH_LENGTH: Final = frozenset((32,))
 _SIX: Final = b"\x96"  # msgpack's fixarray headers of 6 and 7 elements
 _SEVEN: Final = b"\x97"
 
@@ -150,7 +152,8 @@ def open_envelope(raw: bytes, keys: Sequence[bytes], *, version: int = VERSION) 
         and len(match_id) == 32
         and isinstance(heads, list)
         and len(heads) == len(keys)
-        and all(isinstance(h, bytes) and len(h) == 32 for h in heads)
+        and _BYTES.issuperset(map(type, heads))  # (decoded: bytes of no subclass; looked at in C)
+        and _HASH_LENGTH.issuperset(map(len, heads))
         and type(author) is int
         and type(seq) is int
         and seq >= 0

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import product
 from typing import Any, Final
 
 from p2pgenius.canonical import Plain, decode, encode
@@ -28,6 +29,8 @@ from p2pgenius.protocol.messages import VERSION
 
 MAGIC: Final = "p2pgenius-transcript"
 MAX_RECORD: Final = 1 << 20
+_STRANGER: Final = "not a p2pgenius transcript (it does not start with one's header)"
+"""What a file whose first record is no transcript's header is (another kind of file)."""
 
 
 class TranscriptError(P2PGeniusError):
@@ -52,26 +55,50 @@ def records(data: bytes, *, headed: bool = True) -> Iterator[list[Any]]:
         # A transcript's header comes first: a first record that is not one is another kind of
         # file (a text file, say), not a damaged transcript.
         first = headed and offset == 0
-        stranger = TranscriptError("not a p2pgenius transcript (it does not start with one's header)")
         if offset + 4 > len(data):
-            raise stranger if first else TranscriptError(f"the transcript is cut short at byte {offset}")
+            raise TranscriptError(_STRANGER if first else f"the transcript is cut short at byte {offset}")
         length = int.from_bytes(data[offset : offset + 4], "big")
         if length > MAX_RECORD or offset + 4 + length > len(data):
-            raise (
-                stranger
-                if first
-                else TranscriptError(f"a damaged record at byte {offset} (a crash mid-write?)")
+            raise TranscriptError(
+                _STRANGER if first else f"a damaged record at byte {offset} (a crash mid-write?)"
             )
         try:
-            value = decode(data[offset + 4 : offset + 4 + length])
+            value = _message(data, offset + 4, length) or decode(data[offset + 4 : offset + 4 + length])
         except EncodingError as exc:
             if first:
-                raise stranger from None
+                raise TranscriptError(_STRANGER) from None
             raise TranscriptError(f"a record at byte {offset} is not canonical: {exc}") from None
         if not isinstance(value, list) or not value or (first and value[0] != MAGIC):
-            raise stranger if first else TranscriptError(f"a record at byte {offset} is not a list")
+            raise TranscriptError(_STRANGER if first else f"a record at byte {offset} is not a list")
         yield value
         offset += 4 + length
+
+
+_MESSAGE_HEAD: Final = b"\x92\xa3msg"
+"""The canonical bytes of a ``msg`` record before its envelope's: an array of two, "msg"."""
+
+
+def _message(data: bytes, start: int, length: int) -> list[Any] | None:
+    """The ``msg`` record of ``length`` bytes at ``start``, read straight from its bytes (what
+    :func:`decode` gives of them: nothing in them to normalise) where they are its canonical
+    encoding, the envelope's length in the smallest form; None for any other record, which is
+    decoded in full (a message in any other form is refused there, as it always was)."""
+    if data[start : start + 5] != _MESSAGE_HEAD:
+        return None
+    for head in (2, 3, 5):  # (bin 8, 16, 32: a tag, then the length in 1, 2 or 4 bytes)
+        size = length - 5 - head
+        if size >= 0 and data[start + 5 : start + 5 + head] == _bin_head(size):
+            return ["msg", data[start + 5 + head : start + length]]
+    return None
+
+
+def _bin_head(size: int) -> bytes:
+    """The head msgpack gives bytes of ``size``: its tag and its length, in the smallest form."""
+    if size < 1 << 8:
+        return b"\xc4" + size.to_bytes(1, "big")
+    if size < 1 << 16:
+        return b"\xc5" + size.to_bytes(2, "big")
+    return b"\xc6" + size.to_bytes(4, "big")
 
 
 @dataclass(frozen=True)
@@ -138,6 +165,9 @@ FIELDS: Final[Mapping[str, tuple[type[Record], tuple[tuple[type, ...], ...]]]] =
 }
 """Each kind of record after the header: its type and the types of its fields, in order (SPEC
 section 7's table; ``bool`` is no ``int`` here)."""
+_SHAPES: Final = {kind: frozenset(product(*types)) for kind, (_, types) in FIELDS.items()}
+"""Each kind's fields' exact types as a record may hold them, every combination (a record's are
+looked up at once, not field by field)."""
 
 
 @dataclass(frozen=True)
@@ -200,9 +230,9 @@ def record_of(value: list[Any], index: int) -> Record:
     kind = value[0] if value else None
     if not isinstance(kind, str) or kind not in FIELDS:
         raise TranscriptError(f"record {index} is of no kind a transcript holds ({kind!r})")
-    cls, types = FIELDS[kind]
+    cls = FIELDS[kind][0]
     fields = value[1:]
-    if len(fields) != len(types) or not all(type(f) in t for f, t in zip(fields, types, strict=True)):
+    if tuple(map(type, fields)) not in _SHAPES[kind]:
         shape = ", ".join(type(f).__name__ for f in fields)
         raise TranscriptError(f"record {index}, a {kind!r} record, holds ({shape}): not its fields")
     return cls(*fields)

@@ -50,27 +50,28 @@ class Chain:
         a gap) or names a message of another peer not held here, or older than one its author
         named before; CheatError if it is a second, different message with a number already
         used."""
-        key = (env.author, env.seq)
-        if key in self.seen:
-            if self.seen[key] == env.hash:
-                raise MessageError(f"peer {env.author}'s message {env.seq} again (replayed)")
+        author, seq, digest = env.author, env.seq, env.hash
+        key = (author, seq)
+        held = self.seen.get(key)
+        if held is not None:
+            if held == digest:
+                raise MessageError(f"peer {author}'s message {seq} again (replayed)")
             raise CheatError(
-                env.author,
-                f"sent two different messages numbered {env.seq} (equivocation)",
-                {"first": self.seen[key].hex(), "second": env.hash.hex()},
+                author,
+                f"sent two different messages numbered {seq} (equivocation)",
+                {"first": held.hex(), "second": digest.hex()},
             )
-        if env.seq != self.next_seq[env.author] or env.prev != self.last_hash[env.author]:
+        if seq != self.next_seq[author] or env.heads[author] != self.last_hash[author]:
             raise MessageError(
-                f"peer {env.author}'s message {env.seq} is out of its chain "
-                f"(expected {self.next_seq[env.author]})"
+                f"peer {author}'s message {seq} is out of its chain (expected {self.next_seq[author]})"
             )
-        named = self._named(env) if self.binding else self.named[env.author]
-        self.seen[key] = env.hash
-        self.numbered[env.hash] = key
-        self.named[env.author] = named
-        self.archive.append((env.author, env.seq, env.raw))
-        self.next_seq[env.author] += 1
-        self.last_hash[env.author] = env.hash
+        named = self._named(env) if self.binding else self.named[author]
+        self.seen[key] = digest
+        self.numbered[digest] = key
+        self.named[author] = named
+        self.archive.append((author, seq, env.raw))
+        self.next_seq[author] = seq + 1
+        self.last_hash[author] = digest
 
     def _named(self, env: Envelope) -> list[int]:
         """The numbers of the messages ``env`` names, one per peer (its author's: its own number
