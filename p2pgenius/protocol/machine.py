@@ -132,13 +132,13 @@ class MatchMachine:
     @_an_input
     def received(self, raw: bytes, at: float) -> Step:
         """A signed match message from a peer, read at ``at`` (on the clocks' clock)."""
-        session = self.session
-        before = session.signed_log.counts
-        for event in session.receive(raw):
+        log = self.session.signed_log
+        before = log.counts
+        for event in self.session.receive(raw):
             self._step.told.append(event)
             self._on_clock_event(event, at)
             self._verdict_if_due(event)
-        self.clocks.progressed(before, session.signed_log.counts, at)
+        self.clocks.progressed(before, log.counts, at)
         return self._flush()
 
     @_an_input

@@ -352,8 +352,8 @@ def test_a_seat_that_flipped_its_own_pile_is_off_its_clock_while_it_owes_the_ope
     stage = Stage(7, waiting=(2,), optional=(1,), acts={2: {"type": "flip", "pile": 2}})
     stage.clocks = {2: (Period("decision", 7, 60_000), 60_000), 1: (Period("decision", 7, 60_000), 60_000)}
     stage.ms[2] = 4_000
-    views = ClockBook.views(stage, owed=(1, 2), whole_period=False)
+    views = ClockBook.views(stage, whole_period=False)
     assert views[2] == ClockView("decision", 7, 56_000, False)  # (its declared time is shown spent)
     assert not views[1].running  # (an optional seat: never on the clock)
     stage.acts.clear()
-    assert ClockBook.views(stage, owed=(2,), whole_period=False)[2].running  # deciding: it runs
+    assert ClockBook.views(stage, whole_period=False)[2].running  # deciding: it runs

@@ -29,12 +29,13 @@ class DealtMatch:
     log: list[tuple[int, int, Plain]] = field(default_factory=list)
     """(stage, seat, action) as applied here."""
 
-    @property
-    def sealed(self) -> bool:
-        """Every choice travels as a commitment (the duel)."""
-        return self.spec.sealed
+    sealed: bool = field(init=False)
+    """Every choice travels as a commitment (the duel)."""
+    fast: bool = field(init=False)
+    """A sealed stage closes as soon as every commitment is in."""
 
-    @property
-    def fast(self) -> bool:
-        """A sealed stage closes as soon as every commitment is in."""
-        return not self.spec.sealed or bool(self.terms["options"].get("fast", False))
+    def __post_init__(self) -> None:
+        # (Asked several times a message: worked out once, from the spec and terms that never
+        # change after the deal.)
+        self.sealed = self.spec.sealed
+        self.fast = not self.spec.sealed or bool(self.terms["options"].get("fast", False))

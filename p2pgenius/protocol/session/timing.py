@@ -7,7 +7,7 @@ transcript. Nothing here reads a clock.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from p2pgenius.games.spec import GameSpec
@@ -60,9 +60,12 @@ class ClockBook:
         self.round_key = stage_number + 1
 
     @staticmethod
-    def views(stage: Stage, owed: Sequence[int], whole_period: bool) -> dict[int, ClockView]:
-        """Every seat's clock at ``stage``. ``whole_period``: sealed choices that may change until
-        the time is up (every clock runs until its seat's choice stands)."""
+    def views(stage: Stage, whole_period: bool) -> dict[int, ClockView]:
+        """Every seat's clock at ``stage``, open and the match going on. ``whole_period``: sealed
+        choices that may change until the time is up (every clock runs until its seat's choice
+        stands). Otherwise a clock runs while its seat owes its decision: a seat the stage waits
+        on that has neither acted nor committed, which is every such seat while the stage is open
+        (``Play.debts``: it is what the match waits on; asking that would sort every debt)."""
         views = {}
         for seat, (clock, left) in sorted(stage.clocks.items()):
             if whole_period:
@@ -70,8 +73,7 @@ class ClockBook:
             else:  # (a seat with only an optional action, a challenge window, is not on the clock;
                 # nor one that has decided and owes what pays on the grace period: its own
                 # flipped card's opening)
-                decided = seat in stage.commits or seat in stage.acts
-                running = seat in owed and not decided and seat in stage.waiting
+                running = seat in stage.waiting and seat not in stage.commits and seat not in stage.acts
             used = 0 if running else stage.ms.get(seat, 0)  # a running clock counts from the start
             views[seat] = ClockView(clock.kind, clock.key, left - used, running)
         return views
