@@ -16,9 +16,10 @@ from p2pgenius.protocol.records import Header, MsgRecord, RejectedRecord, Transc
 from p2pgenius.protocol.session import Session
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Replayed:
-    """One record of a transcript that carries a message, as the observer took it."""
+    """One record of a transcript that carries a message, as the observer took it (read only:
+    not frozen, since one is made for every message, and a frozen one is made three times slower)."""
 
     index: int
     """Its place in the transcript (the header is record 0)."""
@@ -66,7 +67,8 @@ def replay(
     for index, record in enumerate(transcript.records, start=1):
         if not isinstance(record, MsgRecord) and not (evidence and isinstance(record, RejectedRecord)):
             continue
-        stage = session.stage.number if session.stage is not None else None
+        current = session.stage
+        stage = current.number if current is not None else None
         if isinstance(record, RejectedRecord) and record.raw == last:
             yield Replayed(index, record, stage, (), session, repeat=True, own=accepted)
             continue

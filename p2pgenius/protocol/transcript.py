@@ -235,8 +235,14 @@ def _describe(observer: Session, report: Report, claims: dict[int, ViewClaimed])
         report.steps = _in_dark(observer, me, report.initial, report.steps, claims)
 
 
+_NOTED: Final = (Rejected, Fault, MatchOver, Applied, ViewClaimed, TimeObserved)
+"""The events that tell a report something (:func:`_note`)."""
+
+
 def _note(event: Any, index: int, report: Report, claims: dict[int, ViewClaimed]) -> None:
     """What one event of the replay tells the report."""
+    if not isinstance(event, _NOTED):
+        return  # (most events, a hash or a decision seen, tell it nothing: one check, not six)
     if isinstance(event, Rejected):
         report.rejected.append(f"record {index}: {event.reason}")
     elif isinstance(event, Fault) and report.fault is None:

@@ -55,9 +55,10 @@ class EndJudge:
 
     def on_hash(self, env: Envelope, msg: Hash) -> None:
         number, h = msg.stage, msg.digest
-        if env.author in self.hashes.get(number, {}):
+        hashes = self.hashes.setdefault(number, {})
+        if env.author in hashes:
             raise MessageError(f"a second hash of stage {number} from peer {env.author}")
-        self.hashes.setdefault(number, {})[env.author] = h
+        hashes[env.author] = h
         self.hashed_by.setdefault(number, {})[env.author] = env.hash
         if env.author != self.courier.me:
             self.courier.events.append(Hashed(env.author, number))
@@ -97,9 +98,10 @@ class EndJudge:
         mistake); a hash of that stage later in the record that agrees makes it the lie it was
         (:meth:`settle`)."""
         courier, hashes = self.courier, self.hashes.get(number, {})
-        wrong = [author for author, theirs in sorted(hashes.items()) if theirs != mine]
+        wrong = [author for author, theirs in hashes.items() if theirs != mine]
         if not wrong or courier.stopped:
             return
+        wrong.sort()  # (sorted only when some differ: on every hash message, none does)
         if any(theirs == mine for theirs in hashes.values()):
             courier.convict(self._lie(number, wrong[0]))
         else:

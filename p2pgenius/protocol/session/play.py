@@ -110,7 +110,7 @@ class Play:
 
     def open_stage(self, number: int, carry: Stage | None = None) -> None:
         """Start stage ``number`` from the current state (keeping what ``carry`` already got)."""
-        match, courier = self.match, self.courier
+        match = self.match
         outcome = match.game.outcome(match.state)
         if outcome is not None:
             self.stage = None
@@ -123,19 +123,26 @@ class Play:
             stage.acts, stage.commits, stage.reveals = carry.acts, carry.commits, carry.reveals
             stage.declined, stage.ms, stage.finals = carry.declined, carry.ms, carry.finals
         self._start_clocks(stage)
+        if match.mine:  # (an observer's turn never comes)
+            self._tell_turn(stage)
+        self._replay_backlog()
+        if carry is not None:
+            self.progress()
+
+    def _tell_turn(self, stage: Stage) -> None:
+        """Tell this peer's seats that ``stage`` waits on them (or allows them an action), those
+        that have not decided already."""
+        number, me = stage.number, self.courier.me
         done = set(stage.acts) | set(stage.commits) | stage.declined
         done |= {  # our own choices made early (held, taken in just below)
             env.msg.seat
             for env in self.backlog
-            if env.author == courier.me and isinstance(env.msg, Commit) and env.msg.stage == number
+            if env.author == me and isinstance(env.msg, Commit) and env.msg.stage == number
         }
-        mine = tuple(s for s in waiting if s in match.mine and s not in done)
-        maybe = tuple(s for s in optional if s in match.mine and s not in done)
+        mine = tuple(s for s in stage.waiting if s in self.match.mine and s not in done)
+        maybe = tuple(s for s in stage.optional if s in self.match.mine and s not in done)
         if mine or maybe:
-            courier.events.append(YourTurn(number, mine + maybe, maybe))
-        self._replay_backlog()
-        if carry is not None:
-            self.progress()
+            self.courier.events.append(YourTurn(number, mine + maybe, maybe))
 
     def _replay_backlog(self) -> None:
         backlog, self.backlog = self.backlog, []
@@ -163,7 +170,7 @@ class Play:
         """Every seat's clock at the current stage (none between stages or after the end)."""
         if self._stage is None or not self.open:
             return {}
-        return ClockBook.views(self._stage, self.owed(), self.match.sealed and not self.match.fast)
+        return ClockBook.views(self._stage, self.match.sealed and not self.match.fast)
 
     # -- what is owed -------------------------------------------------------------------------
 
@@ -490,16 +497,15 @@ class Play:
         spec, game, state = match.spec, match.game, match.state
         events: list[Plain] = []
         for seat, action in actions:
-            # In the dark now, or in the turn just played: a choice asked for right after such a
-            # turn (the duel's Paralysis asking which hand) was made from the claims, unseeing.
-            dark = self.sight.dark_in(state, seat) or self.sight.dark_in(state, seat, turns_ago=1)
             before = game.events(state)
             parsed: Any = None
             try:
                 parsed = game.parse_action(action)
                 state = self._applied(state, seat, parsed)
             except IllegalActionError as exc:
-                if not dark:
+                # In the dark now, or in the turn just played: a choice asked for right after such
+                # a turn (the duel's Paralysis asking which hand) was made from the claims, unseeing.
+                if not (self.sight.dark_in(state, seat) or self.sight.dark_in(state, seat, turns_ago=1)):
                     raise CheatError(
                         match.owner[seat], f"an illegal action for p{seat}: {exc}", {"stage": stage.number}
                     ) from None
@@ -587,8 +593,12 @@ class Choices:
         stage = self.play.stage
         if stage is None or not self.play.open:
             return ()
-        done = set(stage.acts) | set(stage.commits) | stage.declined
-        return tuple(s for s in stage.waiting + stage.optional if s in self.play.match.mine and s not in done)
+        mine, acts, commits, declined = self.play.match.mine, stage.acts, stage.commits, stage.declined
+        return tuple(
+            s
+            for s in stage.waiting + stage.optional
+            if s in mine and s not in acts and s not in commits and s not in declined
+        )
 
     def unsettled(self) -> tuple[int, ...]:
         """The local seats whose choice may still change (sealed, without "fast": committed but

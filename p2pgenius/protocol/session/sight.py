@@ -6,7 +6,7 @@ checks every claim once the withheld choices are opened (protocol/SPEC.md, secti
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from p2pgenius.canonical import Plain, encode
 from p2pgenius.protocol.bodies import Body, ViewClaim
@@ -19,6 +19,9 @@ from p2pgenius.protocol.session.phase import Phase
 from p2pgenius.protocol.session.stage import Claim, Stage
 from p2pgenius.protocol.session.unseen import Unseen
 
+_NOTHING: Final = object()
+"""No state yet (a state that is None is one)."""
+
 
 class Sight:
     """View claims for peers in the dark, sent and checked; what sight keeps pending
@@ -28,6 +31,9 @@ class Sight:
         self.courier = courier
         self.match = match
         self.unseen = Unseen()
+        # (state, dark_others in it): asked up to three times a stage, of a state that does not
+        # change in between (an engine's states are values: a new state is a new object).
+        self._others: tuple[object, frozenset[int]] = (_NOTHING, frozenset())
 
     @property
     def behind(self) -> bool:
@@ -47,10 +53,16 @@ class Sight:
         see. None when a seat of ours is in the dark too: with every seat in the dark nobody could
         apply a stage and claim it for the others, so the choices are exchanged as usual (each
         screen still hides what its player may not see)."""
-        me, owner = self.courier.me, self.match.owner
-        if me is None or any(self.dark(s) for s in self.match.mine):
+        me, owner, state = self.courier.me, self.match.owner, self.match.state
+        if me is None:
             return set()
-        return {s for s in range(len(owner)) if owner[s] != me and self.dark(s)}
+        if self._others[0] is not state:
+            dark_in = self.match.spec.blind
+            others: frozenset[int] = frozenset()
+            if not any(dark_in(state, s) for s in self.match.mine):
+                others = frozenset(s for s in range(len(owner)) if owner[s] != me and dark_in(state, s))
+            self._others = (state, others)
+        return set(self._others[1])
 
     def withheld_from_me(self, peer: int) -> bool:
         """Whether ``peer`` keeps its sealed choices from this peer now: a seat of ours is in the
@@ -85,11 +97,12 @@ class Sight:
 
     def release_withheld(self) -> None:
         """Send what was withheld from peers in the dark once none is (or the game is over)."""
+        if not self.unseen.withheld:
+            return  # (nothing kept: the usual case, asked after every stage)
         over = self.match.game.outcome(self.match.state) is not None
         # Released when no other seat is in the dark, or when ours is too: then no claims are
         # sent, so a peer behind on claims would wait for ever for what we keep.
-        still_dark = bool(self.dark_others())
-        if not self.unseen.withheld or (still_dark and not over):
+        if self.dark_others() and not over:
             return
         for body in self.unseen.release():
             self.courier.send(body)
