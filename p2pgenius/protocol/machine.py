@@ -27,10 +27,14 @@ from typing import Any, Concatenate, Final, ParamSpec
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.clocks import Clocks, Deadline, seat_words
 from p2pgenius.protocol.events import ConnectionLost, DecisionRefused, Hashed, Notice, OutOfTime, Said
-from p2pgenius.protocol.session import Event, Session, VerdictDue
+from p2pgenius.protocol.session import ClaimDisputed, Decided, Event, Session, TimeoutClaimed, VerdictDue
 
 MAX_REFUSED: Final = 5
 """Refused decisions for one seat and stage before the game's timeout is played for it."""
+
+_TIMED: Final = (ClaimDisputed, TimeoutClaimed, Decided, Hashed)
+"""The events the rules of time heed (:meth:`MatchMachine._on_clock_event`): a claim about our
+seat, a dispute of ours, another seat's declared time, another peer's hash."""
 
 Key = tuple[int, int]
 """(stage number, seat): one decision a local seat is asked for."""
@@ -244,6 +248,8 @@ class MatchMachine:
         """Timeout claims about our seats answered, disputes of our claims heeded, and other seats'
         declared times checked against what we saw pass until ``at`` (when the message that
         carried it was read: a busy loop does not make it later; None: now)."""
+        if not isinstance(event, _TIMED):
+            return  # (most events, a turn or a stage applied, are none of these: three calls spared)
         tell = self._step.told.append
         self.clocks.answer_claim(self.session, event, tell)
         self.clocks.check_declared(self.session, event, tell, at)

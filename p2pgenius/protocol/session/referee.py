@@ -448,11 +448,13 @@ class Referee:
         observer also notes which debts fell due and which were paid by it, in its :attr:`ledger`
         (what a forfeit's author had read of them is judged by its messages' heads:
         :meth:`_crossed`)."""
-        for key, (author, _) in self.time.pending.items():
+        pending = self.time.pending  # (none held: the usual case)
+        for key, (author, _) in pending.items():
             if key not in self.answers and not self._forfeit_stands(key, author):
                 self.answers[key] = (env.author, env.seq)
         if self.courier.me is None:
-            self._went_on(env)
+            if pending:
+                self._went_on(env)
             if self.ledger is not None:
                 self.ledger.heard(env, frozenset(self.standing.debts()), self.courier.chain.next_seq)
 
