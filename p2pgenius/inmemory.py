@@ -184,16 +184,16 @@ class _Wires:
             for other in range(len(table.sessions)):
                 if other != index:
                     self.inboxes[other] += self.tamper(index, other, raw) if self.tamper else [raw]
-        refused = [told for told in step.told if isinstance(told, DecisionRefused)]
-        if refused:
-            raise LocalMisuseError(f"a decision was refused: {refused[0].text}")
-        self.note(index, [told for told in step.told if not isinstance(told, SAID)])
+        events: list[Event] = []
+        for told in step.told:  # (one pass: every input gives a few; nothing noted if one is refused)
+            if isinstance(told, DecisionRefused):
+                raise LocalMisuseError(f"a decision was refused: {told.text}")
+            if not isinstance(told, SAID):
+                events.append(told)
+        self.table.events[index] += events
+        self.pending[index] += [event for event in events if isinstance(event, YourTurn)]
         for due in step.verdicts:
             self.carry(index, self.machines[index].concluded(due, due.judge()))
-
-    def note(self, index: int, events: list[Event]) -> None:
-        self.table.events[index] += events
-        self.pending[index] += [e for e in events if isinstance(e, YourTurn)]
 
     def read(self, index: int) -> bool:
         """Peer ``index`` receives everything in its inbox, in order (whether there was any)."""

@@ -37,6 +37,8 @@ StageMessage = ViewClaim | Act | Commit | Reveal | FinalChoice | Decline
 """The messages of one stage, which name it and a seat."""
 STAGE_MESSAGES: Final = (ViewClaim, Act, Commit, Reveal, FinalChoice, Decline)
 
+_DECIDING: Final = (Act, Commit, Decline)
+"""The messages that decide a seat's part of a stage, declaring the time it took."""
 _BY_SEAT: Final = attrgetter("seat", "kind")
 """The order of a stage's debts: by seat, then kind."""
 MAX_HELD: Final = 256
@@ -250,7 +252,7 @@ class Play:
         if not self._take(env, stage, msg):
             return
         self.time.answered((number, seat))  # the seat answered: no claim about it stands
-        if isinstance(msg, Act | Commit | Decline):
+        if isinstance(msg, _DECIDING):
             self.time.declare((number, seat), msg.ms, ClockBook.left(stage, seat))
             if env.author != self.courier.me and seat not in stage.optional:  # (a window is off the clock)
                 self.courier.events.append(Decided(number, seat, msg.ms, env.author))
