@@ -90,3 +90,42 @@ def test_the_digest_tells_a_change() -> None:
     found = outcome("duel", 2, 0)
     changed = [[*found[0][0][:-1], found[0][0][-1] + b"x"], *found[0][1:]]
     assert repr([changed, *found[1:]]) != repr(found)
+
+
+def clocks_as_before(session: Any) -> dict[int, Any]:
+    """A session's clocks as ``Play.clocks`` worked them out before issue 48: a clock ran while its
+    seat was among those the match waited on (its sorted debts), had not decided, and was waited
+    on."""
+    play = session.play
+    if play is None or play.stage is None or not play.open:
+        return {}
+    stage, owed = play.stage, play.owed()
+    whole = play.match.sealed and not play.match.fast
+    views = {}
+    for seat, (clock, left) in sorted(stage.clocks.items()):
+        decided = seat in stage.commits or seat in stage.acts
+        owing = seat in owed and not decided and seat in stage.waiting
+        running = seat not in stage.finals if whole else owing
+        used = 0 if running else stage.ms.get(seat, 0)
+        views[seat] = (clock.kind, clock.key, left - used, running)
+    return views
+
+
+def test_the_clocks_are_read_as_before_without_the_debts() -> None:
+    # At every decision of seeded matches of all three games (Hornswoggle's challenge windows,
+    # Magic Square's round clocks, the duel fast and not), on every peer, before and after it.
+    compared = 0
+
+    def check(table: Any, index: int, seat: int, action: Any) -> Any:
+        nonlocal compared
+        for session in table.sessions:
+            found = {s: (v.kind, v.key, v.left_ms, v.running) for s, v in session.clocks().items()}
+            assert found == clocks_as_before(session)
+            compared += bool(found)
+        return action
+
+    for game, options in (("duel", {}), ("duel", {"fast": True}), ("magic-square", {}), ("hornswoggle", {})):
+        peers = 4 if game == "hornswoggle" else 2
+        for seed in range(2):
+            play(game, peers=peers, seed=seed, options=options, before_submit=check)
+    assert compared > 500
