@@ -82,8 +82,9 @@ def _message(data: bytes, start: int, length: int) -> list[Any] | None:
     """The ``msg`` record of ``length`` bytes at ``start``, read straight from its bytes (what
     :func:`decode` gives of them: nothing in them to normalise) where they are its canonical
     encoding, the envelope's length in the smallest form; None for any other record, which is
-    decoded in full (a message in any other form is refused there, as it always was)."""
-    if data[start : start + 5] != _MESSAGE_HEAD:
+    decoded in full (a message in any other form is refused there, as it always was). Only from
+    ``bytes``: a slice of another buffer would be a buffer, where :func:`decode` gives bytes."""
+    if type(data) is not bytes or data[start : start + 5] != _MESSAGE_HEAD:
         return None
     for head in (2, 3, 5):  # (bin 8, 16, 32: a tag, then the length in 1, 2 or 4 bytes)
         size = length - 5 - head

@@ -207,3 +207,12 @@ def test_a_damaged_transcript_is_refused_with_the_same_words() -> None:
     record = encode(["msg", b"\x05" * 300])
     with pytest.raises(TranscriptError, match="a damaged record at byte 0"):
         list(records(frame(record)[:-1], headed=False))
+
+
+@pytest.mark.parametrize("buffer", [bytearray, memoryview])
+def test_a_transcript_in_another_buffer_is_read_as_from_bytes(buffer: Callable[[bytes], Any]) -> None:
+    # (the record read straight from its bytes is read so only from bytes: a slice of another
+    # buffer would be that buffer, where decoding gives bytes)
+    data = b"".join(frame(encode(["msg", bytes([size % 256]) * size])) for size in (0, 255, 256, 70_000))
+    assert list(records(buffer(data), headed=False)) == list(records(data, headed=False))
+    assert all(type(record[1]) is bytes for record in records(buffer(data), headed=False))
