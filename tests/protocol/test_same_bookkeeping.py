@@ -10,12 +10,14 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.protocol.transcript import frame, verify, verify_copies
 
 from .harness import Tamper, play, transcript
+from .test_attacks import liar
+from .test_blindness import P0, P1, Script
 
 BEFORE = {
     "duel": "df7b33a24d72cc61",
@@ -83,6 +85,40 @@ def digest(game: str) -> str:
 
 def test_seeded_matches_give_what_they_gave_before() -> None:
     assert {game: digest(game) for game in BEFORE} == BEFORE
+
+
+DARK_BEFORE: Final = "3539bec1debe05cb"
+"""The digest of :func:`dark_and_lies`, by the tree before issue 48's bookkeeping cuts (b914fd4)."""
+
+
+def dark_and_lies() -> Iterator[list[Any]]:
+    """A duel in which a seat plays in the dark (a scripted blindness: claims sent instead of
+    gestures, withheld reveals released later), fast or not, choosing early or not, honest, with
+    a message dropped or changed on its way, and with a peer that lies and signs its lie (a state
+    hash, an opening, a view claim), the rest of its chain signed again after it."""
+    scripted = {"bots": [Script(P0), Script(P1)], "max_rounds": 60}
+    for fast in (False, True):
+        for early in (False, True):
+            options = {"options": {"fast": True} if fast else None, "early": early}
+            yield outcome("duel", 2, 1, **scripted, **options)
+            yield outcome("duel", 2, 1, **scripted, **options, tamper=tampered(24, 1))
+            yield outcome("duel", 2, 1, **scripted, **options, tamper=tampered(27, 0))
+    lies = {
+        "hash": lambda body: [body[0], body[1], bytes(32)],
+        "reveal": lambda body: [*body[:4], bytes(32)],
+        "blind": lambda body: [*body[:3], {**body[3], "turn": 99}],
+    }
+    for kind, change in lies.items():
+        for peer in (0, 1):
+            lying = liar(peer, kind, change, seed=1)
+            yield outcome("duel", 2, 1, **scripted, tamper=lying, on_start=lying.start)
+
+
+def test_a_duel_in_the_dark_and_signed_lies_give_what_they_gave_before() -> None:
+    hashed = hashlib.sha256()
+    for found in dark_and_lies():
+        hashed.update(_ADDRESS.sub("", repr(found)).encode())
+    assert hashed.hexdigest()[:16] == DARK_BEFORE
 
 
 def test_the_digest_tells_a_change() -> None:
