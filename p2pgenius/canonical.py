@@ -110,6 +110,16 @@ def encode(value: Plain) -> bytes:
     return _pack(normalise(value))
 
 
+def bin_head(size: int) -> bytes:
+    """The head of the canonical encoding of bytes of ``size``: msgpack's bin 8, 16 or 32 tag, then
+    the length in 1, 2 or 4 bytes (the smallest form that holds it)."""
+    if size < 1 << 8:
+        return b"\xc4" + size.to_bytes(1, "big")
+    if size < 1 << 16:
+        return b"\xc5" + size.to_bytes(2, "big")
+    return b"\xc6" + size.to_bytes(4, "big")
+
+
 def _pack(value: Plain) -> bytes:
     try:
         packed: bytes = _PACKER.pack(value)

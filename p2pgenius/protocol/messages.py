@@ -30,7 +30,7 @@ from typing import Any, Final
 
 import msgpack
 
-from p2pgenius.canonical import Plain, decode, encode
+from p2pgenius.canonical import Plain, bin_head, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.bodies import Body, BodyError, is_text, parse_body
 from p2pgenius.protocol.identity import Identity, verify
@@ -164,10 +164,8 @@ def open_envelope(raw: bytes, keys: Sequence[bytes], *, version: int = VERSION) 
         raise MessageError("malformed envelope fields")
     if not 0 <= author < len(keys):
         raise MessageError(f"unknown author {author}")
-    # The signed bytes are the envelope's own, as a 6-array without the signature (canonical
-    # bytes, checked above, make this exact): cheaper than encoding the fields again.
-    signed = _SIX + raw[1 : len(raw) - _bin_size(signature)]
-    if not verify(keys[author], signature, SIGN_DOMAIN + signed):
+    # (the bytes were proved canonical above: what _signed takes of them is exact)
+    if not verify(keys[author], signature, _signed(raw, signature)):
         raise MessageError(f"the signature of peer {author}'s message does not verify (forged)")
     try:
         msg = parse_body(body)
@@ -194,13 +192,19 @@ def signature_check(raw: bytes, keys: Sequence[bytes]) -> tuple[bytes, bytes, by
         return None
     if type(signature) is not bytes:
         return None
-    return keys[author], signature, SIGN_DOMAIN + _SIX + raw[1 : len(raw) - _bin_size(signature)]
+    return keys[author], signature, _signed(raw, signature)
+
+
+def _signed(raw: bytes, signature: bytes) -> bytes:
+    """What the ``signature`` of the envelope ``raw`` signs: the domain, then the envelope's own
+    bytes as a 6-array without the signature (canonical bytes make this exact, and cheaper than
+    encoding the fields again)."""
+    return SIGN_DOMAIN + _SIX + raw[1 : len(raw) - _bin_size(signature)]
 
 
 def _bin_size(value: bytes) -> int:
-    """The length of ``value``'s msgpack encoding, as ``len(encode(value))`` (bin 8, 16 or 32: a
-    one-byte tag, the length in 1, 2 or 4 bytes, then the bytes)."""
-    return len(value) + (2 if len(value) < 1 << 8 else 3 if len(value) < 1 << 16 else 5)
+    """The length of ``value``'s msgpack encoding, as ``len(encode(value))``."""
+    return len(bin_head(len(value))) + len(value)
 
 
 def commitment(match_id: bytes, stage: int, seat: int, nonce: bytes, payload: Plain) -> bytes:

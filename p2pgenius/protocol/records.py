@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any, Final
 
-from p2pgenius.canonical import Plain, decode, encode
+from p2pgenius.canonical import Plain, bin_head, decode, encode
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.messages import VERSION
 
@@ -88,18 +88,9 @@ def _message(data: bytes, start: int, length: int) -> list[Any] | None:
         return None
     for head in (2, 3, 5):  # (bin 8, 16, 32: a tag, then the length in 1, 2 or 4 bytes)
         size = length - 5 - head
-        if size >= 0 and data[start + 5 : start + 5 + head] == _bin_head(size):
+        if size >= 0 and data[start + 5 : start + 5 + head] == bin_head(size):
             return ["msg", data[start + 5 + head : start + length]]
     return None
-
-
-def _bin_head(size: int) -> bytes:
-    """The head msgpack gives bytes of ``size``: its tag and its length, in the smallest form."""
-    if size < 1 << 8:
-        return b"\xc4" + size.to_bytes(1, "big")
-    if size < 1 << 16:
-        return b"\xc5" + size.to_bytes(2, "big")
-    return b"\xc6" + size.to_bytes(4, "big")
 
 
 @dataclass(frozen=True)

@@ -57,10 +57,9 @@ class Sight:
         if me is None:
             return set()
         if self._others[0] is not state:
-            dark_in = self.match.spec.blind
             others: frozenset[int] = frozenset()
-            if not any(dark_in(state, s) for s in self.match.mine):
-                others = frozenset(s for s in range(len(owner)) if owner[s] != me and dark_in(state, s))
+            if not any(self.dark_in(state, s) for s in self.match.mine):
+                others = frozenset(s for s in range(len(owner)) if owner[s] != me and self.dark_in(state, s))
             self._others = (state, others)
         return set(self._others[1])
 
