@@ -16,12 +16,15 @@ Hidden information and simultaneous moves are part of the interface from the sta
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import inspect
 import types
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Generic, Protocol, TypeVar
+
+import msgpack
 
 from p2pgenius.canonical import Plain, digest
 from p2pgenius.errors import IllegalActionError, shown
@@ -175,8 +178,21 @@ class Game(Protocol, Generic[S, A]):
 
 
 def state_hash(game: Game[Any, Any], state: Any) -> bytes:
-    """The SHA-256 over the canonical encoding of the public state: what peers compare."""
-    return digest({"game": game.name, "state": game.public(state)})
+    """The SHA-256 over the canonical encoding of the public state: what peers compare.
+
+    A game may give its public state already in canonical shape, as ``canonical.normalise``
+    would make it (every map's keys in order, lists, the exact plain types), through a method
+    ``public_canonical``: that form is packed as it is, the same bytes without the walk that
+    normalises it (each peer hashes every state; the duel's tests compare the two)."""
+    shaped = getattr(game, "public_canonical", None)
+    if shaped is None:
+        return digest({"game": game.name, "state": game.public(state)})
+    return hashlib.sha256(_PACKER.pack({"game": game.name, "state": shaped(state)})).digest()
+
+
+_PACKER: Final = msgpack.Packer(use_bin_type=True)
+"""The canonical encoding's packer (``canonical.encode`` packs with the same settings) for a
+value already in canonical shape: in C from start to end, holding the interpreter."""
 
 
 def action_type(data: Any, types: Collection[str], game: str) -> str:

@@ -161,6 +161,7 @@ class Duel:
 
     full = staticmethod(st.full)
     public = staticmethod(st.public)
+    public_canonical = staticmethod(st.public_canonical)
     view = staticmethod(st.view)
 
     def events(self, state: DuelState) -> tuple[dict[str, Plain], ...]:
@@ -307,6 +308,11 @@ class DuelRules3(Duel):
     def public(self, state: DuelState) -> dict[str, Plain]:
         """What both peers agreed on under rules version 3."""
         return _without_hands(st.public(state))
+
+    def public_canonical(self, state: DuelState) -> dict[str, Plain]:
+        """:meth:`public` in canonical shape (``games.base.state_hash``): a choice's keys stay
+        in order without its hand."""
+        return _without_hands(st.public_canonical(state))
 
     def view(self, state: DuelState, seat: int) -> dict[str, Plain]:
         """A seat's view (a blindness claim's body) under rules version 3."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from p2pgenius.canonical import Plain
+from p2pgenius.canonical import Plain, normalise
 from p2pgenius.games.base import Ending, Outcome
 from p2pgenius.games.duel.actions import Gestures
 from p2pgenius.games.duel.spells import HANDS
@@ -132,6 +132,57 @@ def public(state: DuelState) -> dict[str, Plain]:
         "paralysis_choices": _choices_plain(state),
         "outcome": None if state.outcome is None else state.outcome.to_plain(),
     }
+
+
+def public_canonical(state: DuelState) -> dict[str, Plain]:
+    """:func:`public` already in its canonical shape (what ``canonical.normalise`` makes of it:
+    every map's keys in sorted order, lists): the state hash encodes it as it is
+    (``games.base.state_hash``), a fifth of a peer's engine work a turn spared. Each field is
+    :func:`public`'s, in the order of its name (tests/duel/test_state_hash.py compares the two)."""
+    turn = state.turn
+    return {
+        "monsters": [
+            {
+                "controller": monster.controller,
+                "hp": monster.hp,
+                "id": f"m{monster.number}",
+                "kind": monster.kind,
+                "paralysed_turn": monster.paralysed_turn,
+                "resist_heat": monster.resist_heat,
+            }
+            for monster in state.monsters
+        ],
+        "next_monster": state.next_monster,
+        "outcome": None if state.outcome is None else normalise(state.outcome.to_plain()),
+        "paralysis_choices": _choices_canonical(state) if state.paralysis_choices else [],
+        "turn": turn,
+        "wizards": [
+            {
+                "anti_spell_from": wizard.barrier,
+                "blind_from": wizard.blind_from,
+                "blind_turns_left": max(0, wizard.blind_until - turn + 1) if wizard.blind_at(turn) else 0,
+                "blind_until": wizard.blind_until,
+                "clapped_alone": wizard.clapped_alone,
+                "feared": wizard.feared,
+                "hp": wizard.hp,
+                "left": "".join(wizard.left),
+                "max_hp": wizard.max_hp,
+                "paralysed": wizard.paralysed,
+                "resist_heat": wizard.resist_heat,
+                "right": "".join(wizard.right),
+            }
+            for wizard in state.wizards
+        ],
+    }
+
+
+def _choices_canonical(state: DuelState) -> list[Plain]:
+    """:func:`_choices_plain` in canonical shape."""
+    hands = dict(state.chosen)
+    return [
+        {"by": chooser, "hand": hands.get(target), "target": f"p{target}"}
+        for target, chooser in state.paralysis_choices
+    ]
 
 
 def _choices_plain(state: DuelState) -> list[Plain]:
