@@ -1,6 +1,7 @@
 """The engines' copies of their states (``games.base.replace``) are ``dataclasses.replace``'s:
 every field copied, the changed ones changed, for every dataclass the games define; a name that
-is no field is refused as ``dataclasses.replace`` refuses it."""
+is no field is refused as ``dataclasses.replace`` refuses it. What ``games.base.maker`` builds is
+what the class's ``__init__`` builds."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from typing import Any
 import pytest
 
 import p2pgenius.games
-from p2pgenius.games.base import Outcome, _copier, replace
-from p2pgenius.games.duel.state import DuelState
+from p2pgenius.games.base import Outcome, _copier, maker, replace
+from p2pgenius.games.duel.state import DuelState, Monster, Wizard
 from p2pgenius.games.hornswoggle.state import HornState, PileCard, Pirate
 from p2pgenius.games.magic_square.state import SquareEnding, SquareState
 
@@ -82,3 +83,32 @@ def test_a_class_with_post_init_goes_through_its_init() -> None:
     outcome = Outcome(0, SquareEnding.ROUND_WINS, details={"round_wins": [2, 0]})
     assert _copier(Outcome) is None
     assert replace(outcome, winner=1) == dataclasses.replace(outcome, winner=1)
+
+
+MADE = [cls for cls in the_games_dataclasses() if maker(cls) is not cls]
+
+
+def test_the_duels_states_take_the_fast_build() -> None:
+    assert {DuelState, Wizard, Monster} <= set(MADE)
+    assert maker(Outcome) is Outcome  # (a __post_init__ checks it: its __init__ builds it)
+
+
+@pytest.mark.parametrize("cls", MADE, ids=lambda cls: cls.__qualname__)
+def test_a_build_is_the_inits_by_name_in_order_and_with_defaults(cls: type) -> None:
+    fields = dataclasses.fields(cls)
+    values = {f.name: object() for f in fields}
+    build = maker(cls)
+    for made, expected in (
+        (build(**values), cls(**values)),
+        (build(*values.values()), cls(*values.values())),
+    ):
+        assert type(made) is cls
+        assert all(getattr(made, f.name) is getattr(expected, f.name) is values[f.name] for f in fields)
+    required = {f.name: values[f.name] for f in fields if f.default is dataclasses.MISSING}
+    made, expected = build(**required), cls(**required)
+    assert all(getattr(made, f.name) is getattr(expected, f.name) for f in fields)
+    with pytest.raises(TypeError):
+        build(**values, nope=1)
+    if required:
+        with pytest.raises(TypeError):
+            build()
