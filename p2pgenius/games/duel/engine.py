@@ -183,6 +183,8 @@ def check_options(options: Mapping[str, Any]) -> None:
 def validate(state: DuelState, seat: int, action: Gestures, *, own_summons: bool = False) -> None:
     """Refuse a submission whose named spells, targets or orders the rules do not allow
     (``own_summons``: rules 3's order check, see :class:`DuelRules3`)."""
+    if not (action.spells or action.targets or action.monsters):
+        return  # (two gestures alone, most submissions: nothing to refuse, no plan to work out)
     wizard = state.wizards[seat]
     try:
         intent = plan(wizard, action, strict=True)
