@@ -115,6 +115,10 @@ class Plan:
         return any(completion.spell == name for _, completion in self.spells)
 
 
+_NEW_PLAN: Final = maker(Plan)
+"""A plan is built by this: ``Plan`` as its ``__init__`` builds it, twice as fast."""
+
+
 def plan(wizard: Wizard, submitted: Gestures, *, strict: bool) -> Plan:
     """Steps 1 and 3 for one wizard: counted gestures, then the spell each hand casts.
 
@@ -158,7 +162,7 @@ def _planned(wizard: Wizard, submitted: Gestures) -> tuple[Plan, str | None]:
             wanted_spell = submitted.spell(hand)
             named = [c for c in found if c.spell == wanted_spell] if wanted_spell is not None else []
             chosen.append((hand, (named or found)[0]))
-    return Plan(left, right, tuple(chosen), tuple(options.items()), alone), refusal
+    return _NEW_PLAN(left, right, tuple(chosen), tuple(options.items()), alone), refusal
 
 
 @dataclass(slots=True)
@@ -193,7 +197,7 @@ class Turn:
         wizards = state.wizards  # (each plan as plan(strict=False) gives it: a call less each)
         self.plans = (_planned(wizards[0], submissions[0])[0], _planned(wizards[1], submissions[1])[0])
         # The hand of each wizard that clapped alone (counted as nothing; a paralysed hand repeats it).
-        self.lone = tuple(p.lone for p in self.plans)
+        self.lone = (self.plans[0].lone, self.plans[1].lone)
         self.monsters: dict[int, Monster] = {m.number: m for m in state.monsters}
         self.next_monster = state.next_monster
         self.summoned: dict[tuple[int, str], int] = {}  # (seat, hand) -> monster number
@@ -546,10 +550,12 @@ class Turn:
                     continue
                 self.fire(being, {"source": "fire_storm", "seat": casters[0]}, also=casters[1:])
         for seat, p in enumerate(self.plans):
-            for hand in HANDS:
-                if p.gesture(hand) == STAB:
-                    self.stab(seat, hand)
-        self.attack()
+            if p.left == STAB:  # (left before right, as HANDS)
+                self.stab(seat, "left")
+            if p.right == STAB:
+                self.stab(seat, "right")
+        if self.monsters:  # (most turns have none to attack)
+            self.attack()
 
     def spell_damage(self, cast: Cast, being: Being | None) -> None:
         """Step 10 for one spell: its damage or heal to the ledger, or Power Word Kill's kill."""
@@ -588,7 +594,7 @@ class Turn:
         """Damage that a shield blocks (missiles, stabs, monsters); ``source`` says whose: the
         event's ``source`` ("missile", "stab", "monster") and ``seat`` (caster, stabber or
         controller), a monster's ``monster`` and ``kind``."""
-        seat = int(str(source["seat"]))
+        seat: int = source["seat"]
         if being is None:
             self.say("miss", [seat], why="no_target", **source)
             return
@@ -601,7 +607,7 @@ class Turn:
 
     def fire(self, being: Being | None, source: dict[str, Plain], also: Iterable[int] = ()) -> None:
         """Fire damage: Resist Heat blocks it, shields do not, and a fire elemental takes none."""
-        seat = int(str(source["seat"]))
+        seat: int = source["seat"]
         if being is None:
             self.say("miss", [seat], why="no_target", **source)
             return
