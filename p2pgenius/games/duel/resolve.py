@@ -139,7 +139,10 @@ def _planned(wizard: Wizard, submitted: Gestures) -> tuple[Plan, str | None]:
     checked, when it is applied and when the turn resolves, on every peer."""
     counted, alone = _counted(wizard, submitted)
     left, right = counted["left"], counted["right"]
-    options = {hand: completions(wizard.history(hand) + (counted[hand],), wizard.barrier) for hand in HANDS}
+    options = {  # (each hand's history, this turn's gesture last)
+        "left": completions((*wizard.left, left), wizard.barrier),
+        "right": completions((*wizard.right, right), wizard.barrier),
+    }
     refusal = None
     for hand in HANDS if submitted.spells else ():  # (a spell named: few submissions name one)
         name = submitted.spell(hand)
@@ -159,7 +162,7 @@ def _planned(wizard: Wizard, submitted: Gestures) -> tuple[Plan, str | None]:
             found = options[hand]
             if not found:
                 continue
-            wanted_spell = submitted.spell(hand)
+            wanted_spell = submitted.spell(hand) if submitted.spells else None
             named = [c for c in found if c.spell == wanted_spell] if wanted_spell is not None else []
             chosen.append((hand, (named or found)[0]))
     return _NEW_PLAN(left, right, tuple(chosen), tuple(options.items()), alone), refusal
@@ -815,12 +818,13 @@ def resolve_turn(state: DuelState, submissions: tuple[Gestures, Gestures]) -> Du
     """Resolve the turn once both wizards' submissions are in; returns the next turn's state."""
     turn = Turn(state, submissions)
     casts = turn.gather()
-    turn.announce(casts)
-    subjects = turn.counter(casts)
-    turn.pwk_clash(casts)
-    turn.summon(casts)
-    turn.remove_instantly(casts)
-    turn.protect(casts, subjects)
-    turn.enchant(casts)
+    if casts:  # (a turn that casts no spell, as many do, has nothing for steps 4 to 9 to do)
+        turn.announce(casts)
+        subjects = turn.counter(casts)
+        turn.pwk_clash(casts)
+        turn.summon(casts)
+        turn.remove_instantly(casts)
+        turn.protect(casts, subjects)
+        turn.enchant(casts)
     turn.strike(casts)
     return turn.settle()

@@ -82,19 +82,25 @@ def completions(history: tuple[str, ...], barrier: int) -> tuple[Completion, ...
 _CAST_BY: Final = {tuple(sequence): spell.name for spell in SPELLS for sequence in spell.sequences}
 """Every gesture sequence, as a tuple of gestures, and the spell it casts (no two spells share
 one): a tail's completions are its suffixes found here."""
-_LENGTHS: Final = sorted({len(sequence) for sequence in _CAST_BY})
+_ENDING_IN: Final = {
+    last: sorted((len(seq), seq, name) for seq, name in _CAST_BY.items() if seq[-1] == last)
+    for last in GESTURES
+}
+"""The sequences that end in each gesture, shortest first, with the spell each casts: a tail's
+completions are among those that end in its last gesture (most tails complete nothing)."""
 
 
 @lru_cache(maxsize=16_384)
 def _tail_completions(tail: tuple[str, ...]) -> tuple[Completion, ...]:
     found: dict[str, int] = {}
     end = len(tail)
-    for n in _LENGTHS:
+    for n, sequence, name in _ENDING_IN.get(tail[-1], ()) if tail else ():
         if n > end:
             break
-        name = _CAST_BY.get(tail[end - n :])
-        if name is not None:
+        if tail[end - n :] == sequence:
             found[name] = max(found.get(name, 0), n)
+    if not found:
+        return ()
     ordered = sorted(found.items(), key=lambda item: (-item[1], _ORDER[item[0]]))
     return tuple(Completion(name, length) for name, length in ordered)
 
