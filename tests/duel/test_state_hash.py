@@ -16,7 +16,7 @@ from p2pgenius.errors import IllegalActionError
 from p2pgenius.games.base import Outcome, state_hash
 from p2pgenius.games.duel import DUEL
 from p2pgenius.games.duel.actions import Gestures
-from p2pgenius.games.duel.engine import DUEL_RULES_3
+from p2pgenius.games.duel.engine import DUEL_RULES_3, Duel
 from p2pgenius.games.duel.state import DuelEnding, DuelState, Monster, Wizard, public_canonical
 from tests.duel.test_same_duels import Player
 
@@ -114,3 +114,9 @@ STATES = st.builds(
 @given(state=STATES)
 def test_any_state_hashes_as_before(state: DuelState) -> None:
     assert_same(state)
+
+
+def test_an_engine_that_words_its_public_form_words_its_canonical_one() -> None:
+    # (a subclass that changed public alone would hash its parent's form)
+    for cls in (Duel, *Duel.__subclasses__()):
+        assert ("public" in vars(cls)) == ("public_canonical" in vars(cls)), cls

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from p2pgenius.canonical import decode, encode
+from p2pgenius.canonical import decode, encode, normalise
 from p2pgenius.games.base import Outcome
 from p2pgenius.games.duel.engine import Duel
 from p2pgenius.games.duel.state import DuelEnding
@@ -202,7 +202,11 @@ def test_a_verifier_whose_engine_differs_from_every_peers_finds_a_desync_and_con
     def outcome(self: Duel, state: Any) -> Any:
         return Outcome(1, DuelEnding.KNOCKED_OUT) if state.turn >= 4 else real_outcome(self, state)
 
+    def public_canonical(self: Duel, state: Any) -> Any:
+        return normalise(public(self, state))  # (the form the state hash packs: skewed alike)
+
     monkeypatch.setattr(Duel, "public", public)
+    monkeypatch.setattr(Duel, "public_canonical", public_canonical)
     monkeypatch.setattr(Duel, "outcome", outcome)
     report = verify(data)
     assert report.fault is not None and report.fault.kind == "desync", report.summary
