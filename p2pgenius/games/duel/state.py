@@ -137,8 +137,9 @@ def public(state: DuelState) -> dict[str, Plain]:
 def public_canonical(state: DuelState) -> dict[str, Plain]:
     """:func:`public` already in its canonical shape (what ``canonical.normalise`` makes of it:
     every map's keys in sorted order, lists): the state hash encodes it as it is
-    (``games.base.state_hash``), a fifth of a peer's engine work a turn spared. Each field is
-    :func:`public`'s, in the order of its name (tests/duel/test_state_hash.py compares the two)."""
+    (``games.base.state_hash``), each peer hashing every state, and normalising was two thirds
+    of a hash. Each field is :func:`public`'s, in the order of its name
+    (tests/duel/test_state_hash.py compares the two)."""
     turn = state.turn
     return {
         "monsters": [
