@@ -149,6 +149,16 @@ def decode(data: bytes) -> Plain:
     return value
 
 
+def encodes(value: list[Plain], data: bytes, *, inside: int) -> bool:
+    """Whether ``data`` is the canonical encoding of ``value``, a list :func:`decode` would give
+    of it, each item a leaf or a list of leaves but ``value[inside]``: decode's proof, looking
+    into that one item alone. False too where decode would refuse them (it says why)."""
+    try:
+        return _canonical_shape(value[inside], 1) and _pack(value) == data
+    except EncodingError:
+        return False
+
+
 def _canonical_shape(value: Plain, depth: int) -> bool:
     """Whether every map in the decoded ``value`` has its keys in order. What :func:`normalise`
     refuses is refused here too, the first found in the same order (maps by sorted key), with

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 import msgpack
 
-from p2pgenius.canonical import Plain, bin_head, decode, encode
+from p2pgenius.canonical import Plain, bin_head, decode, encode, encodes
 from p2pgenius.errors import EncodingError, P2PGeniusError
 from p2pgenius.protocol.bodies import Body, BodyError, is_text, parse_body
 from p2pgenius.protocol.identity import Identity, verify
@@ -62,6 +62,8 @@ _BYTES: Final = frozenset((bytes,))
 _HASH_LENGTH: Final = frozenset((32,))
 _SIX: Final = b"\x96"  # msgpack's fixarray headers of 6 and 7 elements
 _SEVEN: Final = b"\x97"
+_FIELD_TYPES: Final = (str, bytes, int, int, list, list, bytes)
+"""The exact types of a version 3 envelope's fields, in order, as decoded."""
 
 
 NAME_LIMIT: Final = 32
@@ -132,6 +134,59 @@ def open_envelope(raw: bytes, keys: Sequence[bytes], *, version: int = VERSION) 
     transcript): canonical bytes, known author, one head per peer, valid signature, well-formed
     body. Chain, sequence and what the heads name are the session's to check. Raises
     MessageError."""
+    fields = _well_formed(raw, keys) if version == VERSION else None
+    if fields is None:  # (anything else, refused or an old envelope: every check, in its order)
+        fields = _fields_checked(raw, keys, version)
+    match_id, author, seq, heads, body, signature = fields
+    # (the bytes were proved canonical: what _signed takes of them is exact)
+    if not verify(keys[author], signature, _signed(raw, signature)):
+        raise MessageError(f"the signature of peer {author}'s message does not verify (forged)")
+    try:
+        msg = parse_body(body)
+    except BodyError as exc:
+        raise MessageError(str(exc)) from None
+    return Envelope(match_id, author, seq, tuple(heads), tuple(body), raw, msg, version)
+
+
+Fields = tuple[bytes, int, int, list[bytes], list[Any], bytes]
+"""An envelope's fields after its tag, checked: match id, author, number, heads, body, signature."""
+
+
+def _well_formed(raw: bytes, keys: Sequence[bytes]) -> Fields | None:
+    """The fields of ``raw`` where it is a canonical version 3 envelope whose every field has its
+    exact type and range (a match's every message): what :func:`_fields_checked` gives of it,
+    found with fewer steps (no field but the body can hold a map or a float to look for); None
+    for anything else, which that longer path reads, or refuses in its words."""
+    if len(raw) > MAX_MESSAGE_BYTES:
+        return None
+    try:
+        value = msgpack.unpackb(raw, raw=False, strict_map_key=True, use_list=True)
+    except Exception:  # (msgpack raises a zoo of types for bad input: the longer path says why)
+        return None
+    if type(value) is not list or tuple(map(type, value)) != _FIELD_TYPES:
+        return None
+    tag, match_id, author, seq, heads, body, signature = value
+    if not (
+        tag == TAG
+        and len(match_id) == 32
+        and len(heads) == len(keys)
+        and _BYTES.issuperset(map(type, heads))
+        and _HASH_LENGTH.issuperset(map(len, heads))
+        and seq >= 0
+        and 0 <= author < len(keys)
+        and body
+    ):
+        return None
+    # (the body is where a map, a float or an extension can be: every other field is a leaf or a
+    # list of leaves)
+    if not encodes(value, raw, inside=5):
+        return None
+    return match_id, author, seq, heads, body, signature
+
+
+def _fields_checked(raw: bytes, keys: Sequence[bytes], version: int) -> Fields:
+    """The fields of the envelope ``raw`` of match messages ``version``, every check made in its
+    order (size, canonical bytes, tag, fields, author); raises MessageError, saying which failed."""
     if len(raw) > MAX_MESSAGE_BYTES:
         raise MessageError(f"a message of {len(raw)} bytes (the limit is {MAX_MESSAGE_BYTES})")
     try:
@@ -164,14 +219,7 @@ def open_envelope(raw: bytes, keys: Sequence[bytes], *, version: int = VERSION) 
         raise MessageError("malformed envelope fields")
     if not 0 <= author < len(keys):
         raise MessageError(f"unknown author {author}")
-    # (the bytes were proved canonical above: what _signed takes of them is exact)
-    if not verify(keys[author], signature, _signed(raw, signature)):
-        raise MessageError(f"the signature of peer {author}'s message does not verify (forged)")
-    try:
-        msg = parse_body(body)
-    except BodyError as exc:
-        raise MessageError(str(exc)) from None
-    return Envelope(match_id, author, seq, tuple(heads), tuple(body), raw, msg, version)
+    return match_id, author, seq, heads, body, signature
 
 
 def signature_check(raw: bytes, keys: Sequence[bytes]) -> tuple[bytes, bytes, bytes] | None:

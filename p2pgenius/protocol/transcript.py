@@ -405,7 +405,12 @@ def _opened(observer: Session, initial: Any, steps: list[Step]) -> list[Step]:
     match, ending = observer.played.match, observer.played.ending
     if not any(match.spec.unopened(action) for _, _, action in match.log):
         return steps  # nothing was hidden (or nothing stayed hidden)
-    opened, _ = match.cards.with_openings(match.spec, match.log, ending.disclosures.values())
+    if ending.judged is not None:
+        # (the verdict at the end opened them all: nothing is played, flipped or disclosed after
+        # it, so these are the actions it replayed)
+        opened = list(ending.judged.opened)
+    else:
+        opened, _ = match.cards.with_openings(match.spec, match.log, ending.disclosures.values())
     by_stage: dict[int, list[tuple[int, Plain]]] = {}
     for (number, _, _), (seat, action) in zip(observer.log, opened, strict=True):
         by_stage.setdefault(number, []).append((seat, action))
