@@ -8,6 +8,7 @@ worked out again."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -114,6 +115,19 @@ def test_every_message_of_a_match_opens_as_before_and_so_does_each_changed(game:
         opened_as_before(raw[:at] + bytes([raw[at] ^ 1 << index % 8]) + raw[at + 1 :], keys)
         opened_as_before(raw[:-1], keys)
         opened_as_before(raw, keys[:-1])
+
+
+def test_an_envelope_opened_is_the_one_its_class_makes() -> None:
+    for raw, keys in _messages("magic-square", 2):
+        opened = open_envelope(raw, keys)
+        made = Envelope(*(getattr(opened, f.name) for f in dataclasses.fields(Envelope) if f.init))
+        assert type(opened) is Envelope
+        assert [getattr(opened, name) for name in Envelope.__slots__] == [
+            getattr(made, name) for name in Envelope.__slots__
+        ]
+        assert opened == made and repr(opened) == repr(made)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            opened.seq = 1  # type: ignore[misc]
 
 
 def packed(value: Any) -> bytes:
