@@ -106,8 +106,8 @@ def encode(value: Plain) -> bytes:
     """Encode plain data to its canonical msgpack bytes."""
     kind = type(value)
     if kind in _LEAVES or (kind is list and _LEAVES.issuperset(map(type, value))):
-        return _pack(value)  # (its own canonical form, as normalise would return it: a record, a signature)
-    return _pack(normalise(value))
+        return pack_shaped(value)  # (its own canonical form, as normalise returns it: a record, a signature)
+    return pack_shaped(normalise(value))
 
 
 def bin_head(size: int) -> bytes:
@@ -120,7 +120,10 @@ def bin_head(size: int) -> bytes:
     return b"\xc6" + size.to_bytes(4, "big")
 
 
-def _pack(value: Plain) -> bytes:
+def pack_shaped(value: Plain) -> bytes:
+    """The canonical bytes of ``value`` already in canonical shape (as :func:`normalise` returns
+    it: every map's keys in order, lists, the exact plain types), packed as it is; what a value
+    out of msgpack's range or a string it cannot encode raise is an EncodingError here too."""
     try:
         packed: bytes = _PACKER.pack(value)
     except OverflowError:
@@ -141,7 +144,7 @@ def decode(data: bytes) -> Plain:
         # they came: it is canonical if it holds nothing refused, every map's keys are in order,
         # and packing it again gives the same bytes (the smallest forms, no duplicate key).
         in_order = _canonical_shape(value, 0)
-        again = _pack(value) if in_order else b""
+        again = pack_shaped(value) if in_order else b""
     except EncodingError as exc:
         raise EncodingError(f"not canonical: {exc}") from exc
     if again != data:
@@ -154,7 +157,7 @@ def encodes(value: list[Plain], data: bytes, *, inside: int) -> bool:
     of it, each item a leaf or a list of leaves but ``value[inside]``: decode's proof, looking
     into that one item alone. False too where decode would refuse them (it says why)."""
     try:
-        return _canonical_shape(value[inside], 1) and _pack(value) == data
+        return _canonical_shape(value[inside], 1) and pack_shaped(value) == data
     except EncodingError:
         return False
 

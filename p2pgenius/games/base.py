@@ -24,9 +24,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Generic, Protocol, TypeVar
 
-import msgpack
-
-from p2pgenius.canonical import Plain, digest
+from p2pgenius.canonical import Plain, digest, pack_shaped
 from p2pgenius.errors import IllegalActionError, shown
 
 S = TypeVar("S")
@@ -187,12 +185,7 @@ def state_hash(game: Game[Any, Any], state: Any) -> bytes:
     shaped = getattr(game, "public_canonical", None)
     if shaped is None:
         return digest({"game": game.name, "state": game.public(state)})
-    return hashlib.sha256(_PACKER.pack({"game": game.name, "state": shaped(state)})).digest()
-
-
-_PACKER: Final = msgpack.Packer(use_bin_type=True)
-"""The canonical encoding's packer (``canonical.encode`` packs with the same settings) for a
-value already in canonical shape: in C from start to end, holding the interpreter."""
+    return hashlib.sha256(pack_shaped({"game": game.name, "state": shaped(state)})).digest()
 
 
 def action_type(data: Any, types: Collection[str], game: str) -> str:
