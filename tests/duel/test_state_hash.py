@@ -1,6 +1,8 @@
 """The duel's state hash packs a public form built in canonical shape (issue 48): it must be, byte
 for byte, the canonical encoding of the public form, under the rules of today and of version 3,
-for every state seeded duels reach and for any state hypothesis makes."""
+for every state seeded duels reach and for any state hypothesis makes; and an engine of any game
+that gives such a form words it wherever it words its public one (Hornswoggle's and the Magic
+Square's forms have their own tests, beside theirs)."""
 
 from __future__ import annotations
 
@@ -14,10 +16,14 @@ from hypothesis import strategies as st
 from p2pgenius.canonical import digest, encode, normalise
 from p2pgenius.errors import IllegalActionError
 from p2pgenius.games.base import Outcome, state_hash
+from p2pgenius.games.catalog import names
 from p2pgenius.games.duel import DUEL
 from p2pgenius.games.duel.actions import Gestures
 from p2pgenius.games.duel.engine import DUEL_RULES_3, Duel
 from p2pgenius.games.duel.state import DuelEnding, DuelState, Monster, Wizard, public_canonical
+from p2pgenius.games.hornswoggle.engine import Hornswoggle
+from p2pgenius.games.magic_square.engine import MagicSquare
+from p2pgenius.games.registry import get_game
 from tests.duel.test_same_duels import Player
 
 ENGINES = (DUEL, DUEL_RULES_3)
@@ -116,7 +122,17 @@ def test_any_state_hashes_as_before(state: DuelState) -> None:
     assert_same(state)
 
 
+def engine_classes(cls: type[object]) -> Iterator[type[object]]:
+    """``cls`` and every class made from it, however deep."""
+    yield cls
+    for subclass in cls.__subclasses__():
+        yield from engine_classes(subclass)
+
+
 def test_an_engine_that_words_its_public_form_words_its_canonical_one() -> None:
     # (a subclass that changed public alone would hash its parent's form)
-    for cls in (Duel, *Duel.__subclasses__()):
+    games = [get_game(name) for name in names()]
+    shaped = [type(game) for game in games if hasattr(game, "public_canonical")]
+    assert {Duel, Hornswoggle, MagicSquare} <= set(shaped)
+    for cls in (each for root in shaped for each in engine_classes(root)):
         assert ("public" in vars(cls)) == ("public_canonical" in vars(cls)), cls

@@ -358,6 +358,7 @@ class Hornswoggle:
 
     full = staticmethod(st.full)
     public = staticmethod(st.public)
+    public_canonical = staticmethod(st.public_canonical)
     view = staticmethod(st.view)
 
     def events(self, state: HornState) -> tuple[dict[str, Plain], ...]:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from p2pgenius.canonical import Plain
+from p2pgenius.canonical import Plain, normalise
 from p2pgenius.games.base import Ending, Outcome, replace
 from p2pgenius.games.hornswoggle.actions import DOUBLOON, SKULL
 
@@ -127,29 +127,69 @@ def _pile_plain(pile: tuple[PileCard, ...], *, hide: bool) -> list[Plain]:
     return [(HIDDEN if c.card is None or (hide and not c.flipped) else c.card) for c in pile]
 
 
-def public(state: HornState) -> dict[str, Plain]:
-    """What every seat knows: sizes, flipped cards, bids, who is out. Hashed and compared."""
+PUBLIC_ORDER: Final = (
+    "round",
+    "phase",
+    "opponent",
+    "first",
+    "current",
+    "hand_counts",
+    "piles",
+    "flipped",
+    "discard_counts",
+    "garnets",
+    "out",
+    "bid",
+    "bidder",
+    "passed",
+    "challenger",
+    "insured",
+    "doubloons_flipped",
+    "owing",
+    "outcome",
+)
+"""The order of :func:`public`'s fields, the order ``sim`` prints them in (the state hash's
+form, :func:`public_canonical`, has them in the order of their names)."""
+
+
+def public_canonical(state: HornState) -> dict[str, Plain]:
+    """What every seat knows: sizes, flipped cards, bids, who is out. Hashed and compared.
+
+    Built in canonical shape, as ``canonical.normalise`` makes it (every map's keys in order,
+    lists), which the state hash packs as it is (``games.base.state_hash``): each peer hashes
+    every state, and normalising was most of a hash. :func:`public` is the same fields in their
+    own order (tests/hornswoggle/test_state_hash.py compares the two with the hash of before)."""
+    pirates = state.pirates
     return {
-        "round": state.round,
-        "phase": state.phase,
-        "opponent": state.opponent,
-        "first": state.first,
-        "current": state.current,
-        "hand_counts": [p.count for p in state.pirates],
-        "piles": [_pile_plain(p.pile, hide=True) for p in state.pirates],
-        "flipped": [[c.flipped for c in p.pile] for p in state.pirates],
-        "discard_counts": [len(p.discarded) for p in state.pirates],
-        "garnets": [p.garnets for p in state.pirates],
-        "out": [p.out for p in state.pirates],
         "bid": state.bid,
         "bidder": state.bidder,
-        "passed": list(state.passed),
         "challenger": state.challenger,
-        "insured": state.insured,
+        "current": state.current,
+        "discard_counts": [len(p.discarded) for p in pirates],
         "doubloons_flipped": state.flips,
+        "first": state.first,
+        "flipped": [[c.flipped for c in p.pile] for p in pirates],
+        "garnets": [p.garnets for p in pirates],
+        "hand_counts": [p.count for p in pirates],
+        "insured": state.insured,
+        "opponent": state.opponent,
+        "out": [p.out for p in pirates],
+        "outcome": None if state.outcome is None else normalise(state.outcome.to_plain()),
         "owing": list(state.owing),
-        "outcome": None if state.outcome is None else state.outcome.to_plain(),
+        "passed": list(state.passed),
+        "phase": state.phase,
+        "piles": [_pile_plain(p.pile, hide=True) for p in pirates],
+        "round": state.round,
     }
+
+
+def public(state: HornState) -> dict[str, Plain]:
+    """:func:`public_canonical`'s fields in :data:`PUBLIC_ORDER`, the outcome in its own order."""
+    shaped = public_canonical(state)
+    plain = {key: shaped[key] for key in PUBLIC_ORDER}
+    if state.outcome is not None:
+        plain["outcome"] = state.outcome.to_plain()
+    return plain
 
 
 def full(state: HornState) -> dict[str, Plain]:

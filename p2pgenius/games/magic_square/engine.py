@@ -22,7 +22,7 @@ from p2pgenius.games.magic_square.actions import (
     parse_action,
 )
 from p2pgenius.games.magic_square.squares import index, is_magic
-from p2pgenius.games.magic_square.state import SquareEnding, SquareState, cell_name, full
+from p2pgenius.games.magic_square.state import SquareEnding, SquareState, cell_name, full, public_canonical
 
 ROUND_SECONDS: Final = 12 * 60
 """Each player's thinking time per round (round 1's colouring included)."""
@@ -293,6 +293,7 @@ class MagicSquare:
         return state.outcome
 
     full = public = staticmethod(full)  # (nothing in the Magic Square is hidden)
+    public_canonical = staticmethod(public_canonical)
 
     def view(self, state: SquareState, seat: int) -> dict[str, Plain]:
         """Everything, plus the seat and the last step's events."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from p2pgenius.canonical import Plain
+from p2pgenius.canonical import Plain, normalise
 from p2pgenius.games.base import Ending, Outcome
 
 RED: Final = 0  # p0 is red
@@ -92,24 +92,72 @@ class SquareState:
         return None
 
 
+FULL_ORDER: Final = (
+    "round",
+    "turn",
+    "colours",
+    "grid",
+    "scores",
+    "round_wins",
+    "phase",
+    "opponent",
+    "first_lead",
+    "lead",
+    "to_move",
+    "placers",
+    "challenge_window",
+    "challenger",
+    "swaps_left",
+    "last_round",
+    "outcome",
+)
+"""The order of :func:`full`'s fields, the order ``sim`` prints them in (the state hash's form,
+:func:`public_canonical`, has them in the order of their names)."""
+
+
+def public_canonical(state: SquareState) -> dict[str, Plain]:
+    """Everything (the Magic Square has no hidden information), in canonical shape, as
+    ``canonical.normalise`` makes it (every map's keys in order, lists): the state hash packs it
+    as it is (``games.base.state_hash``), each peer hashing every state, and normalising was most
+    of a hash. :func:`full` is the same fields in their own order
+    (tests/magic_square/test_state_hash.py compares the two with the hash of before)."""
+    last, outcome = state.last_round, state.outcome
+    return _fields(
+        state,
+        None if last is None else normalise(last),
+        None if outcome is None else normalise(outcome.to_plain()),
+    )
+
+
 def full(state: SquareState) -> dict[str, Plain]:
-    """Everything (the Magic Square has no hidden information)."""
+    """Everything (the Magic Square has no hidden information): the fields of
+    :func:`public_canonical` in :data:`FULL_ORDER`, the last round and the outcome in their own
+    order."""
+    shaped = _fields(state, state.last_round, None if state.outcome is None else state.outcome.to_plain())
+    return {key: shaped[key] for key in FULL_ORDER}
+
+
+def _fields(state: SquareState, last_round: Plain, outcome: Plain) -> dict[str, Plain]:
+    """The plain form's fields in the order of their names, with the last round and the outcome
+    as given (normalised for the state hash, as they are for ``sim``: normalising the last round
+    is most of the cost of the rest)."""
+    phase = state.phase
     return {
-        "round": state.round,
-        "turn": len(state.cells) + 1,
-        "colours": list(state.colours),
-        "grid": list(state.grid),
-        "scores": list(state.scores),
-        "round_wins": list(state.round_wins),
-        "phase": state.phase,
-        "opponent": state.opponent,
-        "first_lead": state.first_lead,
-        "lead": state.lead if state.phase in ("lead", "place") else None,
-        "to_move": state.actor,
-        "placers": list(state.placers),
         "challenge_window": state.window,
         "challenger": state.challenger,
+        "colours": list(state.colours),
+        "first_lead": state.first_lead,
+        "grid": list(state.grid),
+        "last_round": last_round,
+        "lead": state.lead if phase in ("lead", "place") else None,
+        "opponent": state.opponent,
+        "outcome": outcome,
+        "phase": phase,
+        "placers": list(state.placers),
+        "round": state.round,
+        "round_wins": list(state.round_wins),
+        "scores": list(state.scores),
         "swaps_left": state.swaps_left,
-        "last_round": state.last_round,
-        "outcome": None if state.outcome is None else state.outcome.to_plain(),
+        "to_move": state.actor,
+        "turn": len(state.cells) + 1,
     }
