@@ -139,8 +139,8 @@ def full(state: SquareState) -> dict[str, Plain]:
 
 def _fields(state: SquareState, last_round: Plain, outcome: Plain) -> dict[str, Plain]:
     """The plain form's fields in the order of their names, with the last round and the outcome
-    as given (normalised for the state hash, as they are for ``sim``: normalising the last round
-    is most of the cost of the rest)."""
+    as given: normalised for the state hash, as they are for ``sim`` (normalised there too, the
+    last round alone would cost :func:`full` about what the rest of the form does)."""
     phase = state.phase
     return {
         "challenge_window": state.window,
