@@ -12,8 +12,11 @@ import re
 from collections.abc import Iterator
 from typing import Any, Final
 
+from p2pgenius.canonical import decode
 from p2pgenius.errors import P2PGeniusError
-from p2pgenius.protocol.transcript import frame, verify, verify_copies
+from p2pgenius.inmemory import MemoryTable, randomness
+from p2pgenius.protocol.session import Session
+from p2pgenius.protocol.transcript import frame, header, verify, verify_copies
 
 from .harness import Tamper, play, transcript
 from .test_attacks import liar
@@ -53,6 +56,11 @@ def outcome(game: str, peers: int, seed: int, **options: Any) -> list[Any]:
         table = play(game, peers=peers, seed=seed, deterministic=True, **options)
     except P2PGeniusError as exc:
         return [f"refused: {type(exc).__name__} {exc}"]
+    return seen(table, peers)
+
+
+def seen(table: MemoryTable, peers: int) -> list[Any]:
+    """What :func:`outcome` gives of a match played."""
     found: list[Any] = [table.transcripts, table.secrets, table.events, table.visits, table.dealing]
     files = [transcript(table, index) for index in range(peers)]
     for records, data in zip(table.transcripts, files, strict=True):
@@ -165,3 +173,112 @@ def test_the_clocks_are_read_as_before_without_the_debts() -> None:
         for seed in range(2):
             play(game, peers=peers, seed=seed, options=options, before_submit=check)
     assert compared > 500
+
+
+OWN_BEFORE: Final = "0968b49f101446cc"
+"""The digest of :func:`own_messages_read_again`, by the tree before issue 48's cuts of a peer's
+work on its own messages (4cd9026)."""
+
+
+class SecretSwapped:
+    """A tamper function that, as peer 0's commitment goes to peer 1 after peer 1 committed (the
+    ``nth`` time), puts another choice in its place among the secrets peer 1 keeps (a new pair:
+    the nonce the same, the action another), so that what peer 1 then opens is not what it
+    committed to: it convicts itself, as it did before its own openings were taken unhashed (a
+    pair it did not make the commitment of is checked)."""
+
+    def __init__(self, nth: int) -> None:
+        self.nth, self.count = nth, 0
+        self.table: MemoryTable | None = None
+
+    def start(self, table: MemoryTable) -> None:
+        self.table = table
+
+    def __call__(self, author: int, other: int, raw: bytes) -> list[bytes]:
+        body = decode(raw)[5]
+        secrets = self.table.sessions[1].courier.secrets if self.table is not None else {}
+        if (author, other, body[0]) == (0, 1, "commit") and (body[1], 1) in secrets:
+            self.count += 1
+            if self.count == self.nth:
+                action, nonce = secrets[(body[1], 1)]
+                secrets[(body[1], 1)] = ({**action, "swapped": True}, nonce)
+        return [raw]
+
+
+def restorations(table: MemoryTable, seed: int) -> list[Any]:
+    """Each peer of ``table`` restored from its transcript cut at a third, two thirds and its end
+    (its own messages read back from disk, the rest taken again), and from its end again with
+    every secret's nonce changed (what it sends from them after the replay does not open its
+    commitments): where each stands, and what it then records and sends; or the words it was
+    refused in."""
+    found: list[Any] = []
+    keys = [identity.public for identity in table.identities]
+    for index, records in enumerate(table.transcripts):
+        kept = [decode(secret) for secret in table.secrets[index]]
+        changed = [[*s[:-1], bytes([s[-1][0] ^ 1]) + s[-1][1:]] if s[0] == "secret" else s for s in kept]
+        for cut, secrets in ((1, kept), (2, kept), (3, kept), (2, changed), (3, changed)):
+            head = [decode(header(keys, index)[4:])]
+            read = head + [decode(record) for record in records[: len(records) * cut // 3]]
+            try:
+                session = Session.restore(
+                    identity=table.identities[index],
+                    transcript=read,
+                    secrets=secrets,
+                    randomness=randomness(seed, 10 + index),
+                )
+            except P2PGeniusError as exc:
+                found.append(f"refused: {type(exc).__name__} {exc}")
+                continue
+            out = session.flush()
+            play_ = session.play
+            stand: list[Any] = [
+                session.phase,
+                session.fault,
+                session.log,
+                session.awaiting(),
+                session.outcome,
+            ]
+            if play_ is not None:
+                stand += [play_.ending.my_hashes, play_.commit_log, sorted(play_.courier.secrets.items())]
+            found.append([*stand, out.records, out.messages, out.secrets, session.take_events()])
+    return found
+
+
+def own_cases() -> Iterator[tuple[str, int, int, dict[str, Any]]]:
+    """The matches of :func:`own_messages_read_again`, each with its own bots and tamper functions
+    (they keep what they did)."""
+    yield "duel", 2, 3, {"options": {"fast": True}}
+    yield "duel", 2, 4, {}
+    yield "duel", 2, 1, {"bots": [Script(P0), Script(P1)], "max_rounds": 60, "options": {"fast": True}}
+    yield "duel", 2, 1, {"bots": [Script(P0), Script(P1)], "max_rounds": 60, "early": True}
+    yield "hornswoggle", 2, 2, {}
+    yield "hornswoggle", 4, 3, {"early": True}
+    yield "magic-square", 2, 2, {}
+    for nth in (1, 3):
+        swapped = SecretSwapped(nth)
+        yield "duel", 2, 5, {"options": {"fast": True}, "tamper": swapped, "on_start": swapped.start}
+    for game in ("duel", "hornswoggle"):
+        lying = liar(1, "reveal", lambda body: [*body[:4], bytes(32)], seed=6)
+        yield game, 2, 6, {"tamper": lying, "on_start": lying.start}
+
+
+def own_messages_read_again() -> Iterator[list[Any]]:
+    """Matches whose peers handle their own messages (commitments opened, hashes compared, chains
+    extended, their own choices applied once checked) and restored sessions that read them back
+    from disk: the duel, fast or not, in the dark; Hornswoggle with two and four peers (flips,
+    the disclosure at the end); Magic Square; a peer whose kept secret changed after it
+    committed; and a peer that lies about an opening."""
+    for game, peers, seed, options in own_cases():
+        try:
+            table = play(game, peers=peers, seed=seed, deterministic=True, **options)
+        except P2PGeniusError as exc:
+            yield [f"refused: {type(exc).__name__} {exc}"]
+            continue
+        yield [*seen(table, peers), restorations(table, seed)]
+
+
+def test_own_messages_and_restored_sessions_give_what_they_gave_before() -> None:
+    hashed = hashlib.sha256()
+    for found in own_messages_read_again():
+        hashed.update(_ADDRESS.sub("", repr(found)).encode())
+    assert hashed.hexdigest()[:16] == OWN_BEFORE

@@ -71,6 +71,32 @@ def openings_of(cards: HiddenCards, owner: Mapping[int, int] | tuple[int, ...], 
     return [ref for ref in sorted(cards.unopened) if owner[ref[1]] == me]
 
 
+class MadeHere:
+    """The commitments this peer made in this process, each with the very objects it made it of
+    (the action and the nonce it keeps as its secret). A restored one is not here: it was made
+    before, and its opening is checked as any other."""
+
+    def __init__(self) -> None:
+        self._made: dict[Ref, tuple[Plain, bytes, bytes]] = {}
+
+    def note(self, ref: Ref, action: Plain, nonce: bytes, committed: bytes) -> None:
+        """A commitment just made of ``action`` and ``nonce`` (one whose nonce is not of the
+        length an opening needs is left out: its opening is checked, and refused, as before)."""
+        if len(nonce) == NONCE_LEN:
+            self._made[ref] = (action, nonce, committed)
+
+    def opens(self, ref: Ref, opening: tuple[Plain, bytes], committed: bytes) -> bool:
+        """Whether ``opening`` is known to open ``committed`` without hashing it again: it is,
+        object for object, what this peer made ``committed`` of here. A message from a peer or
+        read back from disk is decoded into objects of its own, so only our own opening, as we
+        send it, can be (issue 48: a peer checked its own openings again, hashing each action a
+        second time); any other is checked by :func:`check_opening`."""
+        known = self._made.get(ref)
+        return (
+            known is not None and known[0] is opening[0] and known[1] is opening[1] and known[2] == committed
+        )
+
+
 def check_opening(
     match_id: bytes, env: Envelope, ref: Ref, opening: tuple[Plain, bytes], committed: bytes
 ) -> None:

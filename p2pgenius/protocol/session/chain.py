@@ -65,7 +65,18 @@ class Chain:
             raise MessageError(
                 f"peer {author}'s message {seq} is out of its chain (expected {self.next_seq[author]})"
             )
-        named = self._named(env) if self.binding else self.named[author]
+        self._take(env, key, self._named(env) if self.binding else self.named[author])
+
+    def accept_own(self, env: Envelope) -> None:
+        """Take our own message ``env``, just sealed with our next number and :meth:`heads`: what
+        :meth:`accept` checks holds by construction (a number not used, the next one, heads that
+        are every author's newest message held), so each head names its author's newest number
+        (issue 48: a peer checked every message it wrote as if another had sent it). A message of
+        ours read back from disk is taken by :meth:`accept`, checked."""
+        self._take(env, (env.author, env.seq), [seq - 1 for seq in self.next_seq])
+
+    def _take(self, env: Envelope, key: tuple[int, int], named: list[int]) -> None:
+        author, seq, digest = key[0], key[1], env.hash
         self.seen[key] = digest
         self.numbered[digest] = key
         self.named[author] = named

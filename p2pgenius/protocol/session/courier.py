@@ -119,7 +119,7 @@ class Courier:
         seq, heads = self.chain.next_seq[self.me], self.chain.heads()
         raw = seal(self.identity, self.match_id, self.me, seq, heads, body)
         envelope = Envelope(self.match_id, self.me, seq, tuple(heads), tuple(body), raw, msg)
-        self.chain.accept(envelope)
+        self.chain.accept_own(envelope)
         self.flushing.records.append(encode(["msg", raw]))
         self.flushing.messages.append(raw)
         self.handle(envelope)

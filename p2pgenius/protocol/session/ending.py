@@ -13,7 +13,7 @@ from p2pgenius.games.spec import Finding
 from p2pgenius.protocol.bodies import Desync, Disclosure, End, Hash
 from p2pgenius.protocol.events import Confirmed, Fault, FaultKind, Hashed, MatchOver, VerdictDue
 from p2pgenius.protocol.messages import Envelope, MessageError
-from p2pgenius.protocol.session.cards import Ref, check_card, check_opening, openings_of
+from p2pgenius.protocol.session.cards import MadeHere, Ref, check_card, check_opening, openings_of
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.faults import CheatError
@@ -38,10 +38,13 @@ game's finding on the whole match (another outcome, or none: the game's stands).
 class EndJudge:
     """How a match's end is judged: the state hashes compared, the disclosure, the signed result."""
 
-    def __init__(self, courier: Courier, match: DealtMatch, commits: dict[Ref, bytes]) -> None:
+    def __init__(
+        self, courier: Courier, match: DealtMatch, commits: dict[Ref, bytes], made: MadeHere
+    ) -> None:
         self.courier = courier
         self.match = match
         self.commits = commits  # every commitment of the match: (stage, seat) -> it
+        self.made = made  # those this peer made in this process
         self.hashes: dict[int, dict[int, bytes]] = {}  # stage -> author -> hash
         self.hashed_by: dict[int, dict[int, bytes]] = {}  # stage -> author -> its hash message's hash
         self.my_hashes: dict[int, bytes] = {}
@@ -165,7 +168,8 @@ class EndJudge:
             committed = self.commits.get((number, seat))
             if committed is None:
                 raise MessageError(f"no commitment of p{seat} at stage {number}")
-            check_opening(self.courier.match_id, env, (number, seat), (action, nonce), committed)
+            if not self.made.opens((number, seat), (action, nonce), committed):
+                check_opening(self.courier.match_id, env, (number, seat), (action, nonce), committed)
             check_card(match.cards, match.spec, env, (number, seat), action)
         self.disclosures[env.author] = openings
         self._judge_once_disclosed()

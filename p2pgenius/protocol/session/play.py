@@ -21,7 +21,7 @@ from p2pgenius.games.base import state_hash
 from p2pgenius.protocol.bodies import NONCE_LEN, Act, Commit, Decline, FinalChoice, Hash, Reveal, ViewClaim
 from p2pgenius.protocol.events import Applied, ClockView, Decided, YourTurn
 from p2pgenius.protocol.messages import Envelope, MessageError, commitment
-from p2pgenius.protocol.session.cards import Ref, check_card, check_opening
+from p2pgenius.protocol.session.cards import MadeHere, Ref, check_card, check_opening
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.ending import EndJudge
@@ -75,15 +75,18 @@ class Play:
         self.time = time
         self.clockbook = ClockBook()
         self.commit_log: dict[Ref, bytes] = {}  # every commitment: (stage, seat) -> it
+        self.made = MadeHere()  # the commitments this peer made in this process
         self.sight = Sight(courier, match)
         courier.stopping.append(self.sight.release_all)
         self.choices = Choices(self)
-        self.ending = EndJudge(courier, match, self.commit_log)
+        self.ending = EndJudge(courier, match, self.commit_log, self.made)
         self.backlog: list[Envelope] = []  # messages for stages not reached yet
         # Our act being sent, (stage, seat, action), parsed and checked as it was made.
         self.vetted: tuple[int, int, Plain] | None = None
-        # Another peer's act as it was checked, (state, seat, parsed action, state after): the
-        # engine is a pure function of the three, so the stage it completes applies it once.
+        # The last action checked, (state, seat, parsed action, state after): another peer's act
+        # as it came, or a local decision (an act or a commitment) as it was made. The engine is
+        # a pure function of the three, so the stage that applies it does so once (issue 48: a
+        # peer's own decision was applied once to check it and again with its stage).
         self.checked: tuple[Any, int, Any, Any] | None = None
         self._stage: Stage | None = None
 
@@ -134,15 +137,18 @@ class Play:
     def _tell_turn(self, stage: Stage) -> None:
         """Tell this peer's seats that ``stage`` waits on them (or allows them an action), those
         that have not decided already."""
-        number, me = stage.number, self.courier.me
-        done = set(stage.acts) | set(stage.commits) | stage.declined
-        done |= {  # our own choices made early (held, taken in just below)
-            env.msg.seat
-            for env in self.backlog
-            if env.author == me and isinstance(env.msg, Commit) and env.msg.stage == number
-        }
-        mine = tuple(s for s in stage.waiting if s in self.match.mine and s not in done)
-        maybe = tuple(s for s in stage.optional if s in self.match.mine and s not in done)
+        number, me, ours = stage.number, self.courier.me, self.match.mine.__contains__
+        mine, maybe = tuple(filter(ours, stage.waiting)), tuple(filter(ours, stage.optional))
+        if (mine or maybe) and (stage.acts or stage.commits or stage.declined or self.backlog):
+            # (A new stage, nothing held: the usual case, with nothing decided to leave out.)
+            done = set(stage.acts) | set(stage.commits) | stage.declined
+            done |= {  # our own choices made early (held, taken in just below)
+                env.msg.seat
+                for env in self.backlog
+                if env.author == me and isinstance(env.msg, Commit) and env.msg.stage == number
+            }
+            mine = tuple(s for s in mine if s not in done)
+            maybe = tuple(s for s in maybe if s not in done)
         if mine or maybe:
             self.courier.events.append(YourTurn(number, mine + maybe, maybe))
 
@@ -294,8 +300,9 @@ class Play:
             return False  # our own choices, withheld from a peer in the dark until now: a record only
         if seat in stage.reveals or seat not in stage.commits:
             raise MessageError(f"an unexpected reveal for p{seat}")
-        opening, ref = (msg.action, msg.nonce), (stage.number, seat)
-        check_opening(self.courier.match_id, env, ref, opening, stage.commits[seat])
+        opening, ref, committed = (msg.action, msg.nonce), (stage.number, seat), stage.commits[seat]
+        if not self.made.opens(ref, opening, committed):
+            check_opening(self.courier.match_id, env, ref, opening, committed)
         stage.reveals[seat] = msg.action
         return True
 
@@ -383,7 +390,8 @@ class Play:
         committed = self.commit_log.get((number, seat))
         if committed is None:
             raise MessageError(f"no commitment of p{seat} at stage {number} to open")
-        check_opening(self.courier.match_id, env, (number, seat), (action, msg.nonce), committed)
+        if not self.made.opens((number, seat), (action, msg.nonce), committed):
+            check_opening(self.courier.match_id, env, (number, seat), (action, msg.nonce), committed)
         check_card(match.cards, match.spec, env, (number, seat), action)
         if self.sight.unseen.open(number, seat, action):
             self._catch_up()
@@ -544,9 +552,11 @@ class Play:
                 # The hash covers the withheld choices: it waits with them until the peer in the
                 # dark sees again (it could otherwise test its guesses against it).
                 self.sight.withhold(stage.number, body, dark)
+                self.sight.release_withheld()
             else:
-                courier.send(body)
-            self.sight.release_withheld()
+                courier.send(body)  # (compared with every hash held as it was taken: on_hash)
+                self.sight.release_withheld()
+                return
         ending.compare_hashes(stage.number)
 
     # -- sight: playing on from view claims in the dark, and catching up -----------------------
@@ -641,8 +651,9 @@ class Choices:
         check_optional(match, stage, seat, parsed)
         # (A seat in the dark has no field to check its choice against.)
         checked = not self.play.sight.behind
-        if checked:
-            check_legal(match, seat, parsed)
+        after = check_legal(match, seat, parsed) if checked else None
+        if after is not None:  # (set before it is sent: our message may complete the stage)
+            self.play.checked = (match.state, seat, parsed, after)
         plain = parsed.to_plain()
         if match.sealed or match.spec.hidden(plain):
             self._commit(stage.number, seat, plain, ms)
@@ -656,7 +667,9 @@ class Choices:
         nonce = courier.randomness(NONCE_LEN)
         courier.keep(["secret", number, seat, plain, nonce])
         courier.secrets[(number, seat)] = (plain, nonce)
-        courier.send(Commit(number, seat, commitment(courier.match_id, number, seat, nonce, plain), ms))
+        committed = commitment(courier.match_id, number, seat, nonce, plain)
+        self.play.made.note((number, seat), plain, nonce, committed)
+        courier.send(Commit(number, seat, committed, ms))
 
     def early(self) -> tuple[int, ...]:
         """The local seats that may already choose for the *next* stage, as commitments, while
