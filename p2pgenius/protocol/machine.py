@@ -136,13 +136,13 @@ class MatchMachine:
     @_an_input
     def received(self, raw: bytes, at: float) -> Step:
         """A signed match message from a peer, read at ``at`` (on the clocks' clock)."""
-        log = self.session.signed_log
-        before = log.counts
+        counts = self.session.chain.next_seq  # (how many messages of each author it holds)
+        before = tuple(counts)
         for event in self.session.receive(raw):
             self._step.told.append(event)
             self._on_clock_event(event, at)
             self._verdict_if_due(event)
-        self.clocks.progressed(before, log.counts, at)
+        self.clocks.progressed(before, counts, at)
         return self._flush()
 
     @_an_input
