@@ -162,7 +162,7 @@ class MatchMachine:
             return self._step
         if seat not in session.awaiting() and seat not in session.unsettled():
             return self._step
-        view = session.clocks().get(seat)
+        view = session.clocks(seat).get(seat)
         ms = int(self.clocks.own_elapsed() * 1000)
         if seat in stage.optional:
             ms, view = 0, None  # a challenge window is not on the clock

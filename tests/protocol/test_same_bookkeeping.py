@@ -163,8 +163,11 @@ def test_the_clocks_are_read_as_before_without_the_debts() -> None:
     def check(table: Any, index: int, seat: int, action: Any) -> Any:
         nonlocal compared
         for session in table.sessions:
-            found = {s: (v.kind, v.key, v.left_ms, v.running) for s, v in session.clocks().items()}
+            every = session.clocks()
+            found = {s: (v.kind, v.key, v.left_ms, v.running) for s, v in every.items()}
             assert found == clocks_as_before(session)
+            for one in range(4):  # (one seat's clock, as a local decision reads it: the same)
+                assert session.clocks(one) == {s: v for s, v in every.items() if s == one}
             compared += bool(found)
         return action
 

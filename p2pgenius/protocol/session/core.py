@@ -396,9 +396,10 @@ class Session:
         """The peers whose signed word of the known result has not come (none before it is known)."""
         return self.play.ending.unconfirmed() if self.play is not None else ()
 
-    def clocks(self) -> dict[int, ClockView]:
-        """Every seat's clock at the current stage (none between stages or after the end)."""
-        return self.play.clocks() if self.play is not None else {}
+    def clocks(self, only: int | None = None) -> dict[int, ClockView]:
+        """Every seat's clock at the current stage (none between stages or after the end), or
+        ``only`` that seat's (a local decision reads its own: the others' are not made)."""
+        return self.play.clocks(only) if self.play is not None else {}
 
 
 def _paid_at_the_end(

@@ -174,11 +174,12 @@ class Play:
             return False
         return self.match.fast or all(s in stage.finals for s in stage.waiting)
 
-    def clocks(self) -> dict[int, ClockView]:
-        """Every seat's clock at the current stage (none between stages or after the end)."""
+    def clocks(self, only: int | None = None) -> dict[int, ClockView]:
+        """Every seat's clock at the current stage (none between stages or after the end), or
+        ``only`` that seat's."""
         if self._stage is None or not self.open:
             return {}
-        return ClockBook.views(self._stage, self.match.sealed and not self.match.fast)
+        return ClockBook.views(self._stage, self.match.sealed and not self.match.fast, only)
 
     # -- what is owed -------------------------------------------------------------------------
 

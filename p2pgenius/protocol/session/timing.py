@@ -60,14 +60,16 @@ class ClockBook:
         self.round_key = stage_number + 1
 
     @staticmethod
-    def views(stage: Stage, whole_period: bool) -> dict[int, ClockView]:
-        """Every seat's clock at ``stage``, open and the match going on. ``whole_period``: sealed
-        choices that may change until the time is up (every clock runs until its seat's choice
-        stands). Otherwise a clock runs while its seat owes its decision: a seat the stage waits
-        on that has neither acted nor committed, which is every such seat while the stage is open
-        (``Play.debts``: it is what the match waits on; asking that would sort every debt)."""
-        views = {}
-        for seat, (clock, left) in sorted(stage.clocks.items()):
+    def views(stage: Stage, whole_period: bool, only: int | None = None) -> dict[int, ClockView]:
+        """Every seat's clock at ``stage`` (or ``only`` that seat's, if it has one: what a local
+        decision reads), open and the match going on. ``whole_period``: sealed choices that may
+        change until the time is up (every clock runs until its seat's choice stands). Otherwise a
+        clock runs while its seat owes its decision: a seat the stage waits on that has neither
+        acted nor committed, which is every such seat while the stage is open (``Play.debts``: it
+        is what the match waits on; asking that would sort every debt)."""
+        views, clocks = {}, stage.clocks
+        chosen = sorted(clocks.items()) if only is None else [(only, clocks[only])] if only in clocks else []
+        for seat, (clock, left) in chosen:
             if whole_period:
                 running = seat not in stage.finals
             else:  # (a seat with only an optional action, a challenge window, is not on the clock;
