@@ -6,7 +6,6 @@ order of its keys (``sim`` prints it)."""
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Iterator
 
@@ -95,11 +94,9 @@ def seeded_states(seed: int) -> Iterator[HornState]:
 
 def test_seeded_matches_hash_as_before() -> None:
     seen: set[str] = set()
-    sha = hashlib.sha256()
     for seed in range(120):
         for state in seeded_states(seed):
             assert_same(state)
-            sha.update(state_hash(HORNSWOGGLE, state))
             seen |= {state.phase}
             seen |= {"flipped"} if any(c.flipped for p in state.pirates for c in p.pile) else set()
             seen |= {"unknown"} if any(c.card is None for p in state.pirates for c in p.pile) else set()

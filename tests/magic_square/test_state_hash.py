@@ -6,7 +6,6 @@ hidden), now the same fields put in their own order, must be as it was, to the o
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Iterator
 
@@ -73,11 +72,9 @@ def seeded_states(seed: int) -> Iterator[SquareState]:
 
 def test_seeded_matches_hash_as_before() -> None:
     seen: set[str] = set()
-    sha = hashlib.sha256()
     for seed in range(150):
         for state in seeded_states(seed):
             assert_same(state)
-            sha.update(state_hash(MAGIC_SQUARE, state))
             seen |= {state.phase}
             seen |= {"last_round"} if state.last_round is not None else set()
     assert seen == {*PHASES, "last_round"}  # (every part of the form met)
