@@ -7,7 +7,9 @@ import pytest
 from p2pgenius.bots import make_bot
 from p2pgenius.canonical import decode
 from p2pgenius.protocol.identity import Identity
+from p2pgenius.protocol.messages import open_envelope, seal
 from p2pgenius.protocol.session import Session, start_table
+from p2pgenius.protocol.session.ending import EndJudge
 from p2pgenius.protocol.transcript import frame, header, verify
 
 
@@ -97,3 +99,70 @@ def test_a_crashed_peer_resumes_from_disk_and_the_match_finishes(game: str, cras
     for i in (0, 1):
         report = verify(b"".join(disk[i]))
         assert report.ok, report.summary
+
+
+def test_a_restored_peer_compares_each_stage_s_hashes_whatever_its_recorded_hash_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review of issue 48's cut (a hash sealed here is compared as it is taken, not again): a
+    restore takes our next hash from the transcript, which a damaged disk may have name another
+    stage, so the stage the restore has just played has its hashes compared all the same (a
+    peer's false hash held for it is a desync, as when the hash was sealed live)."""
+    peers = TwoPeers("duel")
+    sessions = peers.sessions
+    start_table(sessions, "duel", options={"fast": True}, setup={})
+    peers.flush(0)
+    while sessions[1].play is None or len(sessions[1].played.ending.my_hashes) < 3:
+        for i in (0, 1):
+            peers.deliver(i)
+            peers.act(i)
+    # Our disk up to our last hash, which is re-signed (by our own key) to name a later stage.
+    records = [decode(r[4:]) for r in peers.disk[1]]
+    last = max(i for i, r in enumerate(records) if r[0] == "msg" and _hash_of(r[1], author=1))
+    env = open_envelope(records[last][1], [i.public for i in peers.identities])
+    number, digest = env.body[1], env.body[2]
+    doctored = seal(peers.identities[1], env.match_id, 1, env.seq, env.heads, ["hash", number + 5, digest])
+    records = [*records[:last], ["msg", doctored]]
+    compared: list[int] = []
+    compare = EndJudge.compare_hashes
+
+    def noted(judge: EndJudge, stage: int) -> None:
+        compared.append(stage)
+        compare(judge, stage)
+
+    monkeypatch.setattr(EndJudge, "compare_hashes", noted)
+    Session.restore(
+        identity=peers.identities[1], transcript=records, secrets=[decode(s) for s in peers.secrets[1]]
+    )
+    assert number in compared
+
+
+def _hash_of(raw: bytes, *, author: int) -> bool:
+    value = decode(raw)
+    return bool(value[2] == author and value[5][0] == "hash")
+
+
+def test_what_a_seat_committed_to_is_shown_as_a_copy_its_opening_unchanged() -> None:
+    """Review of issue 48's cut (a peer's own opening is not hashed again to check it): what a
+    caller (the screen) is shown of a commitment is a copy, so changing it in place changes
+    neither the opening sent nor the match."""
+    peers = TwoPeers("duel")
+    sessions = peers.sessions
+    start_table(sessions, "duel", options={"fast": True}, setup={})
+    peers.flush(0)
+    changed = 0
+    for _ in range(10_000):
+        if all(s.finished for s in sessions):
+            break
+        for i in (0, 1):
+            peers.deliver(i)
+            peers.act(i)
+            for seat in sessions[i].played.match.mine if sessions[i].play is not None else ():
+                shown = sessions[i].committed(seat)
+                if isinstance(shown, dict):
+                    shown.clear()
+                    changed += 1
+    assert changed and all(s.finished for s in sessions)
+    for disk in peers.disk:
+        report = verify(b"".join(disk))
+        assert report.ok and report.fault is None, report.summary

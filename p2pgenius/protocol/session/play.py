@@ -11,6 +11,7 @@ order, and sends the hash of the public state. :class:`Play` holds the match fro
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from operator import attrgetter
 from typing import Any, Final
@@ -555,9 +556,14 @@ class Play:
                 self.sight.withhold(stage.number, body, dark)
                 self.sight.release_withheld()
             else:
-                courier.send(body)  # (compared with every hash held as it was taken: on_hash)
+                # A hash sealed here is compared with every hash held as it is taken (on_hash);
+                # one a restore takes from the transcript may name another stage (a damaged
+                # disk), so this stage's hashes are compared below all the same.
+                restoring = bool(courier.replay)
+                courier.send(body)
                 self.sight.release_withheld()
-                return
+                if not restoring:
+                    return
         ending.compare_hashes(stage.number)
 
     # -- sight: playing on from view claims in the dark, and catching up -----------------------
@@ -624,12 +630,14 @@ class Choices:
 
     def committed(self, seat: int) -> Plain | None:
         """What this peer committed ``seat`` to at the current stage (its latest choice, not yet
-        opened to the others), or None; also right after a resume, from the secrets on disk."""
+        opened to the others), or None; also right after a resume, from the secrets on disk. A
+        copy: the action kept is opened later as it is, unchecked (``cards.MadeHere``), so no
+        caller may change it in place."""
         stage = self.play.stage
         if stage is None or seat not in self.play.match.mine or seat not in stage.commits:
             return None
         secret = self.play.courier.secrets.get((stage.number, seat))
-        return None if secret is None else secret[0]
+        return None if secret is None else copy.deepcopy(secret[0])
 
     def submit(self, seat: int, action: Mapping[str, Plain], *, ms: int = 0) -> None:
         """A local decision for ``seat`` at the current stage (see ``Session.submit``)."""
