@@ -128,7 +128,7 @@ def pack_shaped(value: Plain) -> bytes:
         packed: bytes = _PACKER.pack(value)
     except OverflowError:
         raise EncodingError(_INT_RANGE) from None
-    except ValueError as exc:  # e.g. a string with lone surrogates
+    except (ValueError, TypeError) as exc:  # a string with lone surrogates; a type msgpack lacks
         raise EncodingError(f"cannot encode: {exc}") from exc
     return packed
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from p2pgenius.canonical import decode, digest, encode
+from p2pgenius.canonical import decode, digest, encode, pack_shaped
 from p2pgenius.errors import EncodingError
 
 plain = st.recursive(
@@ -128,3 +128,11 @@ def test_a_list_of_leaves_in_a_map_is_refused_at_the_depth_a_list_of_lists_is(le
             refused.append(False)
     assert refused[0] == refused[1]
     assert refused[0] == (levels >= 63)  # (where it always was)
+
+
+@pytest.mark.parametrize("value", [object(), {"a": [1, object()]}, "\ud800"])
+def test_packing_a_value_msgpack_cannot_pack_is_an_encoding_error(value: object) -> None:
+    """A form packed as it is (a game's state in canonical shape) that holds what msgpack
+    cannot pack is refused as every other value with no canonical encoding is."""
+    with pytest.raises(EncodingError, match="cannot encode"):
+        pack_shaped(value)

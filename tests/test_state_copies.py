@@ -112,3 +112,54 @@ def test_a_build_is_the_inits_by_name_in_order_and_with_defaults(cls: type) -> N
     if required:
         with pytest.raises(TypeError):
             build()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _KeywordOnly:
+    first: int
+    second: int = dataclasses.field(default=0, kw_only=True)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _WithInitVar:
+    first: int
+    extra: dataclasses.InitVar[int]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Plain:
+    first: int
+
+
+class _OwnInit(_Plain):
+    __slots__ = ()
+
+    def __init__(self, first: int) -> None:
+        super().__init__(first * 2)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _NamedLikeTheCode:
+    maker_new: int
+    new: int
+
+
+@pytest.mark.parametrize("cls", [_KeywordOnly, _WithInitVar, _OwnInit, _NamedLikeTheCode])
+def test_a_class_the_build_cannot_copy_exactly_is_built_by_its_init(cls: type) -> None:
+    """Review of issue 48's fast build: keyword-only fields, an ``InitVar``, an ``__init__`` of
+    the class's own, or a field named as the made code's own names are left to ``__init__``."""
+    assert maker(cls) is cls
+
+
+def test_a_field_named_as_a_local_of_the_build_is_set_as_given() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Named:
+        new: int
+        make: int
+        cls: int
+        build: int
+
+    made = maker(Named)
+    assert made is not Named
+    assert made(1, 2, 3, 4) == Named(1, 2, 3, 4)
+    assert made(new=5, make=6, cls=7, build=8) == Named(5, 6, 7, 8)

@@ -181,7 +181,9 @@ def state_hash(game: Game[Any, Any], state: Any) -> bytes:
     A game may give its public state already in canonical shape, as ``canonical.normalise``
     would make it (every map's keys in order, lists, the exact plain types), through a method
     ``public_canonical``: that form is packed as it is, the same bytes without the walk that
-    normalises it (each peer hashes every state; the duel's tests compare the two)."""
+    normalises it (each peer hashes every state; each game's tests compare the two). Packed as it
+    is, that form is not checked: it must hold nothing ``normalise`` would change or refuse (no
+    tuple, no float)."""
     shaped = getattr(game, "public_canonical", None)
     if shaped is None:
         return digest({"game": game.name, "state": game.public(state)})
@@ -277,16 +279,23 @@ def maker(cls: Callable[..., T]) -> Callable[..., T]:
     not as :func:`replace`'s copier needs, or whose fields have a default factory."""
     setters = _slot_setters(cls)
     fields = dataclasses.fields(cls) if setters is not None else ()  # type: ignore[arg-type]
-    if setters is None or any(f.default_factory is not dataclasses.MISSING for f in fields):
+    if (
+        setters is None
+        or any(f.default_factory is not dataclasses.MISSING for f in fields)
+        or any(
+            f.name.startswith("maker_") for f in fields
+        )  # (the code's own names: a parameter would hide one)
+    ):
         return cls
-    scope: dict[str, Any] = {"make": object.__new__, "cls": cls}
+    scope: dict[str, Any] = {"maker_make": object.__new__, "maker_cls": cls}
     params = []
     for i, f in enumerate(fields):
-        scope[f"set_{i}"] = setters[f.name]
-        scope[f"default_{i}"] = f.default
-        params.append(f.name if f.default is dataclasses.MISSING else f"{f.name}=default_{i}")
-    lines = [f"    set_{i}(new, {f.name})" for i, f in enumerate(fields)]
-    source = "\n".join([f"def build({', '.join(params)}):", "    new = make(cls)", *lines, "    return new"])
+        scope[f"maker_set_{i}"] = setters[f.name]
+        scope[f"maker_default_{i}"] = f.default
+        params.append(f.name if f.default is dataclasses.MISSING else f"{f.name}=maker_default_{i}")
+    lines = [f"    maker_set_{i}(maker_new, {f.name})" for i, f in enumerate(fields)]
+    head = [f"def build({', '.join(params)}):", "    maker_new = maker_make(maker_cls)"]
+    source = "\n".join([*head, *lines, "    return maker_new"])
     exec(source, scope)  # (code made from the class's own field names, as dataclasses makes its own)
     build: Callable[..., T] = scope["build"]
     return build
@@ -295,8 +304,17 @@ def maker(cls: Callable[..., T]) -> Callable[..., T]:
 def _slot_setters(cls: Any) -> dict[str, Callable[[Any, Any], None]] | None:
     """The setter of each field of ``cls`` by name, through its slot, in the fields' order; None
     unless ``cls`` is a frozen dataclass with slots whose every field its ``__init__`` sets, and
-    no ``__post_init__`` (every state of the games here)."""
+    no ``__post_init__``, whose ``__init__`` is the one dataclasses made for it (not one of a
+    base class, nor its own), taking every field, in order, by name or by place, and nothing
+    else (no keyword-only field, no ``InitVar``): every state of the games here."""
     if not dataclasses.is_dataclass(cls) or not isinstance(cls, type) or hasattr(cls, "__post_init__"):
+        return None
+    if "__dataclass_params__" not in vars(cls) or "__init__" not in vars(cls):
+        return None
+    taken = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    if [p.name for p in taken] != [f.name for f in dataclasses.fields(cls)] or any(
+        p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD for p in taken
+    ):
         return None
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
     fields = dataclasses.fields(cls)
