@@ -5,12 +5,18 @@ help text names a game, so a game added to the table is in every help without a 
 
 from __future__ import annotations
 
+import argparse
 import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
 
+from p2pgenius.cli import commands
 from p2pgenius.cli.main import main
+from p2pgenius.cli.terminal import columns
 from p2pgenius.durations import words
 from p2pgenius.games import catalog
 
@@ -110,3 +116,38 @@ def test_stay_is_offered_only_where_a_match_can_be_played_by_correspondence(
         with pytest.raises(SystemExit) as refused:
             main([command, "duel", "--stay"])
         assert refused.value.code == 2 and "unrecognized arguments: --stay" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("width", ["37", "64", "120", "", "0", "wide"])
+@pytest.mark.parametrize("command", [["--help"], ["host", "--help"], ["join", "--help"], ["play", "--help"]])
+def test_help_is_as_wide_as_argparse_makes_it_by_itself(
+    command: list[str], width: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command line's help finds the terminal's width without shutil (start-up: see
+    cli/terminal.py ``columns``); it is the help argparse's own formatter writes, at any
+    ``COLUMNS`` (standard output not a terminal here: 80)."""
+    monkeypatch.setenv("COLUMNS", width)
+    with pytest.raises(SystemExit):
+        main(command)
+    ours = capsys.readouterr().out
+    monkeypatch.setattr(commands, "Help", argparse.HelpFormatter)
+    with pytest.raises(SystemExit):
+        main(command)
+    assert ours == capsys.readouterr().out
+    assert columns() == shutil.get_terminal_size().columns
+
+
+def test_help_and_a_game_s_rules_load_no_shutil() -> None:
+    """shutil brings the compression modules (3 ms of every command's start) for one number."""
+    for argv in (["--help"], ["rules", "duel"], ["join", "--help"]):
+        code = (
+            "import sys\n"
+            "from p2pgenius.cli.main import main\n"
+            "try:\n"
+            f"    main({argv!r})\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "assert 'shutil' not in sys.modules, 'shutil loaded'\n"
+        )
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+        assert run.returncode == 0, (argv, run.stderr[-500:])

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from p2pgenius import durations
+from p2pgenius.cli.terminal import columns
 from p2pgenius.durations import words
 from p2pgenius.games.catalog import GAMES, Entry, levels_help, names
 from p2pgenius.net import DEFAULT_GRACE_S
@@ -62,13 +63,21 @@ def game_lines(entry: Entry, *, terms: bool) -> list[str]:
     return lines
 
 
+class Help(argparse.HelpFormatter):
+    """argparse's help, as wide as the terminal, its width found without shutil (see
+    :func:`~p2pgenius.cli.terminal.columns`): the same width argparse finds. Every parser of
+    the command line formats with it (argparse makes one at every argument added)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24) -> None:
+        super().__init__(prog, indent_increment, max_help_position, columns() - 2)
+
+
 def games_help(*, terms: bool) -> str:
     """The games' table as a command's help ends (see :func:`game_lines`), wrapped to the
     terminal as argparse wraps the rest."""
-    import shutil  # noqa: PLC0415  (only when a help is shown, as argparse imports them)
-    import textwrap  # noqa: PLC0415
+    import textwrap  # noqa: PLC0415  (only when a help is shown, as argparse imports it)
 
-    width = max(shutil.get_terminal_size().columns - 2, 40)
+    width = max(columns() - 2, 40)
     out = ["games:"]
     for entry in GAMES:
         head, *rest = game_lines(entry, terms=terms)
@@ -420,7 +429,7 @@ def add_versus(commands: Any, common: argparse.ArgumentParser) -> None:
 def _common() -> argparse.ArgumentParser:
     """What ``host``, ``join`` and ``resume`` share: who plays this peer's seats, and where the
     match is kept."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False, formatter_class=Help)
     common.add_argument(
         "--bot",
         nargs="?",

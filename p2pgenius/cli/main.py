@@ -26,7 +26,12 @@ if TYPE_CHECKING:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors are one line and exit 2."""
+    """argparse, but usage errors are one line and exit 2, and help is
+    :class:`~p2pgenius.cli.commands.Help`'s."""
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        options.setdefault("formatter_class", commands.Help)
+        super().__init__(*args, **options)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"error: {message} (see {self.prog} --help)\n")

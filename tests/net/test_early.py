@@ -179,12 +179,10 @@ def test_a_join_that_stops_before_connecting_begins_nothing(
 async def test_an_early_start_that_fails_in_itself_leaves_the_join_to_connect_anew(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import nacl.bindings
-
     def broken(private: bytes) -> bytes:
         raise RuntimeError("no libsodium today")
 
-    monkeypatch.setattr(nacl.bindings, "crypto_scalarmult_base", broken)
+    monkeypatch.setattr(early, "x25519_public", broken)
     server, port = listener()
     with server:
         begun = early.begin([f"127.0.0.1:{port}"])
@@ -232,3 +230,20 @@ async def test_an_early_message_the_host_may_have_given_up_on_is_not_taken() -> 
         anew, _ = server.accept()
         anew.close()
         await stream.aclose()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_early_key_is_libsodium_s_as_nacl_bindings_gives_it(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first record's key, made through PyNaCl's compiled module alone (a joiner's first
+    byte is 5 ms sooner), is ``nacl.bindings.crypto_scalarmult_base``'s; and where that module
+    is not as expected, it is made through ``nacl.bindings`` itself."""
+    import nacl._sodium  # type: ignore[import-not-found]
+    import nacl.bindings
+
+    private = bytes((seed * 37 + i) % 256 for i in range(32))
+    expected = nacl.bindings.crypto_scalarmult_base(private)
+    assert early.x25519_public(private) == expected
+    monkeypatch.setattr(nacl._sodium, "lib", object())  # (another PyNaCl's)
+    assert early.x25519_public(private) == expected
