@@ -215,5 +215,5 @@ def test_an_index_worker_checks_on_its_share_of_the_cores(monkeypatch: pytest.Mo
     monkeypatch.setattr(verifying, "_chosen", [])
     monkeypatch.setattr(signal, "signal", lambda *_: None)
     assert verifying.threads_to_use() == verifying.cores()
-    index._quiet(1)
+    index._worker_begins(1)
     assert verifying.threads_to_use() == 1

@@ -279,12 +279,11 @@ def maker(cls: Callable[..., T]) -> Callable[..., T]:
     not as :func:`replace`'s copier needs, or whose fields have a default factory."""
     setters = _slot_setters(cls)
     fields = dataclasses.fields(cls) if setters is not None else ()  # type: ignore[arg-type]
+    # (a field named as the code's own names, maker_*, would hide one of them as a parameter)
     if (
         setters is None
         or any(f.default_factory is not dataclasses.MISSING for f in fields)
-        or any(
-            f.name.startswith("maker_") for f in fields
-        )  # (the code's own names: a parameter would hide one)
+        or any(f.name.startswith("maker_") for f in fields)
     ):
         return cls
     scope: dict[str, Any] = {"maker_make": object.__new__, "maker_cls": cls}
@@ -303,27 +302,22 @@ def maker(cls: Callable[..., T]) -> Callable[..., T]:
 
 def _slot_setters(cls: Any) -> dict[str, Callable[[Any, Any], None]] | None:
     """The setter of each field of ``cls`` by name, through its slot, in the fields' order; None
-    unless ``cls`` is a frozen dataclass with slots whose every field its ``__init__`` sets, and
-    no ``__post_init__``, whose ``__init__`` is the one dataclasses made for it (not one of a
-    base class, nor its own), taking every field, in order, by name or by place, and nothing
-    else (no keyword-only field, no ``InitVar``): every state of the games here."""
+    unless ``cls`` is a frozen dataclass with slots and no ``__post_init__``, whose ``__init__``
+    is the one dataclasses made for it (not one of a base class, nor its own), taking every
+    field, in order, by name or by place, and nothing else (no keyword-only field, no
+    ``InitVar``): every state of the games here."""
     if not dataclasses.is_dataclass(cls) or not isinstance(cls, type) or hasattr(cls, "__post_init__"):
         return None
-    if "__dataclass_params__" not in vars(cls) or "__init__" not in vars(cls):
+    params = vars(cls).get("__dataclass_params__")
+    if params is None or not params.frozen or not params.init or "__init__" not in vars(cls):
         return None
+    fields = dataclasses.fields(cls)
     taken = list(inspect.signature(cls.__init__).parameters.values())[1:]
-    if [p.name for p in taken] != [f.name for f in dataclasses.fields(cls)] or any(
+    if [p.name for p in taken] != [f.name for f in fields] or any(
         p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD for p in taken
     ):
         return None
-    params = cls.__dataclass_params__  # type: ignore[attr-defined]
-    fields = dataclasses.fields(cls)
     slots = {f.name: inspect.getattr_static(cls, f.name, None) for f in fields}
-    if (
-        not params.frozen
-        or not params.init
-        or not all(f.init for f in fields)
-        or not all(isinstance(slot, types.MemberDescriptorType) for slot in slots.values())
-    ):
+    if not all(isinstance(slot, types.MemberDescriptorType) for slot in slots.values()):
         return None
     return {name: slot.__set__ for name, slot in slots.items()}

@@ -230,7 +230,7 @@ def _read_all(paths: list[Path], processes: int) -> Generator[RecordLine, None, 
     workers = min(processes, len(paths))
     try:
         pool = ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_quiet, initargs=(max(1, cores() // workers),)
+            workers, mp_context=context, initializer=_worker_begins, initargs=(max(1, cores() // workers),)
         )
     except (OSError, ImportError, NotImplementedError):  # (no process pools here: no /dev/shm, say)
         yield from map(_read_one, paths)
@@ -251,7 +251,7 @@ def _chunk(count: int, processes: int) -> int:
     return max(1, min(8, count // (processes * 8)))
 
 
-def _quiet(threads: int) -> None:
+def _worker_begins(threads: int) -> None:
     """A worker leaves Ctrl-C to the process that started it (which stops them all), and checks
     its transcripts' signatures on ``threads`` threads (its share of the cores: the others are
     the other workers')."""

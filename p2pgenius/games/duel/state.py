@@ -94,91 +94,61 @@ class DuelState:
         return None
 
 
-def _wizard_plain(wizard: Wizard, turn: int) -> dict[str, Plain]:
+WIZARD_ORDER: Final = (
+    "hp",
+    "max_hp",
+    "left",
+    "right",
+    "anti_spell_from",
+    "paralysed",
+    "feared",
+    "blind_turns_left",
+    "blind_from",
+    "blind_until",
+    "resist_heat",
+    "clapped_alone",
+)
+"""The order of a wizard's fields in :func:`public`, the order ``sim`` prints them in (the state
+hash's form, :func:`public_canonical`, has every map's fields in the order of their names)."""
+MONSTER_ORDER: Final = ("id", "kind", "controller", "hp", "resist_heat", "paralysed_turn")
+"""The order of a monster's fields in :func:`public` (see :data:`WIZARD_ORDER`)."""
+CHOICE_ORDER: Final = ("target", "by", "hand")
+"""The order of a Paralysis choice's fields in :func:`public` (see :data:`WIZARD_ORDER`)."""
+
+
+def _wizard_shaped(wizard: Wizard, turn: int) -> dict[str, Plain]:
     return {
-        "hp": wizard.hp,
-        "max_hp": wizard.max_hp,
-        "left": "".join(wizard.left),
-        "right": "".join(wizard.right),
         "anti_spell_from": wizard.barrier,
-        "paralysed": wizard.paralysed,
-        "feared": wizard.feared,
-        "blind_turns_left": max(0, wizard.blind_until - turn + 1) if wizard.blind_at(turn) else 0,
         "blind_from": wizard.blind_from,
+        "blind_turns_left": max(0, wizard.blind_until - turn + 1) if wizard.blind_at(turn) else 0,
         "blind_until": wizard.blind_until,
-        "resist_heat": wizard.resist_heat,
         "clapped_alone": wizard.clapped_alone,
+        "feared": wizard.feared,
+        "hp": wizard.hp,
+        "left": "".join(wizard.left),
+        "max_hp": wizard.max_hp,
+        "paralysed": wizard.paralysed,
+        "resist_heat": wizard.resist_heat,
+        "right": "".join(wizard.right),
     }
 
 
-def _monster_plain(monster: Monster) -> dict[str, Plain]:
+def _monster_shaped(monster: Monster) -> dict[str, Plain]:
     return {
-        "id": monster.name,
-        "kind": monster.kind,
         "controller": monster.controller,
         "hp": monster.hp,
-        "resist_heat": monster.resist_heat,
+        "id": monster.name,
+        "kind": monster.kind,
         "paralysed_turn": monster.paralysed_turn,
+        "resist_heat": monster.resist_heat,
     }
 
 
-def public(state: DuelState) -> dict[str, Plain]:
-    """The state every peer agrees on after a complete step: submissions in progress are left out."""
-    return {
-        "turn": state.turn,
-        "wizards": [_wizard_plain(wizard, state.turn) for wizard in state.wizards],
-        "monsters": [_monster_plain(monster) for monster in state.monsters],
-        "next_monster": state.next_monster,
-        "paralysis_choices": _choices_plain(state),
-        "outcome": None if state.outcome is None else state.outcome.to_plain(),
-    }
-
-
-def public_canonical(state: DuelState) -> dict[str, Plain]:
-    """:func:`public` already in its canonical shape (what ``canonical.normalise`` makes of it:
-    every map's keys in sorted order, lists): the state hash encodes it as it is
-    (``games.base.state_hash``), each peer hashing every state, and normalising was two thirds
-    of a hash. Each field is :func:`public`'s, in the order of its name
-    (tests/duel/test_state_hash.py compares the two)."""
-    turn = state.turn
-    return {
-        "monsters": [
-            {
-                "controller": monster.controller,
-                "hp": monster.hp,
-                "id": f"m{monster.number}",
-                "kind": monster.kind,
-                "paralysed_turn": monster.paralysed_turn,
-                "resist_heat": monster.resist_heat,
-            }
-            for monster in state.monsters
-        ],
-        "next_monster": state.next_monster,
-        "outcome": None if state.outcome is None else normalise(state.outcome.to_plain()),
-        "paralysis_choices": _choices_canonical(state) if state.paralysis_choices else [],
-        "turn": turn,
-        "wizards": [
-            {
-                "anti_spell_from": wizard.barrier,
-                "blind_from": wizard.blind_from,
-                "blind_turns_left": max(0, wizard.blind_until - turn + 1) if wizard.blind_at(turn) else 0,
-                "blind_until": wizard.blind_until,
-                "clapped_alone": wizard.clapped_alone,
-                "feared": wizard.feared,
-                "hp": wizard.hp,
-                "left": "".join(wizard.left),
-                "max_hp": wizard.max_hp,
-                "paralysed": wizard.paralysed,
-                "resist_heat": wizard.resist_heat,
-                "right": "".join(wizard.right),
-            }
-            for wizard in state.wizards
-        ],
-    }
-
-
-def _choices_canonical(state: DuelState) -> list[Plain]:
-    """:func:`_choices_plain` in canonical shape."""
+def _choices_shaped(state: DuelState) -> list[Plain]:
+    """The Paralysis choices of hand the duel waits on, each with the hand once chosen (a caster
+    owing two makes them in two stages: the first one is part of the state between them)."""
+    if not state.paralysis_choices:
+        return []
     hands = dict(state.chosen)
     return [
         {"by": chooser, "hand": hands.get(target), "target": f"p{target}"}
@@ -186,14 +156,40 @@ def _choices_canonical(state: DuelState) -> list[Plain]:
     ]
 
 
-def _choices_plain(state: DuelState) -> list[Plain]:
-    """The Paralysis choices of hand the duel waits on, each with the hand once chosen (a caster
-    owing two makes them in two stages: the first one is part of the state between them)."""
-    hands = dict(state.chosen)
-    return [
-        {"target": f"p{target}", "by": chooser, "hand": hands.get(target)}
-        for target, chooser in state.paralysis_choices
-    ]
+def _ordered(shaped: dict[str, Plain], order: tuple[str, ...]) -> dict[str, Plain]:
+    """``shaped``'s fields in ``order``."""
+    return {key: shaped[key] for key in order}
+
+
+def public_canonical(state: DuelState) -> dict[str, Plain]:
+    """The state every peer agrees on after a complete step (submissions in progress are left
+    out), built in canonical shape, as ``canonical.normalise`` makes it (every map's keys in the
+    order of their names, lists): the state hash packs it as it is (``games.base.state_hash``),
+    each peer hashing every state, and normalising was two thirds of a hash. :func:`public` is
+    the same fields in their own order (tests/duel/test_state_hash.py compares the two)."""
+    turn = state.turn
+    return {
+        "monsters": [_monster_shaped(monster) for monster in state.monsters],
+        "next_monster": state.next_monster,
+        "outcome": None if state.outcome is None else normalise(state.outcome.to_plain()),
+        "paralysis_choices": _choices_shaped(state),
+        "turn": turn,
+        "wizards": [_wizard_shaped(wizard, turn) for wizard in state.wizards],
+    }
+
+
+def public(state: DuelState) -> dict[str, Plain]:
+    """:func:`public_canonical`'s fields in the order ``sim`` prints them (:data:`WIZARD_ORDER`
+    and the others), the outcome in its own order."""
+    shaped = public_canonical(state)
+    return {
+        "turn": shaped["turn"],
+        "wizards": [_ordered(wizard, WIZARD_ORDER) for wizard in shaped["wizards"]],
+        "monsters": [_ordered(monster, MONSTER_ORDER) for monster in shaped["monsters"]],
+        "next_monster": shaped["next_monster"],
+        "paralysis_choices": [_ordered(choice, CHOICE_ORDER) for choice in shaped["paralysis_choices"]],
+        "outcome": None if state.outcome is None else state.outcome.to_plain(),
+    }
 
 
 def full(state: DuelState) -> dict[str, Plain]:
@@ -238,7 +234,7 @@ def view(state: DuelState, seat: int) -> dict[str, Plain]:
         opponent[key] = None
     plain["monsters"] = [
         (
-            _monster_plain(monster)
+            _ordered(_monster_shaped(monster), MONSTER_ORDER)
             if monster.controller == seat
             else {"id": monster.name, "kind": monster.kind, "controller": None, "hp": None}
         )
@@ -248,7 +244,7 @@ def view(state: DuelState, seat: int) -> dict[str, Plain]:
     plain["next_monster"] = None
     plain["paralysis_choices"] = [
         choice
-        for choice, (target, chooser) in zip(_choices_plain(state), state.paralysis_choices, strict=True)
+        for choice, (target, chooser) in zip(plain["paralysis_choices"], state.paralysis_choices, strict=True)
         if seat in (target, chooser)
     ]
     plain["outcome"] = None if state.outcome is None else state.outcome.to_plain()

@@ -85,16 +85,17 @@ class MadeHere:
         if len(nonce) == NONCE_LEN:
             self._made[ref] = (action, nonce, committed)
 
-    def opens(self, ref: Ref, opening: tuple[Plain, bytes], committed: bytes) -> bool:
-        """Whether ``opening`` is known to open ``committed`` without hashing it again: it is,
-        object for object, what this peer made ``committed`` of here. A message from a peer or
-        read back from disk is decoded into objects of its own, so only our own opening, as we
-        send it, can be (issue 48: a peer checked its own openings again, hashing each action a
-        second time); any other is checked by :func:`check_opening`."""
+    def check(
+        self, match_id: bytes, env: Envelope, ref: Ref, opening: tuple[Plain, bytes], committed: bytes
+    ) -> None:
+        """:func:`check_opening`, but an opening that is, object for object, what this peer made
+        ``committed`` of here is known to open it without hashing it again. A message from a
+        peer or read back from disk is decoded into objects of its own, so only our own opening,
+        as we send it, can be (issue 48: a peer checked its own openings again, hashing each
+        action a second time)."""
         known = self._made.get(ref)
-        return (
-            known is not None and known[0] is opening[0] and known[1] is opening[1] and known[2] == committed
-        )
+        if known is None or known[0] is not opening[0] or known[1] is not opening[1] or known[2] != committed:
+            check_opening(match_id, env, ref, opening, committed)
 
 
 def check_opening(

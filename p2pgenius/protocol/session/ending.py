@@ -13,7 +13,7 @@ from p2pgenius.games.spec import Finding
 from p2pgenius.protocol.bodies import Desync, Disclosure, End, Hash
 from p2pgenius.protocol.events import Confirmed, Fault, FaultKind, Hashed, MatchOver, VerdictDue
 from p2pgenius.protocol.messages import Envelope, MessageError
-from p2pgenius.protocol.session.cards import MadeHere, Ref, check_card, check_opening, openings_of
+from p2pgenius.protocol.session.cards import MadeHere, Ref, check_card, openings_of
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.faults import CheatError
@@ -168,8 +168,7 @@ class EndJudge:
             committed = self.commits.get((number, seat))
             if committed is None:
                 raise MessageError(f"no commitment of p{seat} at stage {number}")
-            if not self.made.opens((number, seat), (action, nonce), committed):
-                check_opening(self.courier.match_id, env, (number, seat), (action, nonce), committed)
+            self.made.check(self.courier.match_id, env, (number, seat), (action, nonce), committed)
             check_card(match.cards, match.spec, env, (number, seat), action)
         self.disclosures[env.author] = openings
         self._judge_once_disclosed()

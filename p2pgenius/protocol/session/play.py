@@ -22,7 +22,7 @@ from p2pgenius.games.base import state_hash
 from p2pgenius.protocol.bodies import NONCE_LEN, Act, Commit, Decline, FinalChoice, Hash, Reveal, ViewClaim
 from p2pgenius.protocol.events import Applied, ClockView, Decided, YourTurn
 from p2pgenius.protocol.messages import Envelope, MessageError, commitment
-from p2pgenius.protocol.session.cards import MadeHere, Ref, check_card, check_opening
+from p2pgenius.protocol.session.cards import MadeHere, Ref, check_card
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.ending import EndJudge
@@ -303,8 +303,7 @@ class Play:
         if seat in stage.reveals or seat not in stage.commits:
             raise MessageError(f"an unexpected reveal for p{seat}")
         opening, ref, committed = (msg.action, msg.nonce), (stage.number, seat), stage.commits[seat]
-        if not self.made.opens(ref, opening, committed):
-            check_opening(self.courier.match_id, env, ref, opening, committed)
+        self.made.check(self.courier.match_id, env, ref, opening, committed)
         stage.reveals[seat] = msg.action
         return True
 
@@ -392,8 +391,7 @@ class Play:
         committed = self.commit_log.get((number, seat))
         if committed is None:
             raise MessageError(f"no commitment of p{seat} at stage {number} to open")
-        if not self.made.opens((number, seat), (action, msg.nonce), committed):
-            check_opening(self.courier.match_id, env, (number, seat), (action, msg.nonce), committed)
+        self.made.check(self.courier.match_id, env, (number, seat), (action, msg.nonce), committed)
         check_card(match.cards, match.spec, env, (number, seat), action)
         if self.sight.unseen.open(number, seat, action):
             self._catch_up()
