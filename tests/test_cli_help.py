@@ -151,3 +151,33 @@ def test_help_and_a_game_s_rules_load_no_shutil() -> None:
         )
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
         assert run.returncode == 0, (argv, run.stderr[-500:])
+
+
+def test_a_join_loads_no_key_serialization() -> None:
+    """An identity's raw bytes come without cryptography's key serialization (its SSH, PKCS#12
+    and PEM readers: 5 to 6 ms of every join's loading, which follows its first byte)."""
+    code = (
+        "import sys\n"
+        "import p2pgenius.cli.play\n"
+        "from p2pgenius.protocol.identity import Identity\n"
+        "me = Identity.generate()\n"
+        "assert Identity.from_seed(me.seed).public == me.public\n"
+        "assert 'cryptography.hazmat.primitives.serialization' not in sys.modules, 'loaded'\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr[-500:]
+
+
+def test_an_identity_s_raw_bytes_are_the_serialized_ones() -> None:
+    """The seed and the public key are the bytes cryptography's Raw serialization gives."""
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415  (the yardstick only)
+
+    from p2pgenius.protocol.identity import Identity  # noqa: PLC0415
+
+    for _ in range(8):
+        me = Identity.generate()
+        raw = serialization.Encoding.Raw
+        assert me.seed == me.private.private_bytes(
+            raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+        )
+        assert me.public == me.private.public_key().public_bytes(raw, serialization.PublicFormat.Raw)

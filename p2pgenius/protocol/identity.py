@@ -14,7 +14,6 @@ from typing import Final
 
 import nacl.bindings
 import nacl.exceptions
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgenius.errors import P2PGeniusError
@@ -30,7 +29,7 @@ class IdentityError(P2PGeniusError):
 
 @functools.lru_cache(maxsize=64)
 def _public_bytes(private: Ed25519PrivateKey) -> bytes:
-    return private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return private.public_key().public_bytes_raw()
 
 
 def fingerprint(public: bytes) -> str:
@@ -60,9 +59,7 @@ class Identity:
     @property
     def seed(self) -> bytes:
         """The 32-byte private seed."""
-        return self.private.private_bytes(
-            serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
-        )
+        return self.private.private_bytes_raw()
 
     @property
     def public(self) -> bytes:
