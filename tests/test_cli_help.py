@@ -13,12 +13,14 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+from cryptography.hazmat.primitives import serialization
 
 from p2pgenius.cli import commands
 from p2pgenius.cli.main import main
 from p2pgenius.cli.terminal import columns
 from p2pgenius.durations import words
 from p2pgenius.games import catalog
+from p2pgenius.protocol.identity import Identity
 
 pytestmark = pytest.mark.usefixtures("rps_in_the_table")
 
@@ -170,10 +172,6 @@ def test_a_join_loads_no_key_serialization() -> None:
 
 def test_an_identity_s_raw_bytes_are_the_serialized_ones() -> None:
     """The seed and the public key are the bytes cryptography's Raw serialization gives."""
-    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415  (the yardstick only)
-
-    from p2pgenius.protocol.identity import Identity  # noqa: PLC0415
-
     for _ in range(8):
         me = Identity.generate()
         raw = serialization.Encoding.Raw
