@@ -178,9 +178,12 @@ def test_the_clocks_are_read_as_before_without_the_debts() -> None:
     assert compared > 500
 
 
-OWN_BEFORE: Final = "0968b49f101446cc"
+OWN_BEFORE: Final = "c5baea0c8867191f"
 """The digest of :func:`own_messages_read_again`, by the tree before issue 48's cuts of a peer's
-work on its own messages (4cd9026)."""
+work on its own messages (4cd9026), with one change made since on purpose: a restore whose secrets
+open none of a commitment on record (the ``changed`` nonces of :func:`restorations`) is refused
+(test_restore_secrets.py), where it went on and convicted itself at its first opening (the digest
+was ``0968b49f101446cc``). Without those restorations, both trees give ``9d9f49f3c241e7db``."""
 
 
 class SecretSwapped:
@@ -210,9 +213,9 @@ class SecretSwapped:
 
 def restorations(table: MemoryTable, seed: int) -> list[Any]:
     """Each peer of ``table`` restored from its transcript cut at a third, two thirds and its end
-    (its own messages read back from disk, the rest taken again), and from its end again with
-    every secret's nonce changed (what it sends from them after the replay does not open its
-    commitments): where each stands, and what it then records and sends; or the words it was
+    (its own messages read back from disk, the rest taken again), and from two thirds and its end
+    again with every secret's nonce changed (refused, once a commitment of its is on record: no
+    secret opens it): where each stands, and what it then records and sends; or the words it was
     refused in."""
     found: list[Any] = []
     keys = [identity.public for identity in table.identities]

@@ -51,7 +51,7 @@ from p2pgenius.protocol.bodies import (
 )
 from p2pgenius.protocol.events import ChatReceived, ClockView, Event, Fault
 from p2pgenius.protocol.identity import Identity
-from p2pgenius.protocol.messages import VERSION, Envelope, MessageError, commitment, open_envelope
+from p2pgenius.protocol.messages import VERSION, Envelope, MessageError, open_envelope
 from p2pgenius.protocol.records import CoinSecret, secrets_of, typed
 from p2pgenius.protocol.session.chain import SignedLog
 from p2pgenius.protocol.session.courier import Courier
@@ -130,7 +130,7 @@ class Session:
             expected=read.header.expected,  # what a joiner agreed to in the lobby (terms to come)
         )
         courier = session.courier
-        candidates = _take_secrets(session, secrets)
+        courier.on_file = _take_secrets(session, secrets)
         messages = read.messages
         courier.replay = [raw for raw in messages if open_envelope(raw, keys).author == me]
         for raw in messages:
@@ -147,15 +147,10 @@ class Session:
                 f"{len(courier.replay)} of our recorded messages do not fit the "
                 "match: the transcript is damaged"
             )
-        courier.replay = None
-        # A sealed choice replaced just before a crash: its secret reached the disk, its commitment
-        # maybe not. Keep the secret that opens the commitment on record.
-        commits = session.play.commit_log if session.play is not None else {}
-        for ref, options in candidates.items():
-            committed = commits.get(ref)
-            for action, nonce in options:
-                if committed == commitment(courier.match_id, ref[0], ref[1], nonce, action):
-                    courier.secrets[ref] = (action, nonce)
+        # Each of our commitments on record took the secret that opens it as it was replayed; a
+        # secret with none on record (written just before a crash, its commitment not sent) is
+        # the newest on file, as _take_secrets left it.
+        courier.replay = courier.on_file = None
         session.take_events()
         return session
 

@@ -23,6 +23,7 @@ from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.phase import Phase, Trigger, advance
 
 Secrets = dict[tuple[int, int], tuple[Plain, bytes]]
+OnFile = dict[tuple[int, int], list[tuple[Plain, bytes]]]
 """(stage, seat) -> (the action, its nonce): our own hidden choices, as committed."""
 
 
@@ -63,6 +64,7 @@ class Courier:
         self.events: list[Event] = []
         self.secrets: Secrets = {}
         self.replay: list[bytes] | None = None  # our own recorded messages, while restoring
+        self.on_file: OnFile | None = None  # every secret of each (stage, seat) on disk, while restoring
         self.phase = Phase.TERMS
         self.fault: Fault | None = None  # why the match stopped (the phase is FAULT), once it has
         self.trigger: Trigger | None = None  # what is being handled now (what may move the phase)

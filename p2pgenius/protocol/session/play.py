@@ -26,7 +26,7 @@ from p2pgenius.protocol.session.cards import MadeHere, Ref, check_card
 from p2pgenius.protocol.session.courier import Courier
 from p2pgenius.protocol.session.debts import Debt
 from p2pgenius.protocol.session.ending import EndJudge
-from p2pgenius.protocol.session.faults import CheatError
+from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.ledger import TimeLedger
 from p2pgenius.protocol.session.match import DealtMatch
 from p2pgenius.protocol.session.phase import Phase
@@ -317,6 +317,23 @@ class Play:
         self.clockbook.declare(stage, seat, msg.ms)
         stage.commits[seat] = msg.commitment
         self.commit_log[(stage.number, seat)] = msg.commitment
+        if self.courier.on_file is not None and match.owner[seat] == self.courier.me:
+            self._open_from_file((stage.number, seat), msg.commitment)
+
+    def _open_from_file(self, ref: Ref, committed: bytes) -> None:
+        """While restoring: our commitment of ``ref`` on record is opened by the newest of its
+        secrets on file that opens it (a duel's replaced choice has several), and by nothing else:
+        whatever else the file holds, edited or damaged, never becomes the card or gesture the
+        match goes on with (protocol/SPEC.md section 7, "The secrets file")."""
+        on_file = self.courier.on_file or {}
+        for action, nonce in reversed(on_file.get(ref, [])):
+            if commitment(self.courier.match_id, ref[0], ref[1], nonce, action) == committed:
+                self.courier.secrets[ref] = (action, nonce)
+                return
+        raise SessionError(
+            f"the secrets file holds no opening of our commitment for p{ref[1]} at stage {ref[0]}: "
+            "it is damaged, and this match cannot be resumed from it"
+        )
 
     def _on_act(self, stage: Stage, env: Envelope, seat: int, action: Plain) -> None:
         match = self.match
