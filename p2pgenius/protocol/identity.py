@@ -58,8 +58,8 @@ class Identity:
 
     @property
     def seed(self) -> bytes:
-        """The 32-byte private seed."""
-        return self.private.private_bytes_raw()
+        """The 32-byte private seed (the first half of libsodium's form of the key, kept)."""
+        return _secret_key(self)[:32]
 
     @property
     def public(self) -> bytes:
@@ -81,7 +81,7 @@ class Identity:
 @functools.lru_cache(maxsize=64)
 def _secret_key(identity: Identity) -> bytes:
     """libsodium's form of the private key: the seed followed by the public key."""
-    return identity.seed + identity.public
+    return identity.private.private_bytes_raw() + identity.public
 
 
 def agreement_key(identity: Identity) -> bytes:
