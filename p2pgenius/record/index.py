@@ -38,9 +38,10 @@ from p2pgenius.local_files import PRIVATE, open_own
 from p2pgenius.record.matches import UNREADABLE, Player, RecordLine, read
 from p2pgenius.record.verifying import cores, use_threads
 
-SCHEMA: Final = 4
+SCHEMA: Final = 5
 """The index's layout; an index of another layout is rebuilt (4: what an unfinished match's own
-peer owed, and from when it was late)."""
+peer owed, and from when it was late; 5: a file's ``stamp``, its times and inode each, where 4 kept
+their sum)."""
 COMPANIONS: Final = (".secrets", ".invite", ".lock", ".stage", ".log", ".tmp", ".mail", ".play")
 """Files that go beside a transcript (``X.p2pt.lock``, ``X.secrets``, a correspondence match's
 ``X.p2pt.mail``...): not listed."""
@@ -48,7 +49,7 @@ TRANSCRIPT: Final = ".p2pt"
 FIELDS: Final = (
     "path",
     "size",
-    "mtime",
+    "stamp",
     "kind",
     "verified",
     "game",
@@ -99,7 +100,7 @@ class Index:
         if version != SCHEMA:
             db.execute("DROP TABLE IF EXISTS matches")
         db.execute(
-            "CREATE TABLE IF NOT EXISTS matches (path TEXT PRIMARY KEY, size INTEGER, mtime INTEGER,"
+            "CREATE TABLE IF NOT EXISTS matches (path TEXT PRIMARY KEY, size INTEGER, stamp TEXT,"
             " kind TEXT, verified INTEGER, game TEXT, date TEXT, role TEXT, me INTEGER, players TEXT,"
             " winners TEXT, reason TEXT, fault_peer INTEGER, fault_kind TEXT, steps INTEGER,"
             " problem TEXT, outcome TEXT, match_id TEXT, chains BLOB, late TEXT, late_at REAL)"
@@ -149,8 +150,8 @@ class Index:
             return self._refresh(progress, processes)
 
     def _refresh(self, progress: Callable[[int, int], None] | None, processes: int | None) -> int:
-        known = {row[0]: (row[1], row[2]) for row in self.db.execute("SELECT path, size, mtime FROM matches")}
-        present: dict[str, tuple[Path, int, int]] = {}
+        known = {row[0]: (row[1], row[2]) for row in self.db.execute("SELECT path, size, stamp FROM matches")}
+        present: dict[str, tuple[Path, int, str]] = {}
         for path in self.files():
             with contextlib.suppress(OSError):  # (gone since it was listed)
                 present[_key(path)] = (path, *_version(path.stat()))
@@ -161,8 +162,8 @@ class Index:
         count = processes if processes is not None else (cores() if len(stale) >= PARALLEL_FROM else 1)
         batch: list[tuple[Any, ...]] = []
         with contextlib.closing(_read_all([path for _, path, _, _ in stale], count)) as lines:
-            for done, ((key, _, size, mtime), match) in enumerate(zip(stale, lines, strict=True), start=1):
-                batch.append(_row(replace(match, path=key), size, mtime))
+            for done, ((key, _, size, stamp), match) in enumerate(zip(stale, lines, strict=True), start=1):
+                batch.append(_row(replace(match, path=key), size, stamp))
                 if len(batch) >= BATCH:
                     self._keep(batch)
                     batch = []
@@ -181,9 +182,9 @@ class Index:
 
     def add(self, path: Path) -> RecordLine:
         """Read one transcript now (a match that just ended) and keep its line."""
-        size, mtime = _version(path.stat())
+        size, stamp = _version(path.stat())
         match = replace(_read_one(path), path=_key(path))
-        self._keep([_row(match, size, mtime)])
+        self._keep([_row(match, size, stamp)])
         return match
 
     def _keep(self, rows: list[tuple[Any, ...]]) -> None:
@@ -259,13 +260,13 @@ def _worker_begins(threads: int) -> None:
     use_threads(threads)
 
 
-def _row(match: RecordLine, size: int, mtime: int) -> tuple[Any, ...]:
+def _row(match: RecordLine, size: int, stamp: str) -> tuple[Any, ...]:
     """A line as the index keeps it, with its file's version."""
     players = [[p.name, p.key.hex(), list(p.seats)] for p in match.players]
     return (
         match.path,
         size,
-        mtime,
+        stamp,
         match.kind,
         int(match.verified),
         match.game,
@@ -293,10 +294,12 @@ def _key(path: Path) -> str:
     return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _version(stat: os.stat_result) -> tuple[int, int]:
-    """What tells a changed file: its size, and its modification and change times and inode
-    (a copy that keeps the modification time still gets a new change time)."""
-    return stat.st_size, stat.st_mtime_ns + stat.st_ctime_ns + stat.st_ino
+def _version(stat: os.stat_result) -> tuple[int, str]:
+    """What tells a changed file: its size, and its modification and change times and inode,
+    each (a copy that keeps the modification time still gets a new change time; their sum, kept
+    before, let a file rewritten in place keep its old line by setting a modification time that
+    made up for the new change time)."""
+    return stat.st_size, f"{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}"
 
 
 def _match(row: dict[str, Any]) -> RecordLine:

@@ -19,7 +19,7 @@ from p2pgenius.cli.main import main
 from p2pgenius.cli.recorded import index_path, remember
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import verify
-from p2pgenius.record import bundle
+from p2pgenius.record import bundle, index
 from p2pgenius.record.index import Index
 from p2pgenius.record.matches import FINISHED, STOPPED, UNREADABLE, read
 from p2pgenius.record.ratings import rate
@@ -303,3 +303,36 @@ def test_a_bundle_of_one_says_one_transcript_and_names_who_won(
     assert "_" not in line.split(" won (")[-1].split(")")[0], "the ending in words"
     winner = re.search(r": \w+: (.+) won \(", line)
     assert winner is None or re.search(r"\((\w{4}-){3}\w{4}\)$", winner.group(1)), "whose key won"
+
+
+def _stat_with(stat: os.stat_result, mtime_ns: int, ctime_ns: int) -> os.stat_result:
+    """``stat`` with these modification and change times (as a file rewritten in place has)."""
+    return os.stat_result(
+        (*stat, stat.st_atime, mtime_ns / 1e9, ctime_ns / 1e9, stat.st_atime_ns, mtime_ns, ctime_ns)
+    )
+
+
+def test_a_file_rewritten_in_place_is_read_again_whatever_its_times_add_up_to(
+    home: Path, tmp_path: Path
+) -> None:
+    """A file's times and inode tell a change each (review of issue 48): their sum, kept before,
+    let a transcript rewritten in place with other bytes of the same size keep its old line, its
+    modification time set to make up for its new change time."""
+    path = tmp_path / "alone" / "20261201-120000-000000-duel-host.p2pt"
+    path.parent.mkdir()
+    path.write_bytes((home / path.name).read_bytes())
+    stat = path.stat()
+    later = _stat_with(stat, stat.st_mtime_ns - 1000, stat.st_ctime_ns + 1000)  # (the same sum)
+    assert index._version(later) != index._version(stat)
+    with index.Index(tmp_path / "index.sqlite", path.parent) as record:
+        assert record.refresh(processes=1) == 1
+        (before,) = record.matches()
+        assert before.verified
+        forged = bytearray(path.read_bytes())
+        forged[-1] ^= 1  # (the last message's signature: the same size, refused now)
+        with path.open("r+b") as file:  # (in place: the same inode)
+            file.write(forged)
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # (the old modification time)
+        assert record.refresh(processes=1) == 1
+        (after,) = record.matches()
+        assert not after.verified, after
