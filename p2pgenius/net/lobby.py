@@ -793,7 +793,10 @@ class Joining:
             raise PeerGoneError("the host has no table open: its match is under way")
         agreed = self.agreed if self.agreed is not None else await self._agree(connection, self.shown)
         while True:
-            payloads = await connection.receive()
+            try:
+                payloads = await connection.receive()
+            except PeerGoneError as exc:  # (the host left its lobby, or the route to it broke)
+                raise PeerGoneError(f"{exc} before the match began: nothing was played") from exc
             for position, payload in enumerate(payloads):
                 lobby = check_lobby(payload, self.host_key, self.identity.public)
                 self._show(lobby)

@@ -153,3 +153,32 @@ async def test_a_joiner_that_says_ready_at_once_is_sent_the_start_lobby_only(
             )
             await guest.join(await trio.open_tcp_stream("127.0.0.1", port))
     assert sent == ["start"]
+
+
+async def test_a_joiner_whose_host_leaves_the_lobby_is_told_nothing_was_played(tmp_path: Path) -> None:
+    """A host that leaves its lobby (its person quits before the table is full) ends the
+    joiner's wait with words that say the match never began, not a bare broken connection."""
+    host = peer(tmp_path, "host", BotDriver("pirate", 1), Silent())
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    guest = peer(tmp_path, "guest", BotDriver("pirate", 2), Silent())
+    with trio.fail_after(HANG_S):
+        async with trio.open_nursery() as nursery:
+            hosting = trio.CancelScope()
+
+            async def hold_the_lobby() -> None:
+                with hosting:
+                    await host.host(listeners[0], game="hornswoggle", options={}, setup={}, peers=3)
+
+            nursery.start_soon(hold_the_lobby)
+            stream = await trio.open_tcp_stream("127.0.0.1", port)
+
+            async def leave_once_it_is_ready() -> None:
+                while host.lobby is None or not any(m.claim is not None for m in host.lobby.members):
+                    await trio.sleep(0.01)
+                hosting.cancel()
+
+            nursery.start_soon(leave_once_it_is_ready)
+            with pytest.raises(PeerGoneError, match="before the match began: nothing was played"):
+                await guest.join(stream)
+    assert guest.session is None
