@@ -154,7 +154,8 @@ def nothing_to_resume(folder: Path, live: list[tuple[Path, str]]) -> str:
     (``live``: its transcript and game) is being played now in another process."""
     if not live:
         return (
-            f"no unfinished match among the newest transcripts in {folder}: name one (p2pgenius resume PATH)"
+            f"no unfinished match among the newest transcripts in {folder} (to resume an older "
+            "one, name it: p2pgenius resume PATH)"
         )
     where = "".join(f"\n  {found} ({game})" for found, game in live)
     if len(live) == 1:

@@ -85,4 +85,6 @@ def test_resume_says_plainly_that_the_only_unfinished_match_is_being_played(tmp_
     assert f"{live} (duel)" in said and "name one" not in said and "not being played" not in said
     two = nothing_to_resume(tmp_path, [(live, "duel"), (tmp_path / "b.p2pt", "hornswoggle")])
     assert two.startswith("every unfinished match is being played now")
-    assert nothing_to_resume(tmp_path, []).startswith("no unfinished match among the newest transcripts")
+    none = nothing_to_resume(tmp_path, [])
+    assert none.startswith("no unfinished match among the newest transcripts")
+    assert "name one" not in none and "name it: p2pgenius resume PATH" in none  # (there is none to name)
