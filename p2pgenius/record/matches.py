@@ -112,6 +112,9 @@ class RecordLine:
     late_at: float = 0.0
     """From when that debt was late (seconds since the epoch): from then on the others most likely
     claimed it and, unanswered, forfeited this peer (:meth:`forfeited_most_likely`)."""
+    selves: tuple[int, ...] = ()
+    """The peers whose keys are the account's (:meth:`owned`): two or more, and the account played
+    itself (host in one terminal, join in another), a match that counts for nobody."""
 
     def forfeited_most_likely(self, now: float | None = None) -> bool:
         """Whether the match stops short with its own peer late with what it owed (by ``now``;
@@ -147,7 +150,7 @@ class RecordLine:
     def side(self) -> str | None:
         """The result for the transcript's own peer: "won", "lost", "draw", or None (it played
         no part, or the transcript proves no result)."""
-        if not self.proves or self.me is None:
+        if not self.proves or self.me is None or len(self.selves) > 1:
             return None
         if not self.dealt:  # (walked away at the coin flip: it alone loses)
             return "lost" if self.me == self.fault_peer else "won"
@@ -201,22 +204,24 @@ class RecordLine:
 
     @property
     def counts(self) -> bool:
-        """Whether its result counts: one this account played whose transcript proves a result
-        (:attr:`proves`)."""
+        """Whether its result counts: one this account played, against another, whose transcript
+        proves a result (:attr:`proves`)."""
         return self.side() is not None
 
     def owned(self, keys: Iterable[bytes]) -> RecordLine:
         """This line as the account holding ``keys`` sees it: its peer is the player whose key is
-        one of them (the header's ``me`` is the writer's word, unsigned), or none."""
+        one of them (the header's ``me`` is the writer's word, unsigned), or none; the first, where
+        several are (the account played itself)."""
         account = set(keys)
-        me = next((index for index, player in enumerate(self.players) if player.key in account), None)
-        return replace(self, me=me)
+        selves = tuple(index for index, player in enumerate(self.players) if player.key in account)
+        return replace(self, me=selves[0] if selves else None, selves=selves)
 
     def result(self, now: float | None = None) -> str:
         """The result for the transcript's own peer: "won", "lost", "draw", "won: p1 forfeited",
         "lost: you cheated", "stopped: the peers' states diverged", "unconfirmed: p1 did not
         sign the result", "unfinished", "most likely forfeited by you" (unfinished, its peer late
-        with what it owed by ``now``), "watched: alice won", "unreadable" (players by name)."""
+        with what it owed by ``now``), "watched: alice won", "against yourself: alice won" (two
+        of the account's keys played), "unreadable" (players by name)."""
         if self.forfeited_most_likely(now):
             return "most likely forfeited by you"
         if self.kind in (UNREADABLE, UNFINISHED):
@@ -234,7 +239,9 @@ class RecordLine:
         return side
 
     def _onlooker(self) -> str:
-        return "watched" if self.role == "watch" else "not yours"
+        if self.role == "watch":
+            return "watched"
+        return "against yourself" if len(self.selves) > 1 else "not yours"
 
     def _fault_words(self) -> str:
         who = "a peer"

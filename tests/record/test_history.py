@@ -17,11 +17,12 @@ import pytest
 from p2pgenius.canonical import encode
 from p2pgenius.cli.main import main
 from p2pgenius.cli.recorded import index_path, remember
+from p2pgenius.inmemory import play, transcript
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import verify
 from p2pgenius.record import bundle, index
 from p2pgenius.record.index import Index
-from p2pgenius.record.matches import FINISHED, STOPPED, UNREADABLE, read
+from p2pgenius.record.matches import FINISHED, STOPPED, UNREADABLE, from_report, read
 from p2pgenius.record.ratings import rate
 
 
@@ -225,7 +226,6 @@ def test_what_a_header_says_does_not_make_a_result_yours(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The header (me, role, date) is the writer's unsigned word: the account's own key decides.
-    from p2pgenius.inmemory import play, transcript
     from p2pgenius.protocol.transcript import frame, header, records
 
     from .conftest import SEED
@@ -336,3 +336,19 @@ def test_a_file_rewritten_in_place_is_read_again_whatever_its_times_add_up_to(
         assert record.refresh(processes=1) == 1
         (after,) = record.matches()
         assert not after.verified, after
+
+
+def test_a_match_between_two_keys_of_the_account_counts_for_nobody() -> None:
+    """Host in one terminal and join from another on one account (each process plays with a key
+    of the account's own): the match is the account against itself, shown so, and neither
+    rated, nor counted against anyone (a newcomer's try: it was "lost" against a stranger)."""
+    table = play("duel", seed=3, setup={"hp": [3, 3]})
+    line = from_report("m.p2pt", verify(transcript(table, 0)))
+    assert line.proves
+    keys = [player.key for player in line.players]
+    alone = line.owned(keys[:1])
+    both = line.owned(keys)
+    assert alone.counts and alone.result() in ("won", "lost")
+    assert not both.counts and both.selves == (0, 1)
+    assert both.result().startswith("against yourself: ") and both.result().endswith(" won")
+    assert rate([alone]) and not rate([both])
