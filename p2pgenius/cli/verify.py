@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from p2pgenius.cli.export import read, record
 from p2pgenius.errors import P2PGeniusError
@@ -13,6 +13,12 @@ from p2pgenius.record import bundle
 from p2pgenius.record.matches import FINISHED, RecordLine
 from p2pgenius.record.verifying import verify
 from p2pgenius.wording import printable
+
+REFUSALS_SHOWN: Final = 12
+"""The most refused records listed one a line; past it, the first :data:`FIRST_SHOWN` and how
+many more (a file damaged at one record has every later one refused after it: hundreds of lines
+that say the same, which ``--json`` still lists)."""
+FIRST_SHOWN: Final = 8
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -45,8 +51,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         )
     else:
         out.write(printable(report.summary) + "\n")  # (peers name themselves)
-        for line in report.rejected:  # (a record's reason, and what peers sent: never raw)
+        shown = report.rejected if len(report.rejected) <= REFUSALS_SHOWN else report.rejected[:FIRST_SHOWN]
+        for line in shown:  # (a record's reason, and what peers sent: never raw)
             out.write(f"  refused: {printable(line)}\n")
+        if len(shown) < len(report.rejected):
+            more = len(report.rejected) - len(shown)
+            out.write(f"  ... and {more} more refused (p2pgenius verify --json lists every one)\n")
         for line in report.disputed_time:
             out.write(f"  time disputed: {printable(line)}\n")
         if getattr(args, "text", False):

@@ -192,12 +192,25 @@ def judge(transcript: Transcript) -> Report:
     _describe(observer, report, claims)
     _judge(observer, report)
     if report.unchained:
-        records = ", ".join(map(str, report.unchained))
+        records = spans(report.unchained)
         report.summary += (
-            f"; {len(report.unchained)} msg record(s) (record {records}) fail the envelope checks: "
+            f"; {len(report.unchained)} msg record(s) (record{'s' if len(report.unchained) > 1 else ''} "
+            f"{records}) fail the envelope checks: "
             "no author's chain holds them, so they prove nothing and change nothing"
         )
     return report
+
+
+def spans(numbers: list[int]) -> str:
+    """Ascending numbers in words, each run of consecutive ones as its ends: "3, 7 to 9, 12" (a
+    file damaged at one record fails from there on: hundreds of numbers in one run)."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1][-1] = number
+        else:
+            runs.append([number, number])
+    return ", ".join(str(first) if first == last else f"{first} to {last}" for first, last in runs)
 
 
 def _take(step: Replayed, report: Report, claims: dict[int, ViewClaimed], *, joined: bool) -> None:

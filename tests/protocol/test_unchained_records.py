@@ -6,13 +6,16 @@ record, no key needed: if it could change a verdict, one peer alone could.)"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from p2pgenius.canonical import decode, encode
-from p2pgenius.protocol.transcript import Report, frame, records, verify
+from p2pgenius.cli.main import main
+from p2pgenius.cli.verify import FIRST_SHOWN, REFUSALS_SHOWN
+from p2pgenius.protocol.transcript import Report, frame, records, spans, verify
 from p2pgenius.record import bundle
 
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors"
@@ -73,3 +76,33 @@ def test_a_bundle_counts_a_transcript_with_a_forged_record_as_the_clean_one_and_
     assert {k: t.games for k, t in tallies.items()} == {k: t.games for k, t in clean_tallies.items()}
     assert sum(sum(t.games["duel"]) for t in tallies.values()) == 2  # (one win, one loss)
     assert (matches[0].unchained, clean_matches[0].unchained) == (1, 0)
+
+
+def test_numbers_are_told_in_runs() -> None:
+    assert spans([]) == "" and spans([7]) == "7"
+    assert spans([3, 7, 8, 9, 12]) == "3, 7 to 9, 12"
+    assert spans(list(range(206, 415))) == "206 to 414"
+
+
+@pytest.mark.parametrize("name", TRANSCRIPTS[:1])
+def test_a_copy_damaged_at_one_message_is_told_in_a_few_lines(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file damaged at one record has every later one refused after it: the summary names the
+    records as a run, and verify lists the first refusals and how many more (a newcomer's try:
+    one line per record, hundreds of them, and every number in the summary)."""
+    rows = list(records((VECTORS / name).read_bytes()))
+    at = msg_rows(rows)[len(msg_rows(rows)) // 3]
+    report = verify(written([*rows[:at], forged(rows[at]), *rows[at + 1 :]]))
+    assert report.unchained[0] == at and len(report.unchained) > REFUSALS_SHOWN
+    assert f"(records {at} to " in report.summary and f", {at + 1}, " not in report.summary
+    path = tmp_path / "damaged.p2pt"
+    path.write_bytes(written([*rows[:at], forged(rows[at]), *rows[at + 1 :]]))  # (as verified above)
+    assert main(["verify", str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    refused = [line for line in lines if line.startswith("  refused: ")]
+    assert len(refused) == FIRST_SHOWN and refused[0].startswith(f"  refused: record {at}: the signature")
+    more = len(report.rejected) - FIRST_SHOWN
+    assert lines[-1] == f"  ... and {more} more refused (p2pgenius verify --json lists every one)"
+    assert main(["verify", "--json", str(path)]) == 1
+    assert len(json.loads(capsys.readouterr().out)["rejected"]) == len(report.rejected)
