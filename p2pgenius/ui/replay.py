@@ -19,8 +19,8 @@ turn that cast it). The protocol's stages, counted from 0, are never shown: a pe
 
 Keys: Right, Space or n the next step; Left, p or Backspace the one before; Home and End the
 first and the last; Up and Down scroll the board's history (the duel's turns); ``go N`` (typed,
-then Enter) jumps to what the status bar calls N (0: the start); F1 or ? the help; q, Ctrl-C or
-Ctrl-Q leave.
+then Enter) jumps to what the status bar calls N (0: the start); F1 or ? the help; F2 (or
+``rules``) the game's whole rules page; q, Ctrl-C or Ctrl-Q leave.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import contextlib
 import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final
 
 from prompt_toolkit.application import Application, get_app
@@ -45,6 +46,7 @@ from p2pgenius.games.registry import get_spec
 from p2pgenius.games.registry import names as game_names
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import UNCONFIRMED, Report, Step
+from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui.frame import (
     MIN_LOG,
     InputLine,
@@ -73,6 +75,7 @@ Home / End            the start / the last step
 {scroll}go N, then Enter      {unit} N, as the status bar counts (0: the start; a number alone does the same)
 first, last, next, back: the same, typed
 F1 or ?               this help (Esc closes it)
+F2, or rules typed    the whole rules page of the game (F2 or Esc closes it)
 q, Ctrl-C or Ctrl-Q   leave
 
 The board shows the whole state after the step, with every card the transcript opens; the \
@@ -134,6 +137,7 @@ class Replay:
         self.message = ""
         self.help_open = False
         self.help_top = 0  # the help's first line shown (PageUp/PageDown and the arrows move it)
+        self.rules_open = False  # the window over the board shows the rules page, not the help
         self.history_back = 0  # turns the board's history (the duel's) is scrolled back (Up)
         self._boards: dict[tuple[int, int, int, int], list[Line]] = {}
         self.front = frontend(self.game)  # (no game yet: the generic one, which draws nothing here)
@@ -399,22 +403,24 @@ class Replay:
         head = words[0]
         if head in ("q", "quit", "exit"):
             return True
-        if head in ("n", "next"):
-            self.forward()
-        elif head in ("p", "prev", "back"):
-            self.back()
-        elif head in ("first", "start", "home"):
-            self.first()
-        elif head in ("last", "end"):
-            self.last()
-        elif head in ("help", "?"):
-            self.help_open, self.help_top = True, 0
+        commands: dict[str, Callable[[], None]] = {
+            **dict.fromkeys(("n", "next"), self.forward),
+            **dict.fromkeys(("p", "prev", "back"), self.back),
+            **dict.fromkeys(("first", "start", "home"), self.first),
+            **dict.fromkeys(("last", "end"), self.last),
+            **dict.fromkeys(("help", "?"), self.page),
+            "rules": partial(self.page, rules=True),
+        }
+        if head in commands:
+            commands[head]()
         elif head == "go" and len(words) == 2 and _number(words[1]) is not None:
             self.go(_number(words[1]) or 0)
         elif len(words) == 1 and _number(head) is not None:
             self.go(_number(head) or 0)
         else:
-            self.message = f"{text.strip()[:40]!r}: type go N ({self.unit} N), first, last, next, back or q"
+            self.message = (
+                f"{text.strip()[:40]!r}: type go N ({self.unit} N), first, last, next, back, rules or q"
+            )
         return False
 
     # -- what to show ---------------------------------------------------------------------------
@@ -562,22 +568,30 @@ class Replay:
         return [
             ("class:label", " keys "),
             ("class:dim", f" {arrows[0]}/n next  {arrows[1]}/p back  Home/End  go N: {self.unit} N  "),
-            ("class:dim", "q quits  F1 help"),
+            ("class:dim", "q quits  F1 help  F2 rules"),
         ]
 
     def help_text(self) -> str:
+        if self.rules_open:  # (the rules page, as the table shows it: wrapped to the window)
+            return "\n".join(text for _, text in rules_page(self.game, ascii_only=self.ascii_only))
         scroll = self.front.scroll_keys
         return HELP.format(
             unit=self.unit, what=WATCHING if self.live else REPLAYING, scroll=scroll + "\n" if scroll else ""
         )
 
-    def toggle_help(self) -> None:
-        self.help_open = not self.help_open
-        self.help_top = 0
+    def page(self, *, rules: bool = False, toggle: bool = False) -> None:
+        """The help (or, ``rules``, the game's whole rules page, which the board's rules in brief
+        name) in the window over the board; ``toggle``: closed instead if it is open already."""
+        if toggle and self.help_open and self.rules_open == rules:
+            self.close()
+        elif rules and self.game not in game_names():
+            self.message = "the rules show once the game is known"
+        else:
+            self.help_open, self.help_top, self.rules_open = True, 0, rules
 
     def close(self) -> None:
-        """Esc: the help closes, and what the last key or command said goes."""
-        self.help_open = False
+        """Esc: the help (or the rules page) closes, and what the last key or command said goes."""
+        self.help_open = self.rules_open = False
         self.message = ""
 
 
@@ -754,12 +768,13 @@ def keys(replay: Replay, buffer: Buffer, screen: Screen) -> KeyBindingsBase:
         event.app.exit()
 
     own.add("q", filter=empty)(leave)
+    own.add("f2")(lambda event: replay.page(rules=True, toggle=True))
     return merge_key_bindings(
         [
             own,
             frame_keys(
                 empty=empty,
-                toggle_help=replay.toggle_help,
+                toggle_help=partial(replay.page, toggle=True),
                 help_pane=replay,
                 close=replay.close,
                 leave=leave,

@@ -19,6 +19,7 @@ from p2pgenius.cli.main import main
 from p2pgenius.games.registry import get_spec, names
 from p2pgenius.protocol.identity import fingerprint
 from p2pgenius.protocol.transcript import Report, frame, records, verify
+from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui.lines import namer, plain
 from p2pgenius.ui.replay import Replay, ReplayError, build
 from tests.patience import HANG_S
@@ -29,6 +30,7 @@ from .screen import Terminal, seen, settled
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
 GAMES = names()  # (every game in the table: each has its transcript vector)
 RIGHT, LEFT, HOME, END, BACKSPACE, CTRL_Q = "\x1b[C", "\x1b[D", "\x1b[H", "\x1b[F", "\x7f", "\x11"
+F2, ESC = "\x1bOQ", "\x1b"
 Send = Callable[[str], None]
 
 
@@ -366,6 +368,33 @@ def test_the_keys_move_the_step() -> None:
         "home": 0,
         "go": 5,
     }
+
+
+def test_f2_and_rules_open_the_whole_rules_page_the_board_names() -> None:
+    """The board's rules in brief say "F2: the whole rules page": in the replay F2 (or ``rules``
+    typed) opens it over the board, and F2 again, or Esc, closes it (a newcomer's try: F2 did
+    nothing here, and ``rules`` was an unknown command)."""
+    terminal = Terminal(80, 24)
+    replay = replay_of("duel")
+    first = rules_page("duel")[0][1]
+
+    async def driver(send: Send) -> None:
+        send(F2)
+        await until(lambda: replay.help_open and replay.rules_open)
+        await seen(terminal, first)
+        send(F2)
+        await until(lambda: not replay.help_open)
+        send("rules\r")
+        await until(lambda: replay.help_open and replay.rules_open)
+        await seen(terminal, first)
+        send(ESC)
+        await until(lambda: not replay.help_open and not replay.rules_open)
+        send("\x1bOP")  # F1: the help, not the rules
+        await seen(terminal, r"F2, or rules typed\s+the whole rules page")
+        assert not replay.rules_open
+        send(CTRL_Q)
+
+    drive(replay, terminal, driver)
 
 
 # -- the command ----------------------------------------------------------------------------------
