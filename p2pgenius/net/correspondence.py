@@ -44,7 +44,7 @@ from p2pgenius.net.mail import WAIT_S, Collected, collect, post, sent_words
 from p2pgenius.net.mail_state import LOBBY, OVER, PLAYING, MailState, Next
 from p2pgenius.net.match_loop import Decide, Report
 from p2pgenius.protocol import channel_messages as wire
-from p2pgenius.protocol.bodies import SETUP
+from p2pgenius.protocol.bodies import SETUP, Disclosure, End
 from p2pgenius.protocol.clocks import Clocks, Due, patience
 from p2pgenius.protocol.events import SAID
 from p2pgenius.protocol.identity import Identity
@@ -618,17 +618,27 @@ class Visit:
         deadline = min((d.when for d in deadlines), default=None)
         mine = session.me in owners
         others = [session.names[p] for p in owners if p != session.me]
+        # The game decided, what is owed is its signed result (or first the hidden choices' disclosure).
+        owed = OWED_AFTER_THE_END.get(debts[0].kind, "move") if all(d.stage == -1 for d in debts) else "move"
+        result = "the result is in: " if owed != "move" else ""
         if not owners:
             words = "waiting for the other players"
         elif not others:
-            words = "your move next"
+            words = f"{result}your {owed} next"
         elif mine:
-            words = f"your move next (and {' and '.join(others)}'s)"
-        else:
+            words = f"{result}your {owed} next (and {' and '.join(others)}'s)"
+        elif owed == "move":
             words = f"{' and '.join(others)} to move next" if len(others) > 1 else f"{others[0]}'s move next"
+        else:
+            words = f"{result}{' and '.join(others)}'s {owed} next"
         if deadline is not None and math.isfinite(deadline):
             words += f" (deadline {when_words(deadline, now)})"
         state.next = Next(who=who, mine=mine, deadline=deadline, words=words)
+
+
+OWED_AFTER_THE_END: Final = {End.kind: "signature", Disclosure.kind: "disclosure of the hidden choices"}
+"""What a peer owes once the game is decided, as a visit's last line names it ("the result is in:
+bob's signature next"): not a move (a newcomer's try: it said "bob's move next" after the result)."""
 
 
 def _agreed(host: bytes, table: dict[str, Any]) -> dict[str, Any]:

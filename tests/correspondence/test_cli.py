@@ -92,8 +92,12 @@ def test_host_join_and_visits_from_the_command_line(tmp_path: Path) -> None:
         assert LAST.match(last_line(moved)), last_line(moved)
         assert "carry on with" not in last_line(moved)
         # The rest by bots, in this process (quicker than a process a visit), one side at a time.
-        play_out(ann, bob)
+        said = play_out(ann, bob)
         assert load(ann).phase == load(bob).phase == OVER  # type: ignore[union-attr]
+        # Once the duel is decided, what is owed is its signed result, not a move.
+        decided = next(index for index, words in enumerate(said) if words.startswith("the result is in: "))
+        assert re.fullmatch(r"the result is in: (your|bob's|ann's) signature next.*", said[decided])
+        assert not any("move" in words for words in said[decided:]), said[decided:]
         over = p2pgenius("resume", str(ann), "--bot")
         assert last_line(over).startswith("this match is over: ")
         # A spectator follows it from the relays with the invite the host showed for watching.
@@ -114,8 +118,11 @@ def test_host_join_and_visits_from_the_command_line(tmp_path: Path) -> None:
     assert len(mail) == 1 and mail[0]["game"] == "duel" and mail[0]["result"], mail  # (two copies, one match)
 
 
-def play_out(ann: Path, bob: Path) -> None:
+def play_out(ann: Path, bob: Path) -> list[str]:
+    """The duel played out by bots, a visit a side in turn; what each visit's last line said
+    comes next, in order."""
     identities = account_identities()
+    said: list[str] = []
     for turn in range(400):
         for path in (ann, bob):
             state = load(path)
@@ -131,8 +138,11 @@ def play_out(ann: Path, bob: Path) -> None:
             trip = Visit(carrier, files, state, path.stem, decide, lambda v, e: None, lambda s: None, 86400.0)
             trio.run(trip.run)
             files.close()
+            after = load(path)
+            assert after is not None and after.next is not None
+            said.append(after.next.words)
         if all(load(p).phase == OVER for p in (ann, bob)):  # type: ignore[union-attr]
-            return
+            return said
     raise AssertionError("the duel did not end in 400 visits a side")
 
 
