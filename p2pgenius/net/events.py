@@ -80,6 +80,19 @@ class LobbyShown:
 
 
 @dataclass(frozen=True, slots=True)
+class TableShown:
+    """A host: its table as the joiners are shown it (who is at it, who is ready, how many places
+    are still free), whenever it changes (told quietly: the joins and readies have lines of
+    their own)."""
+
+    lobby: Mapping[str, Any]
+
+    @property
+    def text(self) -> str:
+        return lobby_text(self.lobby)
+
+
+@dataclass(frozen=True, slots=True)
 class PeerJoined:
     """A host: a player came into the lobby (``key``: its public key)."""
 
@@ -248,6 +261,7 @@ def away_words(seconds: float) -> str:
 NetEvent = (
     Listening
     | LobbyShown
+    | TableShown
     | PeerJoined
     | PeerReady
     | OptionsProposed

@@ -40,6 +40,7 @@ from p2pgenius.net.events import (
     PeerReady,
     ProposalsIgnored,
     Refused,
+    TableShown,
     Tell,
 )
 from p2pgenius.net.inbox import Inbox
@@ -544,10 +545,12 @@ class Lobby:
 
     def _show(self) -> None:
         """Every player is sent the lobby as it stands (queued: one that does not read holds up
-        nobody, and is dropped once its queue is full or a write to it waits too long)."""
+        nobody, and is dropped once its queue is full or a write to it waits too long), and the
+        host's own screen shows it too."""
         for index, other in enumerate(self.members, start=1):
             with contextlib.suppress(PeerGoneError):
                 other.connection.post(wire.lobby(self.view(index)))
+        self.tell(TableShown(self.view(0)), quiet=True)
 
     def _ready_by(self) -> float:
         """When the next caller must have said it is ready (trio clock; inf: none need to)."""

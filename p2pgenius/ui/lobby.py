@@ -27,17 +27,19 @@ def waiting_lines(
     state: TableState, own_fingerprint: str | None, width: int = 80, *, invite_apart: bool = False
 ) -> list[Line]:
     """The board before the seats are dealt: the lobby a joiner is shown, or a host's wait with
-    what to tell the others (``own_fingerprint``: this peer's, once there is a peer), for
-    ``width`` columns; ``invite_apart``: the invite is shown across the screen, not here."""
+    who is at its table and what to tell the others (``own_fingerprint``: this peer's, once there
+    is a peer), for ``width`` columns; ``invite_apart``: the invite is shown across the screen,
+    not here."""
     if state.lobby is not None:
         return lobby_lines(state.lobby, state.vouched, state.rated)
     # (a player's proposal waits for the host: the table waits for its answer, not for players)
     title = (
-        wording.printable(state.proposal.text)
-        if state.proposal is not None
-        else "Waiting for the other players"
+        wording.printable(state.proposal.text) if state.proposal is not None else _still_to_come(state.table)
     )
-    lines: list[Line] = [[("class:title", f" {title}")], []]
+    lines: list[Line] = [[("class:title", f" {title}")]]
+    if state.table is not None and len(state.table.get("names", [])) > 1:  # (a host's: who came)
+        lines += _players(_joiners(state.table), hosted=False)
+    lines.append([])
     if state.invite and own_fingerprint is not None:
         if invite_apart:
             lines += [[("", " Whoever joins runs p2pgenius join with the invite above (F3 copies it)")], []]
@@ -61,6 +63,20 @@ def waiting_lines(
     else:
         lines.append([("class:dim", " " + state.connection)])
     return lines
+
+
+def _still_to_come(table: Mapping[str, Any] | None) -> str:
+    """What a host's table waits for: how many more players, once it knows (its table shown)."""
+    needed = int(table.get("needed", 0) or 0) if table is not None else -1
+    if needed < 0:
+        return "Waiting for the other players"
+    return f"Waiting for {plural(needed, 'more player')}" if needed else "Waiting for everyone to say ready"
+
+
+def _joiners(table: Mapping[str, Any]) -> dict[str, Any]:
+    """A host's table without the host's own line (its board says the rest of it)."""
+    rows = {key: list(table.get(key, []))[1:] for key in ("names", "keys", "claims", "ready", "bots")}
+    return {**table, **rows, "you": None}
 
 
 def invite_lines(state: TableState, width: int) -> list[Line]:
@@ -156,13 +172,14 @@ def bot_words(lobby: Mapping[str, Any], players: int) -> list[str | None]:
     return [level_words(game, bot_of({"bot": bot})) for bot in said]
 
 
-def _players(lobby: Mapping[str, Any]) -> list[Line]:
-    """A line a player: name (host, you), whole fingerprint, seats claimed, readiness."""
+def _players(lobby: Mapping[str, Any], *, hosted: bool = True) -> list[Line]:
+    """A line a player: name (host, you), whole fingerprint, seats claimed, readiness (``hosted``:
+    the first is the host; else, a host's own board, its joiners alone)."""
     names, keys = list(lobby.get("names", [])), list(lobby.get("keys", []))
     you = lobby.get("you")
     labels = []
     for index, name in enumerate(names):
-        tags = [t for t in ("host" if index == 0 else "", "you" if index == you else "") if t]
+        tags = [t for t in ("host" if index == 0 and hosted else "", "you" if index == you else "") if t]
         labels.append(wording.printable(str(name)) + (f" ({', '.join(tags)})" if tags else ""))
     column = max((width_of(label) for label in labels), default=0)
     bots = bot_words(lobby, len(labels))

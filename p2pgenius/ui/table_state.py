@@ -32,6 +32,7 @@ from p2pgenius.net.events import (
     PeerJoined,
     Reconnected,
     Reconnecting,
+    TableShown,
 )
 from p2pgenius.protocol.events import (
     Applied,
@@ -97,6 +98,7 @@ class TableState:
         self.connection = "connecting"
         self._away: dict[str, tuple[str, str]] = {}  # a host: who is away, said how and since when
         self.lobby: Mapping[str, Any] | None = None
+        self.table: Mapping[str, Any] | None = None  # a host: its table as its joiners see it
         self.proposal: OptionsProposed | None = None  # a host: a player's proposal waiting for it
         self.lobby_said = ""  # what was said under the input about the lobby (gone once the match begins)
         self.ratings: Callable[[str, list[bytes]], dict[bytes, Rating]] | None = None  # this machine's record
@@ -344,21 +346,8 @@ class TableState:
         the connection status, a host's address, the clock warnings and refused choices of the
         ``person``'s seat (under the input, not in the log), the lobby (on the board)."""
         self._track_proposal(event)
-        if isinstance(event, Listening):
-            self.address = event.address
-            self.invite, self.saved = event.invite, event.saved
-            self.local_only = event.local_only
-            self.connection = "waiting for players"
-        elif isinstance(event, LobbyShown):
-            self.connection = "in the lobby"
-            if self.lobby is None:
-                self._log(
-                    "the host's lobby: who is there, their fingerprints and the options are on the board"
-                )
-            self.lobby = event.lobby
-            self.rated = self._rate(event.lobby)
-            with contextlib.suppress(LookupError, TypeError, ValueError):
-                self._quiet.append(event.text)
+        if isinstance(event, Listening | LobbyShown | TableShown):
+            self._table_event(event)
         elif isinstance(event, PeerJoined):
             self._quiet.append(event.text)
             bot = f", a bot: {event.bot}" if event.bot is not None else ""
@@ -376,6 +365,27 @@ class TableState:
             self.message = f"refused: {wording.printable(event.reason)}; choose again"
             self._quiet.append(event.text)
         del self._quiet[:-20]  # (a line told quietly never comes)
+
+    def _table_event(self, event: Listening | LobbyShown | TableShown) -> None:
+        """The table before the match: a host's door open (where, its invite), a joiner shown the
+        host's lobby, a host's table as its joiners see it."""
+        if isinstance(event, Listening):
+            self.address = event.address
+            self.invite, self.saved = event.invite, event.saved
+            self.local_only = event.local_only
+            self.connection = "waiting for players"
+        elif isinstance(event, LobbyShown):
+            self.connection = "in the lobby"
+            if self.lobby is None:
+                self._log(
+                    "the host's lobby: who is there, their fingerprints and the options are on the board"
+                )
+            self.lobby = event.lobby
+            self.rated = self._rate(event.lobby)
+            with contextlib.suppress(LookupError, TypeError, ValueError):
+                self._quiet.append(event.text)
+        else:
+            self.table = event.lobby
 
     def _connection_event(self, event: ConnectionLost | Reconnecting | Reconnected | PeerBack) -> None:
         """Someone away, or back: the status says so in place (a joiner's every try updates it; a

@@ -8,6 +8,7 @@ import pytest
 import trio
 
 from p2pgenius.bots.driver import BotDriver
+from p2pgenius.net.events import NetEvent, TableShown
 from p2pgenius.net.peer import PeerGoneError
 from tests.patience import HANG_S
 
@@ -157,8 +158,13 @@ async def test_a_joiner_that_says_ready_at_once_is_sent_the_start_lobby_only(
 
 async def test_a_joiner_whose_host_leaves_the_lobby_is_told_nothing_was_played(tmp_path: Path) -> None:
     """A host that leaves its lobby (its person quits before the table is full) ends the
-    joiner's wait with words that say the match never began, not a bare broken connection."""
-    host = peer(tmp_path, "host", BotDriver("pirate", 1), Silent())
+    joiner's wait with words that say the match never began, not a bare broken connection. And
+    while it waited, the host's own screen was told its table as the joiner saw it (quietly:
+    the joins and readies have lines of their own)."""
+    host_log = Silent()
+    host = peer(tmp_path, "host", BotDriver("pirate", 1), host_log)
+    told: list[NetEvent] = []
+    host.notify = told.append
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     guest = peer(tmp_path, "guest", BotDriver("pirate", 2), Silent())
@@ -182,3 +188,7 @@ async def test_a_joiner_whose_host_leaves_the_lobby_is_told_nothing_was_played(t
             with pytest.raises(PeerGoneError, match="before the match began: nothing was played"):
                 await guest.join(stream)
     assert guest.session is None
+    tables = [event.lobby for event in told if isinstance(event, TableShown)]
+    assert tables and tables[-1]["names"] == ["host", "guest"] and tables[-1]["you"] == 0
+    assert tables[-1]["needed"] == 1 and tables[-1]["ready"] == [True, True]
+    assert not any(line.startswith("lobby: ") for line in host_log.lines)

@@ -15,7 +15,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 
 from p2pgenius.cli.play import one_line
-from p2pgenius.net.events import Listening, OptionsProposed
+from p2pgenius.net.events import Listening, OptionsProposed, TableShown
 from p2pgenius.net.lobby import DECLINED, DeclinedError
 from p2pgenius.protocol.events import SeatsDealt
 from p2pgenius.protocol.identity import Identity
@@ -122,3 +122,33 @@ def test_a_large_window_keeps_the_chat_box_to_a_dozen_rows_under_a_short_board()
     top = next(k for k, row in enumerate(rows) if "chat (say TEXT)" in row)
     bottom = next(k for k in range(top + 1, len(rows)) if rows[k].startswith("\u2514"))
     assert 6 <= bottom - top - 1 <= 12, "\n".join(rows)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_host_s_board_shows_who_is_at_its_table_and_how_many_more(size: tuple[int, int]) -> None:
+    """A host waiting for a full table sees who came, each one's fingerprint, a bot's level and
+    whether it said ready, and how many places are still free (a newcomer's try: a Hornswoggle
+    host saw only "Waiting for the other players" while a player sat at its table)."""
+    table = host_table()
+    host, bob = Identity.generate(), Identity.generate()
+    table.adapter.net_event(INVITE_EVENT)
+    shown = {
+        "game": "hornswoggle",
+        "options": {},
+        "setup": {},
+        "names": ["Alice", "Bob"],
+        "keys": [host.public, bob.public],
+        "claims": [[], []],
+        "ready": [True, False],
+        "you": 0,
+        "needed": 2,
+        "start": False,
+        "salt": bytes(32),
+        "bots": [None, "pirate"],
+    }
+    table.adapter.net_event(TableShown(shown))
+    text = " ".join(screen_of(table, size).split())
+    assert "Waiting for 2 more players" in text and "Alice" not in text  # (the host's own line: none)
+    assert f"Bob {bob.fingerprint}" in text and "a bot: pirate" in text and "not ready" in text
+    peer = table.adapter.peer
+    assert peer is not None and peer.identity.fingerprint in text  # (what to tell them, as before)
