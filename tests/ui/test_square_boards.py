@@ -132,6 +132,20 @@ def test_the_example_cell_of_a_question_is_one_that_is_free() -> None:
     assert "like b3" not in narrow and "colour a cell blue, like a1" in narrow, narrow
 
 
+def test_the_placement_question_names_no_cell_to_play() -> None:
+    """A cell named as an example of a placement reads as advice, and one the square can no longer
+    be completed from is bad advice (a newcomer's try, with hints on: "place 4 on an empty cell,
+    like b3", b3 hopeless): the question names the cells' range instead, hints on or off."""
+    state, bad, _ = placing_with_a_hopeless_cell()
+    seat = state.actor
+    assert seat is not None
+    for hints in (False, True):
+        table, _ = at_table(state, seat, hints=hints)
+        narrow = flat(both(table)[0])
+        assert "place 3 on an empty cell (a1 to d4)" in narrow, narrow
+        assert not re.search(r"on an empty cell,? like [a-d][1-4]", narrow)
+
+
 def lost_round_one() -> SquareState:
     """Red wins round 1 on score: blue (p1), the loser, may swap."""
     grid = square(5)
@@ -221,7 +235,7 @@ def test_a_move_the_moment_does_not_allow_says_what_may_be_typed_and_never_a_sea
     table, sent = at_table(state, placer)
     table.input.enter("concede")
     assert not sent and table.state.confirming is None
-    assert table.state.message == "not now: type a cell for the next number (like b3) or challenge"
+    assert table.state.message == "not now: type a cell for the next number (a1 to d4) or challenge"
     for screen in both(table):
         assert table.state.message in flat(screen) and "expected" not in screen
     empty = next(cell for cell in range(16) if cell not in state.cells)

@@ -159,5 +159,5 @@ def test_the_help_and_pass_agree_on_letting_a_placement_stand() -> None:
     assert placing.window == 0 and placing.actor == 0 and placing.phase == "place"
     assert "let it go" not in SQUARE.help
     assert "on your own move, placing the next number lets it stand" in SQUARE.help.replace("\n", " ")
-    with pytest.raises(InputError, match=r"^no pass on your own move: placing the next number \(like b3\)"):
+    with pytest.raises(InputError, match=r"^no pass on your own move: placing the next number \(a1 to d4\)"):
         SQUARE.parse("pass", placing, 0)

@@ -366,7 +366,9 @@ def square_question(view: Mapping[str, Any], seat: int, names: Mapping[int, str]
             f"you lead: choose who places {len(placed) + 1} first: first (you) or second ({other})",
         )
     if phase == "place":
-        place = f"place {len(placed) + 1} on an empty cell, like {_example([not n for n in grid])}"
+        # (no cell named as an example: one named while the square can no longer be completed
+        # from it reads as advice, and whether it can is the very question of the round)
+        place = f"place {len(placed) + 1} on an empty cell (a1 to d4)"
         if window:
             return Question(
                 "challenge or place", f"you may challenge {last} (challenge), or play on: {place}"
@@ -409,7 +411,7 @@ def parse_square(words: list[str], state: Any, seat: int) -> Parsed:
 MOVE_WORDS: Final = {
     "order": "first or second",
     "colour": "a cell to colour (like b3)",
-    "place": "a cell for the next number (like b3)",
+    "place": "a cell for the next number (a1 to d4)",
     "challenge": "challenge",
     "complete": "complete and the 16 numbers",
     "concede": "concede",
@@ -474,10 +476,10 @@ def _no_pass(phase: Any, window: bool) -> str:
     if phase in ORDER_PHASES:
         return _order_refusal(phase)
     if phase == "place" and not window:
-        return "no pass on your own move: place the next number on an empty cell, like b3"
+        return "no pass on your own move: place the next number on an empty cell (a1 to d4)"
     if phase == "place":
         return (
-            "no pass on your own move: placing the next number (like b3) lets the last one stand; "
+            "no pass on your own move: placing the next number (a1 to d4) lets the last one stand; "
             "or challenge"
         )
     if phase == "colouring":
