@@ -136,7 +136,7 @@ def test_the_placement_question_names_no_cell_to_play() -> None:
     """A cell named as an example of a placement reads as advice, and one the square can no longer
     be completed from is bad advice (a newcomer's try, with hints on: "place 4 on an empty cell,
     like b3", b3 hopeless): the question names the cells' range instead, hints on or off."""
-    state, bad, _ = placing_with_a_hopeless_cell()
+    state, _, _ = placing_with_a_hopeless_cell()
     seat = state.actor
     assert seat is not None
     for hints in (False, True):
