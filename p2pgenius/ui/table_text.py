@@ -140,6 +140,9 @@ class TableText:
         short = [("class:status.title", f" {game} " if game else " p2pgenius "), *first[1:]]
         if width_of(short + others + tail) <= width:
             return [short + others + tail]
+        if self.state.finished and width_of(first + tail) > width:
+            # (the result's words are on the board, the turn line and the log: here, that it is over)
+            tail[0] = ("class:status.warn", " the match is over ")
         return [first + tail, others] if others else [first + tail]
 
     def clock_line(self, width: int = 200) -> Line:

@@ -25,7 +25,7 @@ from p2pgenius.ui.app import build
 from p2pgenius.ui.frame import help_footer, help_lines
 from p2pgenius.ui.frontends import frontend
 from p2pgenius.ui.layout import rules_view
-from p2pgenius.ui.lines import namer, plain, wrap
+from p2pgenius.ui.lines import namer, plain, width_of, wrap
 from p2pgenius.ui.lobby import lobby_lines
 from p2pgenius.ui.render import BoardRequest
 from p2pgenius.ui.table import TableScreen
@@ -591,3 +591,17 @@ def test_the_duels_help_says_this_matchs_turn_length() -> None:
     shown = show(table, Terminal(160, 50), F1, until=(r"Type both hands",))
     assert "until the turn's time is up (2m a turn)" in shown
     assert "until the time is up:" in moves.help_text("duel")  # (no match yet: no length guessed)
+
+
+def test_the_status_bar_of_a_match_that_is_over_fits_an_80_column_screen() -> None:
+    """At 80 columns the status bar said the whole result and wrapped over three rows (a newcomer's
+    try): the result's words are on the board, the turn line and the log, so where they do not
+    fit it says that the match is over; a wide screen keeps them."""
+    table, session = seated("duel", DUEL.initial({}, {}))
+    table.adapter.report(session, MatchOver({"winner": 0, "reason": "knocked_out"}))  # type: ignore[arg-type]
+    for width in (80, 60):
+        rows = table.text.status_lines(width)
+        assert all(width_of(row) <= width for row in rows), [plain([row]) for row in rows]
+        assert "the match is over" in plain(rows)
+    wide = plain(table.text.status_lines(200))
+    assert "the match is over: you win" in wide and "knocked out" in wide
