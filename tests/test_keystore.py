@@ -103,6 +103,8 @@ def test_id_command_shows_the_fingerprint(
     assert "created" not in second
     fingerprint_line = next(line for line in second.splitlines() if line.startswith("fingerprint"))
     assert fingerprint_line in first
+    # Where the private key is kept, as the help promises, every time (not only when made).
+    assert f"private key: {tmp_path / 'identity.key'} (keep it to yourself)" in second.splitlines()
 
 
 def test_a_second_process_of_one_account_plays_with_a_key_of_its_own(tmp_path: Path) -> None:

@@ -450,7 +450,7 @@ def _common() -> argparse.ArgumentParser:
         metavar="PATH",
         help="where to write the transcript (default: a new file under the config directory's matches/)",
     )
-    common.add_argument("--name", help="your name at the table (default: your fingerprint)")
+    common.add_argument("--name", help="your name at the table (default: the start of your fingerprint)")
     common.add_argument(
         "--grace",
         type=grace_seconds,

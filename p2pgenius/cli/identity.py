@@ -16,4 +16,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"created a new identity in {config_dir() / IDENTITY_FILE}\n")
     out.write(f"fingerprint: {identity.fingerprint}\n")
     out.write(f"public key:  {identity.public.hex()}\n")
+    if not created:  # (the help promises where the private key is kept: said every time)
+        out.write(f"private key: {config_dir() / IDENTITY_FILE} (keep it to yourself)\n")
     return 0
