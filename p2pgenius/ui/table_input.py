@@ -355,6 +355,8 @@ class TableInput:
         state.chosen[seat] = shown
         state.asking.pop(seat, None)
         sent = f"sent: {shown}"
+        if state.cut_off:  # (signed and kept: it goes out as the connection comes back)
+            sent = f"kept: {shown} (it goes to whoever is away as soon as they are back)"
         if session is not None and session.terms is not None and not session.fast:  # it may change
             sent += f"; `done` lets it stand now, or change it until {self.text.time_words()}"
         state.echo_sent(sent)

@@ -96,6 +96,7 @@ class TableState:
         self.local_only = False  # the host listens on loopback: only this machine can join
         self.vouched = ""  # a joiner: why the host's key is known good already ("" if it is not)
         self.connection = "connecting"
+        self.cut_off = False  # someone of the match is away: a move made now goes once they are back
         self._away: dict[str, tuple[str, str]] = {}  # a host: who is away, said how and since when
         self.lobby: Mapping[str, Any] | None = None
         self.table: Mapping[str, Any] | None = None  # a host: its table as its joiners see it
@@ -405,6 +406,7 @@ class TableState:
             self.connection = "connected"
         else:  # (a joiner: lost its host, or tries again)
             self.connection = wording.printable(event.text)
+        self.cut_off = bool(away) or isinstance(event, ConnectionLost | Reconnecting)
 
     def _track_proposal(self, event: NetEvent) -> None:
         """A host: a player's proposal waits for its answer, until the options change."""

@@ -16,8 +16,8 @@ from prompt_toolkit.input import create_pipe_input
 from p2pgenius.games.duel.engine import DUEL
 from p2pgenius.games.registry import get_game, get_spec, names
 from p2pgenius.inmemory import play
-from p2pgenius.net.events import Listening, LobbyShown
-from p2pgenius.protocol.events import Applied, DecisionRefused, MatchOver
+from p2pgenius.net.events import Listening, LobbyShown, Reconnected
+from p2pgenius.protocol.events import Applied, ConnectionLost, DecisionRefused, MatchOver
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.rules_pages import rules_page
 from p2pgenius.ui import moves
@@ -271,6 +271,15 @@ def test_sent_moves_are_in_the_words_typed_and_the_time_is_the_matchs() -> None:
     table, _ = seated("magic-square", state)
     table.adapter.token = type("Token", (), {"run_sync_soon": lambda self, *a: None})()
     table.adapter.peer.offer = lambda number, seat, action: None  # type: ignore[union-attr, method-assign]
+    table.state.asking = {0: 1}
+    table.input.enter("b3")
+    assert table.state.message == "sent: b3"
+    # Cut off, a move is signed and kept, and goes once the connection is back: never "sent".
+    table.adapter.net_event(ConnectionLost(0, "the host", to_host=True))
+    table.state.asking = {0: 1}
+    table.input.enter("b3")
+    assert table.state.message == "kept: b3 (it goes to whoever is away as soon as they are back)"
+    table.adapter.net_event(Reconnected(3.0, 1))
     table.state.asking = {0: 1}
     table.input.enter("b3")
     assert table.state.message == "sent: b3"
