@@ -618,9 +618,9 @@ class Visit:
         deadline = min((d.when for d in deadlines), default=None)
         mine = session.me in owners
         others = [session.names[p] for p in owners if p != session.me]
-        # The game decided, what is owed is its signed result (or first the hidden choices' disclosure).
-        owed = OWED_AFTER_THE_END.get(debts[0].kind, "move") if all(d.stage == -1 for d in debts) else "move"
-        result = "the result is in: " if owed != "move" else ""
+        # The game over, what is owed is its signed result (or first the hidden choices' disclosure).
+        ending = bool(debts) and all(d.stage == -1 for d in debts)
+        result, owed = OWED_AFTER_THE_END.get(debts[0].kind, ("", "move")) if ending else ("", "move")
         if not owners:
             words = "waiting for the other players"
         elif not others:
@@ -636,9 +636,13 @@ class Visit:
         state.next = Next(who=who, mine=mine, deadline=deadline, words=words)
 
 
-OWED_AFTER_THE_END: Final = {End.kind: "signature", Disclosure.kind: "disclosure of the hidden choices"}
-"""What a peer owes once the game is decided, as a visit's last line names it ("the result is in:
-bob's signature next"): not a move (a newcomer's try: it said "bob's move next" after the result)."""
+OWED_AFTER_THE_END: Final = {
+    End.kind: ("the result is in: ", "signature"),
+    Disclosure.kind: ("the game has ended: ", "disclosure of the hidden choices"),
+}
+"""What a peer owes once the game has ended, as a visit's last line names it ("the result is in:
+bob's signature next"), not a move (a newcomer's try: it said "bob's move next" after the result).
+Before the disclosures the result is not in yet: the audit of them may still stop the match."""
 
 
 def _agreed(host: bytes, table: dict[str, Any]) -> dict[str, Any]:

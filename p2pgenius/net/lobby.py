@@ -799,7 +799,7 @@ class Joining:
             try:
                 payloads = await connection.receive()
             except PeerGoneError as exc:  # (the host left its lobby, or the route to it broke)
-                raise PeerGoneError(f"{exc} before the match began: nothing was played") from exc
+                raise PeerGoneError(f"{exc} (the match had not begun: nothing was played)") from exc
             for position, payload in enumerate(payloads):
                 lobby = check_lobby(payload, self.host_key, self.identity.public)
                 self._show(lobby)

@@ -113,8 +113,8 @@ class RecordLine:
     """From when that debt was late (seconds since the epoch): from then on the others most likely
     claimed it and, unanswered, forfeited this peer (:meth:`forfeited_most_likely`)."""
     selves: tuple[int, ...] = ()
-    """The peers whose keys are the account's (:meth:`owned`): two or more, and the account played
-    itself (host in one terminal, join in another), a match that counts for nobody."""
+    """The peers whose keys are the account's (:meth:`owned`): two or more on opposite sides, and
+    the account played itself (:attr:`against_self`), a match that counts for nobody."""
 
     def forfeited_most_likely(self, now: float | None = None) -> bool:
         """Whether the match stops short with its own peer late with what it owed (by ``now``;
@@ -150,7 +150,7 @@ class RecordLine:
     def side(self) -> str | None:
         """The result for the transcript's own peer: "won", "lost", "draw", or None (it played
         no part, or the transcript proves no result)."""
-        if not self.proves or self.me is None or len(self.selves) > 1:
+        if not self.proves or self.me is None or self.against_self:
             return None
         if not self.dealt:  # (walked away at the coin flip: it alone loses)
             return "lost" if self.me == self.fault_peer else "won"
@@ -203,6 +203,13 @@ class RecordLine:
         return any(mine | theirs <= set(side) for side in get_spec(self.game).sides) and bool(theirs)
 
     @property
+    def against_self(self) -> bool:
+        """Whether the account played itself: two of its keys on opposite sides (a host in one
+        terminal, a join in another), or before the deal. Two of them partners, against others,
+        are one side of a match like any other."""
+        return any(index != self.me and not self._partner(index) for index in self.selves)
+
+    @property
     def counts(self) -> bool:
         """Whether its result counts: one this account played, against another, whose transcript
         proves a result (:attr:`proves`)."""
@@ -241,7 +248,7 @@ class RecordLine:
     def _onlooker(self) -> str:
         if self.role == "watch":
             return "watched"
-        return "against yourself" if len(self.selves) > 1 else "not yours"
+        return "against yourself" if self.against_self else "not yours"
 
     def _fault_words(self) -> str:
         who = "a peer"

@@ -80,3 +80,28 @@ def test_secrets_that_open_none_of_a_commitment_on_record_are_refused(game: str,
     with pytest.raises(SessionError, match="no opening of our commitment"):
         _restore(table, cut, kept)
     assert issubclass(SessionError, P2PGeniusError)  # (the command line's one-line error)
+
+
+def test_a_card_committed_early_and_held_is_opened_by_nothing_else() -> None:
+    """A card chosen early (before its stage: correspondence always chooses so, and restores at
+    every visit) is held, not yet taken in, when the replay ends: it too is opened by the secret
+    on file that opens it (review of this change: it kept the newest secret on file, and the
+    peer then laid a card it never committed to, and convicted itself at the flip)."""
+    table = play("hornswoggle", peers=2, seed=3, deterministic=True, early=True)
+    secrets = [decode(secret) for secret in table.secrets[PEER]]
+    for cut in range(4, 40):
+        honest = _restore(table, cut, secrets)
+        played = honest.play
+        assert played is not None
+        held = [env for env in played.backlog if env.author == PEER and env.msg.kind == "commit"]
+        if held:
+            break
+    else:
+        raise AssertionError("no early commitment held at any cut: choose another seed")
+    ref = (held[0].msg.stage, held[0].msg.seat)
+    (real,) = [s for s in secrets if s[0] == "secret" and (s[1], s[2]) == ref]
+    edited = _restore(table, cut, [*secrets, _other_card(real)])
+    assert edited.courier.secrets[ref] == honest.courier.secrets[ref] == (real[3], real[4])
+    damaged = [*real[:4], bytes([real[4][0] ^ 1]) + real[4][1:]]
+    with pytest.raises(SessionError, match="no opening of our commitment"):
+        _restore(table, cut, [damaged if s is real else s for s in secrets])

@@ -317,7 +317,9 @@ def test_a_file_rewritten_in_place_is_read_again_whatever_its_times_add_up_to(
 ) -> None:
     """A file's times and inode tell a change each (review of issue 48): their sum, kept before,
     let a transcript rewritten in place with other bytes of the same size keep its old line, its
-    modification time set to make up for its new change time."""
+    modification time set to make up for its new change time. That setting depends on the
+    kernel's clock, so the sum's blindness is shown on made-up times (the same sum, other times);
+    a real file rewritten in place, its old modification time put back, is then read again."""
     path = tmp_path / "alone" / "20261201-120000-000000-duel-host.p2pt"
     path.parent.mkdir()
     path.write_bytes((home / path.name).read_bytes())
@@ -352,3 +354,19 @@ def test_a_match_between_two_keys_of_the_account_counts_for_nobody() -> None:
     assert not both.counts and both.selves == (0, 1)
     assert both.result().startswith("against yourself: ") and both.result().endswith(" won")
     assert rate([alone]) and not rate([both])
+
+
+def test_two_keys_of_the_account_as_partners_are_one_side_like_any_other() -> None:
+    """In Hornswoggle the account's two keys may sit as partners against two strangers: that is
+    no match against itself, and it counts (review of this change: it was "against yourself")."""
+    table = play("hornswoggle", peers=4, seed=3)
+    line = from_report("m.p2pt", verify(transcript(table, 0)))
+    assert line.proves
+    team = [p for p in line.players if set(p.seats) <= {0, 2}]  # (one side: seats 0 and 2)
+    rivals = [p for p in line.players if set(p.seats) <= {1, 3}]
+    assert len(team) == 2 and len(rivals) == 2
+    partners = line.owned([p.key for p in team])
+    assert not partners.against_self and partners.counts
+    assert partners.result() in ("won", "lost") and rate([partners])
+    split = line.owned([team[0].key, rivals[0].key])
+    assert split.against_self and not split.counts and split.result().startswith("against yourself: ")

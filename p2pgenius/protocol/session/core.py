@@ -37,6 +37,7 @@ from p2pgenius.protocol.bodies import (
     Body,
     Chat,
     CoinReveal,
+    Commit,
     Desync,
     Disclosure,
     Dispute,
@@ -147,9 +148,14 @@ class Session:
                 f"{len(courier.replay)} of our recorded messages do not fit the "
                 "match: the transcript is damaged"
             )
-        # Each of our commitments on record took the secret that opens it as it was replayed; a
-        # secret with none on record (written just before a crash, its commitment not sent) is
-        # the newest on file, as _take_secrets left it.
+        # Each of our commitments on record took the secret that opens it as the replay took it
+        # in; one held for a stage not reached yet (a choice made early) is opened here, by
+        # nothing else either. A secret with none on record (written just before a crash, its
+        # commitment not sent) stays the newest on file, as _take_secrets left it.
+        if session.play is not None:
+            for env in (open_envelope(raw, keys) for raw in messages):
+                if env.author == me and isinstance(env.msg, Commit):
+                    session.play.open_from_file((env.msg.stage, env.msg.seat), env.msg.commitment)
         courier.replay = courier.on_file = None
         session.take_events()
         return session

@@ -318,9 +318,9 @@ class Play:
         stage.commits[seat] = msg.commitment
         self.commit_log[(stage.number, seat)] = msg.commitment
         if self.courier.on_file is not None and match.owner[seat] == self.courier.me:
-            self._open_from_file((stage.number, seat), msg.commitment)
+            self.open_from_file((stage.number, seat), msg.commitment)
 
-    def _open_from_file(self, ref: Ref, committed: bytes) -> None:
+    def open_from_file(self, ref: Ref, committed: bytes) -> None:
         """While restoring: our commitment of ``ref`` on record is opened by the newest of its
         secrets on file that opens it (a duel's replaced choice has several), and by nothing else:
         whatever else the file holds, edited or damaged, never becomes the card or gesture the
