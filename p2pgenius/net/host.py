@@ -16,7 +16,7 @@ from functools import partial
 import trio
 
 from p2pgenius.errors import PeerGoneError
-from p2pgenius.net.events import Listening
+from p2pgenius.net.events import Listening, TableShown
 from p2pgenius.net.lobby import Hosted, Lobby, Member, Seating
 from p2pgenius.net.party import Doors, Party, warm_soon
 from p2pgenius.net.spectators import Spectators
@@ -78,6 +78,7 @@ class Host:
             with contextlib.suppress(PeerGoneError):
                 member.connection.post(wire.lobby(lobby.view(index, start=True)))
             party.links.add(member.connection, index)
+        party.tell(TableShown(lobby.view(0, start=True)), quiet=True)  # (the host's board: all here)
         await party.links.handed_over()
         await warmed.wait()
         session = self.session = Session(keys=keys, me=0, identity=party.identity, names=names)

@@ -70,6 +70,8 @@ def _still_to_come(table: Mapping[str, Any] | None) -> str:
     needed = int(table.get("needed", 0) or 0) if table is not None else -1
     if needed < 0:
         return "Waiting for the other players"
+    if table is not None and table.get("start") is True:
+        return "The table is full: the match starts"
     return f"Waiting for {plural(needed, 'more player')}" if needed else "Waiting for everyone to say ready"
 
 

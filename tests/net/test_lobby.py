@@ -18,6 +18,8 @@ from .test_network import Silent, peer
 async def test_a_joiners_seat_claim_is_granted_and_everyone_sees_the_lobby(tmp_path: Path) -> None:
     host_log, guest_log = Silent(), Silent()
     host = peer(tmp_path, "host", BotDriver("random", 1), host_log)
+    told: list[NetEvent] = []
+    host.notify = told.append
     guest = peer(tmp_path, "guest", BotDriver("random", 2), guest_log)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
@@ -34,6 +36,9 @@ async def test_a_joiners_seat_claim_is_granted_and_everyone_sees_the_lobby(tmp_p
     lobby = [line for line in guest_log.lines if line.startswith("lobby: duel (fast=True)")]
     assert lobby and "starting" in lobby[-1] and "seats p0" in lobby[-1]
     assert any("guest is ready" in line for line in host_log.lines)
+    # The host's board is shown the full table as the match starts (quietly).
+    (full,) = [event.lobby for event in told if isinstance(event, TableShown)]
+    assert full["start"] is True and full["names"] == ["host", "guest"] and full["needed"] == 0
 
 
 async def test_a_claim_on_a_taken_seat_and_a_full_table_are_refused_clearly(tmp_path: Path) -> None:
