@@ -642,7 +642,7 @@ OWED_AFTER_THE_END: Final = {
 }
 """What a peer owes once the game has ended, as a visit's last line names it ("the result is in:
 bob's signature next"), not a move (a newcomer's try: it said "bob's move next" after the result).
-Before the disclosures the result is not in yet: the audit of them may still stop the match."""
+Before the disclosures the result is not in yet: what they open may still stop the match."""
 
 
 def _agreed(host: bytes, table: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import pytest
 from p2pgenius.canonical import decode
 from p2pgenius.errors import P2PGeniusError
 from p2pgenius.inmemory import MemoryTable, play
+from p2pgenius.protocol.bodies import Commit
 from p2pgenius.protocol.session import Session, SessionError
 from p2pgenius.protocol.transcript import header
 
@@ -93,12 +94,12 @@ def test_a_card_committed_early_and_held_is_opened_by_nothing_else() -> None:
         honest = _restore(table, cut, secrets)
         played = honest.play
         assert played is not None
-        held = [env for env in played.backlog if env.author == PEER and env.msg.kind == "commit"]
+        held = [env.msg for env in played.backlog if env.author == PEER and isinstance(env.msg, Commit)]
         if held:
             break
     else:
         raise AssertionError("no early commitment held at any cut: choose another seed")
-    ref = (held[0].msg.stage, held[0].msg.seat)
+    ref = (held[0].stage, held[0].seat)
     (real,) = [s for s in secrets if s[0] == "secret" and (s[1], s[2]) == ref]
     edited = _restore(table, cut, [*secrets, _other_card(real)])
     assert edited.courier.secrets[ref] == honest.courier.secrets[ref] == (real[3], real[4])
