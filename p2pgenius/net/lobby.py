@@ -723,6 +723,7 @@ class Joining:
         self.shown: dict[str, Any] | None = None
         self.agreed: dict[str, Any] | None = None  # what our last ready agreed to (None: none sent)
         self.proposal: dict[str, bool] | None = None  # options to propose with our ready
+        self.held: list[bytes] = []  # what the host sent while the player was asked, not yet read
 
     def greeted(self, connection: Connection, host: Established) -> None:
         """The host's hello is in (our last handshake message has not left yet)."""
@@ -797,9 +798,9 @@ class Joining:
         agreed = self.agreed if self.agreed is not None else await self._agree(connection, self.shown)
         while True:
             try:
-                payloads = await connection.receive()
+                payloads, self.held = self.held or await connection.receive(), []
             except PeerGoneError as exc:  # (the host left its lobby, or the route to it broke)
-                raise PeerGoneError(f"{exc} (the match had not begun: nothing was played)") from exc
+                raise _before_the_match(exc) from exc
             for position, payload in enumerate(payloads):
                 lobby = check_lobby(payload, self.host_key, self.identity.public)
                 self._show(lobby)
@@ -831,12 +832,48 @@ class Joining:
     async def _agree(self, connection: Connection, shown: Mapping[str, Any]) -> dict[str, Any]:
         """Say we are ready to play the table as ``shown`` (asking the player first, if there is
         one to ask), with our proposal, if we make one; returns what we agreed to."""
-        if self.confirm is not None and not await self.confirm(shown):
+        if self.confirm is not None and not await self._answer(connection, self.confirm, shown):
             raise DeclinedError(DECLINED)
         ready, agreed = self._ready(shown)
         await connection.send(ready)
         self.proposal = None
         return agreed
+
+    async def _answer(
+        self,
+        connection: Connection,
+        confirm: Callable[[Mapping[str, Any]], Awaitable[bool]],
+        shown: Mapping[str, Any],
+    ) -> bool:
+        """The player's answer to the table as ``shown``, the host's connection read meanwhile
+        (what it sends is kept for :meth:`await_start`): a host that leaves while the player
+        reads ends the question at once, not at the answer (a newcomer's try: it still asked
+        "join this match?" long after the host had gone)."""
+        gone: list[PeerGoneError] = []
+        answer = False
+        async with trio.open_nursery() as nursery:
+
+            async def listen() -> None:
+                try:
+                    while True:
+                        self.held += await connection.receive()
+                except PeerGoneError as exc:
+                    gone.append(exc)
+                    nursery.cancel_scope.cancel()
+
+            nursery.start_soon(listen)
+            answer = await confirm(shown)
+            nursery.cancel_scope.cancel()
+        if gone:
+            raise _before_the_match(gone[0]) from gone[0]
+        return answer
+
+
+def _before_the_match(exc: PeerGoneError) -> PeerGoneError:
+    """A joiner's connection to its host, ended in the lobby: said as the host's, and that no
+    match was played."""
+    said = str(exc).replace("the peer ", "the host ", 1)
+    return PeerGoneError(f"{said} (the match had not begun: nothing was played)")
 
 
 def _proposable(now: Mapping[str, Any], before: Mapping[str, Any]) -> bool:

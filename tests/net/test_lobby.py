@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -197,3 +199,41 @@ async def test_a_joiner_whose_host_leaves_the_lobby_is_told_nothing_was_played(t
     assert tables and tables[-1]["names"] == ["host", "guest"] and tables[-1]["you"] == 0
     assert tables[-1]["needed"] == 1 and tables[-1]["ready"] == [True, True]
     assert not any(line.startswith("lobby: ") for line in host_log.lines)
+
+
+async def test_a_host_that_leaves_while_the_joiner_is_asked_ends_the_question_at_once(tmp_path: Path) -> None:
+    """A person still reading the table when the host leaves is told at once, not when they
+    answer (a newcomer's try: "join this match?" stayed on the screen long after the host had
+    gone, and only a y brought the error)."""
+    host = peer(tmp_path, "host", BotDriver("pirate", 1), Silent())
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    guest = peer(tmp_path, "guest", BotDriver("pirate", 2), Silent())
+    asked = trio.Event()
+
+    async def never_answers(shown: Mapping[str, Any]) -> bool:
+        asked.set()
+        await trio.sleep_forever()
+        return True
+
+    guest.confirm = never_answers
+    with trio.fail_after(HANG_S):
+        async with trio.open_nursery() as nursery:
+            hosting = trio.CancelScope()
+
+            async def hold_the_lobby() -> None:
+                with hosting:
+                    await host.host(listeners[0], game="magic-square", options={}, setup={}, peers=2)
+
+            nursery.start_soon(hold_the_lobby)
+            stream = await trio.open_tcp_stream("127.0.0.1", port)
+
+            async def leave_once_asked() -> None:
+                await asked.wait()
+                hosting.cancel()
+
+            nursery.start_soon(leave_once_asked)
+            gone = r"^the host closed the connection \(the match had not begun"
+            with pytest.raises(PeerGoneError, match=gone):
+                await guest.join(stream)
+    assert guest.session is None
