@@ -865,6 +865,8 @@ class Joining:
             answer = await confirm(shown)
             nursery.cancel_scope.cancel()
         if gone:
+            for payload in self.held:  # (a host that turned us away first says why: that, then)
+                check_lobby(payload, self.host_key, self.identity.public)
             raise _before_the_match(gone[0]) from gone[0]
         return answer
 

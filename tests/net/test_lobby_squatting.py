@@ -5,6 +5,7 @@ loopback TCP, the squatter a real handshake that never says ready."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -201,3 +202,30 @@ async def test_an_invite_only_table_turns_away_callers_without_the_token(tmp_pat
                 await stranger.join(await trio.open_tcp_stream("127.0.0.1", port))
             await friend.join(await trio.open_tcp_stream("127.0.0.1", port))
     assert host.session is not None and host.session.names == ["host", "friend"]
+
+
+async def test_a_person_who_never_answers_hears_why_the_host_turned_them_away(
+    tmp_path: Path, autojump_clock: Any
+) -> None:
+    """A joiner whose person leaves the table's question unanswered is turned away after the
+    lobby's wait, and hears the host's reason at once, while still asked (the question no longer
+    waits for an answer before it reads the host)."""
+    host = host_of(tmp_path, Silent())
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    guest = peer(tmp_path, "guest", BotDriver("random", 2, thread=False), Silent())
+
+    async def never_answers(shown: Mapping[str, Any]) -> bool:
+        await trio.sleep_forever()
+        return True
+
+    guest.confirm = never_answers
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            lambda: host.host(listeners[0], game="duel", options={"fast": True}, setup={}, peers=2)
+        )
+        started = trio.current_time()
+        with pytest.raises(PeerGoneError, match=r"^the host refused us: you did not say you are ready"):
+            await guest.join(await trio.open_tcp_stream("127.0.0.1", port))
+        assert trio.current_time() - started < lobby_module.READY_S + 5
+        nursery.cancel_scope.cancel()
