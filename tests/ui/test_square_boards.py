@@ -146,6 +146,32 @@ def test_the_placement_question_names_no_cell_to_play() -> None:
         assert not re.search(r"on an empty cell,? like [a-d][1-4]", narrow)
 
 
+def test_a_swap_typed_while_colouring_is_told_it_is_not_the_moment() -> None:
+    """Cells not coloured yet are no colour (a second newcomer's try: "swap a1 b1" while
+    colouring said "a1 and b1 are both blue")."""
+    state = act(start(), 1, {"type": "order", "first": 0})
+    table, sent = at_table(state, 0)
+    table.input.enter("swap a1 b1")
+    assert not sent and "blue" not in table.state.message
+    assert table.state.message.startswith("not now: type a cell to colour")
+
+
+def test_a_completion_of_a_grid_past_completing_is_told_so() -> None:
+    """Challenged on a grid no magic square completes, `complete` cannot win: the words say so
+    and that the challenge stands, not "not now" (a second newcomer's try)."""
+    state, bad, _ = placing_with_a_hopeless_cell()
+    placer = state.actor
+    assert placer is not None
+    placed = act(state, placer, {"type": "place", "cell": bad})
+    challenged = act(placed, 1 - placer, {"type": "challenge"})
+    table, sent = at_table(challenged, placer)
+    table.input.enter("complete " + " ".join(str(n) for n in range(1, 17)))
+    assert not sent and table.state.confirming is None
+    assert table.state.message == (
+        "no magic square completes this grid any more: the challenge stands; concede"
+    )
+
+
 def lost_round_one() -> SquareState:
     """Red wins round 1 on score: blue (p1), the loser, may swap."""
     grid = square(5)

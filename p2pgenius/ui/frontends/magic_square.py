@@ -433,6 +433,8 @@ def _check_now(action: Mapping[str, Any], state: SquareState, seat: int) -> None
         )
     if not kinds:
         return  # (not this seat's move: the table says whom the match waits for)
+    if kind == "complete" and kinds == ["concede"]:  # (challenged, the square past completing)
+        raise InputError("no magic square completes this grid any more: the challenge stands; concede")
     offered = " or ".join(dict.fromkeys(MOVE_WORDS.get(k, k) for k in kinds))
     raise InputError(f"not now: type {offered}")
 
@@ -496,7 +498,9 @@ def _parse_swap(a: int, b: int, state: Any) -> Parsed:
     """``swap`` and two cells, the red one and the blue one in either order (the action names
     the red cell first)."""
     colours = getattr(state, "colours", None)
-    if not colours:  # (the state unknown here: as typed, and the engine checks it)
+    if not colours or colours[a] is None or colours[b] is None:
+        # (the state unknown here, or the grid not coloured yet: as typed; the engine, or the
+        # moment's check, says what is wrong with it)
         return Parsed({"type": "swap", "red": a, "blue": b})
     if colours[a] == colours[b]:
         both = "red" if colours[a] == 0 else "blue"
