@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from p2pgenius.cli.main import main
+from p2pgenius.cli.play import match_setup
+from p2pgenius.errors import LocalMisuseError
 
 
 @pytest.mark.parametrize(
@@ -45,6 +47,8 @@ from p2pgenius.cli.main import main
         (["host", "duel", "--bot", "--seat", "5"], "--seat 5: one peer's seats in duel with 2 peers are"),
         (["host", "hornswoggle", "--bot", "--seat", "0", "--seat", "1"], "are 0 and 2; 1 and 3"),
         (["resume", "a.p2pt", "--transcript", "b.p2pt"], "a.p2pt or --transcript b.p2pt, not both"),
+        (["host", "hornswoggle", "--bot", "--setup", "garnets=[1]"], "--setup: hornswoggle setup: garnets"),
+        (["host", "duel", "--bot", "--correspondence", "--setup", "hp=[3,3]"], "by correspondence plays"),
         # --transcript names the match to resume (it was overruled by the missing positional).
         (["resume", "--transcript", "/nonexistent/x.p2pt"], "cannot read /nonexistent/x.p2pt"),
     ],
@@ -221,3 +225,21 @@ def test_the_notice_of_another_process_waits_for_the_screen_instead_of_being_hid
     args.bot = ""
     make_peer(args, "join", 1, printer)  # (with a bot there is no screen: printed at once)
     assert "another p2pgenius of this account" in out.getvalue()
+
+
+def test_the_set_up_comes_from_setup_options_checked_by_the_game() -> None:
+    """``--setup KEY=VALUE`` (VALUE in JSON) sets the terms' setup, so that Hornswoggle's Hacked
+    Garnets, and with them Bluff Insurance, can be played (a second newcomer's try: no option set
+    them, and `insure` was always refused); the game's engine checks it before anyone joins."""
+    assert match_setup("hornswoggle", ["garnets=[1,0,1,0]"]) == {"garnets": [1, 0, 1, 0]}
+    assert match_setup("duel", ["hp=[3,3]", "hp=[5,5]"]) == {"hp": [5, 5]}  # (the last one)
+    assert match_setup("magic-square", []) == {}
+    for game, given, said in (
+        ("hornswoggle", ["garnets=[1,0]"], "garnets must be 4 whole numbers"),
+        ("duel", ["hp"], "KEY=VALUE, the VALUE in JSON"),
+        ("duel", ["hp=[3,"], "KEY=VALUE, the VALUE in JSON"),
+        ("duel", ["colour=[1]"], "unknown field 'colour'"),
+        ("duel", ["hp=[1.5,2]"], "hp must be two whole numbers"),
+    ):
+        with pytest.raises(LocalMisuseError, match=said):
+            match_setup(game, given)

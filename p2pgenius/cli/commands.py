@@ -424,6 +424,7 @@ def add_versus(commands: Any, common: argparse.ArgumentParser) -> None:
         metavar="KEY=DURATION",
         help="a time limit, as for host (each game's KEYs are listed below)",
     )
+    add_setup(play)
 
 
 def _common() -> argparse.ArgumentParser:
@@ -570,9 +571,23 @@ def _host_guests(host: argparse.ArgumentParser) -> None:
     )
 
 
+def add_setup(parser: argparse.ArgumentParser) -> None:
+    """``--setup KEY=VALUE``: the game's set-up (the terms' ``setup``), each value in JSON."""
+    parser.add_argument(
+        "--setup",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="the game's set-up, VALUE written as JSON (like garnets=[1,0,1,0] or hp=[10,10]), "
+        "checked by the game before anyone joins; each game's keys are in its rules (p2pgenius "
+        "rules GAME)",
+    )
+
+
 def _host_match(host: argparse.ArgumentParser) -> None:
     """The seats, the peers and the options of the match."""
     add_seat(host)
+    add_setup(host)
     host.add_argument(
         "--correspondence",
         action="store_true",

@@ -22,6 +22,7 @@ from p2pgenius.cli.play import (
     listed_setting,
     make_peer,
     match_options,
+    match_setup,
     one_line,
     played,
 )
@@ -190,7 +191,7 @@ async def host_match(
                     entrance,
                     game=args.game,
                     options=options,
-                    setup={},
+                    setup=args.setup,
                     peers=args.peers,
                     seats=args.seat,
                     spectators=args.spectators,
@@ -343,6 +344,9 @@ def run_host(args: argparse.Namespace, out: TextIO) -> int:
     check_seats(args)
     check_partner(args)
     options = match_options(args)
+    args.setup = match_setup(args.game, args.setup)
+    if args.correspondence and args.setup:
+        raise LocalMisuseError("--setup: a match by correspondence plays the game's own set-up")
     if args.correspondence:
         from p2pgenius.cli.correspondence import run_host_mail  # noqa: PLC0415  (only by correspondence)
 

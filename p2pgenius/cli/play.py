@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import json
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -21,11 +22,12 @@ import trio
 from p2pgenius import durations, wording
 from p2pgenius.bots import level_of
 from p2pgenius.bots.driver import BotDriver
+from p2pgenius.canonical import encode
 from p2pgenius.cli.commands import MAX_OPTION_S
 from p2pgenius.cli.terminal import error, interactive
 from p2pgenius.durations import words
-from p2pgenius.errors import LocalMisuseError, P2PGeniusError
-from p2pgenius.games.registry import get_spec, names
+from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
+from p2pgenius.games.registry import get_game, get_spec, names
 from p2pgenius.local_files import TooLargeError, bots_table, read_within
 from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
@@ -157,6 +159,26 @@ def match_options(args: argparse.Namespace) -> dict[str, Any]:
         sealed = " or ".join(name for name in names() if get_spec(name).sealed) or "sealed-move game's"
         raise LocalMisuseError(f"--fast is a {sealed} option")
     return options
+
+
+def match_setup(game: str, given: Sequence[str]) -> dict[str, Any]:
+    """The game's set-up from ``--setup KEY=VALUE`` (each VALUE in JSON; a key given again: the
+    last one), checked by the game's own engine before anyone is asked to join."""
+    setup: dict[str, Any] = {}
+    for text in given:
+        key, sep, value = text.partition("=")
+        try:
+            setup[key] = json.loads(value) if sep and key else None
+        except ValueError:
+            setup[key] = None
+        if setup[key] is None:
+            raise LocalMisuseError(f"--setup {text!r}: KEY=VALUE, the VALUE in JSON (like garnets=[1,0,1,0])")
+    try:
+        get_game(game).initial(setup, {})  # (its words for a value it cannot take come first)
+        encode(setup)
+    except (EncodingError, LocalMisuseError) as exc:
+        raise LocalMisuseError(f"--setup: {exc}") from None
+    return setup
 
 
 def time_limits(game: str, given: Sequence[str], turn: int | None) -> dict[str, int]:

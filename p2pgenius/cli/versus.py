@@ -36,6 +36,7 @@ from p2pgenius.cli.play import (
     held,
     make_peer,
     match_options,
+    match_setup,
     one_line,
     played,
 )
@@ -182,6 +183,7 @@ def run_play(args: argparse.Namespace, out: TextIO) -> int:
     if args.fast is None:  # (a game of sealed choices: the bots choose at once, so need not wait)
         args.fast = get_spec(args.game).sealed
     options = match_options(args)
+    args.setup = match_setup(args.game, args.setup)
     printer = Printer(out, moves=True)
     person = make_peer(args, f"{args.game}-play", 1, printer)
     with held(person.files):
@@ -221,7 +223,12 @@ async def play_match(
         try:
             async with person:
                 await person.host(
-                    listeners[0], game=args.game, options=options, setup={}, peers=args.peers, seats=args.seat
+                    listeners[0],
+                    game=args.game,
+                    options=options,
+                    setup=args.setup,
+                    peers=args.peers,
+                    seats=args.seat,
                 )
         finally:
             bots_playing.cancel_scope.cancel()
