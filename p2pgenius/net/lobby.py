@@ -333,6 +333,7 @@ class Lobby:
             said = self._said = Inbox[LobbyItem](nursery)
             greet = partial(self._greet, said, self.writers or nursery)
             nursery.start_soon(Door(listener).serve, nursery, greet)
+            self.tell(TableShown(self.view(0)), quiet=True)  # (the host's board: how many it waits for)
             changed, backlog = False, None
             while True:
                 # Shown once a batch: a caller that says ready in its handshake is "joined" and

@@ -39,6 +39,8 @@ def waiting_lines(
     lines: list[Line] = [[("class:title", f" {title}")]]
     if state.table is not None and len(state.table.get("names", [])) > 1:  # (a host's: who came)
         lines += _players(_joiners(state.table), hosted=False)
+    if state.table is not None and state.table.get("spectators") is True:
+        lines.append([("class:dim", " Spectators may watch: p2pgenius watch with the same invite")])
     lines.append([])
     if state.invite and own_fingerprint is not None:
         if invite_apart:

@@ -39,7 +39,8 @@ async def test_a_joiners_seat_claim_is_granted_and_everyone_sees_the_lobby(tmp_p
     assert lobby and "starting" in lobby[-1] and "seats p0" in lobby[-1]
     assert any("guest is ready" in line for line in host_log.lines)
     # The host's board is shown the full table as the match starts (quietly).
-    (full,) = [event.lobby for event in told if isinstance(event, TableShown)]
+    opened, full = [event.lobby for event in told if isinstance(event, TableShown)]
+    assert opened["names"] == ["host"] and opened["needed"] == 1 and opened["start"] is False
     assert full["start"] is True and full["names"] == ["host", "guest"] and full["needed"] == 0
 
 
@@ -209,7 +210,8 @@ async def test_a_joiner_whose_host_leaves_the_lobby_is_told_nothing_was_played(t
     said = await join_a_host_that_leaves(host, guest, "hornswoggle", 3, once_it_is_ready)
     assert said.endswith("(the match had not begun: nothing was played)"), said
     tables = [event.lobby for event in told if isinstance(event, TableShown)]
-    assert tables and tables[-1]["names"] == ["host", "guest"] and tables[-1]["you"] == 0
+    assert tables[0]["names"] == ["host"] and tables[0]["needed"] == 2  # (shown as the door opens)
+    assert tables[-1]["names"] == ["host", "guest"] and tables[-1]["you"] == 0
     assert tables[-1]["needed"] == 1 and tables[-1]["ready"] == [True, True]
     assert not any(line.startswith("lobby: ") for line in host_log.lines)
 

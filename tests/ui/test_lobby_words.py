@@ -152,3 +152,8 @@ def test_a_host_s_board_shows_who_is_at_its_table_and_how_many_more(size: tuple[
     assert f"Bob {bob.fingerprint}" in text and "a bot: pirate" in text and "not ready" in text
     peer = table.adapter.peer
     assert peer is not None and peer.identity.fingerprint in text  # (what to tell them, as before)
+    assert "Spectators may watch" not in text
+    table.adapter.net_event(TableShown({**shown, "spectators": True}))
+    assert "Spectators may watch: p2pgenius watch with the same invite" in " ".join(
+        screen_of(table, size).split()
+    )
