@@ -243,3 +243,30 @@ def test_the_set_up_comes_from_setup_options_checked_by_the_game() -> None:
     ):
         with pytest.raises(LocalMisuseError, match=said):
             match_setup(game, given)
+
+
+def test_ctrl_c_on_a_bot_s_match_under_way_says_how_to_carry_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Ctrl-C stops a `--bot` peer mid-match as it always did (exit 130), and says where the match
+    is kept and how to carry on, as the terminal UI does (a second newcomer's try: "error:
+    interrupted" alone)."""
+    import io
+    from argparse import Namespace
+    from types import SimpleNamespace
+
+    from p2pgenius.cli.play import Printer, played
+
+    async def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    files = SimpleNamespace(transcript=tmp_path / "m.p2pt")
+    under_way = SimpleNamespace(view=SimpleNamespace(outcome=None, fault=None), files=files)
+    args = Namespace(bot="", game=None)
+    assert played(args, under_way, interrupted, Printer(io.StringIO(), moves=True)) == 130  # type: ignore[arg-type]
+    said = capsys.readouterr().err
+    kept = f"the match is kept; carry on with: p2pgenius resume {files.transcript}"
+    assert said == f"error: interrupted: {kept}\n"
+    before = SimpleNamespace(view=None, files=files)  # (no match yet: nothing to carry on with)
+    with pytest.raises(KeyboardInterrupt):
+        played(args, before, interrupted, Printer(io.StringIO(), moves=True))  # type: ignore[arg-type]

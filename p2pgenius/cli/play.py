@@ -333,7 +333,14 @@ def played(
     if args.bot is None:
         return in_terminal(args, peer, main, printer)
     settle_heap("start-up")  # (what the command loaded: no full pass walks it mid-match)
-    trio.run(main)
+    try:
+        trio.run(main)
+    except KeyboardInterrupt:
+        session = peer.view
+        if session is None or session.outcome is not None or session.fault is not None:
+            raise  # (nothing to carry on with: the command line says "interrupted")
+        error(f"interrupted: the match is kept; carry on with: p2pgenius resume {peer.files.transcript}")
+        return 130
     return finish(peer, printer)
 
 
