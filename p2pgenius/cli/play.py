@@ -168,11 +168,13 @@ def match_setup(game: str, given: Sequence[str]) -> dict[str, Any]:
     for text in given:
         key, sep, value = text.partition("=")
         try:
-            setup[key] = json.loads(value) if sep and key else None
+            if not (key and sep):
+                raise ValueError(text)
+            setup[key] = json.loads(value)
         except ValueError:
-            setup[key] = None
-        if setup[key] is None:
-            raise LocalMisuseError(f"--setup {text!r}: KEY=VALUE, the VALUE in JSON (like garnets=[1,0,1,0])")
+            raise LocalMisuseError(
+                f"--setup {text!r}: KEY=VALUE, the VALUE in JSON (like garnets=[1,0,1,0])"
+            ) from None
     try:
         get_game(game).initial(setup, {})  # (its words for a value it cannot take come first)
         encode(setup)

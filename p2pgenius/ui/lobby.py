@@ -69,11 +69,11 @@ def waiting_lines(
 
 def _still_to_come(table: Mapping[str, Any] | None) -> str:
     """What a host's table waits for: how many more players, once it knows (its table shown)."""
-    needed = int(table.get("needed", 0) or 0) if table is not None else -1
-    if needed < 0:
+    if table is None:
         return "Waiting for the other players"
-    if table is not None and table.get("start") is True:
+    if table.get("start") is True:
         return "The table is full: the match starts"
+    needed = int(table.get("needed", 0) or 0)
     return f"Waiting for {plural(needed, 'more player')}" if needed else "Waiting for everyone to say ready"
 
 

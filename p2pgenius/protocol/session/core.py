@@ -149,11 +149,11 @@ class Session:
                 "match: the transcript is damaged"
             )
         # Each of our commitments on record took the secret that opens it as the replay took it
-        # in; one held for a stage not reached yet (a choice made early) is opened here, by
+        # in; one still held for a stage not reached yet (a choice made early) is opened here, by
         # nothing else either. A secret with none on record (written just before a crash, its
         # commitment not sent) stays the newest on file, as _take_secrets left it.
         if session.play is not None:
-            for env in (open_envelope(raw, keys) for raw in messages):
+            for env in session.play.backlog:
                 if env.author == me and isinstance(env.msg, Commit):
                     session.play.open_from_file((env.msg.stage, env.msg.seat), env.msg.commitment)
         courier.replay = courier.on_file = None

@@ -23,8 +23,9 @@ from p2pgenius.protocol.session.faults import CheatError, SessionError
 from p2pgenius.protocol.session.phase import Phase, Trigger, advance
 
 Secrets = dict[tuple[int, int], tuple[Plain, bytes]]
-OnFile = dict[tuple[int, int], list[tuple[Plain, bytes]]]
 """(stage, seat) -> (the action, its nonce): our own hidden choices, as committed."""
+OnFile = dict[tuple[int, int], list[tuple[Plain, bytes]]]
+"""(stage, seat) -> every secret the secrets file holds for it, in order (while restoring)."""
 
 
 def _nowhere(env: Envelope) -> None:
