@@ -28,7 +28,7 @@ from p2pgenius.protocol.identity import fingerprint
 
 def lobby_text(lobby: Mapping[str, Any]) -> str:
     """The lobby in one line."""
-    options = ", ".join(f"{k}={v}" for k, v in sorted(lobby["options"].items())) or "default options"
+    options = ", ".join(_option(k, v) for k, v in sorted(lobby["options"].items())) or "default options"
     if lobby.get("setup"):
         options += "; setup " + ", ".join(f"{k}={v}" for k, v in sorted(lobby["setup"].items()))
     people = []
@@ -47,6 +47,13 @@ def lobby_text(lobby: Mapping[str, Any]) -> str:
     start = "; spectators may watch" if lobby.get("spectators") else ""
     start += "; starting" if lobby["start"] else ""
     return f"lobby: {lobby['game']} ({options}): {'; '.join(people)}{waiting}{start}"
+
+
+def _option(name: str, value: object) -> str:
+    """One option of the terms as people read it: ``fast``, ``no fast``, ``turn_seconds 30``."""
+    if value is True or value is False:
+        return name if value else f"no {name}"
+    return f"{name} {value}"
 
 
 # -- the lobby -----------------------------------------------------------------------------------

@@ -164,3 +164,7 @@ def test_a_default_name_is_not_said_twice_and_a_joiner_is_named_by_its_fingerpri
     assert text.count(short) == 1 and f"bob {guest.fingerprint[:9]} (you, not ready)" in text
     assert PeerJoined("bob", guest.public).text == f"bob joined ({guest.fingerprint[:9]})"
     assert PeerJoined(short, host.public).text == f"{short} joined"
+    # The options read as words, not as Python writes a dict's items.
+    assert text.startswith("lobby: duel (fast): ")
+    assert lobby_text(lobby | {"options": {"fast": False}}).startswith("lobby: duel (no fast): ")
+    assert lobby_text(lobby | {"options": {}}).startswith("lobby: duel (default options): ")

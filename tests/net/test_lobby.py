@@ -35,7 +35,7 @@ async def test_a_joiners_seat_claim_is_granted_and_everyone_sees_the_lobby(tmp_p
     assert guest.session is not None and guest.session.my_seats == (0,)
     assert host.session is not None and host.session.my_seats == (1,)
     assert host.session.outcome == guest.session.outcome
-    lobby = [line for line in guest_log.lines if line.startswith("lobby: duel (fast=True)")]
+    lobby = [line for line in guest_log.lines if line.startswith("lobby: duel (fast): ")]
     assert lobby and "starting" in lobby[-1] and "seats p0" in lobby[-1]
     assert any("guest is ready" in line for line in host_log.lines)
     # The host's board is shown the full table as the match starts (quietly).
