@@ -128,6 +128,15 @@ def test_a_match_against_bots_killed_mid_way_is_resumed_with_its_bots(tmp_path: 
     assert "the bots come back to the table" in done.stdout and "result: " in done.stdout
     after = verify(transcript.read_bytes())
     assert after.ok and after.outcome is not None
+    # Resumed again, once it is over: said at once, with its result, and nothing is played or
+    # written (no bots brought back, no door opened).
+    before = transcript.read_bytes()
+    again = run(home, "resume", str(transcript), "--bot", "random")
+    assert again.returncode == 0 and not again.stderr, again.stdout + again.stderr
+    said = again.stdout.splitlines()
+    assert said[0] == f"this match is over; there is nothing to carry on: {transcript}", said
+    assert said[1].startswith("result: ") and "come back" not in again.stdout, said
+    assert transcript.read_bytes() == before
 
 
 @pytest.mark.parametrize(

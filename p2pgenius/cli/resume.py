@@ -18,6 +18,7 @@ from p2pgenius.cli.correspondence import run_resume_mail
 from p2pgenius.cli.host import door
 from p2pgenius.cli.play import (
     Printer,
+    finish,
     ask_number,
     held,
     identity_of,
@@ -168,6 +169,11 @@ def nothing_to_resume(folder: Path, live: list[tuple[Path, str]]) -> str:
 
 def _resume(args: argparse.Namespace, printer: Printer, path: Path, files: Files) -> int:
     peer, main = prepared(args, printer, path, files)
+    session = peer.view
+    if session is not None and (session.finished or session.fault is not None):
+        # (Nothing is owed: no door to open again, nobody to wait for; the result as it ended.)
+        printer.line(f"this match is over; there is nothing to carry on: {path}")
+        return finish(peer, printer)
     if bots_table(path).exists():  # (a match against bots: they come back too)
         return resume_play(args, peer, printer)
     return played(args, peer, main, printer)
