@@ -431,7 +431,7 @@ class TableState:
                 for event in step.events:
                     if isinstance(event, Applied) and observer.match is not None and seat is not None:
                         game = game or frontend(str(observer.terms["game"]) if observer.terms else "")
-                        view = observer.match.game.view(observer.state, seat)
+                        view = self._past_view(session, observer, seat)
                         events = tuple(item for item in event.events if isinstance(item, Mapping))
                         fresh = self._new_events(events, game.replay_number(event.stage, view))
                         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
@@ -443,6 +443,18 @@ class TableState:
         except (P2PGeniusError, LookupError, TypeError, ValueError) as exc:
             self._log(f"(the history stops here: {exc})")
         self._log("-- resumed: the match goes on from here --")
+
+
+    @staticmethod
+    def _past_view(session: SessionView, observer: Session, seat: int) -> Mapping[str, Any]:
+        """The person's seat's view of a state the catch-up replays, with the other seats this
+        machine holds (as :meth:`seat_view` has them: the log says "your partner (p2, bot)" of
+        them before the resume as after it)."""
+        engine = observer.match.game  # type: ignore[union-attr]  (the caller checked it)
+        view = dict(engine.view(observer.state, seat))
+        if len(session.my_seats) > 1:
+            view["partners"] = {s: engine.view(observer.state, s) for s in session.my_seats if s != seat}
+        return view
 
 
 def away_words(away: Mapping[str, tuple[str, str]]) -> str:

@@ -614,3 +614,22 @@ def test_the_status_bar_of_a_match_that_is_over_fits_an_80_column_screen() -> No
         assert "the match is over" in plain(rows)
     wide = plain(table.text.status_lines(200))
     assert "the match is over: you win" in wide and "knocked out" in wide
+
+
+def test_the_log_caught_up_after_a_resume_says_your_partner_as_it_did_before() -> None:
+    """A peer holding a whole Hornswoggle team (a person and its bot partner): the log rebuilt
+    from the transcript at a resume names the partner as the live log did ("your partner (p2,
+    bot)"), not by the name it shares with the person."""
+    from p2pgenius.inmemory import transcript
+    from p2pgenius.ui.table_state import TableState, person_seat
+
+    table = play("hornswoggle", peers=2, seed=3, deterministic=True)
+    session = table.sessions[0]
+    assert len(session.my_seats) == 2
+    person = person_seat(session)
+    partner = next(seat for seat in session.my_seats if seat != person)
+    state = TableState()
+    state.catch_up(session, transcript(table, 0))
+    said = [line for line in state.log if f"(p{partner}" in line or line.startswith(f"p{partner} ")]
+    assert any(line.startswith(f"your partner (p{partner}, bot) places") for line in said), said
+    assert all(f"your partner (p{partner}, bot)" in line for line in said), said
