@@ -49,13 +49,16 @@ def clocks_line(
 ) -> Line:
     """Every seat's clock: time left, and a mark on the running ones; their kind ("turn",
     "round") once if all share it. When that does not fit in ``width``, the names go without
-    the kind; when that does not either, the names are cut short (to 8 letters, then 5, then 3),
-    and left out only when even those do not fit."""
+    the kind; when that does not either, the names are cut short (to 8 letters, then 5, then 3:
+    never so short that two names read alike, "captain 2" and "captain 3"), and left out only
+    when even those do not fit."""
     kinds = {kind for kind, _, _ in readings.values()}
     shared = next(iter(kinds)) if len(kinds) == 1 else ""
     for kind_said, cut in ((True, None), (False, None), (False, 8), (False, 5), (False, 3), (False, 0)):
         line: Line = [("class:label", f" {shared} clocks " if shared and kind_said else " clocks ")]
         short = {seat: name[:cut] if cut is not None else name for seat, name in names.items()}
+        if cut and len(set(short.values())) < len(set(names.values())):
+            continue  # (cut this short, two players would read as one)
         for seat, (kind, left, running) in sorted(readings.items()):
             style = "class:clock.low" if left < 60 else ("class:clock.running" if running else "class:clock")
             mark = glyphs.running if running else glyphs.stopped

@@ -103,3 +103,16 @@ def test_a_forfeit_in_a_game_of_rounds_is_told_by_its_round_not_a_stage(game: st
     table.state.fault = Fault(FaultKind.FORFEIT, other.me, 0, "bob forfeits: no answer", {})
     head = table.text.fault_text().split("\n")[0]
     assert head == "THE MATCH STOPPED (forfeit, in round 1, at step 1)", head
+
+
+def test_names_cut_short_on_the_clock_row_never_read_alike() -> None:
+    # Four bots "captain 1" to "captain 3" and a person: cut to five letters, three clocks read
+    # "capta"; the names go, the seats stay (the board above says who is who).
+    readings = {seat: ("turn", 60.0 - (seat == 3), seat == 3) for seat in range(4)}
+    names = {0: "captain 2", 1: "captain 3", 2: "captain 1", 3: "Margaret"}
+    narrow = plain([clocks_line(readings, names, Glyphs.pick(False), 80)])
+    assert len(narrow) <= 80 and "capt" not in narrow, narrow
+    assert all(f"p{seat} " in narrow for seat in range(4)) and "p3 0:59" in narrow, narrow
+    # Names that stay apart when cut are still cut, as before.
+    apart = {0: "Alexandra", 1: "Bartholomew", 2: "Christopher", 3: "Dominique"}
+    assert "Alexa (p0)" in plain([clocks_line(readings, apart, Glyphs.pick(False), 80)])
