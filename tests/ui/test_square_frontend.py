@@ -104,7 +104,7 @@ def test_a_round_lost_to_a_challenge_says_whose_score_is_whose_when_it_ended() -
     state, _, _ = challenge_beaten()
     text = square_board(MAGIC_SQUARE.view(state, 0))
     assert re.search(
-        r"round 1: bob \(p1\) won \(challenge failed\), bob \(p1\)'s \d+ to your \d+ when it ended", text
+        r"round 1: bob \(p1\) won \(challenge failed\); the points then: bob \(p1\) \d+, you \d+", text
     )
 
 

@@ -183,18 +183,19 @@ def _whose(names: Mapping[int, str], me: int, seat: int) -> str:
 
 def _last_round(last: Mapping[str, Any], names: Mapping[int, str], me: int) -> str:
     """How a round ended, the winner's score first and whose each is: "you won, 81-55 (score):
-    your 81 to bob (p1)'s 55"; after a challenge or a timeout, the scores the numbers placed
-    made when it ended."""
+    your 81 to bob (p1)'s 55"; after a challenge or a timeout, the points the numbers placed
+    made when it ended, said as points ("your 1 to bob's 2" read as the numbers placed)."""
     scores = [int(n) for n in last.get("scores", [0, 0])]
     winner = last.get("winner")
     reason = str(last.get("reason")).replace("_", " ")
     if winner is None:
         return f"a tie, {scores[0]}-{scores[1]}: replayed"
     won, lost = int(winner), 1 - int(winner)
-    whose = f"{_whose(names, me, won)} {scores[won]} to {_whose(names, me, lost)} {scores[lost]}"
     if last.get("reason") in ("score", "not_magic"):
+        whose = f"{_whose(names, me, won)} {scores[won]} to {_whose(names, me, lost)} {scores[lost]}"
         return f"{_who(names, me, won)} won, {scores[won]}-{scores[lost]} ({reason}): {whose}"
-    return f"{_who(names, me, won)} won ({reason}), {whose} when it ended"
+    then = f"{_who(names, me, won)} {scores[won]}, {_who(names, me, lost)} {scores[lost]}"
+    return f"{_who(names, me, won)} won ({reason}); the points then: {then}"
 
 
 def remember_completion(
