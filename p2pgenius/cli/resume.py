@@ -18,8 +18,8 @@ from p2pgenius.cli.correspondence import run_resume_mail
 from p2pgenius.cli.host import door
 from p2pgenius.cli.play import (
     Printer,
-    finish,
     ask_number,
+    finish,
     held,
     identity_of,
     match_files,

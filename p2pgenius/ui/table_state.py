@@ -444,7 +444,6 @@ class TableState:
             self._log(f"(the history stops here: {exc})")
         self._log("-- resumed: the match goes on from here --")
 
-
     @staticmethod
     def _past_view(session: SessionView, observer: Session, seat: int) -> Mapping[str, Any]:
         """The person's seat's view of a state the catch-up replays, with the other seats this
