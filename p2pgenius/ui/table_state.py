@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from p2pgenius import wording
 from p2pgenius.errors import P2PGeniusError
+from p2pgenius.games.base import Game
 from p2pgenius.games.registry import get_spec
 from p2pgenius.net.events import (
     ChatClosed,
@@ -431,7 +432,7 @@ class TableState:
                 for event in step.events:
                     if isinstance(event, Applied) and observer.match is not None and seat is not None:
                         game = game or frontend(str(observer.terms["game"]) if observer.terms else "")
-                        view = self._past_view(session, observer, seat)
+                        view = self._past_view(session, observer.match.game, observer.state, seat)
                         events = tuple(item for item in event.events if isinstance(item, Mapping))
                         fresh = self._new_events(events, game.replay_number(event.stage, view))
                         with contextlib.suppress(LookupError, TypeError, ValueError, AttributeError):
@@ -445,14 +446,13 @@ class TableState:
         self._log("-- resumed: the match goes on from here --")
 
     @staticmethod
-    def _past_view(session: SessionView, observer: Session, seat: int) -> Mapping[str, Any]:
+    def _past_view(session: SessionView, engine: Game[Any, Any], state: Any, seat: int) -> Mapping[str, Any]:
         """The person's seat's view of a state the catch-up replays, with the other seats this
         machine holds (as :meth:`seat_view` has them: the log says "your partner (p2, bot)" of
         them before the resume as after it)."""
-        engine = observer.match.game  # type: ignore[union-attr]  (the caller checked it)
-        view = dict(engine.view(observer.state, seat))
+        view = dict(engine.view(state, seat))
         if len(session.my_seats) > 1:
-            view["partners"] = {s: engine.view(observer.state, s) for s in session.my_seats if s != seat}
+            view["partners"] = {s: engine.view(state, s) for s in session.my_seats if s != seat}
         return view
 
 

@@ -624,7 +624,7 @@ def test_the_log_caught_up_after_a_resume_says_your_partner_as_it_did_before() -
     from p2pgenius.ui.table_state import TableState, person_seat
 
     table = play("hornswoggle", peers=2, seed=3, deterministic=True)
-    session = table.sessions[0]
+    session = table.sessions[0].view
     assert len(session.my_seats) == 2
     person = person_seat(session)
     partner = next(seat for seat in session.my_seats if seat != person)
