@@ -200,10 +200,10 @@ def _lines(out: TextIO, lines: Sequence[RecordLine]) -> None:
             length_words(match),
             verdict_words(match),
         ]
-        if match.match_id in first:  # (another peer's transcript of that match, or a copy)
-            detail.append(f"the same match as line {first[match.match_id]}: counted once")
-        elif match.match_id:
-            first[match.match_id] = number
+        if match.one_match in first:  # (another peer's transcript of that match, or a copy)
+            detail.append(f"the same match as line {first[match.one_match]}: counted once")
+        elif match.one_match:
+            first[match.one_match] = number
         hint = resume_hint(match)
         out.write(f"        {'; '.join(part for part in detail if part)}{f'; {hint}' if hint else ''}\n")
         out.write(f"        {printable(match.path)}\n")

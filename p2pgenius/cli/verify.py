@@ -122,8 +122,11 @@ def bundle_text(
     for m in matches:
         players = ", ".join(f"{printable(p.name)} ({p.fingerprint})" for p in m.players)
         # (names are the players' own: the winner's fingerprint tells two Anns apart)
+        sides = m.sides()  # (before the deal, a forfeit's others won, no seat held)
         won = " and ".join(
-            f"{printable(p.name)} ({p.fingerprint})" for p in m.players if set(p.seats) & set(m.winners)
+            f"{printable(p.name)} ({p.fingerprint})"
+            for p in (sides[0] if sides is not None else m.players)
+            if sides is not None or set(p.seats) & set(m.winners)
         )
         how = printable(m.reason) if m.kind == FINISHED else f"by a fault: {printable(m.reason)}"
         ended = (
@@ -135,9 +138,9 @@ def bundle_text(
         )
         told = f"{m.game}: {ended}; {players}"
         told += f"; {m.unchained} msg record(s) that fail the envelope checks, ignored" if m.unchained else ""
-        if m.proves and m.match_id in counted:
+        if m.proves and m.one_match in counted:
             told += "; the same match as one above: counted once"
-        counted.add(m.match_id)
+        counted.add(m.one_match)
         said = told if m.proves else f"does not prove a result: {printable(m.problem or m.result())}"
         out.write(f"  {'ok ' if m.proves else 'NO '} {printable(m.path)}: {said}\n")
     out.write("what they prove, per player (results signed by every player; a forfeit or a cheat lost):\n")

@@ -38,10 +38,10 @@ from p2pgenius.local_files import PRIVATE, open_own
 from p2pgenius.record.matches import UNREADABLE, Player, RecordLine, read
 from p2pgenius.record.verifying import cores, use_threads
 
-SCHEMA: Final = 5
+SCHEMA: Final = 6
 """The index's layout; an index of another layout is rebuilt (4: what an unfinished match's own
 peer owed, and from when it was late; 5: a file's ``stamp``, its times and inode each, where 4 kept
-their sum)."""
+their sum; 6: each match's joiners' signed ``readies``)."""
 COMPANIONS: Final = (".secrets", ".invite", ".lock", ".stage", ".log", ".tmp", ".mail", ".play")
 """Files that go beside a transcript (``X.p2pt.lock``, ``X.secrets``, a correspondence match's
 ``X.p2pt.mail``...): not listed."""
@@ -65,6 +65,7 @@ FIELDS: Final = (
     "problem",
     "outcome",
     "match_id",
+    "readies",
     "chains",
     "late",
     "late_at",
@@ -103,7 +104,8 @@ class Index:
             "CREATE TABLE IF NOT EXISTS matches (path TEXT PRIMARY KEY, size INTEGER, stamp TEXT,"
             " kind TEXT, verified INTEGER, game TEXT, date TEXT, role TEXT, me INTEGER, players TEXT,"
             " winners TEXT, reason TEXT, fault_peer INTEGER, fault_kind TEXT, steps INTEGER,"
-            " problem TEXT, outcome TEXT, match_id TEXT, chains BLOB, late TEXT, late_at REAL)"
+            " problem TEXT, outcome TEXT, match_id TEXT, readies TEXT, chains BLOB, late TEXT,"
+            " late_at REAL)"
         )
         db.execute("CREATE INDEX IF NOT EXISTS by_date ON matches (date)")
         db.execute(f"PRAGMA user_version = {SCHEMA}")
@@ -201,7 +203,11 @@ class Index:
         """Every line, newest first."""
         try:
             return self._matches()
-        except sqlite3.DatabaseError:  # (damaged since it was opened: read again from the files)
+        except sqlite3.DatabaseError:  # (damaged since it was opened, or in a line its check
+            # passed, text that is no UTF-8: set aside, and read again from the files)
+            self.db.close()
+            self._set_aside()
+            self.db = self._open()
             self.refresh()
             return self._matches()
 
@@ -282,6 +288,7 @@ def _row(match: RecordLine, size: int, stamp: str) -> tuple[Any, ...]:
         match.problem,
         json.dumps(dict(match.outcome), default=str),
         match.match_id,
+        match.readies,
         encode(list(match.chains)),
         match.late,
         match.late_at,
@@ -323,6 +330,7 @@ def _match(row: dict[str, Any]) -> RecordLine:
         problem=row["problem"],
         outcome=json.loads(row["outcome"]),
         match_id=row["match_id"] or "",
+        readies=row["readies"] or "",
         chains=tuple(decode(row["chains"])) if row["chains"] else (),
         late=row["late"] or "",
         late_at=row["late_at"] or 0.0,

@@ -96,6 +96,12 @@ class RecordLine:
     problem: str = ""  # why a file is unreadable
     outcome: Mapping[str, Any] = field(default_factory=dict)
     match_id: str = ""  # the signed terms' hash: one match, whichever peer's transcript this is
+    readies: str = ""
+    """The joiners' signed ``ready`` in its terms, hex, sorted, joined by commas: each a joiner's
+    consent to one match at its host's table (an honest host puts one in one set of terms)."""
+    table: str = ""
+    """Set by :func:`signed_twice` alone: the name of the one match that several sets of terms
+    made from one ``ready`` are ("": this line's terms are the only ones of their readies)."""
     chains: tuple[bytes, ...] = ()
     """Per peer, the first PREFIX bytes of the hash of each of its messages the transcript holds
     (its signed history, as this copy has it)."""
@@ -170,6 +176,12 @@ class RecordLine:
             return [p for index, p in enumerate(self.players) if index != self.fault_peer], lost
         won = [p for p in self.players if set(p.seats) & set(self.winners)]
         return won, [p for p in self.players if p.seats and not set(p.seats) & set(self.winners)]
+
+    @property
+    def one_match(self) -> str:
+        """What names its match in the record, where each counts once: its terms' hash, or the
+        one name of every set of terms its host made of one ``ready`` ("" before the terms)."""
+        return self.table or self.match_id
 
     @property
     def mine(self) -> tuple[int, ...]:
@@ -322,6 +334,7 @@ def from_report(path: str, report: Report, fallback_date: str = "") -> RecordLin
         "game": report.game or "",
         "date": date if isinstance(date, str) and DATED.match(date) else fallback_date,
         "match_id": _match_id(report.terms),
+        "readies": _readies(report.terms),
         "role": role,
         "me": me if type(me) is int and 0 <= me < len(keys) and role != "watch" else None,
         "players": players,
@@ -386,6 +399,15 @@ def _match_id(terms: Mapping[str, Any] | None) -> str:
         return ""
 
 
+def _readies(terms: Mapping[str, Any] | None) -> str:
+    """The joiners' signed readies of ``terms`` (the host's entry is empty), hex, sorted, joined
+    by commas ("" before the terms)."""
+    readies = terms.get("readies") if terms is not None else None
+    if not isinstance(readies, list):
+        return ""
+    return ",".join(sorted(ready.hex() for ready in readies if isinstance(ready, bytes) and ready))
+
+
 def _named_date(path: Path) -> str:
     """When a transcript began, from its file name ("" if the name does not say)."""
     found = NAMED.match(path.name)
@@ -419,7 +441,53 @@ def judged(matches: Iterable[RecordLine], read: Reader = read_copy) -> list[Reco
         if match.match_id:
             groups.setdefault(match.match_id, []).append(match)
     wholes = {key: whole(copies, read) for key, copies in groups.items() if _differ(copies)}
-    return [_as(match, wholes[match.match_id]) if match.match_id in wholes else match for match in lines]
+    lines = [_as(match, wholes[match.match_id]) if match.match_id in wholes else match for match in lines]
+    return signed_twice(lines)
+
+
+def signed_twice(lines: Sequence[RecordLine]) -> list[RecordLine]:
+    """``lines``, those whose terms carry a joiner's ``ready`` that other terms carry too (its
+    host signed two matches with one consent) each carrying the proof: a cheat by the host, and
+    one name for them all (``table``: they count once). An honest host puts a ready in one set of
+    terms and never signs another (it keeps them before they leave: a restart signs no other);
+    a host that did could make "matches" its joiner never saw out of one ready, each forfeited
+    at the coin flip (a ready does not sign the players' names)."""
+    first: dict[str, str] = {}  # a ready -> the first match id seen with it
+    joined: dict[str, str] = {}  # a match id -> one signed with a ready of its (a forest)
+
+    def root(match_id: str) -> str:
+        while match_id in joined:
+            match_id = joined[match_id]
+        return match_id
+
+    for match in lines:
+        for ready in filter(None, match.readies.split(",")) if match.match_id else ():
+            one, other = root(first.setdefault(ready, match.match_id)), root(match.match_id)
+            if one != other:
+                joined[max(one, other)] = min(one, other)
+    named = {match_id: root(match_id) for match_id in {*joined, *joined.values()}}
+    return [_two_terms(match, named[match.match_id]) if match.match_id in named else match for match in lines]
+
+
+def _two_terms(match: RecordLine, table: str) -> RecordLine:
+    """The line of a match whose host signed other terms with one of its readies: its cheat (its
+    side loses, if the seats were dealt; before the deal, it alone), named ``table`` with them."""
+    seats = match.players[0].seats if match.players else ()
+    winners = get_spec(match.game).winners_without(seats) if seats and match.game in names() else ()
+    return replace(
+        match,
+        kind=STOPPED,
+        verified=False,
+        winners=winners,
+        fault_peer=0,
+        fault_kind=FaultKind.CHEAT,
+        reason=(
+            "cheat: the host signed two different sets of terms with one player's ready (its "
+            "consent to one match)"
+        ),
+        table=table,
+        alone=(0, *rank(match)),  # (proven by the terms together, never by one transcript alone)
+    )
 
 
 def _differ(copies: Sequence[RecordLine]) -> bool:
@@ -458,13 +526,14 @@ def once(matches: Iterable[RecordLine], read: Reader = read_copy) -> list[Record
     groups: dict[str, list[RecordLine]] = {}
     out: list[RecordLine | str] = []
     for match in judged(matches, read):
-        if not match.match_id:
+        key = match.one_match  # (terms signed with one ready are one match, and a cheat)
+        if not key:
             out.append(match)
-        elif match.match_id in groups:
-            groups[match.match_id].append(match)
+        elif key in groups:
+            groups[key].append(match)
         else:
-            groups[match.match_id] = [match]
-            out.append(match.match_id)
+            groups[key] = [match]
+            out.append(key)
     return [entry if isinstance(entry, RecordLine) else _written(groups[entry]) for entry in out]
 
 

@@ -31,7 +31,7 @@ from p2pgenius.games.base import state_hash
 from p2pgenius.games.magic_square.bots import ExactPlacementBot, HeuristicSquareBot
 from p2pgenius.games.registry import get_game, get_spec, names
 from p2pgenius.games.spec import GameSpec
-from p2pgenius.inmemory import MemoryTable, play, transcript
+from p2pgenius.inmemory import MemoryTable, play, randomness, transcript
 from p2pgenius.net import transit
 from p2pgenius.net.invite import CHECK_LABEL, PREFIX, Invite, InviteError, MailInvite, parse
 from p2pgenius.protocol import channel_messages, nostr
@@ -46,7 +46,7 @@ from p2pgenius.protocol.observer import replay as replay_transcript
 from p2pgenius.protocol.records import MsgRecord, RejectedRecord
 from p2pgenius.protocol.session import Session
 from p2pgenius.protocol.session.setup import agreement, make_ready
-from p2pgenius.protocol.transcript import judge, read, verify
+from p2pgenius.protocol.transcript import frame, header, judge, read, verify
 from p2pgenius.protocol.union import union
 from p2pgenius.record import bundle
 from p2pgenius.record.matches import once
@@ -1096,6 +1096,55 @@ BUNDLED = ("duel", "duel", "hornswoggle", "magic-square")
 peer 1 wrote it (one match: it counts once), under one name (names may repeat)."""
 
 
+def table_signed_twice() -> dict[str, Any]:
+    """Two sets of terms a host signed with one joiner's ``ready`` (SPEC section 7a, "One ready,
+    one match"): terms that differ in a name alone, each followed by the host's claim that the
+    joiner never opened its coin share and the joiner's forfeit."""
+    ids = [Identity.from_seed(bytes([48, peer]) * 16) for peer in range(2)]
+    keys = [identity.public for identity in ids]
+    salt = hashlib.sha256(b"vector table signed twice").digest()
+    joiner = Session(keys=keys, me=1, identity=ids[1], randomness=randomness(48, 1))
+    ready = joiner.setup.ready(salt, "duel", options={}, setup={}, host_claim=(), claim=())
+    made = []
+    for index, named in enumerate((["ann", "bob"], ["ann", "bob again"])):
+        host = Session(keys=keys, me=0, identity=ids[0], names=named, randomness=randomness(48, 10 + index))
+        host.setup.propose("duel", options={}, setup={}, salt=salt, readies=[None, ready])
+        signed = list(host.flush().records)
+        host.referee.claim_walkaway(1, 121_000)
+        signed += host.flush().records
+        host.referee.forfeit(1, "no answer to a timeout claim")
+        signed += host.flush().records
+        made.append(header(keys, 0) + b"".join(frame(r) for r in signed))
+    alone = [verify(data) for data in made]
+    assert all(r.fault is not None and r.fault.peer == 1 and r.fault.stage == -2 for r in alone)
+    lines, tallies = bundle.prove([(f"terms-{n}.p2pt", data) for n, data in enumerate(made)])
+    assert all(line.fault_kind == "cheat" and line.fault_peer == 0 for line in lines)
+    assert len(once(lines)) == 1
+    return {
+        "description": "two sets of terms its host signed with one joiner's ready (SPEC section "
+        "7a, 'One ready, one match'): 'transcripts' (hex) are the host's, each its terms (the same "
+        "ready, the same salt, the players' names differing), its claim that the joiner did not "
+        "open its coin share and the joiner's forfeit; 'ready' is the joiner's signature both terms "
+        "carry; 'alone' is what each proves by itself (a forfeit before the deal by peer 1); "
+        "'together' what they prove read together: a cheat by peer 0 (the host), counted as one "
+        "match; 'record' the matches won, lost and drawn per key",
+        "ready": ready["signature"].hex(),
+        "transcripts": [data.hex() for data in made],
+        "terms": [hashlib.sha256(encode(r.terms)).hexdigest() for r in alone],
+        "alone": [{"fault": "forfeit", "peer": 1, "before_the_deal": True} for _ in alone],
+        "together": {"fault": "cheat", "peer": 0, "counted": 1},
+        "record": [
+            {
+                "key": key.hex(),
+                "games": {
+                    g: dict(zip(("won", "lost", "drawn"), n, strict=True)) for g, n in tally.games.items()
+                },
+            }
+            for key, tally in sorted(tallies.items())
+        ],
+    }
+
+
 def bundles(tables: dict[str, tuple[MemoryTable, int]]) -> tuple[bytes, dict[str, Any]]:
     """A bundle (SPEC section 7a) of the games' vector matches, and what it proves per player."""
     entries, seen = [], dict.fromkeys(BUNDLED, 0)
@@ -1400,6 +1449,7 @@ def everything() -> dict[str, bytes]:
     files["copies.json"] = dump(copies(tables))
     files["bundle.bin"], proven = bundles(tables)
     files["bundle.json"] = dump(proven)
+    files["tables.json"] = dump(table_signed_twice())
     files["game-steps.json"] = dump(game_steps())
     files["mailbox.json"] = dump(mailbox_letters())
     return files

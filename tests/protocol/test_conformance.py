@@ -911,6 +911,31 @@ def test_a_bundle_reads_as_section_7a_says_and_proves_its_record() -> None:
     assert record == expected
 
 
+def test_one_ready_in_two_sets_of_terms_is_one_match_and_its_hosts_cheat() -> None:
+    # Section 7a, "One ready, one match": each transcript alone is a forfeit before the deal by
+    # the joiner; read together, the joiner's one ready in two different terms proves the host's
+    # cheat, and they count as one match: the host (peer 0) alone lost.
+    vector = load("tables.json")
+    terms_ids, keys, forfeits = [], None, []
+    for raw in (bytes.fromhex(data) for data in vector["transcripts"]):
+        _, match, _ = read_transcript(raw)
+        keys = keys or match.keys
+        assert match.keys == keys and bytes.fromhex(vector["ready"]) in match.terms["readies"]
+        terms_ids.append(h(encode(match.terms)).hex())
+        forfeits.append(match.kinds[-1] == "forfeit" and 1 not in match.shares)  # (never dealt)
+    assert terms_ids == vector["terms"] and len(set(terms_ids)) == 2 and all(forfeits)
+    assert [case["peer"] for case in vector["alone"]] == [1, 1]
+    assert keys is not None and vector["together"] == {"fault": "cheat", "peer": 0, "counted": 1}
+    record = {key.hex(): [0, 0, 0] for key in keys}  # before the deal, the one at fault alone lost
+    for peer, key in enumerate(keys):
+        record[key.hex()][1 if peer == vector["together"]["peer"] else 0] += 1
+    expected = {
+        entry["key"]: [entry["games"]["duel"][n] for n in ("won", "lost", "drawn")]
+        for entry in vector["record"]
+    }
+    assert record == expected
+
+
 # -- protocol/games.md: every worked example, read out of the document ---------------------------
 # Only the document is read here: its marked blocks, its schemas (a validator of the subset of JSON
 # Schema it uses) and the encoding its section 4 describes, written without p2pgenius.canonical. No
@@ -1173,6 +1198,7 @@ CHECKED: dict[str, Callable[..., None]] = {
     "copies.json": test_copies_of_one_match_merge_into_the_union_the_vector_gives,
     "bundle.json": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
     "bundle.bin": test_a_bundle_reads_as_section_7a_says_and_proves_its_record,
+    "tables.json": test_one_ready_in_two_sets_of_terms_is_one_match_and_its_hosts_cheat,
     "game-steps.json": test_each_game_step_hashes_validates_and_keeps_the_documented_order_and_phases,
     "mailbox.json": test_mailbox_letters_read_as_section_4e_says,
 }
