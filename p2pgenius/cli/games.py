@@ -37,6 +37,7 @@ from p2pgenius.net.invite import MailInvite
 from p2pgenius.net.invite import parse as parse_invite
 from p2pgenius.net.keystore import account_identities
 from p2pgenius.net.mail_state import LOBBY, OVER, PLAYING, SUFFIX, MailState, load
+from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.mailbox import Mailbox
 from p2pgenius.record.matches import NAMED, UNFINISHED, UNREADABLE, RecordLine
 from p2pgenius.wording import printable
@@ -132,7 +133,7 @@ def listed(
             continue  # (no match: a damaged or foreign file, which history lists)
         if line.me is None and line.path not in by_path:
             continue  # (a match others played)
-        key = line.match_id or line.path
+        key = line.one_match or line.path
         held = chosen.get(key)
         if held is None or _preferred(line, held, by_path):
             chosen[key] = line
@@ -175,7 +176,9 @@ def _entry(line: RecordLine, mail: Mail | None, now: float, hint: Callable[[Reco
         return replace(base, role=mail.state.role, problem=f"its transcript cannot be read: {line.problem}")
     state = mail.state
     followed = _followed(replace(base, role=state.role or line.role), mail)
-    if over:
+    if over and not (state.phase == PLAYING and line.fault_kind == FaultKind.CONTESTED):
+        # (A copy an observer reads as contested, while this side plays on: a forfeit of it that
+        # it refused, whose author never saw its answer. The match is not over for it.)
         return replace(followed, result=line.result(now), ending=line.ending(now))
     if state.phase == OVER:
         return replace(followed, result=state.result or "over")

@@ -33,7 +33,7 @@ from p2pgenius.net import DEFAULT_GRACE_S
 from p2pgenius.net.keystore import account_identities, check_name, claim_identity, config_dir, load_identity
 from p2pgenius.net.lobby import DeclinedError
 from p2pgenius.net.peer import Files, Peer, PeerGoneError, warm_now
-from p2pgenius.protocol.events import Applied, Event
+from p2pgenius.protocol.events import Applied, Event, FaultKind
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.protocol.session.setup import group_of
@@ -122,7 +122,7 @@ def finish(peer: Peer, printer: Printer, *, personal: bool = True, by_name: bool
         return 1
     from p2pgenius.cli.recorded import remember  # noqa: PLC0415  (sqlite: only now)
 
-    remember(peer.files.transcript)  # (the record, kept up to date as matches end)
+    recorded = remember(peer.files.transcript)  # (the record, kept up to date as matches end)
     # A failure is explained in one line on standard error (the command line's contract).
     if session.outcome is None and session.fault is None:
         error(f"the match did not finish; carry on with: p2pgenius resume {peer.files.transcript}")
@@ -130,6 +130,10 @@ def finish(peer: Peer, printer: Printer, *, personal: bool = True, by_name: bool
     if session.fault is not None:
         error(f"the match stopped: {session.fault.reason}")
         printer.line(f"transcript (evidence): {peer.files.transcript}")
+        if recorded is not None and recorded.fault_kind == FaultKind.CONTESTED:
+            # (What this peer saw is not what its copy proves to anyone who reads it: a forfeit
+            # of ours, refused here, whose author never named our answer. Said, not hidden.)
+            printer.line(f"on the record: {recorded.result()}; this match counts for nobody")
         return 1
     assert session.outcome is not None
     outcome, spec = session.outcome, get_spec(str(session.game_name))

@@ -26,15 +26,17 @@ def matches_folder() -> Path:
     return config_dir() / "matches"
 
 
-def remember(where: Path | str) -> None:
-    """Put a match that just ended in the record (a failure here loses nothing: ``history``
-    reads the transcript itself later)."""
+def remember(where: Path | str) -> RecordLine | None:
+    """Put a match that just ended in the record, and return its line as the record reads it
+    (None if it is kept elsewhere or the record could not take it: a failure here loses nothing,
+    ``history`` reads the transcript itself later)."""
     path = Path(where)
     if path.parent.resolve() != matches_folder().resolve():
-        return  # (a transcript kept elsewhere, --transcript PATH: not in the record)
+        return None  # (a transcript kept elsewhere, --transcript PATH: not in the record)
     failures = (OSError, sqlite3.Error, UnsafeFileError)
     with contextlib.suppress(*failures), Index(index_path(), matches_folder()) as index:
-        index.add(path)
+        return index.add(path)
+    return None
 
 
 def mine(lines: Sequence[RecordLine]) -> list[RecordLine]:

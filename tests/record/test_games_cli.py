@@ -24,9 +24,10 @@ from p2pgenius.cli.games import Listing, Mail, ago, as_json, listed, text_line, 
 from p2pgenius.cli.main import main
 from p2pgenius.inmemory import play, transcript
 from p2pgenius.net.mail_state import LOBBY, OVER, PLAYING, MailState, Next
+from p2pgenius.protocol.events import FaultKind
 from p2pgenius.protocol.identity import Identity, fingerprint
 from p2pgenius.protocol.transcript import records
-from p2pgenius.record.matches import FINISHED, UNFINISHED, Player, RecordLine
+from p2pgenius.record.matches import FINISHED, STOPPED, UNFINISHED, Player, RecordLine
 from tests.record.conftest import cut
 
 SEED = 11  # (this account is peer 0 of every match the module plays: tests/record/conftest.py)
@@ -311,6 +312,19 @@ def test_the_record_says_the_result_once_a_correspondence_match_is_over() -> Non
     assert (first.transcript, first.result) == ("/m/b.p2pt", "Ann won")
     assert (second.transcript, second.result, second.ending) == ("/m/a.p2pt", "won", "surrender")
     assert not first.open and not second.open
+
+
+def test_a_match_played_on_is_listed_as_played_whatever_an_observer_reads_of_its_copy() -> None:
+    # The other side sent a forfeit of this side's seat, which this side's visit refused, and
+    # played on: an observer reads the copy as contested (the forfeit and its answer crossed),
+    # but the match is not over, and it is this side's move.
+    contested = record("/m/a.p2pt", STOPPED, fault_kind=FaultKind.CONTESTED, fault_peer=None)
+    playing = Mail("/m/a.p2pt", state(role="host", phase=PLAYING, next=Next(who=["you"], mine=True)))
+    (entry,) = listed([contested], [playing], now=NOW)
+    assert entry.open and entry.result is None and entry.your_move is True, entry
+    over = Mail("/m/a.p2pt", state(role="host", phase=OVER, result="stopped"))
+    (entry,) = listed([contested], [over], now=NOW)
+    assert not entry.open and entry.result is not None
 
 
 def test_a_lobby_and_a_state_whose_transcript_is_gone() -> None:
