@@ -1,16 +1,21 @@
 """A loser's last words: a timeout claim and a forfeit of the winner's seat, sent at once, with no
 grace period waited and not naming the winner's answer, and then nothing. The winner's own peer
-refuses the forfeit, claims the silent loser and forfeits it: it saw a forfeit by the loser. Its
-copy, read by anyone, holds the loser's forfeit and the answer it crossed, and reads contested
-(two peers, no trusted clock: nobody can tell that the forfeit came early). The winner is told
-so as the match ends, not only the forfeit it saw (docs/security.md, "What a transcript still
-cannot prove")."""
+refuses the forfeit, claims the silent loser and forfeits it: it saw a forfeit by the loser.
+
+What the winner's copy proves, read by anyone: where the loser owed a decision of that same stage
+itself, on a clock that ran out no later (the duel's simultaneous turns), its forfeit is refused
+(an honest peer plays its own timeout before it claims another's), and the copy proves the
+loser's forfeit. Where only the winner owed (a turn of its own), nothing signed tells the loser's
+early forfeit from one sent after the grace period, and the copy reads contested (two peers, no
+trusted clock): the winner is told so as the match ends, not only the forfeit it saw
+(docs/security.md, "What a transcript still cannot prove")."""
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,9 +23,10 @@ from p2pgenius.bots.driver import BotDriver, plain
 from p2pgenius.cli.play import Printer, finish
 from p2pgenius.net.peer import Files
 from p2pgenius.protocol.events import FaultKind
-from p2pgenius.protocol.session import Fault, SessionView
+from p2pgenius.protocol.session import Fault, Session, SessionView
 from p2pgenius.protocol.transcript import frame, header, verify
-from tests.protocol.test_clocks import Pair
+from p2pgenius.record.verifying import verify_copies
+from tests.protocol.test_clocks import Pair, ms_setup
 from tests.record.conftest import account_of
 
 
@@ -32,33 +38,67 @@ class Ended:
     files: Files
 
 
-def test_the_winner_of_a_forfeit_the_record_reads_contested_is_told_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    pair = Pair("duel", {"fast": True})
-    winner = pair.seat_peer(0)
+def last_words(pair: Pair, winner: Session, decision: Any, seat: int) -> tuple[bytes, bytes]:
+    """The winner decides ``decision`` for ``seat`` (None: it has, already), which the loser
+    never reads; the loser claims and forfeits that seat at once and stops; the winner refuses
+    it, then claims and forfeits the loser's next decision. Both copies."""
     me = winner.me
     assert me is not None
     loser = pair.s[1 - me]
-    seat, theirs = winner.my_seats[0], loser.my_seats[0]
-    winner.submit(seat, plain(BotDriver("random", 1).choose("duel", winner.state, seat)), ms=1000)
-    pair.records[me] += winner.flush().records  # (its commit, on its way: never read)
+    if decision is not None:
+        winner.submit(seat, decision, ms=1000)
+        pair.records[me] += winner.flush().records  # (on its way: never read)
     loser.referee.claim_timeout(seat, 130_000)
     loser.referee.forfeit(seat, "no answer to a timeout claim")
-    for raw in loser.flush().messages:  # (its last words; then it walks away)
+    sent = loser.flush()
+    pair.records[1 - me] += sent.records
+    for raw in sent.messages:  # (its last words; then it walks away)
         winner.receive(raw)
+    theirs = next(s for s in winner.owed() if s not in winner.my_seats)
     winner.referee.claim_timeout(theirs, 70_000)
     pair.records[me] += winner.flush().records
     winner.referee.forfeit(theirs, "no answer to a timeout claim")
     pair.records[me] += winner.flush().records
-    events = winner.take_events()
-    assert any(isinstance(e, Fault) and e.kind == FaultKind.FORFEIT and e.peer == loser.me for e in events)
-    copy = header(winner.keys, me) + b"".join(frame(r) for r in pair.records[me])
-    assert verify(copy).fault.kind == FaultKind.CONTESTED  # type: ignore[union-attr]
+    assert any(
+        isinstance(e, Fault) and e.kind == FaultKind.FORFEIT and e.peer == loser.me
+        for e in winner.take_events()
+    )
+    own = header(winner.keys, me) + b"".join(frame(r) for r in pair.records[me])
+    other = header(loser.keys, 1 - me) + b"".join(frame(r) for r in pair.records[1 - me])
+    return own, other
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "the-minute"])
+def test_last_words_at_a_turn_both_owed_prove_the_losers_forfeit(fast: bool) -> None:
+    pair = Pair("duel", {"fast": fast})
+    winner = pair.seat_peer(0)
+    seat, me = winner.my_seats[0], winner.me or 0
+    decision = plain(BotDriver("random", 1).choose("duel", winner.state, seat))
+    if not fast:  # (its choice in, and its minute's choice standing: its final is what crosses)
+        winner.submit(seat, decision, ms=1000)
+        pair.pump()
+        winner.choices.finalize(seat)
+    loser = pair.s[1 - me]
+    own, other = last_words(pair, winner, decision if fast else None, seat)
+    for report in (verify(own), verify_copies([own, other])):
+        assert report.fault is not None and report.fault.kind == FaultKind.FORFEIT, report.summary
+        assert report.fault.peer == loser.me, report.summary
+    alone = verify(other)  # (its forfeit refused: its copy proves nothing)
+    assert alone.fault is None and alone.outcome is None, alone.summary
+
+
+def test_the_winner_of_a_forfeit_the_record_reads_contested_is_told_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The Magic Square's first decision is the lead's alone (who places first: the loser, here).
+    pair = Pair("magic-square", {"round_seconds": 60}, ms_setup())
+    winner = pair.seat_peer(0)
+    own, _ = last_words(pair, winner, {"type": "order", "first": 1}, 0)
+    assert verify(own).fault.kind == FaultKind.CONTESTED  # type: ignore[union-attr]
 
     folder = account_of(tmp_path, monkeypatch, 0)
-    path = folder / "20261207-120000-000000-duel-host.p2pt"
-    path.write_bytes(copy)
+    path = folder / "20261207-120000-000000-magic-square-host.p2pt"
+    path.write_bytes(own)
     ended = Ended(winner.view, Files(path, path.with_suffix(".secrets")))
     assert finish(ended, Printer(sys.stdout, moves=False)) == 1  # type: ignore[arg-type]
     said = capsys.readouterr()
