@@ -45,7 +45,7 @@ from p2pgenius.net.mail_state import LOBBY, OVER, PLAYING, MailState, Next
 from p2pgenius.net.match_loop import Decide, Report
 from p2pgenius.protocol import channel_messages as wire
 from p2pgenius.protocol.bodies import SETUP, Disclosure, End
-from p2pgenius.protocol.clocks import Clocks, Due, patience
+from p2pgenius.protocol.clocks import MAX_ALLOWANCE_S, Clocks, Due, patience
 from p2pgenius.protocol.events import SAID
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.machine import MatchMachine, Step
@@ -491,8 +491,8 @@ class Visit:
 
     def _conceded(self, fresh: Sequence[bytes]) -> bool:
         """A forfeit of one of our seats among what was read, which our own clocks say we earned
-        (away past the seat's clock and our grace period, or owing on the grace period for longer
-        than it, see :meth:`_spent`): the match is over for this side, told and kept in the
+        (away past the seat's clock, or owing on the grace period for longer than the match's
+        longest time limit, see :meth:`_spent`): the match is over for this side, told and kept in the
         state, and nothing more is taken or signed (its author's copy proves the forfeit; ours
         stops before it, and the record judges the copies together). A forfeit our clocks do not
         back is taken as a live peer takes one: refused, and the match goes on."""
@@ -540,19 +540,23 @@ class Visit:
         return not any(isinstance(event, Rejected) for event in copy.receive(raw))
 
     def _spent(self, stage: int, seat: int, now: float) -> bool:
-        """Whether, by our own clocks, ``seat`` (a peer, before the deal) may have owed at
-        ``stage`` past its clock and the grace period: on its running clock, the time since the
-        stage began here past the clock and the grace; else (a debt on the grace period, which
-        falls due when another side's letter comes: after our last visit, or we would have paid
-        it) the time since our last visit past the grace period."""
+        """Whether, by our own clocks, ``seat`` (a peer, before the deal) may have been claimed
+        and forfeited at ``stage`` by a side that kept the rules, whatever its grace period (each
+        side's is its own, and may be short): on its running clock, the time since the stage
+        began here past the clock and the lag allowance (no honest claim comes sooner, and a
+        forfeit may follow it as soon as its author's grace allows); else (a debt on the grace
+        period, which falls due when another side's letter comes: after our last visit, or we
+        would have paid it) the time since our last visit past the match's longest time limit.
+        Our own grace period is not the measure: a side back past its clock was late, and a
+        forfeit it refused would leave the match over for the other side and going on for it."""
         machine = self.machine
         assert machine is not None
         view = machine.session.clocks().get(seat) if stage != SETUP else None
         if view is not None and view.running and stage == machine.clocks.stage_number:
-            return machine.clocks.own_elapsed() >= view.left_ms / 1000 + self.grace_s
-        # (claimed a grace period and the longest time limit after it fell due, which was after
-        # our last visit, and forfeited a grace period later: no honest forfeit comes sooner)
-        return now - self.state.visited >= 2 * self.grace_s + patience(machine.session, self.grace_s)
+            return machine.clocks.own_elapsed() >= view.left_ms / 1000 + MAX_ALLOWANCE_S
+        # (claimed no sooner than the longest time limit after it fell due, which was after our
+        # last visit, and forfeited no sooner than that: no honest forfeit comes sooner)
+        return now - self.state.visited >= patience(machine.session, 0.0)
 
     async def _decide_all(self) -> None:
         """Follow the match: deadlines that have passed, then every decision asked, until

@@ -183,3 +183,48 @@ def test_a_player_who_vanishes_owing_the_move_on_its_clock_forfeits(tmp_path: Pa
     assert report.fault is not None and (report.fault.kind, report.fault.peer) == ("forfeit", ann), (
         report.summary
     )
+
+
+def test_a_player_back_past_its_clock_concedes_a_forfeit_made_with_a_shorter_grace(tmp_path: Path) -> None:
+    # Each side's grace period is its own. bob looks in, sees his turn begin, and leaves without
+    # moving (`later`); ann, who looks in every hour with a grace of an hour, claims his move a
+    # day later and forfeits him an hour after that. bob comes back hours past his day (his
+    # clock counted from when he saw the turn begin), well inside his own grace of a day: he was
+    # late all the same, and is told he was forfeited, not left playing a match ann has ended.
+    from p2pgenius.net.correspondence import PostponedError
+
+    relay = RealRelay(tmp_path)
+    ann, bob = sides = duel(tmp_path, relay.url)
+    clock = FakeClock()
+
+    async def later(*_: object) -> object:
+        raise PostponedError("later")
+
+    async def play() -> None:
+        await days(sides, [[8], [20]], clock, grace_s=DAY, span=range(2))
+        clock.at = START + 2 * DAY + 8 * HOUR
+        await ann.run(now=clock, grace_s=HOUR)
+        clock.at = START + 2 * DAY + 20 * HOUR
+        visit = bob.visit(now=clock, grace_s=DAY)
+        visit.decide = later  # type: ignore[assignment]
+        try:
+            await visit.run()
+        finally:
+            visit.files.close()
+            visit.files.release()
+        assert not bob.over and bob.state.next.mine, bob.lines[-3:]
+        for hour in range(1, 30):  # (ann, every hour from then on, until the match is over for her)
+            clock.at = START + 2 * DAY + (20 + hour) * HOUR
+            if not ann.over:
+                await ann.run(now=clock, grace_s=HOUR)
+        assert ann.over, (ann.lines[-6:], ann.state.next, bob.lines[-4:])
+        clock.at = START + 3 * DAY + 23 * HOUR  # (bob: hours past his clock, under his grace)
+        await bob.run(now=clock, grace_s=DAY)
+
+    try:
+        trio.run(play)
+    finally:
+        relay.stop()
+    forfeited(ann)
+    assert bob.over and any("ann forfeited you" in line for line in bob.lines), bob.lines[-3:]
+    assert bob.state.result.startswith("you forfeited"), bob.state.result
