@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import secrets
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -197,14 +198,21 @@ def _visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState
         # choose as it did on the last, turn after turn).
         decide = BotDriver(args.bot, secrets.randbits(31), delay=args.pace).decide
     else:
-        from p2pgenius.ui.prompt import LinePrompt  # noqa: PLC0415  (the UI: only for a person)
+        from p2pgenius.ui.prompt import LinePrompt, discard_typed_ahead  # noqa: PLC0415  (a person's)
 
         typed = sys.stdin.isatty()
-        decide = LinePrompt(out, ascii_only=bool(getattr(args, "ascii", False)), echo=not typed).decide
+        ahead = partial(discard_typed_ahead, sys.stdin.fileno()) if typed else lambda: False
+        decide = LinePrompt(
+            out, ascii_only=bool(getattr(args, "ascii", False)), echo=not typed, typed_ahead=ahead
+        ).decide
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
     carrier = Carrier(identity, Mailbox(invite.mailbox), state.relays)
     trip = Visit(carrier, files, state, name, decide, printer.event, printer.line, grace(args, state))
-    trio.run(lambda: trip.run(stay=bool(getattr(args, "stay", False))))
+    try:
+        trio.run(lambda: trip.run(stay=bool(getattr(args, "stay", False))))
+    except KeyboardInterrupt:  # (what was signed is written before it is sent: nothing is lost)
+        error(f"interrupted: the match is kept; carry on with: p2pgenius resume {path}")
+        return 130
     return _told(trip, printer)
 
 

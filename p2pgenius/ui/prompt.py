@@ -61,6 +61,9 @@ class LinePrompt:
     ascii_only: bool = False
     width: int = 80
     echo: bool = False
+    typed_ahead: Callable[[], bool] = lambda: False
+    """Discards what was typed before the prompt, saying whether there was any (a terminal's:
+    a move typed while a ``--stay`` visit waited would answer a later question unseen)."""
 
     def say(self, text: str) -> None:
         self.out.write(in_lines(text) + "\n")
@@ -68,6 +71,8 @@ class LinePrompt:
 
     async def ask(self, prompt: str) -> str:
         """One line typed after ``prompt`` (PostponedError at the end of input, or ``later``)."""
+        if self.typed_ahead():
+            self.say("(what was typed while nothing was asked is set aside: type it again at the question)")
         try:
             text = await trio.to_thread.run_sync(self.read, prompt)
         except EOFError:
@@ -116,3 +121,18 @@ class LinePrompt:
                 "yes",
             ):
                 return parsed.action
+
+
+def discard_typed_ahead(fd: int) -> bool:
+    """Discard what a terminal ``fd`` holds unread (typed before a question was asked); whether
+    it held anything. A terminal that cannot tell (or no terminal): nothing discarded."""
+    import select  # noqa: PLC0415  (a terminal's alone)
+    import termios  # noqa: PLC0415
+
+    try:
+        waiting = bool(select.select([fd], [], [], 0)[0])
+        if waiting:
+            termios.tcflush(fd, termios.TCIFLUSH)
+    except (OSError, ValueError, termios.error):
+        return False
+    return waiting

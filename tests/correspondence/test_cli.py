@@ -193,3 +193,35 @@ def test_the_relays_of_a_match_come_from_the_option_the_variable_the_file_or_the
         chosen_mailboxes(Namespace(mailbox=["http://x"]))
     with pytest.raises(LocalMisuseError, match=r"1 to 8 relays, not 9"):
         chosen_mailboxes(Namespace(mailbox=[f"wss://r{n}.example" for n in range(9)]))
+
+
+def test_ctrl_c_on_a_staying_visit_says_how_to_carry_on(tmp_path: Path) -> None:
+    """Ctrl-C on `resume --stay` (a newcomer's try: `error: interrupted` alone, where a live
+    match's says where it is kept): exit 130, the match kept, the command that carries on."""
+    import signal
+    import time
+
+    ann = Path(os.environ["P2PGENIUS_HOME"]) / "matches" / "ann.p2pt"
+    ann.parent.mkdir(parents=True, exist_ok=True)
+    with local_relay(tmp_path) as url:
+        hosted = p2pgenius("host", "duel", "--correspondence", "--mailbox", url, "--transcript", str(ann))
+        assert last_line(hosted).endswith("waiting for 1 more player")
+        staying = subprocess.Popen(
+            [sys.executable, "-m", "p2pgenius", "resume", str(ann), "--stay"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert staying.stdout is not None
+            for line in staying.stdout:  # (its first visit done: it waits for the next)
+                if "waiting for 1 more player" in line:
+                    break
+            time.sleep(0.5)
+            staying.send_signal(signal.SIGINT)
+            _, err = staying.communicate(timeout=60)
+        finally:
+            staying.kill()
+    assert staying.returncode == 130, err
+    assert err.strip() == f"error: interrupted: the match is kept; carry on with: p2pgenius resume {ann}", err
