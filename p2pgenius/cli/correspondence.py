@@ -198,12 +198,16 @@ def _visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState
         # choose as it did on the last, turn after turn).
         decide = BotDriver(args.bot, secrets.randbits(31), delay=args.pace).decide
     else:
-        from p2pgenius.ui.prompt import LinePrompt, discard_typed_ahead  # noqa: PLC0415  (a person's)
+        from p2pgenius.ui.prompt import LinePrompt, discard_typed_ahead, memory_of  # noqa: PLC0415
 
-        typed = sys.stdin.isatty()
+        typed = sys.stdin.isatty()  # (the UI's line prompt: only for a person)
         ahead = partial(discard_typed_ahead, sys.stdin.fileno()) if typed else lambda: False
         decide = LinePrompt(
-            out, ascii_only=bool(getattr(args, "ascii", False)), echo=not typed, typed_ahead=ahead
+            out,
+            ascii_only=bool(getattr(args, "ascii", False)),
+            echo=not typed,
+            typed_ahead=ahead,
+            memory=partial(memory_of, path),
         ).decide
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
     carrier = Carrier(identity, Mailbox(invite.mailbox), state.relays)

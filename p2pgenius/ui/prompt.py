@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
 import trio
@@ -29,6 +30,7 @@ KEYS = (
     ("(Tab lists them)", "(? lists them)"),
     ("press Tab for the legal moves", "type ? for the legal moves"),
     ("(F2: the whole rules page)", "(p2pgenius rules: the whole rules page)"),
+    ("  (Up/Down: older/newer turns)", ""),
 )
 """The screen's keys, as the board and the questions name them, and what does it here."""
 
@@ -64,6 +66,9 @@ class LinePrompt:
     typed_ahead: Callable[[], bool] = lambda: False
     """Discards what was typed before the prompt, saying whether there was any (a terminal's:
     a move typed while a ``--stay`` visit waited would answer a later question unseen)."""
+    memory: Callable[[SessionView], Mapping[str, Any] | None] = lambda session: None
+    """What the game's front end keeps of the match so far, as the screen's would (the duel's
+    turn history marks each gesture that completed a spell from it)."""
 
     def say(self, text: str) -> None:
         self.out.write(in_lines(text) + "\n")
@@ -101,6 +106,7 @@ class LinePrompt:
             hints=False,
             mine=session.my_seats,
             width=self.width,
+            memory=self.memory(session),
         )
         self.say(plain(front.board(request)))
         question = front.question(view, seat, names)
@@ -136,3 +142,17 @@ def discard_typed_ahead(fd: int) -> bool:
     except (OSError, ValueError, termios.error):
         return False
     return waiting
+
+
+def memory_of(transcript: Path, session: SessionView) -> Mapping[str, Any] | None:
+    """What a screen's front end would have kept of the match in ``transcript`` so far (read as
+    a resumed screen catches up: :meth:`~p2pgenius.ui.table_state.TableState.catch_up`)."""
+    from p2pgenius.ui.table_state import TableState  # noqa: PLC0415  (a person's visit alone)
+
+    try:
+        data = transcript.read_bytes()
+    except OSError:
+        return None
+    state = TableState()
+    state.catch_up(session, data)
+    return state.memory

@@ -1,0 +1,78 @@
+"""The plain-lines prompt of a visit by correspondence: a move typed while a visit waits
+(``--stay``: nothing asked for seconds) is set aside at the next question, never taken as its
+answer unseen (a newcomer's try: a placement typed ahead answered a question two later, `place>
+d2 already holds 3`); the duel's turn history marks the gestures that cast a spell, as the
+screen's does, and names no key a plain prompt does not have."""
+
+from __future__ import annotations
+
+import io
+import os
+import pty
+import select
+
+from pathlib import Path
+
+import trio
+
+from p2pgenius.inmemory import play, transcript
+from p2pgenius.ui.frontends import BoardRequest, frontend
+from p2pgenius.ui.lines import plain
+from p2pgenius.ui.prompt import LinePrompt, discard_typed_ahead, in_lines, memory_of, seat_view
+
+
+def test_a_terminals_type_ahead_is_discarded_and_said() -> None:
+    leader, follower = pty.openpty()
+    try:
+        assert discard_typed_ahead(follower) is False  # (nothing typed: nothing said)
+        os.write(leader, b"d2\n")
+        assert select.select([follower], [], [], 1.0)[0]  # (the line is there to be read)
+        assert discard_typed_ahead(follower) is True
+        assert not select.select([follower], [], [], 0.05)[0]  # (and gone)
+    finally:
+        os.close(leader)
+        os.close(follower)
+
+
+def test_a_question_after_type_ahead_says_it_was_set_aside_and_reads_afresh() -> None:
+    out, asked = io.StringIO(), []
+
+    def read(prompt: str) -> str:
+        asked.append(prompt)
+        return "b3"
+
+    prompt = LinePrompt(out, read=read, typed_ahead=lambda: True)
+    assert trio.run(prompt.ask, "place> ") == "b3" and asked == ["place> "]
+    assert "set aside: type it again" in out.getvalue()
+    quiet = io.StringIO()
+    assert trio.run(LinePrompt(quiet, read=read).ask, "place> ") == "b3" and quiet.getvalue() == ""
+
+
+def test_the_turn_history_marks_what_cast_a_spell_as_the_screen_does(tmp_path: Path) -> None:
+    table = play("duel", seed=5, deterministic=True, max_rounds=60)
+    session = table.sessions[0].view
+    path = tmp_path / "m.p2pt"
+    path.write_bytes(transcript(table, 0))
+    seat = session.my_seats[0]
+    view = seat_view(session, seat)
+    assert view is not None
+    names = {s: session.names[p] for s, p in enumerate(session.owner)}
+
+    def board(memory: object) -> str:
+        request = BoardRequest(
+            "duel",
+            view,
+            names,
+            ascii_only=False,
+            hints=False,
+            mine=session.my_seats,
+            memory=memory,  # type: ignore[arg-type]
+        )
+        return in_lines(plain(frontend("duel").board(request)))
+
+    remembered = memory_of(path, session)
+    assert remembered and remembered.get("casts"), remembered
+    marked, bare = board(remembered), board(None)
+    assert "* " in marked and "* " not in bare.split("Turns")[-1], marked
+    assert "Up/Down" not in marked  # (no such keys at a prompt of plain lines)
+    assert memory_of(tmp_path / "gone.p2pt", session) is None
