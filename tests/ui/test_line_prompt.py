@@ -10,7 +10,6 @@ import io
 import os
 import pty
 import select
-
 from pathlib import Path
 
 import trio
