@@ -500,19 +500,10 @@ class Visit:
         assert machine is not None
         session, now = machine.session, self.now()
         for index, raw in enumerate(fresh):
-            with contextlib.suppress(EncodingError, IndexError, TypeError, ValueError):
-                value = decode(raw)
-                body, author = value[5], int(value[2])
-                if not (isinstance(body, list) and len(body) == 4 and body[0] == "forfeit"):
-                    continue
-                stage, seat, reason = int(body[1]), int(body[2]), str(body[3])
-                ours = seat == session.me if stage == SETUP else seat in session.my_seats
-                if (
-                    ours
-                    and author != session.me
-                    and self._spent(stage, seat, now)
-                    and self._owed(fresh[:index], raw)
-                ):
+            forfeit = forfeit_of_ours(raw, session)
+            if forfeit is not None:
+                author, stage, seat, reason = forfeit
+                if self._spent(stage, seat, now) and self._owed(fresh[:index], raw):
                     by = session.names[author] if author < len(session.names) else f"peer {author}"
                     said = f"{by} forfeited you: {printable(reason)} (you were away past your time)"
                     self.say(said)
@@ -776,8 +767,28 @@ async def peek(carrier: Carrier, transcript: Path, state: MailState) -> str | No
         words.append("the result is in")
     for event in events:
         if isinstance(event, TimeoutClaimed) and event.seat in session.my_seats:
-            words.append(f"{session.names[event.author]} claims p{event.seat}'s time ran out")
+            words.append(f"{session.names[event.author]} claims your time ran out (p{event.seat})")
+    # (a forfeit of ours is not taken by a peek, which a live peer would refuse: the visit judges
+    # it by our clocks, conceding or refusing it; said here, not left to the next visit)
+    authors = sorted({f[0] for f in (forfeit_of_ours(raw, session) for raw in fresh) if f is not None})
+    words += [
+        f"{session.names[a]} says you forfeited (your next visit checks it by your clocks)" for a in authors
+    ]
     return "; ".join(words)
+
+
+def forfeit_of_ours(raw: bytes, session: Session) -> tuple[int, int, int, str] | None:
+    """(author, stage, seat, reason) of ``raw`` if it is another peer's forfeit of one of our
+    seats (of our peer, before the deal), read loosely: nothing about it is checked here."""
+    with contextlib.suppress(EncodingError, IndexError, TypeError, ValueError):
+        value = decode(raw)
+        body, author = value[5], int(value[2])
+        if isinstance(body, list) and len(body) == 4 and body[0] == "forfeit":
+            stage, seat, reason = int(body[1]), int(body[2]), str(body[3])
+            ours = seat == session.me if stage == SETUP else seat in session.my_seats
+            if ours and author != session.me and 0 <= author < len(session.names):
+                return author, stage, seat, reason
+    return None
 
 
 def _lobby_news(letters: Sequence[Letter], me: bytes, state: MailState) -> str | None:

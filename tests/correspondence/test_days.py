@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from p2pgenius.net.correspondence import Offer
+from p2pgenius.net.correspondence import Carrier, Offer, peek
 from p2pgenius.protocol.events import TimeoutClaimSent
 from p2pgenius.protocol.session import TimeoutClaimed
 from p2pgenius.protocol.transcript import verify
 from p2pgenius.record.matches import STOPPED, read
-from tests.correspondence.tables import Game, RealRelay, Side, check_finished, table
+from tests.correspondence.tables import Game, RealRelay, Side, check_finished, mailbox, table
 from tests.nostr.relays import local_relay_missing
 
 pytestmark = pytest.mark.skipif(local_relay_missing() is not None, reason=str(local_relay_missing()))
@@ -218,6 +218,12 @@ def test_a_player_back_past_its_clock_concedes_a_forfeit_made_with_a_shorter_gra
             if not ann.over:
                 await ann.run(now=clock, grace_s=HOUR)
         assert ann.over, (ann.lines[-6:], ann.state.next, bob.lines[-4:])
+        # `games` (a peek: nothing written) tells bob before he visits, in his words.
+        state = bob.state
+        carrier = Carrier(bob.identity, mailbox(bob), state.relays, wait_s=10)
+        said = await peek(carrier, bob.path, state)
+        assert said is not None and "ann says you forfeited" in said, said
+        assert "ann claims your time ran out" in said, said
         clock.at = START + 3 * DAY + 23 * HOUR  # (bob: hours past his clock, under his grace)
         await bob.run(now=clock, grace_s=DAY)
 
