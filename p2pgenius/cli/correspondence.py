@@ -24,7 +24,17 @@ from p2pgenius.cli.terminal import error
 from p2pgenius.errors import LocalMisuseError
 from p2pgenius.games.registry import get_spec
 from p2pgenius.local_files import PRIVATE, replace
-from p2pgenius.net.correspondence import POLL_S, Carrier, Decide, Offer, Visit, Watch, joined, new_table
+from p2pgenius.net.correspondence import (
+    POLL_S,
+    Carrier,
+    Decide,
+    Offer,
+    Visit,
+    Watch,
+    joined,
+    limits_words,
+    new_table,
+)
 from p2pgenius.net.files import Files
 from p2pgenius.net.invite import MAX_MAIL_RELAYS, MailInvite, relay_url_problem
 from p2pgenius.net.invite import parse as parse_invite
@@ -105,8 +115,9 @@ def run_host_mail(args: argparse.Namespace, options: dict[str, Any], out: TextIO
     state.save(path)
     invite = parse_invite(state.invite)
     printer = Printer(out, moves=True)
+    limits = limits_words(args.game, offer.options)
     printer.line(
-        f"a {args.game} match by correspondence, through {_relays(len(relays))}: {', '.join(relays)}"
+        f"a {args.game} match by correspondence{limits}, through {_relays(len(relays))}: {', '.join(relays)}"
     )
     printer.line(f"fingerprint: {identity.fingerprint}")
     printer.line("invite, to send to whoever joins (it carries the relays, this host's key and the mailbox):")

@@ -26,7 +26,7 @@ import hmac
 import math
 import secrets as random_source
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -34,6 +34,7 @@ from typing import Any, Final
 import trio
 
 from p2pgenius.canonical import decode, encode
+from p2pgenius.durations import words
 from p2pgenius.errors import EncodingError, LocalMisuseError, P2PGeniusError
 from p2pgenius.games.catalog import find
 from p2pgenius.games.registry import get_spec
@@ -378,7 +379,8 @@ class Visit:
             lobby["coin"], lobby["expected"] = nonce.hex(), encode(expected).hex()
             said = hello(self.name, self.invite.token, self.identity.public)
             lobby["said"] = [said.hex(), wire.ready(ready).hex()]
-            lobby["at"] = f"ready at {table['names'][0]}'s table for {table['game']}"
+            limits = limits_words(str(table["game"]), table["options"])
+            lobby["at"] = f"ready at {table['names'][0]}'s table for {table['game']}{limits}"
             self.state.game = str(table["game"])
             self.state.save(self.files.transcript)  # (the coin share kept before it is committed)
         if "said" in lobby and not lobby.get("posted"):
@@ -775,6 +777,21 @@ async def peek(carrier: Carrier, transcript: Path, state: MailState) -> str | No
         f"{session.names[a]} says you forfeited (your next visit checks it by your clocks)" for a in authors
     ]
     return "; ".join(words)
+
+
+def limits_words(game: str, options: Mapping[str, Any]) -> str:
+    """A match's time limits in words, after its game's name: " (2d a turn)", " (16d a round,
+    2d a challenge)" ("" for a game without them, or options no engine takes)."""
+    try:
+        spec = get_spec(game)
+        said = []
+        for option in spec.time_options:
+            seconds = int(options.get(option.name, option.seconds))
+            kind = option.name.removesuffix("_seconds").replace("_", " ")
+            said.append(f"{words(seconds)} a {kind}")
+    except (LookupError, TypeError, ValueError, AttributeError):
+        return ""
+    return f" ({', '.join(said)})" if said else ""
 
 
 def forfeit_of_ours(raw: bytes, session: Session) -> tuple[int, int, int, str] | None:

@@ -67,12 +67,14 @@ def test_host_join_and_visits_from_the_command_line(tmp_path: Path) -> None:
         )
         assert last_line(hosted) == "sent to 1 of 1 relays; waiting for 1 more player"
         assert "through 1 relay: " in hosted.stdout
+        assert hosted.stdout.startswith("a duel match by correspondence (2d a turn), through 1 relay")
         invite = re.search(r"p2pgenius join (p2pgenius://\S+)", hosted.stdout)
         assert invite is not None
         assert ann.with_suffix(".invite").read_text().split()[-1] == invite.group(1)
         # The joiner is a person (the same account: it plays under the account's second key).
         joined = p2pgenius("join", invite.group(1), "--name", "bob", "--transcript", str(bob))
         assert last_line(joined) == "sent to 1 of 1 relays; waiting for the host to start the match"
+        assert "ready at ann's table for duel (2d a turn)\n" in joined.stdout  # (its time limits told)
         started = p2pgenius("resume", str(ann), "--bot")
         assert "the table is full (ann, bob): the match starts" in started.stdout
         assert LAST.match(last_line(started))
