@@ -98,6 +98,7 @@ def unfinished_one(printer: Printer) -> Path:
             (live if playing else unfinished).append((candidate, report.game or "a match"))
     if not unfinished:
         raise LocalMisuseError(nothing_to_resume(folder, live))
+    unfinished.sort(key=lambda found: _changed(found[0]), reverse=True)  # (newest first, as games)
     if len(unfinished) > 1 and interactive():
         return choose(unfinished, live, printer)
     if len(unfinished) > 1:
@@ -146,7 +147,8 @@ def by_mail(folder: Path) -> list[tuple[Path, str]]:
         except LocalMisuseError:
             continue
         if state is not None and state.phase != OVER:
-            found.append((transcript, f"{state.game or 'a match'} by correspondence"))
+            told = f"; {state.next.words}" if state.next.words else ""  # (whose move: as last left)
+            found.append((transcript, f"{state.game or 'a match'} by correspondence{told}"))
     return found
 
 

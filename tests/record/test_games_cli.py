@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import io
 import json
+import os
 import re
 import time
 from dataclasses import replace
@@ -383,3 +384,23 @@ def test_the_text_shows_the_newest_finished_and_says_how_many_more() -> None:
     assert len(text) == 2 + games.SHOWN_FINISHED
     assert text[-1] == "  and 5 more finished: `p2pgenius history` lists them all"
     assert [entry.transcript for entry in entries] == [f"/m/{day:02d}.p2pt" for day in range(25, 0, -1)]
+
+
+def test_resume_lists_unfinished_matches_newest_first_and_says_whose_move(
+    account: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (a newcomer's try: resume's list came oldest first, two duels by mail alike but for a date)
+    older, newer = (
+        account / "20261201-100000-000000-duel-host.p2pt",
+        account / "20261202-100000-000000-duel-join.p2pt",
+    )
+    state(role="host", phase=PLAYING, next=Next(who=["bob"], words="bob's move next")).save(older)
+    state(role="join", phase=PLAYING, next=Next(who=["me"], mine=True, words="your move next")).save(newer)
+    os.utime(older.with_name(older.name + ".mail"), (1_000_000_000, 1_000_000_000))
+    assert main(["resume"]) == 2
+    said = capsys.readouterr().err.splitlines()
+    assert said[0] == "error: 2 unfinished matches; choose one:", said
+    assert said[1].startswith(f"  p2pgenius resume {newer}   (duel by correspondence; your move next, "), said
+    assert said[2].startswith(f"  p2pgenius resume {older}   (duel by correspondence; bob's move next, "), (
+        said
+    )
