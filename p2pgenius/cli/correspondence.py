@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import secrets
 import sys
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -42,6 +43,7 @@ from p2pgenius.net.keystore import account_identities, check_name, config_dir
 from p2pgenius.net.mail_state import OVER, MailState, load, state_path
 from p2pgenius.protocol.identity import Identity
 from p2pgenius.protocol.mailbox import Mailbox
+from p2pgenius.protocol.session import SessionView
 from p2pgenius.protocol.transcript import verify
 from p2pgenius.wording import printable
 
@@ -209,15 +211,15 @@ def _visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState
         # choose as it did on the last, turn after turn).
         decide = BotDriver(args.bot, secrets.randbits(31), delay=args.pace).decide
     else:
-        from p2pgenius.ui.prompt import LinePrompt, discard_typed_ahead, memory_of  # noqa: PLC0415
+        from p2pgenius.ui.prompt import LinePrompt, discard_unasked  # noqa: PLC0415
 
         typed = sys.stdin.isatty()  # (the UI's line prompt: only for a person)
-        ahead = partial(discard_typed_ahead, sys.stdin.fileno()) if typed else lambda: False
+        unasked = partial(discard_unasked, sys.stdin.fileno()) if typed else lambda: False
         decide = LinePrompt(
             out,
             ascii_only=bool(getattr(args, "ascii", False)),
             echo=not typed,
-            typed_ahead=ahead,
+            unasked=unasked,
             memory=partial(memory_of, path),
         ).decide
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
@@ -302,3 +304,17 @@ def run_watch_mail(args: argparse.Namespace, invite: MailInvite, out: TextIO) ->
     printer.line(f"{session.signed_log.taken} messages, each checked; transcript: {files.transcript}")
     printer.line(report.summary)
     return 0 if report.ok or not watch.over else 1
+
+
+def memory_of(transcript: Path, session: SessionView) -> Mapping[str, Any] | None:
+    """What a screen's front end would have kept of the match in ``transcript`` so far (read as
+    a resumed screen catches up: :meth:`~p2pgenius.ui.table_state.TableState.catch_up`)."""
+    from p2pgenius.ui.table_state import TableState  # noqa: PLC0415  (a person's visit alone)
+
+    try:
+        data = transcript.read_bytes()
+    except OSError:
+        return None
+    state = TableState()
+    state.catch_up(session, data)
+    return state.memory

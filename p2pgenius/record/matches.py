@@ -472,19 +472,11 @@ def signed_twice(lines: Sequence[RecordLine]) -> list[RecordLine]:
 def _two_terms(match: RecordLine, table: str) -> RecordLine:
     """The line of a match whose host signed other terms with one of its readies: its cheat (its
     side loses, if the seats were dealt; before the deal, it alone), named ``table`` with them."""
-    seats = match.players[0].seats if match.players else ()
-    winners = get_spec(match.game).winners_without(seats) if seats and match.game in names() else ()
-    return replace(
+    return cheat_by(
         match,
-        kind=STOPPED,
-        verified=False,
-        winners=winners,
-        fault_peer=0,
-        fault_kind=FaultKind.CHEAT,
-        reason=(
-            "cheat: the host signed two different sets of terms with one player's ready (its "
-            "consent to one match)"
-        ),
+        0,
+        "cheat: the host signed two different sets of terms with one player's ready (its consent "
+        "to one match)",
         table=table,
         alone=(0, *rank(match)),  # (proven by the terms together, never by one transcript alone)
     )
@@ -630,6 +622,17 @@ def split(one: RecordLine, other: RecordLine) -> tuple[int, int] | None:
 def _equivocation(match: RecordLine, author: int, number: int) -> RecordLine:
     """The line two disagreeing copies make: ``author`` signed two messages numbered ``number``,
     proof of cheating (its side loses, if the seats were dealt)."""
+    return cheat_by(
+        match,
+        author,
+        f"cheat: two copies of this match hold two different messages numbered {number} from peer "
+        f"{author}, each signed by it (two histories of one match)",
+    )
+
+
+def cheat_by(match: RecordLine, author: int, reason: str, **more: Any) -> RecordLine:
+    """``match`` stopped by ``author``'s cheat, which its signed messages prove (``reason``): its
+    side loses if the seats were dealt, else it alone (``more``: other fields of the line)."""
     seats = match.players[author].seats if author < len(match.players) else ()
     winners = get_spec(match.game).winners_without(seats) if seats and match.game in names() else ()
     return replace(
@@ -638,9 +641,7 @@ def _equivocation(match: RecordLine, author: int, number: int) -> RecordLine:
         verified=False,
         winners=winners,
         fault_peer=author,
-        fault_kind="cheat",
-        reason=(
-            f"cheat: two copies of this match hold two different messages numbered {number} from peer "
-            f"{author}, each signed by it (two histories of one match)"
-        ),
+        fault_kind=FaultKind.CHEAT,
+        reason=reason,
+        **more,
     )

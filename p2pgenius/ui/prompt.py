@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TextIO
 
 import trio
@@ -63,7 +62,7 @@ class LinePrompt:
     ascii_only: bool = False
     width: int = 80
     echo: bool = False
-    typed_ahead: Callable[[], bool] = lambda: False
+    unasked: Callable[[], bool] = lambda: False
     """Discards what was typed before the prompt, saying whether there was any (a terminal's:
     a move typed while a ``--stay`` visit waited would answer a later question unseen)."""
     memory: Callable[[SessionView], Mapping[str, Any] | None] = lambda session: None
@@ -76,7 +75,7 @@ class LinePrompt:
 
     async def ask(self, prompt: str) -> str:
         """One line typed after ``prompt`` (PostponedError at the end of input, or ``later``)."""
-        if self.typed_ahead():
+        if self.unasked():
             self.say("(what was typed while nothing was asked is set aside: type it again at the question)")
         try:
             text = await trio.to_thread.run_sync(self.read, prompt)
@@ -129,7 +128,7 @@ class LinePrompt:
                 return parsed.action
 
 
-def discard_typed_ahead(fd: int) -> bool:
+def discard_unasked(fd: int) -> bool:
     """Discard what a terminal ``fd`` holds unread (typed before a question was asked); whether
     it held anything. A terminal that cannot tell (or no terminal): nothing discarded."""
     import select  # noqa: PLC0415  (a terminal's alone)
@@ -142,17 +141,3 @@ def discard_typed_ahead(fd: int) -> bool:
     except (OSError, ValueError, termios.error):
         return False
     return waiting
-
-
-def memory_of(transcript: Path, session: SessionView) -> Mapping[str, Any] | None:
-    """What a screen's front end would have kept of the match in ``transcript`` so far (read as
-    a resumed screen catches up: :meth:`~p2pgenius.ui.table_state.TableState.catch_up`)."""
-    from p2pgenius.ui.table_state import TableState  # noqa: PLC0415  (a person's visit alone)
-
-    try:
-        data = transcript.read_bytes()
-    except OSError:
-        return None
-    state = TableState()
-    state.catch_up(session, data)
-    return state.memory

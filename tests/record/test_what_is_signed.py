@@ -121,71 +121,47 @@ def test_a_forfeit_is_a_loss_for_the_seat_that_forfeited_and_a_cut_match_counts_
     assert against == {"duel": [0, 1, 0]}
 
 
-def minted(salt: bytes, names: list[list[str]]) -> list[bytes]:
-    """What a host holding one joiner's signed ``ready`` (from its lobby) can sign alone: for
-    each of ``names``, terms of that table naming the players so, then its claim that the joiner
-    never opened its coin share, then the joiner's forfeit (the joiner never saw any of them)."""
-    from p2pgenius.protocol.identity import Identity
-    from p2pgenius.protocol.session import Session
-
-    ids = [Identity.from_seed(bytes([SEED, peer]) * 16) for peer in range(2)]
-    keys = [identity.public for identity in ids]
-    joiner = Session(keys=keys, me=1, identity=ids[1])
-    ready = joiner.setup.ready(salt, "duel", options={}, setup={}, host_claim=(), claim=())
-    made = []
-    for named in names:
-        host = Session(keys=keys, me=0, identity=ids[0], names=named)
-        host.setup.propose("duel", options={}, setup={}, salt=salt, readies=[None, ready])
-        signed = list(host.flush().records)
-        host.referee.claim_walkaway(1, 121_000)
-        signed += host.flush().records
-        host.referee.forfeit(1, "no answer to a timeout claim")
-        signed += host.flush().records
-        made.append(header(keys, 0) + b"".join(frame(r) for r in signed))
-    return made
-
-
 def test_one_ready_makes_one_match_however_many_terms_its_host_signs(
-    account: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # One joiner's ready, three sets of terms made with it (the names changed: a ready does not
-    # sign them), each a forfeit of the joiner at the coin flip. Alone, each proves it (the
-    # documented limit: a forfeit is its claimant's word); together, the host's signed terms
-    # with one ready prove its cheat, and they count as one match, a loss for the host.
-    salt = bytes([77]) * 32
-    forged = minted(salt, [["alice", "bob"], ["alice", "bob1"], ["alice", "bob2"]])
+    # One joiner's ready, two sets of terms made with it (a name changed: a ready does not sign
+    # the names), each a forfeit of the joiner at the coin flip: protocol/vectors/tables.json,
+    # whose host is this account. Alone, each proves the forfeit (the documented limit: a
+    # forfeit is its claimant's word); together, the host's signed terms with one ready prove its
+    # cheat, and they count as one match, a loss for the host, wherever they are read.
+    from tests.record.conftest import account_of
+
+    vector = json.loads((VECTORS / "tables.json").read_text())
+    forged = [bytes.fromhex(data) for data in vector["transcripts"]]
+    (tmp_path / "home").mkdir()
+    account = account_of(tmp_path / "home", monkeypatch, 48)  # (the vector's host: peer 0 of seed 48)
     assert all(verify(data).fault is not None and verify(data).fault.peer == 1 for data in forged)  # type: ignore[union-attr]
     (account / "20260101-120000-000000-duel-host.p2pt").write_bytes(forged[0])
     alone = record(capsys)
     assert [m["result"] for m in alone["matches"]] == ["won: bob forfeited"], alone["matches"]
-    for number, data in enumerate(forged[1:], start=2):
-        (account / f"2026010{number}-120000-000000-duel-host.p2pt").write_bytes(data)
+    (account / "20260102-120000-000000-duel-host.p2pt").write_bytes(forged[1])
     listed = record(capsys)
     assert {m["result"] for m in listed["matches"]} == {"lost: you cheated"}, listed["matches"]
     assert mine(listed)["matches"] == 1 and mine(listed)["rating"] < 1500
+    host = fingerprint(next(iter(records(forged[0])))[2]["peers"][0])
     # A bundle of one of them names who won the forfeit at the coin flip (no seat was dealt),
     # as its tally counts it, not "nobody won".
     one = tmp_path / "one.bundle"
     one.write_bytes(bundle.write([("one.p2pt", forged[0])]))
     assert main(["verify", str(one)]) == 0
     said = capsys.readouterr().out
-    assert f"duel: alice ({fingerprint(header_keys(forged[0])[0])}) won (by a fault: forfeit" in said, said
-    # A third party's bundle of the three: one match, the host's loss.
-    out = tmp_path / "minted.bundle"
-    out.write_bytes(bundle.write([(f"{n}.p2pt", data) for n, data in enumerate(forged)]))
-    assert main(["verify", str(out), "--json"]) == 0
-    tallies = {p["fingerprint"]: p["games"]["duel"] for p in json.loads(capsys.readouterr().out)["record"]}
-    host_key = header_keys(forged[0])[0]
-    assert tallies[fingerprint(host_key)] == {"won": 0, "lost": 1, "drawn": 0}, tallies
-    # The account's own bundle of it carries every set of terms (one alone proves no cheat).
+    assert f"duel: ann ({host}) won (by a fault: forfeit" in said, said
+    # A third party's bundle of both, and the account's own (which carries every set: one alone
+    # proves no cheat): one match, the host's loss.
+    both = tmp_path / "both.bundle"
+    both.write_bytes(bundle.write([(f"{n}.p2pt", data) for n, data in enumerate(forged)]))
     own = tmp_path / "own.bundle"
     assert main(["export", "--bundle", str(own)]) == 0
     capsys.readouterr()
-    assert len(bundle.read(own.read_bytes())) == 3
-    assert main(["verify", str(own), "--json"]) == 0
-    tallies = {p["fingerprint"]: p["games"]["duel"] for p in json.loads(capsys.readouterr().out)["record"]}
-    assert tallies[fingerprint(host_key)] == {"won": 0, "lost": 1, "drawn": 0}, tallies
-
-
-def header_keys(data: bytes) -> list[bytes]:
-    return list(next(iter(records(data)))[2]["peers"])
+    assert len(bundle.read(own.read_bytes())) == 2
+    for made in (both, own):
+        assert main(["verify", str(made), "--json"]) == 0
+        tallies = {
+            p["fingerprint"]: p["games"]["duel"] for p in json.loads(capsys.readouterr().out)["record"]
+        }
+        assert tallies[host] == {"won": 0, "lost": 1, "drawn": 0}, tallies

@@ -14,19 +14,20 @@ from pathlib import Path
 
 import trio
 
+from p2pgenius.cli.correspondence import memory_of
 from p2pgenius.inmemory import play, transcript
 from p2pgenius.ui.frontends import BoardRequest, frontend
 from p2pgenius.ui.lines import plain
-from p2pgenius.ui.prompt import LinePrompt, discard_typed_ahead, in_lines, memory_of, seat_view
+from p2pgenius.ui.prompt import LinePrompt, discard_unasked, in_lines, seat_view
 
 
 def test_a_terminals_type_ahead_is_discarded_and_said() -> None:
     leader, follower = pty.openpty()
     try:
-        assert discard_typed_ahead(follower) is False  # (nothing typed: nothing said)
+        assert discard_unasked(follower) is False  # (nothing typed: nothing said)
         os.write(leader, b"d2\n")
         assert select.select([follower], [], [], 1.0)[0]  # (the line is there to be read)
-        assert discard_typed_ahead(follower) is True
+        assert discard_unasked(follower) is True
         assert not select.select([follower], [], [], 0.05)[0]  # (and gone)
     finally:
         os.close(leader)
@@ -40,7 +41,7 @@ def test_a_question_after_type_ahead_says_it_was_set_aside_and_reads_afresh() ->
         asked.append(prompt)
         return "b3"
 
-    prompt = LinePrompt(out, read=read, typed_ahead=lambda: True)
+    prompt = LinePrompt(out, read=read, unasked=lambda: True)
     assert trio.run(prompt.ask, "place> ") == "b3" and asked == ["place> "]
     assert "set aside: type it again" in out.getvalue()
     quiet = io.StringIO()
