@@ -59,23 +59,28 @@ def _named(names: Mapping[int, str], seat: int) -> str:
     return f"{name} (p{seat})" if name else f"p{seat}"
 
 
-def tell(session: SessionView, event: Event) -> list[Told]:
-    """What ``event`` of ``session`` says, line by line (nothing for events that say nothing)."""
+def tell(session: SessionView, event: Event, *, named: bool = False) -> list[Told]:
+    """What ``event`` of ``session`` says, line by line (nothing for events that say nothing);
+    ``named``: the moves name each seat's player ("ann (p0)"), else the seat alone ("p0")."""
     names = session.names
     if isinstance(event, SeatsDealt):
         return [Told(SEATS, _seats_words(session, event))]
     if isinstance(event, Applied):
         if session.terms is None:
             return []
-        spec = get_spec(session.terms["game"])
-        return [Told(MOVE, spec.words(item)) for item in event.events if isinstance(item, dict)]
+        spec, owner = get_spec(session.terms["game"]), session.owner
+
+        def who(seat: int) -> str:
+            return f"{names[owner[seat]]} (p{seat})" if named and 0 <= seat < len(owner) else f"p{seat}"
+
+        return [Told(MOVE, spec.words(item, who)) for item in event.events if isinstance(item, dict)]
     if isinstance(event, TimeoutClaimed | ClaimDisputed):
         return [Told(TIMEOUT, time_words(session, event))]
     if isinstance(event, ChatReceived):
         return [Told(CHAT, f"{names[event.author]}: {event.text}")]
     if isinstance(event, Rejected):
-        who = "a peer" if event.author is None else names[event.author]
-        return [Told(REFUSED, f"refused a message from {who}: {event.reason}")]
+        sender = "a peer" if event.author is None else names[event.author]
+        return [Told(REFUSED, f"refused a message from {sender}: {event.reason}")]
     if isinstance(event, Fault):
         by = "" if event.peer is None else f" by {names[event.peer]}"
         return [Told(FAULT, f"match stopped ({event.kind}{by}): {event.reason}")]

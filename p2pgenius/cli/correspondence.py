@@ -213,6 +213,7 @@ def _visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState
     else:
         from p2pgenius.ui.prompt import LinePrompt, discard_unasked  # noqa: PLC0415
 
+        printer.named = True  # (a person reads the moves by its players' names, as the board says them)
         typed = sys.stdin.isatty()  # (the UI's line prompt: only for a person)
         unasked = partial(discard_unasked, sys.stdin.fileno()) if typed else lambda: False
         decide = LinePrompt(

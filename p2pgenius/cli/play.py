@@ -79,10 +79,11 @@ class Printer:
     SHOWN = (wording.CHAT, wording.REFUSED, wording.FAULT)
     """What is printed always; with ``moves``, the seats and the moves too."""
 
-    def __init__(self, out: TextIO, *, moves: bool, prefix: str = "") -> None:
+    def __init__(self, out: TextIO, *, moves: bool, prefix: str = "", named: bool = False) -> None:
         self.out = out
         self.moves = moves
         self.prefix = prefix
+        self.named = named  # (the moves name each seat's player: a person's visit by correspondence)
         self.last_events: list[Any] = []  # the events of the last stage applied
         self.held: list[str] = []  # lines for the screen, once it shows (printed now, it would hide them)
         self.sink: Callable[[str], None] | None = None
@@ -105,7 +106,7 @@ class Printer:
             self.last_events = events
             if seen and events[: len(seen)] == seen:
                 event = replace(event, events=tuple(events[len(seen) :]))
-        for told in wording.tell(session, event):
+        for told in wording.tell(session, event, named=self.named):
             if told.kind in self.SHOWN or (self.moves and told.kind == wording.SEATS):
                 self.line(told.text)
             elif self.moves and told.kind == wording.MOVE:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import pty
+import re
 import select
 from pathlib import Path
 
@@ -76,3 +77,30 @@ def test_the_turn_history_marks_what_cast_a_spell_as_the_screen_does(tmp_path: P
     assert "* " in marked and "* " not in bare.split("Turns")[-1], marked
     assert "Up/Down" not in marked  # (no such keys at a prompt of plain lines)
     assert memory_of(tmp_path / "gone.p2pt", session) is None
+
+
+def test_a_persons_visit_names_the_players_in_the_moves_a_bots_says_seats() -> None:
+    # (a newcomer's try: a visit printed `p0 casts Shield (left hand) at p0` under a board that
+    # says `ann (p0)`; a bot's visit and demo keep the seats, as scripts read them)
+    import io as text
+
+    from p2pgenius.cli.play import Printer
+    from p2pgenius.protocol.events import Applied
+    from p2pgenius.protocol.observer import replay
+    from p2pgenius.protocol.session import Session
+    from p2pgenius.protocol.transcript import read
+
+    table = play("duel", seed=5, deterministic=True, max_rounds=60)
+    session = table.sessions[0]
+    watcher = Session(keys=list(session.keys), me=None)  # (the names come with the terms: "peer 0")
+    applied = next(
+        event
+        for step in replay(read(transcript(table, 0)), watcher)
+        for event in step.events
+        if isinstance(event, Applied) and event.events
+    )
+    person, bot = text.StringIO(), text.StringIO()
+    for out, named in ((person, True), (bot, False)):
+        Printer(out, moves=True, named=named).event(watcher.view, applied)
+    assert re.search(r"peer [01] \(p[01]\)", person.getvalue()), person.getvalue()
+    assert "peer" not in bot.getvalue() and re.search(r"\bp[01]\b", bot.getvalue()), bot.getvalue()
