@@ -167,13 +167,12 @@ def result_words(report: Report) -> str:
     not every player signed), "refused" (terms the transcript's peer refused) or "incomplete"."""
     fault = report.fault
     if fault is not None:
-        who = "no peer named" if fault.peer is None else f"peer {fault.peer}"
-        if fault.peer is not None:
-            seats = [f"p{seat}" for seat, peer in enumerate(report.owner) if peer == fault.peer]
-            held = f": {' and '.join(seats)}" if seats else ""
-            who += f" ({_name(report.names, fault.peer)}{held})"
         at = f" at step {fault.stage + 1}" if fault.stage >= 0 else ""
-        return f"{fault.kind} by {who}{at}"
+        if fault.peer is None:  # (contested: a forfeit and its answer crossed)
+            return f"{fault.kind}{at}: no result"
+        seats = [f"p{seat}" for seat, peer in enumerate(report.owner) if peer == fault.peer]
+        held = f": {' and '.join(seats)}" if seats else ""
+        return f"{fault.kind} by peer {fault.peer} ({_name(report.names, fault.peer)}{held}){at}"
     if report.standing == REFUSED:
         return "refused"
     if report.outcome is None or report.game is None:

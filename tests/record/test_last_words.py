@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from p2pgenius.bots.driver import BotDriver, plain
+from p2pgenius.cli.export import result_words
 from p2pgenius.cli.play import Printer, finish
 from p2pgenius.net.peer import Files
 from p2pgenius.protocol.events import FaultKind
@@ -95,6 +96,8 @@ def test_the_winner_of_a_forfeit_the_record_reads_contested_is_told_so(
     winner = pair.seat_peer(0)
     own, _ = last_words(pair, winner, {"type": "order", "first": 1}, 0)
     assert verify(own).fault.kind == FaultKind.CONTESTED  # type: ignore[union-attr]
+    # (export's result says so in words: not "contested by no peer named")
+    assert result_words(verify(own)) == "contested at step 1: no result"
 
     folder = account_of(tmp_path, monkeypatch, 0)
     path = folder / "20261207-120000-000000-magic-square-host.p2pt"
