@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 import trio
 
+from p2pgenius.games.registry import get_spec
 from p2pgenius.net.correspondence import PostponedError
 from p2pgenius.protocol.session import SessionView
 from p2pgenius.ui.frontends import BoardRequest, frontend
@@ -47,8 +48,16 @@ def seat_view(session: SessionView, seat: int) -> Mapping[str, Any] | None:
     if engine is None or state is None:
         return None
     if session.in_dark and session.view_claim is not None:
-        return dict(session.view_claim)
-    return dict(engine.view(state, seat))
+        view = dict(session.view_claim)
+    else:
+        view = dict(engine.view(state, seat))
+    stage, game = session.stage, session.game_name
+    if stage is not None and game is not None and get_spec(game).sealed:
+        # (who has chosen this turn, as the screen's board says it: the seat asked has not)
+        view["submitted"] = [
+            "chosen" if s in stage.chosen and s != seat else None for s in range(len(session.owner))
+        ]
+    return view
 
 
 @dataclass

@@ -104,3 +104,21 @@ def test_a_persons_visit_names_the_players_in_the_moves_a_bots_says_seats() -> N
         Printer(out, moves=True, named=named).event(watcher.view, applied)
     assert re.search(r"peer [01] \(p[01]\)", person.getvalue()), person.getvalue()
     assert "peer" not in bot.getvalue() and re.search(r"\bp[01]\b", bot.getvalue()), bot.getvalue()
+
+
+def test_the_board_of_a_visit_says_who_has_chosen_this_turn() -> None:
+    # (a newcomer's try: `bob: choosing` though bob's sealed choice had come)
+    from p2pgenius.bots.driver import BotDriver
+    from p2pgenius.bots.driver import plain as as_data
+    from tests.protocol.test_clocks import Pair
+
+    pair = Pair("duel", {"fast": True})
+    asked, other = pair.seat_peer(0), pair.seat_peer(1)
+    other.submit(1, as_data(BotDriver("random", 1).choose("duel", other.state, 1)), ms=1000)
+    pair.pump()
+    view = seat_view(asked.view, 0)
+    assert view is not None
+    assert view["submitted"] == [None, "chosen"], view.get("submitted")
+    names = {0: "ann", 1: "bob"}
+    request = BoardRequest("duel", view, names, ascii_only=False, hints=False, mine=(0,))
+    assert "bob: has chosen" in plain(frontend("duel").board(request))
