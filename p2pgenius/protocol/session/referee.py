@@ -324,7 +324,7 @@ class Referee:
         if env.author == self.courier.me:
             self.courier.stop(fault)
             return
-        owing = self._owes_at_once(env.author) or self._owes_first(env.author, key)
+        owing = self._owes_at_once(env.author)
         if owing:
             # It leaves unpaid what it could pay at once (its own coin share, reveal, disclosure or
             # signed result): as silent as the one it accuses, its word that the other was
@@ -389,7 +389,7 @@ class Referee:
         ends (:meth:`forfeits_pending`). Its author's own debts count only if it had read what
         made them due (:meth:`_owes_at_once`)."""
         stage, seat = key
-        owing = self._owes_at_once(env.author) or self._owes_first(env.author, key)
+        owing = self._owes_at_once(env.author)
         if owing:
             raise MessageError(f"a forfeit by peer {env.author}, which itself owes its {owing}")
         if key in self.time.pending:
@@ -423,25 +423,6 @@ class Referee:
                 continue  # (an observer's: it fell due by a message ``peer`` had not read)
             if (debt.seat if debt.stage == SETUP else owner[debt.seat]) == peer:
                 return debt.kind if debt.stage == SETUP else f"{debt.kind} of p{debt.seat}"
-        return ""
-
-    def _owes_first(self, peer: int, key: Ref) -> str:
-        """A decision ``peer`` owes at stage ``key[0]``, still the current one, on a clock that
-        ran out no later than that of the seat ``key[1]`` it accuses ("" for none): its own
-        timeout falls due first, and an honest peer's own peer plays it (its seat's timeout)
-        before it claims another's, so one that forfeits another while its own decision is
-        unmade is as silent as the seat it accuses. (A stage that has moved on is not judged.)"""
-        stage, seat = key
-        play, owner = self.standing.play, self.standing.owner
-        if stage == SETUP or stage != self._number():
-            return ""
-        views = play.clocks() if play is not None else {}
-        accused = views.get(seat)
-        if accused is None or not accused.running:
-            accused = None
-        for own, view in sorted(views.items()):
-            if owner[own] == peer and view.running and (accused is None or view.left_ms <= accused.left_ms):
-                return f"decision of p{own} (its clock runs out no later)"
         return ""
 
     def forfeits_pending(self) -> list[Ref]:
