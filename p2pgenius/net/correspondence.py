@@ -492,12 +492,12 @@ class Visit:
         return wanted
 
     def _conceded(self, fresh: Sequence[bytes]) -> bool:
-        """A forfeit of one of our seats among what was read, which our own clocks say we earned
-        (away past the seat's clock, or owing on the grace period for longer than the match's
-        longest time limit, see :meth:`_spent`): the match is over for this side, told and kept in the
-        state, and nothing more is taken or signed (its author's copy proves the forfeit; ours
-        stops before it, and the record judges the copies together). A forfeit our clocks do not
-        back is taken as a live peer takes one: refused, and the match goes on."""
+        """A forfeit of one of our seats among what was read, which stands and which our own
+        clocks say we earned (:meth:`_earned`): the match is over for this side, told and kept
+        in the state, and nothing more is taken or signed (its author's copy proves the forfeit;
+        ours stops before it, and the record judges the copies together). A forfeit our clocks
+        do not back is taken as a live peer takes one: refused, said in words, and the match
+        goes on."""
         machine = self.machine
         assert machine is not None
         session, now = machine.session, self.now()
@@ -505,8 +505,8 @@ class Visit:
             forfeit = forfeit_of_ours(raw, session)
             if forfeit is not None:
                 author, stage, seat, reason = forfeit
-                if self._spent(stage, seat, now) and self._owed(fresh[:index], raw):
-                    by = session.names[author] if author < len(session.names) else f"peer {author}"
+                by = session.names[author]  # (forfeit_of_ours: one of the match's peers)
+                if self._earned(fresh[:index], raw, (stage, seat), now):
                     said = f"{by} forfeited you: {printable(reason)} (you were away past your time)"
                     self.say(said)
                     self.state.phase, self.state.result = (
@@ -515,41 +515,50 @@ class Visit:
                     )
                     self.state.next = Next(words="the match is over")
                     return True
+                self.say(
+                    f"{by} says you forfeited ({printable(reason)}); it does not stand, or by your "
+                    "clocks you could not have been late yet: refused, and the match goes on here "
+                    f"(if {by} has stopped, the record will read it contested)"
+                )
         return False
 
-    def _owed(self, before: Sequence[bytes], raw: bytes) -> bool:
-        """Whether the forfeit ``raw`` stands on its face once ``before`` (what was read before
-        it) is taken, as an observer of the match judges it with the players' keys alone: its
-        author's signed message of this match, the next of its chain, about a seat that owes at
-        its stage, after a claim of its author's that stands. Judged on a copy of the match
-        kept nowhere: a forfeit that is forged, of another match, out of its chain, or of a seat
-        that owed nothing is never conceded to."""
+    def _earned(self, before: Sequence[bytes], raw: bytes, key: tuple[int, int], now: float) -> bool:
+        """Whether the forfeit ``raw`` of our seat ``key`` (stage, seat; a peer, before the
+        deal) stands on its face once ``before`` (what was read before it) is taken, and our own
+        clocks say a side that kept the rules could have claimed and forfeited it by now.
+
+        On its face, as an observer of the match judges it with the players' keys alone, on a
+        copy of the match kept nowhere: its author's signed message of this match, the next of
+        its chain, about a seat that owes at the current stage, after a claim of its author's
+        that stands, and not answered by anything read (one forged, of another match, out of its
+        chain, of a stage not reached, of a seat that owed nothing or paid: never conceded to).
+
+        By our clocks: where we saw the stage open (at an earlier visit: its clock ran here
+        from then), its clock and the lag allowance since, whatever the other side's grace
+        period (each side's is its own, and may be short: a side back past its clock was late).
+        Where it opened in what this visit reads, nothing says when (the other side's word
+        alone), so only an absence our own grace period makes long: twice the grace period, and
+        the seat's clock at that stage, since our last visit (a debt without a clock: twice the
+        grace period and the match's longest time limit, the most it waits)."""
         machine = self.machine
         assert machine is not None
-        session = machine.session
+        session, (stage, seat) = machine.session, key
         copy = Session(keys=session.keys, me=None, names=session.names)
         for earlier in [*session.signed_log.taken_since(0), *before]:
             copy.receive(earlier)
-        return not any(isinstance(event, Rejected) for event in copy.receive(raw))
-
-    def _spent(self, stage: int, seat: int, now: float) -> bool:
-        """Whether, by our own clocks, ``seat`` (a peer, before the deal) may have been claimed
-        and forfeited at ``stage`` by a side that kept the rules, whatever its grace period (each
-        side's is its own, and may be short): on its running clock, the time since the stage
-        began here past the clock and the lag allowance (no honest claim comes sooner, and a
-        forfeit may follow it as soon as its author's grace allows); else (a debt on the grace
-        period, which falls due when another side's letter comes: after our last visit, or we
-        would have paid it) the time since our last visit past the match's longest time limit.
-        Our own grace period is not the measure: a side back past its clock was late, and a
-        forfeit it refused would leave the match over for the other side and going on for it."""
-        machine = self.machine
-        assert machine is not None
-        view = machine.session.clocks().get(seat) if stage != SETUP else None
+        if any(isinstance(event, Rejected) for event in copy.receive(raw)):
+            return False
+        referee, number = copy.referee, copy.stage.number if copy.stage is not None else -1
+        if key not in referee.time.pending or key in referee.answers or stage not in (SETUP, number):
+            return False  # (held for a stage not reached, or answered: it does not stand)
+        view = session.clocks().get(seat) if stage != SETUP else None
         if view is not None and view.running and stage == machine.clocks.stage_number:
             return machine.clocks.own_elapsed() >= view.left_ms / 1000 + MAX_ALLOWANCE_S
-        # (claimed no sooner than the longest time limit after it fell due, which was after our
-        # last visit, and forfeited no sooner than that: no honest forfeit comes sooner)
-        return now - self.state.visited >= patience(machine.session, 0.0)
+        shown = copy.clocks().get(seat) if stage != SETUP else None
+        limit = (
+            shown.left_ms / 1000 if shown is not None and shown.running else patience(session, self.grace_s)
+        )
+        return now - self.state.visited >= 2 * self.grace_s + limit + MAX_ALLOWANCE_S
 
     async def _decide_all(self) -> None:
         """Follow the match: deadlines that have passed, then every decision asked, until

@@ -190,10 +190,12 @@ def test_equivocation_is_proven_to_the_other_side_and_a_spectator(tmp_path: Path
     assert "equivocation" in watch.session.fault.reason
 
 
-def test_a_forfeit_of_a_seat_that_owed_nothing_is_not_conceded(tmp_path: Path) -> None:
+@pytest.mark.parametrize("ahead", [0, 5], ids=["this-stage", "a-stage-not-reached"])
+def test_a_forfeit_of_a_seat_that_owed_nothing_is_not_conceded(tmp_path: Path, ahead: int) -> None:
     """Ann moves and is away ten days (past twice her grace period of a day and the longest
-    time limit, two days); bob, whose move it is, signs a claim-less forfeit of ann's seat: ann
-    owed nothing, so she must not concede."""
+    time limit, two days); bob, whose move it is, signs a claim-less forfeit of ann's seat, at
+    this stage or at one five ahead (held, not judged, by a reader not there yet: an attack's
+    find, once conceded to): ann owed nothing, so she must not concede."""
     relay = RealRelay(tmp_path)
     ann, bob = sides = table(tmp_path, DUEL, [relay.url])
     box = mailbox(ann)
@@ -204,7 +206,7 @@ def test_a_forfeit_of_a_seat_that_owed_nothing_is_not_conceded(tmp_path: Path) -
         clock.at += HOUR
         await ann.run(now=clock, grace_s=DAY)  # (ann moves: bob's turn now)
         theirs = session_of(bob)
-        stage = theirs.stage.number if theirs.stage is not None else 0
+        stage = (theirs.stage.number if theirs.stage is not None else 0) + ahead
         seat = min(session_of(ann).my_seats)
         forfeit = signed_next(bob, Forfeit(stage, seat, "away").to_body())
         await send(box, relay.url, bob.identity, [forfeit])

@@ -234,3 +234,27 @@ def test_a_player_back_past_its_clock_concedes_a_forfeit_made_with_a_shorter_gra
     forfeited(ann)
     assert bob.over and any("ann forfeited you" in line for line in bob.lines), bob.lines[-3:]
     assert bob.state.result.startswith("you forfeited"), bob.state.result
+
+
+def test_a_player_back_soon_from_a_turn_that_opened_while_it_was_away_refuses_and_says_so(
+    tmp_path: Path,
+) -> None:
+    # bob stops visiting after his move; the turn that then opens (by ann's letter) he never
+    # saw open, so when it opened is ann's word alone: he concedes only after an absence his own
+    # grace makes long (twice his grace and the turn's clock since his last visit). Back sooner,
+    # he refuses ann's forfeit, plays on, and is told why in words.
+    relay = RealRelay(tmp_path)
+    ann, bob = sides = duel(tmp_path, relay.url)
+    clock = FakeClock()
+    try:
+        trio.run(stop_visiting, sides, clock)
+        forfeited_at, last_seen = ann.state.visited, bob.state.visited
+        back = forfeited_at + HOUR  # (bob keeps a grace of two days: he concedes after five)
+        assert ann.over and back < last_seen + 2 * 2 * DAY + DAY, (forfeited_at - START, last_seen - START)
+        clock.at = back
+        trio.run(lambda: bob.run(now=clock, grace_s=2 * DAY))
+    finally:
+        relay.stop()
+    assert not bob.over, bob.lines[-3:]
+    said = [line for line in bob.lines if "ann says you forfeited" in line]
+    assert said and "refused, and the match goes on here" in said[0], bob.lines[-4:]
