@@ -149,6 +149,10 @@ class Clocks:
     under: dict[tuple[int, int], float] = field(default_factory=dict)
     """(seat, clock key) -> seconds another seat's decisions on that clock declared less than we
     saw pass (less the lag allowance): on a round clock, summed over the round."""
+    under_now: dict[tuple[int, int], tuple[int, float]] = field(default_factory=dict)
+    """(seat, clock key) -> (stage, seconds) of ``under`` that decisions of that stage added: a
+    seat whose clock still runs after it decided at the stage (a sealed choice that may change
+    until its time is up) has those seconds in the time since the stage began already."""
     keys: dict[int, int] = field(default_factory=dict)  # seat -> the key of its clock when last running
     kinds: dict[int, str] = field(default_factory=dict)  # seat -> the kind of that clock
     excused: dict[tuple[int, int], float] = field(default_factory=dict)
@@ -334,7 +338,7 @@ class Clocks:
         the clock, the grace period in all this round (a game without rounds: this match)."""
         # Judged by what we saw, not only by what it declared: a peer that declares 0 ms for
         # every decision of a round has still spent the time we saw pass.
-        seen_left = view.left_ms / 1000 - self.under.get((seat, view.key), 0.0)
+        seen_left = view.left_ms / 1000 - self._under_before(seat, view.key)
         wait = self.seat_allowance(session, seat)
         late_at = self.began(session, seat) + max(seen_left, 0.0) + wait
         budget = (seat, session.played.clockbook.round_key)
@@ -546,6 +550,17 @@ class Clocks:
             judged += excused - granted
         if judged > 0:
             self.under[(seat, key)] = self.under.get((seat, key), 0.0) + judged
+            stage, now = self.under_now.get((seat, key), (self.stage_number, 0.0))
+            self.under_now[(seat, key)] = (
+                self.stage_number,
+                judged + (now if stage == self.stage_number else 0.0),
+            )
+
+    def _under_before(self, seat: int, key: int) -> float:
+        """What ``seat``'s decisions on clock ``key`` declared less than we saw pass, before the
+        stage under way (what it added at this stage is in the time since the stage began)."""
+        stage, now = self.under_now.get((seat, key), (-1, 0.0))
+        return self.under.get((seat, key), 0.0) - (now if stage == self.stage_number else 0.0)
 
     def answer_claim(self, session: Session, event: Event, tell: Tell) -> None:
         """A timeout claim about one of our seats: accept it if our own clock agrees (within a
@@ -559,7 +574,7 @@ class Clocks:
             # is bounded by what passed, not by the sum of what was declared).
             left = event.left_ms / 1000
             view = session.clocks().get(event.seat)
-            under = self.under.get((event.seat, view.key), 0.0) if view is not None else 0.0
+            under = self._under_before(event.seat, view.key) if view is not None else 0.0
             if under > 0 and view is not None:
                 seen_left = view.left_ms / 1000 - under - (self.now() - self.stage_at)
                 left = min(left, max(seen_left, 0.0))

@@ -357,3 +357,33 @@ def test_a_seat_that_flipped_its_own_pile_is_off_its_clock_while_it_owes_the_ope
     assert not views[1].running  # (an optional seat: never on the clock)
     stage.acts.clear()
     assert ClockBook.views(stage, whole_period=False)[2].running  # deciding: it runs
+
+
+def test_a_choice_declared_short_in_a_duel_of_the_minute_does_not_bring_its_final_claim_forward() -> None:
+    # (a review's find) bob commits at 50 s declaring 0 ms: we saw 49 s more than he said, taken
+    # off his clock as we judge it. But his clock still runs (his choice may change until his
+    # minute is up), and those 49 s are in the time since the turn began already: his final is
+    # claimed once his minute is up (and the lag allowance), never 40 s before it.
+    from p2pgenius.bots.driver import BotDriver, plain
+    from p2pgenius.protocol.clocks import Clocks, Due
+
+    pair = Pair("duel", {"fast": False, "turn_seconds": 60})
+    ann = pair.seat_peer(0)
+    bob = pair.s[1 - (ann.me or 0)]
+    mine, theirs = ann.my_seats[0], bob.my_seats[0]
+    now = [0.0]
+    clocks = Clocks(now=lambda: now[0])
+    clocks.start(ann)
+    clocks.follow(ann.stage.number if ann.stage is not None else 0)
+    clocks.deadlines(ann, 10.0)  # (the clocks it keeps: bob's is running)
+    ann.submit(mine, plain(BotDriver("random", 1).choose("duel", ann.state, mine)), ms=1000)
+    for raw in ann.flush().messages:
+        bob.receive(raw)
+    now[0] = 50.0
+    bob.submit(theirs, plain(BotDriver("random", 2).choose("duel", bob.state, theirs)), ms=0)
+    for raw in bob.flush().messages:
+        for event in ann.receive(raw):
+            clocks.check_declared(ann, event, lambda said: None, at=50.0)
+    assert clocks.under, "the short declaration is seen"
+    claim = next(d for d in clocks.deadlines(ann, 10.0) if d.what is Due.CLAIM and d.seat == theirs)
+    assert claim.when >= 60.0, claim
