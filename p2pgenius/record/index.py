@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from p2pgenius.canonical import decode, encode
+from p2pgenius.errors import P2PGeniusError
 from p2pgenius.local_files import PRIVATE, open_own
 from p2pgenius.record.matches import UNREADABLE, Player, RecordLine, read
 from p2pgenius.record.verifying import cores, use_threads
@@ -85,7 +86,8 @@ class Index:
         database.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
             self.db = self._open()
-        except sqlite3.DatabaseError:  # a damaged index: it holds nothing of its own; start again
+        except sqlite3.DatabaseError as exc:  # a damaged index: it holds nothing of its own; start again
+            busy(exc)
             self._set_aside()
             self.db = self._open()
 
@@ -145,7 +147,8 @@ class Index:
         transcripts."""
         try:
             return self._refresh(progress, processes)
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as exc:
+            busy(exc)
             self.db.close()
             self._set_aside()
             self.db = self._open()
@@ -203,8 +206,9 @@ class Index:
         """Every line, newest first."""
         try:
             return self._matches()
-        except sqlite3.DatabaseError:  # (damaged since it was opened, or in a line its check
-            # passed, text that is no UTF-8: set aside, and read again from the files)
+        except sqlite3.DatabaseError as exc:  # (damaged since it was opened, or in a line its
+            # check passed, text that is no UTF-8: set aside, and read again from the files)
+            busy(exc)
             self.db.close()
             self._set_aside()
             self.db = self._open()
@@ -256,6 +260,15 @@ def _read_all(paths: list[Path], processes: int) -> Generator[RecordLine, None, 
 def _chunk(count: int, processes: int) -> int:
     """Files handed to a worker at a time: few, so that lines come steadily (progress, batches)."""
     return max(1, min(8, count // (processes * 8)))
+
+
+def busy(exc: sqlite3.DatabaseError) -> None:
+    """Raise, in words, an error that says the index is held by another process (locked past
+    SQLite's wait): nothing is damaged, and setting it aside would read every transcript again."""
+    if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+        raise P2PGeniusError(
+            "the record's index is busy (another p2pgenius process is writing it): try again in a moment"
+        ) from None
 
 
 def _worker_begins(threads: int) -> None:

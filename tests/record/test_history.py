@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -252,6 +253,10 @@ def test_what_a_header_says_does_not_make_a_result_yours(
     assert "the same match as line" in capsys.readouterr().out
 
 
+CONNECT = sqlite3.connect
+"""SQLite's own connect, before a test makes its lock waits short."""
+
+
 def test_odd_files_and_a_damaged_index_never_stop_the_record(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -266,6 +271,26 @@ def test_odd_files_and_a_damaged_index_never_stop_the_record(
     index_path().write_bytes(bytes(data))
     assert len(history(capsys)["matches"]) == len(listed)
     assert main(["history", "--rebuild"]) == 0
+
+
+def test_an_index_another_process_holds_is_waited_for_then_said_busy_never_set_aside(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (a review's find: a lock read as damage set the index aside, and every transcript was read
+    # again, at the moment another p2pgenius process wrote a match's line)
+    history(capsys)  # (the index made)
+    monkeypatch.setattr(sqlite3, "connect", lambda path, **kw: CONNECT(path, **{**kw, "timeout": 0.2}))
+    holder = CONNECT(index_path())
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        assert main(["history"]) == 1
+        said = capsys.readouterr().err
+        assert "the record's index is busy" in said and "Traceback" not in said, said
+    finally:
+        holder.rollback()
+        holder.close()
+    assert not index_path().with_name(index_path().name + ".damaged").exists()
+    assert history(capsys)["matches"], "the index, let go, is read as it was"
 
 
 def test_a_bundle_counts_each_match_once_and_shows_no_terminal_text(
