@@ -548,8 +548,8 @@ class Visit:
             copy.receive(earlier)
         if any(isinstance(event, Rejected) for event in copy.receive(raw)):
             return False
-        referee, number = copy.referee, copy.stage.number if copy.stage is not None else -1
-        if key not in referee.time.pending or key in referee.answers or stage not in (SETUP, number):
+        number = copy.stage.number if copy.stage is not None else -1
+        if not copy.holds_forfeit(stage, seat) or stage not in (SETUP, number):
             return False  # (held for a stage not reached, or answered: it does not stand)
         view = session.clocks().get(seat) if stage != SETUP else None
         if view is not None and view.running and stage == machine.clocks.stage_number:

@@ -291,6 +291,12 @@ class Session:
     def defer_verdict(self, value: bool) -> None:
         self.courier.defer_verdict = value
 
+    def holds_forfeit(self, stage: int, seat: int) -> bool:
+        """Whether another peer's forfeit of ``seat`` (a peer, at stage -2) at ``stage`` is held
+        here, waiting for its check, and nothing read since has answered it."""
+        key = (stage, seat)
+        return key in self.referee.time.pending and key not in self.referee.answers
+
     @property
     def signed_log(self) -> SignedLog:
         """The match's signed messages as a carrier moves them (a ``sync``, a spectator's feed, a
