@@ -225,7 +225,9 @@ def _visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState
         ).decide
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
     carrier = Carrier(identity, Mailbox(invite.mailbox), state.relays)
+    kept = state.grace or float(MAIL_GRACE_S)  # (the grace in force while this side was away)
     trip = Visit(carrier, files, state, name, decide, printer.event, printer.line, grace(args, state))
+    trip.away_grace_s = kept
     try:
         trio.run(lambda: trip.run(stay=bool(getattr(args, "stay", False))))
     except KeyboardInterrupt:  # (what was signed is written before it is sent: nothing is lost)

@@ -256,6 +256,11 @@ class Visit:
     sent: Sent | None = None
     postponed: bool = False  # a decision was put off on this visit
     refused: dict[bytes, str] = field(default_factory=dict)  # the hashes of the messages refused, why
+    away_grace_s: float | None = None
+    """The grace period this side kept while it was away (None: ``grace_s``): a forfeit read on
+    its return is judged by the smaller of it and this visit's, never by a larger one given on
+    the return (a newcomer's try: ``--grace 30m`` on the return refused a forfeit the kept one
+    would have conceded)."""
 
     @property
     def identity(self) -> Identity:
@@ -555,10 +560,9 @@ class Visit:
         if view is not None and view.running and stage == machine.clocks.stage_number:
             return machine.clocks.own_elapsed() >= view.left_ms / 1000 + MAX_ALLOWANCE_S
         shown = copy.clocks().get(seat) if stage != SETUP else None
-        limit = (
-            shown.left_ms / 1000 if shown is not None and shown.running else patience(session, self.grace_s)
-        )
-        return now - self.state.visited >= 2 * self.grace_s + limit + MAX_ALLOWANCE_S
+        grace_s = min(self.grace_s, self.grace_s if self.away_grace_s is None else self.away_grace_s)
+        limit = shown.left_ms / 1000 if shown is not None and shown.running else patience(session, grace_s)
+        return now - self.state.visited >= 2 * grace_s + limit + MAX_ALLOWANCE_S
 
     async def _decide_all(self) -> None:
         """Follow the match: deadlines that have passed, then every decision asked, until

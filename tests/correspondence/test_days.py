@@ -258,3 +258,28 @@ def test_a_player_back_soon_from_a_turn_that_opened_while_it_was_away_refuses_an
     assert not bob.over, bob.lines[-3:]
     said = [line for line in bob.lines if "ann says you forfeited" in line]
     assert said and "refused, and the match goes on here" in said[0], bob.lines[-4:]
+
+
+def test_a_larger_grace_given_on_the_return_does_not_undo_a_forfeit_earned(tmp_path: Path) -> None:
+    # (a newcomer's try: back past the bar his kept grace sets, bob ran `resume --grace 30m`
+    # and refused the forfeit the kept one concedes: the grace in force while he was away rules)
+    relay = RealRelay(tmp_path)
+    ann, bob = sides = duel(tmp_path, relay.url)
+    clock = FakeClock()
+
+    async def back_with_a_larger_grace() -> None:
+        visit = bob.visit(now=clock, grace_s=10 * DAY)
+        visit.away_grace_s = DAY  # (what he kept while away: cli/correspondence passes it so)
+        try:
+            await visit.run()
+        finally:
+            visit.files.close()
+            visit.files.release()
+
+    try:
+        trio.run(stop_visiting, sides, clock)
+        clock.at += 3 * DAY
+        trio.run(back_with_a_larger_grace)
+    finally:
+        relay.stop()
+    assert bob.over and any("ann forfeited you" in line for line in bob.lines), bob.lines[-3:]
