@@ -11,7 +11,7 @@ import argparse
 import contextlib
 import secrets
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -205,6 +205,7 @@ def _visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState
         printer.line(f"this match is over: {state.result or state.next.words}")
         return 0
     decide: Decide
+    unasked: Callable[[], bool] = _nothing_typed  # (a person's, at a terminal: discards what was typed)
     if args.bot is not None:
         check_level(state.game or None, args.bot)
         # A visit's bot is made afresh: seeded afresh too (one seed every visit would make it
@@ -215,7 +216,7 @@ def _visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState
 
         printer.named = True  # (a person reads the moves by its players' names, as the board says them)
         typed = sys.stdin.isatty()  # (the UI's line prompt: only for a person)
-        unasked = partial(discard_unasked, sys.stdin.fileno()) if typed else lambda: False
+        unasked = partial(discard_unasked, sys.stdin.fileno()) if typed else _nothing_typed
         decide = LinePrompt(
             out,
             ascii_only=bool(getattr(args, "ascii", False)),
@@ -233,7 +234,14 @@ def _visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState
     except KeyboardInterrupt:  # (what was signed is written before it is sent: nothing is lost)
         error(f"interrupted: the match is kept; carry on with: p2pgenius resume {path}")
         return 130
+    finally:
+        unasked()  # (typed while nothing was asked: not for the shell the program returns to)
     return _told(trip, printer)
+
+
+def _nothing_typed() -> bool:
+    """Nothing discards what was typed (a bot's visit, or input from a script)."""
+    return False
 
 
 def _told(trip: Visit, printer: Printer) -> int:

@@ -278,7 +278,8 @@ class Visit:
 
     async def run(self, *, stay: bool = False, poll_s: float = POLL_S) -> None:
         """Read, act, send, until this side owes nothing it can pay now (``stay``: until the
-        match is over, reading again every ``poll_s``)."""
+        match is over, reading again every ``poll_s``, or a decision is put off)."""
+        waited = False
         while True:
             collected = await self.carrier.read()
             if not collected.answered:
@@ -295,8 +296,14 @@ class Visit:
                 await self._play(collected.letters)
             self.state.visited = self.now()
             self.state.save(self.files.transcript)
-            if self.state.phase == OVER or not stay:
-                return
+            if self.state.phase == OVER or not stay or self.postponed:
+                return  # (a decision put off, `later`: for the next visit, even while staying)
+            if not waited:
+                waited = True
+                self.say(
+                    f"staying: reading the relays every {poll_s:g} s until the match is over "
+                    "(Ctrl-C stops; nothing is lost)"
+                )
             await trio.sleep(poll_s)
 
     async def _send(self, messages: Sequence[bytes]) -> None:

@@ -87,7 +87,9 @@ class LinePrompt:
         if self.unasked():
             self.say("(what was typed while nothing was asked is set aside: type it again at the question)")
         try:
-            text = await trio.to_thread.run_sync(self.read, prompt)
+            # (abandoned on Ctrl-C: the thread waits on the line in vain, and the visit stops at
+            # once, saying how to carry on, where it waited for Enter first)
+            text = await trio.to_thread.run_sync(self.read, prompt, abandon_on_cancel=True)
         except EOFError:
             if self.echo:
                 self.say("")

@@ -217,9 +217,12 @@ def test_ctrl_c_on_a_staying_visit_says_how_to_carry_on(tmp_path: Path) -> None:
         )
         try:
             assert staying.stdout is not None
-            for line in staying.stdout:  # (its first visit done: it waits for the next)
-                if "waiting for 1 more player" in line:
+            said = []
+            for line in staying.stdout:  # (its first visit done: it says it waits for the next)
+                said.append(line)
+                if line.startswith("staying: reading the relays every 10 s until the match is over"):
                     break
+            assert any("waiting for 1 more player" in line for line in said), said
             time.sleep(0.5)
             staying.send_signal(signal.SIGINT)
             _, err = staying.communicate(timeout=60)
@@ -227,3 +230,55 @@ def test_ctrl_c_on_a_staying_visit_says_how_to_carry_on(tmp_path: Path) -> None:
             staying.kill()
     assert staying.returncode == 130, err
     assert err.strip() == f"error: interrupted: the match is kept; carry on with: p2pgenius resume {ann}", err
+
+
+def test_ctrl_c_at_a_visits_question_stops_it_at_once(tmp_path: Path) -> None:
+    """Ctrl-C at a visit's question (a second newcomer's try: nothing happened until Enter, then
+    the Enter was read as a move): exit 130 at once, the match kept, the command that carries on."""
+    import pty
+    import select
+    import signal
+    import time
+
+    matches = Path(os.environ["P2PGENIUS_HOME"]) / "matches"
+    matches.mkdir(parents=True, exist_ok=True)
+    ann, bob = matches / "ann.p2pt", matches / "bob.p2pt"
+    with local_relay(tmp_path) as url:
+        hosted = p2pgenius(
+            "host", "duel", "--correspondence", "--mailbox", url, "--bot", "--transcript", str(ann)
+        )
+        invite = re.search(r"p2pgenius join (p2pgenius://\S+)", hosted.stdout)
+        assert invite is not None
+        p2pgenius("join", invite.group(1), "--name", "bob", "--transcript", str(bob))
+        p2pgenius("resume", str(ann), "--bot")
+        leader, follower = pty.openpty()
+        visit = subprocess.Popen(
+            [sys.executable, "-m", "p2pgenius", "resume", str(bob)],
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            env=dict(os.environ),
+            start_new_session=True,
+        )
+        os.close(follower)
+        seen = b""
+        try:
+            deadline = time.monotonic() + 60
+            while b"gestures> " not in seen and time.monotonic() < deadline:
+                if select.select([leader], [], [], 1.0)[0]:
+                    seen += os.read(leader, 65536)
+            assert b"gestures> " in seen, seen[-400:]
+            os.killpg(visit.pid, signal.SIGINT)  # (as the terminal's Ctrl-C: its whole group)
+            started = time.monotonic()
+            code = visit.wait(timeout=20)
+            waited = time.monotonic() - started
+            while select.select([leader], [], [], 0.2)[0]:
+                try:
+                    seen += os.read(leader, 65536)
+                except OSError:
+                    break
+        finally:
+            visit.kill()
+            os.close(leader)
+    assert code == 130 and waited < 10, (code, waited)
+    assert f"carry on with: p2pgenius resume {bob}".encode() in seen, seen[-400:]

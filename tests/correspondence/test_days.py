@@ -264,7 +264,7 @@ def test_a_larger_grace_given_on_the_return_does_not_undo_a_forfeit_earned(tmp_p
     # (a newcomer's try: back past the bar his kept grace sets, bob ran `resume --grace 30m`
     # and refused the forfeit the kept one concedes: the grace in force while he was away rules)
     relay = RealRelay(tmp_path)
-    ann, bob = sides = duel(tmp_path, relay.url)
+    _, bob = sides = duel(tmp_path, relay.url)
     clock = FakeClock()
 
     async def back_with_a_larger_grace() -> None:
@@ -283,3 +283,36 @@ def test_a_larger_grace_given_on_the_return_does_not_undo_a_forfeit_earned(tmp_p
     finally:
         relay.stop()
     assert bob.over and any("ann forfeited you" in line for line in bob.lines), bob.lines[-3:]
+
+
+def test_later_ends_a_staying_visit_for_the_next_one(tmp_path: Path) -> None:
+    # (a second newcomer's try: under --stay, `later` asked the same question again at once)
+    from p2pgenius.net.correspondence import PostponedError
+
+    relay = RealRelay(tmp_path)
+    ann, _ = sides = duel(tmp_path, relay.url)
+    clock = FakeClock()
+    asked: list[int] = []
+
+    async def later(*_: object) -> object:
+        asked.append(1)
+        raise PostponedError("later")
+
+    async def play() -> None:
+        await days(sides, [[8], [20]], clock, grace_s=DAY, span=range(2))
+        clock.at = START + 2 * DAY + 8 * HOUR  # (ann's next look: bob's choice in, hers to make)
+        visit = ann.visit(now=clock, grace_s=DAY)
+        visit.decide = later  # type: ignore[assignment]
+        try:
+            with trio.fail_after(30):
+                await visit.run(stay=True, poll_s=0.05)
+        finally:
+            visit.files.close()
+            visit.files.release()
+        assert visit.postponed and len(asked) == 1, asked
+
+    try:
+        trio.run(play)
+    finally:
+        relay.stop()
+    assert not ann.over and ann.state.next.mine, ann.lines[-3:]
