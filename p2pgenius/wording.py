@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from p2pgenius.games.registry import get_spec
@@ -68,11 +69,9 @@ def tell(session: SessionView, event: Event, *, named: bool = False) -> list[Tol
     if isinstance(event, Applied):
         if session.terms is None:
             return []
-        spec, owner = get_spec(session.terms["game"]), session.owner
-
-        def who(seat: int) -> str:
-            return f"{names[owner[seat]]} (p{seat})" if named and 0 <= seat < len(owner) else f"p{seat}"
-
+        spec = get_spec(session.terms["game"])
+        seat_names = {s: names[p] for s, p in enumerate(session.owner)} if named else {}
+        who = partial(_named, seat_names)  # ("ann (p0)"; with no names, "p0")
         return [Told(MOVE, spec.words(item, who)) for item in event.events if isinstance(item, dict)]
     if isinstance(event, TimeoutClaimed | ClaimDisputed):
         return [Told(TIMEOUT, time_words(session, event))]

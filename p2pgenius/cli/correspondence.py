@@ -97,6 +97,11 @@ def grace(args: argparse.Namespace, state: MailState) -> float:
     what this side chose when it hosted or joined, else a day."""
     if args.grace is not None:
         state.grace = float(args.grace)
+    return _kept_grace(state)
+
+
+def _kept_grace(state: MailState) -> float:
+    """The grace period this side keeps: what it chose (``--grace``, on any visit), else a day."""
     return state.grace or float(MAIL_GRACE_S)
 
 
@@ -226,7 +231,7 @@ def _visit(args: argparse.Namespace, out: TextIO, files: Files, state: MailState
         ).decide
     name = check_name(args.name) if args.name else identity.fingerprint[:9]
     carrier = Carrier(identity, Mailbox(invite.mailbox), state.relays)
-    kept = state.grace or float(MAIL_GRACE_S)  # (the grace in force while this side was away)
+    kept = _kept_grace(state)  # (the grace in force while this side was away: before --grace)
     trip = Visit(carrier, files, state, name, decide, printer.event, printer.line, grace(args, state))
     trip.away_grace_s = kept
     try:

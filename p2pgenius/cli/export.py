@@ -80,8 +80,8 @@ def write_bundle(args: argparse.Namespace, out: TextIO) -> int:
 
 def _proving(line: RecordLine, every: Sequence[RecordLine]) -> list[str]:
     """The transcripts a bundle needs to prove what the record says of ``line``'s match: its own,
-    or, where no copy proves it by itself (a result its copies prove only together, a table its
-    host signed twice), every copy of the match and every set of terms of its table."""
+    or, where no copy proves it by itself (a result its copies prove only together, terms its host
+    signed twice with one ready), every copy of the match and every set of terms of its ready."""
     if line.alone[0] != 0:
         return [line.path]
     return [m.path for m in every if m.one_match == line.one_match]

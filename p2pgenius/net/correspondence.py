@@ -567,7 +567,7 @@ class Visit:
         if view is not None and view.running and stage == machine.clocks.stage_number:
             return machine.clocks.own_elapsed() >= view.left_ms / 1000 + MAX_ALLOWANCE_S
         shown = copy.clocks().get(seat) if stage != SETUP else None
-        grace_s = min(self.grace_s, self.grace_s if self.away_grace_s is None else self.away_grace_s)
+        grace_s = self.grace_s if self.away_grace_s is None else min(self.grace_s, self.away_grace_s)
         limit = shown.left_ms / 1000 if shown is not None and shown.running else patience(session, grace_s)
         return now - self.state.visited >= 2 * grace_s + limit + MAX_ALLOWANCE_S
 

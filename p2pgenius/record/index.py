@@ -87,9 +87,7 @@ class Index:
         try:
             self.db = self._open()
         except sqlite3.DatabaseError as exc:  # a damaged index: it holds nothing of its own; start again
-            busy(exc)
-            self._set_aside()
-            self.db = self._open()
+            self._start_again(exc, opened=False)
 
     def _open(self) -> sqlite3.Connection:
         # SQLite follows a symbolic link at the database's own path (its journal it does not):
@@ -113,6 +111,15 @@ class Index:
         db.execute(f"PRAGMA user_version = {SCHEMA}")
         db.commit()
         return db
+
+    def _start_again(self, exc: sqlite3.DatabaseError, *, opened: bool = True) -> None:
+        """An index found damaged (``exc``; one another process holds: said busy, kept): set
+        aside, and a new one opened, empty (``opened``: this one closed first)."""
+        busy(exc)
+        if opened:
+            self.db.close()
+        self._set_aside()
+        self.db = self._open()
 
     def _set_aside(self) -> None:
         """Move a damaged index out of the way (kept, renamed: nothing is deleted)."""
@@ -148,10 +155,7 @@ class Index:
         try:
             return self._refresh(progress, processes)
         except sqlite3.DatabaseError as exc:
-            busy(exc)
-            self.db.close()
-            self._set_aside()
-            self.db = self._open()
+            self._start_again(exc)
             return self._refresh(progress, processes)
 
     def _refresh(self, progress: Callable[[int, int], None] | None, processes: int | None) -> int:
@@ -208,10 +212,7 @@ class Index:
             return self._matches()
         except sqlite3.DatabaseError as exc:  # (damaged since it was opened, or in a line its
             # check passed, text that is no UTF-8: set aside, and read again from the files)
-            busy(exc)
-            self.db.close()
-            self._set_aside()
-            self.db = self._open()
+            self._start_again(exc)
             self.refresh()
             return self._matches()
 
